@@ -1,0 +1,90 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/probe"
+)
+
+// Exit codes, documented in docs/exit-codes.md. Scripts rely on them: keep
+// the numbers stable.
+const (
+	ExitOK           = 0  // success
+	ExitFailure      = 1  // the command ran and failed for another reason
+	ExitUsage        = 2  // bad flags, arguments or input
+	ExitUnrecognized = 3  // explain-error: the text holds no error it knows
+	ExitUnreachable  = 4  // no connection to the API server (refused, DNS, timeout)
+	ExitTLS          = 5  // TLS failure (unknown CA, bad certificate)
+	ExitUnauthorized = 6  // 401: the credentials were rejected
+	ExitForbidden    = 7  // 403: RBAC denied a verb
+	ExitThrottled    = 8  // 429: API Priority and Fairness rejected the request
+	ExitNotFound     = 9  // the resource type or object does not exist
+	ExitRVProblem    = 10 // the answer is an Expired or TooLarge resourceVersion error
+	ExitBudget       = 11 // probe: the request budget ran out before the bound was found
+	ExitInternal     = 70 // a bug in this plugin
+)
+
+// exitError carries an exit code with the message.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func withCode(code int, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &exitError{code: code, err: err}
+}
+
+// usageErrorf reports bad input with a hint to the command's help.
+func usageErrorf(cmd *cobra.Command, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	path := "kubectl watchrv"
+	if cmd != nil {
+		path = cmd.CommandPath()
+	}
+	return withCode(ExitUsage, fmt.Errorf("%s (see '%s --help')", msg, path))
+}
+
+func kubeconfigError(err error) error {
+	return withCode(ExitUsage, fmt.Errorf("cannot load kubeconfig: %v: pass --kubeconfig, set KUBECONFIG, or use --server and --token", oneLine(err.Error())))
+}
+
+// exitCode maps an error to its documented exit code.
+func exitCode(err error) int {
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	switch probe.ClassifyFailure(err) {
+	case probe.FailureUnreachable:
+		return ExitUnreachable
+	case probe.FailureTLS:
+		return ExitTLS
+	case probe.FailureUnauthorized:
+		return ExitUnauthorized
+	case probe.FailureForbidden:
+		return ExitForbidden
+	case probe.FailureThrottled:
+		return ExitThrottled
+	case probe.FailureNotFound:
+		return ExitNotFound
+	case probe.FailureExpired, probe.FailureTooLarge:
+		return ExitRVProblem
+	}
+	return ExitFailure
+}
+
+// oneLine folds a multi-line message so every error is a single line.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
+}

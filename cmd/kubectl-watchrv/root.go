@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/rest"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/probe"
+	"github.com/watchrv/kubectl-watchrv/pkg/render"
+)
+
+// RootOptions holds what every subcommand shares: the standard kubectl flags,
+// the streams, and --no-color.
+type RootOptions struct {
+	ConfigFlags *genericclioptions.ConfigFlags
+	genericiooptions.IOStreams
+	NoColor bool
+}
+
+// userAgent lets an API server's audit log tell this plugin's requests apart.
+func userAgent() string { return "kubectl-watchrv/" + version }
+
+func newRootCommand(streams genericiooptions.IOStreams) (*cobra.Command, *RootOptions) {
+	o := &RootOptions{
+		ConfigFlags: genericclioptions.NewConfigFlags(true),
+		IOStreams:   streams,
+	}
+	o.ConfigFlags.WrapConfigFn = func(c *rest.Config) *rest.Config {
+		c.UserAgent = userAgent()
+		return c
+	}
+	cmd := &cobra.Command{
+		Use:   "kubectl-watchrv",
+		Short: "See what List and Watch really do with resourceVersion",
+		Long: `kubectl watchrv makes Kubernetes List/Watch resourceVersion behavior visible.
+
+Use it when an informer relists in a loop, a watch says "too old resource
+version", or a list says "Too large resource version". It only reads
+(get, list, watch): it never changes anything in the cluster.`,
+		Annotations: map[string]string{
+			cobra.CommandDisplayNameAnnotation: "kubectl watchrv",
+		},
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	cmd.SetIn(streams.In)
+	cmd.SetOut(streams.Out)
+	cmd.SetErr(streams.ErrOut)
+	o.ConfigFlags.AddFlags(cmd.PersistentFlags())
+	cmd.PersistentFlags().BoolVar(&o.NoColor, "no-color", false, "Never color the output (color is also off for NO_COLOR and when stdout is not a terminal)")
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageErrorf(c, "%v", err) })
+
+	cmd.AddCommand(
+		newVersionCommand(o),
+		newCompletionCommand(o),
+		newListCommand(o),
+	)
+	for _, add := range extraCommands {
+		cmd.AddCommand(add(o))
+	}
+	return cmd, o
+}
+
+// extraCommands lets each subcommand's file register itself, so adding a
+// command never edits this file.
+var extraCommands []func(*RootOptions) *cobra.Command
+
+// Printer builds the printer of one run.
+func (o *RootOptions) Printer(format string) *render.Printer {
+	return render.NewPrinter(o.Out, o.ErrOut, format, o.NoColor)
+}
+
+// Client builds the API client from the standard kubectl flags, with this
+// plugin's User-Agent.
+func (o *RootOptions) Client() (*probe.Client, error) {
+	cfg, err := o.ConfigFlags.ToRESTConfig()
+	if err != nil {
+		return nil, kubeconfigError(err)
+	}
+	return probe.NewClient(cfg)
+}
+
+// Namespace returns the namespace from -n or the kubeconfig context.
+func (o *RootOptions) Namespace() (string, error) {
+	ns, _, err := o.ConfigFlags.ToRawKubeConfigLoader().Namespace()
+	if err != nil {
+		return "", kubeconfigError(err)
+	}
+	return ns, nil
+}
+
+// run executes the command line and returns the process exit code. Every
+// error is printed as one line; no panic ever reaches the user as a stack.
+func run(args []string, streams genericiooptions.IOStreams) (code int) {
+	cmd, _ := newRootCommand(streams)
+	cmd.SetArgs(args)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(streams.ErrOut, "error: internal error: %v (please report it)\n", r)
+			code = ExitInternal
+		}
+	}()
+	err := cmd.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	fmt.Fprintln(streams.ErrOut, "error: "+oneLine(err.Error()))
+	return exitCode(err)
+}

@@ -1,0 +1,193 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/probe"
+)
+
+// ListReport is the stable schema of "list -o json|yaml".
+type ListReport struct {
+	Resource               string              `json:"resource"`
+	GroupVersion           string              `json:"groupVersion"`
+	Namespace              string              `json:"namespace"`
+	LabelSelector          string              `json:"labelSelector,omitempty"`
+	FieldSelector          string              `json:"fieldSelector,omitempty"`
+	Request                ListRequest         `json:"request"`
+	ResourceVersion        string              `json:"resourceVersion"`
+	ItemCount              int64               `json:"itemCount"`
+	EstimatedTotal         *int64              `json:"estimatedTotal,omitempty"`
+	Pages                  int                 `json:"pages"`
+	PageResourceVersions   []string            `json:"pageResourceVersions"`
+	Consistent             bool                `json:"consistent"`
+	RemainingItemCount     *int64              `json:"remainingItemCount,omitempty"`
+	MaxItemResourceVersion string              `json:"maxItemResourceVersion"`
+	ListBelowNewestItem    bool                `json:"listResourceVersionBelowNewestItem"`
+	ReadSemantics          probe.ReadSemantics `json:"readSemantics"`
+	Bytes                  int64               `json:"bytes"`
+	Millis                 float64             `json:"ms"`
+	PageDetails            []probe.PageInfo    `json:"pageDetails"`
+	Restarted              bool                `json:"restarted"`
+	Attempts               []probe.Attempt     `json:"attempts,omitempty"`
+	Error                  string              `json:"error,omitempty"`
+	WatchCommand           string              `json:"-"`
+}
+
+// ListRequest echoes what was asked.
+type ListRequest struct {
+	Limit                int64  `json:"limit"`
+	ResourceVersion      string `json:"resourceVersion"`
+	ResourceVersionMatch string `json:"resourceVersionMatch,omitempty"`
+	RVOnly               bool   `json:"rvOnly"`
+	URL                  string `json:"url"`
+}
+
+// NewListReport summarizes a walk.
+func NewListReport(t probe.Target, o probe.WalkOptions, rvOnly bool, w *probe.WalkResult) ListReport {
+	a := w.Final()
+	r := ListReport{
+		Resource:      t.Resource.Name(),
+		GroupVersion:  t.Resource.GVR.GroupVersion().String(),
+		Namespace:     t.Namespace,
+		LabelSelector: t.LabelSelector,
+		FieldSelector: t.FieldSelector,
+		Request: ListRequest{
+			Limit: o.Limit, ResourceVersion: o.ResourceVersion, ResourceVersionMatch: o.ResourceVersionMatch,
+			RVOnly: rvOnly, URL: probe.URL(t.CollectionPath(), o.PageOptions.Query(t)),
+		},
+		ItemCount:              a.ItemCount,
+		Pages:                  len(a.Pages),
+		PageResourceVersions:   []string{},
+		Consistent:             true,
+		MaxItemResourceVersion: a.MaxItemResourceVersion,
+		ReadSemantics:          probe.SemanticsOf(o.ResourceVersion, o.ResourceVersionMatch, o.Limit),
+		PageDetails:            a.Pages,
+		Restarted:              len(w.Attempts) > 1,
+		Millis:                 float64(w.Duration.Microseconds()) / 1000,
+		Error:                  a.Error,
+	}
+	if r.PageDetails == nil {
+		r.PageDetails = []probe.PageInfo{}
+	}
+	if r.Restarted {
+		r.Attempts = w.Attempts
+	}
+	for i, p := range a.Pages {
+		r.PageResourceVersions = append(r.PageResourceVersions, p.ResourceVersion)
+		r.Bytes += p.Bytes
+		if i == 0 {
+			r.ResourceVersion = p.ResourceVersion
+			r.RemainingItemCount = p.RemainingItemCount
+		} else if p.ResourceVersion != r.ResourceVersion {
+			r.Consistent = false
+		}
+	}
+	if rvOnly && len(a.Pages) == 1 {
+		total := int64(a.Pages[0].Items)
+		if a.Pages[0].RemainingItemCount != nil {
+			total += *a.Pages[0].RemainingItemCount
+		}
+		r.EstimatedTotal = &total
+	}
+	if lr, ok := probe.ParseRV(r.ResourceVersion); ok {
+		if mr, ok := probe.ParseRV(r.MaxItemResourceVersion); ok && mr > lr {
+			r.ListBelowNewestItem = true
+		}
+	}
+	ns := ""
+	if t.Namespace != "" {
+		ns = " -n " + t.Namespace
+	} else if t.Resource.Namespaced {
+		ns = " -A"
+	}
+	if r.ResourceVersion != "" {
+		r.WatchCommand = fmt.Sprintf("kubectl watchrv watch %s%s --rv %s", r.Resource, ns, r.ResourceVersion)
+	}
+	return r
+}
+
+// List prints a list report.
+func (p *Printer) List(r ListReport) error {
+	if p.Machine() {
+		return p.Object(r)
+	}
+	s := p.Style
+	ns := r.Namespace
+	if ns == "" {
+		ns = "(all)"
+	}
+	rv := s.Bold.Sprint(r.ResourceVersion)
+	pages := fmt.Sprintf("%d (limit %d)", r.Pages, r.Request.Limit)
+	consistency := s.Good.Sprintf("all %d pages at RV %s", r.Pages, r.ResourceVersion)
+	if r.Pages == 1 {
+		consistency = s.Good.Sprint("single page")
+	}
+	if !r.Consistent {
+		consistency = s.Bad.Sprintf("PAGES DISAGREE: %s — one list must have one RV", strings.Join(r.PageResourceVersions, ", "))
+	}
+	items := fmt.Sprint(r.ItemCount)
+	if r.EstimatedTotal != nil {
+		items = fmt.Sprintf("%d read, %d in the collection", r.ItemCount, *r.EstimatedTotal)
+	}
+	newest := r.MaxItemResourceVersion
+	switch {
+	case newest == "":
+		newest = "(no items)"
+	case r.ListBelowNewestItem:
+		newest = s.Bad.Sprintf("%s — HIGHER THAN THE LIST RV %s: the list RV must never be lower", newest, r.ResourceVersion)
+	default:
+		newest += s.Dim.Sprint("  (list RV is not lower: ok)")
+	}
+	pairs := [][2]string{
+		{"Resource", fmt.Sprintf("%s (%s)", r.Resource, r.GroupVersion)},
+		{"Namespace", ns},
+		{"List resourceVersion", rv + s.Dim.Sprint(`  (kubectl get -o json shows "")`)},
+		{"Read semantics", r.ReadSemantics.Description},
+		{"Items", items},
+		{"Pages", pages},
+		{"Page RVs", consistency},
+	}
+	if r.RemainingItemCount != nil {
+		pairs = append(pairs, [2]string{"Remaining after page 1", fmt.Sprint(*r.RemainingItemCount)})
+	}
+	pairs = append(pairs,
+		[2]string{"Newest item RV", newest},
+		[2]string{"Transfer", fmt.Sprintf("%s in %.1f ms", humanBytes(r.Bytes), r.Millis)},
+	)
+	if r.Restarted {
+		pairs = append(pairs, [2]string{"Restarted", s.Warn.Sprintf("yes: attempt 1 lost its continue token at page %d; this is attempt 2", r.Attempts[0].ExpiredOnPage)})
+	}
+	if r.WatchCommand != "" && r.Error == "" {
+		pairs = append(pairs, [2]string{"Watch from here", r.WatchCommand})
+	}
+	if err := KeyValues(p.Out, pairs); err != nil {
+		return err
+	}
+	if p.Wide() && len(r.PageDetails) > 0 {
+		fmt.Fprintln(p.Out)
+		t := NewTable("PAGE", "RESOURCEVERSION", "ITEMS", "REMAINING", "BYTES", "TIME")
+		for _, pg := range r.PageDetails {
+			rem := "-"
+			if pg.RemainingItemCount != nil {
+				rem = fmt.Sprint(*pg.RemainingItemCount)
+			}
+			t.Row(fmt.Sprint(pg.Index), pg.ResourceVersion, fmt.Sprint(pg.Items), rem, humanBytes(pg.Bytes), fmt.Sprintf("%.1fms", pg.Millis))
+			if pg.ResourceVersion != r.ResourceVersion {
+				t.PaintLast(1, s.Bad.Sprint)
+			}
+		}
+		return t.Write(p.Out, s.Header.Sprint)
+	}
+	return nil
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

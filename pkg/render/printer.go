@@ -1,0 +1,151 @@
+// Package render is the only writer of the plugin's output: human tables (with
+// color when a person is reading) and machine-readable JSON or YAML with a
+// stable schema. Data goes to Out, warnings and notes to ErrOut.
+package render
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/fatih/color"
+	"sigs.k8s.io/yaml"
+)
+
+// Output formats accepted by -o.
+const (
+	FormatTable = ""
+	FormatWide  = "wide"
+	FormatJSON  = "json"
+	FormatYAML  = "yaml"
+)
+
+// ValidateFormat returns an error naming the accepted values when format is
+// not one of them.
+func ValidateFormat(format string, allowed ...string) error {
+	if len(allowed) == 0 {
+		allowed = []string{FormatWide, FormatJSON, FormatYAML}
+	}
+	if format == FormatTable {
+		return nil
+	}
+	for _, a := range allowed {
+		if format == a {
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown output format %q: use one of %s", format, strings.Join(allowed, ", "))
+}
+
+// Printer carries the streams, the format and the color decision of one
+// command run.
+type Printer struct {
+	Out    io.Writer
+	ErrOut io.Writer
+	Format string
+	Color  bool
+	Style  Style
+}
+
+// NewPrinter decides color once: on only when not disabled by flag, not by
+// NO_COLOR (https://no-color.org), TERM is not dumb, and Out is a terminal.
+func NewPrinter(out, errOut io.Writer, format string, noColor bool) *Printer {
+	useColor := !noColor && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb" && isTerminal(out)
+	return &Printer{Out: out, ErrOut: errOut, Format: format, Color: useColor, Style: NewStyle(useColor)}
+}
+
+// Machine reports whether the output is for programs (JSON or YAML).
+func (p *Printer) Machine() bool { return p.Format == FormatJSON || p.Format == FormatYAML }
+
+// Wide reports whether -o wide was asked for.
+func (p *Printer) Wide() bool { return p.Format == FormatWide }
+
+// Object writes v as one JSON document (indented) or one YAML document.
+func (p *Printer) Object(v any) error {
+	switch p.Format {
+	case FormatYAML:
+		b, err := yaml.Marshal(v)
+		if err != nil {
+			return err
+		}
+		_, err = p.Out.Write(b)
+		return err
+	default:
+		enc := json.NewEncoder(p.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	}
+}
+
+// StreamItem writes v as one line of JSON (JSON lines) or as one document of
+// a YAML stream, for outputs that go on for as long as a watch does.
+func (p *Printer) StreamItem(v any) error {
+	switch p.Format {
+	case FormatYAML:
+		b, err := yaml.Marshal(v)
+		if err != nil {
+			return err
+		}
+		if _, err := io.WriteString(p.Out, "---\n"); err != nil {
+			return err
+		}
+		_, err = p.Out.Write(b)
+		return err
+	default:
+		return json.NewEncoder(p.Out).Encode(v)
+	}
+}
+
+// Warnf writes a warning line to ErrOut.
+func (p *Printer) Warnf(format string, args ...any) {
+	fmt.Fprintf(p.ErrOut, "%s %s\n", p.Style.Warn.Sprint("Warning:"), fmt.Sprintf(format, args...))
+}
+
+// Notef writes an informational line to ErrOut.
+func (p *Printer) Notef(format string, args ...any) {
+	fmt.Fprintf(p.ErrOut, "%s\n", fmt.Sprintf(format, args...))
+}
+
+// Style is the palette of one run; every color is a no-op when color is off.
+type Style struct {
+	Header, Good, Bad, Warn, Dim, Bold, Added, Modified, Deleted, Bookmark *color.Color
+}
+
+// NewStyle builds the palette, disabled unless enabled is true.
+func NewStyle(enabled bool) Style {
+	mk := func(a ...color.Attribute) *color.Color {
+		c := color.New(a...)
+		if enabled {
+			c.EnableColor()
+		} else {
+			c.DisableColor()
+		}
+		return c
+	}
+	return Style{
+		Header:   mk(color.Bold),
+		Good:     mk(color.FgGreen),
+		Bad:      mk(color.FgRed, color.Bold),
+		Warn:     mk(color.FgYellow),
+		Dim:      mk(color.Faint),
+		Bold:     mk(color.Bold),
+		Added:    mk(color.FgGreen),
+		Modified: mk(color.FgBlue),
+		Deleted:  mk(color.FgRed),
+		Bookmark: mk(color.FgMagenta),
+	}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	return st.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,98 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// Table writes aligned columns like kubectl get: upper-case headers, two
+// spaces between columns. Colors are applied to whole cells after padding is
+// computed on the plain text, so escape codes never break the alignment.
+type Table struct {
+	headers []string
+	rows    [][]cell
+}
+
+type cell struct {
+	text  string
+	paint func(a ...any) string
+}
+
+// NewTable starts a table with the given column headers.
+func NewTable(headers ...string) *Table { return &Table{headers: headers} }
+
+// Row adds a row of plain cells.
+func (t *Table) Row(cells ...string) {
+	r := make([]cell, len(cells))
+	for i, c := range cells {
+		r[i] = cell{text: c}
+	}
+	t.rows = append(t.rows, r)
+}
+
+// PaintLast colors cell i of the last row with paint (for example Style.Bad.Sprint).
+func (t *Table) PaintLast(i int, paint func(a ...any) string) {
+	if len(t.rows) == 0 || i >= len(t.rows[len(t.rows)-1]) {
+		return
+	}
+	t.rows[len(t.rows)-1][i].paint = paint
+}
+
+// Len is the number of rows.
+func (t *Table) Len() int { return len(t.rows) }
+
+// Write renders the table to w.
+func (t *Table) Write(w io.Writer, header func(a ...any) string) error {
+	widths := make([]int, len(t.headers))
+	for i, h := range t.headers {
+		widths[i] = len(h)
+	}
+	for _, r := range t.rows {
+		for i, c := range r {
+			if i < len(widths) && len(c.text) > widths[i] {
+				widths[i] = len(c.text)
+			}
+		}
+	}
+	var b strings.Builder
+	for i, h := range t.headers {
+		s := pad(h, widths[i], i == len(t.headers)-1)
+		if header != nil {
+			s = header(s)
+		}
+		b.WriteString(s)
+	}
+	b.WriteString("\n")
+	for _, r := range t.rows {
+		for i, c := range r {
+			s := pad(c.text, widths[min(i, len(widths)-1)], i == len(r)-1)
+			if c.paint != nil {
+				// Paint only the text, not the padding, so trailing spaces stay plain.
+				s = c.paint(c.text) + s[len(c.text):]
+			}
+			b.WriteString(s)
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func pad(s string, width int, last bool) string {
+	if last {
+		return s
+	}
+	return s + strings.Repeat(" ", width-len(s)+3)
+}
+
+// KeyValues writes "Key:  value" lines with the values aligned, for the
+// detail blocks that follow a summary.
+func KeyValues(w io.Writer, pairs [][2]string) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, kv := range pairs {
+		fmt.Fprintf(tw, "%s:\t%s\n", kv[0], kv[1])
+	}
+	return tw.Flush()
+}
