@@ -1,0 +1,335 @@
+package diagnose
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+)
+
+// The parsing here is flat on purpose: no regular expressions and no
+// recursive JSON decoding of untrusted text. Every helper is a forward scan
+// bounded by the input length (or by a fixed window), so FromText is linear
+// in its input whatever it is given: megabytes of garbage, JSON nested ten
+// thousand levels deep, or a line of a million quotes.
+
+const (
+	maxDigits    = 20       // a uint64 has at most 20 decimal digits
+	fieldWindow  = 8 << 10  // how far a field's value is read
+	maxJSONDepth = 32       // deeper whole-text JSON is not decoded
+	maxJSONBytes = 64 << 10 // larger whole-text JSON is not decoded
+)
+
+// signals is everything read from one error before it is classified.
+type signals struct {
+	text       string // where phrases are looked for (the message, or the whole text)
+	code       int    // HTTP status code, 0 if unknown
+	reason     string // Status reason, "" if unknown
+	message    string // the Status message when a field carried it
+	freshToken bool   // the Status carried a new continue token
+	causeLarge bool   // a cause of type ResourceVersionTooLarge (or its old message)
+	op         string // watch, list, list-exact, list-continue
+	requested  string // requested RV from the context or a URL
+	source     string
+}
+
+// digitsAt returns the run of decimal digits starting at s[i] (at most
+// maxDigits) and the index after it.
+func digitsAt(s string, i int) (string, int) {
+	j := i
+	for j < len(s) && j-i < maxDigits && s[j] >= '0' && s[j] <= '9' {
+		j++
+	}
+	return s[i:j], j
+}
+
+// skipSpaces skips blanks (not newlines) from i.
+func skipSpaces(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// indexAny2 finds the first of two spellings of a key.
+func indexAny2(s, a, b string) (int, int) {
+	i := strings.Index(s, a)
+	j := strings.Index(s, b)
+	switch {
+	case i < 0:
+		return j, len(b)
+	case j < 0 || i < j:
+		return i, len(a)
+	}
+	return j, len(b)
+}
+
+// valueAfterKey finds key (in lower case or Title case) followed by optional
+// closing quotes, a ':' or '=', blanks and optional opening quotes, as in
+// "code":410, \"code\":410, 'code': 410, code: 410, Code:410 or
+// statusCode=410. It returns the index of the value and the quote that opens
+// it ("", `"`, `\"` or `'`). Occurrences that do not fit are skipped, so the
+// scan is linear.
+func valueAfterKey(s, key string) (int, string) {
+	title := strings.ToUpper(key[:1]) + key[1:]
+	from := 0
+	for from < len(s) {
+		i, n := indexAny2(s[from:], key, title)
+		if i < 0 {
+			return -1, ""
+		}
+		j := from + i + n
+		from = j
+		for j < len(s) && (s[j] == '"' || s[j] == '\'' || s[j] == '\\') && j-from < 3 {
+			j++
+		}
+		j = skipSpaces(s, j)
+		if j >= len(s) || (s[j] != ':' && s[j] != '=') {
+			continue
+		}
+		j = skipSpaces(s, j+1)
+		switch {
+		case strings.HasPrefix(s[j:], `\"`):
+			return j + 2, `\"`
+		case strings.HasPrefix(s[j:], `"`):
+			return j + 1, `"`
+		case strings.HasPrefix(s[j:], `'`):
+			return j + 1, `'`
+		}
+		return j, ""
+	}
+	return -1, ""
+}
+
+// statusCodeIn finds an HTTP status code written in any of the wrappers:
+// "code":410, code: 410, statusCode: 410, HTTP response code: 410,
+// HTTP-Code: 410, (410), HTTP/1.1 410, status="410 Gone", "410 Gone".
+func statusCodeIn(s string) int {
+	for off := 0; off < len(s); {
+		i, _ := valueAfterKey(s[off:], "code")
+		if i < 0 {
+			break
+		}
+		if c := httpCode(s, off+i); c != 0 {
+			return c
+		}
+		off += i
+	}
+	for _, p := range []string{"HTTP/1.1 ", "HTTP/1.0 ", "HTTP/2 ", "HTTP/2.0 ", "status=\"", "status: "} {
+		if i := strings.Index(s, p); i >= 0 {
+			if c := httpCode(s, i+len(p)); c != 0 {
+				return c
+			}
+		}
+	}
+	// Python's ApiException prints "(410)" on a line of its own.
+	for from := 0; from < len(s); {
+		i := strings.IndexByte(s[from:], '(')
+		if i < 0 {
+			break
+		}
+		j := from + i + 1
+		from = j
+		if c := httpCode(s, j); c != 0 && j+3 < len(s) && s[j+3] == ')' {
+			return c
+		}
+	}
+	for _, p := range []string{" Gone", " Gateway Timeout", " Too Many Requests", " Internal Server Error"} {
+		if i := strings.Index(s, p); i >= 4 && s[i-4] == ' ' || i == 3 {
+			if c := httpCode(s, i-3); c != 0 {
+				return c
+			}
+		}
+	}
+	return 0
+}
+
+// httpCode reads a three-digit status code at s[i], not part of a longer number.
+func httpCode(s string, i int) int {
+	if i < 0 || i+3 > len(s) {
+		return 0
+	}
+	d, j := digitsAt(s, i)
+	if len(d) != 3 || (i > 0 && s[i-1] >= '0' && s[i-1] <= '9') || j < i+3 {
+		return 0
+	}
+	n, _ := strconv.Atoi(d)
+	if n < 100 || n > 599 {
+		return 0
+	}
+	return n
+}
+
+// knownReasons are the Status reasons that matter here.
+var knownReasons = []string{"Expired", "Gone", "Timeout", "TooManyRequests", "InternalError", "ServerTimeout", "BadRequest", "Invalid", "ServiceUnavailable"}
+
+// reasonIn finds a Status reason: "reason":"Expired", Reason: Gone,
+// reason:Expired, Error from server (Expired).
+func reasonIn(s string) string {
+	if i := strings.Index(s, "Error from server ("); i >= 0 {
+		if r := knownReasonAt(s, i+len("Error from server (")); r != "" {
+			return r
+		}
+	}
+	for off := 0; off < len(s); {
+		i, _ := valueAfterKey(s[off:], "reason")
+		if i < 0 {
+			break
+		}
+		if r := knownReasonAt(s, off+i); r != "" {
+			return r
+		}
+		off += i
+	}
+	return ""
+}
+
+func knownReasonAt(s string, i int) string {
+	j := i
+	for j < len(s) && j-i < 24 && (s[j] >= 'A' && s[j] <= 'Z' || s[j] >= 'a' && s[j] <= 'z') {
+		j++
+	}
+	w := s[i:j]
+	for _, r := range knownReasons {
+		if w == r {
+			return r
+		}
+	}
+	return ""
+}
+
+// stringField reads the string value of key ("message", "continue") in any of
+// the quotings valueAfterKey knows, decoded; ok is false when absent.
+func stringField(s, key string) (string, bool) {
+	i, quote := valueAfterKey(s, key)
+	if i < 0 {
+		return "", false
+	}
+	end := min(len(s), i+fieldWindow)
+	switch quote {
+	case "":
+		// Unquoted (Java's toString, Go's map dump): up to the end of the line.
+		j := strings.IndexByte(s[i:end], '\n')
+		if j < 0 {
+			j = end - i
+		}
+		return strings.TrimSpace(s[i : i+j]), true
+	case `'`:
+		j := strings.IndexByte(s[i:end], '\'')
+		if j < 0 {
+			return "", false
+		}
+		return s[i : i+j], true
+	case `\"`:
+		// A JSON document inside a JSON string: undo one level, then read.
+		return readJSONString(unescapeOnce(s[i:end]))
+	}
+	return readJSONString(s[i:end])
+}
+
+// readJSONString reads a JSON string body up to its closing quote (s starts
+// after the opening quote) and decodes its escapes.
+func readJSONString(s string) (string, bool) {
+	for j := 0; j < len(s); j++ {
+		switch s[j] {
+		case '\\':
+			j++
+		case '"':
+			var out string
+			if err := json.Unmarshal([]byte(`"`+s[:j]+`"`), &out); err != nil {
+				return s[:j], true
+			}
+			return out, true
+		}
+	}
+	return "", false
+}
+
+// unescapeOnce turns \" into " and \\ into \ (one level of JSON string
+// escaping), leaving other escapes as they are.
+func unescapeOnce(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && (s[i+1] == '"' || s[i+1] == '\\') {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// urlHints reads the request from a URL in the text (client-go's
+// round_trippers lines, audit logs, curl): resourceVersion, watch, continue
+// and resourceVersionMatch.
+func urlHints(s string) (op, rv string) {
+	i := strings.Index(s, "resourceVersion=")
+	if i >= 0 {
+		rv, _ = digitsAt(s, i+len("resourceVersion="))
+	}
+	if !strings.Contains(s, "?") && !strings.Contains(s, "/watch/") {
+		return "", rv
+	}
+	switch {
+	case strings.Contains(s, "watch=true") || strings.Contains(s, "watch=1") || strings.Contains(s, "/watch/"):
+		op = OpWatch
+	case strings.Contains(s, "continue="):
+		op = OpListContinue
+	case strings.Contains(s, "resourceVersionMatch=Exact"):
+		op = OpListExact
+	case i >= 0 && strings.Contains(s, "limit="):
+		op = OpListExact // legacy rule: a resourceVersion with a limit means Exact
+	case i >= 0:
+		op = OpList
+	}
+	return op, rv
+}
+
+// jsonDepthOK reports whether s, taken as JSON, nests at most maxJSONDepth
+// levels (a linear pre-check before handing it to encoding/json).
+func jsonDepthOK(s string) bool {
+	depth, inString := 0, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if inString {
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			depth++
+			if depth > maxJSONDepth {
+				return false
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return true
+}
+
+// subtract returns a-b in decimal for a >= b, "" when either is not a number
+// or a < b.
+func subtract(a, b string) string {
+	x, err1 := strconv.ParseUint(a, 10, 64)
+	y, err2 := strconv.ParseUint(b, 10, 64)
+	if err1 != nil || err2 != nil || x < y {
+		return ""
+	}
+	return strconv.FormatUint(x-y, 10)
+}
+
+// less reports a < b as numbers (false when either is not a number).
+func less(a, b string) bool {
+	x, err1 := strconv.ParseUint(a, 10, 64)
+	y, err2 := strconv.ParseUint(b, 10, 64)
+	return err1 == nil && err2 == nil && x < y
+}

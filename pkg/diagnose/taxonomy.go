@@ -1,0 +1,125 @@
+// Package diagnose sorts List/Watch errors into the resourceVersion classes an
+// operator acts on: Expired (the RV is too old), TooLarge (the RV is too new),
+// Other (a lookalike: timeout, throttling, a stream that ended) and
+// Unrecognized. It is made of pure functions: no network, no clock, no
+// globals that change. FromStatus and FromError take what a Go client holds;
+// FromText and ScanLog take what a person pastes or a log file holds, in any
+// of the wrappings listed in docs/explain-error.md.
+//
+// Every message format recognized here was read in a real source (the
+// kube-apiserver, apimachinery, client-go and etcd sources of the versions in
+// go.mod, or a public client's source or issue); tests/messages_test.go cites
+// the source of each sample.
+package diagnose
+
+// Class is the verdict: too old, too new, a lookalike, or nothing known.
+type Class string
+
+// Classes.
+const (
+	ClassExpired      Class = "Expired"
+	ClassTooLarge     Class = "TooLarge"
+	ClassOther        Class = "Other"
+	ClassUnrecognized Class = "Unrecognized"
+)
+
+// Confidence levels.
+const (
+	ConfidenceHigh   = "high"   // the server's own wording (or a decoded Status) says so
+	ConfidenceMedium = "medium" // the wording is known but the wrapper hides part of it
+	ConfidenceLow    = "low"    // only a status code or reason, or a guess from the request
+)
+
+// Operations a Context can name.
+const (
+	OpWatch        = "watch"
+	OpList         = "list"
+	OpListExact    = "list-exact"
+	OpListContinue = "list-continue"
+)
+
+// Kinds: the sub-kind of a class. Each one has its own text in advice.go and
+// its own section in docs/explain-error.md.
+const (
+	// Expired (HTTP 410, reason Expired or, before 1.18, Gone).
+	KindWatchCacheWindow            = "WatchCacheWindow"            // "too old resource version: X (Y)" from the watch cache
+	KindWatchCacheSnapshot          = "WatchCacheSnapshot"          // "too old resource version: X" from the watch cache's list snapshots
+	KindEtcdCompactedWatch          = "EtcdCompactedWatch"          // "The resourceVersion for the provided watch is too old."
+	KindEtcdCompactedExactList      = "EtcdCompactedExactList"      // "The resourceVersion for the provided list is too old."
+	KindContinueExpired             = "ContinueExpired"             // continue token expired, no fresh token
+	KindContinueExpiredInconsistent = "ContinueExpiredInconsistent" // continue token expired, fresh (inconsistent) token returned
+	KindEtcdCompacted               = "EtcdCompacted"               // etcd's own "mvcc: required revision has been compacted"
+	KindGone                        = "Gone"                        // 410 with no message that names the window
+
+	// TooLarge.
+	KindResourceVersionTooLarge    = "ResourceVersionTooLarge"    // "Too large resource version: N, current: M" (504 Timeout)
+	KindConsistentReadCacheLagging = "ConsistentReadCacheLagging" // the same message as 429: a consistent read the cache could not serve
+	KindEtcdFutureRevision         = "EtcdFutureRevision"         // etcd's own "mvcc: required revision is a future revision"
+
+	// Other: lookalikes.
+	KindRequestTimeout            = "RequestTimeout"
+	KindTooManyRequests           = "TooManyRequests"
+	KindInternalErrorAtCompaction = "InternalErrorAtCompaction"
+	KindServerError               = "ServerError"
+	KindWatchEnded                = "WatchEnded"
+	KindInvalidResourceVersion    = "InvalidResourceVersion"
+	KindInvalidContinue           = "InvalidContinue"
+	KindConnectionReset           = "ConnectionReset"
+)
+
+// Diagnosis is the answer for one error. The JSON names are a stable schema
+// (explain-error -o json, and the watch and probe commands embed it).
+type Diagnosis struct {
+	Class      Class  `json:"class"`
+	Kind       string `json:"kind"`
+	Confidence string `json:"confidence"`
+	Summary    string `json:"summary"`
+	What       string `json:"what"`
+	Why        string `json:"why"`
+	ClientGo   string `json:"clientGo"`
+	Fix        string `json:"fix"`
+
+	RequestedResourceVersion string `json:"requestedResourceVersion,omitempty"`
+	OldestResourceVersion    string `json:"oldestResourceVersion,omitempty"`
+	CurrentResourceVersion   string `json:"currentResourceVersion,omitempty"`
+	Gap                      string `json:"gap,omitempty"`
+
+	Code    int32  `json:"code,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
+
+	// Operation is the request the error answered, when known: watch, list,
+	// list-exact or list-continue.
+	Operation string `json:"operation,omitempty"`
+	// Source names the wrapper the error was found in (kubectl, client-go
+	// reflector, Python client, ...), for FromText and ScanLog.
+	Source string `json:"source,omitempty"`
+}
+
+// Context is what the caller knows about the request that failed. Both
+// fields are optional.
+type Context struct {
+	Operation                string // "watch", "list", "list-exact", "list-continue", "" unknown
+	RequestedResourceVersion string
+}
+
+// IsRVProblem reports whether the diagnosis is Expired or TooLarge.
+func (d Diagnosis) IsRVProblem() bool {
+	return d.Class == ClassExpired || d.Class == ClassTooLarge
+}
+
+// Recognized reports whether anything was recognized.
+func (d Diagnosis) Recognized() bool { return d.Class != ClassUnrecognized && d.Class != "" }
+
+// unrecognized is the answer when nothing is known: never forced into a class.
+func unrecognized() Diagnosis {
+	return Diagnosis{
+		Class:      ClassUnrecognized,
+		Confidence: ConfidenceLow,
+		Summary:    "no resourceVersion-related error recognized in this text",
+		What:       "The text holds none of the Expired, TooLarge or lookalike error forms this tool knows.",
+		Why:        "It may be another kind of error, or a wrapper that drops the server's message.",
+		ClientGo:   "",
+		Fix:        "Paste the full error (with the server's message or the JSON Status), or scan the whole log with -f FILE.",
+	}
+}

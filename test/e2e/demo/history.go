@@ -1,0 +1,98 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
+)
+
+// makeHistory creates, modifies and deletes objects in the demo namespace,
+// makes a burst of writes, and restarts the API server so that its watch
+// cache window starts anew. The harness's writes carry its own User-Agent.
+func makeHistory(d *demo) error {
+	banner(fmt.Sprintf("Making history in namespace %q (the harness writes, the plugin only reads)", d.ns))
+	cs, err := d.cluster.Clientset(0)
+	if err != nil {
+		return err
+	}
+	if err := framework.CreateNamespace(d.ctx, cs, d.ns); err != nil {
+		return err
+	}
+	cms := cs.CoreV1().ConfigMaps(d.ns)
+	create := func(name string) (string, error) {
+		cm, err := cms.Create(d.ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"app": "demo"}}, Data: map[string]string{"v": "1"}}, metav1.CreateOptions{})
+		if err != nil {
+			return "", err
+		}
+		return cm.ResourceVersion, nil
+	}
+	modify := func(name, v string) (string, error) {
+		cm, err := cms.Get(d.ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return "", err
+		}
+		cm.Data["v"] = v
+		cm, err = cms.Update(d.ctx, cm, metav1.UpdateOptions{})
+		if err != nil {
+			return "", err
+		}
+		return cm.ResourceVersion, nil
+	}
+	record := func(what string, rv string, err error) error {
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		d.rvs[what] = rv
+		fmt.Printf("  %-12s RV %s\n", what, rv)
+		return nil
+	}
+	rv, err := create("a")
+	if err := record("create a", rv, err); err != nil {
+		return err
+	}
+	rv, err = create("b")
+	if err := record("create b", rv, err); err != nil {
+		return err
+	}
+	rv, err = modify("a", "2")
+	if err := record("modify a", rv, err); err != nil {
+		return err
+	}
+	err = cms.Delete(d.ctx, "b", metav1.DeleteOptions{})
+	if err := record("delete b", "-", err); err != nil {
+		return err
+	}
+	rv, err = create("c")
+	if err := record("create c", rv, err); err != nil {
+		return err
+	}
+	rv, err = modify("c", "2")
+	if err := record("modify c", rv, err); err != nil {
+		return err
+	}
+	start := time.Now()
+	if err := framework.CreateConfigMaps(d.ctx, cs, d.ns, "burst", 300, 64, 8); err != nil {
+		return fmt.Errorf("burst: %w", err)
+	}
+	fmt.Printf("  burst        300 configmaps in %s\n", time.Since(start).Round(time.Millisecond))
+	rev, err := d.cluster.EtcdRevision(d.ctx)
+	if err != nil {
+		return err
+	}
+	d.rvs["before restart"] = fmt.Sprint(rev)
+	fmt.Printf("  restarting the API server at etcd revision %d, so its watch cache starts anew\n", rev)
+	if err := d.cluster.RestartAPIServer(d.ctx, 0); err != nil {
+		return err
+	}
+	for i := 0; i < 3; i++ {
+		if _, err := modify("a", fmt.Sprintf("after-restart-%d", i)); err != nil {
+			return err
+		}
+	}
+	fmt.Println("  modified a 3 times after the restart")
+	return nil
+}

@@ -1,0 +1,29 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+)
+
+// runPlugin prints the command line as a user would type it, then runs the
+// plugin with the demo's kubeconfig and shows its output as it comes.
+func (d *demo) runPlugin(args ...string) error {
+	fmt.Printf("\n$ kubectl watchrv %s\n", strings.Join(args, " "))
+	cmd := exec.CommandContext(d.ctx, d.plugin, append([]string{"--kubeconfig", d.cluster.Kubeconfig}, args...)...)
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stdout
+	if err := cmd.Run(); err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			fmt.Printf("(exit code %d)\n", ee.ExitCode())
+			return nil
+		}
+		return err
+	}
+	return nil
+}
+
+// has reports whether the plugin has a subcommand (the demo runs what exists).
+func (d *demo) has(sub string) bool {
+	return exec.Command(d.plugin, sub, "--help").Run() == nil
+}

@@ -1,0 +1,105 @@
+package framework
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// StartT starts a cluster for one test and stops it when the test ends,
+// whether it passed or not. A cluster that cannot start fails the test
+// loudly: an e2e test is never skipped.
+func StartT(t testing.TB, o APIServerOptions) *Cluster {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	c, err := Start(ctx, Options{APIServer: o, Logf: t.Logf})
+	if err != nil {
+		t.Fatalf("cannot start the real etcd + kube-apiserver: %v", err)
+	}
+	t.Cleanup(c.Stop)
+	return c
+}
+
+var (
+	pluginOnce sync.Once
+	pluginPath string
+	pluginErr  error
+)
+
+// PluginVersion is the version the e2e build of the plugin reports.
+const PluginVersion = "v0.0.0-e2e"
+
+// PluginBinary builds the plugin once per test process and returns its path.
+func PluginBinary() (string, error) {
+	pluginOnce.Do(func() {
+		if p := os.Getenv("WATCHRV_PLUGIN_BIN"); p != "" {
+			pluginPath = p
+			return
+		}
+		dir, err := os.MkdirTemp("", "watchrv-plugin-")
+		if err != nil {
+			pluginErr = err
+			return
+		}
+		pluginPath = filepath.Join(dir, "kubectl-watchrv")
+		cmd := exec.Command("go", "build", "-o", pluginPath, "-ldflags", "-X main.version="+PluginVersion, "./cmd/kubectl-watchrv")
+		cmd.Dir = RepoRoot()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			pluginErr = fmt.Errorf("building the plugin: %v: %s", err, out)
+		}
+	})
+	return pluginPath, pluginErr
+}
+
+// Result is one run of the plugin.
+type Result struct {
+	Stdout, Stderr string
+	Code           int
+	Duration       time.Duration
+}
+
+// Run runs the plugin with args and the given kubeconfig (none when empty),
+// with color off, and a hard timeout.
+func Run(t testing.TB, kubeconfig string, timeout time.Duration, args ...string) Result {
+	t.Helper()
+	bin, err := PluginBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kubeconfig != "" {
+		args = append([]string{"--kubeconfig", kubeconfig}, args...)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = append(os.Environ(), "NO_COLOR=1", "KUBECONFIG=/nonexistent-watchrv-e2e", "HOME="+t.TempDir())
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	start := time.Now()
+	err = cmd.Run()
+	r := Result{Stdout: out.String(), Stderr: errb.String(), Duration: time.Since(start)}
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		r.Code = ee.ExitCode()
+	default:
+		t.Fatalf("running %s %s: %v", bin, strings.Join(args, " "), err)
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("kubectl-watchrv %s did not finish within %s; stderr: %s", strings.Join(args, " "), timeout, r.Stderr)
+	}
+	if strings.Contains(r.Stderr, "goroutine ") || strings.Contains(r.Stderr, "panic:") {
+		t.Fatalf("kubectl-watchrv %s panicked:\n%s", strings.Join(args, " "), r.Stderr)
+	}
+	return r
+}

@@ -1,0 +1,225 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
+)
+
+type listJSON struct {
+	Resource               string   `json:"resource"`
+	Namespace              string   `json:"namespace"`
+	ResourceVersion        string   `json:"resourceVersion"`
+	ItemCount              int64    `json:"itemCount"`
+	EstimatedTotal         *int64   `json:"estimatedTotal"`
+	Pages                  int      `json:"pages"`
+	PageResourceVersions   []string `json:"pageResourceVersions"`
+	Consistent             bool     `json:"consistent"`
+	MaxItemResourceVersion string   `json:"maxItemResourceVersion"`
+	RemainingItemCount     *int64   `json:"remainingItemCount"`
+	Bytes                  int64    `json:"bytes"`
+	ReadSemantics          struct {
+		Mode string `json:"mode"`
+	} `json:"readSemantics"`
+}
+
+func runListJSON(t *testing.T, kubeconfig string, args ...string) listJSON {
+	t.Helper()
+	r := framework.Run(t, kubeconfig, time.Minute, append([]string{"list", "-o", "json"}, args...)...)
+	if r.Code != 0 {
+		t.Fatalf("list %v: exit %d: %s", args, r.Code, r.Stderr)
+	}
+	var out listJSON
+	if err := json.Unmarshal([]byte(r.Stdout), &out); err != nil {
+		t.Fatalf("list -o json is not JSON: %v\n%s", err, r.Stdout)
+	}
+	return out
+}
+
+func TestListPagesShareOneRV(t *testing.T) {
+	ctx := context.Background()
+	cs, ns := newNamespace(t, shared, "list-pages")
+	if err := framework.CreateConfigMaps(ctx, cs, ns, "cm", 1200, 16, 8); err != nil {
+		t.Fatal(err)
+	}
+	got := runListJSON(t, shared.Kubeconfig, "configmaps", "-n", ns, "--limit", "500")
+	// 1,200 test configmaps plus kube-root-ca.crt is absent (no controller
+	// manager runs), so exactly 1,200 items.
+	if got.ItemCount != 1200 || got.Pages != 3 {
+		t.Fatalf("want 1200 items in 3 pages, got %d in %d", got.ItemCount, got.Pages)
+	}
+	if !got.Consistent || len(got.PageResourceVersions) != 3 {
+		t.Fatalf("pages must share one RV: %v", got.PageResourceVersions)
+	}
+	for _, rv := range got.PageResourceVersions {
+		if rv != got.ResourceVersion {
+			t.Fatalf("page RV %s differs from list RV %s", rv, got.ResourceVersion)
+		}
+	}
+	if got.RemainingItemCount == nil || *got.RemainingItemCount != 700 {
+		t.Fatalf("remainingItemCount of page 1: want 700, got %v", got.RemainingItemCount)
+	}
+	if got.MaxItemResourceVersion == "" || rvLess(got.ResourceVersion, got.MaxItemResourceVersion) {
+		t.Fatalf("newest item RV %s must not exceed list RV %s", got.MaxItemResourceVersion, got.ResourceVersion)
+	}
+	if got.ReadSemantics.Mode != "Consistent" {
+		t.Fatalf("unset --rv is a consistent read, got %q", got.ReadSemantics.Mode)
+	}
+
+	// The RV is what a raw GET of the same collection returns: compare with
+	// an Exact list at that RV through the harness's own client.
+	raw, err := cs.CoreV1().RESTClient().Get().AbsPath("/api/v1/namespaces", ns, "configmaps").
+		Param("limit", "500").Param("resourceVersion", got.ResourceVersion).Param("resourceVersionMatch", "Exact").DoRaw(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rawList struct {
+		Metadata struct {
+			ResourceVersion string `json:"resourceVersion"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(raw, &rawList); err != nil {
+		t.Fatal(err)
+	}
+	if rawList.Metadata.ResourceVersion != got.ResourceVersion {
+		t.Fatalf("raw Exact GET at %s returned RV %s", got.ResourceVersion, rawList.Metadata.ResourceVersion)
+	}
+
+	// --rv-only: one item of metadata, under 2 KB, same RV when nothing changed.
+	only := runListJSON(t, shared.Kubeconfig, "cm", "-n", ns, "--rv-only")
+	if only.Bytes >= 2048 {
+		t.Fatalf("--rv-only transferred %d bytes, want < 2048", only.Bytes)
+	}
+	if only.EstimatedTotal == nil || *only.EstimatedTotal != 1200 {
+		t.Fatalf("--rv-only should estimate 1200 objects, got %v", only.EstimatedTotal)
+	}
+	if rvLess(only.ResourceVersion, got.ResourceVersion) {
+		t.Fatalf("a later consistent read went back in time: %s < %s", only.ResourceVersion, got.ResourceVersion)
+	}
+}
+
+func TestListMatchesRawGet(t *testing.T) {
+	ctx := context.Background()
+	cs, ns := newNamespace(t, shared, "list-raw")
+	if err := framework.CreateConfigMaps(ctx, cs, ns, "x", 3, 8, 1); err != nil {
+		t.Fatal(err)
+	}
+	// With no writes in between, a raw consistent GET and the plugin must
+	// report the same RV for this namespace... but RVs are global, so writes
+	// elsewhere (leases) may move it. Compare the plugin's Exact read instead.
+	raw, err := cs.CoreV1().RESTClient().Get().AbsPath("/api/v1/namespaces", ns, "configmaps").Param("limit", "1").DoRaw(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rawList struct {
+		Metadata struct {
+			ResourceVersion string `json:"resourceVersion"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(raw, &rawList); err != nil {
+		t.Fatal(err)
+	}
+	got := runListJSON(t, shared.Kubeconfig, "cm", "-n", ns, "--rv", rawList.Metadata.ResourceVersion, "--rv-match", "Exact")
+	if got.ResourceVersion != rawList.Metadata.ResourceVersion {
+		t.Fatalf("Exact list at %s reported RV %s", rawList.Metadata.ResourceVersion, got.ResourceVersion)
+	}
+	if got.ItemCount != 3 || got.ReadSemantics.Mode != "Exact" {
+		t.Fatalf("want 3 items, Exact; got %d, %s", got.ItemCount, got.ReadSemantics.Mode)
+	}
+	any := runListJSON(t, shared.Kubeconfig, "configmap", "-n", ns, "--rv", "0")
+	if any.ReadSemantics.Mode != "Any" || any.ItemCount != 3 {
+		t.Fatalf("--rv 0: want Any with 3 items, got %s with %d", any.ReadSemantics.Mode, any.ItemCount)
+	}
+}
+
+func TestListCRDAndAllNamespaces(t *testing.T) {
+	ctx := context.Background()
+	if _, err := shared.CreateWidgetCRD(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_, ns1 := newNamespace(t, shared, "widgets-a")
+	_, ns2 := newNamespace(t, shared, "widgets-b")
+	for _, ns := range []string{ns1, ns2} {
+		for _, n := range []string{"w1", "w2"} {
+			if err := shared.CreateWidget(ctx, ns, n); err != nil && !strings.Contains(err.Error(), "already exists") {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, name := range []string{"widgets", "widget", "wg", "Widget", "widgets.example.com", "widgets.v1.example.com"} {
+		got := runListJSON(t, shared.Kubeconfig, name, "-A")
+		if got.Resource != "widgets.example.com" || got.ItemCount != 4 || got.Namespace != "" {
+			t.Fatalf("%s -A: want 4 widgets.example.com in all namespaces, got %d %s in %q", name, got.ItemCount, got.Resource, got.Namespace)
+		}
+	}
+	one := runListJSON(t, shared.Kubeconfig, "wg", "-n", ns1)
+	if one.ItemCount != 2 || one.Namespace != ns1 {
+		t.Fatalf("wg -n %s: want 2, got %d in %q", ns1, one.ItemCount, one.Namespace)
+	}
+}
+
+func TestListErrors(t *testing.T) {
+	cases := []struct {
+		name       string
+		kubeconfig string
+		args       []string
+		code       int
+		want       string
+	}{
+		{"unknown resource", shared.Kubeconfig, []string{"list", "confgmaps"}, 9, `did you mean "configmaps"`},
+		{"not listable", shared.Kubeconfig, []string{"list", "tokenreviews"}, 2, "does not support list"},
+		{"forbidden", shared.UserKubeconfig, []string{"list", "configmaps", "-n", "default"}, 7, `cannot list resource "configmaps"`},
+		{"bad rv", shared.Kubeconfig, []string{"list", "cm", "--rv", "abc"}, 2, "is not a resourceVersion"},
+		{"negative rv", shared.Kubeconfig, []string{"list", "cm", "--rv", "-1"}, 2, "is not a resourceVersion"},
+		{"match without rv", shared.Kubeconfig, []string{"list", "cm", "--rv-match", "Exact"}, 2, "--rv-match needs --rv"},
+		{"unreachable", "", []string{"list", "cm", "--server", "https://127.0.0.1:1", "--request-timeout", "5s"}, 4, "cannot reach"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := framework.Run(t, c.kubeconfig, time.Minute, c.args...)
+			if r.Code != c.code {
+				t.Fatalf("exit code: want %d, got %d; stderr: %s", c.code, r.Code, r.Stderr)
+			}
+			lines := strings.Split(strings.TrimSpace(r.Stderr), "\n")
+			if len(lines) != 1 || !strings.HasPrefix(lines[0], "error: ") || !strings.Contains(lines[0], c.want) {
+				t.Fatalf("want one error line containing %q, got:\n%s", c.want, r.Stderr)
+			}
+		})
+	}
+}
+
+func TestListRVOnlyQuery(t *testing.T) {
+	// The exact request --rv-only makes, visible in the audit log.
+	_, ns := newNamespace(t, shared, "list-audit")
+	r := framework.Run(t, shared.Kubeconfig, time.Minute, "list", "cm", "-n", ns, "--rv-only")
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
+	}
+	events := framework.ReadAudit(t, shared.APIServers[0].AuditLog)
+	found := false
+	for _, e := range events {
+		if e.UserAgent == "kubectl-watchrv/"+framework.PluginVersion && strings.HasPrefix(e.RequestURI, "/api/v1/namespaces/"+ns+"/configmaps?") {
+			u, _ := url.Parse(e.RequestURI)
+			if u.Query().Get("limit") == "1" && e.Verb == "list" {
+				found = true
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("no list of %s/configmaps with limit=1 from kubectl-watchrv in the audit log", ns)
+	}
+}
+
+func rvLess(a, b string) bool {
+	if len(a) != len(b) {
+		return len(a) < len(b)
+	}
+	return a < b
+}
