@@ -20,7 +20,7 @@ import (
 
 // Tokens of the static users every cluster has.
 const (
-	AdminToken = "watchrv-admin-token" // user "admin" in system:masters
+	AdminToken = "watchrv-admin-token"  // user "admin" in system:masters
 	UserToken  = "watchrv-nobody-token" // user "nobody" with no grants
 	// HarnessUserAgent marks the harness's own requests (writes included) in
 	// the audit log, apart from the plugin's.
