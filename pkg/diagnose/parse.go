@@ -129,7 +129,12 @@ func statusCodeIn(s string) int {
 		}
 		j := from + i + 1
 		from = j
-		if c := httpCode(s, j); c != 0 && j+3 < len(s) && s[j+3] == ')' {
+		// Only "(410)" alone at the end of a line, after the start of a
+		// line or "ApiException: ": never "(257)" inside a message.
+		after := j + 4
+		lineEnd := after >= len(s) || s[after] == '\n' || s[after] == '\r'
+		lineStart := j == 1 || s[j-2] == '\n' || strings.HasSuffix(s[:j-1], ": ")
+		if c := httpCode(s, j); c != 0 && j+3 < len(s) && s[j+3] == ')' && lineEnd && lineStart {
 			return c
 		}
 	}
@@ -198,32 +203,45 @@ func knownReasonAt(s string, i int) string {
 }
 
 // stringField reads the string value of key ("message", "continue") in any of
-// the quotings valueAfterKey knows, decoded; ok is false when absent.
-func stringField(s, key string) (string, bool) {
-	i, quote := valueAfterKey(s, key)
-	if i < 0 {
-		return "", false
-	}
-	end := min(len(s), i+fieldWindow)
-	switch quote {
-	case "":
-		// Unquoted (Java's toString, Go's map dump): up to the end of the line.
-		j := strings.IndexByte(s[i:end], '\n')
-		if j < 0 {
-			j = end - i
-		}
-		return strings.TrimSpace(s[i : i+j]), true
-	case `'`:
-		j := strings.IndexByte(s[i:end], '\'')
-		if j < 0 {
+// the quotings valueAfterKey knows, decoded; ok is false when absent. With
+// quotedOnly, unquoted values (Java's toString, Go's map dump, prose) are
+// skipped in favor of a later quoted one.
+func stringField(s, key string, quotedOnly bool) (string, bool) {
+	for off := 0; off < len(s); {
+		i, quote := valueAfterKey(s[off:], key)
+		if i < 0 {
 			return "", false
 		}
-		return s[i : i+j], true
-	case `\"`:
-		// A JSON document inside a JSON string: undo one level, then read.
-		return readJSONString(unescapeOnce(s[i:end]))
+		i += off
+		off = i
+		if quote == "" && quotedOnly {
+			continue
+		}
+		end := min(len(s), i+fieldWindow)
+		switch quote {
+		case "":
+			// Unquoted: up to the end of the line.
+			j := strings.IndexByte(s[i:end], '\n')
+			if j < 0 {
+				j = end - i
+			}
+			return strings.TrimSpace(s[i : i+j]), true
+		case `'`:
+			if j := strings.IndexByte(s[i:end], '\''); j >= 0 {
+				return s[i : i+j], true
+			}
+		case `\"`:
+			// A JSON document inside a JSON string: undo one level, then read.
+			if v, ok := readJSONString(unescapeOnce(s[i:end])); ok {
+				return v, true
+			}
+		default:
+			if v, ok := readJSONString(s[i:end]); ok {
+				return v, true
+			}
+		}
 	}
-	return readJSONString(s[i:end])
+	return "", false
 }
 
 // readJSONString reads a JSON string body up to its closing quote (s starts

@@ -8,7 +8,7 @@
 //
 // Every message format recognized here was read in a real source (the
 // kube-apiserver, apimachinery, client-go and etcd sources of the versions in
-// go.mod, or a public client's source or issue); tests/messages_test.go cites
+// go.mod, or a public client's source or issue); messages_test.go cites
 // the source of each sample.
 package diagnose
 
@@ -65,6 +65,7 @@ const (
 	KindInvalidResourceVersion    = "InvalidResourceVersion"
 	KindInvalidContinue           = "InvalidContinue"
 	KindConnectionReset           = "ConnectionReset"
+	KindNetworkError              = "NetworkError"
 )
 
 // Diagnosis is the answer for one error. The JSON names are a stable schema

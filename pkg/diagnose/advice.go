@@ -1,0 +1,152 @@
+package diagnose
+
+// advice is the fixed text of one kind. Numbers are added by classify.go in
+// the summary, never here, so that these texts stay true for every instance.
+type advice struct {
+	class                    Class
+	what, why, clientGo, fix string
+}
+
+// What client-go does on its own, shared by several kinds (client-go v0.37
+// tools/cache/reflector.go and tools/pager/pager.go).
+const (
+	reflectorRelists = "The Reflector (informers) handles it by itself: the watch ends, it relists with resourceVersion set to the last RV it saw (served from the watch cache), and if that list fails with Expired or TooLarge it lists again with resourceVersion=\"\" (a consistent read from etcd). Objects deleted in between reach handlers as DeletedFinalStateUnknown; the intermediate events are lost, only their net effect survives."
+	pagerFallsBack   = "tools/pager (used by the Reflector's list) falls back to one full list without limit at the original resourceVersion when page 2 or later expires (FullListIfExpired); if that fails too, the Reflector lists again with resourceVersion=\"\"."
+	plainRetry       = "client-go does not relist for this: the Reflector backs off and retries the same request (watches resume from the last RV they saw)."
+)
+
+var advices = map[string]advice{
+	KindWatchCacheWindow: {ClassExpired,
+		"A watch asked for the events after resourceVersion X, but this API server's watch cache only holds events after Y: the events between X and Y are no longer in memory.",
+		"The watch cache keeps a window of recent events per resource type (100 events, growing while they are younger than ~75 s, up to 102,400). X fell out of it: the client reconnected with an RV saved long ago, the resource changes quickly, or the API server restarted (after a restart the window starts at the cache's initial list). Compacting etcd does not cause this form.",
+		reflectorRelists,
+		"Relist and watch from the new list's resourceVersion; ask for bookmarks (allowWatchBookmarks=true) so the last RV advances while nothing changes, and never restart a watch from an RV saved for minutes.",
+	},
+	KindWatchCacheSnapshot: {ClassExpired,
+		"A list at an exact resourceVersion was served from the watch cache's snapshots, and none is old enough for X.",
+		"The watch cache keeps list snapshots only for its recent window (feature ListFromCacheSnapshot). On v1.37 the API server normally retries such a list against etcd, so seeing this message means the fallback failed too, or an older or modified server answered.",
+		pagerFallsBack,
+		"List with resourceVersion unset (consistent) or \"0\" instead of an exact RV, then watch from that list's resourceVersion.",
+	},
+	KindEtcdCompactedWatch: {ClassExpired,
+		"A watch reached etcd for a revision etcd has already compacted away.",
+		"This form comes from etcd, not from the watch cache: the watch cache is off for this resource (--watch-cache=false or --watch-cache-sizes=RESOURCE#0) or the request bypassed it. The API server compacts etcd every --etcd-compaction-interval (5 minutes by default), so a watch from an RV older than that fails.",
+		reflectorRelists,
+		"Relist and watch from the list's resourceVersion; with bookmarks the last RV stays recent. If the watch cache is off for this resource on purpose, expect this after every quiet period longer than the compaction interval.",
+	},
+	KindEtcdCompactedExactList: {ClassExpired,
+		"A list at an exact resourceVersion asked etcd for a revision it has compacted away.",
+		"Exact reads are served from etcd's history, which the API server compacts every --etcd-compaction-interval (5 minutes by default). A list is Exact when it sets resourceVersionMatch=Exact, or (legacy rule) when it sets a resourceVersion other than 0 together with a limit.",
+		pagerFallsBack,
+		"Do not list at an old exact RV: list with resourceVersion unset (consistent) or \"0\" (any), or use resourceVersionMatch=NotOlderThan, then watch from that list's resourceVersion.",
+	},
+	KindContinueExpired: {ClassExpired,
+		"A paged list sent a continue token whose snapshot etcd has compacted away: the pages can no longer form one consistent list.",
+		"Every page of a paged list is read at the first page's revision; when more than the compaction interval (5 minutes by default) passes between the first page and this one, that revision is gone. Slow consumers, tiny pages on a huge collection, or a pause between pages cause it.",
+		pagerFallsBack,
+		"Restart the list from page 1 without the continue token; read pages without pausing, or use a larger limit.",
+	},
+	KindContinueExpiredInconsistent: {ClassExpired,
+		"A paged list sent a continue token whose snapshot etcd has compacted away. The server also returned a fresh continue token (metadata.continue) that would finish the list at the newest revision.",
+		"Every page of a paged list is read at the first page's revision; when more than the compaction interval (5 minutes by default) passes between pages, that revision is gone. The fresh token reads the rest at a newer revision: objects created, changed or deleted since page 1 may show up, so the result is not one consistent list.",
+		pagerFallsBack,
+		"Restart the list from page 1 for a consistent list; use the fresh continue token only when an inconsistent list is acceptable.",
+	},
+	KindEtcdCompacted: {ClassExpired,
+		"etcd refused a read or watch at a revision it has compacted away.",
+		"This is etcd's own wording, as seen in API server logs (\"watch chan error\") or etcdctl. In an API server log it is usually the watch cache's own watch on etcd, which recovers by relisting; clients only see it as 410 Expired when their watch went to etcd (watch cache off).",
+		"Nothing to do for client-go clients: what reaches them is a 410 Expired, handled by a relist.",
+		"If it shows up with client-side 410 errors, see EtcdCompactedWatch; on its own in an API server log it is a warning, not an outage.",
+	},
+	KindGone: {ClassExpired,
+		"The server answered 410 Gone: the resourceVersion (or continue token) of the request is older than what the server still keeps.",
+		"Without the server's message it is not known which window dropped it: the watch cache's (watches), or etcd's compaction (watch cache off, exact lists, continue tokens). Servers before 1.18 used reason Gone; since then the reason is Expired.",
+		reflectorRelists,
+		"Relist without a resourceVersion (or from page 1) and watch from the new list's resourceVersion; to know which window, paste the full message or JSON Status.",
+	},
+	KindResourceVersionTooLarge: {ClassTooLarge,
+		"A request asked for data at least as new as resourceVersion N, but this API server has only reached M and did not catch up within about 3 seconds (504, reason Timeout, cause ResourceVersionTooLarge).",
+		"The RV comes from somewhere this server has not seen yet: another API server whose cache is ahead (HA control planes), another cluster, a time before an etcd restore (RVs went back), or this server's watch cache still catching up after a restart. A watch from such an RV does not fail: the server holds it silently.",
+		"The Reflector treats TooLarge like Expired: it lists again from its last RV, then with resourceVersion=\"\" (a consistent read), which always succeeds; it does not retry the too-new RV forever.",
+		"List with resourceVersion unset (a consistent read) and watch from that list's resourceVersion; never carry RVs across clusters, API server sets or etcd restores.",
+	},
+	KindConsistentReadCacheLagging: {ClassTooLarge,
+		"A consistent read (resourceVersion unset) could not be served from the watch cache: etcd is at N but the cache has only reached M, and it did not catch up in time, so the server answered 429 Too Many Requests.",
+		"The client's RV is not the problem: the API server's own watch cache lags etcd (a restart, heavy load, or a slow etcd). With ConsistentListFromCacheSkipTimeoutFallback the server does not fall back to etcd and asks the client to retry instead.",
+		"client-go retries 429 responses after their Retry-After by itself; the Reflector backs off and relists.",
+		"Retry after the Retry-After delay; if it persists, check the API server's watch cache and etcd latency (apiserver_watch_cache_* and etcd_request_duration_seconds metrics).",
+	},
+	KindEtcdFutureRevision: {ClassTooLarge,
+		"etcd refused a read at a revision it has not reached yet.",
+		"This is etcd's own wording (seen in API server logs or etcdctl). The revision comes from another etcd cluster, from before a restore, or from an etcd member that is behind. The API server turns it into a 504 Too large resource version.",
+		"Clients see it as a TooLarge error: the Reflector relists from its last RV, then with resourceVersion=\"\".",
+		"Read without a revision (a consistent read) and start again from the revision that read returns; after an etcd restore, restart the API servers and clients so no one keeps RVs from before.",
+	},
+	KindRequestTimeout: {ClassOther,
+		"A request timed out. It is not a resourceVersion error: no Too large resource version message or ResourceVersionTooLarge cause came with it.",
+		"The server (or a proxy in between) did not answer in time: a slow or overloaded API server or etcd, a large list, an admission webhook, or a client-side timeout.",
+		plainRetry,
+		"Retry; for large collections list in pages (limit) or from the watch cache (resourceVersion=0); look at API server latency if it repeats.",
+	},
+	KindTooManyRequests: {ClassOther,
+		"The API server rejected the request with 429 Too Many Requests (API Priority and Fairness or max-in-flight limits). It is not a resourceVersion error.",
+		"The request's priority level has no free seats: too many concurrent requests from this client or others at the same level. Frequent relists (lists are expensive) are a common cause.",
+		"client-go retries 429s after Retry-After; the Reflector logs \"Watch returned 429 - backing off\" and retries.",
+		"Slow down: share informers instead of listing, page large lists, and check the FlowSchema and PriorityLevelConfiguration that classify this client (kubectl get flowschemas).",
+	},
+	KindInternalErrorAtCompaction: {ClassOther,
+		"The server answered 500 Internal Error with etcd's compaction message inside: a compacted revision reached the client as an internal error instead of a 410.",
+		"When an etcd compaction error is not translated into a 410 Expired on its way out (a wrapped error, an aggregated API server or a storage layer other than the built-in one), the generic error path reports it as 500. The cause is the same as a 410: the requested revision is older than etcd's compaction.",
+		"client-go does not treat a 500 as Expired: the Reflector retries the watch after an internal error a few times, then lists again, which recovers.",
+		"Treat it like an Expired error: relist and watch from the new list's resourceVersion; report the 500 to whoever runs that API server.",
+	},
+	KindServerError: {ClassOther,
+		"The server answered with a 5xx error. It is not a resourceVersion error.",
+		"A failure on the server side or on the way: the API server, an aggregated API server, a proxy or a load balancer.",
+		"client-go retries some 5xx errors; the Reflector retries the watch after an internal error, then relists.",
+		"Retry; if it repeats, look at the API server logs around that time.",
+	},
+	KindWatchEnded: {ClassOther,
+		"A watch ended or broke without a resourceVersion error: the stream closed, or the client could not decode an event from it.",
+		"Watches end on purpose: client-go asks for timeoutSeconds between 5 and 10 minutes, and the server ends any watch after --min-request-timeout (30 to 60 minutes). Otherwise a proxy, a load balancer or the network cut the stream.",
+		"The Reflector restarts the watch from the last RV it saw, without a relist; only if that RV is too old by then does a 410 Expired follow.",
+		"Nothing, if it happens every few minutes; if watches end within seconds, look at proxies and load balancers between the client and the API server (idle timeouts, HTTP/2 limits).",
+	},
+	KindInvalidResourceVersion: {ClassOther,
+		"The server rejected the request's resourceVersion parameters as invalid: not a number, or a combination the API does not allow.",
+		"resourceVersion is opaque, but etcd-backed servers only accept decimal numbers; resourceVersionMatch needs a resourceVersion, cannot go with a continue token, and Exact is refused for resourceVersion=0.",
+		"client-go never builds such a request by itself; it comes from code that sets ListOptions by hand.",
+		"Send an RV exactly as the server returned it (metadata.resourceVersion of a list or object), and check the resourceVersion, resourceVersionMatch and continue combination.",
+	},
+	KindInvalidContinue: {ClassOther,
+		"The server rejected a continue token as malformed (not expired).",
+		"Continue tokens are opaque: one that was edited, truncated, sent to another resource, or combined with a resourceVersion is refused with 400.",
+		"tools/pager always sends the token of the previous page unchanged.",
+		"Send the continue token of the previous page exactly as received, with the same selectors and without resourceVersion.",
+	},
+	KindConnectionReset: {ClassOther,
+		"The connection to the API server broke (reset, lost HTTP/2 connection, unexpected EOF). It is not a resourceVersion error.",
+		"A network, proxy or load balancer problem, or an API server that restarted or shut the connection down.",
+		"The Reflector restarts the watch from the last RV it saw; if the break lasted long enough for that RV to expire, a 410 Expired and a relist follow.",
+		"Nothing, if rare; if frequent, look at the network path and the API server's restarts.",
+	},
+	KindNetworkError: {ClassOther,
+		"The client could not talk to the API server (connection refused, name resolution, TLS). It is not a resourceVersion error.",
+		"The API server is down or unreachable from here, or the kubeconfig points at the wrong address.",
+		"The Reflector keeps retrying with backoff; a watch resumes from its last RV once the server is back.",
+		"Check the server address, the network path and the API server's health.",
+	},
+}
+
+// withAdvice fills the texts of d's kind (and its class when unset).
+func withAdvice(d Diagnosis) Diagnosis {
+	a, ok := advices[d.Kind]
+	if !ok {
+		return d
+	}
+	if d.Class == "" {
+		d.Class = a.class
+	}
+	d.What, d.Why, d.ClientGo, d.Fix = a.what, a.why, a.clientGo, a.fix
+	return d
+}

@@ -1,0 +1,49 @@
+package diagnose
+
+import "fmt"
+
+// Check compares the RV of an error with a cluster's current RV, read now
+// (explain-error --check). The current RV of a consistent list is etcd's
+// current revision, shared by every resource stored in the same etcd.
+type Check struct {
+	Resource                 string `json:"resource"`
+	Namespace                string `json:"namespace,omitempty"`
+	CurrentResourceVersion   string `json:"currentResourceVersion"`
+	RequestedResourceVersion string `json:"requestedResourceVersion,omitempty"`
+	Behind                   string `json:"behind,omitempty"` // current - requested
+	Ahead                    string `json:"ahead,omitempty"`  // requested - current
+	Verdict                  string `json:"verdict"`
+}
+
+// CompareNow builds a Check from a diagnosis, the RV it is about (requested,
+// from the error or given by the user) and the current RV.
+func CompareNow(d Diagnosis, requested, current string) Check {
+	c := Check{CurrentResourceVersion: current, RequestedResourceVersion: requested}
+	if requested == "" {
+		c.Verdict = fmt.Sprintf("the cluster is at RV %s now; the error names no resourceVersion to compare with (pass --rv)", current)
+		return c
+	}
+	c.Behind = subtract(current, requested)
+	c.Ahead = subtract(requested, current)
+	if c.Ahead == "0" {
+		c.Ahead = ""
+	}
+	ahead := c.Ahead != ""
+	switch {
+	case !ahead && c.Behind == "":
+		c.Verdict = fmt.Sprintf("RV %s and the current RV %s cannot be compared as numbers", requested, current)
+	case d.Class == ClassExpired && !ahead:
+		c.Verdict = fmt.Sprintf("RV %s is %s behind the current RV %s: a watch or exact list from it fails the same way now; relist and watch from the new list's RV", requested, c.Behind, current)
+	case d.Class == ClassExpired:
+		c.Verdict = fmt.Sprintf("RV %s is %s ahead of the current RV %s: it does not come from this cluster's history (another cluster, or etcd was restored)", requested, c.Ahead, current)
+	case d.Class == ClassTooLarge && ahead:
+		c.Verdict = fmt.Sprintf("RV %s is still %s ahead of the current RV %s (a consistent read, straight from etcd): this etcd never had it; it comes from another cluster or from before an etcd restore", requested, c.Ahead, current)
+	case d.Class == ClassTooLarge:
+		c.Verdict = fmt.Sprintf("the cluster has reached RV %s since (it is at %s, %s past it): the error was a lag (a watch cache catching up, or another API server behind), and the same request succeeds now", requested, current, c.Behind)
+	case ahead:
+		c.Verdict = fmt.Sprintf("RV %s is %s ahead of the current RV %s", requested, c.Ahead, current)
+	default:
+		c.Verdict = fmt.Sprintf("RV %s is %s behind the current RV %s", requested, c.Behind, current)
+	}
+	return c
+}

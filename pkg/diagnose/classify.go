@@ -1,0 +1,379 @@
+package diagnose
+
+import (
+	"strings"
+)
+
+// The server's wordings, verified in the v1.37.2 sources (paths under
+// k8s.io/apiserver@v0.37.2/pkg/storage unless said otherwise) and etcd v3.7.3.
+const (
+	// cacher/watch_cache_history.go: "too old resource version: %d (%d)";
+	// cacher/store/watch_cache_storage.go: "too old resource version: %d".
+	phraseTooOld = "too old resource version: "
+	// errors.go NewTooLargeResourceVersionError, wrapped by apimachinery
+	// NewTimeoutError as "Timeout: %s".
+	phraseTooLarge = "Too large resource version: "
+	phraseCurrent  = ", current: "
+	// etcd3/errors.go.
+	phraseWatchTooOld    = "The resourceVersion for the provided watch is too old."
+	phraseListTooOld     = "The resourceVersion for the provided list is too old."
+	phraseContinueTooOld = "The provided continue parameter is too old"
+	phraseFreshToken     = "use the continue token in this response"
+	// go.etcd.io/etcd/api/v3/v3rpc/rpctypes/error.go (ErrGRPCCompacted,
+	// ErrGRPCFutureRev) and server/v3/storage/mvcc/kvstore.go.
+	phraseCompacted  = "required revision has been compacted"
+	phraseFutureRev  = "required revision is a future revision"
+	phraseInternal   = "Internal error occurred"  // apimachinery NewInternalError
+	phraseServerErr  = "an error on the server (" // apimachinery NewGenericServerResponse, code >= 500
+	phraseDecodeFail = "unable to decode an event from the watch stream"
+)
+
+// matcher recognizes one family of errors; it fills d and reports success.
+type matcher func(s *signals, d *Diagnosis) bool
+
+// matchers run in order: the server's exact wordings first, then the
+// lookalikes' wordings, then what a status code or reason alone says.
+var matchers = []matcher{
+	matchTooLarge, matchTooOld, matchEtcdWatch, matchEtcdList, matchContinue,
+	matchCompacted, matchFutureRev, matchInvalid, matchConnection, matchWatchEnded,
+	matchCodeOnly,
+}
+
+// classify turns signals into a diagnosis.
+func classify(s *signals) Diagnosis {
+	d := Diagnosis{
+		Code: int32(s.code), Reason: s.reason, Operation: s.op, Source: s.source,
+		RequestedResourceVersion: s.requested,
+	}
+	for _, m := range matchers {
+		if m(s, &d) {
+			d = withAdvice(d)
+			d.Summary = summary(d)
+			if d.Class == ClassTooLarge {
+				d.Why += tooLargeHint(d)
+			}
+			return d
+		}
+	}
+	u := unrecognized()
+	u.Code, u.Reason, u.Source = d.Code, d.Reason, d.Source
+	return u
+}
+
+func set(d *Diagnosis, kind, confidence, message string) bool {
+	d.Kind, d.Confidence = kind, confidence
+	if d.Message == "" {
+		d.Message = message
+	}
+	if d.Operation == "" {
+		switch kind {
+		case KindWatchCacheWindow, KindEtcdCompactedWatch:
+			d.Operation = OpWatch
+		case KindEtcdCompactedExactList, KindWatchCacheSnapshot:
+			d.Operation = OpListExact
+		case KindContinueExpired, KindContinueExpiredInconsistent, KindInvalidContinue:
+			d.Operation = OpListContinue
+		}
+	}
+	return true
+}
+
+func matchTooLarge(s *signals, d *Diagnosis) bool {
+	i := strings.Index(s.text, phraseTooLarge)
+	if i < 0 {
+		if !s.causeLarge {
+			return false
+		}
+		return set(d, KindResourceVersionTooLarge, ConfidenceMedium, "")
+	}
+	n, j := digitsAt(s.text, i+len(phraseTooLarge))
+	end := j
+	var m string
+	if strings.HasPrefix(s.text[j:], phraseCurrent) {
+		m, end = digitsAt(s.text, j+len(phraseCurrent))
+	}
+	d.RequestedResourceVersion, d.CurrentResourceVersion = orKeep(n, d.RequestedResourceVersion), m
+	d.Gap = subtract(n, m)
+	start := i
+	if strings.HasSuffix(s.text[:i], "Timeout: ") {
+		start = i - len("Timeout: ")
+	}
+	conf := ConfidenceHigh
+	if n == "" || m == "" {
+		conf = ConfidenceMedium
+	}
+	kind := KindResourceVersionTooLarge
+	if s.code == 429 || s.reason == "TooManyRequests" {
+		kind = KindConsistentReadCacheLagging
+	}
+	return set(d, kind, conf, s.text[start:end])
+}
+
+func matchTooOld(s *signals, d *Diagnosis) bool {
+	i := strings.Index(s.text, phraseTooOld)
+	if i < 0 {
+		return false
+	}
+	x, j := digitsAt(s.text, i+len(phraseTooOld))
+	if x == "" {
+		return set(d, KindGone, ConfidenceMedium, s.text[i:i+len(phraseTooOld)-2])
+	}
+	d.RequestedResourceVersion = x
+	if strings.HasPrefix(s.text[j:], " (") {
+		y, k := digitsAt(s.text, j+2)
+		if y != "" && k < len(s.text) && s.text[k] == ')' {
+			d.OldestResourceVersion = y
+			d.Gap = subtract(y, x)
+			return set(d, KindWatchCacheWindow, ConfidenceHigh, s.text[i:k+1])
+		}
+	}
+	return set(d, KindWatchCacheSnapshot, ConfidenceMedium, s.text[i:j])
+}
+
+func matchEtcdWatch(s *signals, d *Diagnosis) bool {
+	if !strings.Contains(s.text, phraseWatchTooOld) {
+		return false
+	}
+	return set(d, KindEtcdCompactedWatch, ConfidenceHigh, phraseWatchTooOld)
+}
+
+func matchEtcdList(s *signals, d *Diagnosis) bool {
+	if !strings.Contains(s.text, phraseListTooOld) {
+		return false
+	}
+	return set(d, KindEtcdCompactedExactList, ConfidenceHigh, phraseListTooOld)
+}
+
+func matchContinue(s *signals, d *Diagnosis) bool {
+	i := strings.Index(s.text, phraseContinueTooOld)
+	if i < 0 {
+		return false
+	}
+	msg := s.text[i:]
+	if k := strings.IndexAny(msg, "\"\n'"); k >= 0 {
+		msg = msg[:k]
+	}
+	msg = strings.TrimRight(msg, `\`)
+	if s.freshToken || strings.Contains(s.text[i:], phraseFreshToken) {
+		return set(d, KindContinueExpiredInconsistent, ConfidenceHigh, msg)
+	}
+	return set(d, KindContinueExpired, ConfidenceHigh, msg)
+}
+
+func matchCompacted(s *signals, d *Diagnosis) bool {
+	i := strings.Index(s.text, phraseCompacted)
+	if i < 0 {
+		return false
+	}
+	msg := etcdMessage(s.text, i, phraseCompacted)
+	if s.code >= 500 || s.reason == "InternalError" || strings.Contains(s.text, phraseInternal) || strings.Contains(s.text, phraseServerErr) {
+		return set(d, KindInternalErrorAtCompaction, ConfidenceMedium, msg)
+	}
+	return set(d, KindEtcdCompacted, ConfidenceHigh, msg)
+}
+
+func matchFutureRev(s *signals, d *Diagnosis) bool {
+	i := strings.Index(s.text, phraseFutureRev)
+	if i < 0 {
+		return false
+	}
+	return set(d, KindEtcdFutureRevision, ConfidenceHigh, etcdMessage(s.text, i, phraseFutureRev))
+}
+
+// etcdMessage widens an etcd phrase to "etcdserver: mvcc: ..." when present.
+func etcdMessage(t string, i int, phrase string) string {
+	start := i
+	for _, p := range []string{"mvcc: ", "etcdserver: "} {
+		if strings.HasSuffix(t[:start], p) {
+			start -= len(p)
+		}
+	}
+	return t[start : i+len(phrase)]
+}
+
+// Invalid parameters: apiserver storage/interfaces.go and etcd3/store.go
+// ("invalid resource version: %v", "invalid continue token: %v",
+// "specifying resource version is not allowed when using continue"),
+// storage/continue.go ("continue key is not valid"), apimachinery
+// apis/meta/internalversion/validation ("resourceVersionMatch is forbidden
+// ..."), storage/api_object_versioner.go (field.Invalid "resourceVersion").
+var invalidRV = []string{
+	"invalid resource version: ", "resourceVersion: Invalid value", "resourceVersionMatch is forbidden",
+	"resourceVersionMatch: Unsupported value", "resourceVersionMatch \"exact\" is forbidden",
+	"specifying resource version is not allowed when using continue",
+}
+var invalidContinue = []string{"invalid continue token", "continue key is not valid"}
+
+func matchInvalid(s *signals, d *Diagnosis) bool {
+	for _, p := range invalidContinue {
+		if i := strings.Index(s.text, p); i >= 0 {
+			return set(d, KindInvalidContinue, ConfidenceHigh, lineFrom(s.text, i))
+		}
+	}
+	for _, p := range invalidRV {
+		if i := strings.Index(s.text, p); i >= 0 {
+			return set(d, KindInvalidResourceVersion, ConfidenceHigh, lineFrom(s.text, i))
+		}
+	}
+	return false
+}
+
+// Connection breaks: Go's net and net/http2 wordings.
+var connectionBroken = []string{
+	"connection reset by peer", "http2: client connection lost", "http2: server sent GOAWAY",
+	"unexpected EOF", "broken pipe", "use of closed network connection",
+}
+
+func matchConnection(s *signals, d *Diagnosis) bool {
+	for _, p := range connectionBroken {
+		if strings.Contains(s.text, p) {
+			return set(d, KindConnectionReset, ConfidenceMedium, p)
+		}
+	}
+	return false
+}
+
+// Watch ends: client-go rest/watch and tools/cache/reflector.go wordings,
+// old and new ("watch of %v ended with: %v", "Watch closed", "very short
+// watch", "Warning: watch ended with error"), apimachinery
+// watch/streamwatcher.go ("unable to decode an event from the watch stream").
+var watchEnded = []string{
+	phraseDecodeFail, "very short watch", "Unexpected watch close", "watch ended with error",
+	"Watch close",
+}
+
+func matchWatchEnded(s *signals, d *Diagnosis) bool {
+	for _, p := range watchEnded {
+		if i := strings.Index(s.text, p); i >= 0 {
+			return set(d, KindWatchEnded, ConfidenceMedium, lineFrom(s.text, i))
+		}
+	}
+	if i := strings.Index(s.text, "watch of "); i >= 0 && strings.Contains(s.text[i:], " ended with: ") {
+		return set(d, KindWatchEnded, ConfidenceMedium, lineFrom(s.text, i))
+	}
+	return false
+}
+
+// Timeouts and throttling, by wording (apiserver server/filters/timeout.go,
+// endpoints/handlers/finisher, server/filters/priority-and-fairness.go,
+// apimachinery NewGenericServerResponse and NewServerTimeout, Go's net/http).
+var timeoutWords = []string{
+	"request did not complete within", "unable to return a response in the time allotted",
+	"could not be completed at this time", "Client.Timeout exceeded", "context deadline exceeded", "i/o timeout",
+}
+var throttleWords = []string{"Too many requests", "too many requests", "Watch returned 429"}
+
+// Other wrappers of a plain 410: the Java client's ReflectorRunnable
+// ("ResourceVersion {} expired, will retry w/o resourceVersion") and
+// ApiException (its message is the HTTP reason phrase), fabric8's Reflector
+// ("Watch restarting due to http gone").
+const (
+	javaExpired   = " expired, will retry w/o resourceVersion"
+	fabric8Gone   = "restarting due to http gone"
+	javaGone      = "ApiException: Gone"
+	javaRVExpired = "ResourceVersion "
+)
+
+func matchCodeOnly(s *signals, d *Diagnosis) bool {
+	t := s.text
+	switch {
+	case s.code == 410 || s.reason == "Expired" || s.reason == "Gone":
+		return matchGone(s, d)
+	case strings.Contains(t, javaExpired):
+		if i := strings.Index(t, javaRVExpired); i >= 0 {
+			rv, _ := digitsAt(t, i+len(javaRVExpired))
+			d.RequestedResourceVersion = orKeep(rv, d.RequestedResourceVersion)
+		}
+		return set(d, KindGone, ConfidenceMedium, lineFrom(t, max(0, strings.Index(t, javaRVExpired))))
+	case strings.Contains(t, fabric8Gone):
+		return set(d, KindGone, ConfidenceLow, fabric8Gone)
+	case strings.Contains(t, javaGone):
+		// The official Java client's message is the HTTP reason phrase of the 410.
+		d.Code = 410
+		return set(d, KindGone, ConfidenceLow, "Gone")
+	case s.code == 429 || s.reason == "TooManyRequests" || containsAny(t, throttleWords):
+		return set(d, KindTooManyRequests, wordConfidence(s, 429, "TooManyRequests", t, throttleWords), firstOf(t, throttleWords))
+	}
+	timeout := containsAny(t, timeoutWords)
+	if s.code == 504 || s.reason == "Timeout" || s.reason == "ServerTimeout" || timeout {
+		// A 504 on a list at resourceVersion=N with the body lost is how
+		// TooLarge looks from outside; a watch never answers TooLarge (it
+		// waits), and a plain timeout says so.
+		if !timeout && s.code == 504 && s.requested != "" && s.requested != "0" && s.op != OpWatch && s.op != "" {
+			return set(d, KindResourceVersionTooLarge, ConfidenceLow, "")
+		}
+		return set(d, KindRequestTimeout, wordConfidence(s, 504, "Timeout", t, timeoutWords), firstOf(t, timeoutWords))
+	}
+	if s.code >= 500 || s.reason == "InternalError" || s.reason == "ServiceUnavailable" ||
+		strings.Contains(t, phraseInternal) || strings.Contains(t, phraseServerErr) {
+		return set(d, KindServerError, ConfidenceLow, "")
+	}
+	return false
+}
+
+func matchGone(s *signals, d *Diagnosis) bool {
+	conf := ConfidenceLow
+	if s.code == 410 && (s.reason == "Expired" || s.reason == "Gone" || s.requested != "") {
+		// A 410 with its reason, or a 410 to a request that carried a
+		// resourceVersion, is an expiry for sure; only the window is unknown.
+		conf = ConfidenceMedium
+	}
+	switch s.op {
+	case OpListContinue:
+		return set(d, KindContinueExpired, ConfidenceLow, "")
+	case OpListExact:
+		return set(d, KindEtcdCompactedExactList, ConfidenceLow, "")
+	}
+	return set(d, KindGone, conf, "")
+}
+
+// wordConfidence is codeConfidence, raised to medium when a known wording
+// says the same.
+func wordConfidence(s *signals, code int, reason, t string, words []string) string {
+	c := codeConfidence(s, code, reason)
+	if c == ConfidenceLow && containsAny(t, words) {
+		return ConfidenceMedium
+	}
+	return c
+}
+
+func codeConfidence(s *signals, code int, reason string) string {
+	switch {
+	case s.code == code && s.reason == reason:
+		return ConfidenceHigh
+	case s.code == code || s.reason == reason:
+		return ConfidenceMedium
+	}
+	return ConfidenceLow
+}
+
+func containsAny(t string, words []string) bool { return firstOf(t, words) != "" }
+
+func firstOf(t string, words []string) string {
+	for _, w := range words {
+		if strings.Contains(t, w) {
+			return w
+		}
+	}
+	return ""
+}
+
+// lineFrom returns t from i to the end of its line (at most 300 bytes),
+// without a closing quote of a wrapper.
+func lineFrom(t string, i int) string {
+	s := t[i:]
+	if k := strings.IndexAny(s, "\n\""); k >= 0 {
+		s = s[:k]
+	}
+	if len(s) > 300 {
+		s = s[:300]
+	}
+	return strings.TrimRight(s, `\ `)
+}
+
+func orKeep(v, old string) string {
+	if v != "" {
+		return v
+	}
+	return old
+}

@@ -1,0 +1,269 @@
+package diagnose
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"syscall"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// maxTextBytes caps what FromText reads of one message; ScanLog is the way
+// to read more.
+const maxTextBytes = 1 << 20
+
+// FromStatus diagnoses a decoded Status: a watch ERROR event's object or the
+// body of an HTTP error response.
+func FromStatus(st metav1.Status, ctx Context) Diagnosis {
+	s := &signals{
+		text: st.Message, code: int(st.Code), reason: string(st.Reason), message: st.Message,
+		freshToken: st.Continue != "", op: ctx.Operation, requested: ctx.RequestedResourceVersion,
+	}
+	if st.Details != nil {
+		for _, c := range st.Details.Causes {
+			// The cause type since 1.18.6; the cause message alone before it
+			// (client-go reflector.go isTooLargeResourceVersionError).
+			if c.Type == metav1.CauseTypeResourceVersionTooLarge || c.Message == "Too large resource version" {
+				s.causeLarge = true
+			}
+		}
+	}
+	d := classify(s)
+	if d.Recognized() && st.Message != "" && d.Confidence == ConfidenceMedium && d.Kind != KindInternalErrorAtCompaction {
+		// A decoded Status is the server's own word: the wrapper cannot hide anything.
+		d.Confidence = ConfidenceHigh
+	}
+	if st.Message != "" {
+		d.Message = st.Message
+	}
+	return d
+}
+
+// FromError diagnoses any error: an API error (apierrors.APIStatus) through
+// its Status, anything else through its text, and network errors as Other.
+func FromError(err error, ctx Context) Diagnosis {
+	if err == nil {
+		return unrecognized()
+	}
+	var st apierrors.APIStatus
+	if errors.As(err, &st) {
+		return FromStatus(st.Status(), ctx)
+	}
+	d := fromText(err.Error(), ctx)
+	if d.Recognized() {
+		return d
+	}
+	var kind string
+	var ne net.Error
+	switch {
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		kind = KindConnectionReset
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+		kind = KindRequestTimeout
+	case errors.As(err, &ne):
+		kind = KindNetworkError
+	default:
+		return d
+	}
+	out := withAdvice(Diagnosis{Kind: kind, Confidence: ConfidenceMedium, Message: err.Error(),
+		Operation: ctx.Operation, RequestedResourceVersion: ctx.RequestedResourceVersion})
+	out.Summary = summary(out)
+	return out
+}
+
+// FromText diagnoses free text holding one error: a bare server message, a
+// JSON Status, a watch event, kubectl's or a client library's rendering, a
+// log line. Only the first MiB is read; the time taken is linear in it.
+func FromText(text string) Diagnosis { return fromText(text, Context{}) }
+
+// FromTextContext is FromText with what the caller knows about the request.
+func FromTextContext(text string, ctx Context) Diagnosis { return fromText(text, ctx) }
+
+func fromText(text string, ctx Context) Diagnosis {
+	if len(text) > maxTextBytes {
+		text = text[:maxTextBytes]
+	}
+	t := strings.TrimSpace(text)
+	if t == "" {
+		return unrecognized()
+	}
+	if st, src, ok := wholeStatus(t); ok {
+		d := FromStatus(st, ctx)
+		d.Source = src
+		return d
+	}
+	return classifyText(t, ctx)
+}
+
+// classifyText reads the signals of a text and classifies it (shared with
+// ScanLog, which calls it on one line).
+func classifyText(t string, ctx Context) Diagnosis {
+	s := &signals{text: t, code: statusCodeIn(t), reason: reasonIn(t), op: ctx.Operation, requested: ctx.RequestedResourceVersion}
+	op, rv := urlHints(t)
+	if s.op == "" {
+		s.op = op
+	}
+	if s.requested == "" {
+		s.requested = rv
+	}
+	if i, q := valueAfterKey(t, "continue"); i >= 0 && q != "" && i < len(t) && !strings.HasPrefix(t[i:], q) {
+		s.freshToken = true
+	}
+	s.causeLarge = strings.Contains(t, string(metav1.CauseTypeResourceVersionTooLarge))
+	d := classify(s)
+	if !d.Recognized() {
+		return d
+	}
+	d.Source = sourceOf(t)
+	if m, ok := stringField(t, "message", true); ok && d.Message != "" && strings.Contains(m, d.Message) {
+		d.Message = m
+	}
+	return d
+}
+
+// wholeStatus decodes text that is one JSON Status or one watch event
+// carrying a Status. Large or deeply nested JSON is left to the flat scan.
+func wholeStatus(t string) (metav1.Status, string, bool) {
+	if t[0] != '{' || t[len(t)-1] != '}' || len(t) > maxJSONBytes || !jsonDepthOK(t) {
+		return metav1.Status{}, "", false
+	}
+	var ev struct {
+		Type   string          `json:"type"`
+		Object json.RawMessage `json:"object"`
+	}
+	if err := json.Unmarshal([]byte(t), &ev); err != nil {
+		return metav1.Status{}, "", false
+	}
+	raw, src := []byte(t), "API Status (JSON)"
+	if ev.Type != "" && len(ev.Object) > 0 {
+		raw, src = ev.Object, "watch event "+ev.Type
+	}
+	var st metav1.Status
+	if err := json.Unmarshal(raw, &st); err != nil || st.Kind != "Status" || st.Code == 0 {
+		return metav1.Status{}, "", false
+	}
+	return st, src, true
+}
+
+// summary is the one-line verdict, with the numbers.
+func summary(d Diagnosis) string {
+	rv := func(prefix string) string {
+		if d.RequestedResourceVersion == "" {
+			return ""
+		}
+		return prefix + d.RequestedResourceVersion
+	}
+	switch d.Kind {
+	case KindWatchCacheWindow:
+		return fmt.Sprintf("too old: the watch asked for the events after RV %s, but the oldest RV this API server can still serve is %s (%s behind)", d.RequestedResourceVersion, d.OldestResourceVersion, orUnknown(d.Gap))
+	case KindWatchCacheSnapshot:
+		return "too old: the watch cache holds no snapshot old enough for the exact list" + rv(" at RV ")
+	case KindEtcdCompactedWatch:
+		return "too old: etcd has compacted the revision the watch started from" + rv(", RV ") + " (the watch cache is not serving this watch)"
+	case KindEtcdCompactedExactList:
+		return "too old: etcd has compacted the revision of this exact-RV list" + rv(", RV ")
+	case KindContinueExpired:
+		return "too old: the continue token's snapshot has been compacted; the list must restart from page 1"
+	case KindContinueExpiredInconsistent:
+		return "too old: the continue token's snapshot has been compacted; the server offered a fresh token that would give an inconsistent list"
+	case KindEtcdCompacted:
+		return "too old: etcd says the required revision has been compacted"
+	case KindGone:
+		return "too old: 410 Gone" + rv(" for RV ") + ", without the message that names the window"
+	case KindResourceVersionTooLarge:
+		if d.CurrentResourceVersion == "" {
+			return "too new: the request asked for RV" + rv(" ") + " which this API server has not reached"
+		}
+		if d.CurrentResourceVersion == "0" {
+			return fmt.Sprintf("too new: the request asked for RV %s; the API server could not read its current RV (it reported 0)", d.RequestedResourceVersion)
+		}
+		return fmt.Sprintf("too new: the request asked for RV %s, but this API server is at %s (%s ahead)", d.RequestedResourceVersion, d.CurrentResourceVersion, orUnknown(d.Gap))
+	case KindConsistentReadCacheLagging:
+		return fmt.Sprintf("too new for the watch cache: a consistent read needs RV %s, the cache is at %s (%s behind etcd); answered 429", d.RequestedResourceVersion, orUnknown(d.CurrentResourceVersion), orUnknown(d.Gap))
+	case KindEtcdFutureRevision:
+		return "too new: etcd says the required revision is a future revision"
+	case KindRequestTimeout:
+		return "not a resourceVersion error: the request timed out"
+	case KindTooManyRequests:
+		return "not a resourceVersion error: the API server is throttling (429 Too Many Requests)"
+	case KindInternalErrorAtCompaction:
+		return "a compacted revision reported as 500 Internal Error: an Expired error in disguise"
+	case KindServerError:
+		return "not a resourceVersion error: a server-side (5xx) failure"
+	case KindWatchEnded:
+		return "not a resourceVersion error: the watch ended or broke, the client resumes from its last RV"
+	case KindInvalidResourceVersion:
+		return "not an expiry: the resourceVersion parameters of the request are invalid"
+	case KindInvalidContinue:
+		return "not an expiry: the continue token is malformed"
+	case KindConnectionReset:
+		return "not a resourceVersion error: the connection to the API server broke"
+	case KindNetworkError:
+		return "not a resourceVersion error: the API server could not be reached"
+	}
+	return ""
+}
+
+// tooLargeHint adds what the size of the gap suggests about the RV's origin.
+func tooLargeHint(d Diagnosis) string {
+	n, err1 := strconv.ParseUint(d.RequestedResourceVersion, 10, 64)
+	m, err2 := strconv.ParseUint(d.CurrentResourceVersion, 10, 64)
+	if err1 != nil || err2 != nil || m == 0 || n <= m || d.Kind != KindResourceVersionTooLarge {
+		return ""
+	}
+	if n-m <= 10000 && n-m <= m/10 {
+		return fmt.Sprintf(" Here the gap is small (%d): a watch cache catching up or another API server of the same cluster is the likely source.", n-m)
+	}
+	return fmt.Sprintf(" Here the gap is large (%d): an RV from another cluster or from before an etcd restore is the likely source.", n-m)
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+// sourceOf names the wrapper an error was found in.
+func sourceOf(t string) string {
+	switch {
+	case strings.Contains(t, "Error from server"):
+		return "kubectl"
+	case strings.Contains(t, `"logger":"controller-runtime`):
+		return "controller-runtime log"
+	case strings.Contains(t, "reflector.go") || strings.Contains(t, "reflector=") || strings.Contains(t, "watch of *") ||
+		strings.Contains(t, "ailed to list *"):
+		return "client-go reflector log"
+	case strings.Contains(t, "round_trippers.go"):
+		return "client-go HTTP trace (-v=6)"
+	case strings.Contains(t, "fabric8") || strings.Contains(t, "http gone"):
+		return "fabric8 Kubernetes client (Java)"
+	case strings.Contains(t, "io.kubernetes.client") || strings.Contains(t, "HTTP response code:") ||
+		strings.Contains(t, "class V1Status") || strings.Contains(t, "will retry w/o resourceVersion"):
+		return "official Java client"
+	case strings.Contains(t, "HTTP-Code:") || strings.Contains(t, "statusCode: "):
+		return "JavaScript client (@kubernetes/client-node)"
+	case strings.Contains(t, "ApiException") || strings.Contains(t, "Reason: "):
+		return "Python kubernetes client"
+	case strings.Contains(t, "watch chan error"):
+		return "kube-apiserver log"
+	case strings.Contains(t, "etcdserver:"):
+		return "etcd"
+	case strings.Contains(t, `"type":"ERROR"`):
+		return "watch event ERROR"
+	case strings.Contains(t, `"kind":"Status"`):
+		return "API Status (JSON)"
+	case strings.Contains(t, `'kind': 'Status'`):
+		return "API Status (Python dict)"
+	case strings.Contains(t, "HTTP/1.1 ") || strings.Contains(t, "HTTP/2 "):
+		return "HTTP response"
+	}
+	return ""
+}
