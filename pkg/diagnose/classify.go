@@ -304,12 +304,16 @@ func matchCodeOnly(s *signals, d *Diagnosis) bool {
 		}
 		return set(d, KindRequestTimeout, wordConfidence(s, 504, "Timeout", t, timeoutWords), firstOf(t, timeoutWords))
 	}
-	if s.code >= 500 || s.reason == "InternalError" || s.reason == "ServiceUnavailable" ||
+	if isServerCode(s.code) || s.reason == "InternalError" || s.reason == "ServiceUnavailable" ||
 		strings.Contains(t, phraseInternal) || strings.Contains(t, phraseServerErr) {
 		return set(d, KindServerError, ConfidenceLow, "")
 	}
 	return false
 }
+
+// isServerCode: the 5xx codes read as ServerError (504 is a timeout; other
+// 5xx codes are not seen from the API server).
+func isServerCode(c int) bool { return c == 500 || c == 502 || c == 503 }
 
 func matchGone(s *signals, d *Diagnosis) bool {
 	conf := ConfidenceLow

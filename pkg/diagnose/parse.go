@@ -50,36 +50,63 @@ func skipSpaces(s string, i int) int {
 	return i
 }
 
-// indexAny2 finds the first of two spellings of a key.
-func indexAny2(s, a, b string) (int, int) {
-	i := strings.Index(s, a)
-	j := strings.Index(s, b)
-	switch {
-	case i < 0:
-		return j, len(b)
-	case j < 0 || i < j:
-		return i, len(a)
-	}
-	return j, len(b)
+// keyIter walks the occurrences of a key in its lower-case and Title-case
+// spellings, in order. Each spelling's next position is searched again only
+// once the walk has passed it, so a whole walk reads s at most twice.
+type keyIter struct {
+	s, lower, title string
+	nl, nt          int // next position of each spelling; -1 = search again
 }
 
-// valueAfterKey finds key (in lower case or Title case) followed by optional
-// closing quotes, a ':' or '=', blanks and optional opening quotes, as in
-// "code":410, \"code\":410, 'code': 410, code: 410, Code:410 or
-// statusCode=410. It returns the index of the value and the quote that opens
-// it ("", `"`, `\"` or `'`). Occurrences that do not fit are skipped, so the
-// scan is linear.
-func valueAfterKey(s, key string) (int, string) {
-	title := strings.ToUpper(key[:1]) + key[1:]
-	from := 0
-	for from < len(s) {
-		i, n := indexAny2(s[from:], key, title)
-		if i < 0 {
-			return -1, ""
+// titles are the Title-case spellings of the keys looked for.
+var titles = map[string]string{"code": "Code", "reason": "Reason", "message": "Message", "continue": "Continue"}
+
+func newKeyIter(s, key string) keyIter {
+	title, ok := titles[key]
+	if !ok {
+		title = strings.ToUpper(key[:1]) + key[1:]
+	}
+	return keyIter{s: s, lower: key, title: title, nl: -1, nt: -1}
+}
+
+// next returns the first occurrence at or after from, and its length.
+func (k *keyIter) next(from int) (int, int) {
+	find := func(pos *int, w string) {
+		if *pos != len(k.s) && (*pos < 0 || *pos < from) {
+			if i := strings.Index(k.s[from:], w); i >= 0 {
+				*pos = from + i
+			} else {
+				*pos = len(k.s)
+			}
 		}
-		j := from + i + n
+	}
+	find(&k.nl, k.lower)
+	find(&k.nt, k.title)
+	switch {
+	case k.nl == len(k.s) && k.nt == len(k.s):
+		return -1, 0
+	case k.nl <= k.nt:
+		return k.nl, len(k.lower)
+	}
+	return k.nt, len(k.title)
+}
+
+// valuesAfterKey calls fn for every occurrence of key (in lower case or
+// Title case) followed by optional closing quotes, a ':' or '=', blanks and
+// optional opening quotes, as in "code":410, \"code\":410, 'code': 410,
+// code: 410, Code:410 or statusCode=410, with the index of the value and the
+// quote that opens it ("", `"`, `\"` or `'`), until fn returns false. The
+// walk is linear in len(s).
+func valuesAfterKey(s, key string, fn func(i int, quote string) bool) {
+	it := newKeyIter(s, key)
+	for from := 0; from < len(s); {
+		i, n := it.next(from)
+		if i < 0 {
+			return
+		}
+		j := i + n
 		from = j
-		for j < len(s) && (s[j] == '"' || s[j] == '\'' || s[j] == '\\') && j-from < 3 {
+		for k := 0; k < 3 && j < len(s) && (s[j] == '"' || s[j] == '\'' || s[j] == '\\'); k++ {
 			j++
 		}
 		j = skipSpaces(s, j)
@@ -87,32 +114,42 @@ func valueAfterKey(s, key string) (int, string) {
 			continue
 		}
 		j = skipSpaces(s, j+1)
+		quote := ""
 		switch {
 		case strings.HasPrefix(s[j:], `\"`):
-			return j + 2, `\"`
+			quote = `\"`
 		case strings.HasPrefix(s[j:], `"`):
-			return j + 1, `"`
+			quote = `"`
 		case strings.HasPrefix(s[j:], `'`):
-			return j + 1, `'`
+			quote = `'`
 		}
-		return j, ""
+		if !fn(j+len(quote), quote) {
+			return
+		}
 	}
-	return -1, ""
+}
+
+// valueAfterKey is the first value valuesAfterKey finds (-1 if none).
+func valueAfterKey(s, key string) (int, string) {
+	at, q := -1, ""
+	valuesAfterKey(s, key, func(i int, quote string) bool {
+		at, q = i, quote
+		return false
+	})
+	return at, q
 }
 
 // statusCodeIn finds an HTTP status code written in any of the wrappers:
 // "code":410, code: 410, statusCode: 410, HTTP response code: 410,
 // HTTP-Code: 410, (410), HTTP/1.1 410, status="410 Gone", "410 Gone".
 func statusCodeIn(s string) int {
-	for off := 0; off < len(s); {
-		i, _ := valueAfterKey(s[off:], "code")
-		if i < 0 {
-			break
-		}
-		if c := httpCode(s, off+i); c != 0 {
-			return c
-		}
-		off += i
+	code := 0
+	valuesAfterKey(s, "code", func(i int, _ string) bool {
+		code = httpCode(s, i)
+		return code == 0
+	})
+	if code != 0 {
+		return code
 	}
 	for _, p := range []string{"HTTP/1.1 ", "HTTP/1.0 ", "HTTP/2 ", "HTTP/2.0 ", "status=\"", "status: "} {
 		if i := strings.Index(s, p); i >= 0 {
@@ -175,17 +212,12 @@ func reasonIn(s string) string {
 			return r
 		}
 	}
-	for off := 0; off < len(s); {
-		i, _ := valueAfterKey(s[off:], "reason")
-		if i < 0 {
-			break
-		}
-		if r := knownReasonAt(s, off+i); r != "" {
-			return r
-		}
-		off += i
-	}
-	return ""
+	reason := ""
+	valuesAfterKey(s, "reason", func(i int, _ string) bool {
+		reason = knownReasonAt(s, i)
+		return reason == ""
+	})
+	return reason
 }
 
 func knownReasonAt(s string, i int) string {
@@ -203,19 +235,16 @@ func knownReasonAt(s string, i int) string {
 }
 
 // stringField reads the string value of key ("message", "continue") in any of
-// the quotings valueAfterKey knows, decoded; ok is false when absent. With
+// the quotings valuesAfterKey knows, decoded; ok is false when absent. With
 // quotedOnly, unquoted values (Java's toString, Go's map dump, prose) are
-// skipped in favor of a later quoted one.
+// skipped in favor of a later quoted one. Only the first candidate value is
+// read (at most fieldWindow bytes), so the cost stays bounded.
 func stringField(s, key string, quotedOnly bool) (string, bool) {
-	for off := 0; off < len(s); {
-		i, quote := valueAfterKey(s[off:], key)
-		if i < 0 {
-			return "", false
-		}
-		i += off
-		off = i
+	var out string
+	var ok bool
+	valuesAfterKey(s, key, func(i int, quote string) bool {
 		if quote == "" && quotedOnly {
-			continue
+			return true
 		}
 		end := min(len(s), i+fieldWindow)
 		switch quote {
@@ -225,23 +254,20 @@ func stringField(s, key string, quotedOnly bool) (string, bool) {
 			if j < 0 {
 				j = end - i
 			}
-			return strings.TrimSpace(s[i : i+j]), true
+			out, ok = strings.TrimSpace(s[i:i+j]), true
 		case `'`:
 			if j := strings.IndexByte(s[i:end], '\''); j >= 0 {
-				return s[i : i+j], true
+				out, ok = s[i:i+j], true
 			}
 		case `\"`:
 			// A JSON document inside a JSON string: undo one level, then read.
-			if v, ok := readJSONString(unescapeOnce(s[i:end])); ok {
-				return v, true
-			}
+			out, ok = readJSONString(unescapeOnce(s[i:end]))
 		default:
-			if v, ok := readJSONString(s[i:end]); ok {
-				return v, true
-			}
+			out, ok = readJSONString(s[i:end])
 		}
-	}
-	return "", false
+		return false
+	})
+	return out, ok
 }
 
 // readJSONString reads a JSON string body up to its closing quote (s starts

@@ -37,28 +37,6 @@ func ScanLog(r io.Reader, fn func(Finding)) error {
 	return err
 }
 
-// anchors: a line that contains none of them cannot match any rule, and is
-// skipped after this check alone. Keep in step with classify.go.
-var anchors = [][]byte{
-	[]byte("esource version"), []byte("esourceVersion"), []byte("ontinue "), []byte("revision"),
-	[]byte("Gone"), []byte("gone"), []byte("xpired"), []byte("410"), []byte("429"), []byte("504"),
-	[]byte("500"), []byte("503"), []byte("imeout"), []byte("deadline exceeded"), []byte("did not complete"),
-	[]byte("time allotted"), []byte("at this time"), []byte("any requests"), []byte("watch stream"),
-	[]byte("short watch"), []byte("atch close"), []byte("atch ended"), []byte("ended with"),
-	[]byte("Watch returned"), []byte("connection reset"), []byte("connection lost"), []byte("GOAWAY"),
-	[]byte("unexpected EOF"), []byte("broken pipe"), []byte("closed network"), []byte("nternal error"),
-	[]byte("error on the server"), []byte("code"), []byte("Code"),
-}
-
-func mayMatch(line []byte) bool {
-	for _, a := range anchors {
-		if bytes.Contains(line, a) {
-			return true
-		}
-	}
-	return false
-}
-
 type logScanner struct {
 	fn      func(Finding)
 	pending *Finding // a weak finding waiting for its message
@@ -109,7 +87,7 @@ func (sc *logScanner) line(n int, line []byte) {
 	if sc.pending != nil && n-sc.pending.Line > mergeWindow {
 		sc.flush()
 	}
-	if !mayMatch(line) {
+	if !worthClassifying(line) {
 		return
 	}
 	text := string(line)

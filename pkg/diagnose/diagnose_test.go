@@ -1,0 +1,119 @@
+package diagnose
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"syscall"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// tooLarge builds the error exactly as apiserver storage/errors.go
+// NewTooLargeResourceVersionError does (that package is not a dependency).
+func tooLarge(n, m uint64) *apierrors.StatusError {
+	err := apierrors.NewTimeoutError(fmt.Sprintf("Too large resource version: %d, current: %d", n, m), 1)
+	err.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: metav1.CauseTypeResourceVersionTooLarge, Message: "Too large resource version"}}
+	return err
+}
+
+func TestFromError(t *testing.T) {
+	cases := []struct {
+		name       string
+		err        error
+		ctx        Context
+		class      Class
+		kind, conf string
+		req        string
+	}{
+		{"expired window", apierrors.NewResourceExpired("too old resource version: 5 (9)"), Context{}, ClassExpired, KindWatchCacheWindow, ConfidenceHigh, "5"},
+		{"snapshot is high from a Status", apierrors.NewResourceExpired("too old resource version: 5"), Context{}, ClassExpired, KindWatchCacheSnapshot, ConfidenceHigh, "5"},
+		{"wrapped", fmt.Errorf("list failed: %w", apierrors.NewResourceExpired("The resourceVersion for the provided list is too old.")), Context{}, ClassExpired, KindEtcdCompactedExactList, ConfidenceHigh, ""},
+		{"too large", tooLarge(20, 10), Context{}, ClassTooLarge, KindResourceVersionTooLarge, ConfidenceHigh, "20"},
+		{"gone, continue", apierrors.NewGone(""), Context{Operation: OpListContinue}, ClassExpired, KindContinueExpired, ConfidenceLow, ""},
+		{"expired no message, watch", apierrors.NewResourceExpired(""), Context{Operation: OpWatch, RequestedResourceVersion: "77"}, ClassExpired, KindGone, ConfidenceMedium, "77"},
+		{"429", apierrors.NewTooManyRequests("Too many requests, please try again later.", 1), Context{}, ClassOther, KindTooManyRequests, ConfidenceHigh, ""},
+		{"server timeout", apierrors.NewServerTimeout(schema.GroupResource{Resource: "pods"}, "list", 2), Context{}, ClassOther, KindRequestTimeout, "", ""},
+		{"internal", apierrors.NewInternalError(errors.New("etcdserver: mvcc: required revision has been compacted")), Context{}, ClassOther, KindInternalErrorAtCompaction, ConfidenceMedium, ""},
+		{"generic 500", apierrors.NewInternalError(errors.New("boom")), Context{}, ClassOther, KindServerError, "", ""},
+		{"reset", &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}, Context{}, ClassOther, KindConnectionReset, "", ""},
+		{"refused", &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}, Context{}, ClassOther, KindNetworkError, "", ""},
+		{"deadline", context.DeadlineExceeded, Context{}, ClassOther, KindRequestTimeout, "", ""},
+		{"eof", io.ErrUnexpectedEOF, Context{}, ClassOther, KindConnectionReset, "", ""},
+		{"not found", apierrors.NewNotFound(schema.GroupResource{Resource: "pods"}, "x"), Context{}, ClassUnrecognized, "", "", ""},
+		{"plain", errors.New("something else"), Context{}, ClassUnrecognized, "", "", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := FromError(c.err, c.ctx)
+			if d.Class != c.class || d.Kind != c.kind || (c.conf != "" && d.Confidence != c.conf) || d.RequestedResourceVersion != c.req {
+				t.Fatalf("got %s/%s/%s req=%q, want %s/%s/%s req=%q", d.Class, d.Kind, d.Confidence, d.RequestedResourceVersion, c.class, c.kind, c.conf, c.req)
+			}
+		})
+	}
+	if d := FromError(nil, Context{}); d.Recognized() {
+		t.Fatal("nil error recognized")
+	}
+}
+
+func TestFromStatusTooLargeByCauseOnly(t *testing.T) {
+	// Servers 1.17.0-1.18.5 sent the cause message without the cause type
+	// (client-go reflector.go isTooLargeResourceVersionError).
+	st := metav1.Status{Code: 504, Reason: metav1.StatusReasonTimeout, Details: &metav1.StatusDetails{Causes: []metav1.StatusCause{{Message: "Too large resource version"}}}}
+	d := FromStatus(st, Context{RequestedResourceVersion: "42"})
+	if d.Class != ClassTooLarge || d.RequestedResourceVersion != "42" {
+		t.Fatalf("got %+v", d)
+	}
+	// A fresh continue token in the Status metadata.
+	st = metav1.Status{Code: 410, Reason: metav1.StatusReasonExpired, ListMeta: metav1.ListMeta{Continue: "abc"},
+		Message: "The provided continue parameter is too old to display a consistent list result."}
+	if d := FromStatus(st, Context{}); d.Kind != KindContinueExpiredInconsistent {
+		t.Fatalf("got %s", d.Kind)
+	}
+}
+
+func TestFromTextContext(t *testing.T) {
+	d := FromTextContext("The resourceVersion for the provided watch is too old.", Context{RequestedResourceVersion: "1234"})
+	if d.RequestedResourceVersion != "1234" || d.Kind != KindEtcdCompactedWatch {
+		t.Fatalf("got %+v", d)
+	}
+}
+
+func TestTooLargeHint(t *testing.T) {
+	small := FromText("Timeout: Too large resource version: 1005, current: 1000")
+	large := FromText("Timeout: Too large resource version: 90000000, current: 1000")
+	if !contains(small.Why, "gap is small") || !contains(large.Why, "gap is large") {
+		t.Fatalf("hints: %q / %q", small.Why, large.Why)
+	}
+}
+
+func TestCompareNow(t *testing.T) {
+	exp := FromText("too old resource version: 100 (150)")
+	tl := FromText("Timeout: Too large resource version: 500, current: 400")
+	cases := []struct {
+		d                    Diagnosis
+		req, cur             string
+		behind, ahead, words string
+	}{
+		{exp, "100", "900", "800", "", "fails the same way"},
+		{exp, "1000", "900", "", "100", "does not come from this cluster"},
+		{tl, "500", "450", "", "50", "never had it"},
+		{tl, "500", "600", "100", "", "succeeds now"},
+		{tl, "", "600", "", "", "pass --rv"},
+		{tl, "x", "600", "", "", "cannot be compared"},
+	}
+	for _, c := range cases {
+		got := CompareNow(c.d, c.req, c.cur)
+		if got.Behind != c.behind || got.Ahead != c.ahead || !contains(got.Verdict, c.words) {
+			t.Errorf("CompareNow(%s, %s, %s) = %+v", c.d.Kind, c.req, c.cur, got)
+		}
+	}
+}
+
+func contains(s, sub string) bool { return strings.Contains(s, sub) }

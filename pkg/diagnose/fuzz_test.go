@@ -1,0 +1,136 @@
+package diagnose
+
+import (
+	"math/rand"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// FuzzFromText checks that FromText never panics and that its answers keep
+// their invariants whatever the input.
+func FuzzFromText(f *testing.F) {
+	for _, s := range samples {
+		f.Add(s.text)
+	}
+	f.Add(`{"type":"ERROR","object":` + strings.Repeat(`{"a":`, 40) + `1` + strings.Repeat(`}`, 41))
+	f.Add(`"code":"message":\"continue\":'reason':(410)`)
+	f.Fuzz(func(t *testing.T, s string) {
+		d := FromText(s)
+		switch d.Class {
+		case ClassExpired, ClassTooLarge, ClassOther:
+			if d.Kind == "" || d.Summary == "" || d.Fix == "" {
+				t.Fatalf("recognized without kind or texts: %+v", d)
+			}
+			if _, ok := advices[d.Kind]; !ok {
+				t.Fatalf("kind %q has no advice", d.Kind)
+			}
+		case ClassUnrecognized:
+			if d.Kind != "" {
+				t.Fatalf("unrecognized with kind %q", d.Kind)
+			}
+		default:
+			t.Fatalf("class %q", d.Class)
+		}
+		switch d.Confidence {
+		case ConfidenceHigh, ConfidenceMedium, ConfidenceLow:
+		default:
+			t.Fatalf("confidence %q", d.Confidence)
+		}
+		for _, n := range []string{d.RequestedResourceVersion, d.OldestResourceVersion, d.CurrentResourceVersion, d.Gap} {
+			if n != "" {
+				if _, err := strconv.ParseUint(n, 10, 64); err != nil {
+					t.Fatalf("not a number: %q in %+v", n, d)
+				}
+			}
+		}
+	})
+}
+
+// pathological inputs: each must be answered within a second.
+func pathological() map[string]string {
+	r := rand.New(rand.NewSource(1))
+	garbage := make([]byte, 1<<20)
+	r.Read(garbage)
+	const mb = 1 << 20
+	rep := func(s string) string { return strings.Repeat(s, mb/len(s)+1)[:mb] }
+	return map[string]string{
+		"random bytes":            string(garbage),
+		"nested objects":          rep(`{"a":`),
+		"nested arrays":           rep(`[`),
+		"nested status":           `{"kind":"Status","code":410,"details":` + rep(`{"x":`),
+		"quotes":                  rep(`"`),
+		"escaped quotes":          rep(`\"`),
+		"code keys":               rep(`code `),
+		"Code keys unterminated":  rep(`"Code":`),
+		"message keys":            rep(`"message":"`),
+		"escaped message keys":    rep(`\"message\":\"`),
+		"reason keys":             rep(`reason: Ex`),
+		"continue keys":           rep(`'continue': '`),
+		"parens":                  rep(`(410`),
+		"too old prefixes":        rep(`too old resource version: `),
+		"too large prefixes":      rep(`Too large resource version: 1, current: `),
+		"digits":                  rep(`1234567890`),
+		"newlines":                rep("\n"),
+		"urls":                    rep(`?resourceVersion=`),
+		"HTTP":                    rep(`HTTP/1.1 `),
+		"error from server":       rep(`Error from server (`),
+		"continue parameter":      rep(`The provided continue parameter is too old`),
+		"compacted":               rep(`mvcc: etcdserver: required revision has been compacted`),
+	}
+}
+
+func TestFromTextPathological(t *testing.T) {
+	for name, in := range pathological() {
+		start := time.Now()
+		d := FromText(in)
+		if took := time.Since(start); took > time.Second {
+			t.Errorf("%s: %v", name, took)
+		}
+		switch name {
+		case "random bytes", "nested objects", "nested arrays", "quotes", "escaped quotes", "digits", "newlines", "code keys":
+			if d.Recognized() {
+				t.Errorf("%s: recognized as %s/%s", name, d.Class, d.Kind)
+			}
+		}
+	}
+}
+
+func TestScanLogPathological(t *testing.T) {
+	for name, in := range pathological() {
+		start := time.Now()
+		if err := ScanLog(strings.NewReader(in), func(Finding) {}); err != nil {
+			t.Fatal(err)
+		}
+		if took := time.Since(start); took > time.Second {
+			t.Errorf("%s: %v", name, took)
+		}
+	}
+}
+
+// FuzzScanLogAgrees checks that the log prefilter never hides a line that
+// the classifier recognizes: on one line, ScanLog finds an error exactly
+// when classifyText does.
+func FuzzScanLogAgrees(f *testing.F) {
+	for _, s := range samples {
+		f.Add(s.text)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		line := strings.NewReplacer("\n", " ", "\r", " ").Replace(s)
+		if len(line) > MaxLineBytes {
+			return
+		}
+		found := 0
+		if err := ScanLog(strings.NewReader(line), func(Finding) { found++ }); err != nil {
+			t.Fatal(err)
+		}
+		want := 0
+		if line != "" && classifyText(line, Context{}).Recognized() {
+			want = 1
+		}
+		if found != want {
+			t.Fatalf("ScanLog found %d, classifyText %d, in %q", found, want, line)
+		}
+	})
+}

@@ -1,0 +1,150 @@
+package diagnose
+
+import "unsafe"
+
+// The log prefilter: one Aho-Corasick pass over a line finds which anchors
+// it holds, so that the 99% of lines that hold none cost one table lookup
+// per byte and nothing else. The anchors are the very phrases the matchers
+// look for (strong: a match is likely), plus the bits of text a status code
+// or reason alone is read from (weak: confirmed with statusCodeIn/reasonIn
+// before a line is classified). A line with no anchor cannot match any
+// matcher; FuzzScanLogAgrees checks that ScanLog and FromText agree.
+
+func strongAnchors() []string {
+	a := []string{
+		"too old resource version", phraseTooLarge[:len(phraseTooLarge)-2], phraseWatchTooOld, phraseListTooOld,
+		phraseContinueTooOld, phraseCompacted, phraseFutureRev, phraseInternal, phraseServerErr,
+		"ResourceVersionTooLarge", "watch of ", javaExpired, fabric8Gone, javaGone,
+	}
+	for _, list := range [][]string{invalidRV, invalidContinue, connectionBroken, watchEnded, timeoutWords, throttleWords} {
+		a = append(a, list...)
+	}
+	return a
+}
+
+// weakAnchors: status codes that classify by themselves (serverCodes, 410,
+// 429, 504) and the places a reason is read from.
+var weakAnchors = []string{"410", "429", "504", "500", "502", "503", "eason", "Error from server ("}
+
+// acMachine is an Aho-Corasick automaton over byte classes: only bytes that
+// occur in a pattern get a class of their own, which keeps the table small
+// enough to stay in cache.
+type acMachine struct {
+	class   [256]uint8
+	classes int
+	delta   []uint32 // state*classes + class -> next state*classes (premultiplied)
+	hasOut  []bool   // indexed like delta's values: a pattern ends in this state
+	out     []uint64 // by state: bit i set when pattern i ends here (or in a suffix state)
+}
+
+func buildAC(patterns []string) *acMachine {
+	if len(patterns) > 64 {
+		panic("diagnose: more than 64 prefilter anchors")
+	}
+	m := &acMachine{classes: 1}
+	for _, p := range patterns {
+		for i := 0; i < len(p); i++ {
+			if m.class[p[i]] == 0 {
+				m.class[p[i]] = uint8(m.classes)
+				m.classes++
+			}
+		}
+	}
+	// The trie, with -1 for missing edges.
+	goTo := [][]int{make([]int, m.classes)}
+	for i := range goTo[0] {
+		goTo[0][i] = -1
+	}
+	m.out = []uint64{0}
+	for bit, p := range patterns {
+		s := 0
+		for i := 0; i < len(p); i++ {
+			c := m.class[p[i]]
+			if goTo[s][c] < 0 {
+				row := make([]int, m.classes)
+				for j := range row {
+					row[j] = -1
+				}
+				goTo = append(goTo, row)
+				m.out = append(m.out, 0)
+				goTo[s][c] = len(goTo) - 1
+			}
+			s = goTo[s][c]
+		}
+		m.out[s] |= 1 << uint(bit)
+	}
+	// Breadth-first: failure links folded into a full transition table.
+	delta := make([]int, len(goTo)*m.classes)
+	fail := make([]int, len(goTo))
+	queue := []int{}
+	for c := 0; c < m.classes; c++ {
+		if t := goTo[0][c]; t > 0 {
+			delta[c] = t
+			queue = append(queue, t)
+		}
+	}
+	for len(queue) > 0 {
+		s := queue[0]
+		queue = queue[1:]
+		m.out[s] |= m.out[fail[s]]
+		for c := 0; c < m.classes; c++ {
+			if t := goTo[s][c]; t > 0 {
+				fail[t] = delta[fail[s]*m.classes+c]
+				delta[s*m.classes+c] = t
+				queue = append(queue, t)
+			} else {
+				delta[s*m.classes+c] = delta[fail[s]*m.classes+c]
+			}
+		}
+	}
+	m.delta = make([]uint32, len(delta))
+	m.hasOut = make([]bool, len(delta))
+	for i, t := range delta {
+		m.delta[i] = uint32(t * m.classes)
+	}
+	for s := range goTo {
+		m.hasOut[s*m.classes] = m.out[s] != 0
+	}
+	return m
+}
+
+// scan returns the bits of the patterns found in b.
+func (m *acMachine) scan(b []byte) uint64 {
+	var mask uint64
+	s := uint32(0)
+	for _, c := range b {
+		s = m.delta[s+uint32(m.class[c])]
+		if m.hasOut[s] {
+			mask |= m.out[s/uint32(m.classes)]
+		}
+	}
+	return mask
+}
+
+var (
+	prefilter  = buildAC(append(strongAnchors(), weakAnchors...))
+	strongBits = uint64(1)<<uint(len(strongAnchors())) - 1
+)
+
+// worthClassifying reports whether a log line may hold an error: a strong
+// anchor, or a weak one that really is a status code or a reason.
+func worthClassifying(line []byte) bool {
+	mask := prefilter.scan(line)
+	if mask == 0 {
+		return false
+	}
+	if mask&strongBits != 0 {
+		return true
+	}
+	// Read without copying: nothing read here outlives this call.
+	t := unsafe.String(unsafe.SliceData(line), len(line))
+	switch statusCodeIn(t) {
+	case 410, 429, 504, 500, 502, 503:
+		return true
+	}
+	switch reasonIn(t) {
+	case "", "BadRequest", "Invalid":
+		return false
+	}
+	return true
+}

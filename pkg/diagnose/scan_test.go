@@ -1,0 +1,109 @@
+package diagnose
+
+import (
+	"io"
+	"strings"
+	"testing"
+)
+
+const mixedLog = `I0101 10:00:00.000000       1 shared_informer.go:320] Caches are synced for pods
+W0508 18:04:04.833010       1 reflector.go:302] k8s.io/client-go/tools/cache/reflector.go:98: watch of *v1.Endpoints ended with: too old resource version: 38203386 (38203932)
+I0101 10:00:01.000000       1 controller.go:100] reconciled default/web
+E0105 21:08:43.745893       1 reflector.go:178] k8s.io/client-go/tools/cache/reflector.go:125: Failed to list *v1.Pod: Timeout: Too large resource version: 74171625, current: 68292564
+W0508 18:09:04.833010       1 reflector.go:302] k8s.io/client-go/tools/cache/reflector.go:98: watch of *v1.Endpoints ended with: too old resource version: 38203932 (38210000)
+Traceback (most recent call last):
+kubernetes.client.exceptions.ApiException: (410)
+Reason: Gone
+HTTP response headers: HTTPHeaderDict({'Content-Type': 'application/json'})
+HTTP response body: b'{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"The resourceVersion for the provided list is too old.","reason":"Expired","code":410}\n'
+I0101 10:00:02.000000       1 controller.go:100] reconciled default/api took 410ms
+(410)
+Reason: Gone
+I0101 10:00:03.000000       1 controller.go:100] done
+`
+
+func TestScanLogGroups(t *testing.T) {
+	var found []Finding
+	if err := ScanLog(strings.NewReader(mixedLog), func(f Finding) { found = append(found, f) }); err != nil {
+		t.Fatal(err)
+	}
+	type want struct {
+		line int
+		kind string
+	}
+	wants := []want{{2, KindWatchCacheWindow}, {4, KindResourceVersionTooLarge}, {5, KindWatchCacheWindow}, {10, KindEtcdCompactedExactList}, {12, KindGone}}
+	if len(found) != len(wants) {
+		for _, f := range found {
+			t.Logf("%d %s %s", f.Line, f.Kind, f.Text)
+		}
+		t.Fatalf("got %d findings, want %d", len(found), len(wants))
+	}
+	for i, w := range wants {
+		if found[i].Line != w.line || found[i].Kind != w.kind {
+			t.Errorf("finding %d: line %d %s, want line %d %s", i, found[i].Line, found[i].Kind, w.line, w.kind)
+		}
+	}
+	// The Python exception is one finding, with the code of its first line.
+	if found[3].Code != 410 {
+		t.Errorf("merged Python finding has code %d", found[3].Code)
+	}
+	if found[4].Reason != "Gone" || found[4].Code != 410 || found[4].Confidence != ConfidenceMedium {
+		t.Errorf("bare (410)/Reason: Gone = %+v", found[4])
+	}
+
+	s, err := Summarize(strings.NewReader(mixedLog), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Lines != 14 || s.Findings != 5 || len(s.Groups) != 4 || s.Bytes != int64(len(mixedLog)) {
+		t.Fatalf("summary: %d lines, %d findings, %d groups, %d bytes", s.Lines, s.Findings, len(s.Groups), s.Bytes)
+	}
+	g := s.Groups[0]
+	if g.Kind != KindWatchCacheWindow || g.Count != 2 || g.FirstLine != 2 || g.LastLine != 5 || len(g.Lines) != 2 || g.MaxGap != "6068" {
+		t.Errorf("group 0 = %+v", g)
+	}
+	if s.Groups[1].Kind != KindResourceVersionTooLarge || s.Groups[2].Kind != KindEtcdCompactedExactList || s.Groups[3].Kind != KindGone {
+		t.Errorf("groups not in order of first appearance: %v %v %v", s.Groups[1].Kind, s.Groups[2].Kind, s.Groups[3].Kind)
+	}
+}
+
+func TestScanLogLongLinesAndNoNewline(t *testing.T) {
+	long := strings.Repeat("x", 3*MaxLineBytes) + " too old resource version: 1 (2)"
+	text := "too old resource version: 5 (9)\n" + long + "\nTimeout: Too large resource version: 10, current: 9"
+	s, err := Summarize(strings.NewReader(text), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The tail of the over-long line is skipped; the last line has no newline.
+	if s.Lines != 3 || s.Findings != 2 || s.Groups[0].Lines[0] != 1 || s.Groups[1].Lines[0] != 3 {
+		t.Fatalf("summary = %+v", s)
+	}
+}
+
+func TestCollectorCapsLines(t *testing.T) {
+	c := &Collector{MaxLinesPerGroup: 3}
+	for i := 1; i <= 10; i++ {
+		c.Add(Finding{Line: i, Diagnosis: FromText("too old resource version: 1 (2)")})
+	}
+	g := c.Summary().Groups[0]
+	if g.Count != 10 || len(g.Lines) != 3 || !g.LinesTruncated || g.LastLine != 10 {
+		t.Fatalf("group = %+v", g)
+	}
+}
+
+type errReader struct{}
+
+func (errReader) Read([]byte) (int, error) { return 0, io.ErrClosedPipe }
+
+func TestScanLogReadError(t *testing.T) {
+	if err := ScanLog(errReader{}, func(Finding) {}); err == nil {
+		t.Fatal("want the read error")
+	}
+}
+
+func TestScanLogEmpty(t *testing.T) {
+	s, err := Summarize(strings.NewReader(""), 0)
+	if err != nil || s.Lines != 0 || s.Recognized() || s.Groups == nil {
+		t.Fatalf("empty = %+v, %v", s, err)
+	}
+}
