@@ -16,6 +16,7 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
 )
 
 // Tokens of the static users every cluster has.
@@ -279,7 +280,7 @@ func (c *Cluster) ResumeAPIServer(i int) error { return c.APIServers[i].proc.sig
 
 // Etcd returns a client of the cluster's etcd; close it after use.
 func (c *Cluster) Etcd() (*clientv3.Client, error) {
-	return clientv3.New(clientv3.Config{Endpoints: []string{c.EtcdURL}, DialTimeout: 5 * time.Second})
+	return clientv3.New(clientv3.Config{Endpoints: []string{c.EtcdURL}, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
 }
 
 // Compact compacts etcd at revision rev (physically, so that it is in force

@@ -1,0 +1,100 @@
+//go:build e2e
+
+package list
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/probe"
+	"github.com/watchrv/kubectl-watchrv/pkg/render"
+	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
+)
+
+// A continue token expires when etcd is compacted past the list's RV between
+// two pages. With the watch cache off, every page is read from etcd, so the
+// second page fails with a real 410; the walk restarts from page 1 once and
+// reports both attempts (and stops instead with NoRestart).
+// The walk runs in-process so that compaction lands exactly between pages.
+func TestListContinueExpiredRestartsOnce(t *testing.T) {
+	ctx := context.Background()
+	c := framework.StartT(t, framework.APIServerOptions{DisableWatchCache: true})
+	cs, ns := framework.Namespace(t, c, "continue")
+	if err := framework.CreateConfigMaps(ctx, cs, ns, "cm", 30, 16, 4); err != nil {
+		t.Fatal(err)
+	}
+	client, err := probe.NewClient(c.RESTConfig(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm := probe.Resource{GVR: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, Kind: "ConfigMap", Namespaced: true}
+	target := probe.Target{Resource: cm, Namespace: ns}
+
+	// compactOnce compacts etcd past the first page's RV while page 1 is
+	// being read: a write moves the revision, then compaction at the newest.
+	bumps := 0
+	compactOnce := func() func(probe.ItemMeta) {
+		var once sync.Once
+		bumps++
+		prefix := fmt.Sprintf("bump%d", bumps)
+		return func(probe.ItemMeta) {
+			once.Do(func() {
+				if err := framework.CreateConfigMaps(ctx, cs, ns, prefix, 1, 8, 1); err != nil {
+					t.Error(err)
+				}
+				rev, err := c.EtcdRevision(ctx)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if err := c.Compact(ctx, rev); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+	}
+
+	opts := probe.WalkOptions{PageOptions: probe.PageOptions{Limit: 10}}
+	res, err := client.Walk(ctx, target, opts, compactOnce())
+	if err != nil {
+		t.Fatalf("the restarted walk should succeed: %v", err)
+	}
+	if len(res.Attempts) != 2 {
+		t.Fatalf("want 2 attempts (expired, then restarted), got %d", len(res.Attempts))
+	}
+	first := res.Attempts[0]
+	if first.ExpiredOnPage != 2 || !strings.Contains(first.Error, "continue") {
+		t.Fatalf("attempt 1 should stop at page 2 with an expired continue token, got page %d: %s", first.ExpiredOnPage, first.Error)
+	}
+	if got := res.Final().ItemCount; got != 31 {
+		t.Fatalf("the restarted walk should see all 31 configmaps, got %d", got)
+	}
+	report := render.NewListReport(target, opts, false, res)
+	if !report.Restarted || report.Attempts[0].ExpiredOnPage != 2 || report.ItemCount != 31 || !report.Consistent {
+		t.Fatalf("report does not show the restart: %+v", report)
+	}
+	var out bytes.Buffer
+	p := render.NewPrinter(&out, &out, "", true)
+	if err := p.List(report); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "Restarted:") || !strings.Contains(out.String(), "page 2") {
+		t.Fatalf("human output does not tell about the restart:\n%s", out.String())
+	}
+
+	// With NoRestart the walk stops and says why.
+	opts.NoRestart = true
+	res, err = client.Walk(ctx, target, opts, compactOnce())
+	if !probe.IsContinueExpired(err) || len(res.Attempts) != 1 {
+		t.Fatalf("NoRestart: want one attempt ending in an expired continue token, got %d attempts, err %v", len(res.Attempts), err)
+	}
+	if st, ok := probe.StatusOf(err); !ok || st.Code != 410 {
+		t.Fatalf("the server's answer should be a 410 Status, got %+v", st)
+	}
+}
