@@ -1,5 +1,7 @@
 package diagnose
 
+import "strings"
+
 // advice is the fixed text of one kind. Numbers are added by classify.go in
 // the summary, never here, so that these texts stay true for every instance.
 type advice struct {
@@ -17,13 +19,13 @@ const (
 
 var advices = map[string]advice{
 	KindWatchCacheWindow: {ClassExpired,
-		"A watch asked for the events after resourceVersion X, but this API server's watch cache only holds events after Y: the events between X and Y are no longer in memory.",
-		"The watch cache keeps a window of recent events per resource type (100 events, growing while they are younger than ~75 s, up to 102,400). X fell out of it: the client reconnected with an RV saved long ago, the resource changes quickly, or the API server restarted (after a restart the window starts at the cache's initial list). Compacting etcd does not cause this form.",
+		"A watch asked for the events after {req}, but this API server's watch cache only holds the events after {oldest}: the events in between are no longer in memory.",
+		"The watch cache keeps a window of recent events per resource type (100 events, growing while they are younger than ~75 s, up to 102,400). The requested resourceVersion fell out of it: the client reconnected with an RV saved long ago, the resource changes quickly, or the API server restarted (after a restart the window starts at the cache's initial list). Compacting etcd does not cause this form.",
 		reflectorRelists,
 		"Relist and watch from the new list's resourceVersion; ask for bookmarks (allowWatchBookmarks=true) so the last RV advances while nothing changes, and never restart a watch from an RV saved for minutes.",
 	},
 	KindWatchCacheSnapshot: {ClassExpired,
-		"A list at an exact resourceVersion was served from the watch cache's snapshots, and none is old enough for X.",
+		"A list at an exact resourceVersion was served from the watch cache's snapshots, and none is old enough for {req}.",
 		"The watch cache keeps list snapshots only for its recent window (feature ListFromCacheSnapshot). On v1.37 the API server normally retries such a list against etcd, so seeing this message means the fallback failed too, or an older or modified server answered.",
 		pagerFallsBack,
 		"List with resourceVersion unset (consistent) or \"0\" instead of an exact RV, then watch from that list's resourceVersion.",
@@ -65,13 +67,13 @@ var advices = map[string]advice{
 		"Relist without a resourceVersion (or from page 1) and watch from the new list's resourceVersion; to know which window, paste the full message or JSON Status.",
 	},
 	KindResourceVersionTooLarge: {ClassTooLarge,
-		"A request asked for data at least as new as resourceVersion N, but this API server has only reached M and did not catch up within about 3 seconds (504, reason Timeout, cause ResourceVersionTooLarge).",
+		"A request asked for data at least as new as {req}, but this API server has only reached {cur} and did not catch up within about 3 seconds (504, reason Timeout, cause ResourceVersionTooLarge).",
 		"The RV comes from somewhere this server has not seen yet: another API server whose cache is ahead (HA control planes), another cluster, a time before an etcd restore (RVs went back), or this server's watch cache still catching up after a restart. A watch from such an RV does not fail: the server holds it silently.",
 		"The Reflector treats TooLarge like Expired: it lists again from its last RV, then with resourceVersion=\"\" (a consistent read), which always succeeds; it does not retry the too-new RV forever.",
 		"List with resourceVersion unset (a consistent read) and watch from that list's resourceVersion; never carry RVs across clusters, API server sets or etcd restores.",
 	},
 	KindConsistentReadCacheLagging: {ClassTooLarge,
-		"A consistent read (resourceVersion unset) could not be served from the watch cache: etcd is at N but the cache has only reached M, and it did not catch up in time, so the server answered 429 Too Many Requests.",
+		"A consistent read (resourceVersion unset) could not be served from the watch cache: etcd is at {req} but the cache has only reached {cur}, and it did not catch up in time, so the server answered 429 Too Many Requests.",
 		"The client's RV is not the problem: the API server's own watch cache lags etcd (a restart, heavy load, or a slow etcd). With ConsistentListFromCacheSkipTimeoutFallback the server does not fall back to etcd and asks the client to retry instead.",
 		"client-go retries 429 responses after their Retry-After by itself; the Reflector backs off and relists.",
 		"Retry after the Retry-After delay; if it persists, check the API server's watch cache and etcd latency (apiserver_watch_cache_* and etcd_request_duration_seconds metrics).",
@@ -138,7 +140,8 @@ var advices = map[string]advice{
 	},
 }
 
-// withAdvice fills the texts of d's kind (and its class when unset).
+// withAdvice fills the texts of d's kind (and its class when unset), with
+// its numbers in place of {req}, {oldest} and {cur}.
 func withAdvice(d Diagnosis) Diagnosis {
 	a, ok := advices[d.Kind]
 	if !ok {
@@ -147,6 +150,17 @@ func withAdvice(d Diagnosis) Diagnosis {
 	if d.Class == "" {
 		d.Class = a.class
 	}
-	d.What, d.Why, d.ClientGo, d.Fix = a.what, a.why, a.clientGo, a.fix
+	rv := func(v, unknown string) string {
+		if v == "" {
+			return unknown
+		}
+		return "RV " + v
+	}
+	r := strings.NewReplacer(
+		"{req}", rv(d.RequestedResourceVersion, "its resourceVersion"),
+		"{oldest}", rv(d.OldestResourceVersion, "a newer RV"),
+		"{cur}", rv(d.CurrentResourceVersion, "an older RV"),
+	)
+	d.What, d.Why, d.ClientGo, d.Fix = r.Replace(a.what), r.Replace(a.why), a.clientGo, a.fix
 	return d
 }

@@ -1,0 +1,290 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/fatih/color"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
+)
+
+// Explanation is the stable schema of "explain-error -o json|yaml" for one
+// message: the Diagnosis fields, plus what --check found.
+type Explanation struct {
+	diagnose.Diagnosis
+	Check *diagnose.Check `json:"check,omitempty"`
+}
+
+// LogExplanation is the stable schema of "explain-error -f FILE -o
+// json|yaml": the file, how much of it was read, and one group per kind.
+type LogExplanation struct {
+	File string `json:"file"`
+	diagnose.Summary
+}
+
+// explainWidth is where text is wrapped; labelWidth the label column.
+const (
+	explainWidth = 100
+	labelWidth   = 15
+	maxLinesShow = 12
+)
+
+// Explanation prints the diagnosis of one message.
+func (p *Printer) Explanation(e Explanation) error {
+	if p.Machine() {
+		return p.Object(e)
+	}
+	w := &errWriter{w: p.Out}
+	p.verdict(w, e.Diagnosis, "")
+	p.details(w, e.Diagnosis, "", "")
+	if e.Check != nil {
+		p.field(w, "", "Checked now", checkLine(*e.Check))
+	}
+	return w.err
+}
+
+// LogExplanation prints the findings of a whole log, once per kind.
+func (p *Printer) LogExplanation(r LogExplanation) error {
+	if p.Machine() {
+		return p.Object(r)
+	}
+	w := &errWriter{w: p.Out}
+	s := p.Style
+	read := fmt.Sprintf("Scanned %s lines (%s) of %s", count(int64(r.Lines)), humanBytes(r.Bytes), r.File)
+	if !r.Recognized() {
+		w.printf("%s: %s\n", read, s.Dim.Sprint("no resourceVersion-related error found"))
+		return w.err
+	}
+	w.printf("%s: %s of %s.\n", read, plural(r.Findings, "error"), plural(len(r.Groups), "kind"))
+	for i, g := range r.Groups {
+		w.printf("\n")
+		times := plural(g.Count, "time")
+		p.verdict(w, g.Diagnosis, fmt.Sprintf("%d. ", i+1), s.Bold.Sprintf("%s, %s", times, linesText(g)))
+		const indent = "   "
+		p.field(w, indent, "First seen", fmt.Sprintf("line %d: %s", g.FirstLine, g.Example))
+		maxGap := ""
+		if g.Count > 1 && g.MaxGap != "" && g.MaxGap != g.Gap {
+			maxGap = g.MaxGap
+		}
+		p.details(w, g.Diagnosis, indent, maxGap)
+	}
+	return w.err
+}
+
+// verdict is the first line: class, sub-kind, confidence; then the summary.
+func (p *Printer) verdict(w *errWriter, d diagnose.Diagnosis, prefix string, extra ...string) {
+	s := p.Style
+	class := classColor(s, d.Class).Sprint(string(d.Class))
+	line := prefix + class
+	if d.Kind != "" {
+		line += " / " + s.Bold.Sprint(d.Kind)
+	}
+	line += s.Dim.Sprintf("  (confidence: %s)", d.Confidence)
+	for _, e := range extra {
+		line += "  " + e
+	}
+	w.printf("%s\n", line)
+	indent := strings.Repeat(" ", len(prefix))
+	w.printf("%s", wrap(d.Summary, indent, indent, explainWidth))
+}
+
+// details are the labelled paragraphs under a verdict; maxGap is the
+// largest gap of a group, when it differs from the first one's.
+func (p *Printer) details(w *errWriter, d diagnose.Diagnosis, indent, maxGap string) {
+	if !d.Recognized() {
+		p.field(w, indent, "Fix", d.Fix)
+		return
+	}
+	p.field(w, indent, "What happened", d.What)
+	p.field(w, indent, "Why", d.Why)
+	n := numbersLine(d)
+	if maxGap != "" {
+		n += " (first seen; largest gap " + maxGap + ")"
+	}
+	if n != "" {
+		p.field(w, indent, "Numbers", n)
+	}
+	if d.Operation != "" {
+		p.field(w, indent, "Request", d.Operation)
+	}
+	if srv := serverLine(d); srv != "" {
+		p.field(w, indent, "Server said", srv)
+	}
+	if d.Source != "" {
+		p.field(w, indent, "Found in", d.Source)
+	}
+	p.field(w, indent, "client-go", d.ClientGo)
+	p.field(w, indent, "Fix", p.Style.Good.Sprint(d.Fix))
+}
+
+// field writes "Label  text", the text wrapped under itself.
+func (p *Printer) field(w *errWriter, indent, label, text string) {
+	if text == "" {
+		return
+	}
+	head := indent + p.Style.Header.Sprint(label) + strings.Repeat(" ", max(1, labelWidth-len(label)))
+	w.printf("%s", wrap(text, head, indent+strings.Repeat(" ", labelWidth), explainWidth))
+}
+
+// numbersLine renders the RVs and the gap with its direction.
+func numbersLine(d diagnose.Diagnosis) string {
+	var parts []string
+	add := func(label, v string) {
+		if v != "" {
+			parts = append(parts, label+" "+v)
+		}
+	}
+	add("requested", d.RequestedResourceVersion)
+	add("oldest servable", d.OldestResourceVersion)
+	add("current", d.CurrentResourceVersion)
+	if d.Gap != "" {
+		switch {
+		case d.Kind == diagnose.KindConsistentReadCacheLagging:
+			parts = append(parts, "the watch cache is "+d.Gap+" behind etcd")
+		case d.Class == diagnose.ClassTooLarge:
+			parts = append(parts, "requested is "+d.Gap+" ahead")
+		case d.Class == diagnose.ClassExpired:
+			parts = append(parts, "requested is "+d.Gap+" behind the oldest")
+		default:
+			parts = append(parts, "gap "+d.Gap)
+		}
+	}
+	return strings.Join(parts, " · ")
+}
+
+// serverLine is "410 Expired: message" from what is known.
+func serverLine(d diagnose.Diagnosis) string {
+	var b strings.Builder
+	if d.Code != 0 {
+		b.WriteString(strconv.Itoa(int(d.Code)))
+	}
+	if d.Reason != "" {
+		if b.Len() > 0 {
+			b.WriteString(" ")
+		}
+		b.WriteString(d.Reason)
+	}
+	if d.Message != "" {
+		if b.Len() > 0 {
+			b.WriteString(": ")
+		}
+		msg := d.Message
+		if len(msg) > 300 {
+			msg = msg[:300] + "…"
+		}
+		b.WriteString(msg)
+	}
+	return b.String()
+}
+
+func checkLine(c diagnose.Check) string {
+	where := c.Resource
+	if c.Namespace != "" {
+		where += " in namespace " + c.Namespace
+	}
+	return fmt.Sprintf("%s: %s", where, c.Verdict)
+}
+
+func classColor(s Style, c diagnose.Class) *color.Color {
+	switch c {
+	case diagnose.ClassExpired, diagnose.ClassTooLarge:
+		return s.Bad
+	case diagnose.ClassOther:
+		return s.Warn
+	}
+	return s.Dim
+}
+
+// linesText is "line 4" or "lines 2, 5, 9, … (+40 more)".
+func linesText(g diagnose.Group) string {
+	if len(g.Lines) == 1 {
+		return "line " + strconv.Itoa(g.Lines[0])
+	}
+	shown := g.Lines
+	if len(shown) > maxLinesShow {
+		shown = shown[:maxLinesShow]
+	}
+	parts := make([]string, len(shown))
+	for i, l := range shown {
+		parts[i] = strconv.Itoa(l)
+	}
+	text := "lines " + strings.Join(parts, ", ")
+	if more := g.Count - len(shown); more > 0 {
+		text += fmt.Sprintf(", … (+%d more, last at line %d)", more, g.LastLine)
+	}
+	return text
+}
+
+// wrap fills text into lines of at most width columns: the first starts
+// with head, the others with indent. Color codes in head are not counted.
+func wrap(text, head, indent string, width int) string {
+	var b strings.Builder
+	b.WriteString(head)
+	col := visibleLen(head)
+	start := col
+	for _, word := range strings.Fields(text) {
+		n := visibleLen(word)
+		if col > start && col+1+n > width {
+			b.WriteString("\n")
+			b.WriteString(indent)
+			col = len(indent)
+			start = col
+		} else if col > start {
+			b.WriteString(" ")
+			col++
+		}
+		b.WriteString(word)
+		col += n
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// visibleLen counts runes, skipping ANSI color sequences.
+func visibleLen(s string) int {
+	n, esc := 0, false
+	for _, r := range s {
+		switch {
+		case esc:
+			if r == 'm' {
+				esc = false
+			}
+		case r == '\x1b':
+			esc = true
+		default:
+			n++
+		}
+	}
+	return n
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return count(int64(n)) + " " + word + "s"
+}
+
+// count renders n with thousands separators.
+func count(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// errWriter keeps the first write error.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, args...)
+	}
+}
