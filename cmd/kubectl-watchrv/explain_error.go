@@ -1,0 +1,286 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
+	"github.com/watchrv/kubectl-watchrv/pkg/probe"
+	"github.com/watchrv/kubectl-watchrv/pkg/render"
+)
+
+func init() { extraCommands = append(extraCommands, newExplainErrorCommand) }
+
+// maxMessageBytes caps a message read from stdin; a longer input is a log
+// and is scanned with -f -.
+const maxMessageBytes = 1 << 20
+
+// ExplainErrorOptions explains one error message, or every error of a log.
+type ExplainErrorOptions struct {
+	*RootOptions
+
+	Filename  string
+	Output    string
+	Operation string
+	RV        string
+	Check     bool
+	Resource  string
+
+	message string
+	label   string // the log's name in the output
+	log     io.Reader
+	closer  io.Closer
+}
+
+func newExplainErrorCommand(root *RootOptions) *cobra.Command {
+	o := &ExplainErrorOptions{RootOptions: root}
+	cmd := &cobra.Command{
+		Use:   "explain-error [MESSAGE | -]",
+		Short: "Tell a too-old (Expired) from a too-new (TooLarge) resourceVersion error, with the numbers and a fix",
+		Long: `Read an error and say which resourceVersion problem it is:
+
+  Expired       the RV is too old (HTTP 410): it fell out of the API server's
+                watch cache window, or etcd compacted it (watch with the cache
+                off, exact-RV list, expired continue token).
+  TooLarge      the RV is too new (504 "Too large resource version"): it comes
+                from another API server, another cluster, or before an etcd
+                restore, or the watch cache is still catching up.
+  Other         a lookalike that is not an RV problem: a timeout, 429
+                throttling, a 5xx, a watch that simply ended, an invalid RV
+                parameter, a broken connection.
+  Unrecognized  nothing known in the text (never forced into a class).
+
+It prints the verdict first (class, sub-kind, confidence), then what
+happened, why, the numbers (requested, oldest servable, current RV and the
+gap), what client-go does about it on its own, and the fix.
+
+The error is found wherever it sits in the text: a bare server message, a
+JSON Status or watch ERROR event, kubectl's "Error from server (...)", a
+client-go reflector or controller-runtime log line, a Python, Java (official
+or fabric8) or JavaScript client exception, an HTTP status line, or etcd's
+own message.
+
+Input: the MESSAGE argument; or stdin (with "-", or when stdin is piped and
+no MESSAGE is given); or -f FILE for a whole log, where every error found is
+grouped by kind, counted, and explained once, with its line numbers.
+
+Exit codes: 0 something was recognized (any class, Other included),
+3 nothing was recognized, 2 bad input (no message, empty stdin, missing
+file). With --check, the exit codes of a failed request apply (4
+unreachable, 6 unauthorized, 7 forbidden, ...).`,
+		Example: `  # One message, as the server or a client printed it
+  kubectl watchrv explain-error 'too old resource version: 214 (257)'
+  kubectl watchrv explain-error "Error from server (Timeout): Timeout: Too large resource version: 9000, current: 8990"
+
+  # From stdin, e.g. a Python traceback copied to the clipboard
+  pbpaste | kubectl watchrv explain-error
+
+  # Every resourceVersion error of a controller's log, grouped by kind
+  kubectl logs deploy/my-controller | kubectl watchrv explain-error -f -
+  kubectl watchrv explain-error -f controller.log -o json
+
+  # Compare the error's RV with the cluster's current RV, now
+  kubectl watchrv explain-error --check -n demo 'too old resource version: 214 (257)'
+
+  # A message that names no RV: give it, and what the request was
+  kubectl watchrv explain-error --rv 4521 --operation watch 'The resourceVersion for the provided watch is too old.'`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Validate(cmd, args); err != nil {
+				return err
+			}
+			if err := o.Complete(cmd, args); err != nil {
+				return err
+			}
+			if o.closer != nil {
+				defer o.closer.Close()
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&o.Filename, "filename", "f", "", `A log file to scan for every resourceVersion error ("-" for stdin)`)
+	f.StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml")
+	f.StringVar(&o.Operation, "operation", "", "What the failed request was, when the message does not say: watch, list, list-exact or list-continue")
+	f.StringVar(&o.RV, "rv", "", "The resourceVersion the failed request asked for, when the message does not say")
+	f.BoolVar(&o.Check, "check", false, "Also read the cluster's current resourceVersion now and compare it with the error's (one list of one item)")
+	f.StringVar(&o.Resource, "resource", "configmaps", "With --check: the resource whose current resourceVersion is read (in the current namespace)")
+	return cmd
+}
+
+// Validate rejects bad flag combinations with a one-line error.
+func (o *ExplainErrorOptions) Validate(cmd *cobra.Command, args []string) error {
+	if err := render.ValidateFormat(o.Output, render.FormatJSON, render.FormatYAML); err != nil {
+		return usageErrorf(cmd, "%v", err)
+	}
+	if o.Filename != "" && len(args) > 0 {
+		return usageErrorf(cmd, "give either a MESSAGE or -f FILE, not both")
+	}
+	if o.Filename != "" && (o.RV != "" || o.Operation != "" || o.Check) {
+		return usageErrorf(cmd, "--rv, --operation and --check describe one message; they do not apply to a log read with -f")
+	}
+	switch o.Operation {
+	case "", diagnose.OpWatch, diagnose.OpList, diagnose.OpListExact, diagnose.OpListContinue:
+	default:
+		return usageErrorf(cmd, "--operation %q is not a request kind: use watch, list, list-exact or list-continue", o.Operation)
+	}
+	if o.RV != "" {
+		if err := validateRV(cmd, "rv", o.RV); err != nil {
+			return err
+		}
+	}
+	if cmd.Flags().Changed("resource") && !o.Check {
+		return usageErrorf(cmd, "--resource names what --check reads: add --check")
+	}
+	return nil
+}
+
+// Complete finds the input: -f FILE, "-", a MESSAGE, or piped stdin.
+func (o *ExplainErrorOptions) Complete(cmd *cobra.Command, args []string) error {
+	switch {
+	case o.Filename == "-":
+		o.log, o.label = o.In, "stdin"
+		return nil
+	case o.Filename != "":
+		fi, err := os.Stat(o.Filename)
+		if err == nil && fi.IsDir() {
+			return usageErrorf(cmd, "-f %s is a directory: give a log file", o.Filename)
+		}
+		f, err := os.Open(o.Filename)
+		if err != nil {
+			return usageErrorf(cmd, "cannot read -f %s: %v", o.Filename, unwrapPathError(err))
+		}
+		o.log, o.label, o.closer = f, o.Filename, f
+		return nil
+	case len(args) == 1 && args[0] == "-":
+		return o.readStdin(cmd)
+	case len(args) > 0:
+		o.message = strings.Join(args, " ")
+		if strings.TrimSpace(o.message) == "" {
+			return usageErrorf(cmd, "the MESSAGE is empty: pass the error text")
+		}
+		return nil
+	case isTerminal(o.In):
+		return usageErrorf(cmd, "no error message: pass it as an argument, pipe it on stdin, or scan a log with -f FILE")
+	}
+	return o.readStdin(cmd)
+}
+
+func (o *ExplainErrorOptions) readStdin(cmd *cobra.Command) error {
+	if o.In == nil {
+		return usageErrorf(cmd, "no stdin to read the error from")
+	}
+	b, err := io.ReadAll(io.LimitReader(o.In, maxMessageBytes+1))
+	if err != nil {
+		return usageErrorf(cmd, "cannot read stdin: %v", err)
+	}
+	if len(b) > maxMessageBytes {
+		return usageErrorf(cmd, "stdin holds more than 1 MiB: to scan a whole log, use -f -")
+	}
+	if strings.TrimSpace(string(b)) == "" {
+		return usageErrorf(cmd, "stdin is empty: pipe the error message, or pass it as an argument")
+	}
+	o.message = string(b)
+	return nil
+}
+
+// Run diagnoses and prints.
+func (o *ExplainErrorOptions) Run(ctx context.Context) error {
+	p := o.Printer(o.Output)
+	if o.log != nil {
+		return o.runLog(p)
+	}
+	d := diagnose.FromTextContext(o.message, diagnose.Context{Operation: o.Operation, RequestedResourceVersion: o.RV})
+	e := render.Explanation{Diagnosis: d}
+	var checkErr error
+	if o.Check {
+		c, err := o.check(ctx, d)
+		if err != nil {
+			checkErr = err
+		} else {
+			e.Check = &c
+		}
+	}
+	if err := p.Explanation(e); err != nil {
+		return err
+	}
+	if checkErr != nil {
+		return fmt.Errorf("--check: %w", checkErr)
+	}
+	if !d.Recognized() {
+		return withCode(ExitUnrecognized, errors.New("no resourceVersion-related error recognized in the input"))
+	}
+	return nil
+}
+
+func (o *ExplainErrorOptions) runLog(p *render.Printer) error {
+	s, err := diagnose.Summarize(o.log, 0)
+	if err != nil {
+		return withCode(ExitUsage, fmt.Errorf("cannot read %s: %v", o.label, unwrapPathError(err)))
+	}
+	if err := p.LogExplanation(render.LogExplanation{File: o.label, Summary: s}); err != nil {
+		return err
+	}
+	if !s.Recognized() {
+		return withCode(ExitUnrecognized, fmt.Errorf("no resourceVersion-related error found in %s (%d lines)", o.label, s.Lines))
+	}
+	return nil
+}
+
+// check reads the current RV of --resource in the current namespace (a
+// consistent list of one item, metadata only) and compares it with the
+// error's RV.
+func (o *ExplainErrorOptions) check(ctx context.Context, d diagnose.Diagnosis) (diagnose.Check, error) {
+	res, err := o.resolveResource(o.Resource, "list")
+	if err != nil {
+		return diagnose.Check{}, err
+	}
+	client, err := o.Client()
+	if err != nil {
+		return diagnose.Check{}, err
+	}
+	t := probe.Target{Resource: res}
+	if res.Namespaced {
+		ns, err := o.Namespace()
+		if err != nil {
+			return diagnose.Check{}, err
+		}
+		t.Namespace = ns
+	}
+	current, err := client.CurrentResourceVersion(ctx, t)
+	if err != nil {
+		return diagnose.Check{}, o.requestError(err, "list", res.Name())
+	}
+	requested := d.RequestedResourceVersion
+	if o.RV != "" {
+		requested = o.RV
+	}
+	c := diagnose.CompareNow(d, requested, current)
+	c.Resource, c.Namespace = res.Name(), t.Namespace
+	return c, nil
+}
+
+// isTerminal reports whether r is a terminal (so nothing was piped in).
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// unwrapPathError drops the "open FILE:" prefix the message already has.
+func unwrapPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
