@@ -164,7 +164,7 @@ func fakeAPIServer(t *testing.T, rv string) *httptest.Server {
 		if r.URL.Query().Get("limit") != "1" {
 			t.Errorf("the check must read one item, got %s", r.URL.RawQuery)
 		}
-		reply(`{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"` + rv + `"},"items":[]}`)(w, r)
+		reply(`{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"`+rv+`"},"items":[]}`)(w, r)
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
