@@ -1,0 +1,202 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/probe"
+	"github.com/watchrv/kubectl-watchrv/pkg/render"
+)
+
+func init() { extraCommands = append(extraCommands, newWatchCommand) }
+
+// rvList is the --rv value that lists first and watches from the List's RV.
+const rvList = "list"
+
+// WatchOptions opens a raw watch and shows exactly what the server sends.
+type WatchOptions struct {
+	*RootOptions
+
+	Resource          string
+	Name              string
+	AllNamespaces     bool
+	LabelSelector     string
+	FieldSelector     string
+	RV                string
+	SendInitialEvents bool
+	Bookmarks         bool
+	Timeout           time.Duration
+	MaxEvents         int
+	Until             string
+	ExplainDeletes    bool
+	Follow            bool
+	Output            string
+
+	rvSet     bool
+	namespace string
+}
+
+func newWatchCommand(root *RootOptions) *cobra.Command {
+	o := &WatchOptions{RootOptions: root}
+	cmd := &cobra.Command{
+		Use:   "watch RESOURCE [NAME]",
+		Short: "Open a raw watch and show every event with its resourceVersion",
+		Long: `Open a raw watch (?watch=1) and show exactly what the API server sends:
+each event's type, object, UID and resourceVersion, and how that RV relates to
+the start. ERROR events (and a 410 or 504 answering the request itself) are
+decoded and classified: Expired (too old) or TooLarge (too new), with the fix.
+
+--rv chooses where the watch starts:
+  (unset)  the current state as ADDED events, then the changes
+  0        start at any: state (possibly from an older cache), then changes
+  N        exactly the changes after RV N (410 Expired once N has left the window)
+  list     List first, then watch from the List's RV: the correct pattern
+
+--follow keeps watching like client-go's Reflector: it reconnects from the last
+RV seen, relists on Expired or TooLarge, and reports what a Reflector hides:
+the objects added, changed or deleted while the watch was broken, the RVs
+skipped, and events delivered twice.
+
+The plugin only reads; a watch is bounded by --timeout, --max-events, --until
+or Ctrl-C, each of which ends with a summary.`,
+		Example: `  # The changes after RV 12345, for 30 seconds
+  kubectl watchrv watch configmaps -n demo --rv 12345 --timeout 30s
+
+  # List, then watch from the List's RV (what an informer does)
+  kubectl watchrv watch cm -n demo --rv list --max-events 10
+
+  # A streaming list: the state, a marker when it is complete, then changes
+  kubectl watchrv watch pods -A --send-initial-events --until BOOKMARK
+
+  # Which DELETED events only mean "no longer matches the selector"
+  kubectl watchrv watch pods -n web -l tier=frontend --explain-deletes
+
+  # Behave like an informer across API server restarts, as JSON lines
+  kubectl watchrv watch cm -n demo --rv list --follow -o json`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) < 1 || len(args) > 2 {
+				return usageErrorf(cmd, "expected RESOURCE and an optional NAME, got %d argument(s)", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(cmd, args); err != nil {
+				return err
+			}
+			if err := o.Validate(cmd); err != nil {
+				return err
+			}
+			return o.Run(cmd)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Watch across all namespaces")
+	f.StringVarP(&o.LabelSelector, "selector", "l", "", "Label selector (e.g. -l app=web)")
+	f.StringVar(&o.FieldSelector, "field-selector", "", "Field selector (e.g. --field-selector metadata.name=a)")
+	f.StringVar(&o.RV, "rv", "", "Where to start: 0 (any), a number N (changes after N) or list (List first, watch from its RV); unset means state, then changes")
+	f.BoolVar(&o.SendInitialEvents, "send-initial-events", false, "Ask for a streaming list (sendInitialEvents=true) and mark where the initial state ends")
+	f.BoolVar(&o.Bookmarks, "bookmarks", false, "Request BOOKMARK events and show them (the initial-events-end bookmark is always shown)")
+	f.DurationVar(&o.Timeout, "timeout", 0, "Stop after this long (sent as timeoutSeconds and enforced here), e.g. 30s")
+	f.IntVar(&o.MaxEvents, "max-events", 0, "Stop after this many shown events (0 = no limit)")
+	f.StringVar(&o.Until, "until", "", "Stop at the first event of this type: ADDED, MODIFIED, DELETED, BOOKMARK or ERROR")
+	f.BoolVar(&o.ExplainDeletes, "explain-deletes", false, "With a selector, check (one GET) whether each DELETED object left the selector or was deleted")
+	f.BoolVar(&o.Follow, "follow", false, "Keep watching like client-go's Reflector: reconnect, relist on Expired/TooLarge, report the gaps")
+	f.StringVarP(&o.Output, "output", "o", "", "Output format: json (one JSON object per line) or yaml (a YAML stream)")
+	return cmd
+}
+
+// Complete fills in the namespace, NAME and what was set.
+func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
+	o.Resource = args[0]
+	if len(args) > 1 {
+		o.Name = args[1]
+	}
+	o.rvSet = cmd.Flags().Changed("rv")
+	o.Until = strings.ToUpper(o.Until)
+	ns, err := o.Namespace()
+	if err != nil {
+		return err
+	}
+	o.namespace = ns
+	return nil
+}
+
+// Validate rejects bad flags with a one-line error.
+func (o *WatchOptions) Validate(cmd *cobra.Command) error {
+	if err := render.ValidateFormat(o.Output, render.FormatJSON, render.FormatYAML); err != nil {
+		return usageErrorf(cmd, "%v", err)
+	}
+	if o.rvSet && o.RV != rvList {
+		if err := validateRV(cmd, "rv", o.RV); err != nil {
+			return usageErrorf(cmd, "--rv %q is not a start: use 0, a resourceVersion such as 12345, or list", o.RV)
+		}
+	}
+	if o.SendInitialEvents && o.RV == rvList {
+		return usageErrorf(cmd, "--send-initial-events and --rv list both deliver the initial state: choose one")
+	}
+	if o.Timeout < 0 || (cmd.Flags().Changed("timeout") && o.Timeout == 0) {
+		return usageErrorf(cmd, "--timeout %s is not a duration to watch for: use a positive duration such as 30s", o.Timeout)
+	}
+	if o.MaxEvents < 0 {
+		return usageErrorf(cmd, "--max-events %d is not a count: use a positive number (0 = no limit)", o.MaxEvents)
+	}
+	if o.Until != "" {
+		switch o.Until {
+		case probe.EventAdded, probe.EventModified, probe.EventDeleted, probe.EventBookmark, probe.EventError:
+		default:
+			return usageErrorf(cmd, "--until %q is not an event type: use ADDED, MODIFIED, DELETED, BOOKMARK or ERROR", o.Until)
+		}
+		if o.Until == probe.EventBookmark && !o.Bookmarks && !o.SendInitialEvents {
+			return usageErrorf(cmd, "--until BOOKMARK needs --bookmarks or --send-initial-events, or no bookmark is ever shown")
+		}
+	}
+	if o.ExplainDeletes && o.LabelSelector == "" && o.FieldSelector == "" {
+		return usageErrorf(cmd, "--explain-deletes needs -l or --field-selector: without a selector every DELETED is a deletion")
+	}
+	if o.Name != "" && strings.Contains(o.FieldSelector, "metadata.name") {
+		return usageErrorf(cmd, "NAME %q and --field-selector %q both select metadata.name: give one of them", o.Name, o.FieldSelector)
+	}
+	return nil
+}
+
+// fieldSelector adds NAME to --field-selector as metadata.name.
+func (o *WatchOptions) fieldSelector() string {
+	if o.Name == "" {
+		return o.FieldSelector
+	}
+	fs := "metadata.name=" + o.Name
+	if o.FieldSelector != "" {
+		fs += "," + o.FieldSelector
+	}
+	return fs
+}
+
+// watchOptions are the parameters of the first watch request.
+func (o *WatchOptions) watchOptions() probe.WatchOptions {
+	w := probe.WatchOptions{SendInitialEvents: o.SendInitialEvents, AllowBookmarks: o.Bookmarks || o.Follow}
+	if o.rvSet && o.RV != rvList {
+		w.ResourceVersion, w.RVSet = o.RV, true
+	}
+	if o.Timeout > 0 {
+		w.TimeoutSeconds = int64(math.Ceil(o.Timeout.Seconds()))
+	}
+	return w
+}
+
+func (o *WatchOptions) describeStart() string {
+	switch {
+	case o.RV == rvList:
+		return "list first, then the changes after the List's RV"
+	case o.SendInitialEvents:
+		return "streaming list: the state, an initial-events-end bookmark, then changes"
+	case !o.rvSet:
+		return "RV unset: the current state as ADDED, then changes"
+	case o.RV == "0":
+		return "RV 0: state from any (possibly older) cache, then changes"
+	}
+	return fmt.Sprintf("exactly the changes after RV %s", o.RV)
+}

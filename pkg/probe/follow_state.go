@@ -1,0 +1,153 @@
+package probe
+
+import (
+	"slices"
+	"strings"
+)
+
+// ObjectTracker remembers, per namespace/name, the UID and RV last seen, the
+// way an informer's store does, so that a watch can point out what a raw
+// stream hides: the same event delivered twice, and an object deleted and
+// recreated under the same name. Memory is one small entry per live object
+// plus a bounded set of recent deletions, so it stays flat on an endless
+// watch.
+type ObjectTracker struct {
+	live    map[string]trackedObject
+	deleted map[string]trackedObject
+}
+
+type trackedObject struct {
+	UID string
+	RV  string
+}
+
+// maxTombstones bounds the memory of deletions; past it the oldest knowledge
+// is dropped (a duplicate DELETED of a long-gone object is then not flagged).
+const maxTombstones = 4096
+
+// Observation is what the tracker learned from one event.
+type Observation struct {
+	// Duplicate: the same UID at the same (or an older) RV was already seen;
+	// watch delivers at least once, for example after a reconnect from an
+	// older RV or a second unset-RV watch.
+	Duplicate bool
+	// PreviousUID is set when this name had another UID: deleted and
+	// recreated.
+	PreviousUID string
+}
+
+// NewObjectTracker returns an empty tracker.
+func NewObjectTracker() *ObjectTracker {
+	return &ObjectTracker{live: map[string]trackedObject{}, deleted: map[string]trackedObject{}}
+}
+
+func trackKey(m ItemMeta) string { return m.Namespace + "/" + m.Name }
+
+// Len is the number of live objects known.
+func (t *ObjectTracker) Len() int { return len(t.live) }
+
+// Observe records an ADDED, MODIFIED or DELETED event.
+func (t *ObjectTracker) Observe(typ string, m ItemMeta) Observation {
+	var o Observation
+	k := trackKey(m)
+	prev, known := t.live[k]
+	if !known {
+		prev, known = t.deleted[k]
+	}
+	if known {
+		if prev.UID != "" && m.UID != "" && prev.UID != m.UID {
+			o.PreviousUID = prev.UID
+		} else if prev.UID == m.UID && !rvAfter(m.ResourceVersion, prev.RV) {
+			o.Duplicate = true
+		}
+	}
+	if o.Duplicate {
+		return o
+	}
+	entry := trackedObject{UID: m.UID, RV: m.ResourceVersion}
+	if typ == EventDeleted {
+		delete(t.live, k)
+		if len(t.deleted) >= maxTombstones {
+			clear(t.deleted)
+		}
+		t.deleted[k] = entry
+		return o
+	}
+	delete(t.deleted, k)
+	t.live[k] = entry
+	return o
+}
+
+// rvAfter reports a > b for decimal RVs; an RV that is not a number is
+// compared for difference only.
+func rvAfter(a, b string) bool {
+	x, ok1 := ParseRV(a)
+	y, ok2 := ParseRV(b)
+	if !ok1 || !ok2 {
+		return a != b
+	}
+	return x > y
+}
+
+// ObjectChange is one object in the gap a relist closed.
+type ObjectChange struct {
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+	UID       string `json:"uid,omitempty"`
+	// OldResourceVersion is the RV last seen through the watch; NewResourceVersion the list's.
+	OldResourceVersion string `json:"oldResourceVersion,omitempty"`
+	NewResourceVersion string `json:"newResourceVersion,omitempty"`
+}
+
+// Gap is what changed while the watch was broken, as a relist reveals it:
+// only the net effect survives; the events themselves are lost.
+type Gap struct {
+	Added    []ObjectChange `json:"added"`
+	Modified []ObjectChange `json:"modified"`
+	// Deleted are the objects an informer delivers as DeletedFinalStateUnknown.
+	Deleted []ObjectChange `json:"deleted"`
+}
+
+// Count is the number of objects reconciled.
+func (g Gap) Count() int { return len(g.Added) + len(g.Modified) + len(g.Deleted) }
+
+// Reconcile replaces the known state with a fresh list and returns the
+// difference, the way a Reflector's Replace does.
+func (t *ObjectTracker) Reconcile(items []ItemMeta) Gap {
+	g := Gap{Added: []ObjectChange{}, Modified: []ObjectChange{}, Deleted: []ObjectChange{}}
+	fresh := make(map[string]trackedObject, len(items))
+	for _, it := range items {
+		k := trackKey(it)
+		fresh[k] = trackedObject{UID: it.UID, RV: it.ResourceVersion}
+		old, ok := t.live[k]
+		change := ObjectChange{Namespace: it.Namespace, Name: it.Name, UID: it.UID, NewResourceVersion: it.ResourceVersion}
+		switch {
+		case !ok:
+			g.Added = append(g.Added, change)
+		case old.UID != it.UID || old.RV != it.ResourceVersion:
+			change.OldResourceVersion = old.RV
+			g.Modified = append(g.Modified, change)
+		}
+	}
+	for k, old := range t.live {
+		if _, ok := fresh[k]; !ok {
+			ns, name := splitKey(k)
+			g.Deleted = append(g.Deleted, ObjectChange{Namespace: ns, Name: name, UID: old.UID, OldResourceVersion: old.RV})
+		}
+	}
+	slices.SortFunc(g.Deleted, func(a, b ObjectChange) int {
+		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
+	})
+	t.live = fresh
+	clear(t.deleted)
+	return g
+}
+
+func splitKey(k string) (string, string) {
+	for i := 0; i < len(k); i++ {
+		if k[i] == '/' {
+			return k[:i], k[i+1:]
+		}
+	}
+	return "", k
+}

@@ -1,0 +1,214 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
+	"github.com/watchrv/kubectl-watchrv/pkg/probe"
+)
+
+// Record kinds of "watch -o json|yaml". Every line (document) has a
+// "record" field; events have "type", "namespace", "name", "uid" and
+// "resourceVersion" as the server sent them.
+const (
+	RecordEvent     = "event"
+	RecordListed    = "listed"
+	RecordReconnect = "reconnect"
+	RecordRelist    = "relist"
+	RecordSummary   = "summary"
+)
+
+// Delete causes found by --explain-deletes.
+const (
+	DeleteCauseLeftSelector = "left-selector" // the object still exists: it stopped matching the selector
+	DeleteCauseDeleted      = "deleted"       // the object is gone
+	DeleteCauseRecreated    = "recreated"     // gone, and a new object has the name now
+)
+
+// WatchEventRecord is one event, as "watch -o json" writes it.
+type WatchEventRecord struct {
+	Record          string `json:"record"`
+	Time            string `json:"time"`
+	Type            string `json:"type"`
+	Namespace       string `json:"namespace"`
+	Name            string `json:"name"`
+	UID             string `json:"uid"`
+	ResourceVersion string `json:"resourceVersion"`
+	// SinceStart is the object's RV minus the start RV (--rv N or the
+	// List's RV): > 0 for a change after the start, <= 0 for state.
+	SinceStart       *int64 `json:"sinceStart,omitempty"`
+	InitialEventsEnd bool   `json:"initialEventsEnd,omitempty"`
+	// InitialObjects is the number of objects before the initial-events-end bookmark.
+	InitialObjects *int `json:"initialObjects,omitempty"`
+	// Duplicate: this UID at this RV was delivered before.
+	Duplicate bool `json:"duplicate,omitempty"`
+	// PreviousUID: the name had another UID (deleted and recreated).
+	PreviousUID string         `json:"previousUID,omitempty"`
+	DeleteCause string         `json:"deleteCause,omitempty"`
+	Status      *metav1.Status `json:"status,omitempty"`
+	// FromHTTPStatus: the Status answered the watch request itself (an HTTP
+	// 410 or 504), not an ERROR event inside a stream.
+	FromHTTPStatus bool                `json:"fromHTTPStatus,omitempty"`
+	Diagnosis      *diagnose.Diagnosis `json:"diagnosis,omitempty"`
+}
+
+// NewWatchEventRecord builds the record of one event. start is the start
+// RV ("" when the watch has none).
+func NewWatchEventRecord(ev probe.Event, obs probe.Observation, start string) WatchEventRecord {
+	r := WatchEventRecord{
+		Record: RecordEvent, Time: ev.Received.UTC().Format(time.RFC3339Nano), Type: ev.Type,
+		Namespace: ev.Object.Namespace, Name: ev.Object.Name, UID: ev.Object.UID, ResourceVersion: ev.Object.ResourceVersion,
+		InitialEventsEnd: ev.IsInitialEventsEnd(), Duplicate: obs.Duplicate, PreviousUID: obs.PreviousUID, Status: ev.Status,
+	}
+	if s, ok := probe.ParseRV(start); ok && s > 0 && ev.Type != probe.EventError {
+		if v, ok := probe.ParseRV(ev.Object.ResourceVersion); ok {
+			d := int64(v) - int64(s)
+			r.SinceStart = &d
+		}
+	}
+	return r
+}
+
+// watchColumns are the widths of the human event lines; a line is written
+// as soon as its event arrives, so the widths are fixed, not measured.
+var watchColumns = []int{12, 8, 32, 8, 10, 8}
+
+// WatchHeader writes the column headers of the human event lines.
+func (p *Printer) WatchHeader() error {
+	if p.Machine() {
+		return nil
+	}
+	line := watchLine([]string{"TIME", "TYPE", "NAMESPACE/NAME", "UID", "RV", "START+", "NOTE"})
+	_, err := fmt.Fprintln(p.Out, p.Style.Header.Sprint(line))
+	return err
+}
+
+// WatchEvent writes one event: a JSON line, a YAML document, or a human line
+// (with the diagnosis of an ERROR event on the lines below it).
+func (p *Printer) WatchEvent(r WatchEventRecord) error {
+	if p.Machine() {
+		return p.StreamItem(r)
+	}
+	name := r.Name
+	if r.Namespace != "" {
+		name = r.Namespace + "/" + r.Name
+	}
+	uid := r.UID
+	if len(uid) > 8 {
+		uid = uid[:8]
+	}
+	since := ""
+	if r.SinceStart != nil {
+		since = strconv.FormatInt(*r.SinceStart, 10)
+		if *r.SinceStart > 0 {
+			since = "+" + since
+		}
+	}
+	t, _ := time.Parse(time.RFC3339Nano, r.Time)
+	cells := []string{t.Local().Format("15:04:05.000"), r.Type, name, uid, r.ResourceVersion, since, p.eventNote(r)}
+	if r.Type == probe.EventError {
+		cells[2], cells[3], cells[4] = "", "", ""
+	}
+	line := watchLine(cells)
+	// Paint only the type cell; the padding was computed on plain text.
+	typeStart := watchColumns[0] + 2
+	painted := line[:typeStart] + p.typeColor(r.Type)(r.Type) + line[typeStart+len(r.Type):]
+	if _, err := fmt.Fprintln(p.Out, painted); err != nil {
+		return err
+	}
+	if r.Diagnosis != nil {
+		return p.diagnosisLines(p.Out, *r.Diagnosis)
+	}
+	return nil
+}
+
+func (p *Printer) eventNote(r WatchEventRecord) string {
+	var notes []string
+	switch {
+	case r.InitialEventsEnd && r.InitialObjects != nil:
+		notes = append(notes, p.Style.Good.Sprintf("initial state complete at RV %s: %d objects", r.ResourceVersion, *r.InitialObjects))
+	case r.InitialEventsEnd:
+		notes = append(notes, p.Style.Good.Sprintf("initial state complete at RV %s", r.ResourceVersion))
+	}
+	if r.Duplicate {
+		notes = append(notes, p.Style.Warn.Sprint("duplicate: this UID at this RV was delivered before"))
+	}
+	if r.PreviousUID != "" {
+		notes = append(notes, p.Style.Warn.Sprintf("recreated: same name, new UID (was %s)", r.PreviousUID))
+	}
+	switch r.DeleteCause {
+	case DeleteCauseLeftSelector:
+		notes = append(notes, "left the selector (the object still exists)")
+	case DeleteCauseDeleted:
+		notes = append(notes, "deleted (the object is gone)")
+	case DeleteCauseRecreated:
+		notes = append(notes, "deleted (a new object with another UID has the name now)")
+	}
+	if r.Status != nil {
+		notes = append(notes, fmt.Sprintf("%d %s: %s", r.Status.Code, r.Status.Reason, r.Status.Message))
+	}
+	return strings.Join(notes, "; ")
+}
+
+// diagnosisLines writes a diagnosis under an ERROR event or an HTTP error:
+// the class and summary, then the fix, one line each.
+func (p *Printer) diagnosisLines(w io.Writer, d diagnose.Diagnosis) error {
+	paint := p.Style.Warn
+	if d.IsRVProblem() {
+		paint = p.Style.Bad
+	}
+	head := string(d.Class)
+	if d.Kind != "" {
+		head += " (" + d.Kind + ")"
+	}
+	if _, err := fmt.Fprintf(w, "  %s %s\n", paint.Sprint(head+":"), d.Summary); err != nil {
+		return err
+	}
+	if d.Fix != "" {
+		_, err := fmt.Fprintf(w, "  %s %s\n", p.Style.Bold.Sprint("fix:"), d.Fix)
+		return err
+	}
+	return nil
+}
+
+// WatchDiagnosis writes the diagnosis of an HTTP error that answered the
+// watch request itself (410 or 504 instead of a stream).
+func (p *Printer) WatchDiagnosis(d diagnose.Diagnosis) error {
+	return p.diagnosisLines(p.ErrOut, d)
+}
+
+func (p *Printer) typeColor(t string) func(a ...any) string {
+	switch t {
+	case probe.EventAdded:
+		return p.Style.Added.Sprint
+	case probe.EventModified:
+		return p.Style.Modified.Sprint
+	case probe.EventDeleted:
+		return p.Style.Deleted.Sprint
+	case probe.EventBookmark:
+		return p.Style.Bookmark.Sprint
+	case probe.EventError:
+		return p.Style.Bad.Sprint
+	}
+	return fmt.Sprint
+}
+
+func watchLine(cells []string) string {
+	var b strings.Builder
+	for i, c := range cells {
+		b.WriteString(c)
+		if i < len(watchColumns) {
+			if pad := watchColumns[i] - len(c); pad > 0 {
+				b.WriteString(strings.Repeat(" ", pad))
+			}
+			b.WriteString("  ")
+		}
+	}
+	return strings.TrimRight(b.String(), " ")
+}

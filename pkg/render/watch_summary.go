@@ -1,0 +1,177 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
+	"github.com/watchrv/kubectl-watchrv/pkg/probe"
+)
+
+// WatchNoticeRecord is a step between streams (list, reconnect, relist), as
+// "watch -o json" writes it.
+type WatchNoticeRecord struct {
+	Record              string              `json:"record"`
+	Time                string              `json:"time"`
+	Reason              string              `json:"reason,omitempty"`
+	FromResourceVersion string              `json:"fromResourceVersion,omitempty"`
+	DelaySeconds        float64             `json:"delaySeconds,omitempty"`
+	ListResourceVersion string              `json:"listResourceVersion,omitempty"`
+	Items               *int                `json:"items,omitempty"`
+	Tried               []string            `json:"tried,omitempty"`
+	SkippedRVs          uint64              `json:"skippedResourceVersions,omitempty"`
+	Gap                 *probe.Gap          `json:"gap,omitempty"`
+	Diagnosis           *diagnose.Diagnosis `json:"diagnosis,omitempty"`
+}
+
+// NewWatchNoticeRecord builds the record of a session notice.
+func NewWatchNoticeRecord(n probe.Notice, d *diagnose.Diagnosis) WatchNoticeRecord {
+	r := WatchNoticeRecord{
+		Record: strings.ToLower(string(n.Kind)), Time: n.Time.UTC().Format(time.RFC3339Nano), Reason: watchOneLine(n.Reason),
+		FromResourceVersion: n.FromResourceVersion, DelaySeconds: n.Delay.Round(time.Millisecond).Seconds(),
+		ListResourceVersion: n.ListResourceVersion, Tried: n.Tried, SkippedRVs: n.SkippedRVs, Diagnosis: d,
+	}
+	if n.Kind != probe.NoticeReconnect {
+		items := n.Items
+		r.Items = &items
+	}
+	if n.Kind == probe.NoticeRelist {
+		r.Gap = n.Gap
+	}
+	return r
+}
+
+// watchGapShown caps how many objects of each kind a human relist line names.
+const watchGapShown = 10
+
+// WatchNotice writes a notice: a record, or a "--" line for a person.
+func (p *Printer) WatchNotice(r WatchNoticeRecord) error {
+	if p.Machine() {
+		return p.StreamItem(r)
+	}
+	var line string
+	switch r.Record {
+	case RecordListed:
+		line = fmt.Sprintf("listed %d objects at RV %s; watching the changes after it", watchDeref(r.Items), r.ListResourceVersion)
+	case RecordReconnect:
+		line = p.Style.Warn.Sprintf("reconnect in %.1fs from RV %s", r.DelaySeconds, watchOrDash(r.FromResourceVersion)) + ": " + r.Reason
+	case RecordRelist:
+		tried := make([]string, len(r.Tried))
+		for i, t := range r.Tried {
+			tried[i] = fmt.Sprintf("%q", t)
+		}
+		line = p.Style.Bad.Sprint("RELIST") + fmt.Sprintf(" after %s: listed %d objects at RV %s (tried RV %s); %d RVs skipped since RV %s, their events are lost",
+			r.Reason, watchDeref(r.Items), r.ListResourceVersion, strings.Join(tried, " then "), r.SkippedRVs, watchOrDash(r.FromResourceVersion))
+		if r.Gap != nil {
+			line += fmt.Sprintf("\n-- gap: %d added, %d modified, %d deleted while the watch was broken", len(r.Gap.Added), len(r.Gap.Modified), len(r.Gap.Deleted))
+			line += watchGapLine("added", r.Gap.Added, func(c probe.ObjectChange) string { return "RV " + c.NewResourceVersion })
+			line += watchGapLine("modified", r.Gap.Modified, func(c probe.ObjectChange) string {
+				return "RV " + c.OldResourceVersion + " -> " + c.NewResourceVersion
+			})
+			line += watchGapLine("deleted (DeletedFinalStateUnknown)", r.Gap.Deleted, func(c probe.ObjectChange) string { return "last seen at RV " + c.OldResourceVersion })
+		}
+	}
+	if _, err := fmt.Fprintln(p.Out, "-- "+line); err != nil {
+		return err
+	}
+	if r.Diagnosis != nil && r.Diagnosis.Recognized() {
+		return p.diagnosisLines(p.Out, *r.Diagnosis)
+	}
+	return nil
+}
+
+func watchGapLine(what string, cs []probe.ObjectChange, detail func(probe.ObjectChange) string) string {
+	if len(cs) == 0 {
+		return ""
+	}
+	parts := make([]string, 0, min(len(cs), watchGapShown)+1)
+	for i, c := range cs {
+		if i == watchGapShown {
+			parts = append(parts, fmt.Sprintf("and %d more", len(cs)-watchGapShown))
+			break
+		}
+		name := c.Name
+		if c.Namespace != "" {
+			name = c.Namespace + "/" + name
+		}
+		parts = append(parts, name+" ("+detail(c)+")")
+	}
+	return "\n--   " + what + ": " + strings.Join(parts, ", ")
+}
+
+// WatchSummary is the last record of a watch: what arrived and what the
+// session had to do.
+type WatchSummary struct {
+	Record               string         `json:"record"`
+	StartResourceVersion string         `json:"startResourceVersion,omitempty"`
+	Events               int            `json:"events"`
+	ByType               map[string]int `json:"byType"`
+	FirstResourceVersion string         `json:"firstResourceVersion,omitempty"`
+	LastResourceVersion  string         `json:"lastResourceVersion,omitempty"`
+	Bookmarks            int            `json:"bookmarks"`
+	DurationSeconds      float64        `json:"durationSeconds"`
+	// Ended is why the watch stopped: timeout, interrupted, max-events,
+	// until, stream-end or error.
+	Ended string `json:"ended"`
+	probe.SessionStats
+}
+
+// NewWatchSummary starts an empty summary.
+func NewWatchSummary(start string) *WatchSummary {
+	return &WatchSummary{Record: RecordSummary, StartResourceVersion: start, ByType: map[string]int{}}
+}
+
+// Count adds one event.
+func (s *WatchSummary) Count(r WatchEventRecord) {
+	s.Events++
+	s.ByType[r.Type]++
+	if r.Type == probe.EventBookmark {
+		s.Bookmarks++
+	}
+	if r.ResourceVersion != "" && r.Type != probe.EventError {
+		if s.FirstResourceVersion == "" {
+			s.FirstResourceVersion = r.ResourceVersion
+		}
+		s.LastResourceVersion = r.ResourceVersion
+	}
+}
+
+// WatchSummary writes the summary: the last record, or a block for a person.
+func (p *Printer) WatchSummary(s *WatchSummary) error {
+	if p.Machine() {
+		return p.StreamItem(s)
+	}
+	var types []string
+	for _, t := range []string{probe.EventAdded, probe.EventModified, probe.EventDeleted, probe.EventBookmark, probe.EventError} {
+		if n := s.ByType[t]; n > 0 {
+			types = append(types, fmt.Sprintf("%s %d", t, n))
+		}
+	}
+	if len(types) == 0 {
+		types = []string{"none"}
+	}
+	fmt.Fprintln(p.Out, p.Style.Header.Sprintf("Summary (%s after %s)", s.Ended, time.Duration(s.DurationSeconds*float64(time.Second)).Round(time.Millisecond)))
+	return KeyValues(p.Out, [][2]string{
+		{"  Events", fmt.Sprintf("%d (%s)", s.Events, strings.Join(types, ", "))},
+		{"  RVs", fmt.Sprintf("start %s, first %s, last %s", watchOrDash(s.StartResourceVersion), watchOrDash(s.FirstResourceVersion), watchOrDash(s.LastResourceVersion))},
+		{"  Session", fmt.Sprintf("%d stream(s), %d reconnect(s), %d relist(s), %d object(s) reconciled by relist, %d duplicate(s)",
+			s.Streams, s.Reconnects, s.Relists, s.Reconciled, s.Duplicates)},
+	})
+}
+
+func watchDeref(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+func watchOrDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func watchOneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
