@@ -17,9 +17,9 @@ import (
 
 func init() { extraCommands = append(extraCommands, newExplainErrorCommand) }
 
-// maxMessageBytes caps a message read from stdin; a longer input is a log
+// explainMaxMessageBytes caps a message read from stdin; a longer input is a log
 // and is scanned with -f -.
-const maxMessageBytes = 1 << 20
+const explainMaxMessageBytes = 1 << 20
 
 // ExplainErrorOptions explains one error message, or every error of a log.
 type ExplainErrorOptions struct {
@@ -154,7 +154,7 @@ func (o *ExplainErrorOptions) Complete(cmd *cobra.Command, args []string) error 
 		}
 		f, err := os.Open(o.Filename)
 		if err != nil {
-			return usageErrorf(cmd, "cannot read -f %s: %v", o.Filename, unwrapPathError(err))
+			return usageErrorf(cmd, "cannot read -f %s: %v", o.Filename, explainPathError(err))
 		}
 		o.log, o.label, o.closer = f, o.Filename, f
 		return nil
@@ -166,7 +166,7 @@ func (o *ExplainErrorOptions) Complete(cmd *cobra.Command, args []string) error 
 			return usageErrorf(cmd, "the MESSAGE is empty: pass the error text")
 		}
 		return nil
-	case isTerminal(o.In):
+	case explainStdinIsTerminal(o.In):
 		return usageErrorf(cmd, "no error message: pass it as an argument, pipe it on stdin, or scan a log with -f FILE")
 	}
 	return o.readStdin(cmd)
@@ -176,11 +176,11 @@ func (o *ExplainErrorOptions) readStdin(cmd *cobra.Command) error {
 	if o.In == nil {
 		return usageErrorf(cmd, "no stdin to read the error from")
 	}
-	b, err := io.ReadAll(io.LimitReader(o.In, maxMessageBytes+1))
+	b, err := io.ReadAll(io.LimitReader(o.In, explainMaxMessageBytes+1))
 	if err != nil {
 		return usageErrorf(cmd, "cannot read stdin: %v", err)
 	}
-	if len(b) > maxMessageBytes {
+	if len(b) > explainMaxMessageBytes {
 		return usageErrorf(cmd, "stdin holds more than 1 MiB: to scan a whole log, use -f -")
 	}
 	if strings.TrimSpace(string(b)) == "" {
@@ -222,7 +222,7 @@ func (o *ExplainErrorOptions) Run(ctx context.Context) error {
 func (o *ExplainErrorOptions) runLog(p *render.Printer) error {
 	s, err := diagnose.Summarize(o.log, 0)
 	if err != nil {
-		return withCode(ExitUsage, fmt.Errorf("cannot read %s: %v", o.label, unwrapPathError(err)))
+		return withCode(ExitUsage, fmt.Errorf("cannot read %s: %v", o.label, explainPathError(err)))
 	}
 	if err := p.LogExplanation(render.LogExplanation{File: o.label, Summary: s}); err != nil {
 		return err
@@ -266,8 +266,8 @@ func (o *ExplainErrorOptions) check(ctx context.Context, d diagnose.Diagnosis) (
 	return c, nil
 }
 
-// isTerminal reports whether r is a terminal (so nothing was piped in).
-func isTerminal(r io.Reader) bool {
+// explainStdinIsTerminal reports whether r is a terminal (so nothing was piped in).
+func explainStdinIsTerminal(r io.Reader) bool {
 	f, ok := r.(*os.File)
 	if !ok {
 		return false
@@ -276,8 +276,8 @@ func isTerminal(r io.Reader) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// unwrapPathError drops the "open FILE:" prefix the message already has.
-func unwrapPathError(err error) error {
+// explainPathError drops the "open FILE:" prefix the message already has.
+func explainPathError(err error) error {
 	var pe *os.PathError
 	if errors.As(err, &pe) {
 		return pe.Err

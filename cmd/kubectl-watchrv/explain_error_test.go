@@ -81,7 +81,7 @@ func TestExplainErrorInputErrors(t *testing.T) {
 	}{
 		{"empty stdin", strings.NewReader(" \n"), nil, "stdin is empty"},
 		{"empty stdin dash", strings.NewReader(""), []string{"-"}, "stdin is empty"},
-		{"stdin too large", strings.NewReader(strings.Repeat("x", maxMessageBytes+1)), nil, "use -f -"},
+		{"stdin too large", strings.NewReader(strings.Repeat("x", explainMaxMessageBytes+1)), nil, "use -f -"},
 		{"empty message", nil, []string{" "}, "MESSAGE is empty"},
 		{"missing file", nil, []string{"-f", filepath.Join(dir, "nope.log")}, "no such file"},
 		{"directory", nil, []string{"-f", dir}, "is a directory"},

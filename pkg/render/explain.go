@@ -25,11 +25,11 @@ type LogExplanation struct {
 	diagnose.Summary
 }
 
-// explainWidth is where text is wrapped; labelWidth the label column.
+// explainWidth is where text is wrapped; explainLabelWidth the label column.
 const (
-	explainWidth = 100
-	labelWidth   = 15
-	maxLinesShow = 12
+	explainWidth      = 100
+	explainLabelWidth = 15
+	explainLinesShown = 12
 )
 
 // Explanation prints the diagnosis of one message.
@@ -37,11 +37,11 @@ func (p *Printer) Explanation(e Explanation) error {
 	if p.Machine() {
 		return p.Object(e)
 	}
-	w := &errWriter{w: p.Out}
-	p.verdict(w, e.Diagnosis, "")
-	p.details(w, e.Diagnosis, "", "")
+	w := &explainWriter{w: p.Out}
+	p.explainVerdict(w, e.Diagnosis, "")
+	p.explainDetails(w, e.Diagnosis, "", "")
 	if e.Check != nil {
-		p.field(w, "", "Checked now", checkLine(*e.Check))
+		p.explainField(w, "", "Checked now", explainCheck(*e.Check))
 	}
 	return w.err
 }
@@ -51,33 +51,33 @@ func (p *Printer) LogExplanation(r LogExplanation) error {
 	if p.Machine() {
 		return p.Object(r)
 	}
-	w := &errWriter{w: p.Out}
+	w := &explainWriter{w: p.Out}
 	s := p.Style
-	read := fmt.Sprintf("Scanned %s lines (%s) of %s", count(int64(r.Lines)), humanBytes(r.Bytes), r.File)
+	read := fmt.Sprintf("Scanned %s lines (%s) of %s", explainCount(int64(r.Lines)), humanBytes(r.Bytes), r.File)
 	if !r.Recognized() {
 		w.printf("%s: %s\n", read, s.Dim.Sprint("no resourceVersion-related error found"))
 		return w.err
 	}
-	w.printf("%s: %s of %s.\n", read, plural(r.Findings, "error"), plural(len(r.Groups), "kind"))
+	w.printf("%s: %s of %s.\n", read, explainPlural(r.Findings, "error"), explainPlural(len(r.Groups), "kind"))
 	for i, g := range r.Groups {
 		w.printf("\n")
-		times := plural(g.Count, "time")
-		p.verdict(w, g.Diagnosis, fmt.Sprintf("%d. ", i+1), s.Bold.Sprintf("%s, %s", times, linesText(g)))
+		times := explainPlural(g.Count, "time")
+		p.explainVerdict(w, g.Diagnosis, fmt.Sprintf("%d. ", i+1), s.Bold.Sprintf("%s, %s", times, explainLines(g)))
 		const indent = "   "
-		p.field(w, indent, "First seen", fmt.Sprintf("line %d: %s", g.FirstLine, g.Example))
+		p.explainField(w, indent, "First seen", fmt.Sprintf("line %d: %s", g.FirstLine, g.Example))
 		maxGap := ""
 		if g.Count > 1 && g.MaxGap != "" && g.MaxGap != g.Gap {
 			maxGap = g.MaxGap
 		}
-		p.details(w, g.Diagnosis, indent, maxGap)
+		p.explainDetails(w, g.Diagnosis, indent, maxGap)
 	}
 	return w.err
 }
 
-// verdict is the first line: class, sub-kind, confidence; then the summary.
-func (p *Printer) verdict(w *errWriter, d diagnose.Diagnosis, prefix string, extra ...string) {
+// explainVerdict is the first line: class, sub-kind, confidence; then the summary.
+func (p *Printer) explainVerdict(w *explainWriter, d diagnose.Diagnosis, prefix string, extra ...string) {
 	s := p.Style
-	class := classColor(s, d.Class).Sprint(string(d.Class))
+	class := explainClassColor(s, d.Class).Sprint(string(d.Class))
 	line := prefix + class
 	if d.Kind != "" {
 		line += " / " + s.Bold.Sprint(d.Kind)
@@ -88,49 +88,49 @@ func (p *Printer) verdict(w *errWriter, d diagnose.Diagnosis, prefix string, ext
 	}
 	w.printf("%s\n", line)
 	indent := strings.Repeat(" ", len(prefix))
-	w.printf("%s", wrap(d.Summary, indent, indent, explainWidth))
+	w.printf("%s", explainWrap(d.Summary, indent, indent, explainWidth))
 }
 
-// details are the labelled paragraphs under a verdict; maxGap is the
+// explainDetails are the labelled paragraphs under a verdict; maxGap is the
 // largest gap of a group, when it differs from the first one's.
-func (p *Printer) details(w *errWriter, d diagnose.Diagnosis, indent, maxGap string) {
+func (p *Printer) explainDetails(w *explainWriter, d diagnose.Diagnosis, indent, maxGap string) {
 	if !d.Recognized() {
-		p.field(w, indent, "Fix", d.Fix)
+		p.explainField(w, indent, "Fix", d.Fix)
 		return
 	}
-	p.field(w, indent, "What happened", d.What)
-	p.field(w, indent, "Why", d.Why)
-	n := numbersLine(d)
+	p.explainField(w, indent, "What happened", d.What)
+	p.explainField(w, indent, "Why", d.Why)
+	n := explainNumbers(d)
 	if maxGap != "" {
 		n += " (first seen; largest gap " + maxGap + ")"
 	}
 	if n != "" {
-		p.field(w, indent, "Numbers", n)
+		p.explainField(w, indent, "Numbers", n)
 	}
 	if d.Operation != "" {
-		p.field(w, indent, "Request", d.Operation)
+		p.explainField(w, indent, "Request", d.Operation)
 	}
-	if srv := serverLine(d); srv != "" {
-		p.field(w, indent, "Server said", srv)
+	if srv := explainServer(d); srv != "" {
+		p.explainField(w, indent, "Server said", srv)
 	}
 	if d.Source != "" {
-		p.field(w, indent, "Found in", d.Source)
+		p.explainField(w, indent, "Found in", d.Source)
 	}
-	p.field(w, indent, "client-go", d.ClientGo)
-	p.field(w, indent, "Fix", p.Style.Good.Sprint(d.Fix))
+	p.explainField(w, indent, "client-go", d.ClientGo)
+	p.explainField(w, indent, "Fix", p.Style.Good.Sprint(d.Fix))
 }
 
-// field writes "Label  text", the text wrapped under itself.
-func (p *Printer) field(w *errWriter, indent, label, text string) {
+// explainField writes "Label  text", the text wrapped under itself.
+func (p *Printer) explainField(w *explainWriter, indent, label, text string) {
 	if text == "" {
 		return
 	}
-	head := indent + p.Style.Header.Sprint(label) + strings.Repeat(" ", max(1, labelWidth-len(label)))
-	w.printf("%s", wrap(text, head, indent+strings.Repeat(" ", labelWidth), explainWidth))
+	head := indent + p.Style.Header.Sprint(label) + strings.Repeat(" ", max(1, explainLabelWidth-len(label)))
+	w.printf("%s", explainWrap(text, head, indent+strings.Repeat(" ", explainLabelWidth), explainWidth))
 }
 
-// numbersLine renders the RVs and the gap with its direction.
-func numbersLine(d diagnose.Diagnosis) string {
+// explainNumbers renders the RVs and the gap with its direction.
+func explainNumbers(d diagnose.Diagnosis) string {
 	var parts []string
 	add := func(label, v string) {
 		if v != "" {
@@ -155,8 +155,8 @@ func numbersLine(d diagnose.Diagnosis) string {
 	return strings.Join(parts, " · ")
 }
 
-// serverLine is "410 Expired: message" from what is known.
-func serverLine(d diagnose.Diagnosis) string {
+// explainServer is "410 Expired: message" from what is known.
+func explainServer(d diagnose.Diagnosis) string {
 	var b strings.Builder
 	if d.Code != 0 {
 		b.WriteString(strconv.Itoa(int(d.Code)))
@@ -180,7 +180,7 @@ func serverLine(d diagnose.Diagnosis) string {
 	return b.String()
 }
 
-func checkLine(c diagnose.Check) string {
+func explainCheck(c diagnose.Check) string {
 	where := c.Resource
 	if c.Namespace != "" {
 		where += " in namespace " + c.Namespace
@@ -188,7 +188,7 @@ func checkLine(c diagnose.Check) string {
 	return fmt.Sprintf("%s: %s", where, c.Verdict)
 }
 
-func classColor(s Style, c diagnose.Class) *color.Color {
+func explainClassColor(s Style, c diagnose.Class) *color.Color {
 	switch c {
 	case diagnose.ClassExpired, diagnose.ClassTooLarge:
 		return s.Bad
@@ -198,14 +198,14 @@ func classColor(s Style, c diagnose.Class) *color.Color {
 	return s.Dim
 }
 
-// linesText is "line 4" or "lines 2, 5, 9, … (+40 more)".
-func linesText(g diagnose.Group) string {
+// explainLines is "line 4" or "lines 2, 5, 9, … (+40 more)".
+func explainLines(g diagnose.Group) string {
 	if len(g.Lines) == 1 {
 		return "line " + strconv.Itoa(g.Lines[0])
 	}
 	shown := g.Lines
-	if len(shown) > maxLinesShow {
-		shown = shown[:maxLinesShow]
+	if len(shown) > explainLinesShown {
+		shown = shown[:explainLinesShown]
 	}
 	parts := make([]string, len(shown))
 	for i, l := range shown {
@@ -218,15 +218,15 @@ func linesText(g diagnose.Group) string {
 	return text
 }
 
-// wrap fills text into lines of at most width columns: the first starts
+// explainWrap fills text into lines of at most width columns: the first starts
 // with head, the others with indent. Color codes in head are not counted.
-func wrap(text, head, indent string, width int) string {
+func explainWrap(text, head, indent string, width int) string {
 	var b strings.Builder
 	b.WriteString(head)
-	col := visibleLen(head)
+	col := explainVisibleLen(head)
 	start := col
 	for _, word := range strings.Fields(text) {
-		n := visibleLen(word)
+		n := explainVisibleLen(word)
 		if col > start && col+1+n > width {
 			b.WriteString("\n")
 			b.WriteString(indent)
@@ -243,8 +243,8 @@ func wrap(text, head, indent string, width int) string {
 	return b.String()
 }
 
-// visibleLen counts runes, skipping ANSI color sequences.
-func visibleLen(s string) int {
+// explainVisibleLen counts runes, skipping ANSI color sequences.
+func explainVisibleLen(s string) int {
 	n, esc := 0, false
 	for _, r := range s {
 		switch {
@@ -261,15 +261,15 @@ func visibleLen(s string) int {
 	return n
 }
 
-func plural(n int, word string) string {
+func explainPlural(n int, word string) string {
 	if n == 1 {
 		return "1 " + word
 	}
-	return count(int64(n)) + " " + word + "s"
+	return explainCount(int64(n)) + " " + word + "s"
 }
 
-// count renders n with thousands separators.
-func count(n int64) string {
+// explainCount renders n with thousands separators.
+func explainCount(n int64) string {
 	s := strconv.FormatInt(n, 10)
 	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
 		s = s[:i] + "," + s[i:]
@@ -277,13 +277,13 @@ func count(n int64) string {
 	return s
 }
 
-// errWriter keeps the first write error.
-type errWriter struct {
+// explainWriter keeps the first write error.
+type explainWriter struct {
 	w   io.Writer
 	err error
 }
 
-func (e *errWriter) printf(format string, args ...any) {
+func (e *explainWriter) printf(format string, args ...any) {
 	if e.err == nil {
 		_, e.err = fmt.Fprintf(e.w, format, args...)
 	}

@@ -127,13 +127,13 @@ func TestLinesTextAndWrap(t *testing.T) {
 	for i := 1; i <= 20; i++ {
 		g.Lines = append(g.Lines, i)
 	}
-	if got := linesText(g); !strings.HasSuffix(got, "12, … (+8 more, last at line 99)") {
-		t.Errorf("linesText = %q", got)
+	if got := explainLines(g); !strings.HasSuffix(got, "12, … (+8 more, last at line 99)") {
+		t.Errorf("explainLines = %q", got)
 	}
-	if got := wrap("aaa bbb ccc", "> ", "  ", 8); got != "> aaa\n  bbb\n  ccc\n" {
-		t.Errorf("wrap = %q", got)
+	if got := explainWrap("aaa bbb ccc", "> ", "  ", 8); got != "> aaa\n  bbb\n  ccc\n" {
+		t.Errorf("explainWrap = %q", got)
 	}
-	if count(1234567) != "1,234,567" || count(12) != "12" {
-		t.Error("count")
+	if explainCount(1234567) != "1,234,567" || explainCount(12) != "12" {
+		t.Error("explainCount")
 	}
 }
