@@ -210,6 +210,13 @@ func (o *ExplainErrorOptions) Run(ctx context.Context) error {
 	if err := p.Explanation(e); err != nil {
 		return err
 	}
+	if strings.Count(strings.TrimSpace(o.message), "\n") > 0 {
+		// Several lines may hold several errors: say so rather than hide them.
+		if s, err := diagnose.Summarize(strings.NewReader(o.message), 0); err == nil && len(s.Groups) > 1 {
+			p.Notef("Note: the input holds %d errors of %d kinds; this explains %s/%s. To see each kind, scan it as a log: explain-error -f -",
+				s.Findings, len(s.Groups), d.Class, d.Kind)
+		}
+	}
 	if checkErr != nil {
 		return fmt.Errorf("--check: %w", checkErr)
 	}

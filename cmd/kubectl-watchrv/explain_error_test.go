@@ -43,6 +43,13 @@ func TestExplainErrorStdin(t *testing.T) {
 	}
 }
 
+func TestExplainErrorSeveralInOneMessage(t *testing.T) {
+	code, out, errOut := runExplain(t, strings.NewReader(testLog))
+	if code != ExitOK || !strings.Contains(errOut, "the input holds 3 errors of 2 kinds") || !strings.Contains(errOut, "-f -") || out == "" {
+		t.Fatalf("code %d:\n%s\n%s", code, out, errOut)
+	}
+}
+
 func TestExplainErrorOtherIsZero(t *testing.T) {
 	code, out, _ := runExplain(t, nil, "HTTP/1.1 429 Too Many Requests")
 	if code != ExitOK || !strings.HasPrefix(out, "Other / TooManyRequests") {
