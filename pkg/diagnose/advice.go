@@ -150,17 +150,21 @@ func withAdvice(d Diagnosis) Diagnosis {
 	if d.Class == "" {
 		d.Class = a.class
 	}
-	rv := func(v, unknown string) string {
-		if v == "" {
-			return unknown
+	fill := func(text string) string {
+		if !strings.Contains(text, "{") {
+			return text
 		}
-		return "RV " + v
+		text = strings.ReplaceAll(text, "{req}", rvOr(d.RequestedResourceVersion, "its resourceVersion"))
+		text = strings.ReplaceAll(text, "{oldest}", rvOr(d.OldestResourceVersion, "a newer RV"))
+		return strings.ReplaceAll(text, "{cur}", rvOr(d.CurrentResourceVersion, "an older RV"))
 	}
-	r := strings.NewReplacer(
-		"{req}", rv(d.RequestedResourceVersion, "its resourceVersion"),
-		"{oldest}", rv(d.OldestResourceVersion, "a newer RV"),
-		"{cur}", rv(d.CurrentResourceVersion, "an older RV"),
-	)
-	d.What, d.Why, d.ClientGo, d.Fix = r.Replace(a.what), r.Replace(a.why), a.clientGo, a.fix
+	d.What, d.Why, d.ClientGo, d.Fix = fill(a.what), fill(a.why), a.clientGo, a.fix
 	return d
+}
+
+func rvOr(v, unknown string) string {
+	if v == "" {
+		return unknown
+	}
+	return "RV " + v
 }
