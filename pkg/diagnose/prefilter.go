@@ -30,11 +30,11 @@ var weakAnchors = []string{"410", "429", "504", "500", "502", "503", "eason", "E
 // occur in a pattern get a class of their own, which keeps the table small
 // enough to stay in cache.
 type acMachine struct {
-	class   [256]uint8
-	classes int
-	delta   []uint32 // state*classes + class -> next state*classes (premultiplied)
-	hasOut  []bool   // indexed like delta's values: a pattern ends in this state
-	out     []uint64 // by state: bit i set when pattern i ends here (or in a suffix state)
+	class    [256]uint8
+	classes  int
+	delta    []uint16 // state*classes + class -> next state*classes (premultiplied)
+	outStart uint16   // states are numbered so that those where a pattern ends come last
+	out      []uint64 // by state: bit i set when pattern i ends here (or in a suffix state)
 }
 
 func buildAC(patterns []string) *acMachine {
@@ -97,25 +97,47 @@ func buildAC(patterns []string) *acMachine {
 			}
 		}
 	}
-	m.delta = make([]uint32, len(delta))
-	m.hasOut = make([]bool, len(delta))
-	for i, t := range delta {
-		m.delta[i] = uint32(t * m.classes)
+	// Renumber: states without output first (the root stays 0), so that
+	// "a pattern ends here" is one comparison in the scan loop.
+	n := len(goTo)
+	if n*m.classes > 1<<16 {
+		panic("diagnose: prefilter automaton too large")
 	}
-	for s := range goTo {
-		m.hasOut[s*m.classes] = m.out[s] != 0
+	renum := make([]int, n)
+	next := 0
+	for pass := 0; pass < 2; pass++ {
+		for st := 0; st < n; st++ {
+			if (m.out[st] != 0) == (pass == 1) {
+				renum[st] = next
+				next++
+			}
+		}
 	}
+	out := make([]uint64, n)
+	m.delta = make([]uint16, len(delta))
+	for st := 0; st < n; st++ {
+		out[renum[st]] = m.out[st]
+		for c := 0; c < m.classes; c++ {
+			m.delta[renum[st]*m.classes+c] = uint16(renum[delta[st*m.classes+c]] * m.classes)
+		}
+	}
+	m.out = out
+	first := n
+	for st := n - 1; st >= 0 && out[st] != 0; st-- {
+		first = st
+	}
+	m.outStart = uint16(min(first*m.classes, 1<<16-1))
 	return m
 }
 
 // scan returns the bits of the patterns found in b.
 func (m *acMachine) scan(b []byte) uint64 {
 	var mask uint64
-	s := uint32(0)
+	s := uint16(0)
 	for _, c := range b {
-		s = m.delta[s+uint32(m.class[c])]
-		if m.hasOut[s] {
-			mask |= m.out[s/uint32(m.classes)]
+		s = m.delta[int(s)+int(m.class[c])]
+		if s >= m.outStart {
+			mask |= m.out[int(s)/m.classes]
 		}
 	}
 	return mask
