@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -24,9 +26,11 @@ func (o *RootOptions) resolveResource(arg string, verbs ...string) (probe.Resour
 	if err != nil {
 		var unknown *probe.UnknownResourceError
 		if errors.As(err, &unknown) {
-			// Discovery itself may be what failed (no server, bad credentials).
-			if _, serr := disco.ServerVersion(); serr != nil {
-				return probe.Resource{}, o.requestError(serr, "get", "/version")
+			// Cached discovery hides its own failures (no server, bad
+			// credentials, throttling) behind "no such resource": ask the
+			// server directly before saying the name is unknown.
+			if serr := o.checkDiscovery(); serr != nil {
+				return probe.Resource{}, serr
 			}
 			return probe.Resource{}, withCode(ExitNotFound, err)
 		}
@@ -38,6 +42,21 @@ func (o *RootOptions) resolveResource(arg string, verbs ...string) (probe.Resour
 		}
 	}
 	return r, nil
+}
+
+// checkDiscovery makes one uncached discovery request and returns its error
+// in the plugin's words, or nil when discovery works.
+func (o *RootOptions) checkDiscovery() error {
+	client, err := o.Client()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := client.CheckDiscovery(ctx); err != nil {
+		return o.requestError(err, "get", "the discovery endpoints /api and /apis")
+	}
+	return nil
 }
 
 // requestError turns a failed request into one actionable line, keeping the

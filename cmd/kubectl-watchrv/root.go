@@ -34,7 +34,7 @@ func newRootCommand(streams genericiooptions.IOStreams) (*cobra.Command, *RootOp
 	}
 	o.ConfigFlags.WrapConfigFn = func(c *rest.Config) *rest.Config {
 		c.UserAgent = userAgent()
-		return c
+		return probe.NoHiddenRetries(c)
 	}
 	cmd := &cobra.Command{
 		Use:   "kubectl-watchrv",

@@ -95,6 +95,17 @@ func (c *Client) ServerVersion(ctx context.Context) (string, error) {
 	return v.GitVersion, nil
 }
 
+// CheckDiscovery reads /api and /apis uncached: the real error when cached
+// discovery came back empty.
+func (c *Client) CheckDiscovery(ctx context.Context) error {
+	for _, p := range []string{"/api", "/apis"} {
+		if err := c.short.Get().AbsPath(p).Do(ctx).Error(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // countingReader counts the bytes of a response body as it is read.
 type countingReader struct {
 	r io.Reader

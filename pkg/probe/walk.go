@@ -38,6 +38,9 @@ type Attempt struct {
 	Error                  string     `json:"error,omitempty"`
 	// ExpiredOnPage is the 1-based page whose continue token had expired.
 	ExpiredOnPage int `json:"expiredOnPage,omitempty"`
+	// Retries counts page requests repeated after a transient failure (the
+	// API server restarting or overloaded).
+	Retries int `json:"retries,omitempty"`
 	// InconsistentContinue is true when the 410 offered a fresh continue
 	// token for an inconsistent continuation (not used: it would mix snapshots).
 	InconsistentContinue bool `json:"inconsistentContinueOffered,omitempty"`
@@ -75,7 +78,8 @@ func (c *Client) walkOnce(ctx context.Context, t Target, o WalkOptions, onItem f
 	var maxRV uint64
 	opts := o.PageOptions
 	for i := 1; ; i++ {
-		p, err := c.ListPage(ctx, t, opts)
+		p, retries, err := c.listPageRetrying(ctx, t, opts, i > 1)
+		a.Retries += retries
 		if err != nil {
 			a.Err, a.Error = err, err.Error()
 			if i > 1 && ClassifyFailure(err) == FailureExpired {
@@ -107,6 +111,36 @@ func (c *Client) walkOnce(ctx context.Context, t Target, o WalkOptions, onItem f
 		}
 		opts.Continue = p.Continue
 	}
+}
+
+// pageRetryDelays is how long a walk waits before repeating a page request
+// that failed transiently. A continue token stays valid across an API server
+// restart as long as etcd keeps the revision, so waiting out a restart (a few
+// seconds) is better than starting over. The first page is not retried: it
+// has nothing to lose, and the error is the answer.
+var pageRetryDelays = []time.Duration{250 * time.Millisecond, 500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second}
+
+func (c *Client) listPageRetrying(ctx context.Context, t Target, o PageOptions, retry bool) (*Page, int, error) {
+	for n := 0; ; n++ {
+		p, err := c.ListPage(ctx, t, o)
+		if err == nil || !retry || n >= len(pageRetryDelays) || !transient(err) {
+			return p, n, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, n, err
+		case <-time.After(pageRetryDelays[n]):
+		}
+	}
+}
+
+// transient reports failures worth one more try: no connection, a 5xx, 429.
+func transient(err error) bool {
+	switch ClassifyFailure(err) {
+	case FailureUnreachable, FailureServer, FailureThrottled, FailureTimeout:
+		return true
+	}
+	return false
 }
 
 // ContinueExpiredError says a continue token expired mid-list.

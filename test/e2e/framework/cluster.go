@@ -23,6 +23,9 @@ import (
 const (
 	AdminToken = "watchrv-admin-token"  // user "admin" in system:masters
 	UserToken  = "watchrv-nobody-token" // user "nobody" with no grants
+	// ThrottledToken is user "throttled", whom RejectAllFlowSchema sends to
+	// a priority level with no seats (every request gets 429).
+	ThrottledToken = "watchrv-throttled-token"
 	// HarnessUserAgent marks the harness's own requests (writes included) in
 	// the audit log, apart from the plugin's.
 	HarnessUserAgent = "watchrv-e2e-harness"
@@ -141,7 +144,7 @@ func (c *Cluster) writeStaticFiles() error {
 	pemKey := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
 	files := map[string]string{
 		"sa.key":     string(pemKey),
-		"tokens.csv": fmt.Sprintf("%s,admin,uid-admin,\"system:masters\"\n%s,nobody,uid-nobody\n", AdminToken, UserToken),
+		"tokens.csv": fmt.Sprintf("%s,admin,uid-admin,\"system:masters\"\n%s,nobody,uid-nobody\n%s,throttled,uid-throttled\n", AdminToken, UserToken, ThrottledToken),
 		// Metadata level for every request: verb, user, user agent, URI.
 		"audit-policy.yaml": "apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [\"RequestReceived\"]\nrules:\n- level: Metadata\n",
 	}
@@ -314,6 +317,12 @@ func (c *Cluster) WriteKubeconfig(name string, a *APIServer, token string) (stri
 	if _, err := os.Stat(a.CAFile); err != nil {
 		return "", fmt.Errorf("the API server's certificate: %w", err)
 	}
+	return c.WriteKubeconfigFor(name, a.URL, a.CAFile, token)
+}
+
+// WriteKubeconfigFor writes a kubeconfig for any server, CA file and token
+// (the fault tests use a wrong CA, a bad token, a closed port).
+func (c *Cluster) WriteKubeconfigFor(name, server, caFile, token string) (string, error) {
 	path := filepath.Join(c.Dir, name)
 	content := fmt.Sprintf(`apiVersion: v1
 kind: Config
@@ -333,7 +342,7 @@ contexts:
     user: user
     namespace: default
 current-context: watchrv-e2e
-`, a.URL, a.CAFile, token)
+`, server, caFile, token)
 	return path, os.WriteFile(path, []byte(content), 0o600)
 }
 

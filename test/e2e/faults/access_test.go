@@ -1,0 +1,127 @@
+//go:build e2e
+
+package faults
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
+)
+
+// Each access failure gets one clear line and its own documented exit code
+// (docs/exit-codes.md), well within the request timeout.
+func TestAccessFailuresHaveDistinctExitCodes(t *testing.T) {
+	ctx := context.Background()
+	a := shared.APIServers[0]
+	if err := shared.RejectAllFlowSchema(ctx); err != nil {
+		t.Fatal(err)
+	}
+	holdCtx, stopHolding := context.WithCancel(ctx)
+	defer stopHolding()
+	if err := shared.HoldThrottledSeats(holdCtx, 4); err != nil {
+		t.Fatal(err)
+	}
+	wrongCA := writeOtherCA(t)
+	closed := closedPort(t)
+	kc := func(name, server, ca, token string) string {
+		p, err := shared.WriteKubeconfigFor(name, server, ca, token)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	cases := []struct {
+		name       string
+		kubeconfig string
+		code       int
+		want       []string
+	}{
+		{"connection refused", kc("refused.kubeconfig", "https://"+closed, a.CAFile, framework.AdminToken), 4, []string{"cannot reach", "connection refused"}},
+		{"wrong CA", kc("wrongca.kubeconfig", a.URL, wrongCA, framework.AdminToken), 5, []string{"TLS", "certificate"}},
+		{"invalid token", kc("badtoken.kubeconfig", a.URL, a.CAFile, "not-a-valid-token"), 6, []string{"401", "credentials"}},
+		{"forbidden", shared.UserKubeconfig, 7, []string{"forbidden", `"nobody"`, "cannot list"}},
+		{"throttled by APF", kc("throttled.kubeconfig", a.URL, a.CAFile, framework.ThrottledToken), 8, []string{"429", "Priority and Fairness"}},
+	}
+	// The APF configuration reaches the server's dispatcher asynchronously.
+	waitForThrottling(t, cases[4].kubeconfig)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := framework.Run(t, c.kubeconfig, time.Minute, "list", "configmaps", "-n", "default", "--request-timeout", "10s")
+			if r.Code != c.code {
+				t.Fatalf("exit code: want %d, got %d; stderr: %s", c.code, r.Code, r.Stderr)
+			}
+			line := strings.TrimSpace(r.Stderr)
+			if strings.Count(line, "\n") != 0 || !strings.HasPrefix(line, "error: ") {
+				t.Fatalf("want exactly one error line, got:\n%s", r.Stderr)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(line, w) {
+					t.Fatalf("error line lacks %q: %s", w, line)
+				}
+			}
+			if r.Duration > 15*time.Second {
+				t.Fatalf("took %s, more than the 10s request timeout allows", r.Duration)
+			}
+			t.Logf("exit %d in %s: %s", r.Code, r.Duration.Round(time.Millisecond), line)
+		})
+	}
+}
+
+func waitForThrottling(t *testing.T, kubeconfig string) {
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		r := framework.Run(t, kubeconfig, time.Minute, "list", "configmaps", "-n", "default", "--request-timeout", "10s")
+		if r.Code == 8 {
+			return
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	t.Fatal("API Priority and Fairness never rejected user throttled")
+}
+
+// writeOtherCA writes a CA certificate that did not sign the API server's.
+func writeOtherCA(t *testing.T) string {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "not-the-apiserver-ca"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "other-ca.crt")
+	if err := os.WriteFile(p, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// closedPort returns a loopback address nothing listens on.
+func closedPort(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return fmt.Sprint(addr)
+}
