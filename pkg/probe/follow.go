@@ -142,12 +142,19 @@ func (s *WatchSession) Run(ctx context.Context) error {
 	}
 	needRelist, relistReason := false, ""
 	var relistErr error
+	// unproductive: the last relist was followed by another Expired before
+	// any event; then the next relist is a consistent read, after a backoff
+	// (client-go's isLastSyncResourceVersionUnavailable), never a tight loop.
+	relisted, unproductive := false, false
 	for {
 		if ctx.Err() != nil {
 			return nil
 		}
 		if needRelist {
-			if err := s.relist(ctx, relistReason, relistErr); err != nil {
+			if unproductive && !s.sleep(ctx, Notice{Kind: NoticeReconnect, Reason: "the watch from the relist's RV failed again: " + relistReason, Err: relistErr, Failure: ClassifyFailure(relistErr), FromResourceVersion: s.lastRV}) {
+				return nil
+			}
+			if err := s.relist(ctx, relistReason, relistErr, unproductive); err != nil {
 				if ctx.Err() != nil || !retryable(ClassifyFailure(err)) {
 					return err
 				}
@@ -156,7 +163,7 @@ func (s *WatchSession) Run(ctx context.Context) error {
 				}
 				continue
 			}
-			needRelist = false
+			needRelist, relisted = false, true
 			opts = s.resumeOptions(opts)
 		}
 		stream, err := s.Client.OpenWatch(ctx, s.Target, opts)
@@ -169,6 +176,7 @@ func (s *WatchSession) Run(ctx context.Context) error {
 				return err
 			}
 			if f == FailureExpired || f == FailureTooLarge {
+				unproductive = relisted
 				needRelist, relistReason, relistErr = true, err.Error(), err
 				continue
 			}
@@ -192,8 +200,13 @@ func (s *WatchSession) Run(ctx context.Context) error {
 		}
 		opts = s.resumeOptions(opts)
 		if end.expired {
+			unproductive = relisted && end.events <= 1
 			needRelist, relistReason, relistErr = true, end.reason, end.err
 			continue
+		}
+		if end.events > 0 {
+			relisted, unproductive = false, false
+			s.Backoff.Reset()
 		}
 		n := Notice{Kind: NoticeReconnect, Reason: end.reason, Err: end.err, Failure: end.failure, FromResourceVersion: s.lastRV}
 		if end.err == nil && (end.events > 0 || time.Since(opened) > time.Second) {

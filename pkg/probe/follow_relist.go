@@ -18,7 +18,15 @@ func (s *WatchSession) list(ctx context.Context, tries []string) (Notice, error)
 	for _, rv := range tries {
 		n.Tried = append(n.Tried, rv)
 		var items []ItemMeta
-		res, err := s.Client.Walk(ctx, s.Target, WalkOptions{PageOptions: PageOptions{Limit: relistPageSize, ResourceVersion: rv}},
+		// As client-go: with an RV (other than 0) the list is not paged, so
+		// that the watch cache serves it "not older than" the RV; a paged
+		// list with an RV is an exact read from etcd, which would return the
+		// very RV the watch just found too old.
+		limit := int64(relistPageSize)
+		if rv != "" && rv != "0" {
+			limit = 0
+		}
+		res, err := s.Client.Walk(ctx, s.Target, WalkOptions{PageOptions: PageOptions{Limit: limit, ResourceVersion: rv}},
 			func(m ItemMeta) { items = append(items, m) })
 		if err != nil {
 			lastErr = err
@@ -42,10 +50,10 @@ func (s *WatchSession) list(ctx context.Context, tries []string) (Notice, error)
 // relist lists again after an Expired or TooLarge, first from the last RV
 // seen and then, as the last resort, with a consistent read (""), as the
 // Reflector does; it reports the gap and resumes from the new List's RV.
-func (s *WatchSession) relist(ctx context.Context, reason string, cause error) error {
+func (s *WatchSession) relist(ctx context.Context, reason string, cause error, consistentOnly bool) error {
 	from := s.lastRV
 	tries := []string{""}
-	if from != "" && from != "0" {
+	if from != "" && from != "0" && !consistentOnly {
 		tries = []string{from, ""}
 	}
 	n, err := s.list(ctx, tries)
@@ -64,7 +72,6 @@ func (s *WatchSession) relist(ctx context.Context, reason string, cause error) e
 		}
 	}
 	s.lastRV = n.ListResourceVersion
-	s.Backoff.Reset()
 	s.notify(n)
 	return nil
 }

@@ -1,0 +1,110 @@
+//go:build e2e
+
+package watch
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
+)
+
+// expiredRecord finds the ERROR (event or HTTP status) a too-old watch got.
+func expiredRecord(t *testing.T, out watchOutput) record {
+	t.Helper()
+	if out.Code != 10 {
+		t.Fatalf("a watch that ends Expired must exit 10, got %d: %s\n%s", out.Code, out.Stderr, out.Stdout)
+	}
+	for _, e := range out.events() {
+		if e.Type == "ERROR" {
+			if e.Status == nil || e.Status.Code != 410 || e.Diagnosis == nil || e.Diagnosis.Class != "Expired" || e.Diagnosis.Fix == "" {
+				t.Fatalf("want a 410 classified Expired with a fix, got %+v status %+v diagnosis %+v", e, e.Status, e.Diagnosis)
+			}
+			return e
+		}
+	}
+	t.Fatalf("no ERROR record in:\n%s", out.Stdout)
+	return record{}
+}
+
+func TestWatchExpiredFromCompactedEtcdWithoutWatchCache(t *testing.T) {
+	c := framework.StartT(t, framework.APIServerOptions{WatchCacheSizes: "configmaps#0"})
+	cs, ns := newNamespace(t, c, "watch-compacted")
+	w := cmWriter{t: t, cs: cs, ns: ns}
+	start := w.create("old", nil).ResourceVersion
+	for i := 0; i < 5; i++ {
+		w.modify("old")
+	}
+	ctx := context.Background()
+	rev, err := c.EtcdRevision(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Compact(ctx, rev); err != nil {
+		t.Fatal(err)
+	}
+	out := runWatch(t, c.Kubeconfig, time.Minute, "cm", "-n", ns, "--rv", start, "--timeout", "10s")
+	e := expiredRecord(t, out)
+	t.Logf("compacted etcd, cache off: fromHTTPStatus=%v %d %s %q kind %s", e.FromHTTPStatus, e.Status.Code, e.Status.Reason, e.Status.Message, e.Diagnosis.Kind)
+	if !strings.Contains(out.Stderr, "error: the watch ended with 410") {
+		t.Fatalf("want a one-line error naming the 410, got %q", out.Stderr)
+	}
+}
+
+func TestWatchExpiredAfterWatchCacheRestart(t *testing.T) {
+	c := framework.StartT(t, framework.APIServerOptions{})
+	cs, ns := newNamespace(t, c, "watch-restart")
+	w := cmWriter{t: t, cs: cs, ns: ns}
+	start := w.create("old", nil).ResourceVersion
+	w.modify("old")
+	if err := c.RestartAPIServer(context.Background(), 0); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := c.Clientset(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.cs = cs
+	w.modify("old")
+	out := runWatch(t, c.Kubeconfig, time.Minute, "cm", "-n", ns, "--rv", start, "--timeout", "10s")
+	e := expiredRecord(t, out)
+	t.Logf("restarted cache: fromHTTPStatus=%v %d %s %q kind %s oldest %s", e.FromHTTPStatus, e.Status.Code, e.Status.Reason, e.Status.Message, e.Diagnosis.Kind, e.Diagnosis.OldestResourceVersion)
+	if !strings.HasPrefix(e.Status.Message, fmt.Sprintf("too old resource version: %s (", start)) || e.Diagnosis.OldestResourceVersion == "" {
+		t.Fatalf("the watch cache names the oldest RV it can serve: want %q..., got %q (oldest %q)", "too old resource version: "+start, e.Status.Message, e.Diagnosis.OldestResourceVersion)
+	}
+	human := framework.Run(t, c.Kubeconfig, time.Minute, "watch", "cm", "-n", ns, "--rv", start, "--timeout", "10s")
+	if !strings.Contains(human.Stdout, "Expired") || !strings.Contains(human.Stdout, "fix:") {
+		t.Fatalf("the human form shows the class and the fix:\n%s\n%s", human.Stdout, human.Stderr)
+	}
+}
+
+func TestWatchFromTheFutureWarns(t *testing.T) {
+	cs, ns := newNamespace(t, shared, "watch-future")
+	w := cmWriter{t: t, cs: cs, ns: ns}
+	now := rvNum(t, w.create("a", nil).ResourceVersion)
+	future := fmt.Sprint(now + 100000)
+	out := runWatch(t, shared.Kubeconfig, time.Minute, "cm", "-n", ns, "--rv", future, "--timeout", "3s")
+	if out.Code != 0 || len(out.events()) != 0 {
+		t.Fatalf("v1.37.2 holds a future watch silently: want no event and exit 0, got %s exit %d", describe(out.events()), out.Code)
+	}
+	for _, s := range []string{"--rv " + future + " is ", "ahead of the server's current RV", "hold this watch silently", "another cluster"} {
+		if !strings.Contains(out.Stderr, s) {
+			t.Fatalf("the warning lacks %q: %s", s, out.Stderr)
+		}
+	}
+	if sum := out.summary(t); sum.Ended != "timeout" || sum.Events != 0 {
+		t.Fatalf("summary: %+v", sum)
+	}
+}
+
+func runHuman(t *testing.T, args ...string) string {
+	t.Helper()
+	r := framework.Run(t, shared.Kubeconfig, time.Minute, append([]string{"watch"}, args...)...)
+	if r.Code != 0 {
+		t.Fatalf("watch %v: exit %d: %s", args, r.Code, r.Stderr)
+	}
+	return r.Stdout
+}

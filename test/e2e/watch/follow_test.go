@@ -1,0 +1,94 @@
+//go:build e2e
+
+package watch
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
+)
+
+// TestWatchFollowSurvivesRestartAndReportsTheGap stops the API server the
+// plugin watches through, changes objects through a second API server while
+// it is down, and starts it again: the plugin must reconnect with backoff,
+// get Expired (the restarted watch cache starts after its last RV), relist,
+// and name exactly what changed meanwhile.
+func TestWatchFollowSurvivesRestartAndReportsTheGap(t *testing.T) {
+	c := framework.StartT(t, framework.APIServerOptions{})
+	ctx := context.Background()
+	if _, err := c.AddAPIServer(ctx, framework.APIServerOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cs, ns := newNamespace(t, c, "watch-follow")
+	w := cmWriter{t: t, cs: cs, ns: ns}
+	w.create("a", nil)
+	w.create("b", nil)
+
+	p := startPlugin(t, c.Kubeconfig, "watch", "cm", "-n", ns, "--rv", "list", "--follow", "-o", "json", "--timeout", "5m")
+	p.waitFor(`"record":"listed"`, 30*time.Second)
+	seenA := w.modify("a").ResourceVersion
+	p.waitFor(`"resourceVersion":"`+seenA+`"`, 30*time.Second)
+
+	c.StopAPIServer(0)
+	other, err := c.Clientset(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := cmWriter{t: t, cs: other, ns: ns}
+	changedA := down.modify("a").ResourceVersion
+	down.remove("b")
+	addedC := down.create("c", nil).ResourceVersion
+	p.waitFor(`"record":"reconnect"`, 30*time.Second)
+	if err := c.RestartAPIServer(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	p.waitFor(`"record":"relist"`, 90*time.Second)
+	after := w.modify("c").ResourceVersion
+	p.waitFor(`"resourceVersion":"`+after+`"`, 30*time.Second)
+	if code := p.interrupt(30 * time.Second); code != 0 {
+		t.Fatalf("Ctrl-C must exit 0 with the summary, got %d: %s", code, p.stderr())
+	}
+
+	var out watchOutput
+	for _, line := range strings.Split(strings.TrimSpace(p.stdout()), "\n") {
+		var r record
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("not JSON: %q", line)
+		}
+		out.Records = append(out.Records, r)
+	}
+	relists := out.of("relist")
+	if len(relists) != 1 {
+		t.Fatalf("want one relist, got %d:\n%s", len(relists), p.stdout())
+	}
+	rl := relists[0]
+	if rl.Diagnosis == nil || rl.Diagnosis.Class != "Expired" {
+		t.Fatalf("the relist must be caused by an Expired, got %+v", rl.Diagnosis)
+	}
+	g := rl.Gap
+	if g == nil || len(g.Added) != 1 || g.Added[0].Name != "c" || g.Added[0].NewResourceVersion != addedC ||
+		len(g.Modified) != 1 || g.Modified[0].Name != "a" || g.Modified[0].OldResourceVersion != seenA || g.Modified[0].NewResourceVersion != changedA ||
+		len(g.Deleted) != 1 || g.Deleted[0].Name != "b" {
+		t.Fatalf("gap: want added c@%s, modified a %s->%s, deleted b; got %+v", addedC, seenA, changedA, g)
+	}
+	if rl.SkippedRVs == 0 || rvNum(t, rl.ListResourceVersion) < rvNum(t, addedC) {
+		t.Fatalf("the relist must skip RVs and list at or after %s: %+v", addedC, rl)
+	}
+	if len(out.of("reconnect")) == 0 {
+		t.Fatalf("no reconnect record while the API server was down:\n%s", p.stdout())
+	}
+	sum := out.summary(t)
+	if sum.Ended != "interrupted" || sum.Relists != 1 || sum.Reconciled != 3 || sum.Reconnects == 0 || sum.Streams < 2 {
+		t.Fatalf("summary: %+v", sum)
+	}
+	// The events of the gap itself were never delivered as events.
+	for _, e := range out.events() {
+		if e.ResourceVersion == changedA || e.ResourceVersion == addedC {
+			t.Fatalf("an event of the gap (%s %s@%s) was delivered, the relist should be the only way to learn it", e.Type, e.Name, e.ResourceVersion)
+		}
+	}
+}
