@@ -56,6 +56,9 @@ type ProbeResult struct {
 	OldestNamed uint64 `json:"oldestNamed,omitempty"`
 	// Source is watch-cache or etcd for an Expired outcome, from the wording.
 	Source string `json:"source,omitempty"`
+	// Silent is true when the watch was accepted and nothing arrived within
+	// the wait: success without a replayed event.
+	Silent bool `json:"silent,omitempty"`
 	// RetryAfter is the server's Retry-After for a throttled outcome.
 	RetryAfter time.Duration `json:"-"`
 }
@@ -77,14 +80,14 @@ const DefaultProbeWait = 250 * time.Millisecond
 // event, an end of stream or opts.Wait, and closes it: it never drains a
 // replay. It makes exactly one request (client-go's own retries are off so
 // that the request budget counts every request sent).
-func (c *Client) ProbeWatch(ctx context.Context, t Target, rv uint64, opts ProbeOptions) ProbeResult {
+func (c *Client) ProbeWatch(ctx context.Context, t Target, rv uint64, opts ProbeOptions) (res ProbeResult) {
 	if opts.Wait <= 0 {
 		opts.Wait = DefaultProbeWait
 	}
 	if opts.HeaderTimeout <= 0 {
 		opts.HeaderTimeout = 10 * time.Second
 	}
-	res := ProbeResult{ResourceVersion: rv}
+	res = ProbeResult{ResourceVersion: rv}
 	start := time.Now()
 	defer func() {
 		res.Latency = time.Since(start)
@@ -130,7 +133,8 @@ func (c *Client) ProbeWatch(ctx context.Context, t Target, rv uint64, opts Probe
 	case f := <-got:
 		res.fromFirstEvent(f.ev, f.err, rv)
 	case <-timer.C:
-		res.Outcome, res.Evidence = OutcomeOK, fmt.Sprintf("accepted: no error within %s", opts.Wait)
+		res.Outcome, res.Silent = OutcomeOK, true
+		res.Evidence = fmt.Sprintf("accepted: no error within %s", opts.Wait)
 	case <-ctx.Done():
 		res.Outcome, res.Evidence = OutcomeTransient, "cancelled: "+ctx.Err().Error()
 	}

@@ -1,0 +1,233 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/probe"
+	"github.com/watchrv/kubectl-watchrv/pkg/render"
+)
+
+func init() { extraCommands = append(extraCommands, newProbeCommand) }
+
+// ProbeOptions finds how far back a watch can start, per resource.
+type ProbeOptions struct {
+	*RootOptions
+
+	Resource      string
+	All           bool
+	AllNamespaces bool
+	Verbose       bool
+	Verify        bool
+	Future        bool
+	FutureAhead   uint64
+	Interval      time.Duration
+	Duration      time.Duration
+	MaxRequests   int
+	QPS           float64
+	ProbeWait     time.Duration
+	Output        string
+
+	namespace         string
+	namespaceExplicit bool
+}
+
+func newProbeCommand(root *RootOptions) *cobra.Command {
+	o := &ProbeOptions{RootOptions: root}
+	cmd := &cobra.Command{
+		Use:   "probe (RESOURCE | --all)",
+		Short: "Find how far back a watch can start: the oldest RV, the window width, and who answers 410",
+		Long: `Find, in a handful of requests, the oldest resourceVersion from which a watch
+on RESOURCE still starts on the API server you reach, the window's width in
+RVs, and who answers "410 Expired" below it: the API server's watch cache
+(its message names the oldest RV) or etcd directly (the watch cache is off
+for the resource; the window starts at etcd's compaction point). A
+controller that reconnects from an RV older than this relists everything.
+
+Each probe is one watch from an exact RV, read until its first event, an
+error or --probe-wait, and closed: it never drains a replay. Only list and
+watch requests are sent, at most --max-requests per resource, at most --qps
+per second; a 429 is waited out (Retry-After), and any answer other than
+"started" or "410" is retried and never moves the bound.
+
+--interval with --duration probes again and again and reports how fast the
+window moves and how deep it is in seconds: the longest disconnect a
+controller can survive without a relist.`,
+		Example: `  # The window of configmaps, with every request shown, and the bound proven
+  kubectl watchrv probe configmaps -n demo -v --verify
+
+  # Every resource that supports list and watch, narrowest window first
+  kubectl watchrv probe --all
+
+  # How the window of pods moves over a minute (depth in seconds)
+  kubectl watchrv probe pods -A --interval 10s --duration 1m
+
+  # What this server does with an RV ahead of it (list: 504; watch: held)
+  kubectl watchrv probe cm -n demo --future -o json`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(cmd, args); err != nil {
+				return err
+			}
+			if err := o.Validate(cmd, args); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&o.All, "all", false, "Probe every resource that supports list and watch, one at a time")
+	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Watch across all namespaces (the window is per resource type either way)")
+	f.BoolVarP(&o.Verbose, "verbose", "v", false, "Show every probe: the RV tried, the outcome, the latency and the evidence")
+	f.BoolVar(&o.Verify, "verify", false, "Prove the bound: one watch from the oldest RV must start, one from the RV below must fail (2 more requests)")
+	f.BoolVar(&o.Future, "future", false, "Also show what the server does with an RV ahead of it: a list (504 TooLarge after ~3s) and a watch (held silently)")
+	f.Uint64Var(&o.FutureAhead, "future-ahead", 1000000, "How far past the current RV --future asks")
+	f.DurationVar(&o.Interval, "interval", 0, "Probe again every D (with --duration) and report how the window moves")
+	f.DurationVar(&o.Duration, "duration", 0, "How long to keep probing with --interval")
+	f.IntVar(&o.MaxRequests, "max-requests", 64, "Most requests sent for one resource (per --all row, per --interval round)")
+	f.Float64Var(&o.QPS, "qps", 5, "Most requests per second that probe sends")
+	f.DurationVar(&o.ProbeWait, "probe-wait", probe.DefaultProbeWait, "How long an accepted watch that replays nothing is read before it counts as started")
+	f.StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml (wide is accepted and equals the default)")
+	return cmd
+}
+
+// Complete fills in the namespace.
+func (o *ProbeOptions) Complete(cmd *cobra.Command, args []string) error {
+	if len(args) == 1 {
+		o.Resource = args[0]
+	}
+	ns, err := o.Namespace()
+	if err != nil {
+		return err
+	}
+	o.namespace = ns
+	o.namespaceExplicit = o.ConfigFlags.Namespace != nil && *o.ConfigFlags.Namespace != ""
+	return nil
+}
+
+// Validate rejects bad flags with a one-line error.
+func (o *ProbeOptions) Validate(cmd *cobra.Command, args []string) error {
+	if err := render.ValidateFormat(o.Output); err != nil {
+		return usageErrorf(cmd, "%v", err)
+	}
+	switch {
+	case o.All && len(args) > 0:
+		return usageErrorf(cmd, "--all probes every resource: give no RESOURCE with it")
+	case !o.All && len(args) != 1:
+		return usageErrorf(cmd, "expected one RESOURCE (for example configmaps, cm, deployments.apps) or --all, got %d argument(s)", len(args))
+	case o.All && (o.Interval > 0 || o.Duration > 0):
+		return usageErrorf(cmd, "--interval and --duration follow one resource: give a RESOURCE instead of --all")
+	case o.All && o.Future:
+		return usageErrorf(cmd, "--future takes about 5 seconds per resource: give a RESOURCE instead of --all")
+	case (o.Interval > 0) != (o.Duration > 0):
+		return usageErrorf(cmd, "--interval and --duration go together: for example --interval 5s --duration 1m")
+	case o.Interval < 0 || o.Duration < 0:
+		return usageErrorf(cmd, "--interval and --duration must be positive durations such as 5s or 1m")
+	case o.Interval > 0 && o.Duration < 2*o.Interval:
+		return usageErrorf(cmd, "--duration %s must cover at least two --interval %s rounds to measure a rate", o.Duration, o.Interval)
+	case o.MaxRequests < 2:
+		return usageErrorf(cmd, "--max-requests %d is too small: a probe needs at least 2 requests (the current RV and one watch); default 64", o.MaxRequests)
+	case o.QPS <= 0:
+		return usageErrorf(cmd, "--qps %g must be above 0 (default 5)", o.QPS)
+	case o.ProbeWait < 50*time.Millisecond || o.ProbeWait > 30*time.Second:
+		return usageErrorf(cmd, "--probe-wait %s must be between 50ms and 30s (default %s)", o.ProbeWait, probe.DefaultProbeWait)
+	case o.FutureAhead == 0:
+		return usageErrorf(cmd, "--future-ahead must be at least 1")
+	}
+	return nil
+}
+
+// windowOptions are the per-resource options shared by every mode.
+func (o *ProbeOptions) windowOptions(b *probe.Budget) probe.WindowOptions {
+	return probe.WindowOptions{
+		Probe:       probe.ProbeOptions{Wait: o.ProbeWait, HeaderTimeout: o.headerTimeout()},
+		Search:      probe.SearchOptions{Budget: b},
+		Verify:      o.Verify,
+		Future:      o.Future,
+		FutureAhead: o.FutureAhead,
+		FutureHold:  2 * time.Second,
+	}
+}
+
+func (o *ProbeOptions) headerTimeout() time.Duration {
+	if cfg, err := o.ConfigFlags.ToRESTConfig(); err == nil && cfg.Timeout > 0 {
+		return cfg.Timeout
+	}
+	return 10 * time.Second
+}
+
+// Run probes and reports.
+func (o *ProbeOptions) Run(ctx context.Context) error {
+	p := o.Printer(o.Output)
+	client, err := o.Client()
+	if err != nil {
+		return err
+	}
+	budget := probe.NewBudget(o.MaxRequests, o.QPS)
+	if o.All {
+		return o.runAll(ctx, p, client, budget)
+	}
+	res, err := o.resolveResource(o.Resource, "list", "watch")
+	if err != nil {
+		return err
+	}
+	t := probe.Target{Resource: res}
+	if res.Namespaced && !o.AllNamespaces {
+		t.Namespace = o.namespace
+	}
+	if o.Interval > 0 {
+		return o.runInterval(ctx, p, client, budget, t)
+	}
+	w := client.ProbeWindow(ctx, t, o.windowOptions(budget))
+	if w.Err != nil && w.Search == nil {
+		return o.windowError(w)
+	}
+	if err := p.Probe(render.NewProbeReport(w, reasonOf(w.Err)), o.Verbose); err != nil {
+		return err
+	}
+	if w.Err != nil {
+		return o.windowError(w)
+	}
+	if w.Verify != nil && !w.Verify.Holds {
+		return withCode(ExitFailure, fmt.Errorf("--verify failed: %s: run probe again", w.Verify.FailureReason))
+	}
+	return nil
+}
+
+// windowError turns a window's error into one actionable line.
+func (o *ProbeOptions) windowError(w *probe.Window) error {
+	err := w.Err
+	name := w.Target.Resource.Name()
+	switch {
+	case errors.Is(err, probe.ErrBudgetExhausted):
+		bracket := ""
+		if s := w.Search; s != nil {
+			bracket = fmt.Sprintf(": the oldest RV is in (%d, %d]", s.LastFailing, s.FirstSucceeding)
+		}
+		return withCode(ExitBudget, fmt.Errorf("the request budget (--max-requests %d) ran out before the bound of %s was found%s: raise --max-requests", o.MaxRequests, name, bracket))
+	case errors.Is(err, probe.ErrOpaqueRV):
+		return withCode(ExitFailure, fmt.Errorf("%s: %w", name, err))
+	case errors.Is(err, context.Canceled):
+		return withCode(ExitFailure, fmt.Errorf("interrupted while probing %s", name))
+	}
+	if probe.ClassifyFailure(err) == probe.FailureForbidden {
+		return withCode(ExitForbidden, fmt.Errorf("forbidden: %w: probe needs RBAC permission to list and watch %s", err, name))
+	}
+	return o.requestError(err, "list and watch", name)
+}
+
+// reasonOf is the one-word reason of a failed row.
+func reasonOf(err error) string {
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, probe.ErrBudgetExhausted):
+		return "BudgetExhausted"
+	case errors.Is(err, probe.ErrOpaqueRV):
+		return "OpaqueRV"
+	}
+	return string(probe.ClassifyFailure(err))
+}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/probe"
+	"github.com/watchrv/kubectl-watchrv/pkg/render"
+)
+
+// runAll probes every resource that supports list and watch, one at a time
+// (each watch closed before the next starts), with --max-requests per
+// resource and one --qps limit for the whole run. A resource that fails
+// (forbidden, opaque RV, budget) is a row with its reason, never dropped.
+func (o *ProbeOptions) runAll(ctx context.Context, p *render.Printer, client *probe.Client, budget *probe.Budget) error {
+	disco, err := o.ConfigFlags.ToDiscoveryClient()
+	if err != nil {
+		return kubeconfigError(err)
+	}
+	resources, derr := probe.ListableResources(disco)
+	if len(resources) == 0 {
+		if derr == nil {
+			derr = errors.New("discovery lists no resource that supports list and watch")
+		}
+		return o.requestError(derr, "get", "discovery")
+	}
+	if derr != nil {
+		p.Warnf("part of discovery failed (%v): the resources of the failing groups are missing", oneLine(derr.Error()))
+	}
+	start := time.Now()
+	var rows []render.ProbeReport
+	total := 0
+	for _, res := range resources {
+		if ctx.Err() != nil {
+			return withCode(ExitFailure, fmt.Errorf("interrupted after %d of %d resources", len(rows), len(resources)))
+		}
+		t := probe.Target{Resource: res}
+		if res.Namespaced && o.namespaceExplicit && !o.AllNamespaces {
+			t.Namespace = o.namespace
+		}
+		budget.Reset()
+		w := client.ProbeWindow(ctx, t, o.windowOptions(budget))
+		total += w.Requests
+		rows = append(rows, render.NewProbeReport(w, reasonOf(w.Err)))
+	}
+	report := render.NewProbeAllReport(rows, total, time.Since(start))
+	if err := p.ProbeAll(report, o.Verbose); err != nil {
+		return err
+	}
+	if report.Failed < len(rows) {
+		return nil
+	}
+	// Not one window found: say why in one line, with the exit code of the
+	// common reason (every row forbidden: a user without grants).
+	forbidden := 0
+	for _, r := range rows {
+		if r.Reason == string(probe.FailureForbidden) {
+			forbidden++
+		}
+	}
+	if forbidden == len(rows) {
+		return withCode(ExitForbidden, fmt.Errorf("forbidden: all %d resources refused list or watch: probe --all needs RBAC permission to list and watch them", len(rows)))
+	}
+	return withCode(ExitFailure, fmt.Errorf("no resource could be probed (%d failed): see the NOTE column", len(rows)))
+}

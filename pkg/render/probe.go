@@ -1,0 +1,225 @@
+package render
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/probe"
+)
+
+// ProbeReport is the stable schema of "probe -o json|yaml" for one resource
+// (and of each row of --all).
+type ProbeReport struct {
+	Resource               string `json:"resource"`
+	GroupVersion           string `json:"groupVersion"`
+	Namespace              string `json:"namespace"`
+	CurrentResourceVersion string `json:"currentResourceVersion"`
+	OldestResourceVersion  string `json:"oldestResourceVersion"`
+	Width                  uint64 `json:"width"`
+	// Source is watch-cache or etcd (who answers 410 for RVs below the
+	// window), or unknown when no RV has expired yet.
+	Source string `json:"source"`
+	// Requests counts every request sent for this resource (the current-RV
+	// read, the probes, --verify and --future); Probes the search's watches.
+	Requests             int                 `json:"requests"`
+	Probes               int                 `json:"probes"`
+	Found                bool                `json:"found"`
+	LowerBoundFromServer bool                `json:"lowerBoundFromServer"`
+	Bracket              *ProbeBracket       `json:"bracket,omitempty"`
+	Millis               float64             `json:"ms"`
+	ProbeDetails         []probe.ProbeResult `json:"probeDetails"`
+	Verify               *probe.Verification `json:"verify,omitempty"`
+	Future               *probe.FutureCheck  `json:"future,omitempty"`
+	Reason               string              `json:"reason,omitempty"`
+	Error                string              `json:"error,omitempty"`
+}
+
+// ProbeBracket is what is known when the bound was not found: the oldest RV
+// is in (lastFailing, firstSucceeding].
+type ProbeBracket struct {
+	LastFailing     string `json:"lastFailing"`
+	FirstSucceeding string `json:"firstSucceeding"`
+}
+
+// NewProbeReport summarizes one probed window; reason is a short word for
+// a failed row (Forbidden, OpaqueRV, Budget, ...).
+func NewProbeReport(w *probe.Window, reason string) ProbeReport {
+	t := w.Target
+	r := ProbeReport{
+		Resource:     t.Resource.Name(),
+		GroupVersion: t.Resource.GVR.GroupVersion().String(),
+		Namespace:    t.Namespace,
+		Source:       probe.SourceUnknown,
+		Requests:     w.Requests,
+		Millis:       float64(w.Duration.Microseconds()) / 1000,
+		ProbeDetails: []probe.ProbeResult{},
+		Verify:       w.Verify,
+		Future:       w.Future,
+		Reason:       reason,
+	}
+	r.CurrentResourceVersion = w.CurrentRaw
+	if s := w.Search; s != nil {
+		r.CurrentResourceVersion = strconv.FormatUint(s.Current, 10)
+		r.Source, r.Found, r.LowerBoundFromServer = s.Source, s.Found, s.LowerBoundFromServer
+		r.Probes = len(s.Probes)
+		r.ProbeDetails = append(r.ProbeDetails, s.Probes...)
+		if s.Found {
+			r.OldestResourceVersion = strconv.FormatUint(s.Oldest, 10)
+			r.Width = s.Width()
+		} else {
+			r.Bracket = &ProbeBracket{LastFailing: strconv.FormatUint(s.LastFailing, 10), FirstSucceeding: strconv.FormatUint(s.FirstSucceeding, 10)}
+		}
+	}
+	if w.Err != nil {
+		r.Error = w.Err.Error()
+	}
+	return r
+}
+
+// Probe prints one resource's window.
+func (p *Printer) Probe(r ProbeReport, verbose bool) error {
+	if p.Machine() {
+		return p.Object(r)
+	}
+	s := p.Style
+	t := NewTable("RESOURCE", "NAMESPACE", "CURRENT RV", "OLDEST RV", "WIDTH", "SOURCE", "REQUESTS", "TIME")
+	oldest, width := r.OldestResourceVersion, strconv.FormatUint(r.Width, 10)
+	if !r.Found {
+		oldest, width = "?", "?"
+		if r.Bracket != nil {
+			oldest = fmt.Sprintf("(%s, %s]", r.Bracket.LastFailing, r.Bracket.FirstSucceeding)
+		}
+	}
+	t.Row(r.Resource, orDash(r.Namespace), orDash(r.CurrentResourceVersion), oldest, width, r.Source, strconv.Itoa(r.Requests), millis(r.Millis))
+	t.PaintLast(5, sourcePaint(s, r.Source))
+	if err := t.Write(p.Out, s.Header.Sprint); err != nil {
+		return err
+	}
+	var kv [][2]string
+	if r.Found {
+		kv = append(kv, [2]string{"Answered by", answeredBy(r)})
+		kv = append(kv, [2]string{"Bound", boundText(r)})
+	}
+	if r.Verify != nil {
+		kv = append(kv, [2]string{"Verified", verifyText(s, r.Verify)})
+	}
+	if f := r.Future; f != nil {
+		kv = append(kv, [2]string{"Future RV " + f.ResourceVersion, futureText(f)})
+	}
+	if len(kv) > 0 {
+		fmt.Fprintln(p.Out)
+		if err := KeyValues(p.Out, kv); err != nil {
+			return err
+		}
+	}
+	if verbose {
+		return p.probeSteps(r)
+	}
+	return nil
+}
+
+// probeSteps lists every request of the search (-v).
+func (p *Printer) probeSteps(r ProbeReport) error {
+	fmt.Fprintln(p.Out)
+	t := NewTable("#", "WATCH FROM RV", "OUTCOME", "LATENCY", "EVIDENCE")
+	steps := append([]probe.ProbeResult{}, r.ProbeDetails...)
+	if v := r.Verify; v != nil {
+		steps = append(steps, v.AtOldest)
+		if v.BelowOldest != nil {
+			steps = append(steps, *v.BelowOldest)
+		}
+	}
+	for i, st := range steps {
+		ev := st.Evidence
+		if st.Message != "" {
+			ev += ": " + st.Message
+		}
+		if i >= len(r.ProbeDetails) {
+			ev = "verify: " + ev
+		}
+		t.Row(strconv.Itoa(i+1), strconv.FormatUint(st.ResourceVersion, 10), string(st.Outcome), millis(st.LatencyMillis), ev)
+		t.PaintLast(2, outcomePaint(p.Style, st.Outcome))
+	}
+	return t.Write(p.Out, p.Style.Header.Sprint)
+}
+
+func answeredBy(r ProbeReport) string {
+	switch r.Source {
+	case probe.SourceWatchCache:
+		return "the watch cache of this API server (its 410 names the oldest RV: \"too old resource version: X (Y)\")"
+	case probe.SourceEtcd:
+		return "etcd, directly (the watch cache is off for this resource; the window starts at etcd's compaction point)"
+	}
+	return "nothing has expired: a watch from RV 1 starts, so the whole history is still watchable"
+}
+
+func boundText(r ProbeReport) string {
+	if r.OldestResourceVersion == "1" {
+		return "a watch from RV 1 starts"
+	}
+	n, _ := strconv.ParseUint(r.OldestResourceVersion, 10, 64)
+	how := "a probe"
+	if r.LowerBoundFromServer {
+		how = "the server's own 410 message"
+	}
+	return fmt.Sprintf("a watch from RV %d starts; from RV %d it fails (shown by %s)", n, n-1, how)
+}
+
+func verifyText(s Style, v *probe.Verification) string {
+	if !v.Holds {
+		return s.Bad.Sprint("NO: ") + v.FailureReason
+	}
+	msg := fmt.Sprintf("yes: from %d %s", v.AtOldest.ResourceVersion, v.AtOldest.Evidence)
+	if v.BelowOldest != nil {
+		msg += fmt.Sprintf("; from %d %s", v.BelowOldest.ResourceVersion, v.BelowOldest.Evidence)
+	}
+	if v.NothingBelow {
+		msg += " (RV 0 means any: nothing below RV 1 to test)"
+	}
+	return s.Good.Sprint(msg)
+}
+
+func futureText(f *probe.FutureCheck) string {
+	list := fmt.Sprintf("list -> %s after %s", f.ListOutcome, millis(f.ListMillis))
+	if f.ListCode != 0 {
+		list = fmt.Sprintf("list -> %d %s after %s (%s)", f.ListCode, f.ListOutcome, millis(f.ListMillis), f.ListMessage)
+	}
+	return list + "; watch -> " + f.WatchEvidence
+}
+
+func sourcePaint(s Style, source string) func(a ...any) string {
+	switch source {
+	case probe.SourceWatchCache:
+		return s.Good.Sprint
+	case probe.SourceEtcd:
+		return s.Warn.Sprint
+	}
+	return s.Dim.Sprint
+}
+
+func outcomePaint(s Style, o probe.Outcome) func(a ...any) string {
+	switch o {
+	case probe.OutcomeOK:
+		return s.Good.Sprint
+	case probe.OutcomeExpired:
+		return s.Warn.Sprint
+	}
+	return s.Bad.Sprint
+}
+
+func millis(ms float64) string {
+	d := time.Duration(ms * float64(time.Millisecond))
+	if d >= time.Second {
+		return fmt.Sprintf("%.2fs", d.Seconds())
+	}
+	return fmt.Sprintf("%.0fms", ms)
+}
+
+func orDash(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,71 @@
+package render
+
+import (
+	"sort"
+	"strconv"
+	"time"
+)
+
+// ProbeAllReport is the stable schema of "probe --all -o json|yaml".
+type ProbeAllReport struct {
+	Resources []ProbeReport `json:"resources"`
+	Requests  int           `json:"requests"`
+	Millis    float64       `json:"ms"`
+	Failed    int           `json:"failed"`
+}
+
+// NewProbeAllReport sorts the rows: found windows narrowest first (the
+// resources whose watchers relist soonest), then the rest by name.
+func NewProbeAllReport(rows []ProbeReport, requests int, took time.Duration) ProbeAllReport {
+	sort.SliceStable(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		okA, okB := a.Found && a.Error == "", b.Found && b.Error == ""
+		if okA != okB {
+			return okA
+		}
+		if okA && a.Width != b.Width {
+			return a.Width < b.Width
+		}
+		return a.Resource < b.Resource
+	})
+	r := ProbeAllReport{Resources: rows, Requests: requests, Millis: float64(took.Microseconds()) / 1000}
+	if r.Resources == nil {
+		r.Resources = []ProbeReport{}
+	}
+	for _, row := range rows {
+		if row.Error != "" {
+			r.Failed++
+		}
+	}
+	return r
+}
+
+// ProbeAll prints one row per resource; failing rows carry their reason.
+func (p *Printer) ProbeAll(r ProbeAllReport, verbose bool) error {
+	if p.Machine() {
+		return p.Object(r)
+	}
+	s := p.Style
+	t := NewTable("RESOURCE", "CURRENT RV", "OLDEST RV", "WIDTH", "SOURCE", "REQUESTS", "TIME", "NOTE")
+	for _, row := range r.Resources {
+		oldest, width, note := row.OldestResourceVersion, strconv.FormatUint(row.Width, 10), ""
+		if !row.Found {
+			oldest, width = "?", "?"
+		}
+		if row.Error != "" {
+			note = row.Reason + ": " + row.Error
+		}
+		t.Row(row.Resource, orDash(row.CurrentResourceVersion), oldest, width, row.Source, strconv.Itoa(row.Requests), millis(row.Millis), note)
+		t.PaintLast(4, sourcePaint(s, row.Source))
+		if note != "" {
+			t.PaintLast(7, s.Bad.Sprint)
+		}
+	}
+	if err := t.Write(p.Out, s.Header.Sprint); err != nil {
+		return err
+	}
+	if verbose || r.Failed > 0 {
+		p.Notef("%d resources, %d failed, %d requests in %s", len(r.Resources), r.Failed, r.Requests, millis(r.Millis))
+	}
+	return nil
+}

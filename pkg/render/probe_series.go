@@ -1,0 +1,128 @@
+package render
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/probe"
+)
+
+// ProbeSeries is the stable schema of "probe --interval -o json|yaml".
+type ProbeSeries struct {
+	Resource     string        `json:"resource"`
+	GroupVersion string        `json:"groupVersion"`
+	Namespace    string        `json:"namespace"`
+	Rounds       []probe.Round `json:"rounds"`
+	probe.Motion `json:",inline"`
+}
+
+// NewProbeSeries starts an empty series for t.
+func NewProbeSeries(t probe.Target) *ProbeSeries {
+	return &ProbeSeries{Resource: t.Resource.Name(), GroupVersion: t.Resource.GVR.GroupVersion().String(), Namespace: t.Namespace, Rounds: []probe.Round{}}
+}
+
+var seriesHeaders = []string{"TIME", "CURRENT RV", "OLDEST RV", "WIDTH", "SOURCE", "REQUESTS", "PROBE TIME", "NOTE"}
+
+// ProbeSeriesHeader prints the column headers of the rounds (human output).
+func (p *Printer) ProbeSeriesHeader(s *ProbeSeries) error {
+	if p.Machine() {
+		return nil
+	}
+	fmt.Fprintf(p.Out, "Probing %s%s; one row per round.\n", s.Resource, inNamespace(s.Namespace))
+	return p.roundTable(nil).Write(p.Out, p.Style.Header.Sprint)
+}
+
+// ProbeRound prints one round as it happens (human output only: JSON and
+// YAML get the whole series at the end).
+func (p *Printer) ProbeRound(r probe.Round) error {
+	if p.Machine() {
+		return nil
+	}
+	t := p.roundTable(&r)
+	// Only the row: the header was printed once; fixed widths keep columns aligned.
+	var b []byte
+	w := &byteWriter{&b}
+	if err := t.Write(w, nil); err != nil {
+		return err
+	}
+	_, err := p.Out.Write(b[indexAfterFirstLine(b):])
+	return err
+}
+
+func (p *Printer) roundTable(r *probe.Round) *Table {
+	t := NewTable(padAll(seriesHeaders)...)
+	if r == nil {
+		return t
+	}
+	oldest, width := "?", "?"
+	if r.Found {
+		oldest, width = strconv.FormatUint(r.Oldest, 10), strconv.FormatUint(r.Width, 10)
+	}
+	note := ""
+	if r.Error != "" {
+		note = r.Error
+	}
+	t.Row(r.At.UTC().Format("15:04:05.000"), strconv.FormatUint(r.Current, 10), oldest, width, r.Source, strconv.Itoa(r.Requests), millis(r.Millis), note)
+	t.PaintLast(4, sourcePaint(p.Style, r.Source))
+	if note != "" {
+		t.PaintLast(7, p.Style.Bad.Sprint)
+	}
+	return t
+}
+
+// ProbeSeriesSummary prints how the window moved.
+func (p *Printer) ProbeSeriesSummary(s *ProbeSeries) error {
+	if p.Machine() {
+		return p.Object(s)
+	}
+	m := s.Motion
+	depth := "unknown: nothing was written during the series, so the window did not age"
+	if m.DepthKnown {
+		how := "extrapolated from the write rate: the oldest RV predates the series"
+		if m.DepthObserved {
+			how = "observed: the oldest RV was current during the series"
+		}
+		depth = fmt.Sprintf("%.1fs (%s)", m.DepthSeconds, how)
+	}
+	fmt.Fprintln(p.Out)
+	return KeyValues(p.Out, [][2]string{
+		{"Rounds with a bound", fmt.Sprintf("%d of %d", m.Rounds, len(s.Rounds))},
+		{"Current RV advance", fmt.Sprintf("%.1f RV/s (etcd revisions: every write in the cluster)", m.CurrentRate)},
+		{"Oldest RV advance", fmt.Sprintf("%.1f RV/s (how fast the window forgets)", m.OldestRate)},
+		{"Window depth", depth},
+	})
+}
+
+// padAll pads headers to the widths the rows use, so that rows printed one
+// at a time line up under a header printed once.
+func padAll(h []string) []string {
+	widths := []int{12, 10, 10, 8, 11, 8, 10, 0}
+	out := make([]string, len(h))
+	for i, s := range h {
+		for len(s) < widths[i] {
+			s += " "
+		}
+		out[i] = s
+	}
+	return out
+}
+
+type byteWriter struct{ b *[]byte }
+
+func (w *byteWriter) Write(p []byte) (int, error) { *w.b = append(*w.b, p...); return len(p), nil }
+
+func indexAfterFirstLine(b []byte) int {
+	for i, c := range b {
+		if c == '\n' {
+			return i + 1
+		}
+	}
+	return len(b)
+}
+
+func inNamespace(ns string) string {
+	if ns == "" {
+		return ""
+	}
+	return " in namespace " + ns
+}
