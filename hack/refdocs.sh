@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Generate (with -update) or check docs/reference/ from the Cobra command tree
+# with github.com/spf13/cobra/doc.
+#
+#   hack/refdocs.sh           # check: fails when docs/reference/ is stale
+#   hack/refdocs.sh -update   # regenerate (make docs-reference)
+#
+# cobra/doc imports go-md2man and blackfriday, which the plugin's go.mod does
+# not list: they are added to a temporary copy of go.mod/go.sum passed with
+# -modfile, so the real go.mod is never touched. Once go.mod lists them, this
+# is a plain `go test -tags refdocs`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cp go.mod "$tmp/refdocs.mod"
+cp go.sum "$tmp/refdocs.sum"
+cat >>"$tmp/refdocs.sum" <<'SUMS'
+github.com/cpuguy83/go-md2man/v2 v2.0.6 h1:XJtiaUW6dEEqVuZiMTn1ldk455QWwEIsMIJlo5vtkx0=
+github.com/russross/blackfriday/v2 v2.1.0 h1:JIOH55/0cWyOuilr9/qlrm0BSXldqnqwMsf35Ld67mk=
+SUMS
+if ! grep -q 'cpuguy83/go-md2man/v2 ' go.mod; then
+	go mod edit -modfile="$tmp/refdocs.mod" \
+		-require=github.com/cpuguy83/go-md2man/v2@v2.0.6 \
+		-require=github.com/russross/blackfriday/v2@v2.1.0
+fi
+update=()
+[ "${1:-}" = -update ] && update=(-update)
+go test -modfile="$tmp/refdocs.mod" -tags refdocs -count=1 -run '^TestReferenceDocs$' \
+	./cmd/kubectl-watchrv "${update[@]}"
