@@ -108,3 +108,28 @@ func runHuman(t *testing.T, args ...string) string {
 	}
 	return r.Stdout
 }
+
+// A streaming list from an RV the server has not reached: the cache waits
+// for it (~3 s) and answers the request itself with 504 TooLarge.
+func TestWatchStreamingListFromTheFutureIsTooLarge(t *testing.T) {
+	cs, ns := newNamespace(t, shared, "watch-future-sie")
+	w := cmWriter{t: t, cs: cs, ns: ns}
+	future := fmt.Sprint(rvNum(t, w.create("a", nil).ResourceVersion) + 100000)
+	out := runWatch(t, shared.Kubeconfig, time.Minute, "cm", "-n", ns, "--send-initial-events", "--rv", future, "--timeout", "20s")
+	if out.Code != 10 {
+		t.Fatalf("want exit 10, got %d: %s\n%s", out.Code, out.Stderr, out.Stdout)
+	}
+	var found bool
+	for _, e := range out.events() {
+		if e.Type == "ERROR" {
+			found = true
+			t.Logf("future streaming list: fromHTTPStatus=%v %d %s %q", e.FromHTTPStatus, e.Status.Code, e.Status.Reason, e.Status.Message)
+			if e.Diagnosis == nil || e.Diagnosis.Class != "TooLarge" || e.Status.Code != 504 {
+				t.Fatalf("want 504 classified TooLarge, got %+v %+v", e.Status, e.Diagnosis)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("no ERROR record:\n%s", out.Stdout)
+	}
+}
