@@ -5,19 +5,21 @@ import (
 	"strings"
 )
 
-// ObjectTracker remembers, per namespace/name, the UID and RV last seen, the
-// way an informer's store does, so that a watch can point out what a raw
-// stream hides: the same event delivered twice, and an object deleted and
-// recreated under the same name. Memory is one small entry per live object
-// plus a bounded set of recent deletions, so it stays flat on an endless
-// watch.
+// ObjectTracker remembers, per UID, the last RV seen and, per
+// namespace/name, which UID has the name, the way an informer's store does,
+// so that a watch can point out what a raw stream hides: the same event
+// delivered twice, and an object deleted and recreated under the same name.
+// Memory is one small entry per live object plus a bounded set of recent
+// deletions, so it stays flat on an endless watch.
 type ObjectTracker struct {
-	live    map[string]trackedObject
-	deleted map[string]trackedObject
+	live      map[string]trackedObject // by UID
+	names     map[string]string        // namespace/name -> UID of the live object
+	dead      map[string]trackedObject // by UID: deleted or replaced objects
+	deadNames map[string]string        // namespace/name -> UID of the last deleted object
 }
 
 type trackedObject struct {
-	UID string
+	Key string
 	RV  string
 }
 
@@ -38,7 +40,7 @@ type Observation struct {
 
 // NewObjectTracker returns an empty tracker.
 func NewObjectTracker() *ObjectTracker {
-	return &ObjectTracker{live: map[string]trackedObject{}, deleted: map[string]trackedObject{}}
+	return &ObjectTracker{live: map[string]trackedObject{}, names: map[string]string{}, dead: map[string]trackedObject{}, deadNames: map[string]string{}}
 }
 
 func trackKey(m ItemMeta) string { return m.Namespace + "/" + m.Name }
@@ -50,32 +52,48 @@ func (t *ObjectTracker) Len() int { return len(t.live) }
 func (t *ObjectTracker) Observe(typ string, m ItemMeta) Observation {
 	var o Observation
 	k := trackKey(m)
-	prev, known := t.live[k]
-	if !known {
-		prev, known = t.deleted[k]
+	prev, seen := t.live[m.UID]
+	if !seen {
+		prev, seen = t.dead[m.UID]
 	}
-	if known {
-		if prev.UID != "" && m.UID != "" && prev.UID != m.UID {
-			o.PreviousUID = prev.UID
-		} else if prev.UID == m.UID && !rvAfter(m.ResourceVersion, prev.RV) {
-			o.Duplicate = true
-		}
-	}
-	if o.Duplicate {
+	if seen && !rvAfter(m.ResourceVersion, prev.RV) {
+		o.Duplicate = true
 		return o
 	}
-	entry := trackedObject{UID: m.UID, RV: m.ResourceVersion}
+	if !seen {
+		if old, ok := t.names[k]; ok && old != m.UID {
+			o.PreviousUID = old
+		} else if old, ok := t.deadNames[k]; ok && old != m.UID {
+			o.PreviousUID = old
+		}
+	}
+	if old, ok := t.names[k]; ok && old != m.UID {
+		// The name moved to a new UID without a DELETED of the old one.
+		t.bury(old, t.live[old])
+	}
+	entry := trackedObject{Key: k, RV: m.ResourceVersion}
 	if typ == EventDeleted {
-		delete(t.live, k)
-		if len(t.deleted) >= maxTombstones {
-			clear(t.deleted)
-		}
-		t.deleted[k] = entry
+		t.bury(m.UID, entry)
 		return o
 	}
-	delete(t.deleted, k)
-	t.live[k] = entry
+	delete(t.dead, m.UID)
+	t.live[m.UID] = entry
+	t.names[k] = m.UID
 	return o
+}
+
+// bury moves an object to the bounded memory of deletions.
+func (t *ObjectTracker) bury(uid string, e trackedObject) {
+	delete(t.live, uid)
+	if t.names[e.Key] == uid {
+		delete(t.names, e.Key)
+	}
+	if len(t.dead) >= maxTombstones {
+		clear(t.dead)
+		clear(t.deadNames)
+	}
+	t.dead[uid] = e
+	t.deadNames[e.Key] = uid
 }
 
 // rvAfter reports a > b for decimal RVs; an RV that is not a number is
@@ -115,31 +133,31 @@ func (g Gap) Count() int { return len(g.Added) + len(g.Modified) + len(g.Deleted
 // difference, the way a Reflector's Replace does.
 func (t *ObjectTracker) Reconcile(items []ItemMeta) Gap {
 	g := Gap{Added: []ObjectChange{}, Modified: []ObjectChange{}, Deleted: []ObjectChange{}}
-	fresh := make(map[string]trackedObject, len(items))
+	fresh := NewObjectTracker()
 	for _, it := range items {
 		k := trackKey(it)
-		fresh[k] = trackedObject{UID: it.UID, RV: it.ResourceVersion}
-		old, ok := t.live[k]
+		fresh.live[it.UID] = trackedObject{Key: k, RV: it.ResourceVersion}
+		fresh.names[k] = it.UID
 		change := ObjectChange{Namespace: it.Namespace, Name: it.Name, UID: it.UID, NewResourceVersion: it.ResourceVersion}
+		oldUID, ok := t.names[k]
 		switch {
 		case !ok:
 			g.Added = append(g.Added, change)
-		case old.UID != it.UID || old.RV != it.ResourceVersion:
-			change.OldResourceVersion = old.RV
+		case oldUID != it.UID || t.live[oldUID].RV != it.ResourceVersion:
+			change.OldResourceVersion = t.live[oldUID].RV
 			g.Modified = append(g.Modified, change)
 		}
 	}
-	for k, old := range t.live {
-		if _, ok := fresh[k]; !ok {
+	for k, uid := range t.names {
+		if _, ok := fresh.names[k]; !ok {
 			ns, name := splitKey(k)
-			g.Deleted = append(g.Deleted, ObjectChange{Namespace: ns, Name: name, UID: old.UID, OldResourceVersion: old.RV})
+			g.Deleted = append(g.Deleted, ObjectChange{Namespace: ns, Name: name, UID: uid, OldResourceVersion: t.live[uid].RV})
 		}
 	}
 	slices.SortFunc(g.Deleted, func(a, b ObjectChange) int {
 		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
 	})
-	t.live = fresh
-	clear(t.deleted)
+	*t = *fresh
 	return g
 }
 
