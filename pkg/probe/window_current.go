@@ -26,14 +26,18 @@ func (c *Client) listOneItem(ctx context.Context, t Target, o PageOptions) (stri
 			req = req.Param(k, v)
 		}
 	}
+	// Stream, not DoRaw: Stream decodes an error body into the server's
+	// Status (message and causes), DoRaw keeps only a generic text.
 	start := time.Now()
-	body, err := req.DoRaw(ctx)
+	body, err := req.Stream(ctx)
+	if err != nil {
+		return "", time.Since(start), err
+	}
+	defer body.Close()
+	var w pageWire
+	err = json.NewDecoder(body).Decode(&w)
 	took := time.Since(start)
 	if err != nil {
-		return "", took, err
-	}
-	var w pageWire
-	if err := json.Unmarshal(body, &w); err != nil {
 		return "", took, fmt.Errorf("cannot decode the list response of %s: %w", t.CollectionPath(), err)
 	}
 	return w.Metadata.ResourceVersion, took, nil
