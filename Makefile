@@ -6,7 +6,7 @@ BIN        := bin/kubectl-watchrv
 GO_TEST    ?= go test
 E2E_FLAGS  ?= -count=1 -timeout 40m
 
-.PHONY: all build cluster test unit e2e demo serve lint fmt clean
+.PHONY: all build cluster test unit e2e demo serve lint fmt clean bench
 
 all: build
 
@@ -29,6 +29,9 @@ demo: build cluster ## Start the local real API server, make history, run the pl
 
 serve: build cluster ## Start the local real API server with the demo history and keep it running
 	go run ./test/e2e/demo --plugin $(BIN) --serve
+
+bench: ## Measure against kubectl on the local real API server; writes docs/performance.md
+	bash bench/compare.sh -w
 
 lint: ## gofmt and go vet
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

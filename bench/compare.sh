@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Measures kubectl-watchrv against what a user would run instead, in one run
+# on one machine, against the real local API server (etcd + kube-apiserver
+# v1.37.2 on loopback). Prints a markdown report; with -w writes it into
+# docs/performance.md.
+#
+#   bench/compare.sh            # report to stdout
+#   bench/compare.sh -w         # also write docs/performance.md
+#   REPS=9 BIG=5000 MANY=50000 bench/compare.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+REPS=${REPS:-7}
+BIG=${BIG:-5000}
+MANY=${MANY:-50000}
+WRITE=false
+[[ ${1:-} == -w ]] && WRITE=true
+
+work=$(mktemp -d)
+cleanup() {
+  [[ -n ${cluster_pid:-} ]] && kill "$cluster_pid" 2>/dev/null && wait "$cluster_pid" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+
+echo "building the plugin, the measuring tool and the local API server..." >&2
+make -s build >&2
+go build -o "$work/measure" ./bench/measure
+go build -o "$work/cluster" ./bench/cluster
+bash test/cluster/build.sh >/dev/null
+export WATCHRV_CLUSTER_BIN=$(bash test/cluster/build.sh)
+plugin=$PWD/bin/kubectl-watchrv
+
+"$work/cluster" -kubeconfig-out "$work/kubeconfig.path" -big "$BIG" -many "$MANY" >"$work/cluster.out" 2>"$work/cluster.err" &
+cluster_pid=$!
+for _ in $(seq 1 600); do
+  grep -q READY "$work/cluster.out" 2>/dev/null && break
+  kill -0 "$cluster_pid" 2>/dev/null || { cat "$work/cluster.err" >&2; exit 1; }
+  sleep 1
+done
+grep -q READY "$work/cluster.out" || { echo "the bench cluster did not become ready" >&2; exit 1; }
+export KUBECONFIG=$(cat "$work/kubeconfig.path")
+cat "$work/cluster.err" | grep loaded >&2 || true
+
+m() { "$work/measure" -n "$REPS" -name "$1" -- "${@:2}"; }
+field() { python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print(d[sys.argv[2]])' "$1" "$2"; }
+
+echo "measuring (${REPS} repetitions each)..." >&2
+# Warm the discovery cache of both tools first: a user's second run.
+kubectl get --raw /api >/dev/null; "$plugin" list cm -n bench-big --rv-only >/dev/null
+
+raw=$(m "kubectl get --raw ?limit=1" kubectl get --raw "/api/v1/namespaces/bench-big/configmaps?limit=1")
+rvonly=$(m "watchrv list --rv-only" "$plugin" list configmaps -n bench-big --rv-only -o json)
+full=$(m "kubectl get cm -o json" kubectl get cm -n bench-big -o json)
+walk=$(m "watchrv list (5,000 x 2 KB)" "$plugin" list configmaps -n bench-big -o json)
+walkmany=$(m "watchrv list (${MANY} small)" "$plugin" list configmaps -n bench-many -o json)
+fullmany=$(m "kubectl get cm -o json (${MANY} small)" kubectl get cm -n bench-many -o json)
+rvbytes=$("$plugin" list configmaps -n bench-big --rv-only -o json | python3 -c 'import json,sys; print(json.load(sys.stdin)["bytes"])')
+walkbytes=$("$plugin" list configmaps -n bench-big -o json | python3 -c 'import json,sys; print(json.load(sys.stdin)["bytes"])')
+
+ratio() { python3 -c "print(f'{float($1)/float($2):.2f}')"; }
+row() { printf '| %s | %s ms | %s ms | %s MiB | %s |\n' "$(field "$1" name)" "$(field "$1" medianMs)" "$(field "$1" minMs)" "$(python3 -c "print(f'{$(field "$1" peakRSSKiB)/1024:.1f}')")" "$2"; }
+
+report=$(cat <<MD
+## Results of $(date -u +%Y-%m-%d) on $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB ($(uname -m)), kube-apiserver v1.37.2 on loopback
+
+Medians of ${REPS} runs each, in one run of \`bench/compare.sh\`; ratios are between runs of the same script, never across machines.
+
+| command | median | min | peak RSS | bytes of body |
+| --- | --- | --- | --- | --- |
+$(row "$raw" "$(field "$raw" stdoutBytes) (stdout)")
+$(row "$rvonly" "${rvbytes} (metadata only, 1 item)")
+$(row "$full" "$(field "$full" stdoutBytes) (stdout)")
+$(row "$walk" "${walkbytes} (metadata only, all pages)")
+$(row "$walkmany" "-")
+$(row "$fullmany" "$(field "$fullmany" stdoutBytes) (stdout)")
+
+- \`watchrv list --rv-only\` / \`kubectl get --raw ?limit=1\`: **$(ratio "$(field "$rvonly" medianMs)" "$(field "$raw" medianMs)")x** the wall time (target <= 1.0x).
+- \`kubectl get cm -o json\` / \`watchrv list --rv-only\`: **$(ratio "$(field "$full" medianMs)" "$(field "$rvonly" medianMs)")x** faster on ${BIG} configmaps of 2 KB (target >= 15x).
+- Peak RSS of \`watchrv list --rv-only\`: **$(python3 -c "print(f'{$(field "$rvonly" peakRSSKiB)/1024:.1f}')") MiB** (target < 40 MiB).
+- Peak RSS of the full paged \`watchrv list\` of ${MANY} objects: **$(python3 -c "print(f'{$(field "$walkmany" peakRSSKiB)/1024:.1f}')") MiB** (target < 80 MiB), against $(python3 -c "print(f'{$(field "$fullmany" peakRSSKiB)/1024:.1f}')") MiB for \`kubectl get -o json\`.
+MD
+)
+echo "$report"
+if $WRITE; then
+  python3 - "$report" <<'PY'
+import sys, re
+path = "docs/performance.md"
+try:
+    doc = open(path).read()
+except FileNotFoundError:
+    doc = "# Performance\n\n<!-- bench:list -->\n<!-- /bench:list -->\n"
+block = "<!-- bench:list -->\n" + sys.argv[1] + "\n<!-- /bench:list -->"
+doc = re.sub(r"<!-- bench:list -->.*?<!-- /bench:list -->", lambda _: block, doc, flags=re.S)
+open(path, "w").write(doc)
+PY
+  echo "wrote docs/performance.md" >&2
+fi
