@@ -55,7 +55,11 @@ func (o *WatchOptions) Run(cmd *cobra.Command) error {
 		r.warnIfAhead(ctx, wo.ResourceVersion)
 	}
 	if !r.p.Machine() {
-		r.p.Notef("watching %s (%s)", probe.URL(t.CollectionPath(), wo.Query(t)), o.describeStart())
+		if o.RV == rvList {
+			r.p.Notef("listing %s, then watching the changes after the List's RV", t.CollectionPath())
+		} else {
+			r.p.Notef("watching %s (%s)", probe.URL(t.CollectionPath(), wo.Query(t)), o.describeStart())
+		}
 	}
 	r.summary = render.NewWatchSummary(r.start)
 	r.session = &probe.WatchSession{
