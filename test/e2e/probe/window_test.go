@@ -30,7 +30,9 @@ func TestProbeWatchCacheAfterRestart(t *testing.T) {
 	if err := framework.CreateConfigMaps(ctx, cs, ns, "after", 20, 16, 2); err != nil {
 		t.Fatal(err)
 	}
-	want := namedOldest(t, rawWatchFirst(t, cs, "/api/v1/namespaces/"+ns+"/configmaps", "1"))
+	first := rawWatchFirst(t, cs, "/api/v1/namespaces/"+ns+"/configmaps", "1")
+	recordAnswer(t, "cache-expired-event.json", first)
+	want := namedOldest(t, first)
 
 	got, r := runProbeJSON(t, c.Kubeconfig, 0, "configmaps", "-n", ns, "--verify")
 	if !got.Found || got.OldestResourceVersion != want || got.Source != "watch-cache" {
@@ -87,6 +89,7 @@ func TestProbeEtcdCompacted(t *testing.T) {
 		line := rawWatchFirst(t, cs, path, fmt.Sprint(tc.rv))
 		expired := strings.Contains(line, "The resourceVersion for the provided watch is too old.")
 		t.Logf("watch from R%+d (%d): %.120s", tc.rv-R, tc.rv, line)
+		recordAnswer(t, fmt.Sprintf("etcd-watch-from-R%+d.json", tc.rv-R), line)
 		if expired == tc.starts {
 			t.Fatalf("watch from %d (R=%d): starts=%v expected, got %q", tc.rv, R, tc.starts, line)
 		}

@@ -1,0 +1,96 @@
+package probe
+
+import (
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// The answers under testdata/window were recorded from the real
+// kube-apiserver v1.37.2 by test/e2e/probe (WATCHRV_RECORD_TESTDATA=1).
+
+func recordedEvent(t *testing.T, name string) (Event, error) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "window", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w eventWire
+	if err := json.Unmarshal(b, &w); err != nil {
+		t.Fatal(err)
+	}
+	return DecodeEvent(w.Type, w.Object, time.Now())
+}
+
+func recordedStatusError(t *testing.T, name string) error {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "window", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st metav1.Status
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatal(err)
+	}
+	return &apierrors.StatusError{ErrStatus: st}
+}
+
+func TestProbeClassifiesRecordedWatchAnswers(t *testing.T) {
+	for _, tc := range []struct {
+		file    string
+		rv      uint64
+		outcome Outcome
+		source  string
+		named   uint64
+	}{
+		{"cache-expired-event.json", 1, OutcomeExpired, SourceWatchCache, 312},
+		{"etcd-watch-from-R-2.json", 458, OutcomeExpired, SourceEtcd, 0},
+		{"etcd-watch-from-R-1.json", 459, OutcomeOK, "", 0},
+		{"etcd-watch-from-R+0.json", 460, OutcomeOK, "", 0},
+	} {
+		ev, err := recordedEvent(t, tc.file)
+		var r ProbeResult
+		r.fromFirstEvent(ev, err, tc.rv)
+		if r.Outcome != tc.outcome || r.Source != tc.source || r.OldestNamed != tc.named {
+			t.Fatalf("%s: got outcome %s source %q named %d, want %s %q %d", tc.file, r.Outcome, r.Source, r.OldestNamed, tc.outcome, tc.source, tc.named)
+		}
+	}
+}
+
+func TestProbeClassifiesRecordedHTTPAnswers(t *testing.T) {
+	var r ProbeResult
+	r.fromError(recordedStatusError(t, "forbidden-watch.json"), 1)
+	if r.Outcome != OutcomeFatal || ClassifyFailure(r.asError()) != FailureForbidden {
+		t.Fatalf("403: want a fatal Forbidden, got %+v", r)
+	}
+	// The 504 TooLarge carries retryAfterSeconds 1: client-go would retry it
+	// ten times if probe did not turn its retries off.
+	err := recordedStatusError(t, "toolarge-list.json")
+	if !IsTooLarge(err) {
+		t.Fatalf("the recorded 504 is not TooLarge: %v", err)
+	}
+	if s, ok := apierrors.SuggestsClientDelay(err); !ok || s != 1 {
+		t.Fatalf("want Retry-After 1 in the recorded 504, got %d %v", s, ok)
+	}
+	var f ProbeResult
+	f.fromError(err, 999999999)
+	if f.Outcome != OutcomeTransient {
+		t.Fatalf("a 504 on a probe is neither success nor Expired: want transient, got %s", f.Outcome)
+	}
+}
+
+func TestProbeEndOfStreamIsNotSuccess(t *testing.T) {
+	var r ProbeResult
+	r.fromFirstEvent(Event{}, errEOF(), 5)
+	if r.Outcome != OutcomeTransient {
+		t.Fatalf("a stream that ends before any event must be retried, got %s", r.Outcome)
+	}
+}
+
+func errEOF() error { return io.EOF }
