@@ -1,0 +1,58 @@
+//go:build e2e
+
+package docs
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// What legitimately changes from one run of the same command on the same
+// history: resourceVersions (etcd revisions also move with the API server's
+// own writes), UIDs, timestamps, durations and ages. Normalizing every number
+// is deliberate: the check is about what the command says and how it lays it
+// out, which is where docs drift from code.
+var (
+	uidRE        = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	timestampRE  = regexp.MustCompile(`\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:?\d\d)?`)
+	clockRE      = regexp.MustCompile(`\b\d\d:\d\d:\d\d(\.\d+)?\b`)
+	durationRE   = regexp.MustCompile(`\b(\d+(\.\d+)?(ns|µs|us|ms|s|m|h))+\b`)
+	numberRE     = regexp.MustCompile(`\d+(\.\d+)?`)
+	horizontalWS = regexp.MustCompile(`[ \t]+`)
+	// Table rulers grow and shrink with the widths of numbers.
+	rulerRE = regexp.MustCompile(`[-─═]{3,}`)
+)
+
+func normalize(s string) string {
+	s = uidRE.ReplaceAllString(s, "<uid>")
+	s = timestampRE.ReplaceAllString(s, "<time>")
+	s = clockRE.ReplaceAllString(s, "<time>")
+	s = durationRE.ReplaceAllString(s, "<duration>")
+	s = numberRE.ReplaceAllString(s, "#")
+	s = rulerRE.ReplaceAllString(s, "---")
+	var lines []string
+	for _, l := range strings.Split(s, "\n") {
+		l = strings.TrimSpace(horizontalWS.ReplaceAllString(l, " "))
+		lines = append(lines, l)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// firstDifference returns the first line where two normalized texts differ.
+func firstDifference(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			return "line " + strconv.Itoa(i+1) + ":\n    checked in: " + wl + "\n    now prints: " + gl
+		}
+	}
+	return ""
+}
