@@ -41,3 +41,25 @@ lint: ## gofmt and go vet
 
 clean:
 	rm -rf bin dist
+
+# --- Shipping: release archives, krew manifest, docs (issue 6) ---------------
+.PHONY: dist krew-check docs docs-reference docs-reference-check
+
+dist: ## Reproducible archives, checksums.txt and the release plugin.yaml in dist/
+	bash hack/dist.sh
+
+krew-check: ## Validate plugin.yaml (and dist/plugin.yaml) with krew's own validation
+	bash hack/krew-check.sh
+
+docs-reference: ## Regenerate docs/reference/ from the command tree (cobra/doc)
+	bash hack/refdocs.sh -update
+
+docs-reference-check:
+	bash hack/refdocs.sh
+
+docs: docs-reference cluster ## Regenerate docs/reference/ and every captured output in README.md and docs/*.md
+	WATCHRV_CLUSTER_BIN=$$(bash test/cluster/build.sh) $(GO_TEST) -tags e2e -count=1 -timeout 20m ./test/e2e/docs -run TestCaptures -update $(if $(PAGES),-only $(PAGES))
+
+# make test and make unit also check the manifest and the reference; make e2e
+# runs test/e2e/krew (real krew install) and test/e2e/docs (capture drift).
+unit: krew-check docs-reference-check
