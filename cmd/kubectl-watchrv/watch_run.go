@@ -112,7 +112,7 @@ func (o *WatchOptions) Run(cmd *cobra.Command) error {
 		return err
 	}
 	if serr != nil {
-		return o.requestError(serr, "watch", res.Name())
+		return o.requestError(fmt.Errorf("the watch stream broke: %w (--follow reconnects from the last RV, as an informer does)", serr), "watch", res.Name())
 	}
 	if r.rvErr != nil {
 		d := r.rvErr.Diagnosis

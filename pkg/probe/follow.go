@@ -115,6 +115,7 @@ func (s *WatchSession) Tracker() *ObjectTracker { return s.tracker }
 // streamEnd is how one stream ended.
 type streamEnd struct {
 	stop    bool    // the callback asked to stop
+	broken  bool    // reading failed (not an ERROR event, not a clean end)
 	expired bool    // an Expired or TooLarge ERROR event
 	reason  string  // for the reconnect notice
 	failure Failure // the class of the ERROR event or read error
@@ -196,6 +197,9 @@ func (s *WatchSession) Run(ctx context.Context) error {
 			return nil
 		}
 		if !s.Follow {
+			if end.broken {
+				return end.err
+			}
 			return nil
 		}
 		opts = s.resumeOptions(opts)
@@ -265,7 +269,7 @@ func (s *WatchSession) drain(stream *WatchStream) streamEnd {
 			if errors.Is(err, io.EOF) {
 				end.reason = "the server ended the stream"
 			} else {
-				end.reason, end.err, end.failure = "the stream broke: "+err.Error(), err, ClassifyFailure(err)
+				end.reason, end.err, end.failure, end.broken = "the stream broke: "+err.Error(), err, ClassifyFailure(err), true
 			}
 			return end
 		}
