@@ -142,6 +142,12 @@ func (r *SearchResult) attempt(ctx context.Context, probe ProbeFunc, rv uint64, 
 			return res, nil
 		case OutcomeFatal:
 			return res, res.asError()
+		}
+		if o.Budget.Remaining() == 0 {
+			// No request left to retry with: do not wait for nothing.
+			return res, o.Budget.Take(ctx)
+		}
+		switch res.Outcome {
 		case OutcomeThrottled:
 			wait := min(max(res.RetryAfter, time.Second), o.MaxRetryAfter)
 			if err := o.Budget.sleep(ctx, wait); err != nil {

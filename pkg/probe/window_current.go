@@ -54,7 +54,7 @@ func (c *Client) CurrentRV(ctx context.Context, t Target, b *Budget, maxRetryAft
 			return 0, "", err
 		}
 		rv, _, err := c.listOneItem(ctx, t, PageOptions{})
-		if apierrors.IsTooManyRequests(err) {
+		if apierrors.IsTooManyRequests(err) && b.Remaining() != 0 {
 			wait := time.Second
 			if s, ok := apierrors.SuggestsClientDelay(err); ok && s > 0 {
 				wait = time.Duration(s) * time.Second
