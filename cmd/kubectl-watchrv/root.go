@@ -49,7 +49,24 @@ version", or a list says "Too large resource version". It only reads
 		},
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// Parse the global flags at the root, so that an unknown one is
+		// named as such instead of swallowing the subcommand as its value.
+		TraverseChildren: true,
+		// With TraverseChildren, a mistyped subcommand lands here as an
+		// argument of the root: refuse it instead of printing help.
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmd.Help()
+			}
+			hint := ""
+			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+				hint = fmt.Sprintf(": did you mean %q?", s[0])
+			}
+			return usageErrorf(cmd, "unknown command %q for \"kubectl watchrv\"%s", args[0], hint)
+		},
 	}
+	cmd.SuggestionsMinimumDistance = 2
 	cmd.SetIn(streams.In)
 	cmd.SetOut(streams.Out)
 	cmd.SetErr(streams.ErrOut)

@@ -71,6 +71,12 @@ type Result struct {
 // with color off, and a hard timeout.
 func Run(t testing.TB, kubeconfig string, timeout time.Duration, args ...string) Result {
 	t.Helper()
+	return RunInput(t, kubeconfig, nil, timeout, args...)
+}
+
+// RunInput is Run with bytes on the plugin's standard input (nil: empty).
+func RunInput(t testing.TB, kubeconfig string, stdin []byte, timeout time.Duration, args ...string) Result {
+	t.Helper()
 	bin, err := PluginBinary()
 	if err != nil {
 		t.Fatal(err)
@@ -84,6 +90,9 @@ func Run(t testing.TB, kubeconfig string, timeout time.Duration, args ...string)
 	cmd.Env = append(os.Environ(), "NO_COLOR=1", "KUBECONFIG=/nonexistent-watchrv-e2e", "HOME="+t.TempDir())
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
 	start := time.Now()
 	err = cmd.Run()
 	r := Result{Stdout: out.String(), Stderr: errb.String(), Duration: time.Since(start)}
