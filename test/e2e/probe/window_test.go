@@ -114,6 +114,10 @@ func TestProbeEtcdCompacted(t *testing.T) {
 		t.Fatalf("default qps found %s, qps 100 found %s", slow.OldestResourceVersion, got.OldestResourceVersion)
 	}
 	t.Logf("PERF etcd-compacted (qps 5): %d requests, %.0f ms in probe, %s wall", slow.Requests, slow.Millis, rs.Duration)
+	// Without --verify, every request (the current-RV read included) is within the bound.
+	if bound := log2Ceil(slow.Width) + 3; slow.Requests > bound {
+		t.Fatalf("%d requests for width %d, bound %d", slow.Requests, slow.Width, bound)
+	}
 
 	// Human output with -v: every probe, in order, with its evidence.
 	h := framework.Run(t, c.Kubeconfig, time.Minute, "probe", "cm", "-n", ns, "-v", "--qps", "100")
