@@ -15,10 +15,17 @@ import (
 // decimal etcd revision (some aggregated APIs): its window cannot be searched.
 var ErrOpaqueRV = errors.New("opaque resourceVersion")
 
+// oneItem is what a one-item list says: the list RV and the RV of the item
+// it returned (0 when the collection is empty).
+type oneItem struct {
+	rv     string
+	itemRV uint64
+}
+
 // listOneItem is one metadata list of at most one item, sent exactly once:
 // client-go would otherwise retry a 429 or a 5xx carrying Retry-After up to
 // ten times, behind the request budget's back.
-func (c *Client) listOneItem(ctx context.Context, t Target, o PageOptions) (string, time.Duration, error) {
+func (c *Client) listOneItem(ctx context.Context, t Target, o PageOptions) (oneItem, time.Duration, error) {
 	o.Limit = 1
 	req := c.short.Get().AbsPath(t.CollectionPath()).SetHeader("Accept", acceptMetadataList).MaxRetries(0)
 	for k, vs := range o.Query(t) {
@@ -31,47 +38,54 @@ func (c *Client) listOneItem(ctx context.Context, t Target, o PageOptions) (stri
 	start := time.Now()
 	body, err := req.Stream(ctx)
 	if err != nil {
-		return "", time.Since(start), err
+		return oneItem{}, time.Since(start), err
 	}
 	defer body.Close()
 	var w pageWire
 	err = json.NewDecoder(body).Decode(&w)
 	took := time.Since(start)
 	if err != nil {
-		return "", took, fmt.Errorf("cannot decode the list response of %s: %w", t.CollectionPath(), err)
+		return oneItem{}, took, fmt.Errorf("cannot decode the list response of %s: %w", t.CollectionPath(), err)
 	}
-	return w.Metadata.ResourceVersion, took, nil
+	out := oneItem{rv: w.Metadata.ResourceVersion}
+	for _, it := range w.Items {
+		if n, ok := ParseRV(it.Metadata.ResourceVersion); ok && n > out.itemRV {
+			out.itemRV = n
+		}
+	}
+	return out, took, nil
 }
 
 // CurrentRV reads the collection's current RV (a consistent list of one
-// item) within the budget, waiting out 429s, and parses it.
-func (c *Client) CurrentRV(ctx context.Context, t Target, b *Budget, maxRetryAfter time.Duration) (uint64, string, error) {
+// item) within the budget, waiting out 429s, and parses it. itemRV is the
+// last-modified RV of the item the list returned (0 for an empty scope).
+func (c *Client) CurrentRV(ctx context.Context, t Target, b *Budget, maxRetryAfter time.Duration) (current uint64, raw string, itemRV uint64, err error) {
 	if maxRetryAfter <= 0 {
 		maxRetryAfter = 30 * time.Second
 	}
 	for {
 		if err := b.Take(ctx); err != nil {
-			return 0, "", err
+			return 0, "", 0, err
 		}
-		rv, _, err := c.listOneItem(ctx, t, PageOptions{})
+		one, _, err := c.listOneItem(ctx, t, PageOptions{})
 		if apierrors.IsTooManyRequests(err) && b.Remaining() != 0 {
 			wait := time.Second
 			if s, ok := apierrors.SuggestsClientDelay(err); ok && s > 0 {
 				wait = time.Duration(s) * time.Second
 			}
 			if err := b.sleep(ctx, min(wait, maxRetryAfter)); err != nil {
-				return 0, "", err
+				return 0, "", 0, err
 			}
 			continue
 		}
 		if err != nil {
-			return 0, "", err
+			return 0, "", 0, err
 		}
-		n, ok := ParseRV(rv)
+		n, ok := ParseRV(one.rv)
 		if !ok {
-			return 0, rv, fmt.Errorf("%w %q: only etcd-backed resources with decimal resourceVersions can be searched (aggregated APIs may use their own)", ErrOpaqueRV, rv)
+			return 0, one.rv, 0, fmt.Errorf("%w %q: only etcd-backed resources with decimal resourceVersions can be searched (aggregated APIs may use their own)", ErrOpaqueRV, one.rv)
 		}
-		return n, rv, nil
+		return n, one.rv, one.itemRV, nil
 	}
 }
 

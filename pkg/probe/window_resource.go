@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
@@ -56,13 +57,14 @@ func (c *Client) ProbeWindow(ctx context.Context, t Target, o WindowOptions) *Wi
 		w.Requests = b.Used() - used
 		w.Duration = time.Since(w.Started)
 	}()
-	w.Current, w.CurrentRaw, w.Err = c.CurrentRV(ctx, t, b, o.Search.MaxRetryAfter)
+	var itemRV uint64
+	w.Current, w.CurrentRaw, itemRV, w.Err = c.CurrentRV(ctx, t, b, o.Search.MaxRetryAfter)
 	if w.Err != nil {
 		return w
 	}
 	probe := adaptiveProbe(func(ctx context.Context, rv uint64, po ProbeOptions) ProbeResult {
 		return c.ProbeWatch(ctx, t, rv, po)
-	}, o.Probe)
+	}, o.Probe, itemRV)
 	w.Search = Search(ctx, w.Current, probe, o.Search)
 	if w.Err = w.Search.Err; w.Err != nil {
 		return w
@@ -110,19 +112,35 @@ func verify(ctx context.Context, oldest uint64, probe ProbeFunc, o SearchOptions
 	return v, nil
 }
 
-// adaptiveProbe keeps a silent watch's wait well above the slowest 410 seen
-// so far. A silent watch counts as started only because a 410 would have
-// arrived by then: the watch cache sends it at once, but etcd serves a watch
-// from an old revision on its next sync of unsynced watchers (every 100 ms,
-// etcd mvcc watchable_store.go watchResyncPeriod), later when loaded.
-func adaptiveProbe(p func(context.Context, uint64, ProbeOptions) ProbeResult, base ProbeOptions) ProbeFunc {
+// expectedEventWait is how long a probe waits when an event must come.
+const expectedEventWait = 10 * time.Second
+
+// adaptiveProbe makes a silent watch count as started only when silence
+// proves it:
+//   - The wait stays well above the slowest 410 seen so far: the watch
+//     cache sends its 410 at once, but etcd serves a watch from an old
+//     revision on its next sync of unsynced watchers (every 100 ms, etcd mvcc
+//     watchable_store.go watchResyncPeriod), later when loaded.
+//   - Below itemRV (an object of the scope last modified at itemRV, seen by
+//     the current-RV read), a started watch must replay at least that
+//     modification: the probe waits for an event (it comes at once in
+//     practice), and silence there is not success but a transient answer.
+func adaptiveProbe(p func(context.Context, uint64, ProbeOptions) ProbeResult, base ProbeOptions, itemRV uint64) ProbeFunc {
 	var slowest time.Duration
 	return func(ctx context.Context, rv uint64) ProbeResult {
 		o := base
-		o.Wait = max(o.Wait, min(3*slowest, 10*time.Second))
+		o.Wait = max(o.Wait, min(3*slowest, expectedEventWait))
+		expectEvent := rv < itemRV
+		if expectEvent {
+			o.Wait = max(o.Wait, expectedEventWait)
+		}
 		r := p(ctx, rv, o)
 		if r.Outcome == OutcomeExpired {
 			slowest = max(slowest, r.Latency)
+		}
+		if expectEvent && r.Silent {
+			r.Outcome, r.Silent = OutcomeTransient, false
+			r.Evidence = fmt.Sprintf("no event and no error within %s, although an object was modified at RV %d", o.Wait, itemRV)
 		}
 		return r
 	}

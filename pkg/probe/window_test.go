@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"os"
@@ -94,3 +95,28 @@ func TestProbeEndOfStreamIsNotSuccess(t *testing.T) {
 }
 
 func errEOF() error { return io.EOF }
+
+// adaptiveProbe's own rules, on a probe that records the wait it was given
+// and answers like an accepted watch with nothing to replay.
+func TestAdaptiveProbeSilenceRules(t *testing.T) {
+	var waits []time.Duration
+	expiredBelow := uint64(100)
+	p := adaptiveProbe(func(_ context.Context, rv uint64, o ProbeOptions) ProbeResult {
+		waits = append(waits, o.Wait)
+		if rv < expiredBelow {
+			return ProbeResult{ResourceVersion: rv, Outcome: OutcomeExpired, Latency: 120 * time.Millisecond}
+		}
+		return ProbeResult{ResourceVersion: rv, Outcome: OutcomeOK, Silent: true}
+	}, ProbeOptions{Wait: DefaultProbeWait}, 500)
+	ctx := context.Background()
+	if r := p(ctx, 600); r.Outcome != OutcomeOK || waits[0] != DefaultProbeWait {
+		t.Fatalf("above the item's RV silence is success after the default wait: %+v, wait %s", r, waits[0])
+	}
+	if r := p(ctx, 300); r.Outcome != OutcomeTransient || waits[1] != expectedEventWait {
+		t.Fatalf("below the item's RV an event must come: %+v, wait %s", r, waits[1])
+	}
+	p(ctx, 50) // a 410 after 120ms
+	if p(ctx, 700); waits[3] != 360*time.Millisecond {
+		t.Fatalf("after a 410 in 120ms the wait must be 3x that, got %s", waits[3])
+	}
+}
