@@ -5,10 +5,11 @@
 #   hack/refdocs.sh           # check: fails when docs/reference/ is stale
 #   hack/refdocs.sh -update   # regenerate (make docs-reference)
 #
+# The generator, hack/refdocs/generate_test.go, is compiled into package main
+# of cmd/kubectl-watchrv with `go test -overlay` (it needs newRootCommand).
 # cobra/doc imports go-md2man and blackfriday, which the plugin's go.mod does
 # not list: they are added to a temporary copy of go.mod/go.sum passed with
-# -modfile, so the real go.mod is never touched. Once go.mod lists them, this
-# is a plain `go test -tags refdocs`.
+# -modfile, so the real go.mod is never touched.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,7 +26,11 @@ if ! grep -q 'cpuguy83/go-md2man/v2 ' go.mod; then
 		-require=github.com/cpuguy83/go-md2man/v2@v2.0.6 \
 		-require=github.com/russross/blackfriday/v2@v2.1.0
 fi
+root=$(pwd)
+printf '{"Replace":{"%s":"%s"}}' "$root/cmd/kubectl-watchrv/zz_refdocs_generate_test.go" \
+	"$root/hack/refdocs/generate_test.go" >"$tmp/overlay.json"
 update=()
 [ "${1:-}" = -update ] && update=(-update)
-go test -modfile="$tmp/refdocs.mod" -tags refdocs -count=1 -run '^TestReferenceDocs$' \
+go test -modfile="$tmp/refdocs.mod" -overlay="$tmp/overlay.json" -tags refdocs -count=1 \
+	-run '^TestReferenceDocs' \
 	./cmd/kubectl-watchrv "${update[@]}"
