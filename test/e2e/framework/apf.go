@@ -11,16 +11,55 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-// RejectAllFlowSchema makes API Priority and Fairness reject every request
-// of user "throttled" with 429: a priority level with no seats of its own,
-// none to borrow, and Reject as its limit response.
+// The API Priority and Fairness fixtures make the server answer some
+// requests of user "throttled" with a real 429. A priority level with no
+// seats of its own, none to borrow, and Reject as its limit response still
+// runs one request at a time, so its seats are kept busy by lists at a
+// future RV, which the server holds for about 3 s before answering 504.
+
+// RejectAllFlowSchema sends every request of user "throttled" (discovery
+// included) to a rejecting priority level. Pair it with HoldThrottledSeats.
 func (c *Cluster) RejectAllFlowSchema(ctx context.Context) error {
+	return c.rejectFlow(ctx, "watchrv-reject", 100, flowcontrolv1.PolicyRulesWithSubjects{
+		ResourceRules: []flowcontrolv1.ResourcePolicyRule{{
+			Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"}, ClusterScope: true, Namespaces: []string{"*"},
+		}},
+		NonResourceRules: []flowcontrolv1.NonResourcePolicyRule{{Verbs: []string{"*"}, NonResourceURLs: []string{"*"}}},
+	})
+}
+
+// HoldThrottledSeats keeps the rejecting level's seats busy until ctx ends.
+func (c *Cluster) HoldThrottledSeats(ctx context.Context, holders int) error {
+	return c.holdSeats(ctx, "default", holders)
+}
+
+// RejectWatchesOfThrottled makes APF answer the configmap watches of user
+// "throttled" with 429 until ctx ends, while its discovery and its lists
+// outside namespace watchrv-held pass: discovery and the current-RV list
+// work, every watch probe is throttled. The seats are held by lists in
+// watchrv-held.
+func (c *Cluster) RejectWatchesOfThrottled(ctx context.Context, holders int) error {
+	err := c.rejectFlow(ctx, "watchrv-probe-reject-watches", 90, flowcontrolv1.PolicyRulesWithSubjects{
+		ResourceRules: []flowcontrolv1.ResourcePolicyRule{
+			{Verbs: []string{"watch"}, APIGroups: []string{""}, Resources: []string{"configmaps"}, ClusterScope: true, Namespaces: []string{"*"}},
+			{Verbs: []string{"list"}, APIGroups: []string{""}, Resources: []string{"configmaps"}, Namespaces: []string{"watchrv-held"}},
+		},
+	})
+	if err != nil {
+		return err
+	}
+	return c.holdSeats(ctx, "watchrv-held", holders)
+}
+
+// rejectFlow creates a rejecting priority level and a flow schema of that
+// name sending user "throttled"'s requests matching rules to it.
+func (c *Cluster) rejectFlow(ctx context.Context, name string, precedence int32, rules flowcontrolv1.PolicyRulesWithSubjects) error {
 	cs, err := c.Clientset(0)
 	if err != nil {
 		return err
 	}
 	plc := &flowcontrolv1.PriorityLevelConfiguration{
-		ObjectMeta: metav1.ObjectMeta{Name: "watchrv-reject"},
+		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: flowcontrolv1.PriorityLevelConfigurationSpec{
 			Type: flowcontrolv1.PriorityLevelEnablementLimited,
 			Limited: &flowcontrolv1.LimitedPriorityLevelConfiguration{
@@ -34,18 +73,13 @@ func (c *Cluster) RejectAllFlowSchema(ctx context.Context) error {
 	if _, err := cs.FlowcontrolV1().PriorityLevelConfigurations().Create(ctx, plc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return err
 	}
+	rules.Subjects = []flowcontrolv1.Subject{{Kind: flowcontrolv1.SubjectKindUser, User: &flowcontrolv1.UserSubject{Name: "throttled"}}}
 	fs := &flowcontrolv1.FlowSchema{
-		ObjectMeta: metav1.ObjectMeta{Name: "watchrv-reject"},
+		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: flowcontrolv1.FlowSchemaSpec{
-			PriorityLevelConfiguration: flowcontrolv1.PriorityLevelConfigurationReference{Name: "watchrv-reject"},
-			MatchingPrecedence:         100,
-			Rules: []flowcontrolv1.PolicyRulesWithSubjects{{
-				Subjects: []flowcontrolv1.Subject{{Kind: flowcontrolv1.SubjectKindUser, User: &flowcontrolv1.UserSubject{Name: "throttled"}}},
-				ResourceRules: []flowcontrolv1.ResourcePolicyRule{{
-					Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"}, ClusterScope: true, Namespaces: []string{"*"},
-				}},
-				NonResourceRules: []flowcontrolv1.NonResourcePolicyRule{{Verbs: []string{"*"}, NonResourceURLs: []string{"*"}}},
-			}},
+			PriorityLevelConfiguration: flowcontrolv1.PriorityLevelConfigurationReference{Name: name},
+			MatchingPrecedence:         precedence,
+			Rules:                      []flowcontrolv1.PolicyRulesWithSubjects{rules},
 		},
 	}
 	if _, err := cs.FlowcontrolV1().FlowSchemas().Create(ctx, fs, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -54,17 +88,14 @@ func (c *Cluster) RejectAllFlowSchema(ctx context.Context) error {
 	return nil
 }
 
-// HoldThrottledSeats keeps the seats of user "throttled"'s priority level
-// busy until ctx ends, so that APF answers that user's other requests with
-// 429. A List with a resourceVersion far in the future is the tool: the
-// server holds it for about 3 seconds before answering 504 TooLarge. The user
-// may read configmaps so that the held requests pass authorization.
-func (c *Cluster) HoldThrottledSeats(ctx context.Context, holders int) error {
+// holdSeats lets user "throttled" read configmaps (not through the
+// aggregated "view" role: no controller manager runs to fill it) and keeps
+// holders lists at a future RV in ns running until ctx ends.
+func (c *Cluster) holdSeats(ctx context.Context, ns string, holders int) error {
 	cs, err := c.Clientset(0)
 	if err != nil {
 		return err
 	}
-	// Not the aggregated "view" role: no controller manager runs to fill it.
 	role := &rbacv1.ClusterRole{
 		ObjectMeta: metav1.ObjectMeta{Name: "watchrv-read-configmaps"},
 		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list", "watch"}}},
@@ -89,7 +120,7 @@ func (c *Cluster) HoldThrottledSeats(ctx context.Context, holders int) error {
 	for i := 0; i < holders; i++ {
 		go func() {
 			for ctx.Err() == nil {
-				_, _ = holder.CoreV1().ConfigMaps("default").List(ctx, metav1.ListOptions{
+				_, _ = holder.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{
 					ResourceVersion: "999999999", ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
 				})
 			}
