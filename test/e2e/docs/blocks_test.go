@@ -11,12 +11,17 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
+	"testing"
 	"time"
 )
 
 // A capture block: the marker names the command line, the body is rewritten
 // by `make docs` to "$ <command>" and its output in a console code block.
-var blockRE = regexp.MustCompile("(?s)<!-- capture: (.*?) -->\n(.*?)<!-- /capture -->")
+// Markers inside a fenced code block are examples, not captures.
+var (
+	openMarker  = regexp.MustCompile(`^<!-- capture: (.*) -->$`)
+	closeMarker = "<!-- /capture -->"
+)
 
 // captureTimeout bounds one command; commands that would run forever (watch)
 // must bound themselves with --timeout, --max-events or --until.
@@ -31,13 +36,37 @@ type block struct {
 
 func parseBlocks(content string) []block {
 	var blocks []block
-	for _, m := range blockRE.FindAllStringSubmatchIndex(content, -1) {
-		blocks = append(blocks, block{
-			command: strings.TrimSpace(content[m[2]:m[3]]),
-			body:    content[m[4]:m[5]],
-			start:   m[0],
-			end:     m[1],
-		})
+	inFence := false
+	offset := 0 // byte offset of the current line
+	lines := strings.SplitAfter(content, "\n")
+	for i := 0; i < len(lines); i++ {
+		line := strings.TrimRight(lines[i], "\n")
+		m := openMarker.FindStringSubmatch(line)
+		switch {
+		case strings.HasPrefix(line, "```"):
+			inFence = !inFence
+		case m != nil && !inFence:
+			// The body runs to the closing marker, fences included.
+			start, bodyStart := offset, offset+len(lines[i])
+			pos := bodyStart
+			for j := i + 1; j < len(lines); j++ {
+				if strings.TrimRight(lines[j], "\n") == closeMarker {
+					blocks = append(blocks, block{
+						command: strings.TrimSpace(m[1]),
+						body:    content[bodyStart:pos],
+						start:   start,
+						end:     pos + len(closeMarker),
+					})
+					for k := i; k < j; k++ {
+						offset += len(lines[k])
+					}
+					i = j
+					break
+				}
+				pos += len(lines[j])
+			}
+		}
+		offset += len(lines[i])
 	}
 	return blocks
 }
@@ -118,4 +147,22 @@ func rewrite(content string, blocks []block, bodies []string) string {
 	}
 	b.WriteString(content[last:])
 	return b.String()
+}
+
+// TestParseBlocks: markers in fenced examples are left alone, bodies span
+// their own fences, and rewriting with the same bodies changes nothing.
+func TestParseBlocks(t *testing.T) {
+	doc := "intro\n```markdown\n<!-- capture: kubectl watchrv example -->\n<!-- /capture -->\n```\n" +
+		"<!-- capture: kubectl watchrv list cm -->\n```console\n$ kubectl watchrv list cm\nout\n```\n<!-- /capture -->\n" +
+		"<!-- capture: kubectl watchrv version -->\n<!-- /capture -->\nend\n"
+	blocks := parseBlocks(doc)
+	if len(blocks) != 2 || blocks[0].command != "kubectl watchrv list cm" || blocks[1].command != "kubectl watchrv version" {
+		t.Fatalf("parsed %+v, want the list and version blocks only", blocks)
+	}
+	if blocks[0].body != "```console\n$ kubectl watchrv list cm\nout\n```\n" || blocks[1].body != "" {
+		t.Errorf("bodies %q and %q", blocks[0].body, blocks[1].body)
+	}
+	if got := rewrite(doc, blocks, []string{blocks[0].body, blocks[1].body}); got != doc {
+		t.Errorf("rewriting with the same bodies changed the page:\n%s", got)
+	}
 }
