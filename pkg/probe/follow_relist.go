@@ -2,6 +2,8 @@ package probe
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"time"
 )
 
@@ -18,16 +20,18 @@ func (s *WatchSession) list(ctx context.Context, tries []string) (Notice, error)
 	for _, rv := range tries {
 		n.Tried = append(n.Tried, rv)
 		var items []ItemMeta
-		// As client-go: with an RV (other than 0) the list is not paged, so
-		// that the watch cache serves it "not older than" the RV; a paged
-		// list with an RV is an exact read from etcd, which would return the
-		// very RV the watch just found too old.
-		limit := int64(relistPageSize)
+		var listRV string
+		var err error
 		if rv != "" && rv != "0" {
-			limit = 0
+			listRV, items, err = s.Client.listUnpaged(ctx, s.Target, rv)
+		} else {
+			var res *WalkResult
+			res, err = s.Client.Walk(ctx, s.Target, WalkOptions{PageOptions: PageOptions{Limit: relistPageSize, ResourceVersion: rv}},
+				func(m ItemMeta) { items = append(items, m) })
+			if err == nil && len(res.Final().Pages) > 0 {
+				listRV = res.Final().Pages[0].ResourceVersion
+			}
 		}
-		res, err := s.Client.Walk(ctx, s.Target, WalkOptions{PageOptions: PageOptions{Limit: limit, ResourceVersion: rv}},
-			func(m ItemMeta) { items = append(items, m) })
 		if err != nil {
 			lastErr = err
 			if f := ClassifyFailure(err); f == FailureExpired || f == FailureTooLarge {
@@ -35,16 +39,46 @@ func (s *WatchSession) list(ctx context.Context, tries []string) (Notice, error)
 			}
 			return n, err
 		}
-		a := res.Final()
-		if len(a.Pages) > 0 {
-			n.ListResourceVersion = a.Pages[0].ResourceVersion
-		}
+		n.ListResourceVersion = listRV
 		n.Items = len(items)
 		g := s.tracker.Reconcile(items)
 		n.Gap = &g
 		return n, nil
 	}
 	return n, lastErr
+}
+
+// listUnpaged lists the whole collection "not older than" rv in one
+// request. As client-go does, a list with an RV (other than 0) is not paged,
+// so that the watch cache serves it; a paged list with an RV is an exact read
+// from etcd, which would return the very RV the watch just found too old.
+// Unlike client-go's REST client it does not retry a 504 that carries
+// Retry-After (client-go retries up to 10 times, ~40 s for an RV from the
+// future): the fall back to "" comes at once.
+func (c *Client) listUnpaged(ctx context.Context, t Target, rv string) (string, []ItemMeta, error) {
+	q := PageOptions{ResourceVersion: rv}.Query(t)
+	req := c.short.Get().AbsPath(t.CollectionPath()).SetHeader("Accept", acceptMetadataList).MaxRetries(0)
+	for k, vs := range q {
+		for _, v := range vs {
+			req = req.Param(k, v)
+		}
+	}
+	// Stream, not Do: its error path decodes the Status body, so a 504
+	// keeps its "Too large resource version" message and cause.
+	body, err := req.Stream(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	defer body.Close()
+	var w pageWire
+	if err := json.NewDecoder(body).Decode(&w); err != nil {
+		return "", nil, fmt.Errorf("cannot decode the list response of %s: %w", t.CollectionPath(), err)
+	}
+	items := make([]ItemMeta, len(w.Items))
+	for i := range w.Items {
+		items[i] = w.Items[i].Metadata
+	}
+	return w.Metadata.ResourceVersion, items, nil
 }
 
 // relist lists again after an Expired or TooLarge, first from the last RV

@@ -5,6 +5,7 @@ package watch
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -90,5 +91,38 @@ func TestWatchFollowSurvivesRestartAndReportsTheGap(t *testing.T) {
 		if e.ResourceVersion == changedA || e.ResourceVersion == addedC {
 			t.Fatalf("an event of the gap (%s %s@%s) was delivered, the relist should be the only way to learn it", e.Type, e.Name, e.ResourceVersion)
 		}
+	}
+}
+
+// TestWatchFollowRelistsFromTheFutureThenConsistently: a streaming list from
+// a future RV gets 504 TooLarge; --follow relists as client-go does, first
+// from that RV (the watch cache answers 504 again, as an HTTP status) and
+// then with resourceVersion="" as the last resort, and goes on watching.
+func TestWatchFollowRelistsFromTheFutureThenConsistently(t *testing.T) {
+	s := makeSeed(t, "watch-follow-future")
+	future := fmt.Sprint(rvNum(t, s.modifyC) + 100000)
+	out := runWatch(t, shared.Kubeconfig, 2*time.Minute, "cm", "-n", s.ns, "--send-initial-events", "--rv", future, "--follow", "--timeout", "15s")
+	if out.Code != 0 {
+		t.Fatalf("--follow recovers: want exit 0, got %d: %s\n%s", out.Code, out.Stderr, out.Stdout)
+	}
+	relists := out.of("relist")
+	if len(relists) != 1 {
+		t.Fatalf("want one relist, got %d:\n%s", len(relists), out.Stdout)
+	}
+	rl := relists[0]
+	if len(rl.Tried) != 2 || rl.Tried[0] != future || rl.Tried[1] != "" {
+		t.Fatalf("the relist tries the last RV, then \"\": got %q", rl.Tried)
+	}
+	if rl.Diagnosis == nil || rl.Diagnosis.Class != "TooLarge" {
+		t.Fatalf("the relist was caused by TooLarge, got %+v", rl.Diagnosis)
+	}
+	if rl.Items == nil || *rl.Items != 2 || rl.Gap == nil || len(rl.Gap.Added) != 2 {
+		t.Fatalf("the consistent list finds a and c: %+v gap %+v", rl.Items, rl.Gap)
+	}
+	if rvNum(t, rl.ListResourceVersion) < rvNum(t, s.modifyC) || rvNum(t, rl.ListResourceVersion) >= rvNum(t, future) {
+		t.Fatalf("the list RV %s must be the real current RV", rl.ListResourceVersion)
+	}
+	if sum := out.summary(t); sum.Ended != "timeout" || sum.Relists != 1 || sum.ByType["ERROR"] != 1 {
+		t.Fatalf("summary: %+v", sum)
 	}
 }
