@@ -34,6 +34,7 @@ type WatchOptions struct {
 	Until             string
 	ExplainDeletes    bool
 	Follow            bool
+	StallTimeout      time.Duration
 	Output            string
 
 	rvSet     bool
@@ -105,6 +106,7 @@ or Ctrl-C, each of which ends with a summary.`,
 	f.StringVar(&o.Until, "until", "", "Stop at the first event of this type: ADDED, MODIFIED, DELETED, BOOKMARK or ERROR")
 	f.BoolVar(&o.ExplainDeletes, "explain-deletes", false, "With a selector, check (one GET) whether each DELETED object left the selector or was deleted")
 	f.BoolVar(&o.Follow, "follow", false, "Keep watching like client-go's Reflector: reconnect, relist on Expired/TooLarge, report the gaps")
+	f.DurationVar(&o.StallTimeout, "stall-timeout", 0, "Treat a stream that sends nothing (not even a bookmark) for this long as hung: with --follow reconnect from the last RV, else stop (default 90s with --follow, off without)")
 	f.StringVarP(&o.Output, "output", "o", "", "Output format: json (one JSON object per line) or yaml (a YAML stream)")
 	return cmd
 }
@@ -117,6 +119,11 @@ func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
 	}
 	o.rvSet = cmd.Flags().Changed("rv")
 	o.Until = strings.ToUpper(o.Until)
+	if o.Follow && !cmd.Flags().Changed("stall-timeout") {
+		// The watch cache sends a bookmark to every watcher about once a
+		// minute, so 90 s of silence means the stream is dead.
+		o.StallTimeout = defaultFollowStallTimeout
+	}
 	ns, err := o.Namespace()
 	if err != nil {
 		return err
@@ -141,6 +148,9 @@ func (o *WatchOptions) Validate(cmd *cobra.Command) error {
 	if o.Timeout < 0 || (cmd.Flags().Changed("timeout") && o.Timeout == 0) {
 		return usageErrorf(cmd, "--timeout %s is not a duration to watch for: use a positive duration such as 30s", o.Timeout)
 	}
+	if o.StallTimeout < 0 || (cmd.Flags().Changed("stall-timeout") && o.StallTimeout == 0) {
+		return usageErrorf(cmd, "--stall-timeout %s is not a duration: use a positive duration such as 90s", o.StallTimeout)
+	}
 	if o.MaxEvents < 0 {
 		return usageErrorf(cmd, "--max-events %d is not a count: use a positive number (0 = no limit)", o.MaxEvents)
 	}
@@ -162,6 +172,9 @@ func (o *WatchOptions) Validate(cmd *cobra.Command) error {
 	}
 	return nil
 }
+
+// defaultFollowStallTimeout is --stall-timeout with --follow.
+const defaultFollowStallTimeout = 90 * time.Second
 
 // fieldSelector adds NAME to --field-selector as metadata.name.
 func (o *WatchOptions) fieldSelector() string {

@@ -64,7 +64,7 @@ func (o *WatchOptions) Run(cmd *cobra.Command) error {
 	r.summary = render.NewWatchSummary(r.start)
 	r.session = &probe.WatchSession{
 		Client: client, Target: t, Options: wo, ListFirst: o.RV == rvList, Follow: o.Follow,
-		OnEvent: r.onEvent, OnNotice: r.onNotice,
+		StallTimeout: o.StallTimeout, OnEvent: r.onEvent, OnNotice: r.onNotice,
 	}
 	if err := r.p.WatchHeader(); err != nil {
 		return err

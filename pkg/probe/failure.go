@@ -64,6 +64,10 @@ func ClassifyFailure(err error) Failure {
 		}
 		return FailureOther
 	}
+	var stalled *StalledError
+	if errors.As(err, &stalled) {
+		return FailureTimeout
+	}
 	if isTLSError(err) {
 		return FailureTLS
 	}

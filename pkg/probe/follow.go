@@ -3,8 +3,10 @@ package probe
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
+	"sync/atomic"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -31,6 +33,12 @@ type WatchSession struct {
 	OnEvent func(Event, Observation) error
 	// OnNotice sees the list, reconnects and relists.
 	OnNotice func(Notice)
+	// StallTimeout (0 = off) closes a stream that has sent nothing, not even
+	// a bookmark, for that long, and a watch request whose answer has not
+	// begun by then: an API server that hangs (or a network that drops
+	// packets silently) is noticed by the client's own deadline, and with
+	// Follow the session reconnects from the last RV, so nothing is lost.
+	StallTimeout time.Duration
 
 	tracker *ObjectTracker
 	lastRV  string
@@ -167,10 +175,13 @@ func (s *WatchSession) Run(ctx context.Context) error {
 			needRelist, relisted = false, true
 			opts = s.resumeOptions(opts)
 		}
-		stream, err := s.Client.OpenWatch(ctx, s.Target, opts)
+		stream, streamCtx, err := s.open(ctx, opts)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
+			}
+			if streamCtx.Err() != nil {
+				err = &StalledError{After: s.StallTimeout, Opening: true}
 			}
 			f := ClassifyFailure(err)
 			if !s.Follow {
@@ -191,7 +202,7 @@ func (s *WatchSession) Run(ctx context.Context) error {
 		}
 		s.stats.Streams++
 		opened := time.Now()
-		end := s.drain(stream)
+		end := s.drainWatched(stream)
 		stream.Close()
 		if end.stop || ctx.Err() != nil {
 			return nil
@@ -260,11 +271,67 @@ func (s *WatchSession) notify(n Notice) {
 	}
 }
 
-// drain reads one stream to its end.
-func (s *WatchSession) drain(stream *WatchStream) streamEnd {
+// StalledError says the server sent nothing for longer than StallTimeout.
+type StalledError struct {
+	After   time.Duration
+	Opening bool // no answer to the watch request itself
+}
+
+func (e *StalledError) Error() string {
+	if e.Opening {
+		return fmt.Sprintf("no answer to the watch request within %s (--stall-timeout): the API server or the network hangs", e.After)
+	}
+	return fmt.Sprintf("no data from the server for %s, not even a bookmark (--stall-timeout): the stream was closed as stalled", e.After)
+}
+
+// Timeout marks a stall as a timeout (retryable, like client-go's).
+func (e *StalledError) Timeout() bool { return true }
+
+// open opens a watch whose request is abandoned if its answer has not begun
+// within StallTimeout. The returned context is the stream's.
+func (s *WatchSession) open(ctx context.Context, opts WatchOptions) (*WatchStream, context.Context, error) {
+	if s.StallTimeout <= 0 {
+		stream, err := s.Client.OpenWatch(ctx, s.Target, opts)
+		return stream, ctx, err
+	}
+	octx, cancel := context.WithCancel(ctx)
+	timer := time.AfterFunc(s.StallTimeout, cancel)
+	stream, err := s.Client.OpenWatch(octx, s.Target, opts)
+	timer.Stop()
+	if err != nil {
+		cancel()
+	}
+	return stream, octx, err
+}
+
+// drainWatched is drain under the stall watchdog.
+func (s *WatchSession) drainWatched(stream *WatchStream) streamEnd {
+	if s.StallTimeout <= 0 {
+		return s.drain(stream, nil)
+	}
+	var stalled atomic.Bool
+	timer := time.AfterFunc(s.StallTimeout, func() {
+		stalled.Store(true)
+		stream.cancel()
+	})
+	defer timer.Stop()
+	end := s.drain(stream, func() { timer.Reset(s.StallTimeout) })
+	if stalled.Load() && !end.stop {
+		err := &StalledError{After: s.StallTimeout}
+		end.reason, end.err, end.failure, end.broken, end.expired = err.Error(), err, FailureTimeout, true, false
+	}
+	return end
+}
+
+// drain reads one stream to its end; alive (may be nil) is called at every
+// event.
+func (s *WatchSession) drain(stream *WatchStream, alive func()) streamEnd {
 	var end streamEnd
 	for {
 		ev, err := stream.Next()
+		if alive != nil && err == nil {
+			alive()
+		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				end.reason = "the server ended the stream"
