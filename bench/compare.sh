@@ -31,16 +31,24 @@ bash test/cluster/build.sh >/dev/null
 export WATCHRV_CLUSTER_BIN=$(bash test/cluster/build.sh)
 plugin=$PWD/bin/kubectl-watchrv
 
-"$work/cluster" -kubeconfig-out "$work/kubeconfig.path" -big "$BIG" -many "$MANY" >"$work/cluster.out" 2>"$work/cluster.err" &
-cluster_pid=$!
-for _ in $(seq 1 600); do
-  grep -q READY "$work/cluster.out" 2>/dev/null && break
-  kill -0 "$cluster_pid" 2>/dev/null || { cat "$work/cluster.err" >&2; exit 1; }
-  sleep 1
-done
-grep -q READY "$work/cluster.out" || { echo "the bench cluster did not become ready" >&2; exit 1; }
-export KUBECONFIG=$(cat "$work/kubeconfig.path")
-cat "$work/cluster.err" | grep loaded >&2 || true
+# start_cluster NAME ARGS...: start a bench cluster, wait until it has
+# loaded its data, and point KUBECONFIG at it.
+start_cluster() {
+  local name=$1; shift
+  "$work/cluster" -kubeconfig-out "$work/$name.path" "$@" >"$work/$name.out" 2>"$work/$name.err" &
+  cluster_pid=$!
+  for _ in $(seq 1 600); do
+    grep -q READY "$work/$name.out" 2>/dev/null && break
+    kill -0 "$cluster_pid" 2>/dev/null || { cat "$work/$name.err" >&2; exit 1; }
+    sleep 1
+  done
+  grep -q READY "$work/$name.out" || { echo "the bench cluster $name did not become ready" >&2; exit 1; }
+  export KUBECONFIG=$(cat "$work/$name.path")
+  grep -E "loaded|compacted" "$work/$name.err" >&2 || true
+}
+stop_cluster() { kill "$cluster_pid" 2>/dev/null; wait "$cluster_pid" 2>/dev/null || true; cluster_pid=""; }
+
+start_cluster main -big "$BIG" -many "$MANY"
 
 m() { "$work/measure" -n "$REPS" -name "$1" -- "${@:2}"; }
 field() { python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print(d[sys.argv[2]])' "$1" "$2"; }
@@ -57,6 +65,21 @@ walkmany=$(m "watchrv list (${MANY} small)" "$plugin" list configmaps -n bench-m
 fullmany=$(m "kubectl get cm -o json (${MANY} small)" kubectl get cm -n bench-many -o json)
 rvbytes=$("$plugin" list configmaps -n bench-big --rv-only -o json | python3 -c 'import json,sys; print(json.load(sys.stdin)["bytes"])')
 walkbytes=$("$plugin" list configmaps -n bench-big -o json | python3 -c 'import json,sys; print(json.load(sys.stdin)["bytes"])')
+
+# probe: requests and wall time, watch cache on (this cluster, after its
+# burst of writes) and off (a second cluster, etcd compacted half way).
+probeon=$(m "watchrv probe --verify (watch cache on)" "$plugin" probe configmaps -n bench-big --verify -o json)
+probeonreq=$("$plugin" probe configmaps -n bench-big --verify -o json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["requests"], d["source"], d["oldestResourceVersion"], d["currentResourceVersion"])')
+stop_cluster
+start_cluster nocache -watch-cache=false -big 2000 -many 0 -compact-half
+probeoff=$(m "watchrv probe --verify (watch cache off, etcd compacted)" "$plugin" probe configmaps -n bench-big --verify -o json)
+probeoffreq=$("$plugin" probe configmaps -n bench-big --verify -o json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["requests"], d["source"], d["oldestResourceVersion"], d["currentResourceVersion"])')
+stop_cluster
+
+# watch: the 20,000-event replay of bench/watch.sh (its own real server).
+echo "measuring the watch replay (bench/watch.sh)..." >&2
+watch_table=$(bash bench/watch.sh 2>/dev/null)
+watch_report=$(printf '## Watch replay, %s\n\n`bench/watch.sh`: watchrv against kubectl on the same real replay of 20,000 events (best of 3).\n\n```text\n%s\n```\n' "$(date -u +%Y-%m-%d)" "$watch_table")
 
 ratio() { python3 -c "print(f'{float($1)/float($2):.2f}')"; }
 row() { printf '| %s | %s ms | %s ms | %s MiB | %s |\n' "$(field "$1" name)" "$(field "$1" medianMs)" "$(field "$1" minMs)" "$(python3 -c "print(f'{$(field "$1" peakRSSKiB)/1024:.1f}')")" "$2"; }
@@ -81,17 +104,38 @@ $(row "$fullmany" "$(field "$fullmany" stdoutBytes) (stdout)")
 - Peak RSS of the full paged \`watchrv list\` of ${MANY} objects: **$(python3 -c "print(f'{$(field "$walkmany" peakRSSKiB)/1024:.1f}')") MiB** (target < 80 MiB), against $(python3 -c "print(f'{$(field "$fullmany" peakRSSKiB)/1024:.1f}')") MiB for \`kubectl get -o json\`.
 MD
 )
+probe_report=$(cat <<MD
+## Probe, $(date -u +%Y-%m-%d), medians of ${REPS} runs
+
+| case | median | min | peak RSS | requests, source, oldest RV, current RV |
+| --- | --- | --- | --- | --- |
+$(row "$probeon" "$probeonreq")
+$(row "$probeoff" "$probeoffreq")
+
+With the watch cache on, the server's own 410 names the oldest RV, so probe
+needs one watch to read it and \`--verify\` two more. With the watch cache
+off, etcd's 410 names nothing: probe binary-searches, and each etcd answer
+costs about 100 ms of etcd's own delay.
+MD
+)
 echo "$report"
+echo
+echo "$probe_report"
+echo
+echo "$watch_report"
 if $WRITE; then
-  python3 - "$report" <<'PY'
+  python3 - "$report" "$probe_report" "$watch_report" <<'PY'
 import sys, re
 path = "docs/performance.md"
 try:
     doc = open(path).read()
 except FileNotFoundError:
     doc = "# Performance\n\n<!-- bench:list -->\n<!-- /bench:list -->\n"
-block = "<!-- bench:list -->\n" + sys.argv[1] + "\n<!-- /bench:list -->"
-doc = re.sub(r"<!-- bench:list -->.*?<!-- /bench:list -->", lambda _: block, doc, flags=re.S)
+for name, text in (("list", sys.argv[1]), ("probe", sys.argv[2]), ("watch", sys.argv[3])):
+    block = "<!-- bench:%s -->\n%s\n<!-- /bench:%s -->" % (name, text, name)
+    if ("<!-- bench:%s -->" % name) not in doc:
+        doc += "\n" + block + "\n"
+    doc = re.sub(r"<!-- bench:%s -->.*?<!-- /bench:%s -->" % (name, name), lambda _: block, doc, flags=re.S)
 open(path, "w").write(doc)
 PY
   echo "wrote docs/performance.md" >&2

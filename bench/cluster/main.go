@@ -20,14 +20,15 @@ func main() {
 	big := flag.Int("big", 5000, "configmaps of 2 KB in namespace bench-big")
 	many := flag.Int("many", 50000, "small configmaps in namespace bench-many")
 	watchCache := flag.Bool("watch-cache", true, "run the API server with its watch cache")
+	compact := flag.Bool("compact-half", false, "after loading, compact etcd at the revision half way through the load (the window probe finds)")
 	flag.Parse()
-	if err := run(*out, *big, *many, *watchCache); err != nil {
+	if err := run(*out, *big, *many, *watchCache, *compact); err != nil {
 		fmt.Fprintln(os.Stderr, "bench cluster:", err)
 		os.Exit(1)
 	}
 }
 
-func run(out string, big, many int, watchCache bool) error {
+func run(out string, big, many int, watchCache, compactHalf bool) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	c, err := framework.Start(ctx, framework.Options{
@@ -39,6 +40,10 @@ func run(out string, big, many int, watchCache bool) error {
 	}
 	defer c.Stop()
 	cs, err := c.Clientset(0)
+	if err != nil {
+		return err
+	}
+	startRev, err := c.EtcdRevision(ctx)
 	if err != nil {
 		return err
 	}
@@ -58,6 +63,17 @@ func run(out string, big, many int, watchCache bool) error {
 			return err
 		}
 		fmt.Fprintf(os.Stderr, "loaded %d configmaps of %d B into %s in %s\n", load.n, load.size, load.ns, time.Since(start).Round(time.Millisecond))
+	}
+	if compactHalf {
+		endRev, err := c.EtcdRevision(ctx)
+		if err != nil {
+			return err
+		}
+		half := startRev + (endRev-startRev)/2
+		if err := c.Compact(ctx, half); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "compacted etcd at revision %d (of %d)\n", half, endRev)
 	}
 	if out != "" {
 		if err := os.WriteFile(out, []byte(c.Kubeconfig), 0o644); err != nil {
