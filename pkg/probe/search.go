@@ -71,8 +71,13 @@ func Search(ctx context.Context, current uint64, probe ProbeFunc, o SearchOption
 	}
 	r := &SearchResult{Current: current, Source: SourceUnknown}
 	// Invariant: lo fails (0 = no exact RV below), hi succeeds (current is
-	// assumed to: a watch from the newest RV always starts).
+	// assumed to: a watch from the newest RV always starts). Windows only
+	// move forward, so a failure stays true for ever, but a success is true
+	// only when it was seen: hiSeq and loSeq (probe counts) tell whether hi
+	// was proven before the last failure, and then it is proven again before
+	// it is the answer (a compaction or an eviction during the search).
 	lo, hi, hiProven := uint64(0), current, true
+	hiSeq, loSeq := 0, 0
 	if current <= 1 {
 		r.Oldest, r.Found, r.FirstSucceeding = current, true, current
 		return r
@@ -87,28 +92,31 @@ func Search(ctx context.Context, current uint64, probe ProbeFunc, o SearchOption
 		switch res.Outcome {
 		case OutcomeOK:
 			if next <= hi {
-				hi, hiProven = next, true
+				hi, hiProven, hiSeq = next, true, len(r.Probes)
 			}
 		case OutcomeExpired:
 			if res.Source != SourceUnknown {
 				r.Source = res.Source
 			}
 			if next > lo {
-				lo, r.LowerBoundFromServer = next, false
+				lo, r.LowerBoundFromServer, loSeq = next, false, len(r.Probes)
 			}
 			// The watch cache's own rule: every RV below the one it names fails.
 			if y := res.OldestNamed; y > 1 && y-1 > lo {
-				lo, r.LowerBoundFromServer = y-1, true
+				lo, r.LowerBoundFromServer, loSeq = y-1, true, len(r.Probes)
 			}
 			if lo >= hi {
-				// The window moved past hi while searching (new writes
-				// evicted events): the new hi must be proven.
-				hi, hiProven = lo+1, false
+				// The window moved past hi while searching: search again
+				// up to the newest RV known (which always starts).
+				hi, hiProven, hiSeq = max(r.Current, lo+1), lo+1 < r.Current, len(r.Probes)
 			}
 		}
 		if hi-lo <= 1 && hiProven {
-			r.Oldest, r.Found = hi, true
-			break
+			if hiSeq >= loSeq || hi == r.Current {
+				r.Oldest, r.Found = hi, true
+				break
+			}
+			hiProven = false // proven before the last failure: prove it again
 		}
 		switch {
 		case !hiProven:

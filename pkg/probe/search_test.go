@@ -63,10 +63,11 @@ func noSleepBudget(max int, slept *[]time.Duration) *Budget {
 	return b
 }
 
-// etcdBound is the request bound of a bisection: the low probe plus
-// ceil(log2(current-1)).
+// etcdBound is the request bound of a bisection: the low probe, plus
+// ceil(log2(current-1)), plus one to prove the answer again when its
+// success was seen before the last failure (a window may move meanwhile).
 func etcdBound(current uint64) int {
-	return 1 + bits.Len64(current-2)
+	return 2 + bits.Len64(current-2)
 }
 
 func TestSearchWatchCacheNamesOldestTwoProbes(t *testing.T) {
@@ -219,8 +220,30 @@ func TestSearchFollowsAMovingWatchCacheWindow(t *testing.T) {
 
 func TestEtcdBoundMatchesLog2(t *testing.T) {
 	for _, c := range []uint64{3, 1025, 1 << 20} {
-		if want := 1 + int(math.Ceil(math.Log2(float64(c-1)))); etcdBound(c) != want {
+		if want := 2 + int(math.Ceil(math.Log2(float64(c-1)))); etcdBound(c) != want {
 			t.Fatalf("etcdBound(%d) = %d, want %d", c, etcdBound(c), want)
+		}
+	}
+}
+
+// etcd compacted again in the middle of a bisection (the real case of
+// test/e2e/faults TestProbeDuringEtcdCompaction): successes seen before the
+// compaction are stale, failures are not. The answer must be a window that
+// really existed (the new one here), never a mix of the two.
+func TestSearchEtcdCompactedDuringTheSearch(t *testing.T) {
+	for at := 1; at <= 12; at++ {
+		s := &simServer{oldest: 410}
+		s.after = func(s *simServer) {
+			if s.requests == at {
+				s.oldest = 610
+			}
+		}
+		r := Search(context.Background(), 810, s.probe, SearchOptions{Budget: noSleepBudget(64, nil)})
+		if r.Err != nil || !r.Found || (r.Oldest != 410 && r.Oldest != 610) {
+			t.Fatalf("compaction after request %d: want 410 or 610, got %+v", at, r)
+		}
+		if r.Oldest == 410 && at < len(r.Probes) {
+			t.Fatalf("compaction after request %d of %d: 410 was no longer true when the search ended", at, len(r.Probes))
 		}
 	}
 }
