@@ -13,10 +13,10 @@ import (
 )
 
 // docs/reference/ is generated from the command tree with cobra/doc by
-// `make docs-reference` (hack/refdocs.sh, whose byte-for-byte check runs in
-// `make unit`). This test runs in every `go test ./cmd/...`: it catches the
-// usual staleness (a command added or removed, a flag or a short description
-// or a description or example changed) without cobra/doc, and names the command that fixes it.
+// `make docs-reference` (reference_gen_test.go, whose byte-for-byte check
+// runs with the other tests). This test says what in particular is stale
+// (a command added or removed, a flag, a description or an example changed)
+// and names the command that fixes it.
 
 const (
 	referenceDir        = "../../docs/reference"

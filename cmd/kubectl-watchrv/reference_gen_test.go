@@ -1,15 +1,7 @@
-//go:build refdocs
-
-// This file is compiled into package main of cmd/kubectl-watchrv by
-// hack/refdocs.sh through `go test -overlay`: it generates docs/reference/
-// from the Cobra tree with github.com/spf13/cobra/doc (-update), or fails
-// when the checked-in reference differs by a single byte.
-//
-// It lives here, outside the package, because cobra/doc imports go-md2man
-// and blackfriday, which the plugin's go.mod does not list: hack/refdocs.sh
-// adds them through a temporary -modfile, so go.mod is never touched. The
-// cheaper check that runs in every `go test ./cmd/...` is
-// cmd/kubectl-watchrv/reference_docs_test.go.
+// TestReferenceDocsGenerated generates docs/reference/ from the Cobra tree
+// with github.com/spf13/cobra/doc (go test ./cmd/kubectl-watchrv -update,
+// or make docs-reference), or fails when the checked-in reference differs
+// by a single byte.
 package main
 
 import (
