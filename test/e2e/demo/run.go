@@ -10,7 +10,11 @@ import (
 // runPlugin prints the command line as a user would type it, then runs the
 // plugin with the demo's kubeconfig and shows its output as it comes.
 func (d *demo) runPlugin(args ...string) error {
-	fmt.Printf("\n$ kubectl watchrv %s\n", strings.Join(args, " "))
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		quoted[i] = shellQuote(a)
+	}
+	fmt.Printf("\n$ kubectl watchrv %s\n", strings.Join(quoted, " "))
 	cmd := exec.CommandContext(d.ctx, d.plugin, append([]string{"--kubeconfig", d.cluster.Kubeconfig}, args...)...)
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stdout
 	if err := cmd.Run(); err != nil {
@@ -26,4 +30,12 @@ func (d *demo) runPlugin(args ...string) error {
 // has reports whether the plugin has a subcommand (the demo runs what exists).
 func (d *demo) has(sub string) bool {
 	return exec.Command(d.plugin, sub, "--help").Run() == nil
+}
+
+// shellQuote quotes an argument the way a user would type it.
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t'\"$()*?[]{}<>|&;\\!`") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
