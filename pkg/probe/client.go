@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -104,6 +105,18 @@ func (c *Client) CheckDiscovery(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// getCollection builds a GET of the target's collection with query q and
+// the given Accept header.
+func getCollection(client rest.Interface, t Target, q url.Values, accept string) *rest.Request {
+	req := client.Get().AbsPath(t.CollectionPath()).SetHeader("Accept", accept)
+	for k, vs := range q {
+		for _, v := range vs {
+			req = req.Param(k, v)
+		}
+	}
+	return req
 }
 
 // countingReader counts the bytes of a response body as it is read.

@@ -57,12 +57,7 @@ func (s *WatchSession) list(ctx context.Context, tries []string) (Notice, error)
 // future): the fall back to "" comes at once.
 func (c *Client) listUnpaged(ctx context.Context, t Target, rv string) (string, []ItemMeta, error) {
 	q := PageOptions{ResourceVersion: rv}.Query(t)
-	req := c.short.Get().AbsPath(t.CollectionPath()).SetHeader("Accept", acceptMetadataList).MaxRetries(0)
-	for k, vs := range q {
-		for _, v := range vs {
-			req = req.Param(k, v)
-		}
-	}
+	req := getCollection(c.short, t, q, acceptMetadataList).MaxRetries(0)
 	// Stream, not Do: its error path decodes the Status body, so a 504
 	// keeps its "Too large resource version" message and cause.
 	body, err := req.Stream(ctx)

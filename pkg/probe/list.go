@@ -55,12 +55,7 @@ func (o PageOptions) Query(t Target) url.Values {
 			q.Set("resourceVersionMatch", o.ResourceVersionMatch)
 		}
 	}
-	if t.LabelSelector != "" {
-		q.Set("labelSelector", t.LabelSelector)
-	}
-	if t.FieldSelector != "" {
-		q.Set("fieldSelector", t.FieldSelector)
-	}
+	t.addSelectors(q)
 	return q
 }
 
@@ -78,12 +73,7 @@ type pageWire struct {
 // ListPage reads one page of the collection, metadata only.
 func (c *Client) ListPage(ctx context.Context, t Target, o PageOptions) (*Page, error) {
 	q := o.Query(t)
-	req := c.short.Get().AbsPath(t.CollectionPath()).SetHeader("Accept", acceptMetadataList)
-	for k, vs := range q {
-		for _, v := range vs {
-			req = req.Param(k, v)
-		}
-	}
+	req := getCollection(c.short, t, q, acceptMetadataList)
 	start := time.Now()
 	body, err := req.Stream(ctx)
 	if err != nil {

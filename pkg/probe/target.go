@@ -36,6 +36,16 @@ func (t Target) ObjectPath(namespace, name string) string {
 	return path.Join(o.CollectionPath(), name)
 }
 
+// addSelectors adds the target's label and field selectors to a query.
+func (t Target) addSelectors(q url.Values) {
+	if t.LabelSelector != "" {
+		q.Set("labelSelector", t.LabelSelector)
+	}
+	if t.FieldSelector != "" {
+		q.Set("fieldSelector", t.FieldSelector)
+	}
+}
+
 // URL renders path and query as kubectl get --raw would take them.
 func URL(p string, q url.Values) string {
 	if len(q) == 0 {

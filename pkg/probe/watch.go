@@ -60,12 +60,7 @@ func (o WatchOptions) Query(t Target) url.Values {
 	if o.TimeoutSeconds > 0 {
 		q.Set("timeoutSeconds", strconv.FormatInt(o.TimeoutSeconds, 10))
 	}
-	if t.LabelSelector != "" {
-		q.Set("labelSelector", t.LabelSelector)
-	}
-	if t.FieldSelector != "" {
-		q.Set("fieldSelector", t.FieldSelector)
-	}
+	t.addSelectors(q)
 	return q
 }
 
@@ -144,12 +139,7 @@ func (w *wireObject) status() (*metav1.Status, error) {
 func (c *Client) OpenWatch(ctx context.Context, t Target, o WatchOptions) (*WatchStream, error) {
 	q := o.Query(t)
 	ctx, cancel := context.WithCancel(ctx)
-	req := c.stream.Get().AbsPath(t.CollectionPath()).SetHeader("Accept", acceptMetadata)
-	for k, vs := range q {
-		for _, v := range vs {
-			req = req.Param(k, v)
-		}
-	}
+	req := getCollection(c.stream, t, q, acceptMetadata)
 	body, err := req.Stream(ctx)
 	if err != nil {
 		cancel()

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/client-go/kubernetes"
+
 	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
 )
 
@@ -75,21 +77,9 @@ func TestListPagesShareOneRV(t *testing.T) {
 
 	// The RV is what a raw GET of the same collection returns: compare with
 	// an Exact list at that RV through the harness's own client.
-	raw, err := cs.CoreV1().RESTClient().Get().AbsPath("/api/v1/namespaces", ns, "configmaps").
-		Param("limit", "500").Param("resourceVersion", got.ResourceVersion).Param("resourceVersionMatch", "Exact").DoRaw(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rawList struct {
-		Metadata struct {
-			ResourceVersion string `json:"resourceVersion"`
-		} `json:"metadata"`
-	}
-	if err := json.Unmarshal(raw, &rawList); err != nil {
-		t.Fatal(err)
-	}
-	if rawList.Metadata.ResourceVersion != got.ResourceVersion {
-		t.Fatalf("raw Exact GET at %s returned RV %s", got.ResourceVersion, rawList.Metadata.ResourceVersion)
+	rawRV := rawListRV(t, cs, ns, "limit", "500", "resourceVersion", got.ResourceVersion, "resourceVersionMatch", "Exact")
+	if rawRV != got.ResourceVersion {
+		t.Fatalf("raw Exact GET at %s returned RV %s", got.ResourceVersion, rawRV)
 	}
 
 	// --rv-only: one item of metadata, under 2 KB, same RV when nothing changed.
@@ -114,21 +104,10 @@ func TestListMatchesRawGet(t *testing.T) {
 	// With no writes in between, a raw consistent GET and the plugin must
 	// report the same RV for this namespace... but RVs are global, so writes
 	// elsewhere (leases) may move it. Compare the plugin's Exact read instead.
-	raw, err := cs.CoreV1().RESTClient().Get().AbsPath("/api/v1/namespaces", ns, "configmaps").Param("limit", "1").DoRaw(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rawList struct {
-		Metadata struct {
-			ResourceVersion string `json:"resourceVersion"`
-		} `json:"metadata"`
-	}
-	if err := json.Unmarshal(raw, &rawList); err != nil {
-		t.Fatal(err)
-	}
-	got := runListJSON(t, shared.Kubeconfig, "cm", "-n", ns, "--rv", rawList.Metadata.ResourceVersion, "--rv-match", "Exact")
-	if got.ResourceVersion != rawList.Metadata.ResourceVersion {
-		t.Fatalf("Exact list at %s reported RV %s", rawList.Metadata.ResourceVersion, got.ResourceVersion)
+	rawRV := rawListRV(t, cs, ns, "limit", "1")
+	got := runListJSON(t, shared.Kubeconfig, "cm", "-n", ns, "--rv", rawRV, "--rv-match", "Exact")
+	if got.ResourceVersion != rawRV {
+		t.Fatalf("Exact list at %s reported RV %s", rawRV, got.ResourceVersion)
 	}
 	if got.ItemCount != 3 || got.ReadSemantics.Mode != "Exact" {
 		t.Fatalf("want 3 items, Exact; got %d, %s", got.ItemCount, got.ReadSemantics.Mode)
@@ -215,6 +194,30 @@ func TestListRVOnlyQuery(t *testing.T) {
 	if !found {
 		t.Fatalf("no list of %s/configmaps with limit=1 from kubectl-watchrv in the audit log", ns)
 	}
+}
+
+// rawListRV is the metadata.resourceVersion of a raw GET of the namespace's
+// configmaps with the given query parameters (name, value, ...), read by the
+// harness's own client.
+func rawListRV(t *testing.T, cs *kubernetes.Clientset, ns string, params ...string) string {
+	t.Helper()
+	req := cs.CoreV1().RESTClient().Get().AbsPath("/api/v1/namespaces", ns, "configmaps")
+	for i := 0; i+1 < len(params); i += 2 {
+		req = req.Param(params[i], params[i+1])
+	}
+	raw, err := req.DoRaw(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list struct {
+		Metadata struct {
+			ResourceVersion string `json:"resourceVersion"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(raw, &list); err != nil {
+		t.Fatal(err)
+	}
+	return list.Metadata.ResourceVersion
 }
 
 func rvLess(a, b string) bool {
