@@ -44,6 +44,7 @@ func TestBadInputIsRefusedClearly(t *testing.T) {
 		{"watch negative rv", kc, nil, []string{"watch", "cm", "--rv", "-5"}, 2, "-5"},
 		{"watch negative max-events", kc, nil, []string{"watch", "cm", "--max-events", "-1"}, 2, "max-events"},
 		{"watch negative timeout", kc, nil, []string{"watch", "cm", "--timeout", "-1s"}, 2, "timeout"},
+		{"watch negative stall-timeout", kc, nil, []string{"watch", "cm", "--follow", "--stall-timeout", "-1s"}, 2, "stall-timeout"},
 		{"watch bad until", kc, nil, []string{"watch", "cm", "--until", "CREATED"}, 2, "CREATED"},
 		{"watch unknown resource", kc, nil, []string{"watch", "podz"}, 9, "doesn't have a resource type"},
 		{"watch unknown output", kc, nil, []string{"watch", "cm", "-o", "wide-ish"}, 2, "output"},

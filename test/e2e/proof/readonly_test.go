@@ -38,6 +38,7 @@ func readOnlyInvocations(ns, rv string) [][]string {
 		{"watch", "cm", "-n", ns, "-l", "app=proof", "--explain-deletes", "--timeout", "2s"},
 		{"watch", "cm", "-A", "--max-events", "3", "--timeout", "5s"},
 		{"watch", "cm", "-n", ns, "--follow", "--timeout", "3s"},
+		{"watch", "cm", "-n", ns, "--follow", "--stall-timeout", "1s", "--timeout", "3s", "-o", "json"},
 		{"watch", "cm", "-n", ns, "--rv", "999999999", "--timeout", "2s"},
 		{"probe", "configmaps", "-n", ns, "-v", "--verify"},
 		{"probe", "cm", "-n", ns, "--future", "-o", "json"},
