@@ -62,17 +62,30 @@ func (c *Client) ProbeWindow(ctx context.Context, t Target, o WindowOptions) *Wi
 	if w.Err != nil {
 		return w
 	}
-	probe := adaptiveProbe(func(ctx context.Context, rv uint64, po ProbeOptions) ProbeResult {
+	watch := adaptiveProbe(func(ctx context.Context, rv uint64, po ProbeOptions) ProbeResult {
 		return c.ProbeWatch(ctx, t, rv, po)
 	}, o.Probe, itemRV)
+	probe, etcd := c.etcdListProbe(t, watch, w.Current)
 	w.Search = Search(ctx, w.Current, probe, o.Search)
 	if w.Err = w.Search.Err; w.Err != nil {
 		return w
 	}
 	if o.Verify {
-		w.Verify, w.Err = verify(ctx, w.Search.Oldest, probe, o.Search)
+		w.Verify, w.Err = verify(ctx, w.Search.Oldest, watch, o.Search)
 		if w.Err != nil {
 			return w
+		}
+		if *etcd && !w.Verify.Holds {
+			// The bound came from exact lists and real watches disagree:
+			// search again with watches only, and prove that bound.
+			w.Search = Search(ctx, w.Current, watch, o.Search)
+			if w.Err = w.Search.Err; w.Err != nil {
+				return w
+			}
+			w.Verify, w.Err = verify(ctx, w.Search.Oldest, watch, o.Search)
+			if w.Err != nil {
+				return w
+			}
 		}
 	}
 	if o.Future {

@@ -44,10 +44,10 @@ func TestProbeDuringEtcdCompaction(t *testing.T) {
 	var compactErr error
 	go func() {
 		defer wg.Done()
-		time.Sleep(300 * time.Millisecond) // mid-search: an etcd-answered probe takes ~1 s
+		time.Sleep(1500 * time.Millisecond) // mid-search: at --qps 2 (burst 2) the search takes about 5 s
 		compactErr = c.Compact(ctx, r2)
 	}()
-	r := framework.Run(t, c.Kubeconfig, 2*time.Minute, "probe", "configmaps", "-n", ns, "--qps", "100", "-o", "json")
+	r := framework.Run(t, c.Kubeconfig, 2*time.Minute, "probe", "configmaps", "-n", ns, "--qps", "2", "-o", "json")
 	wg.Wait()
 	if compactErr != nil {
 		t.Fatal(compactErr)
