@@ -1,6 +1,10 @@
 package diagnose
 
-import "io"
+import (
+	"io"
+
+	"github.com/watchrv/kubectl-watchrv/internal/countio"
+)
 
 // DefaultMaxLinesPerGroup caps the line numbers a Group keeps.
 const DefaultMaxLinesPerGroup = 1000
@@ -81,20 +85,9 @@ func (c *Collector) Summary() Summary {
 // Summarize scans a whole log and groups what it finds.
 func Summarize(r io.Reader, maxLinesPerGroup int) (Summary, error) {
 	c := &Collector{MaxLinesPerGroup: maxLinesPerGroup}
-	cr := &countingReader{r: r}
+	cr := &countio.Reader{R: r}
 	n, err := scanLog(cr, c.Add)
 	s := c.Summary()
-	s.Lines, s.Bytes = n, cr.n
+	s.Lines, s.Bytes = n, cr.N
 	return s, err
-}
-
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
 }

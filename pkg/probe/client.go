@@ -8,7 +8,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/url"
 	"time"
 
@@ -117,16 +116,4 @@ func getCollection(client rest.Interface, t Target, q url.Values, accept string)
 		}
 	}
 	return req
-}
-
-// countingReader counts the bytes of a response body as it is read.
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
 }

@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/watchrv/kubectl-watchrv/internal/countio"
 )
 
 // ItemMeta is the part of an object's metadata this plugin reads.
@@ -80,7 +82,7 @@ func (c *Client) ListPage(ctx context.Context, t Target, o PageOptions) (*Page, 
 		return nil, err
 	}
 	defer body.Close()
-	cr := &countingReader{r: body}
+	cr := &countio.Reader{R: body}
 	var w pageWire
 	if err := json.NewDecoder(cr).Decode(&w); err != nil {
 		return nil, fmt.Errorf("cannot decode the list response of %s: %w", t.CollectionPath(), err)
@@ -90,7 +92,7 @@ func (c *Client) ListPage(ctx context.Context, t Target, o PageOptions) (*Page, 
 		Continue:           w.Metadata.Continue,
 		RemainingItemCount: w.Metadata.RemainingItemCount,
 		Items:              make([]ItemMeta, len(w.Items)),
-		Bytes:              cr.n,
+		Bytes:              cr.N,
 		Duration:           time.Since(start),
 		URL:                URL(t.CollectionPath(), q),
 	}

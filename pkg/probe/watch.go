@@ -11,6 +11,8 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/watchrv/kubectl-watchrv/internal/countio"
 )
 
 // Watch event types as the server sends them.
@@ -82,7 +84,7 @@ func (e Event) IsInitialEventsEnd() bool {
 type WatchStream struct {
 	URL    string
 	body   io.ReadCloser
-	cr     *countingReader
+	cr     *countio.Reader
 	dec    *json.Decoder
 	cancel context.CancelFunc
 }
@@ -145,7 +147,7 @@ func (c *Client) OpenWatch(ctx context.Context, t Target, o WatchOptions) (*Watc
 		cancel()
 		return nil, err
 	}
-	cr := &countingReader{r: body}
+	cr := &countio.Reader{R: body}
 	return &WatchStream{URL: URL(t.CollectionPath(), q), body: body, cr: cr, dec: json.NewDecoder(cr), cancel: cancel}, nil
 }
 
@@ -176,7 +178,7 @@ func (s *WatchStream) Next() (Event, error) {
 }
 
 // Bytes is how much of the stream has been read.
-func (s *WatchStream) Bytes() int64 { return s.cr.n }
+func (s *WatchStream) Bytes() int64 { return s.cr.N }
 
 // Close ends the watch.
 func (s *WatchStream) Close() {
