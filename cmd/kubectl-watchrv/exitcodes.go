@@ -6,8 +6,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-
-	"github.com/watchrv/kubectl-watchrv/pkg/probe"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 )
 
 // Exit codes, documented in docs/exit-codes.md. Scripts rely on them: keep
@@ -64,20 +63,22 @@ func exitCode(err error) int {
 	if errors.As(err, &ee) {
 		return ee.code
 	}
-	switch probe.ClassifyFailure(err) {
-	case probe.FailureUnreachable:
+	switch diagnose.ClassifyFailure(err) {
+	case diagnose.FailureUnreachable, diagnose.FailureNoAnswer:
 		return ExitUnreachable
-	case probe.FailureTLS:
+	case diagnose.FailureBadRequest:
+		return ExitUsage
+	case diagnose.FailureTLS:
 		return ExitTLS
-	case probe.FailureUnauthorized:
+	case diagnose.FailureUnauthorized:
 		return ExitUnauthorized
-	case probe.FailureForbidden:
+	case diagnose.FailureForbidden:
 		return ExitForbidden
-	case probe.FailureThrottled:
+	case diagnose.FailureThrottled:
 		return ExitThrottled
-	case probe.FailureNotFound:
+	case diagnose.FailureNotFound:
 		return ExitNotFound
-	case probe.FailureExpired, probe.FailureTooLarge:
+	case diagnose.FailureExpired, diagnose.FailureTooLarge:
 		return ExitRVProblem
 	}
 	return ExitFailure

@@ -10,8 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
-	"github.com/watchrv/kubectl-watchrv/pkg/probe"
+	"github.com/watchrv/kubectl-watchrv/pkg/listing"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
 )
 
@@ -244,7 +245,7 @@ func (o *ExplainErrorOptions) runLog(p *render.Printer) error {
 // consistent list of one item, metadata only) and compares it with the
 // error's RV.
 func (o *ExplainErrorOptions) check(ctx context.Context, d diagnose.Diagnosis) (diagnose.Check, error) {
-	res, err := o.resolveResource(o.Resource, "list")
+	res, err := o.resolveResource(ctx, o.Resource, "list")
 	if err != nil {
 		return diagnose.Check{}, err
 	}
@@ -252,7 +253,7 @@ func (o *ExplainErrorOptions) check(ctx context.Context, d diagnose.Diagnosis) (
 	if err != nil {
 		return diagnose.Check{}, err
 	}
-	t := probe.Target{Resource: res}
+	t := apiclient.Target{Resource: res}
 	if res.Namespaced {
 		ns, err := o.Namespace()
 		if err != nil {
@@ -260,7 +261,7 @@ func (o *ExplainErrorOptions) check(ctx context.Context, d diagnose.Diagnosis) (
 		}
 		t.Namespace = ns
 	}
-	current, err := client.CurrentResourceVersion(ctx, t)
+	current, _, err := listing.CurrentRV(ctx, client, t)
 	if err != nil {
 		return diagnose.Check{}, o.requestError(err, "list", res.Name())
 	}
@@ -268,7 +269,7 @@ func (o *ExplainErrorOptions) check(ctx context.Context, d diagnose.Diagnosis) (
 	if o.RV != "" {
 		requested = o.RV
 	}
-	c := diagnose.CompareNow(d, requested, current)
+	c := diagnose.CompareNow(d, requested, current, checkNow(ctx, client, t, d, requested, current))
 	c.Resource, c.Namespace = res.Name(), t.Namespace
 	return c, nil
 }

@@ -153,8 +153,9 @@ func TestExplainErrorFile(t *testing.T) {
 	}
 }
 
-// fakeAPIServer serves discovery for configmaps and a metadata list whose
-// resourceVersion is rv.
+// fakeAPIServer serves discovery for configmaps, a metadata list whose
+// resourceVersion is rv, and, to a watch, the 410 ERROR event recorded from
+// the real v1.37.2 server (pkg/window/testdata).
 func fakeAPIServer(t *testing.T, rv string) *httptest.Server {
 	t.Helper()
 	mux := http.NewServeMux()
@@ -167,7 +168,15 @@ func fakeAPIServer(t *testing.T, rv string) *httptest.Server {
 	mux.HandleFunc("/api", reply(`{"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[{"clientCIDR":"0.0.0.0/0","serverAddress":"127.0.0.1"}]}`))
 	mux.HandleFunc("/apis", reply(`{"kind":"APIGroupList","apiVersion":"v1","groups":[]}`))
 	mux.HandleFunc("/api/v1", reply(`{"kind":"APIResourceList","groupVersion":"v1","resources":[{"name":"configmaps","singularName":"configmap","namespaced":true,"kind":"ConfigMap","verbs":["get","list","watch"],"shortNames":["cm"]}]}`))
+	expired, err := os.ReadFile(filepath.Join("..", "..", "pkg", "window", "testdata", "cache-expired-event.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	mux.HandleFunc("/api/v1/namespaces/demo/configmaps", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("watch") != "" {
+			reply(string(expired))(w, r)
+			return
+		}
 		if r.URL.Query().Get("limit") != "1" {
 			t.Errorf("the check must read one item, got %s", r.URL.RawQuery)
 		}
@@ -198,7 +207,8 @@ func TestExplainErrorCheck(t *testing.T) {
 	srv := fakeAPIServer(t, "1214")
 	kc := writeKubeconfig(t, srv.URL)
 	code, out, errOut := runExplain(t, nil, "--kubeconfig", kc, "--cache-dir", t.TempDir(), "--check", "too old resource version: 214 (257)")
-	if code != ExitOK || !strings.Contains(out, "Checked now    configmaps in namespace demo: RV 214 is 1000 behind the current RV 1214") {
+	if code != ExitOK || !strings.Contains(out, "Checked now    configmaps in namespace demo: RV 214 is 1000 behind the current RV 1214") ||
+		!strings.Contains(strings.Join(strings.Fields(out), " "), "checked now: a watch from RV 214 fails (ERROR event 410 Expired") {
 		t.Fatalf("code %d:\n%s\n%s", code, out, errOut)
 	}
 	code, out, _ = runExplain(t, nil, "--kubeconfig", kc, "--cache-dir", t.TempDir(), "--check", "-o", "json", "Timeout: Too large resource version: 5000, current: 1200")

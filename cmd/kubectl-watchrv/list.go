@@ -7,7 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/watchrv/kubectl-watchrv/pkg/probe"
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/listing"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
 )
 
@@ -136,7 +137,7 @@ func normalizeMatch(m string) (string, bool) {
 // Run lists and reports.
 func (o *ListOptions) Run(ctx context.Context) error {
 	p := o.Printer(o.Output)
-	res, err := o.resolveResource(o.Resource, "list")
+	res, err := o.resolveResource(ctx, o.Resource, "list")
 	if err != nil {
 		return err
 	}
@@ -144,19 +145,19 @@ func (o *ListOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	t := probe.Target{Resource: res, LabelSelector: o.LabelSelector, FieldSelector: o.FieldSelector}
+	t := apiclient.Target{Resource: res, LabelSelector: o.LabelSelector, FieldSelector: o.FieldSelector}
 	if res.Namespaced && !o.AllNamespaces {
 		t.Namespace = o.namespace
 	}
-	wo := probe.WalkOptions{
-		PageOptions: probe.PageOptions{Limit: o.Limit, ResourceVersion: o.RV, ResourceVersionMatch: o.RVMatch},
+	wo := listing.WalkOptions{
+		PageOptions: listing.PageOptions{Limit: o.Limit, ResourceVersion: o.RV, ResourceVersionMatch: o.RVMatch},
 		NoRestart:   o.NoRestart,
 	}
 	if o.RVOnly {
 		wo.MaxPages = 1
 	}
-	walk, werr := client.Walk(ctx, t, wo, nil)
-	if werr != nil && (walk == nil || len(walk.Final().Pages) == 0) && !probe.IsContinueExpired(werr) {
+	walk, werr := listing.Walk(ctx, client, t, wo, nil)
+	if werr != nil && (walk == nil || len(walk.Final().Pages) == 0) && !listing.IsContinueExpired(werr) {
 		return o.requestError(werr, "list", res.Name())
 	}
 	report := render.NewListReport(t, wo, o.RVOnly, walk)
@@ -167,8 +168,11 @@ func (o *ListOptions) Run(ctx context.Context) error {
 		return err
 	}
 	if werr != nil {
-		if probe.IsContinueExpired(werr) {
-			return withCode(ExitRVProblem, fmt.Errorf("%w (pass without --no-restart to restart automatically)", werr))
+		if listing.IsContinueExpired(werr) && o.NoRestart {
+			return withCode(ExitRVProblem, fmt.Errorf("%w (run without --no-restart to restart from page 1 automatically)", werr))
+		}
+		if listing.IsContinueExpired(werr) {
+			return withCode(ExitRVProblem, fmt.Errorf("%w (it expired again after one restart: the collection is too large to list within etcd's compaction interval; list with a smaller scope or a larger --limit)", werr))
 		}
 		return o.requestError(werr, "list", res.Name())
 	}

@@ -8,8 +8,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/watchrv/kubectl-watchrv/pkg/probe"
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
+	"github.com/watchrv/kubectl-watchrv/pkg/window"
 )
 
 func init() { extraCommands = append(extraCommands, newProbeCommand) }
@@ -89,7 +91,7 @@ controller can survive without a relist.`,
 	f.DurationVar(&o.Duration, "duration", 0, "How long to keep probing with --interval")
 	f.IntVar(&o.MaxRequests, "max-requests", 64, "Most requests sent for one resource (per --all row, per --interval round)")
 	f.Float64Var(&o.QPS, "qps", 5, "Most requests per second that probe sends")
-	f.DurationVar(&o.ProbeWait, "probe-wait", probe.DefaultProbeWait, "How long an accepted watch that replays nothing is read before it counts as started")
+	f.DurationVar(&o.ProbeWait, "probe-wait", window.DefaultTryWait, "How long an accepted watch that replays nothing is read before it counts as started")
 	f.StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml (wide is accepted and equals the default)")
 	return cmd
 }
@@ -133,7 +135,7 @@ func (o *ProbeOptions) Validate(cmd *cobra.Command, args []string) error {
 	case o.QPS <= 0:
 		return usageErrorf(cmd, "--qps %g must be above 0 (default 5)", o.QPS)
 	case o.ProbeWait < 50*time.Millisecond || o.ProbeWait > 30*time.Second:
-		return usageErrorf(cmd, "--probe-wait %s must be between 50ms and 30s (default %s)", o.ProbeWait, probe.DefaultProbeWait)
+		return usageErrorf(cmd, "--probe-wait %s must be between 50ms and 30s (default %s)", o.ProbeWait, window.DefaultTryWait)
 	case o.FutureAhead == 0:
 		return usageErrorf(cmd, "--future-ahead must be at least 1")
 	}
@@ -141,10 +143,10 @@ func (o *ProbeOptions) Validate(cmd *cobra.Command, args []string) error {
 }
 
 // windowOptions are the per-resource options shared by every mode.
-func (o *ProbeOptions) windowOptions(b *probe.Budget) probe.WindowOptions {
-	return probe.WindowOptions{
-		Probe:       probe.ProbeOptions{Wait: o.ProbeWait, HeaderTimeout: o.headerTimeout()},
-		Search:      probe.SearchOptions{Budget: b},
+func (o *ProbeOptions) windowOptions(b *apiclient.Budget) window.WindowOptions {
+	return window.WindowOptions{
+		Try:         window.TryOptions{Wait: o.ProbeWait, HeaderTimeout: o.headerTimeout()},
+		Search:      window.SearchOptions{Budget: b},
 		Verify:      o.Verify,
 		Future:      o.Future,
 		FutureAhead: o.FutureAhead,
@@ -166,22 +168,22 @@ func (o *ProbeOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	budget := probe.NewBudget(o.MaxRequests, o.QPS)
+	budget := apiclient.NewBudget(o.MaxRequests, o.QPS)
 	if o.All {
 		return o.runAll(ctx, p, client, budget)
 	}
-	res, err := o.resolveResource(o.Resource, "list", "watch")
+	res, err := o.resolveResource(ctx, o.Resource, "list", "watch")
 	if err != nil {
 		return err
 	}
-	t := probe.Target{Resource: res}
+	t := apiclient.Target{Resource: res}
 	if res.Namespaced && !o.AllNamespaces {
 		t.Namespace = o.namespace
 	}
 	if o.Interval > 0 {
 		return o.runInterval(ctx, p, client, budget, t)
 	}
-	w := client.ProbeWindow(ctx, t, o.windowOptions(budget))
+	w := window.Probe(ctx, client, t, o.windowOptions(budget))
 	if w.Err != nil && w.Search == nil {
 		return o.windowError(w)
 	}
@@ -198,22 +200,22 @@ func (o *ProbeOptions) Run(ctx context.Context) error {
 }
 
 // windowError turns a window's error into one actionable line.
-func (o *ProbeOptions) windowError(w *probe.Window) error {
+func (o *ProbeOptions) windowError(w *window.Window) error {
 	err := w.Err
 	name := w.Target.Resource.Name()
 	switch {
-	case errors.Is(err, probe.ErrBudgetExhausted):
+	case errors.Is(err, apiclient.ErrBudgetExhausted):
 		bracket := ""
 		if s := w.Search; s != nil {
 			bracket = fmt.Sprintf(": the oldest RV is in (%d, %d]", s.LastFailing, s.FirstSucceeding)
 		}
 		return withCode(ExitBudget, fmt.Errorf("the request budget (--max-requests %d) ran out before the bound of %s was found%s: raise --max-requests", o.MaxRequests, name, bracket))
-	case errors.Is(err, probe.ErrOpaqueRV):
+	case errors.Is(err, window.ErrOpaqueRV):
 		return withCode(ExitFailure, fmt.Errorf("%s: %w", name, err))
 	case errors.Is(err, context.Canceled):
 		return withCode(ExitFailure, fmt.Errorf("interrupted while probing %s", name))
 	}
-	if probe.ClassifyFailure(err) == probe.FailureForbidden {
+	if diagnose.ClassifyFailure(err) == diagnose.FailureForbidden {
 		return withCode(ExitForbidden, fmt.Errorf("forbidden: %w: probe needs RBAC permission to list and watch %s", err, name))
 	}
 	return o.requestError(err, "list and watch", name)
@@ -224,10 +226,10 @@ func reasonOf(err error) string {
 	switch {
 	case err == nil:
 		return ""
-	case errors.Is(err, probe.ErrBudgetExhausted):
+	case errors.Is(err, apiclient.ErrBudgetExhausted):
 		return "BudgetExhausted"
-	case errors.Is(err, probe.ErrOpaqueRV):
+	case errors.Is(err, window.ErrOpaqueRV):
 		return "OpaqueRV"
 	}
-	return string(probe.ClassifyFailure(err))
+	return string(diagnose.ClassifyFailure(err))
 }

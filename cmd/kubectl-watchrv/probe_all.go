@@ -6,20 +6,22 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/watchrv/kubectl-watchrv/pkg/probe"
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
+	"github.com/watchrv/kubectl-watchrv/pkg/window"
 )
 
 // runAll probes every resource that supports list and watch, one at a time
 // (each watch closed before the next starts), with --max-requests per
 // resource and one --qps limit for the whole run. A resource that fails
 // (forbidden, opaque RV, budget) is a row with its reason, never dropped.
-func (o *ProbeOptions) runAll(ctx context.Context, p *render.Printer, client *probe.Client, budget *probe.Budget) error {
+func (o *ProbeOptions) runAll(ctx context.Context, p *render.Printer, client *apiclient.Client, budget *apiclient.Budget) error {
 	disco, err := o.ConfigFlags.ToDiscoveryClient()
 	if err != nil {
 		return kubeconfigError(err)
 	}
-	resources, derr := probe.ListableResources(disco)
+	resources, derr := apiclient.ListableResources(disco)
 	if len(resources) == 0 {
 		if derr == nil {
 			derr = errors.New("discovery lists no resource that supports list and watch")
@@ -36,12 +38,12 @@ func (o *ProbeOptions) runAll(ctx context.Context, p *render.Printer, client *pr
 		if ctx.Err() != nil {
 			return withCode(ExitFailure, fmt.Errorf("interrupted after %d of %d resources", len(rows), len(resources)))
 		}
-		t := probe.Target{Resource: res}
+		t := apiclient.Target{Resource: res}
 		if res.Namespaced && o.namespaceExplicit && !o.AllNamespaces {
 			t.Namespace = o.namespace
 		}
 		budget.Reset()
-		w := client.ProbeWindow(ctx, t, o.windowOptions(budget))
+		w := window.Probe(ctx, client, t, o.windowOptions(budget))
 		total += w.Requests
 		rows = append(rows, render.NewProbeReport(w, reasonOf(w.Err)))
 	}
@@ -56,7 +58,7 @@ func (o *ProbeOptions) runAll(ctx context.Context, p *render.Printer, client *pr
 	// common reason (every row forbidden: a user without grants).
 	forbidden := 0
 	for _, r := range rows {
-		if r.Reason == string(probe.FailureForbidden) {
+		if r.Reason == string(diagnose.FailureForbidden) {
 			forbidden++
 		}
 	}

@@ -5,14 +5,15 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/watchrv/kubectl-watchrv/pkg/probe"
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
+	"github.com/watchrv/kubectl-watchrv/pkg/window"
 )
 
 // runInterval probes one resource every --interval for --duration and
 // reports how the window moves. Each round has its own --max-requests; the
 // --qps limit spans the run. A failed round is reported and the series goes on.
-func (o *ProbeOptions) runInterval(ctx context.Context, p *render.Printer, client *probe.Client, budget *probe.Budget, t probe.Target) error {
+func (o *ProbeOptions) runInterval(ctx context.Context, p *render.Printer, client *apiclient.Client, budget *apiclient.Budget, t apiclient.Target) error {
 	series := render.NewProbeSeries(t)
 	if err := p.ProbeSeriesHeader(series); err != nil {
 		return err
@@ -20,8 +21,8 @@ func (o *ProbeOptions) runInterval(ctx context.Context, p *render.Printer, clien
 	deadline := time.Now().Add(o.Duration)
 	for round := 0; ; round++ {
 		budget.Reset()
-		w := client.ProbeWindow(ctx, t, o.windowOptions(budget))
-		r := probe.RoundOf(w)
+		w := window.Probe(ctx, client, t, o.windowOptions(budget))
+		r := window.RoundOf(w)
 		series.Rounds = append(series.Rounds, r)
 		if err := p.ProbeRound(r); err != nil {
 			return err
@@ -35,11 +36,11 @@ func (o *ProbeOptions) runInterval(ctx context.Context, p *render.Printer, clien
 		if next.After(deadline) {
 			break
 		}
-		if err := probe.SleepContext(ctx, time.Until(next)); err != nil {
+		if err := apiclient.SleepContext(ctx, time.Until(next)); err != nil {
 			break
 		}
 	}
-	series.Motion = probe.MeasureMotion(series.Rounds)
+	series.Motion = window.MeasureMotion(series.Rounds)
 	if err := p.ProbeSeriesSummary(series); err != nil {
 		return err
 	}

@@ -7,38 +7,38 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-
-	"github.com/watchrv/kubectl-watchrv/pkg/probe"
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 )
 
 // resolveResource resolves RESOURCE through cli-runtime's cached discovery
 // and checks that it supports the verbs the command needs.
-func (o *RootOptions) resolveResource(arg string, verbs ...string) (probe.Resource, error) {
+func (o *RootOptions) resolveResource(ctx context.Context, arg string, verbs ...string) (apiclient.Resource, error) {
 	disco, err := o.ConfigFlags.ToDiscoveryClient()
 	if err != nil {
-		return probe.Resource{}, kubeconfigError(err)
+		return apiclient.Resource{}, kubeconfigError(err)
 	}
 	mapper, err := o.ConfigFlags.ToRESTMapper()
 	if err != nil {
-		return probe.Resource{}, kubeconfigError(err)
+		return apiclient.Resource{}, kubeconfigError(err)
 	}
-	r, err := probe.ResolveResource(disco, mapper, arg)
+	r, err := apiclient.ResolveResource(disco, mapper, arg)
 	if err != nil {
-		var unknown *probe.UnknownResourceError
+		var unknown *apiclient.UnknownResourceError
 		if errors.As(err, &unknown) {
 			// Cached discovery hides its own failures (no server, bad
 			// credentials, throttling) behind "no such resource": ask the
 			// server directly before saying the name is unknown.
-			if serr := o.checkDiscovery(); serr != nil {
-				return probe.Resource{}, serr
+			if serr := o.checkDiscovery(ctx); serr != nil {
+				return apiclient.Resource{}, serr
 			}
-			return probe.Resource{}, withCode(ExitNotFound, err)
+			return apiclient.Resource{}, withCode(ExitNotFound, err)
 		}
-		return probe.Resource{}, o.requestError(err, "get", "discovery")
+		return apiclient.Resource{}, o.requestError(err, "get", "discovery")
 	}
 	for _, v := range verbs {
 		if !r.Supports(v) {
-			return probe.Resource{}, withCode(ExitUsage, fmt.Errorf("resource %q does not support %s (its verbs: %v): choose a resource that supports %s", r.Name(), v, r.Verbs, v))
+			return apiclient.Resource{}, withCode(ExitUsage, fmt.Errorf("resource %q does not support %s (its verbs: %v): choose a resource that supports %s", r.Name(), v, r.Verbs, v))
 		}
 	}
 	return r, nil
@@ -46,12 +46,12 @@ func (o *RootOptions) resolveResource(arg string, verbs ...string) (probe.Resour
 
 // checkDiscovery makes one uncached discovery request and returns its error
 // in the plugin's words, or nil when discovery works.
-func (o *RootOptions) checkDiscovery() error {
+func (o *RootOptions) checkDiscovery(ctx context.Context) error {
 	client, err := o.Client()
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	if err := client.CheckDiscovery(ctx); err != nil {
 		return o.requestError(err, "get", "the discovery endpoints /api and /apis")
@@ -66,17 +66,25 @@ func (o *RootOptions) requestError(err error, verb, what string) error {
 	if cfg, cerr := o.ConfigFlags.ToRESTConfig(); cerr == nil {
 		server = "the API server at " + cfg.Host
 	}
-	switch probe.ClassifyFailure(err) {
-	case probe.FailureUnreachable:
+	switch diagnose.ClassifyFailure(err) {
+	case diagnose.FailureUnreachable:
 		return fmt.Errorf("cannot reach %s: %w: check --server, --context or --kubeconfig, and that the cluster is up", server, err)
-	case probe.FailureTLS:
+	case diagnose.FailureTLS:
 		return fmt.Errorf("TLS handshake with %s failed: %w: check the certificate-authority of the kubeconfig (or --certificate-authority)", server, err)
-	case probe.FailureUnauthorized:
+	case diagnose.FailureUnauthorized:
 		return fmt.Errorf("%s rejected the credentials (401 Unauthorized): %w: refresh the token or choose another --user/--context", server, err)
-	case probe.FailureForbidden:
+	case diagnose.FailureForbidden:
 		return fmt.Errorf("forbidden: %w: this command needs RBAC permission to %s %s", err, verb, what)
-	case probe.FailureThrottled:
+	case diagnose.FailureThrottled:
 		return fmt.Errorf("%s is throttling requests (429 Too Many Requests, API Priority and Fairness): %w: retry later", server, err)
+	case diagnose.FailureBadRequest:
+		return withCode(ExitUsage, fmt.Errorf("%s refused the request as invalid: %w: check -l, --field-selector and the other request flags", server, err))
+	case diagnose.FailureNoAnswer:
+		return fmt.Errorf("no answer from %s: %w: check that the cluster is up, or raise --request-timeout", server, err)
+	case diagnose.FailureExpired, diagnose.FailureTooLarge:
+		if d := diagnose.FromError(err, diagnose.Context{}); d.Fix != "" {
+			return fmt.Errorf("%w: %s", err, d.Fix)
+		}
 	}
 	return err
 }
@@ -94,7 +102,7 @@ func exactArgs(n int, names string) cobra.PositionalArgs {
 // validateRV checks a --rv value: an RV is opaque in general, but every
 // etcd-backed API server uses a decimal unsigned integer.
 func validateRV(cmd *cobra.Command, flag, rv string) error {
-	if _, ok := probe.ParseRV(rv); !ok {
+	if _, ok := apiclient.ParseRV(rv); !ok {
 		return usageErrorf(cmd, "--%s %q is not a resourceVersion: etcd-backed API servers use decimal numbers such as 12345 (0 means any; omit --%s for a consistent read)", flag, rv, flag)
 	}
 	return nil

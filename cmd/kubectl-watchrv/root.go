@@ -12,7 +12,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/rest"
 
-	"github.com/watchrv/kubectl-watchrv/pkg/probe"
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
 )
 
@@ -34,7 +34,7 @@ func newRootCommand(streams genericiooptions.IOStreams) (*cobra.Command, *RootOp
 	}
 	o.ConfigFlags.WrapConfigFn = func(c *rest.Config) *rest.Config {
 		c.UserAgent = userAgent()
-		return probe.NoHiddenRetries(c)
+		return apiclient.NoHiddenRetries(c)
 	}
 	cmd := &cobra.Command{
 		Use:   "kubectl-watchrv",
@@ -96,12 +96,12 @@ func (o *RootOptions) Printer(format string) *render.Printer {
 
 // Client builds the API client from the standard kubectl flags, with this
 // plugin's User-Agent.
-func (o *RootOptions) Client() (*probe.Client, error) {
+func (o *RootOptions) Client() (*apiclient.Client, error) {
 	cfg, err := o.ConfigFlags.ToRESTConfig()
 	if err != nil {
 		return nil, kubeconfigError(err)
 	}
-	return probe.NewClient(cfg)
+	return apiclient.NewClient(cfg)
 }
 
 // Namespace returns the namespace from -n or the kubeconfig context.

@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/watchrv/kubectl-watchrv/pkg/probe"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
+	"github.com/watchrv/kubectl-watchrv/pkg/watchstream"
 )
 
 func init() { extraCommands = append(extraCommands, newWatchCommand) }
@@ -156,11 +156,11 @@ func (o *WatchOptions) Validate(cmd *cobra.Command) error {
 	}
 	if o.Until != "" {
 		switch o.Until {
-		case probe.EventAdded, probe.EventModified, probe.EventDeleted, probe.EventBookmark, probe.EventError:
+		case watchstream.EventAdded, watchstream.EventModified, watchstream.EventDeleted, watchstream.EventBookmark, watchstream.EventError:
 		default:
 			return usageErrorf(cmd, "--until %q is not an event type: use ADDED, MODIFIED, DELETED, BOOKMARK or ERROR", o.Until)
 		}
-		if o.Until == probe.EventBookmark && !o.Bookmarks && !o.SendInitialEvents {
+		if o.Until == watchstream.EventBookmark && !o.Bookmarks && !o.SendInitialEvents {
 			return usageErrorf(cmd, "--until BOOKMARK needs --bookmarks or --send-initial-events, or no bookmark is ever shown")
 		}
 	}
@@ -189,8 +189,8 @@ func (o *WatchOptions) fieldSelector() string {
 }
 
 // watchOptions are the parameters of the first watch request.
-func (o *WatchOptions) watchOptions() probe.WatchOptions {
-	w := probe.WatchOptions{SendInitialEvents: o.SendInitialEvents, AllowBookmarks: o.Bookmarks || o.Follow}
+func (o *WatchOptions) watchOptions() watchstream.Options {
+	w := watchstream.Options{SendInitialEvents: o.SendInitialEvents, AllowBookmarks: o.Bookmarks || o.Follow}
 	if o.rvSet && o.RV != rvList {
 		w.ResourceVersion, w.RVSet = o.RV, true
 	}

@@ -8,25 +8,26 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
-	"github.com/watchrv/kubectl-watchrv/pkg/probe"
+	"github.com/watchrv/kubectl-watchrv/pkg/follow"
+	"github.com/watchrv/kubectl-watchrv/pkg/listing"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
+	"github.com/watchrv/kubectl-watchrv/pkg/watchstream"
 )
 
 // watchRun is the state of one "watch" run: what is shown and counted.
 type watchRun struct {
-	o        *WatchOptions
-	p        *render.Printer
-	client   *probe.Client
-	target   probe.Target
-	session  *probe.WatchSession
-	summary  *render.WatchSummary
-	start    string // the start RV events are related to
-	shown    int
-	initial  int  // ADDED events before the initial-events-end bookmark
-	initDone bool // the initial-events-end bookmark has arrived
-	ended    string
-	rvErr    *render.WatchEventRecord // the Expired/TooLarge that ended a watch without --follow
+	ctx     context.Context
+	o       *WatchOptions
+	p       *render.Printer
+	client  *apiclient.Client
+	target  apiclient.Target
+	session *follow.Session
+	summary *render.WatchSummary
+	start   string // the start RV events are related to
+	shown   int
+	rvErr   *render.WatchEventRecord // the Expired/TooLarge that ended a watch without --follow
 }
 
 // Run watches and reports.
@@ -36,7 +37,7 @@ func (o *WatchOptions) Run(cmd *cobra.Command) error {
 	if o.RV == rvList || o.Follow {
 		verbs = append(verbs, "list")
 	}
-	res, err := o.resolveResource(o.Resource, verbs...)
+	res, err := o.resolveResource(ctx, o.Resource, verbs...)
 	if err != nil {
 		return err
 	}
@@ -44,11 +45,11 @@ func (o *WatchOptions) Run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	t := probe.Target{Resource: res, LabelSelector: o.LabelSelector, FieldSelector: o.fieldSelector()}
+	t := apiclient.Target{Resource: res, LabelSelector: o.LabelSelector, FieldSelector: o.fieldSelector()}
 	if res.Namespaced && !o.AllNamespaces {
 		t.Namespace = o.namespace
 	}
-	r := &watchRun{o: o, p: o.Printer(o.Output), client: client, target: t}
+	r := &watchRun{ctx: ctx, o: o, p: o.Printer(o.Output), client: client, target: t}
 	wo := o.watchOptions()
 	if wo.RVSet && wo.ResourceVersion != "0" {
 		r.start = wo.ResourceVersion
@@ -58,11 +59,11 @@ func (o *WatchOptions) Run(cmd *cobra.Command) error {
 		if o.RV == rvList {
 			r.p.Notef("listing %s, then watching the changes after the List's RV", t.CollectionPath())
 		} else {
-			r.p.Notef("watching %s (%s)", probe.URL(t.CollectionPath(), wo.Query(t)), o.describeStart())
+			r.p.Notef("watching %s (%s)", apiclient.URL(t.CollectionPath(), wo.Query(t)), o.describeStart())
 		}
 	}
 	r.summary = render.NewWatchSummary(r.start)
-	r.session = &probe.WatchSession{
+	r.session = &follow.Session{
 		Client: client, Target: t, Options: wo, ListFirst: o.RV == rvList, Follow: o.Follow,
 		StallTimeout: o.StallTimeout, OnEvent: r.onEvent, OnNotice: r.onNotice,
 	}
@@ -76,40 +77,24 @@ func (o *WatchOptions) Run(cmd *cobra.Command) error {
 	defer cancel()
 	began := time.Now()
 	serr := r.session.Run(wctx)
-	switch {
-	case r.ended != "":
-	case ctx.Err() != nil:
-		r.ended = "interrupted"
-	case wctx.Err() != nil || (o.Timeout > 0 && time.Since(began) >= o.Timeout-time.Second && serr == nil):
-		r.ended = "timeout"
-	case serr != nil || r.rvErr != nil:
-		r.ended = "error"
-	default:
-		r.ended = "stream-end"
+	if serr != nil && errors.Is(serr, errWrite) {
+		return serr
 	}
-	if serr != nil {
-		if st, ok := probe.StatusOf(serr); ok {
-			// A 410 or 504 answering the request itself: shown like an ERROR event.
-			d := diagnose.FromError(serr, diagnose.Context{Operation: diagnose.OpWatch, RequestedResourceVersion: r.session.Stats().LastRV})
-			if d.IsRVProblem() {
-				rec := render.WatchEventRecord{Record: render.RecordEvent, Time: time.Now().UTC().Format(time.RFC3339Nano), Type: probe.EventError, Status: &st, Diagnosis: &d, FromHTTPStatus: true}
-				r.summary.Count(rec)
-				if err := r.p.WatchEvent(rec); err != nil {
-					return err
-				}
-				r.rvErr, serr = &rec, nil
-			}
-		}
+	if serr != nil && r.showHTTPStatus(serr) {
+		serr = nil
 	}
 	if serr != nil && r.summary.Events == 0 && r.session.Stats().Streams == 0 {
 		return o.requestError(serr, "watch", res.Name())
 	}
-	r.summary.SessionStats = r.session.Stats()
+	r.summary.Stats = r.session.Stats()
 	r.summary.DurationSeconds = time.Since(began).Seconds()
 	r.summary.StartResourceVersion = r.start
-	r.summary.Ended = r.ended
+	r.summary.Ended = string(r.session.End())
+	if r.rvErr != nil {
+		r.summary.Ended = string(follow.EndError)
+	}
 	if err := r.p.WatchSummary(r.summary); err != nil {
-		return err
+		return fmt.Errorf("%w: %v", errWrite, err)
 	}
 	if serr != nil {
 		return o.requestError(fmt.Errorf("the watch stream broke: %w (--follow reconnects from the last RV, as an informer does)", serr), "watch", res.Name())
@@ -121,89 +106,98 @@ func (o *WatchOptions) Run(cmd *cobra.Command) error {
 	return nil
 }
 
+// errWrite marks a failed write of the output (a closed pipe, a full disk):
+// the run cannot report anything more and must not claim success.
+var errWrite = errors.New("cannot write the output")
+
+// showHTTPStatus shows a 410 or 504 that answered the watch request itself
+// like an ERROR event; true when it did.
+func (r *watchRun) showHTTPStatus(serr error) bool {
+	st, ok := diagnose.StatusOf(serr)
+	if !ok {
+		return false
+	}
+	d := diagnose.FromError(serr, diagnose.Context{Operation: diagnose.OpWatch, RequestedResourceVersion: r.session.Stats().LastRV})
+	if !d.IsRVProblem() {
+		return false
+	}
+	rec := render.WatchEventRecord{Record: render.RecordEvent, Time: time.Now().UTC().Format(time.RFC3339Nano), Type: watchstream.EventError, Status: &st, Diagnosis: &d, FromHTTPStatus: true}
+	r.summary.Count(rec)
+	if err := r.p.WatchEvent(rec); err != nil {
+		return false
+	}
+	r.rvErr = &rec
+	return true
+}
+
 // warnIfAhead compares an exact start RV with the server's current RV (one
 // metadata list of one item): the server holds a watch from the future
 // silently, which looks exactly like a quiet collection.
 func (r *watchRun) warnIfAhead(ctx context.Context, rv string) {
-	cur, err := r.client.CurrentResourceVersion(ctx, r.target)
+	cur, _, err := listing.CurrentRV(ctx, r.client, r.target)
 	if err != nil {
 		r.p.Warnf("cannot read the current RV to check --rv %s against it: %s", rv, oneLine(err.Error()))
 		return
 	}
-	n, ok1 := probe.ParseRV(rv)
-	c, ok2 := probe.ParseRV(cur)
+	n, ok1 := apiclient.ParseRV(rv)
+	c, ok2 := apiclient.ParseRV(cur)
 	if !ok1 || !ok2 || n <= c {
 		return
 	}
 	r.p.Warnf("--rv %s is %d ahead of the server's current RV %s: the API server will hold this watch silently (no event, no error, seen on v1.37.2) until it reaches %s. Such an RV usually comes from another API server, another cluster, or from before an etcd restore: list again (--rv list) for a real starting point", rv, n-c, cur, rv)
 }
 
-func (r *watchRun) onEvent(ev probe.Event, obs probe.Observation) error {
+func (r *watchRun) onEvent(ev watchstream.Event, obs follow.Observation) error {
 	rec := render.NewWatchEventRecord(ev, obs, r.start)
-	r.summary.Count(rec)
 	switch ev.Type {
-	case probe.EventAdded:
-		if r.o.SendInitialEvents && !r.initDone {
-			r.initial++
+	case watchstream.EventBookmark:
+		if !rec.InitialEventsEnd && !r.o.Bookmarks {
+			return nil // requested only to keep --follow's RV fresh: neither shown nor counted
 		}
-	case probe.EventBookmark:
-		if rec.InitialEventsEnd && !r.initDone {
-			r.initDone = true
-			n := r.initial
-			rec.InitialObjects = &n
-		} else if !r.o.Bookmarks {
-			return nil // requested only to keep --follow's RV fresh
-		}
-	case probe.EventDeleted:
+	case watchstream.EventDeleted:
 		if r.o.ExplainDeletes {
 			rec.DeleteCause = r.explainDelete(ev.Object)
 		}
-	case probe.EventError:
+	case watchstream.EventError:
 		d := diagnose.FromStatus(*ev.Status, diagnose.Context{Operation: diagnose.OpWatch, RequestedResourceVersion: r.session.Stats().LastRV})
 		rec.Diagnosis = &d
-		if d.IsRVProblem() && !r.o.Follow {
+		if d.IsRVProblem() && !r.o.Follow && diagnose.ErrorEndsStream(*ev.Status) {
 			r.rvErr = &rec
 		}
 	}
+	r.summary.Count(rec)
 	if err := r.p.WatchEvent(rec); err != nil {
-		return err
+		return fmt.Errorf("%w: %v", errWrite, err)
 	}
 	r.shown++
 	if r.o.Until != "" && ev.Type == r.o.Until {
-		r.ended = "until"
-		return probe.ErrStopWatch
+		return &follow.Stop{Reason: "until"}
 	}
 	if r.o.MaxEvents > 0 && r.shown >= r.o.MaxEvents {
-		r.ended = "max-events"
-		return probe.ErrStopWatch
+		return &follow.Stop{Reason: "max-events"}
 	}
 	return nil
 }
 
-// explainDelete checks with one GET whether a DELETED object still exists.
-func (r *watchRun) explainDelete(m probe.ItemMeta) string {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+// explainDelete asks why a DELETED arrived (one GET, bounded by 10 s and by
+// the run's context, so Ctrl-C still ends the run at once).
+func (r *watchRun) explainDelete(m apiclient.ItemMeta) string {
+	ctx, cancel := context.WithTimeout(r.ctx, 10*time.Second)
 	defer cancel()
-	got, err := r.client.GetObjectMeta(ctx, r.target, m.Namespace, m.Name)
-	switch {
-	case err == nil && (got.UID == m.UID || m.UID == ""):
-		return render.DeleteCauseLeftSelector
-	case err == nil:
-		return render.DeleteCauseRecreated
-	case probe.ClassifyFailure(err) == probe.FailureNotFound:
-		return render.DeleteCauseDeleted
+	cause, err := follow.DeleteCause(ctx, r.client, r.target, m)
+	if err != nil {
+		r.p.Warnf("--explain-deletes: cannot GET %s/%s: %s", m.Namespace, m.Name, oneLine(err.Error()))
 	}
-	r.p.Warnf("--explain-deletes: cannot GET %s/%s: %s", m.Namespace, m.Name, oneLine(err.Error()))
-	return ""
+	return cause
 }
 
-func (r *watchRun) onNotice(n probe.Notice) {
+func (r *watchRun) onNotice(n follow.Notice) {
 	var d *diagnose.Diagnosis
-	if n.Kind == probe.NoticeListed {
+	if n.Kind == follow.NoticeListed {
 		r.start = n.ListResourceVersion
 		r.summary.StartResourceVersion = r.start
 	}
-	if n.Kind == probe.NoticeRelist && n.Err != nil {
+	if n.Kind == follow.NoticeRelist && n.Err != nil {
 		dd := diagnose.FromError(n.Err, diagnose.Context{Operation: diagnose.OpWatch, RequestedResourceVersion: n.FromResourceVersion})
 		d = &dd
 	}

@@ -13,12 +13,34 @@ type Check struct {
 	Behind                   string `json:"behind,omitempty"` // current - requested
 	Ahead                    string `json:"ahead,omitempty"`  // requested - current
 	Verdict                  string `json:"verdict"`
+	// Tried is the request repeated now to check the verdict (nil when
+	// nothing was tried: then the verdict claims nothing about it).
+	Tried *Tried `json:"tried,omitempty"`
+}
+
+// Tried is one request made by --check and its answer.
+type Tried struct {
+	Request string `json:"request"`
+	Works   bool   `json:"works"`
+	Answer  string `json:"answer"`
+}
+
+func (t *Tried) sentence() string {
+	if t.Works {
+		return fmt.Sprintf("checked now: %s works (%s)", t.Request, t.Answer)
+	}
+	return fmt.Sprintf("checked now: %s fails (%s)", t.Request, t.Answer)
 }
 
 // CompareNow builds a Check from a diagnosis, the RV it is about (requested,
 // from the error or given by the user) and the current RV.
-func CompareNow(d Diagnosis, requested, current string) Check {
-	c := Check{CurrentResourceVersion: current, RequestedResourceVersion: requested}
+func CompareNow(d Diagnosis, requested, current string, tried *Tried) (c Check) {
+	c = Check{CurrentResourceVersion: current, RequestedResourceVersion: requested, Tried: tried}
+	defer func() {
+		if tried != nil {
+			c.Verdict += "; " + tried.sentence()
+		}
+	}()
 	if requested == "" {
 		c.Verdict = fmt.Sprintf("the cluster is at RV %s now; the error names no resourceVersion to compare with (pass --rv)", current)
 		return c
@@ -33,13 +55,13 @@ func CompareNow(d Diagnosis, requested, current string) Check {
 	case !ahead && c.Behind == "":
 		c.Verdict = fmt.Sprintf("RV %s and the current RV %s cannot be compared as numbers", requested, current)
 	case d.Class == ClassExpired && !ahead:
-		c.Verdict = fmt.Sprintf("RV %s is %s behind the current RV %s: a watch or exact list from it fails the same way now; relist and watch from the new list's RV", requested, c.Behind, current)
+		c.Verdict = fmt.Sprintf("RV %s is %s behind the current RV %s", requested, c.Behind, current)
 	case d.Class == ClassExpired:
 		c.Verdict = fmt.Sprintf("RV %s is %s ahead of the current RV %s: it does not come from this cluster's history (another cluster, or etcd was restored)", requested, c.Ahead, current)
 	case d.Class == ClassTooLarge && ahead:
 		c.Verdict = fmt.Sprintf("RV %s is still %s ahead of the current RV %s (a consistent read, straight from etcd): this etcd never had it; it comes from another cluster or from before an etcd restore", requested, c.Ahead, current)
 	case d.Class == ClassTooLarge:
-		c.Verdict = fmt.Sprintf("the cluster has reached RV %s since (it is at %s, %s past it): the error was a lag (a watch cache catching up, or another API server behind), and the same request succeeds now", requested, current, c.Behind)
+		c.Verdict = fmt.Sprintf("the cluster has reached RV %s since (it is at %s, %s past it): the error was a lag (a watch cache catching up, or another API server behind)", requested, current, c.Behind)
 	case ahead:
 		c.Verdict = fmt.Sprintf("RV %s is %s ahead of the current RV %s", requested, c.Ahead, current)
 	default:

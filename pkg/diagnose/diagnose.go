@@ -1,15 +1,11 @@
 package diagnose
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"strconv"
 	"strings"
-	"syscall"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -61,13 +57,12 @@ func FromError(err error, ctx Context) Diagnosis {
 		return d
 	}
 	var kind string
-	var ne net.Error
-	switch {
-	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+	switch ClassifyFailure(err) {
+	case FailureConnectionBroken:
 		kind = KindConnectionReset
-	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+	case FailureNoAnswer:
 		kind = KindRequestTimeout
-	case errors.As(err, &ne):
+	case FailureUnreachable:
 		kind = KindNetworkError
 	default:
 		return d

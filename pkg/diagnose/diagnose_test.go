@@ -101,18 +101,33 @@ func TestCompareNow(t *testing.T) {
 		req, cur             string
 		behind, ahead, words string
 	}{
-		{exp, "100", "900", "800", "", "fails the same way"},
+		// Nothing tried: the verdict claims nothing about a retry.
+		{exp, "100", "900", "800", "", "RV 100 is 800 behind the current RV 900"},
 		{exp, "1000", "900", "", "100", "does not come from this cluster"},
 		{tl, "500", "450", "", "50", "never had it"},
-		{tl, "500", "600", "100", "", "succeeds now"},
+		{tl, "500", "600", "100", "", "was a lag"},
 		{tl, "", "600", "", "", "pass --rv"},
 		{tl, "x", "600", "", "", "cannot be compared"},
 	}
 	for _, c := range cases {
-		got := CompareNow(c.d, c.req, c.cur)
+		got := CompareNow(c.d, c.req, c.cur, nil)
+		if contains(got.Verdict, "checked") || contains(got.Verdict, "fails the same way") || contains(got.Verdict, "succeeds now") {
+			t.Errorf("nothing was tried, yet the verdict claims a result: %s", got.Verdict)
+		}
 		if got.Behind != c.behind || got.Ahead != c.ahead || !contains(got.Verdict, c.words) {
 			t.Errorf("CompareNow(%s, %s, %s) = %+v", c.d.Kind, c.req, c.cur, got)
 		}
+	}
+}
+
+// A check says what it tried and what came back, and only that: an exact
+// list from an expired watch RV may well succeed (seen on v1.37.2), so the
+// verdict never claims it fails.
+func TestCompareNowSaysOnlyWhatWasTried(t *testing.T) {
+	exp := FromText("too old resource version: 214 (518)")
+	got := CompareNow(exp, "214", "900", &Tried{Request: "a watch from RV 214", Works: false, Answer: "ERROR event 410 Expired"})
+	if !contains(got.Verdict, "checked now: a watch from RV 214 fails (ERROR event 410 Expired)") || contains(got.Verdict, "exact list") {
+		t.Fatalf("verdict: %s", got.Verdict)
 	}
 }
 

@@ -13,7 +13,7 @@ func TestExplanationHuman(t *testing.T) {
 	var out bytes.Buffer
 	p := NewPrinter(&out, &out, "", true)
 	d := diagnose.FromText(`Error from server (Expired): too old resource version: 214 (257)`)
-	c := diagnose.CompareNow(d, d.RequestedResourceVersion, "1214")
+	c := diagnose.CompareNow(d, d.RequestedResourceVersion, "1214", nil)
 	c.Resource, c.Namespace = "configmaps", "demo"
 	if err := p.Explanation(Explanation{Diagnosis: d, Check: &c}); err != nil {
 		t.Fatal(err)

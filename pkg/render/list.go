@@ -4,34 +4,35 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/watchrv/kubectl-watchrv/pkg/probe"
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/listing"
 )
 
 // ListReport is the stable schema of "list -o json|yaml".
 type ListReport struct {
-	Resource               string              `json:"resource"`
-	GroupVersion           string              `json:"groupVersion"`
-	Namespace              string              `json:"namespace"`
-	LabelSelector          string              `json:"labelSelector,omitempty"`
-	FieldSelector          string              `json:"fieldSelector,omitempty"`
-	Request                ListRequest         `json:"request"`
-	ResourceVersion        string              `json:"resourceVersion"`
-	ItemCount              int64               `json:"itemCount"`
-	EstimatedTotal         *int64              `json:"estimatedTotal,omitempty"`
-	Pages                  int                 `json:"pages"`
-	PageResourceVersions   []string            `json:"pageResourceVersions"`
-	Consistent             bool                `json:"consistent"`
-	RemainingItemCount     *int64              `json:"remainingItemCount,omitempty"`
-	MaxItemResourceVersion string              `json:"maxItemResourceVersion"`
-	ListBelowNewestItem    bool                `json:"listResourceVersionBelowNewestItem"`
-	ReadSemantics          probe.ReadSemantics `json:"readSemantics"`
-	Bytes                  int64               `json:"bytes"`
-	Millis                 float64             `json:"ms"`
-	PageDetails            []probe.PageInfo    `json:"pageDetails"`
-	Restarted              bool                `json:"restarted"`
-	Attempts               []probe.Attempt     `json:"attempts,omitempty"`
-	Error                  string              `json:"error,omitempty"`
-	WatchCommand           string              `json:"-"`
+	Resource               string                `json:"resource"`
+	GroupVersion           string                `json:"groupVersion"`
+	Namespace              string                `json:"namespace"`
+	LabelSelector          string                `json:"labelSelector,omitempty"`
+	FieldSelector          string                `json:"fieldSelector,omitempty"`
+	Request                ListRequest           `json:"request"`
+	ResourceVersion        string                `json:"resourceVersion"`
+	ItemCount              int64                 `json:"itemCount"`
+	EstimatedTotal         *int64                `json:"estimatedTotal,omitempty"`
+	Pages                  int                   `json:"pages"`
+	PageResourceVersions   []string              `json:"pageResourceVersions"`
+	Consistent             bool                  `json:"consistent"`
+	RemainingItemCount     *int64                `json:"remainingItemCount,omitempty"`
+	MaxItemResourceVersion string                `json:"maxItemResourceVersion"`
+	ListBelowNewestItem    bool                  `json:"listResourceVersionBelowNewestItem"`
+	ReadSemantics          listing.ReadSemantics `json:"readSemantics"`
+	Bytes                  int64                 `json:"bytes"`
+	Millis                 float64               `json:"ms"`
+	PageDetails            []listing.PageInfo    `json:"pageDetails"`
+	Restarted              bool                  `json:"restarted"`
+	Attempts               []listing.Attempt     `json:"attempts,omitempty"`
+	Error                  string                `json:"error,omitempty"`
+	WatchCommand           string                `json:"-"`
 }
 
 // ListRequest echoes what was asked.
@@ -44,7 +45,7 @@ type ListRequest struct {
 }
 
 // NewListReport summarizes a walk.
-func NewListReport(t probe.Target, o probe.WalkOptions, rvOnly bool, w *probe.WalkResult) ListReport {
+func NewListReport(t apiclient.Target, o listing.WalkOptions, rvOnly bool, w *listing.WalkResult) ListReport {
 	a := w.Final()
 	r := ListReport{
 		Resource:      t.Resource.Name(),
@@ -54,21 +55,21 @@ func NewListReport(t probe.Target, o probe.WalkOptions, rvOnly bool, w *probe.Wa
 		FieldSelector: t.FieldSelector,
 		Request: ListRequest{
 			Limit: o.Limit, ResourceVersion: o.ResourceVersion, ResourceVersionMatch: o.ResourceVersionMatch,
-			RVOnly: rvOnly, URL: probe.URL(t.CollectionPath(), o.PageOptions.Query(t)),
+			RVOnly: rvOnly, URL: apiclient.URL(t.CollectionPath(), o.PageOptions.Query(t)),
 		},
 		ItemCount:              a.ItemCount,
 		Pages:                  len(a.Pages),
 		PageResourceVersions:   []string{},
 		Consistent:             true,
 		MaxItemResourceVersion: a.MaxItemResourceVersion,
-		ReadSemantics:          probe.SemanticsOf(o.ResourceVersion, o.ResourceVersionMatch, o.Limit),
+		ReadSemantics:          listing.SemanticsOf(o.ResourceVersion, o.ResourceVersionMatch, o.Limit),
 		PageDetails:            a.Pages,
 		Restarted:              len(w.Attempts) > 1,
 		Millis:                 float64(w.Duration.Microseconds()) / 1000,
 		Error:                  a.Error,
 	}
 	if r.PageDetails == nil {
-		r.PageDetails = []probe.PageInfo{}
+		r.PageDetails = []listing.PageInfo{}
 	}
 	if r.Restarted {
 		r.Attempts = w.Attempts
@@ -90,8 +91,8 @@ func NewListReport(t probe.Target, o probe.WalkOptions, rvOnly bool, w *probe.Wa
 		}
 		r.EstimatedTotal = &total
 	}
-	if lr, ok := probe.ParseRV(r.ResourceVersion); ok {
-		if mr, ok := probe.ParseRV(r.MaxItemResourceVersion); ok && mr > lr {
+	if lr, ok := apiclient.ParseRV(r.ResourceVersion); ok {
+		if mr, ok := apiclient.ParseRV(r.MaxItemResourceVersion); ok && mr > lr {
 			r.ListBelowNewestItem = true
 		}
 	}

@@ -11,18 +11,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/listing"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
-
-	"github.com/watchrv/kubectl-watchrv/pkg/probe"
 )
 
 // recordedWalk walks the List pages recorded from the real v1.37.2 server.
-func recordedWalk(t *testing.T) (probe.Target, probe.WalkOptions, *probe.WalkResult) {
+func recordedWalk(t *testing.T) (apiclient.Target, listing.WalkOptions, *listing.WalkResult) {
 	t.Helper()
 	var pages [][]byte
 	for _, n := range []string{"page1.json", "page2.json", "page3.json"} {
-		b, err := os.ReadFile(filepath.Join("..", "probe", "testdata", "list", n))
+		b, err := os.ReadFile(filepath.Join("..", "listing", "testdata", n))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -35,13 +35,13 @@ func recordedWalk(t *testing.T) (probe.Target, probe.WalkOptions, *probe.WalkRes
 		i++
 	}))
 	t.Cleanup(srv.Close)
-	c, err := probe.NewClient(&rest.Config{Host: srv.URL})
+	c, err := apiclient.NewClient(&rest.Config{Host: srv.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tg := probe.Target{Resource: probe.Resource{GVR: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, Namespaced: true}, Namespace: "recorded"}
-	o := probe.WalkOptions{PageOptions: probe.PageOptions{Limit: 2}}
-	w, err := c.Walk(context.Background(), tg, o, nil)
+	tg := apiclient.Target{Resource: apiclient.Resource{GVR: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, Namespaced: true}, Namespace: "recorded"}
+	o := listing.WalkOptions{PageOptions: listing.PageOptions{Limit: 2}}
+	w, err := listing.Walk(context.Background(), c, tg, o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/watchrv/kubectl-watchrv/pkg/probe"
+	"github.com/watchrv/kubectl-watchrv/pkg/window"
 )
 
 // ProbeReport is the stable schema of "probe -o json|yaml" for one resource
@@ -23,17 +23,17 @@ type ProbeReport struct {
 	Source string `json:"source"`
 	// Requests counts every request sent for this resource (the current-RV
 	// read, the probes, --verify and --future); Probes the search's watches.
-	Requests             int                 `json:"requests"`
-	Probes               int                 `json:"probes"`
-	Found                bool                `json:"found"`
-	LowerBoundFromServer bool                `json:"lowerBoundFromServer"`
-	Bracket              *ProbeBracket       `json:"bracket,omitempty"`
-	Millis               float64             `json:"ms"`
-	ProbeDetails         []probe.ProbeResult `json:"probeDetails"`
-	Verify               *probe.Verification `json:"verify,omitempty"`
-	Future               *probe.FutureCheck  `json:"future,omitempty"`
-	Reason               string              `json:"reason,omitempty"`
-	Error                string              `json:"error,omitempty"`
+	Requests             int                  `json:"requests"`
+	Probes               int                  `json:"probes"`
+	Found                bool                 `json:"found"`
+	LowerBoundFromServer bool                 `json:"lowerBoundFromServer"`
+	Bracket              *ProbeBracket        `json:"bracket,omitempty"`
+	Millis               float64              `json:"ms"`
+	ProbeDetails         []window.Try         `json:"probeDetails"`
+	Verify               *window.Verification `json:"verify,omitempty"`
+	Future               *window.FutureCheck  `json:"future,omitempty"`
+	Reason               string               `json:"reason,omitempty"`
+	Error                string               `json:"error,omitempty"`
 }
 
 // ProbeBracket is what is known when the bound was not found: the oldest RV
@@ -45,16 +45,16 @@ type ProbeBracket struct {
 
 // NewProbeReport summarizes one probed window; reason is a short word for
 // a failed row (Forbidden, OpaqueRV, Budget, ...).
-func NewProbeReport(w *probe.Window, reason string) ProbeReport {
+func NewProbeReport(w *window.Window, reason string) ProbeReport {
 	t := w.Target
 	r := ProbeReport{
 		Resource:     t.Resource.Name(),
 		GroupVersion: t.Resource.GVR.GroupVersion().String(),
 		Namespace:    t.Namespace,
-		Source:       probe.SourceUnknown,
+		Source:       window.SourceUnknown,
 		Requests:     w.Requests,
 		Millis:       float64(w.Duration.Microseconds()) / 1000,
-		ProbeDetails: []probe.ProbeResult{},
+		ProbeDetails: []window.Try{},
 		Verify:       w.Verify,
 		Future:       w.Future,
 		Reason:       reason,
@@ -124,7 +124,7 @@ func (p *Printer) Probe(r ProbeReport, verbose bool) error {
 func (p *Printer) probeSteps(r ProbeReport) error {
 	fmt.Fprintln(p.Out)
 	t := NewTable("#", "WATCH FROM RV", "OUTCOME", "LATENCY", "EVIDENCE")
-	steps := append([]probe.ProbeResult{}, r.ProbeDetails...)
+	steps := append([]window.Try{}, r.ProbeDetails...)
 	if v := r.Verify; v != nil {
 		steps = append(steps, v.AtOldest)
 		if v.BelowOldest != nil {
@@ -147,9 +147,9 @@ func (p *Printer) probeSteps(r ProbeReport) error {
 
 func answeredBy(r ProbeReport) string {
 	switch r.Source {
-	case probe.SourceWatchCache:
+	case window.SourceWatchCache:
 		return "the watch cache of this API server (its 410 names the oldest RV: \"too old resource version: X (Y)\")"
-	case probe.SourceEtcd:
+	case window.SourceEtcd:
 		return "etcd, directly (the watch cache is off for this resource; the window starts at etcd's compaction point)"
 	}
 	return "nothing has expired: a watch from RV 1 starts, so the whole history is still watchable"
@@ -167,7 +167,7 @@ func boundText(r ProbeReport) string {
 	return fmt.Sprintf("a watch from RV %d starts; from RV %d it fails (shown by %s)", n, n-1, how)
 }
 
-func verifyText(s Style, v *probe.Verification) string {
+func verifyText(s Style, v *window.Verification) string {
 	if !v.Holds {
 		return s.Bad.Sprint("NO: ") + v.FailureReason
 	}
@@ -181,7 +181,7 @@ func verifyText(s Style, v *probe.Verification) string {
 	return s.Good.Sprint(msg)
 }
 
-func futureText(f *probe.FutureCheck) string {
+func futureText(f *window.FutureCheck) string {
 	list := fmt.Sprintf("list -> %s after %s", f.ListOutcome, millis(f.ListMillis))
 	if f.ListCode != 0 {
 		list = fmt.Sprintf("list -> %d %s after %s (%s)", f.ListCode, f.ListOutcome, millis(f.ListMillis), f.ListMessage)
@@ -191,19 +191,19 @@ func futureText(f *probe.FutureCheck) string {
 
 func sourcePaint(s Style, source string) func(a ...any) string {
 	switch source {
-	case probe.SourceWatchCache:
+	case window.SourceWatchCache:
 		return s.Good.Sprint
-	case probe.SourceEtcd:
+	case window.SourceEtcd:
 		return s.Warn.Sprint
 	}
 	return s.Dim.Sprint
 }
 
-func outcomePaint(s Style, o probe.Outcome) func(a ...any) string {
+func outcomePaint(s Style, o window.Outcome) func(a ...any) string {
 	switch o {
-	case probe.OutcomeOK:
+	case window.OutcomeOK:
 		return s.Good.Sprint
-	case probe.OutcomeExpired:
+	case window.OutcomeExpired:
 		return s.Warn.Sprint
 	}
 	return s.Bad.Sprint

@@ -4,21 +4,22 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/watchrv/kubectl-watchrv/pkg/probe"
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/window"
 )
 
 // ProbeSeries is the stable schema of "probe --interval -o json|yaml".
 type ProbeSeries struct {
-	Resource     string        `json:"resource"`
-	GroupVersion string        `json:"groupVersion"`
-	Namespace    string        `json:"namespace"`
-	Rounds       []probe.Round `json:"rounds"`
-	probe.Motion `json:",inline"`
+	Resource      string         `json:"resource"`
+	GroupVersion  string         `json:"groupVersion"`
+	Namespace     string         `json:"namespace"`
+	Rounds        []window.Round `json:"rounds"`
+	window.Motion `json:",inline"`
 }
 
 // NewProbeSeries starts an empty series for t.
-func NewProbeSeries(t probe.Target) *ProbeSeries {
-	return &ProbeSeries{Resource: t.Resource.Name(), GroupVersion: t.Resource.GVR.GroupVersion().String(), Namespace: t.Namespace, Rounds: []probe.Round{}}
+func NewProbeSeries(t apiclient.Target) *ProbeSeries {
+	return &ProbeSeries{Resource: t.Resource.Name(), GroupVersion: t.Resource.GVR.GroupVersion().String(), Namespace: t.Namespace, Rounds: []window.Round{}}
 }
 
 var seriesHeaders = []string{"TIME", "CURRENT RV", "OLDEST RV", "WIDTH", "SOURCE", "REQUESTS", "PROBE TIME", "NOTE"}
@@ -34,7 +35,7 @@ func (p *Printer) ProbeSeriesHeader(s *ProbeSeries) error {
 
 // ProbeRound prints one round as it happens (human output only: JSON and
 // YAML get the whole series at the end).
-func (p *Printer) ProbeRound(r probe.Round) error {
+func (p *Printer) ProbeRound(r window.Round) error {
 	if p.Machine() {
 		return nil
 	}
@@ -49,7 +50,7 @@ func (p *Printer) ProbeRound(r probe.Round) error {
 	return err
 }
 
-func (p *Printer) roundTable(r *probe.Round) *Table {
+func (p *Printer) roundTable(r *window.Round) *Table {
 	t := NewTable(padAll(seriesHeaders)...)
 	if r == nil {
 		return t

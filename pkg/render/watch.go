@@ -9,8 +9,10 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
-	"github.com/watchrv/kubectl-watchrv/pkg/probe"
+	"github.com/watchrv/kubectl-watchrv/pkg/follow"
+	"github.com/watchrv/kubectl-watchrv/pkg/watchstream"
 )
 
 // Record kinds of "watch -o json|yaml". Every line (document) has a
@@ -22,13 +24,6 @@ const (
 	RecordReconnect = "reconnect"
 	RecordRelist    = "relist"
 	RecordSummary   = "summary"
-)
-
-// Delete causes found by --explain-deletes.
-const (
-	DeleteCauseLeftSelector = "left-selector" // the object still exists: it stopped matching the selector
-	DeleteCauseDeleted      = "deleted"       // the object is gone
-	DeleteCauseRecreated    = "recreated"     // gone, and a new object has the name now
 )
 
 // WatchEventRecord is one event, as "watch -o json" writes it.
@@ -60,14 +55,18 @@ type WatchEventRecord struct {
 
 // NewWatchEventRecord builds the record of one event. start is the start
 // RV ("" when the watch has none).
-func NewWatchEventRecord(ev probe.Event, obs probe.Observation, start string) WatchEventRecord {
+func NewWatchEventRecord(ev watchstream.Event, obs follow.Observation, start string) WatchEventRecord {
 	r := WatchEventRecord{
 		Record: RecordEvent, Time: ev.Received.UTC().Format(time.RFC3339Nano), Type: ev.Type,
 		Namespace: ev.Object.Namespace, Name: ev.Object.Name, UID: ev.Object.UID, ResourceVersion: ev.Object.ResourceVersion,
-		InitialEventsEnd: ev.IsInitialEventsEnd(), Duplicate: obs.Duplicate, PreviousUID: obs.PreviousUID, Status: ev.Status,
+		InitialEventsEnd: obs.InitialEventsEnd, Duplicate: obs.Duplicate, PreviousUID: obs.PreviousUID, Status: ev.Status,
 	}
-	if s, ok := probe.ParseRV(start); ok && s > 0 && ev.Type != probe.EventError {
-		if v, ok := probe.ParseRV(ev.Object.ResourceVersion); ok {
+	if obs.InitialEventsEnd {
+		n := obs.InitialObjects
+		r.InitialObjects = &n
+	}
+	if s, ok := apiclient.ParseRV(start); ok && s > 0 && ev.Type != watchstream.EventError {
+		if v, ok := apiclient.ParseRV(ev.Object.ResourceVersion); ok {
 			d := int64(v) - int64(s)
 			r.SinceStart = &d
 		}
@@ -112,7 +111,7 @@ func (p *Printer) WatchEvent(r WatchEventRecord) error {
 	}
 	t, _ := time.Parse(time.RFC3339Nano, r.Time)
 	cells := []string{t.Local().Format("15:04:05.000"), r.Type, name, uid, r.ResourceVersion, since, p.eventNote(r)}
-	if r.Type == probe.EventError {
+	if r.Type == watchstream.EventError {
 		cells[2], cells[3], cells[4] = "", "", ""
 	}
 	line := watchLine(cells)
@@ -136,6 +135,9 @@ func (p *Printer) eventNote(r WatchEventRecord) string {
 	case r.InitialEventsEnd:
 		notes = append(notes, p.Style.Good.Sprintf("initial state complete at RV %s", r.ResourceVersion))
 	}
+	if r.Status != nil && !diagnose.ErrorEndsStream(*r.Status) {
+		notes = append(notes, p.Style.Warn.Sprint("the stream goes on after this ERROR: the change it names is lost"))
+	}
 	if r.Duplicate {
 		notes = append(notes, p.Style.Warn.Sprint("duplicate: this UID at this RV was delivered before"))
 	}
@@ -143,11 +145,11 @@ func (p *Printer) eventNote(r WatchEventRecord) string {
 		notes = append(notes, p.Style.Warn.Sprintf("recreated: same name, new UID (was %s)", r.PreviousUID))
 	}
 	switch r.DeleteCause {
-	case DeleteCauseLeftSelector:
+	case follow.DeleteCauseLeftSelector:
 		notes = append(notes, "left the selector (the object still exists)")
-	case DeleteCauseDeleted:
+	case follow.DeleteCauseDeleted:
 		notes = append(notes, "deleted (the object is gone)")
-	case DeleteCauseRecreated:
+	case follow.DeleteCauseRecreated:
 		notes = append(notes, "deleted (a new object with another UID has the name now)")
 	}
 	if r.Status != nil {
@@ -185,15 +187,15 @@ func (p *Printer) WatchDiagnosis(d diagnose.Diagnosis) error {
 
 func (p *Printer) typeColor(t string) func(a ...any) string {
 	switch t {
-	case probe.EventAdded:
+	case watchstream.EventAdded:
 		return p.Style.Added.Sprint
-	case probe.EventModified:
+	case watchstream.EventModified:
 		return p.Style.Modified.Sprint
-	case probe.EventDeleted:
+	case watchstream.EventDeleted:
 		return p.Style.Deleted.Sprint
-	case probe.EventBookmark:
+	case watchstream.EventBookmark:
 		return p.Style.Bookmark.Sprint
-	case probe.EventError:
+	case watchstream.EventError:
 		return p.Style.Bad.Sprint
 	}
 	return fmt.Sprint

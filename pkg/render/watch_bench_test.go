@@ -9,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/watchrv/kubectl-watchrv/pkg/probe"
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/follow"
+	"github.com/watchrv/kubectl-watchrv/pkg/watchstream"
 )
 
 // benchEvents is the size of the replayed stream of the benchmark.
@@ -23,7 +25,7 @@ func replayedStream(t testing.TB, n int) []byte {
 	seed := strings.TrimSpace(strings.SplitN(string(recordedStream(t, "seed.jsonl")), "\n", 2)[0])
 	var ev struct {
 		Object struct {
-			Metadata probe.ItemMeta `json:"metadata"`
+			Metadata apiclient.ItemMeta `json:"metadata"`
 		} `json:"object"`
 	}
 	if err := json.Unmarshal([]byte(seed), &ev); err != nil {
@@ -50,8 +52,8 @@ func BenchmarkWatchDecodeRenderJSON(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		s := probe.NewWatchStreamFromReader(bytes.NewReader(stream))
-		tr := probe.NewObjectTracker()
+		s := watchstream.FromReader(bytes.NewReader(stream))
+		tr := follow.NewTracker()
 		n := 0
 		for {
 			ev, err := s.Next()

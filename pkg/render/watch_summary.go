@@ -6,7 +6,8 @@ import (
 	"time"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
-	"github.com/watchrv/kubectl-watchrv/pkg/probe"
+	"github.com/watchrv/kubectl-watchrv/pkg/follow"
+	"github.com/watchrv/kubectl-watchrv/pkg/watchstream"
 )
 
 // WatchNoticeRecord is a step between streams (list, reconnect, relist), as
@@ -20,23 +21,26 @@ type WatchNoticeRecord struct {
 	ListResourceVersion string              `json:"listResourceVersion,omitempty"`
 	Items               *int                `json:"items,omitempty"`
 	Tried               []string            `json:"tried,omitempty"`
-	SkippedRVs          uint64              `json:"skippedResourceVersions,omitempty"`
-	Gap                 *probe.Gap          `json:"gap,omitempty"`
+	// RVsAdvanced counts etcd revisions of the whole cluster between the
+	// last RV seen and the new List's RV, not events of this collection.
+	RVsAdvanced  uint64 `json:"clusterRVsAdvanced,omitempty"`
+	MixedServers string `json:"mixedServers,omitempty"`
+	Gap                 *follow.Gap         `json:"gap,omitempty"`
 	Diagnosis           *diagnose.Diagnosis `json:"diagnosis,omitempty"`
 }
 
 // NewWatchNoticeRecord builds the record of a session notice.
-func NewWatchNoticeRecord(n probe.Notice, d *diagnose.Diagnosis) WatchNoticeRecord {
+func NewWatchNoticeRecord(n follow.Notice, d *diagnose.Diagnosis) WatchNoticeRecord {
 	r := WatchNoticeRecord{
 		Record: strings.ToLower(string(n.Kind)), Time: n.Time.UTC().Format(time.RFC3339Nano), Reason: watchOneLine(n.Reason),
 		FromResourceVersion: n.FromResourceVersion, DelaySeconds: n.Delay.Round(time.Millisecond).Seconds(),
-		ListResourceVersion: n.ListResourceVersion, Tried: n.Tried, SkippedRVs: n.SkippedRVs, Diagnosis: d,
+		ListResourceVersion: n.ListResourceVersion, Tried: n.Tried, RVsAdvanced: n.RVsAdvanced, MixedServers: n.MixedServers, Diagnosis: d,
 	}
-	if n.Kind != probe.NoticeReconnect {
+	if n.Kind != follow.NoticeReconnect {
 		items := n.Items
 		r.Items = &items
 	}
-	if n.Kind == probe.NoticeRelist {
+	if n.Kind == follow.NoticeRelist {
 		r.Gap = n.Gap
 	}
 	return r
@@ -61,16 +65,22 @@ func (p *Printer) WatchNotice(r WatchNoticeRecord) error {
 		for i, t := range r.Tried {
 			tried[i] = fmt.Sprintf("%q", t)
 		}
-		line = p.Style.Bad.Sprint("RELIST") + fmt.Sprintf(" after %s: listed %d objects at RV %s (tried RV %s); %d RVs skipped since RV %s, their events are lost",
-			r.Reason, watchDeref(r.Items), r.ListResourceVersion, strings.Join(tried, " then "), r.SkippedRVs, watchOrDash(r.FromResourceVersion))
-		if r.Gap != nil {
+		line = p.Style.Bad.Sprint("RELIST") + fmt.Sprintf(" after %s: listed %d objects at RV %s (tried RV %s); the cluster's RV advanced %d since RV %s (writes to every resource, not events of this collection)",
+			r.Reason, watchDeref(r.Items), r.ListResourceVersion, strings.Join(tried, " then "), r.RVsAdvanced, watchOrDash(r.FromResourceVersion))
+		switch {
+		case r.Gap != nil && r.Gap.Initial:
+			line += fmt.Sprintf("\n-- first list of the collection: %d objects; the watch started from an exact RV and sends changes only, so what changed while it was broken cannot be told apart from the state", watchDeref(r.Items))
+		case r.Gap != nil:
 			line += fmt.Sprintf("\n-- gap: %d added, %d modified, %d deleted while the watch was broken", len(r.Gap.Added), len(r.Gap.Modified), len(r.Gap.Deleted))
-			line += watchGapLine("added", r.Gap.Added, func(c probe.ObjectChange) string { return "RV " + c.NewResourceVersion })
-			line += watchGapLine("modified", r.Gap.Modified, func(c probe.ObjectChange) string {
+			line += watchGapLine("added", r.Gap.Added, func(c follow.ObjectChange) string { return "RV " + c.NewResourceVersion })
+			line += watchGapLine("modified", r.Gap.Modified, func(c follow.ObjectChange) string {
 				return "RV " + c.OldResourceVersion + " -> " + c.NewResourceVersion
 			})
-			line += watchGapLine("deleted (DeletedFinalStateUnknown)", r.Gap.Deleted, func(c probe.ObjectChange) string { return "last seen at RV " + c.OldResourceVersion })
+			line += watchGapLine("deleted (DeletedFinalStateUnknown)", r.Gap.Deleted, func(c follow.ObjectChange) string { return "last seen at RV " + c.OldResourceVersion })
 		}
+	}
+	if r.MixedServers != "" {
+		line += "\n-- " + p.Style.Warn.Sprint("mixed API servers") + ": " + r.MixedServers + " (see: kubectl watchrv probe RESOURCE --servers)"
 	}
 	if _, err := fmt.Fprintln(p.Out, "-- "+line); err != nil {
 		return err
@@ -81,7 +91,7 @@ func (p *Printer) WatchNotice(r WatchNoticeRecord) error {
 	return nil
 }
 
-func watchGapLine(what string, cs []probe.ObjectChange, detail func(probe.ObjectChange) string) string {
+func watchGapLine(what string, cs []follow.ObjectChange, detail func(follow.ObjectChange) string) string {
 	if len(cs) == 0 {
 		return ""
 	}
@@ -114,7 +124,7 @@ type WatchSummary struct {
 	// Ended is why the watch stopped: timeout, interrupted, max-events,
 	// until, stream-end or error.
 	Ended string `json:"ended"`
-	probe.SessionStats
+	follow.Stats
 }
 
 // NewWatchSummary starts an empty summary.
@@ -126,10 +136,10 @@ func NewWatchSummary(start string) *WatchSummary {
 func (s *WatchSummary) Count(r WatchEventRecord) {
 	s.Events++
 	s.ByType[r.Type]++
-	if r.Type == probe.EventBookmark {
+	if r.Type == watchstream.EventBookmark {
 		s.Bookmarks++
 	}
-	if r.ResourceVersion != "" && r.Type != probe.EventError {
+	if r.ResourceVersion != "" && r.Type != watchstream.EventError {
 		if s.FirstResourceVersion == "" {
 			s.FirstResourceVersion = r.ResourceVersion
 		}
@@ -143,7 +153,7 @@ func (p *Printer) WatchSummary(s *WatchSummary) error {
 		return p.StreamItem(s)
 	}
 	var types []string
-	for _, t := range []string{probe.EventAdded, probe.EventModified, probe.EventDeleted, probe.EventBookmark, probe.EventError} {
+	for _, t := range []string{watchstream.EventAdded, watchstream.EventModified, watchstream.EventDeleted, watchstream.EventBookmark, watchstream.EventError} {
 		if n := s.ByType[t]; n > 0 {
 			types = append(types, fmt.Sprintf("%s %d", t, n))
 		}

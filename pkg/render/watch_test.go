@@ -11,14 +11,15 @@ import (
 	"testing"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
-	"github.com/watchrv/kubectl-watchrv/pkg/probe"
+	"github.com/watchrv/kubectl-watchrv/pkg/follow"
+	"github.com/watchrv/kubectl-watchrv/pkg/watchstream"
 )
 
 // The streams were captured from a real kube-apiserver v1.37.2 by
 // test/e2e/watch (TestCaptureWatchStreams -update).
 func recordedStream(t testing.TB, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "probe", "testdata", "watch", name))
+	b, err := os.ReadFile(filepath.Join("..", "watchstream", "testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,8 +32,8 @@ func renderStream(t testing.TB, stream []byte, format, start string) string {
 	t.Helper()
 	var out bytes.Buffer
 	p := NewPrinter(&out, io.Discard, format, true)
-	tr := probe.NewObjectTracker()
-	s := probe.NewWatchStreamFromReader(bytes.NewReader(stream))
+	tr := follow.NewTracker()
+	s := watchstream.FromReader(bytes.NewReader(stream))
 	if err := p.WatchHeader(); err != nil {
 		t.Fatal(err)
 	}
@@ -44,9 +45,14 @@ func renderStream(t testing.TB, stream []byte, format, start string) string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var obs probe.Observation
-		if ev.Type != probe.EventError && ev.Type != probe.EventBookmark {
+		var obs follow.Observation
+		if ev.Type != watchstream.EventError && ev.Type != watchstream.EventBookmark {
 			obs = tr.Observe(ev.Type, ev.Object)
+		}
+		// streaming.jsonl was recorded with sendInitialEvents=true, where
+		// the session marks the end bookmark.
+		if ev.IsInitialEventsEnd() {
+			obs.InitialEventsEnd, obs.InitialObjects = true, tr.Len()
 		}
 		r := NewWatchEventRecord(ev, obs, start)
 		if ev.Status != nil {
@@ -93,12 +99,12 @@ func TestWatchHumanLinesOfARecordedStream(t *testing.T) {
 	var colored bytes.Buffer
 	p := NewPrinter(&colored, io.Discard, FormatTable, true)
 	p.Style = NewStyle(true)
-	ev := probe.NewWatchStreamFromReader(bytes.NewReader(stream))
+	ev := watchstream.FromReader(bytes.NewReader(stream))
 	first, err := ev.Next()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.WatchEvent(NewWatchEventRecord(first, probe.Observation{}, "213")); err != nil {
+	if err := p.WatchEvent(NewWatchEventRecord(first, follow.Observation{}, "213")); err != nil {
 		t.Fatal(err)
 	}
 	if out := colored.String(); !strings.Contains(out, "\x1b[") || !strings.Contains(out, "capture/a") {
@@ -125,8 +131,8 @@ func renderStreamNoColor(t *testing.T, stream []byte) string {
 	var out bytes.Buffer
 	p := NewPrinter(&out, io.Discard, FormatTable, true)
 	p.Style = NewStyle(false)
-	s := probe.NewWatchStreamFromReader(bytes.NewReader(stream))
-	tr := probe.NewObjectTracker()
+	s := watchstream.FromReader(bytes.NewReader(stream))
+	tr := follow.NewTracker()
 	_ = p.WatchHeader()
 	for {
 		ev, err := s.Next()

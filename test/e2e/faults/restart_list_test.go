@@ -10,7 +10,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/watchrv/kubectl-watchrv/pkg/probe"
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/listing"
 	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
 )
 
@@ -25,17 +26,17 @@ func TestListSurvivesAPIServerRestartBetweenPages(t *testing.T) {
 	if err := framework.CreateConfigMaps(ctx, cs, ns, "cm", 40, 16, 4); err != nil {
 		t.Fatal(err)
 	}
-	client, err := probe.NewClient(c.RESTConfig(0))
+	client, err := apiclient.NewClient(c.RESTConfig(0))
 	if err != nil {
 		t.Fatal(err)
 	}
-	target := probe.Target{
-		Resource:  probe.Resource{GVR: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, Namespaced: true},
+	target := apiclient.Target{
+		Resource:  apiclient.Resource{GVR: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, Namespaced: true},
 		Namespace: ns,
 	}
 	var once sync.Once
 	restarted := make(chan error, 1)
-	res, err := client.Walk(ctx, target, probe.WalkOptions{PageOptions: probe.PageOptions{Limit: 10}}, func(probe.ItemMeta) {
+	res, err := listing.Walk(ctx, client, target, listing.WalkOptions{PageOptions: listing.PageOptions{Limit: 10}}, func(apiclient.ItemMeta) {
 		once.Do(func() {
 			c.StopAPIServer(0) // down before page 2 is asked for
 			go func() {

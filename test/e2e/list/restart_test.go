@@ -12,7 +12,9 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/watchrv/kubectl-watchrv/pkg/probe"
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
+	"github.com/watchrv/kubectl-watchrv/pkg/listing"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
 	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
 )
@@ -29,21 +31,21 @@ func TestListContinueExpiredRestartsOnce(t *testing.T) {
 	if err := framework.CreateConfigMaps(ctx, cs, ns, "cm", 30, 16, 4); err != nil {
 		t.Fatal(err)
 	}
-	client, err := probe.NewClient(c.RESTConfig(0))
+	client, err := apiclient.NewClient(c.RESTConfig(0))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cm := probe.Resource{GVR: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, Kind: "ConfigMap", Namespaced: true}
-	target := probe.Target{Resource: cm, Namespace: ns}
+	cm := apiclient.Resource{GVR: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, Kind: "ConfigMap", Namespaced: true}
+	target := apiclient.Target{Resource: cm, Namespace: ns}
 
 	// compactOnce compacts etcd past the first page's RV while page 1 is
 	// being read: a write moves the revision, then compaction at the newest.
 	bumps := 0
-	compactOnce := func() func(probe.ItemMeta) {
+	compactOnce := func() func(apiclient.ItemMeta) {
 		var once sync.Once
 		bumps++
 		prefix := fmt.Sprintf("bump%d", bumps)
-		return func(probe.ItemMeta) {
+		return func(apiclient.ItemMeta) {
 			once.Do(func() {
 				if err := framework.CreateConfigMaps(ctx, cs, ns, prefix, 1, 8, 1); err != nil {
 					t.Error(err)
@@ -60,8 +62,8 @@ func TestListContinueExpiredRestartsOnce(t *testing.T) {
 		}
 	}
 
-	opts := probe.WalkOptions{PageOptions: probe.PageOptions{Limit: 10}}
-	res, err := client.Walk(ctx, target, opts, compactOnce())
+	opts := listing.WalkOptions{PageOptions: listing.PageOptions{Limit: 10}}
+	res, err := listing.Walk(ctx, client, target, opts, compactOnce())
 	if err != nil {
 		t.Fatalf("the restarted walk should succeed: %v", err)
 	}
@@ -90,11 +92,11 @@ func TestListContinueExpiredRestartsOnce(t *testing.T) {
 
 	// With NoRestart the walk stops and says why.
 	opts.NoRestart = true
-	res, err = client.Walk(ctx, target, opts, compactOnce())
-	if !probe.IsContinueExpired(err) || len(res.Attempts) != 1 {
+	res, err = listing.Walk(ctx, client, target, opts, compactOnce())
+	if !listing.IsContinueExpired(err) || len(res.Attempts) != 1 {
 		t.Fatalf("NoRestart: want one attempt ending in an expired continue token, got %d attempts, err %v", len(res.Attempts), err)
 	}
-	if st, ok := probe.StatusOf(err); !ok || st.Code != 410 {
+	if st, ok := diagnose.StatusOf(err); !ok || st.Code != 410 {
 		t.Fatalf("the server's answer should be a 410 Status, got %+v", st)
 	}
 }

@@ -8,7 +8,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/watchrv/kubectl-watchrv/pkg/probe"
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/window"
 	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
 )
 
@@ -23,23 +24,23 @@ func BenchmarkProbeWindow(b *testing.B) {
 	if err := framework.CreateConfigMaps(ctx, cs, ns, "x", 50, 16, 4); err != nil {
 		b.Fatal(err)
 	}
-	client, err := probe.NewClient(shared.RESTConfig(0))
+	client, err := apiclient.NewClient(shared.RESTConfig(0))
 	if err != nil {
 		b.Fatal(err)
 	}
-	cm := probe.Resource{GVR: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, Namespaced: true}
+	cm := apiclient.Resource{GVR: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, Namespaced: true}
 	for _, tc := range []struct {
 		name string
-		t    probe.Target
+		t    apiclient.Target
 	}{
-		{"namespace-with-writes", probe.Target{Resource: cm, Namespace: ns}},
-		{"empty-namespace", probe.Target{Resource: cm, Namespace: "default"}},
+		{"namespace-with-writes", apiclient.Target{Resource: cm, Namespace: ns}},
+		{"empty-namespace", apiclient.Target{Resource: cm, Namespace: "default"}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			requests := 0
 			for b.Loop() {
-				budget := probe.NewBudget(64, 5)
-				w := client.ProbeWindow(ctx, tc.t, probe.WindowOptions{Search: probe.SearchOptions{Budget: budget}})
+				budget := apiclient.NewBudget(64, 5)
+				w := window.Probe(ctx, client, tc.t, window.WindowOptions{Search: window.SearchOptions{Budget: budget}})
 				if w.Err != nil || !w.Search.Found {
 					b.Fatalf("probe failed: %v", w.Err)
 				}

@@ -1,0 +1,117 @@
+// Package apiclient is the wire: the only package of the plugin that sends
+// requests to the API server. It reads collections, objects and watches
+// through the raw REST API, so the packages above it report what the server
+// sent and not what a typed client made of it. It only ever issues get, list
+// and watch requests, each exactly once: client-go's hidden retries are off.
+package apiclient
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/client-go/rest"
+)
+
+// Accept headers. Asking for PartialObjectMetadata(List) makes the server
+// send metadata only, which is all this plugin needs; servers that cannot
+// (some aggregated APIs) fall back to plain JSON objects, which decode alike.
+const (
+	AcceptMetadataList = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json"
+	AcceptMetadata     = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json"
+)
+
+// Client issues raw REST requests. Requests use the --request-timeout of the
+// kubeconfig flags; watches use a client without a whole-request timeout and
+// are bounded by their context instead.
+type Client struct {
+	config *rest.Config
+	short  rest.Interface
+	stream rest.Interface
+}
+
+// statusCodecs decode metav1.Status bodies into *errors.StatusError.
+var statusCodecs = func() serializer.CodecFactory {
+	s := runtime.NewScheme()
+	metav1.AddToGroupVersion(s, schema.GroupVersion{Version: "v1"})
+	return serializer.NewCodecFactory(s)
+}()
+
+// NewClient builds a client from a rest.Config (normally from the standard
+// kubectl flags).
+func NewClient(cfg *rest.Config) (*Client, error) {
+	base := rest.CopyConfig(cfg)
+	base.APIPath = ""
+	base.GroupVersion = nil
+	base.NegotiatedSerializer = statusCodecs.WithoutConversion()
+	if base.QPS == 0 {
+		// Paged lists of large collections need more than client-go's default
+		// 5 QPS; probe applies its own, lower limit.
+		base.QPS, base.Burst = 50, 100
+	}
+	short, err := rest.UnversionedRESTClientFor(base)
+	if err != nil {
+		return nil, fmt.Errorf("cannot build API client: %w", err)
+	}
+	streamCfg := rest.CopyConfig(base)
+	streamCfg.Timeout = 0
+	stream, err := rest.UnversionedRESTClientFor(streamCfg)
+	if err != nil {
+		return nil, fmt.Errorf("cannot build API client: %w", err)
+	}
+	return &Client{config: base, short: short, stream: stream}, nil
+}
+
+// ServerVersion returns the gitVersion from /version.
+func (c *Client) ServerVersion(ctx context.Context) (string, error) {
+	body, err := c.short.Get().AbsPath("/version").Do(ctx).Raw()
+	if err != nil {
+		return "", err
+	}
+	var v struct {
+		GitVersion string `json:"gitVersion"`
+	}
+	if err := json.Unmarshal(body, &v); err != nil {
+		return "", fmt.Errorf("cannot decode /version: %w", err)
+	}
+	return v.GitVersion, nil
+}
+
+// CheckDiscovery reads /api and /apis uncached: the real error when cached
+// discovery came back empty.
+func (c *Client) CheckDiscovery(ctx context.Context) error {
+	for _, p := range []string{"/api", "/apis"} {
+		if err := c.short.Get().AbsPath(p).Do(ctx).Error(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Get sends one GET of path with query q and returns the body as it
+// arrives. A watch (q has watch=1) goes through the client without a
+// whole-request timeout and is bounded by ctx. The request is sent exactly
+// once: client-go would otherwise repeat a 504 or 429 that carries
+// Retry-After up to ten times (a list from a future RV then takes ~43 s
+// instead of ~3 s), behind the caller's back and its request budget. An
+// error status comes back as an API error with the server's Status (message
+// and causes), which Stream decodes and Do().Raw() would not.
+func (c *Client) Get(ctx context.Context, path string, q url.Values, accept string) (io.ReadCloser, error) {
+	client := c.short
+	if q.Get("watch") != "" {
+		client = c.stream
+	}
+	req := client.Get().AbsPath(path).SetHeader("Accept", accept).MaxRetries(0)
+	for k, vs := range q {
+		for _, v := range vs {
+			req = req.Param(k, v)
+		}
+	}
+	return req.Stream(ctx)
+}

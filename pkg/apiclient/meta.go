@@ -1,0 +1,36 @@
+package apiclient
+
+import "strconv"
+
+// ItemMeta is the part of an object's metadata this plugin reads.
+type ItemMeta struct {
+	Namespace       string            `json:"namespace,omitempty"`
+	Name            string            `json:"name"`
+	UID             string            `json:"uid,omitempty"`
+	ResourceVersion string            `json:"resourceVersion,omitempty"`
+	Labels          map[string]string `json:"labels,omitempty"`
+	Annotations     map[string]string `json:"annotations,omitempty"`
+	// CreationTimestamp is RFC 3339 as the server sent it.
+	CreationTimestamp string `json:"creationTimestamp,omitempty"`
+}
+
+// ParseRV parses a decimal resourceVersion; ok is false for anything else
+// (an RV is opaque in general; every etcd-backed server uses decimals).
+func ParseRV(rv string) (uint64, bool) {
+	if rv == "" {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(rv, 10, 64)
+	return n, err == nil
+}
+
+// RVAfter reports a > b for decimal RVs; RVs that are not numbers are
+// compared for difference only.
+func RVAfter(a, b string) bool {
+	x, ok1 := ParseRV(a)
+	y, ok2 := ParseRV(b)
+	if !ok1 || !ok2 {
+		return a != b
+	}
+	return x > y
+}

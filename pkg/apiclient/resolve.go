@@ -1,0 +1,199 @@
+package apiclient
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+)
+
+// Resource is a resource type resolved through discovery.
+type Resource struct {
+	GVR        schema.GroupVersionResource
+	Kind       string
+	Namespaced bool
+	Verbs      []string
+}
+
+// Name is the resource as kubectl prints it: "configmaps" or "widgets.example.com".
+func (r Resource) Name() string {
+	if r.GVR.Group == "" {
+		return r.GVR.Resource
+	}
+	return r.GVR.Resource + "." + r.GVR.Group
+}
+
+// Supports reports whether discovery lists verb for this resource.
+func (r Resource) Supports(verb string) bool {
+	for _, v := range r.Verbs {
+		if v == verb {
+			return true
+		}
+	}
+	return false
+}
+
+// UnknownResourceError is returned when discovery does not know the name.
+type UnknownResourceError struct {
+	Name        string
+	Suggestions []string
+}
+
+func (e *UnknownResourceError) Error() string {
+	msg := fmt.Sprintf("the server doesn't have a resource type %q", e.Name)
+	if len(e.Suggestions) > 0 {
+		msg += fmt.Sprintf(": did you mean %s?", strings.Join(quoteAll(e.Suggestions), " or "))
+	} else {
+		msg += ": run 'kubectl api-resources' to see the names"
+	}
+	return msg
+}
+
+// ResolveResource resolves a name the way kubectl does: plural, singular,
+// short name, kind, resource.group or resource.version.group, CRDs included.
+// The mapper is normally cli-runtime's (cached discovery and short names).
+func ResolveResource(disco discovery.DiscoveryInterface, mapper meta.RESTMapper, arg string) (Resource, error) {
+	arg = strings.TrimSpace(arg)
+	if arg == "" || strings.ContainsAny(arg, " /") {
+		return Resource{}, fmt.Errorf("%q is not a resource type name: use a name such as configmaps, cm, deployments.apps", arg)
+	}
+	var gvr schema.GroupVersionResource
+	var err error
+	fully, gr := schema.ParseResourceArg(arg)
+	if fully != nil {
+		gvr, err = mapper.ResourceFor(*fully)
+	}
+	if gvr.Empty() {
+		gvr, err = mapper.ResourceFor(gr.WithVersion(""))
+	}
+	if err != nil || gvr.Empty() {
+		return Resource{}, &UnknownResourceError{Name: arg, Suggestions: suggest(disco, arg)}
+	}
+	list, err := disco.ServerResourcesForGroupVersion(gvr.GroupVersion().String())
+	if err != nil {
+		return Resource{}, fmt.Errorf("cannot read discovery for %s: %w", gvr.GroupVersion(), err)
+	}
+	for _, r := range list.APIResources {
+		if r.Name == gvr.Resource {
+			return Resource{GVR: gvr, Kind: r.Kind, Namespaced: r.Namespaced, Verbs: r.Verbs}, nil
+		}
+	}
+	return Resource{}, &UnknownResourceError{Name: arg, Suggestions: suggest(disco, arg)}
+}
+
+// ListableResources returns every resource in discovery that supports list
+// and watch, skipping subresources, at the preferred version of each group.
+func ListableResources(disco discovery.DiscoveryInterface) ([]Resource, error) {
+	lists, err := disco.ServerPreferredResources()
+	if err != nil && len(lists) == 0 {
+		return nil, err
+	}
+	var out []Resource
+	for _, l := range lists {
+		gv, perr := schema.ParseGroupVersion(l.GroupVersion)
+		if perr != nil {
+			continue
+		}
+		for _, r := range l.APIResources {
+			if strings.Contains(r.Name, "/") {
+				continue
+			}
+			res := Resource{GVR: gv.WithResource(r.Name), Kind: r.Kind, Namespaced: r.Namespaced, Verbs: r.Verbs}
+			if res.Supports("list") && res.Supports("watch") {
+				out = append(out, res)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name() < out[j].Name() })
+	return out, err
+}
+
+// suggest returns up to three names close to arg (prefix or small edit distance).
+func suggest(disco discovery.DiscoveryInterface, arg string) []string {
+	lists, _ := disco.ServerPreferredResources()
+	arg = strings.ToLower(arg)
+	type cand struct {
+		name string
+		dist int
+	}
+	var cands []cand
+	seen := map[string]bool{}
+	for _, l := range lists {
+		gv, _ := schema.ParseGroupVersion(l.GroupVersion)
+		for _, r := range l.APIResources {
+			if strings.Contains(r.Name, "/") {
+				continue
+			}
+			full := r.Name
+			if gv.Group != "" {
+				full += "." + gv.Group
+			}
+			best := -1
+			for _, n := range namesOf(r) {
+				d := distance(arg, n)
+				if strings.HasPrefix(n, arg) && len(arg) >= 3 {
+					d = min(d, 1)
+				}
+				if best < 0 || d < best {
+					best = d
+				}
+			}
+			if best <= max(2, len(arg)/4) && !seen[full] {
+				seen[full] = true
+				cands = append(cands, cand{full, best})
+			}
+		}
+	}
+	sort.Slice(cands, func(i, j int) bool {
+		if cands[i].dist != cands[j].dist {
+			return cands[i].dist < cands[j].dist
+		}
+		return cands[i].name < cands[j].name
+	})
+	var out []string
+	for i := 0; i < len(cands) && i < 3; i++ {
+		out = append(out, cands[i].name)
+	}
+	return out
+}
+
+func namesOf(r metav1.APIResource) []string {
+	names := []string{r.Name, strings.ToLower(r.Kind)}
+	if r.SingularName != "" {
+		names = append(names, r.SingularName)
+	}
+	return append(names, r.ShortNames...)
+}
+
+// distance is the Levenshtein distance between a and b.
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+func quoteAll(s []string) []string {
+	out := make([]string, len(s))
+	for i, v := range s {
+		out[i] = fmt.Sprintf("%q", v)
+	}
+	return out
+}

@@ -1,0 +1,167 @@
+package diagnose
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"io"
+	"net"
+	"strings"
+	"syscall"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Failure names why a request failed, in the terms an operator acts on. It
+// is the one classifier of transport and HTTP failures: exit codes, retry
+// decisions and FromError all read it.
+type Failure string
+
+// Failure kinds.
+const (
+	FailureNone         Failure = ""
+	FailureUnreachable  Failure = "Unreachable"
+	FailureTLS          Failure = "TLS"
+	FailureUnauthorized Failure = "Unauthorized"
+	FailureForbidden    Failure = "Forbidden"
+	FailureThrottled    Failure = "Throttled"
+	FailureNotFound     Failure = "NotFound"
+	FailureExpired      Failure = "Expired"
+	FailureTooLarge     Failure = "TooLarge"
+	// FailureTimeout is the server's own 504 Timeout (not a TooLarge).
+	FailureTimeout Failure = "Timeout"
+	// FailureNoAnswer: the client stopped waiting (--request-timeout, a
+	// deadline, a stalled stream): the server may be up but did not answer.
+	FailureNoAnswer Failure = "NoAnswer"
+	// FailureConnectionBroken: an open connection or stream broke (reset,
+	// unexpected EOF): the request may be repeated.
+	FailureConnectionBroken Failure = "ConnectionBroken"
+	// FailureBadRequest: 400 or 422, the request itself is wrong (a bad
+	// selector, invalid parameters): repeating it cannot help.
+	FailureBadRequest Failure = "BadRequest"
+	FailureServer     Failure = "ServerError"
+	FailureOther      Failure = "Other"
+)
+
+// ClassifyFailure sorts a request error. Expired covers 410 with reason
+// Expired and the pre-1.18 reason Gone, as client-go's Reflector does.
+func ClassifyFailure(err error) Failure {
+	if err == nil {
+		return FailureNone
+	}
+	switch {
+	case IsTooLarge(err):
+		return FailureTooLarge
+	case apierrors.IsResourceExpired(err) || apierrors.IsGone(err):
+		return FailureExpired
+	case apierrors.IsUnauthorized(err):
+		return FailureUnauthorized
+	case apierrors.IsForbidden(err):
+		return FailureForbidden
+	case apierrors.IsTooManyRequests(err):
+		return FailureThrottled
+	case apierrors.IsNotFound(err):
+		return FailureNotFound
+	case apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err):
+		return FailureTimeout
+	case apierrors.IsInternalError(err) || apierrors.IsServiceUnavailable(err) || apierrors.IsUnexpectedServerError(err):
+		return FailureServer
+	case apierrors.IsBadRequest(err) || apierrors.IsInvalid(err):
+		return FailureBadRequest
+	}
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		if status.Status().Code >= 500 {
+			return FailureServer
+		}
+		return FailureOther
+	}
+	if isTLSError(err) {
+		return FailureTLS
+	}
+	if isNoAnswer(err) {
+		return FailureNoAnswer
+	}
+	if isBroken(err) {
+		return FailureConnectionBroken
+	}
+	if isNetworkError(err) {
+		return FailureUnreachable
+	}
+	return FailureOther
+}
+
+// Retryable reports the failures a Reflector keeps retrying through: the
+// server or the network may recover. Everything else (401, 403, 404, 400,
+// TLS) stays wrong however often it is repeated.
+func (f Failure) Retryable() bool {
+	switch f {
+	case FailureUnreachable, FailureServer, FailureTimeout, FailureNoAnswer, FailureConnectionBroken, FailureThrottled:
+		return true
+	}
+	return false
+}
+
+// isNoAnswer: the client gave up waiting. A *url.Error or net.Error that says
+// Timeout, a context deadline, or any error with Timeout() true (a stalled
+// watch) counts; a dial timeout is a timeout too (nothing answered).
+func isNoAnswer(err error) bool {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	var t interface{ Timeout() bool }
+	return errors.As(err, &t) && t.Timeout() || strings.Contains(err.Error(), "Client.Timeout exceeded") ||
+		strings.Contains(err.Error(), "i/o timeout")
+}
+
+// isBroken: a connection that was open broke.
+func isBroken(err error) bool {
+	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
+		strings.Contains(err.Error(), "unexpected EOF") || strings.Contains(err.Error(), "connection reset by peer")
+}
+
+// IsTooLarge reports a 504 whose cause is ResourceVersionTooLarge, or the
+// message-only form older servers send.
+func IsTooLarge(err error) bool {
+	if apierrors.HasStatusCause(err, metav1.CauseTypeResourceVersionTooLarge) {
+		return true
+	}
+	return apierrors.IsTimeout(err) && strings.Contains(err.Error(), "Too large resource version")
+}
+
+func isTLSError(err error) bool {
+	var ua x509.UnknownAuthorityError
+	var ci x509.CertificateInvalidError
+	var hn x509.HostnameError
+	var rh tls.RecordHeaderError
+	var cv *tls.CertificateVerificationError
+	if errors.As(err, &ua) || errors.As(err, &ci) || errors.As(err, &hn) || errors.As(err, &rh) || errors.As(err, &cv) {
+		return true
+	}
+	s := err.Error()
+	return strings.Contains(s, "x509:") || strings.Contains(s, "tls:")
+}
+
+func isNetworkError(err error) bool {
+	if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EHOSTUNREACH) || errors.Is(err, syscall.ENETUNREACH) {
+		return true
+	}
+	var dns *net.DNSError
+	var op *net.OpError
+	if errors.As(err, &dns) || errors.As(err, &op) {
+		return true
+	}
+	s := err.Error()
+	return strings.Contains(s, "connection refused") || strings.Contains(s, "no such host")
+}
+
+// StatusOf returns the metav1.Status inside an API error, if there is one.
+func StatusOf(err error) (metav1.Status, bool) {
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		return status.Status(), true
+	}
+	return metav1.Status{}, false
+}

@@ -1,0 +1,49 @@
+package diagnose
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+func TestClassifyFailure(t *testing.T) {
+	gr := schema.GroupResource{Resource: "configmaps"}
+	tooLarge := apierrors.NewTimeoutError("Too large resource version: 999, current: 215", 1)
+	tooLarge.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: metav1.CauseTypeResourceVersionTooLarge, Message: "Too large resource version"}}
+	cases := []struct {
+		err  error
+		want Failure
+	}{
+		{nil, FailureNone},
+		{apierrors.NewResourceExpired("too old resource version: 2 (211)"), FailureExpired},
+		{apierrors.NewGone("gone"), FailureExpired},
+		{tooLarge, FailureTooLarge},
+		{apierrors.NewUnauthorized("Unauthorized"), FailureUnauthorized},
+		{apierrors.NewForbidden(gr, "", errors.New("nope")), FailureForbidden},
+		{apierrors.NewTooManyRequests("slow down", 1), FailureThrottled},
+		{apierrors.NewNotFound(gr, "x"), FailureNotFound},
+		{apierrors.NewInternalError(errors.New("boom")), FailureServer},
+		{apierrors.NewGenericServerResponse(http.StatusBadGateway, "get", gr, "", "", 0, false), FailureServer},
+		{errors.New(`Get "https://127.0.0.1:1/api": dial tcp 127.0.0.1:1: connect: connection refused`), FailureUnreachable},
+		{errors.New("tls: failed to verify certificate: x509: certificate signed by unknown authority"), FailureTLS},
+		// One classifier for everyone: a client-side deadline is "no answer"
+		// (exit 4, retried by --follow), never a server timeout nor a stall.
+		{fmt.Errorf("list: %w", context.DeadlineExceeded), FailureNoAnswer},
+		{&url.Error{Op: "Get", URL: "https://127.0.0.1:1/api", Err: io.ErrUnexpectedEOF}, FailureConnectionBroken},
+		{apierrors.NewBadRequest(`unable to parse requirement: found '=', expected: identifier`), FailureBadRequest},
+		{apierrors.NewInvalid(schema.GroupKind{Kind: "ConfigMap"}, "a", nil), FailureBadRequest},
+	}
+	for _, c := range cases {
+		if got := ClassifyFailure(c.err); got != c.want {
+			t.Errorf("ClassifyFailure(%v) = %s, want %s", c.err, got, c.want)
+		}
+	}
+}

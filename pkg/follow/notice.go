@@ -1,0 +1,76 @@
+package follow
+
+import (
+	"math/rand/v2"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
+)
+
+// NoticeKind names what happened between streams.
+type NoticeKind string
+
+// Notice kinds.
+const (
+	NoticeListed    NoticeKind = "LISTED"    // --rv list: the initial List
+	NoticeReconnect NoticeKind = "RECONNECT" // a stream ended or failed; watching again from the last RV
+	NoticeRelist    NoticeKind = "RELIST"    // Expired or TooLarge: listed again and reconciled
+)
+
+// Notice is one step of a session that is not an event.
+type Notice struct {
+	Kind NoticeKind
+	Time time.Time
+	// Reason is why a reconnect or a relist happened.
+	Reason string
+	// Failure classifies the error behind Reason, when there was one.
+	Failure diagnose.Failure
+	// Err is the error behind Reason (HTTP status or network), when there was one.
+	Err error
+	// FromResourceVersion is the RV the next watch (or the relist) starts from.
+	FromResourceVersion string
+	Delay               time.Duration
+	// For LISTED and RELIST: the List's RV, its size, the RVs tried in
+	// order ("" is the consistent read of last resort), and what changed
+	// meanwhile.
+	ListResourceVersion string
+	Items               int
+	Tried               []string
+	// RVsAdvanced is how far the RV moved between the last RV seen and the
+	// new List's RV. RVs are etcd revisions shared by the whole cluster:
+	// this counts writes to every resource, not lost events of this
+	// collection (Gap says what this collection lost, as net effect).
+	RVsAdvanced uint64
+	Gap         *Gap
+	// MixedServers is set when this step is a sign that the answers came
+	// from different API servers (an RV going backwards, a TooLarge after a
+	// successful list).
+	MixedServers string
+}
+
+// Backoff is the delay between failed attempts: exponential with jitter and
+// a cap, as client-go's Reflector does (800 ms doubling up to 30 s).
+type Backoff struct {
+	Initial, Max time.Duration
+	next         time.Duration
+}
+
+// Delay returns the next delay, with up to 50% jitter.
+func (b *Backoff) Delay() time.Duration {
+	if b.Initial <= 0 {
+		b.Initial = 800 * time.Millisecond
+	}
+	if b.Max <= 0 {
+		b.Max = 30 * time.Second
+	}
+	if b.next == 0 {
+		b.next = b.Initial
+	}
+	d := b.next
+	b.next = min(2*b.next, b.Max)
+	return d + time.Duration(rand.Int64N(int64(d)/2+1))
+}
+
+// Reset starts the backoff over after a success.
+func (b *Backoff) Reset() { b.next = 0 }
+

@@ -1,0 +1,104 @@
+package follow
+
+import (
+	"context"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
+	"github.com/watchrv/kubectl-watchrv/pkg/listing"
+)
+
+// relistPageSize is the page size of lists made by a session, as an
+// informer's (client-go pages relists by 500).
+const relistPageSize = 500
+
+// list reads the whole collection (metadata only), trying each RV in order
+// and moving to the next only on Expired or TooLarge. It replaces the
+// tracker's state and returns what changed.
+//
+// As client-go does, a list with an RV (other than 0) is one unpaged
+// request "not older than" it, so that the watch cache serves it; a paged
+// list with an RV is an exact read from etcd, which would return the very
+// RV the watch just found too old. Like every request of the plugin it is
+// sent once: a 504 TooLarge falls back to "" at once instead of after
+// client-go's ten hidden retries (~40 s).
+func (s *Session) list(ctx context.Context, tries []string) (Notice, error) {
+	n := Notice{Kind: NoticeListed, Time: time.Now()}
+	var lastErr error
+	for _, rv := range tries {
+		n.Tried = append(n.Tried, rv)
+		listRV, items, err := s.listAt(ctx, rv)
+		if err != nil {
+			lastErr = err
+			f := diagnose.ClassifyFailure(err)
+			s.mixing.failure(f, rv)
+			if f == diagnose.FailureExpired || f == diagnose.FailureTooLarge {
+				continue
+			}
+			return n, err
+		}
+		n.ListResourceVersion = listRV
+		n.Items = len(items)
+		n.MixedServers = s.mixing.listedAt(listRV)
+		g := s.tracker.Reconcile(items)
+		g.Initial = !s.knowsState
+		s.knowsState = true
+		n.Gap = &g
+		return n, nil
+	}
+	return n, lastErr
+}
+
+// listAt is one list of the whole collection at rv.
+func (s *Session) listAt(ctx context.Context, rv string) (string, []apiclient.ItemMeta, error) {
+	if rv != "" && rv != "0" {
+		p, err := listing.List(ctx, s.Client, s.Target, listing.PageOptions{ResourceVersion: rv})
+		if err != nil {
+			return "", nil, err
+		}
+		return p.ResourceVersion, p.Items, nil
+	}
+	var items []apiclient.ItemMeta
+	res, err := listing.Walk(ctx, s.Client, s.Target, listing.WalkOptions{PageOptions: listing.PageOptions{Limit: relistPageSize, ResourceVersion: rv}},
+		func(m apiclient.ItemMeta) { items = append(items, m) })
+	if err != nil {
+		return "", nil, err
+	}
+	listRV := ""
+	if pages := res.Final().Pages; len(pages) > 0 {
+		listRV = pages[0].ResourceVersion
+	}
+	return listRV, items, nil
+}
+
+// relist lists again after an Expired or TooLarge, first from the last RV
+// seen and then, as the last resort, with a consistent read (""), as the
+// Reflector does; it reports the gap and resumes from the new List's RV.
+func (s *Session) relist(ctx context.Context, reason string, cause error, consistentOnly bool) error {
+	from := s.lastRV
+	tries := []string{""}
+	if from != "" && from != "0" && !consistentOnly {
+		tries = []string{from, ""}
+	}
+	n, err := s.list(ctx, tries)
+	if err != nil {
+		return err
+	}
+	s.stats.Relists++
+	if !n.Gap.Initial {
+		s.stats.Reconciled += n.Gap.Count()
+	}
+	n.Kind, n.Reason, n.Err, n.FromResourceVersion = NoticeRelist, reason, cause, from
+	if cause != nil {
+		n.Failure = diagnose.ClassifyFailure(cause)
+	}
+	if a, ok := apiclient.ParseRV(n.ListResourceVersion); ok {
+		if b, ok := apiclient.ParseRV(from); ok && a > b {
+			n.RVsAdvanced = a - b
+		}
+	}
+	s.lastRV = n.ListResourceVersion
+	s.notify(n)
+	return nil
+}

@@ -1,0 +1,334 @@
+// Package follow runs watches the way client-go's Reflector does, and says
+// what a Reflector hides: it reconnects from the last RV seen, relists on
+// Expired or TooLarge, and reconciles the new list with what was known, so
+// that the gap (objects added, modified and deleted while the watch was
+// broken) is reported instead of silently absorbed.
+package follow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
+	"github.com/watchrv/kubectl-watchrv/pkg/watchstream"
+)
+
+// Stop, returned by an OnEvent callback, ends a Session cleanly; its Reason
+// becomes the session's End (for example "until" or "max-events").
+type Stop struct{ Reason string }
+
+func (s *Stop) Error() string { return "stop watching: " + s.Reason }
+
+// Session runs one raw watch or, with Follow, a chain of watches that
+// behaves like client-go's Reflector. Run splits the work into named steps,
+// as reflector.go does: listFirst, relist, openWatch, readStream, and
+// afterStream decides what follows.
+type Session struct {
+	Client  *apiclient.Client
+	Target  apiclient.Target
+	Options watchstream.Options
+	// ListFirst lists the collection (paged, metadata only) and watches from
+	// the List's RV: the correct pattern (--rv list).
+	ListFirst bool
+	Follow    bool
+	Backoff   Backoff
+	// OnEvent sees every event in order. A *Stop ends the session cleanly;
+	// any other error ends it and Run returns that error.
+	OnEvent func(watchstream.Event, Observation) error
+	// OnNotice sees the list, reconnects and relists.
+	OnNotice func(Notice)
+	// StallTimeout (0 = off) closes a stream that has sent nothing, not even
+	// a bookmark, for that long, and abandons a watch request whose answer
+	// has not begun by then: a hung API server (or a network that drops
+	// packets silently) is noticed by the client's own deadline, and with
+	// Follow the session reconnects from the last RV, so nothing is lost.
+	StallTimeout time.Duration
+
+	tracker *Tracker
+	lastRV  string
+	// knowsState: the tracker holds the whole collection (after a list, or
+	// once a watch that starts with the state has run), so a relist's
+	// difference is a real gap rather than the first sight of the state.
+	knowsState bool
+	mixing     mixingDetector
+	// relisted: a relist happened and no event has arrived since.
+	relisted bool
+	// streamingList: a streaming list is delivering its initial state
+	// (initialObjects ADDED so far) and its end bookmark has not come.
+	streamingList  bool
+	initialObjects int
+	stats      Stats
+	end        End
+}
+
+// End says how a session ended.
+type End string
+
+// Ends.
+const (
+	EndStreamEnd   End = "stream-end"  // the server ended the stream (without Follow)
+	EndTimeout     End = "timeout"     // the watch's own deadline (--timeout)
+	EndInterrupted End = "interrupted" // the caller's context was cancelled (Ctrl-C)
+	EndError       End = "error"       // a failure, or an ERROR event, ended it
+)
+
+// Stats count what a session did.
+type Stats struct {
+	Streams    int    `json:"streams"`
+	Reconnects int    `json:"reconnects"`
+	Relists    int    `json:"relists"`
+	Reconciled int    `json:"reconciledByRelist"`
+	Duplicates int    `json:"duplicates"`
+	LastRV     string `json:"lastResourceVersion,omitempty"`
+	// MixedServers counts the signs that answers came from different API
+	// servers behind one address (an RV going backwards, a TooLarge right
+	// after a successful list).
+	MixedServers int `json:"mixedServerSigns,omitempty"`
+}
+
+// Stats returns the counts so far.
+func (s *Session) Stats() Stats {
+	st := s.stats
+	st.LastRV = s.lastRV
+	st.MixedServers = len(s.mixing.signs)
+	return st
+}
+
+// End is how the session ended (valid after Run).
+func (s *Session) End() End { return s.end }
+
+// Run watches until the stream ends (or, with Follow, until ctx ends or the
+// callback stops it). Without Follow an HTTP error status is returned as is;
+// with Follow only failures a retry cannot mend are returned, each with its
+// own class (403, 401, TLS, 400 ...), never disguised as a stall.
+func (s *Session) Run(ctx context.Context) error {
+	err := s.run(ctx)
+	var stop *Stop
+	switch {
+	case errors.As(err, &stop):
+		s.end, err = End(stop.Reason), nil
+	case s.end != "":
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		s.end, err = EndTimeout, nil
+	case ctx.Err() != nil:
+		s.end, err = EndInterrupted, nil
+	case err != nil:
+		s.end = EndError
+	default:
+		s.end = EndStreamEnd
+	}
+	return err
+}
+
+func (s *Session) run(ctx context.Context) error {
+	s.tracker = NewTracker()
+	opts := s.Options
+	if opts.RVSet {
+		s.lastRV = opts.ResourceVersion
+	}
+	s.streamingList = opts.SendInitialEvents
+	if s.ListFirst {
+		var err error
+		if opts, err = s.listFirst(ctx, opts); err != nil {
+			return err
+		}
+	}
+	var pending *relistCause // an Expired or TooLarge asks for a relist
+	for ctx.Err() == nil {
+		if pending != nil {
+			retry, err := s.relistFor(ctx, pending)
+			if err != nil || ctx.Err() != nil {
+				return err
+			}
+			if retry {
+				continue
+			}
+			pending = nil
+			opts = s.resumeOptions(opts)
+		}
+		stream, err := s.openWatch(ctx, opts)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			if pending, err = s.afterOpenFailure(ctx, err); err != nil {
+				return err
+			}
+			continue
+		}
+		s.stats.Streams++
+		opened := time.Now()
+		if opts.RVSet && opts.ResourceVersion != "" && opts.ResourceVersion != "0" && !opts.SendInitialEvents {
+			// An exact watch sends changes only: the state stays unknown.
+		} else {
+			s.knowsState = true
+		}
+		end := s.readStream(stream)
+		stream.Close()
+		if end.callbackErr != nil {
+			return end.callbackErr
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		if !s.Follow {
+			if end.broken {
+				return end.err
+			}
+			if end.failure != "" {
+				s.end = EndError
+			} else if opts.TimeoutSeconds > 0 && time.Since(opened) >= time.Duration(opts.TimeoutSeconds)*time.Second-time.Second {
+				s.end = EndTimeout
+			}
+			return nil
+		}
+		opts = s.resumeOptions(opts)
+		if pending, err = s.afterStream(ctx, end, opened); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// relistCause is why a relist is due.
+type relistCause struct {
+	reason string
+	err    error
+	// unproductive: the last relist was followed by another Expired before
+	// any event; then the next relist is a consistent read, after a backoff
+	// (client-go's isLastSyncResourceVersionUnavailable), never a tight loop.
+	unproductive bool
+}
+
+// listFirst is --rv list: list, then watch from the List's RV.
+func (s *Session) listFirst(ctx context.Context, opts watchstream.Options) (watchstream.Options, error) {
+	n, err := s.list(ctx, []string{""})
+	if err != nil {
+		return opts, err
+	}
+	s.lastRV = n.ListResourceVersion
+	s.notify(n)
+	return watchstream.Options{ResourceVersion: n.ListResourceVersion, RVSet: true, AllowBookmarks: opts.AllowBookmarks || s.Follow, TimeoutSeconds: opts.TimeoutSeconds}, nil
+}
+
+// relistFor relists after c; retry is true when the relist failed in a way
+// worth another try after a backoff (already waited).
+func (s *Session) relistFor(ctx context.Context, c *relistCause) (retry bool, err error) {
+	if c.unproductive && !s.sleep(ctx, Notice{Kind: NoticeReconnect, Reason: "the watch from the relist's RV failed again: " + c.reason, Err: c.err, Failure: diagnose.ClassifyFailure(c.err), FromResourceVersion: s.lastRV}) {
+		return false, nil
+	}
+	err = s.relist(ctx, c.reason, c.err, c.unproductive)
+	if err == nil {
+		c.unproductive = false
+		s.relisted = true
+		return false, nil
+	}
+	f := diagnose.ClassifyFailure(err)
+	if ctx.Err() != nil || !f.Retryable() {
+		return false, err
+	}
+	if !s.sleep(ctx, Notice{Kind: NoticeReconnect, Reason: "relist failed: " + err.Error(), Err: err, Failure: f, FromResourceVersion: s.lastRV}) {
+		return false, nil
+	}
+	return true, nil
+}
+
+// afterOpenFailure decides what a failed watch request leads to: a relist
+// (Expired or TooLarge as the HTTP status, as for an ERROR event), a
+// reconnect after a backoff (the server or the network may recover), or the
+// end of the run with the failure itself (a retry cannot change a 403).
+func (s *Session) afterOpenFailure(ctx context.Context, err error) (*relistCause, error) {
+	if !s.Follow {
+		return nil, err
+	}
+	f := diagnose.ClassifyFailure(err)
+	s.mixing.failure(f, s.lastRV)
+	if f == diagnose.FailureExpired || f == diagnose.FailureTooLarge {
+		return &relistCause{reason: err.Error(), err: err, unproductive: s.relisted}, nil
+	}
+	if !f.Retryable() {
+		return nil, err
+	}
+	s.sleep(ctx, Notice{Kind: NoticeReconnect, Reason: err.Error(), Err: err, Failure: f, FromResourceVersion: s.lastRV})
+	return nil, nil
+}
+
+// afterStream decides what follows a stream that ended, with Follow.
+func (s *Session) afterStream(ctx context.Context, end streamEnd, opened time.Time) (*relistCause, error) {
+	if end.expired {
+		s.mixing.failure(end.failure, s.lastRV)
+		return &relistCause{reason: end.reason, err: end.err, unproductive: s.relisted && end.events <= 1}, nil
+	}
+	if end.events > 0 {
+		s.relisted = false
+		s.Backoff.Reset()
+	}
+	if end.failure != "" && !end.failure.Retryable() && !end.broken {
+		// An ERROR event a retry cannot mend (403 on a watch that lost its grant).
+		return nil, end.err
+	}
+	n := Notice{Kind: NoticeReconnect, Reason: end.reason, Err: end.err, Failure: end.failure, FromResourceVersion: s.lastRV}
+	if end.err == nil && (end.events > 0 || time.Since(opened) > time.Second) {
+		// A stream the server ended normally (timeoutSeconds): a Reflector
+		// watches again at once.
+		s.Backoff.Reset()
+		s.stats.Reconnects++
+		n.Time = time.Now()
+		s.notify(n)
+		return nil, nil
+	}
+	s.sleep(ctx, n)
+	return nil, nil
+}
+
+// resumeOptions are the options of the next watch: from the last RV seen,
+// with bookmarks so that a quiet stream still advances it.
+func (s *Session) resumeOptions(o watchstream.Options) watchstream.Options {
+	if s.lastRV == "" {
+		// Nothing seen yet: the state is asked for again, as on the first watch.
+		return o
+	}
+	return watchstream.Options{ResourceVersion: s.lastRV, RVSet: true, AllowBookmarks: true, TimeoutSeconds: o.TimeoutSeconds}
+}
+
+// sleep notifies a reconnect and waits its backoff; false when ctx ended.
+func (s *Session) sleep(ctx context.Context, n Notice) bool {
+	n.Delay = s.Backoff.Delay()
+	n.Time = time.Now()
+	s.stats.Reconnects++
+	s.notify(n)
+	return apiclient.SleepContext(ctx, n.Delay) == nil
+}
+
+func (s *Session) notify(n Notice) {
+	if s.OnNotice != nil {
+		s.OnNotice(n)
+	}
+}
+
+// advance moves the last RV seen forward (never back).
+func (s *Session) advance(rv string) {
+	s.mixing.seen(rv)
+	if rv != "" && (s.lastRV == "" || apiclient.RVAfter(rv, s.lastRV)) {
+		s.lastRV = rv
+	}
+}
+
+// StalledError says the server sent nothing for longer than StallTimeout.
+type StalledError struct {
+	After   time.Duration
+	Opening bool // no answer to the watch request itself
+}
+
+func (e *StalledError) Error() string {
+	if e.Opening {
+		return fmt.Sprintf("no answer to the watch request within %s (--stall-timeout): the API server or the network hangs", e.After)
+	}
+	return fmt.Sprintf("no data from the server for %s, not even a bookmark (--stall-timeout): the stream was closed as stalled", e.After)
+}
+
+// Timeout marks a stall as a client-side timeout (retryable, like client-go's).
+func (e *StalledError) Timeout() bool { return true }

@@ -1,0 +1,150 @@
+package follow
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/watchstream"
+)
+
+var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func TestTrackerFlagsDuplicatesOfARecordedStream(t *testing.T) {
+	evs := readStream(t, "seed.jsonl")
+	tr := NewTracker()
+	for i, e := range evs {
+		if o := tr.Observe(e.Type, e.Object); o.Duplicate {
+			t.Fatalf("first delivery of event %d flagged as duplicate", i)
+		}
+	}
+	// Delivering the same stream again (a reconnect from an older RV) makes
+	// every event a duplicate: the same UID at an RV already seen.
+	dups := 0
+	for _, e := range evs {
+		if tr.Observe(e.Type, e.Object).Duplicate {
+			dups++
+		}
+	}
+	if dups != len(evs) {
+		t.Fatalf("want %d duplicates on the replay, got %d", len(evs), dups)
+	}
+}
+
+func TestTrackerPointsOutRecreation(t *testing.T) {
+	evs := readStream(t, "seed.jsonl")
+	tr := NewTracker()
+	var recreated []string
+	for _, e := range evs {
+		if o := tr.Observe(e.Type, e.Object); o.PreviousUID != "" {
+			recreated = append(recreated, e.Type+" "+e.Object.Name+" was "+o.PreviousUID)
+		}
+	}
+	if len(recreated) != 1 || recreated[0] != "ADDED c was "+evs[6].Object.UID {
+		t.Fatalf("want exactly the recreated c pointed out, got %v", recreated)
+	}
+}
+
+func TestReconcileReportsTheGap(t *testing.T) {
+	evs := readStream(t, "seed.jsonl")
+	tr := NewTracker()
+	// State as a watch saw it after its first three events: a (modified), c (added).
+	for _, e := range evs[:3] {
+		tr.Observe(e.Type, e.Object)
+	}
+	// A relist then finds a at a later RV, no c, and a new d.
+	a := evs[5].Object
+	d := apiclient.ItemMeta{Namespace: "capture", Name: "d", UID: "uid-d", ResourceVersion: "999"}
+	g := tr.Reconcile([]apiclient.ItemMeta{a, d})
+	if len(g.Added) != 1 || g.Added[0].Name != "d" ||
+		len(g.Modified) != 1 || g.Modified[0].Name != "a" || g.Modified[0].OldResourceVersion != evs[0].Object.ResourceVersion ||
+		len(g.Deleted) != 1 || g.Deleted[0].Name != "c" || g.Count() != 3 {
+		t.Fatalf("gap: %+v", g)
+	}
+	if tr.Len() != 2 {
+		t.Fatalf("after a relist the tracker knows exactly the listed objects, got %d", tr.Len())
+	}
+	if g := tr.Reconcile([]apiclient.ItemMeta{a, d}); g.Count() != 0 {
+		t.Fatalf("the same list again is no gap: %+v", g)
+	}
+}
+
+func TestTombstonesStayBounded(t *testing.T) {
+	tr := NewTracker()
+	for i := 0; i < 3*maxTombstones; i++ {
+		m := apiclient.ItemMeta{Namespace: "n", Name: fmt.Sprint("x", i), UID: fmt.Sprint("u", i), ResourceVersion: fmt.Sprint(2*i + 1)}
+		tr.Observe(watchstream.EventAdded, m)
+		m.ResourceVersion = fmt.Sprint(2*i + 2)
+		tr.Observe(watchstream.EventDeleted, m)
+	}
+	if len(tr.dead) > maxTombstones || len(tr.deadNames) > maxTombstones || tr.Len() != 0 || len(tr.names) != 0 {
+		t.Fatalf("tombstones %d > %d or live %d", len(tr.dead), maxTombstones, tr.Len())
+	}
+}
+
+func TestBackoffGrowsWithJitterUpToTheCap(t *testing.T) {
+	b := Backoff{Initial: 100 * time.Millisecond, Max: 400 * time.Millisecond}
+	var ds []time.Duration
+	for i := 0; i < 5; i++ {
+		ds = append(ds, b.Delay())
+	}
+	bases := []time.Duration{100, 200, 400, 400, 400}
+	for i, d := range ds {
+		base := bases[i] * time.Millisecond
+		if d < base || d > base+base/2 {
+			t.Fatalf("delay %d: %s not in [%s, %s]", i, d, base, base+base/2)
+		}
+	}
+	b.Reset()
+	if d := b.Delay(); d > 150*time.Millisecond {
+		t.Fatalf("after Reset the delay starts over, got %s", d)
+	}
+}
+
+// readStream decodes a watch stream recorded from the real API server.
+func readStream(t testing.TB, name string) []watchstream.Event {
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "watchstream", "testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s := watchstream.FromReader(f)
+	var evs []watchstream.Event
+	for {
+		ev, err := s.Next()
+		if errors.Is(err, io.EOF) {
+			return evs
+		}
+		if err != nil {
+			t.Fatalf("%s: event %d: %v", name, len(evs), err)
+		}
+		evs = append(evs, ev)
+	}
+}
+
+// A name deleted and recreated while the watch was broken is two changes, as
+// an informer's Replace delivers them: the old UID deleted, the new one added.
+// The recorded stream deletes c (event 6) and recreates it with a new UID
+// (event 7).
+func TestReconcileRecreatedNameIsDeleteAndAdd(t *testing.T) {
+	evs := readStream(t, "seed.jsonl")
+	tr := NewTracker()
+	for _, e := range evs[:3] { // a modified, b deleted, c added
+		tr.Observe(e.Type, e.Object)
+	}
+	oldC, newC := evs[2].Object, evs[7].Object
+	if oldC.Name != "c" || newC.Name != "c" || oldC.UID == newC.UID {
+		t.Fatalf("recording changed: %+v %+v", oldC, newC)
+	}
+	g := tr.Reconcile([]apiclient.ItemMeta{evs[0].Object, newC})
+	if len(g.Modified) != 0 || len(g.Added) != 1 || g.Added[0].UID != newC.UID ||
+		len(g.Deleted) != 1 || g.Deleted[0].UID != oldC.UID {
+		t.Fatalf("want c's old UID deleted and its new UID added, got %+v", g)
+	}
+}

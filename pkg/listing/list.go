@@ -1,0 +1,124 @@
+// Package listing reads collections: one List request, a paged walk that
+// keeps no items, and the read semantics of a List's parameters in words.
+package listing
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/internal/countio"
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+)
+
+// ItemMeta is the metadata of one listed object.
+type ItemMeta = apiclient.ItemMeta
+
+// PageOptions are the query parameters of one List request.
+type PageOptions struct {
+	Limit                int64
+	ResourceVersion      string // "" = unset (consistent read)
+	ResourceVersionMatch string // "", NotOlderThan or Exact
+	Continue             string
+}
+
+// Page is one List response, reduced to what is reported.
+type Page struct {
+	ResourceVersion    string
+	Continue           string
+	RemainingItemCount *int64
+	Items              []ItemMeta
+	Bytes              int64
+	Duration           time.Duration
+	URL                string
+}
+
+// Query renders the options as URL parameters. resourceVersion and its match
+// are not sent with a continue token: the token carries the snapshot.
+func (o PageOptions) Query(t apiclient.Target) url.Values {
+	q := url.Values{}
+	if o.Limit > 0 {
+		q.Set("limit", strconv.FormatInt(o.Limit, 10))
+	}
+	if o.Continue != "" {
+		q.Set("continue", o.Continue)
+	} else {
+		if o.ResourceVersion != "" {
+			q.Set("resourceVersion", o.ResourceVersion)
+		}
+		if o.ResourceVersionMatch != "" {
+			q.Set("resourceVersionMatch", o.ResourceVersionMatch)
+		}
+	}
+	t.AddSelectors(q)
+	return q
+}
+
+type pageWire struct {
+	Metadata struct {
+		ResourceVersion    string `json:"resourceVersion"`
+		Continue           string `json:"continue"`
+		RemainingItemCount *int64 `json:"remainingItemCount"`
+	} `json:"metadata"`
+	Items []struct {
+		Metadata ItemMeta `json:"metadata"`
+	} `json:"items"`
+}
+
+// List is the plugin's one list request: one page of the collection
+// (the whole collection when Limit is 0), metadata only, sent exactly once.
+// Paged walks, relists, current-RV reads and exact-list probes all go
+// through it.
+func List(ctx context.Context, c *apiclient.Client, t apiclient.Target, o PageOptions) (*Page, error) {
+	q := o.Query(t)
+	start := time.Now()
+	body, err := c.Get(ctx, t.CollectionPath(), q, apiclient.AcceptMetadataList)
+	if err != nil {
+		return nil, err
+	}
+	defer body.Close()
+	cr := &countio.Reader{R: body}
+	var w pageWire
+	if err := json.NewDecoder(cr).Decode(&w); err != nil {
+		return nil, fmt.Errorf("cannot decode the list response of %s: %w", t.CollectionPath(), err)
+	}
+	p := &Page{
+		ResourceVersion:    w.Metadata.ResourceVersion,
+		Continue:           w.Metadata.Continue,
+		RemainingItemCount: w.Metadata.RemainingItemCount,
+		Items:              make([]ItemMeta, len(w.Items)),
+		Bytes:              cr.N,
+		Duration:           time.Since(start),
+		URL:                apiclient.URL(t.CollectionPath(), q),
+	}
+	for i := range w.Items {
+		p.Items[i] = w.Items[i].Metadata
+	}
+	return p, nil
+}
+
+// NewestItemRV is the highest decimal RV among the page's items (0 when
+// none): the last modification the page shows, not the collection's.
+func (p *Page) NewestItemRV() uint64 {
+	var n uint64
+	for _, it := range p.Items {
+		if v, ok := apiclient.ParseRV(it.ResourceVersion); ok && v > n {
+			n = v
+		}
+	}
+	return n
+}
+
+// CurrentRV is the cheapest read of a collection's current RV: a consistent
+// list of one item, metadata only (about a kilobyte whatever the collection
+// size). The page comes back too: its item tells the RV of one object.
+func CurrentRV(ctx context.Context, c *apiclient.Client, t apiclient.Target) (string, *Page, error) {
+	p, err := List(ctx, c, t, PageOptions{Limit: 1})
+	if err != nil {
+		return "", nil, err
+	}
+	return p.ResourceVersion, p, nil
+}

@@ -1,0 +1,161 @@
+package listing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
+)
+
+// WalkOptions configure a paged walk of a collection.
+type WalkOptions struct {
+	PageOptions
+	// NoRestart stops at an expired continue token instead of restarting
+	// from the first page once.
+	NoRestart bool
+	// MaxPages stops after that many pages (0 = all); 1 is the --rv-only read.
+	MaxPages int
+}
+
+// PageInfo is what is kept of each page: never its items, so memory stays
+// bounded whatever the collection size.
+type PageInfo struct {
+	Index              int           `json:"index"`
+	ResourceVersion    string        `json:"resourceVersion"`
+	Items              int           `json:"items"`
+	RemainingItemCount *int64        `json:"remainingItemCount,omitempty"`
+	Bytes              int64         `json:"bytes"`
+	Duration           time.Duration `json:"-"`
+	Millis             float64       `json:"ms"`
+}
+
+// Attempt is one walk from the first page; a restarted walk has two.
+type Attempt struct {
+	Pages                  []PageInfo `json:"pages"`
+	ItemCount              int64      `json:"itemCount"`
+	MaxItemResourceVersion string     `json:"maxItemResourceVersion,omitempty"`
+	Err                    error      `json:"-"`
+	Error                  string     `json:"error,omitempty"`
+	// ExpiredOnPage is the 1-based page whose continue token had expired.
+	ExpiredOnPage int `json:"expiredOnPage,omitempty"`
+	// Retries counts page requests repeated after a transient failure (the
+	// API server restarting or overloaded).
+	Retries int `json:"retries,omitempty"`
+	// InconsistentContinue is true when the 410 offered a fresh continue
+	// token for an inconsistent continuation (not used: it would mix snapshots).
+	InconsistentContinue bool `json:"inconsistentContinueOffered,omitempty"`
+}
+
+// WalkResult is the outcome of a walk.
+type WalkResult struct {
+	Attempts []Attempt
+	Duration time.Duration
+}
+
+// Final is the last attempt.
+func (r *WalkResult) Final() *Attempt { return &r.Attempts[len(r.Attempts)-1] }
+
+// Walk reads the collection page by page. onItem (may be nil) sees every
+// item's metadata once, in order; nothing of the items is kept.
+func Walk(ctx context.Context, c *apiclient.Client, t apiclient.Target, o WalkOptions, onItem func(ItemMeta)) (*WalkResult, error) {
+	start := time.Now()
+	res := &WalkResult{}
+	for {
+		a, err := walkOnce(ctx, c, t, o, onItem)
+		res.Attempts = append(res.Attempts, a)
+		res.Duration = time.Since(start)
+		if err == nil {
+			return res, nil
+		}
+		if a.ExpiredOnPage == 0 || o.NoRestart || len(res.Attempts) > 1 {
+			return res, err
+		}
+	}
+}
+
+func walkOnce(ctx context.Context, c *apiclient.Client, t apiclient.Target, o WalkOptions, onItem func(ItemMeta)) (Attempt, error) {
+	var a Attempt
+	var maxRV uint64
+	opts := o.PageOptions
+	for i := 1; ; i++ {
+		p, retries, err := listPageRetrying(ctx, c, t, opts, i > 1)
+		a.Retries += retries
+		if err != nil {
+			a.Err, a.Error = err, err.Error()
+			if i > 1 && diagnose.ClassifyFailure(err) == diagnose.FailureExpired {
+				a.ExpiredOnPage = i
+				if st, ok := diagnose.StatusOf(err); ok && st.ListMeta.Continue != "" {
+					a.InconsistentContinue = true
+				}
+				return a, &ContinueExpiredError{Page: i, Err: err}
+			}
+			return a, err
+		}
+		a.Pages = append(a.Pages, PageInfo{
+			Index: i, ResourceVersion: p.ResourceVersion, Items: len(p.Items),
+			RemainingItemCount: p.RemainingItemCount, Bytes: p.Bytes,
+			Duration: p.Duration, Millis: float64(p.Duration.Microseconds()) / 1000,
+		})
+		a.ItemCount += int64(len(p.Items))
+		for _, it := range p.Items {
+			if n, ok := apiclient.ParseRV(it.ResourceVersion); ok && n > maxRV {
+				maxRV = n
+				a.MaxItemResourceVersion = it.ResourceVersion
+			}
+			if onItem != nil {
+				onItem(it)
+			}
+		}
+		if p.Continue == "" || (o.MaxPages > 0 && i >= o.MaxPages) {
+			return a, nil
+		}
+		opts.Continue = p.Continue
+	}
+}
+
+// pageRetryDelays is how long a walk waits before repeating a page request
+// that failed transiently. A continue token stays valid across an API server
+// restart as long as etcd keeps the revision, so waiting out a restart (a few
+// seconds) is better than starting over. The first page is not retried: it
+// has nothing to lose, and the error is the answer.
+var pageRetryDelays = []time.Duration{250 * time.Millisecond, 500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second}
+
+func listPageRetrying(ctx context.Context, c *apiclient.Client, t apiclient.Target, o PageOptions, retry bool) (*Page, int, error) {
+	for n := 0; ; n++ {
+		p, err := List(ctx, c, t, o)
+		if err == nil || !retry || n >= len(pageRetryDelays) || !transient(err) {
+			return p, n, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, n, err
+		case <-time.After(pageRetryDelays[n]):
+		}
+	}
+}
+
+// transient reports failures worth one more try: no connection, a 5xx, 429.
+func transient(err error) bool {
+	return diagnose.ClassifyFailure(err).Retryable()
+}
+
+// ContinueExpiredError says a continue token expired mid-list.
+type ContinueExpiredError struct {
+	Page int
+	Err  error
+}
+
+func (e *ContinueExpiredError) Error() string {
+	return fmt.Sprintf("the continue token expired before page %d (410 Expired): the server no longer has the snapshot of the first page; a paged list must restart from page 1: %v", e.Page, e.Err)
+}
+
+func (e *ContinueExpiredError) Unwrap() error { return e.Err }
+
+// IsContinueExpired reports whether err is a ContinueExpiredError.
+func IsContinueExpired(err error) bool {
+	var ce *ContinueExpiredError
+	return errors.As(err, &ce)
+}

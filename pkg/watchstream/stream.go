@@ -1,0 +1,183 @@
+// Package watchstream opens one watch and decodes its events: the plugin's
+// one event decoder, for live streams and recorded ones alike.
+package watchstream
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"strconv"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/watchrv/kubectl-watchrv/internal/countio"
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+)
+
+// Watch event types as the server sends them.
+const (
+	EventAdded    = "ADDED"
+	EventModified = "MODIFIED"
+	EventDeleted  = "DELETED"
+	EventBookmark = "BOOKMARK"
+	EventError    = "ERROR"
+)
+
+// InitialEventsEndAnnotation marks the bookmark that ends a streaming list.
+const InitialEventsEndAnnotation = "k8s.io/initial-events-end"
+
+// Options are the query parameters of one watch request.
+type Options struct {
+	// ResourceVersion is sent only when RVSet: unset means "state, then
+	// changes"; "0" means start at any; N means changes after exactly N.
+	ResourceVersion string
+	RVSet           bool
+	// SendInitialEvents asks for a streaming list (with NotOlderThan and bookmarks).
+	SendInitialEvents bool
+	AllowBookmarks    bool
+	// TimeoutSeconds is sent as timeoutSeconds (0 = server default).
+	TimeoutSeconds int64
+}
+
+// Query renders the options as URL parameters.
+func (o Options) Query(t apiclient.Target) url.Values {
+	q := url.Values{}
+	q.Set("watch", "1")
+	if o.RVSet {
+		q.Set("resourceVersion", o.ResourceVersion)
+	}
+	if o.SendInitialEvents {
+		q.Set("sendInitialEvents", "true")
+		q.Set("resourceVersionMatch", "NotOlderThan")
+		q.Set("allowWatchBookmarks", "true")
+		if !o.RVSet {
+			// The server requires an RV with sendInitialEvents; "" is rejected
+			// as unset, so ask for "state as of now or newer".
+			q.Set("resourceVersion", "")
+		}
+	} else if o.AllowBookmarks {
+		q.Set("allowWatchBookmarks", "true")
+	}
+	if o.TimeoutSeconds > 0 {
+		q.Set("timeoutSeconds", strconv.FormatInt(o.TimeoutSeconds, 10))
+	}
+	t.AddSelectors(q)
+	return q
+}
+
+// Event is one decoded watch event.
+type Event struct {
+	Type     string
+	Object   apiclient.ItemMeta
+	Status   *metav1.Status // for ERROR events
+	Received time.Time
+}
+
+// IsInitialEventsEnd reports the bookmark that ends a streaming list.
+func (e Event) IsInitialEventsEnd() bool {
+	return e.Type == EventBookmark && e.Object.Annotations[InitialEventsEndAnnotation] == "true"
+}
+
+// Stream reads the events of one open watch.
+type Stream struct {
+	URL    string
+	body   io.ReadCloser
+	cr     *countio.Reader
+	dec    *json.Decoder
+	cancel context.CancelFunc
+}
+
+// eventFrame is one event as the server frames it. The object is decoded in
+// the same pass as the frame (one scan of the bytes, not two: decoding is
+// most of the cost of a fast stream): metadata for object events, and the
+// fields of a Status, kept raw because an ordinary object may have fields
+// of the same names with other types.
+type eventFrame struct {
+	Type   string     `json:"type"`
+	Object wireObject `json:"object"`
+}
+
+type wireObject struct {
+	Metadata apiclient.ItemMeta `json:"metadata"`
+	Kind     string          `json:"kind"`
+	Status   json.RawMessage `json:"status"`
+	Message  json.RawMessage `json:"message"`
+	Reason   json.RawMessage `json:"reason"`
+	Details  json.RawMessage `json:"details"`
+	Code     json.RawMessage `json:"code"`
+}
+
+// status rebuilds the Status of an ERROR event.
+func (w *wireObject) status() (*metav1.Status, error) {
+	st := &metav1.Status{}
+	st.Kind = w.Kind
+	for _, f := range []struct {
+		raw json.RawMessage
+		dst any
+	}{{w.Status, &st.Status}, {w.Message, &st.Message}, {w.Reason, &st.Reason}, {w.Details, &st.Details}, {w.Code, &st.Code}} {
+		if len(f.raw) == 0 {
+			continue
+		}
+		if err := json.Unmarshal(f.raw, f.dst); err != nil {
+			return nil, fmt.Errorf("cannot decode the ERROR event's Status: %w", err)
+		}
+	}
+	if st.Kind != "" && st.Kind != "Status" {
+		return nil, fmt.Errorf("cannot decode the ERROR event's Status: its object is a %s", st.Kind)
+	}
+	return st, nil
+}
+
+// Open opens a watch on the collection. An error status returned instead
+// of a stream (for example 410 or 504) comes back as an API error.
+func Open(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options) (*Stream, error) {
+	q := o.Query(t)
+	ctx, cancel := context.WithCancel(ctx)
+	body, err := c.Get(ctx, t.CollectionPath(), q, apiclient.AcceptMetadata)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	return newStream(apiclient.URL(t.CollectionPath(), q), body, cancel), nil
+}
+
+func newStream(url string, body io.ReadCloser, cancel context.CancelFunc) *Stream {
+	cr := &countio.Reader{R: body}
+	return &Stream{URL: url, body: body, cr: cr, dec: json.NewDecoder(cr), cancel: cancel}
+}
+
+// Next returns the next event. io.EOF means the server ended the stream
+// cleanly between two events; a stream cut inside an event is
+// io.ErrUnexpectedEOF, a broken stream and not an end.
+func (s *Stream) Next() (Event, error) {
+	var w eventFrame
+	if err := s.dec.Decode(&w); err != nil {
+		return Event{}, err
+	}
+	e := Event{Type: w.Type, Received: time.Now()}
+	switch w.Type {
+	case EventAdded, EventModified, EventDeleted, EventBookmark:
+		e.Object = w.Object.Metadata
+	case EventError:
+		st, err := w.Object.status()
+		if err != nil {
+			return e, err
+		}
+		e.Status = st
+	default:
+		return e, fmt.Errorf("unknown watch event type %q", w.Type)
+	}
+	return e, nil
+}
+
+// Bytes is how much of the stream has been read.
+func (s *Stream) Bytes() int64 { return s.cr.N }
+
+// Close ends the watch.
+func (s *Stream) Close() {
+	s.cancel()
+	s.body.Close()
+}

@@ -1,0 +1,183 @@
+package window
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+)
+
+// TryFunc tries one RV: one request (TryWatch or TryExactList in real
+// use; a simulated server in the unit tests).
+type TryFunc func(ctx context.Context, rv uint64) Try
+
+// SearchOptions bound the search.
+type SearchOptions struct {
+	// Budget counts and paces the requests (nil = unbounded, unpaced).
+	Budget *apiclient.Budget
+	// Attempts is how many times one RV is tried when the answer is
+	// transient (5xx, network, a stream ended at once). Default 3.
+	Attempts int
+	// Backoff is the wait after the first transient answer; it doubles.
+	// Default 200ms.
+	Backoff time.Duration
+	// MaxRetryAfter caps how long a 429's Retry-After is honored. Default 30s.
+	MaxRetryAfter time.Duration
+}
+
+// SearchResult is where the window starts, and how that was found.
+type SearchResult struct {
+	// Current is the RV the search started from (the newest RV known).
+	Current uint64
+	// Oldest is the oldest RV a watch can start from; valid when Found.
+	Oldest uint64
+	Found  bool
+	// Source is who answered 410: watch-cache, etcd, or unknown when no
+	// probe expired (the whole history since RV 1 is watchable).
+	Source string
+	// LastFailing is the highest RV known to fail (0 = none) and
+	// FirstSucceeding the lowest known to succeed: the bracket.
+	LastFailing, FirstSucceeding uint64
+	// LowerBoundFromServer is true when LastFailing came from the watch
+	// cache's own 410 message ("too old resource version: X (Y)" means every
+	// RV below Y fails) rather than from a probe.
+	LowerBoundFromServer bool
+	Probes               []Try
+	Err                  error
+}
+
+// Width is the window in RVs (Current - Oldest).
+func (r *SearchResult) Width() uint64 {
+	if !r.Found || r.Oldest > r.Current {
+		return 0
+	}
+	return r.Current - r.Oldest
+}
+
+// Search finds the oldest RV from which a watch still starts, given the
+// current RV. It probes RV 1 first: success means nothing was ever lost; a
+// watch-cache 410 names the oldest RV, which one more probe confirms; an
+// etcd 410 names nothing, so the search bisects between the last failing and
+// the first succeeding RV. Answers other than success and Expired are
+// retried and never move a bound.
+func Search(ctx context.Context, current uint64, probe TryFunc, o SearchOptions) *SearchResult {
+	if o.Attempts <= 0 {
+		o.Attempts = 3
+	}
+	if o.Backoff <= 0 {
+		o.Backoff = 200 * time.Millisecond
+	}
+	if o.MaxRetryAfter <= 0 {
+		o.MaxRetryAfter = 30 * time.Second
+	}
+	r := &SearchResult{Current: current, Source: SourceUnknown}
+	// Invariant: lo fails (0 = no exact RV below), hi succeeds (current is
+	// assumed to: a watch from the newest RV always starts). Windows only
+	// move forward, so a failure stays true for ever, but a success is true
+	// only when it was seen: hiSeq and loSeq (probe counts) tell whether hi
+	// was proven before the last failure, and then it is proven again before
+	// it is the answer (a compaction or an eviction during the search).
+	lo, hi, hiProven := uint64(0), current, true
+	hiSeq, loSeq := 0, 0
+	if current <= 1 {
+		r.Oldest, r.Found, r.FirstSucceeding = current, true, current
+		return r
+	}
+	next := uint64(1)
+	for {
+		res, err := r.attempt(ctx, probe, next, o)
+		if err != nil {
+			r.Err = err
+			break
+		}
+		switch res.Outcome {
+		case OutcomeOK:
+			if next <= hi {
+				hi, hiProven, hiSeq = next, true, len(r.Probes)
+			}
+		case OutcomeExpired:
+			if res.Source != SourceUnknown {
+				r.Source = res.Source
+			}
+			if next > lo {
+				lo, r.LowerBoundFromServer, loSeq = next, false, len(r.Probes)
+			}
+			// The watch cache's own rule: every RV below the one it names fails.
+			if y := res.OldestNamed; y > 1 && y-1 > lo {
+				lo, r.LowerBoundFromServer, loSeq = y-1, true, len(r.Probes)
+			}
+			if lo >= hi {
+				// The window moved past hi while searching: search again
+				// up to the newest RV known (which always starts).
+				hi, hiProven, hiSeq = max(r.Current, lo+1), lo+1 < r.Current, len(r.Probes)
+			}
+		}
+		if hi-lo <= 1 && hiProven {
+			if hiSeq >= loSeq || hi == r.Current {
+				r.Oldest, r.Found = hi, true
+				break
+			}
+			hiProven = false // proven before the last failure: prove it again
+		}
+		switch {
+		case !hiProven:
+			next = hi
+		case res.OldestNamed > 0 && lo+1 < hi:
+			next = lo + 1 // confirm the RV the server named
+		default:
+			next = lo + (hi-lo)/2
+		}
+	}
+	r.LastFailing, r.FirstSucceeding = lo, hi
+	if r.Found && r.Oldest > r.Current {
+		r.Current = r.Oldest
+	}
+	return r
+}
+
+// attempt probes rv until it gets an answer about the window: OK or
+// Expired. Throttling waits for the server's Retry-After; transient answers
+// are retried with backoff up to o.Attempts times; fatal answers stop.
+func (r *SearchResult) attempt(ctx context.Context, probe TryFunc, rv uint64, o SearchOptions) (Try, error) {
+	transient := 0
+	for {
+		if err := o.Budget.Take(ctx); err != nil {
+			return Try{}, err
+		}
+		res := probe(ctx, rv)
+		r.Probes = append(r.Probes, res)
+		switch res.Outcome {
+		case OutcomeOK, OutcomeExpired:
+			return res, nil
+		case OutcomeFatal:
+			return res, res.asError()
+		}
+		if o.Budget.Remaining() == 0 {
+			// No request left to retry with: do not wait for nothing.
+			return res, o.Budget.Take(ctx)
+		}
+		switch res.Outcome {
+		case OutcomeThrottled:
+			wait := min(max(res.RetryAfter, time.Second), o.MaxRetryAfter)
+			if err := o.Budget.Wait(ctx, wait); err != nil {
+				return res, err
+			}
+		default:
+			transient++
+			if transient >= o.Attempts {
+				return res, fmt.Errorf("RV %d gave no answer in %d attempts (last: %s%s): the bound was not moved", rv, transient, res.Evidence, messageSuffix(res.Message))
+			}
+			if err := o.Budget.Wait(ctx, o.Backoff<<(transient-1)); err != nil {
+				return res, err
+			}
+		}
+	}
+}
+
+func messageSuffix(m string) string {
+	if m == "" {
+		return ""
+	}
+	return ": " + m
+}

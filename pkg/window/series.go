@@ -1,0 +1,94 @@
+package window
+
+import "time"
+
+// Round is one probe of a resource in an --interval series.
+type Round struct {
+	At       time.Time `json:"at"`
+	Current  uint64    `json:"currentResourceVersion"`
+	Oldest   uint64    `json:"oldestResourceVersion"`
+	Width    uint64    `json:"width"`
+	Found    bool      `json:"found"`
+	Source   string    `json:"source"`
+	Requests int       `json:"requests"`
+	Millis   float64   `json:"ms"`
+	Error    string    `json:"error,omitempty"`
+}
+
+// RoundOf reduces a probed window to a round.
+func RoundOf(w *Window) Round {
+	r := Round{At: w.Started, Requests: w.Requests, Millis: float64(w.Duration.Microseconds()) / 1000, Source: SourceUnknown}
+	if s := w.Search; s != nil {
+		r.Current, r.Found, r.Source = s.Current, s.Found, s.Source
+		if s.Found {
+			r.Oldest, r.Width = s.Oldest, s.Width()
+		}
+	} else {
+		r.Current = w.Current
+	}
+	if w.Err != nil {
+		r.Error = w.Err.Error()
+	}
+	return r
+}
+
+// Motion is how a window moved over a series of rounds.
+type Motion struct {
+	// CurrentRate is how fast the current RV advanced (RVs per second). RVs
+	// are etcd revisions, shared by every resource: this is the write rate
+	// of the whole cluster, which is what ages an etcd window.
+	CurrentRate float64 `json:"currentRVPerSecond"`
+	// OldestRate is how fast the oldest RV advanced: the rate at which the
+	// window forgets (watch-cache evictions, or etcd compactions).
+	OldestRate float64 `json:"oldestRVPerSecond"`
+	// DepthSeconds is how long ago the oldest RV of the last round was the
+	// current RV: the longest disconnect a watcher survives without a relist.
+	DepthSeconds float64 `json:"depthSeconds"`
+	// DepthKnown is false when nothing was written during the series (the
+	// window does not age then); DepthObserved is true when the oldest RV
+	// was seen as current during the series, false when the depth is
+	// extrapolated back from the write rate.
+	DepthKnown    bool `json:"depthKnown"`
+	DepthObserved bool `json:"depthObserved"`
+	Rounds        int  `json:"rounds"`
+}
+
+// MeasureMotion computes rates and depth from the rounds that found a bound.
+func MeasureMotion(rounds []Round) Motion {
+	var ok []Round
+	for _, r := range rounds {
+		if r.Found {
+			ok = append(ok, r)
+		}
+	}
+	m := Motion{Rounds: len(ok)}
+	if len(ok) < 2 {
+		return m
+	}
+	first, last := ok[0], ok[len(ok)-1]
+	span := last.At.Sub(first.At).Seconds()
+	if span <= 0 {
+		return m
+	}
+	m.CurrentRate = (float64(last.Current) - float64(first.Current)) / span
+	m.OldestRate = (float64(last.Oldest) - float64(first.Oldest)) / span
+	target := float64(last.Oldest)
+	for j, r := range ok {
+		if float64(r.Current) < target {
+			continue
+		}
+		if j == 0 {
+			if m.CurrentRate > 0 {
+				m.DepthSeconds = span + (float64(r.Current)-target)/m.CurrentRate
+				m.DepthKnown = true
+			}
+			return m
+		}
+		prev := ok[j-1]
+		frac := (target - float64(prev.Current)) / (float64(r.Current) - float64(prev.Current))
+		crossed := prev.At.Add(time.Duration(frac * float64(r.At.Sub(prev.At))))
+		m.DepthSeconds, m.DepthKnown, m.DepthObserved = last.At.Sub(crossed).Seconds(), true, true
+		return m
+	}
+	return m
+}

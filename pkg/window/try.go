@@ -1,0 +1,236 @@
+// Package window finds how far back a watch can start: the oldest RV a
+// watch from an exact RV still starts from, who answers 410 below it (the
+// watch cache or etcd), and how the window moves over time. Every request
+// goes through a budget (--max-requests, --qps), and each is one watch or
+// list that is closed before the next.
+package window
+
+import (
+	"context"
+		"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
+	"github.com/watchrv/kubectl-watchrv/pkg/watchstream"
+)
+
+// Outcome is what one window probe (one watch request) proved.
+type Outcome string
+
+// Outcomes. Only OK and Expired say anything about the window; every other
+// outcome is retried or stops the search, and never moves its bounds.
+const (
+	// OutcomeOK: the server accepted a watch from the RV (an event was
+	// replayed, or the open watch stayed silent for the whole wait).
+	OutcomeOK Outcome = "ok"
+	// OutcomeExpired: a 410 Expired (or Gone): the RV is older than the window.
+	OutcomeExpired Outcome = "expired"
+	// OutcomeThrottled: a 429; retried after the server's Retry-After.
+	OutcomeThrottled Outcome = "throttled"
+	// OutcomeTransient: a 5xx, a network error, a stream that ended at once:
+	// retried a few times with backoff.
+	OutcomeTransient Outcome = "transient"
+	// OutcomeFatal: an answer a retry cannot change (403, 401, 404, 400).
+	OutcomeFatal Outcome = "fatal"
+)
+
+// Sources: who answered the 410 that bounds the window.
+const (
+	SourceWatchCache = "watch-cache"
+	SourceEtcd       = "etcd"
+	SourceUnknown    = "unknown"
+)
+
+// Try is one watch request of the search and what it proved.
+type Try struct {
+	ResourceVersion uint64        `json:"resourceVersion"`
+	Outcome         Outcome       `json:"outcome"`
+	Evidence        string        `json:"evidence"`
+	Latency         time.Duration `json:"-"`
+	LatencyMillis   float64       `json:"ms"`
+	Code            int32         `json:"code,omitempty"`
+	Message         string        `json:"message,omitempty"`
+	// OldestNamed is the oldest RV the watch cache named in its 410
+	// ("too old resource version: X (Y)" names Y); 0 when none was named.
+	OldestNamed uint64 `json:"oldestNamed,omitempty"`
+	// Source is watch-cache or etcd for an Expired outcome, from the wording.
+	Source string `json:"source,omitempty"`
+	// Silent is true when the watch was accepted and nothing arrived within
+	// the wait: success without a replayed event.
+	Silent bool `json:"silent,omitempty"`
+	// RetryAfter is the server's Retry-After for a throttled outcome.
+	RetryAfter time.Duration `json:"-"`
+}
+
+// TryOptions tune one probe.
+type TryOptions struct {
+	// Wait is how long an accepted, silent watch is read before it counts as
+	// success. Both the watch cache and etcd send their 410 as the first
+	// event within one round trip, so a few hundred milliseconds is plenty.
+	Wait time.Duration
+	// HeaderTimeout bounds the wait for the response headers.
+	HeaderTimeout time.Duration
+}
+
+// DefaultTryWait is the default of TryOptions.Wait.
+const DefaultTryWait = 250 * time.Millisecond
+
+// TryWatch opens one watch from exactly rv, reads only until the first
+// event, an end of stream or opts.Wait, and closes it: it never drains a
+// replay. It makes exactly one request, so that the request budget counts
+// every request sent.
+func TryWatch(ctx context.Context, c *apiclient.Client, t apiclient.Target, rv uint64, opts TryOptions) (res Try) {
+	if opts.Wait <= 0 {
+		opts.Wait = DefaultTryWait
+	}
+	if opts.HeaderTimeout <= 0 {
+		opts.HeaderTimeout = 10 * time.Second
+	}
+	res = Try{ResourceVersion: rv}
+	start := time.Now()
+	defer func() {
+		res.Latency = time.Since(start)
+		res.LatencyMillis = float64(res.Latency.Microseconds()) / 1000
+	}()
+	// The server ends the watch by itself shortly after the wait, in case
+	// the close below never reaches it.
+	wo := watchstream.Options{ResourceVersion: strconv.FormatUint(rv, 10), RVSet: true, TimeoutSeconds: int64(opts.Wait/time.Second) + 2}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	headerTimer := time.AfterFunc(opts.HeaderTimeout, cancel)
+	stream, err := watchstream.Open(ctx, c, t, wo)
+	headerTimer.Stop()
+	if err != nil {
+		res.fromError(err, rv)
+		return res
+	}
+	defer stream.Close()
+
+	type first struct {
+		ev  watchstream.Event
+		err error
+	}
+	got := make(chan first, 1)
+	go func() {
+		ev, err := stream.Next()
+		got <- first{ev: ev, err: err}
+	}()
+	timer := time.NewTimer(opts.Wait)
+	defer timer.Stop()
+	select {
+	case f := <-got:
+		res.fromFirstEvent(f.ev, f.err, rv)
+	case <-timer.C:
+		res.Outcome, res.Silent = OutcomeOK, true
+		res.Evidence = fmt.Sprintf("accepted: no error within %s", opts.Wait)
+	case <-ctx.Done():
+		res.Outcome, res.Evidence = OutcomeTransient, "cancelled: "+ctx.Err().Error()
+	}
+	return res
+}
+
+// fromFirstEvent classifies the first thing read from an open watch.
+func (r *Try) fromFirstEvent(ev watchstream.Event, err error, rv uint64) {
+	switch {
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		// A watch the server accepted ends only at timeoutSeconds; an end
+		// before any event is a cache going unready, not a success.
+		r.Outcome, r.Evidence = OutcomeTransient, "the stream ended before any event"
+	case err != nil:
+		r.Outcome, r.Evidence = OutcomeTransient, "unreadable stream: "+err.Error()
+	case ev.Type == watchstream.EventError && ev.Status != nil:
+		r.fromStatus(*ev.Status, rv, "ERROR event")
+	case ev.Type == watchstream.EventError:
+		r.Outcome, r.Evidence = OutcomeTransient, "ERROR event without a Status"
+	default:
+		r.Outcome = OutcomeOK
+		r.Evidence = fmt.Sprintf("replayed %s %s (RV %s)", ev.Type, ev.Object.Name, ev.Object.ResourceVersion)
+	}
+}
+
+// fromError classifies a request that failed before a stream was open.
+func (r *Try) fromError(err error, rv uint64) {
+	if st, ok := diagnose.StatusOf(err); ok {
+		r.fromStatus(st, rv, "HTTP")
+		return
+	}
+	r.Outcome, r.Evidence, r.Message = OutcomeTransient, "request failed", err.Error()
+	if f := diagnose.ClassifyFailure(err); f == diagnose.FailureTLS || f == diagnose.FailureUnauthorized || f == diagnose.FailureForbidden || f == diagnose.FailureBadRequest {
+		r.Outcome = OutcomeFatal
+	}
+}
+
+// fromStatus classifies a Status, sent as an HTTP error or as an ERROR event.
+func (r *Try) fromStatus(st metav1.Status, rv uint64, how string) {
+	r.Code, r.Message = st.Code, st.Message
+	r.Evidence = fmt.Sprintf("%s %d %s", how, st.Code, st.Reason)
+	d := diagnose.FromStatus(st, diagnose.Context{Operation: diagnose.OpWatch, RequestedResourceVersion: strconv.FormatUint(rv, 10)})
+	switch {
+	case !diagnose.ErrorEndsStream(st):
+		// 500 "etcd event received with PrevKv=nil": etcd was compacted
+		// at the revision of the first change after rv, so a watch from rv
+		// loses that change (the stream goes on without it). A watch that
+		// cannot deliver every change after rv has not started from rv:
+		// for the window this is Expired, answered by etcd.
+		r.Outcome, r.Source = OutcomeExpired, SourceEtcd
+		r.Evidence = fmt.Sprintf("%s %d %s: the first change after RV %d is lost (PrevKv=nil, etcd compacted there)", how, st.Code, st.Reason, rv)
+	case d.Class == diagnose.ClassExpired || st.Code == 410:
+		r.Outcome = OutcomeExpired
+		r.Source = SourceUnknown
+		switch d.Kind {
+		case diagnose.KindWatchCacheWindow:
+			r.Source = SourceWatchCache
+			if y, ok := apiclient.ParseRV(d.OldestResourceVersion); ok {
+				r.OldestNamed = y
+			}
+		case diagnose.KindEtcdCompactedWatch, diagnose.KindEtcdCompacted:
+			r.Source = SourceEtcd
+		}
+	case st.Code == 429:
+		r.Outcome = OutcomeThrottled
+		if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
+			r.RetryAfter = time.Duration(st.Details.RetryAfterSeconds) * time.Second
+		}
+	case st.Code >= 500 || st.Code == 0:
+		r.Outcome = OutcomeTransient
+	default:
+		r.Outcome = OutcomeFatal
+	}
+}
+
+// asError turns a non-success, non-Expired result back into an error whose
+// exit code the command can derive.
+func (r Try) asError() error {
+	if r.Code != 0 {
+		return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: r.Code, Message: r.Message, Reason: reasonForCode(r.Code)}}
+	}
+	if r.Message != "" {
+		return errors.New(r.Message)
+	}
+	return errors.New(r.Evidence)
+}
+
+func reasonForCode(code int32) metav1.StatusReason {
+	switch code {
+	case 401:
+		return metav1.StatusReasonUnauthorized
+	case 403:
+		return metav1.StatusReasonForbidden
+	case 404:
+		return metav1.StatusReasonNotFound
+	case 429:
+		return metav1.StatusReasonTooManyRequests
+	case 500:
+		return metav1.StatusReasonInternalError
+	case 503:
+		return metav1.StatusReasonServiceUnavailable
+	}
+	return metav1.StatusReasonUnknown
+}

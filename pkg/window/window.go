@@ -1,0 +1,199 @@
+package window
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+)
+
+// WindowOptions configure the probe of one resource.
+type WindowOptions struct {
+	Try    TryOptions
+	Search SearchOptions
+	// Verify adds two watches: from the oldest RV (must start) and from the
+	// one below it (must expire).
+	Verify bool
+	// Future adds a list and a watch from FutureAhead RVs past the current
+	// one, the watch held for FutureHold.
+	Future      bool
+	FutureAhead uint64
+	FutureHold  time.Duration
+}
+
+// Verification is the proof of the bound: one watch on each side of it.
+type Verification struct {
+	AtOldest      Try  `json:"atOldest"`
+	BelowOldest   *Try `json:"belowOldest,omitempty"`
+	Holds         bool         `json:"holds"`
+	NothingBelow  bool         `json:"nothingBelow,omitempty"`
+	FailureReason string       `json:"failureReason,omitempty"`
+}
+
+// Window is everything found about one resource's watch window.
+type Window struct {
+	Target     apiclient.Target
+	Current    uint64
+	CurrentRaw string // the RV as the server sent it (set even when opaque)
+	Search     *SearchResult
+	Verify     *Verification
+	Future     *FutureCheck
+	Requests   int
+	Started    time.Time
+	Duration   time.Duration
+	// Err is why the window is not (fully) known: a failed current-RV read,
+	// an opaque RV, a search that ran out of budget or met a fatal error, or
+	// a verification that did not hold.
+	Err error
+}
+
+// Probe reads the current RV, searches the oldest watchable RV, and
+// optionally verifies it and shows what a future RV does. Every request
+// goes through o.Search.Budget; every watch is closed before the next.
+func Probe(ctx context.Context, c *apiclient.Client, t apiclient.Target, o WindowOptions) *Window {
+	w := &Window{Target: t, Started: time.Now()}
+	b := o.Search.Budget
+	used := b.Used()
+	defer func() {
+		w.Requests = b.Used() - used
+		w.Duration = time.Since(w.Started)
+	}()
+	var itemRV uint64
+	w.Current, w.CurrentRaw, itemRV, w.Err = CurrentRV(ctx, c, t, b, o.Search.MaxRetryAfter)
+	if w.Err != nil {
+		return w
+	}
+	watch := adaptiveProbe(func(ctx context.Context, rv uint64, po TryOptions) Try {
+		return TryWatch(ctx, c, t, rv, po)
+	}, o.Try, itemRV)
+	try, etcd := etcdListProbe(c, t, watch, w.Current)
+	w.Search = Search(ctx, w.Current, try, o.Search)
+	if w.Err = w.Search.Err; w.Err != nil {
+		return w
+	}
+	if *etcd {
+		if w.Err = settleEtcdBound(ctx, w.Search, watch, o.Search); w.Err != nil {
+			return w
+		}
+	}
+	if o.Verify {
+		w.Verify, w.Err = verify(ctx, w.Search.Oldest, watch, o.Search)
+		if w.Err != nil {
+			return w
+		}
+		if *etcd && !w.Verify.Holds {
+			// The bound came from exact lists and real watches disagree:
+			// search again with watches only, and prove that bound.
+			w.Search = Search(ctx, w.Current, watch, o.Search)
+			if w.Err = w.Search.Err; w.Err != nil {
+				return w
+			}
+			w.Verify, w.Err = verify(ctx, w.Search.Oldest, watch, o.Search)
+			if w.Err != nil {
+				return w
+			}
+		}
+	}
+	if o.Future {
+		w.Future, w.Err = Future(ctx, c, t, w.Search.Current, o.FutureAhead, o.FutureHold, b)
+	}
+	return w
+}
+
+// settleEtcdBound proves with real watches a bound that exact lists found.
+// The lists put it at R-1 when etcd was compacted at R; a watch from R-1
+// fails with PrevKv=nil when R is a change of the collection (Expired for
+// the window), and then the bound is R, which a second watch proves.
+func settleEtcdBound(ctx context.Context, r *SearchResult, watch TryFunc, o SearchOptions) error {
+	if !r.Found || r.Oldest >= r.Current {
+		return nil
+	}
+	for range 2 {
+		res, err := r.attempt(ctx, watch, r.Oldest, o)
+		if err != nil {
+			r.Err = err
+			return err
+		}
+		if res.Outcome == OutcomeOK {
+			return nil
+		}
+		r.Source = SourceEtcd
+		r.LastFailing, r.LowerBoundFromServer = r.Oldest, false
+		r.Oldest++
+		r.FirstSucceeding = r.Oldest
+		if r.Oldest >= r.Current {
+			return nil // the newest RV always starts
+		}
+	}
+	err := fmt.Errorf("the watches from RV %d and %d both failed after exact lists put the bound there: the window moved during the probe; probe again", r.Oldest-2, r.Oldest-1)
+	r.Err, r.Found = err, false
+	return err
+}
+
+// verify proves the bound with one watch on each side of it. Transient
+// answers are retried as in the search.
+func verify(ctx context.Context, oldest uint64, probe TryFunc, o SearchOptions) (*Verification, error) {
+	scratch := &SearchResult{}
+	v := &Verification{}
+	at, err := scratch.attempt(ctx, probe, oldest, o)
+	v.AtOldest = at
+	if err != nil {
+		return v, err
+	}
+	if oldest <= 1 {
+		// RV 0 means "any", not an exact RV: nothing below 1 to test.
+		v.NothingBelow = true
+		v.Holds = at.Outcome == OutcomeOK
+	} else {
+		below, err := scratch.attempt(ctx, probe, oldest-1, o)
+		v.BelowOldest = &below
+		if err != nil {
+			return v, err
+		}
+		v.Holds = at.Outcome == OutcomeOK && below.Outcome == OutcomeExpired
+	}
+	switch {
+	case at.Outcome != OutcomeOK:
+		v.FailureReason = "the watch from the oldest RV did not start: the window moved since the search (new writes evicted it)"
+	case v.BelowOldest != nil && v.BelowOldest.Outcome != OutcomeExpired:
+		v.FailureReason = "the watch from one below the oldest RV started: the bound is not tight"
+	case !v.Holds:
+		v.FailureReason = fmt.Sprintf("unexpected answers: %s at the oldest RV, %s below it", at.Evidence, v.BelowOldest.Evidence)
+	}
+	return v, nil
+}
+
+// expectedEventWait is how long a probe waits when an event must come.
+const expectedEventWait = 10 * time.Second
+
+// adaptiveProbe makes a silent watch count as started only when silence
+// proves it:
+//   - The wait stays well above the slowest 410 seen so far: the watch
+//     cache sends its 410 at once, but etcd serves a watch from an old
+//     revision on its next sync of unsynced watchers (every 100 ms, etcd mvcc
+//     watchable_store.go watchResyncPeriod), later when loaded.
+//   - Below itemRV (an object of the scope last modified at itemRV, seen by
+//     the current-RV read), a started watch must replay at least that
+//     modification: the probe waits for an event (it comes at once in
+//     practice), and silence there is not success but a transient answer.
+func adaptiveProbe(p func(context.Context, uint64, TryOptions) Try, base TryOptions, itemRV uint64) TryFunc {
+	var slowest time.Duration
+	return func(ctx context.Context, rv uint64) Try {
+		o := base
+		o.Wait = max(o.Wait, min(3*slowest, expectedEventWait))
+		expectEvent := rv < itemRV
+		if expectEvent {
+			o.Wait = max(o.Wait, expectedEventWait)
+		}
+		r := p(ctx, rv, o)
+		if r.Outcome == OutcomeExpired {
+			slowest = max(slowest, r.Latency)
+		}
+		if expectEvent && r.Silent {
+			r.Outcome, r.Silent = OutcomeTransient, false
+			r.Evidence = fmt.Sprintf("no event and no error within %s, although an object was modified at RV %d", o.Wait, itemRV)
+		}
+		return r
+	}
+}
