@@ -73,4 +73,3 @@ func (b *Backoff) Delay() time.Duration {
 
 // Reset starts the backoff over after a success.
 func (b *Backoff) Reset() { b.next = 0 }
-

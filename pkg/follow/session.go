@@ -60,8 +60,8 @@ type Session struct {
 	// (initialObjects ADDED so far) and its end bookmark has not come.
 	streamingList  bool
 	initialObjects int
-	stats      Stats
-	end        End
+	stats          Stats
+	end            End
 }
 
 // End says how a session ended.

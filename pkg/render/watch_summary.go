@@ -13,20 +13,20 @@ import (
 // WatchNoticeRecord is a step between streams (list, reconnect, relist), as
 // "watch -o json" writes it.
 type WatchNoticeRecord struct {
-	Record              string              `json:"record"`
-	Time                string              `json:"time"`
-	Reason              string              `json:"reason,omitempty"`
-	FromResourceVersion string              `json:"fromResourceVersion,omitempty"`
-	DelaySeconds        float64             `json:"delaySeconds,omitempty"`
-	ListResourceVersion string              `json:"listResourceVersion,omitempty"`
-	Items               *int                `json:"items,omitempty"`
-	Tried               []string            `json:"tried,omitempty"`
+	Record              string   `json:"record"`
+	Time                string   `json:"time"`
+	Reason              string   `json:"reason,omitempty"`
+	FromResourceVersion string   `json:"fromResourceVersion,omitempty"`
+	DelaySeconds        float64  `json:"delaySeconds,omitempty"`
+	ListResourceVersion string   `json:"listResourceVersion,omitempty"`
+	Items               *int     `json:"items,omitempty"`
+	Tried               []string `json:"tried,omitempty"`
 	// RVsAdvanced counts etcd revisions of the whole cluster between the
 	// last RV seen and the new List's RV, not events of this collection.
-	RVsAdvanced  uint64 `json:"clusterRVsAdvanced,omitempty"`
-	MixedServers string `json:"mixedServers,omitempty"`
-	Gap                 *follow.Gap         `json:"gap,omitempty"`
-	Diagnosis           *diagnose.Diagnosis `json:"diagnosis,omitempty"`
+	RVsAdvanced  uint64              `json:"clusterRVsAdvanced,omitempty"`
+	MixedServers string              `json:"mixedServers,omitempty"`
+	Gap          *follow.Gap         `json:"gap,omitempty"`
+	Diagnosis    *diagnose.Diagnosis `json:"diagnosis,omitempty"`
 }
 
 // NewWatchNoticeRecord builds the record of a session notice.

@@ -102,12 +102,12 @@ type eventFrame struct {
 
 type wireObject struct {
 	Metadata apiclient.ItemMeta `json:"metadata"`
-	Kind     string          `json:"kind"`
-	Status   json.RawMessage `json:"status"`
-	Message  json.RawMessage `json:"message"`
-	Reason   json.RawMessage `json:"reason"`
-	Details  json.RawMessage `json:"details"`
-	Code     json.RawMessage `json:"code"`
+	Kind     string             `json:"kind"`
+	Status   json.RawMessage    `json:"status"`
+	Message  json.RawMessage    `json:"message"`
+	Reason   json.RawMessage    `json:"reason"`
+	Details  json.RawMessage    `json:"details"`
+	Code     json.RawMessage    `json:"code"`
 }
 
 // status rebuilds the Status of an ERROR event.

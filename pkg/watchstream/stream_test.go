@@ -89,9 +89,9 @@ func TestDecodeRecordedErrorEvents(t *testing.T) {
 
 func TestDecodeEventRejectsUnknownTypesAndBadObjects(t *testing.T) {
 	for _, frame := range []string{
-		`{"type":"SYNC","object":{}}`,             // an unknown event type
-		`{"type":"ADDED","object":[1]}`,           // an object that is not an object
-		`{"type":"ERROR","object":"x"}`,           // an ERROR whose object is not a Status
+		`{"type":"SYNC","object":{}}`,              // an unknown event type
+		`{"type":"ADDED","object":[1]}`,            // an object that is not an object
+		`{"type":"ERROR","object":"x"}`,            // an ERROR whose object is not a Status
 		`{"type":"ERROR","object":{"kind":"Pod"}}`, // nor this
 	} {
 		if _, err := FromReader(strings.NewReader(frame)).Next(); err == nil || errors.Is(err, io.EOF) {

@@ -7,7 +7,7 @@ package window
 
 import (
 	"context"
-		"errors"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"

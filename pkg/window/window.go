@@ -24,11 +24,11 @@ type WindowOptions struct {
 
 // Verification is the proof of the bound: one watch on each side of it.
 type Verification struct {
-	AtOldest      Try  `json:"atOldest"`
-	BelowOldest   *Try `json:"belowOldest,omitempty"`
-	Holds         bool         `json:"holds"`
-	NothingBelow  bool         `json:"nothingBelow,omitempty"`
-	FailureReason string       `json:"failureReason,omitempty"`
+	AtOldest      Try    `json:"atOldest"`
+	BelowOldest   *Try   `json:"belowOldest,omitempty"`
+	Holds         bool   `json:"holds"`
+	NothingBelow  bool   `json:"nothingBelow,omitempty"`
+	FailureReason string `json:"failureReason,omitempty"`
 }
 
 // Window is everything found about one resource's watch window.
