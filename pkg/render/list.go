@@ -33,6 +33,12 @@ type ListReport struct {
 	Attempts               []listing.Attempt     `json:"attempts,omitempty"`
 	Error                  string                `json:"error,omitempty"`
 	WatchCommand           string                `json:"-"`
+	// NoResourceVersion: the server sent no List RV (a resource not stored
+	// in etcd, such as componentstatuses): there is nothing to watch from
+	// and no read semantics of an RV apply.
+	NoResourceVersion bool `json:"noResourceVersion,omitempty"`
+	// WatchAdvice says why no "watch from here" is suggested, when none is.
+	WatchAdvice string `json:"watchAdvice,omitempty"`
 }
 
 // ListRequest echoes what was asked.
@@ -102,7 +108,16 @@ func NewListReport(t apiclient.Target, o listing.WalkOptions, rvOnly bool, w *li
 	} else if t.Resource.Namespaced {
 		ns = " -A"
 	}
-	if r.ResourceVersion != "" {
+	switch {
+	case r.ResourceVersion == "" && len(a.Pages) > 0:
+		r.NoResourceVersion = true
+		r.ReadSemantics = listing.ReadSemantics{Mode: "None", Description: "none: the server sent no resourceVersion, so this list was not read from etcd or the watch cache and no RV semantics apply"}
+		r.WatchAdvice = "none: without a List RV there is no point to watch from"
+	case o.ResourceVersion != "" && o.ResourceVersion != "0":
+		// An exact or not-older-than list may carry an RV the watch window
+		// has already left: suggest only a start that works.
+		r.WatchAdvice = fmt.Sprintf("not suggested: a list at --rv %s may be older than the watch window; list without --rv (a consistent read) for a start that works, or watch with --rv list", o.ResourceVersion)
+	case r.ResourceVersion != "":
 		r.WatchCommand = fmt.Sprintf("kubectl watchrv watch %s%s --rv %s", r.Resource, ns, r.ResourceVersion)
 	}
 	return r
@@ -118,7 +133,10 @@ func (p *Printer) List(r ListReport) error {
 	if ns == "" {
 		ns = "(all)"
 	}
-	rv := s.Bold.Sprint(r.ResourceVersion)
+	rv := s.Bold.Sprint(r.ResourceVersion) + s.Dim.Sprint(`  (kubectl get -o json shows "")`)
+	if r.NoResourceVersion {
+		rv = s.Warn.Sprint("(none: the server sent no resourceVersion for this resource)")
+	}
 	pages := fmt.Sprintf("%d (limit %d)", r.Pages, r.Request.Limit)
 	consistency := s.Good.Sprintf("all %d pages at RV %s", r.Pages, r.ResourceVersion)
 	if r.Pages == 1 {
@@ -132,7 +150,16 @@ func (p *Printer) List(r ListReport) error {
 		items = fmt.Sprintf("%d read, %d in the collection", r.ItemCount, *r.EstimatedTotal)
 	}
 	newest := r.MaxItemResourceVersion
+	newestLabel := "Newest item RV"
 	switch {
+	case r.Request.RVOnly:
+		// One item was read: its RV says nothing about the collection.
+		newestLabel = "RV of the item read"
+		if newest == "" {
+			newest = "(no items)"
+		}
+	case newest == "" && r.ItemCount > 0:
+		newest = "(the items carry no resourceVersion)"
 	case newest == "":
 		newest = "(no items)"
 	case r.ListBelowNewestItem:
@@ -143,7 +170,7 @@ func (p *Printer) List(r ListReport) error {
 	pairs := [][2]string{
 		{"Resource", fmt.Sprintf("%s (%s)", r.Resource, r.GroupVersion)},
 		{"Namespace", ns},
-		{"List resourceVersion", rv + s.Dim.Sprint(`  (kubectl get -o json shows "")`)},
+		{"List resourceVersion", rv},
 		{"Read semantics", r.ReadSemantics.Description},
 		{"Items", items},
 		{"Pages", pages},
@@ -153,14 +180,18 @@ func (p *Printer) List(r ListReport) error {
 		pairs = append(pairs, [2]string{"Remaining after page 1", fmt.Sprint(*r.RemainingItemCount)})
 	}
 	pairs = append(pairs,
-		[2]string{"Newest item RV", newest},
+		[2]string{newestLabel, newest},
 		[2]string{"Transfer", fmt.Sprintf("%s in %.1f ms", humanBytes(r.Bytes), r.Millis)},
 	)
 	if r.Restarted {
 		pairs = append(pairs, [2]string{"Restarted", s.Warn.Sprintf("yes: attempt 1 lost its continue token at page %d; this is attempt 2", r.Attempts[0].ExpiredOnPage)})
 	}
-	if r.WatchCommand != "" && r.Error == "" {
+	switch {
+	case r.Error != "":
+	case r.WatchCommand != "":
 		pairs = append(pairs, [2]string{"Watch from here", r.WatchCommand})
+	case r.WatchAdvice != "":
+		pairs = append(pairs, [2]string{"Watch from here", r.WatchAdvice})
 	}
 	if err := KeyValues(p.Out, pairs); err != nil {
 		return err
