@@ -24,7 +24,10 @@ const (
 	ExitNotFound     = 9  // the resource type or object does not exist
 	ExitRVProblem    = 10 // the answer is an Expired or TooLarge resourceVersion error
 	ExitBudget       = 11 // probe: the request budget ran out before the bound was found
-	ExitInternal     = 70 // a bug in this plugin
+	// ExitInterrupted: Ctrl-C (SIGINT) or SIGTERM stopped the command; it
+	// printed what it had (a watch its summary) before exiting, as 128+2.
+	ExitInterrupted = 130
+	ExitInternal    = 70 // a bug in this plugin
 )
 
 // exitError carries an exit code with the message.
@@ -53,8 +56,12 @@ func usageErrorf(cmd *cobra.Command, format string, args ...any) error {
 	return withCode(ExitUsage, fmt.Errorf("%s (see '%s --help')", msg, path))
 }
 
-func kubeconfigError(err error) error {
-	return withCode(ExitUsage, fmt.Errorf("cannot load kubeconfig: %v: pass --kubeconfig, set KUBECONFIG, or use --server and --token", oneLine(err.Error())))
+func kubeconfigError(err error, contexts []string) error {
+	msg := oneLine(err.Error())
+	if strings.Contains(msg, "context") && len(contexts) > 0 {
+		return withCode(ExitUsage, fmt.Errorf("cannot load kubeconfig: %s: choose a context with --context: %s (kubectl config get-contexts)", msg, strings.Join(contexts, ", ")))
+	}
+	return withCode(ExitUsage, fmt.Errorf("cannot load kubeconfig: %s: pass --kubeconfig, set KUBECONFIG, or use --server and --token", msg))
 }
 
 // exitCode maps an error to its documented exit code.

@@ -16,7 +16,6 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
 )
 
-func init() { extraCommands = append(extraCommands, newExplainErrorCommand) }
 
 // explainMaxMessageBytes caps a message read from stdin; a longer input is a log
 // and is scanned with -f -.
@@ -93,10 +92,13 @@ unreachable, 6 unauthorized, 7 forbidden, ...).`,
   kubectl watchrv explain-error --rv 4521 --operation watch 'The resourceVersion for the provided watch is too old.'`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(cmd, args); err != nil {
+				return err
+			}
 			if err := o.Validate(cmd, args); err != nil {
 				return err
 			}
-			if err := o.Complete(cmd, args); err != nil {
+			if err := o.openInput(cmd, args); err != nil {
 				return err
 			}
 			if o.closer != nil {
@@ -142,8 +144,12 @@ func (o *ExplainErrorOptions) Validate(cmd *cobra.Command, args []string) error 
 	return nil
 }
 
-// Complete finds the input: -f FILE, "-", a MESSAGE, or piped stdin.
-func (o *ExplainErrorOptions) Complete(cmd *cobra.Command, args []string) error {
+// Complete has nothing to derive before Validate: the input is opened by
+// openInput once the flags are known to be valid.
+func (o *ExplainErrorOptions) Complete(*cobra.Command, []string) error { return nil }
+
+// openInput finds the input: -f FILE, "-", a MESSAGE, or piped stdin.
+func (o *ExplainErrorOptions) openInput(cmd *cobra.Command, args []string) error {
 	switch {
 	case o.Filename == "-":
 		o.log, o.label = o.In, "stdin"

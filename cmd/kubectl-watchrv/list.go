@@ -176,6 +176,9 @@ func (o *ListOptions) Run(ctx context.Context) error {
 		}
 		return o.requestError(werr, "list", res.Name())
 	}
+	if report.NoResourceVersion {
+		return withCode(ExitFailure, fmt.Errorf("%s has no resourceVersion (the server sent none: it is not stored in etcd), so it has no watch window and no RV to watch from: nothing this plugin measures applies to it", res.Name()))
+	}
 	if !report.Consistent {
 		return withCode(ExitFailure, fmt.Errorf("the pages of one list carried different resourceVersions %v: this API server broke the List contract", report.PageResourceVersions))
 	}

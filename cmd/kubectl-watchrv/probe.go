@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,7 +15,6 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/window"
 )
 
-func init() { extraCommands = append(extraCommands, newProbeCommand) }
 
 // ProbeOptions finds how far back a watch can start, per resource.
 type ProbeOptions struct {
@@ -132,15 +132,21 @@ func (o *ProbeOptions) Validate(cmd *cobra.Command, args []string) error {
 		return usageErrorf(cmd, "--duration %s must cover at least two --interval %s rounds to measure a rate", o.Duration, o.Interval)
 	case o.MaxRequests < 2:
 		return usageErrorf(cmd, "--max-requests %d is too small: a probe needs at least 2 requests (the current RV and one watch); default 64", o.MaxRequests)
-	case o.QPS <= 0:
-		return usageErrorf(cmd, "--qps %g must be above 0 (default 5)", o.QPS)
+	case math.IsNaN(o.QPS) || math.IsInf(o.QPS, 0) || o.QPS <= 0:
+		return usageErrorf(cmd, "--qps %g is not a rate: give a number of requests per second above 0 (default 5)", o.QPS)
 	case o.ProbeWait < 50*time.Millisecond || o.ProbeWait > 30*time.Second:
 		return usageErrorf(cmd, "--probe-wait %s must be between 50ms and 30s (default %s)", o.ProbeWait, window.DefaultTryWait)
 	case o.FutureAhead == 0:
 		return usageErrorf(cmd, "--future-ahead must be at least 1")
+	case o.FutureAhead > maxFutureAhead:
+		return usageErrorf(cmd, "--future-ahead %d is too far: past the current RV it would not fit in a 64-bit resourceVersion; use at most %d (default 1000000)", o.FutureAhead, uint64(maxFutureAhead))
 	}
 	return nil
 }
+
+// maxFutureAhead bounds --future-ahead so that current + ahead never wraps
+// around 2^64 (an etcd revision is an int64, so no current RV comes near).
+const maxFutureAhead = 1 << 62
 
 // windowOptions are the per-resource options shared by every mode.
 func (o *ProbeOptions) windowOptions(b *apiclient.Budget) window.WindowOptions {

@@ -19,7 +19,7 @@ import (
 func (o *ProbeOptions) runAll(ctx context.Context, p *render.Printer, client *apiclient.Client, budget *apiclient.Budget) error {
 	disco, err := o.ConfigFlags.ToDiscoveryClient()
 	if err != nil {
-		return kubeconfigError(err)
+		return o.kubeconfigError(err)
 	}
 	resources, derr := apiclient.ListableResources(disco)
 	if len(resources) == 0 {

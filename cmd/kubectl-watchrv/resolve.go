@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,13 +15,20 @@ import (
 // resolveResource resolves RESOURCE through cli-runtime's cached discovery
 // and checks that it supports the verbs the command needs.
 func (o *RootOptions) resolveResource(ctx context.Context, arg string, verbs ...string) (apiclient.Resource, error) {
+	switch {
+	case strings.TrimSpace(arg) == "":
+		return apiclient.Resource{}, withCode(ExitUsage, errors.New(`RESOURCE is empty: name a resource type such as configmaps, pods or deployments.apps`))
+	case strings.Contains(arg, "/"):
+		kind, rest, _ := strings.Cut(arg, "/")
+		return apiclient.Resource{}, withCode(ExitUsage, fmt.Errorf("%q is not a resource type: give the type alone (%s), then the name as its own argument where the command takes one (%s %s), or select with --field-selector metadata.name=%s; subresources such as pods/log cannot be listed or watched", arg, kind, kind, rest, rest))
+	}
 	disco, err := o.ConfigFlags.ToDiscoveryClient()
 	if err != nil {
-		return apiclient.Resource{}, kubeconfigError(err)
+		return apiclient.Resource{}, o.kubeconfigError(err)
 	}
 	mapper, err := o.ConfigFlags.ToRESTMapper()
 	if err != nil {
-		return apiclient.Resource{}, kubeconfigError(err)
+		return apiclient.Resource{}, o.kubeconfigError(err)
 	}
 	r, err := apiclient.ResolveResource(disco, mapper, arg)
 	if err != nil {

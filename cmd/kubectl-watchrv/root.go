@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"sort"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -75,19 +76,15 @@ version", or a list says "Too large resource version". It only reads
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageErrorf(c, "%v", err) })
 
 	cmd.AddCommand(
+		newListCommand(o),
+		newWatchCommand(o),
+		newProbeCommand(o),
+		newExplainErrorCommand(o),
 		newVersionCommand(o),
 		newCompletionCommand(o),
-		newListCommand(o),
 	)
-	for _, add := range extraCommands {
-		cmd.AddCommand(add(o))
-	}
 	return cmd, o
 }
-
-// extraCommands lets each subcommand's file register itself, so adding a
-// command never edits this file.
-var extraCommands []func(*RootOptions) *cobra.Command
 
 // Printer builds the printer of one run.
 func (o *RootOptions) Printer(format string) *render.Printer {
@@ -99,7 +96,7 @@ func (o *RootOptions) Printer(format string) *render.Printer {
 func (o *RootOptions) Client() (*apiclient.Client, error) {
 	cfg, err := o.ConfigFlags.ToRESTConfig()
 	if err != nil {
-		return nil, kubeconfigError(err)
+		return nil, o.kubeconfigError(err)
 	}
 	return apiclient.NewClient(cfg)
 }
@@ -108,9 +105,22 @@ func (o *RootOptions) Client() (*apiclient.Client, error) {
 func (o *RootOptions) Namespace() (string, error) {
 	ns, _, err := o.ConfigFlags.ToRawKubeConfigLoader().Namespace()
 	if err != nil {
-		return "", kubeconfigError(err)
+		return "", o.kubeconfigError(err)
 	}
 	return ns, nil
+}
+
+// kubeconfigError explains a kubeconfig that cannot be used, naming the
+// contexts it has when the context is the problem.
+func (o *RootOptions) kubeconfigError(err error) error {
+	var contexts []string
+	if raw, rerr := o.ConfigFlags.ToRawKubeConfigLoader().RawConfig(); rerr == nil {
+		for name := range raw.Contexts {
+			contexts = append(contexts, name)
+		}
+		sort.Strings(contexts)
+	}
+	return kubeconfigError(err, contexts)
 }
 
 // run executes the command line and returns the process exit code. Every
@@ -127,6 +137,12 @@ func run(args []string, streams genericiooptions.IOStreams) (code int) {
 		}
 	}()
 	err := cmd.ExecuteContext(ctx)
+	if ctx.Err() != nil {
+		// One rule for every command: an interrupted run has printed what
+		// it had and exits 130, whatever error the cancellation caused.
+		fmt.Fprintln(streams.ErrOut, "interrupted")
+		return ExitInterrupted
+	}
 	if err == nil {
 		return ExitOK
 	}

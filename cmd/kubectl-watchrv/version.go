@@ -17,12 +17,6 @@ type VersionOptions struct {
 	Client bool
 }
 
-type versionInfo struct {
-	ClientVersion string `json:"clientVersion"`
-	ServerVersion string `json:"serverVersion,omitempty"`
-	ServerError   string `json:"serverError,omitempty"`
-}
-
 func newVersionCommand(root *RootOptions) *cobra.Command {
 	o := &VersionOptions{RootOptions: root}
 	cmd := &cobra.Command{
@@ -32,17 +26,23 @@ func newVersionCommand(root *RootOptions) *cobra.Command {
   kubectl watchrv version --client
   kubectl watchrv version -o json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.Validate(cmd); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
 	}
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml")
 	cmd.Flags().BoolVar(&o.Client, "client", false, "Print the plugin version only, do not contact the server")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if err := o.Complete(cmd, args); err != nil {
+			return err
+		}
+		if err := o.Validate(cmd); err != nil {
+			return err
+		}
+		return o.Run(cmd.Context())
+	}
 	return cmd
 }
+
+// Complete has nothing to fill in: version takes no arguments.
+func (o *VersionOptions) Complete(*cobra.Command, []string) error { return nil }
 
 // Validate checks the flags.
 func (o *VersionOptions) Validate(cmd *cobra.Command) error {
@@ -52,32 +52,33 @@ func (o *VersionOptions) Validate(cmd *cobra.Command) error {
 	return nil
 }
 
-// Run prints the versions. An unreachable server is not an error here: the
-// plugin's own version is still worth printing.
+// Run prints the versions. The plugin's own version is printed even when
+// the server cannot be reached; the exit code then says why (4, 5, 6 ...),
+// as for every other command, so a script can tell.
 func (o *VersionOptions) Run(ctx context.Context) error {
-	info := versionInfo{ClientVersion: version}
+	info := render.VersionInfo{ClientVersion: version}
+	var serr error
 	if !o.Client {
 		if c, err := o.RootOptions.Client(); err != nil {
-			info.ServerError = oneLine(err.Error())
+			serr = err
 		} else {
 			ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			defer cancel()
 			if v, err := c.ServerVersion(ctx); err != nil {
-				info.ServerError = oneLine(err.Error())
+				serr = o.requestError(err, "get", "/version")
 			} else {
 				info.ServerVersion = v
 			}
 		}
 	}
-	p := o.Printer(o.Output)
-	if p.Machine() {
-		return p.Object(info)
+	if serr != nil {
+		info.ServerError = oneLine(serr.Error())
 	}
-	fmt.Fprintf(p.Out, "Plugin Version: %s\n", info.ClientVersion)
-	if info.ServerVersion != "" {
-		fmt.Fprintf(p.Out, "Server Version: %s\n", info.ServerVersion)
-	} else if info.ServerError != "" {
-		p.Warnf("server version unavailable: %s", info.ServerError)
+	if err := o.Printer(o.Output).Version(info); err != nil {
+		return err
+	}
+	if serr != nil {
+		return fmt.Errorf("server version unavailable: %w", serr)
 	}
 	return nil
 }

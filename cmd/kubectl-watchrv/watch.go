@@ -12,7 +12,6 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/watchstream"
 )
 
-func init() { extraCommands = append(extraCommands, newWatchCommand) }
 
 // rvList is the --rv value that lists first and watches from the List's RV.
 const rvList = "list"
@@ -44,7 +43,7 @@ type WatchOptions struct {
 func newWatchCommand(root *RootOptions) *cobra.Command {
 	o := &WatchOptions{RootOptions: root}
 	cmd := &cobra.Command{
-		Use:   "watch RESOURCE [NAME]",
+		Use:   "watch RESOURCE [NAME] | RESOURCE/NAME",
 		Short: "Open a raw watch and show every event with its resourceVersion",
 		Long: `Open a raw watch (?watch=1) and show exactly what the API server sends:
 each event's type, object, UID and resourceVersion, and how that RV relates to
@@ -116,6 +115,9 @@ func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
 	o.Resource = args[0]
 	if len(args) > 1 {
 		o.Name = args[1]
+	} else if typ, name, ok := strings.Cut(args[0], "/"); ok && typ != "" && name != "" && !strings.Contains(name, "/") {
+		// TYPE/NAME, as kubectl takes it.
+		o.Resource, o.Name = typ, name
 	}
 	o.rvSet = cmd.Flags().Changed("rv")
 	o.Until = strings.ToUpper(o.Until)

@@ -106,3 +106,31 @@ func TestNoColorWhenNotATerminal(t *testing.T) {
 		t.Fatalf("an enabled style must color: %q", s)
 	}
 }
+
+// --rv-only reads one item: its RV is labelled as that item's, never as the
+// collection's newest.
+func TestListRVOnlyDoesNotClaimTheNewestItem(t *testing.T) {
+	tg, o, w := recordedWalk(t)
+	var out bytes.Buffer
+	if err := NewPrinter(&out, &out, "", false).List(NewListReport(tg, o, true, w)); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "Newest item RV") || !strings.Contains(out.String(), "RV of the item read") {
+		t.Fatalf("--rv-only output:\n%s", out.String())
+	}
+}
+
+// A list at an explicit RV (exact under the legacy rule, or not older than)
+// may carry an RV outside the watch window: no "watch from here" is offered.
+func TestListAtAnRVSuggestsNoWatchStart(t *testing.T) {
+	tg, o, w := recordedWalk(t)
+	o.ResourceVersion = "100"
+	r := NewListReport(tg, o, false, w)
+	var out bytes.Buffer
+	if err := NewPrinter(&out, &out, "", false).List(r); err != nil {
+		t.Fatal(err)
+	}
+	if r.WatchCommand != "" || strings.Contains(out.String(), "kubectl watchrv watch") || !strings.Contains(out.String(), "not suggested") {
+		t.Fatalf("a list at --rv 100 must not suggest a watch start:\n%s", out.String())
+	}
+}

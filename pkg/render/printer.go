@@ -149,3 +149,25 @@ func isTerminal(w io.Writer) bool {
 	}
 	return st.Mode()&os.ModeCharDevice != 0
 }
+
+// VersionInfo is the schema of "version -o json|yaml".
+type VersionInfo struct {
+	ClientVersion string `json:"clientVersion"`
+	ServerVersion string `json:"serverVersion,omitempty"`
+	ServerError   string `json:"serverError,omitempty"`
+}
+
+// Version prints the plugin's and the server's versions.
+func (p *Printer) Version(v VersionInfo) error {
+	if p.Machine() {
+		return p.Object(v)
+	}
+	if _, err := fmt.Fprintf(p.Out, "Plugin Version: %s\n", v.ClientVersion); err != nil {
+		return err
+	}
+	if v.ServerVersion != "" {
+		_, err := fmt.Fprintf(p.Out, "Server Version: %s\n", v.ServerVersion)
+		return err
+	}
+	return nil
+}
