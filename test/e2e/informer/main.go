@@ -54,6 +54,14 @@ func run() error {
 		return fmt.Errorf("--kubeconfig and --events-out are required")
 	}
 	if *logFile != "" {
+		// klog opens its file (for appending) only at the first line it
+		// writes; at default verbosity an informer may write none. Create
+		// it now so that "no line" reads as an empty log, not a missing one.
+		f, err := os.OpenFile(*logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return err
+		}
+		f.Close()
 		// klog's own way to write to a file: log_file with logtostderr off.
 		for name, value := range map[string]string{"logtostderr": "false", "alsologtostderr": "false", "log_file": *logFile, "one_output": "true"} {
 			if err := flag.Set(name, value); err != nil {
