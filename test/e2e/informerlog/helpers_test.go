@@ -183,7 +183,11 @@ func logLines(t *testing.T, path string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	text := strings.TrimRight(string(b), "\n")
+	if text == "" {
+		return nil
+	}
+	return strings.Split(text, "\n")
 }
 
 // keepForTestdata copies a real log into testdata/ when run with -record.
