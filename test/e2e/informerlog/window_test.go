@@ -1,0 +1,174 @@
+//go:build e2e
+
+package informerlog
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
+)
+
+// cacheFresh is how long the watch cache keeps every event before it may
+// evict instead of growing (v1.37.2: bookmark period 60 s + 15 s), plus a
+// margin.
+const cacheFresh = 80 * time.Second
+
+// TestInformerWatchOutlivesTheWatchCacheWindow: the informer's connection is
+// cut (it is frozen meanwhile, so it does not retry), every event in the API
+// server's watch cache grows older than 75 s, then 300 changes push the old
+// events out of the cache's ring. Reconnected, the informer rewatches from
+// its last RV X, which the cache no longer holds: 410 "too old resource
+// version: X (Y)", then a relist. No restart, no compaction: the window
+// itself moved.
+func TestInformerWatchOutlivesTheWatchCacheWindow(t *testing.T) {
+	t.Parallel()
+	c := framework.StartT(t, framework.APIServerOptions{})
+	cs, ns := framework.Namespace(t, c, "informer-window")
+	w := writer{t: t, cs: cs, ns: ns}
+	w.create("a")
+	w.create("b")
+
+	proxy := newCutProxy(t, strings.TrimPrefix(c.APIServers[0].URL, "https://"))
+	kc, err := c.WriteKubeconfigFor("informer-via-proxy.kubeconfig", "https://"+proxy.addr, c.APIServers[0].CAFile, framework.AdminToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := artefactDir(t)
+	p := startInformers(t, kc, ns, dir)
+	seen := w.modify("a").ResourceVersion
+	p.waitSeen("a", seen)
+
+	p.pause()
+	proxy.cut()
+	cutAt := time.Now()
+	x := map[string]string{}
+	for _, in := range p.both() {
+		x[in.Name] = lastSync(t, in)
+	}
+	time.Sleep(time.Until(cutAt.Add(cacheFresh)))
+	var last string
+	for i := 0; i < 300; i++ {
+		last = w.modify("b").ResourceVersion
+	}
+	proxy.restore()
+	p.resume()
+	for _, in := range p.both() {
+		p.waitFor(in, 90*time.Second, "the relist past "+last, func(r framework.InformerRecord) bool {
+			return r.Type == "lastSync" && rvNum(t, r.ResourceVersion) >= rvNum(t, last)
+		})
+	}
+
+	// The server's own answer to a watch from X, read by the harness.
+	st := rawWatchError(t, cs, ns, x["informer-v4"])
+	if st.Code != 410 || st.Reason != "Expired" {
+		t.Fatalf("a raw watch from %s: want 410 Expired, got %d %s: %s", x["informer-v4"], st.Code, st.Reason, st.Message)
+	}
+	rawX, rawY := tooOld(t, st.Message)
+	t.Logf("raw watch from X=%s: %d %s %q", x["informer-v4"], st.Code, st.Reason, st.Message)
+	// Y is the oldest RV one can still watch from: a watch from it starts.
+	rawWatchStarts(t, cs, ns, rawY, func() string { return w.modify("a").ResourceVersion })
+	p.stop()
+
+	for _, in := range p.both() {
+		checkRewatchThenRelist(t, in, x[in.Name])
+	}
+	verbose := scanLog(t, p.verbose)
+	window := ofKind(verbose, "WatchCacheWindow")
+	if len(window) == 0 {
+		t.Fatalf("informer-v4: no \"too old resource version\" line in its log:\n%s", readFile(p.verbose.LogPath))
+	}
+	for _, f := range window {
+		lx, ly := tooOld(t, f.Text)
+		if lx != x["informer-v4"] || lx != rawX || ly != rawY {
+			t.Errorf("line %d: %q: want X = the informer's last RV %s (raw watch: %s) and Y = the raw watch's oldest RV %s", f.Line, f.Text, x["informer-v4"], rawX, rawY)
+		}
+		checkWindowNumbers(t, f, lx, ly)
+	}
+	onlyRVErrorKind(t, p.verbose, verbose, "WatchCacheWindow")
+	quiet := scanLog(t, p.quiet)
+	checkQuietLog(t, p.quiet, quiet)
+	keepForTestdata(t, p.verbose.LogPath, "window-expired-v4.log")
+}
+
+// checkWindowNumbers: explain-error read X and Y off the line, and the gap.
+func checkWindowNumbers(t *testing.T, f finding, x, y string) {
+	t.Helper()
+	d := f.Own
+	if d.Class != "Expired" || d.Requested != x || d.Oldest != y {
+		t.Errorf("line %d: explain-error says %s/%s requested=%q oldest=%q; want Expired/WatchCacheWindow requested=%s oldest=%s", f.Line, d.Class, d.Kind, d.Requested, d.Oldest, x, y)
+	}
+	if want := rvNum(t, y) - rvNum(t, x); d.Gap != "" && d.Gap != strconv.FormatUint(want, 10) {
+		t.Errorf("line %d: gap %q, want %d", f.Line, d.Gap, want)
+	}
+}
+
+// onlyRVErrorKind: every Expired or TooLarge finding is of the kind the
+// scenario forced. Other findings (a stream's unexpected EOF, a watch that
+// closed) are the informer's ordinary lines around the outage: logged only.
+func onlyRVErrorKind(t *testing.T, in *framework.Informer, fs []finding, kind string) {
+	t.Helper()
+	for _, f := range fs {
+		if (f.Own.Class == "Expired" || f.Own.Class == "TooLarge") && f.Own.Kind != kind {
+			t.Errorf("%s line %d: unexpected %s/%s (want only %s): %s", in.Name, f.Line, f.Own.Class, f.Own.Kind, kind, f.Text)
+		}
+	}
+}
+
+// checkQuietLog: at klog's default verbosity, client-go v0.37.2 logs a
+// watch that ended with 410 Expired only at -v=4 ("Watch closed"), and the
+// relist that follows not at all; any line it does log is reported here
+// (with its classification) and must not be an RV error left unreported.
+func checkQuietLog(t *testing.T, in *framework.Informer, fs []finding) {
+	t.Helper()
+	for _, f := range fs {
+		if f.Own.Class == "Expired" {
+			t.Errorf("%s line %d: a 410 at default verbosity, which client-go v0.37.2 logs only at -v=4: %s", in.Name, f.Line, f.Text)
+		}
+	}
+	n := 0
+	for i, l := range logLines(t, in.LogPath) {
+		if strings.TrimSpace(l) != "" {
+			n++
+			t.Logf("%s (default verbosity) line %d: %s", in.Name, i+1, l)
+		}
+	}
+	if n == 0 {
+		t.Logf("%s: its log at default verbosity is empty: the outage, the 410 and the relist left no line", in.Name)
+	}
+}
+
+// checkRewatchThenRelist: after the outage, the informer's first request
+// was a watch from its last RV X (that is where the X of the 410 comes
+// from), and its next was a relist that was not older than X.
+func checkRewatchThenRelist(t *testing.T, in *framework.Informer, x string) {
+	t.Helper()
+	recs, err := in.Records()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var after []framework.InformerRecord
+	for _, r := range recs {
+		if r.Type == "request" && r.ResourceVersion == x && !r.SendInitialEvents && r.Verb == "watch" {
+			after = append(after, r)
+		} else if len(after) > 0 && r.Type == "request" {
+			after = append(after, r)
+		}
+	}
+	if len(after) < 2 {
+		t.Fatalf("%s: want a watch from X=%s and then a relist; requests:\n%s", in.Name, x, describeRecords(recs))
+	}
+	relist := after[len(after)-1]
+	for _, r := range after[1:] {
+		if r.SendInitialEvents || r.Verb == "list" {
+			relist = r
+			break
+		}
+	}
+	if !relist.SendInitialEvents && relist.Verb != "list" {
+		t.Fatalf("%s: after the watch from %s, no relist request:\n%s", in.Name, x, describeRecords(recs))
+	}
+	t.Logf("%s: rewatch from X=%s, then relist: %s rv=%s match=%s sendInitialEvents=%v -> %d", in.Name, x, relist.Verb, relist.ResourceVersion, relist.ResourceVersionMatch, relist.SendInitialEvents, relist.Status)
+}
