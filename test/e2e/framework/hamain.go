@@ -90,3 +90,46 @@ func joinLines(ss []string) string {
 	}
 	return out
 }
+
+// AuditCounts returns, per server, how many requests with this User-Agent
+// it completed (audit stage ResponseComplete): which server a request
+// really reached, whatever address or balancer it went through.
+func (h *HA) AuditCounts(t testing.TB, userAgent string) []int {
+	t.Helper()
+	out := make([]int, len(h.Cluster.APIServers))
+	for i, a := range h.Cluster.APIServers {
+		for _, e := range ReadAudit(t, a.AuditLog) {
+			if e.UserAgent == userAgent && e.Stage == "ResponseComplete" {
+				out[i]++
+			}
+		}
+	}
+	return out
+}
+
+// WaitAuditCounts polls AuditCounts for up to 5 s until it equals want (a
+// server writes the audit event of a request just after the response) and
+// returns the last counts.
+func (h *HA) WaitAuditCounts(t testing.TB, userAgent string, want []int) []int {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		got := h.AuditCounts(t, userAgent)
+		if equalInts(got, want) || time.Now().After(deadline) {
+			return got
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
