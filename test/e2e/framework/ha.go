@@ -60,7 +60,11 @@ type HA struct {
 	// servers' own loopback addresses through; anything else is refused.
 	Proxy *ConnectProxy
 	// EtcdLinks[i] is server i's only way to etcd; pause it to make that
-	// server's watch cache fall behind.
+	// server's watch cache fall behind. Keep pauses short: after ~15 s the
+	// server's endpoint lease (refreshed every 10 s, TTL 15 s) expires and
+	// the other servers drop it from the EndpointSlice; after ~40 s its etcd
+	// client's keepalive (30 s + 10 s) gives up and redials (through the
+	// link, so the redial is paused too).
 	EtcdLinks []*PausableLink
 	// CAFile verifies every server under every address in EndpointAddrs,
 	// the balancer's and 127.0.0.N.
