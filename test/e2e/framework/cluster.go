@@ -8,9 +8,11 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -52,6 +54,29 @@ type APIServerOptions struct {
 	CompactionInterval time.Duration
 	// ExtraArgs are appended last.
 	ExtraArgs []string
+
+	// The fields below let StartHA put several servers on one port and one
+	// etcd; their zero values keep the single-server defaults.
+
+	// BindAddress is --bind-address (127.0.0.1 when empty); it must be a
+	// loopback address.
+	BindAddress string
+	// AdvertiseAddress is --advertise-address (the bind address when empty).
+	AdvertiseAddress string
+	// Port is --secure-port (a free port when 0).
+	Port int
+	// EtcdURL is --etcd-servers (the cluster's etcd when empty), e.g. a
+	// pausable link to it.
+	EtcdURL string
+	// EndpointReconciler is --endpoint-reconciler-type ("none" when empty).
+	EndpointReconciler string
+	// Serving, when set, replaces the self-signed serving certificate.
+	Serving *ServingCert
+}
+
+// ServingCert is a serving certificate signed by a CA the clients trust.
+type ServingCert struct {
+	CAFile, CertFile, KeyFile string
 }
 
 // Cluster is one etcd and one or more kube-apiservers on loopback.
@@ -87,6 +112,31 @@ func Start(ctx context.Context, opts Options) (c *Cluster, err error) {
 	if err != nil {
 		return nil, err
 	}
+	c, err = startEtcdOnly(ctx, bin, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			c.Stop()
+		}
+	}()
+	if _, err := c.AddAPIServer(ctx, opts.APIServer); err != nil {
+		return nil, err
+	}
+	a := c.APIServers[0]
+	if c.Kubeconfig, err = c.WriteKubeconfig("admin.kubeconfig", a, AdminToken); err != nil {
+		return nil, err
+	}
+	if c.UserKubeconfig, err = c.WriteKubeconfig("nobody.kubeconfig", a, UserToken); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// startEtcdOnly writes the static files and starts etcd: a cluster with no
+// API server yet. On error everything started so far is stopped.
+func startEtcdOnly(ctx context.Context, bin string, opts Options) (c *Cluster, err error) {
 	c = &Cluster{Dir: opts.Dir, bin: bin, logf: opts.Logf}
 	if c.logf == nil {
 		c.logf = func(string, ...any) {}
@@ -106,16 +156,6 @@ func Start(ctx context.Context, opts Options) (c *Cluster, err error) {
 		return nil, err
 	}
 	if err := c.startEtcd(ctx); err != nil {
-		return nil, err
-	}
-	if _, err := c.AddAPIServer(ctx, opts.APIServer); err != nil {
-		return nil, err
-	}
-	a := c.APIServers[0]
-	if c.Kubeconfig, err = c.WriteKubeconfig("admin.kubeconfig", a, AdminToken); err != nil {
-		return nil, err
-	}
-	if c.UserKubeconfig, err = c.WriteKubeconfig("nobody.kubeconfig", a, UserToken); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -193,9 +233,44 @@ func (c *Cluster) startEtcd(ctx context.Context) error {
 
 // AddAPIServer starts one more kube-apiserver on the same etcd.
 func (c *Cluster) AddAPIServer(ctx context.Context, o APIServerOptions) (*APIServer, error) {
-	port, err := freePort()
+	a, err := c.newAPIServer(o)
 	if err != nil {
 		return nil, err
+	}
+	if err := c.startAPIServer(ctx, a); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// newAPIServer adds API server number len(c.APIServers) without starting
+// it, so that StartHA can start several at once.
+func (c *Cluster) newAPIServer(o APIServerOptions) (*APIServer, error) {
+	port := o.Port
+	if port == 0 {
+		var err error
+		if port, err = freePort(); err != nil {
+			return nil, err
+		}
+	}
+	bind := o.BindAddress
+	if bind == "" {
+		bind = "127.0.0.1"
+	}
+	if ip := net.ParseIP(bind); ip == nil || !ip.IsLoopback() {
+		return nil, fmt.Errorf("bind address %q is not a loopback address", bind)
+	}
+	advertise := o.AdvertiseAddress
+	if advertise == "" {
+		advertise = bind
+	}
+	etcdURL := o.EtcdURL
+	if etcdURL == "" {
+		etcdURL = c.EtcdURL
+	}
+	reconciler := o.EndpointReconciler
+	if reconciler == "" {
+		reconciler = "none"
 	}
 	i := len(c.APIServers)
 	dir := filepath.Join(c.Dir, fmt.Sprintf("apiserver-%d", i))
@@ -204,14 +279,14 @@ func (c *Cluster) AddAPIServer(ctx context.Context, o APIServerOptions) (*APISer
 	}
 	a := &APIServer{
 		Index:    i,
-		URL:      fmt.Sprintf("https://127.0.0.1:%d", port),
+		URL:      "https://" + net.JoinHostPort(bind, strconv.Itoa(port)),
 		CAFile:   filepath.Join(dir, "certs", "apiserver.crt"),
 		AuditLog: filepath.Join(dir, "audit.log"),
 		LogPath:  filepath.Join(dir, "kube-apiserver.log"),
 	}
 	args := []string{
-		"--etcd-servers=" + c.EtcdURL,
-		"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", port),
+		"--etcd-servers=" + etcdURL,
+		"--bind-address=" + bind, "--advertise-address=" + advertise, fmt.Sprintf("--secure-port=%d", port),
 		"--cert-dir=" + filepath.Join(dir, "certs"),
 		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
 		"--service-account-key-file=" + filepath.Join(c.Dir, "sa.key"),
@@ -223,8 +298,12 @@ func (c *Cluster) AddAPIServer(ctx context.Context, o APIServerOptions) (*APISer
 		"--audit-log-path=" + a.AuditLog,
 		"--audit-log-mode=blocking",
 		fmt.Sprintf("--etcd-compaction-interval=%s", o.CompactionInterval),
-		"--endpoint-reconciler-type=none",
+		"--endpoint-reconciler-type=" + reconciler,
 		"--profiling=false",
+	}
+	if o.Serving != nil {
+		a.CAFile = o.Serving.CAFile
+		args = append(args, "--tls-cert-file="+o.Serving.CertFile, "--tls-private-key-file="+o.Serving.KeyFile)
 	}
 	if o.DisableWatchCache {
 		args = append(args, "--watch-cache=false")
@@ -235,9 +314,6 @@ func (c *Cluster) AddAPIServer(ctx context.Context, o APIServerOptions) (*APISer
 	args = append(args, o.ExtraArgs...)
 	a.proc = &process{name: fmt.Sprintf("kube-apiserver-%d", i), bin: filepath.Join(c.bin, "kube-apiserver"), args: args, logPath: a.LogPath}
 	c.APIServers = append(c.APIServers, a)
-	if err := c.startAPIServer(ctx, a); err != nil {
-		return nil, err
-	}
 	return a, nil
 }
 
@@ -323,14 +399,24 @@ func (c *Cluster) WriteKubeconfig(name string, a *APIServer, token string) (stri
 // WriteKubeconfigFor writes a kubeconfig for any server, CA file and token
 // (the fault tests use a wrong CA, a bad token, a closed port).
 func (c *Cluster) WriteKubeconfigFor(name, server, caFile, token string) (string, error) {
+	return c.WriteKubeconfigVia(name, server, caFile, token, "")
+}
+
+// WriteKubeconfigVia is WriteKubeconfigFor with a proxy-url (none when
+// empty): client-go then reaches the server through that HTTP CONNECT proxy.
+func (c *Cluster) WriteKubeconfigVia(name, server, caFile, token, proxyURL string) (string, error) {
 	path := filepath.Join(c.Dir, name)
+	proxyLine := ""
+	if proxyURL != "" {
+		proxyLine = "\n    proxy-url: " + proxyURL
+	}
 	content := fmt.Sprintf(`apiVersion: v1
 kind: Config
 clusters:
 - name: watchrv-e2e
   cluster:
     server: %s
-    certificate-authority: %s
+    certificate-authority: %s%s
 users:
 - name: user
   user:
@@ -342,7 +428,7 @@ contexts:
     user: user
     namespace: default
 current-context: watchrv-e2e
-`, server, caFile, token)
+`, server, caFile, proxyLine, token)
 	return path, os.WriteFile(path, []byte(content), 0o600)
 }
 
