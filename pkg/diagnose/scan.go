@@ -160,7 +160,7 @@ func (sc *logScanner) add(f Finding) {
 				sc.pending = mergeWeak(*sc.pending, f)
 				return
 			}
-			sc.emit(completeWith(f, *sc.pending))
+			sc.fn(completeWith(f, *sc.pending))
 			sc.pending = nil
 			return
 		}
@@ -170,17 +170,15 @@ func (sc *logScanner) add(f Finding) {
 		sc.pending = &f
 		return
 	}
-	sc.emit(f)
+	sc.fn(f)
 }
 
 func (sc *logScanner) flush() {
 	if sc.pending != nil {
-		sc.emit(*sc.pending)
+		sc.fn(*sc.pending)
 		sc.pending = nil
 	}
 }
-
-func (sc *logScanner) emit(f Finding) { sc.fn(f) }
 
 // compatible reports whether f can be the rest of the weak finding w.
 func compatible(w, f Finding) bool {
