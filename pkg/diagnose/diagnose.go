@@ -32,7 +32,7 @@ func FromStatus(st metav1.Status, ctx Context) Diagnosis {
 		}
 	}
 	d := classify(s)
-	if d.Recognized() && st.Message != "" && d.Confidence == ConfidenceMedium && d.Kind != KindInternalErrorAtCompaction {
+	if d.Recognized() && st.Message != "" && d.Confidence == ConfidenceMedium && d.Kind != KindInternalErrorAtCompaction && len(d.Notes) == 0 {
 		// A decoded Status is the server's own word: the wrapper cannot hide anything.
 		d.Confidence = ConfidenceHigh
 	}
@@ -157,6 +157,9 @@ func summary(d Diagnosis) string {
 	}
 	switch d.Kind {
 	case KindWatchCacheWindow:
+		if d.OldestResourceVersion == "" {
+			return fmt.Sprintf("too old: the watch asked for the events after RV %s; the oldest RV this API server can still serve is cut off in this text", d.RequestedResourceVersion)
+		}
 		return fmt.Sprintf("too old: the watch asked for the events after RV %s, but the oldest RV this API server can still serve is %s (%s behind)", d.RequestedResourceVersion, d.OldestResourceVersion, orUnknown(d.Gap))
 	case KindWatchCacheSnapshot:
 		return "too old: the watch cache holds no snapshot old enough for the exact list" + rv(" at RV ")
@@ -170,6 +173,26 @@ func summary(d Diagnosis) string {
 		return "too old: the continue token's snapshot has been compacted; the server offered a fresh token that would give an inconsistent list"
 	case KindEtcdCompacted:
 		return "too old: etcd says the required revision has been compacted"
+	case KindEtcdV2IndexCleared:
+		if d.OldestResourceVersion == "" {
+			return "too old: etcd v2's watch history no longer holds the requested index" + rv(" ")
+		}
+		return fmt.Sprintf("too old: the watch asked etcd v2 for the events after index %s, but its history starts at %s (%s behind)", d.RequestedResourceVersion, d.OldestResourceVersion, orUnknown(d.Gap))
+	case KindTooOldResourceVersion:
+		return "too old, probably: \"too old resource version\" without the numbers the server prints with it (cut or reworded): confidence low"
+	case KindConflict:
+		return "not a List/Watch error: 409 Conflict, an update carried a stale metadata.resourceVersion (optimistic concurrency)"
+	case KindWatchCacheInitializing:
+		return "not a resourceVersion error: 429, the API server's watch cache for this resource is (re)initializing; back off and retry"
+	case KindResourceVersionSetOnCreate:
+		return "not a List/Watch error: a create carried a metadata.resourceVersion, which only the server assigns"
+	case KindResourceVersionMissingOnUpdate:
+		return "not a List/Watch error: 422, an update carried no metadata.resourceVersion and this resource requires one"
+	case KindWatchEventLostAtCompaction:
+		if d.OldestResourceVersion == "" {
+			return "an event lost at etcd's compaction point (500 PrevKv=nil): the watch started just below it and the stream goes on without that event"
+		}
+		return fmt.Sprintf("an event lost at etcd's compaction point: the watch (watch cache off) started just below it, the event at RV %s is lost and the stream goes on; relist, or watch from %s", d.OldestResourceVersion, d.OldestResourceVersion)
 	case KindGone:
 		return "too old: 410 Gone" + rv(" for RV ") + ", without the message that names the window"
 	case KindResourceVersionTooLarge:
@@ -243,6 +266,10 @@ func sourceOf(t string) string {
 	case strings.Contains(t, "io.kubernetes.client") || strings.Contains(t, "HTTP response code:") ||
 		strings.Contains(t, "class V1Status") || strings.Contains(t, "will retry w/o resourceVersion"):
 		return "official Java client"
+	case strings.Contains(t, "ErrorResponse {") || strings.Contains(t, "kube_runtime") || strings.Contains(t, "kube::"):
+		return "kube-rs (Rust)"
+	case strings.Contains(t, "k8s.Autorest") || strings.Contains(t, "k8s.KubernetesException") || strings.Contains(t, qualStatusName):
+		return ".NET Kubernetes client"
 	case strings.Contains(t, "HTTP-Code:") || strings.Contains(t, "statusCode: "):
 		return "JavaScript client (@kubernetes/client-node)"
 	case strings.Contains(t, "ApiException") || strings.Contains(t, "Reason: "):

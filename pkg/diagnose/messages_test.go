@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -16,6 +17,8 @@ type sample struct {
 	cur, gap   string
 	code       int32
 	reason     string
+	note       string // a text the notes must hold ("" = do not check)
+	msg        string // a text the message must hold ("" = do not check)
 }
 
 var samples = []sample{
@@ -210,7 +213,139 @@ var samples = []sample{
 	{name: "apiserver watch chan error", text: `Nov 08 09:11:40 k3s-20-222 k3s[10410]: W1108 09:11:40.326219   10410 watcher.go:220] watch chan error: etcdserver: mvcc: required revision has been compacted`,
 		class: ClassExpired, kind: KindEtcdCompacted},
 
+	// --- Every log format, the new classes and damaged numbers ---
+	// format: client-go v0.17 and older reflector.go ("%s: watch of %v ended with: %v", klog text);
+	// message: cacher/watch_cache_history.go.
+	{name: "klog watch of ended, ConfigMap", text: `W1130 04:11:48.123456       1 reflector.go:561] k8s.io/client-go/informers/factory.go:160: watch of *v1.ConfigMap ended with: too old resource version: 214 (257)`,
+		class: ClassExpired, kind: KindWatchCacheWindow, conf: ConfidenceHigh, req: "214", old: "257", gap: "43"},
+	// The same line cut before the closing parenthesis (a truncating log pipeline).
+	{name: "klog window cut", text: `W1130 04:11:48.123456       1 reflector.go:561] k8s.io/client-go/informers/factory.go:160: watch of *v1.ConfigMap ended with: too old resource version: 214 (25`,
+		class: ClassExpired, kind: KindWatchCacheWindow, conf: ConfidenceMedium, req: "214", note: "oldest servable RV is missing"},
+	{name: "window cut after the parenthesis", text: `too old resource version: 214 (`,
+		class: ClassExpired, kind: KindWatchCacheWindow, conf: ConfidenceMedium, req: "214", note: "before the closing parenthesis"},
+	// The TooLarge line cut after its first number.
+	{name: "too large cut", text: `E1130 04:11:48.123456       1 reflector.go:227] "Failed to watch" err="failed to list *v1.ConfigMap: Timeout: Too large resource version: 5000, curr`,
+		class: ClassTooLarge, kind: KindResourceVersionTooLarge, conf: ConfidenceMedium, req: "5000", note: "current RV is missing"},
+	// RVs that do not fit in 64 bits: kept whole as text, never cut to 20 digits.
+	{name: "23-digit RVs", text: `too old resource version: 12345678901234567890123 (12345678901234567890200)`,
+		class: ClassExpired, kind: KindWatchCacheWindow, conf: ConfidenceMedium, req: "12345678901234567890123", old: "12345678901234567890200", note: "not a number this server could have issued"},
+	{name: "23-digit too large", text: `Timeout: Too large resource version: 99999999999999999999999, current: 400`,
+		class: ClassTooLarge, kind: KindResourceVersionTooLarge, conf: ConfidenceMedium, req: "99999999999999999999999", cur: "400", note: "23 digits"},
+	// format: client-go v0.37.2 reflector.go DefaultWatchErrorHandler through apimachinery
+	// util/runtime HandleErrorWithContext (klog structured text, logger "UnhandledError");
+	// message: cacher/ready.go.
+	{name: "klog failed to watch, initializing", text: `E1130 04:11:48.123456       1 reflector.go:227] "Failed to watch" err="failed to list *v1.ConfigMap: storage is (re)initializing" logger="UnhandledError" reflector="k8s.io/client-go/informers/factory.go:160" type="*v1.ConfigMap"`,
+		class: ClassOther, kind: KindWatchCacheInitializing, conf: ConfidenceHigh, code: 429},
+	// format: reflector.go:664 "Warning: watch ended with error" (klog structured text);
+	// message: etcd3/event.go parseEvent through etcd3/watcher.go transformErrorToEvent (NewInternalError).
+	{name: "klog watch ended, PrevKv=nil", text: `I1130 04:11:48.123456       1 reflector.go:664] "Warning: watch ended with error" reflector="k8s.io/client-go/informers/factory.go:160" type="*v1.ConfigMap" err="Internal error occurred: etcd event received with PrevKv=nil (key=\"/registry/configmaps/demo/cm-7\", modRevision=1043, type=PUT)"`,
+		class: ClassOther, kind: KindWatchEventLostAtCompaction, conf: ConfidenceHigh, old: "1043", msg: "modRevision=1043, type=PUT)"},
+	// format: etcd3/watcher.go logWatchChannelErr (klog.Errorf "watch chan error: %v").
+	{name: "apiserver log, PrevKv=nil", text: `E1130 04:11:48.123456       1 watcher.go:425] watch chan error: etcd event received with PrevKv=nil (key="/registry/configmaps/demo/cm-7", modRevision=1043, type=PUT)`,
+		class: ClassOther, kind: KindWatchEventLostAtCompaction, conf: ConfidenceHigh, old: "1043"},
+	// format: a watch ERROR event as the v1.37.2 server sends it (reference/rv-semantics.md;
+	// apimachinery NewInternalError: reason InternalError, code 500, the error as a cause).
+	{name: "watch ERROR event, PrevKv=nil", text: `{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Internal error occurred: etcd event received with PrevKv=nil (key=\"/registry/configmaps/demo/cm-7\", modRevision=1043, type=PUT)","reason":"InternalError","details":{"causes":[{"message":"etcd event received with PrevKv=nil (key=\"/registry/configmaps/demo/cm-7\", modRevision=1043, type=PUT)"}]},"code":500}}`,
+		class: ClassOther, kind: KindWatchEventLostAtCompaction, conf: ConfidenceHigh, old: "1043", code: 500, reason: "InternalError"},
+	{name: "PrevKv=nil cut before the revision", text: `watch chan error: etcd event received with PrevKv=nil (key="/registry/configmaps/demo/cm-7", modRev`,
+		class: ClassOther, kind: KindWatchEventLostAtCompaction, conf: ConfidenceMedium, note: "modRevision=R"},
+
+	// controller-runtime (zap JSON). format: controller-runtime internal/controller "Reconciler error";
+	// message: apimachinery NewConflict ("Operation cannot be fulfilled on %s %q: %v") + store.go OptimisticLockErrorMsg.
+	{name: "controller-runtime reconciler conflict", text: `{"level":"error","ts":"2026-11-30T04:11:48Z","msg":"Reconciler error","controller":"configmap","controllerGroup":"","controllerKind":"ConfigMap","ConfigMap":{"name":"cm-7","namespace":"demo"},"namespace":"demo","name":"cm-7","reconcileID":"5f0c6a8e-2b1d-4a52-9a55-3f3a0c7f1e21","error":"Operation cannot be fulfilled on configmaps \"cm-7\": the object has been modified; please apply your changes to the latest version and try again"}`,
+		class: ClassOther, kind: KindConflict, conf: ConfidenceHigh, code: 409, msg: `Operation cannot be fulfilled on configmaps "cm-7": the object has been modified; please apply`},
+	// format: controller-runtime's UnhandledError logger (zap JSON, as in the sample above); message: cacher/ready.go.
+	{name: "controller-runtime initializing", text: `{"level":"error","ts":"2026-11-30T04:11:48Z","logger":"controller-runtime.cache.UnhandledError","msg":"Failed to watch","reflector":"k8s.io/client-go@v0.37.2/tools/cache/reflector.go:385","type":"*v1.ConfigMap","error":"failed to list *v1.ConfigMap: storage is (re)initializing"}`,
+		class: ClassOther, kind: KindWatchCacheInitializing, code: 429},
+	// format: controller-runtime zap JSON; message: storage/errors.go ErrResourceVersionSetOnCreate.
+	{name: "controller-runtime create with RV", text: `{"level":"error","ts":"2026-11-30T04:11:48Z","msg":"Reconciler error","controller":"web","namespace":"demo","name":"web","reconcileID":"0b8f1d2e-3c4a-4e5f-8a9b-0c1d2e3f4a5b","error":"resourceVersion should not be set on objects to be created"}`,
+		class: ClassOther, kind: KindResourceVersionSetOnCreate, conf: ConfidenceHigh},
+
+	// logrus (text formatter: time=, level=, msg=, error= quoted with strconv.Quote).
+	{name: "logrus conflict", text: `time="2026-11-30T04:11:48Z" level=error msg="failed to update lease" error="Operation cannot be fulfilled on leases.coordination.k8s.io \"my-lock\": the object has been modified; please apply your changes to the latest version and try again"`,
+		class: ClassOther, kind: KindConflict, code: 409, msg: `leases.coordination.k8s.io "my-lock"`},
+	{name: "logrus watch window", text: `time="2026-11-30T04:11:48Z" level=warning msg="watch ended" error="too old resource version: 214 (257)" resource=configmaps`,
+		class: ClassExpired, kind: KindWatchCacheWindow, conf: ConfidenceHigh, req: "214", old: "257", gap: "43"},
+
+	// fabric8: a public Keycloak operator log (fabric8 informer Reflector, "listSyncAndWatch
+	// failed", KubernetesClientException with the Status toString); message: cacher/ready.go.
+	{name: "fabric8 initializing", text: `2024-11-19 00:02:02,514 ERROR [io.fab.kub.cli.inf.imp.cac.Reflector] (vert.x-eventloop-thread-0) listSyncAndWatch failed for k8s.keycloak.org/v2alpha1/namespaces/default/keycloaks, will stop: java.util.concurrent.CompletionException: io.fabric8.kubernetes.client.KubernetesClientException: Failure executing: GET at: https://10.96.0.1:443/apis/k8s.keycloak.org/v2alpha1/namespaces/default/keycloaks?resourceVersion=0. Message: storage is (re)initializing. Received status: Status(apiVersion=v1, code=429, details=StatusDetails(causes=[], group=null, kind=null, name=null, retryAfterSeconds=1, uid=null, additionalProperties={}), kind=Status, message=storage is (re)initializing, metadata=ListMeta(_continue=null, remainingItemCount=null, resourceVersion=null, selfLink=null, additionalProperties={}), reason=TooManyRequests, status=Failure, additionalProperties={}).`,
+		class: ClassOther, kind: KindWatchCacheInitializing, conf: ConfidenceHigh, code: 429, reason: "TooManyRequests"},
+	// format: the same fabric8 KubernetesClientException for a PUT; message: NewConflict.
+	{name: "fabric8 conflict", text: `io.fabric8.kubernetes.client.KubernetesClientException: Failure executing: PUT at: https://10.96.0.1:443/api/v1/namespaces/demo/configmaps/cm-7. Message: Operation cannot be fulfilled on configmaps "cm-7": the object has been modified; please apply your changes to the latest version and try again. Received status: Status(apiVersion=v1, code=409, details=StatusDetails(causes=[], group=null, kind=configmaps, name=cm-7, retryAfterSeconds=null, uid=null, additionalProperties={}), kind=Status, message=Operation cannot be fulfilled on configmaps "cm-7": the object has been modified; please apply your changes to the latest version and try again, metadata=ListMeta(_continue=null, remainingItemCount=null, resourceVersion=null, selfLink=null, additionalProperties={}), reason=Conflict, status=Failure, additionalProperties={}).`,
+		class: ClassOther, kind: KindConflict, conf: ConfidenceHigh, code: 409, reason: "Conflict"},
+
+	// Python: exceptions.py in a python-json-logger record (the traceback's newlines escaped).
+	{name: "python JSON log traceback", text: `{"asctime": "2026-11-30 04:11:48,123", "levelname": "ERROR", "message": "watch failed", "exc_info": "Traceback (most recent call last):\n  File \"/app/main.py\", line 42, in run\n    for event in w.stream(v1.list_namespaced_config_map, \"demo\"):\nkubernetes.client.exceptions.ApiException: (410)\nReason: Expired: too old resource version: 214 (257)\n"}`,
+		class: ClassExpired, kind: KindWatchCacheWindow, req: "214", old: "257", code: 410, reason: "Expired"},
+	// format: exceptions.py with its lines folded into one by a log shipper.
+	{name: "python folded ApiException", text: `kubernetes.client.exceptions.ApiException: (410) Reason: Gone`,
+		class: ClassExpired, kind: KindGone, conf: ConfidenceMedium, code: 410, reason: "Gone"},
+	// format: exceptions.py with a decoded body; message: registry store.go (422 with details),
+	// as the Python client prints a custom resource update without a resourceVersion.
+	{name: "python 422 update without RV", text: "(422)\nReason: Unprocessable Entity\nHTTP response headers: HTTPHeaderDict({'Content-Type': 'application/json'})\nHTTP response body: {\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"foos.example.com \\\"demo\\\" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update\",\"reason\":\"Invalid\",\"details\":{\"name\":\"demo\",\"group\":\"example.com\",\"kind\":\"foos\",\"causes\":[{\"reason\":\"FieldValueInvalid\",\"message\":\"Invalid value: 0x0: must be specified for an update\",\"field\":\"metadata.resourceVersion\"}]},\"code\":422}\n",
+		class: ClassOther, kind: KindResourceVersionMissingOnUpdate, conf: ConfidenceHigh, code: 422, msg: "metadata.resourceVersion: Invalid value: 0x0: must be specified for an update"},
+
+	// kube-rs: kube::Error::Api ("ApiError: {0} ({0:?})") over kube_core::ErrorResponse ("{message}: {reason}").
+	{name: "kube-rs watch window", text: `ApiError: too old resource version: 214 (257): Expired (ErrorResponse { status: "Failure", message: "too old resource version: 214 (257)", reason: "Expired", code: 410 })`,
+		class: ClassExpired, kind: KindWatchCacheWindow, conf: ConfidenceHigh, req: "214", old: "257", gap: "43", code: 410, reason: "Expired"},
+	{name: "kube-rs conflict", text: `ApiError: Operation cannot be fulfilled on configmaps "cm-7": the object has been modified; please apply your changes to the latest version and try again: Conflict (ErrorResponse { status: "Failure", message: "Operation cannot be fulfilled on configmaps \"cm-7\": the object has been modified; please apply your changes to the latest version and try again", reason: "Conflict", code: 409 })`,
+		class: ClassOther, kind: KindConflict, conf: ConfidenceHigh, code: 409, reason: "Conflict"},
+
+	// .NET: KubernetesClient (k8s.Autorest.HttpOperationException, "Operation returned an invalid status code '{0}'").
+	{name: ".NET 410", text: `k8s.Autorest.HttpOperationException: Operation returned an invalid status code 'Gone'`,
+		class: ClassExpired, kind: KindGone, conf: ConfidenceLow, code: 410},
+	// format: kubernetes-client/csharp Watcher (an ERROR event thrown as KubernetesException(V1Status), its Message the Status message).
+	{name: ".NET watch", text: `Unhandled exception. k8s.KubernetesException: too old resource version: 214 (257)`,
+		class: ClassExpired, kind: KindWatchCacheWindow, conf: ConfidenceHigh, req: "214", old: "257"},
+
+	// etcd. format: etcd client v3.7.3 retry_interceptor.go ("retrying of unary invoker failed", zap JSON); message: rpctypes.
+	{name: "etcd client retry", text: `{"level":"warn","ts":"2026-11-30T04:11:48.123Z","logger":"etcd-client","caller":"v3@v3.7.3/retry_interceptor.go:68","msg":"retrying of unary invoker failed","target":"etcd-endpoints://0xc0001b2000/127.0.0.1:2379","method":"/etcdserverpb.KV/Range","attempt":0,"error":"rpc error: code = OutOfRange desc = etcdserver: mvcc: required revision has been compacted"}`,
+		class: ClassExpired, kind: KindEtcdCompacted, conf: ConfidenceHigh},
+	// etcd v2, as the Kubernetes fluentd-elasticsearch addon config quotes a kube-scheduler line.
+	{name: "etcd v2 index cleared", text: `W0204 06:49:18.239674       7 reflector.go:245] pkg/scheduler/factory/factory.go:193: watch of *api.Service ended with: 401: The event in requested index is outdated and cleared (the requested history has been cleared [2578313/2577886]) [2579312]`,
+		class: ClassExpired, kind: KindEtcdV2IndexCleared, conf: ConfidenceHigh, req: "2577886", old: "2578313", gap: "427"},
+	// linkerd's namer test (a watch ERROR event recorded from a Kubernetes 1.x API server on etcd2).
+	{name: "etcd v2 watch event", text: `{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"401: The event in requested index is outdated and cleared (the requested history has been cleared [4770862/4659254]) [4771861]"}}`,
+		class: ClassExpired, kind: KindEtcdV2IndexCleared, conf: ConfidenceHigh, req: "4659254", old: "4770862", gap: "111608"},
+	{name: "etcd v2 cut", text: `401: The event in requested index is outdated and cleared (the requested history has been cleared [2578313/25`,
+		class: ClassExpired, kind: KindEtcdV2IndexCleared, conf: ConfidenceMedium, old: "2578313", note: "cut"},
+
+	// Older and shorter wordings of Expired.
+	// Kubernetes 1.8 staging/src/k8s.io/apiserver/pkg/storage/etcd3/errors.go interpretListError (paging).
+	{name: "from parameter too old", text: `Error from server (Expired): The provided from parameter is too old to display a consistent list result. You must start a new list without the from.`,
+		class: ClassExpired, kind: KindContinueExpired, conf: ConfidenceHigh, reason: "Expired"},
+	// The wording without numbers, as fakes and proxies write it and cut logs leave it.
+	{name: "bare too old", text: `{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version","reason":"Expired","code":410}}`,
+		class: ClassExpired, kind: KindTooOldResourceVersion, conf: ConfidenceLow, code: 410, note: "none of the numbers"},
+
+	// kubectl. format: kubectl cmd/util/helpers.go StandardErrorMessage and "error when %s %q: %v".
+	{name: "kubectl replace conflict", text: `Error from server (Conflict): error when replacing "cm.yaml": Operation cannot be fulfilled on configmaps "cm-7": the object has been modified; please apply your changes to the latest version and try again`,
+		class: ClassOther, kind: KindConflict, conf: ConfidenceHigh, reason: "Conflict", code: 409},
+	{name: "kubectl initializing", text: `Error from server (TooManyRequests): storage is (re)initializing`,
+		class: ClassOther, kind: KindWatchCacheInitializing, conf: ConfidenceHigh, reason: "TooManyRequests"},
+	// A 500 without a reason: "Error from server: %s".
+	{name: "kubectl create with RV", text: `Error from server: error when creating "cm.yaml": resourceVersion should not be set on objects to be created`,
+		class: ClassOther, kind: KindResourceVersionSetOnCreate, conf: ConfidenceHigh},
+	// format: kubectl checkErr for reason Invalid with causes ("The %s %q is invalid: " + field: message),
+	// as quoted in the cluster-api-provider docs (kubectl scale of a MachineDeployment).
+	{name: "kubectl 422 update without RV", text: `The machinedeployments "pool1" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update`,
+		class: ClassOther, kind: KindResourceVersionMissingOnUpdate, conf: ConfidenceHigh, code: 422},
+	// istio's notes: kubectl apply's client-side to server-side apply migration.
+	{name: "kubectl apply 422", text: `error when patching "/dev/shm/istio.yaml": validatingwebhookconfigurations.admissionregistration.k8s.io "istio-validator-istio-system" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update`,
+		class: ClassOther, kind: KindResourceVersionMissingOnUpdate},
+	// Status JSON, as the v1.37.2 cacher answers (NewTooManyRequests with retryAfterSeconds).
+	{name: "initializing Status JSON", text: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"storage is (re)initializing","reason":"TooManyRequests","details":{"retryAfterSeconds":1},"code":429}`,
+		class: ClassOther, kind: KindWatchCacheInitializing, conf: ConfidenceHigh, code: 429, reason: "TooManyRequests"},
+
 	// --- Not RV errors: must stay Unrecognized ---
+	// A bare 409 is as likely AlreadyExists as a Conflict.
+	{name: ".NET bare 409", text: `k8s.Autorest.HttpOperationException: Operation returned an invalid status code 'Conflict'`, class: ClassUnrecognized},
+	{name: "kubectl already exists", text: `Error from server (AlreadyExists): error when creating "cm.yaml": configmaps "cm-7" already exists`, class: ClassUnrecognized},
+	// etcd v3.7.3 server/storage/mvcc/kvstore_compaction.go: a compaction is not an error.
+	{name: "etcd compaction done", text: `{"level":"info","ts":"2026-11-30T04:11:48.123Z","caller":"mvcc/kvstore_compaction.go:71","msg":"finished scheduled compaction","compact-revision":1043,"took":"1.2ms","hash":1234567,"current-db-size-bytes":2097152}`, class: ClassUnrecognized},
+	{name: "update validation, other field", text: `The configmaps "cm-7" is invalid: metadata.name: Invalid value: "Cm_7": must be specified for an update`, class: ClassUnrecognized},
+	// --- Not RV errors (original set) ---
 	// https://github.com/flant/shell-operator/issues/429
 	{name: "shell-operator unknown", text: `{"level":"error","msg":"E1005 12:17:06.718118      10 reflector.go:127] pkg/mod/k8s.io/client-go@v0.19.11/tools/cache/reflector.go:156: Failed to watch *unstructured.Unstructured: unknown\n","source":"klog","time":"2022-10-05T12:17:06Z"}`,
 		class: ClassUnrecognized},
@@ -242,6 +377,12 @@ func TestFromTextSamples(t *testing.T) {
 			check("current", d.CurrentResourceVersion, s.cur)
 			check("gap", d.Gap, s.gap)
 			check("reason", d.Reason, s.reason)
+			if s.note != "" && !contains(strings.Join(d.Notes, "\n"), s.note) {
+				t.Errorf("notes %q lack %q", d.Notes, s.note)
+			}
+			if s.msg != "" && !contains(d.Message, s.msg) {
+				t.Errorf("message %q lacks %q", d.Message, s.msg)
+			}
 			if s.code != 0 && d.Code != s.code {
 				t.Errorf("code = %d, want %d", d.Code, s.code)
 			}

@@ -13,7 +13,7 @@ import (
 // thousand levels deep, or a line of a million quotes.
 
 const (
-	maxDigits    = 20       // a uint64 has at most 20 decimal digits
+	maxDigits    = 64       // longer digit runs are kept up to here (a uint64 has at most 20 digits)
 	fieldWindow  = 8 << 10  // how far a field's value is read
 	maxJSONDepth = 32       // deeper whole-text JSON is not decoded
 	maxJSONBytes = 64 << 10 // larger whole-text JSON is not decoded
@@ -32,14 +32,21 @@ type signals struct {
 	source     string
 }
 
-// digitsAt returns the run of decimal digits starting at s[i] (at most
-// maxDigits) and the index after it.
+// digitsAt returns the run of decimal digits starting at s[i] (its first
+// maxDigits) and the index after the whole run: a run too long for a uint64
+// is returned whole (up to maxDigits), never cut to a number it is not.
 func digitsAt(s string, i int) (string, int) {
 	j := i
-	for j < len(s) && j-i < maxDigits && s[j] >= '0' && s[j] <= '9' {
+	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
 		j++
 	}
-	return s[i:j], j
+	return s[i:min(j, i+maxDigits)], j
+}
+
+// fitsUint64 reports whether the decimal digits v are a uint64.
+func fitsUint64(v string) bool {
+	_, err := strconv.ParseUint(v, 10, 64)
+	return err == nil
 }
 
 // skipSpaces skips blanks (not newlines) from i.
@@ -166,13 +173,24 @@ func statusCodeIn(s string) int {
 		}
 		j := from + i + 1
 		from = j
-		// Only "(410)" alone at the end of a line, after the start of a
-		// line or "ApiException: ": never "(257)" inside a message.
+		// Only "(410)" alone at the end of a line (or before an escaped
+		// "\n" in a JSON log), after the start of a line, "ApiException: "
+		// or "ApiException ": never "(257)" inside a message.
 		after := j + 4
-		lineEnd := after >= len(s) || s[after] == '\n' || s[after] == '\r'
-		lineStart := j == 1 || s[j-2] == '\n' || strings.HasSuffix(s[:j-1], ": ")
+		lineEnd := after >= len(s) || s[after] == '\n' || s[after] == '\r' || strings.HasPrefix(s[after:], `\n`) ||
+			strings.HasPrefix(s[after:], " Reason: ")
+		lineStart := j == 1 || s[j-2] == '\n' || strings.HasSuffix(s[:j-1], ": ") || strings.HasSuffix(s[:j-1], "ApiException ") ||
+			strings.HasSuffix(s[:j-1], `\n`)
 		if c := httpCode(s, j); c != 0 && j+3 < len(s) && s[j+3] == ')' && lineEnd && lineStart {
 			return c
+		}
+	}
+	if i := strings.Index(s, qualStatusName); i >= 0 {
+		rest := s[i+len(qualStatusName):]
+		if k := strings.IndexByte(rest[:min(len(rest), 24)], '\''); k > 0 {
+			if c, ok := statusNames[rest[:k]]; ok {
+				return c
+			}
 		}
 	}
 	for _, p := range []string{" Gone", " Gateway Timeout", " Too Many Requests", " Internal Server Error"} {
@@ -187,22 +205,36 @@ func statusCodeIn(s string) int {
 
 // httpCode reads a three-digit status code at s[i], not part of a longer number.
 func httpCode(s string, i int) int {
-	if i < 0 || i+3 > len(s) {
+	if i < 0 || i+3 > len(s) || (i > 0 && isDigit(s[i-1])) || (i+3 < len(s) && isDigit(s[i+3])) {
 		return 0
 	}
-	d, j := digitsAt(s, i)
-	if len(d) != 3 || (i > 0 && s[i-1] >= '0' && s[i-1] <= '9') || j < i+3 {
-		return 0
+	n := 0
+	for _, c := range []byte(s[i : i+3]) {
+		if !isDigit(c) {
+			return 0
+		}
+		n = n*10 + int(c-'0')
 	}
-	n, _ := strconv.Atoi(d)
 	if n < 100 || n > 599 {
 		return 0
 	}
 	return n
 }
 
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// qualStatusName is how the .NET client (KubernetesClient, AutoRest) names
+// a status: "Operation returned an invalid status code 'Gone'".
+const qualStatusName = "invalid status code '"
+
+// statusNames are the HTTP status names .NET prints, for the codes that matter here.
+var statusNames = map[string]int{
+	"Conflict": 409, "Gone": 410, "UnprocessableEntity": 422, "TooManyRequests": 429,
+	"InternalServerError": 500, "BadGateway": 502, "ServiceUnavailable": 503, "GatewayTimeout": 504,
+}
+
 // knownReasons are the Status reasons that matter here.
-var knownReasons = []string{"Expired", "Gone", "Timeout", "TooManyRequests", "InternalError", "ServerTimeout", "BadRequest", "Invalid", "ServiceUnavailable"}
+var knownReasons = []string{"Expired", "Gone", "Timeout", "TooManyRequests", "InternalError", "ServerTimeout", "BadRequest", "Invalid", "ServiceUnavailable", "Conflict"}
 
 // reasonIn finds a Status reason: "reason":"Expired", Reason: Gone,
 // reason:Expired, Error from server (Expired).

@@ -12,9 +12,10 @@ import "unsafe"
 
 func strongAnchors() []string {
 	a := []string{
-		"too old resource version", phraseTooLarge[:len(phraseTooLarge)-2], phraseWatchTooOld, phraseListTooOld,
-		phraseContinueTooOld, phraseCompacted, phraseFutureRev, phraseInternal, phraseServerErr,
-		"ResourceVersionTooLarge", "watch of ", javaExpired, fabric8Gone, javaGone,
+		phraseTooOld, phraseTooLarge, phraseWatchTooOld, phraseListTooOld,
+		phraseContinueTooOld, phraseFromTooOld, phraseCompacted, phraseFutureRev, phraseInternal, phraseServerErr,
+		phraseV2Cleared, phraseConflict, phraseInitializing, phraseSetOnCreate, phraseMissingOnUpdate, phrasePrevKvNil,
+		"ResourceVersionTooLarge", phraseWatchOf, phraseJavaExpired, phraseFabric8Gone, phraseJavaGone,
 	}
 	for _, list := range [][]string{invalidRV, invalidContinue, connectionBroken, watchEnded, timeoutWords, throttleWords} {
 		a = append(a, list...)
@@ -23,8 +24,9 @@ func strongAnchors() []string {
 }
 
 // weakAnchors: status codes that classify by themselves (serverCodes, 410,
-// 429, 504) and the places a reason is read from.
-var weakAnchors = []string{"410", "429", "504", "500", "502", "503", "eason", "Error from server ("}
+// 429, 504), the places a reason is read from, and .NET's rendering of a
+// status code by name.
+var weakAnchors = []string{"410", "429", "504", "500", "502", "503", "eason", "Error from server (", qualStatusName}
 
 // acMachine is an Aho-Corasick automaton over byte classes: only bytes that
 // occur in a pattern get a class of their own, which keeps the table small
@@ -143,8 +145,21 @@ func (m *acMachine) scan(b []byte) uint64 {
 	return mask
 }
 
+// maxAnchorBytes: an anchor is the first bytes of its phrase, enough to be
+// rare in ordinary lines; a phrase holds its anchor, so the line is still
+// classified, and the automaton stays small enough for uint16 states.
+const maxAnchorBytes = 24
+
+func anchorsOf(phrases []string) []string {
+	out := make([]string, len(phrases))
+	for i, p := range phrases {
+		out[i] = p[:min(len(p), maxAnchorBytes)]
+	}
+	return out
+}
+
 var (
-	prefilter  = buildAC(append(strongAnchors(), weakAnchors...))
+	prefilter  = buildAC(anchorsOf(append(strongAnchors(), weakAnchors...)))
 	strongBits = uint64(1)<<uint(len(strongAnchors())) - 1
 )
 
@@ -165,7 +180,8 @@ func worthClassifying(line []byte) bool {
 		return true
 	}
 	switch reasonIn(t) {
-	case "", "BadRequest", "Invalid":
+	case "", "BadRequest", "Invalid", "Conflict":
+		// Only a phrase (a strong anchor) makes these a finding.
 		return false
 	}
 	return true

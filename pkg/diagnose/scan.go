@@ -8,9 +8,16 @@ import (
 	"strings"
 )
 
-// MaxLineBytes is how much of one log line is read; the rest of a longer
-// line is skipped, so a pathological line costs no more than a normal one.
+// MaxLineBytes is the read buffer: a line up to this long is classified
+// as it is; a longer one is read whole, in pieces of this size, each one
+// classified together with the last chunkOverlap bytes before it, so memory
+// stays flat whatever the line length.
 const MaxLineBytes = 64 << 10
+
+// chunkOverlap is how much of the previous piece of an over-long line is
+// read again with the next one: far more than any error message, so an
+// error cut by a piece boundary is seen whole in the next chunk.
+const chunkOverlap = 4 << 10
 
 // maxFindingText is how much of a matching line a Finding keeps.
 const maxFindingText = 300
@@ -28,10 +35,11 @@ type Finding struct {
 	Diagnosis
 }
 
-// ScanLog reads a whole log line by line (memory bounded by MaxLineBytes)
-// and calls fn for every error it recognizes, in order. Lines are classified
-// one by one, except that a line holding only a status code and the line
-// that holds the message of the same error are reported once.
+// ScanLog reads a whole log line by line (memory bounded by MaxLineBytes,
+// however long a line is) and calls fn for every error it recognizes, in
+// order. Lines are classified one by one, except that a line holding only a
+// status code and the line that holds the message of the same error are
+// reported once.
 func ScanLog(r io.Reader, fn func(Finding)) error {
 	_, err := scanLog(r, fn)
 	return err
@@ -40,18 +48,26 @@ func ScanLog(r io.Reader, fn func(Finding)) error {
 type logScanner struct {
 	fn      func(Finding)
 	pending *Finding // a weak finding waiting for its message
+	chunk   []byte   // an over-long line's overlap and current piece (reused)
 }
 
 func scanLog(r io.Reader, fn func(Finding)) (int, error) {
 	br := bufio.NewReaderSize(r, MaxLineBytes)
 	sc := &logScanner{fn: fn}
 	n := 0
-	var long []byte
 	for {
-		line, err := readLine(br, &long)
-		if len(line) > 0 || err == nil {
+		line, err := br.ReadSlice('\n')
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
 			n++
-			sc.line(n, line)
+			err = sc.longLine(n, br, line)
+		case len(line) > 0 || err == nil:
+			n++
+			if f, ok := find(n, bytes.TrimRight(line, "\r\n"), true, false); ok {
+				sc.add(f)
+			} else {
+				sc.expire(n)
+			}
 		}
 		if err != nil {
 			sc.flush()
@@ -63,47 +79,88 @@ func scanLog(r io.Reader, fn func(Finding)) (int, error) {
 	}
 }
 
-// readLine returns the next line without its end of line, cut at
-// MaxLineBytes; the slice is valid until the next read. The first
-// MaxLineBytes of an over-long line are copied into *long (reused), and the
-// rest of it is skipped.
-func readLine(br *bufio.Reader, long *[]byte) ([]byte, error) {
-	line, err := br.ReadSlice('\n')
-	if errors.Is(err, bufio.ErrBufferFull) {
-		*long = append((*long)[:0], line...)
-		for errors.Is(err, bufio.ErrBufferFull) {
-			_, err = br.ReadSlice('\n')
+// longLine reads the rest of line n, which starts with first, in pieces
+// of MaxLineBytes, and reports the first error found in it (a strong one
+// if there is one). Its error is the read error that ended the line, nil
+// after its newline.
+func (sc *logScanner) longLine(n int, br *bufio.Reader, first []byte) error {
+	sc.chunk = append(sc.chunk[:0], first...)
+	var found *Finding
+	for {
+		piece, err := br.ReadSlice('\n')
+		more := errors.Is(err, bufio.ErrBufferFull)
+		if found == nil || found.Confidence == ConfidenceLow {
+			// The chunk is classified before the next piece is added.
+			if f, ok := find(n, sc.chunk, false, true); ok && (found == nil || f.Confidence != ConfidenceLow) {
+				found = &f
+			}
 		}
-		if err != nil && !errors.Is(err, io.EOF) {
-			return *long, err
+		keep := min(len(sc.chunk), chunkOverlap)
+		copy(sc.chunk, sc.chunk[len(sc.chunk)-keep:])
+		sc.chunk = append(sc.chunk[:keep], piece...)
+		if more {
+			continue
 		}
-		return *long, nil
+		sc.chunk = bytes.TrimRight(sc.chunk, "\r\n")
+		if found == nil || found.Confidence == ConfidenceLow {
+			if f, ok := find(n, sc.chunk, true, true); ok && (found == nil || f.Confidence != ConfidenceLow) {
+				found = &f
+			}
+		}
+		if found != nil {
+			sc.add(*found)
+		} else {
+			sc.expire(n)
+		}
+		return err
 	}
-	line = bytes.TrimRight(line, "\r\n")
-	return line, err
 }
 
-func (sc *logScanner) line(n int, line []byte) {
-	if sc.pending != nil && n-sc.pending.Line > mergeWindow {
-		sc.flush()
-	}
+// find classifies one line, or one chunk of a long line. A chunk that
+// is not the line's last one leaves an error that starts in its last
+// chunkOverlap bytes to the next chunk, which holds it whole.
+func find(n int, line []byte, last, long bool) (Finding, bool) {
 	if !worthClassifying(line) {
-		return
+		return Finding{}, false
 	}
 	text := string(line)
 	d := classifyText(text, Context{})
 	if !d.Recognized() {
-		return
+		return Finding{}, false
 	}
-	f := Finding{Line: n, Text: clip(text), Diagnosis: d}
-	weak := d.Confidence == ConfidenceLow || d.Kind == KindGone
+	at := -1
+	if d.Message != "" {
+		at = strings.Index(text, d.Message)
+	}
+	if !last && at >= len(text)-chunkOverlap {
+		return Finding{}, false
+	}
+	shown := text
+	if long && at > 100 {
+		// Show the error, not the start of a huge line.
+		shown = "…" + text[at-100:]
+	}
+	return Finding{Line: n, Text: clip(shown), Diagnosis: d}, true
+}
+
+// expire reports a weak finding that waited too long for its message.
+func (sc *logScanner) expire(n int) {
+	if sc.pending != nil && n-sc.pending.Line > mergeWindow {
+		sc.flush()
+	}
+}
+
+// add records a finding, joining a weak one with the message that completes it.
+func (sc *logScanner) add(f Finding) {
+	sc.expire(f.Line)
+	weak := f.Confidence == ConfidenceLow || f.Kind == KindGone
 	if sc.pending != nil {
 		if compatible(*sc.pending, f) {
 			if weak {
 				sc.pending = mergeWeak(*sc.pending, f)
 				return
 			}
-			sc.emit(completeWith(f, *sc.pending))
+			sc.fn(completeWith(f, *sc.pending))
 			sc.pending = nil
 			return
 		}
@@ -113,17 +170,15 @@ func (sc *logScanner) line(n int, line []byte) {
 		sc.pending = &f
 		return
 	}
-	sc.emit(f)
+	sc.fn(f)
 }
 
 func (sc *logScanner) flush() {
 	if sc.pending != nil {
-		sc.emit(*sc.pending)
+		sc.fn(*sc.pending)
 		sc.pending = nil
 	}
 }
-
-func (sc *logScanner) emit(f Finding) { sc.fn(f) }
 
 // compatible reports whether f can be the rest of the weak finding w.
 func compatible(w, f Finding) bool {

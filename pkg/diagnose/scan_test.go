@@ -1,7 +1,14 @@
 package diagnose
 
 import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
+	"io/fs"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -74,10 +81,67 @@ func TestScanLogLongLinesAndNoNewline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The tail of the over-long line is skipped; the last line has no newline.
-	if s.Lines != 3 || s.Findings != 2 || s.Groups[0].Lines[0] != 1 || s.Groups[1].Lines[0] != 3 {
+	// The over-long line is read whole; the last line has no newline.
+	if s.Lines != 3 || s.Findings != 3 || fmt.Sprint(s.Groups[0].Lines) != "[1 2]" || s.Groups[1].Lines[0] != 3 {
 		t.Fatalf("summary = %+v", s)
 	}
+}
+
+// TestScanLogLongLineErrorAnywhere puts one error at every offset around
+// the piece boundaries of a long line (a controller-runtime JSON line with
+// a huge object dump, as a real one can be): it is found once, with both
+// numbers, wherever it falls.
+func TestScanLogLongLineErrorAnywhere(t *testing.T) {
+	const msg = `too old resource version: 214 (257)`
+	offsets := []int{70000, MaxLineBytes - 10, MaxLineBytes - len(msg)/2, MaxLineBytes, MaxLineBytes - chunkOverlap - 5,
+		MaxLineBytes - chunkOverlap + 3, 2*MaxLineBytes - chunkOverlap - len(msg)/2, 2*MaxLineBytes - 2*chunkOverlap + 1}
+	for _, at := range offsets {
+		line := `{"level":"error","msg":"Reconciler error","object":"` + strings.Repeat("a", at-63) + `","error":"` + msg + `"}` + strings.Repeat(" ", 100000)
+		if i := strings.Index(line, msg); i != at {
+			t.Fatalf("error at %d, want %d", i, at)
+		}
+		var found []Finding
+		if err := ScanLog(strings.NewReader("ok\n"+line+"\nok\n"), func(f Finding) { found = append(found, f) }); err != nil {
+			t.Fatal(err)
+		}
+		if len(found) != 1 || found[0].Line != 2 || found[0].RequestedResourceVersion != "214" || found[0].OldestResourceVersion != "257" ||
+			!strings.Contains(found[0].Text, msg) {
+			t.Errorf("error at byte %d: found %+v", at, found)
+		}
+	}
+}
+
+// TestScanLogLongLineMemoryFlat scans a 32 MiB line with no error and one
+// with an error at its end: what is allocated does not grow with the line.
+func TestScanLogLongLineMemoryFlat(t *testing.T) {
+	allocated := func(r io.Reader) uint64 {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		n := 0
+		if err := ScanLog(r, func(Finding) { n++ }); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	const size = 32 << 20
+	plain := allocated(io.LimitReader(repeatReader('x'), size))
+	tail := allocated(io.MultiReader(io.LimitReader(repeatReader('x'), size), strings.NewReader(" too old resource version: 1 (2)\n")))
+	for name, got := range map[string]uint64{"plain": plain, "error at the end": tail} {
+		if got > 1<<20 {
+			t.Errorf("%s: %d bytes allocated to scan a %d-byte line", name, got, size)
+		}
+	}
+}
+
+type repeatReader byte
+
+func (r repeatReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(r)
+	}
+	return len(p), nil
 }
 
 func TestCollectorCapsLines(t *testing.T) {
@@ -121,5 +185,79 @@ func TestPrefilterFindsEveryAnchor(t *testing.T) {
 	}
 	if mask := prefilter.scan([]byte("I0101 10:00:00 controller.go:150] Reconciled default/web")); mask != 0 {
 		t.Errorf("ordinary line matched: %b", mask)
+	}
+}
+
+// TestEveryPhraseIsAnAnchor reads the package's source: every constant
+// named phrase* and every string of a package-level []string the matchers
+// search (all but knownReasons and weakAnchors) must hold a strong prefilter
+// anchor, so that no phrase can be classified by FromText but skipped by
+// ScanLog.
+func TestEveryPhraseIsAnAnchor(t *testing.T) {
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, ".", func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	consts := map[string]string{}
+	var lists [][]ast.Expr
+	for _, f := range pkgs["diagnose"].Files {
+		for _, decl := range f.Decls {
+			gd, ok := decl.(*ast.GenDecl)
+			if !ok {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				vs, ok := spec.(*ast.ValueSpec)
+				if !ok {
+					continue
+				}
+				for i, name := range vs.Names {
+					if i >= len(vs.Values) {
+						continue
+					}
+					switch v := vs.Values[i].(type) {
+					case *ast.BasicLit:
+						if gd.Tok == token.CONST && v.Kind == token.STRING {
+							s, err := strconv.Unquote(v.Value)
+							if err != nil {
+								t.Fatal(err)
+							}
+							consts[name.Name] = s
+						}
+					case *ast.CompositeLit:
+						if at, ok := v.Type.(*ast.ArrayType); ok && fmt.Sprint(at.Elt) == "string" &&
+							name.Name != "knownReasons" && name.Name != "weakAnchors" {
+							lists = append(lists, v.Elts)
+						}
+					}
+				}
+			}
+		}
+	}
+	var phrases []string
+	for name, v := range consts {
+		if strings.HasPrefix(name, "phrase") {
+			phrases = append(phrases, v)
+		}
+	}
+	for _, l := range lists {
+		for _, e := range l {
+			switch e := e.(type) {
+			case *ast.BasicLit:
+				s, _ := strconv.Unquote(e.Value)
+				phrases = append(phrases, s)
+			case *ast.Ident:
+				phrases = append(phrases, consts[e.Name])
+			}
+		}
+	}
+	if len(phrases) < 40 {
+		t.Fatalf("only %d phrases found in the source", len(phrases))
+	}
+	for _, p := range phrases {
+		if p == "" || prefilter.scan([]byte(p))&strongBits == 0 || !worthClassifying([]byte("x "+p+" y")) {
+			t.Errorf("phrase %q holds no prefilter anchor", p)
+		}
 	}
 }

@@ -49,6 +49,8 @@ const (
 	KindContinueExpired             = "ContinueExpired"             // continue token expired, no fresh token
 	KindContinueExpiredInconsistent = "ContinueExpiredInconsistent" // continue token expired, fresh (inconsistent) token returned
 	KindEtcdCompacted               = "EtcdCompacted"               // etcd's own "mvcc: required revision has been compacted"
+	KindEtcdV2IndexCleared          = "EtcdV2IndexCleared"          // etcd v2's "The event in requested index is outdated and cleared"
+	KindTooOldResourceVersion       = "TooOldResourceVersion"       // "too old resource version" without the numbers the server prints
 	KindGone                        = "Gone"                        // 410 with no message that names the window
 
 	// TooLarge.
@@ -66,6 +68,13 @@ const (
 	KindInvalidContinue           = "InvalidContinue"
 	KindConnectionReset           = "ConnectionReset"
 	KindNetworkError              = "NetworkError"
+
+	// Other: errors about a resourceVersion that are not List/Watch expiries.
+	KindConflict                       = "Conflict"                       // 409 "the object has been modified": a stale RV on a write
+	KindWatchCacheInitializing         = "WatchCacheInitializing"         // 429 "storage is (re)initializing"
+	KindResourceVersionSetOnCreate     = "ResourceVersionSetOnCreate"     // "resourceVersion should not be set on objects to be created"
+	KindResourceVersionMissingOnUpdate = "ResourceVersionMissingOnUpdate" // 422 "metadata.resourceVersion: Invalid value: ...: must be specified for an update"
+	KindWatchEventLostAtCompaction     = "WatchEventLostAtCompaction"     // 500 "etcd event received with PrevKv=nil (..., modRevision=R, ...)"
 )
 
 // Diagnosis is the answer for one error. The JSON names are a stable schema
@@ -95,6 +104,9 @@ type Diagnosis struct {
 	// Source names the wrapper the error was found in (kubectl, client-go
 	// reflector, Python client, ...), for FromText and ScanLog.
 	Source string `json:"source,omitempty"`
+	// Notes say what the text lacks or holds wrong: a number cut off, an RV
+	// that no server could have issued, a wording without its numbers.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Context is what the caller knows about the request that failed. Both

@@ -107,6 +107,9 @@ func (p *Printer) explainDetails(w *explainWriter, d diagnose.Diagnosis, indent,
 	if n != "" {
 		p.explainField(w, indent, "Numbers", n)
 	}
+	for _, note := range d.Notes {
+		p.explainField(w, indent, "Note", note)
+	}
 	if d.Operation != "" {
 		p.explainField(w, indent, "Request", d.Operation)
 	}
@@ -138,7 +141,14 @@ func explainNumbers(d diagnose.Diagnosis) string {
 		}
 	}
 	add("requested", d.RequestedResourceVersion)
-	add("oldest servable", d.OldestResourceVersion)
+	if d.Kind == diagnose.KindWatchEventLostAtCompaction {
+		// The revision of the lost event is also where a watch can start.
+		if d.OldestResourceVersion != "" {
+			parts = append(parts, "event lost at "+d.OldestResourceVersion, "a watch from "+d.OldestResourceVersion+" or later starts cleanly")
+		}
+	} else {
+		add("oldest servable", d.OldestResourceVersion)
+	}
 	add("current", d.CurrentResourceVersion)
 	if d.Gap != "" {
 		switch {
@@ -155,20 +165,25 @@ func explainNumbers(d diagnose.Diagnosis) string {
 	return strings.Join(parts, " · ")
 }
 
-// explainServer is "410 Expired: message" from what is known.
+// explainServer is "410 Expired: message" from what is known. A message
+// that starts with its reason (kubectl's "Error from server (Timeout):
+// Timeout: Too large ...") shows the reason once.
 func explainServer(d diagnose.Diagnosis) string {
 	var b strings.Builder
 	if d.Code != 0 {
 		b.WriteString(strconv.Itoa(int(d.Code)))
 	}
-	if d.Reason != "" {
+	if d.Reason != "" && d.Message != d.Reason && !strings.HasPrefix(d.Message, d.Reason+":") {
 		if b.Len() > 0 {
 			b.WriteString(" ")
 		}
 		b.WriteString(d.Reason)
 	}
 	if d.Message != "" {
-		if b.Len() > 0 {
+		switch {
+		case b.Len() > 0 && strings.HasPrefix(d.Message, d.Reason+":") && d.Reason != "":
+			b.WriteString(" ")
+		case b.Len() > 0:
 			b.WriteString(": ")
 		}
 		msg := d.Message

@@ -137,3 +137,96 @@ func TestLinesTextAndWrap(t *testing.T) {
 		t.Error("explainCount")
 	}
 }
+
+// TestExplanationReasonOnce: kubectl repeats the reason ("Error from
+// server (Timeout): Timeout: Too large ..."); it is shown once.
+func TestExplanationReasonOnce(t *testing.T) {
+	for text, want := range map[string]string{
+		`Error from server (Timeout): Timeout: Too large resource version: 5000, current: 400`:                                                                                    "Server said    Timeout: Too large resource version: 5000, current: 400\n",
+		`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Timeout: Too large resource version: 9000, current: 8990","reason":"Timeout","code":504}`: "Server said    504 Timeout: Too large resource version: 9000, current: 8990\n",
+		`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 214 (257)","reason":"Expired","code":410}`:                      "Server said    410 Expired: too old resource version: 214 (257)\n",
+	} {
+		var out bytes.Buffer
+		p := NewPrinter(&out, &out, "", true)
+		if err := p.Explanation(Explanation{Diagnosis: diagnose.FromText(text)}); err != nil {
+			t.Fatal(err)
+		}
+		if got := out.String(); !strings.Contains(got, want) || strings.Contains(got, "Timeout: Timeout") {
+			t.Errorf("%s:\nwant %q in:\n%s", text, want, got)
+		}
+	}
+}
+
+// TestExplanationNewKinds: every kind added for the errors confused with
+// resourceVersion errors shows its class, numbers, notes and fix, in the
+// human output and in JSON (the schema only gains "notes").
+func TestExplanationNewKinds(t *testing.T) {
+	cases := []struct {
+		text, kind string
+		human      []string
+		json       map[string]any
+	}{
+		{`Error from server (Conflict): error when replacing "cm.yaml": Operation cannot be fulfilled on configmaps "cm-7": the object has been modified; please apply your changes to the latest version and try again`,
+			diagnose.KindConflict, []string{"Other / Conflict", "409 Conflict: Operation cannot be fulfilled on configmaps", "retry.RetryOnConflict", "server-side apply"},
+			map[string]any{"class": "Other", "code": float64(409), "reason": "Conflict"}},
+		{`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"storage is (re)initializing","reason":"TooManyRequests","details":{"retryAfterSeconds":1},"code":429}`,
+			diagnose.KindWatchCacheInitializing, []string{"Other / WatchCacheInitializing", "429 TooManyRequests: storage is (re)initializing", "Back off and retry"},
+			map[string]any{"class": "Other", "code": float64(429)}},
+		{`Error from server: error when creating "cm.yaml": resourceVersion should not be set on objects to be created`,
+			diagnose.KindResourceVersionSetOnCreate, []string{"Other / ResourceVersionSetOnCreate", "Clear metadata.resourceVersion"},
+			map[string]any{"class": "Other"}},
+		{`The machinedeployments "pool1" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update`,
+			diagnose.KindResourceVersionMissingOnUpdate, []string{"Other / ResourceVersionMissingOnUpdate", "422: metadata.resourceVersion: Invalid value: 0x0", "copy its metadata.resourceVersion"},
+			map[string]any{"class": "Other", "code": float64(422)}},
+		{`E1130 04:11:48.123456       1 watcher.go:425] watch chan error: etcd event received with PrevKv=nil (key="/registry/configmaps/demo/cm-7", modRevision=1043, type=PUT)`,
+			diagnose.KindWatchEventLostAtCompaction, []string{"Other / WatchEventLostAtCompaction", "event lost at 1043 · a watch from 1043 or later starts cleanly", "RV 1043 is lost and the stream goes on", "watch again from RV 1043 or later"},
+			map[string]any{"class": "Other", "oldestResourceVersion": "1043"}},
+		{`W0204 06:49:18.239674       7 reflector.go:245] pkg/scheduler/factory/factory.go:193: watch of *api.Service ended with: 401: The event in requested index is outdated and cleared (the requested history has been cleared [2578313/2577886]) [2579312]`,
+			diagnose.KindEtcdV2IndexCleared, []string{"Expired / EtcdV2IndexCleared", "requested 2577886 · oldest servable 2578313 · requested is 427 behind the oldest", "etcd2 storage"},
+			map[string]any{"class": "Expired", "requestedResourceVersion": "2577886", "oldestResourceVersion": "2578313", "gap": "427"}},
+		{`{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version","reason":"Expired","code":410}}`,
+			diagnose.KindTooOldResourceVersion, []string{"Expired / TooOldResourceVersion  (confidence: low)", "Note           the wording has none of the numbers"},
+			map[string]any{"class": "Expired", "confidence": "low"}},
+		{`too old resource version: 214 (25`,
+			diagnose.KindWatchCacheWindow, []string{"requested 214\n", "Note           the oldest servable RV is missing", "is cut off in this text"},
+			map[string]any{"requestedResourceVersion": "214"}},
+		{`too old resource version: 12345678901234567890123 (257)`,
+			diagnose.KindWatchCacheWindow, []string{"requested 12345678901234567890123 · oldest servable 257\n", "is not a number this server"},
+			map[string]any{"requestedResourceVersion": "12345678901234567890123", "confidence": "medium"}},
+	}
+	for _, c := range cases {
+		d := diagnose.FromText(c.text)
+		if d.Kind != c.kind {
+			t.Fatalf("%s: kind %s, want %s", c.text, d.Kind, c.kind)
+		}
+		var out bytes.Buffer
+		if err := NewPrinter(&out, &out, "", true).Explanation(Explanation{Diagnosis: d}); err != nil {
+			t.Fatal(err)
+		}
+		got := out.String()
+		for _, want := range c.human {
+			if !strings.Contains(got, want) {
+				t.Errorf("%s: missing %q in:\n%s", c.kind, want, got)
+			}
+		}
+		out.Reset()
+		if err := NewPrinter(&out, &out, FormatJSON, true).Explanation(Explanation{Diagnosis: d}); err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(out.Bytes(), &m); err != nil {
+			t.Fatal(err)
+		}
+		if m["kind"] != c.kind || m["fix"] == "" || m["summary"] == "" {
+			t.Errorf("%s: json %v", c.kind, m)
+		}
+		for k, want := range c.json {
+			if m[k] != want {
+				t.Errorf("%s: json %s = %v, want %v", c.kind, k, m[k], want)
+			}
+		}
+		if _, ok := m["notes"]; ok != (len(d.Notes) > 0) {
+			t.Errorf("%s: notes in json = %v, diagnosis has %d", c.kind, ok, len(d.Notes))
+		}
+	}
+}
