@@ -6,10 +6,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// phrasePrevKvNil is the etcd watch's complaint when a watch started just
-// below the compaction point and the first event's previous value is gone.
-const phrasePrevKvNil = "etcd event received with PrevKv=nil"
-
 // ErrorEndsStream reports whether the server closes a watch stream after
 // this ERROR event. It does after every ERROR but one: seen on v1.37.2 with
 // the watch cache off, a watch from R-1 after etcd was compacted at R gets
