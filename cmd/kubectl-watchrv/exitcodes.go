@@ -30,6 +30,14 @@ const (
 	ExitInternal    = 70 // a bug in this plugin
 )
 
+// exitCodesHelp is the table of exit codes in every command's --help.
+const exitCodesHelp = `Exit codes (stable; docs/exit-codes.md):
+  0 ok                1 other failure     2 bad input (flags, arguments, 400/422)
+  3 unrecognized      4 unreachable       5 TLS
+  6 401 unauthorized  7 403 forbidden     8 429 throttled
+  9 not found         10 Expired or TooLarge resourceVersion
+  11 probe budget     70 internal bug     130 interrupted (Ctrl-C, SIGTERM)`
+
 // exitError carries an exit code with the message.
 type exitError struct {
 	code int

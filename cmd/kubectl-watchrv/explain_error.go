@@ -16,7 +16,6 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
 )
 
-
 // explainMaxMessageBytes caps a message read from stdin; a longer input is a log
 // and is scanned with -f -.
 const explainMaxMessageBytes = 1 << 20

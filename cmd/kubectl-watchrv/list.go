@@ -43,7 +43,9 @@ carried the same RV, the newest item RV, and which read semantics served it.
 
 Pages are read with metadata only and never kept, so memory stays bounded
 whatever the collection size. --rv-only asks for one item of metadata: the
-cheapest read of a collection's current RV.`,
+cheapest read of a collection's current RV.
+
+` + exitCodesHelp,
 		Example: `  # The RV to start a watch from, for about a kilobyte of traffic
   kubectl watchrv list configmaps -n demo --rv-only
 

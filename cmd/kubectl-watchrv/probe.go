@@ -15,7 +15,6 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/window"
 )
 
-
 // ProbeOptions finds how far back a watch can start, per resource.
 type ProbeOptions struct {
 	*RootOptions
@@ -58,7 +57,9 @@ per second; a 429 is waited out (Retry-After), and any answer other than
 
 --interval with --duration probes again and again and reports how fast the
 window moves and how deep it is in seconds: the longest disconnect a
-controller can survive without a relist.`,
+controller can survive without a relist.
+
+` + exitCodesHelp,
 		Example: `  # The window of configmaps, with every request shown, and the bound proven
   kubectl watchrv probe configmaps -n demo -v --verify
 

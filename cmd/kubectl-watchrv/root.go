@@ -44,7 +44,9 @@ func newRootCommand(streams genericiooptions.IOStreams) (*cobra.Command, *RootOp
 
 Use it when an informer relists in a loop, a watch says "too old resource
 version", or a list says "Too large resource version". It only reads
-(get, list, watch): it never changes anything in the cluster.`,
+(get, list, watch): it never changes anything in the cluster.
+
+` + exitCodesHelp,
 		Annotations: map[string]string{
 			cobra.CommandDisplayNameAnnotation: "kubectl watchrv",
 		},

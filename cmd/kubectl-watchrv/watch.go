@@ -12,7 +12,6 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/watchstream"
 )
 
-
 // rvList is the --rv value that lists first and watches from the List's RV.
 const rvList = "list"
 
@@ -62,7 +61,9 @@ the objects added, changed or deleted while the watch was broken, the RVs
 skipped, and events delivered twice.
 
 The plugin only reads; a watch is bounded by --timeout, --max-events, --until
-or Ctrl-C, each of which ends with a summary.`,
+or Ctrl-C, each of which ends with a summary.
+
+` + exitCodesHelp,
 		Example: `  # The changes after RV 12345, for 30 seconds
   kubectl watchrv watch configmaps -n demo --rv 12345 --timeout 30s
 

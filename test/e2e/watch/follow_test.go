@@ -50,8 +50,8 @@ func TestWatchFollowSurvivesRestartAndReportsTheGap(t *testing.T) {
 	p.waitFor(`"record":"relist"`, 90*time.Second)
 	after := w.modify("c").ResourceVersion
 	p.waitFor(`"resourceVersion":"`+after+`"`, 30*time.Second)
-	if code := p.interrupt(30 * time.Second); code != 0 {
-		t.Fatalf("Ctrl-C must exit 0 with the summary, got %d: %s", code, p.stderr())
+	if code := p.interrupt(30 * time.Second); code != 130 {
+		t.Fatalf("Ctrl-C must exit 130 (interrupted) after the summary, got %d: %s", code, p.stderr())
 	}
 
 	var out watchOutput
@@ -76,7 +76,7 @@ func TestWatchFollowSurvivesRestartAndReportsTheGap(t *testing.T) {
 		len(g.Deleted) != 1 || g.Deleted[0].Name != "b" {
 		t.Fatalf("gap: want added c@%s, modified a %s->%s, deleted b; got %+v", addedC, seenA, changedA, g)
 	}
-	if rl.SkippedRVs == 0 || rvNum(t, rl.ListResourceVersion) < rvNum(t, addedC) {
+	if rl.RVsAdvanced == 0 || rvNum(t, rl.ListResourceVersion) < rvNum(t, addedC) {
 		t.Fatalf("the relist must skip RVs and list at or after %s: %+v", addedC, rl)
 	}
 	if len(out.of("reconnect")) == 0 {

@@ -47,7 +47,7 @@ type record struct {
 	ListResourceVersion string   `json:"listResourceVersion"`
 	Items               *int     `json:"items"`
 	Tried               []string `json:"tried"`
-	SkippedRVs          uint64   `json:"skippedResourceVersions"`
+	RVsAdvanced         uint64   `json:"clusterRVsAdvanced"`
 	Gap                 *struct {
 		Added    []change `json:"added"`
 		Modified []change `json:"modified"`
