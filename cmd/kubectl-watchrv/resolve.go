@@ -17,7 +17,7 @@ import (
 func (o *RootOptions) resolveResource(ctx context.Context, arg string, verbs ...string) (apiclient.Resource, error) {
 	switch {
 	case strings.TrimSpace(arg) == "":
-		return apiclient.Resource{}, withCode(ExitUsage, errors.New(`RESOURCE is empty: name a resource type such as configmaps, pods or deployments.apps`))
+		return apiclient.Resource{}, withCode(ExitUsage, errors.New(`RESOURCE is empty: name a resource type such as configmaps, pods or deployments.apps (see 'kubectl watchrv --help')`))
 	case strings.Contains(arg, "/"):
 		kind, rest, _ := strings.Cut(arg, "/")
 		return apiclient.Resource{}, withCode(ExitUsage, fmt.Errorf("%q is not a resource type: give the type alone (%s), then the name as its own argument where the command takes one (%s %s), or select with --field-selector metadata.name=%s; subresources such as pods/log cannot be listed or watched", arg, kind, kind, rest, rest))

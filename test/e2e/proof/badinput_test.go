@@ -39,6 +39,11 @@ func TestBadInputIsRefusedClearly(t *testing.T) {
 		{"list unknown output", kc, nil, []string{"list", "cm", "-o", "csv"}, 2, "unknown output format"},
 		{"list no resource", kc, nil, []string{"list"}, 2, "RESOURCE"},
 		{"list missing kubeconfig", "", nil, []string{"--kubeconfig", "/nonexistent/kubeconfig", "list", "cm"}, 2, "kubeconfig"},
+		{"list empty resource", kc, nil, []string{"list", ""}, 2, "RESOURCE is empty"},
+		{"list subresource", kc, nil, []string{"list", "pods/log"}, 2, "subresources"},
+		{"list bad label selector", kc, nil, []string{"list", "cm", "-l", "a in (b"}, 2, "refused the request as invalid"},
+		{"list bad field selector", kc, nil, []string{"list", "cm", "--field-selector", "spec.nosuch=x"}, 2, "refused the request as invalid"},
+		{"list unknown context", kc, nil, []string{"list", "cm", "--context", "nosuch"}, 2, "choose a context with --context"},
 		// watch
 		{"watch bad rv", kc, nil, []string{"watch", "cm", "--rv", "abc"}, 2, "abc"},
 		{"watch negative rv", kc, nil, []string{"watch", "cm", "--rv", "-5"}, 2, "-5"},
@@ -49,8 +54,11 @@ func TestBadInputIsRefusedClearly(t *testing.T) {
 		{"watch unknown resource", kc, nil, []string{"watch", "podz"}, 9, "doesn't have a resource type"},
 		{"watch unknown output", kc, nil, []string{"watch", "cm", "-o", "wide-ish"}, 2, "output"},
 		{"watch too many args", kc, nil, []string{"watch", "cm", "a", "b"}, 2, "--help"},
+		{"watch bad selector follow", kc, nil, []string{"watch", "cm", "-l", "a in (b", "--follow"}, 2, "refused the request as invalid"},
 		// probe
 		{"probe bad qps", kc, nil, []string{"probe", "cm", "--qps", "0"}, 2, "qps"},
+		{"probe NaN qps", kc, nil, []string{"probe", "cm", "--qps", "NaN"}, 2, "not a rate"},
+		{"probe wrapping future-ahead", kc, nil, []string{"probe", "cm", "--future", "--future-ahead", "18446744073709551615"}, 2, "future-ahead"},
 		{"probe negative max-requests", kc, nil, []string{"probe", "cm", "--max-requests", "-3"}, 2, "max-requests"},
 		{"probe all with resource", kc, nil, []string{"probe", "cm", "--all"}, 2, "--all"},
 		{"probe interval without duration", kc, nil, []string{"probe", "cm", "--interval", "1s"}, 2, "duration"},
@@ -74,6 +82,10 @@ func TestBadInputIsRefusedClearly(t *testing.T) {
 				t.Fatalf("exit code: want %d, got %d; stderr: %s", c.code, r.Code, r.Stderr)
 			}
 			stderr := strings.TrimRight(r.Stderr, "\n")
+			if strings.HasPrefix(stderr, "watching ") {
+				// watch names its request before sending it; the error is the one line after.
+				stderr = stderr[strings.IndexByte(stderr, '\n')+1:]
+			}
 			if strings.Count(stderr, "\n") != 0 {
 				t.Fatalf("want exactly one line on stderr, got:\n%s", r.Stderr)
 			}

@@ -1,0 +1,122 @@
+//go:build e2e
+
+package proof
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
+)
+
+// TestWatchTypeSlashName: TYPE/NAME works as kubectl takes it.
+func TestWatchTypeSlashName(t *testing.T) {
+	cs, ns := framework.Namespace(t, shared, "proof-typename")
+	if err := framework.CreateConfigMaps(t.Context(), cs, ns, "a", 1, 10, 1); err != nil {
+		t.Fatal(err)
+	}
+	r := framework.Run(t, shared.Kubeconfig, time.Minute, "watch", "cm/a-0", "-n", ns, "--max-events", "1", "-o", "json")
+	if r.Code != 0 || !strings.Contains(r.Stdout, `"name":"a-0"`) || !strings.Contains(r.Stdout, "fieldSelector") && !strings.Contains(r.Stdout, `"type":"ADDED"`) {
+		t.Fatalf("code %d: %s\n%s", r.Code, r.Stderr, r.Stdout)
+	}
+}
+
+// TestVersionAgainstAClosedPort: the plugin's version is printed and the
+// exit code says the server could not be reached.
+func TestVersionAgainstAClosedPort(t *testing.T) {
+	r := framework.Run(t, "", time.Minute, "version", "--server", "https://127.0.0.1:1", "--insecure-skip-tls-verify")
+	if r.Code != 4 || !strings.Contains(r.Stdout, "Plugin Version") || !strings.Contains(r.Stderr, "server version unavailable") {
+		t.Fatalf("code %d: %s\n%s", r.Code, r.Stdout, r.Stderr)
+	}
+}
+
+// TestListComponentStatusesHasNoRV: a resource that is not stored in etcd
+// sends no List RV; the plugin says so instead of printing empty numbers and
+// claiming a quorum read, and exits 1.
+func TestListComponentStatusesHasNoRV(t *testing.T) {
+	r := framework.Run(t, shared.Kubeconfig, time.Minute, "list", "componentstatuses")
+	if r.Code != 1 || !strings.Contains(r.Stdout, "the server sent no resourceVersion") || strings.Contains(r.Stdout, "quorum") ||
+		strings.Contains(r.Stdout, "(no items)") || strings.Contains(r.Stdout, "Watch from here:       kubectl") {
+		t.Fatalf("code %d:\n%s\n%s", r.Code, r.Stdout, r.Stderr)
+	}
+}
+
+// TestListTooLargeIsQuickWithAFix: a list not older than a future RV is
+// answered by one 504 (about 3 s on v1.37.2), not by client-go's ten hidden
+// retries (about 43 s), and the error carries the fix.
+func TestListTooLargeIsQuickWithAFix(t *testing.T) {
+	cur := framework.Run(t, shared.Kubeconfig, time.Minute, "list", "cm", "-A", "--rv-only", "-o", "json")
+	var rep struct {
+		ResourceVersion string `json:"resourceVersion"`
+	}
+	if err := json.Unmarshal([]byte(cur.Stdout), &rep); err != nil {
+		t.Fatalf("%v: %s", err, cur.Stdout)
+	}
+	n, _ := strconv.ParseUint(rep.ResourceVersion, 10, 64)
+	future := strconv.FormatUint(n+100000, 10)
+	r := framework.Run(t, shared.Kubeconfig, time.Minute, "list", "cm", "-A", "--rv", future, "--rv-match", "NotOlderThan")
+	if r.Code != 10 || !strings.Contains(r.Stderr, "Too large resource version") || !strings.Contains(strings.ToLower(r.Stderr), "relist") && !strings.Contains(r.Stderr, "resourceVersion") {
+		t.Fatalf("code %d: %s", r.Code, r.Stderr)
+	}
+	// One request: the server holds it about 3 s; ten retries would take 40.
+	if r.Duration > 15*time.Second {
+		t.Fatalf("the 504 took %s: the request was retried behind the user's back", r.Duration)
+	}
+	t.Logf("TooLarge list answered in %s: %s", r.Duration, r.Stderr)
+}
+
+// TestWatchBookmarksOnAPlainWatch: a bookmark of a plain watch is only a
+// bookmark, never "initial state complete", and the summary counts exactly
+// the rows shown.
+func TestWatchBookmarksOnAPlainWatch(t *testing.T) {
+	cs, ns := framework.Namespace(t, shared, "proof-bookmarks")
+	if err := framework.CreateConfigMaps(t.Context(), cs, ns, "b", 5, 10, 2); err != nil {
+		t.Fatal(err)
+	}
+	// v1.37.2 ends the state of a plain watch from an unset RV with a
+	// bookmark at once when bookmarks are allowed.
+	r := framework.Run(t, shared.Kubeconfig, 2*time.Minute, "watch", "cm", "-n", ns, "--bookmarks", "--until", "BOOKMARK", "--timeout", "30s", "-o", "json")
+	var rows, bookmarks, initial int
+	var sum struct {
+		Events int `json:"events"`
+	}
+	for _, line := range strings.Split(strings.TrimSpace(r.Stdout), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("not JSON: %q", line)
+		}
+		switch rec["record"] {
+		case "event":
+			rows++
+			if rec["type"] == "BOOKMARK" {
+				bookmarks++
+			}
+			if rec["initialEventsEnd"] == true || rec["initialObjects"] != nil {
+				initial++
+			}
+		case "summary":
+			_ = json.Unmarshal([]byte(line), &sum)
+		}
+	}
+	if initial != 0 || rows != sum.Events || rows < 6 || bookmarks != 1 {
+		t.Fatalf("rows %d (bookmarks %d), summary events %d, initial-state marks %d:\n%s", rows, bookmarks, sum.Events, initial, r.Stdout)
+	}
+	t.Logf("%d rows, %d bookmarks", rows, bookmarks)
+}
+
+// TestWatchFollowCountsOnlyShownEvents: --follow asks for bookmarks to keep
+// its RV fresh but does not show them; the summary counts the rows shown.
+func TestWatchFollowCountsOnlyShownEvents(t *testing.T) {
+	cs, ns := framework.Namespace(t, shared, "proof-hidden")
+	if err := framework.CreateConfigMaps(t.Context(), cs, ns, "h", 3, 10, 1); err != nil {
+		t.Fatal(err)
+	}
+	r := framework.Run(t, shared.Kubeconfig, 2*time.Minute, "watch", "cm", "-n", ns, "--follow", "--timeout", "5s")
+	rows := strings.Count(r.Stdout, " ADDED ") + strings.Count(r.Stdout, " BOOKMARK ")
+	if !strings.Contains(r.Stdout, "Events:   3 (ADDED 3)") || strings.Contains(r.Stdout, " BOOKMARK ") || rows != 3 {
+		t.Fatalf("code %d, rows %d:\n%s\n%s", r.Code, rows, r.Stdout, r.Stderr)
+	}
+}
