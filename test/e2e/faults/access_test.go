@@ -125,3 +125,40 @@ func closedPort(t *testing.T) string {
 	l.Close()
 	return fmt.Sprint(addr)
 }
+
+// watch --follow retries what a Reflector retries, and nothing else: a
+// failure a retry cannot mend ends the run at once with its own exit code,
+// never as a "stall" retried for ever (issue 10, item 13).
+func TestFollowEndsOnPermanentFailures(t *testing.T) {
+	a := shared.APIServers[0]
+	wrongCA := writeOtherCA(t)
+	kc := func(name, server, ca, token string) string {
+		p, err := shared.WriteKubeconfigFor(name, server, ca, token)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	cases := []struct {
+		name       string
+		kubeconfig string
+		code       int
+		want       string
+	}{
+		{"wrong CA", kc("follow-wrongca.kubeconfig", a.URL, wrongCA, framework.AdminToken), 5, "TLS"},
+		{"invalid token", kc("follow-badtoken.kubeconfig", a.URL, a.CAFile, "not-a-valid-token"), 6, "401"},
+		{"forbidden", shared.UserKubeconfig, 7, "forbidden"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := framework.Run(t, c.kubeconfig, 2*time.Minute, "watch", "configmaps", "-n", "default", "--follow", "--rv", "1")
+			if r.Code != c.code || !strings.Contains(r.Stderr, c.want) || strings.Contains(r.Stderr, "stall") {
+				t.Fatalf("exit %d (want %d) after %s: %s", r.Code, c.code, r.Duration, r.Stderr)
+			}
+			if r.Duration > 30*time.Second {
+				t.Fatalf("took %s: a permanent failure must end the run at once", r.Duration)
+			}
+			t.Logf("exit %d in %s", r.Code, r.Duration.Round(time.Millisecond))
+		})
+	}
+}
