@@ -5,6 +5,8 @@ package krew
 import (
 	"bytes"
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -212,5 +214,33 @@ func TestEveryPlatformInstalls(t *testing.T) {
 				t.Errorf("%s/%s: no %s in krew's bin dir: %v", p.os, p.arch, bin, err)
 			}
 		})
+	}
+}
+
+// TestKrewInstallsFromManifestURL follows the README: krew install
+// --manifest-url with the release's plugin.yaml, here served on loopback.
+func TestKrewInstallsFromManifestURL(t *testing.T) {
+	r := firstDist(t)
+	k := newKrewEnv(t)
+	srv := httptest.NewServer(http.FileServer(http.Dir(r.dir)))
+	defer srv.Close()
+	out, code := k.run(k.krew, "install", "--manifest-url="+srv.URL+"/plugin.yaml", "--archive="+r.archive(host.os, host.arch))
+	if code != 0 || !strings.Contains(out, "Installed plugin: watchrv") {
+		t.Fatalf("krew install --manifest-url exited %d:\n%s", code, out)
+	}
+	if out, code = k.run("kubectl", "watchrv", "version", "--client"); code != 0 || !strings.Contains(out, r.version) {
+		t.Errorf("kubectl watchrv version --client after install from a URL exited %d:\n%s", code, out)
+	}
+}
+
+// TestKrewRefusesTheTemplate: the plugin.yaml at the repository root is the
+// template with zero sha256s, not something to install from (docs/install.md
+// says so).
+func TestKrewRefusesTheTemplate(t *testing.T) {
+	r := firstDist(t)
+	k := newKrewEnv(t)
+	out, code := k.run(k.krew, "install", "--manifest="+filepath.Join(framework.RepoRoot(), "plugin.yaml"), "--archive="+r.archive(host.os, host.arch))
+	if code == 0 || !strings.Contains(out, "checksum does not match") {
+		t.Errorf("krew install from the template plugin.yaml exited %d, want a checksum refusal:\n%s", code, out)
 	}
 }
