@@ -125,7 +125,11 @@ func startServe(t *testing.T, plugin, demo string) *serve {
 		t.Fatalf("make serve did not print a KUBECONFIG within 5 minutes:\n%s", s.out.String())
 	}
 	s.dir = filepath.Dir(path)
-	s.procs = []*proc{findProc(t, "the demo", demo, ""), findProc(t, "etcd", "etcd", s.dir), findProc(t, "kube-apiserver", "kube-apiserver", s.dir)}
+	s.procs = []*proc{
+		findProc(t, "the demo", demo, func(argv []string, ppid int) bool { return ppid == s.make.Process.Pid }),
+		findProc(t, "etcd", "etcd", holds(s.dir)),
+		findProc(t, "kube-apiserver", "kube-apiserver", holds(s.dir)),
+	}
 	if !strings.Contains(s.out.String(), fmt.Sprintf("Press Ctrl-C to stop (or kill %d)", s.procs[0].pid)) {
 		t.Errorf("make serve does not say how to stop it:\n%s", s.out.String())
 	}
@@ -158,9 +162,10 @@ type proc struct {
 	cmdline string
 }
 
-// findProc finds the one process whose argv[0] ends in exe and whose
-// command line holds marker (the cluster directory).
-func findProc(t *testing.T, name, exe, marker string) *proc {
+// findProc finds the one process whose argv[0] ends in exe and that is
+// ours: the demo is make's child (make execs it), the servers hold the
+// cluster's directory in their arguments.
+func findProc(t *testing.T, name, exe string, ours func(argv []string, ppid int) bool) *proc {
 	t.Helper()
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
@@ -177,14 +182,48 @@ func findProc(t *testing.T, name, exe, marker string) *proc {
 			continue
 		}
 		argv := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
-		if (argv[0] == exe || strings.HasSuffix(argv[0], "/"+exe)) && strings.Contains(string(b), marker) {
+		if (argv[0] == exe || strings.HasSuffix(argv[0], "/"+exe)) && ours(argv, parentPID(pid)) {
 			found = append(found, &proc{name: name, pid: pid, cmdline: string(b)})
 		}
 	}
 	if len(found) != 1 {
-		t.Fatalf("want one %s of this run (command line holding %q), found %d", name, marker, len(found))
+		t.Fatalf("want one %s of this run, found %d", name, len(found))
 	}
 	return found[0]
+}
+
+func holds(dir string) func([]string, int) bool {
+	return func(argv []string, _ int) bool {
+		for _, a := range argv {
+			if strings.Contains(a, dir+"/") {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// stat returns the fields of /proc/<pid>/stat after the command name
+// (which is in parentheses and may hold spaces): state, ppid, ...
+func stat(pid int) []string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return nil
+	}
+	return strings.Fields(string(b[i+1:]))
+}
+
+func parentPID(pid int) int {
+	f := stat(pid)
+	if len(f) < 2 {
+		return -1
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	return ppid
 }
 
 // gone: no such pid, another command line under it, or a zombie (dead,
@@ -194,13 +233,8 @@ func (p *proc) gone() bool {
 	if err != nil || string(b) != p.cmdline {
 		return true
 	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.pid))
-	if err != nil {
-		return true
-	}
-	// The state follows the command name in parentheses: "pid (comm) S ...".
-	i := bytes.LastIndexByte(stat, ')')
-	return i < 0 || i+2 >= len(stat) || stat[i+2] == 'Z' || stat[i+2] == 'X'
+	f := stat(p.pid)
+	return len(f) == 0 || f[0] == "Z" || f[0] == "X"
 }
 
 func (p *proc) goneWithin(d time.Duration) bool {
