@@ -217,14 +217,16 @@ func TestEveryPlatformInstalls(t *testing.T) {
 	}
 }
 
-// TestKrewInstallsFromManifestURL follows the README: krew install
+// TestKrewInstallsFromManifestURL follows docs/install.md: krew install
 // --manifest-url with the release's plugin.yaml, here served on loopback.
+// Unlike --manifest, --manifest-url first updates krew's index from GitHub:
+// --no-update-index keeps the test on loopback.
 func TestKrewInstallsFromManifestURL(t *testing.T) {
 	r := firstDist(t)
 	k := newKrewEnv(t)
 	srv := httptest.NewServer(http.FileServer(http.Dir(r.dir)))
 	defer srv.Close()
-	out, code := k.run(k.krew, "install", "--manifest-url="+srv.URL+"/plugin.yaml", "--archive="+r.archive(host.os, host.arch))
+	out, code := k.run(k.krew, "install", "--no-update-index", "--manifest-url="+srv.URL+"/plugin.yaml", "--archive="+r.archive(host.os, host.arch))
 	if code != 0 || !strings.Contains(out, "Installed plugin: watchrv") {
 		t.Fatalf("krew install --manifest-url exited %d:\n%s", code, out)
 	}
