@@ -3,10 +3,11 @@ SHELL      := /usr/bin/env bash
 VERSION    := $(shell cat VERSION)
 LDFLAGS    := -s -w -X main.version=$(VERSION)
 BIN        := bin/kubectl-watchrv
+DEMO_BIN   := bin/watchrv-demo
 GO_TEST    ?= go test
 E2E_FLAGS  ?= -count=1 -timeout 40m
 
-.PHONY: all build cluster test unit e2e demo serve lint fmt clean bench
+.PHONY: all build demo-bin cluster test unit e2e demo serve lint fmt clean bench
 
 all: build
 
@@ -24,11 +25,18 @@ unit:
 e2e: cluster
 	WATCHRV_CLUSTER_BIN=$$(bash test/cluster/build.sh) $(GO_TEST) -tags e2e $(E2E_FLAGS) ./test/e2e/...
 
-demo: build cluster ## Start the local real API server, make history, run the plugin on it
-	go run ./test/e2e/demo --plugin $(BIN)
+demo-bin:
+	go build -o $(DEMO_BIN) ./test/e2e/demo
 
-serve: build cluster ## Start the local real API server with the demo history and keep it running
-	go run ./test/e2e/demo --plugin $(BIN) --serve
+# demo and serve exec the demo binary (not `go run`) so that it is make's own
+# child: Ctrl-C, `kill <make>` (make passes SIGTERM on) and even
+# `kill -9 <make>` (the demo's parent-death signal) reach the process that
+# stops etcd and kube-apiserver. test/e2e/demo/serve_test.go proves it.
+demo: build cluster demo-bin ## Start the local real API server, make history, run the plugin on it
+	exec $(DEMO_BIN) --plugin $(BIN)
+
+serve: build cluster demo-bin ## Start the local real API server with the demo history and keep it running
+	exec $(DEMO_BIN) --plugin $(BIN) --serve
 
 bench: ## Measure against kubectl on the local real API server; writes docs/performance.md
 	bash bench/compare.sh -w
@@ -43,10 +51,16 @@ clean:
 	rm -rf bin dist
 
 # --- Shipping: release archives, krew manifest, docs (issue 6) ---------------
-.PHONY: dist krew-check docs docs-reference docs-reference-check
+.PHONY: dist release-check krew-check docs docs-reference docs-reference-check
 
 dist: ## Reproducible archives, checksums.txt and the release plugin.yaml in dist/
 	bash hack/dist.sh
+
+# make test's test/e2e/krew builds this machine's archive only (twice, byte
+# for byte) and installs it with krew; release-check runs the same tests on
+# every platform of plugin.yaml. CI runs both (.ci/run).
+release-check: cluster ## The full release matrix: every platform built twice (same bytes), checked, installed with krew
+	WATCHRV_CLUSTER_BIN=$$(bash test/cluster/build.sh) WATCHRV_RELEASE_PLATFORMS=all $(GO_TEST) -tags e2e $(E2E_FLAGS) ./test/e2e/krew
 
 krew-check: ## Validate plugin.yaml (and dist/plugin.yaml) with krew's own validation
 	bash hack/krew-check.sh
@@ -61,5 +75,6 @@ docs: docs-reference cluster ## Regenerate docs/reference/ and every captured ou
 	WATCHRV_CLUSTER_BIN=$$(bash test/cluster/build.sh) $(GO_TEST) -tags e2e -count=1 -timeout 20m ./test/e2e/docs -run TestCaptures -update $(if $(PAGES),-only $(PAGES))
 
 # make test and make unit also check the manifest and the reference; make e2e
-# runs test/e2e/krew (real krew install) and test/e2e/docs (capture drift).
+# runs test/e2e/krew (host archive, real krew install), test/e2e/docs
+# (capture drift) and test/e2e/demo (make serve stops its cluster when killed).
 unit: krew-check docs-reference-check

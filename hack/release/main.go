@@ -28,18 +28,19 @@ func main() {
 	outDir := flag.String("out", "dist", "where archives, checksums.txt and plugin.yaml go")
 	mtime := flag.Int64("mtime", 0, "modification time of every archive entry, in Unix seconds (use the commit time)")
 	manifest := flag.String("manifest", "plugin.yaml", "the krew manifest template")
+	partial := flag.Bool("partial", false, "only some platforms were built: the release manifest lists those only (make test's host-only build)")
 	flag.Parse()
 	if *version == "" || flag.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "release: -version and the extra files to pack (LICENSE README.md) are required")
 		os.Exit(2)
 	}
-	if err := release(*version, *buildDir, *outDir, time.Unix(*mtime, 0).UTC(), *manifest, flag.Args()); err != nil {
+	if err := release(*version, *buildDir, *outDir, time.Unix(*mtime, 0).UTC(), *manifest, *partial, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "release: "+err.Error())
 		os.Exit(1)
 	}
 }
 
-func release(version, buildDir, outDir string, mtime time.Time, manifest string, extras []string) error {
+func release(version, buildDir, outDir string, mtime time.Time, manifest string, partial bool, extras []string) error {
 	platforms, err := os.ReadDir(buildDir)
 	if err != nil {
 		return fmt.Errorf("no binaries to pack: %w (run hack/dist.sh)", err)
@@ -66,7 +67,7 @@ func release(version, buildDir, outDir string, mtime time.Time, manifest string,
 	if err := writeChecksums(filepath.Join(outDir, "checksums.txt"), sums); err != nil {
 		return err
 	}
-	return writeManifest(manifest, filepath.Join(outDir, "plugin.yaml"), version, sums)
+	return writeManifest(manifest, filepath.Join(outDir, "plugin.yaml"), version, sums, partial)
 }
 
 // pack writes kubectl-watchrv_<version>_<os>_<arch>.tar.gz (.zip on windows)

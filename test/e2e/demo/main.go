@@ -1,10 +1,15 @@
 // Command demo starts the real local API server (etcd + kube-apiserver
 // v1.37.2 on loopback), makes a history worth looking at, runs the plugin's
 // commands against it with each command line printed before its output, and
-// stops the server at the end (also on Ctrl-C).
+// stops the server at the end: also on Ctrl-C (SIGINT), SIGTERM, SIGHUP, and
+// when its parent process dies (make killed with SIGKILL).
 //
-//	go run ./test/e2e/demo --plugin bin/kubectl-watchrv          # the demo
-//	go run ./test/e2e/demo --plugin bin/kubectl-watchrv --serve  # keep serving
+//	make demo    # bin/watchrv-demo --plugin bin/kubectl-watchrv
+//	make serve   # bin/watchrv-demo --plugin bin/kubectl-watchrv --serve
+//
+// make runs the built binary rather than `go run`: `go run` dies on SIGTERM
+// without passing it on, which left the demo and its etcd and kube-apiserver
+// running as orphans.
 package main
 
 import (
@@ -14,6 +19,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"syscall"
 	"time"
 
@@ -39,10 +45,32 @@ type step struct {
 
 var steps []step
 
+// init keeps the main goroutine on the main thread (the runtime already
+// holds it there during package init), for stopWithParent.
+func init() { runtime.LockOSThread() }
+
+// stopWithParent asks the kernel to send SIGTERM when the parent dies, so
+// that the handler in run stops etcd and kube-apiserver even when make is
+// killed with SIGKILL and cannot pass anything on. The kernel keeps the
+// setting on the calling thread: main runs on the main thread, which lives
+// as long as the process.
+func stopWithParent() {
+	parent := os.Getppid()
+	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_SET_PDEATHSIG, uintptr(syscall.SIGTERM), 0); errno != 0 {
+		fmt.Fprintln(os.Stderr, "demo: cannot ask to be stopped with its parent: "+errno.Error())
+		return
+	}
+	if os.Getppid() != parent {
+		// The parent died before the request: nobody would send the signal.
+		_ = syscall.Kill(os.Getpid(), syscall.SIGTERM)
+	}
+}
+
 func main() {
 	plugin := flag.String("plugin", "bin/kubectl-watchrv", "path of the plugin binary to run")
 	serve := flag.Bool("serve", false, "start the server, make history, print the kubeconfig path and serve until interrupted")
 	flag.Parse()
+	stopWithParent()
 	if err := run(*plugin, *serve); err != nil {
 		fmt.Fprintln(os.Stderr, "demo: "+err.Error())
 		os.Exit(1)
@@ -50,7 +78,9 @@ func main() {
 }
 
 func run(plugin string, serve bool) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGHUP: the terminal went away. Until run returns, a second signal is
+	// caught too, so that the cluster is always stopped.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	abs, err := filepath.Abs(plugin)
 	if err != nil {
@@ -75,7 +105,7 @@ func run(plugin string, serve bool) error {
 		return err
 	}
 	if serve {
-		fmt.Printf("\nServing. Use:\n  export KUBECONFIG=%s\nPress Ctrl-C to stop.\n", c.Kubeconfig)
+		fmt.Printf("\nServing. Use:\n  export KUBECONFIG=%s\nPress Ctrl-C to stop (or kill %d); the cluster's files go with it.\n", c.Kubeconfig, os.Getpid())
 		<-ctx.Done()
 		return nil
 	}

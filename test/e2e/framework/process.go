@@ -5,6 +5,8 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"runtime"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -27,9 +29,11 @@ func (p *process) start() error {
 	}
 	cmd := exec.Command(p.bin, p.args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
-	// Die with the test process, whatever happens to it.
+	// Die with the test process, whatever happens to it. Own process group:
+	// a Ctrl-C to the terminal reaches the test or the demo, which stops
+	// the servers in order, not the servers themselves.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	if err := startOnSpawnThread(cmd); err != nil {
 		logf.Close()
 		return fmt.Errorf("starting %s: %w", p.name, err)
 	}
@@ -41,6 +45,32 @@ func (p *process) start() error {
 		close(p.done)
 	}()
 	return nil
+}
+
+// The kernel sends a child's Pdeathsig when the *thread* that forked it
+// exits, not when the process does. A Go program can lose a thread while it
+// runs (a goroutine that ends while locked to its thread takes the thread
+// with it), and that would SIGKILL etcd or a kube-apiserver in the middle of
+// a run. So every child is forked from one goroutine locked for good to its
+// own thread, which ends only with the process.
+var (
+	spawnOnce sync.Once
+	spawns    chan func()
+)
+
+func startOnSpawnThread(cmd *exec.Cmd) error {
+	spawnOnce.Do(func() {
+		spawns = make(chan func())
+		go func() {
+			runtime.LockOSThread() // never unlocked: the thread lives as long as the process
+			for f := range spawns {
+				f()
+			}
+		}()
+	})
+	errc := make(chan error, 1)
+	spawns <- func() { errc <- cmd.Start() }
+	return <-errc
 }
 
 func (p *process) running() bool {

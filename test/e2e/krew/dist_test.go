@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,10 +41,13 @@ var (
 
 // firstDist runs `make dist` once per test process, on a copy of HEAD
 // (git archive), so that other work in progress in the tree does not leak
-// into the release.
+// into the release. It builds the platforms of WATCHRV_RELEASE_PLATFORMS.
 func firstDist(t *testing.T) *release {
 	t.Helper()
 	distOnce.Do(func() {
+		if _, _, distErr = releasePlatforms(); distErr != nil {
+			return
+		}
 		srcDir, distErr = os.MkdirTemp("", "watchrv-release-src-")
 		if distErr != nil {
 			return
@@ -77,18 +81,53 @@ func makeDist(dir string) (*release, error) {
 	}
 	cmd := exec.Command("make", "dist")
 	cmd.Dir = srcDir
-	cmd.Env = append(os.Environ(), "DIST_DIR="+dir, "SOURCE_DATE_EPOCH="+strconv.FormatInt(mtime, 10))
+	mode, _, err := releasePlatforms()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Env = append(os.Environ(), "DIST_DIR="+dir, "DIST_PLATFORMS="+mode, "SOURCE_DATE_EPOCH="+strconv.FormatInt(mtime, 10))
 	start := time.Now()
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("make dist: %v: %s", err, out)
 	}
-	fmt.Printf("make dist into %s took %s\n", dir, time.Since(start).Round(time.Second))
+	fmt.Printf("make dist (DIST_PLATFORMS=%s) into %s took %s\n", mode, dir, time.Since(start).Round(time.Second))
 	return &release{dir: dir, version: strings.TrimSpace(string(version)), mtime: mtime}, nil
 }
 
-var platforms = []struct{ os, arch string }{
+type platform struct{ os, arch string }
+
+// allPlatforms are those of plugin.yaml, which make dist builds by default.
+var allPlatforms = []platform{
 	{"darwin", "amd64"}, {"darwin", "arm64"}, {"linux", "amd64"},
 	{"linux", "arm64"}, {"windows", "amd64"}, {"windows", "arm64"},
+}
+
+// host is the platform these tests run on, the one krew really installs.
+var host = platform{runtime.GOOS, runtime.GOARCH}
+
+// releasePlatforms reads WATCHRV_RELEASE_PLATFORMS: "host" (the default,
+// what make test builds: this machine's archive, twice) or "all" (make
+// release-check: every platform of plugin.yaml, twice). It returns the
+// DIST_PLATFORMS value for hack/dist.sh and the platforms to expect.
+func releasePlatforms() (string, []platform, error) {
+	switch v := os.Getenv("WATCHRV_RELEASE_PLATFORMS"); v {
+	case "", "host":
+		return "host", []platform{host}, nil
+	case "all":
+		return "all", allPlatforms, nil
+	default:
+		return "", nil, fmt.Errorf("WATCHRV_RELEASE_PLATFORMS=%q: want host or all", v)
+	}
+}
+
+// platforms are those this run builds and checks.
+func platforms(t *testing.T) []platform {
+	t.Helper()
+	_, ps, err := releasePlatforms()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ps
 }
 
 func (r *release) archive(goos, goarch string) string {
@@ -133,8 +172,8 @@ func TestDistIsReproducible(t *testing.T) {
 	if got := second.files(t); strings.Join(got, " ") != strings.Join(names, " ") {
 		t.Fatalf("the two dists hold different files:\n  %v\n  %v", names, got)
 	}
-	if len(names) != len(platforms)+2 {
-		t.Errorf("dist holds %v, want %d archives, checksums.txt and plugin.yaml", names, len(platforms))
+	if want := len(platforms(t)) + 2; len(names) != want {
+		t.Errorf("dist holds %v, want %d archives, checksums.txt and plugin.yaml", names, want-2)
 	}
 	for _, n := range names {
 		a, b := sha256Hex(t, filepath.Join(first.dir, n)), sha256Hex(t, filepath.Join(second.dir, n))
@@ -154,7 +193,14 @@ func TestDistArchivesAndChecksums(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range platforms {
+	ps := platforms(t)
+	if n := strings.Count(string(manifest), "\n    uri: "); n != len(ps) {
+		t.Errorf("the release plugin.yaml lists %d platforms, want the %d built:\n%s", n, len(ps), manifest)
+	}
+	if strings.Contains(string(manifest), strings.Repeat("0", 64)) {
+		t.Errorf("the release plugin.yaml keeps a placeholder sha256:\n%s", manifest)
+	}
+	for _, p := range ps {
 		path := r.archive(p.os, p.arch)
 		sum := sha256Hex(t, path)
 		line := sum + "  " + filepath.Base(path)

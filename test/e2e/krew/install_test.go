@@ -5,6 +5,8 @@ package krew
 import (
 	"bytes"
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -126,7 +128,7 @@ func TestKrewInstallRunUninstall(t *testing.T) {
 	r := firstDist(t)
 	k := newKrewEnv(t)
 	manifest := filepath.Join(r.dir, "plugin.yaml")
-	out, code := k.run(k.krew, "install", "--manifest="+manifest, "--archive="+r.archive("linux", "amd64"))
+	out, code := k.run(k.krew, "install", "--manifest="+manifest, "--archive="+r.archive(host.os, host.arch))
 	if code != 0 || !strings.Contains(out, "Installed plugin: watchrv") {
 		t.Fatalf("krew install exited %d:\n%s", code, out)
 	}
@@ -160,7 +162,7 @@ func TestKrewInstallRunUninstall(t *testing.T) {
 func TestKrewRejectsWrongSHA256(t *testing.T) {
 	r := firstDist(t)
 	k := newKrewEnv(t)
-	archive := r.archive("linux", "amd64")
+	archive := r.archive(host.os, host.arch)
 	good := sha256Hex(t, archive)
 	manifest, err := os.ReadFile(filepath.Join(r.dir, "plugin.yaml"))
 	if err != nil {
@@ -184,12 +186,14 @@ func TestKrewRejectsWrongSHA256(t *testing.T) {
 	}
 }
 
-// TestEveryPlatformInstalls installs each archive as krew on that platform
-// would (KREW_OS, KREW_ARCH): the manifest's files and bin fit every archive.
+// TestEveryPlatformInstalls installs each archive built as krew on that
+// platform would (KREW_OS, KREW_ARCH): the manifest's files and bin fit every
+// archive. Under make test that is the host's archive; make release-check
+// (WATCHRV_RELEASE_PLATFORMS=all) does all six.
 func TestEveryPlatformInstalls(t *testing.T) {
 	r := firstDist(t)
 	manifest := filepath.Join(r.dir, "plugin.yaml")
-	for _, p := range platforms {
+	for _, p := range platforms(t) {
 		t.Run(p.os+"_"+p.arch, func(t *testing.T) {
 			k := newKrewEnv(t, "KREW_OS="+p.os, "KREW_ARCH="+p.arch)
 			out, code := k.run(k.krew, "install", "--manifest="+manifest, "--archive="+r.archive(p.os, p.arch))
@@ -210,5 +214,35 @@ func TestEveryPlatformInstalls(t *testing.T) {
 				t.Errorf("%s/%s: no %s in krew's bin dir: %v", p.os, p.arch, bin, err)
 			}
 		})
+	}
+}
+
+// TestKrewInstallsFromManifestURL follows docs/install.md: krew install
+// --manifest-url with the release's plugin.yaml, here served on loopback.
+// Unlike --manifest, --manifest-url first updates krew's index from GitHub:
+// --no-update-index keeps the test on loopback.
+func TestKrewInstallsFromManifestURL(t *testing.T) {
+	r := firstDist(t)
+	k := newKrewEnv(t)
+	srv := httptest.NewServer(http.FileServer(http.Dir(r.dir)))
+	defer srv.Close()
+	out, code := k.run(k.krew, "install", "--no-update-index", "--manifest-url="+srv.URL+"/plugin.yaml", "--archive="+r.archive(host.os, host.arch))
+	if code != 0 || !strings.Contains(out, "Installed plugin: watchrv") {
+		t.Fatalf("krew install --manifest-url exited %d:\n%s", code, out)
+	}
+	if out, code = k.run("kubectl", "watchrv", "version", "--client"); code != 0 || !strings.Contains(out, r.version) {
+		t.Errorf("kubectl watchrv version --client after install from a URL exited %d:\n%s", code, out)
+	}
+}
+
+// TestKrewRefusesTheTemplate: the plugin.yaml at the repository root is the
+// template with zero sha256s, not something to install from (docs/install.md
+// says so).
+func TestKrewRefusesTheTemplate(t *testing.T) {
+	r := firstDist(t)
+	k := newKrewEnv(t)
+	out, code := k.run(k.krew, "install", "--manifest="+filepath.Join(framework.RepoRoot(), "plugin.yaml"), "--archive="+r.archive(host.os, host.arch))
+	if code == 0 || !strings.Contains(out, "checksum does not match") {
+		t.Errorf("krew install from the template plugin.yaml exited %d, want a checksum refusal:\n%s", code, out)
 	}
 }

@@ -1,0 +1,269 @@
+//go:build e2e
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
+)
+
+// TestServeStopsItsClusterWhenKilled runs the real `make serve` in a process
+// group of its own, as a terminal runs a foreground job, kills it the ways a
+// user does, and checks that the etcd and kube-apiserver of that run (found
+// by their data directory, never by name: other tests run servers too) and
+// the demo itself are gone, and the cluster's directory removed.
+func TestServeStopsItsClusterWhenKilled(t *testing.T) {
+	// One build first, so that the parallel runs do not all link at once;
+	// their own `make serve` then finds the binaries up to date.
+	bins := t.TempDir()
+	plugin, demo := filepath.Join(bins, "kubectl-watchrv"), filepath.Join(bins, "watchrv-demo")
+	if out, err := exec.Command("make", "-s", "-C", framework.RepoRoot(), "build", "demo-bin", "BIN="+plugin, "DEMO_BIN="+demo).CombinedOutput(); err != nil {
+		t.Fatalf("make build demo-bin: %v\n%s", err, out)
+	}
+	for _, tc := range []struct {
+		name string
+		kill func(makePID int) error
+	}{
+		// Ctrl-C: the terminal sends SIGINT to the whole foreground group.
+		{"ctrl-c to the group", func(pid int) error { return syscall.Kill(-pid, syscall.SIGINT) }},
+		// `kill <pid of make>`: make passes SIGTERM on to its children.
+		{"SIGTERM to make", func(pid int) error { return syscall.Kill(pid, syscall.SIGTERM) }},
+		// `kill -9 <pid of make>`: make passes nothing on; the demo learns
+		// of it through its parent-death signal.
+		{"SIGKILL to make", func(pid int) error { return syscall.Kill(pid, syscall.SIGKILL) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := startServe(t, plugin, demo)
+			start := time.Now()
+			if err := tc.kill(s.make.Process.Pid); err != nil {
+				t.Fatal(err)
+			}
+			s.waitMake(t)
+			for _, p := range s.procs {
+				if !p.goneWithin(30 * time.Second) {
+					t.Errorf("%s (pid %d) still runs %s after the kill", p.name, p.pid, time.Since(start).Round(time.Millisecond))
+				}
+			}
+			t.Logf("etcd, kube-apiserver and the demo gone %s after the kill", time.Since(start).Round(time.Millisecond))
+			if _, err := os.Stat(s.dir); !os.IsNotExist(err) {
+				t.Errorf("the cluster directory %s is left behind (%v)", s.dir, err)
+			}
+			if t.Failed() {
+				t.Logf("make serve printed:\n%s", s.out.String())
+			}
+		})
+	}
+}
+
+// serve is one `make serve` that printed its KUBECONFIG.
+type serve struct {
+	make  *exec.Cmd
+	out   *syncBuffer
+	dir   string  // the cluster's directory
+	procs []*proc // the demo, etcd and kube-apiserver of this run
+	ended chan struct{}
+}
+
+func startServe(t *testing.T, plugin, demo string) *serve {
+	t.Helper()
+	args := []string{"-s", "-C", framework.RepoRoot(), "serve", "BIN=" + plugin, "DEMO_BIN=" + demo}
+	s := &serve{make: exec.Command("make", args...), out: &syncBuffer{}, ended: make(chan struct{})}
+	// A process group led by make, like a terminal's foreground job.
+	s.make.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	s.make.Stderr = s.out
+	stdout, err := s.make.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.make.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		// Whatever failed, kill what this run started (by pid, never by name).
+		for _, p := range s.procs {
+			if !p.gone() {
+				_ = syscall.Kill(p.pid, syscall.SIGKILL)
+			}
+		}
+		_ = syscall.Kill(-s.make.Process.Pid, syscall.SIGKILL)
+		s.waitMake(t)
+	})
+	kubeconfig := make(chan string, 1)
+	go func() {
+		exportLine := regexp.MustCompile(`^\s*export KUBECONFIG=(\S+)$`)
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			s.out.WriteString(sc.Text() + "\n")
+			if m := exportLine.FindStringSubmatch(sc.Text()); m != nil {
+				kubeconfig <- m[1]
+			}
+		}
+		_ = s.make.Wait()
+		close(s.ended)
+	}()
+	var path string
+	select {
+	case path = <-kubeconfig:
+	case <-s.ended:
+		t.Fatalf("make serve ended before serving:\n%s", s.out.String())
+	case <-time.After(5 * time.Minute):
+		t.Fatalf("make serve did not print a KUBECONFIG within 5 minutes:\n%s", s.out.String())
+	}
+	s.dir = filepath.Dir(path)
+	s.procs = []*proc{
+		findProc(t, "the demo", demo, func(argv []string, ppid int) bool { return ppid == s.make.Process.Pid }),
+		findProc(t, "etcd", "etcd", holds(s.dir)),
+		findProc(t, "kube-apiserver", "kube-apiserver", holds(s.dir)),
+	}
+	if !strings.Contains(s.out.String(), fmt.Sprintf("Press Ctrl-C to stop (or kill %d)", s.procs[0].pid)) {
+		t.Errorf("make serve does not say how to stop it:\n%s", s.out.String())
+	}
+	// The printed line works: the plugin reaches the server through it.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, plugin, "version")
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+path)
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "Server Version: v1.37.2") {
+		t.Errorf("kubectl-watchrv version with the printed KUBECONFIG: %v\n%s", err, out)
+	}
+	return s
+}
+
+// waitMake waits until make has exited (it waits for the demo, unless it
+// was killed with SIGKILL).
+func (s *serve) waitMake(t *testing.T) {
+	select {
+	case <-s.ended:
+	case <-time.After(time.Minute):
+		t.Errorf("make serve has not exited a minute after the kill")
+	}
+}
+
+// proc is one process of a run, known by pid and command line so that a
+// reused pid is not mistaken for it.
+type proc struct {
+	name    string
+	pid     int
+	cmdline string
+}
+
+// findProc finds the one process whose argv[0] ends in exe and that is
+// ours: the demo is make's child (make execs it), the servers hold the
+// cluster's directory in their arguments.
+func findProc(t *testing.T, name, exe string, ours func(argv []string, ppid int) bool) *proc {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found []*proc
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || len(b) == 0 {
+			continue
+		}
+		argv := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+		if (argv[0] == exe || strings.HasSuffix(argv[0], "/"+exe)) && ours(argv, parentPID(pid)) {
+			found = append(found, &proc{name: name, pid: pid, cmdline: string(b)})
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("want one %s of this run, found %d", name, len(found))
+	}
+	return found[0]
+}
+
+func holds(dir string) func([]string, int) bool {
+	return func(argv []string, _ int) bool {
+		for _, a := range argv {
+			if strings.Contains(a, dir+"/") {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// stat returns the fields of /proc/<pid>/stat after the command name
+// (which is in parentheses and may hold spaces): state, ppid, ...
+func stat(pid int) []string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return nil
+	}
+	return strings.Fields(string(b[i+1:]))
+}
+
+func parentPID(pid int) int {
+	f := stat(pid)
+	if len(f) < 2 {
+		return -1
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	return ppid
+}
+
+// gone: no such pid, another command line under it, or a zombie (dead,
+// waiting for init to reap it).
+func (p *proc) gone() bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p.pid))
+	if err != nil || string(b) != p.cmdline {
+		return true
+	}
+	f := stat(p.pid)
+	return len(f) == 0 || f[0] == "Z" || f[0] == "X"
+}
+
+func (p *proc) goneWithin(d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for !p.gone() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return true
+}
+
+// syncBuffer collects make's output from two goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) WriteString(v string) { s.Write([]byte(v)) }
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
