@@ -1,15 +1,15 @@
 package render
 
 import (
-	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 )
 
-// Table writes aligned columns like kubectl get: upper-case headers, two
+// Table writes aligned columns like kubectl get: upper-case headers, three
 // spaces between columns. Colors are applied to whole cells after padding is
 // computed on the plain text, so escape codes never break the alignment.
+// Every aligned output of the plugin (tables, "Key:  value" blocks, the
+// watch's event lines) pads through padCell.
 type Table struct {
 	headers []string
 	rows    [][]cell
@@ -39,9 +39,6 @@ func (t *Table) PaintLast(i int, paint func(a ...any) string) {
 	}
 	t.rows[len(t.rows)-1][i].paint = paint
 }
-
-// Len is the number of rows.
-func (t *Table) Len() int { return len(t.rows) }
 
 // Write renders the table to w.
 func (t *Table) Write(w io.Writer, header func(a ...any) string) error {
@@ -80,19 +77,34 @@ func (t *Table) Write(w io.Writer, header func(a ...any) string) error {
 	return err
 }
 
+// tableGap is the space between the columns of a Table.
+const tableGap = 3
+
 func pad(s string, width int, last bool) string {
 	if last {
 		return s
 	}
-	return s + strings.Repeat(" ", width-len(s)+3)
+	return padCell(s, width, tableGap)
+}
+
+// padCell pads s to width, then adds gap spaces: the one alignment rule.
+func padCell(s string, width, gap int) string {
+	return s + strings.Repeat(" ", max(width-len(s), 0)+gap)
 }
 
 // KeyValues writes "Key:  value" lines with the values aligned, for the
 // detail blocks that follow a summary.
 func KeyValues(w io.Writer, pairs [][2]string) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	width := 0
 	for _, kv := range pairs {
-		fmt.Fprintf(tw, "%s:\t%s\n", kv[0], kv[1])
+		width = max(width, len(kv[0])+1)
 	}
-	return tw.Flush()
+	var b strings.Builder
+	for _, kv := range pairs {
+		b.WriteString(padCell(kv[0]+":", width, 2))
+		b.WriteString(kv[1])
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }

@@ -179,12 +179,6 @@ func (p *Printer) diagnosisLines(w io.Writer, d diagnose.Diagnosis) error {
 	return nil
 }
 
-// WatchDiagnosis writes the diagnosis of an HTTP error that answered the
-// watch request itself (410 or 504 instead of a stream).
-func (p *Printer) WatchDiagnosis(d diagnose.Diagnosis) error {
-	return p.diagnosisLines(p.ErrOut, d)
-}
-
 func (p *Printer) typeColor(t string) func(a ...any) string {
 	switch t {
 	case watchstream.EventAdded:
@@ -204,13 +198,10 @@ func (p *Printer) typeColor(t string) func(a ...any) string {
 func watchLine(cells []string) string {
 	var b strings.Builder
 	for i, c := range cells {
-		b.WriteString(c)
 		if i < len(watchColumns) {
-			if pad := watchColumns[i] - len(c); pad > 0 {
-				b.WriteString(strings.Repeat(" ", pad))
-			}
-			b.WriteString("  ")
+			c = padCell(c, watchColumns[i], 2)
 		}
+		b.WriteString(c)
 	}
 	return strings.TrimRight(b.String(), " ")
 }

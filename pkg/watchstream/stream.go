@@ -13,7 +13,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/watchrv/kubectl-watchrv/internal/countio"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 )
 
@@ -85,7 +84,6 @@ func (e Event) IsInitialEventsEnd() bool {
 type Stream struct {
 	URL    string
 	body   io.ReadCloser
-	cr     *countio.Reader
 	dec    *json.Decoder
 	cancel context.CancelFunc
 }
@@ -145,8 +143,7 @@ func Open(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Option
 }
 
 func newStream(url string, body io.ReadCloser, cancel context.CancelFunc) *Stream {
-	cr := &countio.Reader{R: body}
-	return &Stream{URL: url, body: body, cr: cr, dec: json.NewDecoder(cr), cancel: cancel}
+	return &Stream{URL: url, body: body, dec: json.NewDecoder(body), cancel: cancel}
 }
 
 // Next returns the next event. io.EOF means the server ended the stream
@@ -172,9 +169,6 @@ func (s *Stream) Next() (Event, error) {
 	}
 	return e, nil
 }
-
-// Bytes is how much of the stream has been read.
-func (s *Stream) Bytes() int64 { return s.cr.N }
 
 // Close ends the watch.
 func (s *Stream) Close() {

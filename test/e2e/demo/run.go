@@ -27,11 +27,6 @@ func (d *demo) runPlugin(args ...string) error {
 	return nil
 }
 
-// has reports whether the plugin has a subcommand (the demo runs what exists).
-func (d *demo) has(sub string) bool {
-	return exec.Command(d.plugin, sub, "--help").Run() == nil
-}
-
 // shellQuote quotes an argument the way a user would type it.
 func shellQuote(s string) string {
 	if s != "" && !strings.ContainsAny(s, " \t'\"$()*?[]{}<>|&;\\!`") {
