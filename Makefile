@@ -72,7 +72,7 @@ docs-reference-check:
 	bash hack/refdocs.sh
 
 docs: docs-reference cluster ## Regenerate docs/reference/ and every captured output in README.md and docs/*.md
-	WATCHRV_CLUSTER_BIN=$$(bash test/cluster/build.sh) $(GO_TEST) -tags e2e -count=1 -timeout 20m ./test/e2e/docs -run TestCaptures -update $(if $(PAGES),-only $(PAGES))
+	WATCHRV_CLUSTER_BIN=$$(bash test/cluster/build.sh) $(GO_TEST) -tags e2e -count=1 -timeout 20m ./test/e2e/docs -run TestCaptures -update $(if $(PAGES),-only $(PAGES)) $(if $(ALL),-all)
 
 # make test and make unit also check the manifest and the reference; make e2e
 # runs test/e2e/krew (host archive, real krew install), test/e2e/docs

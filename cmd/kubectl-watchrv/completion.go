@@ -1,29 +1,42 @@
 package main
 
 import (
+	"io"
+
 	"github.com/spf13/cobra"
 )
 
 func newCompletionCommand(o *RootOptions) *cobra.Command {
 	return &cobra.Command{
-		Use:   "completion bash|zsh|fish|powershell",
-		Short: "Print a shell completion script",
-		Long: `Print a completion script for the given shell.
+		Use:   "completion kubectl|bash|zsh|fish|powershell",
+		Short: "Print a shell completion script, or kubectl's completion helper",
+		Long: `Print a completion script.
 
-For kubectl to complete "kubectl watchrv ...", install the script as the
-kubectl_complete-watchrv helper or source it directly.`,
-		Example: `  source <(kubectl watchrv completion bash)
+"kubectl watchrv <TAB>" is completed by kubectl itself (1.26 and later) once
+an executable named kubectl_complete-watchrv is on the PATH: "completion
+kubectl" prints it. Resource names complete too (from the server's
+discovery). For "kubectl-watchrv <TAB>" (the plugin binary called directly),
+source the script of your shell.`,
+		Example: `  # kubectl watchrv <TAB>
+  kubectl watchrv completion kubectl > ~/.local/bin/kubectl_complete-watchrv
+  chmod +x ~/.local/bin/kubectl_complete-watchrv
+
+  # kubectl-watchrv <TAB>
+  source <(kubectl watchrv completion bash)
   kubectl watchrv completion zsh > "${fpath[1]}/_kubectl-watchrv"`,
-		ValidArgs: []string{"bash", "zsh", "fish", "powershell"},
+		ValidArgs: []string{"kubectl", "bash", "zsh", "fish", "powershell"},
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return usageErrorf(cmd, "name one shell: bash, zsh, fish or powershell")
+				return usageErrorf(cmd, "name one shell: kubectl, bash, zsh, fish or powershell")
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			root := cmd.Root()
 			switch args[0] {
+			case "kubectl":
+				_, err := io.WriteString(o.Out, kubectlCompletionHelper)
+				return err
 			case "bash":
 				return root.GenBashCompletionV2(o.Out, true)
 			case "zsh":
@@ -33,7 +46,7 @@ kubectl_complete-watchrv helper or source it directly.`,
 			case "powershell":
 				return root.GenPowerShellCompletionWithDesc(o.Out)
 			}
-			return usageErrorf(cmd, "unknown shell %q: use bash, zsh, fish or powershell", args[0])
+			return usageErrorf(cmd, "unknown shell %q: use kubectl, bash, zsh, fish or powershell", args[0])
 		},
 	}
 }

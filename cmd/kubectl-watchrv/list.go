@@ -64,6 +64,7 @@ cheapest read of a collection's current RV.
 			}
 			return o.Run(cmd.Context())
 		},
+		ValidArgsFunction: root.completeResource,
 	}
 	f := cmd.Flags()
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "List across all namespaces")

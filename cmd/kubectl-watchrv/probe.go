@@ -80,6 +80,7 @@ controller can survive without a relist.
 			}
 			return o.Run(cmd.Context())
 		},
+		ValidArgsFunction: root.completeResource,
 	}
 	f := cmd.Flags()
 	f.BoolVar(&o.All, "all", false, "Probe every resource that supports list and watch, one at a time")

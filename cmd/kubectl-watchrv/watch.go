@@ -93,6 +93,7 @@ or Ctrl-C, each of which ends with a summary.
 			}
 			return o.Run(cmd)
 		},
+		ValidArgsFunction: root.completeResource,
 	}
 	f := cmd.Flags()
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Watch across all namespaces")

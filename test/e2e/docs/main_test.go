@@ -25,6 +25,9 @@ import (
 var (
 	update = flag.Bool("update", false, "rewrite the capture blocks of README.md and docs/*.md (make docs)")
 	only   = flag.String("only", "", "comma-separated pages (e.g. docs/watch.md) to capture, instead of all of them")
+	// all rewrites even the captures where only numbers moved, so that
+	// every page shows the same run (the same RVs for the same history).
+	all = flag.Bool("all", false, "with -update: rewrite every capture from this one run, not only those that drifted")
 )
 
 // env is the demo cluster the captures run on, shared by the package's tests.
