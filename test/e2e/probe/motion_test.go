@@ -103,7 +103,7 @@ func TestProbeBadInput(t *testing.T) {
 		{[]string{"probe", "cm", "--interval", "1s"}, 2, "--interval and --duration go together"},
 		{[]string{"probe", "cm", "--interval", "1s", "--duration", "1s"}, 2, "at least two"},
 		{[]string{"probe", "cm", "--max-requests", "1"}, 2, "--max-requests 1 is too small"},
-		{[]string{"probe", "cm", "--qps", "0"}, 2, "--qps 0 must be above 0"},
+		{[]string{"probe", "cm", "--qps", "0"}, 2, "--qps 0 is not a rate"},
 		{[]string{"probe", "cm", "-o", "table"}, 2, "unknown output format"},
 		{[]string{"probe", "cm", "--probe-wait", "1ms"}, 2, "--probe-wait"},
 		{[]string{"probe", "nosuchthing"}, 9, "doesn't have a resource type"},
