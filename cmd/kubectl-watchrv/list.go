@@ -25,6 +25,7 @@ type ListOptions struct {
 	RVMatch       string
 	RVOnly        bool
 	NoRestart     bool
+	Verbose       bool
 	Output        string
 
 	rvSet     bool
@@ -75,6 +76,7 @@ cheapest read of a collection's current RV.
 	f.StringVar(&o.RVMatch, "rv-match", "", "How --rv applies: NotOlderThan or Exact")
 	f.BoolVar(&o.RVOnly, "rv-only", false, "Read only the current RV (one item of metadata, about 1 KB)")
 	f.BoolVar(&o.NoRestart, "no-restart", false, "Stop when a continue token expires instead of restarting from page 1 once")
+	f.BoolVarP(&o.Verbose, "verbose", "v", false, "Show every request on stderr: its URL, its answer (items, RV, bytes, time) and every retry")
 	f.StringVarP(&o.Output, "output", "o", "", "Output format: wide, json or yaml")
 	return cmd
 }
@@ -158,6 +160,9 @@ func (o *ListOptions) Run(ctx context.Context) error {
 	}
 	if o.RVOnly {
 		wo.MaxPages = 1
+	}
+	if o.Verbose {
+		wo.Trace = p.Tracef
 	}
 	walk, werr := listing.Walk(ctx, client, t, wo, nil)
 	if werr != nil && (walk == nil || len(walk.Final().Pages) == 0) && !listing.IsContinueExpired(werr) {

@@ -34,8 +34,10 @@ func (o *ProbeOptions) runAll(ctx context.Context, p *render.Printer, client *ap
 	start := time.Now()
 	var rows []render.ProbeReport
 	total := 0
-	for _, res := range resources {
+	for i, res := range resources {
+		p.Progress("probing %d of %d: %s (%d requests so far)", i+1, len(resources), res.Name(), total)
 		if ctx.Err() != nil {
+			p.ProgressDone()
 			return withCode(ExitFailure, fmt.Errorf("interrupted after %d of %d resources", len(rows), len(resources)))
 		}
 		t := apiclient.Target{Resource: res}
@@ -47,6 +49,7 @@ func (o *ProbeOptions) runAll(ctx context.Context, p *render.Printer, client *ap
 		total += w.Requests
 		rows = append(rows, render.NewProbeReport(w, reasonOf(w.Err)))
 	}
+	p.ProgressDone()
 	report := render.NewProbeAllReport(rows, total, time.Since(start))
 	if err := p.ProbeAll(report, o.Verbose); err != nil {
 		return err

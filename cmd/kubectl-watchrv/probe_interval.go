@@ -36,7 +36,10 @@ func (o *ProbeOptions) runInterval(ctx context.Context, p *render.Printer, clien
 		if next.After(deadline) {
 			break
 		}
-		if err := apiclient.SleepContext(ctx, time.Until(next)); err != nil {
+		p.Progress("round %d done; next at %s, series ends at %s", round+1, next.Format("15:04:05"), deadline.Format("15:04:05"))
+		err := apiclient.SleepContext(ctx, time.Until(next))
+		p.ProgressDone()
+		if err != nil {
 			break
 		}
 	}

@@ -33,6 +33,7 @@ type WatchOptions struct {
 	ExplainDeletes    bool
 	Follow            bool
 	StallTimeout      time.Duration
+	Verbose           bool
 	Output            string
 
 	rvSet     bool
@@ -108,6 +109,7 @@ or Ctrl-C, each of which ends with a summary.
 	f.BoolVar(&o.ExplainDeletes, "explain-deletes", false, "With a selector, check (one GET) whether each DELETED object left the selector or was deleted")
 	f.BoolVar(&o.Follow, "follow", false, "Keep watching like client-go's Reflector: reconnect, relist on Expired/TooLarge, report the gaps")
 	f.DurationVar(&o.StallTimeout, "stall-timeout", 0, "Treat a stream that sends nothing (not even a bookmark) for this long as hung: with --follow reconnect from the last RV, else stop (default 90s with --follow, off without)")
+	f.BoolVarP(&o.Verbose, "verbose", "v", false, "Show every request on stderr: each watch opened and each list of --rv list or a relist, with its answer")
 	f.StringVarP(&o.Output, "output", "o", "", "Output format: json (one JSON object per line) or yaml (a YAML stream)")
 	return cmd
 }

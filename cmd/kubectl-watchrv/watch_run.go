@@ -67,6 +67,9 @@ func (o *WatchOptions) Run(cmd *cobra.Command) error {
 		Client: client, Target: t, Options: wo, ListFirst: o.RV == rvList, Follow: o.Follow,
 		StallTimeout: o.StallTimeout, OnEvent: r.onEvent, OnNotice: r.onNotice,
 	}
+	if o.Verbose {
+		r.session.Trace = r.p.Tracef
+	}
 	if err := r.p.WatchHeader(); err != nil {
 		return err
 	}

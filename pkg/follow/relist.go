@@ -53,14 +53,17 @@ func (s *Session) list(ctx context.Context, tries []string) (Notice, error) {
 // listAt is one list of the whole collection at rv.
 func (s *Session) listAt(ctx context.Context, rv string) (string, []apiclient.ItemMeta, error) {
 	if rv != "" && rv != "0" {
-		p, err := listing.List(ctx, s.Client, s.Target, listing.PageOptions{ResourceVersion: rv})
+		o := listing.PageOptions{ResourceVersion: rv}
+		p, err := listing.List(ctx, s.Client, s.Target, o)
 		if err != nil {
+			s.trace("GET %s: %v", apiclient.URL(s.Target.CollectionPath(), o.Query(s.Target)), err)
 			return "", nil, err
 		}
+		s.trace("GET %s: %d items at RV %s", p.URL, len(p.Items), p.ResourceVersion)
 		return p.ResourceVersion, p.Items, nil
 	}
 	var items []apiclient.ItemMeta
-	res, err := listing.Walk(ctx, s.Client, s.Target, listing.WalkOptions{PageOptions: listing.PageOptions{Limit: relistPageSize, ResourceVersion: rv}},
+	res, err := listing.Walk(ctx, s.Client, s.Target, listing.WalkOptions{PageOptions: listing.PageOptions{Limit: relistPageSize, ResourceVersion: rv}, Trace: s.Trace},
 		func(m apiclient.ItemMeta) { items = append(items, m) })
 	if err != nil {
 		return "", nil, err

@@ -46,6 +46,8 @@ type Session struct {
 	// packets silently) is noticed by the client's own deadline, and with
 	// Follow the session reconnects from the last RV, so nothing is lost.
 	StallTimeout time.Duration
+	// Trace (may be nil) sees every request the session sends, for -v.
+	Trace func(format string, args ...any)
 
 	tracker *Tracker
 	lastRV  string
@@ -301,6 +303,12 @@ func (s *Session) sleep(ctx context.Context, n Notice) bool {
 	s.stats.Reconnects++
 	s.notify(n)
 	return apiclient.SleepContext(ctx, n.Delay) == nil
+}
+
+func (s *Session) trace(format string, args ...any) {
+	if s.Trace != nil {
+		s.Trace(format, args...)
+	}
 }
 
 func (s *Session) notify(n Notice) {

@@ -9,6 +9,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/watchstream"
 )
@@ -28,6 +29,7 @@ type streamEnd struct {
 // begun within StallTimeout. Only that deadline makes a StalledError: any
 // other failure (403, 401, TLS, 400, 410, 504) is returned as it is.
 func (s *Session) openWatch(ctx context.Context, opts watchstream.Options) (*watchstream.Stream, error) {
+	s.trace("GET %s", apiclient.URL(s.Target.CollectionPath(), opts.Query(s.Target)))
 	if s.StallTimeout <= 0 {
 		return watchstream.Open(ctx, s.Client, s.Target, opts)
 	}

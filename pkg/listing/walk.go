@@ -18,6 +18,14 @@ type WalkOptions struct {
 	NoRestart bool
 	// MaxPages stops after that many pages (0 = all); 1 is the --rv-only read.
 	MaxPages int
+	// Trace (may be nil) sees every request and retry, for -v.
+	Trace func(format string, args ...any)
+}
+
+func (o WalkOptions) trace(format string, args ...any) {
+	if o.Trace != nil {
+		o.Trace(format, args...)
+	}
 }
 
 // PageInfo is what is kept of each page: never its items, so memory stays
@@ -81,7 +89,7 @@ func walkOnce(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Wa
 	var maxRV uint64
 	opts := o.PageOptions
 	for i := 1; ; i++ {
-		p, retries, err := listPageRetrying(ctx, c, t, opts, i > 1)
+		p, retries, err := listPageRetrying(ctx, c, t, o, opts, i > 1)
 		a.Retries += retries
 		if err != nil {
 			a.Err, a.Error = err, err.Error()
@@ -123,12 +131,20 @@ func walkOnce(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Wa
 // has nothing to lose, and the error is the answer.
 var pageRetryDelays = []time.Duration{250 * time.Millisecond, 500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second}
 
-func listPageRetrying(ctx context.Context, c *apiclient.Client, t apiclient.Target, o PageOptions, retry bool) (*Page, int, error) {
+func listPageRetrying(ctx context.Context, c *apiclient.Client, t apiclient.Target, wo WalkOptions, o PageOptions, retry bool) (*Page, int, error) {
 	for n := 0; ; n++ {
+		start := time.Now()
 		p, err := List(ctx, c, t, o)
+		url := apiclient.URL(t.CollectionPath(), o.Query(t))
+		if err != nil {
+			wo.trace("GET %s: %v (%s)", url, err, time.Since(start).Round(time.Millisecond))
+		} else {
+			wo.trace("GET %s: %d items at RV %s, %d bytes (%s)", url, len(p.Items), p.ResourceVersion, p.Bytes, p.Duration.Round(time.Millisecond))
+		}
 		if err == nil || !retry || n >= len(pageRetryDelays) || !transient(err) {
 			return p, n, err
 		}
+		wo.trace("retry %d of this page in %s: the failure is transient", n+1, pageRetryDelays[n])
 		select {
 		case <-ctx.Done():
 			return nil, n, err

@@ -47,13 +47,16 @@ type Printer struct {
 	Format string
 	Color  bool
 	Style  Style
+	// progress: ErrOut is a terminal (TERM not dumb), so Progress lines show.
+	progress bool
 }
 
 // NewPrinter decides color once: on only when not disabled by flag, not by
 // NO_COLOR (https://no-color.org), TERM is not dumb, and Out is a terminal.
 func NewPrinter(out, errOut io.Writer, format string, noColor bool) *Printer {
 	useColor := !noColor && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb" && isTerminal(out)
-	return &Printer{Out: out, ErrOut: errOut, Format: format, Color: useColor, Style: NewStyle(useColor)}
+	progress := os.Getenv("TERM") != "dumb" && isTerminal(errOut)
+	return &Printer{Out: out, ErrOut: errOut, Format: format, Color: useColor, Style: NewStyle(useColor), progress: progress}
 }
 
 // Machine reports whether the output is for programs (JSON or YAML).

@@ -34,9 +34,11 @@ func TestKubectlCompletesThroughTheHelper(t *testing.T) {
 	}
 	complete := func(words ...string) string {
 		t.Helper()
-		args := append([]string{"__complete", "--kubeconfig", shared.Kubeconfig, "watchrv"}, words...)
+		// kubectl drops its global flags before it calls a plugin's helper:
+		// the plugin finds the cluster through KUBECONFIG, as in a shell.
+		args := append([]string{"__complete", "watchrv"}, words...)
 		cmd := exec.Command("kubectl", args...)
-		cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "HOME="+t.TempDir())
+		cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "HOME="+t.TempDir(), "KUBECONFIG="+shared.Kubeconfig)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)

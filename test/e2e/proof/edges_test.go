@@ -120,3 +120,16 @@ func TestWatchFollowCountsOnlyShownEvents(t *testing.T) {
 		t.Fatalf("code %d, rows %d:\n%s\n%s", r.Code, rows, r.Stdout, r.Stderr)
 	}
 }
+
+// -v on list shows every request with its answer, one line per page.
+func TestListVerboseShowsEveryRequest(t *testing.T) {
+	cs, ns := framework.Namespace(t, shared, "proof-verbose")
+	if err := framework.CreateConfigMaps(t.Context(), cs, ns, "v", 5, 10, 2); err != nil {
+		t.Fatal(err)
+	}
+	r := framework.Run(t, shared.Kubeconfig, time.Minute, "list", "cm", "-n", ns, "--limit", "2", "-v")
+	lines := strings.Count(r.Stderr, "-v GET /api/v1/namespaces/"+ns+"/configmaps?")
+	if r.Code != 0 || lines != 3 || !strings.Contains(r.Stderr, "limit=2") || !strings.Contains(r.Stderr, "continue=") {
+		t.Fatalf("want 3 request lines (5 items, limit 2), got %d; code %d:\n%s", lines, r.Code, r.Stderr)
+	}
+}

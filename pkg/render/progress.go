@@ -1,0 +1,37 @@
+package render
+
+import (
+	"fmt"
+	"sync"
+)
+
+// progressMu keeps progress lines from interleaving when several requests
+// report at once.
+var progressMu sync.Mutex
+
+// Progress shows what slow work is doing now, on one line of stderr that the
+// next progress line replaces, only when stderr is a terminal: scripts and
+// logs never see it. ProgressDone clears it before the result is printed.
+func (p *Printer) Progress(format string, args ...any) {
+	if !p.progress {
+		return
+	}
+	progressMu.Lock()
+	defer progressMu.Unlock()
+	fmt.Fprintf(p.ErrOut, "\r\x1b[K%s", fmt.Sprintf(format, args...))
+}
+
+// ProgressDone clears the progress line.
+func (p *Printer) ProgressDone() {
+	if !p.progress {
+		return
+	}
+	progressMu.Lock()
+	defer progressMu.Unlock()
+	fmt.Fprint(p.ErrOut, "\r\x1b[K")
+}
+
+// Tracef writes one "-v" line to stderr: a request sent, its answer, a retry.
+func (p *Printer) Tracef(format string, args ...any) {
+	fmt.Fprintf(p.ErrOut, "%s %s\n", p.Style.Dim.Sprint("-v"), fmt.Sprintf(format, args...))
+}
