@@ -72,8 +72,9 @@ type Try struct {
 // TryOptions tune one probe.
 type TryOptions struct {
 	// Wait is how long an accepted, silent watch is read before it counts as
-	// success. Both the watch cache and etcd send their 410 as the first
-	// event within one round trip, so a few hundred milliseconds is plenty.
+	// success. The watch cache sends its 410 within one round trip; etcd on
+	// its next sync of unsynced watchers (every 100 ms, later when loaded),
+	// so adaptiveProbe raises the wait above the slowest 410 seen.
 	Wait time.Duration
 	// HeaderTimeout bounds the wait for the response headers.
 	HeaderTimeout time.Duration

@@ -24,7 +24,6 @@ type ConnectProxy struct {
 	mu      sync.Mutex
 	seen    []string // every CONNECT target, in order
 	refused []string // targets Route did not map
-	conns   sync.WaitGroup
 }
 
 // StartConnectProxy serves CONNECT on ln (TCP or Unix) until Close.
