@@ -74,6 +74,9 @@ func makeHistory(d *demo) error {
 	if err := record("modify c", rv, err); err != nil {
 		return err
 	}
+	if err := d.startInformer(); err != nil {
+		return fmt.Errorf("informer: %w", err)
+	}
 	start := time.Now()
 	if err := framework.CreateConfigMaps(d.ctx, cs, d.ns, "burst", 300, 64, 8); err != nil {
 		return fmt.Errorf("burst: %w", err)
@@ -94,5 +97,5 @@ func makeHistory(d *demo) error {
 		}
 	}
 	fmt.Println("  modified a 3 times after the restart")
-	return nil
+	return d.resumeInformer()
 }

@@ -34,6 +34,8 @@ type demo struct {
 	ns      string
 	// RVs recorded while making history.
 	rvs map[string]string
+	// informer is the real client-go informer that lived through the history.
+	informer *framework.Informer
 }
 
 // step is one part of the demo; each command's file adds its own.
@@ -101,6 +103,11 @@ func run(plugin string, serve bool) error {
 	}()
 	fmt.Printf("  ready in %s; kubeconfig: %s\n", time.Since(start).Round(time.Millisecond), c.Kubeconfig)
 	d := &demo{ctx: ctx, cluster: c, plugin: abs, ns: "demo", rvs: map[string]string{}}
+	defer func() { // before the cluster stops: its files live in the cluster's directory
+		if d.informer != nil {
+			_ = d.informer.Stop(5 * time.Second)
+		}
+	}()
 	if err := makeHistory(d); err != nil {
 		return err
 	}

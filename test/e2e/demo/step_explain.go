@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -33,16 +31,8 @@ func init() {
 		if tooLarge == nil {
 			return fmt.Errorf("a list from RV 99999999 should have failed")
 		}
-		// A controller's log with both, as client-go's reflector writes them.
-		log := filepath.Join(d.cluster.Dir, "controller.log")
-		lines := fmt.Sprintf(`I1129 10:00:00.000000       1 reflector.go:376] Listing and watching *v1.ConfigMap from pkg/mod/k8s.io/client-go@v0.37.2/tools/cache/reflector.go:251
-W1129 10:05:00.000000       1 reflector.go:492] pkg/mod/k8s.io/client-go@v0.37.2/tools/cache/reflector.go:251: watch of *v1.ConfigMap ended with: %s
-W1129 10:05:00.100000       1 reflector.go:561] pkg/mod/k8s.io/client-go@v0.37.2/tools/cache/reflector.go:251: failed to list *v1.ConfigMap: %v
-W1129 10:06:00.000000       1 reflector.go:492] pkg/mod/k8s.io/client-go@v0.37.2/tools/cache/reflector.go:251: watch of *v1.ConfigMap ended with: %s
-`, expired, tooLarge, expired)
-		if err := os.WriteFile(log, []byte(lines), 0o644); err != nil {
-			return err
-		}
+		// The real informer's log: its rewatch after the restart met 410.
+		log := d.informer.LogPath
 		for _, args := range [][]string{
 			{"explain-error", expired, "--check", "-n", d.ns},
 			{"explain-error", tooLarge.Error()},
