@@ -32,6 +32,7 @@ type ProbeOptions struct {
 	QPS           float64
 	ProbeWait     time.Duration
 	Output        string
+	Metrics       bool
 
 	namespace         string
 	namespaceExplicit bool
@@ -95,6 +96,7 @@ controller can survive without a relist.
 	f.Float64Var(&o.QPS, "qps", 5, "Most requests per second that probe sends")
 	f.DurationVar(&o.ProbeWait, "probe-wait", window.DefaultTryWait, "How long an accepted watch that replays nothing is read before it counts as started")
 	f.StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml (wide is accepted and equals the default)")
+	addMetricsFlag(f, o)
 	return cmd
 }
 
@@ -191,11 +193,14 @@ func (o *ProbeOptions) Run(ctx context.Context) error {
 	if o.Interval > 0 {
 		return o.runInterval(ctx, p, client, budget, t)
 	}
+	m0 := o.readMetrics(ctx, client, budget)
 	w := window.Probe(ctx, client, t, o.windowOptions(budget))
 	if w.Err != nil && w.Search == nil {
 		return o.windowError(w)
 	}
-	if err := p.Probe(render.NewProbeReport(w, reasonOf(w.Err)), o.Verbose); err != nil {
+	report := render.NewProbeReport(w, reasonOf(w.Err))
+	report.Metrics = metricsReport(m0, o.readMetrics(ctx, client, budget), w)
+	if err := p.Probe(report, o.Verbose); err != nil {
 		return err
 	}
 	if w.Err != nil {

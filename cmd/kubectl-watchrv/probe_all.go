@@ -33,7 +33,9 @@ func (o *ProbeOptions) runAll(ctx context.Context, p *render.Printer, client *ap
 	}
 	start := time.Now()
 	var rows []render.ProbeReport
+	var windows []*window.Window
 	total := 0
+	m0 := o.readMetrics(ctx, client, budget)
 	for i, res := range resources {
 		p.Progress("probing %d of %d: %s (%d requests so far)", i+1, len(resources), res.Name(), total)
 		if ctx.Err() != nil {
@@ -48,6 +50,11 @@ func (o *ProbeOptions) runAll(ctx context.Context, p *render.Printer, client *ap
 		w := window.Probe(ctx, client, t, o.windowOptions(budget))
 		total += w.Requests
 		rows = append(rows, render.NewProbeReport(w, reasonOf(w.Err)))
+		windows = append(windows, w)
+	}
+	budget.Reset()
+	for i, m1 := 0, o.readMetrics(ctx, client, budget); i < len(rows); i++ {
+		rows[i].Metrics = metricsReport(m0, m1, windows[i])
 	}
 	p.ProgressDone()
 	report := render.NewProbeAllReport(rows, total, time.Since(start))

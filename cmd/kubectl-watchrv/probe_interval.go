@@ -18,6 +18,7 @@ func (o *ProbeOptions) runInterval(ctx context.Context, p *render.Printer, clien
 	if err := p.ProbeSeriesHeader(series); err != nil {
 		return err
 	}
+	m0 := o.readMetrics(ctx, client, budget)
 	deadline := time.Now().Add(o.Duration)
 	for round := 0; ; round++ {
 		budget.Reset()
@@ -44,6 +45,8 @@ func (o *ProbeOptions) runInterval(ctx context.Context, p *render.Printer, clien
 		}
 	}
 	series.Motion = window.MeasureMotion(series.Rounds)
+	budget.Reset()
+	o.refineDepth(ctx, client, budget, t, series, m0)
 	if err := p.ProbeSeriesSummary(series); err != nil {
 		return err
 	}

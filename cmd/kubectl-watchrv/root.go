@@ -81,6 +81,7 @@ version", or a list says "Too large resource version". It only reads
 		newListCommand(o),
 		newWatchCommand(o),
 		newProbeCommand(o),
+		newStreamingCommand(o),
 		newExplainErrorCommand(o),
 		newVersionCommand(o),
 		newCompletionCommand(o),

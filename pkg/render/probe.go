@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
 	"github.com/watchrv/kubectl-watchrv/pkg/window"
 )
 
@@ -34,6 +35,7 @@ type ProbeReport struct {
 	Future               *window.FutureCheck  `json:"future,omitempty"`
 	Reason               string               `json:"reason,omitempty"`
 	Error                string               `json:"error,omitempty"`
+	Metrics              *metrics.Report      `json:"metrics,omitempty"`
 }
 
 // ProbeBracket is what is known when the bound was not found: the oldest RV
@@ -108,6 +110,7 @@ func (p *Printer) Probe(r ProbeReport, verbose bool) error {
 	if f := r.Future; f != nil {
 		kv = append(kv, [2]string{"Future RV " + f.ResourceVersion, futureText(f)})
 	}
+	kv = append(kv, metricsKV(r.Metrics)...)
 	if len(kv) > 0 {
 		fmt.Fprintln(p.Out)
 		if err := KeyValues(p.Out, kv); err != nil {

@@ -64,6 +64,9 @@ func (p *Printer) ProbeAll(r ProbeAllReport, verbose bool) error {
 	if err := t.Write(p.Out, s.Header.Sprint); err != nil {
 		return err
 	}
+	if err := p.ProbeAllMetrics(r); err != nil {
+		return err
+	}
 	if verbose || r.Failed > 0 {
 		p.Notef("%d resources, %d failed, %d requests in %s", len(r.Resources), r.Failed, r.Requests, millis(r.Millis))
 	}

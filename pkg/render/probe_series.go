@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
 	"github.com/watchrv/kubectl-watchrv/pkg/window"
 )
 
@@ -15,6 +16,7 @@ type ProbeSeries struct {
 	Namespace     string         `json:"namespace"`
 	Rounds        []window.Round `json:"rounds"`
 	window.Motion `json:",inline"`
+	Metrics       *metrics.Report `json:"metrics,omitempty"`
 }
 
 // NewProbeSeries starts an empty series for t.
@@ -80,18 +82,21 @@ func (p *Printer) ProbeSeriesSummary(s *ProbeSeries) error {
 	depth := "unknown: nothing was written during the series, so the window did not age"
 	if m.DepthKnown {
 		how := "extrapolated from the write rate: the oldest RV predates the series"
-		if m.DepthObserved {
+		switch m.DepthMethod {
+		case window.DepthMethodObserved:
 			how = "observed: the oldest RV was current during the series"
+		case window.DepthMethodObjectTimestamp, window.DepthMethodEventRate:
+			how = m.DepthMethod + ": " + m.DepthEvidence
 		}
 		depth = fmt.Sprintf("%.1fs (%s)", m.DepthSeconds, how)
 	}
 	fmt.Fprintln(p.Out)
-	return KeyValues(p.Out, [][2]string{
+	return KeyValues(p.Out, append([][2]string{
 		{"Rounds with a bound", fmt.Sprintf("%d of %d", m.Rounds, len(s.Rounds))},
 		{"Current RV advance", fmt.Sprintf("%.1f RV/s (etcd revisions: every write in the cluster)", m.CurrentRate)},
 		{"Oldest RV advance", fmt.Sprintf("%.1f RV/s (how fast the window forgets)", m.OldestRate)},
 		{"Window depth", depth},
-	})
+	}, metricsKV(s.Metrics)...))
 }
 
 // padAll pads headers to the widths the rows use, so that rows printed one

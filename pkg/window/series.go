@@ -1,6 +1,10 @@
 package window
 
-import "time"
+import (
+	"fmt"
+	"sort"
+	"time"
+)
 
 // Round is one probe of a resource in an --interval series.
 type Round struct {
@@ -50,7 +54,51 @@ type Motion struct {
 	// extrapolated back from the write rate.
 	DepthKnown    bool `json:"depthKnown"`
 	DepthObserved bool `json:"depthObserved"`
-	Rounds        int  `json:"rounds"`
+	// DepthMethod says how DepthSeconds was obtained, best first:
+	// observed, object-timestamp, event-rate-estimate, rv-rate-extrapolation.
+	DepthMethod string `json:"depthMethod,omitempty"`
+	// DepthEvidence names what dated the depth (an object and its field,
+	// or the capacity and the event rate).
+	DepthEvidence string `json:"depthEvidence,omitempty"`
+	Rounds        int    `json:"rounds"`
+}
+
+// How a depth was obtained.
+const (
+	DepthMethodObserved        = "observed"
+	DepthMethodObjectTimestamp = "object-timestamp"
+	DepthMethodEventRate       = "event-rate-estimate"
+	DepthMethodRVRate          = "rv-rate-extrapolation"
+)
+
+// DateDepth replaces an extrapolated (or unknown) depth with one dated by
+// the objects' own times: the object whose RV is the smallest at or above
+// the last round's oldest RV was written at most that long ago, so the
+// oldest RV is at least that old. dated must be sorted by RV. An observed
+// depth is kept: it is measured, these are one-second timestamps.
+func (m *Motion) DateDepth(last Round, dated []DatedRV) {
+	if m.DepthObserved || !last.Found {
+		return
+	}
+	i := sort.Search(len(dated), func(i int) bool { return dated[i].ResourceVersion >= last.Oldest })
+	if i == len(dated) {
+		return
+	}
+	d := dated[i]
+	m.DepthSeconds = last.At.Sub(d.At).Seconds()
+	m.DepthKnown, m.DepthMethod = true, DepthMethodObjectTimestamp
+	m.DepthEvidence = fmt.Sprintf("%s (RV %d, %d after the oldest RV %d) was written at %s (%s, 1s resolution)", d.Object, d.ResourceVersion, d.ResourceVersion-last.Oldest, last.Oldest, d.At.UTC().Format(time.RFC3339), d.Field)
+}
+
+// EstimateDepthFromEvents sets, when nothing better is known, the depth of
+// a full watch cache: it holds the resource's last capacity events, which
+// at eventsPerSecond span capacity/eventsPerSecond seconds.
+func (m *Motion) EstimateDepthFromEvents(capacity, eventsPerSecond float64) {
+	if m.DepthMethod == DepthMethodObserved || m.DepthMethod == DepthMethodObjectTimestamp || eventsPerSecond <= 0 || capacity <= 0 {
+		return
+	}
+	m.DepthSeconds, m.DepthKnown, m.DepthMethod = capacity/eventsPerSecond, true, DepthMethodEventRate
+	m.DepthEvidence = fmt.Sprintf("a full watch cache of %.0f events at %.2f events/s of this resource", capacity, eventsPerSecond)
 }
 
 // MeasureMotion computes rates and depth from the rounds that found a bound.
@@ -80,7 +128,7 @@ func MeasureMotion(rounds []Round) Motion {
 		if j == 0 {
 			if m.CurrentRate > 0 {
 				m.DepthSeconds = span + (float64(r.Current)-target)/m.CurrentRate
-				m.DepthKnown = true
+				m.DepthKnown, m.DepthMethod = true, DepthMethodRVRate
 			}
 			return m
 		}
@@ -88,6 +136,7 @@ func MeasureMotion(rounds []Round) Motion {
 		frac := (target - float64(prev.Current)) / (float64(r.Current) - float64(prev.Current))
 		crossed := prev.At.Add(time.Duration(frac * float64(r.At.Sub(prev.At))))
 		m.DepthSeconds, m.DepthKnown, m.DepthObserved = last.At.Sub(crossed).Seconds(), true, true
+		m.DepthMethod = DepthMethodObserved
 		return m
 	}
 	return m

@@ -44,3 +44,24 @@ func TestMeasureMotionNoWritesNoDepth(t *testing.T) {
 		t.Fatalf("one found round measures nothing, got %+v", m)
 	}
 }
+
+func TestDateDepthByObjectTimestamp(t *testing.T) {
+	rs := rounds([]uint64{300, 300}, []uint64{212, 212})
+	m := MeasureMotion(rs)
+	t0 := rs[0].At
+	dated := []DatedRV{{ResourceVersion: 200, At: t0.Add(-9 * time.Second)}, {ResourceVersion: 212, At: t0.Add(-5 * time.Second), Object: "depth/b"}, {ResourceVersion: 250, At: t0.Add(-1 * time.Second)}}
+	m.DateDepth(rs[1], dated)
+	// b (RV 212, the oldest RV) was written 5s before the first round, 6s before the last.
+	if m.DepthMethod != DepthMethodObjectTimestamp || !m.DepthKnown || !near(m.DepthSeconds, 6) {
+		t.Fatalf("got %+v", m)
+	}
+	m.EstimateDepthFromEvents(100, 2)
+	if m.DepthMethod != DepthMethodObjectTimestamp {
+		t.Fatalf("an event-rate estimate replaced a dated depth: %+v", m)
+	}
+	observed := MeasureMotion(rounds([]uint64{100, 120, 140, 160}, []uint64{90, 100, 110, 125}))
+	observed.DateDepth(rounds([]uint64{160}, []uint64{125})[0], dated)
+	if observed.DepthMethod != DepthMethodObserved {
+		t.Fatalf("an observed depth was replaced: %+v", observed)
+	}
+}

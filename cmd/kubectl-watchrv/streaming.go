@@ -1,0 +1,221 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/render"
+	"github.com/watchrv/kubectl-watchrv/pkg/streaming"
+)
+
+// StreamingOptions checks streaming lists (WatchList) per resource.
+type StreamingOptions struct {
+	*RootOptions
+
+	Resource      string
+	All           bool
+	AllNamespaces bool
+	Deadline      time.Duration
+	QPS           float64
+	Output        string
+
+	namespace         string
+	namespaceExplicit bool
+}
+
+func newStreamingCommand(root *RootOptions) *cobra.Command {
+	o := &StreamingOptions{RootOptions: root}
+	cmd := &cobra.Command{
+		Use:   "streaming (RESOURCE | --all)",
+		Short: "Check that a resource serves streaming lists (WatchList) and what a client-go >= 1.35 informer will do",
+		Long: `Open the streaming list an informer built with client-go >= 1.35 opens
+(a watch with sendInitialEvents=true, resourceVersionMatch=NotOlderThan,
+allowWatchBookmarks=true) and report what the server sends:
+
+  correct     the initial objects, then the BOOKMARK annotated
+              k8s.io/initial-events-end, at an RV not older than a consistent
+              list's, with as many objects as a list at that RV
+  incorrect   the bookmark arrives, but the count or the RV is wrong
+  refused     an error status (400, 403, 422, ...) with the server's words
+  broken      no bookmark within --deadline, or the stream ends without one
+
+and, per client-go v0.37.2's Reflector, whether such an informer works,
+falls back to list+watch, retries, or hangs (never syncs).
+
+Each resource costs one consistent list (to count), one streaming watch
+closed as soon as the verdict is known, and one exact list only when writes
+came in between; at most --qps requests per second.
+
+Exit code: 0 when informers work (or, with --all, when none would hang);
+7 when RBAC refuses the watch (403); 1 when an informer would hang, or the
+one resource checked refuses the stream otherwise, streams an incorrect
+state, or could not be checked.`,
+		Example: `  # Does an aggregated API stream? (metrics servers, CNI control planes)
+  kubectl watchrv streaming pods.metrics.k8s.io -A
+
+  # Every resource that supports list and watch, with the cluster's verdict
+  kubectl watchrv streaming --all
+
+  # A CRD, as JSON
+  kubectl watchrv streaming widgets.example.com -A -o json`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(cmd, args); err != nil {
+				return err
+			}
+			if err := o.Validate(cmd, args); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&o.All, "all", false, "Check every resource that supports list and watch, one at a time")
+	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Stream across all namespaces, as most informers do (with --all: the default unless -n is given)")
+	f.DurationVar(&o.Deadline, "deadline", 10*time.Second, "How long a stream may take to send the initial-events-end bookmark before it counts as broken")
+	f.Float64Var(&o.QPS, "qps", 5, "Most requests per second sent")
+	f.StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml (wide is accepted and equals the default)")
+	return cmd
+}
+
+// Complete fills in the namespace.
+func (o *StreamingOptions) Complete(cmd *cobra.Command, args []string) error {
+	if len(args) == 1 {
+		o.Resource = args[0]
+	}
+	ns, err := o.Namespace()
+	if err != nil {
+		return err
+	}
+	o.namespace = ns
+	o.namespaceExplicit = o.ConfigFlags.Namespace != nil && *o.ConfigFlags.Namespace != ""
+	return nil
+}
+
+// Validate rejects bad flags with a one-line error.
+func (o *StreamingOptions) Validate(cmd *cobra.Command, args []string) error {
+	if err := render.ValidateFormat(o.Output); err != nil {
+		return usageErrorf(cmd, "%v", err)
+	}
+	switch {
+	case o.All && len(args) > 0:
+		return usageErrorf(cmd, "--all checks every resource: give no RESOURCE with it")
+	case !o.All && len(args) != 1:
+		return usageErrorf(cmd, "expected one RESOURCE (for example configmaps, cm, widgets.example.com) or --all, got %d argument(s)", len(args))
+	case o.Deadline < 100*time.Millisecond || o.Deadline > 10*time.Minute:
+		return usageErrorf(cmd, "--deadline %s must be between 100ms and 10m (default 10s)", o.Deadline)
+	case math.IsNaN(o.QPS) || math.IsInf(o.QPS, 0) || o.QPS <= 0:
+		return usageErrorf(cmd, "--qps %g is not a rate: give a number of requests per second above 0 (default 5)", o.QPS)
+	}
+	return nil
+}
+
+// Run checks and reports.
+func (o *StreamingOptions) Run(ctx context.Context) error {
+	p := o.Printer(o.Output)
+	client, err := o.Client()
+	if err != nil {
+		return err
+	}
+	budget := apiclient.NewBudget(0, o.QPS)
+	opts := streaming.Options{Deadline: o.Deadline, Budget: budget}
+	start := time.Now()
+	if !o.All {
+		res, err := o.resolveResource(ctx, o.Resource, "list", "watch")
+		if err != nil {
+			return err
+		}
+		t := apiclient.Target{Resource: res}
+		if res.Namespaced && !o.AllNamespaces {
+			t.Namespace = o.namespace
+		}
+		r := streaming.Check(ctx, client, t, opts)
+		if err := p.Streaming(render.NewStreamingReport([]streaming.Result{r}, o.Deadline, time.Since(start))); err != nil {
+			return err
+		}
+		return o.resultError(r)
+	}
+	resources, err := o.listable()
+	if err != nil {
+		return err
+	}
+	var rows []streaming.Result
+	for i, res := range resources {
+		if ctx.Err() != nil {
+			p.StreamingProgress(0, 0, "")
+			return withCode(ExitFailure, fmt.Errorf("interrupted after %d of %d resources", len(rows), len(resources)))
+		}
+		p.StreamingProgress(i+1, len(resources), res.Name())
+		t := apiclient.Target{Resource: res}
+		if res.Namespaced && o.namespaceExplicit && !o.AllNamespaces {
+			t.Namespace = o.namespace
+		}
+		rows = append(rows, streaming.Check(ctx, client, t, opts))
+	}
+	p.StreamingProgress(0, 0, "")
+	report := render.NewStreamingReport(rows, o.Deadline, time.Since(start))
+	if err := p.Streaming(report); err != nil {
+		return err
+	}
+	v := report.Verdict
+	switch {
+	case len(v.Hangs) > 0:
+		return withCode(ExitFailure, fmt.Errorf("informers built with client-go >= 1.35 will hang on %d resource(s): %s: see docs/streaming.md", len(v.Hangs), strings.Join(v.Hangs, ", ")))
+	case len(rows) > 0 && forbiddenAll(rows):
+		return withCode(ExitForbidden, fmt.Errorf("forbidden: all %d resources refused the streaming watch: streaming --all needs RBAC permission to list and watch them", len(rows)))
+	}
+	return nil
+}
+
+// listable is every resource of discovery that supports list and watch.
+func (o *StreamingOptions) listable() ([]apiclient.Resource, error) {
+	disco, err := o.ConfigFlags.ToDiscoveryClient()
+	if err != nil {
+		return nil, o.kubeconfigError(err)
+	}
+	resources, derr := apiclient.ListableResources(disco)
+	if len(resources) == 0 {
+		if derr == nil {
+			derr = errors.New("discovery lists no resource that supports list and watch")
+		}
+		return nil, o.requestError(derr, "get", "discovery")
+	}
+	if derr != nil {
+		o.Printer(o.Output).Warnf("part of discovery failed (%v): the resources of the failing groups are missing", oneLine(derr.Error()))
+	}
+	return resources, nil
+}
+
+// resultError is the exit of a one-resource check: 0 when the informer
+// works or falls back for a reason other than RBAC, 7 when RBAC refused
+// the watch, 1 when it hangs or the check failed.
+func (o *StreamingOptions) resultError(r streaming.Result) error {
+	switch {
+	case r.Code == 403:
+		return withCode(ExitForbidden, fmt.Errorf("forbidden: %s: streaming needs RBAC permission to list and watch %s", r.Message, r.Resource))
+	case r.Informer == streaming.InformerHangs:
+		return withCode(ExitFailure, fmt.Errorf("informers built with client-go >= 1.35 will hang on %s: %s", r.Resource, r.Explanation))
+	case r.Status == streaming.StatusRefused && r.Informer == streaming.InformerFallsBack:
+		return withCode(ExitFailure, fmt.Errorf("%s refused the streaming list (%d %s): informers fall back to list+watch", r.Resource, r.Code, r.Reason))
+	case r.Status == streaming.StatusIncorrect:
+		return withCode(ExitFailure, fmt.Errorf("%s: %s", r.Resource, r.Problems[0]))
+	case r.Status == streaming.StatusError:
+		return withCode(ExitFailure, fmt.Errorf("the streaming check of %s failed: %s", r.Resource, oneLine(r.Error)))
+	}
+	return nil
+}
+
+func forbiddenAll(rows []streaming.Result) bool {
+	for _, r := range rows {
+		if r.Code != 403 {
+			return false
+		}
+	}
+	return true
+}

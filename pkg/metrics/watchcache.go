@@ -1,0 +1,149 @@
+// Package metrics reads an API server's own account of its watch cache from
+// /metrics (the Prometheus text format, parsed with the Prometheus library
+// made for it), picks one resource's series and says what limits the window
+// a probe measured.
+package metrics
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+)
+
+// Metric family names. They changed across versions: the "resource" label
+// was split into "group" and "resource" in 1.34, and etcd_bookmark_counts
+// became etcd_bookmark_total in 1.36; the reader takes what the server
+// exposes.
+const (
+	FamilyCapacity           = "watch_cache_capacity"
+	FamilyEventsReceived     = "apiserver_watch_cache_events_received_total"
+	FamilyResourceVersion    = "apiserver_watch_cache_resource_version"
+	FamilyInitializations    = "apiserver_watch_cache_initializations_total"
+	FamilyTerminatedWatchers = "apiserver_terminated_watchers_total"
+	FamilyBookmarks          = "etcd_bookmark_total"
+	FamilyBookmarksLegacy    = "etcd_bookmark_counts"
+)
+
+// Families is one parsed /metrics text.
+type Families map[string]*dto.MetricFamily
+
+// Parse reads the Prometheus text exposition format.
+func Parse(r io.Reader) (Families, error) {
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	f, err := p.TextToMetricFamilies(r)
+	if err != nil {
+		return nil, fmt.Errorf("cannot parse /metrics: %w", err)
+	}
+	return Families(f), nil
+}
+
+// Snapshot is one read of /metrics.
+type Snapshot struct {
+	At       time.Time
+	Families Families
+}
+
+// Read sends one GET /metrics (it needs the non-resource "get" grant on
+// /metrics; a 403 comes back as an API error for the caller to note).
+func Read(ctx context.Context, c *apiclient.Client) (*Snapshot, error) {
+	body, err := c.Get(ctx, "/metrics", nil, "text/plain")
+	if err != nil {
+		return nil, err
+	}
+	defer body.Close()
+	f, err := Parse(body)
+	if err != nil {
+		return nil, err
+	}
+	return &Snapshot{At: time.Now(), Families: f}, nil
+}
+
+// WatchCache is one resource's watch-cache series. A nil field is a series
+// the server does not expose for the resource (a counter vector has no
+// sample until its first increment: no terminated watcher, no sample).
+type WatchCache struct {
+	Group    string `json:"group"`
+	Resource string `json:"resource"`
+	// Labels is how the series are labelled: "group,resource" (1.34 and
+	// later) or "resource" (older servers, where it holds resource.group).
+	Labels             string   `json:"labels,omitempty"`
+	Capacity           *float64 `json:"capacity,omitempty"`
+	EventsReceived     *float64 `json:"eventsReceived,omitempty"`
+	ResourceVersion    *float64 `json:"cacheResourceVersion,omitempty"`
+	Initializations    *float64 `json:"initializations,omitempty"`
+	TerminatedWatchers *float64 `json:"terminatedWatchers,omitempty"`
+	EtcdBookmarks      *float64 `json:"etcdBookmarks,omitempty"`
+}
+
+// Found reports whether the server has a watch cache series for the resource.
+func (w WatchCache) Found() bool {
+	return w.Capacity != nil || w.EventsReceived != nil || w.ResourceVersion != nil || w.Initializations != nil
+}
+
+// Pick returns the series of group/resource.
+func (f Families) Pick(group, resource string) WatchCache {
+	w := WatchCache{Group: group, Resource: resource}
+	legacy := resource
+	if group != "" {
+		legacy = resource + "." + group
+	}
+	get := func(name string) *float64 {
+		fam := f[name]
+		if fam == nil {
+			return nil
+		}
+		for _, m := range fam.GetMetric() {
+			labels := map[string]string{}
+			for _, lp := range m.GetLabel() {
+				labels[lp.GetName()] = lp.GetValue()
+			}
+			g, hasGroup := labels["group"]
+			r := labels["resource"]
+			var match bool
+			var style string
+			switch {
+			case hasGroup:
+				match, style = g == group && r == resource, "group,resource"
+			default:
+				match, style = r == legacy, "resource"
+			}
+			if !match {
+				continue
+			}
+			if w.Labels == "" {
+				w.Labels = style
+			}
+			v := value(m)
+			return &v
+		}
+		return nil
+	}
+	w.Capacity = get(FamilyCapacity)
+	w.EventsReceived = get(FamilyEventsReceived)
+	w.ResourceVersion = get(FamilyResourceVersion)
+	w.Initializations = get(FamilyInitializations)
+	w.TerminatedWatchers = get(FamilyTerminatedWatchers)
+	if w.EtcdBookmarks = get(FamilyBookmarks); w.EtcdBookmarks == nil {
+		w.EtcdBookmarks = get(FamilyBookmarksLegacy)
+	}
+	return w
+}
+
+func value(m *dto.Metric) float64 {
+	switch {
+	case m.GetCounter() != nil:
+		return m.GetCounter().GetValue()
+	case m.GetGauge() != nil:
+		return m.GetGauge().GetValue()
+	case m.GetUntyped() != nil:
+		return m.GetUntyped().GetValue()
+	}
+	return 0
+}

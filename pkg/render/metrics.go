@@ -1,0 +1,85 @@
+package render
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
+)
+
+// metricsKV is the watch-cache block under a probe (--metrics): the
+// server's own series for the resource and what limits the window.
+func metricsKV(m *metrics.Report) [][2]string {
+	if m == nil {
+		return nil
+	}
+	if m.Note != "" {
+		return [][2]string{{"Watch-cache metrics", m.Note}}
+	}
+	if !m.Found() {
+		return [][2]string{{"Watch-cache metrics", m.LimitText}}
+	}
+	events := optNum(m.EventsReceived)
+	if m.EventsDuringProbe != nil && m.EventRate != nil {
+		events += fmt.Sprintf(" (%s during the probe's %.1fs: %.1f/s)", fmtNum(*m.EventsDuringProbe), m.Seconds, *m.EventRate)
+	}
+	cacheRV := optNum(m.ResourceVersion)
+	if m.CacheLag != nil {
+		cacheRV += fmt.Sprintf(" (%d behind the current RV)", *m.CacheLag)
+	}
+	terminated := optNum(m.TerminatedWatchers)
+	if m.TerminatedWatchers == nil {
+		terminated = "0 (no sample: none terminated since the server started)"
+	}
+	return [][2]string{
+		{"Watch-cache capacity", optNum(m.Capacity)},
+		{"Events received", events},
+		{"Cache RV", cacheRV},
+		{"Initializations", optNum(m.Initializations)},
+		{"Terminated watchers", terminated},
+		{"Window limited by", m.LimitText},
+	}
+}
+
+// ProbeAllMetrics prints one watch-cache row per resource after the --all
+// table (human output; JSON and YAML carry it in each row).
+func (p *Printer) ProbeAllMetrics(r ProbeAllReport) error {
+	if p.Machine() {
+		return nil
+	}
+	t := NewTable("RESOURCE", "CAPACITY", "EVENTS", "EVENTS/S", "CACHE RV", "INITS", "LIMIT")
+	for _, row := range r.Resources {
+		m := row.Metrics
+		if m == nil {
+			continue
+		}
+		if m.Note != "" {
+			p.Notef("%s", m.Note)
+			return nil
+		}
+		rate := "-"
+		if m.EventRate != nil {
+			rate = fmt.Sprintf("%.1f", *m.EventRate)
+		}
+		t.Row(row.Resource, optNum(m.Capacity), optNum(m.EventsReceived), rate, optNum(m.ResourceVersion), optNum(m.Initializations), m.Limit)
+	}
+	if t.Len() == 0 {
+		return nil
+	}
+	fmt.Fprintln(p.Out)
+	return t.Write(p.Out, p.Style.Header.Sprint)
+}
+
+func optNum(f *float64) string {
+	if f == nil {
+		return "-"
+	}
+	return fmtNum(*f)
+}
+
+func fmtNum(f float64) string {
+	if f == float64(int64(f)) {
+		return strconv.FormatInt(int64(f), 10)
+	}
+	return strconv.FormatFloat(f, 'f', 2, 64)
+}

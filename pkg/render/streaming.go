@@ -1,0 +1,128 @@
+package render
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/streaming"
+)
+
+// StreamingReport is the stable schema of "streaming -o json|yaml" (one
+// resource or --all): a row per resource and the verdict for the cluster.
+type StreamingReport struct {
+	Resources []streaming.Result       `json:"resources"`
+	Verdict   streaming.ClusterVerdict `json:"verdict"`
+	// DeadlineSeconds is --deadline: how long a stream had to send the bookmark.
+	DeadlineSeconds float64 `json:"deadlineSeconds"`
+	Requests        int     `json:"requests"`
+	Millis          float64 `json:"ms"`
+}
+
+// NewStreamingReport sorts the rows worst first (hangs, falls back,
+// retries, unknown, works), then by name, and adds the cluster's verdict.
+func NewStreamingReport(rows []streaming.Result, deadline, took time.Duration) StreamingReport {
+	rank := map[streaming.Informer]int{streaming.InformerHangs: 0, streaming.InformerFallsBack: 1, streaming.InformerRetries: 2, streaming.InformerUnknown: 3, streaming.InformerWorks: 4}
+	sort.SliceStable(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		if rank[a.Informer] != rank[b.Informer] {
+			return rank[a.Informer] < rank[b.Informer]
+		}
+		return a.Resource < b.Resource
+	})
+	if rows == nil {
+		rows = []streaming.Result{}
+	}
+	r := StreamingReport{Resources: rows, Verdict: streaming.Summarize(rows), DeadlineSeconds: deadline.Seconds(), Millis: float64(took.Microseconds()) / 1000}
+	for _, row := range rows {
+		r.Requests += row.Requests
+	}
+	return r
+}
+
+// Streaming prints the checks and the verdict.
+func (p *Printer) Streaming(r StreamingReport) error {
+	if p.Machine() {
+		return p.Object(r)
+	}
+	s := p.Style
+	t := NewTable("RESOURCE", "NAMESPACE", "STREAM", "INFORMER", "OBJECTS", "LIST", "BOOKMARK RV", "TO BOOKMARK", "OBJ/S", "NOTE")
+	for _, row := range r.Resources {
+		list := "-"
+		if row.ListCount != nil {
+			list = strconv.Itoa(*row.ListCount)
+		}
+		toBookmark, rate := "-", "-"
+		if row.BookmarkReceived {
+			toBookmark = millis(row.BookmarkMillis)
+			rate = fmt.Sprintf("%.0f", row.ObjectsPerSecond)
+		} else if row.Status == streaming.StatusBroken && !row.StreamEnded {
+			toBookmark = "none in " + millis(row.StreamMillis)
+		}
+		t.Row(row.Resource, orDash(row.Namespace), string(row.Status), string(row.Informer), strconv.Itoa(row.InitialObjects), list,
+			orDash(row.BookmarkResourceVersion), toBookmark, rate, streamingNote(row))
+		t.PaintLast(2, statusPaint(s, row.Status))
+		t.PaintLast(3, informerPaint(s, row.Informer))
+	}
+	if err := t.Write(p.Out, s.Header.Sprint); err != nil {
+		return err
+	}
+	fmt.Fprintln(p.Out)
+	kv := [][2]string{{"Verdict", r.Verdict.Summary}}
+	if len(r.Resources) == 1 {
+		kv = append(kv, [2]string{"Why", r.Resources[0].Explanation})
+	}
+	kv = append(kv, [2]string{"Requests", fmt.Sprintf("%d in %s (one streaming watch per resource, closed at the verdict; deadline %s)", r.Requests, millis(r.Millis), time.Duration(r.DeadlineSeconds*float64(time.Second)))})
+	return KeyValues(p.Out, kv)
+}
+
+// streamingNote is the NOTE cell: the server's refusal, or the first problem.
+func streamingNote(r streaming.Result) string {
+	switch {
+	case r.Code != 0:
+		return fmt.Sprintf("%d %s: %s", r.Code, r.Reason, r.Message)
+	case r.Error != "":
+		return r.Error
+	case len(r.Problems) > 0:
+		return r.Problems[0]
+	case r.StreamEnded && !r.BookmarkReceived:
+		return "the server ended the stream after " + millis(r.StreamMillis) + " without the bookmark"
+	case r.Status == streaming.StatusBroken:
+		return "no initial-events-end bookmark"
+	}
+	return ""
+}
+
+// StreamingProgress shows "[i/n] resource" on stderr while --all runs, only
+// when stderr is a terminal (a log or a pipe gets nothing).
+func (p *Printer) StreamingProgress(i, n int, resource string) {
+	if !isTerminal(p.ErrOut) {
+		return
+	}
+	if resource == "" {
+		fmt.Fprint(p.ErrOut, "\r\033[K")
+		return
+	}
+	fmt.Fprintf(p.ErrOut, "\r\033[K[%d/%d] checking %s", i, n, resource)
+}
+
+func statusPaint(s Style, st streaming.Status) func(a ...any) string {
+	switch st {
+	case streaming.StatusCorrect:
+		return s.Good.Sprint
+	case streaming.StatusUnverified, streaming.StatusRefused:
+		return s.Warn.Sprint
+	}
+	return s.Bad.Sprint
+}
+
+func informerPaint(s Style, in streaming.Informer) func(a ...any) string {
+	switch in {
+	case streaming.InformerWorks:
+		return s.Good.Sprint
+	case streaming.InformerFallsBack, streaming.InformerRetries:
+		return s.Warn.Sprint
+	}
+	return s.Bad.Sprint
+}

@@ -1,0 +1,139 @@
+package streaming
+
+import (
+	"fmt"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Judge sets the status, the informer outcome and the explanation of a
+// result from what was observed. The informer rules are those of
+// k8s.io/client-go v0.37.2 tools/cache/reflector.go, where WatchListClient
+// is on by default since 1.35:
+//
+//   - ListAndWatchWithContext calls watchList; only when watchList returns an
+//     error does it fall back to a list then a watch (fallbackToList).
+//   - watchList retries, as a streaming watch again, an error for which
+//     isWatchErrorRetriable holds (connection refused, 429), after a backoff,
+//     and an Expired or TooLarge one (with the RV reset to ""). Any other
+//     error (400, 403, 404, 422, 500, ...), whether the watch request is
+//     refused or the stream carries it as an ERROR event, is returned:
+//     fallback.
+//   - handleListWatch reads until the bookmark annotated
+//     k8s.io/initial-events-end. A stream that ends before it returns no
+//     error, and watchList opens a new streaming watch, forever: the
+//     informer never syncs (a warning is logged every 10s). The one
+//     exception is a stream that closes within a second having sent no
+//     event at all: VeryShortWatchError, an error, hence fallback.
+func Judge(r *Result) {
+	switch {
+	case r.BookmarkReceived:
+		r.Informer = InformerWorks
+		r.Status = StatusCorrect
+		for _, p := range r.Problems {
+			if strings.HasPrefix(p, "the count was not checked") {
+				r.Status = StatusUnverified
+			} else {
+				r.Status = StatusIncorrect
+			}
+		}
+		r.Explanation = "the initial-events-end bookmark arrived: the informer syncs from the stream"
+		if r.Status == StatusIncorrect {
+			r.Explanation = "the informer syncs, but from a stream that does not match a list: its cache may be wrong"
+		}
+	case r.Code != 0:
+		r.Status = StatusRefused
+		switch {
+		case r.Code == 429:
+			r.Informer = InformerRetries
+			r.Explanation = "429 is retried after a backoff as a streaming watch again (isWatchErrorRetriable): no fallback, the informer waits for the server"
+		case r.Code == 410 || metav1.StatusReason(r.Reason) == metav1.StatusReasonExpired || metav1.StatusReason(r.Reason) == metav1.StatusReasonGone || strings.Contains(r.Message, "Too large resource version"):
+			r.Informer = InformerRetries
+			r.Explanation = fmt.Sprintf("%d %s is retried as a streaming watch from RV \"\" (the Reflector resets its RV): no fallback", r.Code, r.Reason)
+		default:
+			r.Informer = InformerFallsBack
+			r.Explanation = fmt.Sprintf("%d %s is returned by watchList: the informer falls back to a list, then a watch", r.Code, r.Reason)
+			if r.Code == 403 {
+				r.Explanation += " (which this user is likely refused too: grant list and watch)"
+			}
+		}
+	case r.Error != "":
+		r.Status, r.Informer = StatusError, InformerUnknown
+		r.Explanation = "the check could not finish: " + oneLine(r.Error)
+	case r.StreamEnded && r.FirstEventMillis == 0 && r.StreamMillis < 1000:
+		r.Status, r.Informer = StatusBroken, InformerFallsBack
+		r.Explanation = "the stream closed within a second without any event: client-go's VeryShortWatchError, so the informer falls back to a list, then a watch"
+	case r.StreamEnded:
+		r.Status, r.Informer = StatusBroken, InformerHangs
+		r.Explanation = "the stream ended without the initial-events-end bookmark: the informer opens a new streaming watch, again and again, and never syncs"
+	default:
+		r.Status, r.Informer = StatusBroken, InformerHangs
+		r.Explanation = "no initial-events-end bookmark within the deadline: the informer waits for it until the watch times out (5-10 min), opens a new one, and never syncs"
+	}
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// ClusterVerdict is the summary of many checks.
+type ClusterVerdict struct {
+	Works     []string `json:"works"`
+	FallsBack []string `json:"fallsBack"`
+	Hangs     []string `json:"hangs"`
+	Retries   []string `json:"retries"`
+	Unknown   []string `json:"unknown"`
+	// Incorrect lists the resources whose stream syncs an informer with a
+	// state that does not match a list.
+	Incorrect []string `json:"incorrect"`
+	Summary   string   `json:"summary"`
+}
+
+// Summarize builds the verdict for the cluster.
+func Summarize(results []Result) ClusterVerdict {
+	v := ClusterVerdict{Works: []string{}, FallsBack: []string{}, Hangs: []string{}, Retries: []string{}, Unknown: []string{}, Incorrect: []string{}}
+	for _, r := range results {
+		switch r.Informer {
+		case InformerWorks:
+			v.Works = append(v.Works, r.Resource)
+		case InformerFallsBack:
+			v.FallsBack = append(v.FallsBack, r.Resource)
+		case InformerHangs:
+			v.Hangs = append(v.Hangs, r.Resource)
+		case InformerRetries:
+			v.Retries = append(v.Retries, r.Resource)
+		default:
+			v.Unknown = append(v.Unknown, r.Resource)
+		}
+		if r.Status == StatusIncorrect {
+			v.Incorrect = append(v.Incorrect, r.Resource)
+		}
+	}
+	var parts []string
+	add := func(what string, names []string) {
+		if len(names) > 0 {
+			parts = append(parts, fmt.Sprintf("%s on %s", what, nameList(names)))
+		}
+	}
+	add("will hang", v.Hangs)
+	add("will fall back to list+watch", v.FallsBack)
+	add("will retry the streaming watch", v.Retries)
+	add("will work", v.Works)
+	add("are unknown (the check failed)", v.Unknown)
+	if len(parts) == 0 {
+		v.Summary = "no resource was checked"
+		return v
+	}
+	v.Summary = "informers built with client-go >= 1.35 " + strings.Join(parts, "; ")
+	if len(v.Incorrect) > 0 {
+		v.Summary += fmt.Sprintf("; %d sync a state that does not match a list (%s)", len(v.Incorrect), nameList(v.Incorrect))
+	}
+	return v
+}
+
+// nameList names up to five resources and counts the rest.
+func nameList(names []string) string {
+	if len(names) <= 5 {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:5], ", "), len(names)-5)
+}

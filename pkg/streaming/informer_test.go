@@ -1,0 +1,58 @@
+package streaming
+
+import (
+	"strings"
+	"testing"
+)
+
+// The observations below are those of real runs against kube-apiserver
+// v1.37.2 in test/e2e/streaming (configmaps, the aggregated gadgets, a
+// user without grants); Judge turns them into client-go v0.37.2's behavior.
+func TestJudge(t *testing.T) {
+	n := 37
+	cases := []struct {
+		name     string
+		r        Result
+		status   Status
+		informer Informer
+	}{
+		{"configmaps", Result{InitialObjects: 37, ListCount: &n, ListResourceVersion: "266", BookmarkResourceVersion: "266", BookmarkReceived: true, BookmarkMillis: 11.5}, StatusCorrect, InformerWorks},
+		{"gadgets held open", Result{InitialObjects: 3, StreamMillis: 3000, FirstEventMillis: 40}, StatusBroken, InformerHangs},
+		{"forbidden", Result{Code: 403, Reason: "Forbidden", Message: `configmaps is forbidden: User "nobody" cannot watch resource "configmaps" in API group "" in the namespace "default"`}, StatusRefused, InformerFallsBack},
+		{"throttled", Result{Code: 429, Reason: "TooManyRequests"}, StatusRefused, InformerRetries},
+		{"ended at once, no event", Result{StreamEnded: true, StreamMillis: 20}, StatusBroken, InformerFallsBack},
+		{"ended after events", Result{StreamEnded: true, StreamMillis: 20, FirstEventMillis: 5, InitialObjects: 3}, StatusBroken, InformerHangs},
+	}
+	for _, c := range cases {
+		Judge(&c.r)
+		if c.r.Status != c.status || c.r.Informer != c.informer || c.r.Explanation == "" {
+			t.Errorf("%s: got %s/%s (%s), want %s/%s", c.name, c.r.Status, c.r.Informer, c.r.Explanation, c.status, c.informer)
+		}
+	}
+}
+
+func TestJudgeCountMismatchIsIncorrect(t *testing.T) {
+	n := 3
+	r := Result{InitialObjects: 2, ListCount: &n, ListResourceVersion: "103", BookmarkResourceVersion: "103", BookmarkReceived: true}
+	r.Problems = append(r.Problems, countProblem(2, 3, "a list at the same RV 103"))
+	Judge(&r)
+	if r.Status != StatusIncorrect || r.Informer != InformerWorks {
+		t.Fatalf("got %+v", r)
+	}
+	v := Summarize([]Result{r})
+	if !strings.Contains(v.Summary, "will work on") || len(v.Incorrect) != 1 {
+		t.Errorf("verdict %+v", v)
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	v := Summarize([]Result{
+		{Resource: "gadgets.fake.watchrv.test", Informer: InformerHangs},
+		{Resource: "configmaps", Informer: InformerWorks},
+		{Resource: "secrets", Informer: InformerFallsBack},
+	})
+	want := "informers built with client-go >= 1.35 will hang on gadgets.fake.watchrv.test; will fall back to list+watch on secrets; will work on configmaps"
+	if v.Summary != want {
+		t.Fatalf("got %q\nwant %q", v.Summary, want)
+	}
+}

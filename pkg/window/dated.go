@@ -1,0 +1,81 @@
+package window
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+)
+
+// DatedRV is an RV whose write time an object tells by its own fields: the
+// newest managedFields time (each manager's entry is stamped when its write
+// changed the object), or the creationTimestamp of an object never
+// modified. Both have a resolution of one second.
+type DatedRV struct {
+	ResourceVersion uint64    `json:"resourceVersion"`
+	At              time.Time `json:"at"`
+	Object          string    `json:"object"`
+	Field           string    `json:"field"`
+}
+
+// datedItem is the metadata a PartialObjectMetadataList carries: the whole
+// ObjectMeta, managedFields included.
+type datedItem struct {
+	Metadata struct {
+		Namespace         string    `json:"namespace"`
+		Name              string    `json:"name"`
+		ResourceVersion   string    `json:"resourceVersion"`
+		CreationTimestamp time.Time `json:"creationTimestamp"`
+		ManagedFields     []struct {
+			Time *time.Time `json:"time"`
+		} `json:"managedFields"`
+	} `json:"metadata"`
+}
+
+// ListDatedRVs reads the collection once (metadata only) and dates the RV
+// of every object that carries a time for it, sorted by RV.
+func ListDatedRVs(ctx context.Context, c *apiclient.Client, t apiclient.Target) ([]DatedRV, error) {
+	body, err := c.Get(ctx, t.CollectionPath(), nil, apiclient.AcceptMetadataList)
+	if err != nil {
+		return nil, err
+	}
+	defer body.Close()
+	var list struct {
+		Items []datedItem `json:"items"`
+	}
+	if err := json.NewDecoder(body).Decode(&list); err != nil {
+		return nil, fmt.Errorf("cannot decode the list of %s: %w", t.CollectionPath(), err)
+	}
+	var out []DatedRV
+	for _, it := range list.Items {
+		m := it.Metadata
+		rv, ok := apiclient.ParseRV(m.ResourceVersion)
+		if !ok {
+			continue
+		}
+		d := DatedRV{ResourceVersion: rv, Object: m.Name, Field: "metadata.creationTimestamp"}
+		if m.Namespace != "" {
+			d.Object = m.Namespace + "/" + m.Name
+		}
+		for _, f := range m.ManagedFields {
+			if f.Time != nil && f.Time.After(d.At) {
+				d.At, d.Field = *f.Time, "metadata.managedFields[].time"
+			}
+		}
+		if d.At.IsZero() {
+			// Without managedFields only an object's creation is dated, and
+			// its RV is its creation's only if it was never modified: not
+			// knowable here, so such objects date nothing.
+			continue
+		}
+		if !m.CreationTimestamp.IsZero() && d.At.Equal(m.CreationTimestamp) {
+			d.Field = "metadata.creationTimestamp"
+		}
+		out = append(out, d)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ResourceVersion < out[j].ResourceVersion })
+	return out, nil
+}

@@ -1,0 +1,138 @@
+//go:build e2e
+
+package probe
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
+	"github.com/watchrv/kubectl-watchrv/pkg/render"
+	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
+)
+
+func probeMetrics(t *testing.T, kubeconfig string, args ...string) (render.ProbeReport, framework.Result) {
+	t.Helper()
+	args = append([]string{"probe"}, append(args, "--metrics", "-o", "json")...)
+	r := framework.Run(t, kubeconfig, 2*time.Minute, args...)
+	var rep render.ProbeReport
+	if err := json.Unmarshal([]byte(r.Stdout), &rep); err != nil {
+		t.Fatalf("exit %d, stdout not JSON (%v): %q; stderr %s", r.Code, err, r.Stdout, r.Stderr)
+	}
+	return rep, r
+}
+
+// The values the plugin shows are the server's: the same capacity and
+// initializations as the harness's own read of /metrics, and a cache RV
+// that a list at RV 0 (served from that same watch cache) confirms.
+func TestProbeMetricsMatchTheServer(t *testing.T) {
+	ctx := context.Background()
+	cs, ns := newNamespace(t, shared, "probe-metrics")
+	if err := framework.CreateConfigMaps(ctx, cs, ns, "m", 30, 10, 4); err != nil {
+		t.Fatal(err)
+	}
+	rep, r := probeMetrics(t, shared.Kubeconfig, "configmaps", "-n", ns)
+	if r.Code != 0 || rep.Metrics == nil || rep.Metrics.Note != "" {
+		t.Fatalf("exit %d, metrics %+v; stderr %s", r.Code, rep.Metrics, r.Stderr)
+	}
+	m := rep.Metrics
+	t.Logf("metrics: capacity %v events %v cacheRV %v inits %v rate %v; limit %s: %s", deref(m.Capacity), deref(m.EventsReceived), deref(m.ResourceVersion), deref(m.Initializations), deref(m.EventRate), m.Limit, m.LimitText)
+	fams, err := metrics.Parse(strings.NewReader(readMetrics(t, shared)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	list0, err := cs.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{ResourceVersion: "0", Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := fams.Pick("", "configmaps")
+	if m.Labels != "group,resource" || server.Capacity == nil || deref(m.Capacity) != *server.Capacity || deref(m.Initializations) != deref(server.Initializations) {
+		t.Errorf("plugin capacity %v inits %v labels %q, server capacity %v inits %v", deref(m.Capacity), deref(m.Initializations), m.Labels, deref(server.Capacity), deref(server.Initializations))
+	}
+	// The cache RV only moves forward: plugin's read <= a list at RV 0
+	// (the cache's RV, read after) <= the current RV the probe read... or
+	// later; equal when nothing moved the cache in between.
+	rv0 := float64(atoiRV(list0.ResourceVersion))
+	if cache := deref(m.ResourceVersion); cache <= 0 || cache > rv0 || cache > deref(server.ResourceVersion) {
+		t.Errorf("plugin cache RV %v, then list RV 0 says %v and /metrics %v", cache, rv0, deref(server.ResourceVersion))
+	}
+	// The 30 creates reached the cache before the probe: received >= 30.
+	if deref(m.EventsReceived) < 30 || m.EventsDuringProbe == nil || m.Seconds <= 0 {
+		t.Errorf("events received %v during %v over %vs", deref(m.EventsReceived), m.EventsDuringProbe, m.Seconds)
+	}
+	if m.Limit != metrics.LimitCapacity && m.Limit != metrics.LimitInitialization {
+		t.Errorf("limit %q: %s", m.Limit, m.LimitText)
+	}
+	if m.Requests != 2 {
+		t.Errorf("%d /metrics requests, want 2 (before and after)", m.Requests)
+	}
+}
+
+// A user who may list and watch configmaps but not get /metrics: the probe
+// works and the metrics are one note.
+func TestProbeMetricsForbiddenIsANote(t *testing.T) {
+	ctx := context.Background()
+	cs, ns := newNamespace(t, shared, "probe-metrics-rbac")
+	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "cm-reader"}, Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list", "watch"}}}}
+	if _, err := cs.RbacV1().Roles(ns).Create(ctx, role, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	rb := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "nobody-cm"}, RoleRef: rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: "cm-reader"},
+		Subjects: []rbacv1.Subject{{Kind: "User", APIGroup: "rbac.authorization.k8s.io", Name: "nobody"}}}
+	if _, err := cs.RbacV1().RoleBindings(ns).Create(ctx, rb, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var rep render.ProbeReport
+	var r framework.Result
+	for i := 0; i < 20; i++ { // RBAC reaches the authorizer's cache within a moment
+		rep, r = probeMetrics(t, shared.UserKubeconfig, "configmaps", "-n", ns)
+		if r.Code != 7 {
+			break
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	if r.Code != 0 || !rep.Found {
+		t.Fatalf("exit %d found %v: %s", r.Code, rep.Found, r.Stderr)
+	}
+	if rep.Metrics == nil || !strings.Contains(rep.Metrics.Note, "/metrics is forbidden") || rep.Metrics.Capacity != nil {
+		t.Fatalf("metrics %+v, want only the forbidden note", rep.Metrics)
+	}
+	human := framework.Run(t, shared.UserKubeconfig, time.Minute, "probe", "configmaps", "-n", ns, "--metrics")
+	if human.Code != 0 || strings.Count(human.Stdout, "forbidden") != 1 || strings.Contains(human.Stderr, "error") {
+		t.Errorf("exit %d; stdout %s; stderr %s", human.Code, human.Stdout, human.Stderr)
+	}
+	// The audit log has the /metrics gets, as get.
+	var gets int
+	for _, e := range framework.ReadAudit(t, shared.APIServers[0].AuditLog) {
+		if strings.HasPrefix(e.UserAgent, "kubectl-watchrv/") && e.RequestURI == "/metrics" {
+			if e.Verb != "get" {
+				t.Errorf("/metrics audited as %q", e.Verb)
+			}
+			gets++
+		}
+	}
+	if gets == 0 {
+		t.Error("no GET /metrics from the plugin in the audit log")
+	}
+}
+
+func deref(f *float64) float64 {
+	if f == nil {
+		return -1
+	}
+	return *f
+}
+
+func atoiRV(s string) int64 {
+	var n int64
+	for _, c := range s {
+		n = n*10 + int64(c-'0')
+	}
+	return n
+}
