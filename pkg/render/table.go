@@ -40,6 +40,9 @@ func (t *Table) PaintLast(i int, paint func(a ...any) string) {
 	t.rows[len(t.rows)-1][i].paint = paint
 }
 
+// Len is the number of rows.
+func (t *Table) Len() int { return len(t.rows) }
+
 // Write renders the table to w.
 func (t *Table) Write(w io.Writer, header func(a ...any) string) error {
 	widths := make([]int, len(t.headers))
