@@ -10,11 +10,13 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
+	"github.com/watchrv/kubectl-watchrv/pkg/servers"
 )
 
 // ListOptions reads a collection and reports its resourceVersion facts.
 type ListOptions struct {
 	*RootOptions
+	serversFlags
 
 	Resource      string
 	AllNamespaces bool
@@ -73,6 +75,7 @@ cheapest read of a collection's current RV.`,
 	f.BoolVar(&o.RVOnly, "rv-only", false, "Read only the current RV (one item of metadata, about 1 KB)")
 	f.BoolVar(&o.NoRestart, "no-restart", false, "Stop when a continue token expires instead of restarting from page 1 once")
 	f.StringVarP(&o.Output, "output", "o", "", "Output format: wide, json or yaml")
+	o.addServersFlags(f, false)
 	return cmd
 }
 
@@ -98,6 +101,9 @@ func (o *ListOptions) Complete(cmd *cobra.Command, args []string) error {
 func (o *ListOptions) Validate(cmd *cobra.Command) error {
 	if err := render.ValidateFormat(o.Output); err != nil {
 		return usageErrorf(cmd, "%v", err)
+	}
+	if err := o.validateServers(cmd, o.listServersConflict(cmd)); err != nil {
+		return err
 	}
 	if o.RVOnly && cmd.Flags().Changed("limit") {
 		return usageErrorf(cmd, "--rv-only reads one item and cannot be combined with --limit")
@@ -149,6 +155,9 @@ func (o *ListOptions) Run(ctx context.Context) error {
 	if res.Namespaced && !o.AllNamespaces {
 		t.Namespace = o.namespace
 	}
+	if o.serversOn() {
+		return o.listServers(ctx, p, t)
+	}
 	wo := listing.WalkOptions{
 		PageOptions: listing.PageOptions{Limit: o.Limit, ResourceVersion: o.RV, ResourceVersionMatch: o.RVMatch},
 		NoRestart:   o.NoRestart,
@@ -167,6 +176,7 @@ func (o *ListOptions) Run(ctx context.Context) error {
 	if err := p.List(report); err != nil {
 		return err
 	}
+	noteMixedServers(p, servers.SignsInWalk(walk, werr))
 	if werr != nil {
 		if listing.IsContinueExpired(werr) && o.NoRestart {
 			return withCode(ExitRVProblem, fmt.Errorf("%w (run without --no-restart to restart from page 1 automatically)", werr))

@@ -12,6 +12,7 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
+	"github.com/watchrv/kubectl-watchrv/pkg/servers"
 	"github.com/watchrv/kubectl-watchrv/pkg/window"
 )
 
@@ -19,6 +20,7 @@ import (
 // ProbeOptions finds how far back a watch can start, per resource.
 type ProbeOptions struct {
 	*RootOptions
+	serversFlags
 
 	Resource      string
 	All           bool
@@ -93,6 +95,7 @@ controller can survive without a relist.`,
 	f.Float64Var(&o.QPS, "qps", 5, "Most requests per second that probe sends")
 	f.DurationVar(&o.ProbeWait, "probe-wait", window.DefaultTryWait, "How long an accepted watch that replays nothing is read before it counts as started")
 	f.StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml (wide is accepted and equals the default)")
+	o.addServersFlags(f, true)
 	return cmd
 }
 
@@ -114,6 +117,9 @@ func (o *ProbeOptions) Complete(cmd *cobra.Command, args []string) error {
 func (o *ProbeOptions) Validate(cmd *cobra.Command, args []string) error {
 	if err := render.ValidateFormat(o.Output); err != nil {
 		return usageErrorf(cmd, "%v", err)
+	}
+	if err := o.validateServers(cmd, o.serversConflict()); err != nil {
+		return err
 	}
 	switch {
 	case o.All && len(args) > 0:
@@ -170,6 +176,9 @@ func (o *ProbeOptions) headerTimeout() time.Duration {
 // Run probes and reports.
 func (o *ProbeOptions) Run(ctx context.Context) error {
 	p := o.Printer(o.Output)
+	if o.serversOn() {
+		return o.runServers(ctx, p)
+	}
 	client, err := o.Client()
 	if err != nil {
 		return err
@@ -196,6 +205,7 @@ func (o *ProbeOptions) Run(ctx context.Context) error {
 	if err := p.Probe(render.NewProbeReport(w, reasonOf(w.Err)), o.Verbose); err != nil {
 		return err
 	}
+	noteMixedServers(p, servers.SignsInWindow(w))
 	if w.Err != nil {
 		return o.windowError(w)
 	}
