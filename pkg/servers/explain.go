@@ -9,7 +9,6 @@ import (
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
-	"github.com/watchrv/kubectl-watchrv/pkg/listing"
 	"github.com/watchrv/kubectl-watchrv/pkg/window"
 )
 
@@ -29,6 +28,9 @@ type CrossAnswer struct {
 	// CacheRV is what the server's watch cache has seen (TooLarge).
 	CacheRV    uint64 `json:"cacheResourceVersion,omitempty"`
 	CacheKnown bool   `json:"cacheKnown"`
+	// Follows is true when the server's consistent list was answered and
+	// its cache had reached that RV right after: it serves the RV.
+	Follows bool `json:"followsEtcd"`
 	// Watch is the answer to a watch from the RV (Expired): ok or expired,
 	// and the oldest RV the watch cache named.
 	Watch       string `json:"watch,omitempty"`
@@ -38,8 +40,8 @@ type CrossAnswer struct {
 }
 
 // CheckAcross asks every server once about rv, in parallel (one request
-// each): for TooLarge its cache RV (an rv=0 list), for Expired a watch
-// from rv closed at its first answer. Other classes ask nothing.
+// each for Expired: a watch from rv closed at its first answer; two for
+// TooLarge: a consistent list, then the cache RV). Other classes ask nothing.
 func CheckAcross(ctx context.Context, clients []*apiclient.Client, clientErrs []error, endpoints []string, t apiclient.Target, b *apiclient.Budget, class diagnose.Class, rv uint64) CrossCheck {
 	cc := CrossCheck{Class: string(class), RequestedResourceVersion: rv, Servers: make([]CrossAnswer, len(endpoints))}
 	var wg sync.WaitGroup
@@ -63,12 +65,18 @@ func CheckAcross(ctx context.Context, clients []*apiclient.Client, clientErrs []
 			mu.Unlock()
 			switch class {
 			case diagnose.ClassTooLarge:
-				page, err := listing.List(ctx, clients[i], t, listing.PageOptions{Limit: 1, ResourceVersion: "0"})
-				if err != nil {
-					a.fail(err)
-					return
+				// A consistent list first, then the cache RV (as the view
+				// does): a server that follows etcd catches up on the
+				// first, so only a server that cannot shows a lag.
+				sb := b.Share(0)
+				m := Measure(ctx, clients[i], t, e, sb, MeasureOptions{Mode: ModeRVs})
+				mu.Lock()
+				cc.Requests += sb.Used() - 1
+				mu.Unlock()
+				a.CacheRV, a.CacheKnown, a.Follows = m.CacheRV, m.CacheKnown, follows(m)
+				if !m.CacheKnown {
+					a.Reason, a.Error = m.Reason, m.Error
 				}
-				a.CacheRV, a.CacheKnown = apiclient.ParseRV(page.ResourceVersion)
 			case diagnose.ClassExpired:
 				r := window.TryWatch(ctx, clients[i], t, rv, window.TryOptions{})
 				switch r.Outcome {
@@ -108,7 +116,7 @@ func tooLargeFindings(as []CrossAnswer, rv uint64) []string {
 	}
 	var behind []CrossAnswer
 	for _, a := range as {
-		if a.CacheKnown && a.CacheRV < rv {
+		if a.CacheKnown && a.CacheRV < rv && !a.Follows {
 			behind = append(behind, a)
 		}
 	}
