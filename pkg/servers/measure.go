@@ -3,6 +3,7 @@ package servers
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
@@ -170,6 +171,12 @@ func (s *Server) fail(err error, t apiclient.Target) {
 		return
 	}
 	f := diagnose.ClassifyFailure(err)
+	if f == diagnose.FailureOther && strings.Contains(s.Error, "stream error") && strings.Contains(s.Error, "INTERNAL_ERROR") {
+		// The request's timeout= parameter ran out on the server side
+		// first: it resets the HTTP/2 stream (seen on v1.37.2 with a server
+		// cut off from etcd). Same meaning as no answer in time.
+		f = diagnose.FailureNoAnswer
+	}
 	s.Reason = string(f)
 	switch f {
 	case diagnose.FailureUnreachable:
