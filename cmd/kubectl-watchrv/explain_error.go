@@ -23,6 +23,7 @@ const explainMaxMessageBytes = 1 << 20
 // ExplainErrorOptions explains one error message, or every error of a log.
 type ExplainErrorOptions struct {
 	*RootOptions
+	serversFlags
 
 	Filename  string
 	Output    string
@@ -113,6 +114,7 @@ unreachable, 6 unauthorized, 7 forbidden, ...).`,
 	f.StringVar(&o.RV, "rv", "", "The resourceVersion the failed request asked for, when the message does not say")
 	f.BoolVar(&o.Check, "check", false, "Also read the cluster's current resourceVersion now and compare it with the error's (one list of one item)")
 	f.StringVar(&o.Resource, "resource", "configmaps", "With --check: the resource whose current resourceVersion is read (in the current namespace)")
+	o.addServersFlags(f, false)
 	return cmd
 }
 
@@ -136,6 +138,9 @@ func (o *ExplainErrorOptions) Validate(cmd *cobra.Command, args []string) error 
 		if err := validateRV(cmd, "rv", o.RV); err != nil {
 			return err
 		}
+	}
+	if err := o.validateExplainServers(cmd); err != nil {
+		return err
 	}
 	if cmd.Flags().Changed("resource") && !o.Check {
 		return usageErrorf(cmd, "--resource names what --check reads: add --check")
@@ -213,7 +218,7 @@ func (o *ExplainErrorOptions) Run(ctx context.Context) error {
 			e.Check = &c
 		}
 	}
-	if err := p.Explanation(e); err != nil {
+	if err := o.printExplanation(ctx, p, e); err != nil {
 		return err
 	}
 	if strings.Count(strings.TrimSpace(o.message), "\n") > 0 {

@@ -10,11 +10,13 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
+	"github.com/watchrv/kubectl-watchrv/pkg/servers"
 )
 
 // ListOptions reads a collection and reports its resourceVersion facts.
 type ListOptions struct {
 	*RootOptions
+	serversFlags
 
 	Resource      string
 	AllNamespaces bool
@@ -78,6 +80,7 @@ cheapest read of a collection's current RV.
 	f.BoolVar(&o.NoRestart, "no-restart", false, "Stop when a continue token expires instead of restarting from page 1 once")
 	f.BoolVarP(&o.Verbose, "verbose", "v", false, "Show every request on stderr: its URL, its answer (items, RV, bytes, time) and every retry")
 	f.StringVarP(&o.Output, "output", "o", "", "Output format: wide, json or yaml")
+	o.addServersFlags(f, false)
 	return cmd
 }
 
@@ -103,6 +106,9 @@ func (o *ListOptions) Complete(cmd *cobra.Command, args []string) error {
 func (o *ListOptions) Validate(cmd *cobra.Command) error {
 	if err := render.ValidateFormat(o.Output); err != nil {
 		return usageErrorf(cmd, "%v", err)
+	}
+	if err := o.validateServers(cmd, o.listServersConflict(cmd)); err != nil {
+		return err
 	}
 	if o.RVOnly && cmd.Flags().Changed("limit") {
 		return usageErrorf(cmd, "--rv-only reads one item and cannot be combined with --limit")
@@ -154,6 +160,9 @@ func (o *ListOptions) Run(ctx context.Context) error {
 	if res.Namespaced && !o.AllNamespaces {
 		t.Namespace = o.namespace
 	}
+	if o.serversOn() {
+		return o.listServers(ctx, p, t)
+	}
 	wo := listing.WalkOptions{
 		PageOptions: listing.PageOptions{Limit: o.Limit, ResourceVersion: o.RV, ResourceVersionMatch: o.RVMatch},
 		NoRestart:   o.NoRestart,
@@ -175,6 +184,7 @@ func (o *ListOptions) Run(ctx context.Context) error {
 	if err := p.List(report); err != nil {
 		return err
 	}
+	noteMixedServers(p, servers.SignsInWalk(walk, werr))
 	if werr != nil {
 		if listing.IsContinueExpired(werr) && o.NoRestart {
 			return withCode(ExitRVProblem, fmt.Errorf("%w (run without --no-restart to restart from page 1 automatically)", werr))

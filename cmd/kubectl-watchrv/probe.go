@@ -12,12 +12,14 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
+	"github.com/watchrv/kubectl-watchrv/pkg/servers"
 	"github.com/watchrv/kubectl-watchrv/pkg/window"
 )
 
 // ProbeOptions finds how far back a watch can start, per resource.
 type ProbeOptions struct {
 	*RootOptions
+	serversFlags
 
 	Resource      string
 	All           bool
@@ -97,6 +99,7 @@ controller can survive without a relist.
 	f.DurationVar(&o.ProbeWait, "probe-wait", window.DefaultTryWait, "How long an accepted watch that replays nothing is read before it counts as started")
 	f.StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml (wide is accepted and equals the default)")
 	addMetricsFlag(f, o)
+	o.addServersFlags(f, true)
 	return cmd
 }
 
@@ -118,6 +121,9 @@ func (o *ProbeOptions) Complete(cmd *cobra.Command, args []string) error {
 func (o *ProbeOptions) Validate(cmd *cobra.Command, args []string) error {
 	if err := render.ValidateFormat(o.Output); err != nil {
 		return usageErrorf(cmd, "%v", err)
+	}
+	if err := o.validateServers(cmd, o.serversConflict()); err != nil {
+		return err
 	}
 	switch {
 	case o.All && len(args) > 0:
@@ -174,6 +180,9 @@ func (o *ProbeOptions) headerTimeout() time.Duration {
 // Run probes and reports.
 func (o *ProbeOptions) Run(ctx context.Context) error {
 	p := o.Printer(o.Output)
+	if o.serversOn() {
+		return o.runServers(ctx, p)
+	}
 	client, err := o.Client()
 	if err != nil {
 		return err
@@ -203,6 +212,7 @@ func (o *ProbeOptions) Run(ctx context.Context) error {
 	if err := p.Probe(report, o.Verbose); err != nil {
 		return err
 	}
+	noteMixedServers(p, servers.SignsInWindow(w))
 	if w.Err != nil {
 		return o.windowError(w)
 	}

@@ -162,12 +162,17 @@ func (p *Printer) WatchSummary(s *WatchSummary) error {
 		types = []string{"none"}
 	}
 	fmt.Fprintln(p.Out, p.Style.Header.Sprintf("Summary (%s after %s)", s.Ended, time.Duration(s.DurationSeconds*float64(time.Second)).Round(time.Millisecond)))
-	return KeyValues(p.Out, [][2]string{
+	kv := [][2]string{
 		{"  Events", fmt.Sprintf("%d (%s)", s.Events, strings.Join(types, ", "))},
 		{"  RVs", fmt.Sprintf("start %s, first %s, last %s", watchOrDash(s.StartResourceVersion), watchOrDash(s.FirstResourceVersion), watchOrDash(s.LastResourceVersion))},
 		{"  Session", fmt.Sprintf("%d stream(s), %d reconnect(s), %d relist(s), %d object(s) reconciled by relist, %d duplicate(s)",
 			s.Streams, s.Reconnects, s.Relists, s.Reconciled, s.Duplicates)},
-	})
+	}
+	if s.MixedServers > 0 {
+		// Counted by the session (pkg/follow mixing signs); each one is also a notice.
+		kv = append(kv, [2]string{"  Mixed servers", fmt.Sprintf("%d sign(s) that the answers came from different API servers (see: kubectl watchrv probe RESOURCE --servers)", s.MixedServers)})
+	}
+	return KeyValues(p.Out, kv)
 }
 
 func watchDeref(p *int) int {

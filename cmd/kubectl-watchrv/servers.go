@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/render"
+	"github.com/watchrv/kubectl-watchrv/pkg/servers"
+)
+
+// serversFlags ask for the per-server view: every API server behind the
+// kubeconfig's address, dialled directly, side by side.
+type serversFlags struct {
+	Servers   bool
+	Endpoints []string
+	FromRV    string
+
+	endpoints []string // parsed --endpoints
+	fromRV    uint64
+}
+
+// addServersFlags registers --servers and --endpoints (and --from-rv where
+// a reconnect verdict is printed).
+func (s *serversFlags) addServersFlags(f *pflag.FlagSet, withFromRV bool) {
+	f.BoolVar(&s.Servers, "servers", false, "Every API server behind the address, one row each (found in the kubernetes EndpointSlices; dialled directly with the kubeconfig's credentials, proxy-url and TLS name)")
+	f.StringSliceVar(&s.Endpoints, "endpoints", nil, "The API servers by hand, host:port each (e.g. 10.0.0.1:6443,10.0.0.2:6443); implies --servers")
+	if withFromRV {
+		f.StringVar(&s.FromRV, "from-rv", "", "With --servers: say what each server does with an informer's reconnect from this RV (default: the newest current RV)")
+	}
+}
+
+// serversOn reports whether the per-server view was asked for.
+func (s *serversFlags) serversOn() bool { return s.Servers || len(s.Endpoints) > 0 }
+
+// validateServers parses --endpoints and --from-rv; conflict names flags
+// that cannot go with --servers ("" when none).
+func (s *serversFlags) validateServers(cmd *cobra.Command, conflict string) error {
+	if s.FromRV != "" {
+		if !s.serversOn() {
+			return usageErrorf(cmd, "--from-rv asks what each server does with a reconnect: add --servers")
+		}
+		if err := validateRV(cmd, "from-rv", s.FromRV); err != nil {
+			return err
+		}
+		s.fromRV, _ = apiclient.ParseRV(s.FromRV)
+	}
+	if !s.serversOn() {
+		return nil
+	}
+	if conflict != "" {
+		return usageErrorf(cmd, "%s cannot be combined with --servers", conflict)
+	}
+	if cmd.Flags().Changed("endpoints") {
+		eps, err := servers.ParseEndpoints(s.Endpoints)
+		if err != nil {
+			return usageErrorf(cmd, "--endpoints: %v", err)
+		}
+		s.endpoints = eps
+	}
+	return nil
+}
+
+// findServers finds the servers (EndpointSlices or --endpoints) and builds
+// one client per server.
+func (o *RootOptions) findServers(ctx context.Context, s *serversFlags, b *apiclient.Budget) (servers.Found, []*apiclient.Client, []error, error) {
+	cfg, err := o.ConfigFlags.ToRESTConfig()
+	if err != nil {
+		return servers.Found{}, nil, nil, o.kubeconfigError(err)
+	}
+	client, err := apiclient.NewClient(cfg)
+	if err != nil {
+		return servers.Found{}, nil, nil, err
+	}
+	found, err := servers.Find(ctx, client, s.endpoints, b)
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return found, nil, nil, err
+		}
+		if !strings.Contains(err.Error(), "--endpoints") {
+			err = o.requestError(err, "list", "endpointslices in namespace default")
+			err = fmt.Errorf("cannot find the API servers in the EndpointSlices of Service default/kubernetes: %w (or give them with --endpoints HOST:PORT,...)", err)
+		}
+		return found, nil, nil, err
+	}
+	clients, errs := servers.Clients(cfg, found.Endpoints)
+	return found, clients, errs, nil
+}
+
+// noServerAnswered is the error of a view in which every server failed:
+// the exit code is the first server's (unreachable, forbidden, ...).
+func noServerAnswered(ss []*servers.Server) error {
+	for _, s := range ss {
+		if s.Answered() {
+			return nil
+		}
+	}
+	var first error
+	for _, s := range ss {
+		if s.Err != nil {
+			first = s.Err
+			break
+		}
+	}
+	if first == nil {
+		first = errors.New("no answer")
+	}
+	return fmt.Errorf("no API server answered (%d tried): %w: see the NOTE column", len(ss), first)
+}
+
+// noteMixedServers says, once, that an ordinary run's answers likely came
+// from different API servers, with the signs seen.
+func noteMixedServers(p *render.Printer, signs []string) {
+	if len(signs) == 0 {
+		return
+	}
+	p.Warnf("likely answered by different API servers (%s); see --servers for each server's RVs", strings.Join(signs, "; "))
+}

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
+	"github.com/watchrv/kubectl-watchrv/pkg/render"
+	"github.com/watchrv/kubectl-watchrv/pkg/servers"
+)
+
+// validateExplainServers: --servers asks each server what --check asks one.
+func (o *ExplainErrorOptions) validateExplainServers(cmd *cobra.Command) error {
+	if o.serversOn() && !o.Check {
+		return usageErrorf(cmd, "--servers and --endpoints ask every API server what --check asks one: add --check")
+	}
+	return o.validateServers(cmd, "")
+}
+
+// printExplanation prints the explanation, and with --check --servers what
+// every server says about the error's RV.
+func (o *ExplainErrorOptions) printExplanation(ctx context.Context, p *render.Printer, e render.Explanation) error {
+	if !o.Check || !o.serversOn() {
+		return p.Explanation(e)
+	}
+	cc, err := o.checkServers(ctx, e.Diagnosis)
+	if err != nil {
+		if perr := p.Explanation(e); perr != nil {
+			return perr
+		}
+		return err
+	}
+	return p.ExplanationServers(render.ServersExplanation{Explanation: e, Servers: cc})
+}
+
+// checkServers asks every API server once about the error's RV: its cache
+// RV for TooLarge, a watch from the RV for Expired.
+func (o *ExplainErrorOptions) checkServers(ctx context.Context, d diagnose.Diagnosis) (*servers.CrossCheck, error) {
+	requested := d.RequestedResourceVersion
+	if o.RV != "" {
+		requested = o.RV
+	}
+	rv, ok := apiclient.ParseRV(requested)
+	if !ok || rv == 0 || (d.Class != diagnose.ClassTooLarge && d.Class != diagnose.ClassExpired) {
+		return nil, nil
+	}
+	res, err := o.resolveResource(ctx, o.Resource, "list", "watch")
+	if err != nil {
+		return nil, err
+	}
+	t := apiclient.Target{Resource: res}
+	if res.Namespaced {
+		ns, err := o.Namespace()
+		if err != nil {
+			return nil, err
+		}
+		t.Namespace = ns
+	}
+	budget := apiclient.NewBudget(0, 0)
+	found, clients, errs, err := o.findServers(ctx, &o.serversFlags, budget)
+	if err != nil {
+		return nil, err
+	}
+	cc := servers.CheckAcross(ctx, clients, errs, found.Endpoints, t, budget, d.Class, rv)
+	cc.Requests += found.Requests
+	return &cc, nil
+}

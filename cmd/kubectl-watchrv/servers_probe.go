@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/render"
+	"github.com/watchrv/kubectl-watchrv/pkg/servers"
+)
+
+// serversConflict names the probe flags that --servers does not support.
+func (o *ProbeOptions) serversConflict() string {
+	if o.Interval > 0 || o.Duration > 0 {
+		return "--interval/--duration"
+	}
+	return ""
+}
+
+// runServers probes every API server: the same probe as without
+// --servers, once per server and in parallel, each within its own
+// --max-requests and all within one --qps; plus one rv=0 list per server
+// for its cache RV.
+func (o *ProbeOptions) runServers(ctx context.Context, p *render.Printer) error {
+	budget := apiclient.NewBudget(0, o.QPS)
+	found, clients, errs, err := o.findServers(ctx, &o.serversFlags, budget)
+	if err != nil {
+		return err
+	}
+	mo := servers.MeasureOptions{Mode: servers.ModeWindow, Window: o.windowOptions(nil)}
+	if o.All {
+		return o.runServersAll(ctx, p, found, clients, errs, budget, mo)
+	}
+	res, err := o.resolveResource(ctx, o.Resource, "list", "watch")
+	if err != nil {
+		return err
+	}
+	t := apiclient.Target{Resource: res}
+	if res.Namespaced && !o.AllNamespaces {
+		t.Namespace = o.namespace
+	}
+	v := servers.Observe(ctx, clients, errs, found.Endpoints, t, budget, o.MaxRequests, mo, o.fromRV)
+	if err := p.Servers(render.NewServersReport("probe", found, v)); err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return noServerAnswered(v.Servers)
+}
+
+// runServersAll is probe --all --servers: every resource, every server; one
+// row per server and resource.
+func (o *ProbeOptions) runServersAll(ctx context.Context, p *render.Printer, found servers.Found, clients []*apiclient.Client, errs []error, budget *apiclient.Budget, mo servers.MeasureOptions) error {
+	disco, err := o.ConfigFlags.ToDiscoveryClient()
+	if err != nil {
+		return o.kubeconfigError(err)
+	}
+	resources, derr := apiclient.ListableResources(disco)
+	if len(resources) == 0 {
+		if derr == nil {
+			derr = errors.New("discovery lists no resource that supports list and watch")
+		}
+		return o.requestError(derr, "get", "discovery")
+	}
+	start := time.Now()
+	all := render.ServersAllReport{Discovery: found, Requests: found.Requests}
+	answered := false
+	var last []*servers.Server
+	for _, res := range resources {
+		if ctx.Err() != nil {
+			return withCode(ExitFailure, fmt.Errorf("interrupted after %d of %d resources", len(all.Resources), len(resources)))
+		}
+		t := apiclient.Target{Resource: res}
+		if res.Namespaced && o.namespaceExplicit && !o.AllNamespaces {
+			t.Namespace = o.namespace
+		}
+		v := servers.Observe(ctx, clients, errs, found.Endpoints, t, budget, o.MaxRequests, mo, o.fromRV)
+		r := render.NewServersReport("probe", servers.Found{}, v)
+		all.Resources = append(all.Resources, r)
+		all.Requests += r.Requests
+		last = v.Servers
+		if noServerAnswered(v.Servers) == nil {
+			answered = true
+		}
+	}
+	all.Millis = float64(time.Since(start).Microseconds()) / 1000
+	if err := p.ServersAll(all); err != nil {
+		return err
+	}
+	if !answered {
+		return noServerAnswered(last)
+	}
+	return nil
+}

@@ -1,0 +1,337 @@
+package render
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/servers"
+)
+
+// ServersReport is the stable schema of "probe|list RESOURCE --servers -o
+// json|yaml": one entry per API server, and what they mean together.
+type ServersReport struct {
+	Resource     string `json:"resource"`
+	GroupVersion string `json:"groupVersion"`
+	Namespace    string `json:"namespace"`
+	// Mode is probe (RVs and windows) or list (RVs only).
+	Mode      string            `json:"mode"`
+	Discovery servers.Found     `json:"discovery"`
+	Servers   []*servers.Server `json:"servers"`
+	Verdict   servers.Verdict   `json:"verdict"`
+	// Requests counts every request of the run: the servers' and the
+	// discovery's (EndpointSlices, leases).
+	Requests int     `json:"requests"`
+	Millis   float64 `json:"ms"`
+}
+
+// NewServersReport builds the report of one collection.
+func NewServersReport(mode string, found servers.Found, v *servers.View) ServersReport {
+	t := v.Target
+	return ServersReport{
+		Resource:     t.Resource.Name(),
+		GroupVersion: t.Resource.GVR.GroupVersion().String(),
+		Namespace:    t.Namespace,
+		Mode:         mode,
+		Discovery:    found,
+		Servers:      v.Servers,
+		Verdict:      v.Verdict,
+		Requests:     v.Requests + found.Requests,
+		Millis:       float64(v.Duration.Microseconds()) / 1000,
+	}
+}
+
+// ServersAllReport is the schema of "probe --all --servers -o json|yaml".
+type ServersAllReport struct {
+	Discovery servers.Found   `json:"discovery"`
+	Resources []ServersReport `json:"resources"`
+	Requests  int             `json:"requests"`
+	Millis    float64         `json:"ms"`
+}
+
+// Servers prints the per-server view of one collection.
+func (p *Printer) Servers(r ServersReport) error {
+	if p.Machine() {
+		return p.Object(r)
+	}
+	fmt.Fprintln(p.Out, p.Style.Header.Sprint(serversTitle(r)))
+	if err := p.serversTable(r, false).Write(p.Out, p.Style.Header.Sprint); err != nil {
+		return err
+	}
+	fmt.Fprintln(p.Out)
+	kv := serversVerdict(r)
+	kv = append(kv, [2]string{"Requests", fmt.Sprintf("%d to %d server(s) + %d to find them, in %s",
+		r.Requests-r.Discovery.Requests, len(r.Servers), r.Discovery.Requests, millis(r.Millis))})
+	return KeyValues(p.Out, kv)
+}
+
+// ServersAll prints one table for every resource, a server per row, and a
+// verdict line only for the resources whose servers disagree.
+func (p *Printer) ServersAll(r ServersAllReport) error {
+	if p.Machine() {
+		return p.Object(r)
+	}
+	t := NewTable("RESOURCE", "SERVER", "CURRENT RV", "CACHE RV", "LAG", "OLDEST RV", "WIDTH", "SOURCE", "NOTE")
+	var notes []string
+	for _, res := range r.Resources {
+		for _, s := range res.Servers {
+			row := serverCells(s, true)
+			t.Row(append([]string{res.Resource, s.Label()}, append(row[:6], row[8])...)...)
+			if s.Error != "" {
+				t.PaintLast(8, p.Style.Bad.Sprint)
+			}
+		}
+		if v := res.Verdict; v.LargestLag > 0 || v.CommonEmpty {
+			notes = append(notes, res.Resource+": "+oneLineVerdict(v))
+		}
+	}
+	if err := t.Write(p.Out, p.Style.Header.Sprint); err != nil {
+		return err
+	}
+	fmt.Fprintln(p.Out)
+	if len(notes) == 0 {
+		notes = []string{"every server agrees: no lag, and a common window on every resource"}
+	}
+	for _, n := range notes {
+		fmt.Fprintln(p.Out, n)
+	}
+	p.Notef("%d resources on %d server(s) (%s), %d requests in %s", len(r.Resources), len(r.Discovery.Endpoints), discoveryText(r.Discovery), r.Requests, millis(r.Millis))
+	return nil
+}
+
+func serversTitle(r ServersReport) string {
+	scope := r.Resource
+	if r.Namespace != "" {
+		scope += " in namespace " + r.Namespace
+	}
+	return fmt.Sprintf("%s on %d API server(s) (%s)", scope, len(r.Servers), discoveryText(r.Discovery))
+}
+
+func discoveryText(f servers.Found) string {
+	from := "from the kubernetes EndpointSlices"
+	if f.From == servers.FromFlag {
+		from = "from --endpoints"
+	}
+	switch {
+	case f.Leases.Error != "":
+		return from + "; identity leases not readable: " + firstWords(f.Leases.Error, 12)
+	default:
+		return fmt.Sprintf("%s; %d kube-apiserver identity lease(s)", from, f.Leases.Count)
+	}
+}
+
+func (p *Printer) serversTable(r ServersReport, _ bool) *Table {
+	probe := r.Mode == "probe"
+	var t *Table
+	if probe {
+		t = NewTable("SERVER", "CURRENT RV", "CACHE RV", "LAG", "OLDEST RV", "WIDTH", "SOURCE", "REQUESTS", "TIME", "NOTE")
+	} else {
+		t = NewTable("SERVER", "CURRENT RV", "CACHE RV", "LAG", "REQUESTS", "TIME", "NOTE")
+	}
+	for _, s := range r.Servers {
+		c := serverCells(s, probe)
+		if !probe {
+			c = append(c[:3], c[6:]...)
+		}
+		t.Row(append([]string{s.Label()}, c...)...)
+		if s.LagKnown && s.Lag > 0 && s.Endpoint == r.Verdict.LargestLagServer {
+			t.PaintLast(3, p.Style.Warn.Sprint)
+		}
+		if probe {
+			t.PaintLast(6, sourcePaint(p.Style, s.Source))
+		}
+		if s.Error != "" {
+			t.PaintLast(len(c), p.Style.Bad.Sprint)
+		}
+	}
+	return t
+}
+
+// serverCells: current, cache, lag, oldest, width, source, requests, time, note.
+func serverCells(s *servers.Server, probe bool) []string {
+	rv := func(known bool, n uint64) string {
+		if !known {
+			return "?"
+		}
+		return strconv.FormatUint(n, 10)
+	}
+	lag := rv(s.LagKnown, s.Lag)
+	if s.LagKnown && s.LagAgainst != "" {
+		lag += "*"
+	}
+	source := s.Source
+	if !probe || (!s.WindowKnown && s.Source == "unknown" && s.Error != "") {
+		source = "-"
+	}
+	note := ""
+	if s.Error != "" {
+		note = s.Reason + ": " + s.Error
+		if s.Hint != "" {
+			note += " (hint: " + s.Hint + ")"
+		}
+		if s.LagAgainst != "" {
+			note = "*lag against the " + s.LagAgainst + "; " + note
+		}
+	} else if s.LagAgainst != "" {
+		note = "*lag against the " + s.LagAgainst
+	}
+	return []string{rv(s.CurrentKnown, s.CurrentRV), rv(s.CacheKnown, s.CacheRV), lag,
+		rv(s.WindowKnown, s.Oldest), rv(s.WindowKnown, s.Width), source,
+		strconv.Itoa(s.Requests), millis(s.Millis), note}
+}
+
+// serversVerdict is the verdict block under the table.
+func serversVerdict(r ServersReport) [][2]string {
+	v := r.Verdict
+	var kv [][2]string
+	kv = append(kv, [2]string{"Answered", fmt.Sprintf("%d of %d server(s)", v.Answered, v.Servers)})
+	if v.CommonKnown {
+		kv = append(kv, [2]string{"Every server", commonText(v, r.Mode == "probe")})
+	}
+	if rc := v.Reconnect; rc != nil {
+		kv = append(kv, [2]string{fmt.Sprintf("Reconnect from RV %d", rc.ResourceVersion), reconnectText(rc)})
+	}
+	if v.LargestLagServer != "" {
+		lag := fmt.Sprintf("%s RVs, server %s", thousands(v.LargestLag), v.LargestLagServer)
+		if v.LargestLag == 0 {
+			lag = "0: every watch cache has seen the current RV"
+		}
+		kv = append(kv, [2]string{"Largest lag", lag})
+	}
+	return kv
+}
+
+func commonText(v servers.Verdict, probe bool) string {
+	if v.CommonEmpty {
+		return fmt.Sprintf("no RV is served by every server now: server %s forgets below RV %d, server %s has seen only up to RV %d",
+			v.CommonFromServer, v.CommonFrom, v.CommonToServer, v.CommonTo)
+	}
+	low := "(no window searched: probe RESOURCE --servers shows the 410 side)"
+	if probe && v.CommonFromServer != "" {
+		low = fmt.Sprintf("(below %d server %s answers a watch with 410)", v.CommonFrom, v.CommonFromServer)
+		if v.CommonFrom <= 1 {
+			low = "(nothing has expired on any server)"
+		}
+	}
+	high := "(every server follows etcd: its cache reached the current RV right after a consistent list)"
+	if v.CommonToLagging {
+		high = fmt.Sprintf("(above %d server %s has not seen the RV and does not catch up: 504 on a relist, a watch held)", v.CommonTo, v.CommonToServer)
+	}
+	from := "0"
+	if probe && v.CommonFromServer != "" {
+		from = strconv.FormatUint(v.CommonFrom, 10)
+	}
+	return fmt.Sprintf("a reconnect from any RV in [%s, %d] is served at once by every server %s %s", from, v.CommonTo, low, high)
+}
+
+func reconnectText(rc *servers.Reconnect) string {
+	var bad, ok []string
+	for _, a := range rc.Answers {
+		switch a.Answer {
+		case servers.AnswerExpired:
+			bad = append(bad, fmt.Sprintf("%s answers 410 Expired (%s RVs below its oldest)", a.Endpoint, thousands(a.By)))
+		case servers.AnswerTooLarge:
+			bad = append(bad, fmt.Sprintf("%s answers 504 TooLarge on a relist (%s RVs ahead of its cache)", a.Endpoint, thousands(a.By)))
+		case servers.AnswerUnknown:
+			bad = append(bad, a.Endpoint+" unknown")
+		default:
+			ok = append(ok, a.Endpoint)
+		}
+	}
+	why := "the newest current RV: an informer that just listed on the freshest server"
+	if rc.Why == "given" {
+		why = "--from-rv"
+	}
+	out := "(" + why + ") "
+	if len(bad) == 0 {
+		return out + "every server serves it"
+	}
+	out += strings.Join(bad, "; ")
+	if len(ok) > 0 {
+		out += "; served by " + strings.Join(ok, ", ")
+	}
+	return out
+}
+
+func oneLineVerdict(v servers.Verdict) string {
+	parts := []string{}
+	if v.LargestLag > 0 {
+		parts = append(parts, fmt.Sprintf("server %s lags %s RVs", v.LargestLagServer, thousands(v.LargestLag)))
+	}
+	if v.CommonEmpty {
+		parts = append(parts, fmt.Sprintf("no common window (oldest %d on %s > cache RV %d on %s)", v.CommonFrom, v.CommonFromServer, v.CommonTo, v.CommonToServer))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// thousands writes 1204 as 1,204.
+func thousands(n uint64) string {
+	s := strconv.FormatUint(n, 10)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+func firstWords(s string, n int) string {
+	w := strings.Fields(s)
+	if len(w) > n {
+		return strings.Join(w[:n], " ") + " ..."
+	}
+	return s
+}
+
+// ServersExplanation is the schema of "explain-error --check --servers -o
+// json|yaml": the explanation's own fields, and "servers".
+type ServersExplanation struct {
+	Explanation
+	Servers *servers.CrossCheck `json:"servers"`
+}
+
+// ExplanationServers prints an explanation and what every server said.
+func (p *Printer) ExplanationServers(e ServersExplanation) error {
+	if p.Machine() {
+		return p.Object(e)
+	}
+	if err := p.Explanation(e.Explanation); err != nil {
+		return err
+	}
+	cc := e.Servers
+	if cc == nil {
+		return nil
+	}
+	fmt.Fprintln(p.Out)
+	fmt.Fprintln(p.Out, p.Style.Header.Sprintf("Every API server, asked about RV %d (%d request(s))", cc.RequestedResourceVersion, cc.Requests))
+	t := NewTable("SERVER", "CACHE RV", "WATCH FROM RV", "NOTE")
+	for i, a := range cc.Servers {
+		cache := "-"
+		if a.CacheKnown {
+			cache = strconv.FormatUint(a.CacheRV, 10)
+		}
+		watch := orDash(a.Watch)
+		if a.OldestNamed > 0 {
+			watch += fmt.Sprintf(" (oldest %d)", a.OldestNamed)
+		}
+		note := ""
+		if a.Error != "" {
+			note = a.Reason + ": " + a.Error
+		}
+		t.Row(strconv.Itoa(i+1)+" "+a.Endpoint, cache, watch, note)
+		if note != "" {
+			t.PaintLast(3, p.Style.Bad.Sprint)
+		}
+	}
+	if err := t.Write(p.Out, p.Style.Header.Sprint); err != nil {
+		return err
+	}
+	for _, f := range cc.Findings {
+		if _, err := fmt.Fprintln(p.Out, "- "+f); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,172 @@
+// Package servers finds every API server behind the address a kubeconfig
+// names (the `kubernetes` EndpointSlices, or endpoints given by hand), dials
+// each one directly with the kubeconfig's credentials, proxy and TLS
+// verification, and measures each one's RVs side by side: its current RV,
+// what its watch cache has seen, its lag and its watch window. Each API
+// server of an HA control plane has its own watch cache, so an RV that one
+// serves can be too old (410) or too new (504) on another.
+package servers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+)
+
+// Where an endpoint came from.
+const (
+	FromEndpointSlice = "endpointslice"
+	FromFlag          = "flag"
+)
+
+// ServiceLabel selects the EndpointSlices of Service default/kubernetes:
+// every API server's lease reconciler keeps its own address there.
+const ServiceLabel = "kubernetes.io/service-name=kubernetes"
+
+// IdentityLabel selects the kube-system leases each kube-apiserver renews
+// under its own identity (the APIServerIdentity feature).
+const IdentityLabel = "apiserver.kubernetes.io/identity=kube-apiserver"
+
+// ParseEndpoints parses the --endpoints values: host:port each, an IPv6
+// host in brackets. Duplicates are dropped; the order given is kept.
+func ParseEndpoints(values []string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	for _, v := range values {
+		v = strings.TrimSpace(v)
+		if v == "" {
+			continue
+		}
+		host, port, err := net.SplitHostPort(v)
+		if err != nil || host == "" {
+			return nil, fmt.Errorf("endpoint %q is not host:port (for example 10.0.0.1:6443, [fd00::1]:6443)", v)
+		}
+		if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
+			return nil, fmt.Errorf("endpoint %q: port %q is not a number from 1 to 65535", v, port)
+		}
+		addr := net.JoinHostPort(host, port)
+		if !seen[addr] {
+			seen[addr] = true
+			out = append(out, addr)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no endpoint given: list host:port addresses, for example --endpoints 10.0.0.1:6443,10.0.0.2:6443")
+	}
+	return out, nil
+}
+
+type endpointSliceList struct {
+	Items []struct {
+		AddressType string `json:"addressType"`
+		Endpoints   []struct {
+			Addresses  []string `json:"addresses"`
+			Conditions struct {
+				Ready *bool `json:"ready"`
+			} `json:"conditions"`
+		} `json:"endpoints"`
+		Ports []struct {
+			Name *string `json:"name"`
+			Port *int32  `json:"port"`
+		} `json:"ports"`
+	} `json:"items"`
+}
+
+// Discover reads the EndpointSlices of Service default/kubernetes (one
+// list request, through the kubeconfig's address) and returns every ready
+// server address as host:port, sorted.
+func Discover(ctx context.Context, c *apiclient.Client, b *apiclient.Budget) ([]string, error) {
+	if err := b.Take(ctx); err != nil {
+		return nil, err
+	}
+	// resourceVersion=0: answered from the watch cache of whichever server
+	// the balancer picks, even one cut off from etcd (a consistent list
+	// would wait for etcd there); the slices change rarely.
+	q := url.Values{"labelSelector": {ServiceLabel}, "resourceVersion": {"0"}}
+	body, err := c.Get(ctx, "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices", q, "application/json")
+	if err != nil {
+		return nil, err
+	}
+	defer body.Close()
+	var l endpointSliceList
+	if err := json.NewDecoder(body).Decode(&l); err != nil {
+		return nil, fmt.Errorf("cannot decode the EndpointSlices of default/kubernetes: %w", err)
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range l.Items {
+		if s.AddressType == "FQDN" {
+			continue
+		}
+		for _, p := range s.Ports {
+			if p.Port == nil || (p.Name != nil && *p.Name != "" && *p.Name != "https") {
+				continue
+			}
+			for _, e := range s.Endpoints {
+				if e.Conditions.Ready != nil && !*e.Conditions.Ready {
+					continue
+				}
+				for _, a := range e.Addresses {
+					addr := net.JoinHostPort(a, strconv.Itoa(int(*p.Port)))
+					if !seen[addr] {
+						seen[addr] = true
+						out = append(out, addr)
+					}
+				}
+			}
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// Leases is what the identity leases tell, when they can be read.
+type Leases struct {
+	// Holders are the holder identities of the kube-apiserver identity
+	// leases, sorted: one per API server that renewed its lease.
+	Holders []string `json:"holders,omitempty"`
+	Count   int      `json:"count"`
+	// Error is why they could not be read (Forbidden is common: the view
+	// does not depend on them).
+	Error string `json:"error,omitempty"`
+}
+
+// ReadLeases lists the identity leases in kube-system (one request).
+func ReadLeases(ctx context.Context, c *apiclient.Client, b *apiclient.Budget) Leases {
+	if err := b.Take(ctx); err != nil {
+		return Leases{Error: err.Error()}
+	}
+	q := url.Values{"labelSelector": {IdentityLabel}, "resourceVersion": {"0"}}
+	body, err := c.Get(ctx, "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases", q, "application/json")
+	if err != nil {
+		return Leases{Error: oneLine(err.Error())}
+	}
+	defer body.Close()
+	var l struct {
+		Items []struct {
+			Spec struct {
+				HolderIdentity *string `json:"holderIdentity"`
+			} `json:"spec"`
+		} `json:"items"`
+	}
+	if err := json.NewDecoder(body).Decode(&l); err != nil {
+		return Leases{Error: "cannot decode the identity leases: " + err.Error()}
+	}
+	out := Leases{Count: len(l.Items)}
+	for _, it := range l.Items {
+		if it.Spec.HolderIdentity != nil {
+			out.Holders = append(out.Holders, *it.Spec.HolderIdentity)
+		}
+	}
+	sort.Strings(out.Holders)
+	return out
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -1,0 +1,174 @@
+package servers
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
+	"github.com/watchrv/kubectl-watchrv/pkg/window"
+)
+
+// CrossCheck is explain-error --check --servers: the error's RV asked of
+// every server, to say which server the error came from.
+type CrossCheck struct {
+	Class                    string        `json:"class"`
+	RequestedResourceVersion uint64        `json:"requestedResourceVersion"`
+	Servers                  []CrossAnswer `json:"servers"`
+	Findings                 []string      `json:"findings"`
+	Requests                 int           `json:"requests"`
+}
+
+// CrossAnswer is one server's side of the check.
+type CrossAnswer struct {
+	Endpoint string `json:"endpoint"`
+	// CacheRV is what the server's watch cache has seen (TooLarge).
+	CacheRV    uint64 `json:"cacheResourceVersion,omitempty"`
+	CacheKnown bool   `json:"cacheKnown"`
+	// Follows is true when the server's consistent list was answered and
+	// its cache had reached that RV right after: it serves the RV.
+	Follows bool `json:"followsEtcd"`
+	// Watch is the answer to a watch from the RV (Expired): ok or expired,
+	// and the oldest RV the watch cache named.
+	Watch       string `json:"watch,omitempty"`
+	OldestNamed uint64 `json:"oldestNamed,omitempty"`
+	Reason      string `json:"reason,omitempty"`
+	Error       string `json:"error,omitempty"`
+}
+
+// CheckAcross asks every server once about rv, in parallel (one request
+// each for Expired: a watch from rv closed at its first answer; two for
+// TooLarge: a consistent list, then the cache RV). Other classes ask nothing.
+func CheckAcross(ctx context.Context, clients []*apiclient.Client, clientErrs []error, endpoints []string, t apiclient.Target, b *apiclient.Budget, class diagnose.Class, rv uint64) CrossCheck {
+	cc := CrossCheck{Class: string(class), RequestedResourceVersion: rv, Servers: make([]CrossAnswer, len(endpoints))}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for i, e := range endpoints {
+		cc.Servers[i].Endpoint = e
+		if clients[i] == nil {
+			cc.Servers[i].fail(clientErrs[i])
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a := &cc.Servers[i]
+			if err := b.Take(ctx); err != nil {
+				a.fail(err)
+				return
+			}
+			mu.Lock()
+			cc.Requests++
+			mu.Unlock()
+			switch class {
+			case diagnose.ClassTooLarge:
+				// A consistent list first, then the cache RV (as the view
+				// does): a server that follows etcd catches up on the
+				// first, so only a server that cannot shows a lag.
+				sb := b.Share(0)
+				m := Measure(ctx, clients[i], t, e, sb, MeasureOptions{Mode: ModeRVs})
+				mu.Lock()
+				cc.Requests += sb.Used() - 1
+				mu.Unlock()
+				a.CacheRV, a.CacheKnown, a.Follows = m.CacheRV, m.CacheKnown, follows(m)
+				if !m.CacheKnown {
+					a.Reason, a.Error = m.Reason, m.Error
+				}
+			case diagnose.ClassExpired:
+				r := window.TryWatch(ctx, clients[i], t, rv, window.TryOptions{})
+				switch r.Outcome {
+				case window.OutcomeOK, window.OutcomeExpired:
+					a.Watch, a.OldestNamed = string(r.Outcome), r.OldestNamed
+				default:
+					a.Reason, a.Error = string(r.Outcome), oneLine(r.Evidence+" "+r.Message)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	switch class {
+	case diagnose.ClassTooLarge:
+		cc.Findings = tooLargeFindings(cc.Servers, rv)
+	case diagnose.ClassExpired:
+		cc.Findings = expiredFindings(cc.Servers, rv)
+	}
+	return cc
+}
+
+func (a *CrossAnswer) fail(err error) {
+	a.Reason, a.Error = string(diagnose.ClassifyFailure(err)), oneLine(err.Error())
+}
+
+// tooLargeFindings names the servers whose cache has not reached rv, and
+// by how much each is behind the freshest server.
+func tooLargeFindings(as []CrossAnswer, rv uint64) []string {
+	var fresh *CrossAnswer
+	for i := range as {
+		if as[i].CacheKnown && (fresh == nil || as[i].CacheRV > fresh.CacheRV) {
+			fresh = &as[i]
+		}
+	}
+	if fresh == nil {
+		return []string{"no server told its cache RV"}
+	}
+	var behind []CrossAnswer
+	for _, a := range as {
+		if a.CacheKnown && a.CacheRV < rv && !a.Follows {
+			behind = append(behind, a)
+		}
+	}
+	sort.SliceStable(behind, func(i, j int) bool { return behind[i].CacheRV < behind[j].CacheRV })
+	switch {
+	case fresh.CacheRV < rv:
+		return []string{fmt.Sprintf("no server has reached RV %d (the freshest, %s, is at %d): the RV did not come from these servers' watch caches: another cluster, an etcd restore, or a write not seen yet", rv, fresh.Endpoint, fresh.CacheRV)}
+	case len(behind) == 0:
+		return []string{fmt.Sprintf("every server has now seen RV %d: a server that was behind has caught up; the 504 was transient", rv)}
+	}
+	var out []string
+	for _, a := range behind {
+		out = append(out, fmt.Sprintf("server %s is %s RVs behind server %s (cache RV %d vs %d): a client that listed on the first and reconnected to the second gets this 504 (RV %d is %s RVs ahead of its cache)",
+			a.Endpoint, thousandsU(fresh.CacheRV-a.CacheRV), fresh.Endpoint, a.CacheRV, fresh.CacheRV, rv, thousandsU(rv-a.CacheRV)))
+	}
+	return out
+}
+
+// expiredFindings says on which servers rv is inside the window.
+func expiredFindings(as []CrossAnswer, rv uint64) []string {
+	var in, out []string
+	for _, a := range as {
+		switch a.Watch {
+		case string(window.OutcomeOK):
+			in = append(in, a.Endpoint)
+		case string(window.OutcomeExpired):
+			s := a.Endpoint
+			if a.OldestNamed > 0 {
+				s += fmt.Sprintf(" (its oldest is %d)", a.OldestNamed)
+			}
+			out = append(out, s)
+		}
+	}
+	switch {
+	case len(in) > 0 && len(out) > 0:
+		return []string{fmt.Sprintf("RV %d is inside the window of %s but not of %s: a client that reconnects through the balancer gets 410 only from the latter", rv, strings.Join(in, ", "), strings.Join(out, ", "))}
+	case len(out) > 0:
+		return []string{fmt.Sprintf("RV %d is outside the window of every server that answered (%s): relist", rv, strings.Join(out, ", "))}
+	case len(in) > 0:
+		return []string{fmt.Sprintf("a watch from RV %d starts on every server that answered (%s) now", rv, strings.Join(in, ", "))}
+	}
+	return []string{"no server answered the watch"}
+}
+
+func thousandsU(n uint64) string {
+	s := fmt.Sprint(n)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}

@@ -1,0 +1,195 @@
+package servers
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
+	"github.com/watchrv/kubectl-watchrv/pkg/listing"
+	"github.com/watchrv/kubectl-watchrv/pkg/window"
+)
+
+// Server is what one API server answered for one collection.
+type Server struct {
+	// Endpoint is the host:port dialled; Index is its 1-based row.
+	Endpoint string `json:"endpoint"`
+	Index    int    `json:"index"`
+	// CacheRV is the RV of a list with resourceVersion=0: what the server's
+	// watch cache has seen (with the cache off, etcd's current RV).
+	CacheRV    uint64 `json:"cacheResourceVersion,omitempty"`
+	CacheKnown bool   `json:"cacheKnown"`
+	// CurrentRV is the RV of a consistent list: etcd's revision, the same
+	// on every server of one etcd.
+	CurrentRV    uint64 `json:"currentResourceVersion,omitempty"`
+	CurrentKnown bool   `json:"currentKnown"`
+	// Lag is CurrentRV - CacheRV, the cache RV read right after the
+	// consistent list that asked the watch cache to catch up: 0 on a server
+	// that follows etcd, more on one whose cache cannot (0 too when writes
+	// came between the two reads). When the server's own consistent list
+	// failed (a server cut off from etcd), it is measured against the
+	// newest current RV of the others, and LagAgainst says so.
+	Lag        uint64 `json:"lag"`
+	LagKnown   bool   `json:"lagKnown"`
+	LagAgainst string `json:"lagAgainst,omitempty"`
+	// The watch window (probe only): a watch from Oldest still starts.
+	Oldest      uint64  `json:"oldestResourceVersion,omitempty"`
+	Width       uint64  `json:"width,omitempty"`
+	WindowKnown bool    `json:"windowKnown"`
+	Source      string  `json:"source,omitempty"`
+	Requests    int     `json:"requests"`
+	Millis      float64 `json:"ms"`
+	// Reason, Error and Hint explain a server that could not be measured
+	// (or only partly): Unreachable, TLS, Forbidden, NoAnswer...
+	Reason string `json:"reason,omitempty"`
+	Error  string `json:"error,omitempty"`
+	Hint   string `json:"hint,omitempty"`
+	// Err is the first error itself, for the exit code.
+	Err error `json:"-"`
+
+	// Window is the full probe of this server (for -v); nil for list.
+	Window *window.Window `json:"-"`
+}
+
+// Answered reports whether the server answered at least one read.
+func (s *Server) Answered() bool { return s.CacheKnown || s.CurrentKnown }
+
+// Mode is what is measured per server.
+type Mode int
+
+const (
+	// ModeRVs reads the cache RV and the current RV: two lists of one item.
+	ModeRVs Mode = iota
+	// ModeWindow also searches the watch window (a whole probe).
+	ModeWindow
+)
+
+// MeasureOptions configure the measure of one server.
+type MeasureOptions struct {
+	Mode   Mode
+	Window window.WindowOptions // Search.Budget is replaced by the server's own
+}
+
+// Measure reads one server: first its current RV (a consistent list, or a
+// probe whose first request is one), then its cache RV. The order matters:
+// a consistent list served by a watch cache first brings the cache up to
+// etcd's revision (the cache asks etcd for a progress notification), so a
+// server that follows etcd shows a lag of 0 and only a server whose cache
+// cannot follow shows one. An idle resource's cache read first would lag
+// by every write to other resources, for nothing. A server whose
+// consistent list fails (cut off from etcd) still gets its cache RV read,
+// which its watch cache answers on its own. b is this server's budget.
+func Measure(ctx context.Context, c *apiclient.Client, t apiclient.Target, endpoint string, b *apiclient.Budget, o MeasureOptions) *Server {
+	s := &Server{Endpoint: endpoint, Source: window.SourceUnknown}
+	start := time.Now()
+	defer func() {
+		s.Requests = b.Used()
+		s.Millis = float64(time.Since(start).Microseconds()) / 1000
+	}()
+	if o.Mode == ModeRVs {
+		cur, _, _, err := window.CurrentRV(ctx, c, t, b, o.Window.Search.MaxRetryAfter)
+		if err != nil {
+			s.fail(err, t)
+		} else {
+			s.CurrentRV, s.CurrentKnown = cur, true
+		}
+	} else {
+		wo := o.Window
+		wo.Search.Budget = b
+		w := window.Probe(ctx, c, t, wo)
+		s.Window = w
+		if sr := w.Search; sr != nil {
+			s.CurrentRV, s.CurrentKnown, s.Source = sr.Current, true, sr.Source
+			if sr.Found {
+				s.Oldest, s.Width, s.WindowKnown = sr.Oldest, sr.Width(), true
+			}
+		}
+		if w.Err != nil {
+			s.fail(w.Err, t)
+		}
+	}
+	if f := diagnose.ClassifyFailure(s.Err); s.Err != nil && (f == diagnose.FailureUnreachable || f == diagnose.FailureTLS || f == diagnose.FailureUnauthorized || errors.Is(s.Err, context.Canceled)) {
+		return s // nothing else will get through
+	}
+	if errors.Is(s.Err, window.ErrOpaqueRV) {
+		return s
+	}
+	s.readCache(ctx, c, t, b)
+	if s.CurrentKnown {
+		s.setLag(s.CurrentRV, "")
+	}
+	return s
+}
+
+// readCache reads the cache RV: a list with resourceVersion=0, which the
+// watch cache answers as it stands, without asking etcd.
+func (s *Server) readCache(ctx context.Context, c *apiclient.Client, t apiclient.Target, b *apiclient.Budget) {
+	if err := b.Take(ctx); err != nil {
+		s.fail(err, t)
+		return
+	}
+	page, err := listing.List(ctx, c, t, listing.PageOptions{Limit: 1, ResourceVersion: "0"})
+	if err != nil {
+		s.fail(err, t)
+		return
+	}
+	if n, ok := apiclient.ParseRV(page.ResourceVersion); ok {
+		s.CacheRV, s.CacheKnown = n, true
+	}
+}
+
+// setLag sets the lag against current when the cache RV is known.
+func (s *Server) setLag(current uint64, against string) {
+	if !s.CacheKnown {
+		return
+	}
+	s.LagKnown, s.LagAgainst = true, against
+	if current > s.CacheRV {
+		s.Lag = current - s.CacheRV
+	} else {
+		s.Lag = 0
+	}
+}
+
+// fail records the first error of the server, in one word and one hint.
+func (s *Server) fail(err error, t apiclient.Target) {
+	if s.Error != "" {
+		return
+	}
+	s.Error, s.Err = oneLine(err.Error()), err
+	switch {
+	case errors.Is(err, apiclient.ErrBudgetExhausted):
+		s.Reason, s.Hint = "BudgetExhausted", "raise --max-requests (it applies to each server)"
+		return
+	case errors.Is(err, window.ErrOpaqueRV):
+		s.Reason, s.Hint = "OpaqueRV", "this resource has no etcd revision to compare"
+		return
+	case errors.Is(err, context.Canceled):
+		s.Reason = "Interrupted"
+		return
+	}
+	f := diagnose.ClassifyFailure(err)
+	if f == diagnose.FailureOther && strings.Contains(s.Error, "stream error") && strings.Contains(s.Error, "INTERNAL_ERROR") {
+		// The request's timeout= parameter ran out on the server side
+		// first: it resets the HTTP/2 stream (seen on v1.37.2 with a server
+		// cut off from etcd). Same meaning as no answer in time.
+		f = diagnose.FailureNoAnswer
+	}
+	s.Reason = string(f)
+	switch f {
+	case diagnose.FailureUnreachable:
+		s.Hint = "this address cannot be reached from here: if the servers sit on a private network, set proxy-url in the kubeconfig (a bastion), or give reachable addresses with --endpoints"
+	case diagnose.FailureTLS:
+		s.Hint = "the server's certificate must name the kubeconfig's server (it is verified against that name); check the certificate-authority"
+	case diagnose.FailureUnauthorized:
+		s.Hint = "the kubeconfig's credentials were rejected by this server"
+	case diagnose.FailureForbidden:
+		s.Hint = "needs RBAC permission to list and watch " + t.Resource.Name()
+	case diagnose.FailureNoAnswer, diagnose.FailureTimeout:
+		s.Hint = "no answer within the request timeout: the server may be cut off from etcd (a consistent list waits for etcd); raise --request-timeout to wait longer"
+	case diagnose.FailureThrottled:
+		s.Hint = "API Priority and Fairness is throttling: lower --qps or retry later"
+	}
+}

@@ -1,0 +1,81 @@
+package servers
+
+import (
+	"net/http"
+	"net/url"
+	"testing"
+
+	"k8s.io/client-go/rest"
+)
+
+func TestParseEndpoints(t *testing.T) {
+	got, err := ParseEndpoints([]string{"10.0.0.1:6443", " 10.0.0.2:6443", "10.0.0.1:6443", "[fd00::1]:6443"})
+	if err != nil || len(got) != 3 || got[2] != "[fd00::1]:6443" {
+		t.Fatalf("got %v, %v", got, err)
+	}
+	for _, bad := range []string{"10.0.0.1", "10.0.0.1:0", "10.0.0.1:https", ":6443"} {
+		if _, err := ParseEndpoints([]string{bad}); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	if _, err := ParseEndpoints(nil); err == nil {
+		t.Error("no endpoint accepted")
+	}
+}
+
+// Dialling one server keeps the kubeconfig's proxy, credentials and CA,
+// and verifies TLS against the kubeconfig's server name; it never turns
+// verification off.
+func TestConfigForKeepsProxyAndVerifiesTheKubeconfigName(t *testing.T) {
+	proxy, _ := url.Parse("http://127.0.0.1:3128")
+	cfg := &rest.Config{Host: "https://api.example.test:6443", BearerToken: "t", Proxy: http.ProxyURL(proxy),
+		TLSClientConfig: rest.TLSClientConfig{CAData: []byte("ca")}}
+	c, err := ConfigFor(cfg, "198.51.100.2:6443")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Host != "https://198.51.100.2:6443" || c.TLSClientConfig.ServerName != "api.example.test" || c.TLSClientConfig.Insecure {
+		t.Fatalf("got host %s, TLS %+v", c.Host, c.TLSClientConfig)
+	}
+	if c.Proxy == nil || c.BearerToken != "t" || string(c.TLSClientConfig.CAData) != "ca" || c.Timeout != DefaultRequestTimeout {
+		t.Fatalf("lost settings: %+v", c)
+	}
+	if cfg.Host != "https://api.example.test:6443" || cfg.TLSClientConfig.ServerName != "" {
+		t.Fatal("the kubeconfig's config was changed")
+	}
+	cfg.TLSClientConfig.ServerName = "named"
+	if c, _ := ConfigFor(cfg, "10.0.0.1:6443"); c.TLSClientConfig.ServerName != "named" {
+		t.Fatal("an explicit tls-server-name was replaced")
+	}
+}
+
+// The verdict is arithmetic over what the servers answered (the numbers
+// of the lagging-server e2e run): the common range ends at the lagging
+// server's cache RV, and only it answers 504 from the newest RV.
+func TestDecideNamesTheLaggingServer(t *testing.T) {
+	ss := []*Server{
+		{Endpoint: "a", CurrentRV: 239, CurrentKnown: true, CacheRV: 239, CacheKnown: true, Oldest: 1, WindowKnown: true},
+		{Endpoint: "b", CurrentRV: 239, CurrentKnown: true, CacheRV: 239, CacheKnown: true, Oldest: 100, WindowKnown: true},
+		{Endpoint: "c", CacheRV: 234, CacheKnown: true},
+	}
+	for _, s := range ss[:2] {
+		s.setLag(s.CurrentRV, "")
+	}
+	v := Decide(ss, 0)
+	if v.LargestLagServer != "c" || v.LargestLag != 5 || ss[2].LagAgainst == "" {
+		t.Fatalf("largest lag: %+v", v)
+	}
+	if !v.CommonKnown || v.CommonFrom != 100 || v.CommonFromServer != "b" || v.CommonTo != 234 || v.CommonToServer != "c" || !v.CommonToLagging || v.CommonEmpty {
+		t.Fatalf("common range: %+v", v)
+	}
+	want := []string{AnswerStarts, AnswerStarts, AnswerTooLarge}
+	for i, a := range v.Reconnect.Answers {
+		if a.Answer != want[i] {
+			t.Errorf("server %s: %s, want %s", a.Endpoint, a.Answer, want[i])
+		}
+	}
+	v = Decide(ss, 50)
+	if a := v.Reconnect.Answers[1]; a.Answer != AnswerExpired || a.By != 50 {
+		t.Fatalf("from RV 50 on b: %+v", a)
+	}
+}

@@ -1,0 +1,150 @@
+package servers
+
+import "strconv"
+
+// Verdict is what the servers' numbers mean together for a client that
+// reconnects through the balancer to any one of them.
+type Verdict struct {
+	Servers  int `json:"servers"`
+	Answered int `json:"answered"`
+	// NewestCurrent is the highest current RV any server reported.
+	NewestCurrent uint64 `json:"newestCurrentResourceVersion,omitempty"`
+	// Common is the range of RVs from which a reconnect is served at once
+	// by every server that answered: from the newest oldest RV (below it,
+	// that server answers a watch with 410) to the cache RV of the server
+	// that lags most (above it, that server has not seen the RV and cannot
+	// catch up: a relist from it gets 504 after ~3 s, a watch from it is
+	// held). A server that follows etcd (lag 0 right after a consistent
+	// list) bounds it by the newest current RV. CommonFrom is 0 when no
+	// window was searched (list); CommonKnown is false when no server gave
+	// an RV; CommonEmpty when the bounds cross.
+	CommonFrom       uint64 `json:"commonFrom,omitempty"`
+	CommonFromServer string `json:"commonFromServer,omitempty"`
+	CommonTo         uint64 `json:"commonTo,omitempty"`
+	CommonToServer   string `json:"commonToServer,omitempty"`
+	CommonKnown      bool   `json:"commonKnown"`
+	// CommonToLagging is true when CommonTo is a lagging server's cache
+	// RV, false when every server follows etcd (CommonTo is the newest RV).
+	CommonToLagging bool `json:"commonToLagging"`
+	CommonEmpty     bool `json:"commonEmpty,omitempty"`
+	// Reconnect says, for one RV, what each server does with an informer's
+	// reconnect from it.
+	Reconnect *Reconnect `json:"reconnect,omitempty"`
+	// LargestLag is the largest lag of any server, and which.
+	LargestLag       uint64 `json:"largestLag"`
+	LargestLagServer string `json:"largestLagServer,omitempty"`
+}
+
+// Reconnect is the per-server answer to a reconnect from one RV.
+type Reconnect struct {
+	ResourceVersion uint64 `json:"resourceVersion"`
+	// Why this RV: "given" (--from-rv) or "newest current" (what an
+	// informer that just listed on the freshest server holds).
+	Why     string            `json:"why"`
+	Answers []ReconnectAnswer `json:"answers"`
+}
+
+// Answers of a server to a reconnect.
+const (
+	AnswerStarts   = "starts"
+	AnswerExpired  = "410 Expired"
+	AnswerTooLarge = "504 TooLarge"
+	AnswerUnknown  = "unknown"
+	// AnswerNotTooLarge: at most the cache RV, window not searched (list).
+	AnswerNotTooLarge = "no 504"
+)
+
+// ReconnectAnswer is one server's answer, and by how much.
+type ReconnectAnswer struct {
+	Endpoint string `json:"endpoint"`
+	Answer   string `json:"answer"`
+	// By is how far the RV is outside the server's range (RVs below its
+	// oldest for 410, above its cache RV for 504).
+	By uint64 `json:"by,omitempty"`
+}
+
+// Decide computes the verdict from the measured servers. fromRV is the RV
+// of the reconnect question (0: the newest current RV).
+func Decide(servers []*Server, fromRV uint64) Verdict {
+	v := Verdict{Servers: len(servers)}
+	for _, s := range servers {
+		if s.Answered() {
+			v.Answered++
+		}
+		if s.CurrentKnown && s.CurrentRV > v.NewestCurrent {
+			v.NewestCurrent = s.CurrentRV
+		}
+	}
+	// A server whose own consistent list failed: its lag against the
+	// newest current RV the others read from the same etcd.
+	for _, s := range servers {
+		if s.CacheKnown && !s.CurrentKnown && v.NewestCurrent > 0 {
+			s.setLag(v.NewestCurrent, "newest current RV of the other servers")
+		}
+	}
+	first := true
+	for _, s := range servers {
+		if s.WindowKnown && (v.CommonFromServer == "" || s.Oldest > v.CommonFrom) {
+			v.CommonFrom, v.CommonFromServer = s.Oldest, s.Endpoint
+		}
+		if upTo, ok := servesUpTo(s, v.NewestCurrent); ok && (first || upTo < v.CommonTo) {
+			v.CommonTo, v.CommonToServer, first = upTo, s.Endpoint, false
+			v.CommonToLagging = !follows(s)
+		}
+		if s.LagKnown && (v.LargestLagServer == "" || s.Lag > v.LargestLag) {
+			v.LargestLag, v.LargestLagServer = s.Lag, s.Endpoint
+		}
+	}
+	v.CommonKnown = !first
+	v.CommonEmpty = v.CommonKnown && v.CommonFrom > v.CommonTo
+	rv, why := fromRV, "given"
+	if rv == 0 {
+		rv, why = v.NewestCurrent, "newest current"
+	}
+	if rv > 0 {
+		r := &Reconnect{ResourceVersion: rv, Why: why}
+		for _, s := range servers {
+			r.Answers = append(r.Answers, answerFor(s, rv))
+		}
+		v.Reconnect = r
+	}
+	return v
+}
+
+// follows reports whether s keeps up with etcd: its consistent list was
+// answered and its cache had reached that RV right after. Such a server
+// serves any RV up to etcd's newest (a request from an RV it has not seen
+// yet waits while its cache asks etcd for progress).
+func follows(s *Server) bool { return s.CurrentKnown && s.LagKnown && s.Lag == 0 }
+
+// servesUpTo is the newest RV s serves without a 504: the newest current
+// RV when it follows etcd, else what its cache has seen.
+func servesUpTo(s *Server, newest uint64) (uint64, bool) {
+	switch {
+	case follows(s):
+		return max(newest, s.CacheRV), true
+	case s.CacheKnown:
+		return s.CacheRV, true
+	}
+	return 0, false
+}
+
+// answerFor is what s does with a reconnect from rv.
+func answerFor(s *Server, rv uint64) ReconnectAnswer {
+	a := ReconnectAnswer{Endpoint: s.Endpoint, Answer: AnswerUnknown}
+	switch {
+	case s.WindowKnown && rv < s.Oldest:
+		a.Answer, a.By = AnswerExpired, s.Oldest-rv
+	case s.CacheKnown && rv > s.CacheRV && !follows(s):
+		a.Answer, a.By = AnswerTooLarge, rv-s.CacheRV
+	case (s.CacheKnown || follows(s)) && s.WindowKnown:
+		a.Answer = AnswerStarts
+	case s.CacheKnown:
+		// list: no window searched, so only the 504 side is known.
+		a.Answer = AnswerNotTooLarge
+	}
+	return a
+}
+
+// Label is the row label of a server: "1 198.51.100.1:6443".
+func (s *Server) Label() string { return strconv.Itoa(s.Index) + " " + s.Endpoint }
