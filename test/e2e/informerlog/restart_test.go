@@ -39,12 +39,12 @@ func TestInformerAndWatchFollowAcrossAPIServerRestart(t *testing.T) {
 	}
 	dir := artefactDir(t)
 	p := startInformers(t, c.Kubeconfig, ns, dir)
-	plugin := startPlugin(t, c.Kubeconfig, "watch", "configmaps", "-n", ns, "--follow", "-o", "json", "--timeout", "10m")
-	plugin.waitFor(`"name":"e"`, 30*time.Second)
+	plugin := framework.StartPlugin(t, c.Kubeconfig, "watch", "configmaps", "-n", ns, "--follow", "-o", "json", "--timeout", "10m")
+	plugin.WaitFor(`"name":"e"`, 30*time.Second)
 
 	seenA := w.modify("a").ResourceVersion
 	p.waitSeen("a", seenA)
-	plugin.waitFor(`"resourceVersion":"`+seenA+`"`, 30*time.Second)
+	plugin.WaitFor(`"resourceVersion":"`+seenA+`"`, 30*time.Second)
 	marks := map[string]int{}
 	x := map[string]string{}
 	for _, in := range p.both() {
@@ -82,7 +82,7 @@ func TestInformerAndWatchFollowAcrossAPIServerRestart(t *testing.T) {
 			return r.Type == "lastSync" && rvNum(t, r.ResourceVersion) >= rvNum(t, d.ResourceVersion)
 		})
 	}
-	plugin.waitFor(`"record":"relist"`, 120*time.Second)
+	plugin.WaitFor(`"record":"relist"`, 120*time.Second)
 	// Let the relist's handler calls drain before reading them.
 	time.Sleep(2 * time.Second)
 
@@ -102,11 +102,11 @@ func TestInformerAndWatchFollowAcrossAPIServerRestart(t *testing.T) {
 	}
 	rawX, rawY := tooOld(t, st.Message)
 	rawWatchStarts(t, cs, ns, rawY, func() string { return w.modify("e").ResourceVersion })
-	if code := plugin.interrupt(30 * time.Second); code != 130 {
-		t.Errorf("watch --follow: Ctrl-C must exit 0, got %d: %s", code, plugin.stderr())
+	if code := plugin.Interrupt(30 * time.Second); code != 130 {
+		t.Errorf("watch --follow: Ctrl-C must exit 0, got %d: %s", code, plugin.Stderr())
 	}
 	p.stop()
-	writeFile(t, dir, "watch-follow.jsonl", plugin.stdout())
+	writeFile(t, dir, "watch-follow.jsonl", plugin.Stdout())
 
 	truth := []string{
 		fmt.Sprintf("modified a %s %s->%s", created["a"], seenA, a.ResourceVersion),
@@ -152,7 +152,7 @@ func TestInformerAndWatchFollowAcrossAPIServerRestart(t *testing.T) {
 
 	t.Run("watch --follow gap equals the informer's relist", func(t *testing.T) {
 		informer := informerRelistDiff(t, p.quiet, marks[p.quiet.Name], ends[p.quiet.Name])
-		gap, relists := pluginGap(t, plugin.stdout())
+		gap, relists := pluginGap(t, plugin.Stdout())
 		if relists != 1 {
 			t.Errorf("watch --follow: want one relist over one outage, got %d", relists)
 		}
