@@ -1,10 +1,7 @@
 package follow
 
 import (
-	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -109,23 +106,11 @@ func TestBackoffGrowsWithJitterUpToTheCap(t *testing.T) {
 // readStream decodes a watch stream recorded from the real API server.
 func readStream(t testing.TB, name string) []watchstream.Event {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "watchstream", "testdata", name))
+	evs, err := watchstream.ReadFile(filepath.Join("..", "watchstream", "testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	s := watchstream.FromReader(f)
-	var evs []watchstream.Event
-	for {
-		ev, err := s.Next()
-		if errors.Is(err, io.EOF) {
-			return evs
-		}
-		if err != nil {
-			t.Fatalf("%s: event %d: %v", name, len(evs), err)
-		}
-		evs = append(evs, ev)
-	}
+	return evs
 }
 
 // A name deleted and recreated while the watch was broken is two changes, as

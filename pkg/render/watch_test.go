@@ -3,7 +3,6 @@ package render
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -33,18 +32,14 @@ func renderStream(t testing.TB, stream []byte, format, start string) string {
 	var out bytes.Buffer
 	p := NewPrinter(&out, io.Discard, format, true)
 	tr := follow.NewTracker()
-	s := watchstream.FromReader(bytes.NewReader(stream))
+	evs, err := watchstream.ReadAll(bytes.NewReader(stream))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := p.WatchHeader(); err != nil {
 		t.Fatal(err)
 	}
-	for {
-		ev, err := s.Next()
-		if errors.Is(err, io.EOF) {
-			return out.String()
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, ev := range evs {
 		var obs follow.Observation
 		if ev.Type != watchstream.EventError && ev.Type != watchstream.EventBookmark {
 			obs = tr.Observe(ev.Type, ev.Object)
@@ -63,6 +58,7 @@ func renderStream(t testing.TB, stream []byte, format, start string) string {
 			t.Fatal(err)
 		}
 	}
+	return out.String()
 }
 
 func TestWatchJSONLinesOfARecordedStream(t *testing.T) {
@@ -131,18 +127,18 @@ func renderStreamNoColor(t *testing.T, stream []byte) string {
 	var out bytes.Buffer
 	p := NewPrinter(&out, io.Discard, FormatTable, true)
 	p.Style = NewStyle(false)
-	s := watchstream.FromReader(bytes.NewReader(stream))
+	evs, err := watchstream.ReadAll(bytes.NewReader(stream))
+	if err != nil {
+		t.Fatal(err)
+	}
 	tr := follow.NewTracker()
 	_ = p.WatchHeader()
-	for {
-		ev, err := s.Next()
-		if err != nil {
-			return out.String()
-		}
+	for _, ev := range evs {
 		if err := p.WatchEvent(NewWatchEventRecord(ev, tr.Observe(ev.Type, ev.Object), "213")); err != nil {
 			t.Fatal(err)
 		}
 	}
+	return out.String()
 }
 
 func TestWatchErrorEventsAreClassifiedWithTheFix(t *testing.T) {

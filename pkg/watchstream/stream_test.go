@@ -16,23 +16,11 @@ import (
 
 func readStream(t testing.TB, name string) []Event {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", name))
+	evs, err := ReadFile(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	s := FromReader(f)
-	var evs []Event
-	for {
-		ev, err := s.Next()
-		if errors.Is(err, io.EOF) {
-			return evs
-		}
-		if err != nil {
-			t.Fatalf("%s: event %d: %v", name, len(evs), err)
-		}
-		evs = append(evs, ev)
-	}
+	return evs
 }
 
 func TestDecodeRecordedSeedStream(t *testing.T) {

@@ -4,16 +4,8 @@ package faults
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
-	"math/big"
 	"net"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -37,24 +29,17 @@ func TestAccessFailuresHaveDistinctExitCodes(t *testing.T) {
 	}
 	wrongCA := writeOtherCA(t)
 	closed := closedPort(t)
-	kc := func(name, server, ca, token string) string {
-		p, err := shared.WriteKubeconfigFor(name, server, ca, token)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
 	cases := []struct {
 		name       string
 		kubeconfig string
 		code       int
 		want       []string
 	}{
-		{"connection refused", kc("refused.kubeconfig", "https://"+closed, a.CAFile, framework.AdminToken), 4, []string{"cannot reach", "connection refused"}},
-		{"wrong CA", kc("wrongca.kubeconfig", a.URL, wrongCA, framework.AdminToken), 5, []string{"TLS", "certificate"}},
-		{"invalid token", kc("badtoken.kubeconfig", a.URL, a.CAFile, "not-a-valid-token"), 6, []string{"401", "credentials"}},
+		{"connection refused", kubeconfigFor(t, "refused.kubeconfig", "https://"+closed, a.CAFile, framework.AdminToken), 4, []string{"cannot reach", "connection refused"}},
+		{"wrong CA", kubeconfigFor(t, "wrongca.kubeconfig", a.URL, wrongCA, framework.AdminToken), 5, []string{"TLS", "certificate"}},
+		{"invalid token", kubeconfigFor(t, "badtoken.kubeconfig", a.URL, a.CAFile, "not-a-valid-token"), 6, []string{"401", "credentials"}},
 		{"forbidden", shared.UserKubeconfig, 7, []string{"forbidden", `"nobody"`, "cannot list"}},
-		{"throttled by APF", kc("throttled.kubeconfig", a.URL, a.CAFile, framework.ThrottledToken), 8, []string{"429", "Priority and Fairness"}},
+		{"throttled by APF", kubeconfigFor(t, "throttled.kubeconfig", a.URL, a.CAFile, framework.ThrottledToken), 8, []string{"429", "Priority and Fairness"}},
 	}
 	// The APF configuration reaches the server's dispatcher asynchronously.
 	waitForThrottling(t, cases[4].kubeconfig)
@@ -95,21 +80,20 @@ func waitForThrottling(t *testing.T, kubeconfig string) {
 
 // writeOtherCA writes a CA certificate that did not sign the API server's.
 func writeOtherCA(t *testing.T) string {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "not-the-apiserver-ca"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	t.Helper()
 	p := filepath.Join(t.TempDir(), "other-ca.crt")
-	if err := os.WriteFile(p, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+	if err := framework.WriteCA(p, "not-the-apiserver-ca"); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// kubeconfigFor writes a kubeconfig of the shared cluster for one server
+// address, CA file and bearer token.
+func kubeconfigFor(t *testing.T, name, server, ca, token string) string {
+	t.Helper()
+	p, err := shared.WriteKubeconfigFor(name, server, ca, token)
+	if err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -132,21 +116,14 @@ func closedPort(t *testing.T) string {
 func TestFollowEndsOnPermanentFailures(t *testing.T) {
 	a := shared.APIServers[0]
 	wrongCA := writeOtherCA(t)
-	kc := func(name, server, ca, token string) string {
-		p, err := shared.WriteKubeconfigFor(name, server, ca, token)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
 	cases := []struct {
 		name       string
 		kubeconfig string
 		code       int
 		want       string
 	}{
-		{"wrong CA", kc("follow-wrongca.kubeconfig", a.URL, wrongCA, framework.AdminToken), 5, "TLS"},
-		{"invalid token", kc("follow-badtoken.kubeconfig", a.URL, a.CAFile, "not-a-valid-token"), 6, "401"},
+		{"wrong CA", kubeconfigFor(t, "follow-wrongca.kubeconfig", a.URL, wrongCA, framework.AdminToken), 5, "TLS"},
+		{"invalid token", kubeconfigFor(t, "follow-badtoken.kubeconfig", a.URL, a.CAFile, "not-a-valid-token"), 6, "401"},
 		{"forbidden", shared.UserKubeconfig, 7, "forbidden"},
 	}
 	for _, c := range cases {

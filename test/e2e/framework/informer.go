@@ -8,40 +8,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 )
 
-var (
-	informerOnce sync.Once
-	informerPath string
-	informerErr  error
-)
+var informerBinary = &goBinary{envVar: "WATCHRV_INFORMER_BIN", name: "informer", pkg: "./test/e2e/informer"}
 
 // InformerBinary builds test/e2e/informer (a real client-go SharedInformer
 // on configmaps) once per process and returns its path;
 // WATCHRV_INFORMER_BIN overrides it.
-func InformerBinary() (string, error) {
-	informerOnce.Do(func() {
-		if p := os.Getenv("WATCHRV_INFORMER_BIN"); p != "" {
-			informerPath = p
-			return
-		}
-		dir, err := os.MkdirTemp("", "watchrv-informer-")
-		if err != nil {
-			informerErr = err
-			return
-		}
-		informerPath = filepath.Join(dir, "informer")
-		cmd := exec.Command("go", "build", "-o", informerPath, "./test/e2e/informer")
-		cmd.Dir = RepoRoot()
-		if out, err := cmd.CombinedOutput(); err != nil {
-			informerErr = fmt.Errorf("building the informer: %v: %s", err, out)
-		}
-	})
-	return informerPath, informerErr
-}
+func InformerBinary() (string, error) { return informerBinary.Path() }
 
 // Informer is one running informer program: its klog lines go to LogPath,
 // its JSON-lines record to EventsPath.

@@ -4,12 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -29,36 +26,15 @@ func StartT(t testing.TB, o APIServerOptions) *Cluster {
 	return c
 }
 
-var (
-	pluginOnce sync.Once
-	pluginPath string
-	pluginErr  error
-)
-
 // PluginVersion is the version the e2e build of the plugin reports.
 const PluginVersion = "v0.0.0-e2e"
 
-// PluginBinary builds the plugin once per test process and returns its path.
-func PluginBinary() (string, error) {
-	pluginOnce.Do(func() {
-		if p := os.Getenv("WATCHRV_PLUGIN_BIN"); p != "" {
-			pluginPath = p
-			return
-		}
-		dir, err := os.MkdirTemp("", "watchrv-plugin-")
-		if err != nil {
-			pluginErr = err
-			return
-		}
-		pluginPath = filepath.Join(dir, "kubectl-watchrv")
-		cmd := exec.Command("go", "build", "-o", pluginPath, "-ldflags", "-X main.version="+PluginVersion, "./cmd/kubectl-watchrv")
-		cmd.Dir = RepoRoot()
-		if out, err := cmd.CombinedOutput(); err != nil {
-			pluginErr = fmt.Errorf("building the plugin: %v: %s", err, out)
-		}
-	})
-	return pluginPath, pluginErr
-}
+var pluginBinary = &goBinary{envVar: "WATCHRV_PLUGIN_BIN", name: "kubectl-watchrv", pkg: "./cmd/kubectl-watchrv",
+	flags: []string{"-ldflags", "-X main.version=" + PluginVersion}}
+
+// PluginBinary builds the plugin once per test process and returns its
+// path; WATCHRV_PLUGIN_BIN overrides it.
+func PluginBinary() (string, error) { return pluginBinary.Path() }
 
 // Result is one run of the plugin.
 type Result struct {

@@ -20,67 +20,51 @@ import (
 // etcd for the events from R on, which etcd still has, but without the
 // previous state of the object (compacted): the API server sends a 500
 // "etcd event received with PrevKv=nil (... modRevision=R ...)", client-go
-// logs "Warning: watch ended with error" at V(0), and relists. That 500 is
-// an Expired in disguise (the change at R cannot be delivered as an event),
-// so explain-error must say so, with R, rather than "not an RV error".
+// logs "Warning: watch ended with error" at V(0), and relists. The change at
+// R is lost as an event: explain-error must say so (Other /
+// WatchEventLostAtCompaction), with R as the oldest RV a watch can start
+// from, rather than "not an RV error".
 func TestInformerCompactionEdgeAtDefaultVerbosity(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	c := framework.StartT(t, framework.APIServerOptions{WatchCacheSizes: "configmaps#0"})
-	cs, ns := framework.Namespace(t, c, "informer-compaction-edge")
-	w := writer{t: t, cs: cs, ns: ns}
-	w.create("a")
-	w.create("b")
-
-	proxy := newCutProxy(t, strings.TrimPrefix(c.APIServers[0].URL, "https://"))
-	kc, err := c.WriteKubeconfigFor("informer-via-proxy.kubeconfig", "https://"+proxy.addr, c.APIServers[0].CAFile, framework.AdminToken)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := artefactDir(t)
-	p := startInformers(t, kc, ns, dir)
+	s := startProxied(t, framework.APIServerOptions{WatchCacheSizes: "configmaps#0"}, "informer-compaction-edge")
+	p := s.p
 
 	// R must directly follow X in etcd: the API server's own writes (its
 	// identity lease, every 10 s) may fall in between; then try again.
 	var x, r string
+	var lastSynced map[string]string
 	for try := 0; ; try++ {
-		x = w.modify("a").ResourceVersion
-		p.waitSeen("a", x)
-		p.pause()
-		proxy.cut()
-		r = w.modify("b").ResourceVersion
+		x, lastSynced = s.cutOff()
+		r = s.w.Modify("b").ResourceVersion
 		if rvNum(t, r) == rvNum(t, x)+1 {
 			break
 		}
 		if try == 4 {
 			t.Fatalf("five tries, and another write always fell between X and R (last: X=%s R=%s)", x, r)
 		}
-		proxy.restore()
-		p.resume()
+		s.reconnect()
 		p.waitSeen("b", r)
 	}
 	for _, in := range p.both() {
-		if got := lastSync(t, in); got != x {
+		if got := lastSynced[in.Name]; got != x {
 			t.Fatalf("%s: last synced RV %s, want X=%s", in.Name, got, x)
 		}
 	}
 	rev, _ := strconv.ParseInt(r, 10, 64)
-	if err := c.Compact(ctx, rev); err != nil {
+	if err := s.c.Compact(ctx, rev); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("X=%s, R=%s changed b, etcd compacted at R", x, r)
-	proxy.restore()
-	p.resume()
+	s.reconnect()
+	p.waitRelistPast(r, 90*time.Second)
 	for _, in := range p.both() {
-		p.waitFor(in, 90*time.Second, "the relist past "+r, func(rec framework.InformerRecord) bool {
-			return rec.Type == "lastSync" && rvNum(t, rec.ResourceVersion) >= rvNum(t, r)
-		})
 		// The relist still brought b's change at R, lost as an event.
 		p.waitFor(in, 30*time.Second, "b@"+r, func(rec framework.InformerRecord) bool {
 			return rec.Type == "update" && rec.Name == "b" && rec.ResourceVersion == r
 		})
 	}
-	st := rawWatchError(t, cs, ns, x)
+	st := rawWatchError(t, s.cs, s.ns, x)
 	t.Logf("raw watch from X=%s: %d %s %q", x, st.Code, st.Reason, st.Message)
 	wantMod := fmt.Sprintf("modRevision=%s,", r)
 	if st.Code != 500 || !strings.Contains(st.Message, "PrevKv=nil") || !strings.Contains(st.Message, wantMod) {
@@ -103,9 +87,9 @@ func TestInformerCompactionEdgeAtDefaultVerbosity(t *testing.T) {
 			if !strings.Contains(f.Text, "Warning: watch ended with error") || !strings.Contains(f.Text, wantMod) {
 				t.Errorf("%s line %d: want client-go's V(0) \"Warning: watch ended with error\" with %s: %s", in.Name, f.Line, wantMod, f.Text)
 			}
-			if f.Own.Kind != "InternalErrorAtCompaction" {
-				t.Errorf("%s line %d: explain-error says %s/%s; want Other/InternalErrorAtCompaction: a 500 caused by compaction at R=%s, an Expired in disguise (the change at R is lost as an event), not a watch that merely ended:\n%s",
-					in.Name, f.Line, f.Own.Class, f.Own.Kind, r, f.Text)
+			if f.Own.Class != "Other" || f.Own.Kind != "WatchEventLostAtCompaction" || f.Own.Oldest != r {
+				t.Errorf("%s line %d: explain-error says %s/%s oldest=%q; want Other/WatchEventLostAtCompaction oldest=R=%s: a 500 caused by compaction at R, the change at R lost as an event, not a watch that merely ended:\n%s",
+					in.Name, f.Line, f.Own.Class, f.Own.Kind, f.Own.Oldest, r, f.Text)
 			}
 		}
 	}

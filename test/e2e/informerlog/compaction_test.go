@@ -21,65 +21,28 @@ import (
 func TestInformerEtcdCompactionWithWatchCacheOff(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	c := framework.StartT(t, framework.APIServerOptions{WatchCacheSizes: "configmaps#0"})
-	cs, ns := framework.Namespace(t, c, "informer-compacted")
-	w := writer{t: t, cs: cs, ns: ns}
-	w.create("a")
-	w.create("b")
-
-	proxy := newCutProxy(t, strings.TrimPrefix(c.APIServers[0].URL, "https://"))
-	kc, err := c.WriteKubeconfigFor("informer-via-proxy.kubeconfig", "https://"+proxy.addr, c.APIServers[0].CAFile, framework.AdminToken)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := artefactDir(t)
-	p := startInformers(t, kc, ns, dir)
-	seen := w.modify("a").ResourceVersion
-	p.waitSeen("a", seen)
-
-	p.pause()
-	proxy.cut()
-	x := map[string]string{}
-	for _, in := range p.both() {
-		x[in.Name] = lastSync(t, in)
-	}
+	s := startProxied(t, framework.APIServerOptions{WatchCacheSizes: "configmaps#0"}, "informer-compacted")
+	_, x := s.cutOff()
 	var last string
 	for i := 0; i < 5; i++ {
-		last = w.modify("b").ResourceVersion
+		last = s.w.Modify("b").ResourceVersion
 	}
-	rev, err := c.EtcdRevision(ctx)
+	rev, err := s.c.EtcdRevision(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Compact(ctx, rev); err != nil {
+	if err := s.c.Compact(ctx, rev); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("X=%v, five changes up to RV %s, etcd compacted at revision %d", x, last, rev)
-	proxy.restore()
-	p.resume()
-	for _, in := range p.both() {
-		p.waitFor(in, 90*time.Second, "the relist past "+last, func(r framework.InformerRecord) bool {
-			return r.Type == "lastSync" && rvNum(t, r.ResourceVersion) >= rvNum(t, last)
-		})
-	}
+	s.reconnect()
+	s.p.waitRelistPast(last, 90*time.Second)
 
-	st := rawWatchError(t, cs, ns, x["informer-v4"])
-	t.Logf("raw watch from X=%s: %d %s %q", x["informer-v4"], st.Code, st.Reason, st.Message)
-	if st.Code != 410 || st.Reason != "Expired" {
-		t.Fatalf("a raw watch from %s: want 410 Expired, got %d %s: %s", x["informer-v4"], st.Code, st.Reason, st.Message)
-	}
-	rawWatchStarts(t, cs, ns, strconv.FormatInt(rev, 10), func() string { return w.modify("a").ResourceVersion })
-	p.stop()
+	st := rawExpired(t, s.cs, s.ns, x["informer-v4"])
+	rawWatchStarts(t, s.cs, s.ns, strconv.FormatInt(rev, 10), func() string { return s.w.Modify("a").ResourceVersion })
+	s.p.stop()
 
-	for _, in := range p.both() {
-		checkRewatchThenRelist(t, in, x[in.Name])
-	}
-	verbose := scanLog(t, p.verbose)
-	compacted := ofKind(verbose, "EtcdCompactedWatch")
-	if len(compacted) == 0 {
-		t.Fatalf("informer-v4: no etcd compaction line in its log:\n%s", readFile(p.verbose.LogPath))
-	}
-	for _, f := range compacted {
+	checkLogs(t, s.p, x, "EtcdCompactedWatch", "etcd-compacted-cache-off-v4.log", func(f finding) {
 		if !strings.Contains(f.Text, st.Message) {
 			t.Errorf("line %d: the informer's error must be the server's own message %q: %s", f.Line, st.Message, f.Text)
 		}
@@ -87,8 +50,5 @@ func TestInformerEtcdCompactionWithWatchCacheOff(t *testing.T) {
 		if f.Own.Class != "Expired" || (f.Own.Requested != "" && f.Own.Requested != x["informer-v4"]) || f.Own.Oldest != "" {
 			t.Errorf("line %d: explain-error says %s/%s requested=%q oldest=%q; want Expired/EtcdCompactedWatch with no RV it cannot know (or X=%s)", f.Line, f.Own.Class, f.Own.Kind, f.Own.Requested, f.Own.Oldest, x["informer-v4"])
 		}
-	}
-	onlyRVErrorKind(t, p.verbose, verbose, "EtcdCompactedWatch")
-	checkQuietLog(t, p.quiet, scanLog(t, p.quiet))
-	keepForTestdata(t, p.verbose.LogPath, "etcd-compacted-cache-off-v4.log")
+	})
 }

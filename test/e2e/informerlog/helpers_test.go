@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -95,6 +94,17 @@ func (p *informerPair) waitSeen(name, rv string) {
 		})
 		p.waitFor(in, 30*time.Second, "lastSync "+rv, func(r framework.InformerRecord) bool {
 			return r.Type == "lastSync" && r.ResourceVersion == rv
+		})
+	}
+}
+
+// waitRelistPast waits until both informers' last synced RV reached rv:
+// the relist after the outage brought them past its last write.
+func (p *informerPair) waitRelistPast(rv string, timeout time.Duration) {
+	p.t.Helper()
+	for _, in := range p.both() {
+		p.waitFor(in, timeout, "the relist past "+rv, func(r framework.InformerRecord) bool {
+			return r.Type == "lastSync" && rvNum(p.t, r.ResourceVersion) >= rvNum(p.t, rv)
 		})
 	}
 }
@@ -314,6 +324,18 @@ func rawWatchError(t *testing.T, cs kubernetes.Interface, ns, rv string) *metav1
 	return nil
 }
 
+// rawExpired is the server's own answer to a watch from x, which must be
+// 410 Expired: the same situation the informer met, read by the harness.
+func rawExpired(t *testing.T, cs kubernetes.Interface, ns, x string) *metav1.Status {
+	t.Helper()
+	st := rawWatchError(t, cs, ns, x)
+	t.Logf("raw watch from X=%s: %d %s %q", x, st.Code, st.Reason, st.Message)
+	if st.Code != 410 || st.Reason != "Expired" {
+		t.Fatalf("a raw watch from %s: want 410 Expired, got %d %s: %s", x, st.Code, st.Reason, st.Message)
+	}
+	return st
+}
+
 func asAPIStatus(err error, out *apierrors.APIStatus) bool {
 	s, ok := err.(apierrors.APIStatus)
 	if ok {
@@ -369,56 +391,7 @@ func tooOld(t *testing.T, msg string) (x, y string) {
 	return xs, strings.TrimRight(ys, ")\"")
 }
 
-func rvNum(t *testing.T, rv string) uint64 {
-	t.Helper()
-	n, err := strconv.ParseUint(rv, 10, 64)
-	if err != nil {
-		t.Fatalf("RV %q is not a number", rv)
-	}
-	return n
-}
-
-// --- the harness's writes ---
-
-type writer struct {
-	t  *testing.T
-	cs kubernetes.Interface
-	ns string
-}
-
-func (w writer) create(name string) *corev1.ConfigMap {
-	w.t.Helper()
-	cm, err := w.cs.CoreV1().ConfigMaps(w.ns).Create(context.Background(), &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Name: name}, Data: map[string]string{"v": "1"}}, metav1.CreateOptions{})
-	if err != nil {
-		w.t.Fatalf("create %s: %v", name, err)
-	}
-	return cm
-}
-
-func (w writer) modify(name string) *corev1.ConfigMap {
-	w.t.Helper()
-	ctx := context.Background()
-	cm, err := w.cs.CoreV1().ConfigMaps(w.ns).Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		w.t.Fatalf("get %s: %v", name, err)
-	}
-	cm.Data["v"] += "+"
-	cm, err = w.cs.CoreV1().ConfigMaps(w.ns).Update(ctx, cm, metav1.UpdateOptions{})
-	if err != nil {
-		w.t.Fatalf("update %s: %v", name, err)
-	}
-	return cm
-}
-
-func (w writer) remove(name string) {
-	w.t.Helper()
-	if err := w.cs.CoreV1().ConfigMaps(w.ns).Delete(context.Background(), name, metav1.DeleteOptions{}); err != nil {
-		w.t.Fatalf("delete %s: %v", name, err)
-	}
-}
-
-var getOpts = metav1.GetOptions{}
+var rvNum = framework.RVNum
 
 func writeFile(t *testing.T, dir, name, content string) {
 	t.Helper()

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
 )
 
@@ -32,19 +34,19 @@ func TestInformerAndWatchFollowAcrossAPIServerRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	cs, ns := framework.Namespace(t, c, "informer-restart")
-	w := writer{t: t, cs: cs, ns: ns}
+	w := framework.ConfigMapWriter{T: t, Clientset: cs, Namespace: ns}
 	created := map[string]string{} // name -> UID before the outage
 	for _, n := range []string{"a", "b", "d", "e"} {
-		created[n] = string(w.create(n).UID)
+		created[n] = string(w.Create(n, nil).UID)
 	}
 	dir := artefactDir(t)
 	p := startInformers(t, c.Kubeconfig, ns, dir)
-	plugin := startPlugin(t, c.Kubeconfig, "watch", "configmaps", "-n", ns, "--follow", "-o", "json", "--timeout", "10m")
-	plugin.waitFor(`"name":"e"`, 30*time.Second)
+	plugin := framework.StartPlugin(t, c.Kubeconfig, "watch", "configmaps", "-n", ns, "--follow", "-o", "json", "--timeout", "10m")
+	plugin.WaitFor(`"name":"e"`, 30*time.Second)
 
-	seenA := w.modify("a").ResourceVersion
+	seenA := w.Modify("a").ResourceVersion
 	p.waitSeen("a", seenA)
-	plugin.waitFor(`"resourceVersion":"`+seenA+`"`, 30*time.Second)
+	plugin.WaitFor(`"resourceVersion":"`+seenA+`"`, 30*time.Second)
 	marks := map[string]int{}
 	x := map[string]string{}
 	for _, in := range p.both() {
@@ -56,7 +58,7 @@ func TestInformerAndWatchFollowAcrossAPIServerRestart(t *testing.T) {
 	}
 	lastRV := map[string]string{}
 	for _, n := range []string{"b", "d"} {
-		cm, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, n, getOpts)
+		cm, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, n, metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,21 +70,17 @@ func TestInformerAndWatchFollowAcrossAPIServerRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	down := writer{t: t, cs: other, ns: ns}
-	a := down.modify("a")
-	down.remove("b")
-	cc := down.create("c")
-	down.remove("d")
-	d := down.create("d")
+	down := framework.ConfigMapWriter{T: t, Clientset: other, Namespace: ns}
+	a := down.Modify("a")
+	down.Remove("b")
+	cc := down.Create("c", nil)
+	down.Remove("d")
+	d := down.Create("d", nil)
 	if err := c.RestartAPIServer(ctx, 0); err != nil {
 		t.Fatal(err)
 	}
-	for _, in := range p.both() {
-		p.waitFor(in, 120*time.Second, "the relist past "+d.ResourceVersion, func(r framework.InformerRecord) bool {
-			return r.Type == "lastSync" && rvNum(t, r.ResourceVersion) >= rvNum(t, d.ResourceVersion)
-		})
-	}
-	plugin.waitFor(`"record":"relist"`, 120*time.Second)
+	p.waitRelistPast(d.ResourceVersion, 120*time.Second)
+	plugin.WaitFor(`"record":"relist"`, 120*time.Second)
 	// Let the relist's handler calls drain before reading them.
 	time.Sleep(2 * time.Second)
 
@@ -95,18 +93,14 @@ func TestInformerAndWatchFollowAcrossAPIServerRestart(t *testing.T) {
 		ends[in.Name] = len(recs)
 	}
 
-	st := rawWatchError(t, cs, ns, x["informer-v4"])
-	t.Logf("raw watch from X=%s on the restarted server: %d %s %q", x["informer-v4"], st.Code, st.Reason, st.Message)
-	if st.Code != 410 || st.Reason != "Expired" {
-		t.Fatalf("a raw watch from %s: want 410 Expired, got %d %s: %s", x["informer-v4"], st.Code, st.Reason, st.Message)
-	}
+	st := rawExpired(t, cs, ns, x["informer-v4"]) // on the restarted server
 	rawX, rawY := tooOld(t, st.Message)
-	rawWatchStarts(t, cs, ns, rawY, func() string { return w.modify("e").ResourceVersion })
-	if code := plugin.interrupt(30 * time.Second); code != 130 {
-		t.Errorf("watch --follow: Ctrl-C must exit 0, got %d: %s", code, plugin.stderr())
+	rawWatchStarts(t, cs, ns, rawY, func() string { return w.Modify("e").ResourceVersion })
+	if code := plugin.Interrupt(30 * time.Second); code != 130 {
+		t.Errorf("watch --follow: Ctrl-C must exit 130 (interrupted), got %d: %s", code, plugin.Stderr())
 	}
 	p.stop()
-	writeFile(t, dir, "watch-follow.jsonl", plugin.stdout())
+	writeFile(t, dir, "watch-follow.jsonl", plugin.Stdout())
 
 	truth := []string{
 		fmt.Sprintf("modified a %s %s->%s", created["a"], seenA, a.ResourceVersion),
@@ -118,27 +112,11 @@ func TestInformerAndWatchFollowAcrossAPIServerRestart(t *testing.T) {
 	sort.Strings(truth)
 
 	t.Run("informer log", func(t *testing.T) {
-		for _, in := range p.both() {
-			checkRewatchThenRelist(t, in, x[in.Name])
-		}
-		verbose := scanLog(t, p.verbose)
-		window := ofKind(verbose, "WatchCacheWindow")
-		if len(window) == 0 {
-			t.Fatalf("informer-v4: no \"too old resource version\" line in its log:\n%s", readFile(p.verbose.LogPath))
-		}
-		for _, f := range window {
-			lx, ly := tooOld(t, f.Text)
-			if lx != x["informer-v4"] || lx != rawX || ly != rawY {
-				t.Errorf("line %d: %q: want X = the informer's last RV %s (raw watch: %s) and Y = the restarted server's oldest RV %s", f.Line, f.Text, x["informer-v4"], rawX, rawY)
+		checkLogs(t, p, x, "WatchCacheWindow", "apiserver-restart-v4.log", func(f finding) {
+			if y := checkWindowLine(t, f, x["informer-v4"], rawX, rawY); rvNum(t, y) < rvNum(t, d.ResourceVersion) {
+				t.Errorf("line %d: Y=%s: the restarted cache's window must begin at or after the last write made while it was down (%s)", f.Line, y, d.ResourceVersion)
 			}
-			if rvNum(t, ly) < rvNum(t, d.ResourceVersion) {
-				t.Errorf("line %d: Y=%s: the restarted cache's window must begin at or after the last write made while it was down (%s)", f.Line, ly, d.ResourceVersion)
-			}
-			checkWindowNumbers(t, f, lx, ly)
-		}
-		onlyRVErrorKind(t, p.verbose, verbose, "WatchCacheWindow")
-		checkQuietLog(t, p.quiet, scanLog(t, p.quiet))
-		keepForTestdata(t, p.verbose.LogPath, "apiserver-restart-v4.log")
+		})
 	})
 
 	t.Run("informer relist equals the writes", func(t *testing.T) {
@@ -152,10 +130,22 @@ func TestInformerAndWatchFollowAcrossAPIServerRestart(t *testing.T) {
 
 	t.Run("watch --follow gap equals the informer's relist", func(t *testing.T) {
 		informer := informerRelistDiff(t, p.quiet, marks[p.quiet.Name], ends[p.quiet.Name])
-		gap, relists := pluginGap(t, plugin.stdout())
-		if relists != 1 {
-			t.Errorf("watch --follow: want one relist over one outage, got %d", relists)
+		relists := pluginRelists(t, plugin.Stdout())
+		if len(relists) != 1 {
+			t.Fatalf("watch --follow: want one relist over one outage, got %d", len(relists))
 		}
+		rl := relists[0]
+		if rl.Gap == nil || rl.Gap.Initial {
+			t.Errorf("watch --follow: the relist's gap must be there and not \"initial\" (the plugin had listed before the outage): %+v", rl.Gap)
+		}
+		// The five writes while the server was down, a (first) to d (last),
+		// all fall between the last RV the plugin saw and its new list's RV.
+		if rvNum(t, rl.ListRV) < rvNum(t, d.ResourceVersion) || rl.RVsAdvanced != rvNum(t, rl.ListRV)-rvNum(t, rl.From) ||
+			rl.RVsAdvanced <= rvNum(t, d.ResourceVersion)-rvNum(t, a.ResourceVersion) {
+			t.Errorf("watch --follow relist from %s listed at %s (want >= %s) with clusterRVsAdvanced %d (want the difference, more than %d)",
+				rl.From, rl.ListRV, d.ResourceVersion, rl.RVsAdvanced, rvNum(t, d.ResourceVersion)-rvNum(t, a.ResourceVersion))
+		}
+		gap := gapChanges(rl.Gap)
 		missing, extra := diffSets(informer, gap)
 		if len(missing) > 0 || len(extra) > 0 {
 			t.Errorf("the plugin's gap report differs from what the informer's handlers were told after the same outage:\n"+
@@ -201,49 +191,49 @@ func informerRelistDiff(t *testing.T, in *framework.Informer, mark, end int) []s
 	return out
 }
 
-// pluginGap reads the gap of every relist record of watch --follow -o json,
-// in the informer's terms.
-func pluginGap(t *testing.T, stdout string) ([]string, int) {
+// relistRecord is the part of a relist record of watch --follow -o json
+// that the restart test checks.
+type relistRecord struct {
+	Record      string              `json:"record"`
+	From        string              `json:"fromResourceVersion"`
+	ListRV      string              `json:"listResourceVersion"`
+	RVsAdvanced uint64              `json:"clusterRVsAdvanced"`
+	Gap         *framework.WatchGap `json:"gap"`
+}
+
+// pluginRelists reads the relist records of watch --follow -o json.
+func pluginRelists(t *testing.T, stdout string) []relistRecord {
 	t.Helper()
-	type change struct {
-		Name string `json:"name"`
-		UID  string `json:"uid"`
-		Old  string `json:"oldResourceVersion"`
-		New  string `json:"newResourceVersion"`
-	}
-	var out []string
-	relists := 0
+	var out []relistRecord
 	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
-		var r struct {
-			Record string `json:"record"`
-			Gap    *struct {
-				Added    []change `json:"added"`
-				Modified []change `json:"modified"`
-				Deleted  []change `json:"deleted"`
-			} `json:"gap"`
-		}
+		var r relistRecord
 		if err := json.Unmarshal([]byte(line), &r); err != nil {
 			t.Fatalf("watch -o json wrote a line that is not JSON: %q", line)
 		}
-		if r.Record != "relist" {
-			continue
-		}
-		relists++
-		if r.Gap == nil {
-			continue
-		}
-		for _, c := range r.Gap.Added {
-			out = append(out, fmt.Sprintf("added %s %s %s", c.Name, c.UID, c.New))
-		}
-		for _, c := range r.Gap.Modified {
-			out = append(out, fmt.Sprintf("modified %s %s %s->%s", c.Name, c.UID, c.Old, c.New))
-		}
-		for _, c := range r.Gap.Deleted {
-			out = append(out, fmt.Sprintf("deleted %s %s %s", c.Name, c.UID, c.Old))
+		if r.Record == "relist" {
+			out = append(out, r)
 		}
 	}
+	return out
+}
+
+// gapChanges is a relist's gap in the informer's terms.
+func gapChanges(g *framework.WatchGap) []string {
+	var out []string
+	if g == nil {
+		return out
+	}
+	for _, c := range g.Added {
+		out = append(out, fmt.Sprintf("added %s %s %s", c.Name, c.UID, c.NewResourceVersion))
+	}
+	for _, c := range g.Modified {
+		out = append(out, fmt.Sprintf("modified %s %s %s->%s", c.Name, c.UID, c.OldResourceVersion, c.NewResourceVersion))
+	}
+	for _, c := range g.Deleted {
+		out = append(out, fmt.Sprintf("deleted %s %s %s", c.Name, c.UID, c.OldResourceVersion))
+	}
 	sort.Strings(out)
-	return out, relists
+	return out
 }
 
 // diffSets returns what is only in a and only in b.

@@ -25,72 +25,63 @@ const cacheFresh = 80 * time.Second
 // itself moved.
 func TestInformerWatchOutlivesTheWatchCacheWindow(t *testing.T) {
 	t.Parallel()
-	c := framework.StartT(t, framework.APIServerOptions{})
-	cs, ns := framework.Namespace(t, c, "informer-window")
-	w := writer{t: t, cs: cs, ns: ns}
-	w.create("a")
-	w.create("b")
-
-	proxy := newCutProxy(t, strings.TrimPrefix(c.APIServers[0].URL, "https://"))
-	kc, err := c.WriteKubeconfigFor("informer-via-proxy.kubeconfig", "https://"+proxy.addr, c.APIServers[0].CAFile, framework.AdminToken)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := artefactDir(t)
-	p := startInformers(t, kc, ns, dir)
-	seen := w.modify("a").ResourceVersion
-	p.waitSeen("a", seen)
-
-	p.pause()
-	proxy.cut()
+	s := startProxied(t, framework.APIServerOptions{}, "informer-window")
+	_, x := s.cutOff()
 	cutAt := time.Now()
-	x := map[string]string{}
-	for _, in := range p.both() {
-		x[in.Name] = lastSync(t, in)
-	}
 	time.Sleep(time.Until(cutAt.Add(cacheFresh)))
 	var last string
 	for i := 0; i < 300; i++ {
-		last = w.modify("b").ResourceVersion
+		last = s.w.Modify("b").ResourceVersion
 	}
-	proxy.restore()
-	p.resume()
-	for _, in := range p.both() {
-		p.waitFor(in, 90*time.Second, "the relist past "+last, func(r framework.InformerRecord) bool {
-			return r.Type == "lastSync" && rvNum(t, r.ResourceVersion) >= rvNum(t, last)
-		})
-	}
+	s.reconnect()
+	s.p.waitRelistPast(last, 90*time.Second)
 
-	// The server's own answer to a watch from X, read by the harness.
-	st := rawWatchError(t, cs, ns, x["informer-v4"])
-	if st.Code != 410 || st.Reason != "Expired" {
-		t.Fatalf("a raw watch from %s: want 410 Expired, got %d %s: %s", x["informer-v4"], st.Code, st.Reason, st.Message)
-	}
+	st := rawExpired(t, s.cs, s.ns, x["informer-v4"])
 	rawX, rawY := tooOld(t, st.Message)
-	t.Logf("raw watch from X=%s: %d %s %q", x["informer-v4"], st.Code, st.Reason, st.Message)
 	// Y is the oldest RV one can still watch from: a watch from it starts.
-	rawWatchStarts(t, cs, ns, rawY, func() string { return w.modify("a").ResourceVersion })
-	p.stop()
+	rawWatchStarts(t, s.cs, s.ns, rawY, func() string { return s.w.Modify("a").ResourceVersion })
+	s.p.stop()
 
+	checkLogs(t, s.p, x, "WatchCacheWindow", "window-expired-v4.log", func(f finding) {
+		checkWindowLine(t, f, x["informer-v4"], rawX, rawY)
+	})
+}
+
+// checkLogs checks what the outage left in both informers' records and
+// logs: each rewatched from its X, then relisted; the -v=4 log holds
+// findings of kind (each passed to check) and no other RV error; the
+// default-verbosity log holds no 410 at all. The -v=4 log is kept for
+// testdata (with -record).
+func checkLogs(t *testing.T, p *informerPair, x map[string]string, kind, testdata string, check func(finding)) {
+	t.Helper()
 	for _, in := range p.both() {
 		checkRewatchThenRelist(t, in, x[in.Name])
 	}
 	verbose := scanLog(t, p.verbose)
-	window := ofKind(verbose, "WatchCacheWindow")
-	if len(window) == 0 {
-		t.Fatalf("informer-v4: no \"too old resource version\" line in its log:\n%s", readFile(p.verbose.LogPath))
+	found := ofKind(verbose, kind)
+	if len(found) == 0 {
+		t.Fatalf("%s: no %s line in its log:\n%s", p.verbose.Name, kind, readFile(p.verbose.LogPath))
 	}
-	for _, f := range window {
-		lx, ly := tooOld(t, f.Text)
-		if lx != x["informer-v4"] || lx != rawX || ly != rawY {
-			t.Errorf("line %d: %q: want X = the informer's last RV %s (raw watch: %s) and Y = the raw watch's oldest RV %s", f.Line, f.Text, x["informer-v4"], rawX, rawY)
-		}
-		checkWindowNumbers(t, f, lx, ly)
+	for _, f := range found {
+		check(f)
 	}
-	onlyRVErrorKind(t, p.verbose, verbose, "WatchCacheWindow")
-	quiet := scanLog(t, p.quiet)
-	checkQuietLog(t, p.quiet, quiet)
-	keepForTestdata(t, p.verbose.LogPath, "window-expired-v4.log")
+	onlyRVErrorKind(t, p.verbose, verbose, kind)
+	checkQuietLog(t, p.quiet, scanLog(t, p.quiet))
+	keepForTestdata(t, p.verbose.LogPath, testdata)
+}
+
+// checkWindowLine: a "too old resource version: X (Y)" line of the -v=4
+// informer names its own last RV as X and the same X and Y as the server's
+// answer to the harness's raw watch; explain-error read both, and the gap.
+// It returns Y.
+func checkWindowLine(t *testing.T, f finding, x, rawX, rawY string) string {
+	t.Helper()
+	lx, ly := tooOld(t, f.Text)
+	if lx != x || lx != rawX || ly != rawY {
+		t.Errorf("line %d: %q: want X = the informer's last RV %s (raw watch: %s) and Y = the raw watch's oldest RV %s", f.Line, f.Text, x, rawX, rawY)
+	}
+	checkWindowNumbers(t, f, lx, ly)
+	return ly
 }
 
 // checkWindowNumbers: explain-error read X and Y off the line, and the gap.

@@ -29,10 +29,10 @@ func TestWatchFollowSurvivesRestartAndReportsTheGap(t *testing.T) {
 	w.create("a", nil)
 	w.create("b", nil)
 
-	p := startPlugin(t, c.Kubeconfig, "watch", "cm", "-n", ns, "--rv", "list", "--follow", "-o", "json", "--timeout", "5m")
-	p.waitFor(`"record":"listed"`, 30*time.Second)
+	p := framework.StartPlugin(t, c.Kubeconfig, "watch", "cm", "-n", ns, "--rv", "list", "--follow", "-o", "json", "--timeout", "5m")
+	p.WaitFor(`"record":"listed"`, 30*time.Second)
 	seenA := w.modify("a").ResourceVersion
-	p.waitFor(`"resourceVersion":"`+seenA+`"`, 30*time.Second)
+	p.WaitFor(`"resourceVersion":"`+seenA+`"`, 30*time.Second)
 
 	c.StopAPIServer(0)
 	other, err := c.Clientset(1)
@@ -43,19 +43,19 @@ func TestWatchFollowSurvivesRestartAndReportsTheGap(t *testing.T) {
 	changedA := down.modify("a").ResourceVersion
 	down.remove("b")
 	addedC := down.create("c", nil).ResourceVersion
-	p.waitFor(`"record":"reconnect"`, 30*time.Second)
+	p.WaitFor(`"record":"reconnect"`, 30*time.Second)
 	if err := c.RestartAPIServer(ctx, 0); err != nil {
 		t.Fatal(err)
 	}
-	p.waitFor(`"record":"relist"`, 90*time.Second)
+	p.WaitFor(`"record":"relist"`, 90*time.Second)
 	after := w.modify("c").ResourceVersion
-	p.waitFor(`"resourceVersion":"`+after+`"`, 30*time.Second)
-	if code := p.interrupt(30 * time.Second); code != 130 {
-		t.Fatalf("Ctrl-C must exit 130 (interrupted) after the summary, got %d: %s", code, p.stderr())
+	p.WaitFor(`"resourceVersion":"`+after+`"`, 30*time.Second)
+	if code := p.Interrupt(30 * time.Second); code != 130 {
+		t.Fatalf("Ctrl-C must exit 130 (interrupted) after the summary, got %d: %s", code, p.Stderr())
 	}
 
 	var out watchOutput
-	for _, line := range strings.Split(strings.TrimSpace(p.stdout()), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(p.Stdout()), "\n") {
 		var r record
 		if err := json.Unmarshal([]byte(line), &r); err != nil {
 			t.Fatalf("not JSON: %q", line)
@@ -64,7 +64,7 @@ func TestWatchFollowSurvivesRestartAndReportsTheGap(t *testing.T) {
 	}
 	relists := out.of("relist")
 	if len(relists) != 1 {
-		t.Fatalf("want one relist, got %d:\n%s", len(relists), p.stdout())
+		t.Fatalf("want one relist, got %d:\n%s", len(relists), p.Stdout())
 	}
 	rl := relists[0]
 	if rl.Diagnosis == nil || rl.Diagnosis.Class != "Expired" {
@@ -80,7 +80,7 @@ func TestWatchFollowSurvivesRestartAndReportsTheGap(t *testing.T) {
 		t.Fatalf("the relist must skip RVs and list at or after %s: %+v", addedC, rl)
 	}
 	if len(out.of("reconnect")) == 0 {
-		t.Fatalf("no reconnect record while the API server was down:\n%s", p.stdout())
+		t.Fatalf("no reconnect record while the API server was down:\n%s", p.Stdout())
 	}
 	sum := out.summary(t)
 	if sum.Ended != "interrupted" || sum.Relists != 1 || sum.Reconciled != 3 || sum.Reconnects == 0 || sum.Streams < 2 {

@@ -3,15 +3,12 @@
 package watch
 
 import (
-	"context"
 	"encoding/json"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
@@ -44,15 +41,11 @@ type record struct {
 		OldestResourceVersion string `json:"oldestResourceVersion"`
 	} `json:"diagnosis"`
 	// notices
-	ListResourceVersion string   `json:"listResourceVersion"`
-	Items               *int     `json:"items"`
-	Tried               []string `json:"tried"`
-	RVsAdvanced         uint64   `json:"clusterRVsAdvanced"`
-	Gap                 *struct {
-		Added    []change `json:"added"`
-		Modified []change `json:"modified"`
-		Deleted  []change `json:"deleted"`
-	} `json:"gap"`
+	ListResourceVersion string              `json:"listResourceVersion"`
+	Items               *int                `json:"items"`
+	Tried               []string            `json:"tried"`
+	RVsAdvanced         uint64              `json:"clusterRVsAdvanced"`
+	Gap                 *framework.WatchGap `json:"gap"`
 	// summary
 	Events     int            `json:"events"`
 	ByType     map[string]int `json:"byType"`
@@ -62,12 +55,6 @@ type record struct {
 	Relists    int            `json:"relists"`
 	Reconciled int            `json:"reconciledByRelist"`
 	Duplicates int            `json:"duplicates"`
-}
-
-type change struct {
-	Name               string `json:"name"`
-	OldResourceVersion string `json:"oldResourceVersion"`
-	NewResourceVersion string `json:"newResourceVersion"`
 }
 
 type watchOutput struct {
@@ -123,54 +110,30 @@ func describe(evs []record) string {
 	return "[" + strings.Join(b, ", ") + "]"
 }
 
-// cmWriter makes the harness's writes in one namespace and returns RVs.
+// cmWriter is framework.ConfigMapWriter under the names this package's
+// tests use.
 type cmWriter struct {
 	t  *testing.T
 	cs kubernetes.Interface
 	ns string
 }
 
+func (w cmWriter) fw() framework.ConfigMapWriter {
+	return framework.ConfigMapWriter{T: w.t, Clientset: w.cs, Namespace: w.ns}
+}
+
 func (w cmWriter) create(name string, labels map[string]string) *corev1.ConfigMap {
 	w.t.Helper()
-	cm, err := w.cs.CoreV1().ConfigMaps(w.ns).Create(context.Background(), &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}, Data: map[string]string{"v": "1"}}, metav1.CreateOptions{})
-	if err != nil {
-		w.t.Fatalf("create %s: %v", name, err)
-	}
-	return cm
+	return w.fw().Create(name, labels)
 }
 
 func (w cmWriter) update(name string, mutate func(*corev1.ConfigMap)) *corev1.ConfigMap {
 	w.t.Helper()
-	ctx := context.Background()
-	cm, err := w.cs.CoreV1().ConfigMaps(w.ns).Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		w.t.Fatalf("get %s: %v", name, err)
-	}
-	mutate(cm)
-	cm, err = w.cs.CoreV1().ConfigMaps(w.ns).Update(ctx, cm, metav1.UpdateOptions{})
-	if err != nil {
-		w.t.Fatalf("update %s: %v", name, err)
-	}
-	return cm
+	return w.fw().Update(name, mutate)
 }
 
-func (w cmWriter) modify(name string) *corev1.ConfigMap {
-	return w.update(name, func(cm *corev1.ConfigMap) { cm.Data["v"] += "+" })
-}
+func (w cmWriter) modify(name string) *corev1.ConfigMap { w.t.Helper(); return w.fw().Modify(name) }
 
-func (w cmWriter) remove(name string) {
-	w.t.Helper()
-	if err := w.cs.CoreV1().ConfigMaps(w.ns).Delete(context.Background(), name, metav1.DeleteOptions{}); err != nil {
-		w.t.Fatalf("delete %s: %v", name, err)
-	}
-}
+func (w cmWriter) remove(name string) { w.t.Helper(); w.fw().Remove(name) }
 
-func rvNum(t *testing.T, rv string) uint64 {
-	t.Helper()
-	n, err := strconv.ParseUint(rv, 10, 64)
-	if err != nil {
-		t.Fatalf("RV %q is not a number", rv)
-	}
-	return n
-}
+var rvNum = framework.RVNum
