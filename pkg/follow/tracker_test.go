@@ -10,8 +10,6 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/watchstream"
 )
 
-var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-
 func TestTrackerFlagsDuplicatesOfARecordedStream(t *testing.T) {
 	evs := readStream(t, "seed.jsonl")
 	tr := NewTracker()

@@ -33,7 +33,7 @@ func Find(ctx context.Context, c *apiclient.Client, given []string, b *apiclient
 			return f, err
 		}
 		if len(eps) == 0 {
-			return f, fmt.Errorf("the EndpointSlices of Service default/kubernetes list no ready address: give the servers with --endpoints HOST:PORT,...")
+			return f, fmt.Errorf("the EndpointSlices of Service default/kubernetes list no ready address: give the servers with --endpoints HOST:PORT[,HOST:PORT]")
 		}
 		f.Endpoints, f.From = eps, FromEndpointSlice
 	}
