@@ -75,10 +75,12 @@ func listOnLaggingServer(ctx context.Context, fresh kubernetes.Interface, h *fra
 	if err != nil {
 		return "", err
 	}
-	_, err = lag.CoreV1().RESTClient().Get().AbsPath("/api/v1/namespaces/"+ns+"/configmaps").
+	// Stream, not Do: it decodes the Status of the 504, message and cause.
+	body, err := lag.CoreV1().RESTClient().Get().AbsPath("/api/v1/namespaces/"+ns+"/configmaps").
 		Param("resourceVersion", l.ResourceVersion).Param("resourceVersionMatch", "NotOlderThan").Param("limit", "1").
-		MaxRetries(0).Do(ctx).Raw()
+		MaxRetries(0).Stream(ctx)
 	if err == nil {
+		body.Close()
 		return "", fmt.Errorf("server %d answered a list not older than RV %s although its etcd link is paused", lagging+1, l.ResourceVersion)
 	}
 	fmt.Printf("  a list not older than RV %s (from server 1), sent to server %d: %v\n", l.ResourceVersion, lagging+1, err)
