@@ -29,7 +29,7 @@ func (o *ProbeOptions) runServers(ctx context.Context, p *render.Printer) error 
 	if err != nil {
 		return err
 	}
-	mo := servers.MeasureOptions{Mode: servers.ModeWindow, Window: o.windowOptions(nil)}
+	mo := servers.MeasureOptions{Mode: servers.ModeWindow, Window: o.windowOptions(nil), Metrics: o.Metrics}
 	if o.All {
 		return o.runServersAll(ctx, p, found, clients, errs, budget, mo)
 	}

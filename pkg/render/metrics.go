@@ -44,12 +44,29 @@ func metricsKV(m *metrics.Report) [][2]string {
 // ProbeAllMetrics prints one watch-cache row per resource after the --all
 // table (human output; JSON and YAML carry it in each row).
 func (p *Printer) ProbeAllMetrics(r ProbeAllReport) error {
+	rows := make([]metricsRow, 0, len(r.Resources))
+	for _, row := range r.Resources {
+		rows = append(rows, metricsRow{row.Resource, row.Metrics})
+	}
+	return p.metricsTable("RESOURCE", rows)
+}
+
+// metricsRow is one labelled watch-cache report: a resource of --all, or a
+// server of --servers.
+type metricsRow struct {
+	label string
+	m     *metrics.Report
+}
+
+// metricsTable prints the watch-cache rows (human output only; JSON and
+// YAML carry each report in its row); a note replaces the table.
+func (p *Printer) metricsTable(first string, rows []metricsRow) error {
 	if p.Machine() {
 		return nil
 	}
-	t := NewTable("RESOURCE", "CAPACITY", "EVENTS", "EVENTS/S", "CACHE RV", "INITS", "LIMIT")
-	for _, row := range r.Resources {
-		m := row.Metrics
+	t := NewTable(first, "CAPACITY", "EVENTS", "EVENTS/S", "CACHE RV", "INITS", "LIMIT")
+	for _, row := range rows {
+		m := row.m
 		if m == nil {
 			continue
 		}
@@ -61,7 +78,7 @@ func (p *Printer) ProbeAllMetrics(r ProbeAllReport) error {
 		if m.EventRate != nil {
 			rate = fmt.Sprintf("%.1f", *m.EventRate)
 		}
-		t.Row(row.Resource, optNum(m.Capacity), optNum(m.EventsReceived), rate, optNum(m.ResourceVersion), optNum(m.Initializations), m.Limit)
+		t.Row(row.label, optNum(m.Capacity), optNum(m.EventsReceived), rate, optNum(m.ResourceVersion), optNum(m.Initializations), m.Limit)
 	}
 	if t.Len() == 0 {
 		return nil

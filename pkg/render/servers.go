@@ -62,7 +62,15 @@ func (p *Printer) Servers(r ServersReport) error {
 	kv := serversVerdict(r)
 	kv = append(kv, [2]string{"Requests", fmt.Sprintf("%d to %d server(s) + %d to find them, in %s",
 		r.Requests-r.Discovery.Requests, len(r.Servers), r.Discovery.Requests, millis(r.Millis))})
-	return KeyValues(p.Out, kv)
+	if err := KeyValues(p.Out, kv); err != nil {
+		return err
+	}
+	// --metrics: each server's own watch cache, side by side.
+	rows := make([]metricsRow, 0, len(r.Servers))
+	for _, s := range r.Servers {
+		rows = append(rows, metricsRow{s.Label(), s.Metrics})
+	}
+	return p.metricsTable("SERVER", rows)
 }
 
 // ServersAll prints one table for every resource, a server per row, and a

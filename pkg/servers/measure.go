@@ -9,6 +9,7 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
+	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
 	"github.com/watchrv/kubectl-watchrv/pkg/window"
 )
 
@@ -51,6 +52,9 @@ type Server struct {
 
 	// Window is the full probe of this server (for -v); nil for list.
 	Window *window.Window `json:"-"`
+	// Metrics is this server's own watch-cache metrics around its probe
+	// (probe --servers --metrics): each server has its own watch cache.
+	Metrics *metrics.Report `json:"metrics,omitempty"`
 }
 
 // Answered reports whether the server answered at least one read.
@@ -70,6 +74,9 @@ const (
 type MeasureOptions struct {
 	Mode   Mode
 	Window window.WindowOptions // Search.Budget is replaced by the server's own
+	// Metrics reads the server's /metrics before and after its probe (two
+	// more requests from its budget).
+	Metrics bool
 }
 
 // Measure reads one server: first its current RV (a consistent list, or a
@@ -98,7 +105,14 @@ func Measure(ctx context.Context, c *apiclient.Client, t apiclient.Target, endpo
 	} else {
 		wo := o.Window
 		wo.Search.Budget = b
+		var m0 *metrics.Reading
+		if o.Metrics {
+			m0 = metrics.ReadUnder(ctx, c, b)
+		}
 		w := window.Probe(ctx, c, t, wo)
+		if o.Metrics {
+			s.Metrics = metrics.ForWindow(m0, metrics.ReadUnder(ctx, c, b), w)
+		}
 		s.Window = w
 		if sr := w.Search; sr != nil {
 			s.CurrentRV, s.CurrentKnown, s.Source = sr.Current, true, sr.Source
