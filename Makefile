@@ -5,7 +5,8 @@ LDFLAGS    := -s -w -X main.version=$(VERSION)
 BIN        := bin/kubectl-watchrv
 DEMO_BIN   := bin/watchrv-demo
 GO_TEST    ?= go test
-E2E_FLAGS  ?= -count=1 -timeout 40m
+# -p 4: most e2e time is waiting on real servers (timeouts, windows), not CPU.
+E2E_FLAGS  ?= -count=1 -timeout 40m -p 4
 
 .PHONY: all build demo-bin cluster test unit e2e demo serve lint fmt clean bench
 
