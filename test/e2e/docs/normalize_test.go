@@ -14,7 +14,9 @@ import (
 // is deliberate: the check is about what the command says and how it lays it
 // out, which is where docs drift from code.
 var (
-	uidRE        = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	uidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	// shortUIDRE: the watch table shows the first 8 hex digits of a UID.
+	shortUIDRE   = regexp.MustCompile(`\b[0-9a-f]{8}\b`)
 	timestampRE  = regexp.MustCompile(`\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:?\d\d)?`)
 	clockRE      = regexp.MustCompile(`\b\d\d:\d\d:\d\d(\.\d+)?\b`)
 	durationRE   = regexp.MustCompile(`\b(\d+(\.\d+)?(ns|µs|us|ms|s|m|h))+\b`)
@@ -26,6 +28,7 @@ var (
 
 func normalize(s string) string {
 	s = uidRE.ReplaceAllString(s, "<uid>")
+	s = shortUIDRE.ReplaceAllString(s, "<uid>")
 	s = timestampRE.ReplaceAllString(s, "<time>")
 	s = clockRE.ReplaceAllString(s, "<time>")
 	s = durationRE.ReplaceAllString(s, "<duration>")
