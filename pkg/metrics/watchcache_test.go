@@ -72,3 +72,28 @@ func TestExplainRecorded(t *testing.T) {
 // of such a server could be recorded here (only v1.37.2 runs), and the
 // module cache holds only k8s.io/apiserver v0.37.2, so no older exposition
 // is tested: Pick's "resource" branch is covered by the label rule only.
+
+// A real kube-apiserver v1.33.5 (built from the Go module proxy, recorded
+// by test/e2e/probe TestRecordMetrics with WATCHRV_RECORD_METRICS_VERSION):
+// before 1.34 the series carry one "resource" label ("deployments.apps"
+// for a grouped resource), and before 1.36 the bookmark counter is
+// etcd_bookmark_counts. The parser works from what the server exposes.
+func TestPickRecordedV1335(t *testing.T) {
+	f, err := os.Open("testdata/v1.33.5.metrics.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fams, err := Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := fams.Pick("", "configmaps")
+	if w.Labels != "resource" || w.Capacity == nil || *w.Capacity != 100 || w.ResourceVersion == nil || *w.ResourceVersion != 199 ||
+		w.Initializations == nil || *w.Initializations != 1 || w.EtcdBookmarks == nil || *w.EtcdBookmarks != 1 {
+		t.Fatalf("configmaps on v1.33.5: %+v", w)
+	}
+	if d := fams.Pick("apps", "deployments"); !d.Found() || d.Labels != "resource" {
+		t.Errorf("deployments.apps on v1.33.5: %+v", d)
+	}
+}

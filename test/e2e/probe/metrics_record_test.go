@@ -81,7 +81,15 @@ func TestRecordMetrics(t *testing.T) {
 	if os.Getenv("WATCHRV_RECORD_METRICS") == "" {
 		return
 	}
-	out := filepath.Join(framework.RepoRoot(), "pkg", "metrics", "testdata", "v1.37.2.metrics.txt")
+	// An older server's text is recorded the same way: point
+	// WATCHRV_CLUSTER_BIN at a directory holding that kube-apiserver (built
+	// from the Go module proxy like test/cluster/build.sh does) and etcd,
+	// and name its version in WATCHRV_RECORD_METRICS_VERSION.
+	version := os.Getenv("WATCHRV_RECORD_METRICS_VERSION")
+	if version == "" {
+		version = "v1.37.2"
+	}
+	out := filepath.Join(framework.RepoRoot(), "pkg", "metrics", "testdata", version+".metrics.txt")
 	if err := os.WriteFile(out, []byte(strings.Join(kept, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
