@@ -21,23 +21,18 @@ type ProbeOptions struct {
 	*RootOptions
 	serversFlags
 
-	Resource      string
-	All           bool
-	AllNamespaces bool
-	Verbose       bool
-	Verify        bool
-	Future        bool
-	FutureAhead   uint64
-	Interval      time.Duration
-	Duration      time.Duration
-	MaxRequests   int
-	QPS           float64
-	ProbeWait     time.Duration
-	Output        string
-	Metrics       bool
-
-	namespace         string
-	namespaceExplicit bool
+	resourceScope
+	Verbose     bool
+	Verify      bool
+	Future      bool
+	FutureAhead uint64
+	Interval    time.Duration
+	Duration    time.Duration
+	MaxRequests int
+	QPS         float64
+	ProbeWait   time.Duration
+	Output      string
+	Metrics     bool
 }
 
 func newProbeCommand(root *RootOptions) *cobra.Command {
@@ -105,16 +100,7 @@ controller can survive without a relist.
 
 // Complete fills in the namespace.
 func (o *ProbeOptions) Complete(cmd *cobra.Command, args []string) error {
-	if len(args) == 1 {
-		o.Resource = args[0]
-	}
-	ns, err := o.Namespace()
-	if err != nil {
-		return err
-	}
-	o.namespace = ns
-	o.namespaceExplicit = o.ConfigFlags.Namespace != nil && *o.ConfigFlags.Namespace != ""
-	return nil
+	return o.completeScope(&o.resourceScope, args)
 }
 
 // Validate rejects bad flags with a one-line error.

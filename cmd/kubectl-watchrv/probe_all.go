@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -17,19 +16,9 @@ import (
 // resource and one --qps limit for the whole run. A resource that fails
 // (forbidden, opaque RV, budget) is a row with its reason, never dropped.
 func (o *ProbeOptions) runAll(ctx context.Context, p *render.Printer, client *apiclient.Client, budget *apiclient.Budget) error {
-	disco, err := o.ConfigFlags.ToDiscoveryClient()
+	resources, err := o.listableResources(p)
 	if err != nil {
-		return o.kubeconfigError(err)
-	}
-	resources, derr := apiclient.ListableResources(disco)
-	if len(resources) == 0 {
-		if derr == nil {
-			derr = errors.New("discovery lists no resource that supports list and watch")
-		}
-		return o.requestError(derr, "get", "discovery")
-	}
-	if derr != nil {
-		p.Warnf("part of discovery failed (%v): the resources of the failing groups are missing", oneLine(derr.Error()))
+		return err
 	}
 	start := time.Now()
 	var rows []render.ProbeReport
@@ -42,10 +31,7 @@ func (o *ProbeOptions) runAll(ctx context.Context, p *render.Printer, client *ap
 			p.ProgressDone()
 			return withCode(ExitFailure, fmt.Errorf("interrupted after %d of %d resources", len(rows), len(resources)))
 		}
-		t := apiclient.Target{Resource: res}
-		if res.Namespaced && o.namespaceExplicit && !o.AllNamespaces {
-			t.Namespace = o.namespace
-		}
+		t := o.allTarget(res)
 		budget.Reset()
 		w := window.Probe(ctx, client, t, o.windowOptions(budget))
 		total += w.Requests

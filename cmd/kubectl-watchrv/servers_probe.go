@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -54,16 +53,9 @@ func (o *ProbeOptions) runServers(ctx context.Context, p *render.Printer) error 
 // runServersAll is probe --all --servers: every resource, every server; one
 // row per server and resource.
 func (o *ProbeOptions) runServersAll(ctx context.Context, p *render.Printer, found servers.Found, clients []*apiclient.Client, errs []error, budget *apiclient.Budget, mo servers.MeasureOptions) error {
-	disco, err := o.ConfigFlags.ToDiscoveryClient()
+	resources, err := o.listableResources(p)
 	if err != nil {
-		return o.kubeconfigError(err)
-	}
-	resources, derr := apiclient.ListableResources(disco)
-	if len(resources) == 0 {
-		if derr == nil {
-			derr = errors.New("discovery lists no resource that supports list and watch")
-		}
-		return o.requestError(derr, "get", "discovery")
+		return err
 	}
 	start := time.Now()
 	all := render.ServersAllReport{Discovery: found, Requests: found.Requests}
@@ -73,10 +65,7 @@ func (o *ProbeOptions) runServersAll(ctx context.Context, p *render.Printer, fou
 		if ctx.Err() != nil {
 			return withCode(ExitFailure, fmt.Errorf("interrupted after %d of %d resources", len(all.Resources), len(resources)))
 		}
-		t := apiclient.Target{Resource: res}
-		if res.Namespaced && o.namespaceExplicit && !o.AllNamespaces {
-			t.Namespace = o.namespace
-		}
+		t := o.allTarget(res)
 		v := servers.Observe(ctx, clients, errs, found.Endpoints, t, budget, o.MaxRequests, mo, o.fromRV)
 		r := render.NewServersReport("probe", servers.Found{}, v)
 		all.Resources = append(all.Resources, r)

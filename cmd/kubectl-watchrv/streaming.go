@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -19,15 +18,10 @@ import (
 type StreamingOptions struct {
 	*RootOptions
 
-	Resource      string
-	All           bool
-	AllNamespaces bool
-	Deadline      time.Duration
-	QPS           float64
-	Output        string
-
-	namespace         string
-	namespaceExplicit bool
+	resourceScope
+	Deadline time.Duration
+	QPS      float64
+	Output   string
 }
 
 func newStreamingCommand(root *RootOptions) *cobra.Command {
@@ -86,16 +80,7 @@ state, or could not be checked.`,
 
 // Complete fills in the namespace.
 func (o *StreamingOptions) Complete(cmd *cobra.Command, args []string) error {
-	if len(args) == 1 {
-		o.Resource = args[0]
-	}
-	ns, err := o.Namespace()
-	if err != nil {
-		return err
-	}
-	o.namespace = ns
-	o.namespaceExplicit = o.ConfigFlags.Namespace != nil && *o.ConfigFlags.Namespace != ""
-	return nil
+	return o.completeScope(&o.resourceScope, args)
 }
 
 // Validate rejects bad flags with a one-line error.
@@ -141,24 +126,21 @@ func (o *StreamingOptions) Run(ctx context.Context) error {
 		}
 		return o.resultError(r)
 	}
-	resources, err := o.listable()
+	resources, err := o.listableResources(p)
 	if err != nil {
 		return err
 	}
 	var rows []streaming.Result
 	for i, res := range resources {
 		if ctx.Err() != nil {
-			p.StreamingProgress(0, 0, "")
+			p.ProgressDone()
 			return withCode(ExitFailure, fmt.Errorf("interrupted after %d of %d resources", len(rows), len(resources)))
 		}
-		p.StreamingProgress(i+1, len(resources), res.Name())
-		t := apiclient.Target{Resource: res}
-		if res.Namespaced && o.namespaceExplicit && !o.AllNamespaces {
-			t.Namespace = o.namespace
-		}
+		p.Progress("[%d/%d] checking %s", i+1, len(resources), res.Name())
+		t := o.allTarget(res)
 		rows = append(rows, streaming.Check(ctx, client, t, opts))
 	}
-	p.StreamingProgress(0, 0, "")
+	p.ProgressDone()
 	report := render.NewStreamingReport(rows, o.Deadline, time.Since(start))
 	if err := p.Streaming(report); err != nil {
 		return err
@@ -171,25 +153,6 @@ func (o *StreamingOptions) Run(ctx context.Context) error {
 		return withCode(ExitForbidden, fmt.Errorf("forbidden: all %d resources refused the streaming watch: streaming --all needs RBAC permission to list and watch them", len(rows)))
 	}
 	return nil
-}
-
-// listable is every resource of discovery that supports list and watch.
-func (o *StreamingOptions) listable() ([]apiclient.Resource, error) {
-	disco, err := o.ConfigFlags.ToDiscoveryClient()
-	if err != nil {
-		return nil, o.kubeconfigError(err)
-	}
-	resources, derr := apiclient.ListableResources(disco)
-	if len(resources) == 0 {
-		if derr == nil {
-			derr = errors.New("discovery lists no resource that supports list and watch")
-		}
-		return nil, o.requestError(derr, "get", "discovery")
-	}
-	if derr != nil {
-		o.Printer(o.Output).Warnf("part of discovery failed (%v): the resources of the failing groups are missing", oneLine(derr.Error()))
-	}
-	return resources, nil
 }
 
 // resultError is the exit of a one-resource check: 0 when the informer

@@ -94,19 +94,6 @@ func streamingNote(r streaming.Result) string {
 	return ""
 }
 
-// StreamingProgress shows "[i/n] resource" on stderr while --all runs, only
-// when stderr is a terminal (a log or a pipe gets nothing).
-func (p *Printer) StreamingProgress(i, n int, resource string) {
-	if !isTerminal(p.ErrOut) {
-		return
-	}
-	if resource == "" {
-		fmt.Fprint(p.ErrOut, "\r\033[K")
-		return
-	}
-	fmt.Fprintf(p.ErrOut, "\r\033[K[%d/%d] checking %s", i, n, resource)
-}
-
 func statusPaint(s Style, st streaming.Status) func(a ...any) string {
 	switch st {
 	case streaming.StatusCorrect:

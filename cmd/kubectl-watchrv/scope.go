@@ -1,0 +1,65 @@
+package main
+
+import (
+	"errors"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/render"
+)
+
+// resourceScope is what probe and streaming share: one RESOURCE or --all,
+// and the namespace they look in.
+type resourceScope struct {
+	Resource      string
+	All           bool
+	AllNamespaces bool
+
+	namespace string
+	// namespaceExplicit: -n was given, so --all stays in that namespace.
+	namespaceExplicit bool
+}
+
+// completeScope fills in RESOURCE and the namespace.
+func (o *RootOptions) completeScope(s *resourceScope, args []string) error {
+	if len(args) == 1 {
+		s.Resource = args[0]
+	}
+	ns, err := o.Namespace()
+	if err != nil {
+		return err
+	}
+	s.namespace = ns
+	s.namespaceExplicit = o.ConfigFlags.Namespace != nil && *o.ConfigFlags.Namespace != ""
+	return nil
+}
+
+// target is the collection of res in the scope of --all: one namespace
+// only when -n was given (and not -A).
+func (s *resourceScope) allTarget(res apiclient.Resource) apiclient.Target {
+	t := apiclient.Target{Resource: res}
+	if res.Namespaced && s.namespaceExplicit && !s.AllNamespaces {
+		t.Namespace = s.namespace
+	}
+	return t
+}
+
+// listableResources is every resource of discovery that supports list and
+// watch (--all); a partly failed discovery is a warning, a wholly failed
+// one the error.
+func (o *RootOptions) listableResources(p *render.Printer) ([]apiclient.Resource, error) {
+	disco, err := o.ConfigFlags.ToDiscoveryClient()
+	if err != nil {
+		return nil, o.kubeconfigError(err)
+	}
+	resources, derr := apiclient.ListableResources(disco)
+	if len(resources) == 0 {
+		if derr == nil {
+			derr = errors.New("discovery lists no resource that supports list and watch")
+		}
+		return nil, o.requestError(derr, "get", "discovery")
+	}
+	if derr != nil {
+		p.Warnf("part of discovery failed (%v): the resources of the failing groups are missing", oneLine(derr.Error()))
+	}
+	return resources, nil
+}
