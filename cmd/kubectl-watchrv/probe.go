@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -111,11 +110,10 @@ func (o *ProbeOptions) Validate(cmd *cobra.Command, args []string) error {
 	if err := o.validateServers(cmd, o.serversConflict()); err != nil {
 		return err
 	}
+	if err := o.validateScope(cmd, args, "probes", o.QPS); err != nil {
+		return err
+	}
 	switch {
-	case o.All && len(args) > 0:
-		return usageErrorf(cmd, "--all probes every resource: give no RESOURCE with it")
-	case !o.All && len(args) != 1:
-		return usageErrorf(cmd, "expected one RESOURCE (for example configmaps, cm, deployments.apps) or --all, got %d argument(s)", len(args))
 	case o.All && (o.Interval > 0 || o.Duration > 0):
 		return usageErrorf(cmd, "--interval and --duration follow one resource: give a RESOURCE instead of --all")
 	case o.All && o.Future:
@@ -128,8 +126,6 @@ func (o *ProbeOptions) Validate(cmd *cobra.Command, args []string) error {
 		return usageErrorf(cmd, "--duration %s must cover at least two --interval %s rounds to measure a rate", o.Duration, o.Interval)
 	case o.MaxRequests < 2:
 		return usageErrorf(cmd, "--max-requests %d is too small: a probe needs at least 2 requests (the current RV and one watch); default 64", o.MaxRequests)
-	case math.IsNaN(o.QPS) || math.IsInf(o.QPS, 0) || o.QPS <= 0:
-		return usageErrorf(cmd, "--qps %g is not a rate: give a number of requests per second above 0 (default 5)", o.QPS)
 	case o.ProbeWait < 50*time.Millisecond || o.ProbeWait > 30*time.Second:
 		return usageErrorf(cmd, "--probe-wait %s must be between 50ms and 30s (default %s)", o.ProbeWait, window.DefaultTryWait)
 	case o.FutureAhead == 0:

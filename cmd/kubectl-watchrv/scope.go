@@ -2,7 +2,9 @@ package main
 
 import (
 	"errors"
+	"math"
 
+	"github.com/spf13/cobra"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
 )
@@ -62,4 +64,18 @@ func (o *RootOptions) listableResources(p *render.Printer) ([]apiclient.Resource
 		p.Warnf("part of discovery failed (%v): the resources of the failing groups are missing", oneLine(derr.Error()))
 	}
 	return resources, nil
+}
+
+// validateScope checks RESOURCE against --all and --qps, the flags every
+// command with a scope shares; verb says what --all does ("probes").
+func (s *resourceScope) validateScope(cmd *cobra.Command, args []string, verb string, qps float64) error {
+	switch {
+	case s.All && len(args) > 0:
+		return usageErrorf(cmd, "--all %s every resource: give no RESOURCE with it", verb)
+	case !s.All && len(args) != 1:
+		return usageErrorf(cmd, "expected one RESOURCE (for example configmaps, cm, deployments.apps) or --all, got %d argument(s)", len(args))
+	case math.IsNaN(qps) || math.IsInf(qps, 0) || qps <= 0:
+		return usageErrorf(cmd, "--qps %g is not a rate: give a number of requests per second above 0 (default 5)", qps)
+	}
+	return nil
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -88,15 +87,12 @@ func (o *StreamingOptions) Validate(cmd *cobra.Command, args []string) error {
 	if err := render.ValidateFormat(o.Output); err != nil {
 		return usageErrorf(cmd, "%v", err)
 	}
+	if err := o.validateScope(cmd, args, "checks", o.QPS); err != nil {
+		return err
+	}
 	switch {
-	case o.All && len(args) > 0:
-		return usageErrorf(cmd, "--all checks every resource: give no RESOURCE with it")
-	case !o.All && len(args) != 1:
-		return usageErrorf(cmd, "expected one RESOURCE (for example configmaps, cm, widgets.example.com) or --all, got %d argument(s)", len(args))
 	case o.Deadline < 100*time.Millisecond || o.Deadline > 10*time.Minute:
 		return usageErrorf(cmd, "--deadline %s must be between 100ms and 10m (default 10s)", o.Deadline)
-	case math.IsNaN(o.QPS) || math.IsInf(o.QPS, 0) || o.QPS <= 0:
-		return usageErrorf(cmd, "--qps %g is not a rate: give a number of requests per second above 0 (default 5)", o.QPS)
 	}
 	return nil
 }
