@@ -1,0 +1,198 @@
+package diagnose
+
+// The matchers of resourceVersion errors: too new (TooLarge), too old (the
+// watch cache, etcd, continue tokens, etcd v2), and the compaction edge.
+
+import (
+	"fmt"
+	"strings"
+)
+
+func matchTooLarge(s *signals, d *Diagnosis) bool {
+	i := strings.Index(s.text, phraseTooLarge)
+	if i < 0 || !strings.HasPrefix(s.text[i+len(phraseTooLarge):], ": ") {
+		if !s.causeLarge {
+			return false
+		}
+		return set(d, KindResourceVersionTooLarge, ConfidenceMedium, "")
+	}
+	n, j := digitsAt(s.text, i+len(phraseTooLarge)+2)
+	end := j
+	var m string
+	if strings.HasPrefix(s.text[j:], qualCurrent) {
+		m, end = digitsAt(s.text, j+len(qualCurrent))
+	}
+	d.RequestedResourceVersion, d.CurrentResourceVersion = orKeep(n, d.RequestedResourceVersion), m
+	d.Gap = subtract(n, m)
+	start := i
+	if strings.HasSuffix(s.text[:i], "Timeout: ") {
+		start = i - len("Timeout: ")
+	}
+	conf := ConfidenceHigh
+	if n == "" || m == "" {
+		conf = ConfidenceMedium
+	}
+	if n != "" && m == "" {
+		note(d, "the current RV is missing from this text (the server prints \"Too large resource version: N, current: M\"): the gap is unknown")
+	}
+	kind := KindResourceVersionTooLarge
+	if s.code == 429 || s.reason == "TooManyRequests" {
+		kind = KindConsistentReadCacheLagging
+	}
+	return set(d, kind, conf, s.text[start:end])
+}
+
+func matchTooOld(s *signals, d *Diagnosis) bool {
+	i := strings.Index(s.text, phraseTooOld)
+	if i < 0 {
+		return false
+	}
+	x, j := "", i+len(phraseTooOld)
+	if strings.HasPrefix(s.text[j:], ": ") {
+		x, j = digitsAt(s.text, j+2)
+	}
+	if x == "" {
+		// The server always prints the requested RV: this text was cut, or
+		// written by a client, a proxy or a fake server.
+		note(d, "the wording has none of the numbers the API server prints with it (\"too old resource version: X (Y)\"): the requested and oldest RVs are unknown, and so is which window expired")
+		return set(d, KindTooOldResourceVersion, ConfidenceLow, phraseTooOld)
+	}
+	d.RequestedResourceVersion = x
+	if strings.HasPrefix(s.text[j:], " (") {
+		y, k := digitsAt(s.text, j+2)
+		if y != "" && k < len(s.text) && s.text[k] == ')' {
+			d.OldestResourceVersion = y
+			d.Gap = subtract(y, x)
+			return set(d, KindWatchCacheWindow, ConfidenceHigh, s.text[i:k+1])
+		}
+		if y != "" || k == len(s.text) {
+			// "214 (25" or "214 (": the window form, cut before its ')'.
+			note(d, fmt.Sprintf("the oldest servable RV is missing: the text is cut at %q, before the closing parenthesis", s.text[j:k]))
+			return set(d, KindWatchCacheWindow, ConfidenceMedium, s.text[i:k])
+		}
+	}
+	return set(d, KindWatchCacheSnapshot, ConfidenceMedium, s.text[i:j])
+}
+
+func matchEtcdWatch(s *signals, d *Diagnosis) bool {
+	if !strings.Contains(s.text, phraseWatchTooOld) {
+		return false
+	}
+	return set(d, KindEtcdCompactedWatch, ConfidenceHigh, phraseWatchTooOld)
+}
+
+func matchEtcdList(s *signals, d *Diagnosis) bool {
+	if !strings.Contains(s.text, phraseListTooOld) {
+		return false
+	}
+	return set(d, KindEtcdCompactedExactList, ConfidenceHigh, phraseListTooOld)
+}
+
+func matchContinue(s *signals, d *Diagnosis) bool {
+	i := strings.Index(s.text, phraseContinueTooOld)
+	if i < 0 {
+		i = strings.Index(s.text, phraseFromTooOld)
+	}
+	if i < 0 {
+		return false
+	}
+	msg := s.text[i:]
+	if k := strings.IndexAny(msg, "\"\n'"); k >= 0 {
+		msg = msg[:k]
+	}
+	msg = strings.TrimRight(msg, `\`)
+	if s.freshToken || strings.Contains(s.text[i:], qualFreshToken) {
+		return set(d, KindContinueExpiredInconsistent, ConfidenceHigh, msg)
+	}
+	return set(d, KindContinueExpired, ConfidenceHigh, msg)
+}
+
+// matchEtcdV2 reads etcd v2's "[oldest/requested]" indexes, each one kept
+// only when the character that closes it is there.
+func matchEtcdV2(s *signals, d *Diagnosis) bool {
+	i := strings.Index(s.text, phraseV2Cleared)
+	if i < 0 {
+		return false
+	}
+	start, end := i, i+len(phraseV2Cleared)
+	if strings.HasSuffix(s.text[:i], "401: ") {
+		start -= len("401: ")
+	}
+	conf := ConfidenceMedium
+	if strings.HasPrefix(s.text[end:], " ("+qualV2History) {
+		p := end + len(" (") + len(qualV2History)
+		oldest, q := digitsAt(s.text, p)
+		end = q
+		if oldest != "" && q < len(s.text) && s.text[q] == '/' {
+			d.OldestResourceVersion = oldest
+			req, r := digitsAt(s.text, q+1)
+			end = r
+			if req != "" && r < len(s.text) && s.text[r] == ']' {
+				d.RequestedResourceVersion = orKeep(req, d.RequestedResourceVersion)
+				d.Gap = subtract(oldest, req)
+				conf, end = ConfidenceHigh, r+1
+				if end < len(s.text) && s.text[end] == ')' {
+					end++
+				}
+			}
+		}
+		if conf != ConfidenceHigh {
+			note(d, fmt.Sprintf("the [oldest/requested] indexes are cut in this text at %q: what is missing is unknown", s.text[p-1:end]))
+		}
+	}
+	return set(d, KindEtcdV2IndexCleared, conf, s.text[start:end])
+}
+
+// matchPrevKv reads the revision of the event a watch lost.
+func matchPrevKv(s *signals, d *Diagnosis) bool {
+	i := strings.Index(s.text, phrasePrevKvNil)
+	if i < 0 {
+		return false
+	}
+	end := i + len(phrasePrevKvNil)
+	conf := ConfidenceMedium
+	if k := strings.Index(s.text[end:min(len(s.text), end+fieldWindow)], qualModRevision); k >= 0 {
+		r, j := digitsAt(s.text, end+k+len(qualModRevision))
+		if r != "" {
+			d.OldestResourceVersion, conf, end = r, ConfidenceHigh, j
+			if c := strings.IndexByte(s.text[j:min(len(s.text), j+40)], ')'); c >= 0 {
+				end = j + c + 1
+			}
+		}
+	}
+	if conf != ConfidenceHigh {
+		note(d, "the revision of the lost event (modRevision=R) is missing from this text")
+	}
+	return set(d, KindWatchEventLostAtCompaction, conf, s.text[i:end])
+}
+
+func matchCompacted(s *signals, d *Diagnosis) bool {
+	i := strings.Index(s.text, phraseCompacted)
+	if i < 0 {
+		return false
+	}
+	msg := etcdMessage(s.text, i, phraseCompacted)
+	if s.code >= 500 || s.reason == "InternalError" || strings.Contains(s.text, phraseInternal) || strings.Contains(s.text, phraseServerErr) {
+		return set(d, KindInternalErrorAtCompaction, ConfidenceMedium, msg)
+	}
+	return set(d, KindEtcdCompacted, ConfidenceHigh, msg)
+}
+
+func matchFutureRev(s *signals, d *Diagnosis) bool {
+	i := strings.Index(s.text, phraseFutureRev)
+	if i < 0 {
+		return false
+	}
+	return set(d, KindEtcdFutureRevision, ConfidenceHigh, etcdMessage(s.text, i, phraseFutureRev))
+}
+
+// etcdMessage widens an etcd phrase to "etcdserver: mvcc: ..." when present.
+func etcdMessage(t string, i int, phrase string) string {
+	start := i
+	for _, p := range []string{"mvcc: ", "etcdserver: "} {
+		if strings.HasSuffix(t[:start], p) {
+			start -= len(p)
+		}
+	}
+	return t[start : i+len(phrase)]
+}
