@@ -16,9 +16,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.uber.org/zap"
 )
 
 // Tokens of the static users every cluster has.
@@ -356,81 +353,6 @@ func (c *Cluster) PauseAPIServer(i int) error { return c.APIServers[i].proc.sign
 
 // ResumeAPIServer continues a paused API server (SIGCONT).
 func (c *Cluster) ResumeAPIServer(i int) error { return c.APIServers[i].proc.signal(syscall.SIGCONT) }
-
-// Etcd returns a client of the cluster's etcd; close it after use.
-func (c *Cluster) Etcd() (*clientv3.Client, error) {
-	return clientv3.New(clientv3.Config{Endpoints: []string{c.EtcdURL}, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
-}
-
-// Compact compacts etcd at revision rev (physically, so that it is in force
-// when this returns). Requests for revisions below rev then fail with 410.
-func (c *Cluster) Compact(ctx context.Context, rev int64) error {
-	cli, err := c.Etcd()
-	if err != nil {
-		return err
-	}
-	defer cli.Close()
-	_, err = cli.Compact(ctx, rev, clientv3.WithCompactPhysical())
-	return err
-}
-
-// EtcdRevision returns etcd's current revision (the newest RV).
-func (c *Cluster) EtcdRevision(ctx context.Context) (int64, error) {
-	cli, err := c.Etcd()
-	if err != nil {
-		return 0, err
-	}
-	defer cli.Close()
-	resp, err := cli.Get(ctx, "/watchrv-revision-probe")
-	if err != nil {
-		return 0, err
-	}
-	return resp.Header.Revision, nil
-}
-
-// WriteKubeconfig writes a kubeconfig for API server a with a bearer token.
-func (c *Cluster) WriteKubeconfig(name string, a *APIServer, token string) (string, error) {
-	if _, err := os.Stat(a.CAFile); err != nil {
-		return "", fmt.Errorf("the API server's certificate: %w", err)
-	}
-	return c.WriteKubeconfigFor(name, a.URL, a.CAFile, token)
-}
-
-// WriteKubeconfigFor writes a kubeconfig for any server, CA file and token
-// (the fault tests use a wrong CA, a bad token, a closed port).
-func (c *Cluster) WriteKubeconfigFor(name, server, caFile, token string) (string, error) {
-	return c.WriteKubeconfigVia(name, server, caFile, token, "")
-}
-
-// WriteKubeconfigVia is WriteKubeconfigFor with a proxy-url (none when
-// empty): client-go then reaches the server through that HTTP CONNECT proxy.
-func (c *Cluster) WriteKubeconfigVia(name, server, caFile, token, proxyURL string) (string, error) {
-	path := filepath.Join(c.Dir, name)
-	proxyLine := ""
-	if proxyURL != "" {
-		proxyLine = "\n    proxy-url: " + proxyURL
-	}
-	content := fmt.Sprintf(`apiVersion: v1
-kind: Config
-clusters:
-- name: watchrv-e2e
-  cluster:
-    server: %s
-    certificate-authority: %s%s
-users:
-- name: user
-  user:
-    token: %s
-contexts:
-- name: watchrv-e2e
-  context:
-    cluster: watchrv-e2e
-    user: user
-    namespace: default
-current-context: watchrv-e2e
-`, server, caFile, proxyLine, token)
-	return path, os.WriteFile(path, []byte(content), 0o600)
-}
 
 func (c *Cluster) waitFor(ctx context.Context, p *process, timeout time.Duration, ready func() bool) error {
 	deadline := time.Now().Add(timeout)

@@ -1,0 +1,40 @@
+package framework
+
+import (
+	"context"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+)
+
+// Etcd returns a client of the cluster's etcd; close it after use.
+func (c *Cluster) Etcd() (*clientv3.Client, error) {
+	return clientv3.New(clientv3.Config{Endpoints: []string{c.EtcdURL}, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+}
+
+// Compact compacts etcd at revision rev (physically, so that it is in force
+// when this returns). Requests for revisions below rev then fail with 410.
+func (c *Cluster) Compact(ctx context.Context, rev int64) error {
+	cli, err := c.Etcd()
+	if err != nil {
+		return err
+	}
+	defer cli.Close()
+	_, err = cli.Compact(ctx, rev, clientv3.WithCompactPhysical())
+	return err
+}
+
+// EtcdRevision returns etcd's current revision (the newest RV).
+func (c *Cluster) EtcdRevision(ctx context.Context) (int64, error) {
+	cli, err := c.Etcd()
+	if err != nil {
+		return 0, err
+	}
+	defer cli.Close()
+	resp, err := cli.Get(ctx, "/watchrv-revision-probe")
+	if err != nil {
+		return 0, err
+	}
+	return resp.Header.Revision, nil
+}
