@@ -137,6 +137,10 @@ func (r *watchRun) showHTTPStatus(serr error) bool {
 // metadata list of one item): the server holds a watch from the future
 // silently, which looks exactly like a quiet collection.
 func (r *watchRun) warnIfAhead(ctx context.Context, rv string) {
+	// Advisory: bounded, so that a server that cannot reach etcd (where a
+	// consistent list waits) does not hold up the watch itself.
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
 	cur, _, err := listing.CurrentRV(ctx, r.client, r.target)
 	if err != nil {
 		r.p.Warnf("cannot read the current RV to check --rv %s against it: %s", rv, oneLine(err.Error()))

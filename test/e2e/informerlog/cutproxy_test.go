@@ -7,6 +7,7 @@ import (
 	"net"
 	"sync"
 	"testing"
+	"time"
 )
 
 // cutProxy forwards TCP from a loopback port to an API server and can cut
@@ -22,6 +23,14 @@ type cutProxy struct {
 	mu    sync.Mutex
 	ln    net.Listener
 	conns map[net.Conn]struct{}
+	// resetting: accept, then close at once (the client's dial works and
+	// its TLS handshake meets EOF: an error client-go does not retry as a
+	// watch, unlike a refused connection).
+	resetting bool
+	// lifetime, when set, closes every new connection that long after it
+	// was made: a watch through it ends within a second with no event,
+	// which client-go's reflector does not take as a normal end.
+	lifetime time.Duration
 }
 
 func newCutProxy(t *testing.T, upstream string) *cutProxy {
@@ -42,7 +51,14 @@ func (p *cutProxy) serve(ln net.Listener) {
 		if err != nil {
 			return
 		}
-		up, err := net.Dial("tcp", p.upstream)
+		p.mu.Lock()
+		resetting, upstream, lifetime := p.resetting, p.upstream, p.lifetime
+		p.mu.Unlock()
+		if resetting {
+			c.Close()
+			continue
+		}
+		up, err := net.Dial("tcp", upstream)
 		if err != nil {
 			c.Close()
 			continue
@@ -50,6 +66,9 @@ func (p *cutProxy) serve(ln net.Listener) {
 		p.mu.Lock()
 		p.conns[c], p.conns[up] = struct{}{}, struct{}{}
 		p.mu.Unlock()
+		if lifetime > 0 {
+			time.AfterFunc(lifetime, func() { c.Close(); up.Close() })
+		}
 		go p.pipe(c, up)
 	}
 }
@@ -81,9 +100,45 @@ func (p *cutProxy) cut() {
 	}
 }
 
+// cutAndReset closes every open connection and then accepts new ones only
+// to close them, until restore.
+func (p *cutProxy) cutAndReset() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.resetting = true
+	for c := range p.conns {
+		c.Close()
+	}
+}
+
+// cutAndShorten closes every open connection and lets new ones live only
+// for d, until restore.
+func (p *cutProxy) cutAndShorten(d time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.lifetime = d
+	for c := range p.conns {
+		c.Close()
+	}
+}
+
+// retarget sends the connections made from now on to upstream.
+func (p *cutProxy) retarget(upstream string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.upstream = upstream
+}
+
 // restore listens again on the same port.
 func (p *cutProxy) restore() {
 	p.t.Helper()
+	p.mu.Lock()
+	wasResetting := (p.resetting || p.lifetime > 0) && p.ln != nil
+	p.resetting, p.lifetime = false, 0
+	p.mu.Unlock()
+	if wasResetting {
+		return // still listening
+	}
 	ln, err := net.Listen("tcp", p.addr)
 	if err != nil {
 		p.t.Fatalf("re-listening on %s: %v", p.addr, err)
