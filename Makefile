@@ -7,6 +7,11 @@ DEMO_BIN   := bin/watchrv-demo
 GO_TEST    ?= go test
 # -p 4: most e2e time is waiting on real servers (timeouts, windows), not CPU.
 E2E_FLAGS  ?= -count=1 -timeout 40m -p 4
+# The e2e packages, the longest first, so that four at a time end together;
+# a package missing here is caught by e2e-pkgs-check (part of make unit).
+E2E_PKGS   := ./test/e2e/informerlog ./test/e2e/watch ./test/e2e/faults ./test/e2e/probe \
+              ./test/e2e/demo ./test/e2e/proof ./test/e2e/docs ./test/e2e/streaming \
+              ./test/e2e/krew ./test/e2e/aggregated ./test/e2e/ha ./test/e2e/list ./test/e2e/framework
 
 .PHONY: all build demo-bin cluster test unit e2e demo serve lint fmt clean bench
 
@@ -24,7 +29,7 @@ unit:
 	$(GO_TEST) -count=1 ./...
 
 e2e: cluster
-	WATCHRV_CLUSTER_BIN=$$(bash test/cluster/build.sh) $(GO_TEST) -tags e2e $(E2E_FLAGS) ./test/e2e/...
+	WATCHRV_CLUSTER_BIN=$$(bash test/cluster/build.sh) $(GO_TEST) -tags e2e $(E2E_FLAGS) $(E2E_PKGS)
 
 demo-bin:
 	go build -o $(DEMO_BIN) ./test/e2e/demo
@@ -78,4 +83,9 @@ docs: docs-reference cluster ## Regenerate docs/reference/ and every captured ou
 # make test and make unit also check the manifest and the reference; make e2e
 # runs test/e2e/krew (host archive, real krew install), test/e2e/docs
 # (capture drift) and test/e2e/demo (make serve stops its cluster when killed).
-unit: krew-check docs-reference-check
+unit: krew-check docs-reference-check e2e-pkgs-check
+
+.PHONY: e2e-pkgs-check
+e2e-pkgs-check: ## every e2e package is in E2E_PKGS
+	@for d in $$(go list -tags e2e ./test/e2e/... | sed 's|github.com/watchrv/kubectl-watchrv/|./|'); do \
+	  case " $(E2E_PKGS) " in *" $$d "*) ;; *) if ls $$d/*_test.go >/dev/null 2>&1; then echo "e2e package $$d is not in E2E_PKGS (Makefile)"; exit 1; fi;; esac; done
