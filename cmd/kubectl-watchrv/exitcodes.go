@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
+
 	"github.com/spf13/cobra"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 )
@@ -65,7 +67,7 @@ func usageErrorf(cmd *cobra.Command, format string, args ...any) error {
 }
 
 func kubeconfigError(err error, contexts []string) error {
-	msg := oneLine(err.Error())
+	msg := text.OneLine(err.Error())
 	if strings.Contains(msg, "context") && len(contexts) > 0 {
 		return withCode(ExitUsage, fmt.Errorf("cannot load kubeconfig: %s: choose a context with --context: %s (kubectl config get-contexts)", msg, strings.Join(contexts, ", ")))
 	}
@@ -97,10 +99,4 @@ func exitCode(err error) int {
 		return ExitRVProblem
 	}
 	return ExitFailure
-}
-
-// oneLine folds a multi-line message so every error is a single line.
-func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
 }

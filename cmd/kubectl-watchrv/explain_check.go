@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
+
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
@@ -35,7 +37,7 @@ func checkNow(ctx context.Context, c *apiclient.Client, t apiclient.Target, d di
 		_, err := listing.List(ctx, c, t, listing.PageOptions{Limit: 1, ResourceVersion: requested, ResourceVersionMatch: "NotOlderThan"})
 		tr := &diagnose.Tried{Request: fmt.Sprintf("a list not older than RV %d", rv), Works: err == nil, Answer: "answered"}
 		if err != nil {
-			tr.Answer = oneLine(err.Error())
+			tr.Answer = text.OneLine(err.Error())
 		}
 		return tr
 	}

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"syscall"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
+
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -149,6 +151,6 @@ func run(args []string, streams genericiooptions.IOStreams) (code int) {
 	if err == nil {
 		return ExitOK
 	}
-	fmt.Fprintln(streams.ErrOut, "error: "+oneLine(err.Error()))
+	fmt.Fprintln(streams.ErrOut, "error: "+text.OneLine(err.Error()))
 	return exitCode(err)
 }

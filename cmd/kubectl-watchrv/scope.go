@@ -4,6 +4,8 @@ import (
 	"errors"
 	"math"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
+
 	"github.com/spf13/cobra"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
@@ -61,7 +63,7 @@ func (o *RootOptions) listableResources(p *render.Printer) ([]apiclient.Resource
 		return nil, o.requestError(derr, "get", "discovery")
 	}
 	if derr != nil {
-		p.Warnf("part of discovery failed (%v): the resources of the failing groups are missing", oneLine(derr.Error()))
+		p.Warnf("part of discovery failed (%v): the resources of the failing groups are missing", text.OneLine(derr.Error()))
 	}
 	return resources, nil
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
+
 	"github.com/spf13/cobra"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
@@ -165,7 +167,7 @@ func (o *StreamingOptions) resultError(r streaming.Result) error {
 	case r.Status == streaming.StatusIncorrect:
 		return withCode(ExitFailure, fmt.Errorf("%s: %s", r.Resource, r.Problems[0]))
 	case r.Status == streaming.StatusError:
-		return withCode(ExitFailure, fmt.Errorf("the streaming check of %s failed: %s", r.Resource, oneLine(r.Error)))
+		return withCode(ExitFailure, fmt.Errorf("the streaming check of %s failed: %s", r.Resource, text.OneLine(r.Error)))
 	}
 	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
+
 	"github.com/spf13/cobra"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
@@ -72,7 +74,7 @@ func (o *VersionOptions) Run(ctx context.Context) error {
 		}
 	}
 	if serr != nil {
-		info.ServerError = oneLine(serr.Error())
+		info.ServerError = text.OneLine(serr.Error())
 	}
 	if err := o.Printer(o.Output).Version(info); err != nil {
 		return err

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
+
 	"github.com/spf13/cobra"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
@@ -143,7 +145,7 @@ func (r *watchRun) warnIfAhead(ctx context.Context, rv string) {
 	defer cancel()
 	cur, _, err := listing.CurrentRV(ctx, r.client, r.target)
 	if err != nil {
-		r.p.Warnf("cannot read the current RV to check --rv %s against it: %s", rv, oneLine(err.Error()))
+		r.p.Warnf("cannot read the current RV to check --rv %s against it: %s", rv, text.OneLine(err.Error()))
 		return
 	}
 	n, ok1 := apiclient.ParseRV(rv)
@@ -193,7 +195,7 @@ func (r *watchRun) explainDelete(m apiclient.ItemMeta) string {
 	defer cancel()
 	cause, err := follow.DeleteCause(ctx, r.client, r.target, m)
 	if err != nil {
-		r.p.Warnf("--explain-deletes: cannot GET %s/%s: %s", m.Namespace, m.Name, oneLine(err.Error()))
+		r.p.Warnf("--explain-deletes: cannot GET %s/%s: %s", m.Namespace, m.Name, text.OneLine(err.Error()))
 	}
 	return cause
 }

@@ -2,7 +2,8 @@ package metrics
 
 import (
 	"context"
-	"strings"
+
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
@@ -28,7 +29,7 @@ func ReadUnder(ctx context.Context, c *apiclient.Client, b *apiclient.Budget) *R
 	case diagnose.ClassifyFailure(err) == diagnose.FailureForbidden:
 		return &Reading{Note: `watch-cache metrics not shown: /metrics is forbidden to this user (it needs a ClusterRole with nonResourceURLs ["/metrics"], verbs ["get"])`}
 	}
-	return &Reading{Note: "watch-cache metrics not shown: GET /metrics failed: " + strings.Join(strings.Fields(err.Error()), " ")}
+	return &Reading{Note: "watch-cache metrics not shown: GET /metrics failed: " + text.OneLine(err.Error())}
 }
 
 // ForWindow cross-checks a probed window with the reads before and after

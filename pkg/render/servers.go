@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
+
 	"github.com/watchrv/kubectl-watchrv/pkg/servers"
 )
 
@@ -200,7 +202,7 @@ func serversVerdict(r ServersReport) [][2]string {
 		kv = append(kv, [2]string{fmt.Sprintf("Reconnect from RV %d", rc.ResourceVersion), reconnectText(rc)})
 	}
 	if v.LargestLagServer != "" {
-		lag := fmt.Sprintf("%s RVs, server %s", thousands(v.LargestLag), v.LargestLagServer)
+		lag := fmt.Sprintf("%s RVs, server %s", text.Thousands(v.LargestLag), v.LargestLagServer)
 		if v.LargestLag == 0 {
 			lag = "0: every watch cache has seen the current RV"
 		}
@@ -237,9 +239,9 @@ func reconnectText(rc *servers.Reconnect) string {
 	for _, a := range rc.Answers {
 		switch a.Answer {
 		case servers.AnswerExpired:
-			bad = append(bad, fmt.Sprintf("%s answers 410 Expired (%s RVs below its oldest)", a.Endpoint, thousands(a.By)))
+			bad = append(bad, fmt.Sprintf("%s answers 410 Expired (%s RVs below its oldest)", a.Endpoint, text.Thousands(a.By)))
 		case servers.AnswerTooLarge:
-			bad = append(bad, fmt.Sprintf("%s answers 504 TooLarge on a relist (%s RVs ahead of its cache)", a.Endpoint, thousands(a.By)))
+			bad = append(bad, fmt.Sprintf("%s answers 504 TooLarge on a relist (%s RVs ahead of its cache)", a.Endpoint, text.Thousands(a.By)))
 		case servers.AnswerUnknown:
 			bad = append(bad, a.Endpoint+" unknown")
 		default:
@@ -264,25 +266,12 @@ func reconnectText(rc *servers.Reconnect) string {
 func oneLineVerdict(v servers.Verdict) string {
 	parts := []string{}
 	if v.LargestLag > 0 {
-		parts = append(parts, fmt.Sprintf("server %s lags %s RVs", v.LargestLagServer, thousands(v.LargestLag)))
+		parts = append(parts, fmt.Sprintf("server %s lags %s RVs", v.LargestLagServer, text.Thousands(v.LargestLag)))
 	}
 	if v.CommonEmpty {
 		parts = append(parts, fmt.Sprintf("no common window (oldest %d on %s > cache RV %d on %s)", v.CommonFrom, v.CommonFromServer, v.CommonTo, v.CommonToServer))
 	}
 	return strings.Join(parts, "; ")
-}
-
-// thousands writes 1204 as 1,204.
-func thousands(n uint64) string {
-	s := strconv.FormatUint(n, 10)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }
 
 func firstWords(s string, n int) string {

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
+
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/follow"
 	"github.com/watchrv/kubectl-watchrv/pkg/watchstream"
@@ -32,7 +34,7 @@ type WatchNoticeRecord struct {
 // NewWatchNoticeRecord builds the record of a session notice.
 func NewWatchNoticeRecord(n follow.Notice, d *diagnose.Diagnosis) WatchNoticeRecord {
 	r := WatchNoticeRecord{
-		Record: strings.ToLower(string(n.Kind)), Time: n.Time.UTC().Format(time.RFC3339Nano), Reason: watchOneLine(n.Reason),
+		Record: strings.ToLower(string(n.Kind)), Time: n.Time.UTC().Format(time.RFC3339Nano), Reason: text.OneLine(n.Reason),
 		FromResourceVersion: n.FromResourceVersion, DelaySeconds: n.Delay.Round(time.Millisecond).Seconds(),
 		ListResourceVersion: n.ListResourceVersion, Tried: n.Tried, RVsAdvanced: n.RVsAdvanced, MixedServers: n.MixedServers, Diagnosis: d,
 	}
@@ -188,5 +190,3 @@ func watchOrDash(s string) string {
 	}
 	return s
 }
-
-func watchOneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -17,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
+
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 )
 
@@ -146,7 +148,7 @@ func ReadLeases(ctx context.Context, c *apiclient.Client, b *apiclient.Budget) L
 	q := url.Values{"labelSelector": {IdentityLabel}, "resourceVersion": {"0"}}
 	body, err := c.Get(ctx, "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases", q, "application/json")
 	if err != nil {
-		return Leases{Error: oneLine(err.Error())}
+		return Leases{Error: text.OneLine(err.Error())}
 	}
 	defer body.Close()
 	var l struct {
@@ -168,5 +170,3 @@ func ReadLeases(ctx context.Context, c *apiclient.Client, b *apiclient.Budget) L
 	sort.Strings(out.Holders)
 	return out
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
+
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/window"
@@ -83,7 +85,7 @@ func CheckAcross(ctx context.Context, clients []*apiclient.Client, clientErrs []
 				case window.OutcomeOK, window.OutcomeExpired:
 					a.Watch, a.OldestNamed = string(r.Outcome), r.OldestNamed
 				default:
-					a.Reason, a.Error = string(r.Outcome), oneLine(r.Evidence+" "+r.Message)
+					a.Reason, a.Error = string(r.Outcome), text.OneLine(r.Evidence+" "+r.Message)
 				}
 			}
 		}()
@@ -99,7 +101,7 @@ func CheckAcross(ctx context.Context, clients []*apiclient.Client, clientErrs []
 }
 
 func (a *CrossAnswer) fail(err error) {
-	a.Reason, a.Error = string(diagnose.ClassifyFailure(err)), oneLine(err.Error())
+	a.Reason, a.Error = string(diagnose.ClassifyFailure(err)), text.OneLine(err.Error())
 }
 
 // tooLargeFindings names the servers whose cache has not reached rv, and
@@ -130,7 +132,7 @@ func tooLargeFindings(as []CrossAnswer, rv uint64) []string {
 	var out []string
 	for _, a := range behind {
 		out = append(out, fmt.Sprintf("server %s is %s RVs behind server %s (cache RV %d vs %d): a client that listed on the first and reconnected to the second gets this 504 (RV %d is %s RVs ahead of its cache)",
-			a.Endpoint, thousandsU(fresh.CacheRV-a.CacheRV), fresh.Endpoint, a.CacheRV, fresh.CacheRV, rv, thousandsU(rv-a.CacheRV)))
+			a.Endpoint, text.Thousands(fresh.CacheRV-a.CacheRV), fresh.Endpoint, a.CacheRV, fresh.CacheRV, rv, text.Thousands(rv-a.CacheRV)))
 	}
 	return out
 }
@@ -159,16 +161,4 @@ func expiredFindings(as []CrossAnswer, rv uint64) []string {
 		return []string{fmt.Sprintf("a watch from RV %d starts on every server that answered (%s) now", rv, strings.Join(in, ", "))}
 	}
 	return []string{"no server answered the watch"}
-}
-
-func thousandsU(n uint64) string {
-	s := fmt.Sprint(n)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }

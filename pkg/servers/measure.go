@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
+
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
@@ -172,7 +174,7 @@ func (s *Server) fail(err error, t apiclient.Target) {
 	if s.Error != "" {
 		return
 	}
-	s.Error, s.Err = oneLine(err.Error()), err
+	s.Error, s.Err = text.OneLine(err.Error()), err
 	switch {
 	case errors.Is(err, apiclient.ErrBudgetExhausted):
 		s.Reason, s.Hint = "BudgetExhausted", "raise --max-requests (it applies to each server)"

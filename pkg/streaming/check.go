@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
+
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
@@ -242,7 +244,7 @@ func compare(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Opt
 	r.Requests++
 	p, err := listing.List(ctx, c, t, listing.PageOptions{ResourceVersion: r.BookmarkResourceVersion, ResourceVersionMatch: "Exact"})
 	if err != nil {
-		r.Problems = append(r.Problems, "the count was not checked at the bookmark's RV "+r.BookmarkResourceVersion+": "+oneLine(err.Error()))
+		r.Problems = append(r.Problems, "the count was not checked at the bookmark's RV "+r.BookmarkResourceVersion+": "+text.OneLine(err.Error()))
 		return
 	}
 	n := len(p.Items)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -60,7 +62,7 @@ func Judge(r *Result) {
 		}
 	case r.Error != "":
 		r.Status, r.Informer = StatusError, InformerUnknown
-		r.Explanation = "the check could not finish: " + oneLine(r.Error)
+		r.Explanation = "the check could not finish: " + text.OneLine(r.Error)
 	case r.StreamEnded && r.FirstEventMillis == 0 && r.StreamMillis < 1000:
 		r.Status, r.Informer = StatusBroken, InformerFallsBack
 		r.Explanation = "the stream closed within a second without any event: client-go's VeryShortWatchError, so the informer falls back to a list, then a watch"
@@ -72,8 +74,6 @@ func Judge(r *Result) {
 		r.Explanation = "no initial-events-end bookmark within the deadline: the informer waits for it until the watch times out (5-10 min), opens a new one, and never syncs"
 	}
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // ClusterVerdict is the summary of many checks.
 type ClusterVerdict struct {

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
+
 	"k8s.io/client-go/rest"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
@@ -331,23 +333,11 @@ func TestExplainErrorAttributesRealTooLarge(t *testing.T) {
 	if ss[lagging].CacheRV != laggingCache {
 		t.Errorf("the lagging server's cache RV %d, raw %d", ss[lagging].CacheRV, laggingCache)
 	}
-	want := fmt.Sprintf("server %s is %s RVs behind server %s", eps[lagging], commas(ss[0].CacheRV-laggingCache), eps[0])
+	want := fmt.Sprintf("server %s is %s RVs behind server %s", eps[lagging], text.Thousands(ss[0].CacheRV-laggingCache), eps[0])
 	if f := out.Servers.Findings[0]; !strings.HasPrefix(f, want) || !strings.Contains(f, "gets this 504") {
 		t.Errorf("finding %q, want it to start with %q", f, want)
 	}
 	t.Logf("%s", out.Servers.Findings[0])
-}
-
-func commas(n uint64) string {
-	s := strconv.FormatUint(n, 10)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }
 
 // An endpoint that refuses connections (a closed loopback port) is a row
