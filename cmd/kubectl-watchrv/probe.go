@@ -173,13 +173,9 @@ func (o *ProbeOptions) Run(ctx context.Context) error {
 	if o.All {
 		return o.runAll(ctx, p, client, budget)
 	}
-	res, err := o.resolveResource(ctx, o.Resource, "list", "watch")
+	t, err := o.oneTarget(ctx, &o.resourceScope)
 	if err != nil {
 		return err
-	}
-	t := apiclient.Target{Resource: res}
-	if res.Namespaced && !o.AllNamespaces {
-		t.Namespace = o.namespace
 	}
 	if o.Interval > 0 {
 		return o.runInterval(ctx, p, client, budget, t)

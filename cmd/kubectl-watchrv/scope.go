@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"math"
 
@@ -80,4 +81,18 @@ func (s *resourceScope) validateScope(cmd *cobra.Command, args []string, verb st
 		return usageErrorf(cmd, "--qps %g is not a rate: give a number of requests per second above 0 (default 5)", qps)
 	}
 	return nil
+}
+
+// oneTarget resolves RESOURCE (it must support list and watch) and scopes
+// it to the namespace unless -A was given.
+func (o *RootOptions) oneTarget(ctx context.Context, s *resourceScope) (apiclient.Target, error) {
+	res, err := o.resolveResource(ctx, s.Resource, "list", "watch")
+	if err != nil {
+		return apiclient.Target{}, err
+	}
+	t := apiclient.Target{Resource: res}
+	if res.Namespaced && !s.AllNamespaces {
+		t.Namespace = s.namespace
+	}
+	return t, nil
 }

@@ -32,13 +32,9 @@ func (o *ProbeOptions) runServers(ctx context.Context, p *render.Printer) error 
 	if o.All {
 		return o.runServersAll(ctx, p, found, clients, errs, budget, mo)
 	}
-	res, err := o.resolveResource(ctx, o.Resource, "list", "watch")
+	t, err := o.oneTarget(ctx, &o.resourceScope)
 	if err != nil {
 		return err
-	}
-	t := apiclient.Target{Resource: res}
-	if res.Namespaced && !o.AllNamespaces {
-		t.Namespace = o.namespace
 	}
 	v := servers.Observe(ctx, clients, errs, found.Endpoints, t, budget, o.MaxRequests, mo, o.fromRV)
 	if err := p.Servers(render.NewServersReport("probe", found, v)); err != nil {

@@ -110,13 +110,9 @@ func (o *StreamingOptions) Run(ctx context.Context) error {
 	opts := streaming.Options{Deadline: o.Deadline, Budget: budget}
 	start := time.Now()
 	if !o.All {
-		res, err := o.resolveResource(ctx, o.Resource, "list", "watch")
+		t, err := o.oneTarget(ctx, &o.resourceScope)
 		if err != nil {
 			return err
-		}
-		t := apiclient.Target{Resource: res}
-		if res.Namespaced && !o.AllNamespaces {
-			t.Namespace = o.namespace
 		}
 		r := streaming.Check(ctx, client, t, opts)
 		if err := p.Streaming(render.NewStreamingReport([]streaming.Result{r}, o.Deadline, time.Since(start))); err != nil {

@@ -10,9 +10,12 @@ import (
 // recorded is the watch-cache part of a real kube-apiserver v1.37.2
 // /metrics, saved by test/e2e/probe TestRecordMetrics
 // (WATCHRV_RECORD_METRICS=1) right after a probe of configmaps.
-func recorded(t *testing.T) Families {
+func recorded(t *testing.T) Families { return recordedOf(t, "v1.37.2") }
+
+// recordedOf parses the recording of one server version.
+func recordedOf(t *testing.T, version string) Families {
 	t.Helper()
-	f, err := os.Open("testdata/v1.37.2.metrics.txt")
+	f, err := os.Open("testdata/" + version + ".metrics.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,15 +82,7 @@ func TestExplainRecorded(t *testing.T) {
 // for a grouped resource), and before 1.36 the bookmark counter is
 // etcd_bookmark_counts. The parser works from what the server exposes.
 func TestPickRecordedV1335(t *testing.T) {
-	f, err := os.Open("testdata/v1.33.5.metrics.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	fams, err := Parse(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fams := recordedOf(t, "v1.33.5")
 	w := fams.Pick("", "configmaps")
 	if w.Labels != "resource" || w.Capacity == nil || *w.Capacity != 100 || w.ResourceVersion == nil || *w.ResourceVersion != 199 ||
 		w.Initializations == nil || *w.Initializations != 1 || w.EtcdBookmarks == nil || *w.EtcdBookmarks != 1 {
