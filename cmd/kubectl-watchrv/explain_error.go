@@ -163,8 +163,11 @@ func (o *ExplainErrorOptions) openInput(cmd *cobra.Command, args []string) error
 		if err == nil && fi.IsDir() {
 			return usageErrorf(cmd, "-f %s is a directory: give a log file", o.Filename)
 		}
-		f, err := os.Open(o.Filename)
+		f, err := openCancellable(cmd.Context(), o.Filename)
 		if err != nil {
+			if cmd.Context().Err() != nil {
+				return err // interrupted while a FIFO waited for its writer
+			}
 			return usageErrorf(cmd, "cannot read -f %s: %v", o.Filename, explainPathError(err))
 		}
 		o.log, o.label, o.closer = f, o.Filename, f
@@ -187,7 +190,17 @@ func (o *ExplainErrorOptions) readStdin(cmd *cobra.Command) error {
 	if o.In == nil {
 		return usageErrorf(cmd, "no stdin to read the error from")
 	}
-	b, err := io.ReadAll(io.LimitReader(o.In, explainMaxMessageBytes+1))
+	// Ctrl-C while stdin is still open (a terminal, a pipe whose writer
+	// waits): explain what was read so far, and the run exits 130.
+	ctx := cmd.Context()
+	b, err := io.ReadAll(io.LimitReader(diagnose.NewContextReader(ctx, o.In), explainMaxMessageBytes+1))
+	if err != nil && ctx.Err() != nil {
+		if strings.TrimSpace(string(b)) == "" {
+			return err
+		}
+		o.message = string(b)
+		return nil
+	}
 	if err != nil {
 		return usageErrorf(cmd, "cannot read stdin: %v", err)
 	}
@@ -205,7 +218,7 @@ func (o *ExplainErrorOptions) readStdin(cmd *cobra.Command) error {
 func (o *ExplainErrorOptions) Run(ctx context.Context) error {
 	p := o.Printer(o.Output)
 	if o.log != nil {
-		return o.runLog(p)
+		return o.runLog(ctx, p)
 	}
 	d := diagnose.FromTextContext(o.message, diagnose.Context{Operation: o.Operation, RequestedResourceVersion: o.RV})
 	e := render.Explanation{Diagnosis: d}
@@ -237,8 +250,17 @@ func (o *ExplainErrorOptions) Run(ctx context.Context) error {
 	return nil
 }
 
-func (o *ExplainErrorOptions) runLog(p *render.Printer) error {
-	s, err := diagnose.Summarize(o.log, 0)
+// runLog scans the log. Interrupted (Ctrl-C, SIGTERM), it prints the
+// summary of the lines read so far, says so, and the run exits 130.
+func (o *ExplainErrorOptions) runLog(ctx context.Context, p *render.Printer) error {
+	s, err := diagnose.SummarizeContext(ctx, o.log, 0)
+	if err != nil && ctx.Err() != nil {
+		if perr := p.LogExplanation(render.LogExplanation{File: o.label, Summary: s}); perr != nil {
+			return perr
+		}
+		p.Notef("interrupted: the summary covers the %d line(s) read before the signal", s.Lines)
+		return err
+	}
 	if err != nil {
 		return withCode(ExitUsage, fmt.Errorf("cannot read %s: %v", o.label, explainPathError(err)))
 	}
@@ -282,6 +304,31 @@ func (o *ExplainErrorOptions) check(ctx context.Context, d diagnose.Diagnosis) (
 	c := diagnose.CompareNow(d, requested, current, checkNow(ctx, client, t, d, requested, current))
 	c.Resource, c.Namespace = res.Name(), t.Namespace
 	return c, nil
+}
+
+// openCancellable opens a file, giving up when ctx ends: opening a FIFO
+// waits until a writer opens it, and Ctrl-C must still end the run.
+func openCancellable(ctx context.Context, name string) (*os.File, error) {
+	type opened struct {
+		f   *os.File
+		err error
+	}
+	ch := make(chan opened, 1)
+	go func() {
+		f, err := os.Open(name)
+		ch <- opened{f, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.f, r.err
+	case <-ctx.Done():
+		go func() { // close it if the open ever completes
+			if r := <-ch; r.f != nil {
+				r.f.Close()
+			}
+		}()
+		return nil, ctx.Err()
+	}
 }
 
 // explainStdinIsTerminal reports whether r is a terminal (so nothing was piped in).

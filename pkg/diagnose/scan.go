@@ -3,6 +3,7 @@ package diagnose
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"strings"
@@ -227,4 +228,83 @@ func clip(s string) string {
 		return s[:maxFindingText] + "…"
 	}
 	return s
+}
+
+// SummarizeContext is Summarize on a reader that gives up when ctx ends:
+// a log read from stdin or a FIFO may never end, and Ctrl-C must still stop
+// the scan. The Summary then holds what was read up to that moment, and the
+// error is ctx's.
+func SummarizeContext(ctx context.Context, r io.Reader, maxLinesPerGroup int) (Summary, error) {
+	return Summarize(NewContextReader(ctx, r), maxLinesPerGroup)
+}
+
+// NewContextReader returns a reader whose Read returns ctx's error as soon
+// as ctx ends, even while a Read of r is blocked (a terminal, a pipe whose
+// writer stays open, a FIFO): r is read by one goroutine, into its own
+// buffer, one Read at a time and only when asked, so no byte is lost or
+// read twice. A Read blocked when ctx ends is left behind: its goroutine
+// ends with that Read (the process is about to exit anyway).
+func NewContextReader(ctx context.Context, r io.Reader) io.Reader {
+	if ctx.Done() == nil {
+		return r // never cancelled: no goroutine needed
+	}
+	return &contextReader{ctx: ctx, r: r}
+}
+
+type contextReader struct {
+	ctx     context.Context
+	r       io.Reader
+	started bool
+	ask     chan struct{}  // one more Read of r, please
+	got     chan readChunk // its answer
+	buf     []byte         // written only by the goroutine, between ask and got
+	pending []byte         // read from r, not yet returned
+	err     error          // r's error, returned once pending is empty
+}
+
+type readChunk struct {
+	n   int
+	err error
+}
+
+func (c *contextReader) Read(p []byte) (int, error) {
+	if len(c.pending) == 0 && c.err == nil {
+		if err := c.ctx.Err(); err != nil {
+			return 0, err
+		}
+		if !c.started {
+			c.start()
+		}
+		c.ask <- struct{}{}
+		select {
+		case ch := <-c.got:
+			c.pending, c.err = c.buf[:ch.n], ch.err
+		case <-c.ctx.Done():
+			c.err = c.ctx.Err()
+			close(c.ask) // the goroutine ends after the Read it is in
+			return 0, c.err
+		}
+	}
+	n := copy(p, c.pending)
+	c.pending = c.pending[n:]
+	if len(c.pending) == 0 && c.err != nil {
+		return n, c.err
+	}
+	return n, nil
+}
+
+func (c *contextReader) start() {
+	c.started = true
+	c.ask = make(chan struct{}, 1)
+	c.got = make(chan readChunk, 1)
+	c.buf = make([]byte, MaxLineBytes)
+	go func() {
+		for range c.ask {
+			n, err := c.r.Read(c.buf)
+			c.got <- readChunk{n, err}
+			if err != nil {
+				return
+			}
+		}
+	}()
 }
