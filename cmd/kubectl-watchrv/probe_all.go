@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
-	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
 	"github.com/watchrv/kubectl-watchrv/pkg/window"
 )
@@ -26,40 +24,46 @@ func (o *ProbeOptions) runAll(ctx context.Context, p *render.Printer, client *ap
 	total := 0
 	m0 := o.readMetrics(ctx, client, budget)
 	for i, res := range resources {
-		p.Progress("probing %d of %d: %s (%d requests so far)", i+1, len(resources), res.Name(), total)
 		if ctx.Err() != nil {
-			p.ProgressDone()
-			return withCode(ExitFailure, fmt.Errorf("interrupted after %d of %d resources", len(rows), len(resources)))
+			break
 		}
+		p.Progress("probing %d of %d: %s (%d requests so far)", i+1, len(resources), res.Name(), total)
 		t := o.allTarget(res)
 		budget.Reset()
 		w := window.Probe(ctx, client, t, o.windowOptions(budget))
 		total += w.Requests
+		if ctx.Err() != nil {
+			break // this probe was cut: not a row
+		}
 		rows = append(rows, render.NewProbeReport(w, reasonOf(w.Err)))
 		windows = append(windows, w)
 	}
-	budget.Reset()
-	for i, m1 := 0, o.readMetrics(ctx, client, budget); i < len(rows); i++ {
-		rows[i].Metrics = metricsReport(m0, m1, windows[i])
+	interrupted := ctx.Err() != nil
+	if !interrupted {
+		budget.Reset()
+		for i, m1 := 0, o.readMetrics(ctx, client, budget); i < len(rows); i++ {
+			rows[i].Metrics = metricsReport(m0, m1, windows[i])
+		}
 	}
 	p.ProgressDone()
 	report := render.NewProbeAllReport(rows, total, time.Since(start))
+	if interrupted {
+		// Print what was measured, marked partial; the run exits 130.
+		report.Interrupted = &render.Interruption{Done: len(rows), Of: len(resources)}
+	}
 	if err := p.ProbeAll(report, o.Verbose); err != nil {
 		return err
 	}
-	if report.Failed < len(rows) {
-		return nil
+	if interrupted {
+		return ctx.Err()
 	}
-	// Not one window found: say why in one line, with the exit code of the
-	// common reason (every row forbidden: a user without grants).
-	forbidden := 0
-	for _, r := range rows {
-		if r.Reason == string(diagnose.FailureForbidden) {
-			forbidden++
+	// The one partial-failure rule: a resource failed when it could not be
+	// probed (its row has the reason).
+	var failed []failedTarget
+	for _, w := range windows {
+		if w.Err != nil {
+			failed = append(failed, failedTarget{Name: w.Target.Resource.Name(), Err: w.Err})
 		}
 	}
-	if forbidden == len(rows) {
-		return withCode(ExitForbidden, fmt.Errorf("forbidden: all %d resources refused list or watch: probe --all needs RBAC permission to list and watch them", len(rows)))
-	}
-	return withCode(ExitFailure, fmt.Errorf("no resource could be probed (%d failed): see the NOTE column", len(rows)))
+	return partialFailure("resources", len(windows), failed)
 }

@@ -92,25 +92,17 @@ func (o *RootOptions) findServers(ctx context.Context, s *serversFlags, b *apicl
 	return found, clients, errs, nil
 }
 
-// noServerAnswered is the error of a view in which every server failed:
-// the exit code is the first server's (unreachable, forbidden, ...).
-func noServerAnswered(ss []*servers.Server) error {
-	for _, s := range ss {
-		if s.Answered() {
-			return nil
-		}
-	}
-	var first error
+// serversFailure applies the one partial-failure rule (partialFailure) to
+// a per-server view: a server failed when any of its reads failed, even if
+// it answered others (its numbers still count in the verdict).
+func serversFailure(ss []*servers.Server) error {
+	var failed []failedTarget
 	for _, s := range ss {
 		if s.Err != nil {
-			first = s.Err
-			break
+			failed = append(failed, failedTarget{Name: "server " + s.Endpoint, Err: s.Err})
 		}
 	}
-	if first == nil {
-		first = errors.New("no answer")
-	}
-	return fmt.Errorf("no API server answered (%d tried): %w: see the NOTE column", len(ss), first)
+	return partialFailure("API servers", len(ss), failed)
 }
 
 // noteMixedServers says, once, that an ordinary run's answers likely came

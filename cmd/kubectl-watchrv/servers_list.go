@@ -36,5 +36,5 @@ func (o *ListOptions) listServers(ctx context.Context, p *render.Printer, t apic
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	return noServerAnswered(v.Servers)
+	return serversFailure(v.Servers)
 }

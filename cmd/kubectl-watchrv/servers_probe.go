@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
@@ -43,7 +42,7 @@ func (o *ProbeOptions) runServers(ctx context.Context, p *render.Printer) error 
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	return noServerAnswered(v.Servers)
+	return serversFailure(v.Servers)
 }
 
 // runServersAll is probe --all --servers: every resource, every server; one
@@ -55,28 +54,36 @@ func (o *ProbeOptions) runServersAll(ctx context.Context, p *render.Printer, fou
 	}
 	start := time.Now()
 	all := render.ServersAllReport{Discovery: found, Requests: found.Requests}
-	answered := false
-	var last []*servers.Server
+	var failed []failedTarget
 	for _, res := range resources {
 		if ctx.Err() != nil {
-			return withCode(ExitFailure, fmt.Errorf("interrupted after %d of %d resources", len(all.Resources), len(resources)))
+			break
 		}
 		t := o.allTarget(res)
 		v := servers.Observe(ctx, clients, errs, found.Endpoints, t, budget, o.MaxRequests, mo, o.fromRV)
+		if ctx.Err() != nil {
+			all.Requests += v.Requests // this resource was cut: not a row
+			break
+		}
 		r := render.NewServersReport("probe", servers.Found{}, v)
 		all.Resources = append(all.Resources, r)
 		all.Requests += r.Requests
-		last = v.Servers
-		if noServerAnswered(v.Servers) == nil {
-			answered = true
+		for _, s := range v.Servers {
+			if s.Err != nil {
+				failed = append(failed, failedTarget{Name: res.Name() + " on server " + s.Endpoint, Err: s.Err})
+			}
 		}
 	}
 	all.Millis = float64(time.Since(start).Microseconds()) / 1000
+	if ctx.Err() != nil {
+		all.Interrupted = &render.Interruption{Done: len(all.Resources), Of: len(resources)}
+	}
 	if err := p.ServersAll(all); err != nil {
 		return err
 	}
-	if !answered {
-		return noServerAnswered(last)
+	if ctx.Err() != nil {
+		return ctx.Err()
 	}
-	return nil
+	// One target is one resource on one server.
+	return partialFailure("resource probes on the servers", len(all.Resources)*len(found.Endpoints), failed)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
 	"github.com/watchrv/kubectl-watchrv/pkg/streaming"
 )
@@ -48,10 +50,14 @@ Each resource costs one consistent list (to count), one streaming watch
 closed as soon as the verdict is known, and one exact list only when writes
 came in between; at most --qps requests per second.
 
-Exit code: 0 when informers work (or, with --all, when none would hang);
-7 when RBAC refuses the watch (403); 1 when an informer would hang, or the
-one resource checked refuses the stream otherwise, streams an incorrect
-state, or could not be checked.`,
+Exit code: 0 when informers work (or, with --all, when none would hang
+and every resource was checked); 1 when an informer would hang, or the one
+resource checked refuses the stream otherwise, streams an incorrect state,
+or could not be checked. A request that fails for a reason of its own is
+that failure, with its code, as in every command: 6 credentials rejected
+(401), 7 RBAC (403), 8 throttled (429), 4 unreachable, 5 TLS. With --all:
+12 when some resources could not be checked and none would hang (the
+verdict covers those checked), the failure's code when none could.`,
 		Example: `  # Does an aggregated API stream? (metrics servers, CNI control planes)
   kubectl watchrv streaming pods.metrics.k8s.io -A
 
@@ -125,37 +131,62 @@ func (o *StreamingOptions) Run(ctx context.Context) error {
 		return err
 	}
 	var rows []streaming.Result
+	cutRequests := 0
 	for i, res := range resources {
 		if ctx.Err() != nil {
-			p.ProgressDone()
-			return withCode(ExitFailure, fmt.Errorf("interrupted after %d of %d resources", len(rows), len(resources)))
+			break
 		}
 		p.Progress("[%d/%d] checking %s", i+1, len(resources), res.Name())
 		t := o.allTarget(res)
-		rows = append(rows, streaming.Check(ctx, client, t, opts))
+		r := streaming.Check(ctx, client, t, opts)
+		if ctx.Err() != nil {
+			cutRequests = r.Requests // this check was cut: not a row
+			break
+		}
+		rows = append(rows, r)
 	}
 	p.ProgressDone()
 	report := render.NewStreamingReport(rows, o.Deadline, time.Since(start))
+	report.Requests += cutRequests
+	if ctx.Err() != nil {
+		// Print what was checked, marked partial; the run exits 130.
+		report.Interrupted = &render.Interruption{Done: len(rows), Of: len(resources)}
+	}
 	if err := p.Streaming(report); err != nil {
 		return err
 	}
-	v := report.Verdict
-	switch {
-	case len(v.Hangs) > 0:
-		return withCode(ExitFailure, fmt.Errorf("informers built with client-go >= 1.35 will hang on %d resource(s): %s: see docs/streaming.md", len(v.Hangs), strings.Join(v.Hangs, ", ")))
-	case len(rows) > 0 && forbiddenAll(rows):
-		return withCode(ExitForbidden, fmt.Errorf("forbidden: all %d resources refused the streaming watch: streaming --all needs RBAC permission to list and watch them", len(rows)))
+	if ctx.Err() != nil {
+		return ctx.Err()
 	}
-	return nil
+	v := report.Verdict
+	if len(v.Hangs) > 0 {
+		return withCode(ExitFailure, fmt.Errorf("informers built with client-go >= 1.35 will hang on %d resource(s): %s: see docs/streaming.md", len(v.Hangs), strings.Join(v.Hangs, ", ")))
+	}
+	// The one partial-failure rule: a resource failed when its check could
+	// not be made (the requests failed, or the check could not finish).
+	var failed []failedTarget
+	for _, r := range rows {
+		if r.RequestFailure() != diagnose.FailureNone || r.Status == streaming.StatusError {
+			err := r.Err
+			if err == nil {
+				err = errors.New(r.Error)
+			}
+			failed = append(failed, failedTarget{Name: r.Resource, Err: err})
+		}
+	}
+	return partialFailure("resources", len(rows), failed)
 }
 
 // resultError is the exit of a one-resource check: 0 when the informer
 // works or falls back for a reason other than RBAC, 7 when RBAC refused
 // the watch, 1 when it hangs or the check failed.
 func (o *StreamingOptions) resultError(r streaming.Result) error {
+	if r.RequestFailure() != diagnose.FailureNone {
+		// 401, 403, 429, no connection...: that failure, with its exit
+		// code (6, 7, 8, 4, ...), as every other command gives it.
+		return o.requestError(r.Err, "list and watch", r.Resource)
+	}
 	switch {
-	case r.Code == 403:
-		return withCode(ExitForbidden, fmt.Errorf("forbidden: %s: streaming needs RBAC permission to list and watch %s", r.Message, r.Resource))
 	case r.Informer == streaming.InformerHangs:
 		return withCode(ExitFailure, fmt.Errorf("informers built with client-go >= 1.35 will hang on %s: %s", r.Resource, r.Explanation))
 	case r.Status == streaming.StatusRefused && r.Informer == streaming.InformerFallsBack:
@@ -166,13 +197,4 @@ func (o *StreamingOptions) resultError(r streaming.Result) error {
 		return withCode(ExitFailure, fmt.Errorf("the streaming check of %s failed: %s", r.Resource, text.OneLine(r.Error)))
 	}
 	return nil
-}
-
-func forbiddenAll(rows []streaming.Result) bool {
-	for _, r := range rows {
-		if r.Code != 403 {
-			return false
-		}
-	}
-	return true
 }

@@ -12,6 +12,9 @@ type ProbeAllReport struct {
 	Requests  int           `json:"requests"`
 	Millis    float64       `json:"ms"`
 	Failed    int           `json:"failed"`
+	// Interrupted is set when Ctrl-C or SIGTERM stopped the run: the rows
+	// are the resources probed before it.
+	Interrupted *Interruption `json:"interrupted,omitempty"`
 }
 
 // NewProbeAllReport sorts the rows: found windows narrowest first (the
@@ -62,6 +65,9 @@ func (p *Printer) ProbeAll(r ProbeAllReport, verbose bool) error {
 		}
 	}
 	if err := t.Write(p.Out, s.Header.Sprint); err != nil {
+		return err
+	}
+	if err := p.interruptedLine(r.Interrupted, "resources"); err != nil {
 		return err
 	}
 	if err := p.ProbeAllMetrics(r); err != nil {

@@ -35,3 +35,22 @@ func (p *Printer) ProgressDone() {
 func (p *Printer) Tracef(format string, args ...any) {
 	fmt.Fprintf(p.ErrOut, "%s %s\n", p.Style.Dim.Sprint("-v"), fmt.Sprintf(format, args...))
 }
+
+// Interruption marks a multi-target report cut short by Ctrl-C or SIGTERM:
+// it holds the Done targets measured before the signal, of Of planned. The
+// target being measured when the signal came is not a row: its measure was
+// cut, not made.
+type Interruption struct {
+	Done int `json:"done"`
+	Of   int `json:"of"`
+}
+
+// interruptedLine is the line under an interrupted table, on stdout with
+// the table, so a saved output says it is partial.
+func (p *Printer) interruptedLine(in *Interruption, what string) error {
+	if in == nil {
+		return nil
+	}
+	_, err := fmt.Fprintf(p.Out, "Interrupted: %d of %d %s measured before the signal; the others were not\n", in.Done, in.Of, what)
+	return err
+}

@@ -18,6 +18,9 @@ type StreamingReport struct {
 	DeadlineSeconds float64 `json:"deadlineSeconds"`
 	Requests        int     `json:"requests"`
 	Millis          float64 `json:"ms"`
+	// Interrupted is set when Ctrl-C or SIGTERM stopped the run: the rows
+	// and the verdict are those of the resources checked before it.
+	Interrupted *Interruption `json:"interrupted,omitempty"`
 }
 
 // NewStreamingReport sorts the rows worst first (hangs, falls back,
@@ -74,6 +77,9 @@ func (p *Printer) Streaming(r StreamingReport) error {
 		kv = append(kv, [2]string{"Why", r.Resources[0].Explanation})
 	}
 	kv = append(kv, [2]string{"Requests", fmt.Sprintf("%d in %s (one streaming watch per resource, closed at the verdict; deadline %s)", r.Requests, millis(r.Millis), time.Duration(r.DeadlineSeconds*float64(time.Second)))})
+	if in := r.Interrupted; in != nil {
+		kv = append(kv, [2]string{"Interrupted", fmt.Sprintf("%d of %d resources checked before the signal; the verdict is theirs only", in.Done, in.Of)})
+	}
 	return KeyValues(p.Out, kv)
 }
 

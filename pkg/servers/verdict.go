@@ -1,12 +1,19 @@
 package servers
 
-import "strconv"
+import (
+	"slices"
+	"strconv"
+)
 
 // Verdict is what the servers' numbers mean together for a client that
 // reconnects through the balancer to any one of them.
 type Verdict struct {
-	Servers  int `json:"servers"`
-	Answered int `json:"answered"`
+	Servers int `json:"servers"`
+	// Answered counts the servers that answered every read of the view;
+	// AnsweredPartly those that answered some (a server cut off from etcd:
+	// its cache RV, not its consistent list). The others answered nothing.
+	Answered       int `json:"answered"`
+	AnsweredPartly int `json:"answeredPartly"`
 	// NewestCurrent is the highest current RV any server reported.
 	NewestCurrent uint64 `json:"newestCurrentResourceVersion,omitempty"`
 	// Common is the range of RVs from which a reconnect is served at once
@@ -15,9 +22,14 @@ type Verdict struct {
 	// that lags most (above it, that server has not seen the RV and cannot
 	// catch up: a relist from it gets 504 after ~3 s, a watch from it is
 	// held). A server that follows etcd (lag 0 right after a consistent
-	// list) bounds it by the newest current RV. CommonFrom is 0 when no
-	// window was searched (list); CommonKnown is false when no server gave
+	// list) bounds it by the newest current RV. Each bound is computed over
+	// the servers on which it was measured, and the servers on which it was
+	// not are named (OldestUnknown, NewestUnknown): the range is claimed
+	// only for the others. CommonFrom is 0 and CommonFromKnown false when
+	// no server's window was measured (list searches none): the 410 side is
+	// then unknown, not "from 0". CommonKnown is false when no server gave
 	// an RV; CommonEmpty when the bounds cross.
+	CommonFromKnown  bool   `json:"commonFromKnown"`
 	CommonFrom       uint64 `json:"commonFrom,omitempty"`
 	CommonFromServer string `json:"commonFromServer,omitempty"`
 	CommonTo         uint64 `json:"commonTo,omitempty"`
@@ -27,6 +39,12 @@ type Verdict struct {
 	// RV, false when every server follows etcd (CommonTo is the newest RV).
 	CommonToLagging bool `json:"commonToLagging"`
 	CommonEmpty     bool `json:"commonEmpty,omitempty"`
+	// OldestUnknown names the servers whose oldest RV was not measured (no
+	// window searched, or its search failed): below which RV they answer
+	// 410 is unknown. NewestUnknown names those that gave no cache RV: up
+	// to which RV they serve without a 504 is unknown.
+	OldestUnknown []string `json:"oldestUnknown,omitempty"`
+	NewestUnknown []string `json:"newestUnknown,omitempty"`
 	// Reconnect says, for one RV, what each server does with an informer's
 	// reconnect from it.
 	Reconnect *Reconnect `json:"reconnect,omitempty"`
@@ -68,8 +86,11 @@ type ReconnectAnswer struct {
 func Decide(servers []*Server, fromRV uint64) Verdict {
 	v := Verdict{Servers: len(servers)}
 	for _, s := range servers {
-		if s.Answered() {
+		switch {
+		case s.Err == nil:
 			v.Answered++
+		case s.Answered():
+			v.AnsweredPartly++
 		}
 		if s.CurrentKnown && s.CurrentRV > v.NewestCurrent {
 			v.NewestCurrent = s.CurrentRV
@@ -87,7 +108,14 @@ func Decide(servers []*Server, fromRV uint64) Verdict {
 		if s.WindowKnown && (v.CommonFromServer == "" || s.Oldest > v.CommonFrom) {
 			v.CommonFrom, v.CommonFromServer = s.Oldest, s.Endpoint
 		}
-		if upTo, ok := servesUpTo(s, v.NewestCurrent); ok && (first || upTo < v.CommonTo) {
+		if !s.WindowKnown {
+			v.OldestUnknown = append(v.OldestUnknown, s.Endpoint)
+		}
+		upTo, ok := servesUpTo(s, v.NewestCurrent)
+		if !ok {
+			v.NewestUnknown = append(v.NewestUnknown, s.Endpoint)
+		}
+		if ok && (first || upTo < v.CommonTo) {
 			v.CommonTo, v.CommonToServer, first = upTo, s.Endpoint, false
 			v.CommonToLagging = !follows(s)
 		}
@@ -96,6 +124,7 @@ func Decide(servers []*Server, fromRV uint64) Verdict {
 		}
 	}
 	v.CommonKnown = !first
+	v.CommonFromKnown = v.CommonFromServer != ""
 	v.CommonEmpty = v.CommonKnown && v.CommonFrom > v.CommonTo
 	rv, why := fromRV, "given"
 	if rv == 0 {
@@ -144,6 +173,18 @@ func answerFor(s *Server, rv uint64) ReconnectAnswer {
 		a.Answer = AnswerNotTooLarge
 	}
 	return a
+}
+
+// Covered is the servers on which both bounds of the common range were
+// measured: the range is claimed for them only.
+func (v Verdict) Covered(servers []*Server) []string {
+	var out []string
+	for _, s := range servers {
+		if !slices.Contains(v.OldestUnknown, s.Endpoint) && !slices.Contains(v.NewestUnknown, s.Endpoint) {
+			out = append(out, s.Endpoint)
+		}
+	}
+	return out
 }
 
 // Label is the row label of a server: "1 198.51.100.1:6443".

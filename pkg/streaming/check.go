@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
@@ -109,6 +111,24 @@ type Result struct {
 	Explanation string `json:"explanation"`
 	Requests    int    `json:"requests"`
 	Error       string `json:"error,omitempty"`
+	// Err is the error of the request that failed (the watch's refusal, or
+	// what stopped the check), for the one classifier and the exit code.
+	Err error `json:"-"`
+}
+
+// RequestFailure is the failure of the check's own requests, as the one
+// classifier (diagnose.ClassifyFailure) names it: rejected credentials,
+// RBAC, throttling, no connection, TLS, no answer. Such an answer says
+// nothing about streaming lists: it is that failure, exit code and all.
+// FailureNone when the server answered the streaming list, whatever it
+// answered (a refusal such as 400 or 422 is an answer).
+func (r Result) RequestFailure() diagnose.Failure {
+	switch f := diagnose.ClassifyFailure(r.Err); f {
+	case diagnose.FailureUnauthorized, diagnose.FailureForbidden, diagnose.FailureThrottled,
+		diagnose.FailureUnreachable, diagnose.FailureTLS, diagnose.FailureNoAnswer, diagnose.FailureConnectionBroken:
+		return f
+	}
+	return diagnose.FailureNone
 }
 
 // Check runs the check on one collection: one consistent list (to count),
@@ -142,7 +162,7 @@ func Check(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Optio
 }
 
 func failed(r Result, err error) Result {
-	r.Status, r.Error = StatusError, err.Error()
+	r.Status, r.Error, r.Err = StatusError, err.Error(), err
 	Judge(&r)
 	return r
 }
@@ -171,7 +191,7 @@ func readStream(ctx context.Context, c *apiclient.Client, t apiclient.Target, de
 			case errors.Is(err, io.EOF):
 				r.StreamEnded = true
 			default:
-				r.Error = err.Error()
+				r.Error, r.Err = err.Error(), err
 			}
 			return
 		}
@@ -183,6 +203,7 @@ func readStream(ctx context.Context, c *apiclient.Client, t apiclient.Target, de
 			r.StreamMillis = ms(time.Since(start))
 			if e.Status != nil {
 				r.Code, r.Reason, r.Message = e.Status.Code, string(e.Status.Reason), e.Status.Message
+				r.Err = &apierrors.StatusError{ErrStatus: *e.Status}
 			}
 			return
 		case e.IsInitialEventsEnd():
@@ -208,14 +229,14 @@ func readStream(ctx context.Context, c *apiclient.Client, t apiclient.Target, de
 // refusedOrError records a watch that did not open.
 func refusedOrError(r *Result, err error, ctx context.Context) {
 	if st, ok := diagnose.StatusOf(err); ok {
-		r.Code, r.Reason, r.Message = st.Code, string(st.Reason), st.Message
+		r.Code, r.Reason, r.Message, r.Err = st.Code, string(st.Reason), st.Message, err
 		return
 	}
 	if ctx.Err() == context.DeadlineExceeded {
 		// No response headers within the deadline: held, never answered.
 		return
 	}
-	r.Error = err.Error()
+	r.Error, r.Err = err.Error(), err
 }
 
 // compare checks the count and the bookmark's RV against the list.

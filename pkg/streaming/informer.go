@@ -44,6 +44,11 @@ func Judge(r *Result) {
 		if r.Status == StatusIncorrect {
 			r.Explanation = "the informer syncs, but from a stream that does not match a list: its cache may be wrong"
 		}
+	case r.Code == 401:
+		// Not an answer about streaming: the credentials were rejected, and
+		// an informer with them fails its list as much as its watch.
+		r.Status, r.Informer = StatusError, InformerUnknown
+		r.Explanation = fmt.Sprintf("401 %s: the server rejected the credentials, so nothing about streaming lists was checked (an informer with these credentials cannot list either)", r.Reason)
 	case r.Code != 0:
 		r.Status = StatusRefused
 		switch {

@@ -252,8 +252,8 @@ func TestServersNameTheLaggingServer(t *testing.T) {
 	rawCache := rawRV(t, lagging, ns, "resourceVersion=0&limit=1")
 	shared.EtcdLink(lagging).Resume()
 	t.Logf("etcd link of server %d paused for %s", lagging, time.Since(paused).Round(time.Millisecond))
-	if r.Code != 0 {
-		t.Fatalf("exit %d while two servers answered: %s", r.Code, r.Stderr)
+	if r.Code != 12 {
+		t.Fatalf("exit %d, want 12 (two servers answered, one failed its consistent list): %s", r.Code, r.Stderr)
 	}
 	rep := decodeServers(t, r)
 	lag := rep.Servers[lagging]
@@ -341,14 +341,15 @@ func TestExplainErrorAttributesRealTooLarge(t *testing.T) {
 }
 
 // An endpoint that refuses connections (a closed loopback port) is a row
-// of its own with the reason and a hint; the run succeeds while another
-// server answers, and exits 4 (unreachable) when none does.
+// of its own with the reason and a hint; the others are measured, and the
+// run exits 12 (some servers failed) while another server answers, 4
+// (unreachable) when none does.
 func TestServersUnreachableEndpoint(t *testing.T) {
 	h := shared
 	good := net.JoinHostPort("127.0.0.1", strconv.Itoa(h.Port))
 	r := framework.Run(t, h.DirectKubeconfig(0), time.Minute, "list", "configmaps", "-n", "default", "--endpoints", "127.0.0.1:1,"+good, "-o", "json")
-	if r.Code != 0 {
-		t.Fatalf("exit %d with one server answering: %s", r.Code, r.Stderr)
+	if r.Code != 12 {
+		t.Fatalf("exit %d with one server of two answering, want 12: %s", r.Code, r.Stderr)
 	}
 	rep := decodeServers(t, r)
 	bad := rep.Servers[0]
@@ -363,7 +364,7 @@ func TestServersUnreachableEndpoint(t *testing.T) {
 		t.Errorf("human output lacks the unreachable row:\n%s", human.Stdout)
 	}
 	none := framework.Run(t, h.DirectKubeconfig(0), time.Minute, "list", "configmaps", "-n", "default", "--endpoints", "127.0.0.1:1")
-	if none.Code != 4 || strings.Count(strings.TrimSpace(none.Stderr), "\n") != 0 || !strings.Contains(none.Stderr, "no API server answered") {
+	if none.Code != 4 || strings.Count(strings.TrimSpace(none.Stderr), "\n") != 0 || !strings.Contains(none.Stderr, "no API servers answered") {
 		t.Fatalf("no server answering: exit %d, stderr %q, want 4 and one line", none.Code, none.Stderr)
 	}
 }
