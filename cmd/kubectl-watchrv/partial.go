@@ -35,8 +35,8 @@ func partialFailure(what string, total int, failed []failedTarget) error {
 	first := failed[0]
 	reason := reasonOf(first.Err)
 	if len(failed) < total {
-		return withCode(ExitPartial, fmt.Errorf("%d of %d %s failed (the first, %s: %s: %s): the output covers the %d that answered: see the NOTE column",
-			len(failed), total, what, first.Name, reason, text.OneLine(first.Err.Error()), total-len(failed)))
+		return withCode(ExitPartial, fmt.Errorf("%d of %d %s failed (the first, %s: %s: %s): the verdict covers only what was answered: see the NOTE column",
+			len(failed), total, what, first.Name, reason, text.OneLine(first.Err.Error())))
 	}
 	prefix, hint := "", ": see the NOTE column"
 	if sameReason(failed, diagnose.FailureForbidden) {

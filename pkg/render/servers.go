@@ -338,11 +338,11 @@ func reconnectText(rc *servers.Reconnect, probe bool) string {
 		if probe {
 			what = "its window was not measured"
 		}
-		who := "every server"
+		no := "no server answers 504 (the RV is within every cache)"
 		if len(no504) < len(rc.Answers) {
-			who = strings.Join(no504, ", ")
+			no = "no 504 from " + strings.Join(no504, ", ") + " (the RV is within their caches)"
 		}
-		parts = append(parts, fmt.Sprintf("no 504 from %s (it is within the cache); 410 not known (%s)", who, what))
+		parts = append(parts, fmt.Sprintf("%s; 410 not known (%s)", no, what))
 	}
 	return out + strings.Join(parts, "; ")
 }

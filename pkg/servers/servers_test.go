@@ -1,6 +1,8 @@
 package servers
 
 import (
+	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"testing"
@@ -77,5 +79,36 @@ func TestDecideNamesTheLaggingServer(t *testing.T) {
 	v = Decide(ss, 50)
 	if a := v.Reconnect.Answers[1]; a.Answer != AnswerExpired || a.By != 50 {
 		t.Fatalf("from RV 50 on b: %+v", a)
+	}
+}
+
+// Only what answered counts (issue 16 item 14): a server cut off from
+// etcd (cache RV read, consistent list and window not) answers partly,
+// its oldest RV is unknown; a refused server answers nothing and bounds
+// nothing; the range is claimed for the servers with both bounds only.
+func TestDecideCountsAndRangesOnlyWhatAnswered(t *testing.T) {
+	cut := errors.New("no answer")
+	ss := []*Server{
+		{Endpoint: "a", CurrentRV: 374, CurrentKnown: true, CacheRV: 374, CacheKnown: true, Oldest: 1, WindowKnown: true},
+		{Endpoint: "b", CacheRV: 349, CacheKnown: true, Err: cut, Error: cut.Error()},
+		{Endpoint: "c", Err: cut, Error: cut.Error()},
+	}
+	ss[0].setLag(374, "")
+	v := Decide(ss, 0)
+	if v.Answered != 1 || v.AnsweredPartly != 1 || v.Servers != 3 {
+		t.Fatalf("answered %d, partly %d of %d: want 1, 1 of 3", v.Answered, v.AnsweredPartly, v.Servers)
+	}
+	if fmt.Sprint(v.OldestUnknown) != "[b c]" || fmt.Sprint(v.NewestUnknown) != "[c]" || fmt.Sprint(v.Covered(ss)) != "[a]" {
+		t.Fatalf("unknown oldest %v, newest %v, covered %v", v.OldestUnknown, v.NewestUnknown, v.Covered(ss))
+	}
+	if !v.CommonFromKnown || v.CommonFrom != 1 || v.CommonTo != 349 || v.CommonToServer != "b" {
+		t.Fatalf("range %+v", v)
+	}
+	// list: no window anywhere, so the 410 side is unknown, not "from 0".
+	for _, s := range ss {
+		s.WindowKnown, s.Oldest = false, 0
+	}
+	if v := Decide(ss, 0); v.CommonFromKnown || v.CommonFrom != 0 || len(v.OldestUnknown) != 3 {
+		t.Fatalf("no window measured: %+v", v)
 	}
 }
