@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 
 	"github.com/spf13/cobra"
 
@@ -32,7 +33,24 @@ func (o *ExplainErrorOptions) printExplanation(ctx context.Context, p *render.Pr
 		}
 		return err
 	}
-	return p.ExplanationServers(render.ServersExplanation{Explanation: e, Servers: cc})
+	if err := p.ExplanationServers(render.ServersExplanation{Explanation: e, Servers: cc}); err != nil {
+		return err
+	}
+	if cc == nil {
+		return nil
+	}
+	// The one partial-failure rule, over the servers asked.
+	var failed []failedTarget
+	for _, a := range cc.Servers {
+		if a.Error != "" {
+			err := a.Err
+			if err == nil {
+				err = errors.New(a.Reason + ": " + a.Error)
+			}
+			failed = append(failed, failedTarget{Name: "server " + a.Endpoint, Err: err})
+		}
+	}
+	return partialFailure("API servers", len(cc.Servers), failed)
 }
 
 // checkServers asks every API server once about the error's RV: its cache

@@ -39,6 +39,8 @@ type CrossAnswer struct {
 	OldestNamed uint64 `json:"oldestNamed,omitempty"`
 	Reason      string `json:"reason,omitempty"`
 	Error       string `json:"error,omitempty"`
+	// Err is the failure itself when a request failed, for the exit code.
+	Err error `json:"-"`
 }
 
 // CheckAcross asks every server once about rv, in parallel (one request
@@ -77,7 +79,7 @@ func CheckAcross(ctx context.Context, clients []*apiclient.Client, clientErrs []
 				mu.Unlock()
 				a.CacheRV, a.CacheKnown, a.Follows = m.CacheRV, m.CacheKnown, follows(m)
 				if !m.CacheKnown {
-					a.Reason, a.Error = m.Reason, m.Error
+					a.Reason, a.Error, a.Err = m.Reason, m.Error, m.Err
 				}
 			case diagnose.ClassExpired:
 				r := window.TryWatch(ctx, clients[i], t, rv, window.TryOptions{})
@@ -101,7 +103,7 @@ func CheckAcross(ctx context.Context, clients []*apiclient.Client, clientErrs []
 }
 
 func (a *CrossAnswer) fail(err error) {
-	a.Reason, a.Error = string(diagnose.ClassifyFailure(err)), text.OneLine(err.Error())
+	a.Reason, a.Error, a.Err = string(diagnose.ClassifyFailure(err)), text.OneLine(err.Error()), err
 }
 
 // tooLargeFindings names the servers whose cache has not reached rv, and
@@ -117,17 +119,26 @@ func tooLargeFindings(as []CrossAnswer, rv uint64) []string {
 		return []string{"no server told its cache RV"}
 	}
 	var behind []CrossAnswer
+	answered := 0
 	for _, a := range as {
+		if a.CacheKnown {
+			answered++
+		}
 		if a.CacheKnown && a.CacheRV < rv && !a.Follows {
 			behind = append(behind, a)
 		}
+	}
+	every := "every server"
+	if answered < len(as) {
+		// A server that told no cache RV is not counted as having seen it.
+		every = fmt.Sprintf("every server that answered (%d of %d)", answered, len(as))
 	}
 	sort.SliceStable(behind, func(i, j int) bool { return behind[i].CacheRV < behind[j].CacheRV })
 	switch {
 	case fresh.CacheRV < rv:
 		return []string{fmt.Sprintf("no server has reached RV %d (the freshest, %s, is at %d): the RV did not come from these servers' watch caches: another cluster, an etcd restore, or a write not seen yet", rv, fresh.Endpoint, fresh.CacheRV)}
 	case len(behind) == 0:
-		return []string{fmt.Sprintf("every server has now seen RV %d: a server that was behind has caught up; the 504 was transient", rv)}
+		return []string{fmt.Sprintf("%s has now seen RV %d: a server that was behind has caught up; the 504 was transient", every, rv)}
 	}
 	var out []string
 	for _, a := range behind {

@@ -57,6 +57,17 @@ func TestServersPartialFailureRule(t *testing.T) {
 			})
 		}
 	}
+	// explain-error --check --servers follows the same rule.
+	msg := "Error from server (Timeout): Timeout: Too large resource version: 99999999, current: 10"
+	for _, c := range []struct {
+		endpoints string
+		code      int
+	}{{good, 0}, {good + ",127.0.0.1:1", 12}, {"127.0.0.1:1", 4}} {
+		r := framework.Run(t, kc, time.Minute, "-n", "default", "explain-error", "--check", "--endpoints", c.endpoints, msg)
+		if r.Code != c.code || !strings.Contains(r.Stdout, "TooLarge") {
+			t.Errorf("explain-error --check --endpoints %s: exit %d, want %d:\n%s\n%s", c.endpoints, r.Code, c.code, r.Stdout, r.Stderr)
+		}
+	}
 	// The TLS row says TLS, and the verdict counts one answering server.
 	r := framework.Run(t, kc, time.Minute, "list", "configmaps", "-n", "default", "--endpoints", good+","+badTLS, "-o", "json")
 	rep := decodeServers(t, r)
