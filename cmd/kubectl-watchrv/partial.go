@@ -42,8 +42,8 @@ func partialFailure(what string, total int, failed []failedTarget) error {
 	if sameReason(failed, diagnose.FailureForbidden) {
 		prefix, hint = "forbidden: ", ": it needs RBAC permission to list and watch them"
 	}
-	return withCode(targetExitCode(first.Err), fmt.Errorf("%sno %s answered (%d tried; the first, %s: %s)%s",
-		prefix, what, total, first.Name, text.OneLine(first.Err.Error()), hint))
+	return withCode(targetExitCode(first.Err), fmt.Errorf("%snone of the %d %s could be measured (the first, %s: %s)%s",
+		prefix, total, what, first.Name, text.OneLine(first.Err.Error()), hint))
 }
 
 // targetExitCode is the exit code of one target's failure, as the same

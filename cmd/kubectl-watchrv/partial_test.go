@@ -24,8 +24,8 @@ func TestPartialFailureRule(t *testing.T) {
 	}{
 		{3, nil, ExitOK, ""},
 		{3, []failedTarget{{"server b", forbidden}}, ExitPartial, "1 of 3 API servers failed (the first, server b: Forbidden"},
-		{2, []failedTarget{{"server a", forbidden}, {"server b", forbidden}}, ExitForbidden, "forbidden: no API servers answered (2 tried"},
-		{1, []failedTarget{{"server a", budget}}, ExitBudget, "no API servers answered (1 tried"},
+		{2, []failedTarget{{"server a", forbidden}, {"server b", forbidden}}, ExitForbidden, "forbidden: none of the 2 API servers could be measured"},
+		{1, []failedTarget{{"server a", budget}}, ExitBudget, "none of the 1 API servers could be measured"},
 	}
 	for _, c := range cases {
 		err := partialFailure("API servers", c.total, c.failed)

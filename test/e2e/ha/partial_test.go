@@ -40,8 +40,8 @@ func TestServersPartialFailureRule(t *testing.T) {
 		{"every server answers", good, 0, ""},
 		{"one of two fails TLS", good + "," + badTLS, 12, "1 of 2 API servers failed (the first, server " + badTLS + ": TLS"},
 		{"one of two refuses", "127.0.0.1:1," + good, 12, "1 of 2 API servers failed (the first, server 127.0.0.1:1: Unreachable"},
-		{"every server fails TLS", badTLS, 5, "no API servers answered (1 tried"},
-		{"every server refuses", "127.0.0.1:1,127.0.0.1:2", 4, "no API servers answered (2 tried"},
+		{"every server fails TLS", badTLS, 5, "none of the 1 API servers could be measured"},
+		{"every server refuses", "127.0.0.1:1,127.0.0.1:2", 4, "none of the 2 API servers could be measured"},
 	}
 	for _, c := range cases {
 		for _, cmd := range []string{"list", "probe"} {
