@@ -73,23 +73,7 @@ func (a *Analyzer) patternList(c *clientState, r *request, rs *resourceState, mo
 		rs.firstList = t
 	}
 	rs.lastList = t
-	if !rs.watchEnd.IsZero() && t.After(rs.watchEnd.Add(-time.Second)) && t.Before(rs.watchEnd.Add(relistWindow)) {
-		rs.relists++
-		if rs.relistCauses == nil {
-			rs.relistCauses = map[string]int64{}
-		}
-		cause := rs.watchEndKind
-		if rs.watchEndCode >= 400 {
-			cause = fmt.Sprint(rs.watchEndCode)
-		}
-		rs.relistCauses[cause]++
-		if rs.relistFirst.IsZero() {
-			rs.relistFirst = t
-		}
-		rs.relistLast = t
-		rs.watchEnd = time.Time{}
-		a.herd.add(t, c.key)
-	}
+	a.relist(c, rs, t)
 	if mode == modeUnset {
 		rs.consistent++
 		if rs.consistentFirst.IsZero() {
@@ -100,7 +84,35 @@ func (a *Analyzer) patternList(c *clientState, r *request, rs *resourceState, mo
 	}
 }
 
+// relist counts a full re-read (a list, or a streaming list: a watch with
+// sendInitialEvents=true, which client-go >= 1.35 informers use instead of a
+// list) that starts within relistWindow after one of the same client's
+// watches on the same resource ended.
+func (a *Analyzer) relist(c *clientState, rs *resourceState, t time.Time) {
+	if rs.watchEnd.IsZero() || !t.After(rs.watchEnd.Add(-time.Second)) || !t.Before(rs.watchEnd.Add(relistWindow)) {
+		return
+	}
+	rs.relists++
+	if rs.relistCauses == nil {
+		rs.relistCauses = map[string]int64{}
+	}
+	cause := rs.watchEndKind
+	if rs.watchEndCode >= 400 {
+		cause = fmt.Sprint(rs.watchEndCode)
+	}
+	rs.relistCauses[cause]++
+	if rs.relistFirst.IsZero() {
+		rs.relistFirst = t
+	}
+	rs.relistLast = t
+	rs.watchEnd = time.Time{}
+	a.herd.add(t, c.key)
+}
+
 func (a *Analyzer) patternWatch(c *clientState, r *request, rs *resourceState, code int, end time.Time, open bool) {
+	if r.query.SendInitialEvents {
+		a.relist(c, rs, r.received)
+	}
 	if !open {
 		rs.watchEnd, rs.watchEndKind, rs.watchEndCode = end, watchEnd(r.query, code, end.Sub(r.received), open), code
 	}
@@ -138,7 +150,7 @@ func (rs *resourceState) patterns(client, resource string) []Pattern {
 		out = append(out, Pattern{
 			Name: PatternRelistLoop, Client: client, Resource: resource, Count: rs.relists,
 			First: rs.relistFirst, Last: rs.relistLast, PeriodSeconds: round(period),
-			Evidence: fmt.Sprintf("%d lists of %s each within %s after one of its watches ended (%s), from %s to %s, one every %s",
+			Evidence: fmt.Sprintf("%d relists (lists or streaming lists) of %s, each within %s after one of its watches ended (%s), from %s to %s, one every %s",
 				rs.relists, resource, relistWindow, causes(rs.relistCauses), clock(rs.relistFirst), clock(rs.relistLast), secs(period)),
 			Fix: "Each relist re-reads the whole collection: find what ends its watches. After 410s: it resumes from an RV the server no longer holds; watch with allowWatchBookmarks=true so the RV it resumes from stays fresh, and keep its event handlers fast. Watches closed early: look for a proxy or load balancer idle timeout shorter than the watch's timeoutSeconds.",
 		})
