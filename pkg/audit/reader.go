@@ -235,6 +235,9 @@ func (s *stream) feed(ctx context.Context, r io.Reader, maxLine int, work chan<-
 				b.buf = append(b.buf[:n], 0)
 			}
 			b.ends = append(b.ends, len(b.buf))
+		} else if len(chunk) > maxLine {
+			b.buf = append(b.buf, 0)
+			b.ends = append(b.ends, len(b.buf))
 		} else if len(chunk) > 0 {
 			b.buf = append(b.buf, chunk...)
 			b.ends = append(b.ends, len(b.buf))

@@ -18,7 +18,8 @@ const (
 	pollingMaxSpread = 0.5
 	// relistWindow: a list that starts within this long after one of the
 	// same client's watches on the same resource ended is a relist.
-	relistWindow = 10 * time.Second
+	// 30 s is client-go's longest backoff between two tries.
+	relistWindow = 30 * time.Second
 	// relistLoopMin relists on one resource make a loop.
 	relistLoopMin = 3
 	// herdBucket: relists of herdMinClients clients or more in one bucket.
@@ -43,13 +44,19 @@ type resourceState struct {
 	watchEnd     time.Time
 	watchEndKind string
 	watchEndCode int
+	// watchEndRV is the RV an exact-RV watch started from ("" otherwise).
+	watchEndRV   string
 	relists      int64
 	relistCauses map[string]int64
 	relistFirst  time.Time
 	relistLast   time.Time
 
-	// stale reconnect: exact-RV watches answered 410.
+	// stale reconnect: exact-RV watches answered 410 (stale), or ended
+	// within a second with a 200 and were followed by a relist (inStream:
+	// the 410 of a watch served by etcd comes as an ERROR event inside the
+	// stream, which the audit log does not record).
 	stale             int64
+	inStream          int64
 	staleFirst        time.Time
 	staleLast         time.Time
 	staleRV           string
@@ -101,6 +108,16 @@ func (a *Analyzer) relist(c *clientState, rs *resourceState, t time.Time) {
 		cause = fmt.Sprint(rs.watchEndCode)
 	}
 	rs.relistCauses[cause]++
+	if rs.watchEndKind == endAtOnce && rs.watchEndRV != "" {
+		rs.inStream++
+		if rs.staleFirst.IsZero() {
+			rs.staleFirst = rs.watchEnd
+			rs.staleRV, rs.staleNewest = rs.watchEndRV, a.newestRV
+		}
+		if rs.watchEnd.After(rs.staleLast) {
+			rs.staleLast = rs.watchEnd
+		}
+	}
 	if rs.relistFirst.IsZero() {
 		rs.relistFirst = t
 	}
@@ -115,6 +132,10 @@ func (a *Analyzer) patternWatch(c *clientState, r *request, rs *resourceState, c
 	}
 	if !open {
 		rs.watchEnd, rs.watchEndKind, rs.watchEndCode = end, watchEnd(r.query, code, end.Sub(r.received), open), code
+		rs.watchEndRV = ""
+		if watchMode(r.query) == modeExact {
+			rs.watchEndRV = r.query.ResourceVersion
+		}
 	}
 	if code == 410 && watchMode(r.query) == modeExact {
 		rs.stale++
@@ -155,13 +176,21 @@ func (rs *resourceState) patterns(client, resource string) []Pattern {
 			Fix: "Each relist re-reads the whole collection: find what ends its watches. After 410s: it resumes from an RV the server no longer holds; watch with allowWatchBookmarks=true so the RV it resumes from stays fresh, and keep its event handlers fast. Watches closed early: look for a proxy or load balancer idle timeout shorter than the watch's timeoutSeconds.",
 		})
 	}
-	if rs.stale > 0 {
-		ev := fmt.Sprintf("%d watch(es) of %s from an exact RV answered 410 Expired at once, from %s to %s; the first asked for RV %s", rs.stale, resource, clock(rs.staleFirst), clock(rs.staleLast), rs.staleRV)
+	if rs.stale+rs.inStream > 0 {
+		var parts []string
+		if rs.stale > 0 {
+			parts = append(parts, fmt.Sprintf("%d answered 410 Expired", rs.stale))
+		}
+		if rs.inStream > 0 {
+			parts = append(parts, fmt.Sprintf("%d ended within a second with a 200 and a relist followed (a 410 sent inside the watch stream, as etcd-served watches do: the audit log records the HTTP status, not the stream's events)", rs.inStream))
+		}
+		ev := fmt.Sprintf("%d watch(es) of %s from an exact RV failed at once, from %s to %s: %s; the first asked for RV %s",
+			rs.stale+rs.inStream, resource, clock(rs.staleFirst), clock(rs.staleLast), strings.Join(parts, "; "), rs.staleRV)
 		if rs.staleNewest > 0 {
 			ev += fmt.Sprintf(" when the newest RV any client had asked for was %d", rs.staleNewest)
 		}
 		out = append(out, Pattern{
-			Name: PatternStaleReconnect, Client: client, Resource: resource, Count: rs.stale,
+			Name: PatternStaleReconnect, Client: client, Resource: resource, Count: rs.stale + rs.inStream,
 			First: rs.staleFirst, Last: rs.staleLast, Evidence: ev,
 			Fix: "Resume a watch from the last RV it received (bookmarks keep it fresh while nothing changes), never from an RV saved for minutes or read from another cluster; after a 410, relist and watch from the list's resourceVersion.",
 		})

@@ -155,7 +155,7 @@ func TestClients(t *testing.T) {
 		patterns          []string
 	}{
 		{"healthy informer", "admin", informerAgent, nil},
-		{"looping informer", "nobody", informerAgent, []string{"relist-loop(configmaps)"}},
+		{"looping informer", "nobody", informerAgent, []string{"relist-loop(configmaps)", "stale-reconnect(configmaps)"}},
 		{"poller", "admin", pollerAgent, []string{"consistent-read-pressure(configmaps)", "polling(configmaps)"}},
 		{"kubectl get -w", "admin", kubectlAgent, nil},
 		{"plugin", "admin", pluginAgent, nil},
