@@ -27,6 +27,10 @@ const maxWrapDepth = 3
 // that the event was found inside something else. On failure, reason is
 // one of the Reason constants.
 func Decode(line []byte, e *Event) (wrapped bool, reason string) {
+	if fastDecode(line, e) && e.isEvent() {
+		e.finish()
+		return false, ""
+	}
 	*e = Event{}
 	err := json.Unmarshal(line, e)
 	if err == nil {

@@ -12,6 +12,7 @@ package audit
 import (
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -118,21 +119,71 @@ func ParseQuery(requestURI string) (Query, bool) {
 	if u.RawQuery == "" {
 		return q, true
 	}
-	v, err := url.ParseQuery(u.RawQuery)
-	if err != nil {
-		return q, false
+	var seen uint8
+	// The pairs one by one, unescaped with net/url only where needed: no
+	// map per request (this runs for every line of the log).
+	for rest := u.RawQuery; rest != ""; {
+		var pair string
+		pair, rest, _ = strings.Cut(rest, "&")
+		k, v, _ := strings.Cut(pair, "=")
+		if strings.ContainsAny(k, "%+") {
+			if k, err = url.QueryUnescape(k); err != nil {
+				return q, false
+			}
+		}
+		bit := paramBit(k)
+		if bit == 0 || seen&bit != 0 {
+			continue // not read, or not its first value (url.Values.Get's rule)
+		}
+		seen |= bit
+		if strings.ContainsAny(v, "%+") {
+			if v, err = url.QueryUnescape(v); err != nil {
+				return q, false
+			}
+		}
+		switch k {
+		case "resourceVersion":
+			q.ResourceVersion, q.HasRV = v, v != ""
+		case "resourceVersionMatch":
+			q.ResourceVersionMatch = v
+		case "limit":
+			q.Limit, _ = strconv.ParseInt(v, 10, 64)
+		case "continue":
+			q.Continue = v != ""
+		case "watch":
+			q.Watch = boolParam(v)
+		case "sendInitialEvents":
+			q.SendInitialEvents = boolParam(v)
+		case "allowWatchBookmarks":
+			q.AllowWatchBookmarks = boolParam(v)
+		case "timeoutSeconds":
+			q.TimeoutSeconds, _ = strconv.ParseInt(v, 10, 64)
+		}
 	}
-	if rv, ok := v["resourceVersion"]; ok && len(rv) > 0 {
-		q.ResourceVersion, q.HasRV = rv[0], rv[0] != ""
-	}
-	q.ResourceVersionMatch = v.Get("resourceVersionMatch")
-	q.Limit, _ = strconv.ParseInt(v.Get("limit"), 10, 64)
-	q.Continue = v.Get("continue") != ""
-	q.Watch = boolParam(v.Get("watch"))
-	q.SendInitialEvents = boolParam(v.Get("sendInitialEvents"))
-	q.AllowWatchBookmarks = boolParam(v.Get("allowWatchBookmarks"))
-	q.TimeoutSeconds, _ = strconv.ParseInt(v.Get("timeoutSeconds"), 10, 64)
 	return q, true
+}
+
+// paramBit numbers the parameters ParseQuery reads (0: not read).
+func paramBit(k string) uint8 {
+	switch k {
+	case "resourceVersion":
+		return 1
+	case "resourceVersionMatch":
+		return 2
+	case "limit":
+		return 4
+	case "continue":
+		return 8
+	case "watch":
+		return 16
+	case "sendInitialEvents":
+		return 32
+	case "allowWatchBookmarks":
+		return 64
+	case "timeoutSeconds":
+		return 128
+	}
+	return 0
 }
 
 // boolParam reads a query boolean the way the API server does

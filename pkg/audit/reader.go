@@ -143,6 +143,18 @@ type batch struct {
 
 const batchBytes = 1 << 20
 
+// batches are reused: a read holds a few per source at a time, whatever
+// the log's size, and allocating one per megabyte would be most of the
+// garbage of a read.
+var batches = sync.Pool{New: func() any { return &batch{buf: make([]byte, 0, batchBytes+4096)} }}
+
+func newBatch(first int64) *batch {
+	b := batches.Get().(*batch)
+	b.buf, b.ends, b.events, b.lineOf, b.bad = b.buf[:0], b.ends[:0], b.events[:0], b.lineOf[:0], b.bad[:0]
+	b.first, b.wraps, b.lines, b.done = first, 0, 0, make(chan struct{})
+	return b
+}
+
 func (b *batch) decode() {
 	start := 0
 	var e Event
@@ -168,7 +180,6 @@ func (b *batch) decode() {
 		b.events = append(b.events, e)
 		b.lineOf = append(b.lineOf, b.first+int64(i))
 	}
-	b.buf, b.ends = nil, nil
 }
 
 // stream is one source cut into batches, in order.
@@ -194,7 +205,7 @@ func (s *stream) feed(ctx context.Context, r io.Reader, maxLine int, work chan<-
 		br = bufio.NewReaderSize(gz, 1<<20)
 	}
 	var line int64 = 1
-	b := &batch{first: line, done: make(chan struct{})}
+	b := newBatch(line)
 	send := func() bool {
 		select {
 		case s.out <- b:
@@ -210,10 +221,9 @@ func (s *stream) feed(ctx context.Context, r io.Reader, maxLine int, work chan<-
 			return false
 		}
 		line += int64(len(b.ends))
-		b = &batch{first: line, done: make(chan struct{}), buf: make([]byte, 0, batchBytes+4096)}
+		b = newBatch(line)
 		return true
 	}
-	b.buf = make([]byte, 0, batchBytes+4096)
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
@@ -276,6 +286,12 @@ func (s *stream) next(st *Stats) *Event {
 			st.bad(s.name, bl.Line, bl.Reason)
 		}
 		st.Events += int64(len(b.events))
+		if s.cur != nil {
+			// No event of the previous batch is in use any more: fn's
+			// *Event is valid only during the call, and the merge holds
+			// one event per source, now in b.
+			batches.Put(s.cur)
+		}
 		s.cur, s.pos = b, 0
 	}
 	e := &s.cur.events[s.pos]

@@ -5,7 +5,9 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -212,5 +214,77 @@ func TestReadLinesLongerThanTheBuffer(t *testing.T) {
 	_, _, st = read(t, Options{MaxLineBytes: 1 << 20}, Source{Name: "a", R: bytes.NewReader(join(in))})
 	if st.Events != int64(len(lines)-1) || st.Unreadable[ReasonTooLong] != 1 {
 		t.Fatalf("events %d (want %d), too long %d (want 1)", st.Events, len(lines)-1, st.Unreadable[ReasonTooLong])
+	}
+}
+
+// The fast path reads every recorded line exactly as encoding/json does.
+func TestFastDecodeEqualsEncodingJSON(t *testing.T) {
+	lines := recordedLines(t)
+	// Real lines, and the same with a user agent that needs escapes and
+	// non-ASCII (as a client may send), built by encoding/json itself.
+	var ua []byte
+	{
+		var m map[string]any
+		if err := json.Unmarshal(lines[0], &m); err != nil {
+			t.Fatal(err)
+		}
+		m["userAgent"] = "tool/1.0 \"quoted\" \u00e9\u4e16 \\ tab\t"
+		ua, _ = json.Marshal(m)
+	}
+	for i, l := range append(lines, ua) {
+		var fast, std Event
+		if !fastDecode(l, &fast) {
+			t.Fatalf("line %d: the fast path gave up on a real line", i+1)
+		}
+		if err := json.Unmarshal(l, &std); err != nil {
+			t.Fatal(err)
+		}
+		fast.finish()
+		std.finish()
+		fj, _ := json.Marshal(fast)
+		sj, _ := json.Marshal(std)
+		if string(fj) != string(sj) || fast.Items != std.Items || fast.Query != std.Query {
+			t.Fatalf("line %d:\nfast %s %d\nstd  %s %d", i+1, fj, fast.Items, sj, std.Items)
+		}
+	}
+	// Cut lines: the fast path gives up, so that encoding/json classifies.
+	for _, n := range []int{1, 10, len(lines[5]) / 2, len(lines[5]) - 1} {
+		var e Event
+		if fastDecode(lines[5][:n], &e) {
+			t.Errorf("the fast path accepted a line cut at %d bytes", n)
+		}
+	}
+}
+
+// ParseQuery reads what url.Values.Get reads, on every recorded requestURI
+// and on encoded and repeated parameters.
+func TestParseQueryEqualsURLValues(t *testing.T) {
+	uris := []string{
+		"/api/v1/configmaps?resourceVersion=5&resourceVersion=7&limit=%35%30",
+		"/api/v1/configmaps?resource%56ersion=9&watch=1&timeoutSeconds=30",
+		"/api/v1/configmaps?continue=a%2Bb%3D&limit=2",
+	}
+	for _, l := range recordedLines(t) {
+		var e Event
+		if err := json.Unmarshal(l, &e); err != nil {
+			t.Fatal(err)
+		}
+		uris = append(uris, e.RequestURI)
+	}
+	for _, uri := range uris {
+		got, ok := ParseQuery(uri)
+		u, err := url.ParseRequestURI(uri)
+		if err != nil || !ok {
+			t.Fatalf("%s: %v %v", uri, err, ok)
+		}
+		v := u.Query()
+		want := Query{Path: u.Path, ResourceVersion: v.Get("resourceVersion"), HasRV: v.Get("resourceVersion") != "",
+			ResourceVersionMatch: v.Get("resourceVersionMatch"), Continue: v.Get("continue") != "",
+			Watch: boolParam(v.Get("watch")), SendInitialEvents: boolParam(v.Get("sendInitialEvents")), AllowWatchBookmarks: boolParam(v.Get("allowWatchBookmarks"))}
+		want.Limit, _ = strconv.ParseInt(v.Get("limit"), 10, 64)
+		want.TimeoutSeconds, _ = strconv.ParseInt(v.Get("timeoutSeconds"), 10, 64)
+		if got != want {
+			t.Errorf("%s:\n got %+v\nwant %+v", uri, got, want)
+		}
 	}
 }
