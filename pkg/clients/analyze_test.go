@@ -179,3 +179,37 @@ func TestListMode(t *testing.T) {
 		}
 	}
 }
+
+// A herd: the looping informer's real lines, copied as three users (new
+// auditIDs), relist in the same seconds; each 10 s bucket with their
+// relists is one herd of 3 clients.
+func TestHerd(t *testing.T) {
+	var in [][]byte
+	for _, l := range bytes.Split(bytes.TrimRight(recordedLog(t), "\n"), []byte("\n")) {
+		if !bytes.Contains(l, []byte(`"username":"nobody"`)) {
+			continue
+		}
+		for k, u := range []string{"ds-pod-a", "ds-pod-b", "ds-pod-c"} {
+			c := bytes.Replace(l, []byte(`"username":"nobody"`), []byte(`"username":"`+u+`"`), 1)
+			c = bytes.Replace(c, []byte(`"auditID":"`), []byte(`"auditID":"`+string(rune('a'+k))), 1)
+			in = append(in, c)
+		}
+	}
+	r := analyze(t, append(bytes.Join(in, []byte("\n")), '\n'), Options{})
+	if len(r.Clients) != 3 {
+		t.Fatalf("%d clients, want 3", len(r.Clients))
+	}
+	// The 4 relists fall in 3 buckets (10:44:40, :50 and 10:45:00).
+	if len(r.Herds) != 3 {
+		t.Fatalf("%d herds, want 3: %+v", len(r.Herds), r.Herds)
+	}
+	for _, h := range r.Herds {
+		if h.Count != 3 || !strings.Contains(h.Evidence, "ds-pod-a / watchrv-e2e-informer") {
+			t.Errorf("herd %+v", h)
+		}
+	}
+	// One client alone is no herd.
+	if r := analyze(t, recordedLog(t), Options{}); len(r.Herds) != 0 {
+		t.Errorf("herds in the recorded log: %+v", r.Herds)
+	}
+}
