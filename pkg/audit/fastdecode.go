@@ -220,8 +220,12 @@ func (s *scanner) array(elem func() bool) bool {
 // stringEnd returns the index of the closing quote of the string at s.i,
 // and whether it holds an escape or a byte that is not printable ASCII; -1
 // when unterminated.
-func (s *scanner) stringEnd() (int, bool) {
-	special := false
+func (s *scanner) stringEnd() (int, bool) { return s.stringEndCheck(true) }
+
+// stringEndCheck is stringEnd; check false skips looking for special bytes
+// (for strings that are skipped, which is most of them).
+func (s *scanner) stringEndCheck(check bool) (int, bool) {
+	special := !check
 	j := s.i + 1
 	for {
 		k := bytes.IndexByte(s.b[j:], '"')
@@ -231,6 +235,7 @@ func (s *scanner) stringEnd() (int, bool) {
 		seg := s.b[j : j+k]
 		if !special {
 			for _, c := range seg {
+				// Printable ASCII, no backslash: the common case.
 				if c >= 0x80 || c < 0x20 || c == '\\' {
 					special = true
 					break
@@ -353,7 +358,7 @@ func (s *scanner) time(dst *time.Time) bool {
 func (s *scanner) skip() bool {
 	switch s.peek() {
 	case '"':
-		end, _ := s.stringEnd()
+		end, _ := s.stringEndCheck(false)
 		if end < 0 {
 			return false
 		}
@@ -364,7 +369,7 @@ func (s *scanner) skip() bool {
 		for s.i < len(s.b) {
 			switch s.b[s.i] {
 			case '"':
-				end, _ := s.stringEnd()
+				end, _ := s.stringEndCheck(false)
 				if end < 0 {
 					return false
 				}
