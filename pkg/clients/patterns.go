@@ -223,9 +223,10 @@ func (h *herdState) add(t time.Time, k clientKey) {
 	if h.buckets[b] == nil {
 		h.buckets[b] = map[clientKey]struct{}{}
 	}
+	// Buckets are judged at the end, not as the log goes: a streaming
+	// relist counts when its watch ends, which can be minutes after it
+	// started. The state is one small set per 10 s with relists.
 	h.buckets[b][k] = struct{}{}
-	// Buckets a minute old are complete: the log is in time order.
-	h.flush(t.Add(-time.Minute))
 }
 
 // flush closes the buckets before t (all of them when t is zero).
