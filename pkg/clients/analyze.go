@@ -165,7 +165,9 @@ func (a *Analyzer) finish(r *request, code int, end time.Time, open bool, items 
 		bucket[2]++
 	}
 	q := r.query
-	if q.HasRV {
+	// The newest RV a request was answered for (a 504 for a future RV, or
+	// a 410, says nothing about where the server is).
+	if q.HasRV && code > 0 && code < 400 {
 		if n, err := strconv.ParseUint(q.ResourceVersion, 10, 64); err == nil && n > a.newestRV {
 			a.newestRV, a.newestAt = n, r.received
 		}

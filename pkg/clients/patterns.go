@@ -182,12 +182,12 @@ func (rs *resourceState) patterns(client, resource string) []Pattern {
 			parts = append(parts, fmt.Sprintf("%d answered 410 Expired", rs.stale))
 		}
 		if rs.inStream > 0 {
-			parts = append(parts, fmt.Sprintf("%d ended within a second with a 200 and a relist followed (a 410 sent inside the watch stream, as etcd-served watches do: the audit log records the HTTP status, not the stream's events)", rs.inStream))
+			parts = append(parts, fmt.Sprintf("%d ended within a second with a 200 and a relist followed (the sign of a 410 sent as an ERROR event inside the watch stream, as v1.37 does from the watch cache and from etcd: the audit log records the HTTP status, not the stream's events)", rs.inStream))
 		}
 		ev := fmt.Sprintf("%d watch(es) of %s from an exact RV failed at once, from %s to %s: %s; the first asked for RV %s",
 			rs.stale+rs.inStream, resource, clock(rs.staleFirst), clock(rs.staleLast), strings.Join(parts, "; "), rs.staleRV)
 		if rs.staleNewest > 0 {
-			ev += fmt.Sprintf(" when the newest RV any client had asked for was %d", rs.staleNewest)
+			ev += fmt.Sprintf(" when the newest RV any request had been answered for was %d", rs.staleNewest)
 		}
 		out = append(out, Pattern{
 			Name: PatternStaleReconnect, Client: client, Resource: resource, Count: rs.stale + rs.inStream,
