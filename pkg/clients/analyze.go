@@ -38,7 +38,7 @@ type clientKey struct{ user, agent, ip string }
 type clientState struct {
 	key       clientKey
 	resources map[string]*resourceState
-	minutes   map[int64]*[3]int64 // unix minute -> lists, watches, 410s
+	minutes   map[int64]*[3]int64 // unix minute -> lists, watches, expired (see TimelineClient)
 }
 
 // request is what is kept of a request between its first and last stage.
@@ -197,6 +197,10 @@ func (a *Analyzer) finish(r *request, code int, end time.Time, open bool, items 
 		a.patternList(c, r, rs, mode, code)
 	case "watch":
 		bucket[1]++
+		if code < 400 && !open && watchMode(q) == modeExact && watchEnd(q, code, end.Sub(r.received), open) == endAtOnce {
+			// The sign of a 410 sent inside the stream (see patternWatch).
+			bucket[2]++
+		}
 		countWatch(&t.Watches, q, code, end.Sub(r.received), open)
 		a.patternWatch(c, r, rs, code, end, open)
 	case "get":

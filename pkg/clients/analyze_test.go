@@ -213,3 +213,28 @@ func TestHerd(t *testing.T) {
 		t.Errorf("herds in the recorded log: %+v", r.Herds)
 	}
 }
+
+// The timeline's 410 row counts the in-stream 410s too: the looping
+// informer's 3 watches from the compacted RV.
+func TestTimelineExpired(t *testing.T) {
+	r := analyze(t, recordedLog(t), Options{Top: 10})
+	for _, c := range r.Timeline.Clients {
+		var lists, watches, expired int64
+		for i := range c.Lists {
+			lists, watches, expired = lists+c.Lists[i], watches+c.Watches[i], expired+c.Expired[i]
+		}
+		switch c.Client {
+		case "nobody / watchrv-e2e-informer":
+			if watches != 8 || expired != 3 || lists != 0 {
+				t.Errorf("looping informer: lists %d watches %d 410s %d, want 0 8 3", lists, watches, expired)
+			}
+		case "admin / watchrv-e2e-poller":
+			if lists != 12 || watches != 0 || expired != 0 {
+				t.Errorf("poller: lists %d watches %d 410s %d, want 12 0 0", lists, watches, expired)
+			}
+		}
+	}
+	if len(r.Timeline.Clients) != len(r.Clients) || r.Timeline.BucketSeconds != 60 {
+		t.Errorf("timeline: %d clients (of %d), buckets of %ds", len(r.Timeline.Clients), len(r.Clients), r.Timeline.BucketSeconds)
+	}
+}
