@@ -84,6 +84,7 @@ version", or a list says "Too large resource version". It only reads
 		newWatchCommand(o),
 		newProbeCommand(o),
 		newStreamingCommand(o),
+		newClientsCommand(o),
 		newExplainErrorCommand(o),
 		newVersionCommand(o),
 		newCompletionCommand(o),
