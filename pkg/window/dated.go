@@ -19,16 +19,21 @@ type DatedRV struct {
 	At              time.Time `json:"at"`
 	Object          string    `json:"object"`
 	Field           string    `json:"field"`
+	// Deleting is set for an object with a deletionTimestamp: the API
+	// server set it without stamping managedFields, so the newest time is
+	// not that of its last write.
+	Deleting bool `json:"deleting,omitempty"`
 }
 
 // datedItem is the metadata a PartialObjectMetadataList carries: the whole
 // ObjectMeta, managedFields included.
 type datedItem struct {
 	Metadata struct {
-		Namespace         string    `json:"namespace"`
-		Name              string    `json:"name"`
-		ResourceVersion   string    `json:"resourceVersion"`
-		CreationTimestamp time.Time `json:"creationTimestamp"`
+		Namespace         string     `json:"namespace"`
+		Name              string     `json:"name"`
+		ResourceVersion   string     `json:"resourceVersion"`
+		CreationTimestamp time.Time  `json:"creationTimestamp"`
+		DeletionTimestamp *time.Time `json:"deletionTimestamp"`
 		ManagedFields     []struct {
 			Time *time.Time `json:"time"`
 		} `json:"managedFields"`
@@ -56,7 +61,7 @@ func ListDatedRVs(ctx context.Context, c *apiclient.Client, t apiclient.Target) 
 		if !ok {
 			continue
 		}
-		d := DatedRV{ResourceVersion: rv, Object: m.Name, Field: "metadata.creationTimestamp"}
+		d := DatedRV{ResourceVersion: rv, Object: m.Name, Field: "metadata.creationTimestamp", Deleting: m.DeletionTimestamp != nil}
 		if m.Namespace != "" {
 			d.Object = m.Namespace + "/" + m.Name
 		}
