@@ -37,3 +37,21 @@ func TestInconsistentNumbersLowerTheConfidence(t *testing.T) {
 		}
 	}
 }
+
+// Issue 16 item 21: tools/pager's full-list fallback applies to a continue
+// page only; an exact list fails on page 1, so its client-go paragraph must
+// not promise that fallback (the server's own words, v1.37.2).
+func TestExactListAdviceDoesNotPromiseThePagerFallback(t *testing.T) {
+	for _, text := range []string{"The resourceVersion for the provided list is too old.", "too old resource version: 212"} {
+		d := FromText(text)
+		if d.Operation != OpListExact {
+			t.Fatalf("%q: operation %q, want an exact list", text, d.Operation)
+		}
+		if strings.Contains(d.ClientGo, "falls back to one full list") || !strings.Contains(d.ClientGo, "first page") {
+			t.Errorf("%q (%s): client-go paragraph %q", text, d.Kind, d.ClientGo)
+		}
+	}
+	if d := FromText("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter."); !strings.Contains(d.ClientGo, "FullListIfExpired") {
+		t.Errorf("a continue page does get the pager's fallback: %q", d.ClientGo)
+	}
+}
