@@ -222,7 +222,7 @@ func (p *Printer) List(r ListReport) error {
 	}
 	pairs = append(pairs,
 		[2]string{newestLabel, newest},
-		[2]string{"Transfer", fmt.Sprintf("%s in %.1f ms", humanBytes(r.Bytes), r.Millis)},
+		[2]string{"Transfer", transferText(r)},
 	)
 	if r.Restarted {
 		pairs = append(pairs, [2]string{"Restarted", s.Warn.Sprintf("yes: attempt 1 lost its continue token at page %d; this is attempt 2", r.Attempts[0].ExpiredOnPage)})
@@ -263,4 +263,21 @@ func humanBytes(n int64) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", n)
+}
+
+// gzipThresholdBytes: the API server gzips a response body above 128 KiB
+// when the client accepts gzip, as Go's HTTP client does (apiserver
+// endpoints/handlers/responsewriters defaultGzipThresholdBytes).
+const gzipThresholdBytes = 128 << 10
+
+// transferText says what the byte count is: the decoded bodies, which the
+// wire carries gzipped when a page is over 128 KiB.
+func transferText(r ListReport) string {
+	s := fmt.Sprintf("%s decoded in %.1f ms", humanBytes(r.Bytes), r.Millis)
+	for _, p := range r.PageDetails {
+		if p.Bytes > gzipThresholdBytes {
+			return s + " (bodies as decoded; the server gzips a body over 128 KiB, so fewer bytes crossed the wire)"
+		}
+	}
+	return s
 }

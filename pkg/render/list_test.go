@@ -161,3 +161,25 @@ func TestListAtAnyOrNotOlderThanSuggestsAWatchStartOnlyIfCurrent(t *testing.T) {
 		}
 	}
 }
+
+// Issue 16 item 20: the byte count is the decoded bodies; a page over
+// 128 KiB is gzipped on the wire, so the output says which.
+func TestListTransferSaysDecoded(t *testing.T) {
+	tg, o, w := recordedWalk(t)
+	r := NewListReport(tg, o, false, w)
+	var out bytes.Buffer
+	if err := NewPrinter(&out, &out, "", false).List(r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "KiB decoded in") || strings.Contains(out.String(), "gzips") {
+		t.Fatalf("small pages: want 'decoded', no gzip note:\n%s", out.String())
+	}
+	r.PageDetails[0].Bytes = 129 << 10
+	out.Reset()
+	if err := NewPrinter(&out, &out, "", false).List(r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "the server gzips a body over 128 KiB") {
+		t.Fatalf("a page over 128 KiB: want the gzip note:\n%s", out.String())
+	}
+}
