@@ -62,8 +62,11 @@ func makeHistory(d *demo) error {
 	if err := record("modify a", rv, err); err != nil {
 		return err
 	}
-	err = cms.Delete(d.ctx, "b", metav1.DeleteOptions{})
-	if err := record("delete b", "-", err); err != nil {
+	// The DELETE's answer is the object as deleted, at the deletion's RV
+	// (the typed client's Delete drops it).
+	var deleted corev1.ConfigMap
+	err = cs.CoreV1().RESTClient().Delete().Namespace(d.ns).Resource("configmaps").Name("b").Do(d.ctx).Into(&deleted)
+	if err := record("delete b", deleted.ResourceVersion, err); err != nil {
 		return err
 	}
 	rv, err = create("c")
