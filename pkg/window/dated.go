@@ -23,7 +23,16 @@ type DatedRV struct {
 	// server set it without stamping managedFields, so the newest time is
 	// not that of its last write.
 	Deleting bool `json:"deleting,omitempty"`
+	// CreationOnly: the object has no managedFields (an object whose
+	// managers own no field, or one written without them), so only its
+	// creation is dated, and its RV may be a later write's.
+	CreationOnly bool `json:"creationOnly,omitempty"`
 }
+
+// LastWriteDated reports whether At is the time of the write of
+// ResourceVersion (to the second): the newest managedFields time of an
+// object not being deleted. Any At is no later than that write.
+func (d DatedRV) LastWriteDated() bool { return !d.Deleting && !d.CreationOnly }
 
 // datedItem is the metadata a PartialObjectMetadataList carries: the whole
 // ObjectMeta, managedFields included.
@@ -73,8 +82,12 @@ func ListDatedRVs(ctx context.Context, c *apiclient.Client, t apiclient.Target) 
 		if d.At.IsZero() {
 			// Without managedFields only an object's creation is dated, and
 			// its RV is its creation's only if it was never modified: not
-			// knowable here, so such objects date nothing.
-			continue
+			// knowable here, so such an object bounds the depth from above
+			// only (its creation was no later than its RV's write).
+			if m.CreationTimestamp.IsZero() {
+				continue
+			}
+			d.At, d.CreationOnly = m.CreationTimestamp, true
 		}
 		if !m.CreationTimestamp.IsZero() && d.At.Equal(m.CreationTimestamp) {
 			d.Field = "metadata.creationTimestamp"

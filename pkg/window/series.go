@@ -98,8 +98,9 @@ const (
 //   - an object whose RV is at or above O was written after O: if its
 //     newest timestamp is its last write's time (true of every change a
 //     client makes, which managedFields stamps; not of the API server's own
-//     deletionTimestamp, so objects being deleted are skipped), that time
-//     plus the one-second resolution gives "at least".
+//     deletionTimestamp, nor of an object without managedFields, so those
+//     are skipped), that time plus the one-second resolution gives "at
+//     least".
 //
 // An object newer than O dates a bound, never the depth: the window can be
 // far older than it. dated must be sorted by RV. An observed depth is kept:
@@ -111,7 +112,7 @@ func (m *Motion) DateDepth(last Round, dated []DatedRV) {
 	i := sort.Search(len(dated), func(i int) bool { return dated[i].ResourceVersion >= last.Oldest })
 	var above, below *DatedRV
 	for j := i; j < len(dated); j++ {
-		if !dated[j].Deleting {
+		if dated[j].LastWriteDated() {
 			above = &dated[j]
 			break
 		}
@@ -133,7 +134,11 @@ func (m *Motion) DateDepth(last Round, dated []DatedRV) {
 			least = 0
 		}
 		m.DepthAtLeast = &least
-		evidence = append(evidence, fmt.Sprintf("at least: %s (RV %d, %d after the oldest RV %d) was written at %s (%s, 1s resolution), after the oldest RV", above.Object, above.ResourceVersion, above.ResourceVersion-last.Oldest, last.Oldest, above.At.UTC().Format(time.RFC3339), above.Field))
+		where := fmt.Sprintf("%d after the oldest RV %d", above.ResourceVersion-last.Oldest, last.Oldest)
+		if above.ResourceVersion == last.Oldest {
+			where = "the oldest RV"
+		}
+		evidence = append(evidence, fmt.Sprintf("at least: %s (RV %d, %s) was written at %s (%s, 1s resolution), not before it", above.Object, above.ResourceVersion, where, above.At.UTC().Format(time.RFC3339), above.Field))
 	}
 	if below != nil {
 		most := last.At.Sub(below.At).Seconds()

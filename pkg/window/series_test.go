@@ -81,12 +81,12 @@ func TestDateDepthNewerObjectIsALowerBound(t *testing.T) {
 		t.Fatalf("a newer object must give 'at least 5.8s' and nothing more, got %+v", m)
 	}
 	m = MeasureMotion(rs)
-	m.DateDepth(rs[1], []DatedRV{{ResourceVersion: 400, At: now.Add(-600 * time.Second), Object: "depthtest/s0"}, {ResourceVersion: 600, At: now.Add(-10 * time.Second), Object: "depthtest/gone", Deleting: true}, {ResourceVersion: 649, At: now.Add(-6800 * time.Millisecond), Object: "depthtest/s1"}})
+	m.DateDepth(rs[1], []DatedRV{{ResourceVersion: 400, At: now.Add(-600 * time.Second), Object: "depthtest/s0"}, {ResourceVersion: 600, At: now.Add(-10 * time.Second), Object: "depthtest/gone", Deleting: true}, {ResourceVersion: 620, At: now.Add(-9 * time.Second), Object: "depthtest/bare", CreationOnly: true}, {ResourceVersion: 649, At: now.Add(-6800 * time.Millisecond), Object: "depthtest/s1"}})
 	if m.DepthBound != DepthBoundBetween || !near(*m.DepthAtMost, 600) || !near(*m.DepthAtLeast, 5.8) {
-		t.Fatalf("want at least 5.8s (s1; an object being deleted has no write time) and at most 600s (s0), got %+v", m)
+		t.Fatalf("want at least 5.8s (s1; an object being deleted or without managedFields has no write time) and at most 600s (s0), got %+v", m)
 	}
 	m = MeasureMotion(rs)
-	m.DateDepth(rs[1], []DatedRV{{ResourceVersion: 400, At: now.Add(-600 * time.Second), Object: "depthtest/s0"}})
+	m.DateDepth(rs[1], []DatedRV{{ResourceVersion: 400, At: now.Add(-600 * time.Second), Object: "depthtest/s0", CreationOnly: true}})
 	if m.DepthBound != DepthBoundAtMost || m.DepthAtLeast != nil || !near(m.DepthSeconds, 600) {
 		t.Fatalf("only an older object: want at most 600s, got %+v", m)
 	}

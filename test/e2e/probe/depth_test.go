@@ -81,7 +81,7 @@ func TestProbeIntervalDepthIsABoundWhenNoObjectIsAtTheOldestRV(t *testing.T) {
 	c := framework.StartT(t, framework.APIServerOptions{WatchCacheSizes: "configmaps#0"})
 	ctx := context.Background()
 	cs, ns := framework.Namespace(t, c, "depth")
-	if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "old"}}, metav1.CreateOptions{}); err != nil {
+	if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "old"}, Data: map[string]string{"k": "old"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(2 * time.Second)
@@ -93,7 +93,7 @@ func TestProbeIntervalDepthIsABoundWhenNoObjectIsAtTheOldestRV(t *testing.T) {
 	}
 	rvS, _ := strconv.ParseInt(sec.ResourceVersion, 10, 64)
 	time.Sleep(5 * time.Second)
-	if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "new"}}, metav1.CreateOptions{}); err != nil {
+	if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "new"}, Data: map[string]string{"k": "new"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Compact(ctx, rvS+1); err != nil {
@@ -115,7 +115,7 @@ func TestProbeIntervalDepthIsABoundWhenNoObjectIsAtTheOldestRV(t *testing.T) {
 	realMin, realMax := last.At.Sub(after).Seconds(), last.At.Sub(before).Seconds()
 	t.Logf("depth %s: %s; real %.2f..%.2fs", s.DepthBound, s.DepthEvidence, realMin, realMax)
 	if s.DepthBound != window.DepthBoundBetween || s.DepthAtLeast == nil || s.DepthAtMost == nil {
-		t.Fatalf("want bounds from the configmaps on either side of the oldest RV, got %+v", s.Motion)
+		t.Fatalf("want bounds from the configmaps on either side of the oldest RV, got %+v\n%s\n%s", s.Motion, r.Stdout, r.Stderr)
 	}
 	if *s.DepthAtLeast > realMin || *s.DepthAtMost < realMax {
 		t.Errorf("claimed %.2f..%.2fs, the real depth is %.2f..%.2fs: a bound is false", *s.DepthAtLeast, *s.DepthAtMost, realMin, realMax)
