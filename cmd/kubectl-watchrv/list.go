@@ -178,6 +178,10 @@ func (o *ListOptions) Run(ctx context.Context) error {
 		return o.requestError(werr, "list", res.Name())
 	}
 	report := render.NewListReport(t, wo, o.RVOnly, walk)
+	if report.NeedsCurrentRV() && werr == nil {
+		current, _, cerr := listing.CurrentRV(ctx, client, t)
+		report.CheckWatchStart(current, cerr)
+	}
 	if len(walk.Attempts) > 1 {
 		p.Warnf("%s; restarted from page 1 once (attempt 1 stopped at page %d)", firstLine(walk.Attempts[0].Error), walk.Attempts[0].ExpiredOnPage)
 	}

@@ -90,9 +90,7 @@ func (o *RootOptions) requestError(err error, verb, what string) error {
 	case diagnose.FailureNoAnswer:
 		return fmt.Errorf("no answer from %s: %w: check that the cluster is up, or raise --request-timeout", server, err)
 	case diagnose.FailureExpired, diagnose.FailureTooLarge:
-		if d := diagnose.FromError(err, diagnose.Context{}); d.Fix != "" {
-			return fmt.Errorf("%w: %s", err, d.Fix)
-		}
+		return diagnose.WithFix(err)
 	}
 	return err
 }
