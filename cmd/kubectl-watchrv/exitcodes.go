@@ -80,7 +80,8 @@ func usageErrorf(cmd *cobra.Command, format string, args ...any) error {
 // certificate data, a credential plugin that fails): exit 2 in every
 // command.
 func kubeconfigError(err error, contexts []string) error {
-	msg := strings.TrimPrefix(text.OneLine(err.Error()), "cannot build API client: ")
+	// Bounded: client-go quotes a --context or --user value whole.
+	msg := text.Shorten(strings.TrimPrefix(text.OneLine(err.Error()), "cannot build API client: "), 512)
 	switch {
 	case strings.Contains(msg, "context") && len(contexts) > 0:
 		return withCode(ExitUsage, fmt.Errorf("cannot load kubeconfig: %s: choose a context with --context: %s (kubectl config get-contexts)", msg, strings.Join(contexts, ", ")))
