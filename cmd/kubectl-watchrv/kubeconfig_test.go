@@ -144,3 +144,22 @@ func TestHugeValuesAreEchoedBounded(t *testing.T) {
 		})
 	}
 }
+
+// client-go quotes a malformed server URL whole in its error: the password
+// in it is redacted there too (issue 16, item 3).
+func TestMalformedServerURLIsPrintedRedacted(t *testing.T) {
+	kc := writeUnusableKubeconfig(t, "badurl", "    token: x")
+	content, err := os.ReadFile(kc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(kc, []byte(strings.Replace(string(content), "server: https://127.0.0.1:9", `server: "https://admin:SE CRET@127.0.0.1:9"`, 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"list", "cm"}, {"probe", "cm"}, {"version"}, {"list", "cm", "--endpoints", "127.0.0.1:9"}} {
+		out, errOut, code := runWithEnv(t, "/nonexistent-watchrv-unit", append([]string{"--kubeconfig", kc}, args...)...)
+		if code != ExitUsage || strings.Contains(out+errOut, "CRET") || !strings.Contains(errOut, "https://xxxxx@127.0.0.1:9") {
+			t.Fatalf("%v: exit %d, want 2 with the server redacted: %s", args, code, errOut)
+		}
+	}
+}

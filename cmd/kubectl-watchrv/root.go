@@ -198,15 +198,41 @@ func (o *RootOptions) missingKubeconfig() string {
 // kubeconfigError explains a kubeconfig that cannot be used, naming the
 // contexts it has when the context is the problem.
 func (o *RootOptions) kubeconfigError(err error) error {
-	var contexts []string
+	var contexts, servers []string
 	if raw, rerr := o.ConfigFlags.ToRawKubeConfigLoader().RawConfig(); rerr == nil {
 		for name := range raw.Contexts {
 			contexts = append(contexts, name)
 		}
 		sort.Strings(contexts)
+		for _, c := range raw.Clusters {
+			servers = append(servers, c.Server)
+		}
 	}
-	return kubeconfigError(err, contexts)
+	if f := o.ConfigFlags.APIServer; f != nil {
+		servers = append(servers, *f)
+	}
+	return kubeconfigError(redactServers{err, servers}, contexts)
 }
+
+// redactServers is err with every server address of the kubeconfig in its
+// text redacted: client-go quotes a malformed server URL whole, password
+// included.
+type redactServers struct {
+	err     error
+	servers []string
+}
+
+func (r redactServers) Error() string {
+	msg := r.err.Error()
+	for _, s := range r.servers {
+		if s != "" {
+			msg = strings.ReplaceAll(msg, s, text.RedactURL(s))
+		}
+	}
+	return msg
+}
+
+func (r redactServers) Unwrap() error { return r.err }
 
 // run executes the command line and returns the process exit code. Every
 // error is printed as one line; no panic ever reaches the user as a stack.

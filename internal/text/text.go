@@ -79,7 +79,11 @@ func RedactURL(s string) string {
 		if err != nil {
 			// Unparseable: keep nothing that could be a password.
 			if i := strings.LastIndex(s, "@"); i >= 0 {
-				return "xxxxx@" + s[i+1:]
+				scheme := ""
+				if j := strings.Index(s[:i], "://"); j >= 0 {
+					scheme = s[:j+3]
+				}
+				return scheme + "xxxxx@" + s[i+1:]
 			}
 			return s
 		}
