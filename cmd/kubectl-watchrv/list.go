@@ -19,6 +19,7 @@ type ListOptions struct {
 	serversFlags
 
 	Resource      string
+	Name          string
 	AllNamespaces bool
 	LabelSelector string
 	FieldSelector string
@@ -37,7 +38,7 @@ type ListOptions struct {
 func newListCommand(root *RootOptions) *cobra.Command {
 	o := &ListOptions{RootOptions: root}
 	cmd := &cobra.Command{
-		Use:   "list RESOURCE",
+		Use:   "list RESOURCE [NAME] | RESOURCE/NAME",
 		Short: "Show a List's resourceVersion, pages and read semantics",
 		Long: `Read a collection through the raw REST API and report what
 "kubectl get -o json" hides: the List's metadata.resourceVersion (the right
@@ -46,7 +47,9 @@ carried the same RV, the newest item RV, and which read semantics served it.
 
 Pages are read with metadata only and never kept, so memory stays bounded
 whatever the collection size. --rv-only asks for one item of metadata: the
-cheapest read of a collection's current RV.
+cheapest read of a collection's current RV. A NAME (cm a, or cm/a) lists
+the collection narrowed to that object (--field-selector metadata.name=NAME):
+the RV is still the collection's.
 
 ` + exitCodesHelp,
 		Example: `  # The RV to start a watch from, for about a kilobyte of traffic
@@ -57,7 +60,7 @@ cheapest read of a collection's current RV.
 
   # The collection as it was at RV 12345 (fails with 410 once compacted)
   kubectl watchrv list cm -n demo --rv 12345 --rv-match Exact -o json`,
-		Args: exactArgs(1, "one RESOURCE (for example configmaps, cm, deployments.apps)"),
+		Args: resourceNameArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(cmd, args); err != nil {
 				return err
@@ -86,7 +89,10 @@ cheapest read of a collection's current RV.
 
 // Complete fills in the namespace and what was set.
 func (o *ListOptions) Complete(cmd *cobra.Command, args []string) error {
-	o.Resource = args[0]
+	var err error
+	if o.Resource, o.Name, err = resourceArgs(cmd, args); err != nil {
+		return err
+	}
 	o.rvSet = cmd.Flags().Changed("rv")
 	if m, ok := normalizeMatch(o.RVMatch); ok {
 		o.RVMatch = m
@@ -108,6 +114,9 @@ func (o *ListOptions) Validate(cmd *cobra.Command) error {
 		return usageErrorf(cmd, "%v", err)
 	}
 	if err := o.validateServers(cmd, o.listServersConflict(cmd)); err != nil {
+		return err
+	}
+	if err := validateNameSelector(cmd, o.Name, o.FieldSelector); err != nil {
 		return err
 	}
 	if o.RVOnly && cmd.Flags().Changed("limit") {
@@ -156,7 +165,7 @@ func (o *ListOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	t := apiclient.Target{Resource: res, LabelSelector: o.LabelSelector, FieldSelector: o.FieldSelector}
+	t := apiclient.Target{Resource: res, LabelSelector: o.LabelSelector, FieldSelector: nameSelector(o.Name, o.FieldSelector)}
 	if res.Namespaced && !o.AllNamespaces {
 		t.Namespace = o.namespace
 	}
