@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/probe"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
-	"github.com/watchrv/kubectl-watchrv/pkg/window"
 )
 
 // runAll probes every resource that supports list and watch, one at a time
@@ -20,7 +20,7 @@ func (o *ProbeOptions) runAll(ctx context.Context, p *render.Printer, client *ap
 	}
 	start := time.Now()
 	var rows []render.ProbeReport
-	var windows []*window.Window
+	var windows []*probe.Result
 	total := 0
 	m0 := o.readMetrics(ctx, client, budget)
 	for i, res := range resources {
@@ -30,7 +30,7 @@ func (o *ProbeOptions) runAll(ctx context.Context, p *render.Printer, client *ap
 		p.Progress("probing %d of %d: %s (%d requests so far)", i+1, len(resources), res.Name(), total)
 		t := o.allTarget(res)
 		budget.Reset()
-		w := window.Probe(ctx, client, t, o.windowOptions(budget))
+		w := probe.Run(ctx, client, t, o.windowOptions(budget))
 		total += w.Requests
 		if ctx.Err() != nil {
 			break // this probe was cut: not a row
