@@ -106,6 +106,9 @@ func exitCode(err error) int {
 	if errors.As(err, &ee) {
 		return ee.code
 	}
+	if code, ok := partialExitCode(err); ok {
+		return code
+	}
 	if isCredentialPluginError(err) {
 		return ExitUsage
 	}

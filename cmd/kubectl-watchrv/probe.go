@@ -3,13 +3,11 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
-	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/probe"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
 	"github.com/watchrv/kubectl-watchrv/pkg/servers"
@@ -185,7 +183,7 @@ func (o *ProbeOptions) Run(ctx context.Context) error {
 	if w.Err != nil && w.Search == nil {
 		return o.windowError(w)
 	}
-	report := render.NewProbeReport(w, reasonOf(w.Err))
+	report := render.NewProbeReport(w, probe.Reason(w.Err))
 	report.Metrics = metricsReport(m0, o.readMetrics(ctx, client, budget), w)
 	if err := p.Probe(report, o.Verbose); err != nil {
 		return err
@@ -194,43 +192,23 @@ func (o *ProbeOptions) Run(ctx context.Context) error {
 	if w.Err != nil {
 		return o.windowError(w)
 	}
-	if w.Verify != nil && !w.Verify.Holds {
-		return withCode(ExitFailure, fmt.Errorf("--verify failed: %s: run probe again", w.Verify.FailureReason))
-	}
-	return nil
+	return withCode(ExitFailure, w.VerifyFailure())
 }
 
-// windowError turns a window's error into one actionable line.
+// windowError maps a probe's failure (probe.Result.Failure) to its exit
+// code.
 func (o *ProbeOptions) windowError(w *probe.Result) error {
-	err := w.Err
-	name := w.Target.Resource.Name()
+	err := w.Failure(o.MaxRequests)
+	var budget *probe.BudgetError
+	var interrupted *probe.InterruptedError
+	var forbidden *probe.ForbiddenError
 	switch {
-	case errors.Is(err, apiclient.ErrBudgetExhausted):
-		bracket := ""
-		if s := w.Search; s != nil {
-			bracket = fmt.Sprintf(": the oldest RV is in (%d, %d]", s.LastFailing, s.FirstSucceeding)
-		}
-		return withCode(ExitBudget, fmt.Errorf("the request budget (--max-requests %d) ran out before the bound of %s was found%s: raise --max-requests", o.MaxRequests, name, bracket))
-	case errors.Is(err, probe.ErrOpaqueRV):
-		return withCode(ExitFailure, fmt.Errorf("%s: %w", name, err))
-	case errors.Is(err, context.Canceled):
-		return withCode(ExitFailure, fmt.Errorf("interrupted while probing %s", name))
+	case errors.As(err, &budget):
+		return withCode(ExitBudget, err)
+	case errors.Is(err, probe.ErrOpaqueRV), errors.As(err, &interrupted):
+		return withCode(ExitFailure, err)
+	case errors.As(err, &forbidden):
+		return withCode(ExitForbidden, err)
 	}
-	if diagnose.ClassifyFailure(err) == diagnose.FailureForbidden {
-		return withCode(ExitForbidden, fmt.Errorf("forbidden: %w: probe needs RBAC permission to list and watch %s", err, name))
-	}
-	return o.requestError(err, "list and watch", name)
-}
-
-// reasonOf is the one-word reason of a failed row.
-func reasonOf(err error) string {
-	switch {
-	case err == nil:
-		return ""
-	case errors.Is(err, apiclient.ErrBudgetExhausted):
-		return "BudgetExhausted"
-	case errors.Is(err, probe.ErrOpaqueRV):
-		return "OpaqueRV"
-	}
-	return string(diagnose.ClassifyFailure(err))
+	return o.requestError(err, "list and watch", w.Target.Resource.Name())
 }
