@@ -1,0 +1,118 @@
+//go:build e2e
+
+package faults
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
+)
+
+// TestWatchFollowExitsWithTheFailureItEndedIn: a watch --follow that never
+// had a healthy stream (every watch 429, the API server stopped with
+// SIGSTOP, the API server gone) exits, at --timeout, with the code the same
+// failure gives without --follow (8, 4, 4), never 0, and its summary says
+// what it was failing with. The discovery cache is filled first (one HOME
+// for all runs), as a user's is, so the runs reach their watches.
+func TestWatchFollowExitsWithTheFailureItEndedIn(t *testing.T) {
+	ctx := context.Background()
+	c := framework.StartT(t, framework.APIServerOptions{})
+	_, ns := framework.Namespace(t, c, "follow-exit")
+	home := t.TempDir()
+	throttled, err := c.WriteKubeconfig("throttled.kubeconfig", c.APIServers[0], framework.ThrottledToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kc := range []string{c.Kubeconfig, throttled} {
+		// Warms the discovery cache of HOME for both users (the throttled
+		// one may not list yet: the cache is filled before that).
+		framework.RunInHome(t, home, kc, nil, time.Minute, "list", "cm", "-n", ns, "--limit", "1")
+	}
+	follow := func(t *testing.T, kc string, want int, failure, stderr string) {
+		t.Helper()
+		r := framework.RunInHome(t, home, kc, nil, 2*time.Minute, "watch", "cm", "-n", ns, "--follow", "--stall-timeout", "2s", "--timeout", "8s", "-o", "json")
+		lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
+		var sum struct {
+			Record        string `json:"record"`
+			Ended         string `json:"ended"`
+			FailureStreak *struct {
+				Failure     string `json:"failure"`
+				Attempts    int    `json:"attempts"`
+				EverHealthy bool   `json:"everHealthy"`
+			} `json:"failureStreak"`
+		}
+		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &sum); err != nil || sum.Record != "summary" {
+			t.Fatalf("exit %d, the last line is not the summary (%v):\n%s\n%s", r.Code, err, r.Stdout, r.Stderr)
+		}
+		if r.Code != want || !strings.Contains(r.Stderr, "no watch of this session succeeded") || !strings.Contains(r.Stderr, stderr) ||
+			sum.Ended != "timeout" || sum.FailureStreak == nil || sum.FailureStreak.Failure != failure || sum.FailureStreak.EverHealthy || sum.FailureStreak.Attempts < 2 {
+			t.Fatalf("want exit %d and a %s streak, got exit %d, summary %+v:\n%s", want, failure, r.Code, sum, r.Stderr)
+		}
+	}
+
+	t.Run("every watch 429", func(t *testing.T) {
+		hold, stop := context.WithCancel(ctx)
+		defer stop()
+		if err := c.RejectWatchesOfThrottled(hold, 4); err != nil {
+			t.Fatal(err)
+		}
+		waitWatchRejected(t, c, ns)
+		follow(t, throttled, 8, "Throttled", "429")
+	})
+	t.Run("API server stopped (SIGSTOP)", func(t *testing.T) {
+		if err := c.PauseAPIServer(0); err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			if err := c.ResumeAPIServer(0); err != nil {
+				t.Fatal(err)
+			}
+		}()
+		follow(t, c.Kubeconfig, 4, "NoAnswer", "no answer to the watch request")
+	})
+	t.Run("API server gone", func(t *testing.T) {
+		c.StopAPIServer(0)
+		follow(t, c.Kubeconfig, 4, "Unreachable", "connection refused")
+	})
+}
+
+// waitWatchRejected waits until APF (which reads its configuration
+// asynchronously) answers a configmap watch of user "throttled" with 429.
+func waitWatchRejected(t *testing.T, c *framework.Cluster, ns string) {
+	t.Helper()
+	ca, err := os.ReadFile(c.APIServers[0].CAFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(ca)
+	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		req, err := http.NewRequest(http.MethodGet, c.APIServers[0].URL+"/api/v1/namespaces/"+ns+"/configmaps?watch=1&timeoutSeconds=1", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+framework.ThrottledToken)
+		code := 0
+		if resp, err := hc.Do(req); err == nil {
+			code = resp.StatusCode
+			resp.Body.Close()
+		}
+		if code == http.StatusTooManyRequests {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("APF never rejected the watch (last code %d)", code)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
