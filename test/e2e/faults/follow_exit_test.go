@@ -7,9 +7,11 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -54,15 +56,27 @@ func TestWatchFollowExitsWithTheFailureItEndedIn(t *testing.T) {
 		}
 		if r.Code != want || !strings.Contains(r.Stderr, "no watch of this session succeeded") || !strings.Contains(r.Stderr, stderr) ||
 			sum.Ended != "timeout" || sum.FailureStreak == nil || sum.FailureStreak.Failure != failure || sum.FailureStreak.EverHealthy || sum.FailureStreak.Attempts < 2 {
-			t.Fatalf("want exit %d and a %s streak, got exit %d, summary %+v:\n%s", want, failure, r.Code, sum, r.Stderr)
+			t.Fatalf("want exit %d and a %s streak, got exit %d, summary %+v:\n%s\n%s", want, failure, r.Code, sum.FailureStreak, r.Stdout, r.Stderr)
 		}
 	}
 
 	t.Run("every watch 429", func(t *testing.T) {
 		hold, stop := context.WithCancel(ctx)
 		defer stop()
-		if err := c.RejectWatchesOfThrottled(hold, 4); err != nil {
+		// The framework's seat holders are client-go clients, which sleep
+		// out each 429's Retry-After (1 s): a seat may then stay free long
+		// enough for a watch to pass. These hold it again at once.
+		if err := c.RejectWatchesOfThrottled(hold, 0); err != nil {
 			t.Fatal(err)
+		}
+		for i := 0; i < 4; i++ {
+			go func() {
+				for hold.Err() == nil {
+					if code := throttledGet(hold, c, "/api/v1/namespaces/watchrv-held/configmaps?resourceVersion=999999999&resourceVersionMatch=NotOlderThan"); code == http.StatusTooManyRequests {
+						time.Sleep(10 * time.Millisecond)
+					}
+				}
+			}()
 		}
 		waitWatchRejected(t, c, ns)
 		follow(t, throttled, 8, "Throttled", "429")
@@ -84,29 +98,46 @@ func TestWatchFollowExitsWithTheFailureItEndedIn(t *testing.T) {
 	})
 }
 
+// throttledGet is one GET of user "throttled", without retries; it
+// returns the status code (0 when there was no answer).
+func throttledGet(ctx context.Context, c *framework.Cluster, path string) int {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.APIServers[0].URL+path, nil)
+	if err != nil {
+		return 0
+	}
+	req.Header.Set("Authorization", "Bearer "+framework.ThrottledToken)
+	resp, err := throttledClient(c).Do(req)
+	if err != nil {
+		return 0
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+var (
+	throttledOnce sync.Once
+	throttledHC   *http.Client
+)
+
+func throttledClient(c *framework.Cluster) *http.Client {
+	throttledOnce.Do(func() {
+		pool := x509.NewCertPool()
+		if ca, err := os.ReadFile(c.APIServers[0].CAFile); err == nil {
+			pool.AppendCertsFromPEM(ca)
+		}
+		throttledHC = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	})
+	return throttledHC
+}
+
 // waitWatchRejected waits until APF (which reads its configuration
 // asynchronously) answers a configmap watch of user "throttled" with 429.
 func waitWatchRejected(t *testing.T, c *framework.Cluster, ns string) {
 	t.Helper()
-	ca, err := os.ReadFile(c.APIServers[0].CAFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(ca)
-	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		req, err := http.NewRequest(http.MethodGet, c.APIServers[0].URL+"/api/v1/namespaces/"+ns+"/configmaps?watch=1&timeoutSeconds=1", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Authorization", "Bearer "+framework.ThrottledToken)
-		code := 0
-		if resp, err := hc.Do(req); err == nil {
-			code = resp.StatusCode
-			resp.Body.Close()
-		}
+		code := throttledGet(t.Context(), c, "/api/v1/namespaces/"+ns+"/configmaps?watch=1&timeoutSeconds=1")
 		if code == http.StatusTooManyRequests {
 			return
 		}

@@ -72,7 +72,6 @@ func TestListBodyStalledMidWay(t *testing.T) {
 	t.Run("later page is retried", func(t *testing.T) {
 		t.Parallel()
 		link, kc, home, size := through(t, "later")
-		conns, _ := link.Accepted()
 		paused := link.PauseAfter(size / 2) // half-way through page 2 of 3
 		done := make(chan framework.Result, 1)
 		go func() {
@@ -85,6 +84,7 @@ func TestListBodyStalledMidWay(t *testing.T) {
 		case r := <-done:
 			t.Fatalf("the list ended before the link paused (%d bytes): exit %d: %s", size, r.Code, r.Stderr)
 		}
+		conns, _ := link.Accepted()
 		for {
 			n, ch := link.Accepted()
 			if n > conns {
