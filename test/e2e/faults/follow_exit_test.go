@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -66,19 +65,20 @@ func TestWatchFollowExitsWithTheFailureItEndedIn(t *testing.T) {
 		// The framework's seat holders are client-go clients, which sleep
 		// out each 429's Retry-After (1 s): a seat may then stay free long
 		// enough for a watch to pass. These hold it again at once.
+		hc := throttledClient(t, c)
 		if err := c.RejectWatchesOfThrottled(hold, 0); err != nil {
 			t.Fatal(err)
 		}
 		for i := 0; i < 4; i++ {
 			go func() {
 				for hold.Err() == nil {
-					if code := throttledGet(hold, c, "/api/v1/namespaces/watchrv-held/configmaps?resourceVersion=999999999&resourceVersionMatch=NotOlderThan"); code == http.StatusTooManyRequests {
+					if code := throttledGet(hold, hc, c, "/api/v1/namespaces/watchrv-held/configmaps?resourceVersion=999999999&resourceVersionMatch=NotOlderThan"); code == http.StatusTooManyRequests {
 						time.Sleep(10 * time.Millisecond)
 					}
 				}
 			}()
 		}
-		waitWatchRejected(t, c, ns)
+		waitWatchRejected(t, hc, c, ns)
 		follow(t, throttled, 8, "Throttled", "429")
 	})
 	t.Run("API server stopped (SIGSTOP)", func(t *testing.T) {
@@ -100,13 +100,13 @@ func TestWatchFollowExitsWithTheFailureItEndedIn(t *testing.T) {
 
 // throttledGet is one GET of user "throttled", without retries; it
 // returns the status code (0 when there was no answer).
-func throttledGet(ctx context.Context, c *framework.Cluster, path string) int {
+func throttledGet(ctx context.Context, hc *http.Client, c *framework.Cluster, path string) int {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.APIServers[0].URL+path, nil)
 	if err != nil {
 		return 0
 	}
 	req.Header.Set("Authorization", "Bearer "+framework.ThrottledToken)
-	resp, err := throttledClient(c).Do(req)
+	resp, err := hc.Do(req)
 	if err != nil {
 		return 0
 	}
@@ -115,29 +115,28 @@ func throttledGet(ctx context.Context, c *framework.Cluster, path string) int {
 	return resp.StatusCode
 }
 
-var (
-	throttledOnce sync.Once
-	throttledHC   *http.Client
-)
-
-func throttledClient(c *framework.Cluster) *http.Client {
-	throttledOnce.Do(func() {
-		pool := x509.NewCertPool()
-		if ca, err := os.ReadFile(c.APIServers[0].CAFile); err == nil {
-			pool.AppendCertsFromPEM(ca)
-		}
-		throttledHC = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
-	})
-	return throttledHC
+// throttledClient is an HTTP client that trusts c's API server (one per
+// cluster: each has its own CA).
+func throttledClient(t *testing.T, c *framework.Cluster) *http.Client {
+	t.Helper()
+	ca, err := os.ReadFile(c.APIServers[0].CAFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(ca)
+	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}
+	t.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Timeout: 10 * time.Second, Transport: tr}
 }
 
 // waitWatchRejected waits until APF (which reads its configuration
 // asynchronously) answers a configmap watch of user "throttled" with 429.
-func waitWatchRejected(t *testing.T, c *framework.Cluster, ns string) {
+func waitWatchRejected(t *testing.T, hc *http.Client, c *framework.Cluster, ns string) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		code := throttledGet(t.Context(), c, "/api/v1/namespaces/"+ns+"/configmaps?watch=1&timeoutSeconds=1")
+		code := throttledGet(t.Context(), hc, c, "/api/v1/namespaces/"+ns+"/configmaps?watch=1&timeoutSeconds=1")
 		if code == http.StatusTooManyRequests {
 			return
 		}
