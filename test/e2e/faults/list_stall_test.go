@@ -12,7 +12,7 @@ import (
 	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
 )
 
-// stallObjects configmaps make three list pages of 1,000.
+// stallObjects configmaps make one list page of 3,000 or three of 1,000.
 const stallObjects = 3000
 
 // TestListBodyStalledMidWay pauses the link to the API server in the middle
@@ -32,7 +32,7 @@ func TestListBodyStalledMidWay(t *testing.T) {
 	}
 	// through starts a link, fills its discovery cache and measures the
 	// bytes of the list to stall.
-	through := func(t *testing.T, name string) (*framework.PausableLink, string, string, int64) {
+	through := func(t *testing.T, name, limit string) (*framework.PausableLink, string, string, int64) {
 		link, err := framework.StartPausableLink(api.Host)
 		if err != nil {
 			t.Fatal(err)
@@ -47,17 +47,18 @@ func TestListBodyStalledMidWay(t *testing.T) {
 			t.Fatalf("warming the discovery cache: exit %d: %s", r.Code, r.Stderr)
 		}
 		before := link.BytesToClients()
-		if r := framework.RunInHome(t, home, kc, nil, time.Minute, "list", "cm", "-n", ns, "--limit", "1000"); r.Code != 0 {
+		if r := framework.RunInHome(t, home, kc, nil, time.Minute, "list", "cm", "-n", ns, "--limit", limit); r.Code != 0 {
 			t.Fatalf("the list through the link: exit %d: %s", r.Code, r.Stderr)
 		}
 		return link, kc, home, link.BytesToClients() - before
 	}
 
-	t.Run("first page", func(t *testing.T) {
+	t.Run("one page", func(t *testing.T) {
 		t.Parallel()
-		link, kc, home, size := through(t, "first")
-		paused := link.PauseAfter(size / 6) // half-way through page 1 of 3
-		r := framework.RunInHome(t, home, kc, nil, 3*time.Minute, "list", "cm", "-n", ns, "--limit", "1000")
+		// One page of 3,000 (about 1.3 MB before gzip): half-way is inside its body.
+		link, kc, home, size := through(t, "one", "3000")
+		paused := link.PauseAfter(size / 2)
+		r := framework.RunInHome(t, home, kc, nil, 3*time.Minute, "list", "cm", "-n", ns, "--limit", "3000")
 		link.Resume()
 		select {
 		case <-paused:
@@ -71,7 +72,7 @@ func TestListBodyStalledMidWay(t *testing.T) {
 
 	t.Run("later page is retried", func(t *testing.T) {
 		t.Parallel()
-		link, kc, home, size := through(t, "later")
+		link, kc, home, size := through(t, "later", "1000")
 		paused := link.PauseAfter(size / 2) // half-way through page 2 of 3
 		done := make(chan framework.Result, 1)
 		go func() {
