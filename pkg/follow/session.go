@@ -1,5 +1,5 @@
 // Package follow runs watches the way client-go's Reflector does, and says
-// what a Reflector hides: it reconnects from the last RV seen, relists on
+// what a Reflector hides: it reconnects from its resume point, relists on
 // Expired or TooLarge, and reconciles the new list with what was known, so
 // that the gap (objects added, modified and deleted while the watch was
 // broken) is reported instead of silently absorbed.
