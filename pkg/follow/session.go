@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
@@ -182,8 +183,8 @@ func (s *Session) run(ctx context.Context) error {
 		asked := time.Now()
 		stream, err := s.openWatch(ctx, opts)
 		if err != nil {
-			if ctx.Err() != nil {
-				if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			if outOfTime(ctx, err) {
+				if errors.Is(ctx.Err(), context.DeadlineExceeded) && errors.Is(err, context.DeadlineExceeded) {
 					// The watch's time ran out while the request waited for an
 					// answer: that is no answer, not a quiet watch.
 					s.failed(&StalledError{After: time.Since(asked).Round(time.Millisecond), Opening: true, AtDeadline: true})
@@ -270,7 +271,7 @@ func (s *Session) relistFor(ctx context.Context, c *relistCause) (retry bool, er
 		s.relisted = true
 		return false, nil
 	}
-	if ctx.Err() != nil {
+	if outOfTime(ctx, err) {
 		return false, nil
 	}
 	s.failed(err)
@@ -398,3 +399,17 @@ func (e *StalledError) Error() string {
 
 // Timeout marks a stall as a client-side timeout (retryable, like client-go's).
 func (e *StalledError) Timeout() bool { return true }
+
+// outOfTime reports a request that failed because the run's time is up.
+// client-go's rate limiter refuses a wait that would pass the context's
+// deadline ("rate: Wait(n=1) would exceed context deadline") before the
+// deadline itself: then this waits for the deadline, so that the run ends
+// at its --timeout as asked, not with that error.
+func outOfTime(ctx context.Context, err error) bool {
+	if ctx.Err() == nil && err != nil && strings.Contains(err.Error(), "would exceed context deadline") {
+		if _, ok := ctx.Deadline(); ok {
+			<-ctx.Done()
+		}
+	}
+	return ctx.Err() != nil
+}
