@@ -184,10 +184,12 @@ func (s *Session) run(ctx context.Context) error {
 		stream, err := s.openWatch(ctx, opts)
 		if err != nil {
 			if outOfTime(ctx, err) {
-				if errors.Is(ctx.Err(), context.DeadlineExceeded) && errors.Is(err, context.DeadlineExceeded) {
+				if waited := time.Since(asked); errors.Is(ctx.Err(), context.DeadlineExceeded) && errors.Is(err, context.DeadlineExceeded) && waited > time.Second {
 					// The watch's time ran out while the request waited for an
-					// answer: that is no answer, not a quiet watch.
-					s.failed(&StalledError{After: time.Since(asked).Round(time.Millisecond), Opening: true, AtDeadline: true})
+					// answer: that is no answer, not a quiet watch. (A request
+					// just sent, or still in client-go's rate limiter, when
+					// the time ran out proves nothing.)
+					s.failed(&StalledError{After: waited.Round(time.Millisecond), Opening: true, AtDeadline: true})
 				}
 				return nil
 			}
