@@ -1,0 +1,159 @@
+//go:build e2e
+
+package matrix
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
+)
+
+// randomWrites bounds the randomized part of the history per cell.
+const randomWrites = 25
+
+// runOracle writes a logged history on the cell (scripted, then seeded
+// random, with a compaction in the middle) and checks the plugin's `list`
+// and `probe` numbers against brute force on the same server. A mismatch
+// names the cell, the seed and the command.
+func runOracle(t *testing.T, s *server, cell framework.Cell) {
+	seed := oracleSeed(t)
+	t.Logf("oracle on %s: seed %d (replay: WATCHRV_ORACLE_SEED=%d)", cell.Name(), seed, seed)
+	cs, ns := framework.Namespace(t, s.c, "oracle")
+	h := newHistory(t, s, cs, ns)
+	mid := h.scripted()
+	if err := s.c.Compact(t.Context(), int64(mid)); err != nil {
+		t.Fatalf("compact at %d: %v", mid, err)
+	}
+	h.randomized(seed, randomWrites)
+	o := oracle{t: t, s: s, h: h, cell: cell, seed: seed}
+	o.checkList("")
+	o.checkList("x")
+	o.checkProbe()
+}
+
+type oracle struct {
+	t    *testing.T
+	s    *server
+	h    *history
+	cell framework.Cell
+	seed int64
+}
+
+func (o *oracle) fail(cmd []string, format string, args ...any) {
+	o.t.Helper()
+	o.t.Errorf("MISMATCH cell %s seed %d `kubectl watchrv %s`: %s", o.cell.Name(), o.seed, strings.Join(cmd, " "), fmt.Sprintf(format, args...))
+}
+
+// plugin runs the plugin with -o json and decodes its answer into out.
+func (o *oracle) plugin(out any, args ...string) []string {
+	o.t.Helper()
+	cmd := append(args, "-o", "json")
+	r := framework.Run(o.t, o.s.c.Kubeconfig, 2*time.Minute, cmd...)
+	if r.Code != 0 {
+		o.t.Fatalf("cell %s seed %d `kubectl watchrv %s`: exit %d: %s", o.cell.Name(), o.seed, strings.Join(cmd, " "), r.Code, r.Stderr)
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), out); err != nil {
+		o.t.Fatalf("`kubectl watchrv %s`: not JSON: %v\n%s", strings.Join(cmd, " "), err, r.Stdout)
+	}
+	return cmd
+}
+
+// checkList: list's RV is the server's own list RV at that moment (read
+// by a raw list before and after, with no write in between) and its count
+// is what the write log says is alive (app: that label only).
+func (o *oracle) checkList(app string) {
+	o.t.Helper()
+	args := []string{"list", "configmaps", "-n", o.h.ns}
+	q := url.Values{}
+	if app != "" {
+		args = append(args, "-l", "app="+app)
+		q.Set("labelSelector", "app="+app)
+	}
+	path := "/api/v1/namespaces/" + o.h.ns + "/configmaps"
+	before, rawCount := o.s.list(path, q)
+	var got struct {
+		ResourceVersion string `json:"resourceVersion"`
+		ItemCount       int    `json:"itemCount"`
+	}
+	cmd := o.plugin(&got, args...)
+	after, _ := o.s.list(path, q)
+	rv, err := strconv.ParseUint(got.ResourceVersion, 10, 64)
+	if err != nil || rv < before || rv > after {
+		o.fail(cmd, "resourceVersion %q, want the server's list RV (between %d and %d)", got.ResourceVersion, before, after)
+	}
+	if rv < o.h.lastRV() {
+		o.fail(cmd, "resourceVersion %d is below the history's last write %d", rv, o.h.lastRV())
+	}
+	if want := o.h.count(app); got.ItemCount != want || rawCount != want {
+		o.fail(cmd, "itemCount %d; the write log says %d, a raw list %d", got.ItemCount, want, rawCount)
+	}
+}
+
+// checkProbe: probe's oldest RV is one a raw watch really starts from and
+// reaches the current RV with every logged write above it, in order, and
+// one below it fails.
+func (o *oracle) checkProbe() {
+	o.t.Helper()
+	var got struct {
+		CurrentResourceVersion string `json:"currentResourceVersion"`
+		OldestResourceVersion  string `json:"oldestResourceVersion"`
+		Width                  uint64 `json:"width"`
+		Source                 string `json:"source"`
+		Found                  bool   `json:"found"`
+	}
+	path := "/api/v1/namespaces/" + o.h.ns + "/configmaps"
+	before, _ := o.s.list(path, nil)
+	cmd := o.plugin(&got, "probe", "configmaps", "-n", o.h.ns)
+	after, _ := o.s.list(path, nil)
+	cur, err1 := strconv.ParseUint(got.CurrentResourceVersion, 10, 64)
+	oldest, err2 := strconv.ParseUint(got.OldestResourceVersion, 10, 64)
+	if err1 != nil || err2 != nil || !got.Found {
+		o.fail(cmd, "no oldest/current RV: %+v", got)
+		return
+	}
+	o.t.Logf("probe: oldest %d current %d width %d source %s", oldest, cur, got.Width, got.Source)
+	if cur < before || cur > after {
+		o.fail(cmd, "currentResourceVersion %d, want the server's RV (between %d and %d)", cur, before, after)
+	}
+	if got.Width != cur-oldest {
+		o.fail(cmd, "width %d, want current - oldest = %d", got.Width, cur-oldest)
+	}
+
+	last := o.h.lastRV()
+	want := o.h.rvsAfter(oldest)
+	w := o.s.watch(path, url.Values{"resourceVersion": {strconv.FormatUint(oldest, 10)}, "timeoutSeconds": {"30"}}, 40*time.Second,
+		func(e event) bool { return e.Type == "ERROR" || rvOf(e) >= last })
+	var seen []uint64
+	for _, e := range w.Events {
+		if e.Type == "ERROR" {
+			o.fail(cmd, "a raw watch from the oldest RV %d fails: %d %q", oldest, e.Object.Code, e.Object.Message)
+			return
+		}
+		if e.Type != "BOOKMARK" {
+			seen = append(seen, rvOf(e))
+		}
+	}
+	if w.Code != http.StatusOK || fmt.Sprint(seen) != fmt.Sprint(want) {
+		o.fail(cmd, "a raw watch from the oldest RV %d: status %d, event RVs %v; the write log above it: %v", oldest, w.Code, seen, want)
+	}
+	if oldest <= 1 {
+		return // RV 0 is not "one below": it means "from any state"
+	}
+	b := o.s.watch(path, url.Values{"resourceVersion": {strconv.FormatUint(oldest-1, 10)}, "timeoutSeconds": {"10"}}, 20*time.Second,
+		func(e event) bool { return true })
+	if b.Code == http.StatusOK && (len(b.Events) == 0 || b.Events[0].Type != "ERROR") {
+		o.fail(cmd, "a raw watch from %d (one below the oldest RV) works: %d events", oldest-1, len(b.Events))
+	}
+}
+
+func rvOf(e event) uint64 {
+	n, _ := strconv.ParseUint(e.Object.Metadata.ResourceVersion, 10, 64)
+	return n
+}
