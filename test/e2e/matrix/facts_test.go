@@ -208,9 +208,10 @@ func startQuietWatch(s *server, ns string) *quietWatch {
 	return q
 }
 
-// factBookmarks: the watch cache sends a quiet watch periodic bookmarks; a
-// watch served by storage (cache off) never does: its quiet stream stays
-// silent to the end, and that is not a stall.
+// factBookmarks: the watch cache sends a quiet watch periodic bookmarks
+// (not on v1.30, see periodicBookmarks); a watch served by storage (cache
+// off) never does: its quiet stream stays silent to the end, and that is not
+// a stall.
 func factBookmarks(t *testing.T, cell framework.Cell, q *quietWatch) {
 	<-q.done
 	if q.err != nil {
@@ -227,12 +228,22 @@ func factBookmarks(t *testing.T, cell framework.Cell, q *quietWatch) {
 	if w.Code != http.StatusOK || !w.Ended {
 		t.Fatalf("watch: %d, ended=%v %s", w.Code, w.Ended, w.Body)
 	}
-	if cell.WatchCache && bookmarks == 0 {
+	switch want := periodicBookmarks(cell); {
+	case want && bookmarks == 0:
 		t.Errorf("watch cache on: want a periodic bookmark on a quiet watch of %d s, got none", bookmarkPeriod)
-	}
-	if !cell.WatchCache && len(w.Events) != 0 {
+	case !want && cell.WatchCache && bookmarks != 0:
+		t.Errorf("%s: want no bookmark on a quiet watch of a resource nothing writes, got %d", cell.Version, bookmarks)
+	case !cell.WatchCache && len(w.Events) != 0:
 		t.Errorf("watch cache off: want no event at all on a quiet watch, got %d (%d bookmarks)", len(w.Events), bookmarks)
 	}
+}
+
+// periodicBookmarks: does a quiet watch of a resource nothing writes get
+// periodic bookmarks? Only from a watch cache whose RV moves without events
+// of its own resource: not on v1.30 (seen: none in 75 s; v1.37.2 sent 2),
+// never from storage.
+func periodicBookmarks(cell framework.Cell) bool {
+	return cell.WatchCache && cell.Version != "v1.30"
 }
 
 // listsFromCache counts the lists of resource the watch cache served:
