@@ -35,7 +35,18 @@ func runOracle(t *testing.T, s *server, cell framework.Cell) {
 	o := oracle{t: t, s: s, h: h, cell: cell, seed: seed}
 	o.checkList("")
 	o.checkList("x")
-	o.checkProbe()
+	o.checkProbe(false)
+	o.checkProbe(true)
+}
+
+// knownWrong are the oracle's mismatches that issue 18 lists and nobody
+// has fixed yet, by cell and check: there the check asserts that the
+// mismatch is still there (so that the fix shows, and its entry goes).
+var knownWrong = map[string]string{
+	// Claim 9: kine drops PrevKv for any event whose previous version is
+	// below its compaction point (factCompaction makes one), so a watch of
+	// the whole resource from probe's oldest RV dies there.
+	"v1.37/kine/cache-off probe -A": "issue 18 claim 9",
 }
 
 type oracle struct {
@@ -98,8 +109,9 @@ func (o *oracle) checkList(app string) {
 
 // checkProbe: probe's oldest RV is one a raw watch really starts from and
 // reaches the current RV with every logged write above it, in order, and
-// one below it fails.
-func (o *oracle) checkProbe() {
+// one below it fails. all: of every namespace (probe -A), where other
+// writers' events come too and the log's must be among them.
+func (o *oracle) checkProbe(all bool) {
 	o.t.Helper()
 	var got struct {
 		CurrentResourceVersion string `json:"currentResourceVersion"`
@@ -108,40 +120,70 @@ func (o *oracle) checkProbe() {
 		Source                 string `json:"source"`
 		Found                  bool   `json:"found"`
 	}
-	path := "/api/v1/namespaces/" + o.h.ns + "/configmaps"
+	path, args, check := "/api/v1/namespaces/"+o.h.ns+"/configmaps", []string{"probe", "configmaps", "-n", o.h.ns}, "probe"
+	if all {
+		path, args, check = "/api/v1/configmaps", []string{"probe", "configmaps", "-A"}, "probe -A"
+	}
+	known, isKnown := knownWrong[o.cell.Name()+" "+check]
+	var mismatches []string
+	fail := func(format string, a ...any) { mismatches = append(mismatches, fmt.Sprintf(format, a...)) }
+	defer func() {
+		switch {
+		case isKnown && len(mismatches) == 0:
+			o.t.Errorf("cell %s `%s`: the known mismatch (%s) is gone: remove it from knownWrong", o.cell.Name(), strings.Join(args, " "), known)
+		case isKnown:
+			o.t.Logf("known mismatch (%s), still there: %s", known, strings.Join(mismatches, "; "))
+		default:
+			for _, m := range mismatches {
+				o.fail(append(args, "-o", "json"), "%s", m)
+			}
+		}
+	}()
+
 	before, _ := o.s.list(path, nil)
-	cmd := o.plugin(&got, "probe", "configmaps", "-n", o.h.ns)
+	o.plugin(&got, args...)
 	after, _ := o.s.list(path, nil)
 	cur, err1 := strconv.ParseUint(got.CurrentResourceVersion, 10, 64)
 	oldest, err2 := strconv.ParseUint(got.OldestResourceVersion, 10, 64)
 	if err1 != nil || err2 != nil || !got.Found {
-		o.fail(cmd, "no oldest/current RV: %+v", got)
+		fail("no oldest/current RV: %+v", got)
 		return
 	}
-	o.t.Logf("probe: oldest %d current %d width %d source %s", oldest, cur, got.Width, got.Source)
+	o.t.Logf("%s: oldest %d current %d width %d source %s", check, oldest, cur, got.Width, got.Source)
 	if cur < before || cur > after {
-		o.fail(cmd, "currentResourceVersion %d, want the server's RV (between %d and %d)", cur, before, after)
+		fail("currentResourceVersion %d, want the server's RV (between %d and %d)", cur, before, after)
 	}
 	if got.Width != cur-oldest {
-		o.fail(cmd, "width %d, want current - oldest = %d", got.Width, cur-oldest)
+		fail("width %d, want current - oldest = %d", got.Width, cur-oldest)
 	}
 
-	last := o.h.lastRV()
-	want := o.h.rvsAfter(oldest)
+	want, last := o.h.rvsAfter(oldest), o.h.lastRV()
 	w := o.s.watch(path, url.Values{"resourceVersion": {strconv.FormatUint(oldest, 10)}, "timeoutSeconds": {"30"}}, 40*time.Second,
 		func(e event) bool { return e.Type == "ERROR" || rvOf(e) >= last })
-	var seen []uint64
+	seen := map[uint64]bool{}
+	var nsSeen []uint64
 	for _, e := range w.Events {
 		if e.Type == "ERROR" {
-			o.fail(cmd, "a raw watch from the oldest RV %d fails: %d %q", oldest, e.Object.Code, e.Object.Message)
+			fail("a raw watch from the oldest RV %d fails: %d %q", oldest, e.Object.Code, e.Object.Message)
 			return
 		}
 		if e.Type != "BOOKMARK" {
-			seen = append(seen, rvOf(e))
+			seen[rvOf(e)] = true
+			nsSeen = append(nsSeen, rvOf(e))
 		}
 	}
-	if w.Code != http.StatusOK || fmt.Sprint(seen) != fmt.Sprint(want) {
-		o.fail(cmd, "a raw watch from the oldest RV %d: status %d, event RVs %v; the write log above it: %v", oldest, w.Code, seen, want)
+	if w.Code != http.StatusOK {
+		fail("a raw watch from the oldest RV %d: status %d %s", oldest, w.Code, w.Body)
+		return
+	}
+	if !all && fmt.Sprint(nsSeen) != fmt.Sprint(want) {
+		fail("a raw watch from the oldest RV %d: event RVs %v; the write log above it: %v", oldest, nsSeen, want)
+	}
+	for _, rv := range want {
+		if all && !seen[rv] {
+			fail("a raw watch from the oldest RV %d misses the logged write at %d", oldest, rv)
+			break
+		}
 	}
 	if oldest <= 1 {
 		return // RV 0 is not "one below": it means "from any state"
@@ -149,7 +191,7 @@ func (o *oracle) checkProbe() {
 	b := o.s.watch(path, url.Values{"resourceVersion": {strconv.FormatUint(oldest-1, 10)}, "timeoutSeconds": {"10"}}, 20*time.Second,
 		func(e event) bool { return true })
 	if b.Code == http.StatusOK && (len(b.Events) == 0 || b.Events[0].Type != "ERROR") {
-		o.fail(cmd, "a raw watch from %d (one below the oldest RV) works: %d events", oldest-1, len(b.Events))
+		fail("a raw watch from %d (one below the oldest RV) works: %d events", oldest-1, len(b.Events))
 	}
 }
 
