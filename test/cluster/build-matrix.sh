@@ -12,7 +12,10 @@
 # prints only those (etcd and v1.37 are build.sh's directory: build.sh runs
 # only when no names are given or one of them is etcd or v1.37).
 # Builds run one at a time (a lock per directory, so that two runs at once do
-# not build the same binary twice).
+# not build the same binary twice). Measured first builds, on 2 cores shared
+# with five other builds and test runs (load 13 to 19): kube-apiserver v1.30.14
+# 1329 s, kine 1027 s (most of it cgo compiling SQLite); on an idle machine the
+# reference page saw 2 to 7 minutes per kube-apiserver.
 set -euo pipefail
 cd "$(dirname "$0")"
 
