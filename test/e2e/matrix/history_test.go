@@ -228,3 +228,28 @@ func oracleSeed(t testing.TB) int64 {
 	}
 	return time.Now().UnixNano()
 }
+
+// countAt is how many objects the log says were alive at rv.
+func (h *history) countAt(rv uint64) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	log := append([]write(nil), h.log...)
+	sort.Slice(log, func(i, j int) bool { return log[i].RV < log[j].RV })
+	live := map[string]bool{}
+	for _, w := range log {
+		if w.RV > rv {
+			break
+		}
+		live[w.Name] = w.Op != "delete"
+	}
+	n := 0
+	for _, alive := range live {
+		if alive {
+			n++
+		}
+	}
+	return n
+}
+
+// rvs are every logged RV, ascending.
+func (h *history) rvs() []uint64 { return h.rvsAfter(0) }

@@ -35,6 +35,13 @@ func runOracle(t *testing.T, s *server, cell framework.Cell) {
 	o := oracle{t: t, s: s, h: h, cell: cell, seed: seed}
 	o.checkList("")
 	o.checkList("x")
+	// An exact list at a past RV above the compaction: the state then.
+	rvs := h.rvs()
+	for _, i := range []int{len(rvs) - 1, len(rvs) - 1 - randomWrites/2} {
+		if rvs[i] > mid {
+			o.checkExactList(rvs[i])
+		}
+	}
 	o.checkProbe(false)
 	o.checkProbe(true)
 }
@@ -104,6 +111,24 @@ func (o *oracle) checkList(app string) {
 	}
 	if want := o.h.count(app); got.ItemCount != want || rawCount != want {
 		o.fail(cmd, "itemCount %d; the write log says %d, a raw list %d", got.ItemCount, want, rawCount)
+	}
+}
+
+// checkExactList: list --rv R --rv-match Exact answers R and the number of
+// objects the write log says were alive at R.
+func (o *oracle) checkExactList(rv uint64) {
+	o.t.Helper()
+	var got struct {
+		ResourceVersion string `json:"resourceVersion"`
+		ItemCount       int    `json:"itemCount"`
+	}
+	r := strconv.FormatUint(rv, 10)
+	cmd := o.plugin(&got, "list", "configmaps", "-n", o.h.ns, "--rv", r, "--rv-match", "Exact")
+	if got.ResourceVersion != r {
+		o.fail(cmd, "resourceVersion %q, want %s", got.ResourceVersion, r)
+	}
+	if want := o.h.countAt(rv); got.ItemCount != want {
+		o.fail(cmd, "itemCount %d, the write log says %d were alive at %d", got.ItemCount, want, rv)
 	}
 }
 
