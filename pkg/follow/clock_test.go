@@ -328,3 +328,33 @@ func TestUnproductiveRelistBacksOffOnTheClock(t *testing.T) {
 		t.Fatalf("stats %+v", st)
 	}
 }
+
+// The server's Retry-After is honoured: after the recorded 504 TooLarge
+// (retryAfterSeconds 1) the relist from the relist's RV waits at least 1 s
+// of the clock, even when the backoff alone would be shorter.
+func TestBackoffHonoursRetryAfter(t *testing.T) {
+	fc := newFakeClock()
+	tooLarge := recorded(t, "watchstream", "toolarge.jsonl")
+	list := recorded(t, "listing", "page3.json")
+	rs, c := newReplayServer(t, func(w http.ResponseWriter, r *http.Request, _ int) { _, _ = w.Write(tooLarge) }, list)
+	s := &Session{Client: c, Target: cmTarget(), Follow: true, Clock: fc,
+		Options: watchstream.Options{ResourceVersion: "213", RVSet: true},
+		Backoff: Backoff{Initial: 100 * time.Millisecond, Max: 30 * time.Second}}
+	r := start(t, s)
+	if n := next(t, r.notices, "first relist"); n.Kind != NoticeRelist || n.Failure != diagnose.FailureTooLarge {
+		t.Fatalf("want a relist after TooLarge, got %+v", n)
+	}
+	n := next(t, r.notices, "backoff")
+	if n.Kind != NoticeReconnect || n.Delay != time.Second {
+		t.Fatalf("want the server's Retry-After (1s) over a 100-150ms backoff, got %+v", n)
+	}
+	waitWaiters(t, fc, 1)
+	fc.Step(n.Delay - time.Nanosecond)
+	if _, l := rs.counts(); l != 1 || fc.Waiters() != 1 {
+		t.Fatal("relisted before the server's Retry-After passed")
+	}
+	fc.Step(time.Nanosecond)
+	if n := next(t, r.notices, "relist"); n.Kind != NoticeRelist {
+		t.Fatalf("want a relist after the wait, got %+v", n)
+	}
+}

@@ -359,7 +359,7 @@ func (s *Session) resumeOptions(o watchstream.Options) watchstream.Options {
 
 // sleep notifies a reconnect and waits its backoff; false when ctx ended.
 func (s *Session) sleep(ctx context.Context, n Notice) bool {
-	n.Delay = s.Backoff.Delay()
+	n.Delay = s.Backoff.DelayAfter(n.Err)
 	n.Time = s.clock().Now()
 	s.stats.Reconnects++
 	s.notify(n)
