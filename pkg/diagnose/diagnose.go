@@ -164,9 +164,9 @@ func summary(d Diagnosis) string {
 	case KindWatchCacheSnapshot:
 		return "too old: the watch cache holds no snapshot old enough for the exact list" + rv(" at RV ")
 	case KindEtcdCompactedWatch:
-		return "too old: etcd has compacted the revision the watch started from" + rv(", RV ") + " (the watch cache is not serving this watch)"
+		return "too old: storage (etcd, or a shim such as kine) has compacted the revision the watch started from" + rv(", RV ") + " (the watch cache is not serving this watch)"
 	case KindEtcdCompactedExactList:
-		return "too old: etcd has compacted the revision of this exact-RV list" + rv(", RV ")
+		return "too old: storage (etcd, or a shim such as kine) has compacted the revision of this exact-RV list" + rv(", RV ")
 	case KindContinueExpired:
 		return "too old: the continue token's snapshot has been compacted; the list must restart from page 1"
 	case KindContinueExpiredInconsistent:
