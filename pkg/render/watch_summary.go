@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"github.com/watchrv/kubectl-watchrv/pkg/serverinfo"
 	"strings"
 	"time"
 
@@ -115,14 +116,17 @@ func watchGapLine(what string, cs []follow.ObjectChange, detail func(follow.Obje
 // WatchSummary is the last record of a watch: what arrived and what the
 // session had to do.
 type WatchSummary struct {
-	Record               string         `json:"record"`
-	StartResourceVersion string         `json:"startResourceVersion,omitempty"`
-	Events               int            `json:"events"`
-	ByType               map[string]int `json:"byType"`
-	FirstResourceVersion string         `json:"firstResourceVersion,omitempty"`
-	LastResourceVersion  string         `json:"lastResourceVersion,omitempty"`
-	Bookmarks            int            `json:"bookmarks"`
-	DurationSeconds      float64        `json:"durationSeconds"`
+	Record string `json:"record"`
+	// Server is what was known and assumed of the API server, when the
+	// run read it (watch --follow: whether silence is a stall).
+	Server               *serverinfo.Info `json:"server,omitempty"`
+	StartResourceVersion string           `json:"startResourceVersion,omitempty"`
+	Events               int              `json:"events"`
+	ByType               map[string]int   `json:"byType"`
+	FirstResourceVersion string           `json:"firstResourceVersion,omitempty"`
+	LastResourceVersion  string           `json:"lastResourceVersion,omitempty"`
+	Bookmarks            int              `json:"bookmarks"`
+	DurationSeconds      float64          `json:"durationSeconds"`
 	// Ended is why the watch stopped: timeout, interrupted, max-events,
 	// until, stream-end or error.
 	Ended string `json:"ended"`
