@@ -91,8 +91,9 @@ func Build(gitVersion string, minor int, m *MetricsFacts, metricsNote, resource 
 		switch {
 		case minor == 0:
 			in.Assumed = append(in.Assumed, fmt.Sprintf("%s: not known (version unknown), taken as off", g))
-		case m != nil && stage == "GA":
-			// Gone from /metrics because it graduated: that is its default.
+		case m != nil && (stage == "GA" || stage == "absent"):
+			// Not on /metrics because it graduated (its default holds) or
+			// because the release predates it (the feature is not there).
 		case m != nil:
 			in.Assumed = append(in.Assumed, fmt.Sprintf("%s: not on /metrics, taken as this version's default (%s)", g, onOff(on)))
 		default:
