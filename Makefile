@@ -11,7 +11,7 @@ E2E_FLAGS  ?= -count=1 -timeout 40m -p 4
 # a package missing here is caught by e2e-pkgs-check (part of make unit).
 E2E_PKGS   := ./test/e2e/informerlog ./test/e2e/matrix ./test/e2e/cells ./test/e2e/watch ./test/e2e/faults ./test/e2e/probe \
               ./test/e2e/demo ./test/e2e/proof ./test/e2e/docs ./test/e2e/streaming \
-              ./test/e2e/krew ./test/e2e/aggregated ./test/e2e/ha ./test/e2e/list ./test/e2e/framework
+              ./test/e2e/krew ./test/e2e/aggregated ./test/e2e/ha ./test/e2e/list ./test/e2e/clients ./test/e2e/security ./test/e2e/framework
 
 .PHONY: all build demo-bin cluster matrix test unit e2e demo serve lint fmt clean bench
 

@@ -58,8 +58,15 @@ func withCode(code int, err error) error {
 	return &exitError{code: code, err: err}
 }
 
-// usageErrorf reports bad input with a hint to the command's help.
+// usageErrorf reports bad input with a hint to the command's help. Every
+// string argument is a value the user gave, echoed bounded (text.Echo): a
+// 128 KiB --rv makes a short line.
 func usageErrorf(cmd *cobra.Command, format string, args ...any) error {
+	for i, a := range args {
+		if s, ok := a.(string); ok {
+			args[i] = text.Echo(s)
+		}
+	}
 	msg := fmt.Sprintf(format, args...)
 	path := "kubectl watchrv"
 	if cmd != nil {
@@ -68,12 +75,29 @@ func usageErrorf(cmd *cobra.Command, format string, args ...any) error {
 	return withCode(ExitUsage, fmt.Errorf("%s (see '%s --help')", msg, path))
 }
 
+// kubeconfigError is the one error of a kubeconfig that cannot be loaded
+// or used (an unknown context, an auth-provider client-go no longer has, bad
+// certificate data, a credential plugin that fails): exit 2 in every
+// command.
 func kubeconfigError(err error, contexts []string) error {
-	msg := text.OneLine(err.Error())
-	if strings.Contains(msg, "context") && len(contexts) > 0 {
+	// Bounded: client-go quotes a --context or --user value whole.
+	msg := text.Shorten(strings.TrimPrefix(text.OneLine(err.Error()), "cannot build API client: "), 512)
+	switch {
+	case strings.Contains(msg, "context") && len(contexts) > 0:
 		return withCode(ExitUsage, fmt.Errorf("cannot load kubeconfig: %s: choose a context with --context: %s (kubectl config get-contexts)", msg, strings.Join(contexts, ", ")))
+	case strings.Contains(msg, "no Auth Provider found"):
+		return withCode(ExitUsage, fmt.Errorf("cannot use the kubeconfig's credentials: %s: client-go has no built-in auth-provider any more; use a credential exec plugin instead (kubelogin for oidc, gke-gcloud-auth-plugin for gcp), or --token", msg))
+	case isCredentialPluginError(err):
+		return withCode(ExitUsage, fmt.Errorf("cannot use the kubeconfig's credentials: %s: check the exec command of the kubeconfig's user (it must be installed and work on its own), or use --token", msg))
 	}
 	return withCode(ExitUsage, fmt.Errorf("cannot load kubeconfig: %s: pass --kubeconfig, set KUBECONFIG, or use --server and --token", msg))
+}
+
+// isCredentialPluginError: client-go's exec authenticator failed, at the
+// first request rather than when the client was built. It is the
+// kubeconfig's failure like any other.
+func isCredentialPluginError(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "getting credentials: exec")
 }
 
 // exitCode maps an error to its documented exit code.
@@ -82,8 +106,12 @@ func exitCode(err error) int {
 	if errors.As(err, &ee) {
 		return ee.code
 	}
+	if isCredentialPluginError(err) {
+		return ExitUsage
+	}
 	switch diagnose.ClassifyFailure(err) {
-	case diagnose.FailureUnreachable, diagnose.FailureNoAnswer:
+	case diagnose.FailureUnreachable, diagnose.FailureNoAnswer, diagnose.FailureConnectionBroken:
+		// A connection lost mid-answer is lost like one never made.
 		return ExitUnreachable
 	case diagnose.FailureBadRequest:
 		return ExitUsage

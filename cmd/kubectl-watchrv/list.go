@@ -20,6 +20,7 @@ type ListOptions struct {
 	serversFlags
 
 	Resource      string
+	Name          string
 	AllNamespaces bool
 	LabelSelector string
 	FieldSelector string
@@ -38,7 +39,7 @@ type ListOptions struct {
 func newListCommand(root *RootOptions) *cobra.Command {
 	o := &ListOptions{RootOptions: root}
 	cmd := &cobra.Command{
-		Use:   "list RESOURCE",
+		Use:   "list RESOURCE [NAME] | RESOURCE/NAME",
 		Short: "Show a List's resourceVersion, pages and read semantics",
 		Long: `Read a collection through the raw REST API and report what
 "kubectl get -o json" hides: the List's metadata.resourceVersion (the right
@@ -47,7 +48,9 @@ carried the same RV, the newest item RV, and which read semantics served it.
 
 Pages are read with metadata only and never kept, so memory stays bounded
 whatever the collection size. --rv-only asks for one item of metadata: the
-cheapest read of a collection's current RV.
+cheapest read of a collection's current RV. A NAME (cm a, or cm/a) lists
+the collection narrowed to that object (--field-selector metadata.name=NAME):
+the RV is still the collection's.
 
 ` + exitCodesHelp,
 		Example: `  # The RV to start a watch from, for about a kilobyte of traffic
@@ -58,7 +61,7 @@ cheapest read of a collection's current RV.
 
   # The collection as it was at RV 12345 (fails with 410 once compacted)
   kubectl watchrv list cm -n demo --rv 12345 --rv-match Exact -o json`,
-		Args: exactArgs(1, "one RESOURCE (for example configmaps, cm, deployments.apps)"),
+		Args: resourceNameArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(cmd, args); err != nil {
 				return err
@@ -87,7 +90,10 @@ cheapest read of a collection's current RV.
 
 // Complete fills in the namespace and what was set.
 func (o *ListOptions) Complete(cmd *cobra.Command, args []string) error {
-	o.Resource = args[0]
+	var err error
+	if o.Resource, o.Name, err = resourceArgs(cmd, args); err != nil {
+		return err
+	}
 	o.rvSet = cmd.Flags().Changed("rv")
 	if m, ok := normalizeMatch(o.RVMatch); ok {
 		o.RVMatch = m
@@ -109,6 +115,9 @@ func (o *ListOptions) Validate(cmd *cobra.Command) error {
 		return usageErrorf(cmd, "%v", err)
 	}
 	if err := o.validateServers(cmd, o.listServersConflict(cmd)); err != nil {
+		return err
+	}
+	if err := validateNameSelector(cmd, o.Name, o.FieldSelector); err != nil {
 		return err
 	}
 	if o.RVOnly && cmd.Flags().Changed("limit") {
@@ -157,7 +166,7 @@ func (o *ListOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	t := apiclient.Target{Resource: res, LabelSelector: o.LabelSelector, FieldSelector: o.FieldSelector}
+	t := apiclient.Target{Resource: res, LabelSelector: o.LabelSelector, FieldSelector: nameSelector(o.Name, o.FieldSelector)}
 	if res.Namespaced && !o.AllNamespaces {
 		t.Namespace = o.namespace
 	}
@@ -179,6 +188,10 @@ func (o *ListOptions) Run(ctx context.Context) error {
 		return o.requestError(werr, "list", res.Name())
 	}
 	report := render.NewListReport(t, wo, o.RVOnly, walk).WithServer(serverinfo.Read(ctx, client, res.GVR.Group, res.GVR.Resource))
+	if report.NeedsCurrentRV() && werr == nil {
+		current, _, cerr := listing.CurrentRV(ctx, client, t)
+		report.CheckWatchStart(current, cerr)
+	}
 	if len(walk.Attempts) > 1 {
 		p.Warnf("%s; restarted from page 1 once (attempt 1 stopped at page %d)", firstLine(walk.Attempts[0].Error), walk.Attempts[0].ExpiredOnPage)
 	}

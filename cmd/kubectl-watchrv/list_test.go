@@ -24,7 +24,7 @@ func TestListRejectsBadFlags(t *testing.T) {
 		want string
 	}{
 		{[]string{"list"}, "expected one RESOURCE"},
-		{[]string{"list", "a", "b"}, "expected one RESOURCE"},
+		{[]string{"list", "a", "b", "c"}, "expected one RESOURCE"},
 		{[]string{"list", "cm", "--rv", "abc"}, `--rv "abc" is not a resourceVersion`},
 		{[]string{"list", "cm", "--rv", "-1"}, `--rv "-1" is not a resourceVersion`},
 		{[]string{"list", "cm", "--rv", "99999999999999999999999"}, "is not a resourceVersion"},

@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/fields"
+
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 )
@@ -20,6 +23,7 @@ func (o *RootOptions) resolveResource(ctx context.Context, arg string, verbs ...
 		return apiclient.Resource{}, withCode(ExitUsage, errors.New(`RESOURCE is empty: name a resource type such as configmaps, pods or deployments.apps (see 'kubectl watchrv --help')`))
 	case strings.Contains(arg, "/"):
 		kind, rest, _ := strings.Cut(arg, "/")
+		arg, kind, rest = text.Echo(arg), text.Echo(kind), text.Echo(rest)
 		return apiclient.Resource{}, withCode(ExitUsage, fmt.Errorf("%q is not a resource type: give the type alone (%s), then the name as its own argument where the command takes one (%s %s), or select with --field-selector metadata.name=%s; subresources such as pods/log cannot be listed or watched", arg, kind, kind, rest, rest))
 	}
 	disco, err := o.ConfigFlags.ToDiscoveryClient()
@@ -68,12 +72,21 @@ func (o *RootOptions) checkDiscovery(ctx context.Context) error {
 }
 
 // requestError turns a failed request into one actionable line, keeping the
-// error chain so that the exit code can be derived from it.
+// error chain so that the exit code can be derived from it. When no
+// kubeconfig was found, the line says so (missingKubeconfig).
 func (o *RootOptions) requestError(err error, verb, what string) error {
-	server := "the API server"
-	if cfg, cerr := o.ConfigFlags.ToRESTConfig(); cerr == nil {
-		server = "the API server at " + cfg.Host
+	e := o.describeRequestError(err, verb, what)
+	if note := o.missingKubeconfig(); note != "" {
+		return fmt.Errorf("%w (%s)", e, note)
 	}
+	return e
+}
+
+func (o *RootOptions) describeRequestError(err error, verb, what string) error {
+	if isCredentialPluginError(err) {
+		return o.kubeconfigError(err)
+	}
+	server := o.serverName()
 	switch diagnose.ClassifyFailure(err) {
 	case diagnose.FailureUnreachable:
 		return fmt.Errorf("cannot reach %s: %w: check --server, --context or --kubeconfig, and that the cluster is up", server, err)
@@ -93,21 +106,70 @@ func (o *RootOptions) requestError(err error, verb, what string) error {
 	case diagnose.FailureNoAnswer:
 		return fmt.Errorf("no answer from %s: %w: check that the cluster is up, or raise --request-timeout", server, err)
 	case diagnose.FailureExpired, diagnose.FailureTooLarge:
-		if d := diagnose.FromError(err, diagnose.Context{}); d.Fix != "" {
-			return fmt.Errorf("%w: %s", err, d.Fix)
-		}
+		return diagnose.WithFix(err)
 	}
 	return err
 }
 
-// exactArgs requires n positional arguments and names them in the error.
-func exactArgs(n int, names string) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, args []string) error {
-		if len(args) != n {
-			return usageErrorf(cmd, "expected %s, got %d argument(s)", names, len(args))
-		}
-		return nil
+// serverName is how messages name the kubeconfig's server: its address
+// with any password in it redacted.
+func (o *RootOptions) serverName() string {
+	if cfg, err := o.ConfigFlags.ToRESTConfig(); err == nil && cfg.Host != "" {
+		return "the API server at " + text.RedactURL(cfg.Host)
 	}
+	return "the API server"
+}
+
+// resourceArgs reads RESOURCE [NAME] or RESOURCE/NAME, as kubectl takes
+// them (list and watch). A NAME is checked as client-go checks a path
+// segment; it selects by metadata.name (nameSelector), so it never becomes
+// part of a path.
+func resourceArgs(cmd *cobra.Command, args []string) (resource, name string, err error) {
+	resource = args[0]
+	if len(args) > 1 {
+		name = args[1]
+		if strings.Contains(resource, "/") {
+			return "", "", usageErrorf(cmd, "%q already names an object: give RESOURCE/NAME or RESOURCE NAME, not both", resource)
+		}
+	} else if typ, n, ok := strings.Cut(resource, "/"); ok && typ != "" && n != "" && !strings.Contains(n, "/") {
+		resource, name = typ, n
+	}
+	if name != "" || len(args) > 1 {
+		if err := apiclient.ValidateName(name); err != nil {
+			return "", "", usageErrorf(cmd, "NAME: %v", err)
+		}
+	}
+	return resource, name, nil
+}
+
+// resourceNameArgs accepts RESOURCE and an optional NAME.
+func resourceNameArgs(cmd *cobra.Command, args []string) error {
+	if len(args) < 1 || len(args) > 2 {
+		return usageErrorf(cmd, "expected one RESOURCE and an optional NAME (for example cm, cm a or cm/a), got %d argument(s)", len(args))
+	}
+	return nil
+}
+
+// validateNameSelector refuses NAME together with a field selector on
+// metadata.name.
+func validateNameSelector(cmd *cobra.Command, name, fieldSelector string) error {
+	if name != "" && strings.Contains(fieldSelector, "metadata.name") {
+		return usageErrorf(cmd, "NAME %q and --field-selector %q both select metadata.name: give one of them", name, fieldSelector)
+	}
+	return nil
+}
+
+// nameSelector adds NAME to a field selector as metadata.name, escaped, so
+// that a name with ',' or '=' stays one term.
+func nameSelector(name, fieldSelector string) string {
+	if name == "" {
+		return fieldSelector
+	}
+	fs := fields.OneTermEqualSelector("metadata.name", name).String()
+	if fieldSelector != "" {
+		fs += "," + fieldSelector
+	}
+	return fs
 }
 
 // validateRV checks a --rv value: an RV is opaque in general, but every

@@ -69,11 +69,11 @@ func (s *serversFlags) validateServers(cmd *cobra.Command, conflict string) erro
 // findServers finds the servers (EndpointSlices or --endpoints) and builds
 // one client per server.
 func (o *RootOptions) findServers(ctx context.Context, s *serversFlags, b *apiclient.Budget) (servers.Found, []*apiclient.Client, []error, error) {
-	cfg, err := o.ConfigFlags.ToRESTConfig()
+	cfg, err := o.restConfig()
 	if err != nil {
-		return servers.Found{}, nil, nil, o.kubeconfigError(err)
+		return servers.Found{}, nil, nil, err
 	}
-	client, err := apiclient.NewClient(cfg)
+	client, err := o.Client()
 	if err != nil {
 		return servers.Found{}, nil, nil, err
 	}

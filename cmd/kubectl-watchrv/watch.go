@@ -80,12 +80,7 @@ or Ctrl-C, each of which ends with a summary.
 
   # Behave like an informer across API server restarts, as JSON lines
   kubectl watchrv watch cm -n demo --rv list --follow -o json`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) < 1 || len(args) > 2 {
-				return usageErrorf(cmd, "expected RESOURCE and an optional NAME, got %d argument(s)", len(args))
-			}
-			return nil
-		},
+		Args: resourceNameArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(cmd, args); err != nil {
 				return err
@@ -117,12 +112,9 @@ or Ctrl-C, each of which ends with a summary.
 
 // Complete fills in the namespace, NAME and what was set.
 func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
-	o.Resource = args[0]
-	if len(args) > 1 {
-		o.Name = args[1]
-	} else if typ, name, ok := strings.Cut(args[0], "/"); ok && typ != "" && name != "" && !strings.Contains(name, "/") {
-		// TYPE/NAME, as kubectl takes it.
-		o.Resource, o.Name = typ, name
+	var err error
+	if o.Resource, o.Name, err = resourceArgs(cmd, args); err != nil {
+		return err
 	}
 	o.rvSet = cmd.Flags().Changed("rv")
 	o.Until = strings.ToUpper(o.Until)
@@ -176,10 +168,7 @@ func (o *WatchOptions) Validate(cmd *cobra.Command) error {
 	if o.ExplainDeletes && o.LabelSelector == "" && o.FieldSelector == "" {
 		return usageErrorf(cmd, "--explain-deletes needs -l or --field-selector: without a selector every DELETED is a deletion")
 	}
-	if o.Name != "" && strings.Contains(o.FieldSelector, "metadata.name") {
-		return usageErrorf(cmd, "NAME %q and --field-selector %q both select metadata.name: give one of them", o.Name, o.FieldSelector)
-	}
-	return nil
+	return validateNameSelector(cmd, o.Name, o.FieldSelector)
 }
 
 // defaultFollowStallTimeout is --stall-timeout with --follow.
@@ -187,14 +176,7 @@ const defaultFollowStallTimeout = 90 * time.Second
 
 // fieldSelector adds NAME to --field-selector as metadata.name.
 func (o *WatchOptions) fieldSelector() string {
-	if o.Name == "" {
-		return o.FieldSelector
-	}
-	fs := "metadata.name=" + o.Name
-	if o.FieldSelector != "" {
-		fs += "," + o.FieldSelector
-	}
-	return fs
+	return nameSelector(o.Name, o.FieldSelector)
 }
 
 // watchOptions are the parameters of the first watch request.

@@ -3,8 +3,11 @@
 package text
 
 import (
+	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // OneLine folds any run of white space, newlines included, into one space:
@@ -22,4 +25,81 @@ func Thousands(n uint64) string {
 		b.WriteRune(c)
 	}
 	return b.String()
+}
+
+// MaxEcho is how many bytes of a value the user gave are echoed in a
+// message: enough to recognize it, never a 100 KB line.
+const MaxEcho = 128
+
+// Echo bounds a user's value before it is quoted in a message: a longer
+// value keeps its first MaxEcho bytes (cut at a rune boundary) and says how
+// long it was.
+func Echo(s string) string {
+	if len(s) <= MaxEcho {
+		return s
+	}
+	cut := MaxEcho
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s…[%d bytes]", s[:cut], len(s))
+}
+
+// MaxLine bounds one printed error line. A line longer than this keeps its
+// head and its tail (where the fix is) and says how much was left out.
+const MaxLine = 4096
+
+// Shorten bounds s to about max bytes by cutting its middle.
+func Shorten(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	keep := (max - 40) / 2
+	head, tail := keep, len(s)-keep
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	for tail < len(s) && !utf8.RuneStart(s[tail]) {
+		tail++
+	}
+	return fmt.Sprintf("%s …[%d bytes left out]… %s", s[:head], tail-head, s[tail:])
+}
+
+// RedactURL is a server address as it may be printed: a password in it is
+// replaced (https://admin:xxxxx@host), and so is every query value (a
+// redirect's Location may carry a token there). A bare host:port, which a
+// kubeconfig allows, is handled alike. Every URL of the kubeconfig or of an
+// answer goes through here before it is printed.
+func RedactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" {
+		if u2, err2 := url.Parse("https://" + s); err2 == nil && u2.Host != "" && !strings.Contains(s, "://") {
+			return strings.TrimPrefix(redact(u2), "https://")
+		}
+		if err != nil {
+			// Unparseable: keep nothing that could be a password.
+			if i := strings.LastIndex(s, "@"); i >= 0 {
+				scheme := ""
+				if j := strings.Index(s[:i], "://"); j >= 0 {
+					scheme = s[:j+3]
+				}
+				return scheme + "xxxxx@" + s[i+1:]
+			}
+			return s
+		}
+	}
+	return redact(u)
+}
+
+func redact(u *url.URL) string {
+	c := *u
+	if c.RawQuery != "" {
+		q := c.Query()
+		for k := range q {
+			q[k] = []string{"xxxxx"}
+		}
+		c.RawQuery = q.Encode()
+	}
+	c.Fragment, c.RawFragment = "", ""
+	return c.Redacted()
 }

@@ -1,6 +1,9 @@
 package text
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestOneLineAndThousands(t *testing.T) {
 	if got := OneLine("  a\n\tb  c\r\n"); got != "a b c" {
@@ -10,5 +13,49 @@ func TestOneLineAndThousands(t *testing.T) {
 		if got := Thousands(n); got != want {
 			t.Errorf("Thousands(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+func TestEchoAndShortenBoundValues(t *testing.T) {
+	if got := Echo("12345"); got != "12345" {
+		t.Fatalf("Echo of a short value = %q", got)
+	}
+	long := strings.Repeat("9", 131072)
+	if got := Echo(long); len(got) > MaxEcho+32 || !strings.HasSuffix(got, "…[131072 bytes]") {
+		t.Fatalf("Echo of 128 KiB = %d bytes: %.100q", len(got), got)
+	}
+	// A cut never splits a rune.
+	if got := Echo(strings.Repeat("é", 100)); !strings.HasPrefix(got, strings.Repeat("é", MaxEcho/2)+"…") {
+		t.Fatalf("Echo split a rune: %q", got)
+	}
+	line := "error: head " + long + " fix: do this"
+	got := Shorten(line, MaxLine)
+	if len(got) > MaxLine+16 || !strings.HasPrefix(got, "error: head ") || !strings.HasSuffix(got, " fix: do this") || !strings.Contains(got, "bytes left out") {
+		t.Fatalf("Shorten = %d bytes: %.80q ... %.80q", len(got), got, got[len(got)-80:])
+	}
+	if Shorten("short", MaxLine) != "short" {
+		t.Fatal("Shorten changed a short line")
+	}
+}
+
+func TestRedactURLHidesPasswordsAndQueryValues(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://admin:SECRET@127.0.0.1:9":                  "https://admin:xxxxx@127.0.0.1:9",
+		"admin:SECRET@127.0.0.1:9":                          "admin:xxxxx@127.0.0.1:9",
+		"https://127.0.0.1:6443":                            "https://127.0.0.1:6443",
+		"127.0.0.1:6443":                                    "127.0.0.1:6443",
+		"http://u:p@127.0.0.2:80/login?token=abc&next=/x#f": "http://u:xxxxx@127.0.0.2:80/login?next=xxxxx&token=xxxxx",
+		"https://user@h/api":                                "https://user@h/api",
+	} {
+		if got := RedactURL(in); got != want {
+			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)
+		}
+		if strings.Contains(RedactURL(in), "SECRET") {
+			t.Errorf("RedactURL(%q) kept the password", in)
+		}
+	}
+	// Not a URL at all: nothing before the last @ survives.
+	if got := RedactURL("https://a:SE CRET@h:1"); got != "https://xxxxx@h:1" {
+		t.Errorf("unparseable URL kept the password: %q", got)
 	}
 }

@@ -55,17 +55,32 @@ func NewClient(cfg *rest.Config) (*Client, error) {
 		// 5 QPS; probe applies its own, lower limit.
 		base.QPS, base.Burst = 50, 100
 	}
-	short, err := rest.UnversionedRESTClientFor(base)
+	short, err := restClientFor(base)
 	if err != nil {
-		return nil, fmt.Errorf("cannot build API client: %w", err)
+		return nil, err
 	}
 	streamCfg := rest.CopyConfig(base)
 	streamCfg.Timeout = 0
-	stream, err := rest.UnversionedRESTClientFor(streamCfg)
+	stream, err := restClientFor(streamCfg)
+	if err != nil {
+		return nil, err
+	}
+	return &Client{config: base, short: short, stream: stream}, nil
+}
+
+// restClientFor builds a REST client whose http.Client follows no
+// redirect (see RefuseRedirects).
+func restClientFor(cfg *rest.Config) (rest.Interface, error) {
+	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("cannot build API client: %w", err)
 	}
-	return &Client{config: base, short: short, stream: stream}, nil
+	hc.CheckRedirect = refuseRedirect
+	c, err := rest.UnversionedRESTClientForConfigAndClient(cfg, hc)
+	if err != nil {
+		return nil, fmt.Errorf("cannot build API client: %w", err)
+	}
+	return c, nil
 }
 
 // ServerVersion returns the gitVersion from /version.
@@ -101,8 +116,12 @@ func (c *Client) CheckDiscovery(ctx context.Context) error {
 // Retry-After up to ten times (a list from a future RV then takes ~43 s
 // instead of ~3 s), behind the caller's back and its request budget. An
 // error status comes back as an API error with the server's Status (message
-// and causes), which Stream decodes and Do().Raw() would not.
+// and causes), which Stream decodes and Do().Raw() would not. A path that
+// could mean another one ("..", an invalid segment) is never sent.
 func (c *Client) Get(ctx context.Context, path string, q url.Values, accept string) (io.ReadCloser, error) {
+	if err := checkPath(path); err != nil {
+		return nil, err
+	}
 	client := c.short
 	if q.Get("watch") != "" {
 		client = c.stream

@@ -9,6 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
+
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 )
 
 // Resource is a resource type resolved through discovery.
@@ -44,7 +46,7 @@ type UnknownResourceError struct {
 }
 
 func (e *UnknownResourceError) Error() string {
-	msg := fmt.Sprintf("the server doesn't have a resource type %q", e.Name)
+	msg := fmt.Sprintf("the server doesn't have a resource type %q", text.Echo(e.Name))
 	if len(e.Suggestions) > 0 {
 		msg += fmt.Sprintf(": did you mean %s?", strings.Join(quoteAll(e.Suggestions), " or "))
 	} else {
@@ -59,7 +61,7 @@ func (e *UnknownResourceError) Error() string {
 func ResolveResource(disco discovery.DiscoveryInterface, mapper meta.RESTMapper, arg string) (Resource, error) {
 	arg = strings.TrimSpace(arg)
 	if arg == "" || strings.ContainsAny(arg, " /") {
-		return Resource{}, fmt.Errorf("%q is not a resource type name: use a name such as configmaps, cm, deployments.apps", arg)
+		return Resource{}, fmt.Errorf("%q is not a resource type name: use a name such as configmaps, cm, deployments.apps", text.Echo(arg))
 	}
 	var gvr schema.GroupVersionResource
 	var err error
@@ -112,8 +114,17 @@ func ListableResources(disco discovery.DiscoveryInterface) ([]Resource, error) {
 	return out, err
 }
 
+// maxResourceArg is longer than any resource.group name (a group is a DNS
+// subdomain of at most 253 bytes).
+const maxResourceArg = 512
+
 // suggest returns up to three names close to arg (prefix or small edit distance).
 func suggest(disco discovery.DiscoveryInterface, arg string) []string {
+	if len(arg) > maxResourceArg {
+		// No resource is named like that, and the edit distance of a huge
+		// argument would cost seconds.
+		return nil
+	}
 	lists, _ := disco.ServerPreferredResources()
 	arg = strings.ToLower(arg)
 	type cand struct {

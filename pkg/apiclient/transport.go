@@ -1,10 +1,22 @@
 package apiclient
 
 import (
+	"fmt"
+	"io"
 	"net/http"
+	"net/url"
 
 	"k8s.io/client-go/rest"
+
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 )
+
+// Wrap is what every rest.Config of the plugin goes through before a
+// client is built from it (root's WrapConfigFn, so discovery too): no
+// hidden retries, no redirects followed.
+func Wrap(cfg *rest.Config) *rest.Config {
+	return RefuseRedirects(NoHiddenRetries(cfg))
+}
 
 // NoHiddenRetries stops client-go from silently retrying 429 answers (it
 // retries up to ten times when a Retry-After header is present), also for
@@ -26,4 +38,68 @@ func (h hideRetryAfter) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp.Header.Del("Retry-After")
 	}
 	return resp, err
+}
+
+// RefuseRedirects turns every redirect into an error before net/http can
+// follow it. client-go adds the bearer token (and basic auth, and exec
+// credentials) in a round tripper that sits under http.Client, so a
+// followed redirect carries them to wherever Location points, another host
+// or plain http included. An API server never redirects a get, list or
+// watch, so the plugin follows none: the credentials go to the
+// kubeconfig's server only. The wrapper is below http.Client, so it holds
+// for every client built from the config, cli-runtime's discovery included;
+// NewClient also sets CheckRedirect on its own clients.
+func RefuseRedirects(cfg *rest.Config) *rest.Config {
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return refuseRedirects{rt} })
+	return cfg
+}
+
+type refuseRedirects struct{ next http.RoundTripper }
+
+func (r refuseRedirects) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := r.next.RoundTrip(req)
+	if err != nil || resp.StatusCode < 300 || resp.StatusCode > 399 || resp.Header.Get("Location") == "" {
+		return resp, err
+	}
+	loc := resp.Header.Get("Location")
+	if u, perr := req.URL.Parse(loc); perr == nil {
+		loc = u.String()
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	return nil, &RedirectError{Status: resp.StatusCode, From: req.URL, Location: loc}
+}
+
+// refuseRedirect is http.Client's CheckRedirect of NewClient's clients: the
+// same refusal, should a config reach NewClient without Wrap.
+func refuseRedirect(req *http.Request, via []*http.Request) error {
+	from := req.URL
+	if len(via) > 0 {
+		from = via[len(via)-1].URL
+	}
+	status := 0
+	if req.Response != nil {
+		status = req.Response.StatusCode
+	}
+	return &RedirectError{Status: status, From: from, Location: req.URL.String()}
+}
+
+// RedirectError is a redirect the plugin refused to follow.
+type RedirectError struct {
+	Status   int
+	From     *url.URL
+	Location string
+}
+
+func (e *RedirectError) Error() string {
+	status := "a redirect"
+	if e.Status != 0 {
+		status = fmt.Sprintf("%d %s", e.Status, http.StatusText(e.Status))
+	}
+	server := "the API server"
+	if e.From != nil {
+		server = "the server at " + text.RedactURL((&url.URL{Scheme: e.From.Scheme, Host: e.From.Host, User: e.From.User}).String())
+	}
+	return fmt.Sprintf("%s answered %s to %s: not followed, an API server never redirects a get, list or watch and the kubeconfig's credentials go to its server only; check the kubeconfig's server address and any proxy in front of it",
+		server, status, text.Shorten(text.RedactURL(e.Location), 256))
 }

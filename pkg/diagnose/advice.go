@@ -14,7 +14,11 @@ type advice struct {
 const (
 	reflectorRelists = "The Reflector (informers) handles it by itself: the watch ends, it relists with resourceVersion set to the last RV it saw (served from the watch cache), and if that list fails with Expired or TooLarge it lists again with resourceVersion=\"\" (a consistent read from etcd). Objects deleted in between reach handlers as DeletedFinalStateUnknown; the intermediate events are lost, only their net effect survives."
 	pagerFallsBack   = "tools/pager (used by the Reflector's list) falls back to one full list without limit at the original resourceVersion when page 2 or later expires (FullListIfExpired); if that fails too, the Reflector lists again with resourceVersion=\"\"."
-	plainRetry       = "client-go does not relist for this: the Reflector backs off and retries the same request (watches resume from the last RV they saw)."
+	// exactListFails: tools/pager's fallback (FullListIfExpired) applies
+	// only to a continue page (options.Continue set); an exact list that
+	// fails on its first page returns the error as it is.
+	exactListFails = "No pager fallback applies: tools/pager falls back to a full list only when a continue page (page 2 or later) expires, and an exact list that fails on its first page returns the error as it is. The Reflector then lists again with resourceVersion=\"\" (a consistent read), which recovers; a plain client must do the same itself."
+	plainRetry     = "client-go does not relist for this: the Reflector backs off and retries the same request (watches resume from the last RV they saw)."
 )
 
 var advices = map[string]advice{
@@ -27,7 +31,7 @@ var advices = map[string]advice{
 	KindWatchCacheSnapshot: {ClassExpired,
 		"A list at an exact resourceVersion was served from the watch cache's snapshots, and none is old enough for {req}.",
 		"The watch cache keeps list snapshots only for its recent window (feature ListFromCacheSnapshot). On v1.37 the API server normally retries such a list against etcd, so seeing this message means the fallback failed too, or an older or modified server answered.",
-		pagerFallsBack,
+		exactListFails,
 		"List with resourceVersion unset (consistent) or \"0\" instead of an exact RV, then watch from that list's resourceVersion.",
 	},
 	KindEtcdCompactedWatch: {ClassExpired,
@@ -39,7 +43,7 @@ var advices = map[string]advice{
 	KindEtcdCompactedExactList: {ClassExpired,
 		"A list at an exact resourceVersion asked storage (etcd, or a shim such as kine) for a revision it has compacted away.",
 		"Exact reads are served from storage's history (or, where ListFromCacheSnapshot is on, v1.34 and later, from the watch cache's snapshots first). The API server asks storage to compact every --etcd-compaction-interval (5 minutes by default): etcd then drops the history before that point, but kine (k3s's storage) never compacts closer than --compact-min-retain revisions (1,000 by default) to the current one, whoever asks. How old a start RV may be depends on the storage and on how fast the cluster writes: kubectl watchrv probe measures it. A list is Exact when it sets resourceVersionMatch=Exact, or (legacy rule) when it sets a resourceVersion other than 0 together with a limit.",
-		pagerFallsBack,
+		exactListFails,
 		"Do not list at an old exact RV: list with resourceVersion unset (consistent) or \"0\" (any), or use resourceVersionMatch=NotOlderThan, then watch from that list's resourceVersion.",
 	},
 	KindContinueExpired: {ClassExpired,

@@ -97,6 +97,9 @@ func classify(s *signals) Diagnosis {
 	}
 	u := unrecognized()
 	u.Code, u.Reason, u.Source = d.Code, d.Reason, d.Source
+	if IsNormalWatchEnd(s.text) {
+		note(&u, "this is client-go's record of a watch that ended normally (its 5 to 10 minute timeoutSeconds ran out; the Reflector watches again from its last RV): not an error")
+	}
 	return u
 }
 

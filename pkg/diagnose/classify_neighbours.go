@@ -113,7 +113,23 @@ func matchConnection(s *signals, d *Diagnosis) bool {
 // watch/streamwatcher.go ("unable to decode an event from the watch stream").
 var watchEnded = []string{
 	phraseDecodeFail, "very short watch", "Unexpected watch close", "watch ended with error",
-	"Watch close",
+	"Watch closed",
+}
+
+// wordWatchClose is client-go's info-level record of a watch that ended
+// normally (reflector.go: `"Watch close" ... totalItems=N`, older releases
+// "Watch close - *v1.Pod total N items received"): its 5 to 10 minute
+// timeoutSeconds ran out. It is not an error unless it carries one.
+const wordWatchClose = "Watch close"
+
+// IsNormalWatchEnd reports whether text is client-go's record of a watch
+// that ended normally, carrying no error.
+func IsNormalWatchEnd(text string) bool {
+	i := strings.Index(text, wordWatchClose)
+	if i < 0 || strings.HasPrefix(text[i:], "Watch closed") {
+		return false
+	}
+	return !strings.Contains(text, " err=") && !strings.Contains(text, "error")
 }
 
 func matchWatchEnded(s *signals, d *Diagnosis) bool {
@@ -121,6 +137,9 @@ func matchWatchEnded(s *signals, d *Diagnosis) bool {
 		if i := strings.Index(s.text, p); i >= 0 {
 			return set(d, KindWatchEnded, ConfidenceMedium, lineFrom(s.text, i))
 		}
+	}
+	if i := strings.Index(s.text, wordWatchClose); i >= 0 && !IsNormalWatchEnd(s.text) {
+		return set(d, KindWatchEnded, ConfidenceMedium, lineFrom(s.text, i))
 	}
 	if i := strings.Index(s.text, phraseWatchOf); i >= 0 && strings.Contains(s.text[i:], qualEndedWith) {
 		return set(d, KindWatchEnded, ConfidenceMedium, lineFrom(s.text, i))

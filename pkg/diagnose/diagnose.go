@@ -160,6 +160,9 @@ func summary(d Diagnosis) string {
 		if d.OldestResourceVersion == "" {
 			return fmt.Sprintf("too old: the watch asked for the events after RV %s; the oldest RV this API server can still serve is cut off in this text", d.RequestedResourceVersion)
 		}
+		if tooOldInconsistent(d.RequestedResourceVersion, d.OldestResourceVersion) {
+			return fmt.Sprintf("too old, says the text, but its numbers are inconsistent: the requested RV %s is not below the oldest servable RV %s it names, which no API server says: confidence low", d.RequestedResourceVersion, d.OldestResourceVersion)
+		}
 		return fmt.Sprintf("too old: the watch asked for the events after RV %s, but the oldest RV this API server can still serve is %s (%s behind)", d.RequestedResourceVersion, d.OldestResourceVersion, orUnknown(d.Gap))
 	case KindWatchCacheSnapshot:
 		return "too old: the watch cache holds no snapshot old enough for the exact list" + rv(" at RV ")
@@ -202,8 +205,14 @@ func summary(d Diagnosis) string {
 		if d.CurrentResourceVersion == "0" {
 			return fmt.Sprintf("too new: the request asked for RV %s; the API server could not read its current RV (it reported 0)", d.RequestedResourceVersion)
 		}
+		if tooLargeInconsistent(d.RequestedResourceVersion, d.CurrentResourceVersion) {
+			return fmt.Sprintf("too new, says the text, but its numbers are inconsistent: the requested RV %s is not above the current RV %s it names, which no API server says: confidence low", d.RequestedResourceVersion, d.CurrentResourceVersion)
+		}
 		return fmt.Sprintf("too new: the request asked for RV %s, but this API server is at %s (%s ahead)", d.RequestedResourceVersion, d.CurrentResourceVersion, orUnknown(d.Gap))
 	case KindConsistentReadCacheLagging:
+		if tooLargeInconsistent(d.RequestedResourceVersion, d.CurrentResourceVersion) {
+			return fmt.Sprintf("too new for the watch cache, says the text, but its numbers are inconsistent: the requested RV %s is not above the cache's RV %s it names: confidence low", d.RequestedResourceVersion, d.CurrentResourceVersion)
+		}
 		return fmt.Sprintf("too new for the watch cache: a consistent read needs RV %s, the cache is at %s (%s behind etcd); answered 429", d.RequestedResourceVersion, orUnknown(d.CurrentResourceVersion), orUnknown(d.Gap))
 	case KindEtcdFutureRevision:
 		return "too new: etcd says the required revision is a future revision"

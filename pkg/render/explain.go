@@ -95,6 +95,9 @@ func (p *Printer) explainVerdict(w *explainWriter, d diagnose.Diagnosis, prefix 
 // largest gap of a group, when it differs from the first one's.
 func (p *Printer) explainDetails(w *explainWriter, d diagnose.Diagnosis, indent, maxGap string) {
 	if !d.Recognized() {
+		for _, note := range d.Notes {
+			p.explainField(w, indent, "Note", note)
+		}
 		p.explainField(w, indent, "Fix", d.Fix)
 		return
 	}

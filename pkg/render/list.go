@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
 	"github.com/watchrv/kubectl-watchrv/pkg/serverinfo"
@@ -43,6 +44,12 @@ type ListReport struct {
 	// Server is what the plugin knew and assumed of the API server: the
 	// read semantics' source is chosen from it.
 	Server *serverinfo.Info `json:"server,omitempty"`
+	// CurrentResourceVersion is the RV of a consistent read right after a
+	// list at --rv 0 or NotOlderThan, read to check that list's RV.
+	CurrentResourceVersion string `json:"currentResourceVersion,omitempty"`
+
+	checkCurrent   bool
+	watchNamespace string
 }
 
 // WithServer adds what is known of the server, and who served the list by
@@ -55,6 +62,35 @@ func (r ListReport) WithServer(in *serverinfo.Info) ListReport {
 	r.ReadSemantics.Source = in.ListSource(r.Request.ResourceVersion, r.Request.ResourceVersionMatch, r.Request.Limit)
 	r.ReadSemantics.Description += "; " + r.ReadSemantics.Source
 	return r
+}
+
+func (r *ListReport) watchCommand(ns string) string {
+	return fmt.Sprintf("kubectl watchrv watch %s%s --rv %s", r.Resource, ns, r.ResourceVersion)
+}
+
+// NeedsCurrentRV is true after a list whose RV is a watch start only if it
+// is current (--rv 0, NotOlderThan: the serving cache's newest state, which
+// may lag): the caller reads the current RV and calls CheckWatchStart.
+func (r *ListReport) NeedsCurrentRV() bool { return r.checkCurrent }
+
+// CheckWatchStart suggests a watch from the list's RV when a consistent
+// read right after the list found it current; otherwise it says why not.
+func (r *ListReport) CheckWatchStart(current string, err error) {
+	r.checkCurrent = false
+	mode := "--rv 0"
+	if r.ReadSemantics.Mode == "NotOlderThan" {
+		mode = "--rv " + r.Request.ResourceVersion + " --rv-match NotOlderThan"
+	}
+	switch {
+	case err != nil:
+		r.WatchAdvice = fmt.Sprintf("not suggested: a list at %s may lag the current state, and the current RV could not be read to check it (%s); list without --rv (a consistent read) for a start that works", mode, text.OneLine(err.Error()))
+	case current == r.ResourceVersion:
+		r.CurrentResourceVersion = current
+		r.WatchCommand = r.watchCommand(r.watchNamespace)
+	default:
+		r.CurrentResourceVersion = current
+		r.WatchAdvice = fmt.Sprintf("not suggested: a list at %s returned RV %s, but a consistent read right after it found RV %s: the state it read may lag, and a watch from %s works only while %s is in the watch window; list without --rv (a consistent read) for a start that works", mode, r.ResourceVersion, current, r.ResourceVersion, r.ResourceVersion)
+	}
 }
 
 // ListRequest echoes what was asked.
@@ -129,12 +165,17 @@ func NewListReport(t apiclient.Target, o listing.WalkOptions, rvOnly bool, w *li
 		r.NoResourceVersion = true
 		r.ReadSemantics = listing.ReadSemantics{Mode: "None", Description: "none: the server sent no resourceVersion, so this list was not read from etcd or the watch cache and no RV semantics apply"}
 		r.WatchAdvice = "none: without a List RV there is no point to watch from"
-	case o.ResourceVersion != "" && o.ResourceVersion != "0":
-		// An exact or not-older-than list may carry an RV the watch window
-		// has already left: suggest only a start that works.
-		r.WatchAdvice = fmt.Sprintf("not suggested: a list at --rv %s may be older than the watch window; list without --rv (a consistent read) for a start that works, or watch with --rv list", o.ResourceVersion)
+	case r.ReadSemantics.Mode == "Exact":
+		// An exact list reads the past: its RV may be one the watch window
+		// has already left.
+		r.WatchAdvice = fmt.Sprintf("not suggested: an exact list at --rv %s reads the past, which may be older than the watch window; list without --rv (a consistent read) for a start that works, or watch with --rv list", o.ResourceVersion)
+	case r.ResourceVersion != "" && r.ReadSemantics.Mode == "Consistent":
+		r.WatchCommand = r.watchCommand(ns)
 	case r.ResourceVersion != "":
-		r.WatchCommand = fmt.Sprintf("kubectl watchrv watch %s%s --rv %s", r.Resource, ns, r.ResourceVersion)
+		// Any and NotOlderThan return the serving cache's newest state,
+		// which may lag the current RV: CheckWatchStart decides.
+		r.watchNamespace = ns
+		r.checkCurrent = true
 	}
 	return r
 }
@@ -202,7 +243,7 @@ func (p *Printer) List(r ListReport) error {
 	}
 	pairs = append(pairs,
 		[2]string{newestLabel, newest},
-		[2]string{"Transfer", fmt.Sprintf("%s in %.1f ms", humanBytes(r.Bytes), r.Millis)},
+		[2]string{"Transfer", transferText(r)},
 	)
 	if r.Restarted {
 		pairs = append(pairs, [2]string{"Restarted", s.Warn.Sprintf("yes: attempt 1 lost its continue token at page %d; this is attempt 2", r.Attempts[0].ExpiredOnPage)})
@@ -243,4 +284,21 @@ func humanBytes(n int64) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", n)
+}
+
+// gzipThresholdBytes: the API server gzips a response body above 128 KiB
+// when the client accepts gzip, as Go's HTTP client does (apiserver
+// endpoints/handlers/responsewriters defaultGzipThresholdBytes).
+const gzipThresholdBytes = 128 << 10
+
+// transferText says what the byte count is: the decoded bodies, which the
+// wire carries gzipped when a page is over 128 KiB.
+func transferText(r ListReport) string {
+	s := fmt.Sprintf("%s decoded in %.1f ms", humanBytes(r.Bytes), r.Millis)
+	for _, p := range r.PageDetails {
+		if p.Bytes > gzipThresholdBytes {
+			return s + " (bodies as decoded; the server gzips a body over 128 KiB, so fewer bytes crossed the wire)"
+		}
+	}
+	return s
 }

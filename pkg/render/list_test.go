@@ -134,3 +134,52 @@ func TestListAtAnRVSuggestsNoWatchStart(t *testing.T) {
 		t.Fatalf("a list at --rv 100 must not suggest a watch start:\n%s", out.String())
 	}
 }
+
+// Issue 16 item 16: --rv 0 and NotOlderThan return the serving cache's
+// newest state, which may lag: a watch start is suggested only once a
+// consistent read right after the list finds that RV current.
+func TestListAtAnyOrNotOlderThanSuggestsAWatchStartOnlyIfCurrent(t *testing.T) {
+	for _, c := range []struct{ rv, match string }{{"0", ""}, {"100", "NotOlderThan"}} {
+		tg, o, w := recordedWalk(t)
+		o.ResourceVersion, o.ResourceVersionMatch = c.rv, c.match
+		r := NewListReport(tg, o, false, w)
+		if !r.NeedsCurrentRV() || r.WatchCommand != "" {
+			t.Fatalf("--rv %s %s: a watch start suggested before the current RV was checked: %+v", c.rv, c.match, r)
+		}
+		behind := r
+		behind.CheckWatchStart("230", nil)
+		if behind.WatchCommand != "" || !strings.Contains(behind.WatchAdvice, "found RV 230") {
+			t.Fatalf("--rv %s %s: list RV 215, current 230: %q %q", c.rv, c.match, behind.WatchCommand, behind.WatchAdvice)
+		}
+		r.CheckWatchStart("215", nil)
+		var out bytes.Buffer
+		if err := NewPrinter(&out, &out, "", false).List(r); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), "kubectl watchrv watch configmaps -n recorded --rv 215") {
+			t.Fatalf("--rv %s %s: list RV 215 is current: want the watch start:\n%s", c.rv, c.match, out.String())
+		}
+	}
+}
+
+// Issue 16 item 20: the byte count is the decoded bodies; a page over
+// 128 KiB is gzipped on the wire, so the output says which.
+func TestListTransferSaysDecoded(t *testing.T) {
+	tg, o, w := recordedWalk(t)
+	r := NewListReport(tg, o, false, w)
+	var out bytes.Buffer
+	if err := NewPrinter(&out, &out, "", false).List(r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "KiB decoded in") || strings.Contains(out.String(), "gzips") {
+		t.Fatalf("small pages: want 'decoded', no gzip note:\n%s", out.String())
+	}
+	r.PageDetails[0].Bytes = 129 << 10
+	out.Reset()
+	if err := NewPrinter(&out, &out, "", false).List(r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "the server gzips a body over 128 KiB") {
+		t.Fatalf("a page over 128 KiB: want the gzip note:\n%s", out.String())
+	}
+}

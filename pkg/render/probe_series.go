@@ -88,7 +88,7 @@ func (p *Printer) ProbeSeriesSummary(s *ProbeSeries) error {
 		case window.DepthMethodObjectTimestamp, window.DepthMethodEventRate:
 			how = m.DepthMethod + ": " + m.DepthEvidence
 		}
-		depth = fmt.Sprintf("%.1fs (%s)", m.DepthSeconds, how)
+		depth = fmt.Sprintf("%s (%s)", depthValue(m), how)
 	}
 	fmt.Fprintln(p.Out)
 	return KeyValues(p.Out, append([][2]string{
@@ -131,4 +131,20 @@ func inNamespace(ns string) string {
 		return ""
 	}
 	return " in namespace " + ns
+}
+
+// depthValue says what kind of number the depth is: object timestamps bound
+// it, they do not measure it.
+func depthValue(m window.Motion) string {
+	switch m.DepthBound {
+	case window.DepthBoundBetween:
+		return fmt.Sprintf("at least %.1fs and at most %.1fs", *m.DepthAtLeast, *m.DepthAtMost)
+	case window.DepthBoundAtLeast:
+		return fmt.Sprintf("at least %.1fs (no dated object is older than the oldest RV, so no upper bound)", m.DepthSeconds)
+	case window.DepthBoundAtMost:
+		return fmt.Sprintf("at most %.1fs (no dated object is newer than the oldest RV, so no lower bound)", m.DepthSeconds)
+	case window.DepthBoundEstimate:
+		return fmt.Sprintf("about %.1fs", m.DepthSeconds)
+	}
+	return fmt.Sprintf("%.1fs", m.DepthSeconds)
 }

@@ -1,12 +1,14 @@
 package servers
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"time"
 
 	"k8s.io/client-go/rest"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 )
 
@@ -29,7 +31,11 @@ func ConfigFor(cfg *rest.Config, addr string) (*rest.Config, error) {
 		u, err = url.Parse("https://" + cfg.Host)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("cannot parse the kubeconfig's server %q: %w", cfg.Host, err)
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // its text repeats the URL, password included
+		}
+		return nil, fmt.Errorf("cannot parse the kubeconfig's server %q: %w", text.RedactURL(cfg.Host), err)
 	}
 	if u.Scheme == "http" {
 		c.Host = "http://" + addr

@@ -19,16 +19,30 @@ type DatedRV struct {
 	At              time.Time `json:"at"`
 	Object          string    `json:"object"`
 	Field           string    `json:"field"`
+	// Deleting is set for an object with a deletionTimestamp: the API
+	// server set it without stamping managedFields, so the newest time is
+	// not that of its last write.
+	Deleting bool `json:"deleting,omitempty"`
+	// CreationOnly: the object has no managedFields (an object whose
+	// managers own no field, or one written without them), so only its
+	// creation is dated, and its RV may be a later write's.
+	CreationOnly bool `json:"creationOnly,omitempty"`
 }
+
+// LastWriteDated reports whether At is the time of the write of
+// ResourceVersion (to the second): the newest managedFields time of an
+// object not being deleted. Any At is no later than that write.
+func (d DatedRV) LastWriteDated() bool { return !d.Deleting && !d.CreationOnly }
 
 // datedItem is the metadata a PartialObjectMetadataList carries: the whole
 // ObjectMeta, managedFields included.
 type datedItem struct {
 	Metadata struct {
-		Namespace         string    `json:"namespace"`
-		Name              string    `json:"name"`
-		ResourceVersion   string    `json:"resourceVersion"`
-		CreationTimestamp time.Time `json:"creationTimestamp"`
+		Namespace         string     `json:"namespace"`
+		Name              string     `json:"name"`
+		ResourceVersion   string     `json:"resourceVersion"`
+		CreationTimestamp time.Time  `json:"creationTimestamp"`
+		DeletionTimestamp *time.Time `json:"deletionTimestamp"`
 		ManagedFields     []struct {
 			Time *time.Time `json:"time"`
 		} `json:"managedFields"`
@@ -56,7 +70,7 @@ func ListDatedRVs(ctx context.Context, c *apiclient.Client, t apiclient.Target) 
 		if !ok {
 			continue
 		}
-		d := DatedRV{ResourceVersion: rv, Object: m.Name, Field: "metadata.creationTimestamp"}
+		d := DatedRV{ResourceVersion: rv, Object: m.Name, Field: "metadata.creationTimestamp", Deleting: m.DeletionTimestamp != nil}
 		if m.Namespace != "" {
 			d.Object = m.Namespace + "/" + m.Name
 		}
@@ -68,8 +82,12 @@ func ListDatedRVs(ctx context.Context, c *apiclient.Client, t apiclient.Target) 
 		if d.At.IsZero() {
 			// Without managedFields only an object's creation is dated, and
 			// its RV is its creation's only if it was never modified: not
-			// knowable here, so such objects date nothing.
-			continue
+			// knowable here, so such an object bounds the depth from above
+			// only (its creation was no later than its RV's write).
+			if m.CreationTimestamp.IsZero() {
+				continue
+			}
+			d.At, d.CreationOnly = m.CreationTimestamp, true
 		}
 		if !m.CreationTimestamp.IsZero() && d.At.Equal(m.CreationTimestamp) {
 			d.Field = "metadata.creationTimestamp"

@@ -3,6 +3,7 @@ package window
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -47,6 +48,8 @@ type Motion struct {
 	OldestRate float64 `json:"oldestRVPerSecond"`
 	// DepthSeconds is how long ago the oldest RV of the last round was the
 	// current RV: the longest disconnect a watcher survives without a relist.
+	// DepthBound says what kind of number it is: with object timestamps it
+	// is a bound, not the depth (see DateDepth).
 	DepthSeconds float64 `json:"depthSeconds"`
 	// DepthKnown is false when nothing was written during the series (the
 	// window does not age then); DepthObserved is true when the oldest RV
@@ -57,8 +60,15 @@ type Motion struct {
 	// DepthMethod says how DepthSeconds was obtained, best first:
 	// observed, object-timestamp, event-rate-estimate, rv-rate-extrapolation.
 	DepthMethod string `json:"depthMethod,omitempty"`
-	// DepthEvidence names what dated the depth (an object and its field,
-	// or the capacity and the event rate).
+	// DepthBound is the kind of DepthSeconds: measured (observed),
+	// estimate (extrapolated), atLeast, atMost or between (object
+	// timestamps: DepthSeconds is then the lower bound when there is one).
+	DepthBound string `json:"depthBound,omitempty"`
+	// DepthAtLeast and DepthAtMost are the bounds object timestamps give.
+	DepthAtLeast *float64 `json:"depthAtLeastSeconds,omitempty"`
+	DepthAtMost  *float64 `json:"depthAtMostSeconds,omitempty"`
+	// DepthEvidence names what dated the depth (the objects and their
+	// fields, or the capacity and the event rate).
 	DepthEvidence string `json:"depthEvidence,omitempty"`
 	Rounds        int    `json:"rounds"`
 }
@@ -71,23 +81,84 @@ const (
 	DepthMethodRVRate          = "rv-rate-extrapolation"
 )
 
-// DateDepth replaces an extrapolated (or unknown) depth with one dated by
-// the objects' own times: the object whose RV is the smallest at or above
-// the last round's oldest RV was written at most that long ago, so the
-// oldest RV is at least that old. dated must be sorted by RV. An observed
-// depth is kept: it is measured, these are one-second timestamps.
+// What kind of number DepthSeconds is.
+const (
+	DepthBoundMeasured = "measured"
+	DepthBoundEstimate = "estimate"
+	DepthBoundAtLeast  = "atLeast"
+	DepthBoundAtMost   = "atMost"
+	DepthBoundBetween  = "between"
+)
+
+// DateDepth replaces an extrapolated (or unknown) depth with bounds from
+// the objects' own times. The depth is how long ago revision O (the last
+// round's oldest RV) was written; RVs grow with time, so:
+//   - an object whose RV is below O was written before O: its newest
+//     timestamp (never later than its write) gives "at most";
+//   - an object whose RV is at or above O was written after O: if its
+//     newest timestamp is its last write's time (true of every change a
+//     client makes, which managedFields stamps; not of the API server's own
+//     deletionTimestamp, nor of an object without managedFields, so those
+//     are skipped), that time plus the one-second resolution gives "at
+//     least".
+//
+// An object newer than O dates a bound, never the depth: the window can be
+// far older than it. dated must be sorted by RV. An observed depth is kept:
+// it is measured, these are one-second timestamps.
 func (m *Motion) DateDepth(last Round, dated []DatedRV) {
 	if m.DepthObserved || !last.Found {
 		return
 	}
 	i := sort.Search(len(dated), func(i int) bool { return dated[i].ResourceVersion >= last.Oldest })
-	if i == len(dated) {
+	var above, below *DatedRV
+	for j := i; j < len(dated); j++ {
+		if dated[j].LastWriteDated() {
+			above = &dated[j]
+			break
+		}
+	}
+	switch {
+	case i < len(dated) && dated[i].ResourceVersion == last.Oldest:
+		below = &dated[i] // written at O itself: its timestamp is no later than O's
+	case i > 0:
+		below = &dated[i-1]
+	}
+	if above == nil && below == nil {
 		return
 	}
-	d := dated[i]
-	m.DepthSeconds = last.At.Sub(d.At).Seconds()
+	var evidence []string
+	m.DepthAtLeast, m.DepthAtMost = nil, nil
+	if above != nil {
+		least := last.At.Sub(above.At.Add(time.Second)).Seconds()
+		if least < 0 {
+			least = 0
+		}
+		m.DepthAtLeast = &least
+		where := fmt.Sprintf("%d after the oldest RV %d", above.ResourceVersion-last.Oldest, last.Oldest)
+		if above.ResourceVersion == last.Oldest {
+			where = "the oldest RV"
+		}
+		evidence = append(evidence, fmt.Sprintf("at least: %s (RV %d, %s) was written at %s (%s, 1s resolution), not before it", above.Object, above.ResourceVersion, where, above.At.UTC().Format(time.RFC3339), above.Field))
+	}
+	if below != nil {
+		most := last.At.Sub(below.At).Seconds()
+		m.DepthAtMost = &most
+		where := fmt.Sprintf("%d before the oldest RV %d", last.Oldest-below.ResourceVersion, last.Oldest)
+		if below.ResourceVersion == last.Oldest {
+			where = "the oldest RV"
+		}
+		evidence = append(evidence, fmt.Sprintf("at most: %s (RV %d, %s) was written at %s (%s), not after it", below.Object, below.ResourceVersion, where, below.At.UTC().Format(time.RFC3339), below.Field))
+	}
 	m.DepthKnown, m.DepthMethod = true, DepthMethodObjectTimestamp
-	m.DepthEvidence = fmt.Sprintf("%s (RV %d, %d after the oldest RV %d) was written at %s (%s, 1s resolution)", d.Object, d.ResourceVersion, d.ResourceVersion-last.Oldest, last.Oldest, d.At.UTC().Format(time.RFC3339), d.Field)
+	switch {
+	case m.DepthAtLeast != nil && m.DepthAtMost != nil:
+		m.DepthBound, m.DepthSeconds = DepthBoundBetween, *m.DepthAtLeast
+	case m.DepthAtLeast != nil:
+		m.DepthBound, m.DepthSeconds = DepthBoundAtLeast, *m.DepthAtLeast
+	default:
+		m.DepthBound, m.DepthSeconds = DepthBoundAtMost, *m.DepthAtMost
+	}
+	m.DepthEvidence = strings.Join(evidence, "; ")
 }
 
 // EstimateDepthFromEvents sets, when nothing better is known, the depth of
@@ -97,7 +168,7 @@ func (m *Motion) EstimateDepthFromEvents(capacity, eventsPerSecond float64) {
 	if m.DepthMethod == DepthMethodObserved || m.DepthMethod == DepthMethodObjectTimestamp || eventsPerSecond <= 0 || capacity <= 0 {
 		return
 	}
-	m.DepthSeconds, m.DepthKnown, m.DepthMethod = capacity/eventsPerSecond, true, DepthMethodEventRate
+	m.DepthSeconds, m.DepthKnown, m.DepthMethod, m.DepthBound = capacity/eventsPerSecond, true, DepthMethodEventRate, DepthBoundEstimate
 	m.DepthEvidence = fmt.Sprintf("a full watch cache of %.0f events at %.2f events/s of this resource", capacity, eventsPerSecond)
 }
 
@@ -128,7 +199,7 @@ func MeasureMotion(rounds []Round) Motion {
 		if j == 0 {
 			if m.CurrentRate > 0 {
 				m.DepthSeconds = span + (float64(r.Current)-target)/m.CurrentRate
-				m.DepthKnown, m.DepthMethod = true, DepthMethodRVRate
+				m.DepthKnown, m.DepthMethod, m.DepthBound = true, DepthMethodRVRate, DepthBoundEstimate
 			}
 			return m
 		}
@@ -136,7 +207,7 @@ func MeasureMotion(rounds []Round) Motion {
 		frac := (target - float64(prev.Current)) / (float64(r.Current) - float64(prev.Current))
 		crossed := prev.At.Add(time.Duration(frac * float64(r.At.Sub(prev.At))))
 		m.DepthSeconds, m.DepthKnown, m.DepthObserved = last.At.Sub(crossed).Seconds(), true, true
-		m.DepthMethod = DepthMethodObserved
+		m.DepthMethod, m.DepthBound = DepthMethodObserved, DepthBoundMeasured
 		return m
 	}
 	return m

@@ -51,8 +51,10 @@ func TestDateDepthByObjectTimestamp(t *testing.T) {
 	t0 := rs[0].At
 	dated := []DatedRV{{ResourceVersion: 200, At: t0.Add(-9 * time.Second)}, {ResourceVersion: 212, At: t0.Add(-5 * time.Second), Object: "depth/b"}, {ResourceVersion: 250, At: t0.Add(-1 * time.Second)}}
 	m.DateDepth(rs[1], dated)
-	// b (RV 212, the oldest RV) was written 5s before the first round, 6s before the last.
-	if m.DepthMethod != DepthMethodObjectTimestamp || !m.DepthKnown || !near(m.DepthSeconds, 6) {
+	// b (RV 212, the oldest RV) was written 5s before the first round, 6s
+	// before the last: its timestamp (truncated to the second) bounds the
+	// depth to 5..6s.
+	if m.DepthMethod != DepthMethodObjectTimestamp || !m.DepthKnown || m.DepthBound != DepthBoundBetween || !near(*m.DepthAtLeast, 5) || !near(*m.DepthAtMost, 6) || !near(m.DepthSeconds, 5) {
 		t.Fatalf("got %+v", m)
 	}
 	m.EstimateDepthFromEvents(100, 2)
@@ -63,5 +65,29 @@ func TestDateDepthByObjectTimestamp(t *testing.T) {
 	observed.DateDepth(rounds([]uint64{160}, []uint64{125})[0], dated)
 	if observed.DepthMethod != DepthMethodObserved {
 		t.Fatalf("an observed depth was replaced: %+v", observed)
+	}
+}
+
+// The defect of issue 16 item 12: the window's oldest RV (518) is 131 RVs
+// older than the nearest dated object (649, written 5.8s ago); the window
+// began ~510s ago. The newer object bounds the depth from below, it does
+// not date it; an object older than the oldest RV bounds it from above.
+func TestDateDepthNewerObjectIsALowerBound(t *testing.T) {
+	rs := rounds([]uint64{700, 700}, []uint64{518, 518})
+	now := rs[1].At
+	m := MeasureMotion(rs)
+	m.DateDepth(rs[1], []DatedRV{{ResourceVersion: 649, At: now.Add(-6800 * time.Millisecond), Object: "depthtest/s1"}})
+	if m.DepthBound != DepthBoundAtLeast || m.DepthAtMost != nil || !near(m.DepthSeconds, 5.8) {
+		t.Fatalf("a newer object must give 'at least 5.8s' and nothing more, got %+v", m)
+	}
+	m = MeasureMotion(rs)
+	m.DateDepth(rs[1], []DatedRV{{ResourceVersion: 400, At: now.Add(-600 * time.Second), Object: "depthtest/s0"}, {ResourceVersion: 600, At: now.Add(-10 * time.Second), Object: "depthtest/gone", Deleting: true}, {ResourceVersion: 620, At: now.Add(-9 * time.Second), Object: "depthtest/bare", CreationOnly: true}, {ResourceVersion: 649, At: now.Add(-6800 * time.Millisecond), Object: "depthtest/s1"}})
+	if m.DepthBound != DepthBoundBetween || !near(*m.DepthAtMost, 600) || !near(*m.DepthAtLeast, 5.8) {
+		t.Fatalf("want at least 5.8s (s1; an object being deleted or without managedFields has no write time) and at most 600s (s0), got %+v", m)
+	}
+	m = MeasureMotion(rs)
+	m.DateDepth(rs[1], []DatedRV{{ResourceVersion: 400, At: now.Add(-600 * time.Second), Object: "depthtest/s0", CreationOnly: true}})
+	if m.DepthBound != DepthBoundAtMost || m.DepthAtLeast != nil || !near(m.DepthSeconds, 600) {
+		t.Fatalf("only an older object: want at most 600s, got %+v", m)
 	}
 }

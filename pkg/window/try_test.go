@@ -122,3 +122,22 @@ func TestAdaptiveProbeSilenceRules(t *testing.T) {
 		t.Fatalf("after a 410 in 120ms the wait must be 3x that, got %s", waits[3])
 	}
 }
+
+// Issue 16 item 29: the wait after a 410 is printed in evidence ("no error
+// within 284.580438ms"): it is rounded to the millisecond.
+func TestAdaptiveProbeWaitIsRounded(t *testing.T) {
+	var waits []time.Duration
+	p := adaptiveProbe(func(_ context.Context, rv uint64, o TryOptions) Try {
+		waits = append(waits, o.Wait)
+		if rv < 100 {
+			return Try{ResourceVersion: rv, Outcome: OutcomeExpired, Latency: 94860146 * time.Nanosecond}
+		}
+		return Try{ResourceVersion: rv, Outcome: OutcomeOK, Silent: true}
+	}, TryOptions{Wait: DefaultTryWait}, 500)
+	ctx := context.Background()
+	p(ctx, 50)
+	p(ctx, 700)
+	if waits[1] != 285*time.Millisecond {
+		t.Fatalf("after a 410 in 94.860146ms the wait must be 285ms, got %s", waits[1])
+	}
+}

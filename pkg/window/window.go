@@ -181,7 +181,9 @@ func adaptiveProbe(p func(context.Context, uint64, TryOptions) Try, base TryOpti
 	var slowest time.Duration
 	return func(ctx context.Context, rv uint64) Try {
 		o := base
-		o.Wait = max(o.Wait, min(3*slowest, expectedEventWait))
+		// Rounded to the millisecond: the wait is printed ("no error
+		// within 285ms", not 284.580438ms).
+		o.Wait = max(o.Wait, min((3*slowest).Round(time.Millisecond), expectedEventWait))
 		expectEvent := rv < itemRV
 		if expectEvent {
 			o.Wait = max(o.Wait, expectedEventWait)

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
 )
@@ -62,8 +65,8 @@ func makeHistory(d *demo) error {
 	if err := record("modify a", rv, err); err != nil {
 		return err
 	}
-	err = cms.Delete(d.ctx, "b", metav1.DeleteOptions{})
-	if err := record("delete b", "-", err); err != nil {
+	rv, err = deleteRV(d, cms, "b", d.rvs["modify a"])
+	if err := record("delete b", rv, err); err != nil {
 		return err
 	}
 	rv, err = create("c")
@@ -98,4 +101,26 @@ func makeHistory(d *demo) error {
 	}
 	fmt.Println("  modified a 3 times after the restart")
 	return d.resumeInformer()
+}
+
+// deleteRV deletes a configmap and returns the RV of its deletion: the
+// DELETE of a configmap answers a Status without one, so a watch from the
+// RV before it (fromRV) reads the DELETED event, which carries it.
+func deleteRV(d *demo, cms typedcorev1.ConfigMapInterface, name, fromRV string) (string, error) {
+	ctx, cancel := context.WithTimeout(d.ctx, 30*time.Second)
+	defer cancel()
+	w, err := cms.Watch(ctx, metav1.ListOptions{ResourceVersion: fromRV, FieldSelector: "metadata.name=" + name})
+	if err != nil {
+		return "", err
+	}
+	defer w.Stop()
+	if err := cms.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+		return "", err
+	}
+	for ev := range w.ResultChan() {
+		if cm, ok := ev.Object.(*corev1.ConfigMap); ok && ev.Type == watch.Deleted {
+			return cm.ResourceVersion, nil
+		}
+	}
+	return "", fmt.Errorf("no DELETED event for %s after its deletion", name)
 }

@@ -20,6 +20,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 	"time"
 
@@ -80,10 +81,17 @@ func main() {
 }
 
 func run(plugin string, serve bool) error {
+	// SIGPIPE ignored: with `make serve | tee log` and Ctrl-C, tee dies
+	// first, and the first write to the broken pipe ("Stopping ...") would
+	// kill the demo by SIGPIPE before it removes the cluster's files. Now
+	// such a write fails with EPIPE, which no cleanup step depends on.
+	signal.Ignore(syscall.SIGPIPE)
 	// SIGHUP: the terminal went away. Until run returns, a second signal is
 	// caught too, so that the cluster is always stopped.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
+	// The informer binary this run builds goes with it too.
+	defer framework.RemoveBuiltBinaries()
 	abs, err := filepath.Abs(plugin)
 	if err != nil {
 		return err
@@ -98,8 +106,10 @@ func run(plugin string, serve bool) error {
 		return err
 	}
 	defer func() {
-		banner("Stopping the local API server")
+		// The cleanup first: it must not wait on a write (stdout may be a
+		// broken pipe or a stopped terminal).
 		c.Stop()
+		banner("Stopped the local API server; its files are removed")
 	}()
 	fmt.Printf("  ready in %s; kubeconfig: %s\n", time.Since(start).Round(time.Millisecond), c.Kubeconfig)
 	d := &demo{ctx: ctx, cluster: c, plugin: abs, ns: "demo", rvs: map[string]string{}}
@@ -112,7 +122,14 @@ func run(plugin string, serve bool) error {
 		return err
 	}
 	if serve {
-		fmt.Printf("\nServing. Use:\n  export KUBECONFIG=%s\nPress Ctrl-C to stop (or kill %d); the cluster's files go with it.\n", c.Kubeconfig, os.Getpid())
+		// One API server and --endpoint-reconciler-type=none: no
+		// EndpointSlices for --servers to discover, so the per-server view
+		// needs the server's address by hand (it stays on loopback).
+		host := strings.TrimPrefix(c.APIServers[0].URL, "https://")
+		fmt.Printf("\nServing. Use:\n  export KUBECONFIG=%s\n"+
+			"Per-server view (one API server here, and no EndpointSlices to find it by, so give its address):\n"+
+			"  kubectl watchrv probe configmaps -n %s --endpoints %s\n"+
+			"Press Ctrl-C to stop (or kill %d); the cluster's files go with it.\n", c.Kubeconfig, d.ns, host, os.Getpid())
 		<-ctx.Done()
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,18 +38,23 @@ func TestServeStopsItsClusterWhenKilled(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		kill func(makePID int) error
+		// brokenPipe: make's output goes to a pipe whose reader is gone
+		// before the kill, as with `make serve 2>&1 | tee log` and Ctrl-C
+		// (tee dies with the group): the demo's next write meets EPIPE.
+		brokenPipe bool
 	}{
+		{"ctrl-c with the output piped to a reader that died", func(pid int) error { return syscall.Kill(-pid, syscall.SIGINT) }, true},
 		// Ctrl-C: the terminal sends SIGINT to the whole foreground group.
-		{"ctrl-c to the group", func(pid int) error { return syscall.Kill(-pid, syscall.SIGINT) }},
+		{"ctrl-c to the group", func(pid int) error { return syscall.Kill(-pid, syscall.SIGINT) }, false},
 		// `kill <pid of make>`: make passes SIGTERM on to its children.
-		{"SIGTERM to make", func(pid int) error { return syscall.Kill(pid, syscall.SIGTERM) }},
+		{"SIGTERM to make", func(pid int) error { return syscall.Kill(pid, syscall.SIGTERM) }, false},
 		// `kill -9 <pid of make>`: make passes nothing on; the demo learns
 		// of it through its parent-death signal.
-		{"SIGKILL to make", func(pid int) error { return syscall.Kill(pid, syscall.SIGKILL) }},
+		{"SIGKILL to make", func(pid int) error { return syscall.Kill(pid, syscall.SIGKILL) }, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			s := startServe(t, plugin, demo)
+			s := startServe(t, plugin, demo, tc.brokenPipe)
 			start := time.Now()
 			if err := tc.kill(s.make.Process.Pid); err != nil {
 				t.Fatal(err)
@@ -60,8 +66,10 @@ func TestServeStopsItsClusterWhenKilled(t *testing.T) {
 				}
 			}
 			t.Logf("etcd, kube-apiserver and the demo gone %s after the kill", time.Since(start).Round(time.Millisecond))
-			if _, err := os.Stat(s.dir); !os.IsNotExist(err) {
-				t.Errorf("the cluster directory %s is left behind (%v)", s.dir, err)
+			for _, dir := range []string{s.dir, s.informerDir} {
+				if _, err := os.Stat(dir); !os.IsNotExist(err) {
+					t.Errorf("the directory %s is left behind (%v)", dir, err)
+				}
 			}
 			if t.Failed() {
 				t.Logf("make serve printed:\n%s", s.out.String())
@@ -72,23 +80,38 @@ func TestServeStopsItsClusterWhenKilled(t *testing.T) {
 
 // serve is one `make serve` that printed its KUBECONFIG.
 type serve struct {
-	make  *exec.Cmd
-	out   *syncBuffer
-	dir   string  // the cluster's directory
-	procs []*proc // the demo, etcd and kube-apiserver of this run
-	ended chan struct{}
+	make *exec.Cmd
+	out  *syncBuffer
+	dir  string // the cluster's directory
+	// informerDir holds the informer binary the demo built.
+	informerDir string
+	procs       []*proc // the demo, etcd and kube-apiserver of this run
+	ended       chan struct{}
 }
 
-func startServe(t *testing.T, plugin, demo string) *serve {
+func startServe(t *testing.T, plugin, demo string, brokenPipe bool) *serve {
 	t.Helper()
 	args := []string{"-s", "-C", framework.RepoRoot(), "serve", "BIN=" + plugin, "DEMO_BIN=" + demo}
 	s := &serve{make: exec.Command("make", args...), out: &syncBuffer{}, ended: make(chan struct{})}
 	// A process group led by make, like a terminal's foreground job.
 	s.make.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	s.make.Stderr = s.out
-	stdout, err := s.make.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
+	var stdout io.ReadCloser
+	if brokenPipe {
+		// stdout and stderr into one pipe (2>&1 | tee), read here until
+		// the demo says it serves, then closed: no reader is left.
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.make.Stdout, s.make.Stderr, stdout = w, w, r
+		defer w.Close()
+	} else {
+		s.make.Stderr = s.out
+		p, err := s.make.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stdout = p
 	}
 	if err := s.make.Start(); err != nil {
 		t.Fatal(err)
@@ -107,10 +130,18 @@ func startServe(t *testing.T, plugin, demo string) *serve {
 	go func() {
 		exportLine := regexp.MustCompile(`^\s*export KUBECONFIG=(\S+)$`)
 		sc := bufio.NewScanner(stdout)
+		path := ""
 		for sc.Scan() {
 			s.out.WriteString(sc.Text() + "\n")
 			if m := exportLine.FindStringSubmatch(sc.Text()); m != nil {
-				kubeconfig <- m[1]
+				path = m[1]
+			}
+			if path != "" && strings.HasPrefix(sc.Text(), "Press Ctrl-C to stop") {
+				kubeconfig <- path
+				if brokenPipe {
+					stdout.Close() // the reader dies: every later write is EPIPE
+					break
+				}
 			}
 		}
 		_ = s.make.Wait()
@@ -130,6 +161,11 @@ func startServe(t *testing.T, plugin, demo string) *serve {
 		findProc(t, "etcd", "etcd", holds(s.dir)),
 		findProc(t, "kube-apiserver", "kube-apiserver", holds(s.dir)),
 	}
+	informer := findProc(t, "the informer", "informer", holds(s.dir))
+	s.informerDir = filepath.Dir(strings.SplitN(informer.cmdline, "\x00", 2)[0])
+	if !strings.HasPrefix(filepath.Base(s.informerDir), "watchrv-informer-") {
+		t.Fatalf("the informer runs from %s, not a directory the demo built", s.informerDir)
+	}
 	if !strings.Contains(s.out.String(), fmt.Sprintf("Press Ctrl-C to stop (or kill %d)", s.procs[0].pid)) {
 		t.Errorf("make serve does not say how to stop it:\n%s", s.out.String())
 	}
@@ -140,6 +176,33 @@ func startServe(t *testing.T, plugin, demo string) *serve {
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+path)
 	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "Server Version: v1.37.2") {
 		t.Errorf("kubectl-watchrv version with the printed KUBECONFIG: %v\n%s", err, out)
+	}
+	// The history names every write's RV, the deletion's too (issue 16
+	// item 29: "delete b RV -"), in the order they were made.
+	prev := int64(0)
+	for _, what := range []string{"modify a", "delete b", "create c"} {
+		m := regexp.MustCompile(`(?m)^\s*` + what + `\s+RV (\d+)$`).FindStringSubmatch(s.out.String())
+		if m == nil {
+			t.Errorf("the history prints no RV for %q:\n%s", what, s.out.String())
+			break
+		}
+		rv, _ := strconv.ParseInt(m[1], 10, 64)
+		if rv <= prev {
+			t.Errorf("%s at RV %d, not after the write before it (RV %d)", what, rv, prev)
+		}
+		prev = rv
+	}
+	// The printed per-server command works on this cluster (issue 16 item
+	// 22: the playbook's --servers alone finds no server here).
+	m := regexp.MustCompile(`(?m)^\s*kubectl watchrv (probe configmaps .*--endpoints \S+)$`).FindStringSubmatch(s.out.String())
+	if m == nil {
+		t.Errorf("make serve prints no per-server command:\n%s", s.out.String())
+	} else {
+		cmd := exec.CommandContext(ctx, plugin, strings.Fields(m[1])...)
+		cmd.Env = append(os.Environ(), "KUBECONFIG="+path)
+		if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "Answered:") {
+			t.Errorf("the printed %q: %v\n%s", m[0], err, out)
+		}
 	}
 	return s
 }

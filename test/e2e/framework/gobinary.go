@@ -34,6 +34,9 @@ func (b *goBinary) Path() (string, error) {
 			b.err = err
 			return
 		}
+		builtMu.Lock()
+		builtDirs = append(builtDirs, dir)
+		builtMu.Unlock()
 		b.path = filepath.Join(dir, b.name)
 		args := append(append([]string{"build", "-o", b.path}, b.flags...), b.pkg)
 		cmd := exec.Command("go", args...)
@@ -43,4 +46,21 @@ func (b *goBinary) Path() (string, error) {
 		}
 	})
 	return b.path, b.err
+}
+
+var (
+	builtMu   sync.Mutex
+	builtDirs []string
+)
+
+// RemoveBuiltBinaries removes the directories of the programs this process
+// built (never a binary named by an environment variable). A long-lived
+// process (the demo) calls it on exit; a later Path builds again.
+func RemoveBuiltBinaries() {
+	builtMu.Lock()
+	defer builtMu.Unlock()
+	for _, d := range builtDirs {
+		os.RemoveAll(d)
+	}
+	builtDirs = nil
 }

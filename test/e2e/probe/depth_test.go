@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -58,15 +59,74 @@ func TestProbeIntervalDepthFromObjectTimestamps(t *testing.T) {
 	if !last.Found || last.Oldest != uint64(rvB) || last.Source != window.SourceEtcd {
 		t.Fatalf("last round %+v: want the oldest RV %d from etcd", last, rvB)
 	}
-	// b was written between bBefore and bAfter; its creationTimestamp is
-	// that moment truncated to the second, so the dated depth is at most
-	// 1s longer than the real one, and never shorter.
+	// b was written between bBefore and bAfter; its managedFields time is
+	// that moment truncated to the second. The probe must give bounds that
+	// hold the real depth, one second apart.
 	realMin, realMax := last.At.Sub(bAfter).Seconds(), last.At.Sub(bBefore).Seconds()
-	t.Logf("depth %.2fs by %s (%s); real %.2f..%.2fs", s.DepthSeconds, s.DepthMethod, s.DepthEvidence, realMin, realMax)
-	if s.DepthMethod != window.DepthMethodObjectTimestamp || !s.DepthKnown {
-		t.Fatalf("depth method %q, want %q; %s", s.DepthMethod, window.DepthMethodObjectTimestamp, r.Stderr)
+	t.Logf("depth %s %.2fs by %s (%s); real %.2f..%.2fs", s.DepthBound, s.DepthSeconds, s.DepthMethod, s.DepthEvidence, realMin, realMax)
+	if s.DepthMethod != window.DepthMethodObjectTimestamp || !s.DepthKnown || s.DepthBound != window.DepthBoundBetween {
+		t.Fatalf("depth method %q bound %q, want %q between; %s", s.DepthMethod, s.DepthBound, window.DepthMethodObjectTimestamp, r.Stderr)
 	}
-	if s.DepthSeconds < realMin-0.001 || s.DepthSeconds > realMax+1.0 {
-		t.Errorf("depth %.3fs outside the real %.3f..%.3fs (+1s timestamp resolution)", s.DepthSeconds, realMin, realMax)
+	if *s.DepthAtLeast > realMin+0.001 || *s.DepthAtMost < realMax-0.001 || *s.DepthAtMost-*s.DepthAtLeast > 1.001 {
+		t.Errorf("bounds %.3f..%.3fs do not hold the real %.3f..%.3fs within 1s", *s.DepthAtLeast, *s.DepthAtMost, realMin, realMax)
+	}
+}
+
+// Issue 16 item 12: the oldest RV is a write to another resource (a
+// secret), so no configmap is dated at it; the nearest configmap above it
+// was written seconds ago while the window is older. The printed claim must
+// be a bound that is true: "at least" from the newer configmap, "at most"
+// from the older one, and the real depth between them.
+func TestProbeIntervalDepthIsABoundWhenNoObjectIsAtTheOldestRV(t *testing.T) {
+	c := framework.StartT(t, framework.APIServerOptions{WatchCacheSizes: "configmaps#0"})
+	ctx := context.Background()
+	cs, ns := framework.Namespace(t, c, "depth")
+	if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "old"}, Data: map[string]string{"k": "old"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second)
+	before := time.Now()
+	sec, err := cs.CoreV1().Secrets(ns).Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "window-start"}}, metav1.CreateOptions{})
+	after := time.Now()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rvS, _ := strconv.ParseInt(sec.ResourceVersion, 10, 64)
+	time.Sleep(5 * time.Second)
+	if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "new"}, Data: map[string]string{"k": "new"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Compact(ctx, rvS+1); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"probe", "configmaps", "-n", ns, "--interval", "1s", "--duration", "2s", "--qps", "50"}
+	r := framework.Run(t, c.Kubeconfig, 2*time.Minute, append(args, "-o", "json")...)
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
+	}
+	var s render.ProbeSeries
+	if err := json.Unmarshal([]byte(r.Stdout), &s); err != nil {
+		t.Fatal(err)
+	}
+	last := s.Rounds[len(s.Rounds)-1]
+	if !last.Found || last.Oldest != uint64(rvS) {
+		t.Fatalf("last round %+v: want the oldest RV %d (the secret)", last, rvS)
+	}
+	realMin, realMax := last.At.Sub(after).Seconds(), last.At.Sub(before).Seconds()
+	t.Logf("depth %s: %s; real %.2f..%.2fs", s.DepthBound, s.DepthEvidence, realMin, realMax)
+	if s.DepthBound != window.DepthBoundBetween || s.DepthAtLeast == nil || s.DepthAtMost == nil {
+		t.Fatalf("want bounds from the configmaps on either side of the oldest RV, got %+v\n%s\n%s", s.Motion, r.Stdout, r.Stderr)
+	}
+	if *s.DepthAtLeast > realMin || *s.DepthAtMost < realMax {
+		t.Errorf("claimed %.2f..%.2fs, the real depth is %.2f..%.2fs: a bound is false", *s.DepthAtLeast, *s.DepthAtMost, realMin, realMax)
+	}
+	// The newer configmap was written ~5s after the window began: a depth
+	// dated by it alone would be ~5s short.
+	if realMin-*s.DepthAtLeast < 3 {
+		t.Errorf("the lower bound %.2fs is near the real %.2fs: the test did not build the case it means to", *s.DepthAtLeast, realMin)
+	}
+	h := framework.Run(t, c.Kubeconfig, 2*time.Minute, args...)
+	if h.Code != 0 || !strings.Contains(h.Stdout, "Window depth:") || !strings.Contains(h.Stdout, "at least ") || !strings.Contains(h.Stdout, "and at most ") {
+		t.Fatalf("exit %d; the human output must print the depth as bounds:\n%s\n%s", h.Code, h.Stdout, h.Stderr)
 	}
 }

@@ -1,0 +1,194 @@
+// Package audit reads Kubernetes API server audit logs (audit.k8s.io/v1
+// Event JSON lines, as the log backend writes them) as a stream: one event at
+// a time, in time order across several files, with the lines it cannot read
+// counted instead of stopping the read. It keeps only the fields an analysis
+// of List/Watch traffic needs, so that memory does not grow with the log.
+//
+// k8s.io/apiserver's audit types are not used: the plugin's go.mod does not
+// carry k8s.io/apiserver, and these fields are the stable part of the v1
+// schema (the same since audit.k8s.io/v1 replaced v1beta1 in Kubernetes 1.12).
+package audit
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Stages of an audit event (audit.k8s.io/v1 Stage).
+const (
+	StageRequestReceived  = "RequestReceived"
+	StageResponseStarted  = "ResponseStarted"
+	StageResponseComplete = "ResponseComplete"
+	StagePanic            = "Panic"
+)
+
+// Event is the part of an audit.k8s.io/v1 Event this package reads, plus
+// the query of its requestURI, parsed.
+type Event struct {
+	Level      string     `json:"level"`
+	AuditID    string     `json:"auditID"`
+	Stage      string     `json:"stage"`
+	RequestURI string     `json:"requestURI"`
+	Verb       string     `json:"verb"`
+	User       User       `json:"user"`
+	SourceIPs  []string   `json:"sourceIPs"`
+	UserAgent  string     `json:"userAgent"`
+	ObjectRef  *ObjectRef `json:"objectRef"`
+	// ResponseStatus is absent at stage RequestReceived.
+	ResponseStatus *Status `json:"responseStatus"`
+	// ResponseObject is recorded at level RequestResponse only; its items
+	// are counted, never kept.
+	ResponseObject *listObject `json:"responseObject"`
+
+	RequestReceivedTimestamp time.Time `json:"requestReceivedTimestamp"`
+	StageTimestamp           time.Time `json:"stageTimestamp"`
+
+	// Query is requestURI's query, parsed (not part of the JSON).
+	Query Query `json:"-"`
+	// Items is the item count of a list's response object, -1 when the
+	// level does not record it (not part of the JSON).
+	Items int `json:"-"`
+}
+
+// User is the authenticated user of a request.
+type User struct {
+	Username string `json:"username"`
+}
+
+// ObjectRef names what a resource request was about.
+type ObjectRef struct {
+	Resource    string `json:"resource"`
+	Namespace   string `json:"namespace"`
+	Name        string `json:"name"`
+	APIGroup    string `json:"apiGroup"`
+	APIVersion  string `json:"apiVersion"`
+	Subresource string `json:"subresource"`
+}
+
+// Status is the response's status (only the code is read).
+type Status struct {
+	Code int `json:"code"`
+}
+
+// listObject reads only the length of a list's items: decoding each item
+// into an empty struct skips its fields without keeping anything.
+type listObject struct {
+	Items *[]struct{} `json:"items"`
+}
+
+// Code is the response code, 0 when the event has none (RequestReceived).
+func (e *Event) Code() int {
+	if e.ResponseStatus == nil {
+		return 0
+	}
+	return e.ResponseStatus.Code
+}
+
+// Done reports whether this event is the last of its request
+// (ResponseComplete, or Panic).
+func (e *Event) Done() bool { return e.Stage == StageResponseComplete || e.Stage == StagePanic }
+
+// Query is what the requestURI's query says about a get, list or watch.
+type Query struct {
+	Path string
+	// ResourceVersion is the resourceVersion parameter; HasRV tells "" from
+	// absent (both mean "unset" to the server).
+	ResourceVersion string
+	HasRV           bool
+	// ResourceVersionMatch is Exact, NotOlderThan or "".
+	ResourceVersionMatch string
+	Limit                int64
+	Continue             bool
+	Watch                bool
+	SendInitialEvents    bool
+	AllowWatchBookmarks  bool
+	// TimeoutSeconds is the watch's timeoutSeconds, 0 when not given.
+	TimeoutSeconds int64
+}
+
+// ParseQuery parses a requestURI with net/url. A URI that does not parse
+// gives an empty Query and false.
+func ParseQuery(requestURI string) (Query, bool) {
+	u, err := url.ParseRequestURI(requestURI)
+	if err != nil {
+		return Query{}, false
+	}
+	q := Query{Path: u.Path}
+	if u.RawQuery == "" {
+		return q, true
+	}
+	var seen uint8
+	// The pairs one by one, unescaped with net/url only where needed: no
+	// map per request (this runs for every line of the log).
+	for rest := u.RawQuery; rest != ""; {
+		var pair string
+		pair, rest, _ = strings.Cut(rest, "&")
+		k, v, _ := strings.Cut(pair, "=")
+		if strings.ContainsAny(k, "%+") {
+			if k, err = url.QueryUnescape(k); err != nil {
+				return q, false
+			}
+		}
+		bit := paramBit(k)
+		if bit == 0 || seen&bit != 0 {
+			continue // not read, or not its first value (url.Values.Get's rule)
+		}
+		seen |= bit
+		if strings.ContainsAny(v, "%+") {
+			if v, err = url.QueryUnescape(v); err != nil {
+				return q, false
+			}
+		}
+		switch k {
+		case "resourceVersion":
+			q.ResourceVersion, q.HasRV = v, v != ""
+		case "resourceVersionMatch":
+			q.ResourceVersionMatch = v
+		case "limit":
+			q.Limit, _ = strconv.ParseInt(v, 10, 64)
+		case "continue":
+			q.Continue = v != ""
+		case "watch":
+			q.Watch = boolParam(v)
+		case "sendInitialEvents":
+			q.SendInitialEvents = boolParam(v)
+		case "allowWatchBookmarks":
+			q.AllowWatchBookmarks = boolParam(v)
+		case "timeoutSeconds":
+			q.TimeoutSeconds, _ = strconv.ParseInt(v, 10, 64)
+		}
+	}
+	return q, true
+}
+
+// paramBit numbers the parameters ParseQuery reads (0: not read).
+func paramBit(k string) uint8 {
+	switch k {
+	case "resourceVersion":
+		return 1
+	case "resourceVersionMatch":
+		return 2
+	case "limit":
+		return 4
+	case "continue":
+		return 8
+	case "watch":
+		return 16
+	case "sendInitialEvents":
+		return 32
+	case "allowWatchBookmarks":
+		return 64
+	case "timeoutSeconds":
+		return 128
+	}
+	return 0
+}
+
+// boolParam reads a query boolean the way the API server does
+// (strconv.ParseBool: 1, t, true, ...).
+func boolParam(s string) bool {
+	b, _ := strconv.ParseBool(s)
+	return b
+}

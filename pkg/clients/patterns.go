@@ -1,0 +1,286 @@
+package clients
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Thresholds of the patterns: what makes a behaviour a pattern rather than
+// an incident. They are deliberately plain so that the evidence can show
+// them.
+const (
+	// pollingMinLists lists at a steady period (the spread of the gaps
+	// at most pollingMaxSpread of their mean) with no watch.
+	pollingMinLists  = 5
+	pollingMaxSpread = 0.5
+	// relistWindow: a list that starts within this long after one of the
+	// same client's watches on the same resource ended is a relist.
+	// 30 s is client-go's longest backoff between two tries.
+	relistWindow = 30 * time.Second
+	// relistLoopMin relists on one resource make a loop.
+	relistLoopMin = 3
+	// herdBucket: relists of herdMinClients clients or more in one bucket.
+	herdBucket     = 10 * time.Second
+	herdMinClients = 3
+	// consistentMin consistent lists by one client on one resource.
+	consistentMin = 10
+)
+
+// resourceState is one client's resource: its counts and the state of the
+// pattern detectors (constant size, whatever the log's length).
+type resourceState struct {
+	totals Totals
+
+	// polling: the gaps between list starts (Welford's running mean and
+	// variance).
+	lastList, firstList time.Time
+	gaps                int64
+	gapMean, gapM2      float64
+
+	// relist: the last watch end not yet followed by a list.
+	watchEnd     time.Time
+	watchEndKind string
+	watchEndCode int
+	// watchEndRV is the RV an exact-RV watch started from ("" otherwise).
+	watchEndRV   string
+	relists      int64
+	relistCauses map[string]int64
+	relistFirst  time.Time
+	relistLast   time.Time
+
+	// stale reconnect: exact-RV watches answered 410 (stale), or ended
+	// within a second with a 200 and were followed by a relist (inStream:
+	// the 410 of a watch served by etcd comes as an ERROR event inside the
+	// stream, which the audit log does not record).
+	stale             int64
+	inStream          int64
+	staleFirst        time.Time
+	staleLast         time.Time
+	staleRV           string
+	staleNewest       uint64
+	consistent        int64
+	consistentFirst   time.Time
+	consistentLast    time.Time
+	consistentFrom    string
+	consistentFromWhy string
+}
+
+func (a *Analyzer) patternList(c *clientState, r *request, rs *resourceState, mode string, code int) {
+	t := r.received
+	if !rs.lastList.IsZero() {
+		gap := math.Abs(t.Sub(rs.lastList).Seconds())
+		rs.gaps++
+		d := gap - rs.gapMean
+		rs.gapMean += d / float64(rs.gaps)
+		rs.gapM2 += d * (gap - rs.gapMean)
+	} else {
+		rs.firstList = t
+	}
+	rs.lastList = t
+	a.relist(c, rs, t)
+	if mode == modeUnset {
+		rs.consistent++
+		if rs.consistentFirst.IsZero() {
+			rs.consistentFirst = t
+		}
+		rs.consistentLast = t
+		rs.consistentFrom, rs.consistentFromWhy = readFrom(a.v, r.resource, modeUnset, false)
+	}
+}
+
+// relist counts a full re-read (a list, or a streaming list: a watch with
+// sendInitialEvents=true, which client-go >= 1.35 informers use instead of a
+// list) that starts within relistWindow after one of the same client's
+// watches on the same resource ended.
+func (a *Analyzer) relist(c *clientState, rs *resourceState, t time.Time) {
+	if rs.watchEnd.IsZero() || !t.After(rs.watchEnd.Add(-time.Second)) || !t.Before(rs.watchEnd.Add(relistWindow)) {
+		return
+	}
+	rs.relists++
+	if rs.relistCauses == nil {
+		rs.relistCauses = map[string]int64{}
+	}
+	cause := rs.watchEndKind
+	if rs.watchEndCode >= 400 {
+		cause = fmt.Sprint(rs.watchEndCode)
+	}
+	rs.relistCauses[cause]++
+	if rs.watchEndKind == endAtOnce && rs.watchEndRV != "" {
+		rs.inStream++
+		if rs.staleFirst.IsZero() {
+			rs.staleFirst = rs.watchEnd
+			rs.staleRV, rs.staleNewest = rs.watchEndRV, a.newestRV
+		}
+		if rs.watchEnd.After(rs.staleLast) {
+			rs.staleLast = rs.watchEnd
+		}
+	}
+	if rs.relistFirst.IsZero() {
+		rs.relistFirst = t
+	}
+	rs.relistLast = t
+	rs.watchEnd = time.Time{}
+	a.herd.add(t, c.key)
+}
+
+func (a *Analyzer) patternWatch(c *clientState, r *request, rs *resourceState, code int, end time.Time, open bool) {
+	if r.query.SendInitialEvents {
+		a.relist(c, rs, r.received)
+	}
+	if !open {
+		rs.watchEnd, rs.watchEndKind, rs.watchEndCode = end, watchEnd(r.query, code, end.Sub(r.received), open), code
+		rs.watchEndRV = ""
+		if watchMode(r.query) == modeExact {
+			rs.watchEndRV = r.query.ResourceVersion
+		}
+	}
+	if code == 410 && watchMode(r.query) == modeExact {
+		rs.stale++
+		if rs.staleFirst.IsZero() {
+			rs.staleFirst = r.received
+			rs.staleRV, rs.staleNewest = r.query.ResourceVersion, a.newestRV
+		}
+		rs.staleLast = r.received
+	}
+}
+
+// patterns turns one resource's detectors into named patterns.
+func (rs *resourceState) patterns(client, resource string) []Pattern {
+	var out []Pattern
+	t := rs.totals
+	if t.Watches.Total == 0 && t.Lists.Total >= pollingMinLists && rs.gaps >= pollingMinLists-1 && rs.gapMean > 0 {
+		spread := math.Sqrt(rs.gapM2 / float64(rs.gaps))
+		if spread <= pollingMaxSpread*rs.gapMean {
+			out = append(out, Pattern{
+				Name: PatternPolling, Client: client, Resource: resource, Count: t.Lists.Total,
+				First: rs.firstList, Last: rs.lastList, PeriodSeconds: round(rs.gapMean),
+				Evidence: fmt.Sprintf("%d lists of %s from %s to %s, one every %s (spread %s), and no watch: not an informer",
+					t.Lists.Total, resource, clock(rs.firstList), clock(rs.lastList), secs(rs.gapMean), secs(spread)),
+				Fix: "Use an informer (list once, then watch from the list's resourceVersion); if a periodic read is really wanted, list with resourceVersion=0 (served from the watch cache) at a longer period.",
+			})
+		}
+	}
+	if rs.relists >= relistLoopMin {
+		period := 0.0
+		if rs.relists > 1 {
+			period = rs.relistLast.Sub(rs.relistFirst).Seconds() / float64(rs.relists-1)
+		}
+		out = append(out, Pattern{
+			Name: PatternRelistLoop, Client: client, Resource: resource, Count: rs.relists,
+			First: rs.relistFirst, Last: rs.relistLast, PeriodSeconds: round(period),
+			Evidence: fmt.Sprintf("%d relists (lists or streaming lists) of %s, each within %s after one of its watches ended (%s), from %s to %s, one every %s",
+				rs.relists, resource, relistWindow, causes(rs.relistCauses), clock(rs.relistFirst), clock(rs.relistLast), secs(period)),
+			Fix: "Each relist re-reads the whole collection: find what ends its watches. After 410s: it resumes from an RV the server no longer holds; watch with allowWatchBookmarks=true so the RV it resumes from stays fresh, and keep its event handlers fast. Watches closed early: look for a proxy or load balancer idle timeout shorter than the watch's timeoutSeconds.",
+		})
+	}
+	if rs.stale+rs.inStream > 0 {
+		var parts []string
+		if rs.stale > 0 {
+			parts = append(parts, fmt.Sprintf("%d answered 410 Expired", rs.stale))
+		}
+		if rs.inStream > 0 {
+			parts = append(parts, fmt.Sprintf("%d ended within a second with a 200 and a relist followed (the sign of a 410 sent as an ERROR event inside the watch stream, as v1.37 does from the watch cache and from etcd: the audit log records the HTTP status, not the stream's events)", rs.inStream))
+		}
+		ev := fmt.Sprintf("%d watch(es) of %s from an exact RV failed at once, from %s to %s: %s; the first asked for RV %s",
+			rs.stale+rs.inStream, resource, clock(rs.staleFirst), clock(rs.staleLast), strings.Join(parts, "; "), rs.staleRV)
+		if rs.staleNewest > 0 {
+			ev += fmt.Sprintf(" when the newest RV any request had been answered for was %d", rs.staleNewest)
+		}
+		out = append(out, Pattern{
+			Name: PatternStaleReconnect, Client: client, Resource: resource, Count: rs.stale + rs.inStream,
+			First: rs.staleFirst, Last: rs.staleLast, Evidence: ev,
+			Fix: "Resume a watch from the last RV it received (bookmarks keep it fresh while nothing changes), never from an RV saved for minutes or read from another cluster; after a 410, relist and watch from the list's resourceVersion.",
+		})
+	}
+	if rs.consistent >= consistentMin && rs.consistentFrom != fromCache {
+		ev := fmt.Sprintf("%d consistent lists (no resourceVersion) of %s from %s to %s: %s", rs.consistent, resource, clock(rs.consistentFirst), clock(rs.consistentLast), rs.consistentFromWhy)
+		fix := "Where the newest state is not needed, list with resourceVersion=0 (from the watch cache), or use an informer; on v1.33 and later consistent lists are served from the watch cache."
+		if rs.consistentFrom == fromUnknown {
+			ev = fmt.Sprintf("%d consistent lists (no resourceVersion) of %s from %s to %s; whether they reach etcd is unknown: pass --server-version", rs.consistent, resource, clock(rs.consistentFirst), clock(rs.consistentLast))
+		}
+		out = append(out, Pattern{
+			Name: PatternConsistentReads, Client: client, Resource: resource, Count: rs.consistent,
+			First: rs.consistentFirst, Last: rs.consistentLast, Evidence: ev, Fix: fix,
+		})
+	}
+	return out
+}
+
+// herdState groups relists by time bucket, by client.
+type herdState struct {
+	buckets map[int64]map[clientKey]struct{}
+	herds   []Pattern
+}
+
+func (h *herdState) add(t time.Time, k clientKey) {
+	b := t.UnixNano() / int64(herdBucket)
+	if h.buckets == nil {
+		h.buckets = map[int64]map[clientKey]struct{}{}
+	}
+	if h.buckets[b] == nil {
+		h.buckets[b] = map[clientKey]struct{}{}
+	}
+	// Buckets are judged at the end, not as the log goes: a streaming
+	// relist counts when its watch ends, which can be minutes after it
+	// started. The state is one small set per 10 s with relists.
+	h.buckets[b][k] = struct{}{}
+}
+
+// flush closes the buckets before t (all of them when t is zero).
+func (h *herdState) flush(t time.Time) {
+	for b, set := range h.buckets {
+		start := time.Unix(0, b*int64(herdBucket)).UTC()
+		if !t.IsZero() && !start.Before(t) {
+			continue
+		}
+		if len(set) >= herdMinClients {
+			var names []string
+			for k := range set {
+				names = append(names, k.user+" / "+k.agent)
+			}
+			sort.Strings(names)
+			if len(names) > 5 {
+				names = append(names[:5], fmt.Sprintf("and %d more", len(set)-5))
+			}
+			h.herds = append(h.herds, Pattern{
+				Name: PatternHerd, Count: int64(len(set)), First: start, Last: start.Add(herdBucket),
+				Evidence: fmt.Sprintf("%d clients relisted between %s and %s: %s", len(set), clock(start), clock(start.Add(herdBucket)), strings.Join(names, ", ")),
+				Fix:      "Something ended many watches at once (an API server restart, a balancer moving connections); the API server's own log shows which. Relists with resourceVersion=0 or streaming lists (sendInitialEvents=true) are served from the watch cache instead of etcd.",
+			})
+		}
+		delete(h.buckets, b)
+	}
+	sort.Slice(h.herds, func(i, j int) bool { return h.herds[i].First.Before(h.herds[j].First) })
+}
+
+func causes(m map[string]int64) string {
+	label := map[string]string{endAtOnce: "ended within a second", endEarly: "closed before its timeout", endTimedOut: "at its timeout", "410": "after a 410", "504": "after a 504", "429": "after a 429"}
+	var keys []string
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return m[keys[i]] > m[keys[j]] || m[keys[i]] == m[keys[j]] && keys[i] < keys[j] })
+	var parts []string
+	for _, k := range keys {
+		l := label[k]
+		if l == "" {
+			l = "after a " + k
+		}
+		parts = append(parts, fmt.Sprintf("%d %s", m[k], l))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func clock(t time.Time) string { return t.UTC().Format("15:04:05") }
+
+func secs(s float64) string {
+	if s < 10 {
+		return fmt.Sprintf("%.1fs", s)
+	}
+	return time.Duration(s * float64(time.Second)).Round(time.Second).String()
+}
+
+func round(s float64) float64 { return math.Round(s*1000) / 1000 }
