@@ -42,6 +42,12 @@ func TestRecordedServers(t *testing.T) {
 		{"v1.30.14-etcd-cache-on", "v1.30.14", 30, Yes,
 			map[string]bool{GateConsistentListFromCache: false, GateWatchList: false},
 			map[string]bool{GateConsistentListFromCache: false, GateWatchList: false, GateListFromCacheSnapshot: false}},
+		{"v1.33.13-etcd-cache-on", "v1.33.13", 33, Yes,
+			map[string]bool{GateConsistentListFromCache: true, GateWatchList: false, GateListFromCacheSnapshot: false},
+			map[string]bool{GateConsistentListFromCache: true, GateWatchList: false, GateListFromCacheSnapshot: false}},
+		{"v1.37.2-etcd-cache-on", "v1.37.2", 37, Yes,
+			map[string]bool{GateWatchList: true, GateListFromCacheSnapshot: true},
+			map[string]bool{GateConsistentListFromCache: true, GateWatchList: true, GateListFromCacheSnapshot: true}},
 		// v1.37: ConsistentListFromCache graduated and is gone from
 		// /metrics: its default (on), not off.
 		{"v1.37.2-etcd-cache-off", "v1.37.2", 37, No,
@@ -78,6 +84,7 @@ func TestRecordedServers(t *testing.T) {
 func TestListSourceOnRecordedServers(t *testing.T) {
 	v130 := recordedInfo(t, "v1.30.14-etcd-cache-on")
 	v137off := recordedInfo(t, "v1.37.2-etcd-cache-off")
+	v133 := recordedInfo(t, "v1.33.13-etcd-cache-on")
 	cases := []struct {
 		in            *Info
 		rv, match     string
@@ -89,6 +96,9 @@ func TestListSourceOnRecordedServers(t *testing.T) {
 		{v130, "5", "NotOlderThan", 500, "on v1.30.14 a list with a limit and an RV other than 0 bypasses the watch cache", "waits"},
 		{v130, "5", "NotOlderThan", 0, "which first waits for it", "bypasses"},
 		{v130, "5", "Exact", 500, "ListFromCacheSnapshot is off on v1.30.14", "snapshots while"},
+		{v133, "", "", 500, "served by the watch cache once it has caught up", "not the watch cache"},
+		{v133, "5", "NotOlderThan", 500, "which first waits for it", "bypasses"},
+		{v133, "5", "Exact", 500, "ListFromCacheSnapshot is off on v1.33.13", "snapshots while"},
 		{v137off, "0", "", 500, "no watch cache on this server, so rv=0 reads the newest state", "watch cache holds"},
 		{v137off, "", "", 500, "no watch cache", "caught up"},
 	}

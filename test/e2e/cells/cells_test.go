@@ -30,6 +30,8 @@ var cellChecks = map[string][]check{
 	"v1.30/etcd/cache-on":  {checkServerInfo, checkConsistentReadFromStorage, checkStreamingRefused, checkTooLargeAtOnce, checkExactListRechecked},
 	"v1.37/etcd/cache-off": {checkServerInfo, checkAnyFromStorage, checkPrevKvEndsStream, checkQuietIsNotStalled},
 	"v1.37/kine/cache-off": {checkServerInfo, checkCompactionOnKine},
+	"v1.33/etcd/cache-on":  {checkServerInfo, checkStreamingRefused},
+	"v1.37/etcd/cache-on":  {checkServerInfo},
 }
 
 type check struct {

@@ -4,6 +4,7 @@ package cells
 
 import (
 	"context"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -77,7 +78,14 @@ var checkExactListRechecked = check{"claim5-exact-list-recheck", func(t *testing
 	if l.Code != 10 {
 		t.Fatalf("exact list at %s after compaction at %d: exit %d: %s", rv, cur, l.Code, l.Stderr)
 	}
-	e := framework.RunInput(t, c.Kubeconfig, []byte(l.Stderr), time.Minute, "explain-error", "--check", "-n", ns, "--rv", rv, "--operation", "list-exact")
+	// The server's own answer, as a user would paste it.
+	q := url.Values{"resourceVersion": {rv}, "resourceVersionMatch": {"Exact"}, "limit": {"1"}}
+	_, err := client(t, c).Get(context.Background(), "/api/v1/namespaces/"+ns+"/configmaps", q, "application/json")
+	if err == nil {
+		t.Fatalf("exact list at %s after compaction at %d: answered", rv, cur)
+	}
+	t.Logf("plugin: %s; server: %v", strings.TrimSpace(l.Stderr), err)
+	e := framework.RunInput(t, c.Kubeconfig, []byte(err.Error()+"\n"), time.Minute, "explain-error", "--check", "-n", ns, "--rv", rv, "--operation", "list-exact")
 	if strings.Contains(e.Stdout, "a watch from RV") || !strings.Contains(e.Stdout, "an exact list at RV "+rv+" fails") {
 		t.Errorf("explain-error --check on an Expired exact list (exit %d): %s%s", e.Code, e.Stdout, e.Stderr)
 	}
