@@ -10,6 +10,7 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
+	"github.com/watchrv/kubectl-watchrv/pkg/serverinfo"
 	"github.com/watchrv/kubectl-watchrv/pkg/servers"
 )
 
@@ -186,7 +187,7 @@ func (o *ListOptions) Run(ctx context.Context) error {
 	if werr != nil && (walk == nil || len(walk.Final().Pages) == 0) && !listing.IsContinueExpired(werr) {
 		return o.requestError(werr, "list", res.Name())
 	}
-	report := render.NewListReport(t, wo, o.RVOnly, walk)
+	report := render.NewListReport(t, wo, o.RVOnly, walk).WithServer(serverinfo.Read(ctx, client, res.GVR.Group, res.GVR.Resource))
 	if report.NeedsCurrentRV() && werr == nil {
 		current, _, cerr := listing.CurrentRV(ctx, client, t)
 		report.CheckWatchStart(current, cerr)

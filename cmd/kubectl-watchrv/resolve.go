@@ -99,6 +99,9 @@ func (o *RootOptions) describeRequestError(err error, verb, what string) error {
 	case diagnose.FailureThrottled:
 		return fmt.Errorf("%s is throttling requests (429 Too Many Requests, API Priority and Fairness): %w: retry later", server, err)
 	case diagnose.FailureBadRequest:
+		if serr := o.streamingRefused(err, server); serr != nil {
+			return serr
+		}
 		return withCode(ExitUsage, fmt.Errorf("%s refused the request as invalid: %w: check -l, --field-selector and the other request flags", server, err))
 	case diagnose.FailureNoAnswer:
 		return fmt.Errorf("no answer from %s: %w: check that the cluster is up, or raise --request-timeout", server, err)

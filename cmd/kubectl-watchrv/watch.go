@@ -33,6 +33,7 @@ type WatchOptions struct {
 	ExplainDeletes    bool
 	Follow            bool
 	StallTimeout      time.Duration
+	stallDefault      bool // StallTimeout is --follow's default, not the user's
 	Verbose           bool
 	Output            string
 
@@ -119,8 +120,10 @@ func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
 	o.Until = strings.ToUpper(o.Until)
 	if o.Follow && !cmd.Flags().Changed("stall-timeout") {
 		// The watch cache sends a bookmark to every watcher about once a
-		// minute, so 90 s of silence means the stream is dead.
+		// minute, so 90 s of silence means the stream is dead; where the
+		// resource has no watch cache, Run turns this off (serverinfo).
 		o.StallTimeout = defaultFollowStallTimeout
+		o.stallDefault = true
 	}
 	ns, err := o.Namespace()
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/follow"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
+	"github.com/watchrv/kubectl-watchrv/pkg/serverinfo"
 	"github.com/watchrv/kubectl-watchrv/pkg/watchstream"
 )
 
@@ -52,6 +53,14 @@ func (o *WatchOptions) Run(cmd *cobra.Command) error {
 		t.Namespace = o.namespace
 	}
 	r := &watchRun{ctx: ctx, o: o, p: o.Printer(o.Output), client: client, target: t}
+	var server *serverinfo.Info
+	if o.stallDefault {
+		// Silence is a stall only where bookmarks are due (a watch cache).
+		if server = o.serverInfo(ctx, res.GVR.Group, res.GVR.Resource); !server.BookmarksExpected() {
+			o.StallTimeout = 0
+			r.p.Notef("%s", server.NoStallNote(res.Name()))
+		}
+	}
 	wo := o.watchOptions()
 	if wo.RVSet && wo.ResourceVersion != "0" {
 		r.start = wo.ResourceVersion
@@ -65,6 +74,7 @@ func (o *WatchOptions) Run(cmd *cobra.Command) error {
 		}
 	}
 	r.summary = render.NewWatchSummary(r.start)
+	r.summary.Server = server
 	r.session = &follow.Session{
 		Client: client, Target: t, Options: wo, ListFirst: o.RV == rvList, Follow: o.Follow,
 		StallTimeout: o.StallTimeout, OnEvent: r.onEvent, OnNotice: r.onNotice,

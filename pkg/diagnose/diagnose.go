@@ -167,9 +167,9 @@ func summary(d Diagnosis) string {
 	case KindWatchCacheSnapshot:
 		return "too old: the watch cache holds no snapshot old enough for the exact list" + rv(" at RV ")
 	case KindEtcdCompactedWatch:
-		return "too old: etcd has compacted the revision the watch started from" + rv(", RV ") + " (the watch cache is not serving this watch)"
+		return "too old: storage (etcd, or a shim such as kine) has compacted the revision the watch started from" + rv(", RV ") + " (the watch cache is not serving this watch)"
 	case KindEtcdCompactedExactList:
-		return "too old: etcd has compacted the revision of this exact-RV list" + rv(", RV ")
+		return "too old: storage (etcd, or a shim such as kine) has compacted the revision of this exact-RV list" + rv(", RV ")
 	case KindContinueExpired:
 		return "too old: the continue token's snapshot has been compacted; the list must restart from page 1"
 	case KindContinueExpiredInconsistent:
@@ -193,9 +193,9 @@ func summary(d Diagnosis) string {
 		return "not a List/Watch error: 422, an update carried no metadata.resourceVersion and this resource requires one"
 	case KindWatchEventLostAtCompaction:
 		if d.OldestResourceVersion == "" {
-			return "an event lost at etcd's compaction point (500 PrevKv=nil): the watch started just below it and the stream goes on without that event"
+			return "an event lost at the storage's compaction point (500 PrevKv=nil): the watch (watch cache off) reached a change whose previous value is compacted, and the server ended the stream; relist"
 		}
-		return fmt.Sprintf("an event lost at etcd's compaction point: the watch (watch cache off) started just below it, the event at RV %s is lost and the stream goes on; relist, or watch from %s", d.OldestResourceVersion, d.OldestResourceVersion)
+		return fmt.Sprintf("an event lost at the storage's compaction point: the watch (watch cache off) reached the change at RV %s, whose previous value is compacted; the event is lost and the server ended the stream; relist, or watch from %s", d.OldestResourceVersion, d.OldestResourceVersion)
 	case KindGone:
 		return "too old: 410 Gone" + rv(" for RV ") + ", without the message that names the window"
 	case KindResourceVersionTooLarge:

@@ -7,11 +7,17 @@ import (
 )
 
 // ErrorEndsStream reports whether the server closes a watch stream after
-// this ERROR event. It does after every ERROR but one: seen on v1.37.2 with
-// the watch cache off, a watch from R-1 after etcd was compacted at R gets
-// "500 InternalError: etcd event received with PrevKv=nil (..., modRevision=R,
-// ...)" and then the stream goes on with the changes after R: the change at
-// R is lost, the watch is not over.
-func ErrorEndsStream(st metav1.Status) bool {
-	return !(st.Code == 500 && strings.Contains(st.Message, phrasePrevKvNil))
+// this ERROR event: it always does. Even the 500 "etcd event received with
+// PrevKv=nil (..., modRevision=R, ...)" (a watch served by storage that
+// reached a change whose previous value is compacted) is followed by the
+// stream's end within milliseconds: apiserver etcd3/watcher.go sendError
+// cancels the watch (seen on etcd and on kine; an earlier version of this
+// function, and of the reference page, said the stream goes on).
+func ErrorEndsStream(metav1.Status) bool { return true }
+
+// IsPrevKvNil reports whether st is the 500 "etcd event received with
+// PrevKv=nil": the change it names is lost to the watch, which the server
+// then ends (an expiry in disguise: a relist recovers).
+func IsPrevKvNil(st metav1.Status) bool {
+	return st.Code == 500 && strings.Contains(st.Message, phrasePrevKvNil)
 }

@@ -106,15 +106,14 @@ func (s *Session) drain(stream *watchstream.Stream, alive func()) streamEnd {
 func (s *Session) handle(ev watchstream.Event, end *streamEnd) (obs Observation, last bool) {
 	switch ev.Type {
 	case watchstream.EventError:
+		// The server ends the stream after every ERROR event.
 		serr := apierrors.FromObject(ev.Status)
-		if !diagnose.ErrorEndsStream(*ev.Status) {
-			// The stream goes on: report the ERROR, keep reading.
-			return obs, false
-		}
 		end.failure = diagnose.ClassifyFailure(serr)
 		end.err = serr
 		end.reason = "ERROR event: " + serr.Error()
-		end.expired = end.failure == diagnose.FailureExpired || end.failure == diagnose.FailureTooLarge
+		// PrevKv=nil is an expiry in disguise: a rewatch from the same RV
+		// meets the same lost change, a relist recovers (as the Reflector's).
+		end.expired = end.failure == diagnose.FailureExpired || end.failure == diagnose.FailureTooLarge || diagnose.IsPrevKvNil(*ev.Status)
 		if end.expired {
 			s.clearResume(NoResumeRVProblem)
 		}

@@ -174,10 +174,10 @@ func (r *Try) fromStatus(st metav1.Status, rv uint64, how string) {
 	r.Evidence = fmt.Sprintf("%s %d %s", how, st.Code, st.Reason)
 	d := diagnose.FromStatus(st, diagnose.Context{Operation: diagnose.OpWatch, RequestedResourceVersion: strconv.FormatUint(rv, 10)})
 	switch {
-	case !diagnose.ErrorEndsStream(st):
+	case diagnose.IsPrevKvNil(st):
 		// 500 "etcd event received with PrevKv=nil": etcd was compacted
 		// at the revision of the first change after rv, so a watch from rv
-		// loses that change (the stream goes on without it). A watch that
+		// loses that change (and the server ends the stream). A watch that
 		// cannot deliver every change after rv has not started from rv:
 		// for the window this is Expired, answered by etcd.
 		r.Outcome, r.Source = OutcomeExpired, SourceEtcd

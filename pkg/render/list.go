@@ -7,6 +7,7 @@ import (
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
+	"github.com/watchrv/kubectl-watchrv/pkg/serverinfo"
 )
 
 // ListReport is the stable schema of "list -o json|yaml".
@@ -40,12 +41,27 @@ type ListReport struct {
 	NoResourceVersion bool `json:"noResourceVersion,omitempty"`
 	// WatchAdvice says why no "watch from here" is suggested, when none is.
 	WatchAdvice string `json:"watchAdvice,omitempty"`
+	// Server is what the plugin knew and assumed of the API server: the
+	// read semantics' source is chosen from it.
+	Server *serverinfo.Info `json:"server,omitempty"`
 	// CurrentResourceVersion is the RV of a consistent read right after a
 	// list at --rv 0 or NotOlderThan, read to check that list's RV.
 	CurrentResourceVersion string `json:"currentResourceVersion,omitempty"`
 
 	checkCurrent   bool
 	watchNamespace string
+}
+
+// WithServer adds what is known of the server, and who served the list by
+// it, to the read semantics.
+func (r ListReport) WithServer(in *serverinfo.Info) ListReport {
+	r.Server = in
+	if r.NoResourceVersion {
+		return r
+	}
+	r.ReadSemantics.Source = in.ListSource(r.Request.ResourceVersion, r.Request.ResourceVersionMatch, r.Request.Limit)
+	r.ReadSemantics.Description += "; " + r.ReadSemantics.Source
+	return r
 }
 
 func (r *ListReport) watchCommand(ns string) string {
@@ -213,10 +229,15 @@ func (p *Printer) List(r ListReport) error {
 		{"Namespace", ns},
 		{"List resourceVersion", rv},
 		{"Read semantics", r.ReadSemantics.Description},
+	}
+	if r.Server != nil {
+		pairs = append(pairs, [2]string{"Server", r.Server.Summary()})
+	}
+	pairs = append(pairs, [][2]string{
 		{"Items", items},
 		{"Pages", pages},
 		{"Page RVs", consistency},
-	}
+	}...)
 	if r.RemainingItemCount != nil {
 		pairs = append(pairs, [2]string{"Remaining after page 1", fmt.Sprint(*r.RemainingItemCount)})
 	}

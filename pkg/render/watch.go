@@ -135,8 +135,8 @@ func (p *Printer) eventNote(r WatchEventRecord) string {
 	case r.InitialEventsEnd:
 		notes = append(notes, p.Style.Good.Sprintf("initial state complete at RV %s", r.ResourceVersion))
 	}
-	if r.Status != nil && !diagnose.ErrorEndsStream(*r.Status) {
-		notes = append(notes, p.Style.Warn.Sprint("the stream goes on after this ERROR: the change it names is lost"))
+	if r.Status != nil && diagnose.IsPrevKvNil(*r.Status) {
+		notes = append(notes, p.Style.Warn.Sprint("the change it names is lost, and the server ends the stream after this ERROR"))
 	}
 	if r.Duplicate {
 		notes = append(notes, p.Style.Warn.Sprint("duplicate: this UID at this RV was delivered before"))

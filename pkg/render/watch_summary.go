@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"github.com/watchrv/kubectl-watchrv/pkg/serverinfo"
 	"strings"
 	"time"
 
@@ -120,11 +121,14 @@ func watchGapLine(what string, cs []follow.ObjectChange, detail func(follow.Obje
 // WatchSummary is the last record of a watch: what arrived and what the
 // session had to do.
 type WatchSummary struct {
-	Record               string         `json:"record"`
-	StartResourceVersion string         `json:"startResourceVersion,omitempty"`
-	Events               int            `json:"events"`
-	ByType               map[string]int `json:"byType"`
-	FirstResourceVersion string         `json:"firstResourceVersion,omitempty"`
+	Record string `json:"record"`
+	// Server is what was known and assumed of the API server, when the
+	// run read it (watch --follow: whether silence is a stall).
+	Server               *serverinfo.Info `json:"server,omitempty"`
+	StartResourceVersion string           `json:"startResourceVersion,omitempty"`
+	Events               int              `json:"events"`
+	ByType               map[string]int   `json:"byType"`
+	FirstResourceVersion string           `json:"firstResourceVersion,omitempty"`
 	// LastResourceVersion is the resume point: the highest RV a next watch
 	// may start from without losing an event (resumeFrom says where it came
 	// from; none after a watch that sent the state in key order with no end

@@ -1,0 +1,128 @@
+// Package serverinfo knows what the plugin talks to: the API server's
+// version (/version), the feature gates its texts depend on (the
+// kubernetes_feature_enabled gauge on /metrics, or the version's defaults
+// where /metrics is forbidden), whether the resource has a watch cache, and
+// the storage under it (never told apart from the client side: "unknown").
+// Every text whose truth depends on these is chosen in texts.go, and the
+// Info itself goes into -o json as the "server" object: what was known and
+// what was assumed.
+package serverinfo
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+)
+
+// Tri is a fact known true, known false, or not known.
+type Tri string
+
+const (
+	Yes     Tri = "yes"
+	No      Tri = "no"
+	Unknown Tri = "unknown"
+)
+
+// Info is what the plugin knows of one API server, and how it knows it.
+type Info struct {
+	// Version is /version's gitVersion ("" when it could not be read).
+	Version string `json:"version"`
+	Minor   int    `json:"-"`
+	// GatesSeen are the gates read from kubernetes_feature_enabled, as
+	// they were seen (a gate absent from /metrics is not here).
+	GatesSeen map[string]bool `json:"gatesSeen,omitempty"`
+	// Gates is every gate the texts use: seen, or the version's default.
+	Gates map[string]bool `json:"gates"`
+	// WatchCache is whether the resource has a watch cache on this server
+	// (watch_cache_capacity for it on /metrics): "yes", "no" or "unknown".
+	WatchCache Tri    `json:"watchCache"`
+	Resource   string `json:"resource,omitempty"`
+	// Storage is "unknown": etcd and a shim such as kine answer alike.
+	Storage string `json:"storage"`
+	// Assumed lists, one line each, what was taken without being seen.
+	Assumed []string `json:"assumed,omitempty"`
+}
+
+var minorRE = regexp.MustCompile(`^v?1\.(\d+)`)
+
+// ParseVersion reads a /version body: its gitVersion and minor release.
+func ParseVersion(body []byte) (gitVersion string, minor int, err error) {
+	var v struct {
+		GitVersion string `json:"gitVersion"`
+		Minor      string `json:"minor"`
+	}
+	if err := json.Unmarshal(body, &v); err != nil {
+		return "", 0, fmt.Errorf("cannot decode /version: %w", err)
+	}
+	if m := minorRE.FindStringSubmatch(v.GitVersion); m != nil {
+		minor, _ = strconv.Atoi(m[1])
+	} else if n, err := strconv.Atoi(regexp.MustCompile(`\d+`).FindString(v.Minor)); err == nil {
+		minor = n
+	}
+	return v.GitVersion, minor, nil
+}
+
+// Build fills an Info from what was read: the version (gitVersion, minor;
+// minor 0 when unknown), the gates and watch cache seen on /metrics (nil
+// Metrics when /metrics was not read, with why in metricsNote).
+func Build(gitVersion string, minor int, m *MetricsFacts, metricsNote, resource string) *Info {
+	in := &Info{Version: gitVersion, Minor: minor, Gates: map[string]bool{}, WatchCache: Unknown, Resource: resource, Storage: "unknown"}
+	if gitVersion == "" {
+		in.Assumed = append(in.Assumed, "server version unknown (/version not read)")
+	} else if minor > 0 && !measuredMinors[minor] {
+		in.Assumed = append(in.Assumed, fmt.Sprintf("%s is not one of the releases this plugin was checked on (v1.30, v1.33, v1.35, v1.37): its texts follow that release's gate defaults", gitVersion))
+	}
+	if m != nil {
+		in.GatesSeen = m.Gates
+		if resource != "" {
+			in.WatchCache = m.WatchCache
+		}
+	} else if metricsNote != "" {
+		in.Assumed = append(in.Assumed, metricsNote)
+	}
+	for _, g := range Gates {
+		if v, ok := in.GatesSeen[g]; ok {
+			in.Gates[g] = v
+			continue
+		}
+		on, stage := DefaultOf(g, minor)
+		in.Gates[g] = on
+		switch {
+		case minor == 0:
+			in.Assumed = append(in.Assumed, fmt.Sprintf("%s: not known (version unknown), taken as off", g))
+		case m != nil && (stage == "GA" || stage == "absent"):
+			// Not on /metrics because it graduated (its default holds) or
+			// because the release predates it (the feature is not there).
+		case m != nil:
+			in.Assumed = append(in.Assumed, fmt.Sprintf("%s: not on /metrics, taken as this version's default (%s)", g, onOff(on)))
+		default:
+			in.Assumed = append(in.Assumed, fmt.Sprintf("%s: taken as v1.%d's default (%s)", g, minor, onOff(on)))
+		}
+	}
+	if resource != "" && in.WatchCache == Unknown {
+		in.Assumed = append(in.Assumed, "watch cache of "+resource+" not known: taken as on (the default for every resource but events)")
+	}
+	return in
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+// Gate is the gate's value the texts use (seen, or the default).
+func (in *Info) Gate(name string) bool {
+	if in == nil {
+		return false
+	}
+	return in.Gates[name]
+}
+
+// cacheOff: the resource is known to have no watch cache here.
+func (in *Info) cacheOff() bool { return in != nil && in.WatchCache == No }
+
+// versionKnown: the server's minor release is known.
+func (in *Info) versionKnown() bool { return in != nil && in.Minor > 0 }

@@ -1,0 +1,157 @@
+//go:build e2e
+
+// Package cells checks, on the cell of the server matrix where each showed,
+// that the texts issue 18 found wrong (claims 1 to 6, 11, 12) are now
+// chosen from what the plugin knows of the server (pkg/serverinfo). The
+// cells run in parallel, each on its own real server.
+package cells
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/serverinfo"
+	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
+)
+
+// starting bounds how many kube-apiservers start at once (CPU-bound).
+var starting = make(chan struct{}, 3)
+
+// cellChecks are the checks run on each cell, in order.
+var cellChecks = map[string][]check{
+	"v1.30/etcd/cache-on":  {checkServerInfo, checkConsistentReadFromStorage, checkStreamingRefused, checkTooLargeAtOnce, checkExactListRechecked},
+	"v1.37/etcd/cache-off": {checkServerInfo, checkAnyFromStorage, checkPrevKvEndsStream, checkQuietIsNotStalled},
+	"v1.37/kine/cache-off": {checkServerInfo, checkCompactionOnKine},
+	"v1.33/etcd/cache-on":  {checkServerInfo, checkStreamingRefused},
+	"v1.37/etcd/cache-on":  {checkServerInfo},
+}
+
+type check struct {
+	name string
+	run  func(t *testing.T, cell framework.Cell, c *framework.Cluster)
+}
+
+// TestCells starts every cell of cellChecks at once (goroutines, not
+// t.Parallel: go test runs GOMAXPROCS parallel tests, and the cells mostly
+// wait on their servers) and runs its checks.
+func TestCells(t *testing.T) {
+	var wg sync.WaitGroup
+	for name, checks := range cellChecks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t.Run(name, func(t *testing.T) {
+				cell, err := framework.ParseCell(name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				starting <- struct{}{}
+				c := framework.StartCell(t, name)
+				<-starting
+				for _, ch := range checks {
+					t.Run(ch.name, func(t *testing.T) { ch.run(t, cell, c) })
+				}
+			})
+		}()
+	}
+	wg.Wait()
+}
+
+func client(t *testing.T, c *framework.Cluster) *apiclient.Client {
+	t.Helper()
+	cl, err := apiclient.NewClient(c.RESTConfig(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cl
+}
+
+func get(t *testing.T, c *framework.Cluster, path string) []byte {
+	t.Helper()
+	body, err := client(t, c).Get(context.Background(), path, nil, "*/*")
+	if err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+	defer body.Close()
+	b, err := io.ReadAll(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// checkServerInfo: serverinfo.Read on the real server says its version,
+// the gates as /metrics shows them and the watch cache of configmaps as the
+// cell runs it. With WATCHRV_RECORD_SERVERINFO=1 it records the /version
+// and the parts of /metrics serverinfo reads into pkg/serverinfo/testdata.
+var checkServerInfo = check{"serverinfo", func(t *testing.T, cell framework.Cell, c *framework.Cluster) {
+	in := serverinfo.Read(context.Background(), client(t, c), "", "configmaps")
+	if in.Version != cell.GitVersion() {
+		t.Errorf("version %q, want %q", in.Version, cell.GitVersion())
+	}
+	want := serverinfo.No
+	if cell.WatchCache {
+		want = serverinfo.Yes
+	}
+	if in.WatchCache != want {
+		t.Errorf("watch cache %s, want %s", in.WatchCache, want)
+	}
+	if len(in.GatesSeen) == 0 {
+		t.Errorf("no gate read from /metrics: %+v", in)
+	}
+	t.Logf("server: %s", in.Summary())
+	if os.Getenv("WATCHRV_RECORD_SERVERINFO") == "" {
+		return
+	}
+	base := filepath.Join(framework.RepoRoot(), "pkg", "serverinfo", "testdata", strings.ReplaceAll(cell.GitVersion()+"-"+cell.Storage+"-"+map[bool]string{true: "cache-on", false: "cache-off"}[cell.WatchCache], "/", "-"))
+	if err := os.WriteFile(base+".version.json", get(t, c, "/version"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(base+".metrics.txt", []byte(recordedMetrics(string(get(t, c, "/metrics")))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}}
+
+// recordedMetrics keeps the families serverinfo reads (and their HELP and
+// TYPE lines), exactly as the server wrote them.
+func recordedMetrics(all string) string {
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(all, "\n") {
+		name := strings.TrimPrefix(strings.TrimPrefix(line, "# HELP "), "# TYPE ")
+		for _, p := range []string{"kubernetes_feature_enabled", "watch_cache_", "apiserver_watch_cache_", "apiserver_cache_list_total", "apiserver_storage_list_total"} {
+			if strings.HasPrefix(name, p) {
+				b.WriteString(line)
+				break
+			}
+		}
+	}
+	return b.String()
+}
+
+// listJSON runs list -o json and decodes it.
+func listJSON(t *testing.T, c *framework.Cluster, args ...string) map[string]any {
+	t.Helper()
+	r := framework.Run(t, c.Kubeconfig, time.Minute, append([]string{"list", "-o", "json"}, args...)...)
+	if r.Code != 0 {
+		t.Fatalf("list %v: exit %d: %s", args, r.Code, r.Stderr)
+	}
+	var out map[string]any
+	if err := json.Unmarshal([]byte(r.Stdout), &out); err != nil {
+		t.Fatalf("list -o json: %v: %s", err, r.Stdout)
+	}
+	return out
+}
+
+func semantics(out map[string]any) string {
+	rs, _ := out["readSemantics"].(map[string]any)
+	d, _ := rs["description"].(string)
+	return d
+}

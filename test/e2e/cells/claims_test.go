@@ -1,0 +1,167 @@
+//go:build e2e
+
+package cells
+
+import (
+	"context"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
+)
+
+// Claim 1 (v1.30): a consistent read goes to storage there
+// (ConsistentListFromCache off), not "served from the watch cache once it
+// has caught up".
+var checkConsistentReadFromStorage = check{"claim1-consistent-read", func(t *testing.T, _ framework.Cell, c *framework.Cluster) {
+	_, ns := framework.Namespace(t, c, "claim1")
+	out := listJSON(t, c, "configmaps", "-n", ns)
+	d := semantics(out)
+	if strings.Contains(d, "watch cache once") || strings.Contains(d, "served from the watch cache") || !strings.Contains(d, "served by storage") {
+		t.Errorf("v1.30 consistent read: %q, want served by storage, not the watch cache", d)
+	}
+	srv, _ := out["server"].(map[string]any)
+	seen, _ := srv["gatesSeen"].(map[string]any)
+	if srv["version"] != "v1.30.14" || seen["ConsistentListFromCache"] != false {
+		t.Errorf("server object: %v", srv)
+	}
+}}
+
+// Claim 2 (v1.30, v1.33): a refused streaming list means the server lacks
+// WatchList, not bad flags.
+var checkStreamingRefused = check{"claim2-streaming-refused", func(t *testing.T, _ framework.Cell, c *framework.Cluster) {
+	_, ns := framework.Namespace(t, c, "claim2")
+	r := framework.Run(t, c.Kubeconfig, time.Minute, "watch", "configmaps", "-n", ns, "--send-initial-events", "--timeout", "10s")
+	if !strings.Contains(r.Stderr, "forbidden for watch unless the WatchList feature gate is enabled") {
+		t.Fatalf("want the server's 422, got exit %d: %s", r.Code, r.Stderr)
+	}
+	if strings.Contains(r.Stderr, "check -l, --field-selector") || !strings.Contains(r.Stderr, "does not serve streaming lists") || r.Code != 1 {
+		t.Errorf("exit %d: %s: want exit 1 and 'does not serve streaming lists', not a hint at the flags", r.Code, r.Stderr)
+	}
+}}
+
+// Claim 6 (v1.30): a list with a limit from a future RV goes to storage
+// and its 504 comes at once: its explanation must not claim a ~3 s wait.
+var checkTooLargeAtOnce = check{"claim6-toolarge-at-once", func(t *testing.T, _ framework.Cell, c *framework.Cluster) {
+	_, ns := framework.Namespace(t, c, "claim6")
+	cur := currentRV(t, c, ns)
+	future := strconv.FormatUint(cur+100000, 10)
+	r := framework.Run(t, c.Kubeconfig, time.Minute, "list", "configmaps", "-n", ns, "--rv", future, "--rv-match", "NotOlderThan")
+	if !strings.Contains(r.Stderr, "Too large resource version") {
+		t.Fatalf("want a 504 TooLarge, got exit %d: %s", r.Code, r.Stderr)
+	}
+	if r.Duration > 2*time.Second {
+		t.Errorf("the 504 took %s: v1.30 serves a list with a limit from storage, at once", r.Duration)
+	}
+	e := framework.RunInput(t, c.Kubeconfig, []byte(r.Stderr), time.Minute, "explain-error")
+	if strings.Contains(e.Stdout, "within about 3 seconds") || !strings.Contains(e.Stdout, "answered at once") {
+		t.Errorf("explain-error on a 504 that came at once: %s", e.Stdout)
+	}
+}}
+
+// Claim 5 (v1.30: exact lists from etcd, watches from the cache):
+// explain-error --check on an Expired exact list re-runs the exact list.
+var checkExactListRechecked = check{"claim5-exact-list-recheck", func(t *testing.T, _ framework.Cell, c *framework.Cluster) {
+	cs, ns := framework.Namespace(t, c, "claim5")
+	w := framework.ConfigMapWriter{T: t, Clientset: cs, Namespace: ns}
+	w.Create("a", nil)
+	before := framework.RVNum(t, w.Modify("a").ResourceVersion) - 1
+	cur := framework.RVNum(t, w.Modify("a").ResourceVersion)
+	if err := c.Compact(context.Background(), int64(cur)); err != nil {
+		t.Fatal(err)
+	}
+	rv := strconv.FormatUint(before, 10)
+	l := framework.Run(t, c.Kubeconfig, time.Minute, "list", "configmaps", "-n", ns, "--rv", rv, "--rv-match", "Exact")
+	if l.Code != 10 {
+		t.Fatalf("exact list at %s after compaction at %d: exit %d: %s", rv, cur, l.Code, l.Stderr)
+	}
+	// The server's own answer, as a user would paste it.
+	q := url.Values{"resourceVersion": {rv}, "resourceVersionMatch": {"Exact"}, "limit": {"1"}}
+	_, err := client(t, c).Get(context.Background(), "/api/v1/namespaces/"+ns+"/configmaps", q, "application/json")
+	if err == nil {
+		t.Fatalf("exact list at %s after compaction at %d: answered", rv, cur)
+	}
+	t.Logf("plugin: %s; server: %v", strings.TrimSpace(l.Stderr), err)
+	e := framework.RunInput(t, c.Kubeconfig, []byte(err.Error()+"\n"), time.Minute, "explain-error", "--check", "-n", ns, "--rv", rv, "--operation", "list-exact")
+	if strings.Contains(e.Stdout, "a watch from RV") || !strings.Contains(e.Stdout, "an exact list at RV "+rv+" fails") {
+		t.Errorf("explain-error --check on an Expired exact list (exit %d): %s%s", e.Code, e.Stdout, e.Stderr)
+	}
+}}
+
+// Claim 3 (cache off): rv=0 is served by storage; there is no cache.
+var checkAnyFromStorage = check{"claim3-rv0-cache-off", func(t *testing.T, _ framework.Cell, c *framework.Cluster) {
+	_, ns := framework.Namespace(t, c, "claim3")
+	out := listJSON(t, c, "configmaps", "-n", ns, "--rv", "0")
+	d := semantics(out)
+	if strings.Contains(d, "watch cache holds") || strings.Contains(d, "no etcd round trip") || !strings.Contains(d, "no watch cache") {
+		t.Errorf("rv=0 with the watch cache off: %q", d)
+	}
+	if srv, _ := out["server"].(map[string]any); srv["watchCache"] != "no" || srv["storage"] != "unknown" {
+		t.Errorf("server object: %v", srv)
+	}
+}}
+
+// Claim 12 (any storage): after a PrevKv=nil ERROR the server closes the
+// stream; the plugin must not say it goes on.
+var checkPrevKvEndsStream = check{"claim12-prevkv-ends-stream", func(t *testing.T, _ framework.Cell, c *framework.Cluster) {
+	cs, ns := framework.Namespace(t, c, "claim12")
+	w := framework.ConfigMapWriter{T: t, Clientset: cs, Namespace: ns}
+	w.Create("old", nil)
+	m := framework.RVNum(t, w.Modify("old").ResourceVersion)
+	if err := c.Compact(context.Background(), int64(m)); err != nil {
+		t.Fatal(err)
+	}
+	r := framework.Run(t, c.Kubeconfig, time.Minute, "watch", "configmaps", "-n", ns, "--rv", strconv.FormatUint(m-1, 10), "--timeout", "20s")
+	all := r.Stdout + r.Stderr
+	if !strings.Contains(all, "PrevKv=nil") {
+		t.Fatalf("want the PrevKv=nil ERROR, got exit %d: %s", r.Code, all)
+	}
+	if strings.Contains(all, "goes on") || !strings.Contains(all, "ends the stream") || r.Duration > 15*time.Second {
+		t.Errorf("after PrevKv=nil (took %s, exit %d): %s", r.Duration, r.Code, all)
+	}
+}}
+
+// Claim 4 (cache off): storage sends no bookmarks, so a quiet watch
+// --follow is not a stall (the default stall timeout is 90 s).
+var checkQuietIsNotStalled = check{"claim4-quiet-not-stalled", func(t *testing.T, _ framework.Cell, c *framework.Cluster) {
+	_, ns := framework.Namespace(t, c, "claim4")
+	r := framework.Run(t, c.Kubeconfig, 3*time.Minute, "watch", "configmaps", "-n", ns, "--follow", "--timeout", "100s")
+	all := r.Stdout + r.Stderr
+	if strings.Contains(all, "stall") && !strings.Contains(all, "not taken for a stall") || !strings.Contains(all, "no watch cache") {
+		t.Errorf("a quiet watch --follow, watch cache off (exit %d): %s", r.Code, all)
+	}
+}}
+
+// Claim 11 (kine): compaction is clamped to current - 1000 and storage is
+// not named etcd: the advice must not say "a watch from an RV older than
+// the compaction interval fails".
+var checkCompactionOnKine = check{"claim11-kine-compaction", func(t *testing.T, _ framework.Cell, c *framework.Cluster) {
+	ctx := context.Background()
+	cs, ns := framework.Namespace(t, c, "claim11")
+	if err := framework.CreateConfigMaps(ctx, cs, ns, "fill", 1050, 8, 8); err != nil {
+		t.Fatal(err)
+	}
+	cur := currentRV(t, c, ns)
+	if err := c.Compact(ctx, int64(cur)); err != nil {
+		t.Fatal(err)
+	}
+	r := framework.Run(t, c.Kubeconfig, time.Minute, "watch", "configmaps", "-n", ns, "--rv", "2", "--timeout", "20s")
+	if !strings.Contains(r.Stdout+r.Stderr, "too old") {
+		t.Fatalf("want a 410 from a watch at RV 2 after compaction, got exit %d: %s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	e := framework.RunInput(t, c.Kubeconfig, []byte(r.Stdout+r.Stderr), time.Minute, "explain-error")
+	if strings.Contains(e.Stdout, "so a watch from an RV older than that fails") || strings.Contains(e.Stdout, "etcd has compacted") || !strings.Contains(e.Stdout, "kine") {
+		t.Errorf("explain-error on kine's 410: %s", e.Stdout)
+	}
+}}
+
+// currentRV is the collection's RV now (a consistent list of one item).
+func currentRV(t *testing.T, c *framework.Cluster, ns string) uint64 {
+	t.Helper()
+	out := listJSON(t, c, "configmaps", "-n", ns, "--rv-only")
+	rv, _ := out["resourceVersion"].(string)
+	return framework.RVNum(t, rv)
+}
