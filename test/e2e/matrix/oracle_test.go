@@ -60,6 +60,7 @@ func runOracleSeed(t *testing.T, s *server, cell framework.Cell, seed int64, nam
 	o.checkExplainCheck("watch", rvs[0])
 	o.checkStreaming()
 	o.checkMetrics()
+	o.checkFollow(rvs[0])
 	o.checkDepth() // last: it writes while it probes
 }
 

@@ -84,6 +84,7 @@ var behaviours = []struct{ key, title, why string }{
 	{"explain-error --check list-exact", "`explain-error --check --operation list-exact` of that error", "What the check tried, and what re-running the exact list found."},
 	{"explain watch at a compacted RV", "A watch from a compacted RV", ""},
 	{"explain-error --check watch", "`explain-error --check --operation watch` of that error", ""},
+	{"watch --follow from a compacted RV", "`watch --follow --rv R` from a compacted RV R", "Either way, the events and the gap reports printed add up to the state the harness's write log says is alive."},
 	{"probe --metrics limit", "`probe configmaps --metrics`: what limits the window", ""},
 	{"apiserver_watch_cache_resource_version", "`apiserver_watch_cache_resource_version` on /metrics", ""},
 	{"probe --interval depth", "`probe --interval` depth: what kind of number it prints", "`measured`: the oldest RV was seen as current during the series; `estimate`: extrapolated from a rate, and said to be one; bounds come from object timestamps. Each was checked against the harness's write log."},
