@@ -444,6 +444,7 @@ func (o *oracle) checkFollow(from uint64) {
 	if relists > 0 {
 		how = fmt.Sprintf("relisted (%d), gap reported", relists)
 	}
+	o.t.Logf("watch --follow from %d: %s; state %v", from, how, got)
 	record(o.cell, "watch --follow from a compacted RV", how)
 	o.judge("watch --follow gap", args, bad)
 }

@@ -68,26 +68,33 @@ func cellsWanted(t *testing.T) []framework.Cell {
 }
 
 // behaviours are the page's tables, in order, with the words above each.
-var behaviours = []struct{ key, title, why string }{
-	{"gates", "Feature gates (`kubernetes_feature_enabled` on /metrics)", "What the server says it has on; a gate missing from the list is the version's default (graduated), not off."},
-	{"read consistent (RV unset)", "Who serves a consistent list (RV unset)", "Witnessed by `apiserver_cache_list_total` / `apiserver_storage_list_total` of a resource nothing else lists."},
-	{"read rv=0", "Who serves a list with `resourceVersion=0`", ""},
-	{"read exact", "Who serves an exact-RV list (`resourceVersionMatch=Exact`)", "Where it is storage, an exact list of a compacted RV fails with 410 even while a watch from the same RV works (served by the cache)."},
-	{"streaming list", "A raw streaming list (`sendInitialEvents=true`)", ""},
-	{"streaming configmaps", "`kubectl watchrv streaming configmaps`", "The plugin's verdict; checked against a real client-go informer on the same server (next table)."},
-	{"client-go informer syncs from", "A real client-go informer syncs from", "`watchlist`: from the streaming list; `list`: it fell back to list+watch."},
-	{"bookmarks", "A quiet watch with `allowWatchBookmarks=true` (75 s)", "Where no bookmark comes, silence is normal: it is not a stalled stream."},
-	{"compaction", "A compaction at the current RV (watch cache off)", "kine clamps every compaction to current RV - `--compact-min-retain` (1000)."},
-	{"watch across compaction", "A watch from just below a change of an object whose previous version is compacted (watch cache off)", "kine drops PrevKv there and the API server ends the watch with a 500; etcd delivers the event."},
-	{"probe source", "Who answers 410 below probe's oldest RV (`probe configmaps -o json` `source`)", ""},
-	{"explain list-exact at a compacted RV", "An exact list at a compacted RV", ""},
-	{"explain-error --check list-exact", "`explain-error --check --operation list-exact` of that error", "What the check tried, and what re-running the exact list found."},
-	{"explain watch at a compacted RV", "A watch from a compacted RV", ""},
-	{"explain-error --check watch", "`explain-error --check --operation watch` of that error", ""},
-	{"watch --follow from a compacted RV", "`watch --follow --rv R` from a compacted RV R", "Either way, the events and the gap reports printed add up to the state the harness's write log says is alive."},
-	{"probe --metrics limit", "`probe configmaps --metrics`: what limits the window", ""},
-	{"apiserver_watch_cache_resource_version", "`apiserver_watch_cache_resource_version` on /metrics", ""},
-	{"probe --interval depth", "`probe --interval` depth: what kind of number it prints", "`measured`: the oldest RV was seen as current during the series; `estimate`: extrapolated from a rate, and said to be one; bounds come from object timestamps. Each was checked against the harness's write log."},
+// stable marks the behaviours make test holds the page to on every run of
+// all cells: what a server serves and answers. The others (bookmark timing,
+// where the cache's window happens to start, what kind of depth a short
+// series gets) are written by make servers-doc and not compared.
+var behaviours = []struct {
+	key, title, why string
+	stable          bool
+}{
+	{"gates", "Feature gates (`kubernetes_feature_enabled` on /metrics)", "What the server says it has on; a gate missing from the list is the version's default (graduated), not off.", true},
+	{"read consistent (RV unset)", "Who serves a consistent list (RV unset)", "Witnessed by `apiserver_cache_list_total` / `apiserver_storage_list_total` of a resource nothing else lists.", true},
+	{"read rv=0", "Who serves a list with `resourceVersion=0`", "", true},
+	{"read exact", "Who serves an exact-RV list (`resourceVersionMatch=Exact`)", "Where it is storage, an exact list of a compacted RV fails with 410 even while a watch from the same RV works (served by the cache).", true},
+	{"streaming list", "A raw streaming list (`sendInitialEvents=true`)", "", true},
+	{"streaming configmaps", "`kubectl watchrv streaming configmaps`", "The plugin's verdict; checked against a real client-go informer on the same server (next table).", true},
+	{"client-go informer syncs from", "A real client-go informer syncs from", "`watchlist`: from the streaming list; `list`: it fell back to list+watch.", true},
+	{"bookmarks", "A quiet watch with `allowWatchBookmarks=true` (75 s)", "Where no bookmark comes, silence is normal: it is not a stalled stream.", false},
+	{"compaction", "A compaction at the current RV (watch cache off)", "kine clamps every compaction to current RV - `--compact-min-retain` (1000).", true},
+	{"watch across compaction", "A watch from just below a change of an object whose previous version is compacted (watch cache off)", "kine drops PrevKv there and the API server ends the watch with a 500; etcd delivers the event.", true},
+	{"probe source", "Who answers 410 below probe's oldest RV (`probe configmaps -o json` `source`)", "", false},
+	{"explain list-exact at a compacted RV", "An exact list at a compacted RV", "", true},
+	{"explain-error --check list-exact", "`explain-error --check --operation list-exact` of that error", "What the check tried, and what re-running the exact list found.", true},
+	{"explain watch at a compacted RV", "A watch from a compacted RV", "", false},
+	{"explain-error --check watch", "`explain-error --check --operation watch` of that error", "", false},
+	{"watch --follow from a compacted RV", "`watch --follow --rv R` from a compacted RV R", "Either way, the events and the gap reports printed add up to the state the harness's write log says is alive.", false},
+	{"probe --metrics limit", "`probe configmaps --metrics`: what limits the window", "", false},
+	{"apiserver_watch_cache_resource_version", "`apiserver_watch_cache_resource_version` on /metrics", "", true},
+	{"probe --interval depth", "`probe --interval` depth: what kind of number it prints", "`measured`: the oldest RV was seen as current during the series; `estimate`: extrapolated from a rate, and said to be one; bounds come from object timestamps. Each was checked against the harness's write log.", false},
 }
 
 const serversHeader = `# Servers the plugin is checked on
@@ -108,13 +115,17 @@ the command. The facts themselves, with the reasons behind them, are in
 
 // markdown renders the sheet: one table per behaviour, a row per version
 // and storage, a column per watch cache setting.
-func markdown() string {
+func markdown(ran map[string]bool) string {
 	sheet.Lock()
 	defer sheet.Unlock()
 	var b strings.Builder
 	b.WriteString(serversHeader)
 	b.WriteString("## The matrix\n\n| cell | kube-apiserver | storage | watch cache |\n| --- | --- | --- | --- |\n")
 	for _, c := range framework.MatrixCells() {
+		if !ran[c.Name()] {
+			fmt.Fprintf(&b, "| `%s` | %s | not run when this page was written | |\n", c.Name(), c.GitVersion())
+			continue
+		}
 		wc := "off"
 		if c.WatchCache {
 			wc = "on"
@@ -126,24 +137,8 @@ func markdown() string {
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", c.Name(), c.GitVersion(), st, wc)
 	}
 	b.WriteString("\n## What each cell showed\n")
-	rows := []string{"v1.30/etcd", "v1.33/etcd", "v1.35/etcd", "v1.37/etcd", "v1.37/kine"}
 	for _, beh := range behaviours {
-		m := sheet.facts[beh.key]
-		if len(m) == 0 {
-			continue
-		}
-		fmt.Fprintf(&b, "\n### %s\n\n", beh.title)
-		if beh.why != "" {
-			b.WriteString(beh.why + "\n\n")
-		}
-		b.WriteString("| server | watch cache on | watch cache off |\n| --- | --- | --- |\n")
-		for _, r := range rows {
-			on, off := m[r+"/cache-on"], m[r+"/cache-off"]
-			if on == "" && off == "" {
-				continue
-			}
-			fmt.Fprintf(&b, "| %s | %s | %s |\n", r, cellText(on), cellText(off))
-		}
+		b.WriteString(behaviourTable(beh.key, beh.title, beh.why))
 	}
 	var known []string
 	for key, m := range sheet.facts {
@@ -165,6 +160,30 @@ func markdown() string {
 	return b.String()
 }
 
+// behaviourTable is one behaviour's table (empty when no cell showed it):
+// a row per version and storage, a column per watch cache setting. The
+// caller holds sheet's lock.
+func behaviourTable(key, title, why string) string {
+	m := sheet.facts[key]
+	if len(m) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n### %s\n\n", title)
+	if why != "" {
+		b.WriteString(why + "\n\n")
+	}
+	b.WriteString("| server | watch cache on | watch cache off |\n| --- | --- | --- |\n")
+	for _, r := range []string{"v1.30/etcd", "v1.33/etcd", "v1.35/etcd", "v1.37/etcd", "v1.37/kine"} {
+		on, off := m[r+"/cache-on"], m[r+"/cache-off"]
+		if on == "" && off == "" {
+			continue
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", r, cellText(on), cellText(off))
+	}
+	return b.String()
+}
+
 func cellText(s string) string {
 	if s == "" {
 		return "-"
@@ -175,13 +194,17 @@ func cellText(s string) string {
 // checkServersPage writes docs/servers.md (-update) or checks that it is
 // what this run showed; only a run of every cell, with no failure, speaks
 // for the whole page.
-func checkServersPage(t *testing.T, ranAll bool) {
-	t.Logf("oracle: %d checks", checksMade.Load())
-	if !ranAll || t.Failed() {
+func checkServersPage(t *testing.T, ran []framework.Cell, oneSeed bool) {
+	t.Logf("oracle: %d checks on %d cells", checksMade.Load(), len(ran))
+	names := map[string]bool{}
+	for _, c := range ran {
+		names[c.Name()] = true
+	}
+	if !oneSeed || t.Failed() || (!*update && len(ran) != len(framework.MatrixCells())) {
 		return
 	}
 	path := filepath.Join(framework.RepoRoot(), "docs", "servers.md")
-	want := markdown()
+	want := markdown(names)
 	if *update {
 		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
 			t.Fatal(err)
@@ -192,7 +215,14 @@ func checkServersPage(t *testing.T, ranAll bool) {
 	if err != nil {
 		t.Fatalf("docs/servers.md: %v (make servers-doc writes it)", err)
 	}
-	if string(got) != want {
-		t.Errorf("docs/servers.md is not what the cells showed in this run: run make servers-doc and review the diff. This run:\n%s", want)
+	sheet.Lock()
+	defer sheet.Unlock()
+	for _, beh := range behaviours {
+		if !beh.stable {
+			continue
+		}
+		if table := behaviourTable(beh.key, beh.title, beh.why); !strings.Contains(string(got), table) {
+			t.Errorf("docs/servers.md: the table %q is not what the cells showed in this run (make servers-doc rewrites the page; review the diff). This run:\n%s", beh.title, table)
+		}
 	}
 }
