@@ -62,6 +62,10 @@ func runOracleSeed(t *testing.T, s *server, cell framework.Cell, seed int64, nam
 	o.checkMetrics()
 	o.checkFollow(rvs[0])
 	o.checkDepth() // last: it writes while it probes
+	args := []string{"probe", "configmaps", "-n", ns}
+	if r := framework.Run(t, s.c.Kubeconfig, time.Minute, args...); r.Code == 0 {
+		capture(cell, strings.Join(args, " "), r.Stdout)
+	}
 }
 
 // knownWrong are the oracle's mismatches that issue 18 lists and nobody

@@ -28,8 +28,19 @@ var checksMade atomic.Int64
 // page can be checked against any run.
 var sheet = struct {
 	sync.Mutex
-	facts map[string]map[string]string // behaviour -> cell name -> what it showed
-}{facts: map[string]map[string]string{}}
+	facts    map[string]map[string]string // behaviour -> cell name -> what it showed
+	captures map[string]string            // cell name -> a command and its output
+}{facts: map[string]map[string]string{}, captures: map[string]string{}}
+
+// capture keeps one real output of the plugin on cell for the page (the
+// first seed's; not compared: its numbers change with every run).
+func capture(cell framework.Cell, cmd, out string) {
+	sheet.Lock()
+	defer sheet.Unlock()
+	if _, ok := sheet.captures[cell.Name()]; !ok {
+		sheet.captures[cell.Name()] = "$ kubectl watchrv " + cmd + "\n" + strings.TrimRight(out, "\n")
+	}
+}
 
 // record notes what cell showed for behaviour. Two different answers of
 // one cell (two seeds) are both kept, so that a flaky fact shows.
@@ -139,6 +150,12 @@ func markdown(ran map[string]bool) string {
 	b.WriteString("\n## What each cell showed\n")
 	for _, beh := range behaviours {
 		b.WriteString(behaviourTable(beh.key, beh.title, beh.why))
+	}
+	b.WriteString("\n## Captured output, per cell\n\nWhat `probe` printed on each cell after the oracle's history (its numbers change with every run; the page's tables above do not).\n")
+	for _, c := range framework.MatrixCells() {
+		if out, ok := sheet.captures[c.Name()]; ok {
+			fmt.Fprintf(&b, "\n#### `%s`\n\n```console\n%s\n```\n", c.Name(), out)
+		}
 	}
 	var known []string
 	for key, m := range sheet.facts {
