@@ -149,7 +149,7 @@ func markdown(ran map[string]bool) string {
 	}
 	b.WriteString("\n## What each cell showed\n")
 	for _, beh := range behaviours {
-		b.WriteString(behaviourTable(beh.key, beh.title, beh.why))
+		b.WriteString(behaviourTable(beh.key, beh.title, beh.why, nil))
 	}
 	b.WriteString("\n## Captured output, per cell\n\nWhat `probe` printed on each cell after the oracle's history (its numbers change with every run; the page's tables above do not).\n")
 	for _, c := range framework.MatrixCells() {
@@ -180,8 +180,13 @@ func markdown(ran map[string]bool) string {
 // behaviourTable is one behaviour's table (empty when no cell showed it):
 // a row per version and storage, a column per watch cache setting. The
 // caller holds sheet's lock.
-func behaviourTable(key, title, why string) string {
-	m := sheet.facts[key]
+func behaviourTable(key, title, why string, skip map[string]bool) string {
+	m := map[string]string{}
+	for c, v := range sheet.facts[key] {
+		if !skip[c] {
+			m[c] = v
+		}
+	}
 	if len(m) == 0 {
 		return ""
 	}
@@ -208,16 +213,16 @@ func cellText(s string) string {
 	return strings.ReplaceAll(s, "|", "\\|")
 }
 
-// checkServersPage writes docs/servers.md (-update) or checks that it is
-// what this run showed; only a run of every cell, with no failure, speaks
-// for the whole page.
+// checkServersPage writes docs/servers.md (-update) or checks that its
+// stable tables are what this run showed; only a run with no failure, of
+// every cell the page shows, speaks for it.
 func checkServersPage(t *testing.T, ran []framework.Cell, oneSeed bool) {
 	t.Logf("oracle: %d checks on %d cells", checksMade.Load(), len(ran))
 	names := map[string]bool{}
 	for _, c := range ran {
 		names[c.Name()] = true
 	}
-	if !oneSeed || t.Failed() || (!*update && len(ran) != len(framework.MatrixCells())) {
+	if !oneSeed || t.Failed() {
 		return
 	}
 	path := filepath.Join(framework.RepoRoot(), "docs", "servers.md")
@@ -232,13 +237,25 @@ func checkServersPage(t *testing.T, ran []framework.Cell, oneSeed bool) {
 	if err != nil {
 		t.Fatalf("docs/servers.md: %v (make servers-doc writes it)", err)
 	}
+	// A cell the page says was not run when it was written is left out
+	// of the comparison (make servers-doc adds it).
+	// The page is compared only on a run of every cell it shows.
+	skip := map[string]bool{}
+	for _, c := range framework.MatrixCells() {
+		switch {
+		case strings.Contains(string(got), "| `"+c.Name()+"` | "+c.GitVersion()+" | not run when this page was written |"):
+			skip[c.Name()] = true
+		case !names[c.Name()]:
+			return
+		}
+	}
 	sheet.Lock()
 	defer sheet.Unlock()
 	for _, beh := range behaviours {
 		if !beh.stable {
 			continue
 		}
-		if table := behaviourTable(beh.key, beh.title, beh.why); !strings.Contains(string(got), table) {
+		if table := behaviourTable(beh.key, beh.title, beh.why, skip); !strings.Contains(string(got), table) {
 			t.Errorf("docs/servers.md: the table %q is not what the cells showed in this run (make servers-doc rewrites the page; review the diff). This run:\n%s", beh.title, table)
 		}
 	}
