@@ -13,7 +13,7 @@ E2E_PKGS   := ./test/e2e/informerlog ./test/e2e/matrix ./test/e2e/cells ./test/e
               ./test/e2e/demo ./test/e2e/proof ./test/e2e/docs ./test/e2e/streaming \
               ./test/e2e/krew ./test/e2e/aggregated ./test/e2e/ha ./test/e2e/list ./test/e2e/clients ./test/e2e/security ./test/e2e/framework
 
-.PHONY: all build demo-bin cluster matrix test unit e2e demo serve lint fmt clean bench
+.PHONY: all build demo-bin cluster matrix test unit e2e demo serve lint fmt clean bench oracle servers-doc
 
 all: build
 
@@ -35,6 +35,18 @@ matrix: cluster ## Build (or reuse from the cache) every server of the matrix (t
 
 e2e: cluster matrix
 	WATCHRV_CLUSTER_BIN=$$(bash test/cluster/build.sh) WATCHRV_MATRIX_BIN="$$(bash test/cluster/build-matrix.sh)" $(GO_TEST) -tags e2e $(E2E_FLAGS) $(E2E_PKGS)
+
+# The oracle of the server matrix with many seeds per cell (make test runs
+# one): each cell writes SEEDS logged histories, one after the other, and
+# checks every number the plugin prints on each. The cells run in parallel.
+SEEDS ?= 20
+oracle: cluster matrix ## The matrix oracle with SEEDS seeds per cell (default 20; WATCHRV_ORACLE_SEED=N replays one)
+	WATCHRV_CLUSTER_BIN=$$(bash test/cluster/build.sh) WATCHRV_MATRIX_BIN="$$(bash test/cluster/build-matrix.sh)" WATCHRV_ORACLE_SEEDS=$(SEEDS) \
+	  $(GO_TEST) -tags e2e -count=1 -timeout 80m -run TestMatrix ./test/e2e/matrix
+
+servers-doc: cluster matrix ## Regenerate docs/servers.md from a run of every matrix cell
+	WATCHRV_CLUSTER_BIN=$$(bash test/cluster/build.sh) WATCHRV_MATRIX_BIN="$$(bash test/cluster/build-matrix.sh)" \
+	  $(GO_TEST) -tags e2e -count=1 -timeout 20m -run TestMatrix ./test/e2e/matrix -update
 
 demo-bin:
 	go build -o $(DEMO_BIN) ./test/e2e/demo

@@ -32,9 +32,10 @@ func startCell(t *testing.T, cell framework.Cell) *framework.Cluster {
 // cell, all at once. The subtests are started from goroutines rather than
 // marked t.Parallel: go test runs at most GOMAXPROCS parallel tests (2
 // here), and the cells spend most of their time waiting on servers.
-func forEachCell(t *testing.T, f func(t *testing.T, cell framework.Cell, c *framework.Cluster)) {
+func forEachCell(t *testing.T, f func(t *testing.T, cell framework.Cell, c *framework.Cluster)) (ran []framework.Cell) {
 	var wg sync.WaitGroup
-	for _, cell := range framework.MatrixCells() {
+	cells := cellsWanted(t)
+	for _, cell := range cells {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -42,6 +43,7 @@ func forEachCell(t *testing.T, f func(t *testing.T, cell framework.Cell, c *fram
 		}()
 	}
 	wg.Wait()
+	return cells
 }
 
 // TestCellNames: every name StartCell takes reads back to itself, and a

@@ -4,6 +4,7 @@ package matrix
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -47,8 +48,12 @@ func factCompaction(t *testing.T, s *server, cell framework.Cell) {
 	}
 	below := exact(cur - 1)
 	t.Logf("compacted at %d: exact list at %d -> %d", cur, cur-1, below)
+	if cell.Storage != "kine" {
+		record(cell, "compaction", fmt.Sprintf("in force at once (exact list at current-1: %d)", below))
+	}
 	if cell.Storage == "kine" {
 		farBelow := exact(cur - kineMinRetain - 10)
+		record(cell, "compaction", fmt.Sprintf("exact list at current-1: %d, at current-%d: %d (clamped)", below, kineMinRetain+10, farBelow))
 		t.Logf("kine: exact list at %d -> %d", cur-kineMinRetain-10, farBelow)
 		if below != http.StatusOK || farBelow != http.StatusGone {
 			t.Errorf("kine: want the compaction clamped to current-%d (exact list at current-1 200, at current-%d 410), got %d and %d", kineMinRetain, kineMinRetain+10, below, farBelow)
@@ -65,6 +70,11 @@ func factCompaction(t *testing.T, s *server, cell framework.Cell) {
 	}
 	first := got.Events[0]
 	t.Logf("old modified at %d; watch from %d: first event %s %s %d %q", m, m-1, first.Type, first.Object.Metadata.Name, first.Object.Code, first.Object.Message)
+	showed := first.Type
+	if first.Type == "ERROR" {
+		showed = fmt.Sprintf("ERROR %d %s", first.Object.Code, strings.SplitN(first.Object.Message, " (", 2)[0])
+	}
+	record(cell, "watch across compaction", showed)
 	if cell.Storage == "kine" {
 		if first.Type != "ERROR" || first.Object.Code != 500 || !strings.Contains(first.Object.Message, "PrevKv=nil") {
 			t.Fatalf("kine: want ERROR 500 'PrevKv=nil' for an object whose previous version is compacted, got %s %d %q", first.Type, first.Object.Code, first.Object.Message)

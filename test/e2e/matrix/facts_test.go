@@ -5,6 +5,7 @@ package matrix
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -22,7 +23,7 @@ import (
 // TestMatrix starts every cell once and checks on it the version- and
 // storage-dependent facts, then runs the oracle on the same server.
 func TestMatrix(t *testing.T) {
-	forEachCell(t, func(t *testing.T, cell framework.Cell, c *framework.Cluster) {
+	ran := forEachCell(t, func(t *testing.T, cell framework.Cell, c *framework.Cluster) {
 		s := newServer(t, c)
 		cs, ns := framework.Namespace(t, c, "facts")
 		for i := 0; i < 3; i++ {
@@ -48,6 +49,7 @@ func TestMatrix(t *testing.T) {
 		t.Run("oracle", func(t *testing.T) { runOracle(t, s, cell) })
 		t.Run("bookmarks", func(t *testing.T) { factBookmarks(t, cell, quiet) })
 	})
+	checkServersPage(t, ran, oracleSeeds(t) == 1)
 }
 
 func factVersion(t *testing.T, s *server, cell framework.Cell) {
@@ -95,8 +97,10 @@ func factFeatureGates(t *testing.T, s *server, cell framework.Cell) {
 			t.Errorf("gate %s: %v, want %v", w.name, v, w.value)
 		}
 	}
-	t.Logf("gates: ConsistentListFromCache=%v WatchList=%v ListFromCacheSnapshot=%v",
+	g := fmt.Sprintf("ConsistentListFromCache=%v WatchList=%v ListFromCacheSnapshot=%v",
 		gateText(gates, "ConsistentListFromCache"), gateText(gates, "WatchList"), gateText(gates, "ListFromCacheSnapshot"))
+	t.Logf("gates: %s", g)
+	record(cell, "gates", g)
 }
 
 func gateText(g map[string]float64, name string) string {
@@ -114,13 +118,13 @@ func factReadSources(t *testing.T, s *server, cell framework.Cell, ns string) {
 	rv, _ := s.list(path, nil)
 	v := cell.Version
 	kinds := []struct {
-		name      string
+		name, key string
 		query     url.Values
 		fromCache bool
 	}{
-		{"consistent (RV unset)", nil, cell.WatchCache && v >= "v1.33"},
-		{"rv=0", url.Values{"resourceVersion": {"0"}}, cell.WatchCache},
-		{"exact", url.Values{"resourceVersion": {strconv.FormatUint(rv, 10)}, "resourceVersionMatch": {"Exact"}}, cell.WatchCache && v >= "v1.35"},
+		{"consistent (RV unset)", "consistent (RV unset)", nil, cell.WatchCache && v >= "v1.33"},
+		{"rv=0", "rv=0", url.Values{"resourceVersion": {"0"}}, cell.WatchCache},
+		{"exact", "exact", url.Values{"resourceVersion": {strconv.FormatUint(rv, 10)}, "resourceVersionMatch": {"Exact"}}, cell.WatchCache && v >= "v1.35"},
 	}
 	for _, k := range kinds {
 		before := s.metrics()
@@ -133,6 +137,11 @@ func factReadSources(t *testing.T, s *server, cell framework.Cell, ns string) {
 		cache := listsFromCache(after, "podtemplates") - listsFromCache(before, "podtemplates")
 		storage := listsFromStorage(after, "podtemplates") - listsFromStorage(before, "podtemplates")
 		t.Logf("%s list x3: cache +%v, storage +%v", k.name, cache, storage)
+		servedBy := "storage"
+		if cache >= 3 {
+			servedBy = "watch cache"
+		}
+		record(cell, "read "+k.key, servedBy)
 		switch {
 		case k.fromCache && cache < 3:
 			for _, l := range strings.Split(after, "\n") {
@@ -159,6 +168,16 @@ func factStreamingList(t *testing.T, s *server, cell framework.Cell, ns string) 
 	})
 	served := cell.Version >= "v1.35"
 	t.Logf("streaming list: %d, %d events, ended=%v, %s", w.Code, len(w.Events), w.Ended, text.OneLine(w.Body))
+	if w.Code != http.StatusOK {
+		var st struct {
+			Message string `json:"message"`
+		}
+		_ = json.Unmarshal([]byte(w.Body), &st)
+		record(cell, "streaming list", fmt.Sprintf("%d %q", w.Code, st.Message))
+	} else {
+		record(cell, "streaming list", fmt.Sprintf("200, %d events, initial-events-end bookmark last: %v", len(w.Events),
+			len(w.Events) > 0 && w.Events[len(w.Events)-1].Object.Metadata.Annotations["k8s.io/initial-events-end"] == "true"))
+	}
 	if !served {
 		const msg = "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled"
 		if w.Code != http.StatusUnprocessableEntity || !strings.Contains(w.Body, msg) {
@@ -228,6 +247,14 @@ func factBookmarks(t *testing.T, cell framework.Cell, q *quietWatch) {
 	if w.Code != http.StatusOK || !w.Ended {
 		t.Fatalf("watch: %d, ended=%v %s", w.Code, w.Ended, w.Body)
 	}
+	switch {
+	case bookmarks > 0:
+		record(cell, "bookmarks", "periodic bookmarks")
+	case len(w.Events) == 0:
+		record(cell, "bookmarks", "silent to the end (no bookmark)")
+	default:
+		record(cell, "bookmarks", "no bookmark; other events")
+	}
 	switch want := periodicBookmarks(cell); {
 	case want && bookmarks == 0:
 		t.Errorf("watch cache on: want a periodic bookmark on a quiet watch of %d s, got none", bookmarkPeriod)
@@ -240,10 +267,11 @@ func factBookmarks(t *testing.T, cell framework.Cell, q *quietWatch) {
 
 // periodicBookmarks: does a quiet watch of a resource nothing writes get
 // periodic bookmarks? Only from a watch cache whose RV moves without events
-// of its own resource: not on v1.30 (seen: none in 75 s; v1.37.2 sent 2),
-// never from storage.
+// of its own resource: not on v1.30 nor v1.33 (seen: none in 75 s; the
+// reference page assumed v1.33 sends them; v1.37.2 sent 2), never from
+// storage.
 func periodicBookmarks(cell framework.Cell) bool {
-	return cell.WatchCache && cell.Version != "v1.30"
+	return cell.WatchCache && cell.Version >= "v1.35"
 }
 
 // listsFromCache counts the lists of resource the watch cache served:

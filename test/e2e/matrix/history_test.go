@@ -24,7 +24,8 @@ type write struct {
 	Op     string // create, modify, relabel, delete
 	Name   string
 	RV     uint64
-	At     time.Time
+	Sent   time.Time         // before the request left: the write committed after Sent ...
+	At     time.Time         // ... and before At (its answer came back)
 	Labels map[string]string // after the write (nil for delete)
 }
 
@@ -44,7 +45,7 @@ func newHistory(t testing.TB, s *server, cs kubernetes.Interface, ns string) *hi
 	return &history{t: t, s: s, cs: cs, ns: ns, live: map[string]map[string]string{}}
 }
 
-func (h *history) record(op, name string, rv string, labels map[string]string) {
+func (h *history) record(op, name string, sent time.Time, rv string, labels map[string]string) {
 	h.t.Helper()
 	n, err := strconv.ParseUint(rv, 10, 64)
 	if err != nil {
@@ -52,7 +53,7 @@ func (h *history) record(op, name string, rv string, labels map[string]string) {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.log = append(h.log, write{Op: op, Name: name, RV: n, At: time.Now(), Labels: labels})
+	h.log = append(h.log, write{Op: op, Name: name, RV: n, Sent: sent, At: time.Now(), Labels: labels})
 	if op == "delete" {
 		delete(h.live, name)
 	} else {
@@ -62,12 +63,13 @@ func (h *history) record(op, name string, rv string, labels map[string]string) {
 
 func (h *history) create(name string, labels map[string]string) {
 	h.t.Helper()
+	sent := time.Now()
 	cm, err := h.cs.CoreV1().ConfigMaps(h.ns).Create(context.Background(), &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}, Data: map[string]string{"v": "0"}}, metav1.CreateOptions{})
 	if err != nil {
 		h.t.Fatalf("create %s: %v", name, err)
 	}
-	h.record("create", name, cm.ResourceVersion, cm.Labels)
+	h.record("create", name, sent, cm.ResourceVersion, cm.Labels)
 }
 
 // update reads name, changes its data (and labels, when labels is not
@@ -84,11 +86,12 @@ func (h *history) update(name string, labels map[string]string) {
 		cm.Labels, op = labels, "relabel"
 	}
 	cm.Data = map[string]string{"v": cm.ResourceVersion}
+	sent := time.Now()
 	cm, err = h.cs.CoreV1().ConfigMaps(h.ns).Update(ctx, cm, metav1.UpdateOptions{})
 	if err != nil {
 		h.t.Fatalf("update %s: %v", name, err)
 	}
-	h.record(op, name, cm.ResourceVersion, cm.Labels)
+	h.record(op, name, sent, cm.ResourceVersion, cm.Labels)
 }
 
 // remove deletes name. A configmap's DELETE answers with a Status, not
@@ -101,6 +104,7 @@ func (h *history) remove(name string) {
 	if err != nil {
 		h.t.Fatalf("get %s: %v", name, err)
 	}
+	sent := time.Now()
 	if err := h.cs.CoreV1().ConfigMaps(h.ns).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
 		h.t.Fatalf("delete %s: %v", name, err)
 	}
@@ -110,7 +114,7 @@ func (h *history) remove(name string) {
 	if n := len(w.Events); n == 0 || w.Events[n-1].Type != "DELETED" {
 		h.t.Fatalf("delete %s: no DELETED event from RV %s: %d %+v %s", name, cm.ResourceVersion, w.Code, w.Events, w.Body)
 	}
-	h.record("delete", name, w.Events[len(w.Events)-1].Object.Metadata.ResourceVersion, nil)
+	h.record("delete", name, sent, w.Events[len(w.Events)-1].Object.Metadata.ResourceVersion, nil)
 }
 
 // burst creates n configmaps prefix-0..n-1 from workers writers at once.
@@ -229,6 +233,21 @@ func oracleSeed(t testing.TB) int64 {
 	return time.Now().UnixNano()
 }
 
+// oracleSeeds is WATCHRV_ORACLE_SEEDS (make oracle SEEDS=N), else 1: how
+// many seeds each cell runs, one after the other, each in its own
+// namespace (seed, seed+1, ...).
+func oracleSeeds(t testing.TB) int {
+	s := os.Getenv("WATCHRV_ORACLE_SEEDS")
+	if s == "" {
+		return 1
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		t.Fatalf("WATCHRV_ORACLE_SEEDS=%q: want a positive count", s)
+	}
+	return n
+}
+
 // countAt is how many objects the log says were alive at rv.
 func (h *history) countAt(rv uint64) int {
 	h.mu.Lock()
@@ -253,3 +272,55 @@ func (h *history) countAt(rv uint64) int {
 
 // rvs are every logged RV, ascending.
 func (h *history) rvs() []uint64 { return h.rvsAfter(0) }
+
+// tryUpdate is update for a goroutine other than the test's: it returns
+// the error instead of failing the test.
+func (h *history) tryUpdate(name string) error {
+	ctx := context.Background()
+	cm, err := h.cs.CoreV1().ConfigMaps(h.ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	cm.Data = map[string]string{"v": cm.ResourceVersion}
+	sent := time.Now()
+	cm, err = h.cs.CoreV1().ConfigMaps(h.ns).Update(ctx, cm, metav1.UpdateOptions{})
+	if err != nil {
+		return err
+	}
+	n, err := strconv.ParseUint(cm.ResourceVersion, 10, 64)
+	if err != nil {
+		return err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.log = append(h.log, write{Op: "modify", Name: name, RV: n, Sent: sent, At: time.Now(), Labels: cm.Labels})
+	h.live[name] = cm.Labels
+	return nil
+}
+
+// depthBounds dates RV o from the log, as seen at instant at: how long
+// before at o was committed, at least lo (the first logged write at or
+// above o had answered by then) and at most hi (the last logged write at
+// or below o had been sent by then). ok is false where the log has no
+// such write.
+func (h *history) depthBounds(o uint64, at time.Time) (lo, hi float64, loOK, hiOK bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var next, prev *write
+	for i := range h.log {
+		w := &h.log[i]
+		if w.RV >= o && (next == nil || w.RV < next.RV) {
+			next = w
+		}
+		if w.RV <= o && (prev == nil || w.RV > prev.RV) {
+			prev = w
+		}
+	}
+	if next != nil {
+		lo, loOK = at.Sub(next.At).Seconds(), true
+	}
+	if prev != nil {
+		hi, hiOK = at.Sub(prev.Sent).Seconds(), true
+	}
+	return lo, hi, loOK, hiOK
+}
