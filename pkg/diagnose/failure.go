@@ -128,7 +128,14 @@ func IsTooLarge(err error) bool {
 	if apierrors.HasStatusCause(err, metav1.CauseTypeResourceVersionTooLarge) {
 		return true
 	}
-	return apierrors.IsTimeout(err) && strings.Contains(err.Error(), "Too large resource version")
+	return apierrors.IsTimeout(err) && MentionsTooLarge(err.Error())
+}
+
+// MentionsTooLarge reports a server message holding the TooLarge phrase
+// ("Too large resource version: N, current: M"), the only sign of it in a
+// Status without causes.
+func MentionsTooLarge(message string) bool {
+	return strings.Contains(message, phraseTooLarge)
 }
 
 func isTLSError(err error) bool {
