@@ -82,11 +82,11 @@ func (o *RootOptions) findServers(ctx context.Context, s *serversFlags, b *apicl
 		if errors.Is(err, context.Canceled) {
 			return found, nil, nil, err
 		}
-		if !strings.Contains(err.Error(), "--endpoints") {
-			err = o.requestError(err, "list", "endpointslices in namespace default")
-			err = fmt.Errorf("cannot find the API servers in the EndpointSlices of Service default/kubernetes: %w (or give them with --endpoints HOST:PORT,...)", err)
+		if errors.Is(err, servers.ErrNoReadyAddress) {
+			return found, nil, nil, fmt.Errorf("%w: give the servers with --endpoints HOST:PORT[,HOST:PORT]", err)
 		}
-		return found, nil, nil, err
+		err = o.requestError(err, "list", "endpointslices in namespace default")
+		return found, nil, nil, fmt.Errorf("cannot find the API servers in the EndpointSlices of Service default/kubernetes: %w (or give them with --endpoints HOST:PORT,...)", err)
 	}
 	clients, errs := servers.Clients(cfg, found.Endpoints)
 	return found, clients, errs, nil

@@ -2,7 +2,7 @@ package servers
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"sync"
 	"time"
 
@@ -20,6 +20,10 @@ type Found struct {
 	Requests int    `json:"requests"`
 }
 
+// ErrNoReadyAddress: the EndpointSlices were read and name no ready
+// server; the caller says how to give the servers by hand.
+var ErrNoReadyAddress = errors.New("the EndpointSlices of Service default/kubernetes list no ready address")
+
 // Find returns the endpoints given by hand (no request), or reads them
 // from the `kubernetes` EndpointSlices through c, and the identity leases
 // either way when readable. Its requests pace with b.
@@ -33,7 +37,7 @@ func Find(ctx context.Context, c *apiclient.Client, given []string, b *apiclient
 			return f, err
 		}
 		if len(eps) == 0 {
-			return f, fmt.Errorf("the EndpointSlices of Service default/kubernetes list no ready address: give the servers with --endpoints HOST:PORT[,HOST:PORT]")
+			return f, ErrNoReadyAddress
 		}
 		f.Endpoints, f.From = eps, FromEndpointSlice
 	}
