@@ -3,7 +3,6 @@ package servers
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
@@ -187,7 +186,7 @@ func (s *Server) fail(err error, t apiclient.Target) {
 		return
 	}
 	f := diagnose.ClassifyFailure(err)
-	if f == diagnose.FailureOther && strings.Contains(s.Error, "stream error") && strings.Contains(s.Error, "INTERNAL_ERROR") {
+	if f == diagnose.FailureOther && diagnose.IsStreamReset(err) {
 		// The request's timeout= parameter ran out on the server side
 		// first: it resets the HTTP/2 stream (seen on v1.37.2 with a server
 		// cut off from etcd). Same meaning as no answer in time.
