@@ -33,7 +33,9 @@ const (
 	ExitInternal    = 70 // a bug in this plugin
 )
 
-// exitCodesHelp is the table of exit codes in every command's --help.
+// exitCodesHelp is the table of exit codes in the --help of the root
+// command, list, watch and probe (the commands whose exit code scripts
+// branch on most); docs/exit-codes.md is the whole reference.
 const exitCodesHelp = `Exit codes (stable; docs/exit-codes.md):
   0 ok                1 other failure     2 bad input (flags, arguments, 400/422)
   3 unrecognized      4 unreachable       5 TLS
