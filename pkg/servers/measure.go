@@ -37,7 +37,9 @@ type Server struct {
 	LagKnown   bool   `json:"lagKnown"`
 	LagAgainst string `json:"lagAgainst,omitempty"`
 	// The watch window (probe only): a watch from Oldest still starts.
-	Oldest      uint64  `json:"oldestResourceVersion,omitempty"`
+	// Oldest is a JSON string, as in "probe -o json" and every RV of the
+	// API (docs/probe.md, docs/explain-error.md).
+	Oldest      uint64  `json:"oldestResourceVersion,omitempty,string"`
 	Width       uint64  `json:"width,omitempty"`
 	WindowKnown bool    `json:"windowKnown"`
 	Source      string  `json:"source,omitempty"`
