@@ -9,11 +9,11 @@ GO_TEST    ?= go test
 E2E_FLAGS  ?= -count=1 -timeout 40m -p 4
 # The e2e packages, the longest first, so that four at a time end together;
 # a package missing here is caught by e2e-pkgs-check (part of make unit).
-E2E_PKGS   := ./test/e2e/informerlog ./test/e2e/watch ./test/e2e/faults ./test/e2e/probe \
+E2E_PKGS   := ./test/e2e/informerlog ./test/e2e/matrix ./test/e2e/watch ./test/e2e/faults ./test/e2e/probe \
               ./test/e2e/demo ./test/e2e/proof ./test/e2e/docs ./test/e2e/streaming \
               ./test/e2e/krew ./test/e2e/aggregated ./test/e2e/ha ./test/e2e/list ./test/e2e/clients ./test/e2e/security ./test/e2e/framework
 
-.PHONY: all build demo-bin cluster test unit e2e demo serve lint fmt clean bench
+.PHONY: all build demo-bin cluster matrix test unit e2e demo serve lint fmt clean bench
 
 all: build
 
@@ -28,8 +28,13 @@ test: lint unit e2e ## Unit tests, then e2e tests against the real API server
 unit:
 	$(GO_TEST) -count=1 ./...
 
-e2e: cluster
-	WATCHRV_CLUSTER_BIN=$$(bash test/cluster/build.sh) $(GO_TEST) -tags e2e $(E2E_FLAGS) $(E2E_PKGS)
+# The server matrix (issue 18): kube-apiserver v1.30, v1.33, v1.35 beside
+# v1.37, and kine; each binary is built once into the same cache as cluster's.
+matrix: cluster ## Build (or reuse from the cache) every server of the matrix (test/e2e/matrix)
+	@bash test/cluster/build-matrix.sh >/dev/null
+
+e2e: cluster matrix
+	WATCHRV_CLUSTER_BIN=$$(bash test/cluster/build.sh) WATCHRV_MATRIX_BIN="$$(bash test/cluster/build-matrix.sh)" $(GO_TEST) -tags e2e $(E2E_FLAGS) $(E2E_PKGS)
 
 demo-bin:
 	go build -o $(DEMO_BIN) ./test/e2e/demo

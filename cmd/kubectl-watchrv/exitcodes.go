@@ -112,7 +112,8 @@ func exitCode(err error) int {
 		return ExitUsage
 	}
 	switch diagnose.ClassifyFailure(err) {
-	case diagnose.FailureUnreachable, diagnose.FailureNoAnswer:
+	case diagnose.FailureUnreachable, diagnose.FailureNoAnswer, diagnose.FailureConnectionBroken:
+		// A connection lost mid-answer is lost like one never made.
 		return ExitUnreachable
 	case diagnose.FailureBadRequest:
 		return ExitUsage

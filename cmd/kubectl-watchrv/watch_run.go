@@ -91,7 +91,11 @@ func (o *WatchOptions) Run(cmd *cobra.Command) error {
 	if serr != nil && r.summary.Events == 0 && r.session.Stats().Streams == 0 {
 		return o.requestError(serr, "watch", res.Name())
 	}
-	r.summary.Stats = r.session.Stats()
+	var streak *follow.Streak
+	if o.Follow && serr == nil && r.session.End() != follow.EndInterrupted {
+		streak = r.session.Streak()
+	}
+	r.summary.SetSession(r.session.Stats(), streak)
 	r.summary.DurationSeconds = time.Since(began).Seconds()
 	r.summary.StartResourceVersion = r.start
 	r.summary.Ended = string(r.session.End())
@@ -104,11 +108,25 @@ func (o *WatchOptions) Run(cmd *cobra.Command) error {
 	if serr != nil {
 		return o.requestError(fmt.Errorf("the watch stream broke: %w (--follow reconnects from the last RV, as an informer does)", serr), "watch", res.Name())
 	}
+	if streak != nil {
+		return o.requestError(streakError(streak), "watch", res.Name())
+	}
 	if r.rvErr != nil {
 		d := r.rvErr.Diagnosis
 		return withCode(ExitRVProblem, fmt.Errorf("the watch ended with %d %s: %s: %s", r.rvErr.Status.Code, r.rvErr.Status.Reason, d.Summary, d.Fix))
 	}
 	return nil
+}
+
+// streakError is the failure a --follow session ended in: it was not
+// watching when it ended, so it exits as the same failure would without
+// --follow (4 unreachable or no answer, 8 throttled, 10 Expired ...).
+func streakError(st *follow.Streak) error {
+	when := "no watch of this session succeeded"
+	if st.EverHealthy {
+		when = "the watch was failing when it ended"
+	}
+	return fmt.Errorf("%s (%d failed attempt(s) in a row since %s): %w", when, st.Attempts, st.Since.Format("15:04:05"), st.Err)
 }
 
 // errWrite marks a failed write of the output (a closed pipe, a full disk):

@@ -118,8 +118,12 @@ func isNoAnswer(err error) bool {
 
 // isBroken: a connection that was open broke.
 func isBroken(err error) bool {
+	// "http2: client connection lost": the HTTP/2 health check (a ping
+	// unanswered for 15 s after 30 s of silence) closed a connection whose
+	// body had stalled mid-way.
 	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
-		strings.Contains(err.Error(), "unexpected EOF") || strings.Contains(err.Error(), "connection reset by peer")
+		strings.Contains(err.Error(), "unexpected EOF") || strings.Contains(err.Error(), "connection reset by peer") ||
+		strings.Contains(err.Error(), "client connection lost")
 }
 
 // IsTooLarge reports a 504 whose cause is ResourceVersionTooLarge, or the

@@ -34,18 +34,36 @@ func TestSummarizeContextSameAsSummarize(t *testing.T) {
 }
 
 // A reader that never answers: cancelling the context ends the scan with
-// what was read before, and the context's error.
+// what was read before, and the context's error. The context is cancelled
+// when the scanner asks for more after the whole log was handed to it (the
+// context reader reads r only when asked), so every line was scanned.
 func TestSummarizeContextCancelled(t *testing.T) {
 	pr, pw := io.Pipe()
 	defer pw.Close()
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		_, _ = io.WriteString(pw, mixedLog) // returns once the scanner has read it all
-		cancel()
-	}()
-	s, err := SummarizeContext(ctx, pr, 0)
+	go func() { _, _ = io.WriteString(pw, mixedLog) }()
+	r := &cancelWhenDrained{r: pr, want: len(mixedLog), cancel: cancel}
+	s, err := SummarizeContext(ctx, r, 0)
 	want, _ := Summarize(strings.NewReader(mixedLog), 0)
 	if !errors.Is(err, context.Canceled) || s.Lines != want.Lines || s.Findings != want.Findings || len(s.Groups) != len(want.Groups) {
 		t.Fatalf("err %v, summary %+v, want the %d lines read (%+v)", err, s, want.Lines, want)
 	}
+}
+
+// cancelWhenDrained calls cancel on the first Read after want bytes were
+// returned, then blocks in r like a terminal that stays open.
+type cancelWhenDrained struct {
+	r      io.Reader
+	n      int
+	want   int
+	cancel func()
+}
+
+func (c *cancelWhenDrained) Read(p []byte) (int, error) {
+	if c.n >= c.want {
+		c.cancel()
+	}
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
 }

@@ -78,10 +78,16 @@ func (s *Session) listAt(ctx context.Context, rv string) (string, []apiclient.It
 // relist lists again after an Expired or TooLarge, first from the last RV
 // seen and then, as the last resort, with a consistent read (""), as the
 // Reflector does; it reports the gap and resumes from the new List's RV.
-func (s *Session) relist(ctx context.Context, reason string, cause error, consistentOnly bool) error {
+//
+// After a stream that ended before the session had a resume point (an
+// initial state not known complete), the list is "not older than" the
+// highest RV seen: any full state at or after it completes what the watch
+// sent, and the gap names the objects it never sent.
+func (s *Session) relist(ctx context.Context, c *relistCause) error {
+	reason, cause := c.reason, c.err
 	from := s.lastRV
 	tries := []string{""}
-	if from != "" && from != "0" && !consistentOnly {
+	if from != "" && from != "0" && !c.unproductive {
 		tries = []string{from, ""}
 	}
 	n, err := s.list(ctx, tries)
@@ -89,6 +95,9 @@ func (s *Session) relist(ctx context.Context, reason string, cause error, consis
 		return err
 	}
 	s.stats.Relists++
+	if c.noResumePoint {
+		n.Gap.NoResumePoint, n.Gap.StateObjectsSent = true, c.stateSent
+	}
 	if !n.Gap.Initial {
 		s.stats.Reconciled += n.Gap.Count()
 	}
@@ -102,6 +111,7 @@ func (s *Session) relist(ctx context.Context, reason string, cause error, consis
 		}
 	}
 	s.lastRV = n.ListResourceVersion
+	s.setResume(n.ListResourceVersion, ResumeFromList)
 	s.notify(n)
 	return nil
 }

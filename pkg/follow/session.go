@@ -1,5 +1,5 @@
 // Package follow runs watches the way client-go's Reflector does, and says
-// what a Reflector hides: it reconnects from the last RV seen, relists on
+// what a Reflector hides: it reconnects from its resume point, relists on
 // Expired or TooLarge, and reconciles the new list with what was known, so
 // that the gap (objects added, modified and deleted while the watch was
 // broken) is reported instead of silently absorbed.
@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
@@ -50,7 +51,21 @@ type Session struct {
 	Trace func(format string, args ...any)
 
 	tracker *Tracker
-	lastRV  string
+	// lastRV is the highest RV seen (of an event, a bookmark or a List):
+	// what a relist asks "not older than", never by itself a watch's start.
+	lastRV string
+	// resumeRV is where the next watch starts from: the highest RV after
+	// which nothing can have been missed ("" = none: a relist must give
+	// one). resumeFrom says where it came from, noResume why there is none.
+	resumeRV, resumeFrom, noResume string
+	// inState: the open stream is sending an initial state (RV unset, 0, or
+	// a streaming list before its end bookmark); stateSent counts its ADDED.
+	inState   bool
+	stateSent int
+	// streak is the failure streak the session is in (nil after a healthy
+	// stream); everHealthy, whether any stream was healthy.
+	streak      *Streak
+	everHealthy bool
 	// knowsState: the tracker holds the whole collection (after a list, or
 	// once a watch that starts with the state has run), so a relist's
 	// difference is a real gap rather than the first sight of the state.
@@ -79,12 +94,18 @@ const (
 
 // Stats count what a session did.
 type Stats struct {
-	Streams    int    `json:"streams"`
-	Reconnects int    `json:"reconnects"`
-	Relists    int    `json:"relists"`
-	Reconciled int    `json:"reconciledByRelist"`
-	Duplicates int    `json:"duplicates"`
-	LastRV     string `json:"lastResourceVersion,omitempty"`
+	Streams    int `json:"streams"`
+	Reconnects int `json:"reconnects"`
+	Relists    int `json:"relists"`
+	Reconciled int `json:"reconciledByRelist"`
+	Duplicates int `json:"duplicates"`
+	// LastRV is the highest RV seen; ResumeRV the resume point (see
+	// Session.resumeRV), ResumeFrom where it came from (ResumeFrom*), and
+	// NoResume why there is none (NoResume*).
+	LastRV     string `json:"-"`
+	ResumeRV   string `json:"-"`
+	ResumeFrom string `json:"resumeFrom,omitempty"`
+	NoResume   string `json:"noResumePoint,omitempty"`
 	// MixedServers counts the signs that answers came from different API
 	// servers behind one address (an RV going backwards, a TooLarge right
 	// after a successful list).
@@ -95,6 +116,10 @@ type Stats struct {
 func (s *Session) Stats() Stats {
 	st := s.stats
 	st.LastRV = s.lastRV
+	st.ResumeRV, st.ResumeFrom, st.NoResume = s.resumeRV, s.resumeFrom, s.noResume
+	if st.ResumeFrom == "" {
+		st.ResumeFrom = ResumeFromNone
+	}
 	st.MixedServers = len(s.mixing.signs)
 	return st
 }
@@ -131,7 +156,11 @@ func (s *Session) run(ctx context.Context) error {
 	if opts.RVSet {
 		s.lastRV = opts.ResourceVersion
 	}
-	s.streamingList = opts.SendInitialEvents
+	if deliversState(opts) {
+		s.clearResume(NoResumeStateInKeyOrder)
+	} else {
+		s.setResume(opts.ResourceVersion, ResumeFromStart)
+	}
 	if s.ListFirst {
 		var err error
 		if opts, err = s.listFirst(ctx, opts); err != nil {
@@ -151,11 +180,20 @@ func (s *Session) run(ctx context.Context) error {
 			pending = nil
 			opts = s.resumeOptions(opts)
 		}
+		asked := time.Now()
 		stream, err := s.openWatch(ctx, opts)
 		if err != nil {
-			if ctx.Err() != nil {
+			if outOfTime(ctx, err) {
+				if waited := time.Since(asked); errors.Is(ctx.Err(), context.DeadlineExceeded) && errors.Is(err, context.DeadlineExceeded) && waited > time.Second {
+					// The watch's time ran out while the request waited for an
+					// answer: that is no answer, not a quiet watch. (A request
+					// just sent, or still in client-go's rate limiter, when
+					// the time ran out proves nothing.)
+					s.failed(&StalledError{After: waited.Round(time.Millisecond), Opening: true, AtDeadline: true})
+				}
 				return nil
 			}
+			s.failed(err)
 			if pending, err = s.afterOpenFailure(ctx, err); err != nil {
 				return err
 			}
@@ -163,16 +201,18 @@ func (s *Session) run(ctx context.Context) error {
 		}
 		s.stats.Streams++
 		opened := time.Now()
-		if opts.RVSet && opts.ResourceVersion != "" && opts.ResourceVersion != "0" && !opts.SendInitialEvents {
-			// An exact watch sends changes only: the state stays unknown.
-		} else {
+		if deliversState(opts) {
+			// A watch that sends the state makes it known; an exact watch
+			// sends changes only.
 			s.knowsState = true
 		}
+		s.openedStream(opts)
 		end := s.readStream(stream)
 		stream.Close()
 		if end.callbackErr != nil {
 			return end.callbackErr
 		}
+		s.judge(end, opened, ctx.Err() != nil)
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -203,6 +243,10 @@ type relistCause struct {
 	// any event; then the next relist is a consistent read, after a backoff
 	// (client-go's isLastSyncResourceVersionUnavailable), never a tight loop.
 	unproductive bool
+	// noResumePoint: the stream ended before the session had a resume
+	// point (an initial state not known complete), not on an RV error.
+	noResumePoint bool
+	stateSent     int
 }
 
 // listFirst is --rv list: list, then watch from the List's RV.
@@ -212,6 +256,7 @@ func (s *Session) listFirst(ctx context.Context, opts watchstream.Options) (watc
 		return opts, err
 	}
 	s.lastRV = n.ListResourceVersion
+	s.setResume(n.ListResourceVersion, ResumeFromList)
 	s.notify(n)
 	return watchstream.Options{ResourceVersion: n.ListResourceVersion, RVSet: true, AllowBookmarks: opts.AllowBookmarks || s.Follow, TimeoutSeconds: opts.TimeoutSeconds}, nil
 }
@@ -222,14 +267,18 @@ func (s *Session) relistFor(ctx context.Context, c *relistCause) (retry bool, er
 	if c.unproductive && !s.sleep(ctx, Notice{Kind: NoticeReconnect, Reason: "the watch from the relist's RV failed again: " + c.reason, Err: c.err, Failure: diagnose.ClassifyFailure(c.err), FromResourceVersion: s.lastRV}) {
 		return false, nil
 	}
-	err = s.relist(ctx, c.reason, c.err, c.unproductive)
+	err = s.relist(ctx, c)
 	if err == nil {
 		c.unproductive = false
 		s.relisted = true
 		return false, nil
 	}
+	if outOfTime(ctx, err) {
+		return false, nil
+	}
+	s.failed(err)
 	f := diagnose.ClassifyFailure(err)
-	if ctx.Err() != nil || !f.Retryable() {
+	if !f.Retryable() {
 		return false, err
 	}
 	if !s.sleep(ctx, Notice{Kind: NoticeReconnect, Reason: "relist failed: " + err.Error(), Err: err, Failure: f, FromResourceVersion: s.lastRV}) {
@@ -243,10 +292,13 @@ func (s *Session) relistFor(ctx context.Context, c *relistCause) (retry bool, er
 // reconnect after a backoff (the server or the network may recover), or the
 // end of the run with the failure itself (a retry cannot change a 403).
 func (s *Session) afterOpenFailure(ctx context.Context, err error) (*relistCause, error) {
+	f := diagnose.ClassifyFailure(err)
+	if f == diagnose.FailureExpired || f == diagnose.FailureTooLarge {
+		s.clearResume(NoResumeRVProblem)
+	}
 	if !s.Follow {
 		return nil, err
 	}
-	f := diagnose.ClassifyFailure(err)
 	s.mixing.failure(f, s.lastRV)
 	if f == diagnose.FailureExpired || f == diagnose.FailureTooLarge {
 		return &relistCause{reason: err.Error(), err: err, unproductive: s.relisted}, nil
@@ -254,7 +306,7 @@ func (s *Session) afterOpenFailure(ctx context.Context, err error) (*relistCause
 	if !f.Retryable() {
 		return nil, err
 	}
-	s.sleep(ctx, Notice{Kind: NoticeReconnect, Reason: err.Error(), Err: err, Failure: f, FromResourceVersion: s.lastRV})
+	s.sleep(ctx, Notice{Kind: NoticeReconnect, Reason: err.Error(), Err: err, Failure: f, FromResourceVersion: s.resumeRV})
 	return nil, nil
 }
 
@@ -272,7 +324,10 @@ func (s *Session) afterStream(ctx context.Context, end streamEnd, opened time.Ti
 		// An ERROR event a retry cannot mend (403 on a watch that lost its grant).
 		return nil, end.err
 	}
-	n := Notice{Kind: NoticeReconnect, Reason: end.reason, Err: end.err, Failure: end.failure, FromResourceVersion: s.lastRV}
+	if s.stateCut(end) {
+		return &relistCause{reason: s.stateCutReason(end), err: end.err, noResumePoint: true, stateSent: s.stateSent}, nil
+	}
+	n := Notice{Kind: NoticeReconnect, Reason: end.reason, Err: end.err, Failure: end.failure, FromResourceVersion: s.resumeRV}
 	if end.err == nil && (end.events > 0 || time.Since(opened) > time.Second) {
 		// A stream the server ended normally (timeoutSeconds): a Reflector
 		// watches again at once.
@@ -289,11 +344,12 @@ func (s *Session) afterStream(ctx context.Context, end streamEnd, opened time.Ti
 // resumeOptions are the options of the next watch: from the last RV seen,
 // with bookmarks so that a quiet stream still advances it.
 func (s *Session) resumeOptions(o watchstream.Options) watchstream.Options {
-	if s.lastRV == "" {
-		// Nothing seen yet: the state is asked for again, as on the first watch.
+	if s.resumeRV == "" {
+		// No resume point and nothing of the state known (else a relist
+		// came first): the state is asked for again, as on the first watch.
 		return o
 	}
-	return watchstream.Options{ResourceVersion: s.lastRV, RVSet: true, AllowBookmarks: true, TimeoutSeconds: o.TimeoutSeconds}
+	return watchstream.Options{ResourceVersion: s.resumeRV, RVSet: true, AllowBookmarks: true, TimeoutSeconds: o.TimeoutSeconds}
 }
 
 // sleep notifies a reconnect and waits its backoff; false when ctx ended.
@@ -329,9 +385,14 @@ func (s *Session) advance(rv string) {
 type StalledError struct {
 	After   time.Duration
 	Opening bool // no answer to the watch request itself
+	// AtDeadline: the watch's own time (--timeout) ran out first.
+	AtDeadline bool
 }
 
 func (e *StalledError) Error() string {
+	if e.AtDeadline {
+		return fmt.Sprintf("no answer to the watch request in the %s before the watch's time (--timeout) ran out: the API server or the network hangs", e.After)
+	}
 	if e.Opening {
 		return fmt.Sprintf("no answer to the watch request within %s (--stall-timeout): the API server or the network hangs", e.After)
 	}
@@ -340,3 +401,17 @@ func (e *StalledError) Error() string {
 
 // Timeout marks a stall as a client-side timeout (retryable, like client-go's).
 func (e *StalledError) Timeout() bool { return true }
+
+// outOfTime reports a request that failed because the run's time is up.
+// client-go's rate limiter refuses a wait that would pass the context's
+// deadline ("rate: Wait(n=1) would exceed context deadline") before the
+// deadline itself: then this waits for the deadline, so that the run ends
+// at its --timeout as asked, not with that error.
+func outOfTime(ctx context.Context, err error) bool {
+	if ctx.Err() == nil && err != nil && strings.Contains(err.Error(), "would exceed context deadline") {
+		if _, ok := ctx.Deadline(); ok {
+			<-ctx.Done()
+		}
+	}
+	return ctx.Err() != nil
+}

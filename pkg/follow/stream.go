@@ -23,6 +23,7 @@ type streamEnd struct {
 	failure     diagnose.Failure // the class of the ERROR event or read error
 	err         error
 	events      int
+	good        int // events other than ERROR
 }
 
 // openWatch opens a watch whose request is abandoned if its answer has not
@@ -85,6 +86,9 @@ func (s *Session) drain(stream *watchstream.Stream, alive func()) streamEnd {
 			alive()
 		}
 		end.events++
+		if ev.Type != watchstream.EventError {
+			end.good++
+		}
 		obs, last := s.handle(ev, &end)
 		if s.OnEvent != nil {
 			if err := s.OnEvent(ev, obs); err != nil {
@@ -112,14 +116,26 @@ func (s *Session) handle(ev watchstream.Event, end *streamEnd) (obs Observation,
 		end.err = serr
 		end.reason = "ERROR event: " + serr.Error()
 		end.expired = end.failure == diagnose.FailureExpired || end.failure == diagnose.FailureTooLarge
+		if end.expired {
+			s.clearResume(NoResumeRVProblem)
+		}
 		return obs, true
 	case watchstream.EventBookmark:
 		s.advance(ev.Object.ResourceVersion)
 		if s.streamingList && ev.IsInitialEventsEnd() {
 			s.streamingList = false
 			obs.InitialEventsEnd, obs.InitialObjects = true, s.initialObjects
+			// The state is complete at the bookmark's RV: from here on the
+			// stream sends changes in RV order.
+			s.inState = false
+			s.setResume(ev.Object.ResourceVersion, ResumeFromInitialEventsEnd)
+		} else {
+			s.advanceResume(ev.Object.ResourceVersion, ResumeFromBookmark)
 		}
 	default:
+		if s.inState && ev.Type == watchstream.EventAdded {
+			s.stateSent++
+		}
 		if s.streamingList && ev.Type == watchstream.EventAdded {
 			s.initialObjects++
 		}
@@ -128,6 +144,7 @@ func (s *Session) handle(ev watchstream.Event, end *streamEnd) (obs Observation,
 			s.stats.Duplicates++
 		} else {
 			s.advance(ev.Object.ResourceVersion)
+			s.advanceResume(ev.Object.ResourceVersion, ResumeFromEvent)
 		}
 	}
 	return obs, false

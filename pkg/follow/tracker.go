@@ -129,6 +129,13 @@ type Gap struct {
 	// first sight of the collection, and Added holds the state, not objects
 	// added while the watch was broken.
 	Initial bool `json:"initial,omitempty"`
+	// NoResumePoint is true when the relist was due because a stream ended
+	// before the session had a resume point: it was sending the initial
+	// state (RV unset, 0, or a streaming list before its end bookmark), in
+	// key order, not RV order. Added then also holds the objects of the state
+	// it never sent; StateObjectsSent is how many it had sent.
+	NoResumePoint    bool `json:"noResumePoint,omitempty"`
+	StateObjectsSent int  `json:"stateObjectsSent,omitempty"`
 }
 
 // Count is the number of objects reconciled.

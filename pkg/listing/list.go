@@ -12,6 +12,7 @@ import (
 
 	"github.com/watchrv/kubectl-watchrv/internal/countio"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 )
 
 // ItemMeta is the metadata of one listed object.
@@ -83,6 +84,10 @@ func List(ctx context.Context, c *apiclient.Client, t apiclient.Target, o PageOp
 	cr := &countio.Reader{R: body}
 	var w pageWire
 	if err := json.NewDecoder(cr).Decode(&w); err != nil {
+		if f := diagnose.ClassifyFailure(err); f == diagnose.FailureConnectionBroken || f == diagnose.FailureNoAnswer {
+			// Not a bad body: the connection was lost in the middle of it.
+			return nil, fmt.Errorf("the list response of %s broke off after %d bytes: %w", t.CollectionPath(), cr.N, err)
+		}
 		return nil, fmt.Errorf("cannot decode the list response of %s: %w", t.CollectionPath(), err)
 	}
 	p := &Page{

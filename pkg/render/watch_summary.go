@@ -73,7 +73,12 @@ func (p *Printer) WatchNotice(r WatchNoticeRecord) error {
 		case r.Gap != nil && r.Gap.Initial:
 			line += fmt.Sprintf("\n-- first list of the collection: %d objects; the watch started from an exact RV and sends changes only, so what changed while it was broken cannot be told apart from the state", watchDeref(r.Items))
 		case r.Gap != nil:
-			line += fmt.Sprintf("\n-- gap: %d added, %d modified, %d deleted while the watch was broken", len(r.Gap.Added), len(r.Gap.Modified), len(r.Gap.Deleted))
+			if r.Gap.NoResumePoint {
+				line += fmt.Sprintf("\n-- gap: the watch had sent %d object(s) of the state (in key order, not RV order) and no resume point; the list adds %d it never sent (or created since), %d modified and %d deleted since they were sent",
+					r.Gap.StateObjectsSent, len(r.Gap.Added), len(r.Gap.Modified), len(r.Gap.Deleted))
+			} else {
+				line += fmt.Sprintf("\n-- gap: %d added, %d modified, %d deleted while the watch was broken", len(r.Gap.Added), len(r.Gap.Modified), len(r.Gap.Deleted))
+			}
 			line += watchGapLine("added", r.Gap.Added, func(c follow.ObjectChange) string { return "RV " + c.NewResourceVersion })
 			line += watchGapLine("modified", r.Gap.Modified, func(c follow.ObjectChange) string {
 				return "RV " + c.OldResourceVersion + " -> " + c.NewResourceVersion
@@ -120,13 +125,45 @@ type WatchSummary struct {
 	Events               int            `json:"events"`
 	ByType               map[string]int `json:"byType"`
 	FirstResourceVersion string         `json:"firstResourceVersion,omitempty"`
-	LastResourceVersion  string         `json:"lastResourceVersion,omitempty"`
-	Bookmarks            int            `json:"bookmarks"`
-	DurationSeconds      float64        `json:"durationSeconds"`
+	// LastResourceVersion is the resume point: the highest RV a next watch
+	// may start from without losing an event (resumeFrom says where it came
+	// from; none after a watch that sent the state in key order with no end
+	// marker). It is not the RV of the last event, which is
+	// LastEventResourceVersion: the state comes in key order, not RV order.
+	LastResourceVersion      string  `json:"lastResourceVersion,omitempty"`
+	LastEventResourceVersion string  `json:"lastEventResourceVersion,omitempty"`
+	Bookmarks                int     `json:"bookmarks"`
+	DurationSeconds          float64 `json:"durationSeconds"`
 	// Ended is why the watch stopped: timeout, interrupted, max-events,
 	// until, stream-end or error.
 	Ended string `json:"ended"`
 	follow.Stats
+	// FailureStreak is set when the session (--follow) ended inside a run
+	// of failed attempts: it was not watching when it ended.
+	FailureStreak *WatchFailureStreak `json:"failureStreak,omitempty"`
+}
+
+// WatchFailureStreak is the run of failures a --follow session ended in.
+type WatchFailureStreak struct {
+	Failure  string `json:"failure"`
+	Attempts int    `json:"attempts"`
+	Since    string `json:"since"`
+	// EverHealthy: a stream of the session was healthy before the streak.
+	EverHealthy bool   `json:"everHealthy"`
+	Error       string `json:"error"`
+}
+
+// SetSession fills in what the session did: its counters, its resume
+// point (the summary's last RV) and the failure streak it ended in.
+func (s *WatchSummary) SetSession(st follow.Stats, streak *follow.Streak) {
+	s.Stats = st
+	s.LastResourceVersion = st.ResumeRV
+	if streak != nil {
+		s.FailureStreak = &WatchFailureStreak{
+			Failure: string(streak.Failure), Attempts: streak.Attempts, Since: streak.Since.UTC().Format(time.RFC3339Nano),
+			EverHealthy: streak.EverHealthy, Error: text.OneLine(streak.Err.Error()),
+		}
+	}
 }
 
 // NewWatchSummary starts an empty summary.
@@ -145,7 +182,7 @@ func (s *WatchSummary) Count(r WatchEventRecord) {
 		if s.FirstResourceVersion == "" {
 			s.FirstResourceVersion = r.ResourceVersion
 		}
-		s.LastResourceVersion = r.ResourceVersion
+		s.LastEventResourceVersion = r.ResourceVersion
 	}
 }
 
@@ -166,9 +203,16 @@ func (p *Printer) WatchSummary(s *WatchSummary) error {
 	fmt.Fprintln(p.Out, p.Style.Header.Sprintf("Summary (%s after %s)", s.Ended, time.Duration(s.DurationSeconds*float64(time.Second)).Round(time.Millisecond)))
 	kv := [][2]string{
 		{"  Events", fmt.Sprintf("%d (%s)", s.Events, strings.Join(types, ", "))},
-		{"  RVs", fmt.Sprintf("start %s, first %s, last %s", watchOrDash(s.StartResourceVersion), watchOrDash(s.FirstResourceVersion), watchOrDash(s.LastResourceVersion))},
+		{"  RVs", fmt.Sprintf("start %s, first %s, last %s (%s)", watchOrDash(s.StartResourceVersion), watchOrDash(s.FirstResourceVersion), watchOrDash(s.LastResourceVersion), resumeLabel(s.ResumeFrom, s.NoResume))},
 		{"  Session", fmt.Sprintf("%d stream(s), %d reconnect(s), %d relist(s), %d object(s) reconciled by relist, %d duplicate(s)",
 			s.Streams, s.Reconnects, s.Relists, s.Reconciled, s.Duplicates)},
+	}
+	if f := s.FailureStreak; f != nil {
+		since := "no stream of this session was healthy"
+		if f.EverHealthy {
+			since = "since the last healthy stream"
+		}
+		kv = append(kv, [2]string{"  Failing", fmt.Sprintf("%d failed attempt(s) in a row (%s), %s: %s", f.Attempts, f.Failure, since, f.Error)})
 	}
 	if s.MixedServers > 0 {
 		// Counted by the session (pkg/follow mixing signs); each one is also a notice.
@@ -189,4 +233,28 @@ func watchOrDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// resumeLabel says what the summary's last RV is: where a next watch may
+// start without losing an event, or why there is no such RV.
+func resumeLabel(from, noResume string) string {
+	switch from {
+	case follow.ResumeFromStart:
+		return "resume point: the start RV"
+	case follow.ResumeFromList:
+		return "resume point: the List's RV"
+	case follow.ResumeFromInitialEventsEnd:
+		return "resume point: the initial-events-end bookmark"
+	case follow.ResumeFromBookmark:
+		return "resume point: a bookmark"
+	case follow.ResumeFromEvent:
+		return "resume point: the last event"
+	}
+	switch noResume {
+	case follow.NoResumeInitialEventsIncomplete:
+		return "no resume point: the initial-events-end bookmark did not come"
+	case follow.NoResumeRVProblem:
+		return "no resume point: the last RV was answered Expired or TooLarge; list again"
+	}
+	return "no resume point: the state came in key order, not RV order, with no end marker; --rv list gives one"
 }

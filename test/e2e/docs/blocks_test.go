@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
 	"os"
 	"os/exec"
 	"regexp"
@@ -108,6 +109,9 @@ func (e *demoEnv) capture(command string) (string, error) {
 	defer cancel()
 	script := `kubectl() { if [ "$1" = watchrv ]; then shift; "$WATCHRV_PLUGIN" "$@"; else command kubectl "$@"; fi; }` + "\n" + line
 	cmd := exec.CommandContext(ctx, "bash", "-c", script)
+	// From the repository root, so that a capture may read a recorded file
+	// of the repository (docs/clients.md reads a recorded audit log).
+	cmd.Dir = framework.RepoRoot()
 	cmd.Env = append(os.Environ(),
 		"WATCHRV_PLUGIN="+e.plugin,
 		"KUBECONFIG="+e.kubeconfig,

@@ -78,7 +78,8 @@ type ServingCert struct {
 
 // Cluster is one etcd and one or more kube-apiservers on loopback.
 type Cluster struct {
-	Dir        string
+	Dir string
+	// EtcdURL is the storage's client URL: etcd's, or kine's etcd API.
 	EtcdURL    string
 	APIServers []*APIServer
 	// Kubeconfig is an admin kubeconfig for the first API server;
@@ -86,8 +87,12 @@ type Cluster struct {
 	Kubeconfig     string
 	UserKubeconfig string
 
-	bin  string
-	etcd *process
+	// Cell is the server configuration: version, storage (etcd or kine),
+	// watch cache (v1.37/etcd for Start).
+	Cell Cell
+
+	bins clusterBinaries
+	etcd *process // etcd, or kine
 	logf func(string, ...any)
 	own  bool
 }
@@ -109,10 +114,27 @@ func Start(ctx context.Context, opts Options) (c *Cluster, err error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err = startEtcdOnly(ctx, bin, opts)
+	return start(ctx, dirBinaries(bin), Cell{Version: "v1.37", Storage: "etcd", WatchCache: !opts.APIServer.DisableWatchCache}, opts)
+}
+
+// clusterBinaries are the storage and kube-apiserver binaries a cluster runs.
+type clusterBinaries struct {
+	etcd      string // etcd, or kine when kine is set
+	apiserver string
+	kine      bool
+}
+
+// dirBinaries are the etcd and kube-apiserver of build.sh's directory.
+func dirBinaries(dir string) clusterBinaries {
+	return clusterBinaries{etcd: filepath.Join(dir, "etcd"), apiserver: filepath.Join(dir, "kube-apiserver")}
+}
+
+func start(ctx context.Context, bins clusterBinaries, cell Cell, opts Options) (c *Cluster, err error) {
+	c, err = startStorageOnly(ctx, bins, opts)
 	if err != nil {
 		return nil, err
 	}
+	c.Cell = cell
 	defer func() {
 		if err != nil {
 			c.Stop()
@@ -134,7 +156,12 @@ func Start(ctx context.Context, opts Options) (c *Cluster, err error) {
 // startEtcdOnly writes the static files and starts etcd: a cluster with no
 // API server yet. On error everything started so far is stopped.
 func startEtcdOnly(ctx context.Context, bin string, opts Options) (c *Cluster, err error) {
-	c = &Cluster{Dir: opts.Dir, bin: bin, logf: opts.Logf}
+	return startStorageOnly(ctx, dirBinaries(bin), opts)
+}
+
+// startStorageOnly writes the static files and starts etcd or kine.
+func startStorageOnly(ctx context.Context, bins clusterBinaries, opts Options) (c *Cluster, err error) {
+	c = &Cluster{Dir: opts.Dir, bins: bins, logf: opts.Logf}
 	if c.logf == nil {
 		c.logf = func(string, ...any) {}
 	}
@@ -152,7 +179,12 @@ func startEtcdOnly(ctx context.Context, bin string, opts Options) (c *Cluster, e
 	if err := c.writeStaticFiles(); err != nil {
 		return nil, err
 	}
-	if err := c.startEtcd(ctx); err != nil {
+	if bins.kine {
+		err = c.startKine(ctx)
+	} else {
+		err = c.startEtcd(ctx)
+	}
+	if err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -205,7 +237,7 @@ func (c *Cluster) startEtcd(ctx context.Context) error {
 	c.EtcdURL = fmt.Sprintf("http://127.0.0.1:%d", cport)
 	peer := fmt.Sprintf("http://127.0.0.1:%d", pport)
 	c.etcd = &process{
-		name: "etcd", bin: filepath.Join(c.bin, "etcd"), logPath: filepath.Join(c.Dir, "etcd.log"),
+		name: "etcd", bin: c.bins.etcd, logPath: filepath.Join(c.Dir, "etcd.log"),
 		args: []string{
 			"--name", "default", "--data-dir", filepath.Join(c.Dir, "etcd-data"),
 			"--listen-client-urls", c.EtcdURL, "--advertise-client-urls", c.EtcdURL,
@@ -309,7 +341,7 @@ func (c *Cluster) newAPIServer(o APIServerOptions) (*APIServer, error) {
 		args = append(args, "--watch-cache-sizes="+o.WatchCacheSizes)
 	}
 	args = append(args, o.ExtraArgs...)
-	a.proc = &process{name: fmt.Sprintf("kube-apiserver-%d", i), bin: filepath.Join(c.bin, "kube-apiserver"), args: args, logPath: a.LogPath}
+	a.proc = &process{name: fmt.Sprintf("kube-apiserver-%d", i), bin: c.bins.apiserver, args: args, logPath: a.LogPath}
 	c.APIServers = append(c.APIServers, a)
 	return a, nil
 }

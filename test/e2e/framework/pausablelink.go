@@ -22,6 +22,9 @@ type PausableLink struct {
 	// inflight is held (read side) by every write in progress, so that
 	// Pause returns only when no byte is still on its way.
 	inflight sync.RWMutex
+	// triggers pause or cut the link after a number of bytes to the
+	// client (linktriggers.go).
+	triggers linkTriggers
 }
 
 // StartPausableLink forwards 127.0.0.1:<free port> to target, a loopback
@@ -118,9 +121,10 @@ func (l *PausableLink) handle(c net.Conn) {
 	l.mu.Lock()
 	l.conns[c], l.conns[up] = struct{}{}, struct{}{}
 	l.mu.Unlock()
+	l.triggers.accepted()
 	done := make(chan struct{}, 2)
-	go func() { l.forward(up, c); done <- struct{}{} }()
-	go func() { l.forward(c, up); done <- struct{}{} }()
+	go func() { l.forward(up, c, false); done <- struct{}{} }()
+	go func() { l.forward(c, up, true); done <- struct{}{} }()
 	<-done
 	c.Close()
 	up.Close()
@@ -131,8 +135,9 @@ func (l *PausableLink) handle(c net.Conn) {
 	l.mu.Unlock()
 }
 
-// forward copies src to dst, holding every chunk while the link is paused.
-func (l *PausableLink) forward(dst io.Writer, src io.Reader) {
+// forward copies src to dst, holding every chunk while the link is paused;
+// toClient counts the bytes for the triggers.
+func (l *PausableLink) forward(dst io.Writer, src io.Reader, toClient bool) {
 	buf := make([]byte, 32<<10)
 	for {
 		n, rerr := src.Read(buf)
@@ -147,6 +152,9 @@ func (l *PausableLink) forward(dst io.Writer, src io.Reader) {
 			l.inflight.RUnlock()
 			if werr != nil {
 				return
+			}
+			if toClient {
+				l.triggers.sent(l, n)
 			}
 		}
 		if rerr != nil {

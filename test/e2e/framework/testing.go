@@ -53,6 +53,14 @@ func Run(t testing.TB, kubeconfig string, timeout time.Duration, args ...string)
 // RunInput is Run with bytes on the plugin's standard input (nil: empty).
 func RunInput(t testing.TB, kubeconfig string, stdin []byte, timeout time.Duration, args ...string) Result {
 	t.Helper()
+	return RunInHome(t, t.TempDir(), kubeconfig, stdin, timeout, args...)
+}
+
+// RunInHome is RunInput with HOME home: runs sharing one HOME share
+// kubectl's discovery cache (~/.kube/cache), so the second and later make
+// no discovery requests, as a user's do.
+func RunInHome(t testing.TB, home, kubeconfig string, stdin []byte, timeout time.Duration, args ...string) Result {
+	t.Helper()
 	bin, err := PluginBinary()
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +71,7 @@ func RunInput(t testing.TB, kubeconfig string, stdin []byte, timeout time.Durati
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = append(os.Environ(), "NO_COLOR=1", "KUBECONFIG=/nonexistent-watchrv-e2e", "HOME="+t.TempDir())
+	cmd.Env = append(os.Environ(), "NO_COLOR=1", "KUBECONFIG=/nonexistent-watchrv-e2e", "HOME="+home)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if stdin != nil {

@@ -13,6 +13,11 @@ type WatchGap struct {
 	// Initial: the list was the first sight of the collection, and Added is
 	// its state rather than what was added while the watch was broken.
 	Initial bool `json:"initial"`
+	// NoResumePoint: the relist was due because a stream ended while it
+	// was sending the initial state (in key order); StateObjectsSent is how
+	// many objects of it had come.
+	NoResumePoint    bool `json:"noResumePoint"`
+	StateObjectsSent int  `json:"stateObjectsSent"`
 }
 
 // GapChange is one object of a WatchGap.

@@ -40,7 +40,8 @@ func TestBadInputIsRefusedClearly(t *testing.T) {
 		{"list no resource", kc, nil, []string{"list"}, 2, "RESOURCE"},
 		{"list missing kubeconfig", "", nil, []string{"--kubeconfig", "/nonexistent/kubeconfig", "list", "cm"}, 2, "kubeconfig"},
 		{"list empty resource", kc, nil, []string{"list", ""}, 2, "RESOURCE is empty"},
-		{"list subresource", kc, nil, []string{"list", "pods/log"}, 2, "subresources"},
+		// list takes TYPE/NAME as kubectl get does (pods/log is the pod "log"); probe wants a type.
+		{"probe subresource", kc, nil, []string{"probe", "pods/log"}, 2, "subresources"},
 		{"list bad label selector", kc, nil, []string{"list", "cm", "-l", "a in (b"}, 2, "refused the request as invalid"},
 		{"list bad field selector", kc, nil, []string{"list", "cm", "--field-selector", "spec.nosuch=x"}, 2, "refused the request as invalid"},
 		{"list unknown context", kc, nil, []string{"list", "cm", "--context", "nosuch"}, 2, "choose a context with --context"},

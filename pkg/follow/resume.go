@@ -1,0 +1,103 @@
+package follow
+
+import (
+	"strconv"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/watchstream"
+)
+
+// Where the session's resume point came from: the RV a next watch may start
+// from without losing an event.
+const (
+	ResumeFromStart            = "start"              // --rv N: the changes after N come in RV order
+	ResumeFromList             = "list"               // a List's RV (--rv list, or a relist)
+	ResumeFromInitialEventsEnd = "initial-events-end" // the bookmark that ends a streaming list
+	ResumeFromBookmark         = "bookmark"           // a bookmark of a watch that sends changes
+	ResumeFromEvent            = "event"              // the last event of a watch that sends changes
+	ResumeFromNone             = "none"
+)
+
+// Why the session has no resume point.
+const (
+	// NoResumeStateInKeyOrder: a watch with RV unset or 0 sends the state as
+	// ADDED events in key order, not RV order, and no marker where the state
+	// ends: no RV it sends is a resume point until a List gives one.
+	NoResumeStateInKeyOrder = "state-in-key-order"
+	// NoResumeInitialEventsIncomplete: a streaming list ended before its
+	// initial-events-end bookmark.
+	NoResumeInitialEventsIncomplete = "initial-events-incomplete"
+	// NoResumeRVProblem: the last RV was answered Expired or TooLarge: only
+	// a new List gives a start.
+	NoResumeRVProblem = "rv-expired-or-too-large"
+)
+
+// deliversState reports a watch that starts with the state as synthetic
+// ADDED events (RV unset, 0, or a streaming list): sent in key order, not in
+// RV order, so the highest RV seen in it says nothing about the objects not
+// sent yet.
+func deliversState(o watchstream.Options) bool {
+	return o.SendInitialEvents || !o.RVSet || o.ResourceVersion == "" || o.ResourceVersion == "0"
+}
+
+// setResume sets the resume point.
+func (s *Session) setResume(rv, from string) {
+	s.resumeRV, s.resumeFrom, s.noResume = rv, from, ""
+	if rv == "" {
+		s.resumeFrom = ResumeFromNone
+	}
+}
+
+// clearResume says there is no resume point, and why.
+func (s *Session) clearResume(why string) {
+	s.resumeRV, s.resumeFrom, s.noResume = "", ResumeFromNone, why
+}
+
+// advanceResume moves the resume point to rv (never back) when the stream
+// sends changes in RV order; events of an initial state never move it.
+func (s *Session) advanceResume(rv, from string) {
+	if s.inState || rv == "" {
+		return
+	}
+	if s.resumeRV == "" || apiclient.RVAfter(rv, s.resumeRV) {
+		s.resumeRV, s.resumeFrom, s.noResume = rv, from, ""
+	}
+}
+
+// openedStream notes what the stream just opened with opts will deliver.
+func (s *Session) openedStream(opts watchstream.Options) {
+	s.inState = deliversState(opts)
+	s.streamingList = opts.SendInitialEvents
+	s.stateSent, s.initialObjects = 0, 0
+	if s.inState {
+		// The stream repeats the state: whatever resume point there was is
+		// not one for this stream's events (the session only reopens such a
+		// watch while it has none).
+		why := NoResumeStateInKeyOrder
+		if opts.SendInitialEvents {
+			why = NoResumeInitialEventsIncomplete
+		}
+		s.clearResume(why)
+	}
+}
+
+// stateCut reports a stream that ended before its initial state was known
+// complete, after it sent some of it: resuming from the highest RV seen
+// would lose every object the stream had not sent yet, so only a relist
+// (as client-go's Reflector does: it never resumes without a List's RV)
+// completes the state.
+func (s *Session) stateCut(end streamEnd) bool {
+	return s.inState && s.resumeRV == "" && (end.events > 0 || s.tracker.Len() > 0)
+}
+
+// stateCutReason is the relist's reason after a stateCut.
+func (s *Session) stateCutReason(end streamEnd) string {
+	what := "the stream ended"
+	if end.broken || end.err != nil {
+		what = end.reason
+	}
+	if s.streamingList {
+		return what + " before the initial-events-end bookmark, after " + strconv.Itoa(s.stateSent) + " object(s) of the state: the state comes in key order, not RV order, so resuming from the highest RV seen would lose the objects not sent yet; listing again, as a Reflector does"
+	}
+	return what + " while the session had no resume point (" + strconv.Itoa(s.stateSent) + " object(s) of the state sent): a watch with RV unset or 0 sends the state in key order, not RV order, and no marker where it ends, so the highest RV seen is not a resume point; listing again, as a Reflector does"
+}

@@ -1,0 +1,108 @@
+package follow
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
+	"github.com/watchrv/kubectl-watchrv/pkg/watchstream"
+)
+
+// runRecorded runs a session (no Follow) over one recorded real stream and
+// returns its stats.
+func runRecorded(t *testing.T, stream string, o watchstream.Options) Stats {
+	t.Helper()
+	s := &Session{Client: serveRecordedWatch(t, stream), Target: cmTarget(), Options: o}
+	if err := s.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return s.Stats()
+}
+
+// The resume point is an RV a next watch may start from without losing an
+// event: after a watch from an exact RV, its last event (changes come in RV
+// order); after a streaming list, its initial-events-end bookmark; after a
+// watch with RV unset, none: the state comes in key order, not RV order,
+// and the highest RV seen (221 here, the last ADDED) says nothing about the
+// objects not sent.
+func TestResumePointIsWhereNothingIsLost(t *testing.T) {
+	for _, c := range []struct {
+		name, stream   string
+		opts           watchstream.Options
+		rv, from, none string
+	}{
+		{"exact RV", "seed.jsonl", watchstream.Options{ResourceVersion: "213", RVSet: true}, "221", ResumeFromEvent, ""},
+		{"streaming list", "streaming.jsonl", watchstream.Options{SendInitialEvents: true}, "221", ResumeFromInitialEventsEnd, ""},
+		{"RV unset", "streaming.jsonl", watchstream.Options{}, "", ResumeFromNone, NoResumeStateInKeyOrder},
+		{"RV 0", "streaming.jsonl", watchstream.Options{ResourceVersion: "0", RVSet: true}, "", ResumeFromNone, NoResumeStateInKeyOrder},
+		{"Expired", "expired.jsonl", watchstream.Options{ResourceVersion: "213", RVSet: true}, "", ResumeFromNone, NoResumeRVProblem},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			st := runRecorded(t, c.stream, c.opts)
+			if st.ResumeRV != c.rv || st.ResumeFrom != c.from || st.NoResume != c.none {
+				t.Fatalf("want resume point %q from %q (none: %q), got %q from %q (none: %q)", c.rv, c.from, c.none, st.ResumeRV, st.ResumeFrom, st.NoResume)
+			}
+		})
+	}
+}
+
+// Every watch is answered Expired, every relist works (the recorded List
+// and ERROR event of a real server): the session loops relist -> watch ->
+// 410 and never watches. When its time runs out it is inside that failure
+// streak, never healthy, and says so: the caller exits 10 as without --follow.
+func TestRelistLoopEndsInsideAnExpiredStreak(t *testing.T) {
+	list, err := os.ReadFile(filepath.Join("..", "listing", "testdata", "page3.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	expired, err := os.ReadFile(filepath.Join("..", "watchstream", "testdata", "expired.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Query().Get("watch") == "1" {
+			_, _ = w.Write(expired)
+			return
+		}
+		_, _ = w.Write(list)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := apiclient.NewClient(&rest.Config{Host: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Session{
+		Client: c, Target: cmTarget(), Follow: true, Backoff: Backoff{Initial: time.Millisecond, Max: 2 * time.Millisecond},
+		Options: watchstream.Options{ResourceVersion: "213", RVSet: true},
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if err := s.Run(ctx); err != nil || s.End() != EndTimeout {
+		t.Fatalf("got %v, End %q", err, s.End())
+	}
+	st := s.Streak()
+	if st == nil || st.Failure != diagnose.FailureExpired || st.EverHealthy || st.Attempts < 2 || s.Stats().Relists < 2 {
+		t.Fatalf("want an Expired streak of the whole session over several relists, got %+v (stats %+v)", st, s.Stats())
+	}
+}
+
+// A watch that delivers events is healthy: a session whose every stream
+// worked is in no streak when it ends.
+func TestHealthySessionHasNoStreak(t *testing.T) {
+	s := &Session{Client: serveRecordedWatch(t, "seed.jsonl"), Target: cmTarget(), Options: watchstream.Options{ResourceVersion: "213", RVSet: true}}
+	if err := s.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if st := s.Streak(); st != nil {
+		t.Fatalf("want no streak, got %+v", st)
+	}
+}

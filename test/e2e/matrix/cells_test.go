@@ -1,0 +1,66 @@
+//go:build e2e
+
+// Package matrix starts every cell of the server matrix (kube-apiserver
+// v1.30, v1.33, v1.35, v1.37 over etcd v3.7.3, v1.37 over kine v0.17.5 on
+// SQLite; each with the watch cache on and off) and checks on each the
+// facts that differ between them (shared/reference/rv-semantics.md, "Other
+// versions and other storage"): the ground truth the plugin's texts and the
+// oracle are held to. Cells run in parallel.
+package matrix
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
+)
+
+// starting bounds how many cells start at once: a kube-apiserver's start
+// is CPU-bound, and ten at once on two cores miss their readiness deadline.
+var starting = make(chan struct{}, 3)
+
+// startCell starts cell for test t (bounded, see starting).
+func startCell(t *testing.T, cell framework.Cell) *framework.Cluster {
+	t.Helper()
+	starting <- struct{}{}
+	defer func() { <-starting }()
+	return framework.StartCell(t, cell.Name())
+}
+
+// forEachCell runs f on every cell of the matrix, each in its own running
+// cell, all at once. The subtests are started from goroutines rather than
+// marked t.Parallel: go test runs at most GOMAXPROCS parallel tests (2
+// here), and the cells spend most of their time waiting on servers.
+func forEachCell(t *testing.T, f func(t *testing.T, cell framework.Cell, c *framework.Cluster)) {
+	var wg sync.WaitGroup
+	for _, cell := range framework.MatrixCells() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t.Run(cell.Name(), func(t *testing.T) { f(t, cell, startCell(t, cell)) })
+		}()
+	}
+	wg.Wait()
+}
+
+// TestCellNames: every name StartCell takes reads back to itself, and a
+// wrong one is refused with the form it wants.
+func TestCellNames(t *testing.T) {
+	for _, v := range []string{"v1.30", "v1.33", "v1.35", "v1.37"} {
+		for _, st := range []string{"etcd", "kine"} {
+			for _, wc := range []string{"cache-on", "cache-off"} {
+				name := fmt.Sprintf("%s/%s/%s", v, st, wc)
+				cell, err := framework.ParseCell(name)
+				if err != nil || cell.Name() != name {
+					t.Fatalf("%s: %v, %+v", name, err, cell)
+				}
+			}
+		}
+	}
+	for _, bad := range []string{"v1.31/etcd/cache-on", "v1.37/mysql/cache-on", "v1.37/etcd/on", "v1.37/etcd"} {
+		if _, err := framework.ParseCell(bad); err == nil {
+			t.Fatalf("%s: accepted", bad)
+		}
+	}
+}
