@@ -108,6 +108,9 @@ func exitCode(err error) int {
 	if errors.As(err, &ee) {
 		return ee.code
 	}
+	if code, ok := partialExitCode(err); ok {
+		return code
+	}
 	if isCredentialPluginError(err) {
 		return ExitUsage
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
-	"github.com/watchrv/kubectl-watchrv/pkg/window"
+	"github.com/watchrv/kubectl-watchrv/pkg/probe"
 )
 
 // checkNow repeats, once, the request the error came from, so that --check
@@ -27,8 +27,8 @@ func checkNow(ctx context.Context, c *apiclient.Client, t apiclient.Target, d di
 		if rv > cur {
 			return nil
 		}
-		r := window.TryWatch(ctx, c, t, rv, window.TryOptions{})
-		tr := &diagnose.Tried{Request: fmt.Sprintf("a watch from RV %d", rv), Works: r.Outcome == window.OutcomeOK, Answer: r.Evidence}
+		r := probe.TryWatch(ctx, c, t, rv, probe.TryOptions{})
+		tr := &diagnose.Tried{Request: fmt.Sprintf("a watch from RV %d", rv), Works: r.Outcome == probe.OutcomeOK, Answer: r.Evidence}
 		if r.Message != "" {
 			tr.Answer += ": " + r.Message
 		}

@@ -155,7 +155,7 @@ func TestExplainErrorFile(t *testing.T) {
 
 // fakeAPIServer serves discovery for configmaps, a metadata list whose
 // resourceVersion is rv, and, to a watch, the 410 ERROR event recorded from
-// the real v1.37.2 server (pkg/window/testdata).
+// the real v1.37.2 server (pkg/probe/testdata).
 func fakeAPIServer(t *testing.T, rv string) *httptest.Server {
 	t.Helper()
 	mux := http.NewServeMux()
@@ -168,7 +168,7 @@ func fakeAPIServer(t *testing.T, rv string) *httptest.Server {
 	mux.HandleFunc("/api", reply(`{"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[{"clientCIDR":"0.0.0.0/0","serverAddress":"127.0.0.1"}]}`))
 	mux.HandleFunc("/apis", reply(`{"kind":"APIGroupList","apiVersion":"v1","groups":[]}`))
 	mux.HandleFunc("/api/v1", reply(`{"kind":"APIResourceList","groupVersion":"v1","resources":[{"name":"configmaps","singularName":"configmap","namespaced":true,"kind":"ConfigMap","verbs":["get","list","watch"],"shortNames":["cm"]}]}`))
-	expired, err := os.ReadFile(filepath.Join("..", "..", "pkg", "window", "testdata", "cache-expired-event.json"))
+	expired, err := os.ReadFile(filepath.Join("..", "..", "pkg", "probe", "testdata", "cache-expired-event.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/sweep"
 )
 
 // The one partial-failure rule: all answered nil, some failed 12, none
@@ -18,17 +19,17 @@ func TestPartialFailureRule(t *testing.T) {
 	budget := apiclient.ErrBudgetExhausted
 	cases := []struct {
 		total  int
-		failed []failedTarget
+		failed []sweep.Failure
 		code   int
 		words  string
 	}{
 		{3, nil, ExitOK, ""},
-		{3, []failedTarget{{"server b", forbidden}}, ExitPartial, "1 of 3 API servers failed (the first, server b: Forbidden"},
-		{2, []failedTarget{{"server a", forbidden}, {"server b", forbidden}}, ExitForbidden, "forbidden: none of the 2 API servers could be measured"},
-		{1, []failedTarget{{"server a", budget}}, ExitBudget, "none of the 1 API servers could be measured"},
+		{3, []sweep.Failure{{Name: "server b", Err: forbidden}}, ExitPartial, "1 of 3 API servers failed (the first, server b: Forbidden"},
+		{2, []sweep.Failure{{Name: "server a", Err: forbidden}, {Name: "server b", Err: forbidden}}, ExitForbidden, "forbidden: none of the 2 API servers could be measured"},
+		{1, []sweep.Failure{{Name: "server a", Err: budget}}, ExitBudget, "none of the 1 API servers could be measured"},
 	}
 	for _, c := range cases {
-		err := partialFailure("API servers", c.total, c.failed)
+		err := sweep.Partial("API servers", c.total, c.failed)
 		code := ExitOK
 		if err != nil {
 			code = exitCode(err)

@@ -3,16 +3,14 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
-	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
+	"github.com/watchrv/kubectl-watchrv/pkg/probe"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
 	"github.com/watchrv/kubectl-watchrv/pkg/servers"
-	"github.com/watchrv/kubectl-watchrv/pkg/window"
 )
 
 // ProbeOptions finds how far back a watch can start, per resource.
@@ -90,7 +88,7 @@ controller can survive without a relist.
 	f.DurationVar(&o.Duration, "duration", 0, "How long to keep probing with --interval")
 	f.IntVar(&o.MaxRequests, "max-requests", 64, "Most requests sent for one resource (per --all row, per --interval round)")
 	f.Float64Var(&o.QPS, "qps", 5, "Most requests per second that probe sends")
-	f.DurationVar(&o.ProbeWait, "probe-wait", window.DefaultTryWait, "How long an accepted watch that replays nothing is read before it counts as started")
+	f.DurationVar(&o.ProbeWait, "probe-wait", probe.DefaultTryWait, "How long an accepted watch that replays nothing is read before it counts as started")
 	o.outputFlags = newOutputFlags(render.FormatJSON, render.FormatYAML)
 	o.wideIsDefault = true
 	o.addOutputFlag(f)
@@ -129,7 +127,7 @@ func (o *ProbeOptions) Validate(cmd *cobra.Command, args []string) error {
 	case o.MaxRequests < 2:
 		return usageErrorf(cmd, "--max-requests %d is too small: a probe needs at least 2 requests (the current RV and one watch); default 64", o.MaxRequests)
 	case o.ProbeWait < 50*time.Millisecond || o.ProbeWait > 30*time.Second:
-		return usageErrorf(cmd, "--probe-wait %s must be between 50ms and 30s (default %s)", o.ProbeWait, window.DefaultTryWait)
+		return usageErrorf(cmd, "--probe-wait %s must be between 50ms and 30s (default %s)", o.ProbeWait, probe.DefaultTryWait)
 	case o.FutureAhead == 0:
 		return usageErrorf(cmd, "--future-ahead must be at least 1")
 	case o.FutureAhead > maxFutureAhead:
@@ -143,10 +141,10 @@ func (o *ProbeOptions) Validate(cmd *cobra.Command, args []string) error {
 const maxFutureAhead = 1 << 62
 
 // windowOptions are the per-resource options shared by every mode.
-func (o *ProbeOptions) windowOptions(b *apiclient.Budget) window.WindowOptions {
-	return window.WindowOptions{
-		Try:         window.TryOptions{Wait: o.ProbeWait, HeaderTimeout: o.headerTimeout()},
-		Search:      window.SearchOptions{Budget: b},
+func (o *ProbeOptions) windowOptions(b *apiclient.Budget) probe.Options {
+	return probe.Options{
+		Try:         probe.TryOptions{Wait: o.ProbeWait, HeaderTimeout: o.headerTimeout()},
+		Search:      probe.SearchOptions{Budget: b},
 		Verify:      o.Verify,
 		Future:      o.Future,
 		FutureAhead: o.FutureAhead,
@@ -183,11 +181,11 @@ func (o *ProbeOptions) Run(ctx context.Context) error {
 		return o.runInterval(ctx, p, client, budget, t)
 	}
 	m0 := o.readMetrics(ctx, client, budget)
-	w := window.Probe(ctx, client, t, o.windowOptions(budget))
+	w := probe.Run(ctx, client, t, o.windowOptions(budget))
 	if w.Err != nil && w.Search == nil {
 		return o.windowError(w)
 	}
-	report := render.NewProbeReport(w, reasonOf(w.Err))
+	report := render.NewProbeReport(w, probe.Reason(w.Err))
 	report.Metrics = metricsReport(m0, o.readMetrics(ctx, client, budget), w)
 	if err := p.Probe(report, o.Verbose); err != nil {
 		return err
@@ -196,43 +194,23 @@ func (o *ProbeOptions) Run(ctx context.Context) error {
 	if w.Err != nil {
 		return o.windowError(w)
 	}
-	if w.Verify != nil && !w.Verify.Holds {
-		return withCode(ExitFailure, fmt.Errorf("--verify failed: %s: run probe again", w.Verify.FailureReason))
-	}
-	return nil
+	return withCode(ExitFailure, w.VerifyFailure())
 }
 
-// windowError turns a window's error into one actionable line.
-func (o *ProbeOptions) windowError(w *window.Window) error {
-	err := w.Err
-	name := w.Target.Resource.Name()
+// windowError maps a probe's failure (probe.Result.Failure) to its exit
+// code.
+func (o *ProbeOptions) windowError(w *probe.Result) error {
+	err := w.Failure(o.MaxRequests)
+	var budget *probe.BudgetError
+	var interrupted *probe.InterruptedError
+	var forbidden *probe.ForbiddenError
 	switch {
-	case errors.Is(err, apiclient.ErrBudgetExhausted):
-		bracket := ""
-		if s := w.Search; s != nil {
-			bracket = fmt.Sprintf(": the oldest RV is in (%d, %d]", s.LastFailing, s.FirstSucceeding)
-		}
-		return withCode(ExitBudget, fmt.Errorf("the request budget (--max-requests %d) ran out before the bound of %s was found%s: raise --max-requests", o.MaxRequests, name, bracket))
-	case errors.Is(err, window.ErrOpaqueRV):
-		return withCode(ExitFailure, fmt.Errorf("%s: %w", name, err))
-	case errors.Is(err, context.Canceled):
-		return withCode(ExitFailure, fmt.Errorf("interrupted while probing %s", name))
+	case errors.As(err, &budget):
+		return withCode(ExitBudget, err)
+	case errors.Is(err, probe.ErrOpaqueRV), errors.As(err, &interrupted):
+		return withCode(ExitFailure, err)
+	case errors.As(err, &forbidden):
+		return withCode(ExitForbidden, err)
 	}
-	if diagnose.ClassifyFailure(err) == diagnose.FailureForbidden {
-		return withCode(ExitForbidden, fmt.Errorf("forbidden: %w: probe needs RBAC permission to list and watch %s", err, name))
-	}
-	return o.requestError(err, "list and watch", name)
-}
-
-// reasonOf is the one-word reason of a failed row.
-func reasonOf(err error) string {
-	switch {
-	case err == nil:
-		return ""
-	case errors.Is(err, apiclient.ErrBudgetExhausted):
-		return "BudgetExhausted"
-	case errors.Is(err, window.ErrOpaqueRV):
-		return "OpaqueRV"
-	}
-	return string(diagnose.ClassifyFailure(err))
+	return o.requestError(err, "list and watch", w.Target.Resource.Name())
 }

@@ -5,8 +5,8 @@ import (
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
+	"github.com/watchrv/kubectl-watchrv/pkg/probe"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
-	"github.com/watchrv/kubectl-watchrv/pkg/window"
 )
 
 // refineDepth improves the --interval depth once the series is over: one
@@ -14,7 +14,7 @@ import (
 // with --metrics the two reads of /metrics give the resource's event rate
 // (used when the watch cache is full and nothing better is known).
 func (o *ProbeOptions) refineDepth(ctx context.Context, client *apiclient.Client, budget *apiclient.Budget, t apiclient.Target, s *render.ProbeSeries, m0 *metrics.Reading) {
-	var last *window.Round
+	var last *probe.Round
 	for i := len(s.Rounds) - 1; i >= 0; i-- {
 		if s.Rounds[i].Found {
 			last = &s.Rounds[i]
@@ -22,7 +22,7 @@ func (o *ProbeOptions) refineDepth(ctx context.Context, client *apiclient.Client
 		}
 	}
 	if last != nil && budget.Take(ctx) == nil {
-		if dated, err := window.ListDatedRVs(ctx, client, t); err == nil {
+		if dated, err := probe.ListDatedRVs(ctx, client, t); err == nil {
 			s.Motion.DateDepth(*last, dated)
 		}
 	}

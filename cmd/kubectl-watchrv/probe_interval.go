@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/probe"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
-	"github.com/watchrv/kubectl-watchrv/pkg/window"
 )
 
 // runInterval probes one resource every --interval for --duration and
@@ -22,8 +22,8 @@ func (o *ProbeOptions) runInterval(ctx context.Context, p *render.Printer, clien
 	deadline := time.Now().Add(o.Duration)
 	for round := 0; ; round++ {
 		budget.Reset()
-		w := window.Probe(ctx, client, t, o.windowOptions(budget))
-		r := window.RoundOf(w)
+		w := probe.Run(ctx, client, t, o.windowOptions(budget))
+		r := probe.RoundOf(w)
 		series.Rounds = append(series.Rounds, r)
 		if err := p.ProbeRound(r); err != nil {
 			return err
@@ -44,7 +44,7 @@ func (o *ProbeOptions) runInterval(ctx context.Context, p *render.Printer, clien
 			break
 		}
 	}
-	series.Motion = window.MeasureMotion(series.Rounds)
+	series.Motion = probe.MeasureMotion(series.Rounds)
 	budget.Reset()
 	o.refineDepth(ctx, client, budget, t, series, m0)
 	if err := p.ProbeSeriesSummary(series); err != nil {

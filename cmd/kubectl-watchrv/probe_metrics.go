@@ -7,7 +7,7 @@ import (
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
-	"github.com/watchrv/kubectl-watchrv/pkg/window"
+	"github.com/watchrv/kubectl-watchrv/pkg/probe"
 )
 
 // addMetricsFlag registers probe --metrics.
@@ -26,6 +26,6 @@ func (o *ProbeOptions) readMetrics(ctx context.Context, client *apiclient.Client
 
 // metricsReport cross-checks a probed window with the two reads; nil
 // without --metrics.
-func metricsReport(start, end *metrics.Reading, w *window.Window) *metrics.Report {
-	return metrics.ForWindow(start, end, w)
+func metricsReport(start, end *metrics.Reading, w *probe.Result) *metrics.Report {
+	return probe.MetricsReport(start, end, w)
 }

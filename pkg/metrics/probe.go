@@ -7,7 +7,6 @@ import (
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
-	"github.com/watchrv/kubectl-watchrv/pkg/window"
 )
 
 // Reading is one read of /metrics, or the one-line note that says why
@@ -30,27 +29,4 @@ func ReadUnder(ctx context.Context, c *apiclient.Client, b *apiclient.Budget) *R
 		return &Reading{Note: `watch-cache metrics not shown: /metrics is forbidden to this user (it needs a ClusterRole with nonResourceURLs ["/metrics"], verbs ["get"])`}
 	}
 	return &Reading{Note: "watch-cache metrics not shown: GET /metrics failed: " + text.OneLine(err.Error())}
-}
-
-// ForWindow cross-checks a probed window with the reads before and after
-// it; nil when there were none (no --metrics).
-func ForWindow(start, end *Reading, w *window.Window) *Report {
-	if start == nil || end == nil {
-		return nil
-	}
-	gvr := w.Target.Resource.GVR
-	if end.Snapshot == nil || start.Snapshot == nil {
-		note := end.Note
-		if note == "" {
-			note = start.Note
-		}
-		return &Report{WatchCache: WatchCache{Group: gvr.Group, Resource: gvr.Resource}, Note: note, Requests: 2}
-	}
-	p := ProbeFacts{Current: w.Current}
-	if s := w.Search; s != nil {
-		p = ProbeFacts{Found: s.Found, Oldest: s.Oldest, Current: s.Current, Source: s.Source}
-	}
-	r := Explain(start.Snapshot, end.Snapshot, gvr.Group, gvr.Resource, p)
-	r.Requests = 2
-	return &r
 }

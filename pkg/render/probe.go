@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
-	"github.com/watchrv/kubectl-watchrv/pkg/window"
+	"github.com/watchrv/kubectl-watchrv/pkg/probe"
 )
 
 // ProbeReport is the stable schema of "probe -o json|yaml" for one resource
@@ -24,18 +24,18 @@ type ProbeReport struct {
 	Source string `json:"source"`
 	// Requests counts every request sent for this resource (the current-RV
 	// read, the probes, --verify and --future); Probes the search's watches.
-	Requests             int                  `json:"requests"`
-	Probes               int                  `json:"probes"`
-	Found                bool                 `json:"found"`
-	LowerBoundFromServer bool                 `json:"lowerBoundFromServer"`
-	Bracket              *ProbeBracket        `json:"bracket,omitempty"`
-	Millis               float64              `json:"ms"`
-	ProbeDetails         []window.Try         `json:"probeDetails"`
-	Verify               *window.Verification `json:"verify,omitempty"`
-	Future               *window.FutureCheck  `json:"future,omitempty"`
-	Reason               string               `json:"reason,omitempty"`
-	Error                string               `json:"error,omitempty"`
-	Metrics              *metrics.Report      `json:"metrics,omitempty"`
+	Requests             int                 `json:"requests"`
+	Probes               int                 `json:"probes"`
+	Found                bool                `json:"found"`
+	LowerBoundFromServer bool                `json:"lowerBoundFromServer"`
+	Bracket              *ProbeBracket       `json:"bracket,omitempty"`
+	Millis               float64             `json:"ms"`
+	ProbeDetails         []probe.Try         `json:"probeDetails"`
+	Verify               *probe.Verification `json:"verify,omitempty"`
+	Future               *probe.FutureCheck  `json:"future,omitempty"`
+	Reason               string              `json:"reason,omitempty"`
+	Error                string              `json:"error,omitempty"`
+	Metrics              *metrics.Report     `json:"metrics,omitempty"`
 }
 
 // ProbeBracket is what is known when the bound was not found: the oldest RV
@@ -47,16 +47,16 @@ type ProbeBracket struct {
 
 // NewProbeReport summarizes one probed window; reason is a short word for
 // a failed row (Forbidden, OpaqueRV, Budget, ...).
-func NewProbeReport(w *window.Window, reason string) ProbeReport {
+func NewProbeReport(w *probe.Result, reason string) ProbeReport {
 	t := w.Target
 	r := ProbeReport{
 		Resource:     t.Resource.Name(),
 		GroupVersion: t.Resource.GVR.GroupVersion().String(),
 		Namespace:    t.Namespace,
-		Source:       window.SourceUnknown,
+		Source:       probe.SourceUnknown,
 		Requests:     w.Requests,
 		Millis:       float64(w.Duration.Microseconds()) / 1000,
-		ProbeDetails: []window.Try{},
+		ProbeDetails: []probe.Try{},
 		Verify:       w.Verify,
 		Future:       w.Future,
 		Reason:       reason,
@@ -127,7 +127,7 @@ func (p *Printer) Probe(r ProbeReport, verbose bool) error {
 func (p *Printer) probeSteps(r ProbeReport) error {
 	fmt.Fprintln(p.Out)
 	t := NewTable("#", "WATCH FROM RV", "OUTCOME", "LATENCY", "EVIDENCE")
-	steps := append([]window.Try{}, r.ProbeDetails...)
+	steps := append([]probe.Try{}, r.ProbeDetails...)
 	if v := r.Verify; v != nil {
 		steps = append(steps, v.AtOldest)
 		if v.BelowOldest != nil {
@@ -150,9 +150,9 @@ func (p *Printer) probeSteps(r ProbeReport) error {
 
 func answeredBy(r ProbeReport) string {
 	switch r.Source {
-	case window.SourceWatchCache:
+	case probe.SourceWatchCache:
 		return "the watch cache of this API server (its 410 names the oldest RV: \"too old resource version: X (Y)\")"
-	case window.SourceEtcd:
+	case probe.SourceEtcd:
 		return "etcd, directly (the watch cache is off for this resource; the window starts at etcd's compaction point)"
 	}
 	return "nothing has expired: a watch from RV 1 starts, so the whole history is still watchable"
@@ -170,7 +170,7 @@ func boundText(r ProbeReport) string {
 	return fmt.Sprintf("a watch from RV %d starts; from RV %d it fails (shown by %s)", n, n-1, how)
 }
 
-func verifyText(s Style, v *window.Verification) string {
+func verifyText(s Style, v *probe.Verification) string {
 	if !v.Holds {
 		return s.Bad.Sprint("NO: ") + v.FailureReason
 	}
@@ -184,7 +184,7 @@ func verifyText(s Style, v *window.Verification) string {
 	return s.Good.Sprint(msg)
 }
 
-func futureText(f *window.FutureCheck) string {
+func futureText(f *probe.FutureCheck) string {
 	list := fmt.Sprintf("list -> %s after %s", f.ListOutcome, millis(f.ListMillis))
 	if f.ListCode != 0 {
 		list = fmt.Sprintf("list -> %d %s after %s (%s)", f.ListCode, f.ListOutcome, millis(f.ListMillis), f.ListMessage)
@@ -194,19 +194,19 @@ func futureText(f *window.FutureCheck) string {
 
 func sourcePaint(s Style, source string) func(a ...any) string {
 	switch source {
-	case window.SourceWatchCache:
+	case probe.SourceWatchCache:
 		return s.Good.Sprint
-	case window.SourceEtcd:
+	case probe.SourceEtcd:
 		return s.Warn.Sprint
 	}
 	return s.Dim.Sprint
 }
 
-func outcomePaint(s Style, o window.Outcome) func(a ...any) string {
+func outcomePaint(s Style, o probe.Outcome) func(a ...any) string {
 	switch o {
-	case window.OutcomeOK:
+	case probe.OutcomeOK:
 		return s.Good.Sprint
-	case window.OutcomeExpired:
+	case probe.OutcomeExpired:
 		return s.Warn.Sprint
 	}
 	return s.Bad.Sprint

@@ -3,7 +3,8 @@ package render
 import (
 	"sort"
 	"strconv"
-	"time"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/probe"
 )
 
 // ProbeAllReport is the stable schema of "probe --all -o json|yaml".
@@ -17,9 +18,16 @@ type ProbeAllReport struct {
 	Interrupted *Interruption `json:"interrupted,omitempty"`
 }
 
-// NewProbeAllReport sorts the rows: found windows narrowest first (the
-// resources whose watchers relist soonest), then the rest by name.
-func NewProbeAllReport(rows []ProbeReport, requests int, took time.Duration) ProbeAllReport {
+// NewProbeAllReport makes the rows of a probe of every resource and sorts
+// them: found windows narrowest first (the resources whose watchers relist
+// soonest), then the rest by name.
+func NewProbeAllReport(a *probe.AllResult) ProbeAllReport {
+	rows := make([]ProbeReport, 0, len(a.Rows))
+	for i, w := range a.Rows {
+		row := NewProbeReport(w, probe.Reason(w.Err))
+		row.Metrics = a.Metrics[i]
+		rows = append(rows, row)
+	}
 	sort.SliceStable(rows, func(i, j int) bool {
 		a, b := rows[i], rows[j]
 		okA, okB := a.Found && a.Error == "", b.Found && b.Error == ""
@@ -31,14 +39,10 @@ func NewProbeAllReport(rows []ProbeReport, requests int, took time.Duration) Pro
 		}
 		return a.Resource < b.Resource
 	})
-	r := ProbeAllReport{Resources: rows, Requests: requests, Millis: float64(took.Microseconds()) / 1000}
-	if r.Resources == nil {
-		r.Resources = []ProbeReport{}
-	}
-	for _, row := range rows {
-		if row.Error != "" {
-			r.Failed++
-		}
+	r := ProbeAllReport{Resources: rows, Requests: a.Requests, Millis: float64(a.Duration.Microseconds()) / 1000, Failed: a.Failed}
+	if a.Interrupted {
+		// What was measured, marked partial; the run exits 130.
+		r.Interrupted = &Interruption{Done: len(a.Rows), Of: a.Of}
 	}
 	return r
 }

@@ -6,22 +6,22 @@ import (
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
-	"github.com/watchrv/kubectl-watchrv/pkg/window"
+	"github.com/watchrv/kubectl-watchrv/pkg/probe"
 )
 
 // ProbeSeries is the stable schema of "probe --interval -o json|yaml".
 type ProbeSeries struct {
-	Resource      string         `json:"resource"`
-	GroupVersion  string         `json:"groupVersion"`
-	Namespace     string         `json:"namespace"`
-	Rounds        []window.Round `json:"rounds"`
-	window.Motion `json:",inline"`
-	Metrics       *metrics.Report `json:"metrics,omitempty"`
+	Resource     string        `json:"resource"`
+	GroupVersion string        `json:"groupVersion"`
+	Namespace    string        `json:"namespace"`
+	Rounds       []probe.Round `json:"rounds"`
+	probe.Motion `json:",inline"`
+	Metrics      *metrics.Report `json:"metrics,omitempty"`
 }
 
 // NewProbeSeries starts an empty series for t.
 func NewProbeSeries(t apiclient.Target) *ProbeSeries {
-	return &ProbeSeries{Resource: t.Resource.Name(), GroupVersion: t.Resource.GVR.GroupVersion().String(), Namespace: t.Namespace, Rounds: []window.Round{}}
+	return &ProbeSeries{Resource: t.Resource.Name(), GroupVersion: t.Resource.GVR.GroupVersion().String(), Namespace: t.Namespace, Rounds: []probe.Round{}}
 }
 
 var seriesHeaders = []string{"TIME", "CURRENT RV", "OLDEST RV", "WIDTH", "SOURCE", "REQUESTS", "PROBE TIME", "NOTE"}
@@ -37,7 +37,7 @@ func (p *Printer) ProbeSeriesHeader(s *ProbeSeries) error {
 
 // ProbeRound prints one round as it happens (human output only: JSON and
 // YAML get the whole series at the end).
-func (p *Printer) ProbeRound(r window.Round) error {
+func (p *Printer) ProbeRound(r probe.Round) error {
 	if p.Machine() {
 		return nil
 	}
@@ -52,7 +52,7 @@ func (p *Printer) ProbeRound(r window.Round) error {
 	return err
 }
 
-func (p *Printer) roundTable(r *window.Round) *Table {
+func (p *Printer) roundTable(r *probe.Round) *Table {
 	t := NewTable(padAll(seriesHeaders)...)
 	if r == nil {
 		return t
@@ -83,9 +83,9 @@ func (p *Printer) ProbeSeriesSummary(s *ProbeSeries) error {
 	if m.DepthKnown {
 		how := "extrapolated from the write rate: the oldest RV predates the series"
 		switch m.DepthMethod {
-		case window.DepthMethodObserved:
+		case probe.DepthMethodObserved:
 			how = "observed: the oldest RV was current during the series"
-		case window.DepthMethodObjectTimestamp, window.DepthMethodEventRate:
+		case probe.DepthMethodObjectTimestamp, probe.DepthMethodEventRate:
 			how = m.DepthMethod + ": " + m.DepthEvidence
 		}
 		depth = fmt.Sprintf("%s (%s)", depthValue(m), how)
@@ -135,15 +135,15 @@ func inNamespace(ns string) string {
 
 // depthValue says what kind of number the depth is: object timestamps bound
 // it, they do not measure it.
-func depthValue(m window.Motion) string {
+func depthValue(m probe.Motion) string {
 	switch m.DepthBound {
-	case window.DepthBoundBetween:
+	case probe.DepthBoundBetween:
 		return fmt.Sprintf("at least %.1fs and at most %.1fs", *m.DepthAtLeast, *m.DepthAtMost)
-	case window.DepthBoundAtLeast:
+	case probe.DepthBoundAtLeast:
 		return fmt.Sprintf("at least %.1fs (no dated object is older than the oldest RV, so no upper bound)", m.DepthSeconds)
-	case window.DepthBoundAtMost:
+	case probe.DepthBoundAtMost:
 		return fmt.Sprintf("at most %.1fs (no dated object is newer than the oldest RV, so no lower bound)", m.DepthSeconds)
-	case window.DepthBoundEstimate:
+	case probe.DepthBoundEstimate:
 		return fmt.Sprintf("about %.1fs", m.DepthSeconds)
 	}
 	return fmt.Sprintf("%.1fs", m.DepthSeconds)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
-	"github.com/watchrv/kubectl-watchrv/pkg/window"
+	"github.com/watchrv/kubectl-watchrv/pkg/probe"
 )
 
 // CrossCheck is explain-error --check --servers: the error's RV asked of
@@ -65,9 +65,9 @@ func CheckAcross(ctx context.Context, f *Fleet, t apiclient.Target, b *apiclient
 				a.fail(err)
 				return
 			}
-			r := window.TryWatch(ctx, m.Client, t, rv, window.TryOptions{})
+			r := probe.TryWatch(ctx, m.Client, t, rv, probe.TryOptions{})
 			switch r.Outcome {
-			case window.OutcomeOK, window.OutcomeExpired:
+			case probe.OutcomeOK, probe.OutcomeExpired:
 				a.Watch, a.OldestNamed = string(r.Outcome), r.OldestNamed
 			default:
 				a.Reason, a.Error = string(r.Outcome), text.OneLine(r.Evidence+" "+r.Message)
@@ -137,9 +137,9 @@ func expiredFindings(as []CrossAnswer, rv uint64) []string {
 	var in, out []string
 	for _, a := range as {
 		switch a.Watch {
-		case string(window.OutcomeOK):
+		case string(probe.OutcomeOK):
 			in = append(in, a.Endpoint)
-		case string(window.OutcomeExpired):
+		case string(probe.OutcomeExpired):
 			s := a.Endpoint
 			if a.OldestNamed > 0 {
 				s += fmt.Sprintf(" (its oldest is %d)", a.OldestNamed)

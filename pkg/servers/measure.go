@@ -11,7 +11,7 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
 	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
-	"github.com/watchrv/kubectl-watchrv/pkg/window"
+	"github.com/watchrv/kubectl-watchrv/pkg/probe"
 )
 
 // Server is what one API server answered for one collection.
@@ -54,7 +54,7 @@ type Server struct {
 	Err error `json:"-"`
 
 	// Window is the full probe of this server (for -v); nil for list.
-	Window *window.Window `json:"-"`
+	Window *probe.Result `json:"-"`
 	// Metrics is this server's own watch-cache metrics around its probe
 	// (probe --servers --metrics): each server has its own watch cache.
 	Metrics *metrics.Report `json:"metrics,omitempty"`
@@ -76,7 +76,7 @@ const (
 // MeasureOptions configure the measure of one server.
 type MeasureOptions struct {
 	Mode   Mode
-	Window window.WindowOptions // Search.Budget is replaced by the server's own
+	Window probe.Options // Search.Budget is replaced by the server's own
 	// Metrics reads the server's /metrics before and after its probe (two
 	// more requests from its budget).
 	Metrics bool
@@ -92,14 +92,14 @@ type MeasureOptions struct {
 // consistent list fails (cut off from etcd) still gets its cache RV read,
 // which its watch cache answers on its own. b is this server's budget.
 func Measure(ctx context.Context, c *apiclient.Client, t apiclient.Target, endpoint string, b *apiclient.Budget, o MeasureOptions) *Server {
-	s := &Server{Endpoint: endpoint, Source: window.SourceUnknown}
+	s := &Server{Endpoint: endpoint, Source: probe.SourceUnknown}
 	start := time.Now()
 	defer func() {
 		s.Requests = b.Used()
 		s.Millis = float64(time.Since(start).Microseconds()) / 1000
 	}()
 	if o.Mode == ModeRVs {
-		cur, _, _, err := window.CurrentRV(ctx, c, t, b, o.Window.Search.MaxRetryAfter)
+		cur, _, _, err := probe.CurrentRV(ctx, c, t, b, o.Window.Search.MaxRetryAfter)
 		if err != nil {
 			s.fail(err, t)
 		} else {
@@ -112,9 +112,9 @@ func Measure(ctx context.Context, c *apiclient.Client, t apiclient.Target, endpo
 		if o.Metrics {
 			m0 = metrics.ReadUnder(ctx, c, b)
 		}
-		w := window.Probe(ctx, c, t, wo)
+		w := probe.Run(ctx, c, t, wo)
 		if o.Metrics {
-			s.Metrics = metrics.ForWindow(m0, metrics.ReadUnder(ctx, c, b), w)
+			s.Metrics = probe.MetricsReport(m0, metrics.ReadUnder(ctx, c, b), w)
 		}
 		s.Window = w
 		if sr := w.Search; sr != nil {
@@ -130,7 +130,7 @@ func Measure(ctx context.Context, c *apiclient.Client, t apiclient.Target, endpo
 	if f := diagnose.ClassifyFailure(s.Err); s.Err != nil && (f == diagnose.FailureUnreachable || f == diagnose.FailureTLS || f == diagnose.FailureUnauthorized || errors.Is(s.Err, context.Canceled)) {
 		return s // nothing else will get through
 	}
-	if errors.Is(s.Err, window.ErrOpaqueRV) {
+	if errors.Is(s.Err, probe.ErrOpaqueRV) {
 		return s
 	}
 	s.readCache(ctx, c, t, b)
@@ -180,7 +180,7 @@ func (s *Server) fail(err error, t apiclient.Target) {
 	case errors.Is(err, apiclient.ErrBudgetExhausted):
 		s.Reason, s.Hint = "BudgetExhausted", "raise --max-requests (it applies to each server)"
 		return
-	case errors.Is(err, window.ErrOpaqueRV):
+	case errors.Is(err, probe.ErrOpaqueRV):
 		s.Reason, s.Hint = "OpaqueRV", "this resource has no etcd revision to compare"
 		return
 	case errors.Is(err, context.Canceled):

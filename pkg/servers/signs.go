@@ -6,7 +6,7 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
-	"github.com/watchrv/kubectl-watchrv/pkg/window"
+	"github.com/watchrv/kubectl-watchrv/pkg/probe"
 )
 
 // The signs below are what one ordinary run (through the balancer) can see
@@ -20,7 +20,7 @@ import (
 // only moves forward on one server), or a watch that stays silent below an
 // RV the current-RV read saw a change at (its server's cache has not seen
 // that change yet).
-func SignsInWindow(w *window.Window) []string {
+func SignsInWindow(w *probe.Result) []string {
 	if w == nil || w.Search == nil {
 		return nil
 	}
@@ -33,7 +33,7 @@ func SignsInWindow(w *window.Window) []string {
 			}
 			named = max(named, p.OldestNamed)
 		}
-		if p.Outcome == window.OutcomeTransient && p.MissedChangeRV > 0 {
+		if p.Outcome == probe.OutcomeTransient && p.MissedChangeRV > 0 {
 			signs = append(signs, fmt.Sprintf("a watch from RV %d stayed silent although the current-RV read saw a change after it (%s): the watch went to a server whose cache has not seen that change", p.ResourceVersion, p.Evidence))
 			break
 		}

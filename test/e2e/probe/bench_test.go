@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
-	"github.com/watchrv/kubectl-watchrv/pkg/window"
+	"github.com/watchrv/kubectl-watchrv/pkg/probe"
 	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
 )
 
@@ -40,7 +40,7 @@ func BenchmarkProbeWindow(b *testing.B) {
 			requests := 0
 			for b.Loop() {
 				budget := apiclient.NewBudget(64, 5)
-				w := window.Probe(ctx, client, tc.t, window.WindowOptions{Search: window.SearchOptions{Budget: budget}})
+				w := probe.Run(ctx, client, tc.t, probe.Options{Search: probe.SearchOptions{Budget: budget}})
 				if w.Err != nil || !w.Search.Found {
 					b.Fatalf("probe failed: %v", w.Err)
 				}

@@ -13,8 +13,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/watchrv/kubectl-watchrv/pkg/probe"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
-	"github.com/watchrv/kubectl-watchrv/pkg/window"
 	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
 )
 
@@ -56,7 +56,7 @@ func TestProbeIntervalDepthFromObjectTimestamps(t *testing.T) {
 		t.Fatal(err)
 	}
 	last := s.Rounds[len(s.Rounds)-1]
-	if !last.Found || last.Oldest != uint64(rvB) || last.Source != window.SourceEtcd {
+	if !last.Found || last.Oldest != uint64(rvB) || last.Source != probe.SourceEtcd {
 		t.Fatalf("last round %+v: want the oldest RV %d from etcd", last, rvB)
 	}
 	// b was written between bBefore and bAfter; its managedFields time is
@@ -64,8 +64,8 @@ func TestProbeIntervalDepthFromObjectTimestamps(t *testing.T) {
 	// hold the real depth, one second apart.
 	realMin, realMax := last.At.Sub(bAfter).Seconds(), last.At.Sub(bBefore).Seconds()
 	t.Logf("depth %s %.2fs by %s (%s); real %.2f..%.2fs", s.DepthBound, s.DepthSeconds, s.DepthMethod, s.DepthEvidence, realMin, realMax)
-	if s.DepthMethod != window.DepthMethodObjectTimestamp || !s.DepthKnown || s.DepthBound != window.DepthBoundBetween {
-		t.Fatalf("depth method %q bound %q, want %q between; %s", s.DepthMethod, s.DepthBound, window.DepthMethodObjectTimestamp, r.Stderr)
+	if s.DepthMethod != probe.DepthMethodObjectTimestamp || !s.DepthKnown || s.DepthBound != probe.DepthBoundBetween {
+		t.Fatalf("depth method %q bound %q, want %q between; %s", s.DepthMethod, s.DepthBound, probe.DepthMethodObjectTimestamp, r.Stderr)
 	}
 	if *s.DepthAtLeast > realMin+0.001 || *s.DepthAtMost < realMax-0.001 || *s.DepthAtMost-*s.DepthAtLeast > 1.001 {
 		t.Errorf("bounds %.3f..%.3fs do not hold the real %.3f..%.3fs within 1s", *s.DepthAtLeast, *s.DepthAtMost, realMin, realMax)
@@ -114,7 +114,7 @@ func TestProbeIntervalDepthIsABoundWhenNoObjectIsAtTheOldestRV(t *testing.T) {
 	}
 	realMin, realMax := last.At.Sub(after).Seconds(), last.At.Sub(before).Seconds()
 	t.Logf("depth %s: %s; real %.2f..%.2fs", s.DepthBound, s.DepthEvidence, realMin, realMax)
-	if s.DepthBound != window.DepthBoundBetween || s.DepthAtLeast == nil || s.DepthAtMost == nil {
+	if s.DepthBound != probe.DepthBoundBetween || s.DepthAtLeast == nil || s.DepthAtMost == nil {
 		t.Fatalf("want bounds from the configmaps on either side of the oldest RV, got %+v\n%s\n%s", s.Motion, r.Stdout, r.Stderr)
 	}
 	if *s.DepthAtLeast > realMin || *s.DepthAtMost < realMax {

@@ -15,13 +15,13 @@ import (
 	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
 )
 
-// The unit tests of pkg/window classify real server answers recorded here:
+// The unit tests of pkg/probe classify real server answers recorded here:
 // run the e2e tests with WATCHRV_RECORD_TESTDATA=1 to (re)write them.
 // Without it, each answer is still compared with the recorded one, so a
 // server that changed its wording fails here, not silently in the units.
 func recordAnswer(t *testing.T, name, text string) {
 	t.Helper()
-	path := filepath.Join(framework.RepoRoot(), "pkg", "window", "testdata", name)
+	path := filepath.Join(framework.RepoRoot(), "pkg", "probe", "testdata", name)
 	if os.Getenv("WATCHRV_RECORD_TESTDATA") != "" {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)

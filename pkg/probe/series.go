@@ -1,4 +1,4 @@
-package window
+package probe
 
 import (
 	"fmt"
@@ -21,7 +21,7 @@ type Round struct {
 }
 
 // RoundOf reduces a probed window to a round.
-func RoundOf(w *Window) Round {
+func RoundOf(w *Result) Round {
 	r := Round{At: w.Started, Requests: w.Requests, Millis: float64(w.Duration.Microseconds()) / 1000, Source: SourceUnknown}
 	if s := w.Search; s != nil {
 		r.Current, r.Found, r.Source = s.Current, s.Found, s.Source

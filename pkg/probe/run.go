@@ -1,4 +1,4 @@
-package window
+package probe
 
 import (
 	"context"
@@ -8,8 +8,8 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 )
 
-// WindowOptions configure the probe of one resource.
-type WindowOptions struct {
+// Options configure the probe of one resource.
+type Options struct {
 	Try    TryOptions
 	Search SearchOptions
 	// Verify adds two watches: from the oldest RV (must start) and from the
@@ -31,8 +31,8 @@ type Verification struct {
 	FailureReason string `json:"failureReason,omitempty"`
 }
 
-// Window is everything found about one resource's watch window.
-type Window struct {
+// Result is everything found about one resource's watch window.
+type Result struct {
 	Target     apiclient.Target
 	Current    uint64
 	CurrentRaw string // the RV as the server sent it (set even when opaque)
@@ -48,11 +48,11 @@ type Window struct {
 	Err error
 }
 
-// Probe reads the current RV, searches the oldest watchable RV, and
+// Run reads the current RV, searches the oldest watchable RV, and
 // optionally verifies it and shows what a future RV does. Every request
 // goes through o.Search.Budget; every watch is closed before the next.
-func Probe(ctx context.Context, c *apiclient.Client, t apiclient.Target, o WindowOptions) *Window {
-	w := &Window{Target: t, Started: time.Now()}
+func Run(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options) *Result {
+	w := &Result{Target: t, Started: time.Now()}
 	b := o.Search.Budget
 	used := b.Used()
 	defer func() {

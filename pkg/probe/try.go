@@ -1,9 +1,9 @@
-// Package window finds how far back a watch can start: the oldest RV a
+// Package probe finds how far back a watch can start: the oldest RV a
 // watch from an exact RV still starts from, who answers 410 below it (the
 // watch cache or etcd), and how the window moves over time. Every request
-// goes through a budget (--max-requests, --qps), and each is one watch or
+// goes through a budget (a count of requests and a rate), and each is one watch or
 // list that is closed before the next.
-package window
+package probe
 
 import (
 	"context"

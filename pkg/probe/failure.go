@@ -1,0 +1,98 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
+	"github.com/watchrv/kubectl-watchrv/pkg/sweep"
+)
+
+// BudgetError: the request budget ran out before the bound was found.
+type BudgetError struct {
+	Resource    string
+	MaxRequests int
+	// Bracket is set when the search had begun: the oldest RV is in
+	// (LastFailing, FirstSucceeding].
+	Bracket                      bool
+	LastFailing, FirstSucceeding uint64
+}
+
+func (e *BudgetError) Error() string {
+	bracket := ""
+	if e.Bracket {
+		bracket = fmt.Sprintf(": the oldest RV is in (%d, %d]", e.LastFailing, e.FirstSucceeding)
+	}
+	return fmt.Sprintf("the request budget (--max-requests %d) ran out before the bound of %s was found%s: raise --max-requests", e.MaxRequests, e.Resource, bracket)
+}
+
+func (e *BudgetError) Unwrap() error { return apiclient.ErrBudgetExhausted }
+
+// InterruptedError: the probe was cut by the context's end.
+type InterruptedError struct{ Resource string }
+
+func (e *InterruptedError) Error() string { return "interrupted while probing " + e.Resource }
+
+// ForbiddenError: RBAC refused the list or the watch.
+type ForbiddenError struct {
+	Resource string
+	Err      error
+}
+
+func (e *ForbiddenError) Error() string {
+	return fmt.Sprintf("forbidden: %v: probe needs RBAC permission to list and watch %s", e.Err, e.Resource)
+}
+
+func (e *ForbiddenError) Unwrap() error { return e.Err }
+
+// Failure turns the result's error into one actionable error: a
+// *BudgetError, an ErrOpaqueRV naming the resource, an *InterruptedError,
+// a *ForbiddenError, or the request's own error (nil when nothing failed).
+// maxRequests is the budget per probe, named in the budget's error.
+func (w *Result) Failure(maxRequests int) error {
+	err := w.Err
+	if err == nil {
+		return nil
+	}
+	name := w.Target.Resource.Name()
+	switch {
+	case errors.Is(err, apiclient.ErrBudgetExhausted):
+		e := &BudgetError{Resource: name, MaxRequests: maxRequests}
+		if s := w.Search; s != nil {
+			e.Bracket, e.LastFailing, e.FirstSucceeding = true, s.LastFailing, s.FirstSucceeding
+		}
+		return e
+	case errors.Is(err, ErrOpaqueRV):
+		return fmt.Errorf("%s: %w", name, err)
+	case errors.Is(err, context.Canceled):
+		return &InterruptedError{Resource: name}
+	case diagnose.ClassifyFailure(err) == diagnose.FailureForbidden:
+		return &ForbiddenError{Resource: name, Err: err}
+	}
+	return err
+}
+
+// Reason is the one-word reason of a failed probe.
+func Reason(err error) string {
+	if errors.Is(err, ErrOpaqueRV) {
+		return "OpaqueRV"
+	}
+	return sweep.Reason(err)
+}
+
+// VerifyError: --verify ran and the bound did not hold.
+type VerifyError struct{ Reason string }
+
+func (e *VerifyError) Error() string {
+	return fmt.Sprintf("--verify failed: %s: run probe again", e.Reason)
+}
+
+// VerifyFailure is a *VerifyError when the verification ran and failed.
+func (w *Result) VerifyFailure() error {
+	if w.Verify != nil && !w.Verify.Holds {
+		return &VerifyError{Reason: w.Verify.FailureReason}
+	}
+	return nil
+}

@@ -1,0 +1,191 @@
+// Package sweep runs one check over every resource of an --all run, one
+// resource at a time: one progress line, one rule for an interruption (the
+// resource being checked when the signal came is not a row, its requests
+// still count) and one rule for partial failure. probe, streaming and the
+// per-server view all go through it.
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/internal/text"
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
+)
+
+// Progress is where the sweep says which resource it is on (a
+// render.Printer: render stays the only writer of output).
+type Progress interface {
+	Progress(format string, args ...any)
+	ProgressDone()
+}
+
+// Failure is one target that could not be measured: a resource, or a
+// resource on one API server. Reason is its one-word reason (empty:
+// Reason(Err)).
+type Failure struct {
+	Name   string
+	Reason string
+	Err    error
+}
+
+// Step is what checking one resource gave.
+type Step[T any] struct {
+	Row      T
+	Requests int
+	// Targets is how many targets the step measured (1 for a resource,
+	// one per API server in the per-server view; 0 means 1).
+	Targets  int
+	Failures []Failure
+}
+
+// Options configure a sweep.
+type Options struct {
+	// Verb names the check in the progress line ("probing", "checking").
+	Verb     string
+	Progress Progress // nil: no progress line
+	// What is the targets' plural noun in the partial-failure error
+	// ("resources", "resource probes on the servers").
+	What string
+}
+
+// Run is the outcome of a sweep.
+type Run[T any] struct {
+	Rows []T
+	// Of is how many resources were planned; len(Rows) were checked.
+	Of int
+	// Requests counts every request sent, those of a check cut by an
+	// interruption included; Cut is that check's share.
+	Requests, Cut int
+	// Interrupted: the context ended (Ctrl-C, SIGTERM) before every
+	// resource was checked.
+	Interrupted bool
+	Duration    time.Duration
+	Targets     int
+	Failures    []Failure
+	what        string
+}
+
+// Each checks every resource in turn with check.
+func Each[T any](ctx context.Context, resources []apiclient.Resource, o Options, check func(context.Context, apiclient.Resource) Step[T]) *Run[T] {
+	r := &Run[T]{Of: len(resources), what: o.What, Rows: []T{}}
+	start := time.Now()
+	for i, res := range resources {
+		if ctx.Err() != nil {
+			break
+		}
+		if o.Progress != nil {
+			o.Progress.Progress("%s %d of %d: %s (%d requests so far)", o.Verb, i+1, len(resources), res.Name(), r.Requests)
+		}
+		s := check(ctx, res)
+		r.Requests += s.Requests
+		if ctx.Err() != nil {
+			r.Cut = s.Requests // this check was cut: not a row
+			break
+		}
+		r.Rows = append(r.Rows, s.Row)
+		r.Targets += max(s.Targets, 1)
+		r.Failures = append(r.Failures, s.Failures...)
+	}
+	r.Interrupted = ctx.Err() != nil
+	r.Duration = time.Since(start)
+	if o.Progress != nil {
+		o.Progress.ProgressDone()
+	}
+	return r
+}
+
+// Err is the one partial-failure rule of a run over several targets
+// (docs/exit-codes.md, "Runs over several targets"):
+//
+//   - every target answered: nil (the verdict's own exit code applies);
+//   - none answered: a *NoneError, whose exit code is the first target's
+//     failure's (4 unreachable, 5 TLS, 6, 7, 8, 11 budget, ...);
+//   - some answered: a *PartialError (exit 12), naming how many failed and
+//     the first; the verdict is computed over the targets that answered.
+//
+// An interrupted run gives the context's error. A verdict that fails on
+// its own (an informer that hangs) keeps its code: callers apply this rule
+// only when the verdict passed.
+func (r *Run[T]) Err(ctx context.Context) error {
+	if r.Interrupted {
+		return ctx.Err()
+	}
+	return Partial(r.what, r.Targets, r.Failures)
+}
+
+// Partial applies the partial-failure rule to total targets of which
+// failed could not be measured.
+func Partial(what string, total int, failed []Failure) error {
+	if len(failed) == 0 || total == 0 {
+		return nil
+	}
+	if len(failed) < total {
+		return &PartialError{What: what, Total: total, Failed: failed}
+	}
+	return &NoneError{What: what, Total: total, Failed: failed}
+}
+
+// PartialError: some targets answered, some failed (exit 12).
+type PartialError struct {
+	What   string
+	Total  int
+	Failed []Failure
+}
+
+func (e *PartialError) Error() string {
+	first := e.Failed[0]
+	reason := first.Reason
+	if reason == "" {
+		reason = Reason(first.Err)
+	}
+	return fmt.Sprintf("%d of %d %s failed (the first, %s: %s: %s): the verdict covers only what was answered: see the NOTE column",
+		len(e.Failed), e.Total, e.What, first.Name, reason, text.OneLine(first.Err.Error()))
+}
+
+// NoneError: no target could be measured. It unwraps to the first
+// failure, whose exit code it has.
+type NoneError struct {
+	What   string
+	Total  int
+	Failed []Failure
+}
+
+func (e *NoneError) Error() string {
+	first := e.Failed[0]
+	prefix, hint := "", ": see the NOTE column"
+	if e.AllForbidden() {
+		prefix, hint = "forbidden: ", ": it needs RBAC permission to list and watch them"
+	}
+	return fmt.Sprintf("%snone of the %d %s could be measured (the first, %s: %s)%s",
+		prefix, e.Total, e.What, first.Name, text.OneLine(first.Err.Error()), hint)
+}
+
+func (e *NoneError) Unwrap() error { return e.Failed[0].Err }
+
+// AllForbidden: every target failed with 403 (the one test of "every
+// resource forbidden").
+func (e *NoneError) AllForbidden() bool {
+	for _, t := range e.Failed {
+		if diagnose.ClassifyFailure(t.Err) != diagnose.FailureForbidden {
+			return false
+		}
+	}
+	return true
+}
+
+// Reason is the one-word reason of a failed target: BudgetExhausted, or the
+// failure's class. Packages with reasons of their own (probe's OpaqueRV)
+// check those first.
+func Reason(err error) string {
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, apiclient.ErrBudgetExhausted):
+		return "BudgetExhausted"
+	}
+	return string(diagnose.ClassifyFailure(err))
+}
