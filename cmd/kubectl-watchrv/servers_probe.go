@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"time"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
@@ -48,46 +47,18 @@ func (o *ProbeOptions) runServers(ctx context.Context, p *render.Printer) error 
 	return serversFailure(v.Servers)
 }
 
-// runServersAll is probe --all --servers: every resource, every server; one
-// row per server and resource.
+// runServersAll is probe --all --servers: every resource, every server
+// (servers.ObserveAll); one row per server and resource.
 func (o *ProbeOptions) runServersAll(ctx context.Context, p *render.Printer, fleet *servers.Fleet, oo servers.ObserveOptions) error {
-	found := fleet.Found
 	resources, err := o.listableResources(p)
 	if err != nil {
 		return err
 	}
-	start := time.Now()
-	all := render.ServersAllReport{Discovery: found, Requests: found.Requests}
-	var failed []failedTarget
-	for _, res := range resources {
-		if ctx.Err() != nil {
-			break
-		}
-		t := o.allTarget(res)
-		v := servers.Observe(ctx, fleet, t, oo)
-		if ctx.Err() != nil {
-			all.Requests += v.Requests // this resource was cut: not a row
-			break
-		}
-		r := render.NewServersReport("probe", servers.Found{}, v)
-		all.Resources = append(all.Resources, r)
-		all.Requests += r.Requests
-		for _, s := range v.Servers {
-			if s.Err != nil {
-				failed = append(failed, failedTarget{Name: res.Name() + " on server " + s.Endpoint, Err: s.Err})
-			}
-		}
-	}
-	all.Millis = float64(time.Since(start).Microseconds()) / 1000
-	if ctx.Err() != nil {
-		all.Interrupted = &render.Interruption{Done: len(all.Resources), Of: len(resources)}
-	}
-	if err := p.ServersAll(all); err != nil {
+	run := servers.ObserveAll(ctx, resources, p, o.allTarget, func(ctx context.Context, t apiclient.Target) *servers.View {
+		return servers.Observe(ctx, fleet, t, oo)
+	})
+	if err := p.ServersAll(render.NewServersAllReport(fleet.Found, run)); err != nil {
 		return err
 	}
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	// One target is one resource on one server.
-	return partialFailure("resource probes on the servers", len(all.Resources)*len(found.Endpoints), failed)
+	return run.Err(ctx)
 }

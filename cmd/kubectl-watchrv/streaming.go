@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
@@ -132,51 +131,16 @@ func (o *StreamingOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var rows []streaming.Result
-	cutRequests := 0
-	for i, res := range resources {
-		if ctx.Err() != nil {
-			break
-		}
-		p.Progress("[%d/%d] checking %s", i+1, len(resources), res.Name())
-		t := o.allTarget(res)
-		r := streaming.Check(ctx, client, t, opts)
-		if ctx.Err() != nil {
-			cutRequests = r.Requests // this check was cut: not a row
-			break
-		}
-		rows = append(rows, r)
-	}
-	p.ProgressDone()
-	report := render.NewStreamingReport(rows, o.Deadline, time.Since(start))
-	report.Requests += cutRequests
-	if ctx.Err() != nil {
-		// Print what was checked, marked partial; the run exits 130.
-		report.Interrupted = &render.Interruption{Done: len(rows), Of: len(resources)}
-	}
-	if err := p.Streaming(report); err != nil {
+	run := streaming.All(ctx, client, resources, streaming.AllOptions{Options: opts, Progress: p, Target: o.allTarget})
+	if err := p.Streaming(render.NewStreamingAllReport(run, o.Deadline)); err != nil {
 		return err
 	}
-	if ctx.Err() != nil {
-		return ctx.Err()
+	err = streaming.AllErr(ctx, run)
+	var hangs *streaming.HangsError
+	if errors.As(err, &hangs) {
+		return withCode(ExitFailure, err)
 	}
-	v := report.Verdict
-	if len(v.Hangs) > 0 {
-		return withCode(ExitFailure, fmt.Errorf("informers built with client-go >= 1.35 will hang on %d resource(s): %s: see docs/streaming.md", len(v.Hangs), strings.Join(v.Hangs, ", ")))
-	}
-	// The one partial-failure rule: a resource failed when its check could
-	// not be made (the requests failed, or the check could not finish).
-	var failed []failedTarget
-	for _, r := range rows {
-		if r.RequestFailure() != diagnose.FailureNone || r.Status == streaming.StatusError {
-			err := r.Err
-			if err == nil {
-				err = errors.New(r.Error)
-			}
-			failed = append(failed, failedTarget{Name: r.Resource, Err: err})
-		}
-	}
-	return partialFailure("resources", len(rows), failed)
+	return err
 }
 
 // resultError is the exit of a one-resource check: 0 when the informer

@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 )
 
@@ -69,6 +71,17 @@ func (b *Backoff) Delay() time.Duration {
 	d := b.next
 	b.next = min(2*b.next, b.Max)
 	return d + time.Duration(rand.Int64N(int64(d)/2+1))
+}
+
+// DelayAfter is the delay after the failure err: Delay, but never shorter
+// than the server's Retry-After (retryAfterSeconds of a 429, or of a 504
+// TooLarge), which is honoured up to Max: one policy, one cap.
+func (b *Backoff) DelayAfter(err error) time.Duration {
+	d := b.Delay()
+	if secs, ok := apierrors.SuggestsClientDelay(err); ok && secs > 0 {
+		d = max(d, min(time.Duration(secs)*time.Second, b.Max))
+	}
+	return d
 }
 
 // Reset starts the backoff over after a success.

@@ -2,7 +2,6 @@ package follow
 
 import (
 	"context"
-	"time"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
@@ -24,7 +23,7 @@ const relistPageSize = 500
 // sent once: a 504 TooLarge falls back to "" at once instead of after
 // client-go's ten hidden retries (~40 s).
 func (s *Session) list(ctx context.Context, tries []string) (Notice, error) {
-	n := Notice{Kind: NoticeListed, Time: time.Now()}
+	n := Notice{Kind: NoticeListed, Time: s.clock().Now()}
 	var lastErr error
 	for _, rv := range tries {
 		n.Tried = append(n.Tried, rv)

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/utils/clock"
+
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/watchstream"
@@ -49,6 +51,9 @@ type Session struct {
 	StallTimeout time.Duration
 	// Trace (may be nil) sees every request the session sends, for -v.
 	Trace func(format string, args ...any)
+	// Clock (nil = the real clock) times backoffs, the stall watchdog and
+	// how long a stream stayed open, as a Reflector's clock.Clock does.
+	Clock clock.WithDelayedExecution
 
 	tracker *Tracker
 	// lastRV is the highest RV seen (of an event, a bookmark or a List):
@@ -180,11 +185,11 @@ func (s *Session) run(ctx context.Context) error {
 			pending = nil
 			opts = s.resumeOptions(opts)
 		}
-		asked := time.Now()
+		asked := s.clock().Now()
 		stream, err := s.openWatch(ctx, opts)
 		if err != nil {
 			if outOfTime(ctx, err) {
-				if waited := time.Since(asked); errors.Is(ctx.Err(), context.DeadlineExceeded) && errors.Is(err, context.DeadlineExceeded) && waited > time.Second {
+				if waited := s.clock().Since(asked); errors.Is(ctx.Err(), context.DeadlineExceeded) && errors.Is(err, context.DeadlineExceeded) && waited > time.Second {
 					// The watch's time ran out while the request waited for an
 					// answer: that is no answer, not a quiet watch. (A request
 					// just sent, or still in client-go's rate limiter, when
@@ -200,7 +205,7 @@ func (s *Session) run(ctx context.Context) error {
 			continue
 		}
 		s.stats.Streams++
-		opened := time.Now()
+		opened := s.clock().Now()
 		if deliversState(opts) {
 			// A watch that sends the state makes it known; an exact watch
 			// sends changes only.
@@ -222,7 +227,7 @@ func (s *Session) run(ctx context.Context) error {
 			}
 			if end.failure != "" {
 				s.end = EndError
-			} else if opts.TimeoutSeconds > 0 && time.Since(opened) >= time.Duration(opts.TimeoutSeconds)*time.Second-time.Second {
+			} else if opts.TimeoutSeconds > 0 && s.clock().Since(opened) >= time.Duration(opts.TimeoutSeconds)*time.Second-time.Second {
 				s.end = EndTimeout
 			}
 			return nil
@@ -328,12 +333,12 @@ func (s *Session) afterStream(ctx context.Context, end streamEnd, opened time.Ti
 		return &relistCause{reason: s.stateCutReason(end), err: end.err, noResumePoint: true, stateSent: s.stateSent}, nil
 	}
 	n := Notice{Kind: NoticeReconnect, Reason: end.reason, Err: end.err, Failure: end.failure, FromResourceVersion: s.resumeRV}
-	if end.err == nil && (end.events > 0 || time.Since(opened) > time.Second) {
+	if end.err == nil && (end.events > 0 || s.clock().Since(opened) > time.Second) {
 		// A stream the server ended normally (timeoutSeconds): a Reflector
 		// watches again at once.
 		s.Backoff.Reset()
 		s.stats.Reconnects++
-		n.Time = time.Now()
+		n.Time = s.clock().Now()
 		s.notify(n)
 		return nil, nil
 	}
@@ -354,11 +359,11 @@ func (s *Session) resumeOptions(o watchstream.Options) watchstream.Options {
 
 // sleep notifies a reconnect and waits its backoff; false when ctx ended.
 func (s *Session) sleep(ctx context.Context, n Notice) bool {
-	n.Delay = s.Backoff.Delay()
-	n.Time = time.Now()
+	n.Delay = s.Backoff.DelayAfter(n.Err)
+	n.Time = s.clock().Now()
 	s.stats.Reconnects++
 	s.notify(n)
-	return apiclient.SleepContext(ctx, n.Delay) == nil
+	return s.wait(ctx, n.Delay) == nil
 }
 
 func (s *Session) trace(format string, args ...any) {

@@ -38,7 +38,7 @@ func (s *Session) failed(err error) {
 		return
 	}
 	if s.streak == nil {
-		s.streak = &Streak{Since: time.Now(), EverHealthy: s.everHealthy}
+		s.streak = &Streak{Since: s.clock().Now(), EverHealthy: s.everHealthy}
 	}
 	s.streak.Err, s.streak.Failure = err, diagnose.ClassifyFailure(err)
 	s.streak.Attempts++
@@ -71,7 +71,7 @@ func (s *Session) judge(end streamEnd, opened time.Time, watchEnded bool) {
 		}
 	case end.broken || end.failure != "":
 		s.failed(end.err)
-	case end.err == nil && time.Since(opened) > time.Second:
+	case end.err == nil && s.clock().Since(opened) > time.Second:
 		s.healthy()
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"sync/atomic"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
@@ -36,7 +35,7 @@ func (s *Session) openWatch(ctx context.Context, opts watchstream.Options) (*wat
 	}
 	octx, cancel := context.WithCancel(ctx)
 	var stalled atomic.Bool
-	timer := time.AfterFunc(s.StallTimeout, func() { stalled.Store(true); cancel() })
+	timer := s.clock().AfterFunc(s.StallTimeout, func() { stalled.Store(true); cancel() })
 	stream, err := watchstream.Open(octx, s.Client, s.Target, opts)
 	timer.Stop()
 	if err != nil {
@@ -55,7 +54,7 @@ func (s *Session) readStream(stream *watchstream.Stream) streamEnd {
 		return s.drain(stream, nil)
 	}
 	var stalled atomic.Bool
-	timer := time.AfterFunc(s.StallTimeout, func() {
+	timer := s.clock().AfterFunc(s.StallTimeout, func() {
 		stalled.Store(true)
 		stream.Close()
 	})

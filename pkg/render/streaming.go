@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/streaming"
+	"github.com/watchrv/kubectl-watchrv/pkg/sweep"
 )
 
 // StreamingReport is the stable schema of "streaming -o json|yaml" (one
@@ -40,6 +41,17 @@ func NewStreamingReport(rows []streaming.Result, deadline, took time.Duration) S
 	r := StreamingReport{Resources: rows, Verdict: streaming.Summarize(rows), DeadlineSeconds: deadline.Seconds(), Millis: float64(took.Microseconds()) / 1000}
 	for _, row := range rows {
 		r.Requests += row.Requests
+	}
+	return r
+}
+
+// NewStreamingAllReport is the report of a check of every resource; an
+// interrupted run is marked partial (it exits 130).
+func NewStreamingAllReport(run *sweep.Run[streaming.Result], deadline time.Duration) StreamingReport {
+	r := NewStreamingReport(run.Rows, deadline, run.Duration)
+	r.Requests += run.Cut
+	if run.Interrupted {
+		r.Interrupted = &Interruption{Done: len(run.Rows), Of: run.Of}
 	}
 	return r
 }

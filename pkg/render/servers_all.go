@@ -1,0 +1,19 @@
+package render
+
+import (
+	"github.com/watchrv/kubectl-watchrv/pkg/servers"
+	"github.com/watchrv/kubectl-watchrv/pkg/sweep"
+)
+
+// NewServersAllReport is the report of probe --all --servers; an
+// interrupted run is marked partial (it exits 130).
+func NewServersAllReport(found servers.Found, run *sweep.Run[*servers.View]) ServersAllReport {
+	all := ServersAllReport{Discovery: found, Requests: found.Requests + run.Requests, Millis: float64(run.Duration.Microseconds()) / 1000}
+	for _, v := range run.Rows {
+		all.Resources = append(all.Resources, NewServersReport("probe", servers.Found{}, v))
+	}
+	if run.Interrupted {
+		all.Interrupted = &Interruption{Done: len(run.Rows), Of: run.Of}
+	}
+	return all
+}

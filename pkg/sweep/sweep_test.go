@@ -1,0 +1,75 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+)
+
+type recorder struct{ lines, done int }
+
+func (r *recorder) Progress(string, ...any) { r.lines++ }
+func (r *recorder) ProgressDone()           { r.done++ }
+
+func resources(names ...string) []apiclient.Resource {
+	var out []apiclient.Resource
+	for _, n := range names {
+		out = append(out, apiclient.Resource{GVR: schema.GroupVersionResource{Version: "v1", Resource: n}})
+	}
+	return out
+}
+
+// A check cut by the end of the context is not a row, its requests still
+// count, and the progress line is ended.
+func TestEachInterruptedCheckIsNotARow(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	p := &recorder{}
+	run := Each(ctx, resources("a", "b", "c"), Options{Verb: "checking", Progress: p, What: "resources"},
+		func(_ context.Context, res apiclient.Resource) Step[string] {
+			if res.GVR.Resource == "b" {
+				cancel()
+			}
+			return Step[string]{Row: res.GVR.Resource, Requests: 3}
+		})
+	if len(run.Rows) != 1 || run.Requests != 6 || run.Cut != 3 || !run.Interrupted || run.Of != 3 {
+		t.Fatalf("got rows %v requests %d cut %d interrupted %v of %d", run.Rows, run.Requests, run.Cut, run.Interrupted, run.Of)
+	}
+	if p.lines != 2 || p.done != 1 {
+		t.Fatalf("progress: %d lines, %d ends; want 2 and 1", p.lines, p.done)
+	}
+	if !errors.Is(run.Err(ctx), context.Canceled) {
+		t.Fatalf("an interrupted run gives the context's error, got %v", run.Err(ctx))
+	}
+}
+
+// Some failed: a *PartialError; all failed: a *NoneError unwrapping to the
+// first failure; targets per step count (one per server).
+func TestEachPartialFailureRule(t *testing.T) {
+	ctx := context.Background()
+	check := func(failing string) func(context.Context, apiclient.Resource) Step[string] {
+		return func(_ context.Context, res apiclient.Resource) Step[string] {
+			s := Step[string]{Row: res.GVR.Resource, Targets: 2}
+			if failing == "" || res.GVR.Resource == failing {
+				s.Failures = []Failure{{Name: res.GVR.Resource, Err: apiclient.ErrBudgetExhausted}, {Name: res.GVR.Resource, Err: apiclient.ErrBudgetExhausted}}
+			}
+			return s
+		}
+	}
+	var partial *PartialError
+	if run := Each(ctx, resources("a", "b"), Options{What: "probes"}, check("b")); !errors.As(run.Err(ctx), &partial) || partial.Total != 4 || len(partial.Failed) != 2 {
+		t.Fatalf("2 of 4 failed: want a PartialError over 4, got %v", run.Err(ctx))
+	}
+	var none *NoneError
+	err := Each(ctx, resources("a", "b"), Options{What: "probes"}, check("")).Err(ctx)
+	if !errors.As(err, &none) || !errors.Is(err, apiclient.ErrBudgetExhausted) || none.AllForbidden() {
+		t.Fatalf("all failed: want a NoneError unwrapping to the budget, got %v", err)
+	}
+	if err := Each(ctx, resources("a"), Options{}, check("x")).Err(ctx); err != nil {
+		t.Fatalf("none failed: want nil, got %v", err)
+	}
+}
