@@ -19,8 +19,8 @@ import (
 type ClientsOptions struct {
 	*RootOptions
 
-	Filenames     []string
-	Output        string
+	Filenames []string
+	outputFlags
 	BySourceIP    bool
 	ServerVersion string
 	Top           int
@@ -98,7 +98,8 @@ read, or no audit event in the input.`,
 	}
 	f := cmd.Flags()
 	f.StringArrayVarP(&o.Filenames, "filename", "f", nil, `An audit log file (repeat for several; "-" for stdin); plain or gzip`)
-	f.StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml")
+	o.outputFlags = newOutputFlags(render.FormatJSON, render.FormatYAML)
+	o.addOutputFlag(f)
 	f.BoolVar(&o.BySourceIP, "by-source-ip", false, "Tell clients apart by source IP too (pods of one DaemonSet share a user and user agent)")
 	f.StringVar(&o.ServerVersion, "server-version", "", "The API server's version (e.g. v1.30.14): decides which lists reach etcd")
 	f.IntVar(&o.Top, "top", 10, "How many clients the table and the details show (-o json|yaml has them all)")
@@ -127,7 +128,7 @@ func (o *ClientsOptions) Complete(cmd *cobra.Command, args []string) error {
 
 // Validate rejects bad flags with a one-line error.
 func (o *ClientsOptions) Validate(cmd *cobra.Command, _ []string) error {
-	if err := render.ValidateFormat(o.Output, render.FormatJSON, render.FormatYAML); err != nil {
+	if err := o.validateOutput(); err != nil {
 		return usageErrorf(cmd, "%v", err)
 	}
 	if err := clients.ValidateVersion(o.ServerVersion); err != nil {

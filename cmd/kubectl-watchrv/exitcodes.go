@@ -33,7 +33,9 @@ const (
 	ExitInternal    = 70 // a bug in this plugin
 )
 
-// exitCodesHelp is the table of exit codes in every command's --help.
+// exitCodesHelp is the table of exit codes in the --help of the root
+// command, list, watch and probe (the commands whose exit code scripts
+// branch on most); docs/exit-codes.md is the whole reference.
 const exitCodesHelp = `Exit codes (stable; docs/exit-codes.md):
   0 ok                1 other failure     2 bad input (flags, arguments, 400/422)
   3 unrecognized      4 unreachable       5 TLS
@@ -83,9 +85,9 @@ func kubeconfigError(err error, contexts []string) error {
 	// Bounded: client-go quotes a --context or --user value whole.
 	msg := text.Shorten(strings.TrimPrefix(text.OneLine(err.Error()), "cannot build API client: "), 512)
 	switch {
-	case strings.Contains(msg, "context") && len(contexts) > 0:
+	case diagnose.KubeconfigNamesContext(msg) && len(contexts) > 0:
 		return withCode(ExitUsage, fmt.Errorf("cannot load kubeconfig: %s: choose a context with --context: %s (kubectl config get-contexts)", msg, strings.Join(contexts, ", ")))
-	case strings.Contains(msg, "no Auth Provider found"):
+	case diagnose.IsMissingAuthProvider(msg):
 		return withCode(ExitUsage, fmt.Errorf("cannot use the kubeconfig's credentials: %s: client-go has no built-in auth-provider any more; use a credential exec plugin instead (kubelogin for oidc, gke-gcloud-auth-plugin for gcp), or --token", msg))
 	case isCredentialPluginError(err):
 		return withCode(ExitUsage, fmt.Errorf("cannot use the kubeconfig's credentials: %s: check the exec command of the kubeconfig's user (it must be installed and work on its own), or use --token", msg))
@@ -97,7 +99,7 @@ func kubeconfigError(err error, contexts []string) error {
 // first request rather than when the client was built. It is the
 // kubeconfig's failure like any other.
 func isCredentialPluginError(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "getting credentials: exec")
+	return diagnose.IsCredentialPluginError(err)
 }
 
 // exitCode maps an error to its documented exit code.

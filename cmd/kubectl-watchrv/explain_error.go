@@ -25,8 +25,8 @@ type ExplainErrorOptions struct {
 	*RootOptions
 	serversFlags
 
-	Filename  string
-	Output    string
+	Filename string
+	outputFlags
 	Operation string
 	RV        string
 	Check     bool
@@ -109,7 +109,8 @@ unreachable, 6 unauthorized, 7 forbidden, ...).`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.Filename, "filename", "f", "", `A log file to scan for every resourceVersion error ("-" for stdin)`)
-	f.StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml")
+	o.outputFlags = newOutputFlags(render.FormatJSON, render.FormatYAML)
+	o.addOutputFlag(f)
 	f.StringVar(&o.Operation, "operation", "", "What the failed request was, when the message does not say: watch, list, list-exact or list-continue")
 	f.StringVar(&o.RV, "rv", "", "The resourceVersion the failed request asked for, when the message does not say")
 	f.BoolVar(&o.Check, "check", false, "Also read the cluster's current resourceVersion now and compare it with the error's (one list of one item)")
@@ -120,7 +121,7 @@ unreachable, 6 unauthorized, 7 forbidden, ...).`,
 
 // Validate rejects bad flag combinations with a one-line error.
 func (o *ExplainErrorOptions) Validate(cmd *cobra.Command, args []string) error {
-	if err := render.ValidateFormat(o.Output, render.FormatJSON, render.FormatYAML); err != nil {
+	if err := o.validateOutput(); err != nil {
 		return usageErrorf(cmd, "%v", err)
 	}
 	if o.Filename != "" && len(args) > 0 {

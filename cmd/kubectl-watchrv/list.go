@@ -30,7 +30,7 @@ type ListOptions struct {
 	RVOnly        bool
 	NoRestart     bool
 	Verbose       bool
-	Output        string
+	outputFlags
 
 	rvSet     bool
 	namespace string
@@ -83,7 +83,8 @@ the RV is still the collection's.
 	f.BoolVar(&o.RVOnly, "rv-only", false, "Read only the current RV (one item of metadata, about 1 KB)")
 	f.BoolVar(&o.NoRestart, "no-restart", false, "Stop when a continue token expires instead of restarting from page 1 once")
 	f.BoolVarP(&o.Verbose, "verbose", "v", false, "Show every request on stderr: its URL, its answer (items, RV, bytes, time) and every retry")
-	f.StringVarP(&o.Output, "output", "o", "", "Output format: wide, json or yaml")
+	o.outputFlags = newOutputFlags(render.FormatWide, render.FormatJSON, render.FormatYAML)
+	o.addOutputFlag(f)
 	o.addServersFlags(f, false)
 	return cmd
 }
@@ -111,7 +112,7 @@ func (o *ListOptions) Complete(cmd *cobra.Command, args []string) error {
 
 // Validate rejects bad flags with a one-line error.
 func (o *ListOptions) Validate(cmd *cobra.Command) error {
-	if err := render.ValidateFormat(o.Output); err != nil {
+	if err := o.validateOutput(); err != nil {
 		return usageErrorf(cmd, "%v", err)
 	}
 	if err := o.validateServers(cmd, o.listServersConflict(cmd)); err != nil {

@@ -1,5 +1,7 @@
 // Command kubectl-watchrv is a kubectl plugin that makes List/Watch
-// resourceVersion behavior visible: kubectl watchrv list|watch|probe|explain-error.
+// resourceVersion behavior visible: kubectl watchrv
+// list|watch|probe|streaming|clients|explain-error|version (and completion);
+// root.go wires them.
 package main
 
 import (

@@ -28,8 +28,8 @@ type ProbeOptions struct {
 	MaxRequests int
 	QPS         float64
 	ProbeWait   time.Duration
-	Output      string
-	Metrics     bool
+	outputFlags
+	Metrics bool
 }
 
 func newProbeCommand(root *RootOptions) *cobra.Command {
@@ -89,7 +89,9 @@ controller can survive without a relist.
 	f.IntVar(&o.MaxRequests, "max-requests", 64, "Most requests sent for one resource (per --all row, per --interval round)")
 	f.Float64Var(&o.QPS, "qps", 5, "Most requests per second that probe sends")
 	f.DurationVar(&o.ProbeWait, "probe-wait", probe.DefaultTryWait, "How long an accepted watch that replays nothing is read before it counts as started")
-	f.StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml (wide is accepted and equals the default)")
+	o.outputFlags = newOutputFlags(render.FormatJSON, render.FormatYAML)
+	o.wideIsDefault = true
+	o.addOutputFlag(f)
 	addMetricsFlag(f, o)
 	o.addServersFlags(f, true)
 	return cmd
@@ -102,7 +104,7 @@ func (o *ProbeOptions) Complete(cmd *cobra.Command, args []string) error {
 
 // Validate rejects bad flags with a one-line error.
 func (o *ProbeOptions) Validate(cmd *cobra.Command, args []string) error {
-	if err := render.ValidateFormat(o.Output); err != nil {
+	if err := o.validateOutput(); err != nil {
 		return usageErrorf(cmd, "%v", err)
 	}
 	if err := o.validateServers(cmd, o.serversConflict()); err != nil {

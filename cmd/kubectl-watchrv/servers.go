@@ -67,29 +67,28 @@ func (s *serversFlags) validateServers(cmd *cobra.Command, conflict string) erro
 }
 
 // findServers finds the servers (EndpointSlices or --endpoints) and builds
-// one client per server.
-func (o *RootOptions) findServers(ctx context.Context, s *serversFlags, b *apiclient.Budget) (servers.Found, []*apiclient.Client, []error, error) {
+// the fleet: one client per server.
+func (o *RootOptions) findServers(ctx context.Context, s *serversFlags, b *apiclient.Budget) (*servers.Fleet, error) {
 	cfg, err := o.restConfig()
 	if err != nil {
-		return servers.Found{}, nil, nil, err
+		return nil, err
 	}
 	client, err := o.Client()
 	if err != nil {
-		return servers.Found{}, nil, nil, err
+		return nil, err
 	}
 	found, err := servers.Find(ctx, client, s.endpoints, b)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
-			return found, nil, nil, err
+			return nil, err
 		}
-		if !strings.Contains(err.Error(), "--endpoints") {
-			err = o.requestError(err, "list", "endpointslices in namespace default")
-			err = fmt.Errorf("cannot find the API servers in the EndpointSlices of Service default/kubernetes: %w (or give them with --endpoints HOST:PORT,...)", err)
+		if errors.Is(err, servers.ErrNoReadyAddress) {
+			return nil, fmt.Errorf("%w: give the servers with --endpoints HOST:PORT[,HOST:PORT]", err)
 		}
-		return found, nil, nil, err
+		err = o.requestError(err, "list", "endpointslices in namespace default")
+		return nil, fmt.Errorf("cannot find the API servers in the EndpointSlices of Service default/kubernetes: %w (or give them with --endpoints HOST:PORT,...)", err)
 	}
-	clients, errs := servers.Clients(cfg, found.Endpoints)
-	return found, clients, errs, nil
+	return servers.NewFleet(cfg, found), nil
 }
 
 // serversFailure applies the one partial-failure rule (partialFailure) to

@@ -77,11 +77,11 @@ func (o *ExplainErrorOptions) checkServers(ctx context.Context, d diagnose.Diagn
 		t.Namespace = ns
 	}
 	budget := apiclient.NewBudget(0, 0)
-	found, clients, errs, err := o.findServers(ctx, &o.serversFlags, budget)
+	fleet, err := o.findServers(ctx, &o.serversFlags, budget)
 	if err != nil {
 		return nil, err
 	}
-	cc := servers.CheckAcross(ctx, clients, errs, found.Endpoints, t, budget, d.Class, rv)
-	cc.Requests += found.Requests
+	cc := servers.CheckAcross(ctx, fleet, t, budget, d.Class, rv)
+	cc.Requests += fleet.Found.Requests
 	return &cc, nil
 }

@@ -25,12 +25,12 @@ func (o *ListOptions) listServersConflict(cmd *cobra.Command) string {
 // rv=0 list) and the current RV (a consistent list): two requests each.
 func (o *ListOptions) listServers(ctx context.Context, p *render.Printer, t apiclient.Target) error {
 	budget := apiclient.NewBudget(0, 0)
-	found, clients, errs, err := o.findServers(ctx, &o.serversFlags, budget)
+	fleet, err := o.findServers(ctx, &o.serversFlags, budget)
 	if err != nil {
 		return err
 	}
-	v := servers.Observe(ctx, clients, errs, found.Endpoints, t, budget, 0, servers.MeasureOptions{Mode: servers.ModeRVs}, 0)
-	if err := p.Servers(render.NewServersReport("list", found, v)); err != nil {
+	v := servers.Observe(ctx, fleet, t, servers.ObserveOptions{Budget: budget, Measure: servers.MeasureOptions{Mode: servers.ModeRVs}})
+	if err := p.Servers(render.NewServersReport("list", fleet.Found, v)); err != nil {
 		return err
 	}
 	if ctx.Err() != nil {

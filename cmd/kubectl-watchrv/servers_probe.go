@@ -22,20 +22,23 @@ func (o *ProbeOptions) serversConflict() string {
 // for its cache RV.
 func (o *ProbeOptions) runServers(ctx context.Context, p *render.Printer) error {
 	budget := apiclient.NewBudget(0, o.QPS)
-	found, clients, errs, err := o.findServers(ctx, &o.serversFlags, budget)
+	fleet, err := o.findServers(ctx, &o.serversFlags, budget)
 	if err != nil {
 		return err
 	}
-	mo := servers.MeasureOptions{Mode: servers.ModeWindow, Window: o.windowOptions(nil), Metrics: o.Metrics}
+	oo := servers.ObserveOptions{
+		Budget: budget, MaxPerServer: o.MaxRequests, FromRV: o.fromRV,
+		Measure: servers.MeasureOptions{Mode: servers.ModeWindow, Window: o.windowOptions(nil), Metrics: o.Metrics},
+	}
 	if o.All {
-		return o.runServersAll(ctx, p, found, clients, errs, budget, mo)
+		return o.runServersAll(ctx, p, fleet, oo)
 	}
 	t, err := o.oneTarget(ctx, &o.resourceScope)
 	if err != nil {
 		return err
 	}
-	v := servers.Observe(ctx, clients, errs, found.Endpoints, t, budget, o.MaxRequests, mo, o.fromRV)
-	if err := p.Servers(render.NewServersReport("probe", found, v)); err != nil {
+	v := servers.Observe(ctx, fleet, t, oo)
+	if err := p.Servers(render.NewServersReport("probe", fleet.Found, v)); err != nil {
 		return err
 	}
 	if ctx.Err() != nil {
@@ -46,15 +49,15 @@ func (o *ProbeOptions) runServers(ctx context.Context, p *render.Printer) error 
 
 // runServersAll is probe --all --servers: every resource, every server
 // (servers.ObserveAll); one row per server and resource.
-func (o *ProbeOptions) runServersAll(ctx context.Context, p *render.Printer, found servers.Found, clients []*apiclient.Client, errs []error, budget *apiclient.Budget, mo servers.MeasureOptions) error {
+func (o *ProbeOptions) runServersAll(ctx context.Context, p *render.Printer, fleet *servers.Fleet, oo servers.ObserveOptions) error {
 	resources, err := o.listableResources(p)
 	if err != nil {
 		return err
 	}
 	run := servers.ObserveAll(ctx, resources, p, o.allTarget, func(ctx context.Context, t apiclient.Target) *servers.View {
-		return servers.Observe(ctx, clients, errs, found.Endpoints, t, budget, o.MaxRequests, mo, o.fromRV)
+		return servers.Observe(ctx, fleet, t, oo)
 	})
-	if err := p.ServersAll(render.NewServersAllReport(found, run)); err != nil {
+	if err := p.ServersAll(render.NewServersAllReport(fleet.Found, run)); err != nil {
 		return err
 	}
 	return run.Err(ctx)

@@ -23,7 +23,7 @@ type StreamingOptions struct {
 	resourceScope
 	Deadline time.Duration
 	QPS      float64
-	Output   string
+	outputFlags
 }
 
 func newStreamingCommand(root *RootOptions) *cobra.Command {
@@ -80,7 +80,9 @@ verdict covers those checked), the failure's code when none could.`,
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Stream across all namespaces, as most informers do (with --all: the default unless -n is given)")
 	f.DurationVar(&o.Deadline, "deadline", 10*time.Second, "How long a stream may take to send the initial-events-end bookmark before it counts as broken")
 	f.Float64Var(&o.QPS, "qps", 5, "Most requests per second sent")
-	f.StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml (wide is accepted and equals the default)")
+	o.outputFlags = newOutputFlags(render.FormatJSON, render.FormatYAML)
+	o.wideIsDefault = true
+	o.addOutputFlag(f)
 	return cmd
 }
 
@@ -91,7 +93,7 @@ func (o *StreamingOptions) Complete(cmd *cobra.Command, args []string) error {
 
 // Validate rejects bad flags with a one-line error.
 func (o *StreamingOptions) Validate(cmd *cobra.Command, args []string) error {
-	if err := render.ValidateFormat(o.Output); err != nil {
+	if err := o.validateOutput(); err != nil {
 		return usageErrorf(cmd, "%v", err)
 	}
 	if err := o.validateScope(cmd, args, "checks", o.QPS); err != nil {

@@ -15,7 +15,7 @@ import (
 // VersionOptions prints the plugin version and, when reachable, the server's.
 type VersionOptions struct {
 	*RootOptions
-	Output string
+	outputFlags
 	Client bool
 }
 
@@ -29,7 +29,8 @@ func newVersionCommand(root *RootOptions) *cobra.Command {
   kubectl watchrv version -o json`,
 		Args: cobra.NoArgs,
 	}
-	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml")
+	o.outputFlags = newOutputFlags(render.FormatJSON, render.FormatYAML)
+	o.addOutputFlag(cmd.Flags())
 	cmd.Flags().BoolVar(&o.Client, "client", false, "Print the plugin version only, do not contact the server")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if err := o.Complete(cmd, args); err != nil {
@@ -48,7 +49,7 @@ func (o *VersionOptions) Complete(*cobra.Command, []string) error { return nil }
 
 // Validate checks the flags.
 func (o *VersionOptions) Validate(cmd *cobra.Command) error {
-	if err := render.ValidateFormat(o.Output, render.FormatJSON, render.FormatYAML); err != nil {
+	if err := o.validateOutput(); err != nil {
 		return usageErrorf(cmd, "%v", err)
 	}
 	return nil

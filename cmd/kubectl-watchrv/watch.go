@@ -35,7 +35,7 @@ type WatchOptions struct {
 	StallTimeout      time.Duration
 	stallDefault      bool // StallTimeout is --follow's default, not the user's
 	Verbose           bool
-	Output            string
+	outputFlags
 
 	rvSet     bool
 	namespace string
@@ -106,7 +106,9 @@ or Ctrl-C, each of which ends with a summary.
 	f.BoolVar(&o.Follow, "follow", false, "Keep watching like client-go's Reflector: reconnect, relist on Expired/TooLarge, report the gaps")
 	f.DurationVar(&o.StallTimeout, "stall-timeout", 0, "Treat a stream that sends nothing (not even a bookmark) for this long as hung: with --follow reconnect from the last RV, else stop (default 90s with --follow, off without)")
 	f.BoolVarP(&o.Verbose, "verbose", "v", false, "Show every request on stderr: each watch opened and each list of --rv list or a relist, with its answer")
-	f.StringVarP(&o.Output, "output", "o", "", "Output format: json (one JSON object per line) or yaml (a YAML stream)")
+	o.outputFlags = newOutputFlags(render.FormatJSON, render.FormatYAML)
+	o.streamed = true
+	o.addOutputFlag(f)
 	return cmd
 }
 
@@ -135,7 +137,7 @@ func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
 
 // Validate rejects bad flags with a one-line error.
 func (o *WatchOptions) Validate(cmd *cobra.Command) error {
-	if err := render.ValidateFormat(o.Output, render.FormatJSON, render.FormatYAML); err != nil {
+	if err := o.validateOutput(); err != nil {
 		return usageErrorf(cmd, "%v", err)
 	}
 	if o.rvSet && o.RV != rvList {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"strings"
 )
 
@@ -52,7 +53,7 @@ func Decode(line []byte, e *Event) (wrapped bool, reason string) {
 			return true, ""
 		}
 	}
-	return false, classify(err)
+	return false, classify(line, err)
 }
 
 // isEvent tells an audit event from other JSON: every event has an
@@ -116,20 +117,26 @@ func findWrapped(obj []byte, e *Event, depth int) bool {
 }
 
 // classify names why a line did not parse.
-func classify(err error) string {
+func classify(line []byte, err error) string {
 	var syn *json.SyntaxError
 	if errors.As(err, &syn) {
-		if strings.Contains(syn.Error(), "unexpected end of JSON input") {
+		if truncated(line) {
 			return ReasonTruncated
 		}
 		return ReasonNotJSON
-	}
-	if strings.Contains(err.Error(), "unexpected end of JSON input") {
-		return ReasonTruncated
 	}
 	var typ *json.UnmarshalTypeError
 	if errors.As(err, &typ) {
 		return ReasonNotEvent
 	}
 	return ReasonNotJSON
+}
+
+// truncated reports JSON that ends before its value does. Unmarshal says
+// so only in words; a Decoder says it with io.ErrUnexpectedEOF (io.EOF for
+// nothing at all, which Unmarshal calls the same end of input).
+func truncated(line []byte) bool {
+	var v json.RawMessage
+	err := json.NewDecoder(bytes.NewReader(line)).Decode(&v)
+	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)
 }

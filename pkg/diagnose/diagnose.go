@@ -26,7 +26,7 @@ func FromStatus(st metav1.Status, ctx Context) Diagnosis {
 		for _, c := range st.Details.Causes {
 			// The cause type since 1.18.6; the cause message alone before it
 			// (client-go reflector.go isTooLargeResourceVersionError).
-			if c.Type == metav1.CauseTypeResourceVersionTooLarge || c.Message == "Too large resource version" {
+			if c.Type == metav1.CauseTypeResourceVersionTooLarge || c.Message == phraseTooLarge {
 				s.causeLarge = true
 			}
 		}

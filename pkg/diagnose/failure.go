@@ -132,7 +132,25 @@ func IsTooLarge(err error) bool {
 	if apierrors.HasStatusCause(err, metav1.CauseTypeResourceVersionTooLarge) {
 		return true
 	}
-	return apierrors.IsTimeout(err) && strings.Contains(err.Error(), "Too large resource version")
+	return apierrors.IsTimeout(err) && MentionsTooLarge(err.Error())
+}
+
+// IsStreamReset reports an HTTP/2 stream the server reset with
+// INTERNAL_ERROR: the request's timeout= parameter ran out on the server
+// side first (seen on v1.37.2 with a server cut off from etcd).
+func IsStreamReset(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "stream error") && strings.Contains(msg, "INTERNAL_ERROR")
+}
+
+// MentionsTooLarge reports a server message holding the TooLarge phrase
+// ("Too large resource version: N, current: M"), the only sign of it in a
+// Status without causes.
+func MentionsTooLarge(message string) bool {
+	return strings.Contains(message, phraseTooLarge)
 }
 
 func isTLSError(err error) bool {

@@ -193,7 +193,7 @@ func adaptiveProbe(p func(context.Context, uint64, TryOptions) Try, base TryOpti
 			slowest = max(slowest, r.Latency)
 		}
 		if expectEvent && r.Silent {
-			r.Outcome, r.Silent = OutcomeTransient, false
+			r.Outcome, r.Silent, r.MissedChangeRV = OutcomeTransient, false, itemRV
 			r.Evidence = fmt.Sprintf("no event and no error within %s, although an object was modified at RV %d", o.Wait, itemRV)
 		}
 		return r

@@ -67,6 +67,10 @@ type Try struct {
 	Silent bool `json:"silent,omitempty"`
 	// RetryAfter is the server's Retry-After for a throttled outcome.
 	RetryAfter time.Duration `json:"-"`
+	// MissedChangeRV is set when a watch from below an object's RV stayed
+	// silent: the RV of the change it should have replayed. A server whose
+	// watch cache has not seen that change yet answers this way.
+	MissedChangeRV uint64 `json:"-"`
 }
 
 // TryOptions tune one probe.

@@ -84,14 +84,16 @@ func (p *Printer) ServersAll(r ServersAllReport) error {
 	if p.Machine() {
 		return p.Object(r)
 	}
-	t := NewTable("RESOURCE", "SERVER", "CURRENT RV", "CACHE RV", "LAG", "OLDEST RV", "WIDTH", "SOURCE", "NOTE")
+	cols := []string{colResource, colServer, colCurrent, colCache, colLag, colOldest, colWidth, colSource, colNote}
+	t := NewTable(cols...)
 	var notes []string
 	for _, res := range r.Resources {
 		for _, s := range res.Servers {
-			row := serverCells(s, true)
-			t.Row(append([]string{res.Resource, s.Label()}, append(row[:6], row[8])...)...)
+			c := serverCells(s, true)
+			c[colResource] = res.Resource
+			t.Row(cellsIn(cols, c)...)
 			if s.Error != "" {
-				t.PaintLast(8, p.Style.Bad.Sprint)
+				t.PaintLast(columnOf(cols, colNote), p.Style.Bad.Sprint)
 			}
 		}
 		if v := res.Verdict; v.LargestLag > 0 || v.CommonEmpty || v.Answered < v.Servers {
@@ -138,33 +140,63 @@ func discoveryText(f servers.Found) string {
 
 func (p *Printer) serversTable(r ServersReport, _ bool) *Table {
 	probe := r.Mode == "probe"
-	var t *Table
+	cols := []string{colServer, colCurrent, colCache, colLag, colRequests, colTime, colNote}
 	if probe {
-		t = NewTable("SERVER", "CURRENT RV", "CACHE RV", "LAG", "OLDEST RV", "WIDTH", "SOURCE", "REQUESTS", "TIME", "NOTE")
-	} else {
-		t = NewTable("SERVER", "CURRENT RV", "CACHE RV", "LAG", "REQUESTS", "TIME", "NOTE")
+		cols = []string{colServer, colCurrent, colCache, colLag, colOldest, colWidth, colSource, colRequests, colTime, colNote}
 	}
+	t := NewTable(cols...)
 	for _, s := range r.Servers {
-		c := serverCells(s, probe)
-		if !probe {
-			c = append(c[:3], c[6:]...)
-		}
-		t.Row(append([]string{s.Label()}, c...)...)
+		t.Row(cellsIn(cols, serverCells(s, probe))...)
 		if s.LagKnown && s.Lag > 0 && s.Endpoint == r.Verdict.LargestLagServer {
-			t.PaintLast(3, p.Style.Warn.Sprint)
+			t.PaintLast(columnOf(cols, colLag), p.Style.Warn.Sprint)
 		}
 		if probe {
-			t.PaintLast(6, sourcePaint(p.Style, s.Source))
+			t.PaintLast(columnOf(cols, colSource), sourcePaint(p.Style, s.Source))
 		}
 		if s.Error != "" {
-			t.PaintLast(len(c), p.Style.Bad.Sprint)
+			t.PaintLast(columnOf(cols, colNote), p.Style.Bad.Sprint)
 		}
 	}
 	return t
 }
 
-// serverCells: current, cache, lag, oldest, width, source, requests, time, note.
-func serverCells(s *servers.Server, probe bool) []string {
+// The columns of the per-server tables; each table picks its own, by name.
+const (
+	colResource = "RESOURCE"
+	colServer   = "SERVER"
+	colCurrent  = "CURRENT RV"
+	colCache    = "CACHE RV"
+	colLag      = "LAG"
+	colOldest   = "OLDEST RV"
+	colWidth    = "WIDTH"
+	colSource   = "SOURCE"
+	colRequests = "REQUESTS"
+	colTime     = "TIME"
+	colNote     = "NOTE"
+)
+
+// cellsIn lays out the cells of one row in the order of cols.
+func cellsIn(cols []string, cells map[string]string) []string {
+	row := make([]string, len(cols))
+	for i, c := range cols {
+		row[i] = cells[c]
+	}
+	return row
+}
+
+// columnOf is the index of a column in cols (len(cols) when absent:
+// PaintLast then paints nothing).
+func columnOf(cols []string, name string) int {
+	for i, c := range cols {
+		if c == name {
+			return i
+		}
+	}
+	return len(cols)
+}
+
+// serverCells are one server's cells, by column.
+func serverCells(s *servers.Server, probe bool) map[string]string {
 	rv := func(known bool, n uint64) string {
 		if !known {
 			return "?"
@@ -191,9 +223,11 @@ func serverCells(s *servers.Server, probe bool) []string {
 	} else if s.LagAgainst != "" {
 		note = "*lag against the " + s.LagAgainst
 	}
-	return []string{rv(s.CurrentKnown, s.CurrentRV), rv(s.CacheKnown, s.CacheRV), lag,
-		rv(s.WindowKnown, s.Oldest), rv(s.WindowKnown, s.Width), source,
-		strconv.Itoa(s.Requests), millis(s.Millis), note}
+	return map[string]string{
+		colServer: s.Label(), colCurrent: rv(s.CurrentKnown, s.CurrentRV), colCache: rv(s.CacheKnown, s.CacheRV), colLag: lag,
+		colOldest: rv(s.WindowKnown, s.Oldest), colWidth: rv(s.WindowKnown, s.Width), colSource: source,
+		colRequests: strconv.Itoa(s.Requests), colTime: millis(s.Millis), colNote: note,
+	}
 }
 
 // serversVerdict is the verdict block under the table. Every claim names

@@ -17,6 +17,9 @@ import (
 	"strconv"
 	"strings"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
@@ -65,22 +68,6 @@ func ParseEndpoints(values []string) ([]string, error) {
 	return out, nil
 }
 
-type endpointSliceList struct {
-	Items []struct {
-		AddressType string `json:"addressType"`
-		Endpoints   []struct {
-			Addresses  []string `json:"addresses"`
-			Conditions struct {
-				Ready *bool `json:"ready"`
-			} `json:"conditions"`
-		} `json:"endpoints"`
-		Ports []struct {
-			Name *string `json:"name"`
-			Port *int32  `json:"port"`
-		} `json:"ports"`
-	} `json:"items"`
-}
-
 // Discover reads the EndpointSlices of Service default/kubernetes (one
 // list request, through the kubeconfig's address) and returns every ready
 // server address as host:port, sorted.
@@ -97,14 +84,14 @@ func Discover(ctx context.Context, c *apiclient.Client, b *apiclient.Budget) ([]
 		return nil, err
 	}
 	defer body.Close()
-	var l endpointSliceList
+	var l discoveryv1.EndpointSliceList
 	if err := json.NewDecoder(body).Decode(&l); err != nil {
 		return nil, fmt.Errorf("cannot decode the EndpointSlices of default/kubernetes: %w", err)
 	}
 	seen := map[string]bool{}
 	var out []string
 	for _, s := range l.Items {
-		if s.AddressType == "FQDN" {
+		if s.AddressType == discoveryv1.AddressTypeFQDN {
 			continue
 		}
 		for _, p := range s.Ports {
@@ -151,13 +138,7 @@ func ReadLeases(ctx context.Context, c *apiclient.Client, b *apiclient.Budget) L
 		return Leases{Error: text.OneLine(err.Error())}
 	}
 	defer body.Close()
-	var l struct {
-		Items []struct {
-			Spec struct {
-				HolderIdentity *string `json:"holderIdentity"`
-			} `json:"spec"`
-		} `json:"items"`
-	}
+	var l coordinationv1.LeaseList
 	if err := json.NewDecoder(body).Decode(&l); err != nil {
 		return Leases{Error: "cannot decode the identity leases: " + err.Error()}
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 
@@ -46,53 +45,38 @@ type CrossAnswer struct {
 // CheckAcross asks every server once about rv, in parallel (one request
 // each for Expired: a watch from rv closed at its first answer; two for
 // TooLarge: a consistent list, then the cache RV). Other classes ask nothing.
-func CheckAcross(ctx context.Context, clients []*apiclient.Client, clientErrs []error, endpoints []string, t apiclient.Target, b *apiclient.Budget, class diagnose.Class, rv uint64) CrossCheck {
-	cc := CrossCheck{Class: string(class), RequestedResourceVersion: rv, Servers: make([]CrossAnswer, len(endpoints))}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	for i, e := range endpoints {
-		cc.Servers[i].Endpoint = e
-		if clients[i] == nil {
-			cc.Servers[i].fail(clientErrs[i])
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			a := &cc.Servers[i]
-			if err := b.Take(ctx); err != nil {
+func CheckAcross(ctx context.Context, f *Fleet, t apiclient.Target, b *apiclient.Budget, class diagnose.Class, rv uint64) CrossCheck {
+	cc := CrossCheck{Class: string(class), RequestedResourceVersion: rv, Servers: make([]CrossAnswer, len(f.Members))}
+	cc.Requests = f.Each(ctx, b, 0, func(i int, m Member, own *apiclient.Budget) {
+		a := &cc.Servers[i]
+		a.Endpoint = m.Endpoint
+		switch class {
+		case diagnose.ClassTooLarge:
+			// A consistent list first, then the cache RV (as the view
+			// does): a server that follows etcd catches up on the
+			// first, so only a server that cannot shows a lag.
+			s := Measure(ctx, m.Client, t, m.Endpoint, own, MeasureOptions{Mode: ModeRVs})
+			a.CacheRV, a.CacheKnown, a.Follows = s.CacheRV, s.CacheKnown, follows(s)
+			if !s.CacheKnown {
+				a.Reason, a.Error, a.Err = s.Reason, s.Error, s.Err
+			}
+		case diagnose.ClassExpired:
+			if err := own.Take(ctx); err != nil {
 				a.fail(err)
 				return
 			}
-			mu.Lock()
-			cc.Requests++
-			mu.Unlock()
-			switch class {
-			case diagnose.ClassTooLarge:
-				// A consistent list first, then the cache RV (as the view
-				// does): a server that follows etcd catches up on the
-				// first, so only a server that cannot shows a lag.
-				sb := b.Share(0)
-				m := Measure(ctx, clients[i], t, e, sb, MeasureOptions{Mode: ModeRVs})
-				mu.Lock()
-				cc.Requests += sb.Used() - 1
-				mu.Unlock()
-				a.CacheRV, a.CacheKnown, a.Follows = m.CacheRV, m.CacheKnown, follows(m)
-				if !m.CacheKnown {
-					a.Reason, a.Error, a.Err = m.Reason, m.Error, m.Err
-				}
-			case diagnose.ClassExpired:
-				r := probe.TryWatch(ctx, clients[i], t, rv, probe.TryOptions{})
-				switch r.Outcome {
-				case probe.OutcomeOK, probe.OutcomeExpired:
-					a.Watch, a.OldestNamed = string(r.Outcome), r.OldestNamed
-				default:
-					a.Reason, a.Error = string(r.Outcome), text.OneLine(r.Evidence+" "+r.Message)
-				}
+			r := probe.TryWatch(ctx, m.Client, t, rv, probe.TryOptions{})
+			switch r.Outcome {
+			case probe.OutcomeOK, probe.OutcomeExpired:
+				a.Watch, a.OldestNamed = string(r.Outcome), r.OldestNamed
+			default:
+				a.Reason, a.Error = string(r.Outcome), text.OneLine(r.Evidence+" "+r.Message)
 			}
-		}()
-	}
-	wg.Wait()
+		}
+	}, func(i int, m Member) {
+		cc.Servers[i].Endpoint = m.Endpoint
+		cc.Servers[i].fail(m.Err)
+	})
 	switch class {
 	case diagnose.ClassTooLarge:
 		cc.Findings = tooLargeFindings(cc.Servers, rv)

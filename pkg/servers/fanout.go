@@ -2,7 +2,7 @@ package servers
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"sync"
 	"time"
 
@@ -20,6 +20,10 @@ type Found struct {
 	Requests int    `json:"requests"`
 }
 
+// ErrNoReadyAddress: the EndpointSlices were read and name no ready
+// server; the caller says how to give the servers by hand.
+var ErrNoReadyAddress = errors.New("the EndpointSlices of Service default/kubernetes list no ready address")
+
 // Find returns the endpoints given by hand (no request), or reads them
 // from the `kubernetes` EndpointSlices through c, and the identity leases
 // either way when readable. Its requests pace with b.
@@ -33,7 +37,7 @@ func Find(ctx context.Context, c *apiclient.Client, given []string, b *apiclient
 			return f, err
 		}
 		if len(eps) == 0 {
-			return f, fmt.Errorf("the EndpointSlices of Service default/kubernetes list no ready address: give the servers with --endpoints HOST:PORT[,HOST:PORT]")
+			return f, ErrNoReadyAddress
 		}
 		f.Endpoints, f.From = eps, FromEndpointSlice
 	}
@@ -42,40 +46,75 @@ func Find(ctx context.Context, c *apiclient.Client, given []string, b *apiclient
 	return f, nil
 }
 
-// Clients builds one client per endpoint from the kubeconfig's config.
-// An endpoint whose client cannot be built gets a nil client and an error.
-func Clients(cfg *rest.Config, endpoints []string) ([]*apiclient.Client, []error) {
-	cs := make([]*apiclient.Client, len(endpoints))
-	errs := make([]error, len(endpoints))
-	for i, e := range endpoints {
-		cs[i], errs[i] = ClientFor(cfg, e)
-	}
-	return cs, errs
+// Member is one API server of the fleet: its address, and its client or
+// why none could be built.
+type Member struct {
+	Endpoint string
+	Client   *apiclient.Client
+	Err      error
 }
 
-// MeasureAll measures every server in parallel, one goroutine each: each
-// server has its own request count (maxPerServer, so n servers cost at most
-// n times one server), and all of them pace with b's --qps together.
-func MeasureAll(ctx context.Context, clients []*apiclient.Client, clientErrs []error, endpoints []string, t apiclient.Target, b *apiclient.Budget, maxPerServer int, o MeasureOptions) []*Server {
-	out := make([]*Server, len(endpoints))
+// Fleet is the API servers of one run, found once and dialled directly.
+type Fleet struct {
+	Found   Found
+	Members []Member
+}
+
+// NewFleet builds one client per endpoint found, from the kubeconfig's
+// config. An endpoint whose client cannot be built keeps the error.
+func NewFleet(cfg *rest.Config, found Found) *Fleet {
+	f := &Fleet{Found: found, Members: make([]Member, len(found.Endpoints))}
+	for i, e := range found.Endpoints {
+		c, err := ClientFor(cfg, e)
+		f.Members[i] = Member{Endpoint: e, Client: c, Err: err}
+	}
+	return f
+}
+
+// Each is the one fan-out over the fleet: fn runs for every member with a
+// client, in parallel, one goroutine each, with its own budget (its own
+// request count, at most maxPerServer, 0 = unlimited, so n servers cost at
+// most n times one server) that paces with b's --qps together with the
+// others. A member without a client gets failed, inline. Each returns the
+// requests every member's budget let through: the fleet's one count.
+func (f *Fleet) Each(ctx context.Context, b *apiclient.Budget, maxPerServer int, fn func(i int, m Member, own *apiclient.Budget), failed func(i int, m Member)) int {
+	shares := make([]*apiclient.Budget, len(f.Members))
 	var wg sync.WaitGroup
-	for i, e := range endpoints {
-		if clients[i] == nil {
-			s := &Server{Endpoint: e, Index: i + 1}
-			s.fail(clientErrs[i], t)
-			out[i] = s
+	for i, m := range f.Members {
+		if m.Client == nil {
+			failed(i, m)
 			continue
 		}
+		shares[i] = b.Share(maxPerServer)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s := Measure(ctx, clients[i], t, e, b.Share(maxPerServer), o)
-			s.Index = i + 1
-			out[i] = s
+			fn(i, m, shares[i])
 		}()
 	}
 	wg.Wait()
-	return out
+	n := 0
+	for _, s := range shares {
+		if s != nil {
+			n += s.Used()
+		}
+	}
+	return n
+}
+
+// MeasureAll measures every server of the fleet (Measure, through Each).
+func MeasureAll(ctx context.Context, f *Fleet, t apiclient.Target, b *apiclient.Budget, maxPerServer int, o MeasureOptions) ([]*Server, int) {
+	out := make([]*Server, len(f.Members))
+	n := f.Each(ctx, b, maxPerServer, func(i int, m Member, own *apiclient.Budget) {
+		s := Measure(ctx, m.Client, t, m.Endpoint, own, o)
+		s.Index = i + 1
+		out[i] = s
+	}, func(i int, m Member) {
+		s := &Server{Endpoint: m.Endpoint, Index: i + 1}
+		s.fail(m.Err, t)
+		out[i] = s
+	})
+	return out, n
 }
 
 // View is the per-server view of one collection.
@@ -87,15 +126,23 @@ type View struct {
 	Duration time.Duration
 }
 
-// Observe measures every server for t and decides the verdict.
-func Observe(ctx context.Context, clients []*apiclient.Client, clientErrs []error, endpoints []string, t apiclient.Target, b *apiclient.Budget, maxPerServer int, o MeasureOptions, fromRV uint64) *View {
+// ObserveOptions configure the per-server view of one collection.
+type ObserveOptions struct {
+	// Budget paces every server's requests together (--qps);
+	// MaxPerServer is each server's own --max-requests (0 = unlimited).
+	Budget       *apiclient.Budget
+	MaxPerServer int
+	Measure      MeasureOptions
+	// FromRV is the reconnect RV the verdict judges (0: the newest current RV).
+	FromRV uint64
+}
+
+// Observe measures every server of f for t and decides the verdict.
+func Observe(ctx context.Context, f *Fleet, t apiclient.Target, o ObserveOptions) *View {
 	start := time.Now()
 	v := &View{Target: t}
-	v.Servers = MeasureAll(ctx, clients, clientErrs, endpoints, t, b, maxPerServer, o)
-	v.Verdict = Decide(v.Servers, fromRV)
-	for _, s := range v.Servers {
-		v.Requests += s.Requests
-	}
+	v.Servers, v.Requests = MeasureAll(ctx, f, t, o.Budget, o.MaxPerServer, o.Measure)
+	v.Verdict = Decide(v.Servers, o.FromRV)
 	v.Duration = time.Since(start)
 	return v
 }

@@ -3,7 +3,6 @@ package servers
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
@@ -38,7 +37,9 @@ type Server struct {
 	LagKnown   bool   `json:"lagKnown"`
 	LagAgainst string `json:"lagAgainst,omitempty"`
 	// The watch window (probe only): a watch from Oldest still starts.
-	Oldest      uint64  `json:"oldestResourceVersion,omitempty"`
+	// Oldest is a JSON string, as in "probe -o json" and every RV of the
+	// API (docs/probe.md, docs/explain-error.md).
+	Oldest      uint64  `json:"oldestResourceVersion,omitempty,string"`
 	Width       uint64  `json:"width,omitempty"`
 	WindowKnown bool    `json:"windowKnown"`
 	Source      string  `json:"source,omitempty"`
@@ -187,7 +188,7 @@ func (s *Server) fail(err error, t apiclient.Target) {
 		return
 	}
 	f := diagnose.ClassifyFailure(err)
-	if f == diagnose.FailureOther && strings.Contains(s.Error, "stream error") && strings.Contains(s.Error, "INTERNAL_ERROR") {
+	if f == diagnose.FailureOther && diagnose.IsStreamReset(err) {
 		// The request's timeout= parameter ran out on the server side
 		// first: it resets the HTTP/2 stream (seen on v1.37.2 with a server
 		// cut off from etcd). Same meaning as no answer in time.

@@ -1,10 +1,12 @@
 package servers
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 
 	"k8s.io/client-go/rest"
@@ -110,5 +112,21 @@ func TestDecideCountsAndRangesOnlyWhatAnswered(t *testing.T) {
 	}
 	if v := Decide(ss, 0); v.CommonFromKnown || v.CommonFrom != 0 || len(v.OldestUnknown) != 3 {
 		t.Fatalf("no window measured: %+v", v)
+	}
+}
+
+// oldestResourceVersion is a string in "probe --servers -o json" as in
+// "probe -o json": one field, one type.
+func TestOldestResourceVersionIsAString(t *testing.T) {
+	b, err := json.Marshal(&Server{Oldest: 257})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"oldestResourceVersion":"257"`) {
+		t.Fatalf("got %s, want \"oldestResourceVersion\":\"257\"", b)
+	}
+	var back Server
+	if err := json.Unmarshal(b, &back); err != nil || back.Oldest != 257 {
+		t.Fatalf("round trip: %v %d", err, back.Oldest)
 	}
 }

@@ -2,7 +2,6 @@ package servers
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
@@ -34,7 +33,7 @@ func SignsInWindow(w *probe.Result) []string {
 			}
 			named = max(named, p.OldestNamed)
 		}
-		if p.Outcome == probe.OutcomeTransient && strings.Contains(p.Evidence, "although an object was modified at RV") {
+		if p.Outcome == probe.OutcomeTransient && p.MissedChangeRV > 0 {
 			signs = append(signs, fmt.Sprintf("a watch from RV %d stayed silent although the current-RV read saw a change after it (%s): the watch went to a server whose cache has not seen that change", p.ResourceVersion, p.Evidence))
 			break
 		}

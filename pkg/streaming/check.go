@@ -104,6 +104,10 @@ type Result struct {
 	Reason   string   `json:"reason,omitempty"`
 	Message  string   `json:"message,omitempty"`
 	Problems []string `json:"problems,omitempty"`
+	// CountUnchecked: the last problem says the count could not be
+	// checked (the list failed, or the budget ran out), so the status is
+	// unverified rather than incorrect.
+	CountUnchecked bool `json:"-"`
 	// ChangesBeforeEnd counts MODIFIED and DELETED events before the
 	// bookmark (allowed, but not what the API server itself sends).
 	ChangesBeforeEnd int `json:"changesBeforeEnd,omitempty"`
@@ -243,6 +247,7 @@ func refusedOrError(r *Result, err error, ctx context.Context) {
 func compare(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options, r *Result, listErr error) {
 	if r.ListCount == nil {
 		r.Problems = append(r.Problems, "the count was not checked: the list failed: "+listErr.Error())
+		r.CountUnchecked = true
 		return
 	}
 	lrv, lok := apiclient.ParseRV(r.ListResourceVersion)
@@ -260,12 +265,14 @@ func compare(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Opt
 	// Writes between the list and the watch: count at the bookmark's RV.
 	if err := o.Budget.Take(ctx); err != nil {
 		r.Problems = append(r.Problems, "the count was not checked at the bookmark's RV: "+err.Error())
+		r.CountUnchecked = true
 		return
 	}
 	r.Requests++
 	p, err := listing.List(ctx, c, t, listing.PageOptions{ResourceVersion: r.BookmarkResourceVersion, ResourceVersionMatch: "Exact"})
 	if err != nil {
 		r.Problems = append(r.Problems, "the count was not checked at the bookmark's RV "+r.BookmarkResourceVersion+": "+text.OneLine(err.Error()))
+		r.CountUnchecked = true
 		return
 	}
 	n := len(p.Items)

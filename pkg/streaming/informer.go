@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -33,12 +34,13 @@ func Judge(r *Result) {
 	case r.BookmarkReceived:
 		r.Informer = InformerWorks
 		r.Status = StatusCorrect
-		for _, p := range r.Problems {
-			if strings.HasPrefix(p, "the count was not checked") {
-				r.Status = StatusUnverified
-			} else {
-				r.Status = StatusIncorrect
-			}
+		switch {
+		case r.CountUnchecked:
+			// The check stopped before the count: whatever it found
+			// before, it cannot call the stream correct or not.
+			r.Status = StatusUnverified
+		case len(r.Problems) > 0:
+			r.Status = StatusIncorrect
 		}
 		r.Explanation = "the initial-events-end bookmark arrived: the informer syncs from the stream"
 		if r.Status == StatusIncorrect {
@@ -55,7 +57,7 @@ func Judge(r *Result) {
 		case r.Code == 429:
 			r.Informer = InformerRetries
 			r.Explanation = "429 is retried after a backoff as a streaming watch again (isWatchErrorRetriable): no fallback, the informer waits for the server"
-		case r.Code == 410 || metav1.StatusReason(r.Reason) == metav1.StatusReasonExpired || metav1.StatusReason(r.Reason) == metav1.StatusReasonGone || strings.Contains(r.Message, "Too large resource version"):
+		case r.Code == 410 || metav1.StatusReason(r.Reason) == metav1.StatusReasonExpired || metav1.StatusReason(r.Reason) == metav1.StatusReasonGone || diagnose.MentionsTooLarge(r.Message):
 			r.Informer = InformerRetries
 			r.Explanation = fmt.Sprintf("%d %s is retried as a streaming watch from RV \"\" (the Reflector resets its RV): no fallback", r.Code, r.Reason)
 		default:

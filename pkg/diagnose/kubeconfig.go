@@ -1,0 +1,20 @@
+package diagnose
+
+import "strings"
+
+// client-go says what is wrong with a kubeconfig only in words; these read
+// them, so that cmd chooses its advice on facts rather than on text.
+
+// KubeconfigNamesContext reports a kubeconfig error about a context (an
+// unknown --context, or no current-context).
+func KubeconfigNamesContext(msg string) bool { return strings.Contains(msg, "context") }
+
+// IsMissingAuthProvider reports a kubeconfig user whose auth-provider
+// client-go no longer builds in (oidc, gcp, azure).
+func IsMissingAuthProvider(msg string) bool { return strings.Contains(msg, "no Auth Provider found") }
+
+// IsCredentialPluginError reports that client-go's exec authenticator
+// failed (client-go: "getting credentials: exec: ...").
+func IsCredentialPluginError(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "getting credentials: exec")
+}
