@@ -20,7 +20,7 @@ const (
 	qualCurrent    = ", current: "
 	// etcd3/errors.go.
 	phraseWatchTooOld    = "The resourceVersion for the provided watch is too old."
-	phraseListTooOld     = "The resourceVersion for the provided list is too old."
+	phraseListTooOld     = "The resourceVersion for the provided list is too old" // no period: the plugin's own list error reads "too old: Do not list ..." (WithFix)
 	phraseContinueTooOld = "The provided continue parameter is too old"
 	// The same error before the list parameter was renamed continue
 	// (Kubernetes 1.8 to 1.12 etcd3/errors.go): "The provided from parameter

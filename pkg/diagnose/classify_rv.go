@@ -97,7 +97,7 @@ func matchEtcdList(s *signals, d *Diagnosis) bool {
 	if !strings.Contains(s.text, phraseListTooOld) {
 		return false
 	}
-	return set(d, KindEtcdCompactedExactList, ConfidenceHigh, phraseListTooOld)
+	return set(d, KindEtcdCompactedExactList, ConfidenceHigh, phraseListTooOld+".")
 }
 
 func matchContinue(s *signals, d *Diagnosis) bool {

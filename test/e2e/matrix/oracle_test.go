@@ -76,10 +76,6 @@ var knownWrong = map[string]string{
 	// below its compaction point (factCompaction makes one), so a watch of
 	// the whole resource from probe's oldest RV dies there.
 	"v1.37/kine/cache-off probe -A": "issue 18 claim 9",
-	// Claim 5: explain-error --check re-checks an Expired exact list with
-	// a watch, which the watch cache serves; on every cell where an exact
-	// list of a compacted RV fails (the check is made only there).
-	"* explain-error --check --operation list-exact": "issue 18 claim 5",
 }
 
 type oracle struct {
