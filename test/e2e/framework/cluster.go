@@ -135,9 +135,10 @@ func start(ctx context.Context, bins clusterBinaries, cell Cell, opts Options) (
 		return nil, err
 	}
 	c.Cell = cell
+	started := c // a failed start returns a nil Cluster: stop what it started
 	defer func() {
 		if err != nil {
-			c.Stop()
+			started.Stop()
 		}
 	}()
 	if _, err := c.AddAPIServer(ctx, opts.APIServer); err != nil {
@@ -171,9 +172,10 @@ func startStorageOnly(ctx context.Context, bins clusterBinaries, opts Options) (
 		}
 		c.own = true
 	}
+	started := c // a failed start returns a nil Cluster: stop what it started
 	defer func() {
 		if err != nil {
-			c.Stop()
+			started.Stop()
 		}
 	}()
 	if err := c.writeStaticFiles(); err != nil {
