@@ -1,0 +1,186 @@
+package render
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/watchrv/kubectl-watchrv/internal/text"
+	"github.com/watchrv/kubectl-watchrv/pkg/servers"
+)
+
+// The verdict lines of the per-server view: what every server answered, the
+// reconnect range they have in common, and the one-line verdict.
+
+// serversVerdict is the verdict block under the table. Every claim names
+// the servers it holds for: a server that did not answer a read is never
+// counted as if it had.
+func serversVerdict(r ServersReport) [][2]string {
+	v := r.Verdict
+	var kv [][2]string
+	kv = append(kv, [2]string{"Answered", answeredText(r)})
+	if v.CommonKnown {
+		kv = append(kv, [2]string{"Every server", commonText(v, r.Servers, r.Mode == "probe")})
+	}
+	if rc := v.Reconnect; rc != nil {
+		kv = append(kv, [2]string{fmt.Sprintf("Reconnect from RV %d", rc.ResourceVersion), reconnectText(rc, r.Mode == "probe")})
+	}
+	if v.LargestLagServer != "" {
+		lag := fmt.Sprintf("%s RVs, server %s", text.Thousands(v.LargestLag), v.LargestLagServer)
+		if v.LargestLag == 0 {
+			lag = "0: every watch cache that was read has seen the current RV"
+			if len(v.NewestUnknown) == 0 {
+				lag = "0: every watch cache has seen the current RV"
+			}
+		}
+		kv = append(kv, [2]string{"Largest lag", lag})
+	}
+	return kv
+}
+
+// answeredText counts the servers that answered every read, and names
+// those that answered only some, or none.
+func answeredText(r ServersReport) string {
+	v := r.Verdict
+	out := fmt.Sprintf("%d of %d server(s)", v.Answered, v.Servers)
+	var partly, none []string
+	for _, s := range r.Servers {
+		switch {
+		case s.Error == "":
+		case s.Answered():
+			partly = append(partly, s.Endpoint+" ("+s.Reason+")")
+		default:
+			none = append(none, s.Endpoint+" ("+s.Reason+")")
+		}
+	}
+	if len(partly) > 0 {
+		out += "; only partly: " + strings.Join(partly, ", ")
+	}
+	if len(none) > 0 {
+		out += "; no answer: " + strings.Join(none, ", ")
+	}
+	return out
+}
+
+func commonText(v servers.Verdict, ss []*servers.Server, probe bool) string {
+	if v.CommonEmpty {
+		return fmt.Sprintf("no RV is served by every server now: server %s forgets below RV %d, server %s has seen only up to RV %d",
+			v.CommonFromServer, v.CommonFrom, v.CommonToServer, v.CommonTo)
+	}
+	high := "(every server follows etcd: its cache reached the current RV right after a consistent list)"
+	if len(v.NewestUnknown) > 0 {
+		high = "(every server that gave an RV follows etcd: its cache reached the current RV right after a consistent list)"
+	}
+	if v.CommonToLagging {
+		high = fmt.Sprintf("(above %d server %s has not seen the RV and does not catch up: 504 on a relist, a watch held)", v.CommonTo, v.CommonToServer)
+	}
+	unknownTo := ""
+	if len(v.NewestUnknown) > 0 {
+		unknownTo = "; not known for " + strings.Join(v.NewestUnknown, ", ") + ": no RV was read from it"
+	}
+	if !v.CommonFromKnown {
+		// No window was measured: below which RV a server answers 410 is
+		// unknown, so no range is claimed, only the 504 side.
+		why := "no window was searched (probe RESOURCE --servers finds each server's oldest RV)"
+		if probe {
+			why = "no server's window was measured (see the NOTE column)"
+		}
+		who := "any server"
+		if len(v.NewestUnknown) > 0 {
+			who = "the servers that gave an RV"
+		}
+		return fmt.Sprintf("a reconnect from an RV up to %d gets no 504 from %s %s%s; whether it gets 410 is unknown: %s",
+			v.CommonTo, who, high, unknownTo, why)
+	}
+	covered := v.Covered(ss)
+	all := len(covered) == len(ss)
+	low := fmt.Sprintf("(below %d server %s answers a watch with 410)", v.CommonFrom, v.CommonFromServer)
+	if v.CommonFrom <= 1 {
+		low = "(nothing has expired on any server)"
+		if len(v.OldestUnknown) > 0 {
+			low = "(nothing has expired on the servers whose window was measured)"
+		}
+	}
+	who := "every server"
+	if !all {
+		who = strings.Join(covered, ", ") + " (the servers whose window and cache RV were measured)"
+		if len(covered) == 0 {
+			who = "no server known to serve all of it (its bounds were measured on different servers)"
+		}
+	}
+	out := fmt.Sprintf("a reconnect from any RV in [%d, %d] is served at once by %s %s %s", v.CommonFrom, v.CommonTo, who, low, high)
+	var unknownFrom []string
+	for _, e := range v.OldestUnknown {
+		if !slices.Contains(v.NewestUnknown, e) {
+			unknownFrom = append(unknownFrom, e)
+		}
+	}
+	if len(unknownFrom) > 0 {
+		out += "; not known for " + strings.Join(unknownFrom, ", ") + ": its oldest RV was not measured, a reconnect to it may get 410"
+	}
+	return out + unknownTo
+}
+
+func reconnectText(rc *servers.Reconnect, probe bool) string {
+	var bad, ok, no504 []string
+	for _, a := range rc.Answers {
+		switch a.Answer {
+		case servers.AnswerExpired:
+			bad = append(bad, fmt.Sprintf("%s answers 410 Expired (%s RVs below its oldest)", a.Endpoint, text.Thousands(a.By)))
+		case servers.AnswerTooLarge:
+			bad = append(bad, fmt.Sprintf("%s answers 504 TooLarge on a relist (%s RVs ahead of its cache)", a.Endpoint, text.Thousands(a.By)))
+		case servers.AnswerUnknown:
+			bad = append(bad, a.Endpoint+" unknown")
+		case servers.AnswerNotTooLarge:
+			no504 = append(no504, a.Endpoint)
+		default:
+			ok = append(ok, a.Endpoint)
+		}
+	}
+	why := "the newest current RV: an informer that just listed on the freshest server"
+	if rc.Why == "given" {
+		why = "--from-rv"
+	}
+	out := "(" + why + ") "
+	if len(bad) == 0 && len(no504) == 0 {
+		return out + "every server serves it"
+	}
+	parts := bad
+	if len(ok) > 0 {
+		parts = append(parts, "served by "+strings.Join(ok, ", "))
+	}
+	if len(no504) > 0 {
+		what := "no window searched"
+		if probe {
+			what = "its window was not measured"
+		}
+		no := "no server answers 504 (the RV is within every cache)"
+		if len(no504) < len(rc.Answers) {
+			no = "no 504 from " + strings.Join(no504, ", ") + " (the RV is within their caches)"
+		}
+		parts = append(parts, fmt.Sprintf("%s; 410 not known (%s)", no, what))
+	}
+	return out + strings.Join(parts, "; ")
+}
+
+func oneLineVerdict(v servers.Verdict) string {
+	parts := []string{}
+	if v.Answered < v.Servers {
+		parts = append(parts, fmt.Sprintf("%d of %d server(s) answered every read (see the NOTE column)", v.Answered, v.Servers))
+	}
+	if v.LargestLag > 0 {
+		parts = append(parts, fmt.Sprintf("server %s lags %s RVs", v.LargestLagServer, text.Thousands(v.LargestLag)))
+	}
+	if v.CommonEmpty {
+		parts = append(parts, fmt.Sprintf("no common window (oldest %d on %s > cache RV %d on %s)", v.CommonFrom, v.CommonFromServer, v.CommonTo, v.CommonToServer))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func firstWords(s string, n int) string {
+	w := strings.Fields(s)
+	if len(w) > n {
+		return strings.Join(w[:n], " ") + " ..."
+	}
+	return s
+}
