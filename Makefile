@@ -9,7 +9,7 @@ GO_TEST    ?= go test
 E2E_FLAGS  ?= -count=1 -timeout 40m -p 4
 # The e2e packages, the longest first, so that four at a time end together;
 # a package missing here is caught by e2e-pkgs-check (part of make unit).
-E2E_PKGS   := ./test/e2e/informerlog ./test/e2e/matrix ./test/e2e/cells ./test/e2e/watch ./test/e2e/faults ./test/e2e/probe \
+E2E_PKGS   := ./test/e2e/informerlog ./test/e2e/matrix ./test/e2e/watch ./test/e2e/faults ./test/e2e/probe \
               ./test/e2e/demo ./test/e2e/proof ./test/e2e/docs ./test/e2e/streaming \
               ./test/e2e/krew ./test/e2e/aggregated ./test/e2e/ha ./test/e2e/list ./test/e2e/clients ./test/e2e/security ./test/e2e/framework
 

@@ -188,7 +188,13 @@ func (o *ListOptions) Run(ctx context.Context) error {
 	if werr != nil && (walk == nil || len(walk.Final().Pages) == 0) && !listing.IsContinueExpired(werr) {
 		return o.requestError(werr, "list", res.Name())
 	}
-	report := render.NewListReport(t, wo, o.RVOnly, walk).WithServer(serverinfo.Read(ctx, client, res.GVR.Group, res.GVR.Resource))
+	report := render.NewListReport(t, wo, o.RVOnly, walk)
+	if !o.RVOnly {
+		// --rv-only promises one small read: /metrics (hundreds of KB,
+		// tens of MB on a big cluster) is read only for the texts that
+		// depend on the server's gates and watch cache.
+		report = report.WithServer(serverinfo.Read(ctx, client, res.GVR.Group, res.GVR.Resource))
+	}
 	if report.NeedsCurrentRV() && werr == nil {
 		current, _, cerr := listing.CurrentRV(ctx, client, t)
 		report.CheckWatchStart(current, cerr)

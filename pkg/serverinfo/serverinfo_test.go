@@ -8,7 +8,7 @@ import (
 
 // recordedInfo builds the Info of a recorded real server (testdata:
 // /version and the parts of /metrics serverinfo reads, saved by
-// test/e2e/cells with WATCHRV_RECORD_SERVERINFO=1), for configmaps.
+// test/e2e/matrix with WATCHRV_RECORD_SERVERINFO=1), for configmaps.
 func recordedInfo(t *testing.T, name string) *Info {
 	t.Helper()
 	vb, err := os.ReadFile("testdata/" + name + ".version.json")

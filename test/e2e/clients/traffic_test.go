@@ -16,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
@@ -81,22 +80,7 @@ func runTraffic(t *testing.T) traffic {
 	cs, _ := framework.Namespace(t, c, "clients-a")
 	framework.Namespace(t, c, "clients-b")
 	framework.Namespace(t, c, "clients-c")
-	// A Role of its own: the bootstrap "view" role gets its rules from the
-	// aggregation controller, which this harness (no controller manager)
-	// does not run.
-	if _, err := cs.RbacV1().Roles("clients-b").Create(ctx, &rbacv1.Role{
-		ObjectMeta: metav1.ObjectMeta{Name: "read-configmaps"},
-		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list", "watch"}}},
-	}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cs.RbacV1().RoleBindings("clients-b").Create(ctx, &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "nobody-reads"},
-		RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: "read-configmaps"},
-		Subjects:   []rbacv1.Subject{{Kind: "User", Name: "nobody", APIGroup: "rbac.authorization.k8s.io"}},
-	}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	framework.GrantConfigMapReading(t, cs, "clients-b", "nobody")
 	a := framework.ConfigMapWriter{T: t, Clientset: cs, Namespace: "clients-a"}
 	b := framework.ConfigMapWriter{T: t, Clientset: cs, Namespace: "clients-b"}
 	other := framework.ConfigMapWriter{T: t, Clientset: cs, Namespace: "clients-c"}

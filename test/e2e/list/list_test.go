@@ -226,3 +226,36 @@ func rvLess(a, b string) bool {
 	}
 	return a < b
 }
+
+// TestListRVOnlyReadsNoMetrics: --rv-only is one item's read ("about 1 KB,
+// whatever the collection size", docs/list.md); the /metrics read that
+// picks the read-semantics texts (hundreds of KB here) is for the full
+// list only. The audit log shows each run's requests.
+func TestListRVOnlyReadsNoMetrics(t *testing.T) {
+	_, ns := newNamespace(t, shared, "list-rv-only")
+	requests := func(args ...string) []string {
+		before := len(framework.ReadAudit(t, shared.APIServers[0].AuditLog))
+		runListJSON(t, shared.Kubeconfig, args...)
+		var out []string
+		for _, e := range framework.ReadAudit(t, shared.APIServers[0].AuditLog)[before:] {
+			if strings.HasPrefix(e.UserAgent, "kubectl-watchrv/") && e.Stage == "ResponseComplete" {
+				out = append(out, e.Verb+" "+e.RequestURI)
+			}
+		}
+		return out
+	}
+	hasMetrics := func(reqs []string) bool {
+		for _, r := range reqs {
+			if strings.HasSuffix(r, " /metrics") {
+				return true
+			}
+		}
+		return false
+	}
+	if full := requests("configmaps", "-n", ns); !hasMetrics(full) {
+		t.Fatalf("the full list reads /metrics for its texts; the audit log shows %v", full)
+	}
+	if only := requests("configmaps", "-n", ns, "--rv-only"); hasMetrics(only) {
+		t.Errorf("list --rv-only read /metrics: %v", only)
+	}
+}

@@ -39,6 +39,7 @@ func TestMatrix(t *testing.T) {
 		// beside the other checks, which neither write podtemplates nor
 		// watch them for long.
 		quiet := startQuietWatch(s, ns)
+		claims := startClaimChecks(t, cell, c)
 		t.Run("version", func(t *testing.T) { factVersion(t, s, cell) })
 		t.Run("feature-gates", func(t *testing.T) { factFeatureGates(t, s, cell) })
 		t.Run("read-sources", func(t *testing.T) { factReadSources(t, s, cell, ns) })
@@ -47,6 +48,7 @@ func TestMatrix(t *testing.T) {
 			t.Run("compaction", func(t *testing.T) { factCompaction(t, s, cell) })
 		}
 		t.Run("oracle", func(t *testing.T) { runOracle(t, s, cell) })
+		claims()
 		t.Run("bookmarks", func(t *testing.T) { factBookmarks(t, cell, quiet) })
 	})
 	checkServersPage(t, ran, oracleSeeds(t) == 1)

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
@@ -77,17 +76,8 @@ func TestProbeMetricsMatchTheServer(t *testing.T) {
 // A user who may list and watch configmaps but not get /metrics: the probe
 // works and the metrics are one note.
 func TestProbeMetricsForbiddenIsANote(t *testing.T) {
-	ctx := context.Background()
 	cs, ns := newNamespace(t, shared, "probe-metrics-rbac")
-	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "cm-reader"}, Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list", "watch"}}}}
-	if _, err := cs.RbacV1().Roles(ns).Create(ctx, role, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	rb := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "nobody-cm"}, RoleRef: rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: "cm-reader"},
-		Subjects: []rbacv1.Subject{{Kind: "User", APIGroup: "rbac.authorization.k8s.io", Name: "nobody"}}}
-	if _, err := cs.RbacV1().RoleBindings(ns).Create(ctx, rb, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	framework.GrantConfigMapReading(t, cs, ns, "nobody")
 	var rep render.ProbeReport
 	var r framework.Result
 	for i := 0; i < 20; i++ { // RBAC reaches the authorizer's cache within a moment

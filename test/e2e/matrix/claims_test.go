@@ -1,6 +1,6 @@
 //go:build e2e
 
-package cells
+package matrix
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 // Claim 1 (v1.30): a consistent read goes to storage there
 // (ConsistentListFromCache off), not "served from the watch cache once it
 // has caught up".
-var checkConsistentReadFromStorage = check{"claim1-consistent-read", func(t *testing.T, _ framework.Cell, c *framework.Cluster) {
+var checkConsistentReadFromStorage = claimCheck{"claim1-consistent-read", func(t *testing.T, _ framework.Cell, c *framework.Cluster) {
 	_, ns := framework.Namespace(t, c, "claim1")
 	out := listJSON(t, c, "configmaps", "-n", ns)
 	d := semantics(out)
@@ -32,7 +32,7 @@ var checkConsistentReadFromStorage = check{"claim1-consistent-read", func(t *tes
 
 // Claim 2 (v1.30, v1.33): a refused streaming list means the server lacks
 // WatchList, not bad flags.
-var checkStreamingRefused = check{"claim2-streaming-refused", func(t *testing.T, _ framework.Cell, c *framework.Cluster) {
+var checkStreamingRefused = claimCheck{"claim2-streaming-refused", func(t *testing.T, _ framework.Cell, c *framework.Cluster) {
 	_, ns := framework.Namespace(t, c, "claim2")
 	r := framework.Run(t, c.Kubeconfig, time.Minute, "watch", "configmaps", "-n", ns, "--send-initial-events", "--timeout", "10s")
 	if !strings.Contains(r.Stderr, "forbidden for watch unless the WatchList feature gate is enabled") {
@@ -45,7 +45,7 @@ var checkStreamingRefused = check{"claim2-streaming-refused", func(t *testing.T,
 
 // Claim 6 (v1.30): a list with a limit from a future RV goes to storage
 // and its 504 comes at once: its explanation must not claim a ~3 s wait.
-var checkTooLargeAtOnce = check{"claim6-toolarge-at-once", func(t *testing.T, _ framework.Cell, c *framework.Cluster) {
+var checkTooLargeAtOnce = claimCheck{"claim6-toolarge-at-once", func(t *testing.T, _ framework.Cell, c *framework.Cluster) {
 	_, ns := framework.Namespace(t, c, "claim6")
 	cur := currentRV(t, c, ns)
 	future := strconv.FormatUint(cur+100000, 10)
@@ -64,7 +64,7 @@ var checkTooLargeAtOnce = check{"claim6-toolarge-at-once", func(t *testing.T, _ 
 
 // Claim 5 (v1.30: exact lists from etcd, watches from the cache):
 // explain-error --check on an Expired exact list re-runs the exact list.
-var checkExactListRechecked = check{"claim5-exact-list-recheck", func(t *testing.T, _ framework.Cell, c *framework.Cluster) {
+var checkExactListRechecked = claimCheck{"claim5-exact-list-recheck", func(t *testing.T, _ framework.Cell, c *framework.Cluster) {
 	cs, ns := framework.Namespace(t, c, "claim5")
 	w := framework.ConfigMapWriter{T: t, Clientset: cs, Namespace: ns}
 	w.Create("a", nil)
@@ -92,7 +92,7 @@ var checkExactListRechecked = check{"claim5-exact-list-recheck", func(t *testing
 }}
 
 // Claim 3 (cache off): rv=0 is served by storage; there is no cache.
-var checkAnyFromStorage = check{"claim3-rv0-cache-off", func(t *testing.T, _ framework.Cell, c *framework.Cluster) {
+var checkAnyFromStorage = claimCheck{"claim3-rv0-cache-off", func(t *testing.T, _ framework.Cell, c *framework.Cluster) {
 	_, ns := framework.Namespace(t, c, "claim3")
 	out := listJSON(t, c, "configmaps", "-n", ns, "--rv", "0")
 	d := semantics(out)
@@ -106,7 +106,7 @@ var checkAnyFromStorage = check{"claim3-rv0-cache-off", func(t *testing.T, _ fra
 
 // Claim 12 (any storage): after a PrevKv=nil ERROR the server closes the
 // stream; the plugin must not say it goes on.
-var checkPrevKvEndsStream = check{"claim12-prevkv-ends-stream", func(t *testing.T, _ framework.Cell, c *framework.Cluster) {
+var checkPrevKvEndsStream = claimCheck{"claim12-prevkv-ends-stream", func(t *testing.T, _ framework.Cell, c *framework.Cluster) {
 	cs, ns := framework.Namespace(t, c, "claim12")
 	w := framework.ConfigMapWriter{T: t, Clientset: cs, Namespace: ns}
 	w.Create("old", nil)
@@ -126,7 +126,7 @@ var checkPrevKvEndsStream = check{"claim12-prevkv-ends-stream", func(t *testing.
 
 // Claim 4 (cache off): storage sends no bookmarks, so a quiet watch
 // --follow is not a stall (the default stall timeout is 90 s).
-var checkQuietIsNotStalled = check{"claim4-quiet-not-stalled", func(t *testing.T, _ framework.Cell, c *framework.Cluster) {
+var checkQuietIsNotStalled = claimCheck{"claim4-quiet-not-stalled", func(t *testing.T, _ framework.Cell, c *framework.Cluster) {
 	_, ns := framework.Namespace(t, c, "claim4")
 	r := framework.Run(t, c.Kubeconfig, 3*time.Minute, "watch", "configmaps", "-n", ns, "--follow", "--timeout", "100s")
 	all := r.Stdout + r.Stderr
@@ -138,7 +138,7 @@ var checkQuietIsNotStalled = check{"claim4-quiet-not-stalled", func(t *testing.T
 // Claim 11 (kine): compaction is clamped to current - 1000 and storage is
 // not named etcd: the advice must not say "a watch from an RV older than
 // the compaction interval fails".
-var checkCompactionOnKine = check{"claim11-kine-compaction", func(t *testing.T, _ framework.Cell, c *framework.Cluster) {
+var checkCompactionOnKine = claimCheck{"claim11-kine-compaction", func(t *testing.T, _ framework.Cell, c *framework.Cluster) {
 	ctx := context.Background()
 	cs, ns := framework.Namespace(t, c, "claim11")
 	if err := framework.CreateConfigMaps(ctx, cs, ns, "fill", 1050, 8, 8); err != nil {
