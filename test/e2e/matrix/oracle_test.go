@@ -37,7 +37,7 @@ func runOracleSeed(t *testing.T, s *server, cell framework.Cell, seed int64, nam
 	t.Logf("oracle on %s: seed %d (replay: WATCHRV_ORACLE_SEED=%d)", cell.Name(), seed, seed)
 	s = &server{t: t, c: s.c, http: s.http, base: s.base}
 	cs, ns := framework.Namespace(t, s.c, namespace)
-	h := newHistory(t, s, cs, ns)
+	h := newHistory(t, s, cs, ns, cell.Storage == "kine")
 	mid := h.scripted()
 	if err := s.c.Compact(t.Context(), int64(mid)); err != nil {
 		t.Fatalf("compact at %d: %v", mid, err)
