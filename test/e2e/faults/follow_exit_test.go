@@ -35,7 +35,7 @@ func TestWatchFollowExitsWithTheFailureItEndedIn(t *testing.T) {
 	for _, kc := range []string{c.Kubeconfig, throttled} {
 		// Warms the discovery cache of HOME for both users (the throttled
 		// one may not list yet: the cache is filled before that).
-		framework.RunInHome(t, home, kc, nil, time.Minute, "list", "cm", "-n", ns, "--limit", "1")
+		framework.RunInHome(t, home, kc, nil, time.Minute, "list", "cm", "-n", ns, "--rv-only")
 	}
 	follow := func(t *testing.T, kc string, want int, failure, stderr string) {
 		t.Helper()

@@ -49,10 +49,10 @@ func TestListBodyStalledMidWay(t *testing.T) {
 			t.Fatal(err)
 		}
 		home := t.TempDir()
-		r := framework.RunInHome(t, home, kc, nil, time.Minute, "list", "cm", "-n", ns, "--limit", "1")
+		r := framework.RunInHome(t, home, kc, nil, time.Minute, "list", "cm", "-n", ns, "--rv-only")
 		for i := 0; r.Code == 7 && i < 20; i++ { // the grant reaches the authorizer's cache within a moment
 			time.Sleep(250 * time.Millisecond)
-			r = framework.RunInHome(t, home, kc, nil, time.Minute, "list", "cm", "-n", ns, "--limit", "1")
+			r = framework.RunInHome(t, home, kc, nil, time.Minute, "list", "cm", "-n", ns, "--rv-only")
 		}
 		if r.Code != 0 {
 			t.Fatalf("warming the discovery cache: exit %d: %s", r.Code, r.Stderr)

@@ -54,11 +54,11 @@ func TestWatchFollowRelistsWhenTheInitialStateIsCut(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// One run fills the discovery cache of this HOME: the watch run
+			// One run (one item: --rv-only) fills the discovery cache of this HOME: the watch run
 			// then sends nothing before its watch, and 60 KB fall inside the
 			// initial state.
 			home := t.TempDir()
-			if r := framework.RunInHome(t, home, kc, nil, time.Minute, "list", "cm", "-n", ns, "--limit", "1"); r.Code != 0 {
+			if r := framework.RunInHome(t, home, kc, nil, time.Minute, "list", "cm", "-n", ns, "--rv-only"); r.Code != 0 {
 				t.Fatalf("warming the discovery cache: exit %d: %s", r.Code, r.Stderr)
 			}
 			cut := link.CutAfter(60 << 10)
