@@ -52,7 +52,7 @@ and the patterns those show, each with its evidence and a fix:
   polling                   lists at a steady period, no watch
   relist-loop               a list right after a watch ended, again and again
   stale-reconnect           watches from an RV the server no longer holds (410)
-  herd                      many clients relisting in the same 10 seconds
+  herd                      3 or more clients relisting within 10 seconds
   consistent-read-pressure  many lists with no RV that read etcd on the
                             server's version (--server-version; else unknown)
 

@@ -130,7 +130,7 @@ func (a *Analyzer) Close() {
 		a.finish(r, 0, a.to, true, -1)
 		delete(a.open, id)
 	}
-	a.herd.flush(time.Time{})
+	a.herd.flush()
 }
 
 func (a *Analyzer) client(k clientKey) *clientState {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/audit"
 )
@@ -181,8 +182,9 @@ func TestListMode(t *testing.T) {
 }
 
 // A herd: the looping informer's real lines, copied as three users (new
-// auditIDs), relist in the same seconds; each 10 s bucket with their
-// relists is one herd of 3 clients.
+// auditIDs), relist in the same seconds. Its 4 relists (10:44:42.1, :46.6,
+// :52.8, 10:45:02.7) make two herds: the first two within 4.4 s, the last
+// two within 9.9 s; each names the 3 clients and counts their 6 relists.
 func TestHerd(t *testing.T) {
 	var in [][]byte
 	for _, l := range bytes.Split(bytes.TrimRight(recordedLog(t), "\n"), []byte("\n")) {
@@ -199,18 +201,37 @@ func TestHerd(t *testing.T) {
 	if len(r.Clients) != 3 {
 		t.Fatalf("%d clients, want 3", len(r.Clients))
 	}
-	// The 4 relists fall in 3 buckets (10:44:40, :50 and 10:45:00).
-	if len(r.Herds) != 3 {
-		t.Fatalf("%d herds, want 3: %+v", len(r.Herds), r.Herds)
+	want := [][2]string{{"10:44:42", "10:44:46"}, {"10:44:52", "10:45:02"}}
+	if len(r.Herds) != len(want) {
+		t.Fatalf("%d herds, want %d: %+v", len(r.Herds), len(want), r.Herds)
 	}
-	for _, h := range r.Herds {
-		if h.Count != 3 || !strings.Contains(h.Evidence, "ds-pod-a / watchrv-e2e-informer") {
-			t.Errorf("herd %+v", h)
+	for i, h := range r.Herds {
+		if h.Count != 3 || clock(h.First) != want[i][0] || clock(h.Last) != want[i][1] ||
+			!strings.Contains(h.Evidence, "3 clients relisted 6 times") || !strings.Contains(h.Evidence, "ds-pod-a / watchrv-e2e-informer") {
+			t.Errorf("herd %d: %+v", i, h)
 		}
 	}
 	// One client alone is no herd.
 	if r := analyze(t, recordedLog(t), Options{}); len(r.Herds) != 0 {
 		t.Errorf("herds in the recorded log: %+v", r.Herds)
+	}
+}
+
+// A herd is found wherever it falls on the clock: three clients relisting
+// at :48, :51 and :53 cross a 10-second edge (fixed buckets saw two clients
+// on each side, and no herd); relists more than 10 s apart are none.
+func TestHerdAcrossABucketEdge(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 10, 44, 48, 0, time.UTC)
+	var h herdState
+	for i, d := range []time.Duration{0, 3 * time.Second, 5 * time.Second} {
+		h.add(t0.Add(d), clientKey{user: fmt.Sprint("u", i)})
+	}
+	for i, d := range []time.Duration{60, 71, 82} {
+		h.add(t0.Add(d*time.Second), clientKey{user: fmt.Sprint("v", i)})
+	}
+	h.flush()
+	if len(h.herds) != 1 || h.herds[0].Count != 3 || !h.herds[0].First.Equal(t0) || !h.herds[0].Last.Equal(t0.Add(5*time.Second)) {
+		t.Fatalf("herds %+v, want one of 3 clients from 10:44:48 to :53", h.herds)
 	}
 }
 

@@ -22,8 +22,9 @@ const (
 	relistWindow = 30 * time.Second
 	// relistLoopMin relists on one resource make a loop.
 	relistLoopMin = 3
-	// herdBucket: relists of herdMinClients clients or more in one bucket.
-	herdBucket     = 10 * time.Second
+	// herdWindow: relists of herdMinClients clients or more within this
+	// long of each other are a herd.
+	herdWindow     = 10 * time.Second
 	herdMinClients = 3
 	// consistentMin consistent lists by one client on one resource.
 	consistentMin = 10
@@ -209,51 +210,61 @@ func (rs *resourceState) patterns(client, resource string) []Pattern {
 	return out
 }
 
-// herdState groups relists by time bucket, by client.
+// herdState keeps every relist (its time and client) until the log ends:
+// a streaming relist counts when its watch ends, which can be minutes after
+// it started, so herds are judged at the end. One relist is a time and a
+// pointer-sized key: far fewer than the log's requests.
 type herdState struct {
-	buckets map[int64]map[clientKey]struct{}
+	relists []herdRelist
 	herds   []Pattern
 }
 
-func (h *herdState) add(t time.Time, k clientKey) {
-	b := t.UnixNano() / int64(herdBucket)
-	if h.buckets == nil {
-		h.buckets = map[int64]map[clientKey]struct{}{}
-	}
-	if h.buckets[b] == nil {
-		h.buckets[b] = map[clientKey]struct{}{}
-	}
-	// Buckets are judged at the end, not as the log goes: a streaming
-	// relist counts when its watch ends, which can be minutes after it
-	// started. The state is one small set per 10 s with relists.
-	h.buckets[b][k] = struct{}{}
+type herdRelist struct {
+	at time.Time
+	k  clientKey
 }
 
-// flush closes the buckets before t (all of them when t is zero).
-func (h *herdState) flush(t time.Time) {
-	for b, set := range h.buckets {
-		start := time.Unix(0, b*int64(herdBucket)).UTC()
-		if !t.IsZero() && !start.Before(t) {
+func (h *herdState) add(t time.Time, k clientKey) {
+	h.relists = append(h.relists, herdRelist{t, k})
+}
+
+// flush finds the herds: windows of herdWindow that start at a relist and
+// hold relists of herdMinClients clients or more. A window that is no herd
+// moves on by one relist, not by its width, so a herd is found wherever it
+// falls on the clock (fixed 10 s buckets split one that crosses a bucket's
+// edge); a herd's window is not searched again.
+func (h *herdState) flush() {
+	rs := h.relists
+	sort.SliceStable(rs, func(i, j int) bool { return rs[i].at.Before(rs[j].at) })
+	for i := 0; i < len(rs); {
+		end, set := i, map[clientKey]struct{}{}
+		for ; end < len(rs) && rs[end].at.Sub(rs[i].at) < herdWindow; end++ {
+			set[rs[end].k] = struct{}{}
+		}
+		if len(set) < herdMinClients {
+			i++
 			continue
 		}
-		if len(set) >= herdMinClients {
-			var names []string
-			for k := range set {
-				names = append(names, k.user+" / "+k.agent)
-			}
-			sort.Strings(names)
-			if len(names) > 5 {
-				names = append(names[:5], fmt.Sprintf("and %d more", len(set)-5))
-			}
-			h.herds = append(h.herds, Pattern{
-				Name: PatternHerd, Count: int64(len(set)), First: start, Last: start.Add(herdBucket),
-				Evidence: fmt.Sprintf("%d clients relisted between %s and %s: %s", len(set), clock(start), clock(start.Add(herdBucket)), strings.Join(names, ", ")),
-				Fix:      "Something ended many watches at once (an API server restart, a balancer moving connections); the API server's own log shows which. Relists with resourceVersion=0 or streaming lists (sendInitialEvents=true) are served from the watch cache instead of etcd.",
-			})
-		}
-		delete(h.buckets, b)
+		h.herds = append(h.herds, herdPattern(set, end-i, rs[i].at, rs[end-1].at))
+		i = end
 	}
-	sort.Slice(h.herds, func(i, j int) bool { return h.herds[i].First.Before(h.herds[j].First) })
+	h.relists = nil
+}
+
+func herdPattern(set map[clientKey]struct{}, relists int, first, last time.Time) Pattern {
+	var names []string
+	for k := range set {
+		names = append(names, k.user+" / "+k.agent)
+	}
+	sort.Strings(names)
+	if len(names) > 5 {
+		names = append(names[:5], fmt.Sprintf("and %d more", len(set)-5))
+	}
+	return Pattern{
+		Name: PatternHerd, Count: int64(len(set)), First: first, Last: last,
+		Evidence: fmt.Sprintf("%d clients relisted %d times within %s, from %s to %s: %s", len(set), relists, secs(last.Sub(first).Seconds()), clock(first), clock(last), strings.Join(names, ", ")),
+		Fix:      "Something ended many watches at once (an API server restart, a balancer moving connections); the API server's own log shows which. Relists with resourceVersion=0 or streaming lists (sendInitialEvents=true) are served from the watch cache instead of etcd.",
+	}
 }
 
 func causes(m map[string]int64) string {

@@ -8,6 +8,7 @@ package clients
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -160,6 +161,12 @@ func TestClients(t *testing.T) {
 		{"kubectl get -w", "admin", kubectlAgent, nil},
 		{"plugin", "admin", pluginAgent, nil},
 	}
+	for i := 1; i <= herdSize; i++ {
+		who = append(who, struct {
+			name, user, agent string
+			patterns          []string
+		}{fmt.Sprint("herd informer ", i), "admin", fmt.Sprintf("%s-%d", herdAgent, i), []string{"stale-reconnect(configmaps)"}})
+	}
 	for _, w := range who {
 		c := find(rep, w.user, w.agent)
 		if c == nil {
@@ -217,6 +224,26 @@ func TestClients(t *testing.T) {
 			}
 		}
 	}
+
+	// The herd: the three informers behind the proxy the test cut once,
+	// each relisting once, and no one else (the loop's relists were over
+	// more than a herd's window before).
+	t.Run("herd", func(t *testing.T) {
+		if len(rep.Herds) != 1 {
+			t.Fatalf("%d herds, want 1: %+v", len(rep.Herds), rep.Herds)
+		}
+		h := rep.Herds[0]
+		want := fmt.Sprintf("%d clients relisted %d times", herdSize, herdSize)
+		if h.Count != herdSize || !strings.Contains(h.Evidence, want) || h.Last.Sub(h.First) >= 10*time.Second {
+			t.Errorf("herd: %+v, want %q within 10 s", h, want)
+		}
+		for i := 1; i <= herdSize; i++ {
+			if a := fmt.Sprintf("admin / %s-%d", herdAgent, i); !strings.Contains(h.Evidence, a) {
+				t.Errorf("the herd does not name %s: %s", a, h.Evidence)
+			}
+		}
+		t.Logf("herd: %s", h.Evidence)
+	})
 
 	t.Run("server version decides consistent-read pressure", func(t *testing.T) {
 		old := find(runClients(t, "-f", tr.auditLog, "--server-version", "v1.30.14"), "admin", pollerAgent)

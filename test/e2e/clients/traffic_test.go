@@ -28,12 +28,15 @@ const (
 	informerAgent = "watchrv-e2e-informer"
 	pollerAgent   = "watchrv-e2e-poller"
 	pluginAgent   = "kubectl-watchrv/" + framework.PluginVersion
+	// herdAgent + "-1", "-2", "-3": the three informers of the herd.
+	herdAgent = "watchrv-e2e-herd"
 )
 
 // Traffic sizes: tens of seconds in all on a shared machine.
 const (
 	pollLists = 12 // the poller's lists, one a second
 	relists   = 4  // the looping informer's forced relists
+	herdSize  = 3  // the informers a balancer move sends relisting at once
 )
 
 // auditPolicy records every stage (RequestReceived too) and three levels:
@@ -65,6 +68,10 @@ type traffic struct {
 //     proxy the test cuts: after each cut it resumes its watch from its last
 //     RV, which the test has just compacted away (writes in clients-c move
 //     the revision past it), gets the 410 and relists: a relist loop;
+//   - three informers (user agents herdAgent-1 to -3) on clients-d through
+//     a second proxy, cut once after a compaction when the loop is over:
+//     their watches end together and all three relist within seconds, as
+//     after a balancer moving connections (a herd);
 //   - a poller that lists clients-a every second and never watches;
 //   - kubectl get -w on clients-a;
 //   - the plugin itself (list, watch).
@@ -80,6 +87,7 @@ func runTraffic(t *testing.T) traffic {
 	cs, _ := framework.Namespace(t, c, "clients-a")
 	framework.Namespace(t, c, "clients-b")
 	framework.Namespace(t, c, "clients-c")
+	framework.Namespace(t, c, "clients-d")
 	framework.GrantConfigMapReading(t, cs, "clients-b", "nobody")
 	a := framework.ConfigMapWriter{T: t, Clientset: cs, Namespace: "clients-a"}
 	b := framework.ConfigMapWriter{T: t, Clientset: cs, Namespace: "clients-b"}
@@ -87,6 +95,7 @@ func runTraffic(t *testing.T) traffic {
 	a.Create("a1", nil)
 	b.Create("b1", nil)
 	b.Create("b2", nil)
+	framework.ConfigMapWriter{T: t, Clientset: cs, Namespace: "clients-d"}.Create("d1", nil)
 
 	proxy := startCutProxy(t, strings.TrimPrefix(c.APIServers[0].URL, "https://"))
 	loopKC, err := c.WriteKubeconfigFor("loop.kubeconfig", "https://"+proxy.addr(), c.APIServers[0].CAFile, framework.UserToken)
@@ -103,7 +112,22 @@ func runTraffic(t *testing.T) traffic {
 		t.Fatal(err)
 	}
 	defer loop.Stop(10 * time.Second)
-	for _, in := range []*framework.Informer{healthy, loop} {
+	herdProxy := startCutProxy(t, strings.TrimPrefix(c.APIServers[0].URL, "https://"))
+	herdKC, err := c.WriteKubeconfigFor("herd.kubeconfig", "https://"+herdProxy.addr(), c.APIServers[0].CAFile, framework.AdminToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var herd []*framework.Informer
+	for i := 1; i <= herdSize; i++ {
+		in, err := framework.StartInformer(herdKC, "clients-d", dir, fmt.Sprint("herd-", i), fmt.Sprintf("--user-agent=%s-%d", herdAgent, i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer in.Stop(10 * time.Second)
+		herd = append(herd, in)
+	}
+	everyInformer := append([]*framework.Informer{healthy, loop}, herd...)
+	for _, in := range everyInformer {
 		if _, _, err := in.WaitFor(60*time.Second, func(r framework.InformerRecord) bool { return r.Type == "synced" }); err != nil {
 			logs, _ := os.ReadFile(filepath.Join(dir, in.Name+".stderr"))
 			t.Fatalf("%v; its output: %s", err, logs)
@@ -118,23 +142,33 @@ func runTraffic(t *testing.T) traffic {
 		poll(t, c, pollLists)
 	}()
 
-	for i := 0; i < relists; i++ {
-		// Move the revision on where the looping informer does not look,
-		// compact it all away, and cut its connection.
+	// compactAndCut moves the revision on where the informers do not look,
+	// compacts it all away, cuts every connection of p and waits until each
+	// of ins has relisted.
+	compactAndCut := func(round string, p *cutProxy, ins ...*framework.Informer) {
 		var last string
 		for j := 0; j < 3; j++ {
-			last = other.Create(fmt.Sprintf("c%d-%d", i, j), nil).ResourceVersion
+			last = other.Create(fmt.Sprintf("c%s-%d", round, j), nil).ResourceVersion
 		}
 		if err := c.Compact(ctx, int64(framework.RVNum(t, last))); err != nil {
 			t.Fatal(err)
 		}
-		lists := countRelists(t, loop)
-		proxy.cut()
-		if _, _, err := loop.WaitFor(30*time.Second, func(framework.InformerRecord) bool { return countRelists(t, loop) > lists }); err != nil {
-			t.Fatalf("relist %d: %v", i+1, err)
+		lists := make([]int, len(ins))
+		for k, in := range ins {
+			lists[k] = countRelists(t, in)
 		}
+		p.cut()
+		for k, in := range ins {
+			if _, _, err := in.WaitFor(30*time.Second, func(framework.InformerRecord) bool { return countRelists(t, in) > lists[k] }); err != nil {
+				t.Fatalf("round %s, %s: %v", round, in.Name, err)
+			}
+		}
+	}
+	for i := 0; i < relists; i++ {
+		compactAndCut(fmt.Sprint(i), proxy, loop)
 		time.Sleep(1500 * time.Millisecond)
 	}
+	loopDone := time.Now()
 	a.Modify("a1")
 
 	// The plugin's own reads.
@@ -144,8 +178,13 @@ func runTraffic(t *testing.T) traffic {
 	framework.Run(t, c.Kubeconfig, time.Minute, "watch", "configmaps", "-n", "clients-a", "--timeout", "2s")
 	wg.Wait()
 
+	// The herd, more than a herd's window after the loop's last relist (or
+	// the loop's relist would join it).
+	time.Sleep(time.Until(loopDone.Add(11 * time.Second)))
+	compactAndCut("herd", herdProxy, herd...)
+
 	kubectlW.stop()
-	for _, in := range []*framework.Informer{healthy, loop} {
+	for _, in := range everyInformer {
 		if err := in.Stop(10 * time.Second); err != nil {
 			t.Errorf("informer %s: %v", in.Name, err)
 		}

@@ -30,8 +30,9 @@ import (
 	"k8s.io/klog/v2"
 )
 
-// userAgent marks the informer's requests in the API server's audit log.
-const userAgent = "watchrv-e2e-informer"
+// defaultUserAgent marks the informer's requests in the API server's audit
+// log; --user-agent tells several informers apart there.
+const defaultUserAgent = "watchrv-e2e-informer"
 
 func main() {
 	if err := run(); err != nil {
@@ -47,6 +48,7 @@ func run() error {
 		eventsOut  = flag.String("events-out", "", "file to write the JSON-lines record to (required)")
 		resync     = flag.Duration("resync", 0, "the informer's resync period (0: never)")
 		logFile    = flag.String("log-file", "", "write klog's lines to this file instead of stderr")
+		userAgent  = flag.String("user-agent", defaultUserAgent, "the User-Agent of every request")
 	)
 	klog.InitFlags(flag.CommandLine) // -v and the other klog flags, at klog's defaults
 	flag.Parse()
@@ -81,7 +83,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	cfg.UserAgent = userAgent
+	cfg.UserAgent = *userAgent
 	cfg.Wrap(rec.transport)
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
