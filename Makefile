@@ -5,15 +5,26 @@ LDFLAGS    := -s -w -X main.version=$(VERSION)
 BIN        := bin/kubectl-watchrv
 DEMO_BIN   := bin/watchrv-demo
 GO_TEST    ?= go test
-# -p 4: most e2e time is waiting on real servers (timeouts, windows), not CPU.
-E2E_FLAGS  ?= -count=1 -timeout 40m -p 4
-# The e2e packages, the longest first, so that four at a time end together;
-# a package missing here is caught by e2e-pkgs-check (part of make unit).
-E2E_PKGS   := ./test/e2e/informerlog ./test/e2e/matrix ./test/e2e/watch ./test/e2e/faults ./test/e2e/probe \
-              ./test/e2e/demo ./test/e2e/proof ./test/e2e/docs ./test/e2e/streaming \
-              ./test/e2e/krew ./test/e2e/aggregated ./test/e2e/ha ./test/e2e/list ./test/e2e/clients ./test/e2e/security ./test/e2e/framework
+# -p 4, -parallel 4: most e2e time is waiting on real servers (timeouts,
+# windows), not CPU. -vet=off: make lint vets every package already.
+E2E_FLAGS  ?= -count=1 -timeout 40m -p 4 -parallel 4 -vet=off
+# The e2e packages of make test, the longest first, so that four at a time
+# end together. E2E_LONG_PKGS are the ones whose time goes into waiting out
+# real timeouts and restarts (a hung server's 45 s health check, informers
+# outliving a watch cache window, make serve killed three ways): make
+# test-long runs them, and CI (.ci/run) runs both. A package in neither
+# list is caught by e2e-pkgs-check (part of make unit); test/e2e/krew runs
+# in make release-check (every platform, this one included).
+E2E_PKGS      := ./test/e2e/matrix ./test/e2e/watch ./test/e2e/probe ./test/e2e/proof ./test/e2e/docs ./test/e2e/streaming \
+                 ./test/e2e/ha ./test/e2e/aggregated ./test/e2e/list ./test/e2e/clients ./test/e2e/security ./test/e2e/framework
+E2E_LONG_PKGS := ./test/e2e/informerlog ./test/e2e/faults ./test/e2e/demo
+# The e2e packages run the plugin and the informer program built once here
+# (each test process would otherwise build and link its own).
+E2E_BIN    := $(CURDIR)/bin/e2e
+E2E_ENV    = WATCHRV_CLUSTER_BIN=$$(bash test/cluster/build.sh) WATCHRV_MATRIX_BIN="$$(bash test/cluster/build-matrix.sh)" \
+             WATCHRV_PLUGIN_BIN=$(E2E_BIN)/kubectl-watchrv WATCHRV_INFORMER_BIN=$(E2E_BIN)/informer
 
-.PHONY: all build demo-bin cluster matrix test unit e2e demo serve lint fmt clean bench oracle servers-doc
+.PHONY: all build demo-bin cluster matrix test test-long unit e2e e2e-bin demo serve lint fmt clean bench oracle servers-doc
 
 all: build
 
@@ -33,8 +44,17 @@ unit:
 matrix: cluster ## Build (or reuse from the cache) every server of the matrix (test/e2e/matrix)
 	@bash test/cluster/build-matrix.sh >/dev/null
 
-e2e: cluster matrix
-	WATCHRV_CLUSTER_BIN=$$(bash test/cluster/build.sh) WATCHRV_MATRIX_BIN="$$(bash test/cluster/build-matrix.sh)" $(GO_TEST) -tags e2e $(E2E_FLAGS) $(E2E_PKGS)
+e2e: cluster matrix e2e-bin
+	$(E2E_ENV) $(GO_TEST) -tags e2e $(E2E_FLAGS) $(E2E_PKGS)
+
+test-long: cluster matrix e2e-bin ## The e2e tests that wait out real timeouts and restarts (CI runs them after make test)
+	$(E2E_ENV) $(GO_TEST) -tags e2e $(E2E_FLAGS) $(E2E_LONG_PKGS)
+
+# The version string is framework.PluginVersion's: the tests match it in
+# user agents.
+e2e-bin:
+	CGO_ENABLED=0 go build -o $(E2E_BIN)/kubectl-watchrv -ldflags "-X main.version=v0.0.0-e2e" ./cmd/kubectl-watchrv
+	go build -o $(E2E_BIN)/informer ./test/e2e/informer
 
 # The oracle of the server matrix with many seeds per cell (make test runs
 # one): each cell writes SEEDS logged histories, one after the other, and
@@ -82,8 +102,8 @@ dist: ## Reproducible archives, checksums.txt and the release plugin.yaml in dis
 # make test's test/e2e/krew builds this machine's archive only (twice, byte
 # for byte) and installs it with krew; release-check runs the same tests on
 # every platform of plugin.yaml. CI runs both (.ci/run).
-release-check: cluster ## The full release matrix: every platform built twice (same bytes), checked, installed with krew
-	WATCHRV_CLUSTER_BIN=$$(bash test/cluster/build.sh) WATCHRV_RELEASE_PLATFORMS=all $(GO_TEST) -tags e2e $(E2E_FLAGS) ./test/e2e/krew
+release-check: cluster e2e-bin ## The full release matrix: every platform built twice (same bytes), checked, installed with krew
+	$(E2E_ENV) WATCHRV_RELEASE_PLATFORMS=all $(GO_TEST) -tags e2e $(E2E_FLAGS) ./test/e2e/krew
 
 krew-check: ## Validate plugin.yaml (and dist/plugin.yaml) with krew's own validation
 	bash hack/krew-check.sh
@@ -103,6 +123,6 @@ docs: docs-reference cluster ## Regenerate docs/reference/ and every captured ou
 unit: krew-check docs-reference-check e2e-pkgs-check
 
 .PHONY: e2e-pkgs-check
-e2e-pkgs-check: ## every e2e package is in E2E_PKGS
+e2e-pkgs-check: ## every e2e package is in E2E_PKGS, E2E_LONG_PKGS or release-check
 	@for d in $$(go list -tags e2e ./test/e2e/... | sed 's|github.com/watchrv/kubectl-watchrv/|./|'); do \
-	  case " $(E2E_PKGS) " in *" $$d "*) ;; *) if ls $$d/*_test.go >/dev/null 2>&1; then echo "e2e package $$d is not in E2E_PKGS (Makefile)"; exit 1; fi;; esac; done
+	  case " $(E2E_PKGS) $(E2E_LONG_PKGS) ./test/e2e/krew " in *" $$d "*) ;; *) if ls $$d/*_test.go >/dev/null 2>&1; then echo "e2e package $$d is in neither E2E_PKGS nor E2E_LONG_PKGS (Makefile)"; exit 1; fi;; esac; done

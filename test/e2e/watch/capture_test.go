@@ -82,6 +82,7 @@ func eventTypes(t *testing.T, lines []string) string {
 // benchmark decode. Without -update it checks that the stored files still
 // have the shape the server sends today.
 func TestCaptureWatchStreams(t *testing.T) {
+	t.Parallel()
 	c := framework.StartT(t, framework.APIServerOptions{})
 	cs, ns := newNamespace(t, c, "capture")
 	w := cmWriter{t: t, cs: cs, ns: ns}

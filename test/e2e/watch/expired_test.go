@@ -31,6 +31,7 @@ func expiredRecord(t *testing.T, out watchOutput) record {
 }
 
 func TestWatchExpiredFromCompactedEtcdWithoutWatchCache(t *testing.T) {
+	t.Parallel()
 	c := framework.StartT(t, framework.APIServerOptions{WatchCacheSizes: "configmaps#0"})
 	cs, ns := newNamespace(t, c, "watch-compacted")
 	w := cmWriter{t: t, cs: cs, ns: ns}
@@ -55,6 +56,7 @@ func TestWatchExpiredFromCompactedEtcdWithoutWatchCache(t *testing.T) {
 }
 
 func TestWatchExpiredAfterWatchCacheRestart(t *testing.T) {
+	t.Parallel()
 	c := framework.StartT(t, framework.APIServerOptions{})
 	cs, ns := newNamespace(t, c, "watch-restart")
 	w := cmWriter{t: t, cs: cs, ns: ns}
@@ -82,6 +84,7 @@ func TestWatchExpiredAfterWatchCacheRestart(t *testing.T) {
 }
 
 func TestWatchFromTheFutureWarns(t *testing.T) {
+	t.Parallel()
 	cs, ns := newNamespace(t, shared, "watch-future")
 	w := cmWriter{t: t, cs: cs, ns: ns}
 	now := rvNum(t, w.create("a", nil).ResourceVersion)
@@ -112,6 +115,7 @@ func runHuman(t *testing.T, args ...string) string {
 // A streaming list from an RV the server has not reached: the cache waits
 // for it (~3 s) and answers the request itself with 504 TooLarge.
 func TestWatchStreamingListFromTheFutureIsTooLarge(t *testing.T) {
+	t.Parallel()
 	cs, ns := newNamespace(t, shared, "watch-future-sie")
 	w := cmWriter{t: t, cs: cs, ns: ns}
 	future := fmt.Sprint(rvNum(t, w.create("a", nil).ResourceVersion) + 100000)

@@ -19,6 +19,7 @@ import (
 // get Expired (the restarted watch cache starts after its last RV), relist,
 // and name exactly what changed meanwhile.
 func TestWatchFollowSurvivesRestartAndReportsTheGap(t *testing.T) {
+	t.Parallel()
 	c := framework.StartT(t, framework.APIServerOptions{})
 	ctx := context.Background()
 	if _, err := c.AddAPIServer(ctx, framework.APIServerOptions{}); err != nil {
@@ -99,6 +100,7 @@ func TestWatchFollowSurvivesRestartAndReportsTheGap(t *testing.T) {
 // from that RV (the watch cache answers 504 again, as an HTTP status) and
 // then with resourceVersion="" as the last resort, and goes on watching.
 func TestWatchFollowRelistsFromTheFutureThenConsistently(t *testing.T) {
+	t.Parallel()
 	s := makeSeed(t, "watch-follow-future")
 	future := fmt.Sprint(rvNum(t, s.modifyC) + 100000)
 	out := runWatch(t, shared.Kubeconfig, 2*time.Minute, "cm", "-n", s.ns, "--send-initial-events", "--rv", future, "--follow", "--timeout", "15s")

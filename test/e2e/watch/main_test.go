@@ -1,7 +1,10 @@
 //go:build e2e
 
 // Package watch tests "kubectl watchrv watch" against a real kube-apiserver
-// v1.37.2 over a real etcd, both started here on loopback.
+// v1.37.2 over a real etcd, both started here on loopback. Every test is
+// t.Parallel: each reads and writes a namespace of its own on the shared
+// cluster, or starts a cluster of its own, and most of their time is
+// waiting on the server (timeouts, restarts).
 package watch
 
 import (

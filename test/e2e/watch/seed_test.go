@@ -34,6 +34,7 @@ func makeSeed(t *testing.T, name string) seed {
 }
 
 func TestWatchFromCreationRVGetsExactlyTheLaterChanges(t *testing.T) {
+	t.Parallel()
 	s := makeSeed(t, "watch-seed")
 	out := runWatch(t, shared.Kubeconfig, time.Minute, "configmaps", "-n", s.ns, "--rv", s.createB, "--timeout", "3s")
 	if out.Code != 0 {
@@ -78,6 +79,7 @@ func TestWatchFromCreationRVGetsExactlyTheLaterChanges(t *testing.T) {
 }
 
 func TestWatchFromZeroAndUnsetGivesOnlyLiveObjects(t *testing.T) {
+	t.Parallel()
 	s := makeSeed(t, "watch-state")
 	for _, args := range [][]string{{"--rv", "0"}, {}} {
 		out := runWatch(t, shared.Kubeconfig, time.Minute, append([]string{"cm", "-n", s.ns, "--timeout", "2s"}, args...)...)
@@ -99,6 +101,7 @@ func TestWatchFromZeroAndUnsetGivesOnlyLiveObjects(t *testing.T) {
 }
 
 func TestWatchStreamingListEndsWithInitialEventsBookmark(t *testing.T) {
+	t.Parallel()
 	s := makeSeed(t, "watch-sie")
 	out := runWatch(t, shared.Kubeconfig, time.Minute, "cm", "-n", s.ns, "--send-initial-events", "--until", "BOOKMARK", "--timeout", "20s")
 	evs := out.events()
@@ -124,6 +127,7 @@ func TestWatchStreamingListEndsWithInitialEventsBookmark(t *testing.T) {
 }
 
 func TestWatchListFirstStartsAtTheListRV(t *testing.T) {
+	t.Parallel()
 	s := makeSeed(t, "watch-listfirst")
 	out := runWatch(t, shared.Kubeconfig, time.Minute, "cm", "-n", s.ns, "--rv", "list", "--timeout", "2s")
 	listed := out.of("listed")
@@ -142,6 +146,7 @@ func TestWatchListFirstStartsAtTheListRV(t *testing.T) {
 }
 
 func TestWatchHumanOutputAndBadInput(t *testing.T) {
+	t.Parallel()
 	s := makeSeed(t, "watch-human")
 	r := framework.Run(t, shared.Kubeconfig, time.Minute, "watch", "cm", "-n", s.ns, "--rv", s.createB, "--max-events", "2")
 	if r.Code != 0 {

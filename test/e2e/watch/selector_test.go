@@ -11,6 +11,7 @@ import (
 )
 
 func TestWatchSelectorExitIsExplainedAndRecreationPointedOut(t *testing.T) {
+	t.Parallel()
 	cs, ns := newNamespace(t, shared, "watch-selector")
 	w := cmWriter{t: t, cs: cs, ns: ns}
 	on := map[string]string{"app": "on"}

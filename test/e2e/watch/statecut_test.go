@@ -27,6 +27,7 @@ const stateCutObjects = 3000
 // yet; the session must relist instead, as a Reflector does, say why, and
 // so deliver or reconcile every object.
 func TestWatchFollowRelistsWhenTheInitialStateIsCut(t *testing.T) {
+	t.Parallel()
 	cs, ns := newNamespace(t, shared, "watch-statecut")
 	if err := framework.CreateConfigMaps(t.Context(), cs, ns, "cm", stateCutObjects, 10, 8); err != nil {
 		t.Fatal(err)
