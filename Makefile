@@ -18,11 +18,16 @@ E2E_FLAGS  ?= -count=1 -timeout 40m -p 4 -parallel 4 -vet=off
 E2E_PKGS      := ./test/e2e/matrix ./test/e2e/watch ./test/e2e/probe ./test/e2e/proof ./test/e2e/docs ./test/e2e/streaming \
                  ./test/e2e/ha ./test/e2e/aggregated ./test/e2e/list ./test/e2e/clients ./test/e2e/security ./test/e2e/framework
 E2E_LONG_PKGS := ./test/e2e/informerlog ./test/e2e/faults ./test/e2e/demo
+# ... and these tests of make test's packages, each of which restarts an
+# API server of its own (make test skips them, make test-long runs them).
+E2E_LONG_TESTS := TestCaptureWatchStreams|TestWatchExpiredAfterWatchCacheRestart|TestWatchFollowSurvivesRestartAndReportsTheGap|TestProbeWatchCacheAfterRestart
 # The e2e packages run the plugin and the informer program built once here
-# (each test process would otherwise build and link its own).
+# (each test process would otherwise build and link its own). GOGC=300:
+# servers and tests are short-lived and memory is plenty; their start-up
+# spends less on garbage collection.
 E2E_BIN    := $(CURDIR)/bin/e2e
 E2E_ENV    = WATCHRV_CLUSTER_BIN=$$(bash test/cluster/build.sh) WATCHRV_MATRIX_BIN="$$(bash test/cluster/build-matrix.sh)" \
-             WATCHRV_PLUGIN_BIN=$(E2E_BIN)/kubectl-watchrv WATCHRV_INFORMER_BIN=$(E2E_BIN)/informer
+             WATCHRV_PLUGIN_BIN=$(E2E_BIN)/kubectl-watchrv WATCHRV_INFORMER_BIN=$(E2E_BIN)/informer GOGC=300
 
 .PHONY: all build demo-bin cluster matrix test test-long unit e2e e2e-bin demo serve lint fmt clean bench oracle servers-doc
 
@@ -45,10 +50,11 @@ matrix: cluster ## Build (or reuse from the cache) every server of the matrix (t
 	@bash test/cluster/build-matrix.sh >/dev/null
 
 e2e: cluster matrix e2e-bin
-	$(E2E_ENV) $(GO_TEST) -tags e2e $(E2E_FLAGS) $(E2E_PKGS)
+	$(E2E_ENV) $(GO_TEST) -tags e2e $(E2E_FLAGS) -skip '^($(E2E_LONG_TESTS))$$' $(E2E_PKGS)
 
 test-long: cluster matrix e2e-bin ## The e2e tests that wait out real timeouts and restarts (CI runs them after make test)
 	$(E2E_ENV) $(GO_TEST) -tags e2e $(E2E_FLAGS) $(E2E_LONG_PKGS)
+	$(E2E_ENV) $(GO_TEST) -tags e2e $(E2E_FLAGS) -run '^($(E2E_LONG_TESTS))$$' ./test/e2e/watch ./test/e2e/probe
 
 # The version string is framework.PluginVersion's: the tests match it in
 # user agents.
@@ -120,7 +126,12 @@ docs: docs-reference cluster ## Regenerate docs/reference/ and every captured ou
 # make test and make unit also check the manifest and the reference; make e2e
 # runs test/e2e/krew (host archive, real krew install), test/e2e/docs
 # (capture drift) and test/e2e/demo (make serve stops its cluster when killed).
-unit: krew-check docs-reference-check e2e-pkgs-check
+unit: krew-check docs-reference-check e2e-pkgs-check e2e-long-tests-check
+
+.PHONY: e2e-long-tests-check
+e2e-long-tests-check: ## every name in E2E_LONG_TESTS is a test of ./test/e2e/watch or ./test/e2e/probe
+	@for n in $$(echo '$(E2E_LONG_TESTS)' | tr '|' ' '); do \
+	  grep -qs "^func $$n(t \*testing.T)" test/e2e/watch/*_test.go test/e2e/probe/*_test.go || { echo "E2E_LONG_TESTS names $$n, which is no test of test/e2e/watch or test/e2e/probe (Makefile)"; exit 1; }; done
 
 .PHONY: e2e-pkgs-check
 e2e-pkgs-check: ## every e2e package is in E2E_PKGS, E2E_LONG_PKGS or release-check
