@@ -32,7 +32,11 @@ type ClientsOptions struct {
 }
 
 func newClientsCommand(root *RootOptions) *cobra.Command {
-	o := &ClientsOptions{RootOptions: root}
+	return clientsCommand(&ClientsOptions{RootOptions: root})
+}
+
+// clientsCommand wires the command and its flags to o (tests build o themselves).
+func clientsCommand(o *ClientsOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "clients -f AUDIT_LOG... | -f -",
 		Short: "From an API server's audit log: who lists and watches what, who polls, who is in a relist loop",

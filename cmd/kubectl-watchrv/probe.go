@@ -33,7 +33,11 @@ type ProbeOptions struct {
 }
 
 func newProbeCommand(root *RootOptions) *cobra.Command {
-	o := &ProbeOptions{RootOptions: root}
+	return probeCommand(&ProbeOptions{RootOptions: root})
+}
+
+// probeCommand wires the command and its flags to o (tests build o themselves).
+func probeCommand(o *ProbeOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "probe (RESOURCE | --all)",
 		Short: "Find how far back a watch can start: the oldest RV, the window width, and who answers 410",
@@ -75,7 +79,7 @@ controller can survive without a relist.
 			}
 			return o.Run(cmd.Context())
 		},
-		ValidArgsFunction: root.completeResource,
+		ValidArgsFunction: o.completeResource,
 	}
 	f := cmd.Flags()
 	f.BoolVar(&o.All, "all", false, "Probe every resource that supports list and watch, one at a time")
@@ -97,8 +101,9 @@ controller can survive without a relist.
 	return cmd
 }
 
-// Complete fills in the namespace.
+// Complete fills in the namespace and parses the per-server flags.
 func (o *ProbeOptions) Complete(cmd *cobra.Command, args []string) error {
+	o.completeServers(cmd)
 	return o.completeScope(&o.resourceScope, args)
 }
 

@@ -21,8 +21,10 @@ type serversFlags struct {
 	Endpoints []string
 	FromRV    string
 
-	endpoints []string // parsed --endpoints
-	fromRV    uint64
+	// Derived by completeServers, checked by validateServers.
+	endpoints    []string // parsed --endpoints
+	endpointsErr error    // why --endpoints does not parse
+	fromRV       uint64
 }
 
 // addServersFlags registers --servers and --endpoints (and --from-rv where
@@ -38,8 +40,20 @@ func (s *serversFlags) addServersFlags(f *pflag.FlagSet, withFromRV bool) {
 // serversOn reports whether the per-server view was asked for.
 func (s *serversFlags) serversOn() bool { return s.Servers || len(s.Endpoints) > 0 }
 
-// validateServers parses --endpoints and --from-rv; conflict names flags
-// that cannot go with --servers ("" when none).
+// completeServers parses --endpoints and --from-rv (Complete); a value
+// that does not parse is kept for validateServers to refuse, in its turn.
+func (s *serversFlags) completeServers(cmd *cobra.Command) {
+	if s.FromRV != "" {
+		s.fromRV, _ = apiclient.ParseRV(s.FromRV)
+	}
+	if cmd.Flags().Changed("endpoints") {
+		s.endpoints, s.endpointsErr = servers.ParseEndpoints(s.Endpoints)
+	}
+}
+
+// validateServers checks --endpoints and --from-rv (parsed by
+// completeServers); conflict names flags that cannot go with --servers (""
+// when none). It changes nothing.
 func (s *serversFlags) validateServers(cmd *cobra.Command, conflict string) error {
 	if s.FromRV != "" {
 		if !s.serversOn() {
@@ -48,7 +62,6 @@ func (s *serversFlags) validateServers(cmd *cobra.Command, conflict string) erro
 		if err := validateRV(cmd, "from-rv", s.FromRV); err != nil {
 			return err
 		}
-		s.fromRV, _ = apiclient.ParseRV(s.FromRV)
 	}
 	if !s.serversOn() {
 		return nil
@@ -56,12 +69,8 @@ func (s *serversFlags) validateServers(cmd *cobra.Command, conflict string) erro
 	if conflict != "" {
 		return usageErrorf(cmd, "%s cannot be combined with --servers", conflict)
 	}
-	if cmd.Flags().Changed("endpoints") {
-		eps, err := servers.ParseEndpoints(s.Endpoints)
-		if err != nil {
-			return usageErrorf(cmd, "--endpoints: %v", err)
-		}
-		s.endpoints = eps
+	if s.endpointsErr != nil {
+		return usageErrorf(cmd, "--endpoints: %v", s.endpointsErr)
 	}
 	return nil
 }
