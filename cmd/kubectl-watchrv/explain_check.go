@@ -6,6 +6,7 @@ import (
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 
+	"github.com/watchrv/kubectl-watchrv/internal/rv"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
@@ -17,14 +18,14 @@ import (
 // list that list again, for another Expired a watch from the RV (closed at
 // its first answer), for TooLarge a list not older than it. Only what was tried is claimed.
 func checkNow(ctx context.Context, c *apiclient.Client, t apiclient.Target, d diagnose.Diagnosis, requested, current string) *diagnose.Tried {
-	rv, ok := apiclient.ParseRV(requested)
-	cur, ok2 := apiclient.ParseRV(current)
-	if !ok || !ok2 || rv == 0 {
+	want, ok := rv.Parse(requested)
+	cur, ok2 := rv.Parse(current)
+	if !ok || !ok2 || want == 0 {
 		return nil
 	}
 	switch d.Class {
 	case diagnose.ClassExpired:
-		if rv > cur {
+		if want > cur {
 			return nil
 		}
 		if exactListKind(d.Kind) {
@@ -32,21 +33,21 @@ func checkNow(ctx context.Context, c *apiclient.Client, t apiclient.Target, d di
 			// a watch by the watch cache: a watch that works proves nothing
 			// about the list (seen on v1.30 and v1.35). Re-run the list.
 			_, err := listing.List(ctx, c, t, listing.PageOptions{Limit: 1, ResourceVersion: requested, ResourceVersionMatch: "Exact"})
-			tr := &diagnose.Tried{Request: fmt.Sprintf("an exact list at RV %d", rv), Works: err == nil, Answer: "answered"}
+			tr := &diagnose.Tried{Request: fmt.Sprintf("an exact list at RV %d", want), Works: err == nil, Answer: "answered"}
 			if err != nil {
 				tr.Answer = text.OneLine(err.Error())
 			}
 			return tr
 		}
-		r := probe.TryWatch(ctx, c, t, rv, probe.TryOptions{})
-		tr := &diagnose.Tried{Request: fmt.Sprintf("a watch from RV %d", rv), Works: r.Outcome == probe.OutcomeOK, Answer: r.Evidence}
+		r := probe.TryWatch(ctx, c, t, want, probe.TryOptions{})
+		tr := &diagnose.Tried{Request: fmt.Sprintf("a watch from RV %d", want), Works: r.Outcome == probe.OutcomeOK, Answer: r.Evidence}
 		if r.Message != "" {
 			tr.Answer += ": " + r.Message
 		}
 		return tr
 	case diagnose.ClassTooLarge:
 		_, err := listing.List(ctx, c, t, listing.PageOptions{Limit: 1, ResourceVersion: requested, ResourceVersionMatch: "NotOlderThan"})
-		tr := &diagnose.Tried{Request: fmt.Sprintf("a list not older than RV %d", rv), Works: err == nil, Answer: "answered"}
+		tr := &diagnose.Tried{Request: fmt.Sprintf("a list not older than RV %d", want), Works: err == nil, Answer: "answered"}
 		if err != nil {
 			tr.Answer = text.OneLine(err.Error())
 		}

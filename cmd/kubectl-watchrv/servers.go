@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/watchrv/kubectl-watchrv/internal/rv"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
 	"github.com/watchrv/kubectl-watchrv/pkg/servers"
@@ -44,7 +45,7 @@ func (s *serversFlags) serversOn() bool { return s.Servers || len(s.Endpoints) >
 // that does not parse is kept for validateServers to refuse, in its turn.
 func (s *serversFlags) completeServers(cmd *cobra.Command) {
 	if s.FromRV != "" {
-		s.fromRV, _ = apiclient.ParseRV(s.FromRV)
+		s.fromRV, _ = rv.Parse(s.FromRV)
 	}
 	if cmd.Flags().Changed("endpoints") {
 		s.endpoints, s.endpointsErr = servers.ParseEndpoints(s.Endpoints)

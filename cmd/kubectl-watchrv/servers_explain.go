@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/watchrv/kubectl-watchrv/internal/rv"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
@@ -60,8 +61,8 @@ func (o *ExplainErrorOptions) checkServers(ctx context.Context, d diagnose.Diagn
 	if o.RV != "" {
 		requested = o.RV
 	}
-	rv, ok := apiclient.ParseRV(requested)
-	if !ok || rv == 0 || (d.Class != diagnose.ClassTooLarge && d.Class != diagnose.ClassExpired) {
+	want, ok := rv.Parse(requested)
+	if !ok || want == 0 || (d.Class != diagnose.ClassTooLarge && d.Class != diagnose.ClassExpired) {
 		return nil, nil
 	}
 	res, err := o.resolveResource(ctx, o.Resource, "list", "watch")
@@ -81,7 +82,7 @@ func (o *ExplainErrorOptions) checkServers(ctx context.Context, d diagnose.Diagn
 	if err != nil {
 		return nil, err
 	}
-	cc := servers.CheckAcross(ctx, fleet, t, budget, d.Class, rv)
+	cc := servers.CheckAcross(ctx, fleet, t, budget, d.Class, want)
 	cc.Requests += fleet.Found.Requests
 	return &cc, nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/watchrv/kubectl-watchrv/internal/rv"
 	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
 	"github.com/watchrv/kubectl-watchrv/pkg/probe"
 )
@@ -162,7 +163,7 @@ func boundText(r ProbeReport) string {
 	if r.OldestResourceVersion == "1" {
 		return "a watch from RV 1 starts"
 	}
-	n, _ := strconv.ParseUint(r.OldestResourceVersion, 10, 64)
+	n, _ := rv.Parse(r.OldestResourceVersion)
 	how := "a probe"
 	if r.LowerBoundFromServer {
 		how = "the server's own 410 message"

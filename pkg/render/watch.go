@@ -9,7 +9,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/internal/rv"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/follow"
 	"github.com/watchrv/kubectl-watchrv/pkg/watchstream"
@@ -65,8 +65,8 @@ func NewWatchEventRecord(ev watchstream.Event, obs follow.Observation, start str
 		n := obs.InitialObjects
 		r.InitialObjects = &n
 	}
-	if s, ok := apiclient.ParseRV(start); ok && s > 0 && ev.Type != watchstream.EventError {
-		if v, ok := apiclient.ParseRV(ev.Object.ResourceVersion); ok {
+	if s, ok := rv.Parse(start); ok && s > 0 && ev.Type != watchstream.EventError {
+		if v, ok := rv.Parse(ev.Object.ResourceVersion); ok {
 			d := int64(v) - int64(s)
 			r.SinceStart = &d
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 
+	"github.com/watchrv/kubectl-watchrv/internal/rv"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
@@ -152,7 +153,7 @@ func (s *Server) readCache(ctx context.Context, c *apiclient.Client, t apiclient
 		s.fail(err, t)
 		return
 	}
-	if n, ok := apiclient.ParseRV(page.ResourceVersion); ok {
+	if n, ok := rv.Parse(page.ResourceVersion); ok {
 		s.CacheRV, s.CacheKnown = n, true
 	}
 }
