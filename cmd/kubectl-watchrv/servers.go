@@ -101,19 +101,6 @@ func (o *RootOptions) findServers(ctx context.Context, s *serversFlags, b *apicl
 	return servers.NewFleet(cfg, found), nil
 }
 
-// serversFailure applies the one partial-failure rule (partialFailure) to
-// a per-server view: a server failed when any of its reads failed, even if
-// it answered others (its numbers still count in the verdict).
-func serversFailure(ss []*servers.Server) error {
-	var failed []failedTarget
-	for _, s := range ss {
-		if s.Err != nil {
-			failed = append(failed, failedTarget{Name: "server " + s.Endpoint, Err: s.Err})
-		}
-	}
-	return partialFailure("API servers", len(ss), failed)
-}
-
 // noteMixedServers says, once, that an ordinary run's answers likely came
 // from different API servers, with the signs seen.
 func noteMixedServers(p *render.Printer, signs []string) {
