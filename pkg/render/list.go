@@ -183,9 +183,10 @@ func NewListReport(t apiclient.Target, o listing.WalkOptions, rvOnly bool, w *li
 
 // List prints a list report.
 func (p *Printer) List(r ListReport) error {
-	if p.Machine() {
-		return p.Object(r)
-	}
+	return p.emit(oneDocument, r, func() error { return p.listHuman(r) })
+}
+
+func (p *Printer) listHuman(r ListReport) error {
 	s := p.Style
 	ns := r.Namespace
 	if ns == "" {

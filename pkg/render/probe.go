@@ -83,9 +83,10 @@ func NewProbeReport(w *probe.Result, reason string) ProbeReport {
 
 // Probe prints one resource's window.
 func (p *Printer) Probe(r ProbeReport, verbose bool) error {
-	if p.Machine() {
-		return p.Object(r)
-	}
+	return p.emit(oneDocument, r, func() error { return p.probeHuman(r, verbose) })
+}
+
+func (p *Printer) probeHuman(r ProbeReport, verbose bool) error {
 	s := p.Style
 	t := NewTable("RESOURCE", "NAMESPACE", "CURRENT RV", "OLDEST RV", "WIDTH", "SOURCE", "REQUESTS", "TIME")
 	oldest, width := r.OldestResourceVersion, strconv.FormatUint(r.Width, 10)

@@ -52,9 +52,10 @@ type ServersAllReport struct {
 
 // Servers prints the per-server view of one collection.
 func (p *Printer) Servers(r ServersReport) error {
-	if p.Machine() {
-		return p.Object(r)
-	}
+	return p.emit(oneDocument, r, func() error { return p.serversHuman(r) })
+}
+
+func (p *Printer) serversHuman(r ServersReport) error {
 	fmt.Fprintln(p.Out, p.Style.Header.Sprint(serversTitle(r)))
 	if err := p.serversTable(r, false).Write(p.Out, p.Style.Header.Sprint); err != nil {
 		return err
@@ -77,9 +78,10 @@ func (p *Printer) Servers(r ServersReport) error {
 // ServersAll prints one table for every resource, a server per row, and a
 // verdict line only for the resources whose servers disagree.
 func (p *Printer) ServersAll(r ServersAllReport) error {
-	if p.Machine() {
-		return p.Object(r)
-	}
+	return p.emit(oneDocument, r, func() error { return p.serversAllHuman(r) })
+}
+
+func (p *Printer) serversAllHuman(r ServersAllReport) error {
 	cols := []string{colResource, colServer, colCurrent, colCache, colLag, colOldest, colWidth, colSource, colNote}
 	t := NewTable(cols...)
 	var notes []string
@@ -235,9 +237,10 @@ type ServersExplanation struct {
 
 // ExplanationServers prints an explanation and what every server said.
 func (p *Printer) ExplanationServers(e ServersExplanation) error {
-	if p.Machine() {
-		return p.Object(e)
-	}
+	return p.emit(oneDocument, e, func() error { return p.explanationServersHuman(e) })
+}
+
+func (p *Printer) explanationServersHuman(e ServersExplanation) error {
 	if err := p.Explanation(e.Explanation); err != nil {
 		return err
 	}

@@ -80,9 +80,10 @@ var watchColumns = []int{12, 8, 32, 8, 10, 8}
 
 // WatchHeader writes the column headers of the human event lines.
 func (p *Printer) WatchHeader() error {
-	if p.Machine() {
-		return nil
-	}
+	return p.emit(noDocument, nil, func() error { return p.watchHeaderHuman() })
+}
+
+func (p *Printer) watchHeaderHuman() error {
 	line := watchLine([]string{"TIME", "TYPE", "NAMESPACE/NAME", "UID", "RV", "START+", "NOTE"})
 	_, err := fmt.Fprintln(p.Out, p.Style.Header.Sprint(line))
 	return err
@@ -91,9 +92,10 @@ func (p *Printer) WatchHeader() error {
 // WatchEvent writes one event: a JSON line, a YAML document, or a human line
 // (with the diagnosis of an ERROR event on the lines below it).
 func (p *Printer) WatchEvent(r WatchEventRecord) error {
-	if p.Machine() {
-		return p.StreamItem(r)
-	}
+	return p.emit(streamDocument, r, func() error { return p.watchEventHuman(r) })
+}
+
+func (p *Printer) watchEventHuman(r WatchEventRecord) error {
 	name := r.Name
 	if r.Namespace != "" {
 		name = r.Namespace + "/" + r.Name
