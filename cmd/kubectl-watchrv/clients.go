@@ -136,7 +136,7 @@ func (o *ClientsOptions) Validate(cmd *cobra.Command, _ []string) error {
 		return usageErrorf(cmd, "%v", err)
 	}
 	if err := clients.ValidateVersion(o.ServerVersion); err != nil {
-		return usageErrorf(cmd, "%v", err)
+		return usageErrorf(cmd, "--server-version %v", err)
 	}
 	if o.Top < 1 {
 		return usageErrorf(cmd, "--top %d must be at least 1", o.Top)

@@ -70,6 +70,9 @@ func (s *serversFlags) validateServers(cmd *cobra.Command, conflict string) erro
 	if conflict != "" {
 		return usageErrorf(cmd, "%s cannot be combined with --servers", conflict)
 	}
+	if errors.Is(s.endpointsErr, servers.ErrNoEndpoint) {
+		return usageErrorf(cmd, "--endpoints: %v: list host:port addresses, for example --endpoints 10.0.0.1:6443,10.0.0.2:6443", s.endpointsErr)
+	}
 	if s.endpointsErr != nil {
 		return usageErrorf(cmd, "--endpoints: %v", s.endpointsErr)
 	}

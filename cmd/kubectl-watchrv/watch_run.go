@@ -59,7 +59,7 @@ func (o *WatchOptions) Run(cmd *cobra.Command) error {
 		// Silence is a stall only where bookmarks are due (a watch cache).
 		if server = o.serverInfo(ctx, res.GVR.Group, res.GVR.Resource); !server.BookmarksExpected() {
 			o.StallTimeout = 0
-			r.p.Notef("%s", server.NoStallNote(res.Name()))
+			r.p.Notef("%s (--stall-timeout turns the check on)", server.NoStallNote(res.Name()))
 		}
 	}
 	wo := o.watchOptions()

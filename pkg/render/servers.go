@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/servers"
 )
 
@@ -33,11 +34,47 @@ func NewServersReport(mode string, found servers.Found, v *servers.View) Servers
 		Namespace:    t.Namespace,
 		Mode:         mode,
 		Discovery:    found,
-		Servers:      v.Servers,
+		Servers:      withHints(v.Servers, t.Resource.Name()),
 		Verdict:      v.Verdict,
 		Requests:     v.Requests + found.Requests,
 		Millis:       float64(v.Duration.Microseconds()) / 1000,
 	}
+}
+
+// withHints is the servers with each failed one's hint (Server.Hint), on
+// copies: the view stays as measured.
+func withHints(ss []*servers.Server, resource string) []*servers.Server {
+	out := make([]*servers.Server, len(ss))
+	for i, s := range ss {
+		c := *s
+		c.Hint = serverHint(c.Reason, resource)
+		out[i] = &c
+	}
+	return out
+}
+
+// serverHint is the fix for a server that failed for reason, in the
+// plugin's words (its flags included).
+func serverHint(reason, resource string) string {
+	switch reason {
+	case servers.ReasonBudgetExhausted:
+		return "raise --max-requests (it applies to each server)"
+	case servers.ReasonOpaqueRV:
+		return "this resource has no etcd revision to compare"
+	case string(diagnose.FailureUnreachable):
+		return "this address cannot be reached from here: if the servers sit on a private network, set proxy-url in the kubeconfig (a bastion), or give reachable addresses with --endpoints"
+	case string(diagnose.FailureTLS):
+		return "the server's certificate must name the kubeconfig's server (it is verified against that name); check the certificate-authority"
+	case string(diagnose.FailureUnauthorized):
+		return "the kubeconfig's credentials were rejected by this server"
+	case string(diagnose.FailureForbidden):
+		return "needs RBAC permission to list and watch " + resource
+	case string(diagnose.FailureNoAnswer), string(diagnose.FailureTimeout):
+		return "no answer within the request timeout: the server may be cut off from etcd (a consistent list waits for etcd); raise --request-timeout to wait longer"
+	case string(diagnose.FailureThrottled):
+		return "API Priority and Fairness is throttling: lower --qps or retry later"
+	}
+	return ""
 }
 
 // ServersAllReport is the schema of "probe --all --servers -o json|yaml".
