@@ -287,13 +287,22 @@ func (p *Printer) explanationServersHuman(e ServersExplanation) error {
 	}
 	fmt.Fprintln(p.Out)
 	fmt.Fprintln(p.Out, p.Style.Header.Sprintf("Every API server, asked about RV %d (%d request(s))", cc.RequestedResourceVersion, cc.Requests))
-	t := NewTable("SERVER", "CACHE RV", "WATCH FROM RV", "NOTE")
+	asked := "WATCH FROM RV"
+	for _, a := range cc.Servers {
+		if a.List != "" {
+			asked = "EXACT LIST AT RV"
+		}
+	}
+	t := NewTable("SERVER", "CACHE RV", asked, "NOTE")
 	for i, a := range cc.Servers {
 		cache := "-"
 		if a.CacheKnown {
 			cache = strconv.FormatUint(a.CacheRV, 10)
 		}
 		watch := orDash(a.Watch)
+		if a.List != "" {
+			watch = a.List
+		}
 		if a.OldestNamed > 0 {
 			watch += fmt.Sprintf(" (oldest %d)", a.OldestNamed)
 		}
