@@ -32,7 +32,11 @@ type ClientsOptions struct {
 }
 
 func newClientsCommand(root *RootOptions) *cobra.Command {
-	o := &ClientsOptions{RootOptions: root}
+	return clientsCommand(&ClientsOptions{RootOptions: root})
+}
+
+// clientsCommand wires the command and its flags to o (tests build o themselves).
+func clientsCommand(o *ClientsOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "clients -f AUDIT_LOG... | -f -",
 		Short: "From an API server's audit log: who lists and watches what, who polls, who is in a relist loop",
@@ -132,7 +136,7 @@ func (o *ClientsOptions) Validate(cmd *cobra.Command, _ []string) error {
 		return usageErrorf(cmd, "%v", err)
 	}
 	if err := clients.ValidateVersion(o.ServerVersion); err != nil {
-		return usageErrorf(cmd, "%v", err)
+		return usageErrorf(cmd, "--server-version %v", err)
 	}
 	if o.Top < 1 {
 		return usageErrorf(cmd, "--top %d must be at least 1", o.Top)

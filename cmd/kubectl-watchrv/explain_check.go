@@ -2,60 +2,24 @@ package main
 
 import (
 	"context"
-	"fmt"
 
-	"github.com/watchrv/kubectl-watchrv/internal/text"
+	"github.com/watchrv/kubectl-watchrv/internal/rv"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
-	"github.com/watchrv/kubectl-watchrv/pkg/listing"
-	"github.com/watchrv/kubectl-watchrv/pkg/probe"
+	"github.com/watchrv/kubectl-watchrv/pkg/servers"
 )
 
-// checkNow repeats, once, the request the error came from, so that --check
-// says what is true now rather than what is likely: for an Expired exact
-// list that list again, for another Expired a watch from the RV (closed at
-// its first answer), for TooLarge a list not older than it. Only what was tried is claimed.
+// checkNow asks the kubeconfig's server the one question of --check
+// (servers.Repeat, the same one --servers asks every server): the request
+// the error came from, once. Only what was tried is claimed; nothing is
+// tried for an Expired RV ahead of the current one.
 func checkNow(ctx context.Context, c *apiclient.Client, t apiclient.Target, d diagnose.Diagnosis, requested, current string) *diagnose.Tried {
-	rv, ok := apiclient.ParseRV(requested)
-	cur, ok2 := apiclient.ParseRV(current)
-	if !ok || !ok2 || rv == 0 {
+	want, ok := rv.Parse(requested)
+	cur, ok2 := rv.Parse(current)
+	q, ask := servers.QuestionOf(d, want)
+	if !ok || !ok2 || !ask || (d.Class == diagnose.ClassExpired && want > cur) {
 		return nil
 	}
-	switch d.Class {
-	case diagnose.ClassExpired:
-		if rv > cur {
-			return nil
-		}
-		if exactListKind(d.Kind) {
-			// An exact list is served by storage or the cache's snapshots,
-			// a watch by the watch cache: a watch that works proves nothing
-			// about the list (seen on v1.30 and v1.35). Re-run the list.
-			_, err := listing.List(ctx, c, t, listing.PageOptions{Limit: 1, ResourceVersion: requested, ResourceVersionMatch: "Exact"})
-			tr := &diagnose.Tried{Request: fmt.Sprintf("an exact list at RV %d", rv), Works: err == nil, Answer: "answered"}
-			if err != nil {
-				tr.Answer = text.OneLine(err.Error())
-			}
-			return tr
-		}
-		r := probe.TryWatch(ctx, c, t, rv, probe.TryOptions{})
-		tr := &diagnose.Tried{Request: fmt.Sprintf("a watch from RV %d", rv), Works: r.Outcome == probe.OutcomeOK, Answer: r.Evidence}
-		if r.Message != "" {
-			tr.Answer += ": " + r.Message
-		}
-		return tr
-	case diagnose.ClassTooLarge:
-		_, err := listing.List(ctx, c, t, listing.PageOptions{Limit: 1, ResourceVersion: requested, ResourceVersionMatch: "NotOlderThan"})
-		tr := &diagnose.Tried{Request: fmt.Sprintf("a list not older than RV %d", rv), Works: err == nil, Answer: "answered"}
-		if err != nil {
-			tr.Answer = text.OneLine(err.Error())
-		}
-		return tr
-	}
-	return nil
-}
-
-// exactListKind: the error came from a list at an exact resourceVersion.
-func exactListKind(kind string) bool {
-	return kind == diagnose.KindEtcdCompactedExactList || kind == diagnose.KindWatchCacheSnapshot
+	return servers.Repeat(ctx, c, t, q, apiclient.NewBudget(0, 0)).Tried
 }

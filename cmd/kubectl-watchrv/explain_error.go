@@ -39,7 +39,11 @@ type ExplainErrorOptions struct {
 }
 
 func newExplainErrorCommand(root *RootOptions) *cobra.Command {
-	o := &ExplainErrorOptions{RootOptions: root}
+	return explainErrorCommand(&ExplainErrorOptions{RootOptions: root})
+}
+
+// explainErrorCommand wires the command and its flags to o (tests build o themselves).
+func explainErrorCommand(o *ExplainErrorOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "explain-error [MESSAGE | -]",
 		Short: "Tell a too-old (Expired) from a too-new (TooLarge) resourceVersion error, with the numbers and a fix",
@@ -149,9 +153,12 @@ func (o *ExplainErrorOptions) Validate(cmd *cobra.Command, args []string) error 
 	return nil
 }
 
-// Complete has nothing to derive before Validate: the input is opened by
-// openInput once the flags are known to be valid.
-func (o *ExplainErrorOptions) Complete(*cobra.Command, []string) error { return nil }
+// Complete parses the per-server flags; the input is opened by openInput
+// once the flags are known to be valid.
+func (o *ExplainErrorOptions) Complete(cmd *cobra.Command, _ []string) error {
+	o.completeServers(cmd)
+	return nil
+}
 
 // openInput finds the input: -f FILE, "-", a MESSAGE, or piped stdin.
 func (o *ExplainErrorOptions) openInput(cmd *cobra.Command, args []string) error {

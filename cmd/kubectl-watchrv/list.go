@@ -37,7 +37,11 @@ type ListOptions struct {
 }
 
 func newListCommand(root *RootOptions) *cobra.Command {
-	o := &ListOptions{RootOptions: root}
+	return listCommand(&ListOptions{RootOptions: root})
+}
+
+// listCommand wires the command and its flags to o (tests build o themselves).
+func listCommand(o *ListOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list RESOURCE [NAME] | RESOURCE/NAME",
 		Short: "Show a List's resourceVersion, pages and read semantics",
@@ -71,7 +75,7 @@ the RV is still the collection's.
 			}
 			return o.Run(cmd.Context())
 		},
-		ValidArgsFunction: root.completeResource,
+		ValidArgsFunction: o.completeResource,
 	}
 	f := cmd.Flags()
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "List across all namespaces")
@@ -96,6 +100,7 @@ func (o *ListOptions) Complete(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	o.rvSet = cmd.Flags().Changed("rv")
+	o.completeServers(cmd)
 	if m, ok := normalizeMatch(o.RVMatch); ok {
 		o.RVMatch = m
 	}

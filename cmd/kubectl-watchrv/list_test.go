@@ -37,6 +37,8 @@ func TestListRejectsBadFlags(t *testing.T) {
 		{[]string{"list", "cm", "--limit", "x"}, "invalid argument"},
 		{[]string{"list", "cm", "--rv-only", "--limit", "10"}, "cannot be combined with --limit"},
 		{[]string{"list", "cm", "-o", "table"}, `unknown output format "table"`},
+		{[]string{"list", "cm", "--endpoints", ","}, "--endpoints: no endpoint given: list host:port addresses, for example --endpoints 10.0.0.1:6443,10.0.0.2:6443"},
+		{[]string{"list", "cm", "--endpoints", "10.0.0.1"}, `--endpoints: endpoint "10.0.0.1" is not host:port`},
 		{[]string{"list", "cm", "--bogus"}, "unknown flag: --bogus"},
 		{[]string{"version", "-o", "xml"}, `unknown output format "xml"`},
 		{[]string{"completion"}, "name one shell"},

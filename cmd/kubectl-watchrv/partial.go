@@ -31,13 +31,3 @@ func targetExitCode(err error) int {
 	}
 	return exitCode(err)
 }
-
-// failedTarget is one target of a run over several that could not be
-// measured (sweep.Failure).
-type failedTarget = sweep.Failure
-
-// partialFailure applies the one partial-failure rule (sweep.Partial) to a
-// run over API servers that is not a sweep over resources.
-func partialFailure(what string, total int, failed []failedTarget) error {
-	return sweep.Partial(what, total, failed)
-}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -33,7 +34,11 @@ type ProbeOptions struct {
 }
 
 func newProbeCommand(root *RootOptions) *cobra.Command {
-	o := &ProbeOptions{RootOptions: root}
+	return probeCommand(&ProbeOptions{RootOptions: root})
+}
+
+// probeCommand wires the command and its flags to o (tests build o themselves).
+func probeCommand(o *ProbeOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "probe (RESOURCE | --all)",
 		Short: "Find how far back a watch can start: the oldest RV, the window width, and who answers 410",
@@ -75,7 +80,7 @@ controller can survive without a relist.
 			}
 			return o.Run(cmd.Context())
 		},
-		ValidArgsFunction: root.completeResource,
+		ValidArgsFunction: o.completeResource,
 	}
 	f := cmd.Flags()
 	f.BoolVar(&o.All, "all", false, "Probe every resource that supports list and watch, one at a time")
@@ -97,8 +102,9 @@ controller can survive without a relist.
 	return cmd
 }
 
-// Complete fills in the namespace.
+// Complete fills in the namespace and parses the per-server flags.
 func (o *ProbeOptions) Complete(cmd *cobra.Command, args []string) error {
+	o.completeServers(cmd)
 	return o.completeScope(&o.resourceScope, args)
 }
 
@@ -194,8 +200,27 @@ func (o *ProbeOptions) Run(ctx context.Context) error {
 	if w.Err != nil {
 		return o.windowError(w)
 	}
-	return withCode(ExitFailure, w.VerifyFailure())
+	return verifyError(w.VerifyFailure())
 }
+
+// verifyError names --verify in a failed verification (probe.VerifyError).
+func verifyError(err error) error {
+	var verify *probe.VerifyError
+	if errors.As(err, &verify) {
+		return withCode(ExitFailure, fmt.Errorf("--verify failed: %s: run probe again", verify.Reason))
+	}
+	return withCode(ExitFailure, err)
+}
+
+// budgetError names --max-requests in a probe whose budget ran out
+// (probe.BudgetError); it keeps the error chain for the exit code.
+type budgetError struct{ *probe.BudgetError }
+
+func (e budgetError) Error() string {
+	return fmt.Sprintf("the request budget (--max-requests %d) ran out before the bound of %s was found%s: raise --max-requests", e.MaxRequests, e.Resource, e.Where())
+}
+
+func (e budgetError) Unwrap() error { return e.BudgetError }
 
 // windowError maps a probe's failure (probe.Result.Failure) to its exit
 // code.
@@ -206,7 +231,7 @@ func (o *ProbeOptions) windowError(w *probe.Result) error {
 	var forbidden *probe.ForbiddenError
 	switch {
 	case errors.As(err, &budget):
-		return withCode(ExitBudget, err)
+		return withCode(ExitBudget, budgetError{budget})
 	case errors.Is(err, probe.ErrOpaqueRV), errors.As(err, &interrupted):
 		return withCode(ExitFailure, err)
 	case errors.As(err, &forbidden):

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/fields"
 
+	"github.com/watchrv/kubectl-watchrv/internal/rv"
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
@@ -174,9 +175,9 @@ func nameSelector(name, fieldSelector string) string {
 
 // validateRV checks a --rv value: an RV is opaque in general, but every
 // etcd-backed API server uses a decimal unsigned integer.
-func validateRV(cmd *cobra.Command, flag, rv string) error {
-	if _, ok := apiclient.ParseRV(rv); !ok {
-		return usageErrorf(cmd, "--%s %q is not a resourceVersion: etcd-backed API servers use decimal numbers such as 12345 (0 means any; omit --%s for a consistent read)", flag, rv, flag)
+func validateRV(cmd *cobra.Command, flag, value string) error {
+	if !rv.Valid(value) {
+		return usageErrorf(cmd, "--%s %q is not a resourceVersion: etcd-backed API servers use decimal numbers such as 12345 (0 means any; omit --%s for a consistent read)", flag, value, flag)
 	}
 	return nil
 }

@@ -38,7 +38,7 @@ func (o *RootOptions) completeScope(s *resourceScope, args []string) error {
 	return nil
 }
 
-// target is the collection of res in the scope of --all: one namespace
+// allTarget is the collection of res in the scope of --all: one namespace
 // only when -n was given (and not -A).
 func (s *resourceScope) allTarget(res apiclient.Resource) apiclient.Target {
 	t := apiclient.Target{Resource: res}

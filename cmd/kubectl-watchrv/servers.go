@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/watchrv/kubectl-watchrv/internal/rv"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
 	"github.com/watchrv/kubectl-watchrv/pkg/servers"
@@ -21,8 +22,10 @@ type serversFlags struct {
 	Endpoints []string
 	FromRV    string
 
-	endpoints []string // parsed --endpoints
-	fromRV    uint64
+	// Derived by completeServers, checked by validateServers.
+	endpoints    []string // parsed --endpoints
+	endpointsErr error    // why --endpoints does not parse
+	fromRV       uint64
 }
 
 // addServersFlags registers --servers and --endpoints (and --from-rv where
@@ -38,8 +41,20 @@ func (s *serversFlags) addServersFlags(f *pflag.FlagSet, withFromRV bool) {
 // serversOn reports whether the per-server view was asked for.
 func (s *serversFlags) serversOn() bool { return s.Servers || len(s.Endpoints) > 0 }
 
-// validateServers parses --endpoints and --from-rv; conflict names flags
-// that cannot go with --servers ("" when none).
+// completeServers parses --endpoints and --from-rv (Complete); a value
+// that does not parse is kept for validateServers to refuse, in its turn.
+func (s *serversFlags) completeServers(cmd *cobra.Command) {
+	if s.FromRV != "" {
+		s.fromRV, _ = rv.Parse(s.FromRV)
+	}
+	if cmd.Flags().Changed("endpoints") {
+		s.endpoints, s.endpointsErr = servers.ParseEndpoints(s.Endpoints)
+	}
+}
+
+// validateServers checks --endpoints and --from-rv (parsed by
+// completeServers); conflict names flags that cannot go with --servers (""
+// when none). It changes nothing.
 func (s *serversFlags) validateServers(cmd *cobra.Command, conflict string) error {
 	if s.FromRV != "" {
 		if !s.serversOn() {
@@ -48,7 +63,6 @@ func (s *serversFlags) validateServers(cmd *cobra.Command, conflict string) erro
 		if err := validateRV(cmd, "from-rv", s.FromRV); err != nil {
 			return err
 		}
-		s.fromRV, _ = apiclient.ParseRV(s.FromRV)
 	}
 	if !s.serversOn() {
 		return nil
@@ -56,12 +70,11 @@ func (s *serversFlags) validateServers(cmd *cobra.Command, conflict string) erro
 	if conflict != "" {
 		return usageErrorf(cmd, "%s cannot be combined with --servers", conflict)
 	}
-	if cmd.Flags().Changed("endpoints") {
-		eps, err := servers.ParseEndpoints(s.Endpoints)
-		if err != nil {
-			return usageErrorf(cmd, "--endpoints: %v", err)
-		}
-		s.endpoints = eps
+	if errors.Is(s.endpointsErr, servers.ErrNoEndpoint) {
+		return usageErrorf(cmd, "--endpoints: %v: list host:port addresses, for example --endpoints 10.0.0.1:6443,10.0.0.2:6443", s.endpointsErr)
+	}
+	if s.endpointsErr != nil {
+		return usageErrorf(cmd, "--endpoints: %v", s.endpointsErr)
 	}
 	return nil
 }
@@ -89,19 +102,6 @@ func (o *RootOptions) findServers(ctx context.Context, s *serversFlags, b *apicl
 		return nil, fmt.Errorf("cannot find the API servers in the EndpointSlices of Service default/kubernetes: %w (or give them with --endpoints HOST:PORT,...)", err)
 	}
 	return servers.NewFleet(cfg, found), nil
-}
-
-// serversFailure applies the one partial-failure rule (partialFailure) to
-// a per-server view: a server failed when any of its reads failed, even if
-// it answered others (its numbers still count in the verdict).
-func serversFailure(ss []*servers.Server) error {
-	var failed []failedTarget
-	for _, s := range ss {
-		if s.Err != nil {
-			failed = append(failed, failedTarget{Name: "server " + s.Endpoint, Err: s.Err})
-		}
-	}
-	return partialFailure("API servers", len(ss), failed)
 }
 
 // noteMixedServers says, once, that an ordinary run's answers likely came

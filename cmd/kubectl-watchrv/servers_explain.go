@@ -2,10 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 
 	"github.com/spf13/cobra"
 
+	"github.com/watchrv/kubectl-watchrv/internal/rv"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
@@ -39,29 +39,19 @@ func (o *ExplainErrorOptions) printExplanation(ctx context.Context, p *render.Pr
 	if cc == nil {
 		return nil
 	}
-	// The one partial-failure rule, over the servers asked.
-	var failed []failedTarget
-	for _, a := range cc.Servers {
-		if a.Error != "" {
-			err := a.Err
-			if err == nil {
-				err = errors.New(a.Reason + ": " + a.Error)
-			}
-			failed = append(failed, failedTarget{Name: "server " + a.Endpoint, Err: err})
-		}
-	}
-	return partialFailure("API servers", len(cc.Servers), failed)
+	return cc.Err()
 }
 
-// checkServers asks every API server once about the error's RV: its cache
-// RV for TooLarge, a watch from the RV for Expired.
+// checkServers asks every API server what --check asks one
+// (servers.CheckAcross), and for TooLarge each one's cache RV.
 func (o *ExplainErrorOptions) checkServers(ctx context.Context, d diagnose.Diagnosis) (*servers.CrossCheck, error) {
 	requested := d.RequestedResourceVersion
 	if o.RV != "" {
 		requested = o.RV
 	}
-	rv, ok := apiclient.ParseRV(requested)
-	if !ok || rv == 0 || (d.Class != diagnose.ClassTooLarge && d.Class != diagnose.ClassExpired) {
+	want, _ := rv.Parse(requested)
+	q, ask := servers.QuestionOf(d, want)
+	if !ask {
 		return nil, nil
 	}
 	res, err := o.resolveResource(ctx, o.Resource, "list", "watch")
@@ -81,7 +71,7 @@ func (o *ExplainErrorOptions) checkServers(ctx context.Context, d diagnose.Diagn
 	if err != nil {
 		return nil, err
 	}
-	cc := servers.CheckAcross(ctx, fleet, t, budget, d.Class, rv)
+	cc := servers.CheckAcross(ctx, fleet, t, budget, q)
 	cc.Requests += fleet.Found.Requests
 	return &cc, nil
 }

@@ -33,8 +33,5 @@ func (o *ListOptions) listServers(ctx context.Context, p *render.Printer, t apic
 	if err := p.Servers(render.NewServersReport("list", fleet.Found, v)); err != nil {
 		return err
 	}
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	return serversFailure(v.Servers)
+	return v.Err(ctx)
 }

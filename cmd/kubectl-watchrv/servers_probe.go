@@ -41,10 +41,7 @@ func (o *ProbeOptions) runServers(ctx context.Context, p *render.Printer) error 
 	if err := p.Servers(render.NewServersReport("probe", fleet.Found, v)); err != nil {
 		return err
 	}
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	return serversFailure(v.Servers)
+	return v.Err(ctx)
 }
 
 // runServersAll is probe --all --servers: every resource, every server
@@ -54,9 +51,7 @@ func (o *ProbeOptions) runServersAll(ctx context.Context, p *render.Printer, fle
 	if err != nil {
 		return err
 	}
-	run := servers.ObserveAll(ctx, resources, p, o.allTarget, func(ctx context.Context, t apiclient.Target) *servers.View {
-		return servers.Observe(ctx, fleet, t, oo)
-	})
+	run := servers.ObserveAll(ctx, fleet, resources, servers.AllOptions{Observe: oo, Progress: p, Target: o.allTarget})
 	if err := p.ServersAll(render.NewServersAllReport(fleet.Found, run)); err != nil {
 		return err
 	}

@@ -27,7 +27,11 @@ type StreamingOptions struct {
 }
 
 func newStreamingCommand(root *RootOptions) *cobra.Command {
-	o := &StreamingOptions{RootOptions: root}
+	return streamingCommand(&StreamingOptions{RootOptions: root})
+}
+
+// streamingCommand wires the command and its flags to o (tests build o themselves).
+func streamingCommand(o *StreamingOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "streaming (RESOURCE | --all)",
 		Short: "Check that a resource serves streaming lists (WatchList) and what a client-go >= 1.35 informer will do",

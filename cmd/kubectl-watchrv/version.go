@@ -20,7 +20,11 @@ type VersionOptions struct {
 }
 
 func newVersionCommand(root *RootOptions) *cobra.Command {
-	o := &VersionOptions{RootOptions: root}
+	return versionCommand(&VersionOptions{RootOptions: root})
+}
+
+// versionCommand wires the command and its flags to o (tests build o themselves).
+func versionCommand(o *VersionOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the plugin version and the API server's version",

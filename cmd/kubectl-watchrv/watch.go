@@ -42,7 +42,11 @@ type WatchOptions struct {
 }
 
 func newWatchCommand(root *RootOptions) *cobra.Command {
-	o := &WatchOptions{RootOptions: root}
+	return watchCommand(&WatchOptions{RootOptions: root})
+}
+
+// watchCommand wires the command and its flags to o (tests build o themselves).
+func watchCommand(o *WatchOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "watch RESOURCE [NAME] | RESOURCE/NAME",
 		Short: "Open a raw watch and show every event with its resourceVersion",
@@ -90,7 +94,7 @@ or Ctrl-C, each of which ends with a summary.
 			}
 			return o.Run(cmd)
 		},
-		ValidArgsFunction: root.completeResource,
+		ValidArgsFunction: o.completeResource,
 	}
 	f := cmd.Flags()
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Watch across all namespaces")

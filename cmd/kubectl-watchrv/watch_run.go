@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/watchrv/kubectl-watchrv/internal/rv"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/follow"
@@ -58,7 +59,7 @@ func (o *WatchOptions) Run(cmd *cobra.Command) error {
 		// Silence is a stall only where bookmarks are due (a watch cache).
 		if server = o.serverInfo(ctx, res.GVR.Group, res.GVR.Resource); !server.BookmarksExpected() {
 			o.StallTimeout = 0
-			r.p.Notef("%s", server.NoStallNote(res.Name()))
+			r.p.Notef("%s (--stall-timeout turns the check on)", server.NoStallNote(res.Name()))
 		}
 	}
 	wo := o.watchOptions()
@@ -166,22 +167,22 @@ func (r *watchRun) showHTTPStatus(serr error) bool {
 // warnIfAhead compares an exact start RV with the server's current RV (one
 // metadata list of one item): the server holds a watch from the future
 // silently, which looks exactly like a quiet collection.
-func (r *watchRun) warnIfAhead(ctx context.Context, rv string) {
+func (r *watchRun) warnIfAhead(ctx context.Context, start string) {
 	// Advisory: bounded, so that a server that cannot reach etcd (where a
 	// consistent list waits) does not hold up the watch itself.
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	cur, _, err := listing.CurrentRV(ctx, r.client, r.target)
 	if err != nil {
-		r.p.Warnf("cannot read the current RV to check --rv %s against it: %s", rv, text.OneLine(err.Error()))
+		r.p.Warnf("cannot read the current RV to check --rv %s against it: %s", start, text.OneLine(err.Error()))
 		return
 	}
-	n, ok1 := apiclient.ParseRV(rv)
-	c, ok2 := apiclient.ParseRV(cur)
+	n, ok1 := rv.Parse(start)
+	c, ok2 := rv.Parse(cur)
 	if !ok1 || !ok2 || n <= c {
 		return
 	}
-	r.p.Warnf("--rv %s is %d ahead of the server's current RV %s: the API server will hold this watch silently (no event, no error, seen on v1.37.2) until it reaches %s. Such an RV usually comes from another API server, another cluster, or from before an etcd restore: list again (--rv list) for a real starting point", rv, n-c, cur, rv)
+	r.p.Warnf("--rv %s is %d ahead of the server's current RV %s: the API server will hold this watch silently (no event, no error, seen on v1.37.2) until it reaches %s. Such an RV usually comes from another API server, another cluster, or from before an etcd restore: list again (--rv list) for a real starting point", start, n-c, cur, start)
 }
 
 func (r *watchRun) onEvent(ev watchstream.Event, obs follow.Observation) error {

@@ -1,6 +1,6 @@
 package apiclient
 
-import "strconv"
+import "github.com/watchrv/kubectl-watchrv/internal/rv"
 
 // ItemMeta is the part of an object's metadata this plugin reads.
 type ItemMeta struct {
@@ -14,23 +14,10 @@ type ItemMeta struct {
 	CreationTimestamp string `json:"creationTimestamp,omitempty"`
 }
 
-// ParseRV parses a decimal resourceVersion; ok is false for anything else
-// (an RV is opaque in general; every etcd-backed server uses decimals).
-func ParseRV(rv string) (uint64, bool) {
-	if rv == "" {
-		return 0, false
-	}
-	n, err := strconv.ParseUint(rv, 10, 64)
-	return n, err == nil
-}
+// ParseRV is rv.Parse, kept for the callers in pkg/listing and
+// pkg/probe (current.go, try.go, dated.go) and pkg/follow/session.go, which
+// another change rewrites; new code calls rv.Parse.
+func ParseRV(s string) (uint64, bool) { return rv.Parse(s) }
 
-// RVAfter reports a > b for decimal RVs; RVs that are not numbers are
-// compared for difference only.
-func RVAfter(a, b string) bool {
-	x, ok1 := ParseRV(a)
-	y, ok2 := ParseRV(b)
-	if !ok1 || !ok2 {
-		return a != b
-	}
-	return x > y
-}
+// RVAfter is rv.After, kept for the same callers as ParseRV.
+func RVAfter(a, b string) bool { return rv.After(a, b) }

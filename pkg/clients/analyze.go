@@ -1,9 +1,9 @@
 package clients
 
 import (
-	"strconv"
 	"time"
 
+	"github.com/watchrv/kubectl-watchrv/internal/rv"
 	"github.com/watchrv/kubectl-watchrv/pkg/audit"
 )
 
@@ -168,7 +168,7 @@ func (a *Analyzer) finish(r *request, code int, end time.Time, open bool, items 
 	// The newest RV a request was answered for (a 504 for a future RV, or
 	// a 410, says nothing about where the server is).
 	if q.HasRV && code > 0 && code < 400 {
-		if n, err := strconv.ParseUint(q.ResourceVersion, 10, 64); err == nil && n > a.newestRV {
+		if n, ok := rv.Parse(q.ResourceVersion); ok && n > a.newestRV {
 			a.newestRV, a.newestAt = n, r.received
 		}
 	}

@@ -29,6 +29,13 @@ type version struct {
 	major, minor int
 }
 
+// VersionError: a server version that is not a Kubernetes version.
+type VersionError struct{ Value string }
+
+func (e *VersionError) Error() string {
+	return fmt.Sprintf("%q is not a Kubernetes version: give it as v1.30.14 or 1.30 (kubectl version shows it)", e.Value)
+}
+
 // parseVersion reads "v1.30.14", "1.30" or "v1.33.2-gke.100".
 func parseVersion(s string) (version, error) {
 	if s == "" {
@@ -37,7 +44,7 @@ func parseVersion(s string) (version, error) {
 	t := strings.TrimPrefix(strings.TrimSpace(s), "v")
 	parts := strings.SplitN(t, ".", 3)
 	if len(parts) < 2 {
-		return version{}, fmt.Errorf("--server-version %q is not a Kubernetes version: give it as v1.30.14 or 1.30 (kubectl version shows it)", s)
+		return version{}, &VersionError{Value: s}
 	}
 	major, err1 := strconv.Atoi(parts[0])
 	minorText := parts[1]
@@ -46,12 +53,13 @@ func parseVersion(s string) (version, error) {
 	}
 	minor, err2 := strconv.Atoi(minorText)
 	if err1 != nil || err2 != nil || major != 1 {
-		return version{}, fmt.Errorf("--server-version %q is not a Kubernetes version: give it as v1.30.14 or 1.30 (kubectl version shows it)", s)
+		return version{}, &VersionError{Value: s}
 	}
 	return version{known: true, major: major, minor: minor}, nil
 }
 
-// ValidateVersion checks --server-version.
+// ValidateVersion checks a server version (Options.ServerVersion): nil or
+// a *VersionError.
 func ValidateVersion(s string) error {
 	_, err := parseVersion(s)
 	return err

@@ -1,6 +1,10 @@
 package diagnose
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/watchrv/kubectl-watchrv/internal/rv"
+)
 
 // Check compares the RV of an error with a cluster's current RV, read now
 // (explain-error --check). The current RV of a consistent list is etcd's
@@ -45,8 +49,8 @@ func CompareNow(d Diagnosis, requested, current string, tried *Tried) (c Check) 
 		c.Verdict = fmt.Sprintf("the cluster is at RV %s now; the error names no resourceVersion to compare with (pass --rv)", current)
 		return c
 	}
-	c.Behind = subtract(current, requested)
-	c.Ahead = subtract(requested, current)
+	c.Behind = rv.Gap(current, requested)
+	c.Ahead = rv.Gap(requested, current)
 	if c.Ahead == "0" {
 		c.Ahead = ""
 	}

@@ -3,6 +3,8 @@ package diagnose
 import (
 	"fmt"
 	"strings"
+
+	"github.com/watchrv/kubectl-watchrv/internal/rv"
 )
 
 // The server's wordings, verified in the v1.37.2 sources (paths under
@@ -114,7 +116,7 @@ func markNumbers(d *Diagnosis) {
 	for _, f := range []struct{ name, v string }{
 		{"requested", d.RequestedResourceVersion}, {"oldest", d.OldestResourceVersion}, {"current", d.CurrentResourceVersion},
 	} {
-		if f.v == "" || fitsUint64(f.v) {
+		if f.v == "" || rv.Valid(f.v) {
 			continue
 		}
 		shown := f.v

@@ -6,6 +6,8 @@ package diagnose
 import (
 	"fmt"
 	"strings"
+
+	"github.com/watchrv/kubectl-watchrv/internal/rv"
 )
 
 func matchTooLarge(s *signals, d *Diagnosis) bool {
@@ -23,7 +25,7 @@ func matchTooLarge(s *signals, d *Diagnosis) bool {
 		m, end = digitsAt(s.text, j+len(qualCurrent))
 	}
 	d.RequestedResourceVersion, d.CurrentResourceVersion = orKeep(n, d.RequestedResourceVersion), m
-	d.Gap = subtract(n, m)
+	d.Gap = rv.Gap(n, m)
 	start := i
 	if strings.HasSuffix(s.text[:i], "Timeout: ") {
 		start = i - len("Timeout: ")
@@ -67,7 +69,7 @@ func matchTooOld(s *signals, d *Diagnosis) bool {
 		y, k := digitsAt(s.text, j+2)
 		if y != "" && k < len(s.text) && s.text[k] == ')' {
 			d.OldestResourceVersion = y
-			d.Gap = subtract(y, x)
+			d.Gap = rv.Gap(y, x)
 			conf := ConfidenceHigh
 			if tooOldInconsistent(x, y) {
 				// The watch cache says too old only for an RV below the
@@ -141,7 +143,7 @@ func matchEtcdV2(s *signals, d *Diagnosis) bool {
 			end = r
 			if req != "" && r < len(s.text) && s.text[r] == ']' {
 				d.RequestedResourceVersion = orKeep(req, d.RequestedResourceVersion)
-				d.Gap = subtract(oldest, req)
+				d.Gap = rv.Gap(oldest, req)
 				conf, end = ConfidenceHigh, r+1
 				if end < len(s.text) && s.text[end] == ')' {
 					end++
@@ -212,11 +214,11 @@ func etcdMessage(t string, i int, phrase string) string {
 // tooOldInconsistent: "too old resource version: X (Y)" with X >= Y, which
 // no server prints.
 func tooOldInconsistent(requested, oldest string) bool {
-	return fitsUint64(requested) && fitsUint64(oldest) && !less(requested, oldest)
+	return rv.Valid(requested) && rv.Valid(oldest) && !rv.Less(requested, oldest)
 }
 
 // tooLargeInconsistent: "Too large resource version: N, current: M" with
 // N <= M, which no server prints.
 func tooLargeInconsistent(requested, current string) bool {
-	return fitsUint64(requested) && fitsUint64(current) && current != "0" && !less(current, requested)
+	return rv.Valid(requested) && rv.Valid(current) && current != "0" && !rv.Less(current, requested)
 }

@@ -4,11 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/watchrv/kubectl-watchrv/internal/rv"
 )
 
 // maxTextBytes caps what FromText reads of one message; ScanLog is the way
@@ -240,9 +241,9 @@ func summary(d Diagnosis) string {
 
 // tooLargeHint adds what the size of the gap suggests about the RV's origin.
 func tooLargeHint(d Diagnosis) string {
-	n, err1 := strconv.ParseUint(d.RequestedResourceVersion, 10, 64)
-	m, err2 := strconv.ParseUint(d.CurrentResourceVersion, 10, 64)
-	if err1 != nil || err2 != nil || m == 0 || n <= m || d.Kind != KindResourceVersionTooLarge {
+	n, ok1 := rv.Parse(d.RequestedResourceVersion)
+	m, ok2 := rv.Parse(d.CurrentResourceVersion)
+	if !ok1 || !ok2 || m == 0 || n <= m || d.Kind != KindResourceVersionTooLarge {
 		return ""
 	}
 	if n-m <= 10000 && n-m <= m/10 {

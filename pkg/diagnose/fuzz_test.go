@@ -4,6 +4,8 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
+
+	"github.com/watchrv/kubectl-watchrv/internal/rv"
 )
 
 // FuzzFromText checks that FromText never panics and that its answers keep
@@ -45,11 +47,11 @@ func FuzzFromText(f *testing.F) {
 			if strings.Trim(n, "0123456789") != "" || len(n) > maxDigits {
 				t.Fatalf("not digits: %q in %+v", n, d)
 			}
-			if !fitsUint64(n) && len(d.Notes) == 0 {
+			if !rv.Valid(n) && len(d.Notes) == 0 {
 				t.Fatalf("RV %q does not fit in 64 bits and no note says so: %+v", n, d)
 			}
 		}
-		if d.Gap != "" && !fitsUint64(d.Gap) {
+		if d.Gap != "" && !rv.Valid(d.Gap) {
 			t.Fatalf("gap not a number: %q in %+v", d.Gap, d)
 		}
 	})

@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/watchrv/kubectl-watchrv/internal/countio"
+	"github.com/watchrv/kubectl-watchrv/internal/rv"
 )
 
 // DefaultMaxLinesPerGroup caps the line numbers a Group keeps.
@@ -68,7 +69,7 @@ func (c *Collector) Add(f Finding) {
 	} else {
 		g.LinesTruncated = true
 	}
-	if less(g.MaxGap, f.Gap) || (g.MaxGap == "" && f.Gap != "") {
+	if rv.Less(g.MaxGap, f.Gap) || (g.MaxGap == "" && f.Gap != "") {
 		g.MaxGap = f.Gap
 	}
 }

@@ -2,7 +2,6 @@ package diagnose
 
 import (
 	"encoding/json"
-	"strconv"
 	"strings"
 )
 
@@ -41,12 +40,6 @@ func digitsAt(s string, i int) (string, int) {
 		j++
 	}
 	return s[i:min(j, i+maxDigits)], j
-}
-
-// fitsUint64 reports whether the decimal digits v are a uint64.
-func fitsUint64(v string) bool {
-	_, err := strconv.ParseUint(v, 10, 64)
-	return err == nil
 }
 
 // skipSpaces skips blanks (not newlines) from i.
@@ -390,22 +383,4 @@ func jsonDepthOK(s string) bool {
 		}
 	}
 	return true
-}
-
-// subtract returns a-b in decimal for a >= b, "" when either is not a number
-// or a < b.
-func subtract(a, b string) string {
-	x, err1 := strconv.ParseUint(a, 10, 64)
-	y, err2 := strconv.ParseUint(b, 10, 64)
-	if err1 != nil || err2 != nil || x < y {
-		return ""
-	}
-	return strconv.FormatUint(x-y, 10)
-}
-
-// less reports a < b as numbers (false when either is not a number).
-func less(a, b string) bool {
-	x, err1 := strconv.ParseUint(a, 10, 64)
-	y, err2 := strconv.ParseUint(b, 10, 64)
-	return err1 == nil && err2 == nil && x < y
 }

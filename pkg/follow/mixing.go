@@ -3,7 +3,7 @@ package follow
 import (
 	"fmt"
 
-	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/internal/rv"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 )
 
@@ -19,16 +19,16 @@ type mixingDetector struct {
 }
 
 // seen records an RV an answer carried.
-func (m *mixingDetector) seen(rv string) {
-	if n, ok := apiclient.ParseRV(rv); ok && n > m.highest {
+func (m *mixingDetector) seen(v string) {
+	if n, ok := rv.Parse(v); ok && n > m.highest {
 		m.highest, m.listed = n, false
 	}
 }
 
 // listedAt records a successful list; a list RV below one already seen
 // means this answer came from a server that is behind.
-func (m *mixingDetector) listedAt(rv string) string {
-	n, ok := apiclient.ParseRV(rv)
+func (m *mixingDetector) listedAt(v string) string {
+	n, ok := rv.Parse(v)
 	if !ok {
 		return ""
 	}
@@ -43,7 +43,7 @@ func (m *mixingDetector) listedAt(rv string) string {
 
 // failure records a failed watch or list from lastRV.
 func (m *mixingDetector) failure(f diagnose.Failure, lastRV string) string {
-	n, ok := apiclient.ParseRV(lastRV)
+	n, ok := rv.Parse(lastRV)
 	if f != diagnose.FailureTooLarge || !ok || n > m.highest || m.highest == 0 {
 		return ""
 	}

@@ -3,6 +3,7 @@ package follow
 import (
 	"context"
 
+	"github.com/watchrv/kubectl-watchrv/internal/rv"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
@@ -104,8 +105,8 @@ func (s *Session) relist(ctx context.Context, c *relistCause) error {
 	if cause != nil {
 		n.Failure = diagnose.ClassifyFailure(cause)
 	}
-	if a, ok := apiclient.ParseRV(n.ListResourceVersion); ok {
-		if b, ok := apiclient.ParseRV(from); ok && a > b {
+	if a, ok := rv.Parse(n.ListResourceVersion); ok {
+		if b, ok := rv.Parse(from); ok && a > b {
 			n.RVsAdvanced = a - b
 		}
 	}

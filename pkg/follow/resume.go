@@ -3,7 +3,7 @@ package follow
 import (
 	"strconv"
 
-	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/internal/rv"
 	"github.com/watchrv/kubectl-watchrv/pkg/watchstream"
 )
 
@@ -53,14 +53,14 @@ func (s *Session) clearResume(why string) {
 	s.resumeRV, s.resumeFrom, s.noResume = "", ResumeFromNone, why
 }
 
-// advanceResume moves the resume point to rv (never back) when the stream
+// advanceResume moves the resume point to at (never back) when the stream
 // sends changes in RV order; events of an initial state never move it.
-func (s *Session) advanceResume(rv, from string) {
-	if s.inState || rv == "" {
+func (s *Session) advanceResume(at, from string) {
+	if s.inState || at == "" {
 		return
 	}
-	if s.resumeRV == "" || apiclient.RVAfter(rv, s.resumeRV) {
-		s.resumeRV, s.resumeFrom, s.noResume = rv, from, ""
+	if s.resumeRV == "" || rv.After(at, s.resumeRV) {
+		s.resumeRV, s.resumeFrom, s.noResume = at, from, ""
 	}
 }
 

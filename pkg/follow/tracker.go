@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/watchrv/kubectl-watchrv/internal/rv"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/watchstream"
 )
@@ -64,7 +65,7 @@ func (t *Tracker) Observe(typ string, m apiclient.ItemMeta) Observation {
 	if !seen {
 		prev, seen = t.dead[m.UID]
 	}
-	if seen && !apiclient.RVAfter(m.ResourceVersion, prev.RV) {
+	if seen && !rv.After(m.ResourceVersion, prev.RV) {
 		o.Duplicate = true
 		return o
 	}

@@ -72,7 +72,7 @@ type FutureCheck struct {
 // one watch, two requests from the budget.
 func Future(ctx context.Context, c *apiclient.Client, t apiclient.Target, current uint64, ahead uint64, hold time.Duration, b *apiclient.Budget) (*FutureCheck, error) {
 	if ahead > math.MaxUint64-current {
-		return nil, fmt.Errorf("--future-ahead %d past the current RV %d does not fit in a 64-bit RV", ahead, current)
+		return nil, fmt.Errorf("an RV %d past the current RV %d does not fit in 64 bits", ahead, current)
 	}
 	rv := current + ahead
 	f := &FutureCheck{ResourceVersion: strconv.FormatUint(rv, 10), WatchHeldFor: hold.String()}

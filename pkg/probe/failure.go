@@ -20,12 +20,18 @@ type BudgetError struct {
 	LastFailing, FirstSucceeding uint64
 }
 
+// Error names the limit, not the flag that set it (cmd names the flag).
 func (e *BudgetError) Error() string {
-	bracket := ""
-	if e.Bracket {
-		bracket = fmt.Sprintf(": the oldest RV is in (%d, %d]", e.LastFailing, e.FirstSucceeding)
+	return fmt.Sprintf("the request budget (%d requests) ran out before the bound of %s was found%s", e.MaxRequests, e.Resource, e.Where())
+}
+
+// Where says where the bound is known to be, ": the oldest RV is in (a, b]",
+// or "" when the search had not begun.
+func (e *BudgetError) Where() string {
+	if !e.Bracket {
+		return ""
 	}
-	return fmt.Sprintf("the request budget (--max-requests %d) ran out before the bound of %s was found%s: raise --max-requests", e.MaxRequests, e.Resource, bracket)
+	return fmt.Sprintf(": the oldest RV is in (%d, %d]", e.LastFailing, e.FirstSucceeding)
 }
 
 func (e *BudgetError) Unwrap() error { return apiclient.ErrBudgetExhausted }
@@ -82,11 +88,12 @@ func Reason(err error) string {
 	return sweep.Reason(err)
 }
 
-// VerifyError: --verify ran and the bound did not hold.
+// VerifyError: the verification (Options.Verify) ran and the bound did
+// not hold; Reason says how.
 type VerifyError struct{ Reason string }
 
 func (e *VerifyError) Error() string {
-	return fmt.Sprintf("--verify failed: %s: run probe again", e.Reason)
+	return "the verification of the bound failed: " + e.Reason
 }
 
 // VerifyFailure is a *VerifyError when the verification ran and failed.

@@ -16,9 +16,10 @@ import (
 // by load (the top of them), each one's resources and patterns, the herds,
 // and the per-minute chart. -o json|yaml prints the whole Report.
 func (p *Printer) Clients(r clients.Report, top int) error {
-	if p.Machine() {
-		return p.Object(r)
-	}
+	return p.emit(oneDocument, r, func() error { return p.clientsHuman(r, top) })
+}
+
+func (p *Printer) clientsHuman(r clients.Report, top int) error {
 	w := &errWriter{w: p.Out}
 	s := p.Style
 	w.printf("%s\n", clientsRead(r))

@@ -34,9 +34,10 @@ const (
 
 // Explanation prints the diagnosis of one message.
 func (p *Printer) Explanation(e Explanation) error {
-	if p.Machine() {
-		return p.Object(e)
-	}
+	return p.emit(oneDocument, e, func() error { return p.explanationHuman(e) })
+}
+
+func (p *Printer) explanationHuman(e Explanation) error {
 	w := &explainWriter{w: p.Out}
 	p.explainVerdict(w, e.Diagnosis, "")
 	p.explainDetails(w, e.Diagnosis, "", "")
@@ -48,9 +49,10 @@ func (p *Printer) Explanation(e Explanation) error {
 
 // LogExplanation prints the findings of a whole log, once per kind.
 func (p *Printer) LogExplanation(r LogExplanation) error {
-	if p.Machine() {
-		return p.Object(r)
-	}
+	return p.emit(oneDocument, r, func() error { return p.logExplanationHuman(r) })
+}
+
+func (p *Printer) logExplanationHuman(r LogExplanation) error {
 	w := &explainWriter{w: p.Out}
 	s := p.Style
 	read := fmt.Sprintf("Scanned %s lines (%s) of %s", explainCount(int64(r.Lines)), humanBytes(r.Bytes), r.File)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/watchrv/kubectl-watchrv/internal/rv"
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
@@ -149,8 +150,8 @@ func NewListReport(t apiclient.Target, o listing.WalkOptions, rvOnly bool, w *li
 		}
 		r.EstimatedTotal = &total
 	}
-	if lr, ok := apiclient.ParseRV(r.ResourceVersion); ok {
-		if mr, ok := apiclient.ParseRV(r.MaxItemResourceVersion); ok && mr > lr {
+	if lr, ok := rv.Parse(r.ResourceVersion); ok {
+		if mr, ok := rv.Parse(r.MaxItemResourceVersion); ok && mr > lr {
 			r.ListBelowNewestItem = true
 		}
 	}
@@ -182,9 +183,10 @@ func NewListReport(t apiclient.Target, o listing.WalkOptions, rvOnly bool, w *li
 
 // List prints a list report.
 func (p *Printer) List(r ListReport) error {
-	if p.Machine() {
-		return p.Object(r)
-	}
+	return p.emit(oneDocument, r, func() error { return p.listHuman(r) })
+}
+
+func (p *Printer) listHuman(r ListReport) error {
 	s := p.Style
 	ns := r.Namespace
 	if ns == "" {

@@ -61,9 +61,10 @@ type metricsRow struct {
 // metricsTable prints the watch-cache rows (human output only; JSON and
 // YAML carry each report in its row); a note replaces the table.
 func (p *Printer) metricsTable(first string, rows []metricsRow) error {
-	if p.Machine() {
-		return nil
-	}
+	return p.emit(noDocument, nil, func() error { return p.metricsTableHuman(first, rows) })
+}
+
+func (p *Printer) metricsTableHuman(first string, rows []metricsRow) error {
 	t := NewTable(first, "CAPACITY", "EVENTS", "EVENTS/S", "CACHE RV", "INITS", "LIMIT")
 	for _, row := range rows {
 		m := row.m

@@ -62,6 +62,36 @@ func NewPrinter(out, errOut io.Writer, format string, noColor bool) *Printer {
 // Machine reports whether the output is for programs (JSON or YAML).
 func (p *Printer) Machine() bool { return p.Format == FormatJSON || p.Format == FormatYAML }
 
+// form is what one printed piece is for programs (-o json|yaml).
+type form int
+
+const (
+	// noDocument: nothing; a piece for a person only (a header, a row
+	// printed as it comes), whose data the final document carries.
+	noDocument form = iota
+	// oneDocument: one JSON document (indented) or YAML document (Object).
+	oneDocument
+	// streamDocument: one JSON line or one document of a YAML stream
+	// (StreamItem), for outputs that go on as long as a watch does.
+	streamDocument
+)
+
+// emit is the one place -o chooses the printer, in the manner of kubectl's
+// PrintFlags: JSON and YAML get doc in its form, a person gets human. Every
+// report's exported method is emit over the report and its human printer.
+func (p *Printer) emit(f form, doc any, human func() error) error {
+	if !p.Machine() {
+		return human()
+	}
+	switch f {
+	case oneDocument:
+		return p.Object(doc)
+	case streamDocument:
+		return p.StreamItem(doc)
+	}
+	return nil
+}
+
 // Wide reports whether -o wide was asked for.
 func (p *Printer) Wide() bool { return p.Format == FormatWide }
 
@@ -162,9 +192,10 @@ type VersionInfo struct {
 
 // Version prints the plugin's and the server's versions.
 func (p *Printer) Version(v VersionInfo) error {
-	if p.Machine() {
-		return p.Object(v)
-	}
+	return p.emit(oneDocument, v, func() error { return p.versionHuman(v) })
+}
+
+func (p *Printer) versionHuman(v VersionInfo) error {
 	if _, err := fmt.Fprintf(p.Out, "Plugin Version: %s\n", v.ClientVersion); err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/watchrv/kubectl-watchrv/internal/rv"
 	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
 	"github.com/watchrv/kubectl-watchrv/pkg/probe"
 )
@@ -82,9 +83,10 @@ func NewProbeReport(w *probe.Result, reason string) ProbeReport {
 
 // Probe prints one resource's window.
 func (p *Printer) Probe(r ProbeReport, verbose bool) error {
-	if p.Machine() {
-		return p.Object(r)
-	}
+	return p.emit(oneDocument, r, func() error { return p.probeHuman(r, verbose) })
+}
+
+func (p *Printer) probeHuman(r ProbeReport, verbose bool) error {
 	s := p.Style
 	t := NewTable("RESOURCE", "NAMESPACE", "CURRENT RV", "OLDEST RV", "WIDTH", "SOURCE", "REQUESTS", "TIME")
 	oldest, width := r.OldestResourceVersion, strconv.FormatUint(r.Width, 10)
@@ -162,7 +164,7 @@ func boundText(r ProbeReport) string {
 	if r.OldestResourceVersion == "1" {
 		return "a watch from RV 1 starts"
 	}
-	n, _ := strconv.ParseUint(r.OldestResourceVersion, 10, 64)
+	n, _ := rv.Parse(r.OldestResourceVersion)
 	how := "a probe"
 	if r.LowerBoundFromServer {
 		how = "the server's own 410 message"

@@ -49,9 +49,10 @@ func NewProbeAllReport(a *probe.AllResult) ProbeAllReport {
 
 // ProbeAll prints one row per resource; failing rows carry their reason.
 func (p *Printer) ProbeAll(r ProbeAllReport, verbose bool) error {
-	if p.Machine() {
-		return p.Object(r)
-	}
+	return p.emit(oneDocument, r, func() error { return p.probeAllHuman(r, verbose) })
+}
+
+func (p *Printer) probeAllHuman(r ProbeAllReport, verbose bool) error {
 	s := p.Style
 	t := NewTable("RESOURCE", "CURRENT RV", "OLDEST RV", "WIDTH", "SOURCE", "REQUESTS", "TIME", "NOTE")
 	for _, row := range r.Resources {

@@ -28,9 +28,10 @@ var seriesHeaders = []string{"TIME", "CURRENT RV", "OLDEST RV", "WIDTH", "SOURCE
 
 // ProbeSeriesHeader prints the column headers of the rounds (human output).
 func (p *Printer) ProbeSeriesHeader(s *ProbeSeries) error {
-	if p.Machine() {
-		return nil
-	}
+	return p.emit(noDocument, nil, func() error { return p.probeSeriesHeaderHuman(s) })
+}
+
+func (p *Printer) probeSeriesHeaderHuman(s *ProbeSeries) error {
 	fmt.Fprintf(p.Out, "Probing %s%s; one row per round.\n", s.Resource, inNamespace(s.Namespace))
 	return p.roundTable(nil).Write(p.Out, p.Style.Header.Sprint)
 }
@@ -38,9 +39,10 @@ func (p *Printer) ProbeSeriesHeader(s *ProbeSeries) error {
 // ProbeRound prints one round as it happens (human output only: JSON and
 // YAML get the whole series at the end).
 func (p *Printer) ProbeRound(r probe.Round) error {
-	if p.Machine() {
-		return nil
-	}
+	return p.emit(noDocument, nil, func() error { return p.probeRoundHuman(r) })
+}
+
+func (p *Printer) probeRoundHuman(r probe.Round) error {
 	t := p.roundTable(&r)
 	// Only the row: the header was printed once; fixed widths keep columns aligned.
 	var b []byte
@@ -75,9 +77,10 @@ func (p *Printer) roundTable(r *probe.Round) *Table {
 
 // ProbeSeriesSummary prints how the window moved.
 func (p *Printer) ProbeSeriesSummary(s *ProbeSeries) error {
-	if p.Machine() {
-		return p.Object(s)
-	}
+	return p.emit(oneDocument, s, func() error { return p.probeSeriesSummaryHuman(s) })
+}
+
+func (p *Printer) probeSeriesSummaryHuman(s *ProbeSeries) error {
 	m := s.Motion
 	depth := "unknown: nothing was written during the series, so the window did not age"
 	if m.DepthKnown {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/servers"
 )
 
@@ -33,11 +34,47 @@ func NewServersReport(mode string, found servers.Found, v *servers.View) Servers
 		Namespace:    t.Namespace,
 		Mode:         mode,
 		Discovery:    found,
-		Servers:      v.Servers,
+		Servers:      withHints(v.Servers, t.Resource.Name()),
 		Verdict:      v.Verdict,
 		Requests:     v.Requests + found.Requests,
 		Millis:       float64(v.Duration.Microseconds()) / 1000,
 	}
+}
+
+// withHints is the servers with each failed one's hint (Server.Hint), on
+// copies: the view stays as measured.
+func withHints(ss []*servers.Server, resource string) []*servers.Server {
+	out := make([]*servers.Server, len(ss))
+	for i, s := range ss {
+		c := *s
+		c.Hint = serverHint(c.Reason, resource)
+		out[i] = &c
+	}
+	return out
+}
+
+// serverHint is the fix for a server that failed for reason, in the
+// plugin's words (its flags included).
+func serverHint(reason, resource string) string {
+	switch reason {
+	case servers.ReasonBudgetExhausted:
+		return "raise --max-requests (it applies to each server)"
+	case servers.ReasonOpaqueRV:
+		return "this resource has no etcd revision to compare"
+	case string(diagnose.FailureUnreachable):
+		return "this address cannot be reached from here: if the servers sit on a private network, set proxy-url in the kubeconfig (a bastion), or give reachable addresses with --endpoints"
+	case string(diagnose.FailureTLS):
+		return "the server's certificate must name the kubeconfig's server (it is verified against that name); check the certificate-authority"
+	case string(diagnose.FailureUnauthorized):
+		return "the kubeconfig's credentials were rejected by this server"
+	case string(diagnose.FailureForbidden):
+		return "needs RBAC permission to list and watch " + resource
+	case string(diagnose.FailureNoAnswer), string(diagnose.FailureTimeout):
+		return "no answer within the request timeout: the server may be cut off from etcd (a consistent list waits for etcd); raise --request-timeout to wait longer"
+	case string(diagnose.FailureThrottled):
+		return "API Priority and Fairness is throttling: lower --qps or retry later"
+	}
+	return ""
 }
 
 // ServersAllReport is the schema of "probe --all --servers -o json|yaml".
@@ -52,9 +89,10 @@ type ServersAllReport struct {
 
 // Servers prints the per-server view of one collection.
 func (p *Printer) Servers(r ServersReport) error {
-	if p.Machine() {
-		return p.Object(r)
-	}
+	return p.emit(oneDocument, r, func() error { return p.serversHuman(r) })
+}
+
+func (p *Printer) serversHuman(r ServersReport) error {
 	fmt.Fprintln(p.Out, p.Style.Header.Sprint(serversTitle(r)))
 	if err := p.serversTable(r, false).Write(p.Out, p.Style.Header.Sprint); err != nil {
 		return err
@@ -77,9 +115,10 @@ func (p *Printer) Servers(r ServersReport) error {
 // ServersAll prints one table for every resource, a server per row, and a
 // verdict line only for the resources whose servers disagree.
 func (p *Printer) ServersAll(r ServersAllReport) error {
-	if p.Machine() {
-		return p.Object(r)
-	}
+	return p.emit(oneDocument, r, func() error { return p.serversAllHuman(r) })
+}
+
+func (p *Printer) serversAllHuman(r ServersAllReport) error {
 	cols := []string{colResource, colServer, colCurrent, colCache, colLag, colOldest, colWidth, colSource, colNote}
 	t := NewTable(cols...)
 	var notes []string
@@ -235,9 +274,10 @@ type ServersExplanation struct {
 
 // ExplanationServers prints an explanation and what every server said.
 func (p *Printer) ExplanationServers(e ServersExplanation) error {
-	if p.Machine() {
-		return p.Object(e)
-	}
+	return p.emit(oneDocument, e, func() error { return p.explanationServersHuman(e) })
+}
+
+func (p *Printer) explanationServersHuman(e ServersExplanation) error {
 	if err := p.Explanation(e.Explanation); err != nil {
 		return err
 	}
@@ -247,13 +287,22 @@ func (p *Printer) ExplanationServers(e ServersExplanation) error {
 	}
 	fmt.Fprintln(p.Out)
 	fmt.Fprintln(p.Out, p.Style.Header.Sprintf("Every API server, asked about RV %d (%d request(s))", cc.RequestedResourceVersion, cc.Requests))
-	t := NewTable("SERVER", "CACHE RV", "WATCH FROM RV", "NOTE")
+	asked := "WATCH FROM RV"
+	for _, a := range cc.Servers {
+		if a.List != "" {
+			asked = "EXACT LIST AT RV"
+		}
+	}
+	t := NewTable("SERVER", "CACHE RV", asked, "NOTE")
 	for i, a := range cc.Servers {
 		cache := "-"
 		if a.CacheKnown {
 			cache = strconv.FormatUint(a.CacheRV, 10)
 		}
 		watch := orDash(a.Watch)
+		if a.List != "" {
+			watch = a.List
+		}
 		if a.OldestNamed > 0 {
 			watch += fmt.Sprintf(" (oldest %d)", a.OldestNamed)
 		}

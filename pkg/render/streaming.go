@@ -58,9 +58,10 @@ func NewStreamingAllReport(run *sweep.Run[streaming.Result], deadline time.Durat
 
 // Streaming prints the checks and the verdict.
 func (p *Printer) Streaming(r StreamingReport) error {
-	if p.Machine() {
-		return p.Object(r)
-	}
+	return p.emit(oneDocument, r, func() error { return p.streamingHuman(r) })
+}
+
+func (p *Printer) streamingHuman(r StreamingReport) error {
 	s := p.Style
 	t := NewTable("RESOURCE", "NAMESPACE", "STREAM", "INFORMER", "OBJECTS", "LIST", "BOOKMARK RV", "TO BOOKMARK", "OBJ/S", "NOTE")
 	for _, row := range r.Resources {

@@ -9,7 +9,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/internal/rv"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/follow"
 	"github.com/watchrv/kubectl-watchrv/pkg/watchstream"
@@ -65,8 +65,8 @@ func NewWatchEventRecord(ev watchstream.Event, obs follow.Observation, start str
 		n := obs.InitialObjects
 		r.InitialObjects = &n
 	}
-	if s, ok := apiclient.ParseRV(start); ok && s > 0 && ev.Type != watchstream.EventError {
-		if v, ok := apiclient.ParseRV(ev.Object.ResourceVersion); ok {
+	if s, ok := rv.Parse(start); ok && s > 0 && ev.Type != watchstream.EventError {
+		if v, ok := rv.Parse(ev.Object.ResourceVersion); ok {
 			d := int64(v) - int64(s)
 			r.SinceStart = &d
 		}
@@ -80,9 +80,10 @@ var watchColumns = []int{12, 8, 32, 8, 10, 8}
 
 // WatchHeader writes the column headers of the human event lines.
 func (p *Printer) WatchHeader() error {
-	if p.Machine() {
-		return nil
-	}
+	return p.emit(noDocument, nil, func() error { return p.watchHeaderHuman() })
+}
+
+func (p *Printer) watchHeaderHuman() error {
 	line := watchLine([]string{"TIME", "TYPE", "NAMESPACE/NAME", "UID", "RV", "START+", "NOTE"})
 	_, err := fmt.Fprintln(p.Out, p.Style.Header.Sprint(line))
 	return err
@@ -91,9 +92,10 @@ func (p *Printer) WatchHeader() error {
 // WatchEvent writes one event: a JSON line, a YAML document, or a human line
 // (with the diagnosis of an ERROR event on the lines below it).
 func (p *Printer) WatchEvent(r WatchEventRecord) error {
-	if p.Machine() {
-		return p.StreamItem(r)
-	}
+	return p.emit(streamDocument, r, func() error { return p.watchEventHuman(r) })
+}
+
+func (p *Printer) watchEventHuman(r WatchEventRecord) error {
 	name := r.Name
 	if r.Namespace != "" {
 		name = r.Namespace + "/" + r.Name

@@ -54,9 +54,10 @@ const watchGapShown = 10
 
 // WatchNotice writes a notice: a record, or a "--" line for a person.
 func (p *Printer) WatchNotice(r WatchNoticeRecord) error {
-	if p.Machine() {
-		return p.StreamItem(r)
-	}
+	return p.emit(streamDocument, r, func() error { return p.watchNoticeHuman(r) })
+}
+
+func (p *Printer) watchNoticeHuman(r WatchNoticeRecord) error {
 	var line string
 	switch r.Record {
 	case RecordListed:
@@ -192,9 +193,10 @@ func (s *WatchSummary) Count(r WatchEventRecord) {
 
 // WatchSummary writes the summary: the last record, or a block for a person.
 func (p *Printer) WatchSummary(s *WatchSummary) error {
-	if p.Machine() {
-		return p.StreamItem(s)
-	}
+	return p.emit(streamDocument, s, func() error { return p.watchSummaryHuman(s) })
+}
+
+func (p *Printer) watchSummaryHuman(s *WatchSummary) error {
 	var types []string
 	for _, t := range []string{watchstream.EventAdded, watchstream.EventModified, watchstream.EventDeleted, watchstream.EventBookmark, watchstream.EventError} {
 		if n := s.ByType[t]; n > 0 {

@@ -105,9 +105,10 @@ func (in *Info) StreamingRefusedHint() string {
 // of the matrix with the cache off), so silence there is not a stall.
 func (in *Info) BookmarksExpected() bool { return !in.cacheOff() }
 
-// NoStallNote is said when --follow does not treat silence as a stall.
+// NoStallNote says why a following watch does not treat silence as a
+// stall here (the caller names the setting that turns the check on).
 func (in *Info) NoStallNote(resource string) string {
-	return resource + " has no watch cache on this server: its watches are served by " + in.StorageName() + ", which sends no bookmarks, so a quiet stream stays silent and is not taken for a stall (--stall-timeout turns the check on)"
+	return resource + " has no watch cache on this server: its watches are served by " + in.StorageName() + ", which sends no bookmarks, so a quiet stream stays silent and is not taken for a stall"
 }
 
 // Summary is the one line a human output shows of the Info: what was

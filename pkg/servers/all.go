@@ -8,13 +8,23 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/sweep"
 )
 
-// ObserveAll observes the servers for every resource, one resource at a
-// time (observe is Observe over the run's servers). One target is one
-// resource on one server: the partial-failure rule counts those.
-func ObserveAll(ctx context.Context, resources []apiclient.Resource, progress sweep.Progress, target func(apiclient.Resource) apiclient.Target, observe func(context.Context, apiclient.Target) *View) *sweep.Run[*View] {
-	return sweep.Each(ctx, resources, sweep.Options{Verb: "probing", Progress: progress, What: "resource probes on the servers"},
+// AllOptions configure the per-server view of every resource (probe --all
+// --servers).
+type AllOptions struct {
+	Observe ObserveOptions
+	// Progress shows which resource is being probed (nil: none).
+	Progress sweep.Progress
+	// Target is the collection of one resource in the run's scope.
+	Target func(apiclient.Resource) apiclient.Target
+}
+
+// ObserveAll observes every server of f for every resource, one resource
+// at a time (Observe each). One target is one resource on one server: the
+// partial-failure rule counts those.
+func ObserveAll(ctx context.Context, f *Fleet, resources []apiclient.Resource, o AllOptions) *sweep.Run[*View] {
+	return sweep.Each(ctx, resources, sweep.Options{Verb: "probing", Progress: o.Progress, What: "resource probes on the servers"},
 		func(ctx context.Context, res apiclient.Resource) sweep.Step[*View] {
-			v := observe(ctx, target(res))
+			v := Observe(ctx, f, o.Target(res), o.Observe)
 			s := sweep.Step[*View]{Row: v, Requests: v.Requests, Targets: len(v.Servers)}
 			for _, srv := range v.Servers {
 				if srv.Err != nil {
@@ -23,4 +33,21 @@ func ObserveAll(ctx context.Context, resources []apiclient.Resource, progress sw
 			}
 			return s
 		})
+}
+
+// Err applies the one partial-failure rule (sweep.Partial) to the view of
+// one collection: a server failed when any of its reads failed, even if it
+// answered others (its numbers still count in the verdict). An interrupted
+// run is the interruption.
+func (v *View) Err(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	var failed []sweep.Failure
+	for _, s := range v.Servers {
+		if s.Err != nil {
+			failed = append(failed, sweep.Failure{Name: "server " + s.Endpoint, Err: s.Err})
+		}
+	}
+	return sweep.Partial("API servers", len(v.Servers), failed)
 }

@@ -10,6 +10,7 @@ package servers
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -39,7 +40,10 @@ const ServiceLabel = "kubernetes.io/service-name=kubernetes"
 // under its own identity (the APIServerIdentity feature).
 const IdentityLabel = "apiserver.kubernetes.io/identity=kube-apiserver"
 
-// ParseEndpoints parses the --endpoints values: host:port each, an IPv6
+// ErrNoEndpoint: the endpoints given by hand hold no address.
+var ErrNoEndpoint = errors.New("no endpoint given")
+
+// ParseEndpoints parses endpoints given by hand: host:port each, an IPv6
 // host in brackets. Duplicates are dropped; the order given is kept.
 func ParseEndpoints(values []string) ([]string, error) {
 	var out []string
@@ -63,7 +67,7 @@ func ParseEndpoints(values []string) ([]string, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("no endpoint given: list host:port addresses, for example --endpoints 10.0.0.1:6443,10.0.0.2:6443")
+		return nil, ErrNoEndpoint
 	}
 	return out, nil
 }

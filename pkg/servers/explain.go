@@ -2,6 +2,7 @@ package servers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -11,16 +12,20 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/probe"
+	"github.com/watchrv/kubectl-watchrv/pkg/sweep"
 )
 
 // CrossCheck is explain-error --check --servers: the error's RV asked of
 // every server, to say which server the error came from.
 type CrossCheck struct {
-	Class                    string        `json:"class"`
-	RequestedResourceVersion uint64        `json:"requestedResourceVersion"`
-	Servers                  []CrossAnswer `json:"servers"`
-	Findings                 []string      `json:"findings"`
-	Requests                 int           `json:"requests"`
+	Class                    string `json:"class"`
+	RequestedResourceVersion uint64 `json:"requestedResourceVersion"`
+	// Request is what every server was asked (Repeat): the request the
+	// error came from, as the one-server --check asks it.
+	Request  string        `json:"request"`
+	Servers  []CrossAnswer `json:"servers"`
+	Findings []string      `json:"findings"`
+	Requests int           `json:"requests"`
 }
 
 // CrossAnswer is one server's side of the check.
@@ -33,57 +38,87 @@ type CrossAnswer struct {
 	// its cache had reached that RV right after: it serves the RV.
 	Follows bool `json:"followsEtcd"`
 	// Watch is the answer to a watch from the RV (Expired): ok or expired,
-	// and the oldest RV the watch cache named.
+	// and the oldest RV the watch cache named; List the answer to an exact
+	// list at the RV (an Expired exact list), ok or expired.
 	Watch       string `json:"watch,omitempty"`
+	List        string `json:"list,omitempty"`
 	OldestNamed uint64 `json:"oldestNamed,omitempty"`
-	Reason      string `json:"reason,omitempty"`
-	Error       string `json:"error,omitempty"`
+	// Tried is the request repeated on this server (Repeat) and its answer.
+	Tried  *diagnose.Tried `json:"tried,omitempty"`
+	Reason string          `json:"reason,omitempty"`
+	Error  string          `json:"error,omitempty"`
 	// Err is the failure itself when a request failed, for the exit code.
 	Err error `json:"-"`
 }
 
-// CheckAcross asks every server once about rv, in parallel (one request
-// each for Expired: a watch from rv closed at its first answer; two for
-// TooLarge: a consistent list, then the cache RV). Other classes ask nothing.
-func CheckAcross(ctx context.Context, f *Fleet, t apiclient.Target, b *apiclient.Budget, class diagnose.Class, rv uint64) CrossCheck {
-	cc := CrossCheck{Class: string(class), RequestedResourceVersion: rv, Servers: make([]CrossAnswer, len(f.Members))}
+// CheckAcross asks every server, in parallel, what the one-server --check
+// asks the kubeconfig's (Repeat: one request). For TooLarge each server
+// first gets a consistent list, then its cache RV is read (as the view
+// does: a server that follows etcd catches up on the first, so only a
+// server that cannot shows a lag): the finding names by how much a server
+// is behind. Other classes ask nothing.
+func CheckAcross(ctx context.Context, f *Fleet, t apiclient.Target, b *apiclient.Budget, q Question) CrossCheck {
+	cc := CrossCheck{Class: string(q.Class), RequestedResourceVersion: q.RV, Request: q.request(), Servers: make([]CrossAnswer, len(f.Members))}
 	cc.Requests = f.Each(ctx, b, 0, func(i int, m Member, own *apiclient.Budget) {
 		a := &cc.Servers[i]
 		a.Endpoint = m.Endpoint
-		switch class {
-		case diagnose.ClassTooLarge:
-			// A consistent list first, then the cache RV (as the view
-			// does): a server that follows etcd catches up on the
-			// first, so only a server that cannot shows a lag.
+		if q.Class == diagnose.ClassTooLarge {
 			s := Measure(ctx, m.Client, t, m.Endpoint, own, MeasureOptions{Mode: ModeRVs})
 			a.CacheRV, a.CacheKnown, a.Follows = s.CacheRV, s.CacheKnown, follows(s)
 			if !s.CacheKnown {
 				a.Reason, a.Error, a.Err = s.Reason, s.Error, s.Err
 			}
-		case diagnose.ClassExpired:
-			if err := own.Take(ctx); err != nil {
-				a.fail(err)
+			if errors.Is(s.Err, context.Canceled) || errors.Is(s.Err, apiclient.ErrBudgetExhausted) {
 				return
 			}
-			r := probe.TryWatch(ctx, m.Client, t, rv, probe.TryOptions{})
-			switch r.Outcome {
-			case probe.OutcomeOK, probe.OutcomeExpired:
+			// Its answer is the server's word on the RV now (a lagging
+			// server refuses it or times out): no failure of the check.
+			a.Tried = Repeat(ctx, m.Client, t, q, own).Tried
+			return
+		}
+		r := Repeat(ctx, m.Client, t, q, own)
+		a.Tried = r.Tried
+		switch {
+		case r.Outcome == probe.OutcomeOK || r.Outcome == probe.OutcomeExpired:
+			if q.exactList() {
+				a.List = string(r.Outcome)
+			} else {
 				a.Watch, a.OldestNamed = string(r.Outcome), r.OldestNamed
-			default:
-				a.Reason, a.Error = string(r.Outcome), text.OneLine(r.Evidence+" "+r.Message)
 			}
+		case r.Err != nil:
+			a.fail(r.Err)
+		case r.Watch != nil: // a watch that neither started nor was refused
+			a.Reason, a.Error = string(r.Outcome), text.OneLine(r.Watch.Evidence+" "+r.Watch.Message)
+		default:
+			a.Reason, a.Error = string(r.Outcome), r.Tried.Answer
 		}
 	}, func(i int, m Member) {
 		cc.Servers[i].Endpoint = m.Endpoint
 		cc.Servers[i].fail(m.Err)
 	})
-	switch class {
+	switch q.Class {
 	case diagnose.ClassTooLarge:
-		cc.Findings = tooLargeFindings(cc.Servers, rv)
+		cc.Findings = tooLargeFindings(cc.Servers, q.RV)
 	case diagnose.ClassExpired:
-		cc.Findings = expiredFindings(cc.Servers, rv)
+		cc.Findings = expiredFindings(cc.Servers, q.RV)
 	}
 	return cc
+}
+
+// Err applies the one partial-failure rule (sweep.Partial) to the servers
+// asked: a server failed when its request failed for a reason of its own.
+func (cc *CrossCheck) Err() error {
+	var failed []sweep.Failure
+	for _, a := range cc.Servers {
+		if a.Error != "" {
+			err := a.Err
+			if err == nil {
+				err = errors.New(a.Reason + ": " + a.Error)
+			}
+			failed = append(failed, sweep.Failure{Name: "server " + a.Endpoint, Err: err})
+		}
+	}
+	return sweep.Partial("API servers", len(cc.Servers), failed)
 }
 
 func (a *CrossAnswer) fail(err error) {
@@ -135,8 +170,13 @@ func tooLargeFindings(as []CrossAnswer, rv uint64) []string {
 // expiredFindings says on which servers rv is inside the window.
 func expiredFindings(as []CrossAnswer, rv uint64) []string {
 	var in, out []string
+	asked := "watch"
 	for _, a := range as {
-		switch a.Watch {
+		answer := a.Watch
+		if a.List != "" {
+			answer, asked = a.List, "list"
+		}
+		switch answer {
 		case string(probe.OutcomeOK):
 			in = append(in, a.Endpoint)
 		case string(probe.OutcomeExpired):
@@ -155,5 +195,5 @@ func expiredFindings(as []CrossAnswer, rv uint64) []string {
 	case len(in) > 0:
 		return []string{fmt.Sprintf("a watch from RV %d starts on every server that answered (%s) now", rv, strings.Join(in, ", "))}
 	}
-	return []string{"no server answered the watch"}
+	return []string{"no server answered the " + asked}
 }

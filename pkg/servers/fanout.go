@@ -111,7 +111,7 @@ func MeasureAll(ctx context.Context, f *Fleet, t apiclient.Target, b *apiclient.
 		out[i] = s
 	}, func(i int, m Member) {
 		s := &Server{Endpoint: m.Endpoint, Index: i + 1}
-		s.fail(m.Err, t)
+		s.fail(m.Err)
 		out[i] = s
 	})
 	return out, n

@@ -7,6 +7,7 @@ import (
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 
+	"github.com/watchrv/kubectl-watchrv/internal/rv"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
@@ -45,8 +46,10 @@ type Server struct {
 	Source      string  `json:"source,omitempty"`
 	Requests    int     `json:"requests"`
 	Millis      float64 `json:"ms"`
-	// Reason, Error and Hint explain a server that could not be measured
-	// (or only partly): Unreachable, TLS, Forbidden, NoAnswer...
+	// Reason and Error explain a server that could not be measured (or
+	// only partly): Unreachable, TLS, Forbidden, NoAnswer... Hint, the fix
+	// in words, is render's (it names the plugin's flags): this package
+	// leaves it empty and render fills it in from Reason.
 	Reason string `json:"reason,omitempty"`
 	Error  string `json:"error,omitempty"`
 	Hint   string `json:"hint,omitempty"`
@@ -101,7 +104,7 @@ func Measure(ctx context.Context, c *apiclient.Client, t apiclient.Target, endpo
 	if o.Mode == ModeRVs {
 		cur, _, _, err := probe.CurrentRV(ctx, c, t, b, o.Window.Search.MaxRetryAfter)
 		if err != nil {
-			s.fail(err, t)
+			s.fail(err)
 		} else {
 			s.CurrentRV, s.CurrentKnown = cur, true
 		}
@@ -124,7 +127,7 @@ func Measure(ctx context.Context, c *apiclient.Client, t apiclient.Target, endpo
 			}
 		}
 		if w.Err != nil {
-			s.fail(w.Err, t)
+			s.fail(w.Err)
 		}
 	}
 	if f := diagnose.ClassifyFailure(s.Err); s.Err != nil && (f == diagnose.FailureUnreachable || f == diagnose.FailureTLS || f == diagnose.FailureUnauthorized || errors.Is(s.Err, context.Canceled)) {
@@ -144,15 +147,15 @@ func Measure(ctx context.Context, c *apiclient.Client, t apiclient.Target, endpo
 // watch cache answers as it stands, without asking etcd.
 func (s *Server) readCache(ctx context.Context, c *apiclient.Client, t apiclient.Target, b *apiclient.Budget) {
 	if err := b.Take(ctx); err != nil {
-		s.fail(err, t)
+		s.fail(err)
 		return
 	}
 	page, err := listing.List(ctx, c, t, listing.PageOptions{Limit: 1, ResourceVersion: "0"})
 	if err != nil {
-		s.fail(err, t)
+		s.fail(err)
 		return
 	}
-	if n, ok := apiclient.ParseRV(page.ResourceVersion); ok {
+	if n, ok := rv.Parse(page.ResourceVersion); ok {
 		s.CacheRV, s.CacheKnown = n, true
 	}
 }
@@ -170,21 +173,28 @@ func (s *Server) setLag(current uint64, against string) {
 	}
 }
 
-// fail records the first error of the server, in one word and one hint.
-func (s *Server) fail(err error, t apiclient.Target) {
+// Reasons of a server's failure besides the diagnose.Failure classes.
+const (
+	ReasonBudgetExhausted = "BudgetExhausted" // its own request budget ran out
+	ReasonOpaqueRV        = "OpaqueRV"        // the resource has no etcd revision
+	ReasonInterrupted     = "Interrupted"
+)
+
+// fail records the first error of the server, in one word (Reason).
+func (s *Server) fail(err error) {
 	if s.Error != "" {
 		return
 	}
 	s.Error, s.Err = text.OneLine(err.Error()), err
 	switch {
 	case errors.Is(err, apiclient.ErrBudgetExhausted):
-		s.Reason, s.Hint = "BudgetExhausted", "raise --max-requests (it applies to each server)"
+		s.Reason = ReasonBudgetExhausted
 		return
 	case errors.Is(err, probe.ErrOpaqueRV):
-		s.Reason, s.Hint = "OpaqueRV", "this resource has no etcd revision to compare"
+		s.Reason = ReasonOpaqueRV
 		return
 	case errors.Is(err, context.Canceled):
-		s.Reason = "Interrupted"
+		s.Reason = ReasonInterrupted
 		return
 	}
 	f := diagnose.ClassifyFailure(err)
@@ -195,18 +205,4 @@ func (s *Server) fail(err error, t apiclient.Target) {
 		f = diagnose.FailureNoAnswer
 	}
 	s.Reason = string(f)
-	switch f {
-	case diagnose.FailureUnreachable:
-		s.Hint = "this address cannot be reached from here: if the servers sit on a private network, set proxy-url in the kubeconfig (a bastion), or give reachable addresses with --endpoints"
-	case diagnose.FailureTLS:
-		s.Hint = "the server's certificate must name the kubeconfig's server (it is verified against that name); check the certificate-authority"
-	case diagnose.FailureUnauthorized:
-		s.Hint = "the kubeconfig's credentials were rejected by this server"
-	case diagnose.FailureForbidden:
-		s.Hint = "needs RBAC permission to list and watch " + t.Resource.Name()
-	case diagnose.FailureNoAnswer, diagnose.FailureTimeout:
-		s.Hint = "no answer within the request timeout: the server may be cut off from etcd (a consistent list waits for etcd); raise --request-timeout to wait longer"
-	case diagnose.FailureThrottled:
-		s.Hint = "API Priority and Fairness is throttling: lower --qps or retry later"
-	}
 }

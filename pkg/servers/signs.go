@@ -3,7 +3,7 @@ package servers
 import (
 	"fmt"
 
-	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/internal/rv"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
 	"github.com/watchrv/kubectl-watchrv/pkg/probe"
@@ -52,7 +52,7 @@ func SignsInWalk(walk *listing.WalkResult, err error) []string {
 	var highest uint64
 	a := walk.Final()
 	for _, pg := range a.Pages {
-		n, ok := apiclient.ParseRV(pg.ResourceVersion)
+		n, ok := rv.Parse(pg.ResourceVersion)
 		if !ok {
 			continue
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 
+	"github.com/watchrv/kubectl-watchrv/internal/rv"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
@@ -250,8 +251,8 @@ func compare(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Opt
 		r.CountUnchecked = true
 		return
 	}
-	lrv, lok := apiclient.ParseRV(r.ListResourceVersion)
-	brv, bok := apiclient.ParseRV(r.BookmarkResourceVersion)
+	lrv, lok := rv.Parse(r.ListResourceVersion)
+	brv, bok := rv.Parse(r.BookmarkResourceVersion)
 	if lok && bok && brv < lrv {
 		r.Problems = append(r.Problems, "the bookmark's RV "+r.BookmarkResourceVersion+" is older than the consistent list's "+r.ListResourceVersion+" (sent before it): the stream is not a consistent read")
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/internal/rv"
 )
 
 // The streams under testdata were captured from a real kube-apiserver
@@ -38,7 +38,7 @@ func TestDecodeRecordedSeedStream(t *testing.T) {
 		if e.Type != w.typ || e.Object.Name != w.name || e.Object.Namespace != "capture" || e.Object.UID == "" {
 			t.Fatalf("event %d: want %s %s, got %s %+v", i, w.typ, w.name, e.Type, e.Object)
 		}
-		rv, ok := apiclient.ParseRV(e.Object.ResourceVersion)
+		rv, ok := rv.Parse(e.Object.ResourceVersion)
 		if !ok || rv <= prev {
 			t.Fatalf("event %d: RVs of a watch from an exact RV increase: %d after %d", i, rv, prev)
 		}

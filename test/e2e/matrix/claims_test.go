@@ -4,6 +4,7 @@ package matrix
 
 import (
 	"context"
+	"encoding/json"
 	"net/url"
 	"strconv"
 	"strings"
@@ -88,6 +89,32 @@ var checkExactListRechecked = claimCheck{"claim5-exact-list-recheck", func(t *te
 	e := framework.RunInput(t, c.Kubeconfig, []byte(err.Error()+"\n"), time.Minute, "explain-error", "--check", "-n", ns, "--rv", rv, "--operation", "list-exact")
 	if strings.Contains(e.Stdout, "a watch from RV") || !strings.Contains(e.Stdout, "an exact list at RV "+rv+" fails") {
 		t.Errorf("explain-error --check on an Expired exact list (exit %d): %s%s", e.Code, e.Stdout, e.Stderr)
+	}
+	// With --servers every server is asked the same question (issue 17):
+	// the exact list again, not a watch, which starts here (the watch
+	// cache still holds the RV) and proves nothing about the list.
+	addr := strings.TrimPrefix(c.APIServers[0].URL, "https://")
+	s := framework.RunInput(t, c.Kubeconfig, []byte(err.Error()+"\n"), time.Minute, "explain-error", "--check", "-n", ns, "--rv", rv, "--operation", "list-exact", "--endpoints", addr, "-o", "json")
+	var out struct {
+		Servers struct {
+			Request string `json:"request"`
+			Servers []struct {
+				Watch string `json:"watch"`
+				List  string `json:"list"`
+				Tried *struct {
+					Request string `json:"request"`
+					Works   bool   `json:"works"`
+				} `json:"tried"`
+			} `json:"servers"`
+			Findings []string `json:"findings"`
+		} `json:"servers"`
+	}
+	if jerr := json.Unmarshal([]byte(s.Stdout), &out); jerr != nil || s.Code != 0 {
+		t.Fatalf("explain-error --check --endpoints %s: exit %d, %v\n%s%s", addr, s.Code, jerr, s.Stdout, s.Stderr)
+	}
+	ss := out.Servers.Servers
+	if out.Servers.Request != "an exact list at RV "+rv || len(ss) != 1 || ss[0].List != "expired" || ss[0].Watch != "" || ss[0].Tried == nil || ss[0].Tried.Works {
+		t.Errorf("explain-error --check --endpoints on an Expired exact list: %s", s.Stdout)
 	}
 }}
 

@@ -1,0 +1,58 @@
+// Package rv is the arithmetic of resourceVersions: parsing, ordering and
+// the distance between two. An RV is opaque by the API's contract, but
+// every etcd-backed API server writes a decimal uint64 (an etcd revision),
+// and the plugin's numbers rest on that; a value that is not one is never
+// ordered or subtracted. Standard library only: every other package may
+// use it.
+package rv
+
+import "strconv"
+
+// Parse parses a decimal resourceVersion; ok is false (and the number 0)
+// for anything else: "", a sign, blanks, another base, or more than a
+// uint64 holds.
+func Parse(s string) (uint64, bool) {
+	if s == "" {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return n, true
+}
+
+// Valid reports whether s is a decimal resourceVersion (Parse accepts it).
+func Valid(s string) bool {
+	_, ok := Parse(s)
+	return ok
+}
+
+// After reports a > b for decimal RVs; RVs that are not numbers are
+// compared for difference only (a new opaque RV counts as after).
+func After(a, b string) bool {
+	x, ok1 := Parse(a)
+	y, ok2 := Parse(b)
+	if !ok1 || !ok2 {
+		return a != b
+	}
+	return x > y
+}
+
+// Less reports a < b as numbers; false when either is not a number.
+func Less(a, b string) bool {
+	x, ok1 := Parse(a)
+	y, ok2 := Parse(b)
+	return ok1 && ok2 && x < y
+}
+
+// Gap returns a-b in decimal for a >= b; "" when either is not a number or
+// a < b (a gap is never negative, and never wraps around).
+func Gap(a, b string) string {
+	x, ok1 := Parse(a)
+	y, ok2 := Parse(b)
+	if !ok1 || !ok2 || x < y {
+		return ""
+	}
+	return strconv.FormatUint(x-y, 10)
+}

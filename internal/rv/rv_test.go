@@ -1,0 +1,73 @@
+package rv
+
+import (
+	"math"
+	"strconv"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	cases := []struct {
+		in   string
+		want uint64
+		ok   bool
+	}{
+		{"0", 0, true},
+		{"1", 1, true},
+		{"12345", 12345, true},
+		{"007", 7, true},
+		{"18446744073709551615", math.MaxUint64, true},
+		{"18446744073709551616", 0, false},
+		{"", 0, false},
+		{"-1", 0, false},
+		{"+1", 0, false},
+		{" 1", 0, false},
+		{"1 ", 0, false},
+		{"1e3", 0, false},
+		{"0x10", 0, false},
+		{"1_000", 0, false},
+		{"abc", 0, false},
+		{"١٢", 0, false}, // Arabic-Indic digits are not decimal digits here
+	}
+	for _, c := range cases {
+		got, ok := Parse(c.in)
+		if got != c.want || ok != c.ok {
+			t.Errorf("Parse(%q) = %d, %v; want %d, %v", c.in, got, ok, c.want, c.ok)
+		}
+		if Valid(c.in) != c.ok {
+			t.Errorf("Valid(%q) = %v, want %v", c.in, !c.ok, c.ok)
+		}
+	}
+}
+
+func TestOrderAndGap(t *testing.T) {
+	max := strconv.FormatUint(math.MaxUint64, 10)
+	cases := []struct {
+		a, b  string
+		after bool
+		less  bool
+		gap   string
+	}{
+		{"10", "9", true, false, "1"},
+		{"9", "10", false, true, ""}, // compared as numbers, not as text
+		{"5", "5", false, false, "0"},
+		{max, "0", true, false, max},
+		{"0", max, false, true, ""},
+		{"abc", "5", true, false, ""}, // not a number: only "different"
+		{"abc", "abc", false, false, ""},
+		{"", "", false, false, ""},
+		{"", "5", true, false, ""},
+		{"-1", "0", true, false, ""},
+	}
+	for _, c := range cases {
+		if got := After(c.a, c.b); got != c.after {
+			t.Errorf("After(%q, %q) = %v, want %v", c.a, c.b, got, c.after)
+		}
+		if got := Less(c.a, c.b); got != c.less {
+			t.Errorf("Less(%q, %q) = %v, want %v", c.a, c.b, got, c.less)
+		}
+		if got := Gap(c.a, c.b); got != c.gap {
+			t.Errorf("Gap(%q, %q) = %q, want %q", c.a, c.b, got, c.gap)
+		}
+	}
+}

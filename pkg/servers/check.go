@@ -1,0 +1,98 @@
+package servers
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/watchrv/kubectl-watchrv/internal/text"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
+	"github.com/watchrv/kubectl-watchrv/pkg/listing"
+	"github.com/watchrv/kubectl-watchrv/pkg/probe"
+)
+
+// Question is what explain-error --check asks about an error: its class,
+// its kind and the RV it names.
+type Question struct {
+	Class diagnose.Class
+	Kind  string
+	RV    uint64
+}
+
+// QuestionOf is the question of a diagnosis about RV rv; ok is false when
+// there is nothing to ask (no RV, RV 0, or neither Expired nor TooLarge).
+func QuestionOf(d diagnose.Diagnosis, rv uint64) (Question, bool) {
+	q := Question{Class: d.Class, Kind: d.Kind, RV: rv}
+	return q, rv != 0 && (d.Class == diagnose.ClassExpired || d.Class == diagnose.ClassTooLarge)
+}
+
+// exactList: the error came from a list at an exact resourceVersion.
+func (q Question) exactList() bool {
+	return q.Kind == diagnose.KindEtcdCompactedExactList || q.Kind == diagnose.KindWatchCacheSnapshot
+}
+
+// Repeated is one server's answer to the request an error came from,
+// asked again once.
+type Repeated struct {
+	Tried *diagnose.Tried
+	// Outcome is ok or expired when the server answered the question
+	// (served the RV, or refused it as Expired); another outcome when the
+	// request failed for a reason of its own (Err).
+	Outcome     probe.Outcome
+	OldestNamed uint64 // the oldest RV the watch cache named (a watch's 410)
+	// Watch is the watch's own answer, when a watch was asked.
+	Watch *probe.Try
+	Err   error
+}
+
+// Repeat asks one server, once, the request the error came from, so that
+// --check says what is true now rather than what is likely: for an
+// Expired exact list that list again, for another Expired a watch from the
+// RV (closed at its first answer), for TooLarge a list not older than it.
+// An exact list is served by storage or the cache's snapshots, a watch by
+// the watch cache: a watch that works proves nothing about the list (seen
+// on v1.30 and v1.35). One request, taken from b. The same question for
+// one server (the kubeconfig's) and for every server (CheckAcross).
+func Repeat(ctx context.Context, c *apiclient.Client, t apiclient.Target, q Question, b *apiclient.Budget) Repeated {
+	if err := b.Take(ctx); err != nil {
+		return Repeated{Outcome: probe.OutcomeFatal, Err: err, Tried: &diagnose.Tried{Request: q.request(), Answer: text.OneLine(err.Error())}}
+	}
+	if q.Class == diagnose.ClassExpired && !q.exactList() {
+		r := probe.TryWatch(ctx, c, t, q.RV, probe.TryOptions{})
+		tr := &diagnose.Tried{Request: q.request(), Works: r.Outcome == probe.OutcomeOK, Answer: r.Evidence}
+		if r.Message != "" {
+			tr.Answer += ": " + r.Message
+		}
+		return Repeated{Tried: tr, Outcome: r.Outcome, OldestNamed: r.OldestNamed, Watch: &r}
+	}
+	po := listing.PageOptions{Limit: 1, ResourceVersion: fmt.Sprint(q.RV), ResourceVersionMatch: "NotOlderThan"}
+	if q.Class == diagnose.ClassExpired {
+		po.ResourceVersionMatch = "Exact"
+	}
+	_, err := listing.List(ctx, c, t, po)
+	rep := Repeated{Tried: &diagnose.Tried{Request: q.request(), Works: err == nil, Answer: "answered"}, Outcome: probe.OutcomeOK}
+	if err != nil {
+		rep.Tried.Answer = text.OneLine(err.Error())
+		switch f := diagnose.ClassifyFailure(err); {
+		case f == diagnose.FailureExpired && q.Class == diagnose.ClassExpired:
+			rep.Outcome = probe.OutcomeExpired
+		case f == diagnose.FailureTooLarge && q.Class == diagnose.ClassTooLarge:
+			rep.Outcome = probe.OutcomeExpired // refused as the error did
+		default:
+			rep.Outcome, rep.Err = probe.OutcomeFatal, err
+		}
+	}
+	return rep
+}
+
+// request names the request Repeat sends.
+func (q Question) request() string {
+	switch {
+	case q.Class == diagnose.ClassTooLarge:
+		return fmt.Sprintf("a list not older than RV %d", q.RV)
+	case q.exactList():
+		return fmt.Sprintf("an exact list at RV %d", q.RV)
+	}
+	return fmt.Sprintf("a watch from RV %d", q.RV)
+}
