@@ -22,14 +22,12 @@ type Budget struct {
 	mu      sync.Mutex
 	used    int
 	limiter flowcontrol.RateLimiter
-	// Sleep waits for d or until ctx ends; a test may replace it.
-	Sleep func(ctx context.Context, d time.Duration) error
 }
 
 // NewBudget allows max requests (0 = unlimited) at qps per second (0 = no
 // rate limit), with a burst of at most one second's worth.
 func NewBudget(max int, qps float64) *Budget {
-	b := &Budget{Max: max, Sleep: SleepContext}
+	b := &Budget{Max: max}
 	if qps > 0 {
 		burst := int(qps)
 		if burst < 1 {
@@ -92,14 +90,6 @@ func (b *Budget) Reset() {
 		b.used = 0
 		b.mu.Unlock()
 	}
-}
-
-// Wait waits for d or until ctx ends, through Sleep when a test set it.
-func (b *Budget) Wait(ctx context.Context, d time.Duration) error {
-	if b == nil || b.Sleep == nil {
-		return SleepContext(ctx, d)
-	}
-	return b.Sleep(ctx, d)
 }
 
 // SleepContext waits for d or until ctx ends.

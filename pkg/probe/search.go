@@ -3,7 +3,6 @@ package probe
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 )
@@ -16,14 +15,12 @@ type TryFunc func(ctx context.Context, rv uint64) Try
 type SearchOptions struct {
 	// Budget counts and paces the requests (nil = unbounded, unpaced).
 	Budget *apiclient.Budget
-	// Attempts is how many times one RV is tried when the answer is
-	// transient (5xx, network, a stream ended at once). Default 3.
-	Attempts int
-	// Backoff is the wait after the first transient answer; it doubles.
-	// Default 200ms.
-	Backoff time.Duration
-	// MaxRetryAfter caps how long a 429's Retry-After is honored. Default 30s.
-	MaxRetryAfter time.Duration
+	// Retry is how one RV is tried again when the answer says nothing
+	// about the window (a 429, a 5xx, a network error, a stream that ended
+	// at once): the plugin's one policy (default: 3 tries, 200 ms doubling,
+	// the server's Retry-After honoured, every wait capped at 30 s). The
+	// current-RV read waits out a 429 by the same policy.
+	Retry apiclient.Retry
 }
 
 // SearchResult is where the window starts, and how that was found.
@@ -62,15 +59,6 @@ func (r *SearchResult) Width() uint64 {
 // the first succeeding RV. Answers other than success and Expired are
 // retried and never move a bound.
 func Search(ctx context.Context, current uint64, probe TryFunc, o SearchOptions) *SearchResult {
-	if o.Attempts <= 0 {
-		o.Attempts = 3
-	}
-	if o.Backoff <= 0 {
-		o.Backoff = 200 * time.Millisecond
-	}
-	if o.MaxRetryAfter <= 0 {
-		o.MaxRetryAfter = 30 * time.Second
-	}
 	r := &SearchResult{Current: current, Source: SourceUnknown}
 	// Invariant: lo fails (0 = no exact RV below), hi succeeds (current is
 	// assumed to: a watch from the newest RV always starts). Windows only
@@ -137,11 +125,10 @@ func Search(ctx context.Context, current uint64, probe TryFunc, o SearchOptions)
 }
 
 // attempt probes rv until it gets an answer about the window: OK or
-// Expired. Throttling waits for the server's Retry-After; transient answers
-// are retried with backoff up to o.Attempts times; fatal answers stop.
+// Expired. Any other answer is tried again by o.Retry (a throttled one after
+// the server's Retry-After) until its tries run out; fatal answers stop.
 func (r *SearchResult) attempt(ctx context.Context, probe TryFunc, rv uint64, o SearchOptions) (Try, error) {
-	transient := 0
-	for {
+	for failed := 1; ; failed++ {
 		if err := o.Budget.Take(ctx); err != nil {
 			return Try{}, err
 		}
@@ -157,20 +144,11 @@ func (r *SearchResult) attempt(ctx context.Context, probe TryFunc, rv uint64, o 
 			// No request left to retry with: do not wait for nothing.
 			return res, o.Budget.Take(ctx)
 		}
-		switch res.Outcome {
-		case OutcomeThrottled:
-			wait := min(max(res.RetryAfter, time.Second), o.MaxRetryAfter)
-			if err := o.Budget.Wait(ctx, wait); err != nil {
-				return res, err
-			}
-		default:
-			transient++
-			if transient >= o.Attempts {
-				return res, fmt.Errorf("RV %d gave no answer in %d attempts (last: %s%s): the bound was not moved", rv, transient, res.Evidence, messageSuffix(res.Message))
-			}
-			if err := o.Budget.Wait(ctx, o.Backoff<<(transient-1)); err != nil {
-				return res, err
-			}
+		if !o.Retry.More(failed) {
+			return res, fmt.Errorf("RV %d gave no answer in %d attempts (last: %s%s): the bound was not moved", rv, failed, res.Evidence, messageSuffix(res.Message))
+		}
+		if err := o.Retry.Wait(ctx, o.Retry.Delay(failed, res.asError())); err != nil {
+			return res, err
 		}
 	}
 }

@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/utils/clock"
+
+	"github.com/watchrv/kubectl-watchrv/internal/clocktest"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 )
@@ -55,15 +58,23 @@ func (s *simServer) probe(_ context.Context, rv uint64) Try {
 	return Try{ResourceVersion: rv, Outcome: OutcomeExpired, Source: SourceEtcd, Code: 410, Message: "The resourceVersion for the provided watch is too old."}
 }
 
-func noSleepBudget(max int, slept *[]time.Duration) *apiclient.Budget {
-	b := apiclient.NewBudget(max, 0)
-	b.Sleep = func(_ context.Context, d time.Duration) error {
-		if slept != nil {
-			*slept = append(*slept, d)
-		}
-		return nil
+// recordingClock fires every timer at once and records its wait.
+type recordingClock struct {
+	*clocktest.Instant
+	slept *[]time.Duration
+}
+
+func (c recordingClock) NewTimer(d time.Duration) clock.Timer {
+	if c.slept != nil {
+		*c.slept = append(*c.slept, d)
 	}
-	return b
+	return c.Instant.NewTimer(d)
+}
+
+// noSleep is a search within max requests whose retries wait on a clock
+// that fires at once (the waits recorded in slept when not nil).
+func noSleep(max int, slept *[]time.Duration) SearchOptions {
+	return SearchOptions{Budget: apiclient.NewBudget(max, 0), Retry: apiclient.Retry{Clock: recordingClock{clocktest.NewInstant(), slept}}}
 }
 
 // etcdBound is the request bound of a bisection: the low probe, plus
@@ -75,7 +86,7 @@ func etcdBound(current uint64) int {
 
 func TestSearchWatchCacheNamesOldestTwoProbes(t *testing.T) {
 	s := &simServer{oldest: 257, cache: true}
-	r := Search(context.Background(), 300, s.probe, SearchOptions{Budget: noSleepBudget(64, nil)})
+	r := Search(context.Background(), 300, s.probe, noSleep(64, nil))
 	if r.Err != nil || !r.Found || r.Oldest != 257 || r.Source != SourceWatchCache {
 		t.Fatalf("want oldest 257 from the watch cache, got %+v", r)
 	}
@@ -98,7 +109,7 @@ func TestSearchEtcdExactWithinBound(t *testing.T) {
 	for _, current := range []uint64{2, 3, 4, 17, 100, 1023, 1024, 1025, 5000} {
 		for oldest := uint64(1); oldest <= current; oldest++ {
 			s := &simServer{oldest: oldest}
-			r := Search(context.Background(), current, s.probe, SearchOptions{Budget: noSleepBudget(64, nil)})
+			r := Search(context.Background(), current, s.probe, noSleep(64, nil))
 			if r.Err != nil || !r.Found || r.Oldest != oldest {
 				t.Fatalf("current %d oldest %d: got %+v", current, oldest, r)
 			}
@@ -128,7 +139,7 @@ func TestSearchTransientErrorNeverMovesTheBound(t *testing.T) {
 			var slept []time.Duration
 			clean := &simServer{oldest: oldest, cache: cache}
 			want := Search(context.Background(), current, clean.probe, SearchOptions{})
-			r := Search(context.Background(), current, s.probe, SearchOptions{Budget: noSleepBudget(64, &slept)})
+			r := Search(context.Background(), current, s.probe, noSleep(64, &slept))
 			if r.Err != nil || r.Oldest != oldest {
 				t.Fatalf("cache=%v seed %d: want %d, got %+v", cache, seed, oldest, r)
 			}
@@ -154,7 +165,7 @@ func TestSearchPersistentErrorStopsWithTrueBracket(t *testing.T) {
 		}
 		return ""
 	}}
-	r := Search(context.Background(), 10000, s.probe, SearchOptions{Budget: noSleepBudget(64, nil)})
+	r := Search(context.Background(), 10000, s.probe, noSleep(64, nil))
 	if r.Err == nil || r.Found {
 		t.Fatalf("want an error, got %+v", r)
 	}
@@ -174,7 +185,7 @@ func TestSearchHonorsRetryAfter(t *testing.T) {
 		return ""
 	}}
 	var slept []time.Duration
-	r := Search(context.Background(), 300, s.probe, SearchOptions{Budget: noSleepBudget(64, &slept)})
+	r := Search(context.Background(), 300, s.probe, noSleep(64, &slept))
 	if r.Err != nil || r.Oldest != 257 || len(r.Probes) != 3 {
 		t.Fatalf("want 257 in 3 probes, got %+v", r)
 	}
@@ -185,7 +196,7 @@ func TestSearchHonorsRetryAfter(t *testing.T) {
 
 func TestSearchBudgetExhaustedKeepsBracket(t *testing.T) {
 	s := &simServer{oldest: 123456}
-	r := Search(context.Background(), 1<<20, s.probe, SearchOptions{Budget: noSleepBudget(5, nil)})
+	r := Search(context.Background(), 1<<20, s.probe, noSleep(5, nil))
 	if !errors.Is(r.Err, apiclient.ErrBudgetExhausted) || r.Found || len(r.Probes) != 5 {
 		t.Fatalf("want budget exhausted after 5 probes, got %d probes, %+v", len(r.Probes), r.Err)
 	}
@@ -211,7 +222,7 @@ func TestSearchFollowsAMovingWatchCacheWindow(t *testing.T) {
 			s.oldest += 50
 		}
 	}}
-	r := Search(context.Background(), 5000, s.probe, SearchOptions{Budget: noSleepBudget(64, nil)})
+	r := Search(context.Background(), 5000, s.probe, noSleep(64, nil))
 	if r.Err != nil || !r.Found {
 		t.Fatalf("want a result, got %+v", r)
 	}
@@ -241,7 +252,7 @@ func TestSearchEtcdCompactedDuringTheSearch(t *testing.T) {
 				s.oldest = 610
 			}
 		}
-		r := Search(context.Background(), 810, s.probe, SearchOptions{Budget: noSleepBudget(64, nil)})
+		r := Search(context.Background(), 810, s.probe, noSleep(64, nil))
 		if r.Err != nil || !r.Found || (r.Oldest != 410 && r.Oldest != 610) {
 			t.Fatalf("compaction after request %d: want 410 or 610, got %+v", at, r)
 		}

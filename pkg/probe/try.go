@@ -214,7 +214,12 @@ func (r *Try) fromStatus(st metav1.Status, rv uint64, how string) {
 // exit code the command can derive.
 func (r Try) asError() error {
 	if r.Code != 0 {
-		return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: r.Code, Message: r.Message, Reason: reasonForCode(r.Code)}}
+		st := metav1.Status{Status: metav1.StatusFailure, Code: r.Code, Message: r.Message, Reason: reasonForCode(r.Code)}
+		if r.RetryAfter > 0 {
+			// Kept, so that the retry policy honours it.
+			st.Details = &metav1.StatusDetails{RetryAfterSeconds: int32(r.RetryAfter / time.Second)}
+		}
+		return &apierrors.StatusError{ErrStatus: st}
 	}
 	if r.Message != "" {
 		return errors.New(r.Message)

@@ -99,7 +99,7 @@ func Measure(ctx context.Context, c *apiclient.Client, t apiclient.Target, endpo
 		s.Millis = float64(time.Since(start).Microseconds()) / 1000
 	}()
 	if o.Mode == ModeRVs {
-		cur, _, _, err := probe.CurrentRV(ctx, c, t, b, o.Window.Search.MaxRetryAfter)
+		cur, _, _, err := probe.ReadCurrent(ctx, c, t, listing.CurrentOptions{Budget: b, Retry: o.Window.Search.Retry})
 		if err != nil {
 			s.fail(err, t)
 		} else {
