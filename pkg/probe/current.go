@@ -57,11 +57,11 @@ func Future(ctx context.Context, c *apiclient.Client, t apiclient.Target, curren
 	}
 	rv := current + ahead
 	f := &FutureCheck{ResourceVersion: strconv.FormatUint(rv, 10), WatchHeldFor: hold.String()}
-	if err := b.Take(ctx); err != nil {
+	start := time.Now()
+	_, err := listing.List(ctx, c, t, listing.PageOptions{Limit: 1, ResourceVersion: f.ResourceVersion, ResourceVersionMatch: "NotOlderThan", Budget: b})
+	if apiclient.NotSent(err) {
 		return f, err
 	}
-	start := time.Now()
-	_, err := listing.List(ctx, c, t, listing.PageOptions{Limit: 1, ResourceVersion: f.ResourceVersion, ResourceVersionMatch: "NotOlderThan"})
 	f.ListMillis = float64(time.Since(start).Microseconds()) / 1000
 	switch {
 	case err == nil:
@@ -74,10 +74,10 @@ func Future(ctx context.Context, c *apiclient.Client, t apiclient.Target, curren
 	} else if err != nil {
 		f.ListMessage = err.Error()
 	}
-	if err := b.Take(ctx); err != nil {
+	w := TryWatch(ctx, c, t, rv, TryOptions{Wait: hold, Budget: b})
+	if err := w.NotSent(); err != nil {
 		return f, err
 	}
-	w := TryWatch(ctx, c, t, rv, TryOptions{Wait: hold})
 	f.WatchOutcome, f.WatchEvidence, f.WatchMillis = w.Outcome, w.Evidence, w.LatencyMillis
 	if w.Outcome == OutcomeOK && w.Silent {
 		f.WatchEvidence = fmt.Sprintf("held silently: no event and no error for %s", hold)

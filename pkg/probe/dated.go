@@ -51,7 +51,10 @@ type datedItem struct {
 
 // ListDatedRVs reads the collection once (metadata only) and dates the RV
 // of every object that carries a time for it, sorted by RV.
-func ListDatedRVs(ctx context.Context, c *apiclient.Client, t apiclient.Target) ([]DatedRV, error) {
+func ListDatedRVs(ctx context.Context, c *apiclient.Client, t apiclient.Target, b *apiclient.Budget) ([]DatedRV, error) {
+	if err := b.Take(ctx); err != nil {
+		return nil, err
+	}
 	body, err := c.Get(ctx, t.CollectionPath(), nil, apiclient.AcceptMetadataList)
 	if err != nil {
 		return nil, err

@@ -65,10 +65,11 @@ func Run(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options
 	if w.Err != nil {
 		return w
 	}
+	o.Try.Budget = b
 	watch := adaptiveProbe(func(ctx context.Context, rv uint64, po TryOptions) Try {
 		return TryWatch(ctx, c, t, rv, po)
 	}, o.Try, itemRV)
-	try, etcd := etcdListProbe(c, t, watch, w.Current)
+	try, etcd := etcdListProbe(c, t, watch, w.Current, b)
 	w.Search = Search(ctx, w.Current, try, o.Search)
 	if w.Err = w.Search.Err; w.Err != nil {
 		return w

@@ -9,11 +9,15 @@ import (
 
 // TryFunc tries one RV: one request (TryWatch or TryExactList in real
 // use; a simulated server in the unit tests).
+// It takes its token from the search's budget itself (the rule of
+// apiclient.Budget) and says so by Try.NotSent when the budget refused it.
 type TryFunc func(ctx context.Context, rv uint64) Try
 
 // SearchOptions bound the search.
 type SearchOptions struct {
-	// Budget counts and paces the requests (nil = unbounded, unpaced).
+	// Budget counts and paces the requests (nil = unbounded, unpaced): the
+	// TryFunc takes each token; the search reads what remains, so that it
+	// never waits to retry with no request left.
 	Budget *apiclient.Budget
 	// Retry is how one RV is tried again when the answer says nothing
 	// about the window (a 429, a 5xx, a network error, a stream that ended
@@ -129,10 +133,10 @@ func Search(ctx context.Context, current uint64, probe TryFunc, o SearchOptions)
 // the server's Retry-After) until its tries run out; fatal answers stop.
 func (r *SearchResult) attempt(ctx context.Context, probe TryFunc, rv uint64, o SearchOptions) (Try, error) {
 	for failed := 1; ; failed++ {
-		if err := o.Budget.Take(ctx); err != nil {
+		res := probe(ctx, rv)
+		if err := res.NotSent(); err != nil {
 			return Try{}, err
 		}
-		res := probe(ctx, rv)
 		r.Probes = append(r.Probes, res)
 		switch res.Outcome {
 		case OutcomeOK, OutcomeExpired:
@@ -142,7 +146,7 @@ func (r *SearchResult) attempt(ctx context.Context, probe TryFunc, rv uint64, o 
 		}
 		if o.Budget.Remaining() == 0 {
 			// No request left to retry with: do not wait for nothing.
-			return res, o.Budget.Take(ctx)
+			return res, o.Budget.Exhausted()
 		}
 		if !o.Retry.More(failed) {
 			return res, fmt.Errorf("RV %d gave no answer in %d attempts (last: %s%s): the bound was not moved", rv, failed, res.Evidence, messageSuffix(res.Message))

@@ -29,9 +29,14 @@ type simServer struct {
 	noise func(n int, rv uint64) Outcome
 	// after runs after every request (for a window that moves).
 	after func(s *simServer)
+	// budget gives each request its token, as the real senders do.
+	budget *apiclient.Budget
 }
 
-func (s *simServer) probe(_ context.Context, rv uint64) Try {
+func (s *simServer) probe(ctx context.Context, rv uint64) Try {
+	if err := s.budget.Take(ctx); err != nil {
+		return Try{ResourceVersion: rv, notSent: err}
+	}
 	s.requests++
 	defer func() {
 		if s.after != nil {
@@ -71,10 +76,11 @@ func (c recordingClock) NewTimer(d time.Duration) clock.Timer {
 	return c.Instant.NewTimer(d)
 }
 
-// noSleep is a search within max requests whose retries wait on a clock
+// noSleep is a search of s within max requests whose retries wait on a clock
 // that fires at once (the waits recorded in slept when not nil).
-func noSleep(max int, slept *[]time.Duration) SearchOptions {
-	return SearchOptions{Budget: apiclient.NewBudget(max, 0), Retry: apiclient.Retry{Clock: recordingClock{clocktest.NewInstant(), slept}}}
+func noSleep(s *simServer, max int, slept *[]time.Duration) SearchOptions {
+	s.budget = apiclient.NewBudget(max, 0)
+	return SearchOptions{Budget: s.budget, Retry: apiclient.Retry{Clock: recordingClock{clocktest.NewInstant(), slept}}}
 }
 
 // etcdBound is the request bound of a bisection: the low probe, plus
@@ -86,7 +92,7 @@ func etcdBound(current uint64) int {
 
 func TestSearchWatchCacheNamesOldestTwoProbes(t *testing.T) {
 	s := &simServer{oldest: 257, cache: true}
-	r := Search(context.Background(), 300, s.probe, noSleep(64, nil))
+	r := Search(context.Background(), 300, s.probe, noSleep(s, 64, nil))
 	if r.Err != nil || !r.Found || r.Oldest != 257 || r.Source != SourceWatchCache {
 		t.Fatalf("want oldest 257 from the watch cache, got %+v", r)
 	}
@@ -109,7 +115,7 @@ func TestSearchEtcdExactWithinBound(t *testing.T) {
 	for _, current := range []uint64{2, 3, 4, 17, 100, 1023, 1024, 1025, 5000} {
 		for oldest := uint64(1); oldest <= current; oldest++ {
 			s := &simServer{oldest: oldest}
-			r := Search(context.Background(), current, s.probe, noSleep(64, nil))
+			r := Search(context.Background(), current, s.probe, noSleep(s, 64, nil))
 			if r.Err != nil || !r.Found || r.Oldest != oldest {
 				t.Fatalf("current %d oldest %d: got %+v", current, oldest, r)
 			}
@@ -139,7 +145,7 @@ func TestSearchTransientErrorNeverMovesTheBound(t *testing.T) {
 			var slept []time.Duration
 			clean := &simServer{oldest: oldest, cache: cache}
 			want := Search(context.Background(), current, clean.probe, SearchOptions{})
-			r := Search(context.Background(), current, s.probe, noSleep(64, &slept))
+			r := Search(context.Background(), current, s.probe, noSleep(s, 64, &slept))
 			if r.Err != nil || r.Oldest != oldest {
 				t.Fatalf("cache=%v seed %d: want %d, got %+v", cache, seed, oldest, r)
 			}
@@ -165,7 +171,7 @@ func TestSearchPersistentErrorStopsWithTrueBracket(t *testing.T) {
 		}
 		return ""
 	}}
-	r := Search(context.Background(), 10000, s.probe, noSleep(64, nil))
+	r := Search(context.Background(), 10000, s.probe, noSleep(s, 64, nil))
 	if r.Err == nil || r.Found {
 		t.Fatalf("want an error, got %+v", r)
 	}
@@ -185,7 +191,7 @@ func TestSearchHonorsRetryAfter(t *testing.T) {
 		return ""
 	}}
 	var slept []time.Duration
-	r := Search(context.Background(), 300, s.probe, noSleep(64, &slept))
+	r := Search(context.Background(), 300, s.probe, noSleep(s, 64, &slept))
 	if r.Err != nil || r.Oldest != 257 || len(r.Probes) != 3 {
 		t.Fatalf("want 257 in 3 probes, got %+v", r)
 	}
@@ -196,7 +202,7 @@ func TestSearchHonorsRetryAfter(t *testing.T) {
 
 func TestSearchBudgetExhaustedKeepsBracket(t *testing.T) {
 	s := &simServer{oldest: 123456}
-	r := Search(context.Background(), 1<<20, s.probe, noSleep(5, nil))
+	r := Search(context.Background(), 1<<20, s.probe, noSleep(s, 5, nil))
 	if !errors.Is(r.Err, apiclient.ErrBudgetExhausted) || r.Found || len(r.Probes) != 5 {
 		t.Fatalf("want budget exhausted after 5 probes, got %d probes, %+v", len(r.Probes), r.Err)
 	}
@@ -222,7 +228,7 @@ func TestSearchFollowsAMovingWatchCacheWindow(t *testing.T) {
 			s.oldest += 50
 		}
 	}}
-	r := Search(context.Background(), 5000, s.probe, noSleep(64, nil))
+	r := Search(context.Background(), 5000, s.probe, noSleep(s, 64, nil))
 	if r.Err != nil || !r.Found {
 		t.Fatalf("want a result, got %+v", r)
 	}
@@ -252,7 +258,7 @@ func TestSearchEtcdCompactedDuringTheSearch(t *testing.T) {
 				s.oldest = 610
 			}
 		}
-		r := Search(context.Background(), 810, s.probe, noSleep(64, nil))
+		r := Search(context.Background(), 810, s.probe, noSleep(s, 64, nil))
 		if r.Err != nil || !r.Found || (r.Oldest != 410 && r.Oldest != 610) {
 			t.Fatalf("compaction after request %d: want 410 or 610, got %+v", at, r)
 		}

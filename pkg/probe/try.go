@@ -71,7 +71,14 @@ type Try struct {
 	// silent: the RV of the change it should have replayed. A server whose
 	// watch cache has not seen that change yet answers this way.
 	MissedChangeRV uint64 `json:"-"`
+	// notSent is why the request was never sent (the budget refused it):
+	// such a Try is no answer and no probe.
+	notSent error
 }
+
+// NotSent is why the request of this Try was never sent (the budget
+// refused it), or nil when it was sent.
+func (r Try) NotSent() error { return r.notSent }
 
 // TryOptions tune one probe.
 type TryOptions struct {
@@ -82,6 +89,9 @@ type TryOptions struct {
 	Wait time.Duration
 	// HeaderTimeout bounds the wait for the response headers.
 	HeaderTimeout time.Duration
+	// Budget (nil = unbounded) gives the watch its token (taken by
+	// watchstream.Open, the sender).
+	Budget *apiclient.Budget
 }
 
 // DefaultTryWait is the default of TryOptions.Wait.
@@ -106,12 +116,16 @@ func TryWatch(ctx context.Context, c *apiclient.Client, t apiclient.Target, rv u
 	}()
 	// The server ends the watch by itself shortly after the wait, in case
 	// the close below never reaches it.
-	wo := watchstream.Options{ResourceVersion: strconv.FormatUint(rv, 10), RVSet: true, TimeoutSeconds: int64(opts.Wait/time.Second) + 2}
+	wo := watchstream.Options{ResourceVersion: strconv.FormatUint(rv, 10), RVSet: true, TimeoutSeconds: int64(opts.Wait/time.Second) + 2, Budget: opts.Budget}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	headerTimer := time.AfterFunc(opts.HeaderTimeout, cancel)
 	stream, err := watchstream.Open(ctx, c, t, wo)
 	headerTimer.Stop()
+	if apiclient.NotSent(err) {
+		res.notSent = err
+		return res
+	}
 	if err != nil {
 		res.fromError(err, rv)
 		return res

@@ -61,11 +61,11 @@ func CheckAcross(ctx context.Context, f *Fleet, t apiclient.Target, b *apiclient
 				a.Reason, a.Error, a.Err = s.Reason, s.Error, s.Err
 			}
 		case diagnose.ClassExpired:
-			if err := own.Take(ctx); err != nil {
+			r := probe.TryWatch(ctx, m.Client, t, rv, probe.TryOptions{Budget: own})
+			if err := r.NotSent(); err != nil {
 				a.fail(err)
 				return
 			}
-			r := probe.TryWatch(ctx, m.Client, t, rv, probe.TryOptions{})
 			switch r.Outcome {
 			case probe.OutcomeOK, probe.OutcomeExpired:
 				a.Watch, a.OldestNamed = string(r.Outcome), r.OldestNamed

@@ -143,11 +143,7 @@ func Measure(ctx context.Context, c *apiclient.Client, t apiclient.Target, endpo
 // readCache reads the cache RV: a list with resourceVersion=0, which the
 // watch cache answers as it stands, without asking etcd.
 func (s *Server) readCache(ctx context.Context, c *apiclient.Client, t apiclient.Target, b *apiclient.Budget) {
-	if err := b.Take(ctx); err != nil {
-		s.fail(err, t)
-		return
-	}
-	page, err := listing.List(ctx, c, t, listing.PageOptions{Limit: 1, ResourceVersion: "0"})
+	page, err := listing.List(ctx, c, t, listing.PageOptions{Limit: 1, ResourceVersion: "0", Budget: b})
 	if err != nil {
 		s.fail(err, t)
 		return
