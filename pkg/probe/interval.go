@@ -111,7 +111,7 @@ func (s *Series) RefineDepth(ctx context.Context, c *apiclient.Client, t apiclie
 		}
 	}
 	if last != nil {
-		if dated, err := ListDatedRVs(ctx, c, t, b); err == nil {
+		if dated, err := ListDatedAround(ctx, c, t, last.Oldest, b); err == nil {
 			s.Motion.DateDepth(*last, dated)
 		}
 	}
