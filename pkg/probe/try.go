@@ -15,6 +15,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/clock"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
@@ -92,6 +93,17 @@ type TryOptions struct {
 	// Budget (nil = unbounded) gives the watch its token (taken by
 	// watchstream.Open, the sender).
 	Budget *apiclient.Budget
+	// Clock (nil = the real clock) times the header timeout, the wait and
+	// the latency: a silent watch counts as started when Wait has passed on
+	// it, so that tests decide that without waiting.
+	Clock clock.WithDelayedExecution
+}
+
+func (o TryOptions) clock() clock.WithDelayedExecution {
+	if o.Clock == nil {
+		return clock.RealClock{}
+	}
+	return o.Clock
 }
 
 // DefaultTryWait is the default of TryOptions.Wait.
@@ -109,9 +121,10 @@ func TryWatch(ctx context.Context, c *apiclient.Client, t apiclient.Target, rv u
 		opts.HeaderTimeout = 10 * time.Second
 	}
 	res = Try{ResourceVersion: rv}
-	start := time.Now()
+	clk := opts.clock()
+	start := clk.Now()
 	defer func() {
-		res.Latency = time.Since(start)
+		res.Latency = clk.Since(start)
 		res.LatencyMillis = float64(res.Latency.Microseconds()) / 1000
 	}()
 	// The server ends the watch by itself shortly after the wait, in case
@@ -119,7 +132,7 @@ func TryWatch(ctx context.Context, c *apiclient.Client, t apiclient.Target, rv u
 	wo := watchstream.Options{ResourceVersion: strconv.FormatUint(rv, 10), RVSet: true, TimeoutSeconds: int64(opts.Wait/time.Second) + 2, Budget: opts.Budget}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	headerTimer := time.AfterFunc(opts.HeaderTimeout, cancel)
+	headerTimer := clk.AfterFunc(opts.HeaderTimeout, cancel)
 	stream, err := watchstream.Open(ctx, c, t, wo)
 	headerTimer.Stop()
 	if apiclient.NotSent(err) {
@@ -141,12 +154,12 @@ func TryWatch(ctx context.Context, c *apiclient.Client, t apiclient.Target, rv u
 		ev, err := stream.Next()
 		got <- first{ev: ev, err: err}
 	}()
-	timer := time.NewTimer(opts.Wait)
+	timer := clk.NewTimer(opts.Wait)
 	defer timer.Stop()
 	select {
 	case f := <-got:
 		res.fromFirstEvent(f.ev, f.err, rv)
-	case <-timer.C:
+	case <-timer.C():
 		res.Outcome, res.Silent = OutcomeOK, true
 		res.Evidence = fmt.Sprintf("accepted: no error within %s", opts.Wait)
 	case <-ctx.Done():
