@@ -43,7 +43,7 @@ func NewBudget(max int, qps float64) *Budget {
 		if burst < 1 {
 			burst = 1
 		}
-		b.limiter = flowcontrol.NewTokenBucketRateLimiter(float32(qps), burst)
+		b.limiter = newRateLimiter(float32(qps), burst, nil)
 	}
 	return b
 }
