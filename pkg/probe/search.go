@@ -149,12 +149,32 @@ func (r *SearchResult) attempt(ctx context.Context, probe TryFunc, rv uint64, o 
 			return res, o.Budget.Exhausted()
 		}
 		if !o.Retry.More(failed) {
-			return res, fmt.Errorf("RV %d gave no answer in %d attempts (last: %s%s): the bound was not moved", rv, failed, res.Evidence, messageSuffix(res.Message))
+			return res, &NoAnswerError{RV: rv, Tries: failed, Last: res}
 		}
 		if err := o.Retry.Wait(ctx, o.Retry.Delay(failed, res.asError())); err != nil {
 			return res, err
 		}
 	}
+}
+
+// NoAnswerError: one RV got no answer about the window in all its tries.
+// A throttled last answer unwraps to its 429, so that the failure (and the
+// exit code) is the throttling's.
+type NoAnswerError struct {
+	RV    uint64
+	Tries int
+	Last  Try
+}
+
+func (e *NoAnswerError) Error() string {
+	return fmt.Sprintf("RV %d gave no answer in %d attempts (last: %s%s): the bound was not moved", e.RV, e.Tries, e.Last.Evidence, messageSuffix(e.Last.Message))
+}
+
+func (e *NoAnswerError) Unwrap() error {
+	if e.Last.Outcome == OutcomeThrottled {
+		return e.Last.asError()
+	}
+	return nil
 }
 
 func messageSuffix(m string) string {

@@ -267,3 +267,18 @@ func TestSearchEtcdCompactedDuringTheSearch(t *testing.T) {
 		}
 	}
 }
+
+// One policy, one cap on the tries: a throttled answer counts toward the
+// tries like any other non-answer, each wait the server's Retry-After
+// (before, throttled answers were retried until the budget ran out).
+func TestSearchPersistentThrottlingStopsAtTheTries(t *testing.T) {
+	s := &simServer{oldest: 257, cache: true, noise: func(int, uint64) Outcome { return OutcomeThrottled }}
+	var slept []time.Duration
+	r := Search(context.Background(), 300, s.probe, noSleep(s, 64, &slept))
+	if diagnose.ClassifyFailure(r.Err) != diagnose.FailureThrottled || errors.Is(r.Err, apiclient.ErrBudgetExhausted) || len(r.Probes) != 3 {
+		t.Fatalf("want the search to stop after 3 throttled tries, got %d probes, %v", len(r.Probes), r.Err)
+	}
+	if len(slept) != 2 || slept[0] != 2*time.Second || slept[1] != 2*time.Second {
+		t.Fatalf("want two 2s waits (the Retry-After), got %v", slept)
+	}
+}
