@@ -301,7 +301,7 @@ func (o *ExplainErrorOptions) check(ctx context.Context, d diagnose.Diagnosis) (
 		}
 		t.Namespace = ns
 	}
-	current, _, err := listing.CurrentRV(ctx, client, t)
+	current, _, err := listing.CurrentRV(ctx, client, t, listing.CurrentOptions{})
 	if err != nil {
 		return diagnose.Check{}, o.requestError(err, "list", res.Name())
 	}

@@ -201,7 +201,7 @@ func (o *ListOptions) Run(ctx context.Context) error {
 		report = report.WithServer(serverinfo.Read(ctx, client, res.GVR.Group, res.GVR.Resource))
 	}
 	if report.NeedsCurrentRV() && werr == nil {
-		current, _, cerr := listing.CurrentRV(ctx, client, t)
+		current, _, cerr := listing.CurrentRV(ctx, client, t, listing.CurrentOptions{})
 		report.CheckWatchStart(current, cerr)
 	}
 	if len(walk.Attempts) > 1 {

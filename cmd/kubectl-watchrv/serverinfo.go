@@ -3,16 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/serverinfo"
 )
-
-// phraseWatchListOff is the 422 a server without the WatchList feature
-// gives a streaming list (v1.30.14, v1.33.13: "sendInitialEvents is
-// forbidden for watch unless the WatchList feature gate is enabled").
-const phraseWatchListOff = "forbidden for watch unless the WatchList feature gate is enabled"
 
 // serverInfo reads what the plugin knows of the server for group/resource
 // (serverinfo.Read: /version and /metrics, bounded to 10 s): the texts
@@ -31,7 +26,7 @@ func (o *RootOptions) serverInfo(ctx context.Context, group, resource string) *s
 // what it means: the request is fine, the server lacks the feature (exit
 // 1, not 2: nothing in the user's input is wrong). nil for other errors.
 func (o *RootOptions) streamingRefused(err error, server string) error {
-	if err == nil || !strings.Contains(err.Error(), phraseWatchListOff) {
+	if !diagnose.IsWatchListRefused(err) {
 		return nil
 	}
 	in := o.serverInfo(context.Background(), "", "")

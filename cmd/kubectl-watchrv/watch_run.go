@@ -172,7 +172,7 @@ func (r *watchRun) warnIfAhead(ctx context.Context, start string) {
 	// consistent list waits) does not hold up the watch itself.
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	cur, _, err := listing.CurrentRV(ctx, r.client, r.target)
+	cur, _, err := listing.CurrentRV(ctx, r.client, r.target, listing.CurrentOptions{})
 	if err != nil {
 		r.p.Warnf("cannot read the current RV to check --rv %s against it: %s", start, text.OneLine(err.Error()))
 		return

@@ -14,34 +14,58 @@ import (
 var ErrBudgetExhausted = errors.New("request budget exhausted")
 
 // Budget bounds what a command may send to a control plane: a request count
-// (--max-requests) and a client-side rate (--qps). Every request a probe
-// sends, the current-RV read included, takes one token first. It is safe
-// for concurrent use, so requests to several API servers share one budget.
+// (--max-requests) and a client-side rate (--qps). It is safe for
+// concurrent use, so requests to several API servers share one budget.
+//
+// Who takes a token: the function that sends the request, right before it
+// sends it, and nobody else. The plugin's request functions take it from
+// the budget they are handed: listing.List (PageOptions.Budget, so every
+// page of a walk and the current-RV read), watchstream.Open
+// (Options.Budget, so every probe watch), metrics.ReadUnder,
+// servers.Discover and servers.ReadLeases. A function that only decides
+// what to send (the probe's search, a check, a fan-out) passes the budget
+// down and never takes one itself, so no request is counted twice or not
+// at all. A request refused by the budget is never sent; its error says so
+// (NotSent).
 type Budget struct {
 	Max     int // 0 = unlimited
 	mu      sync.Mutex
 	used    int
 	limiter flowcontrol.RateLimiter
-	// Sleep waits for d or until ctx ends; a test may replace it.
-	Sleep func(ctx context.Context, d time.Duration) error
 }
 
 // NewBudget allows max requests (0 = unlimited) at qps per second (0 = no
 // rate limit), with a burst of at most one second's worth.
 func NewBudget(max int, qps float64) *Budget {
-	b := &Budget{Max: max, Sleep: SleepContext}
+	b := &Budget{Max: max}
 	if qps > 0 {
 		burst := int(qps)
 		if burst < 1 {
 			burst = 1
 		}
-		b.limiter = flowcontrol.NewTokenBucketRateLimiter(float32(qps), burst)
+		b.limiter = newRateLimiter(float32(qps), burst, nil)
 	}
 	return b
 }
 
+// NotSentError is a request the budget refused: it was never sent (the
+// budget was spent, or the rate limiter's wait ended with its context).
+type NotSentError struct{ Err error }
+
+func (e *NotSentError) Error() string { return e.Err.Error() }
+
+func (e *NotSentError) Unwrap() error { return e.Err }
+
+// NotSent reports whether err is a request the budget refused (nothing
+// went to the server).
+func NotSent(err error) bool {
+	var ns *NotSentError
+	return errors.As(err, &ns)
+}
+
 // Take waits for the rate limiter and counts one request; it fails without
-// waiting when the budget is spent.
+// waiting when the budget is spent. Only a request function calls it (see
+// Budget).
 func (b *Budget) Take(ctx context.Context) error {
 	if b == nil {
 		return nil
@@ -49,7 +73,7 @@ func (b *Budget) Take(ctx context.Context) error {
 	b.mu.Lock()
 	if b.Max > 0 && b.used >= b.Max {
 		b.mu.Unlock()
-		return fmt.Errorf("%w: all %d requests used", ErrBudgetExhausted, b.Max)
+		return b.Exhausted()
 	}
 	b.used++ // taken now, so concurrent takers cannot overdraw
 	b.mu.Unlock()
@@ -58,8 +82,23 @@ func (b *Budget) Take(ctx context.Context) error {
 			b.mu.Lock()
 			b.used--
 			b.mu.Unlock()
-			return err
+			return &NotSentError{Err: err}
 		}
+	}
+	return nil
+}
+
+// Exhausted is the error a request would get now (a *NotSentError
+// wrapping ErrBudgetExhausted), or nil while requests remain: a caller
+// that would retry asks it instead of waiting for nothing.
+func (b *Budget) Exhausted() error {
+	if b == nil {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.Max > 0 && b.used >= b.Max {
+		return &NotSentError{Err: fmt.Errorf("%w: all %d requests used", ErrBudgetExhausted, b.Max)}
 	}
 	return nil
 }
@@ -92,14 +131,6 @@ func (b *Budget) Reset() {
 		b.used = 0
 		b.mu.Unlock()
 	}
-}
-
-// Wait waits for d or until ctx ends, through Sleep when a test set it.
-func (b *Budget) Wait(ctx context.Context, d time.Duration) error {
-	if b == nil || b.Sleep == nil {
-		return SleepContext(ctx, d)
-	}
-	return b.Sleep(ctx, d)
 }
 
 // SleepContext waits for d or until ctx ends.

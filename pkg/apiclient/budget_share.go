@@ -5,9 +5,9 @@ package apiclient
 // several API servers in parallel each stay within their own count, and
 // all of them together within the one --qps of the run.
 func (b *Budget) Share(max int) *Budget {
-	s := &Budget{Max: max, Sleep: SleepContext}
+	s := &Budget{Max: max}
 	if b != nil {
-		s.limiter, s.Sleep = b.limiter, b.Sleep
+		s.limiter = b.limiter
 	}
 	return s
 }

@@ -69,8 +69,18 @@ func NewClient(cfg *rest.Config) (*Client, error) {
 }
 
 // restClientFor builds a REST client whose http.Client follows no
-// redirect (see RefuseRedirects).
+// redirect (see RefuseRedirects), paced by its own deadlineLimiter (the
+// token bucket client-go would build from QPS and Burst, whose refusal of a
+// wait past the deadline is a typed error).
 func restClientFor(cfg *rest.Config) (rest.Interface, error) {
+	cfg = rest.CopyConfig(cfg)
+	if cfg.RateLimiter == nil && cfg.QPS > 0 {
+		burst := cfg.Burst
+		if burst == 0 {
+			burst = rest.DefaultBurst // as client-go would
+		}
+		cfg.RateLimiter = newRateLimiter(cfg.QPS, burst, nil)
+	}
 	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("cannot build API client: %w", err)

@@ -67,6 +67,11 @@ const (
 	// ended with: %v".
 	phraseWatchOf = "watch of "
 	qualEndedWith = " ended with: "
+	// The 422 a server without the WatchList feature gives a streaming
+	// list (v1.30.14, v1.33.13: "ListOptions.meta.k8s.io \"\" is invalid:
+	// sendInitialEvents: Forbidden: sendInitialEvents is forbidden for
+	// watch unless the WatchList feature gate is enabled").
+	phraseWatchListOff = "forbidden for watch unless the WatchList feature gate is enabled"
 )
 
 // matcher recognizes one family of errors; it fills d and reports success.

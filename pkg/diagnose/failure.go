@@ -146,6 +146,13 @@ func IsStreamReset(err error) bool {
 	return strings.Contains(msg, "stream error") && strings.Contains(msg, "INTERNAL_ERROR")
 }
 
+// IsWatchListRefused reports the 422 of a server that does not serve
+// streaming lists (its WatchList feature gate is off): the request is
+// fine, the server lacks the feature.
+func IsWatchListRefused(err error) bool {
+	return err != nil && strings.Contains(err.Error(), phraseWatchListOff)
+}
+
 // MentionsTooLarge reports a server message holding the TooLarge phrase
 // ("Too large resource version: N, current: M"), the only sign of it in a
 // Status without causes.

@@ -15,7 +15,7 @@ func strongAnchors() []string {
 		phraseTooOld, phraseTooLarge, phraseWatchTooOld, phraseListTooOld,
 		phraseContinueTooOld, phraseFromTooOld, phraseCompacted, phraseFutureRev, phraseInternal, phraseServerErr,
 		phraseV2Cleared, phraseConflict, phraseInitializing, phraseSetOnCreate, phraseMissingOnUpdate, phrasePrevKvNil,
-		"ResourceVersionTooLarge", phraseWatchOf, phraseJavaExpired, phraseFabric8Gone, phraseJavaGone,
+		"ResourceVersionTooLarge", phraseWatchOf, phraseJavaExpired, phraseFabric8Gone, phraseJavaGone, phraseWatchListOff,
 	}
 	for _, list := range [][]string{invalidRV, invalidContinue, connectionBroken, watchEnded, timeoutWords, throttleWords} {
 		a = append(a, list...)

@@ -1,11 +1,9 @@
 package follow
 
 import (
-	"math/rand/v2"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 )
 
@@ -50,39 +48,37 @@ type Notice struct {
 	MixedServers string
 }
 
-// Backoff is the delay between failed attempts: exponential with jitter and
-// a cap, as client-go's Reflector does (800 ms doubling up to 30 s).
+// Backoff is the delay between failed attempts: the plugin's retry policy
+// (apiclient.Retry) with jitter, as client-go's Reflector waits (800 ms
+// doubling up to 30 s, the server's Retry-After honoured up to Max). A
+// follow never gives up, so only the waits come from the policy, not its
+// count of tries.
 type Backoff struct {
 	Initial, Max time.Duration
-	next         time.Duration
+	failed       int
+}
+
+func (b *Backoff) policy() apiclient.Retry {
+	r := apiclient.Retry{Initial: b.Initial, Max: b.Max, Jitter: true}
+	if r.Initial <= 0 {
+		r.Initial = 800 * time.Millisecond
+	}
+	return r
 }
 
 // Delay returns the next delay, with up to 50% jitter.
 func (b *Backoff) Delay() time.Duration {
-	if b.Initial <= 0 {
-		b.Initial = 800 * time.Millisecond
-	}
-	if b.Max <= 0 {
-		b.Max = 30 * time.Second
-	}
-	if b.next == 0 {
-		b.next = b.Initial
-	}
-	d := b.next
-	b.next = min(2*b.next, b.Max)
-	return d + time.Duration(rand.Int64N(int64(d)/2+1))
+	b.failed++
+	return b.policy().Backoff(b.failed)
 }
 
 // DelayAfter is the delay after the failure err: Delay, but never shorter
 // than the server's Retry-After (retryAfterSeconds of a 429, or of a 504
 // TooLarge), which is honoured up to Max: one policy, one cap.
 func (b *Backoff) DelayAfter(err error) time.Duration {
-	d := b.Delay()
-	if secs, ok := apierrors.SuggestsClientDelay(err); ok && secs > 0 {
-		d = max(d, min(time.Duration(secs)*time.Second, b.Max))
-	}
-	return d
+	b.failed++
+	return b.policy().Delay(b.failed, err)
 }
 
 // Reset starts the backoff over after a success.
-func (b *Backoff) Reset() { b.next = 0 }
+func (b *Backoff) Reset() { b.failed = 0 }

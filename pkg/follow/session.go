@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"k8s.io/utils/clock"
@@ -408,12 +407,13 @@ func (e *StalledError) Error() string {
 func (e *StalledError) Timeout() bool { return true }
 
 // outOfTime reports a request that failed because the run's time is up.
-// client-go's rate limiter refuses a wait that would pass the context's
-// deadline ("rate: Wait(n=1) would exceed context deadline") before the
-// deadline itself: then this waits for the deadline, so that the run ends
-// at its --timeout as asked, not with that error.
+// The client-side rate limiter refuses a wait that would pass the
+// context's deadline before the deadline itself
+// (apiclient.ErrRateWaitPastDeadline, decided by comparing the limiter's
+// delay with the deadline): then this waits for the deadline, so that the
+// run ends at its --timeout as asked, not with that error.
 func outOfTime(ctx context.Context, err error) bool {
-	if ctx.Err() == nil && err != nil && strings.Contains(err.Error(), "would exceed context deadline") {
+	if ctx.Err() == nil && errors.Is(err, apiclient.ErrRateWaitPastDeadline) {
 		if _, ok := ctx.Deadline(); ok {
 			<-ctx.Done()
 		}

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
 	"github.com/watchrv/kubectl-watchrv/internal/countio"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
@@ -24,6 +26,10 @@ type PageOptions struct {
 	ResourceVersion      string // "" = unset (consistent read)
 	ResourceVersionMatch string // "", NotOlderThan or Exact
 	Continue             string
+	// Budget (nil = unbounded) is not a query parameter: List takes one
+	// token from it before it sends the request (the rule of
+	// apiclient.Budget: the function that sends takes).
+	Budget *apiclient.Budget
 }
 
 // Page is one List response, reduced to what is reported.
@@ -74,6 +80,9 @@ type pageWire struct {
 // Paged walks, relists, current-RV reads and exact-list probes all go
 // through it.
 func List(ctx context.Context, c *apiclient.Client, t apiclient.Target, o PageOptions) (*Page, error) {
+	if err := o.Budget.Take(ctx); err != nil {
+		return nil, err
+	}
 	q := o.Query(t)
 	start := time.Now()
 	body, err := c.Get(ctx, t.CollectionPath(), q, apiclient.AcceptMetadataList)
@@ -117,13 +126,30 @@ func (p *Page) NewestItemRV() uint64 {
 	return n
 }
 
-// CurrentRV is the cheapest read of a collection's current RV: a consistent
-// list of one item, metadata only (about a kilobyte whatever the collection
-// size). The page comes back too: its item tells the RV of one object.
-func CurrentRV(ctx context.Context, c *apiclient.Client, t apiclient.Target) (string, *Page, error) {
-	p, err := List(ctx, c, t, PageOptions{Limit: 1})
-	if err != nil {
-		return "", nil, err
+// CurrentOptions configure a current-RV read.
+type CurrentOptions struct {
+	// Budget (nil = unbounded) gives one token to each request sent.
+	Budget *apiclient.Budget
+	// Retry is how a 429 is waited out (the server's Retry-After, capped);
+	// nothing else is retried: any other answer is the answer.
+	Retry apiclient.Retry
+}
+
+// CurrentRV is the plugin's one read of a collection's current RV: a
+// consistent list of one item, metadata only (about a kilobyte whatever the
+// collection size), within the budget, a 429 waited out by o.Retry. The
+// page comes back too: its item tells the RV of one object.
+func CurrentRV(ctx context.Context, c *apiclient.Client, t apiclient.Target, o CurrentOptions) (string, *Page, error) {
+	for failed := 1; ; failed++ {
+		p, err := List(ctx, c, t, PageOptions{Limit: 1, Budget: o.Budget})
+		if err == nil {
+			return p.ResourceVersion, p, nil
+		}
+		if !apierrors.IsTooManyRequests(err) || !o.Retry.More(failed) || o.Budget.Remaining() == 0 {
+			return "", nil, err
+		}
+		if werr := o.Retry.Wait(ctx, o.Retry.Delay(failed, err)); werr != nil {
+			return "", nil, werr
+		}
 	}
-	return p.ResourceVersion, p, nil
 }

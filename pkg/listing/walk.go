@@ -20,6 +20,10 @@ type WalkOptions struct {
 	MaxPages int
 	// Trace (may be nil) sees every request and retry, for -v.
 	Trace func(format string, args ...any)
+	// Retry is how a page request that failed transiently is sent again
+	// (zero fields: 6 tries, 250 ms doubling, the server's Retry-After
+	// honoured, waits capped at 30 s).
+	Retry apiclient.Retry
 }
 
 func (o WalkOptions) trace(format string, args ...any) {
@@ -124,15 +128,26 @@ func walkOnce(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Wa
 	}
 }
 
-// pageRetryDelays is how long a walk waits before repeating a page request
-// that failed transiently. A continue token stays valid across an API server
-// restart as long as etcd keeps the revision, so waiting out a restart (a few
-// seconds) is better than starting over. The first page is not retried: it
-// has nothing to lose, and the error is the answer.
-var pageRetryDelays = []time.Duration{250 * time.Millisecond, 500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second}
+// pageRetry is how long a walk waits before repeating a page request that
+// failed transiently: 250 ms doubling, six tries (the last wait 4 s), or
+// the server's Retry-After. A continue token stays valid across an API
+// server restart as long as etcd keeps the revision, so waiting out a
+// restart (a few seconds) is better than starting over. The first page is
+// not retried: it has nothing to lose, and the error is the answer.
+func (o WalkOptions) pageRetry() apiclient.Retry {
+	r := o.Retry
+	if r.Tries <= 0 {
+		r.Tries = 6
+	}
+	if r.Initial <= 0 {
+		r.Initial = 250 * time.Millisecond
+	}
+	return r
+}
 
 func listPageRetrying(ctx context.Context, c *apiclient.Client, t apiclient.Target, wo WalkOptions, o PageOptions, retry bool) (*Page, int, error) {
-	for n := 0; ; n++ {
+	policy := wo.pageRetry()
+	for failed := 1; ; failed++ {
 		start := time.Now()
 		p, err := List(ctx, c, t, o)
 		url := apiclient.URL(t.CollectionPath(), o.Query(t))
@@ -141,14 +156,13 @@ func listPageRetrying(ctx context.Context, c *apiclient.Client, t apiclient.Targ
 		} else {
 			wo.trace("GET %s: %d items at RV %s, %d bytes (%s)", url, len(p.Items), p.ResourceVersion, p.Bytes, p.Duration.Round(time.Millisecond))
 		}
-		if err == nil || !retry || n >= len(pageRetryDelays) || !transient(err) {
-			return p, n, err
+		if err == nil || !retry || !policy.More(failed) || !transient(err) {
+			return p, failed - 1, err
 		}
-		wo.trace("retry %d of this page in %s: the failure is transient", n+1, pageRetryDelays[n])
-		select {
-		case <-ctx.Done():
-			return nil, n, err
-		case <-time.After(pageRetryDelays[n]):
+		wait := policy.Delay(failed, err)
+		wo.trace("retry %d of this page in %s: the failure is transient", failed, wait)
+		if policy.Wait(ctx, wait) != nil {
+			return nil, failed - 1, err
 		}
 	}
 }

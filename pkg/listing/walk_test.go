@@ -2,12 +2,16 @@ package listing
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
+	"time"
 
+	"github.com/watchrv/kubectl-watchrv/internal/clocktest"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
@@ -100,4 +104,67 @@ func contains(s, sub string) bool {
 		}
 	}
 	return false
+}
+
+// A page whose connection breaks in the middle of the recorded body (the
+// API server restarting) is asked again after the policy's backoff, timed by the injected clock: the
+// walk ends with every recorded page and one retry, and waited 250 ms of the
+// clock, none of the wall clock's.
+func TestWalkRetriesABrokenPageOnTheInjectedClock(t *testing.T) {
+	var pages [][]byte
+	for _, name := range []string{"page1.json", "page2.json", "page3.json"} {
+		b, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages = append(pages, b)
+	}
+	requests, served := 0, 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests++
+		if requests == 2 {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Content-Length", strconv.Itoa(len(pages[1])))
+			_, _ = w.Write(pages[1][:len(pages[1])/2])
+			w.(http.Flusher).Flush()
+			if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+				conn.Close()
+			}
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(pages[served])
+		served++
+	}))
+	t.Cleanup(srv.Close)
+	c, err := apiclient.NewClient(&rest.Config{Host: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := clocktest.NewInstant()
+	res, err := Walk(context.Background(), c, cmTarget(), WalkOptions{PageOptions: PageOptions{Limit: 2}, Retry: apiclient.Retry{Clock: clk}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := res.Final()
+	if a.ItemCount != 5 || a.Retries != 1 || len(res.Attempts) != 1 {
+		t.Fatalf("want 5 items, one retry, one attempt; got %d items, %d retries, %d attempts", a.ItemCount, a.Retries, len(res.Attempts))
+	}
+	if w := clk.Waits(); len(w) != 1 || w[0] != 250*time.Millisecond {
+		t.Fatalf("want one 250ms wait on the clock, got %v", w)
+	}
+}
+
+// The one current-RV read: one consistent list of one item, its token taken
+// by the read itself; a spent budget sends nothing.
+func TestCurrentRVTakesItsTokenAndSendsOneRequest(t *testing.T) {
+	c, queries := servePages(t)
+	b := apiclient.NewBudget(1, 0)
+	rv, page, err := CurrentRV(context.Background(), c, cmTarget(), CurrentOptions{Budget: b})
+	if err != nil || rv != "215" || page == nil || b.Used() != 1 || len(*queries) != 1 || (*queries)[0] != "limit=1" {
+		t.Fatalf("want RV 215 from one limit=1 list and one token, got %q %v, %d tokens, queries %v", rv, err, b.Used(), *queries)
+	}
+	if _, _, err := CurrentRV(context.Background(), c, cmTarget(), CurrentOptions{Budget: b}); !errors.Is(err, apiclient.ErrBudgetExhausted) || len(*queries) != 1 {
+		t.Fatalf("a spent budget must send nothing: %v, %d requests", err, len(*queries))
+	}
 }

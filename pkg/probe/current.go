@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
@@ -19,37 +17,20 @@ import (
 // decimal etcd revision (some aggregated APIs): its window cannot be searched.
 var ErrOpaqueRV = errors.New("opaque resourceVersion")
 
-// CurrentRV reads the collection's current RV (a consistent list of one
-// item) within the budget, waiting out 429s, and parses it. itemRV is the
-// last-modified RV of the item the list returned (0 for an empty scope).
-func CurrentRV(ctx context.Context, c *apiclient.Client, t apiclient.Target, b *apiclient.Budget, maxRetryAfter time.Duration) (current uint64, raw string, itemRV uint64, err error) {
-	if maxRetryAfter <= 0 {
-		maxRetryAfter = 30 * time.Second
+// ReadCurrent reads the collection's current RV through the one
+// current-RV read (listing.CurrentRV: within the budget, a 429 waited out)
+// and parses it. itemRV is the last-modified RV of the item the list
+// returned (0 for an empty scope).
+func ReadCurrent(ctx context.Context, c *apiclient.Client, t apiclient.Target, o listing.CurrentOptions) (current uint64, raw string, itemRV uint64, err error) {
+	raw, page, err := listing.CurrentRV(ctx, c, t, o)
+	if err != nil {
+		return 0, "", 0, err
 	}
-	for {
-		if err := b.Take(ctx); err != nil {
-			return 0, "", 0, err
-		}
-		raw, page, err := listing.CurrentRV(ctx, c, t)
-		if apierrors.IsTooManyRequests(err) && b.Remaining() != 0 {
-			wait := time.Second
-			if s, ok := apierrors.SuggestsClientDelay(err); ok && s > 0 {
-				wait = time.Duration(s) * time.Second
-			}
-			if err := b.Wait(ctx, min(wait, maxRetryAfter)); err != nil {
-				return 0, "", 0, err
-			}
-			continue
-		}
-		if err != nil {
-			return 0, "", 0, err
-		}
-		n, ok := apiclient.ParseRV(raw)
-		if !ok {
-			return 0, raw, 0, fmt.Errorf("%w %q: only etcd-backed resources with decimal resourceVersions can be searched (aggregated APIs may use their own)", ErrOpaqueRV, raw)
-		}
-		return n, raw, page.NewestItemRV(), nil
+	n, ok := apiclient.ParseRV(raw)
+	if !ok {
+		return 0, raw, 0, fmt.Errorf("%w %q: only etcd-backed resources with decimal resourceVersions can be searched (aggregated APIs may use their own)", ErrOpaqueRV, raw)
 	}
+	return n, raw, page.NewestItemRV(), nil
 }
 
 // FutureCheck is what the server did with an RV ahead of it.
@@ -76,11 +57,11 @@ func Future(ctx context.Context, c *apiclient.Client, t apiclient.Target, curren
 	}
 	rv := current + ahead
 	f := &FutureCheck{ResourceVersion: strconv.FormatUint(rv, 10), WatchHeldFor: hold.String()}
-	if err := b.Take(ctx); err != nil {
+	start := time.Now()
+	_, err := listing.List(ctx, c, t, listing.PageOptions{Limit: 1, ResourceVersion: f.ResourceVersion, ResourceVersionMatch: "NotOlderThan", Budget: b})
+	if apiclient.NotSent(err) {
 		return f, err
 	}
-	start := time.Now()
-	_, err := listing.List(ctx, c, t, listing.PageOptions{Limit: 1, ResourceVersion: f.ResourceVersion, ResourceVersionMatch: "NotOlderThan"})
 	f.ListMillis = float64(time.Since(start).Microseconds()) / 1000
 	switch {
 	case err == nil:
@@ -93,10 +74,10 @@ func Future(ctx context.Context, c *apiclient.Client, t apiclient.Target, curren
 	} else if err != nil {
 		f.ListMessage = err.Error()
 	}
-	if err := b.Take(ctx); err != nil {
+	w := TryWatch(ctx, c, t, rv, TryOptions{Wait: hold, Budget: b})
+	if err := w.NotSent(); err != nil {
 		return f, err
 	}
-	w := TryWatch(ctx, c, t, rv, TryOptions{Wait: hold})
 	f.WatchOutcome, f.WatchEvidence, f.WatchMillis = w.Outcome, w.Evidence, w.LatencyMillis
 	if w.Outcome == OutcomeOK && w.Silent {
 		f.WatchEvidence = fmt.Sprintf("held silently: no event and no error for %s", hold)

@@ -2,12 +2,10 @@ package probe
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"sort"
 	"time"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/listing"
 )
 
 // DatedRV is an RV whose write time an object tells by its own fields: the
@@ -34,66 +32,70 @@ type DatedRV struct {
 // object not being deleted. Any At is no later than that write.
 func (d DatedRV) LastWriteDated() bool { return !d.Deleting && !d.CreationOnly }
 
-// datedItem is the metadata a PartialObjectMetadataList carries: the whole
-// ObjectMeta, managedFields included.
-type datedItem struct {
-	Metadata struct {
-		Namespace         string     `json:"namespace"`
-		Name              string     `json:"name"`
-		ResourceVersion   string     `json:"resourceVersion"`
-		CreationTimestamp time.Time  `json:"creationTimestamp"`
-		DeletionTimestamp *time.Time `json:"deletionTimestamp"`
-		ManagedFields     []struct {
-			Time *time.Time `json:"time"`
-		} `json:"managedFields"`
-	} `json:"metadata"`
-}
+// datedPageSize is the page size of the dated walk: kubectl's chunk size.
+const datedPageSize = 500
 
-// ListDatedRVs reads the collection once (metadata only) and dates the RV
-// of every object that carries a time for it, sorted by RV.
-func ListDatedRVs(ctx context.Context, c *apiclient.Client, t apiclient.Target) ([]DatedRV, error) {
-	body, err := c.Get(ctx, t.CollectionPath(), nil, apiclient.AcceptMetadataList)
+// ListDatedAround walks the collection page by page (metadata only, through
+// the one list path, each page's token taken from b) and keeps, of the
+// objects that carry a time for their RV, only the two that date the
+// oldest RV: the newest written at or below it, and the oldest written at
+// or above it whose time is its last write's. They come back sorted by RV
+// (one when the same object is both), so that memory stays bounded
+// whatever the collection size.
+func ListDatedAround(ctx context.Context, c *apiclient.Client, t apiclient.Target, oldest uint64, b *apiclient.Budget) ([]DatedRV, error) {
+	var below, above *DatedRV
+	_, err := listing.Walk(ctx, c, t, listing.WalkOptions{PageOptions: listing.PageOptions{Limit: datedPageSize, Budget: b}}, func(m apiclient.ItemMeta) {
+		d, ok := datedOf(m)
+		if !ok {
+			return
+		}
+		if d.ResourceVersion <= oldest && (below == nil || d.ResourceVersion > below.ResourceVersion) {
+			below = &d
+		}
+		if d.ResourceVersion >= oldest && d.LastWriteDated() && (above == nil || d.ResourceVersion < above.ResourceVersion) {
+			above = &d
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer body.Close()
-	var list struct {
-		Items []datedItem `json:"items"`
-	}
-	if err := json.NewDecoder(body).Decode(&list); err != nil {
-		return nil, fmt.Errorf("cannot decode the list of %s: %w", t.CollectionPath(), err)
-	}
 	var out []DatedRV
-	for _, it := range list.Items {
-		m := it.Metadata
-		rv, ok := apiclient.ParseRV(m.ResourceVersion)
-		if !ok {
-			continue
-		}
-		d := DatedRV{ResourceVersion: rv, Object: m.Name, Field: "metadata.creationTimestamp", Deleting: m.DeletionTimestamp != nil}
-		if m.Namespace != "" {
-			d.Object = m.Namespace + "/" + m.Name
-		}
-		for _, f := range m.ManagedFields {
-			if f.Time != nil && f.Time.After(d.At) {
-				d.At, d.Field = *f.Time, "metadata.managedFields[].time"
-			}
-		}
-		if d.At.IsZero() {
-			// Without managedFields only an object's creation is dated, and
-			// its RV is its creation's only if it was never modified: not
-			// knowable here, so such an object bounds the depth from above
-			// only (its creation was no later than its RV's write).
-			if m.CreationTimestamp.IsZero() {
-				continue
-			}
-			d.At, d.CreationOnly = m.CreationTimestamp, true
-		}
-		if !m.CreationTimestamp.IsZero() && d.At.Equal(m.CreationTimestamp) {
-			d.Field = "metadata.creationTimestamp"
-		}
-		out = append(out, d)
+	if below != nil {
+		out = append(out, *below)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ResourceVersion < out[j].ResourceVersion })
+	if above != nil && (below == nil || above.ResourceVersion != below.ResourceVersion) {
+		out = append(out, *above)
+	}
 	return out, nil
+}
+
+// datedOf dates one object's RV by its own fields; ok is false when it
+// has no decimal RV or no time at all.
+func datedOf(m apiclient.ItemMeta) (DatedRV, bool) {
+	rv, ok := apiclient.ParseRV(m.ResourceVersion)
+	if !ok {
+		return DatedRV{}, false
+	}
+	created, _ := time.Parse(time.RFC3339, m.CreationTimestamp)
+	d := DatedRV{ResourceVersion: rv, Object: m.Name, Field: "metadata.creationTimestamp", Deleting: m.DeletionTimestamp != ""}
+	if m.Namespace != "" {
+		d.Object = m.Namespace + "/" + m.Name
+	}
+	if !m.ManagedFields.IsZero() {
+		d.At, d.Field = m.ManagedFields.Time, "metadata.managedFields[].time"
+	}
+	if d.At.IsZero() {
+		// Without managedFields only an object's creation is dated, and
+		// its RV is its creation's only if it was never modified: not
+		// knowable here, so such an object bounds the depth from above
+		// only (its creation was no later than its RV's write).
+		if created.IsZero() {
+			return DatedRV{}, false
+		}
+		d.At, d.CreationOnly = created, true
+	}
+	if !created.IsZero() && d.At.Equal(created) {
+		d.Field = "metadata.creationTimestamp"
+	}
+	return d, true
 }

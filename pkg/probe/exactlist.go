@@ -23,15 +23,20 @@ import (
 // is then settled by real watches (settleEtcdBound).
 
 // TryExactList reads one item of metadata at exactly rv: OK when etcd
-// still has revision rv, Expired when it is compacted. One request.
-func TryExactList(ctx context.Context, c *apiclient.Client, t apiclient.Target, rv uint64) (res Try) {
+// still has revision rv, Expired when it is compacted. One request, its
+// token taken from b.
+func TryExactList(ctx context.Context, c *apiclient.Client, t apiclient.Target, rv uint64, b *apiclient.Budget) (res Try) {
 	res = Try{ResourceVersion: rv}
 	start := time.Now()
 	defer func() {
 		res.Latency = time.Since(start)
 		res.LatencyMillis = float64(res.Latency.Microseconds()) / 1000
 	}()
-	_, err := listing.List(ctx, c, t, listing.PageOptions{Limit: 1, ResourceVersion: strconv.FormatUint(rv, 10), ResourceVersionMatch: "Exact"})
+	_, err := listing.List(ctx, c, t, listing.PageOptions{Limit: 1, ResourceVersion: strconv.FormatUint(rv, 10), ResourceVersionMatch: "Exact", Budget: b})
+	if apiclient.NotSent(err) {
+		res.notSent = err
+		return res
+	}
 	if err != nil {
 		res.fromError(err, rv)
 		if res.Outcome == OutcomeExpired {
@@ -47,11 +52,14 @@ func TryExactList(ctx context.Context, c *apiclient.Client, t apiclient.Target, 
 // etcdListProbe answers "does a watch from rv start?" with an exact list at
 // rv+1 once etcd is known to answer; until then, and for the current RV,
 // it asks watch.
-func etcdListProbe(c *apiclient.Client, t apiclient.Target, watch TryFunc, current uint64) (TryFunc, *bool) {
+func etcdListProbe(c *apiclient.Client, t apiclient.Target, watch TryFunc, current uint64, b *apiclient.Budget) (TryFunc, *bool) {
 	etcd := new(bool)
 	return func(ctx context.Context, rv uint64) Try {
 		if *etcd && rv+1 <= current {
-			r := TryExactList(ctx, c, t, rv+1)
+			r := TryExactList(ctx, c, t, rv+1, b)
+			if r.notSent != nil {
+				return r
+			}
 			r.ResourceVersion = rv
 			r.Evidence = fmt.Sprintf("%s (a watch from %d needs revision %d)", r.Evidence, rv, rv+1)
 			return r

@@ -110,8 +110,8 @@ func (s *Series) RefineDepth(ctx context.Context, c *apiclient.Client, t apiclie
 			break
 		}
 	}
-	if last != nil && b.Take(ctx) == nil {
-		if dated, err := ListDatedRVs(ctx, c, t); err == nil {
+	if last != nil {
+		if dated, err := ListDatedAround(ctx, c, t, last.Oldest, b); err == nil {
 			s.Motion.DateDepth(*last, dated)
 		}
 	}

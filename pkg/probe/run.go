@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/listing"
 )
 
 // Options configure the probe of one resource.
@@ -60,14 +61,15 @@ func Run(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options
 		w.Duration = time.Since(w.Started)
 	}()
 	var itemRV uint64
-	w.Current, w.CurrentRaw, itemRV, w.Err = CurrentRV(ctx, c, t, b, o.Search.MaxRetryAfter)
+	w.Current, w.CurrentRaw, itemRV, w.Err = ReadCurrent(ctx, c, t, listing.CurrentOptions{Budget: b, Retry: o.Search.Retry})
 	if w.Err != nil {
 		return w
 	}
+	o.Try.Budget = b
 	watch := adaptiveProbe(func(ctx context.Context, rv uint64, po TryOptions) Try {
 		return TryWatch(ctx, c, t, rv, po)
 	}, o.Try, itemRV)
-	try, etcd := etcdListProbe(c, t, watch, w.Current)
+	try, etcd := etcdListProbe(c, t, watch, w.Current, b)
 	w.Search = Search(ctx, w.Current, try, o.Search)
 	if w.Err = w.Search.Err; w.Err != nil {
 		return w

@@ -3,27 +3,28 @@ package probe
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 )
 
 // TryFunc tries one RV: one request (TryWatch or TryExactList in real
 // use; a simulated server in the unit tests).
+// It takes its token from the search's budget itself (the rule of
+// apiclient.Budget) and says so by Try.NotSent when the budget refused it.
 type TryFunc func(ctx context.Context, rv uint64) Try
 
 // SearchOptions bound the search.
 type SearchOptions struct {
-	// Budget counts and paces the requests (nil = unbounded, unpaced).
+	// Budget counts and paces the requests (nil = unbounded, unpaced): the
+	// TryFunc takes each token; the search reads what remains, so that it
+	// never waits to retry with no request left.
 	Budget *apiclient.Budget
-	// Attempts is how many times one RV is tried when the answer is
-	// transient (5xx, network, a stream ended at once). Default 3.
-	Attempts int
-	// Backoff is the wait after the first transient answer; it doubles.
-	// Default 200ms.
-	Backoff time.Duration
-	// MaxRetryAfter caps how long a 429's Retry-After is honored. Default 30s.
-	MaxRetryAfter time.Duration
+	// Retry is how one RV is tried again when the answer says nothing
+	// about the window (a 429, a 5xx, a network error, a stream that ended
+	// at once): the plugin's one policy (default: 3 tries, 200 ms doubling,
+	// the server's Retry-After honoured, every wait capped at 30 s). The
+	// current-RV read waits out a 429 by the same policy.
+	Retry apiclient.Retry
 }
 
 // SearchResult is where the window starts, and how that was found.
@@ -62,15 +63,6 @@ func (r *SearchResult) Width() uint64 {
 // the first succeeding RV. Answers other than success and Expired are
 // retried and never move a bound.
 func Search(ctx context.Context, current uint64, probe TryFunc, o SearchOptions) *SearchResult {
-	if o.Attempts <= 0 {
-		o.Attempts = 3
-	}
-	if o.Backoff <= 0 {
-		o.Backoff = 200 * time.Millisecond
-	}
-	if o.MaxRetryAfter <= 0 {
-		o.MaxRetryAfter = 30 * time.Second
-	}
 	r := &SearchResult{Current: current, Source: SourceUnknown}
 	// Invariant: lo fails (0 = no exact RV below), hi succeeds (current is
 	// assumed to: a watch from the newest RV always starts). Windows only
@@ -137,15 +129,14 @@ func Search(ctx context.Context, current uint64, probe TryFunc, o SearchOptions)
 }
 
 // attempt probes rv until it gets an answer about the window: OK or
-// Expired. Throttling waits for the server's Retry-After; transient answers
-// are retried with backoff up to o.Attempts times; fatal answers stop.
+// Expired. Any other answer is tried again by o.Retry (a throttled one after
+// the server's Retry-After) until its tries run out; fatal answers stop.
 func (r *SearchResult) attempt(ctx context.Context, probe TryFunc, rv uint64, o SearchOptions) (Try, error) {
-	transient := 0
-	for {
-		if err := o.Budget.Take(ctx); err != nil {
+	for failed := 1; ; failed++ {
+		res := probe(ctx, rv)
+		if err := res.NotSent(); err != nil {
 			return Try{}, err
 		}
-		res := probe(ctx, rv)
 		r.Probes = append(r.Probes, res)
 		switch res.Outcome {
 		case OutcomeOK, OutcomeExpired:
@@ -155,24 +146,35 @@ func (r *SearchResult) attempt(ctx context.Context, probe TryFunc, rv uint64, o 
 		}
 		if o.Budget.Remaining() == 0 {
 			// No request left to retry with: do not wait for nothing.
-			return res, o.Budget.Take(ctx)
+			return res, o.Budget.Exhausted()
 		}
-		switch res.Outcome {
-		case OutcomeThrottled:
-			wait := min(max(res.RetryAfter, time.Second), o.MaxRetryAfter)
-			if err := o.Budget.Wait(ctx, wait); err != nil {
-				return res, err
-			}
-		default:
-			transient++
-			if transient >= o.Attempts {
-				return res, fmt.Errorf("RV %d gave no answer in %d attempts (last: %s%s): the bound was not moved", rv, transient, res.Evidence, messageSuffix(res.Message))
-			}
-			if err := o.Budget.Wait(ctx, o.Backoff<<(transient-1)); err != nil {
-				return res, err
-			}
+		if !o.Retry.More(failed) {
+			return res, &NoAnswerError{RV: rv, Tries: failed, Last: res}
+		}
+		if err := o.Retry.Wait(ctx, o.Retry.Delay(failed, res.asError())); err != nil {
+			return res, err
 		}
 	}
+}
+
+// NoAnswerError: one RV got no answer about the window in all its tries.
+// A throttled last answer unwraps to its 429, so that the failure (and the
+// exit code) is the throttling's.
+type NoAnswerError struct {
+	RV    uint64
+	Tries int
+	Last  Try
+}
+
+func (e *NoAnswerError) Error() string {
+	return fmt.Sprintf("RV %d gave no answer in %d attempts (last: %s%s): the bound was not moved", e.RV, e.Tries, e.Last.Evidence, messageSuffix(e.Last.Message))
+}
+
+func (e *NoAnswerError) Unwrap() error {
+	if e.Last.Outcome == OutcomeThrottled {
+		return e.Last.asError()
+	}
+	return nil
 }
 
 func messageSuffix(m string) string {

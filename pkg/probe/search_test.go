@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/utils/clock"
+
+	"github.com/watchrv/kubectl-watchrv/internal/clocktest"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 )
@@ -26,9 +29,14 @@ type simServer struct {
 	noise func(n int, rv uint64) Outcome
 	// after runs after every request (for a window that moves).
 	after func(s *simServer)
+	// budget gives each request its token, as the real senders do.
+	budget *apiclient.Budget
 }
 
-func (s *simServer) probe(_ context.Context, rv uint64) Try {
+func (s *simServer) probe(ctx context.Context, rv uint64) Try {
+	if err := s.budget.Take(ctx); err != nil {
+		return Try{ResourceVersion: rv, notSent: err}
+	}
 	s.requests++
 	defer func() {
 		if s.after != nil {
@@ -55,15 +63,24 @@ func (s *simServer) probe(_ context.Context, rv uint64) Try {
 	return Try{ResourceVersion: rv, Outcome: OutcomeExpired, Source: SourceEtcd, Code: 410, Message: "The resourceVersion for the provided watch is too old."}
 }
 
-func noSleepBudget(max int, slept *[]time.Duration) *apiclient.Budget {
-	b := apiclient.NewBudget(max, 0)
-	b.Sleep = func(_ context.Context, d time.Duration) error {
-		if slept != nil {
-			*slept = append(*slept, d)
-		}
-		return nil
+// recordingClock fires every timer at once and records its wait.
+type recordingClock struct {
+	*clocktest.Instant
+	slept *[]time.Duration
+}
+
+func (c recordingClock) NewTimer(d time.Duration) clock.Timer {
+	if c.slept != nil {
+		*c.slept = append(*c.slept, d)
 	}
-	return b
+	return c.Instant.NewTimer(d)
+}
+
+// noSleep is a search of s within max requests whose retries wait on a clock
+// that fires at once (the waits recorded in slept when not nil).
+func noSleep(s *simServer, max int, slept *[]time.Duration) SearchOptions {
+	s.budget = apiclient.NewBudget(max, 0)
+	return SearchOptions{Budget: s.budget, Retry: apiclient.Retry{Clock: recordingClock{clocktest.NewInstant(), slept}}}
 }
 
 // etcdBound is the request bound of a bisection: the low probe, plus
@@ -75,7 +92,7 @@ func etcdBound(current uint64) int {
 
 func TestSearchWatchCacheNamesOldestTwoProbes(t *testing.T) {
 	s := &simServer{oldest: 257, cache: true}
-	r := Search(context.Background(), 300, s.probe, SearchOptions{Budget: noSleepBudget(64, nil)})
+	r := Search(context.Background(), 300, s.probe, noSleep(s, 64, nil))
 	if r.Err != nil || !r.Found || r.Oldest != 257 || r.Source != SourceWatchCache {
 		t.Fatalf("want oldest 257 from the watch cache, got %+v", r)
 	}
@@ -98,7 +115,7 @@ func TestSearchEtcdExactWithinBound(t *testing.T) {
 	for _, current := range []uint64{2, 3, 4, 17, 100, 1023, 1024, 1025, 5000} {
 		for oldest := uint64(1); oldest <= current; oldest++ {
 			s := &simServer{oldest: oldest}
-			r := Search(context.Background(), current, s.probe, SearchOptions{Budget: noSleepBudget(64, nil)})
+			r := Search(context.Background(), current, s.probe, noSleep(s, 64, nil))
 			if r.Err != nil || !r.Found || r.Oldest != oldest {
 				t.Fatalf("current %d oldest %d: got %+v", current, oldest, r)
 			}
@@ -128,7 +145,7 @@ func TestSearchTransientErrorNeverMovesTheBound(t *testing.T) {
 			var slept []time.Duration
 			clean := &simServer{oldest: oldest, cache: cache}
 			want := Search(context.Background(), current, clean.probe, SearchOptions{})
-			r := Search(context.Background(), current, s.probe, SearchOptions{Budget: noSleepBudget(64, &slept)})
+			r := Search(context.Background(), current, s.probe, noSleep(s, 64, &slept))
 			if r.Err != nil || r.Oldest != oldest {
 				t.Fatalf("cache=%v seed %d: want %d, got %+v", cache, seed, oldest, r)
 			}
@@ -154,7 +171,7 @@ func TestSearchPersistentErrorStopsWithTrueBracket(t *testing.T) {
 		}
 		return ""
 	}}
-	r := Search(context.Background(), 10000, s.probe, SearchOptions{Budget: noSleepBudget(64, nil)})
+	r := Search(context.Background(), 10000, s.probe, noSleep(s, 64, nil))
 	if r.Err == nil || r.Found {
 		t.Fatalf("want an error, got %+v", r)
 	}
@@ -174,7 +191,7 @@ func TestSearchHonorsRetryAfter(t *testing.T) {
 		return ""
 	}}
 	var slept []time.Duration
-	r := Search(context.Background(), 300, s.probe, SearchOptions{Budget: noSleepBudget(64, &slept)})
+	r := Search(context.Background(), 300, s.probe, noSleep(s, 64, &slept))
 	if r.Err != nil || r.Oldest != 257 || len(r.Probes) != 3 {
 		t.Fatalf("want 257 in 3 probes, got %+v", r)
 	}
@@ -185,7 +202,7 @@ func TestSearchHonorsRetryAfter(t *testing.T) {
 
 func TestSearchBudgetExhaustedKeepsBracket(t *testing.T) {
 	s := &simServer{oldest: 123456}
-	r := Search(context.Background(), 1<<20, s.probe, SearchOptions{Budget: noSleepBudget(5, nil)})
+	r := Search(context.Background(), 1<<20, s.probe, noSleep(s, 5, nil))
 	if !errors.Is(r.Err, apiclient.ErrBudgetExhausted) || r.Found || len(r.Probes) != 5 {
 		t.Fatalf("want budget exhausted after 5 probes, got %d probes, %+v", len(r.Probes), r.Err)
 	}
@@ -211,7 +228,7 @@ func TestSearchFollowsAMovingWatchCacheWindow(t *testing.T) {
 			s.oldest += 50
 		}
 	}}
-	r := Search(context.Background(), 5000, s.probe, SearchOptions{Budget: noSleepBudget(64, nil)})
+	r := Search(context.Background(), 5000, s.probe, noSleep(s, 64, nil))
 	if r.Err != nil || !r.Found {
 		t.Fatalf("want a result, got %+v", r)
 	}
@@ -241,12 +258,27 @@ func TestSearchEtcdCompactedDuringTheSearch(t *testing.T) {
 				s.oldest = 610
 			}
 		}
-		r := Search(context.Background(), 810, s.probe, SearchOptions{Budget: noSleepBudget(64, nil)})
+		r := Search(context.Background(), 810, s.probe, noSleep(s, 64, nil))
 		if r.Err != nil || !r.Found || (r.Oldest != 410 && r.Oldest != 610) {
 			t.Fatalf("compaction after request %d: want 410 or 610, got %+v", at, r)
 		}
 		if r.Oldest == 410 && at < len(r.Probes) {
 			t.Fatalf("compaction after request %d of %d: 410 was no longer true when the search ended", at, len(r.Probes))
 		}
+	}
+}
+
+// One policy, one cap on the tries: a throttled answer counts toward the
+// tries like any other non-answer, each wait the server's Retry-After
+// (before, throttled answers were retried until the budget ran out).
+func TestSearchPersistentThrottlingStopsAtTheTries(t *testing.T) {
+	s := &simServer{oldest: 257, cache: true, noise: func(int, uint64) Outcome { return OutcomeThrottled }}
+	var slept []time.Duration
+	r := Search(context.Background(), 300, s.probe, noSleep(s, 64, &slept))
+	if diagnose.ClassifyFailure(r.Err) != diagnose.FailureThrottled || errors.Is(r.Err, apiclient.ErrBudgetExhausted) || len(r.Probes) != 3 {
+		t.Fatalf("want the search to stop after 3 throttled tries, got %d probes, %v", len(r.Probes), r.Err)
+	}
+	if len(slept) != 2 || slept[0] != 2*time.Second || slept[1] != 2*time.Second {
+		t.Fatalf("want two 2s waits (the Retry-After), got %v", slept)
 	}
 }

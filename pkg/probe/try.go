@@ -15,6 +15,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/clock"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
@@ -71,7 +72,14 @@ type Try struct {
 	// silent: the RV of the change it should have replayed. A server whose
 	// watch cache has not seen that change yet answers this way.
 	MissedChangeRV uint64 `json:"-"`
+	// notSent is why the request was never sent (the budget refused it):
+	// such a Try is no answer and no probe.
+	notSent error
 }
+
+// NotSent is why the request of this Try was never sent (the budget
+// refused it), or nil when it was sent.
+func (r Try) NotSent() error { return r.notSent }
 
 // TryOptions tune one probe.
 type TryOptions struct {
@@ -82,6 +90,20 @@ type TryOptions struct {
 	Wait time.Duration
 	// HeaderTimeout bounds the wait for the response headers.
 	HeaderTimeout time.Duration
+	// Budget (nil = unbounded) gives the watch its token (taken by
+	// watchstream.Open, the sender).
+	Budget *apiclient.Budget
+	// Clock (nil = the real clock) times the header timeout, the wait and
+	// the latency: a silent watch counts as started when Wait has passed on
+	// it, so that tests decide that without waiting.
+	Clock clock.WithDelayedExecution
+}
+
+func (o TryOptions) clock() clock.WithDelayedExecution {
+	if o.Clock == nil {
+		return clock.RealClock{}
+	}
+	return o.Clock
 }
 
 // DefaultTryWait is the default of TryOptions.Wait.
@@ -99,19 +121,24 @@ func TryWatch(ctx context.Context, c *apiclient.Client, t apiclient.Target, rv u
 		opts.HeaderTimeout = 10 * time.Second
 	}
 	res = Try{ResourceVersion: rv}
-	start := time.Now()
+	clk := opts.clock()
+	start := clk.Now()
 	defer func() {
-		res.Latency = time.Since(start)
+		res.Latency = clk.Since(start)
 		res.LatencyMillis = float64(res.Latency.Microseconds()) / 1000
 	}()
 	// The server ends the watch by itself shortly after the wait, in case
 	// the close below never reaches it.
-	wo := watchstream.Options{ResourceVersion: strconv.FormatUint(rv, 10), RVSet: true, TimeoutSeconds: int64(opts.Wait/time.Second) + 2}
+	wo := watchstream.Options{ResourceVersion: strconv.FormatUint(rv, 10), RVSet: true, TimeoutSeconds: int64(opts.Wait/time.Second) + 2, Budget: opts.Budget}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	headerTimer := time.AfterFunc(opts.HeaderTimeout, cancel)
+	headerTimer := clk.AfterFunc(opts.HeaderTimeout, cancel)
 	stream, err := watchstream.Open(ctx, c, t, wo)
 	headerTimer.Stop()
+	if apiclient.NotSent(err) {
+		res.notSent = err
+		return res
+	}
 	if err != nil {
 		res.fromError(err, rv)
 		return res
@@ -127,12 +154,12 @@ func TryWatch(ctx context.Context, c *apiclient.Client, t apiclient.Target, rv u
 		ev, err := stream.Next()
 		got <- first{ev: ev, err: err}
 	}()
-	timer := time.NewTimer(opts.Wait)
+	timer := clk.NewTimer(opts.Wait)
 	defer timer.Stop()
 	select {
 	case f := <-got:
 		res.fromFirstEvent(f.ev, f.err, rv)
-	case <-timer.C:
+	case <-timer.C():
 		res.Outcome, res.Silent = OutcomeOK, true
 		res.Evidence = fmt.Sprintf("accepted: no error within %s", opts.Wait)
 	case <-ctx.Done():
@@ -214,7 +241,12 @@ func (r *Try) fromStatus(st metav1.Status, rv uint64, how string) {
 // exit code the command can derive.
 func (r Try) asError() error {
 	if r.Code != 0 {
-		return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: r.Code, Message: r.Message, Reason: reasonForCode(r.Code)}}
+		st := metav1.Status{Status: metav1.StatusFailure, Code: r.Code, Message: r.Message, Reason: reasonForCode(r.Code)}
+		if r.RetryAfter > 0 {
+			// Kept, so that the retry policy honours it.
+			st.Details = &metav1.StatusDetails{RetryAfterSeconds: int32(r.RetryAfter / time.Second)}
+		}
+		return &apierrors.StatusError{ErrStatus: st}
 	}
 	if r.Message != "" {
 		return errors.New(r.Message)

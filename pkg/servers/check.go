@@ -2,6 +2,7 @@ package servers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
@@ -52,25 +53,33 @@ type Repeated struct {
 // RV (closed at its first answer), for TooLarge a list not older than it.
 // An exact list is served by storage or the cache's snapshots, a watch by
 // the watch cache: a watch that works proves nothing about the list (seen
-// on v1.30 and v1.35). One request, taken from b. The same question for
-// one server (the kubeconfig's) and for every server (CheckAcross).
+// on v1.30 and v1.35). One request, whose sender takes its token from b.
+// The same question for one server (the kubeconfig's) and for every server
+// (CheckAcross).
 func Repeat(ctx context.Context, c *apiclient.Client, t apiclient.Target, q Question, b *apiclient.Budget) Repeated {
-	if err := b.Take(ctx); err != nil {
+	notSent := func(err error) Repeated {
 		return Repeated{Outcome: probe.OutcomeFatal, Err: err, Tried: &diagnose.Tried{Request: q.request(), Answer: text.OneLine(err.Error())}}
 	}
 	if q.Class == diagnose.ClassExpired && !q.exactList() {
-		r := probe.TryWatch(ctx, c, t, q.RV, probe.TryOptions{})
+		r := probe.TryWatch(ctx, c, t, q.RV, probe.TryOptions{Budget: b})
+		if err := r.NotSent(); err != nil {
+			return notSent(err)
+		}
 		tr := &diagnose.Tried{Request: q.request(), Works: r.Outcome == probe.OutcomeOK, Answer: r.Evidence}
 		if r.Message != "" {
 			tr.Answer += ": " + r.Message
 		}
 		return Repeated{Tried: tr, Outcome: r.Outcome, OldestNamed: r.OldestNamed, Watch: &r}
 	}
-	po := listing.PageOptions{Limit: 1, ResourceVersion: fmt.Sprint(q.RV), ResourceVersionMatch: "NotOlderThan"}
+	po := listing.PageOptions{Limit: 1, ResourceVersion: fmt.Sprint(q.RV), ResourceVersionMatch: "NotOlderThan", Budget: b}
 	if q.Class == diagnose.ClassExpired {
 		po.ResourceVersionMatch = "Exact"
 	}
 	_, err := listing.List(ctx, c, t, po)
+	var ns *apiclient.NotSentError
+	if errors.As(err, &ns) {
+		return notSent(err)
+	}
 	rep := Repeated{Tried: &diagnose.Tried{Request: q.request(), Works: err == nil, Answer: "answered"}, Outcome: probe.OutcomeOK}
 	if err != nil {
 		rep.Tried.Answer = text.OneLine(err.Error())

@@ -102,7 +102,7 @@ func Measure(ctx context.Context, c *apiclient.Client, t apiclient.Target, endpo
 		s.Millis = float64(time.Since(start).Microseconds()) / 1000
 	}()
 	if o.Mode == ModeRVs {
-		cur, _, _, err := probe.CurrentRV(ctx, c, t, b, o.Window.Search.MaxRetryAfter)
+		cur, _, _, err := probe.ReadCurrent(ctx, c, t, listing.CurrentOptions{Budget: b, Retry: o.Window.Search.Retry})
 		if err != nil {
 			s.fail(err)
 		} else {
@@ -146,11 +146,7 @@ func Measure(ctx context.Context, c *apiclient.Client, t apiclient.Target, endpo
 // readCache reads the cache RV: a list with resourceVersion=0, which the
 // watch cache answers as it stands, without asking etcd.
 func (s *Server) readCache(ctx context.Context, c *apiclient.Client, t apiclient.Target, b *apiclient.Budget) {
-	if err := b.Take(ctx); err != nil {
-		s.fail(err)
-		return
-	}
-	page, err := listing.List(ctx, c, t, listing.PageOptions{Limit: 1, ResourceVersion: "0"})
+	page, err := listing.List(ctx, c, t, listing.PageOptions{Limit: 1, ResourceVersion: "0", Budget: b})
 	if err != nil {
 		s.fail(err)
 		return

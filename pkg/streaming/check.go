@@ -64,8 +64,8 @@ const (
 type Options struct {
 	// Deadline is how long the stream may take to send the bookmark.
 	Deadline time.Duration
-	// Budget is taken once per request (the list, the watch, and the exact
-	// list only when the counts differ).
+	// Budget gives each request its token (the list, the watch, and the
+	// exact list only when the counts differ), taken by the sender.
 	Budget *apiclient.Budget
 }
 
@@ -141,11 +141,9 @@ func (r Result) RequestFailure() diagnose.Failure {
 // exact list only when the counts must be compared at the bookmark's RV.
 func Check(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options) Result {
 	r := Result{Resource: t.Resource.Name(), GroupVersion: t.Resource.GVR.GroupVersion().String(), Namespace: t.Namespace, Informer: InformerUnknown}
-	var listErr error
-	var list *listing.Page
-	if listErr = o.Budget.Take(ctx); listErr == nil {
+	list, listErr := listing.List(ctx, c, t, listing.PageOptions{Budget: o.Budget})
+	if !apiclient.NotSent(listErr) {
 		r.Requests++
-		list, listErr = listing.List(ctx, c, t, listing.PageOptions{})
 	}
 	if errors.Is(listErr, apiclient.ErrBudgetExhausted) || ctx.Err() != nil {
 		return failed(r, listErr)
@@ -154,11 +152,9 @@ func Check(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Optio
 		n := len(list.Items)
 		r.ListCount, r.ListResourceVersion = &n, list.ResourceVersion
 	}
-	if err := o.Budget.Take(ctx); err != nil {
+	if err := readStream(ctx, c, t, o, &r); err != nil {
 		return failed(r, err)
 	}
-	r.Requests++
-	readStream(ctx, c, t, o.Deadline, &r)
 	if r.BookmarkReceived {
 		compare(ctx, c, t, o, &r, listErr)
 	}
@@ -174,15 +170,19 @@ func failed(r Result, err error) Result {
 
 // readStream opens the streaming watch and reads it until the bookmark, an
 // ERROR event, the end of the stream or the deadline, then closes it.
-func readStream(ctx context.Context, c *apiclient.Client, t apiclient.Target, deadline time.Duration, r *Result) {
-	ctx, cancel := context.WithTimeout(ctx, deadline)
+func readStream(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options, r *Result) error {
+	ctx, cancel := context.WithTimeout(ctx, o.Deadline)
 	defer cancel()
 	start := time.Now()
-	s, err := watchstream.Open(ctx, c, t, watchstream.Options{SendInitialEvents: true})
+	s, err := watchstream.Open(ctx, c, t, watchstream.Options{SendInitialEvents: true, Budget: o.Budget})
+	if apiclient.NotSent(err) {
+		return err
+	}
+	r.Requests++
 	if err != nil {
 		r.StreamMillis = ms(time.Since(start))
 		refusedOrError(r, err, ctx)
-		return
+		return nil
 	}
 	defer s.Close()
 	for {
@@ -198,7 +198,7 @@ func readStream(ctx context.Context, c *apiclient.Client, t apiclient.Target, de
 			default:
 				r.Error, r.Err = err.Error(), err
 			}
-			return
+			return nil
 		}
 		if r.FirstEventMillis == 0 {
 			r.FirstEventMillis = ms(e.Received.Sub(start))
@@ -210,7 +210,7 @@ func readStream(ctx context.Context, c *apiclient.Client, t apiclient.Target, de
 				r.Code, r.Reason, r.Message = e.Status.Code, string(e.Status.Reason), e.Status.Message
 				r.Err = &apierrors.StatusError{ErrStatus: *e.Status}
 			}
-			return
+			return nil
 		case e.IsInitialEventsEnd():
 			d := e.Received.Sub(start)
 			r.BookmarkReceived, r.BookmarkResourceVersion = true, e.Object.ResourceVersion
@@ -218,7 +218,7 @@ func readStream(ctx context.Context, c *apiclient.Client, t apiclient.Target, de
 			if d > 0 {
 				r.ObjectsPerSecond = float64(r.InitialObjects) / d.Seconds()
 			}
-			return
+			return nil
 		case e.Type == watchstream.EventAdded:
 			r.InitialObjects++
 		case e.Type == watchstream.EventBookmark:
@@ -264,13 +264,13 @@ func compare(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Opt
 		return
 	}
 	// Writes between the list and the watch: count at the bookmark's RV.
-	if err := o.Budget.Take(ctx); err != nil {
+	p, err := listing.List(ctx, c, t, listing.PageOptions{ResourceVersion: r.BookmarkResourceVersion, ResourceVersionMatch: "Exact", Budget: o.Budget})
+	if apiclient.NotSent(err) {
 		r.Problems = append(r.Problems, "the count was not checked at the bookmark's RV: "+err.Error())
 		r.CountUnchecked = true
 		return
 	}
 	r.Requests++
-	p, err := listing.List(ctx, c, t, listing.PageOptions{ResourceVersion: r.BookmarkResourceVersion, ResourceVersionMatch: "Exact"})
 	if err != nil {
 		r.Problems = append(r.Problems, "the count was not checked at the bookmark's RV "+r.BookmarkResourceVersion+": "+text.OneLine(err.Error()))
 		r.CountUnchecked = true

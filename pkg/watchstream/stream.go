@@ -39,6 +39,9 @@ type Options struct {
 	AllowBookmarks    bool
 	// TimeoutSeconds is sent as timeoutSeconds (0 = server default).
 	TimeoutSeconds int64
+	// Budget (nil = unbounded) is not a query parameter: Open takes one
+	// token from it before it sends the watch (the rule of apiclient.Budget).
+	Budget *apiclient.Budget
 }
 
 // Query renders the options as URL parameters.
@@ -132,6 +135,9 @@ func (w *wireObject) status() (*metav1.Status, error) {
 // Open opens a watch on the collection. An error status returned instead
 // of a stream (for example 410 or 504) comes back as an API error.
 func Open(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options) (*Stream, error) {
+	if err := o.Budget.Take(ctx); err != nil {
+		return nil, err
+	}
 	q := o.Query(t)
 	ctx, cancel := context.WithCancel(ctx)
 	body, err := c.Get(ctx, t.CollectionPath(), q, apiclient.AcceptMetadata)

@@ -1,0 +1,80 @@
+package apiclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"golang.org/x/time/rate"
+	"k8s.io/client-go/util/flowcontrol"
+	"k8s.io/utils/clock"
+)
+
+// ErrRateWaitPastDeadline says the client-side rate limit (--qps, or the
+// REST client's own) would hold a request past its context's deadline: the
+// request was not sent. golang.org/x/time/rate refuses such a wait with an
+// untyped error; this limiter decides it itself, so that a caller can tell
+// "the run's time is up" from a failure without reading a message.
+var ErrRateWaitPastDeadline = errors.New("the client-side rate limit would hold the request past its deadline")
+
+// deadlineLimiter is a token bucket (flowcontrol.RateLimiter, what the
+// REST client and Budget pace with) whose Wait compares the reservation's
+// delay with the context's deadline itself, on its clock.
+type deadlineLimiter struct {
+	lim   *rate.Limiter
+	qps   float32
+	clock clock.Clock
+}
+
+var _ flowcontrol.RateLimiter = (*deadlineLimiter)(nil)
+
+// newRateLimiter allows qps requests a second with a burst of burst (at
+// least 1), timed by clk (nil = the real clock).
+func newRateLimiter(qps float32, burst int, clk clock.Clock) *deadlineLimiter {
+	if clk == nil {
+		clk = clock.RealClock{}
+	}
+	return &deadlineLimiter{lim: rate.NewLimiter(rate.Limit(qps), max(burst, 1)), qps: qps, clock: clk}
+}
+
+func (l *deadlineLimiter) TryAccept() bool { return l.lim.AllowN(l.clock.Now(), 1) }
+
+func (l *deadlineLimiter) Accept() {
+	now := l.clock.Now()
+	l.clock.Sleep(l.lim.ReserveN(now, 1).DelayFrom(now))
+}
+
+func (l *deadlineLimiter) Stop() {}
+
+func (l *deadlineLimiter) QPS() float32 { return l.qps }
+
+// Wait takes a token, waiting for it on the clock; it returns
+// ErrRateWaitPastDeadline at once (taking nothing) when the wait would end
+// after ctx's deadline, and ctx's error when ctx ends first.
+func (l *deadlineLimiter) Wait(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	now := l.clock.Now()
+	r := l.lim.ReserveN(now, 1)
+	if !r.OK() {
+		return fmt.Errorf("rate limiter refused a request (burst %d)", l.lim.Burst())
+	}
+	delay := r.DelayFrom(now)
+	if delay <= 0 {
+		return nil
+	}
+	if dl, ok := ctx.Deadline(); ok && now.Add(delay).After(dl) {
+		r.CancelAt(now)
+		return fmt.Errorf("%w (a wait of %s)", ErrRateWaitPastDeadline, delay)
+	}
+	t := l.clock.NewTimer(delay)
+	defer t.Stop()
+	select {
+	case <-t.C():
+		return nil
+	case <-ctx.Done():
+		r.CancelAt(l.clock.Now())
+		return ctx.Err()
+	}
+}

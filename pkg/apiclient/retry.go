@@ -1,0 +1,123 @@
+package apiclient
+
+import (
+	"context"
+	"math/rand/v2"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/utils/clock"
+)
+
+// Retry is the plugin's one retry policy: how long to wait before sending a
+// request again, and how many times. The probe's search, the current-RV
+// read, a paged walk's pages and follow's reconnects all wait by it:
+// exponential backoff from Initial, never shorter than the server's
+// Retry-After, every wait capped at Max, at most Tries tries, each wait
+// timed by Clock (so that tests drive it without sleeping). The zero value
+// is the default policy (3 tries, 200 ms doubling, 30 s cap, real clock).
+type Retry struct {
+	// Tries is the most times one request is sent, the first included
+	// (0 = 3).
+	Tries int
+	// Initial is the wait after the first failure; it doubles with each
+	// further failure (0 = 200 ms).
+	Initial time.Duration
+	// Max caps every wait, the server's Retry-After included (0 = 30 s).
+	Max time.Duration
+	// Jitter adds up to half of the backoff to it, as client-go's Reflector
+	// does, so that many clients do not come back at once.
+	Jitter bool
+	// Clock times the waits (nil = the real clock).
+	Clock clock.Clock
+}
+
+// DefaultThrottleWait is what a 429 without a Retry-After counts as (the
+// server asked to slow down without saying how long).
+const DefaultThrottleWait = time.Second
+
+func (r Retry) tries() int {
+	if r.Tries <= 0 {
+		return 3
+	}
+	return r.Tries
+}
+
+func (r Retry) initial() time.Duration {
+	if r.Initial <= 0 {
+		return 200 * time.Millisecond
+	}
+	return r.Initial
+}
+
+// Cap is the longest wait of the policy.
+func (r Retry) Cap() time.Duration {
+	if r.Max <= 0 {
+		return 30 * time.Second
+	}
+	return r.Max
+}
+
+func (r Retry) clock() clock.Clock {
+	if r.Clock == nil {
+		return clock.RealClock{}
+	}
+	return r.Clock
+}
+
+// More reports whether another try is allowed after failed ones.
+func (r Retry) More(failed int) bool { return failed < r.tries() }
+
+// Backoff is the wait after the failed-th failure (1-based) without a word
+// from the server: Initial doubled failed-1 times, capped at Max, plus the
+// jitter when asked.
+func (r Retry) Backoff(failed int) time.Duration {
+	d, cap := r.initial(), r.Cap()
+	for i := 1; i < failed && d < cap; i++ {
+		d *= 2
+	}
+	d = min(d, cap)
+	if r.Jitter {
+		d += time.Duration(rand.Int64N(int64(d)/2 + 1))
+	}
+	return d
+}
+
+// Delay is the wait after the failed-th failure, whose error is err: the
+// backoff, but never shorter than the server's Retry-After (capped at Max).
+func (r Retry) Delay(failed int, err error) time.Duration {
+	d := r.Backoff(failed)
+	if ra, ok := RetryAfter(err); ok {
+		d = max(d, min(ra, r.Cap()))
+	}
+	return d
+}
+
+// RetryAfter is how long the server asked the client to wait before trying
+// again: the retryAfterSeconds of its Status (a 429, or a 504 TooLarge), or
+// DefaultThrottleWait for a 429 that names no delay. ok is false when the
+// server asked nothing.
+func RetryAfter(err error) (time.Duration, bool) {
+	if err == nil {
+		return 0, false
+	}
+	if s, ok := apierrors.SuggestsClientDelay(err); ok && s > 0 {
+		return time.Duration(s) * time.Second, true
+	}
+	if apierrors.IsTooManyRequests(err) {
+		return DefaultThrottleWait, true
+	}
+	return 0, false
+}
+
+// Wait waits d on the policy's clock, or until ctx ends (then ctx's error).
+func (r Retry) Wait(ctx context.Context, d time.Duration) error {
+	t := r.clock().NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C():
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

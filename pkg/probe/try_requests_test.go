@@ -1,0 +1,122 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
+	testingclock "k8s.io/utils/clock/testing"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+)
+
+// The request functions take their own token (the rule of
+// apiclient.Budget): an exact list answered by a recorded v1.37.2 list page
+// costs one token, and a watch asked with the budget spent is never sent,
+// and says so instead of counting as a probe.
+func TestProbeRequestsTakeTheirOwnToken(t *testing.T) {
+	page, err := os.ReadFile(filepath.Join("..", "listing", "testdata", "page3.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	requests := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests++
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(page)
+	}))
+	defer srv.Close()
+	c, err := apiclient.NewClient(&rest.Config{Host: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := apiclient.Target{Resource: apiclient.Resource{GVR: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, Namespaced: true}, Namespace: "recorded"}
+	b := apiclient.NewBudget(1, 0)
+	if r := TryExactList(context.Background(), c, tg, 215, b); r.Outcome != OutcomeOK || r.NotSent() != nil || b.Used() != 1 || requests != 1 {
+		t.Fatalf("want one answered exact list and one token, got %+v, %d tokens, %d requests", r, b.Used(), requests)
+	}
+	r := TryWatch(context.Background(), c, tg, 215, TryOptions{Budget: b})
+	if !errors.Is(r.NotSent(), apiclient.ErrBudgetExhausted) || r.Outcome != "" || requests != 1 || b.Used() != 1 {
+		t.Fatalf("a watch with the budget spent must not be sent: %+v (%v), %d requests", r, r.NotSent(), requests)
+	}
+}
+
+// watchTarget is the recorded namespace's configmaps.
+func watchTarget() apiclient.Target {
+	return apiclient.Target{Resource: apiclient.Resource{GVR: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, Namespaced: true}, Namespace: "recorded"}
+}
+
+// stepUntil moves fc forward by step until done is closed: the probe's
+// timers fire on the fake clock, never on the wall clock.
+func stepUntil(fc *testingclock.FakeClock, step time.Duration, done <-chan struct{}) {
+	for {
+		select {
+		case <-done:
+			return
+		default:
+		}
+		if fc.HasWaiters() {
+			fc.Step(step)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// A watch the server accepts and keeps silent (what a real server does
+// for a watch from its current RV: headers, then nothing) counts as started
+// once the wait has passed on the probe's clock.
+func TestTryWatchSilenceIsTimedByTheClock(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	c, err := apiclient.NewClient(&rest.Config{Host: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc := testingclock.NewFakeClock(time.Unix(0, 0))
+	done := make(chan struct{})
+	var r Try
+	go func() {
+		defer close(done)
+		r = TryWatch(context.Background(), c, watchTarget(), 215, TryOptions{Wait: 250 * time.Millisecond, HeaderTimeout: time.Hour, Clock: fc})
+	}()
+	stepUntil(fc, 250*time.Millisecond, done)
+	if r.Outcome != OutcomeOK || !r.Silent || r.Evidence != "accepted: no error within 250ms" || r.Latency < 250*time.Millisecond {
+		t.Fatalf("want a silent start after 250ms of the clock, got %+v", r)
+	}
+}
+
+// A server that never answers the watch request: the header timeout, on
+// the probe's clock, abandons it as a transient answer.
+func TestTryWatchHeaderTimeoutIsTimedByTheClock(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	c, err := apiclient.NewClient(&rest.Config{Host: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc := testingclock.NewFakeClock(time.Unix(0, 0))
+	done := make(chan struct{})
+	var r Try
+	go func() {
+		defer close(done)
+		r = TryWatch(context.Background(), c, watchTarget(), 215, TryOptions{HeaderTimeout: 5 * time.Second, Clock: fc})
+	}()
+	stepUntil(fc, time.Second, done)
+	if r.Outcome != OutcomeTransient || r.Latency < 5*time.Second {
+		t.Fatalf("want a transient answer after 5s of the clock, got %+v", r)
+	}
+}
