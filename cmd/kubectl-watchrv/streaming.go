@@ -14,6 +14,7 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
 	"github.com/watchrv/kubectl-watchrv/pkg/streaming"
+	"github.com/watchrv/kubectl-watchrv/pkg/sweep"
 )
 
 // StreamingOptions checks streaming lists (WatchList) per resource.
@@ -54,9 +55,11 @@ and every resource was checked); 1 when an informer would hang, or the one
 resource checked refuses the stream otherwise, streams an incorrect state,
 or could not be checked. A request that fails for a reason of its own is
 that failure, with its code, as in every command: 6 credentials rejected
-(401), 7 RBAC (403), 8 throttled (429), 4 unreachable, 5 TLS. With --all:
-12 when some resources could not be checked and none would hang (the
-verdict covers those checked), the failure's code when none could.`,
+(401), 7 RBAC (403), 8 throttled (429), 4 unreachable, 5 TLS. With --all,
+a resource that refuses the stream or could not be checked has failed: 12
+when some failed and none would hang (the verdict covers those checked),
+the first failure's code when all did (1 when it refused the stream, as
+on servers without WatchList).`,
 		Example: `  # Does an aggregated API stream? (metrics servers, CNI control planes)
   kubectl watchrv streaming pods.metrics.k8s.io -A
 
@@ -137,7 +140,14 @@ func (o *StreamingOptions) Run(ctx context.Context) error {
 	}
 	err = streaming.AllErr(ctx, run)
 	var hangs *streaming.HangsError
-	if errors.As(err, &hangs) {
+	var none *sweep.NoneError
+	var refused *streaming.RefusedError
+	switch {
+	case errors.As(err, &hangs):
+		return withCode(ExitFailure, err)
+	case errors.As(err, &none) && errors.As(none.Failed[0].Err, &refused):
+		// Every resource failed, the first by refusing the stream: the
+		// code a one-resource check gives a refusal (1), not a 422's 2.
 		return withCode(ExitFailure, err)
 	}
 	return err

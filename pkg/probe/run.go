@@ -72,13 +72,19 @@ func Run(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options
 	if w.Err = w.Search.Err; w.Err != nil {
 		return w
 	}
+	// A bound storage answered is proven by watches read through to the
+	// current RV (reach.go); the watch cache's by the first event.
+	atOldest := watch
 	if *etcd {
-		if w.Err = settleEtcdBound(ctx, w.Search, watch, o.Search); w.Err != nil {
+		atOldest = adaptiveProbe(func(ctx context.Context, rv uint64, po TryOptions) Try {
+			return TryWatchThrough(ctx, c, t, rv, w.Search.Current, po)
+		}, o.Try, itemRV)
+		if w.Err = settleStorageBound(ctx, w.Search, atOldest, o.Search); w.Err != nil {
 			return w
 		}
 	}
 	if o.Verify {
-		w.Verify, w.Err = verify(ctx, w.Search.Oldest, watch, o.Search)
+		w.Verify, w.Err = verify(ctx, w.Search.Oldest, atOldest, watch, o.Search)
 		if w.Err != nil {
 			return w
 		}
@@ -89,7 +95,7 @@ func Run(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options
 			if w.Err = w.Search.Err; w.Err != nil {
 				return w
 			}
-			w.Verify, w.Err = verify(ctx, w.Search.Oldest, watch, o.Search)
+			w.Verify, w.Err = verify(ctx, w.Search.Oldest, atOldest, watch, o.Search)
 			if w.Err != nil {
 				return w
 			}
@@ -101,16 +107,20 @@ func Run(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options
 	return w
 }
 
-// settleEtcdBound proves with real watches a bound that exact lists found.
-// The lists put it at R-1 when etcd was compacted at R; a watch from R-1
-// fails with PrevKv=nil when R is a change of the collection (Expired for
-// the window), and then the bound is R, which a second watch proves.
-func settleEtcdBound(ctx context.Context, r *SearchResult, watch TryFunc, o SearchOptions) error {
+// settleStorageBound proves with real watches, each read through every
+// change up to the current RV (TryWatchThrough), a bound that exact lists
+// found. The lists put it at R-1 when storage was compacted at R; a watch
+// from there fails with PrevKv=nil at the first change whose object's
+// previous value is compacted: at R on etcd, anywhere above it on kine.
+// Every watch from below that change meets it, so the bound moves to it,
+// and the next watch is read from there, until one reaches the current RV.
+// Each watch is one request of the budget.
+func settleStorageBound(ctx context.Context, r *SearchResult, reach TryFunc, o SearchOptions) error {
 	if !r.Found || r.Oldest >= r.Current {
 		return nil
 	}
-	for range 2 {
-		res, err := r.attempt(ctx, watch, r.Oldest, o)
+	for {
+		res, err := r.attempt(ctx, reach, r.Oldest, o)
 		if err != nil {
 			r.Err = err
 			return err
@@ -118,25 +128,30 @@ func settleEtcdBound(ctx context.Context, r *SearchResult, watch TryFunc, o Sear
 		if res.Outcome == OutcomeOK {
 			return nil
 		}
+		if res.LostAt <= r.Oldest {
+			// A 410, not a lost change: the compaction moved since the
+			// lists found the bound.
+			err := fmt.Errorf("the watch from RV %d failed (%s) after exact lists put the bound there: the window moved during the probe; probe again", r.Oldest, res.Evidence)
+			r.Err, r.Found = err, false
+			return err
+		}
 		r.Source = SourceEtcd
-		r.LastFailing, r.LowerBoundFromServer = r.Oldest, false
-		r.Oldest++
-		r.FirstSucceeding = r.Oldest
+		r.LastFailing, r.LowerBoundFromServer = res.LostAt-1, false
+		r.Oldest, r.FirstSucceeding = res.LostAt, res.LostAt
 		if r.Oldest >= r.Current {
 			return nil // the newest RV always starts
 		}
 	}
-	err := fmt.Errorf("the watches from RV %d and %d both failed after exact lists put the bound there: the window moved during the probe; probe again", r.Oldest-2, r.Oldest-1)
-	r.Err, r.Found = err, false
-	return err
 }
 
-// verify proves the bound with one watch on each side of it. Transient
-// answers are retried as in the search.
-func verify(ctx context.Context, oldest uint64, probe TryFunc, o SearchOptions) (*Verification, error) {
+// verify proves the bound with one watch on each side of it: the one at
+// the bound by atProbe (read through to the current RV when storage
+// answered), the one below by probe. Transient answers are retried as in
+// the search.
+func verify(ctx context.Context, oldest uint64, atProbe, probe TryFunc, o SearchOptions) (*Verification, error) {
 	scratch := &SearchResult{}
 	v := &Verification{}
-	at, err := scratch.attempt(ctx, probe, oldest, o)
+	at, err := scratch.attempt(ctx, atProbe, oldest, o)
 	v.AtOldest = at
 	if err != nil {
 		return v, err
