@@ -114,11 +114,13 @@ func Run(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options
 // previous value is compacted: at R on etcd, anywhere above it on kine.
 // Every watch from below that change meets it, so the bound moves to it,
 // and the next watch is read from there, until one reaches the current RV.
-// Each watch is one request of the budget.
+// A plain 410 moves the bound up by one, once (kine refuses a watch from
+// its compaction revision). Each watch is one request of the budget.
 func settleStorageBound(ctx context.Context, r *SearchResult, reach TryFunc, o SearchOptions) error {
 	if !r.Found || r.Oldest >= r.Current {
 		return nil
 	}
+	expired := 0
 	for {
 		res, err := r.attempt(ctx, reach, r.Oldest, o)
 		if err != nil {
@@ -128,16 +130,22 @@ func settleStorageBound(ctx context.Context, r *SearchResult, reach TryFunc, o S
 		if res.Outcome == OutcomeOK {
 			return nil
 		}
-		if res.LostAt <= r.Oldest {
-			// A 410, not a lost change: the compaction moved since the
-			// lists found the bound.
-			err := fmt.Errorf("the watch from RV %d failed (%s) after exact lists put the bound there: the window moved during the probe; probe again", r.Oldest, res.Evidence)
-			r.Err, r.Found = err, false
-			return err
+		next := res.LostAt
+		if next <= r.Oldest {
+			// A 410, not a lost change. kine answers it to a watch from
+			// its compaction revision, where the exact list above works:
+			// the bound is one higher. A second 410 means the compaction
+			// moved since the lists found the bound.
+			if expired++; expired > 1 {
+				err := fmt.Errorf("the watches from RV %d and %d both failed after exact lists put the bound there (the last: %s): the window moved during the probe; probe again", r.Oldest-1, r.Oldest, res.Evidence)
+				r.Err, r.Found = err, false
+				return err
+			}
+			next = r.Oldest + 1
 		}
 		r.Source = SourceEtcd
-		r.LastFailing, r.LowerBoundFromServer = res.LostAt-1, false
-		r.Oldest, r.FirstSucceeding = res.LostAt, res.LostAt
+		r.LastFailing, r.LowerBoundFromServer = next-1, false
+		r.Oldest, r.FirstSucceeding = next, next
 		if r.Oldest >= r.Current {
 			return nil // the newest RV always starts
 		}

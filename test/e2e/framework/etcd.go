@@ -2,6 +2,7 @@ package framework
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -21,8 +22,20 @@ func (c *Cluster) Compact(ctx context.Context, rev int64) error {
 		return err
 	}
 	defer cli.Close()
-	_, err = cli.Compact(ctx, rev, clientv3.WithCompactPhysical())
-	return err
+	// kine learns of its own newest row on its next poll: just after a
+	// write is acknowledged (and listed), it can still call that revision
+	// a future one. etcd never does; the retry costs it nothing.
+	for i := 0; ; i++ {
+		_, err = cli.Compact(ctx, rev, clientv3.WithCompactPhysical())
+		if err == nil || i == 20 || !strings.Contains(err.Error(), "required revision is a future revision") {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // EtcdRevision returns etcd's current revision (the newest RV).

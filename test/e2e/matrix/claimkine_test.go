@@ -34,6 +34,7 @@ var checkKineLostChange = claimCheck{"claim9-10-kine-lost-change", func(t *testi
 		t.Fatal(err)
 	}
 	m := framework.RVNum(t, w.Modify("old").ResourceVersion)
+	w.Create("after", nil) // a change a watch from m must deliver
 	t.Logf("compacted at %d (kine keeps %d), old modified at %d", cur, kineMinRetain, m)
 	t.Run("claim9-probe", func(t *testing.T) { kineProbeReachesCurrent(t, c, ns, m) })
 	t.Run("claim9-explain", func(t *testing.T) { kineExplainLostChange(t, c, ns, m, cur) })
@@ -61,15 +62,15 @@ func kineProbeReachesCurrent(t *testing.T, c *framework.Cluster, ns string, m ui
 	if !got.Found || got.Verify == nil || !got.Verify.Holds || oldest != m {
 		t.Errorf("probe --verify on kine: oldest %d, want %d (the lost change: a watch from below it dies there), verify %+v", oldest, m, got.Verify)
 	}
-	// The raw truth: a watch from the oldest RV delivers the change at m
-	// and stays healthy; one from below it fails.
+	// The raw truth: a watch from the oldest RV delivers the change after
+	// m and stays healthy; one from below it fails.
 	s := newServer(t, c)
 	path := "/api/v1/namespaces/" + ns + "/configmaps"
 	from := func(rv uint64) watched {
 		return s.watch(path, url.Values{"resourceVersion": {strconv.FormatUint(rv, 10)}, "timeoutSeconds": {"3"}}, 10*time.Second, func(e event) bool { return e.Type == "ERROR" })
 	}
 	at := from(oldest)
-	if at.Code != http.StatusOK || len(at.Events) == 0 || at.Events[len(at.Events)-1].Type == "ERROR" {
+	if at.Code != http.StatusOK || len(at.Events) != 1 || at.Events[0].Type != "ADDED" {
 		t.Errorf("a raw watch from probe's oldest RV %d: %d, %d events %v", oldest, at.Code, len(at.Events), at.Events)
 	}
 	if below := from(oldest - 1); len(below.Events) == 0 || below.Events[0].Type != "ERROR" {
