@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
@@ -148,9 +149,21 @@ func (o *StreamingOptions) Run(ctx context.Context) error {
 	case errors.As(err, &none) && errors.As(none.Failed[0].Err, &refused):
 		// Every resource failed, the first by refusing the stream: the
 		// code a one-resource check gives a refusal (1), not a 422's 2.
-		return withCode(ExitFailure, err)
+		return withCode(ExitFailure, o.allRefused(none, refused))
 	}
 	return err
+}
+
+// allRefused is the error of an --all run where no resource streamed, the
+// first refusing: the server's words, and what a server without WatchList
+// means (the request is fine).
+func (o *StreamingOptions) allRefused(none *sweep.NoneError, first *streaming.RefusedError) error {
+	what := fmt.Sprintf("none of the %d resources serves streaming lists (the first, %s)", none.Total, text.OneLine(first.Error()))
+	if strings.Contains(first.Error(), phraseWatchListOff) {
+		in := o.serverInfo(context.Background(), "", "")
+		return fmt.Errorf("%s: %s", what, in.StreamingRefusedHint())
+	}
+	return fmt.Errorf("%s: informers fall back to list+watch; see the NOTE column", what)
 }
 
 // resultError is the exit of a one-resource check: 0 when the informer
