@@ -56,6 +56,12 @@ func (o *RootOptions) listableResources(p *render.Printer) ([]apiclient.Resource
 	if err != nil {
 		return nil, o.kubeconfigError(err)
 	}
+	// kubectl's disk cache (~/.kube/cache/discovery/HOST_PORT, 6 h) is
+	// keyed by address only: after an upgrade or downgrade in place it
+	// lists resources the server no longer serves, and each would be a
+	// failed row (404). An --all run asks the server what it serves (the
+	// aggregated discovery: two requests) and writes the cache anew.
+	disco.Invalidate()
 	resources, derr := apiclient.ListableResources(disco)
 	if len(resources) == 0 {
 		if derr == nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
 	"github.com/watchrv/kubectl-watchrv/pkg/streaming"
+	"github.com/watchrv/kubectl-watchrv/pkg/sweep"
 )
 
 // StreamingOptions checks streaming lists (WatchList) per resource.
@@ -58,9 +59,11 @@ and every resource was checked); 1 when an informer would hang, or the one
 resource checked refuses the stream otherwise, streams an incorrect state,
 or could not be checked. A request that fails for a reason of its own is
 that failure, with its code, as in every command: 6 credentials rejected
-(401), 7 RBAC (403), 8 throttled (429), 4 unreachable, 5 TLS. With --all:
-12 when some resources could not be checked and none would hang (the
-verdict covers those checked), the failure's code when none could.`,
+(401), 7 RBAC (403), 8 throttled (429), 4 unreachable, 5 TLS. With --all,
+a resource that refuses the stream or could not be checked has failed: 12
+when some failed and none would hang (the verdict covers those checked),
+the first failure's code when all did (1 when it refused the stream, as
+on servers without WatchList).`,
 		Example: `  # Does an aggregated API stream? (metrics servers, CNI control planes)
   kubectl watchrv streaming pods.metrics.k8s.io -A
 
@@ -141,10 +144,29 @@ func (o *StreamingOptions) Run(ctx context.Context) error {
 	}
 	err = streaming.AllErr(ctx, run)
 	var hangs *streaming.HangsError
-	if errors.As(err, &hangs) {
+	var none *sweep.NoneError
+	var refused *streaming.RefusedError
+	switch {
+	case errors.As(err, &hangs):
 		return withCode(ExitFailure, err)
+	case errors.As(err, &none) && errors.As(none.Failed[0].Err, &refused):
+		// Every resource failed, the first by refusing the stream: the
+		// code a one-resource check gives a refusal (1), not a 422's 2.
+		return withCode(ExitFailure, o.allRefused(none, refused))
 	}
 	return err
+}
+
+// allRefused is the error of an --all run where no resource streamed, the
+// first refusing: the server's words, and what a server without WatchList
+// means (the request is fine).
+func (o *StreamingOptions) allRefused(none *sweep.NoneError, first *streaming.RefusedError) error {
+	what := fmt.Sprintf("none of the %d resources serves streaming lists (the first, %s)", none.Total, text.OneLine(first.Error()))
+	if diagnose.IsWatchListRefused(first) {
+		in := o.serverInfo(context.Background(), "", "")
+		return fmt.Errorf("%s: %s", what, in.StreamingRefusedHint())
+	}
+	return fmt.Errorf("%s: informers fall back to list+watch; see the NOTE column", what)
 }
 
 // resultError is the exit of a one-resource check: 0 when the informer

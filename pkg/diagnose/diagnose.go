@@ -194,9 +194,9 @@ func summary(d Diagnosis) string {
 		return "not a List/Watch error: 422, an update carried no metadata.resourceVersion and this resource requires one"
 	case KindWatchEventLostAtCompaction:
 		if d.OldestResourceVersion == "" {
-			return "an event lost at the storage's compaction point (500 PrevKv=nil): the watch (watch cache off) reached a change whose previous value is compacted, and the server ended the stream; relist"
+			return "an event lost to compaction (500 PrevKv=nil): the watch (watch cache off) reached a change whose previous value is compacted, and the server ended the stream; relist"
 		}
-		return fmt.Sprintf("an event lost at the storage's compaction point: the watch (watch cache off) reached the change at RV %s, whose previous value is compacted; the event is lost and the server ended the stream; relist, or watch from %s", d.OldestResourceVersion, d.OldestResourceVersion)
+		return fmt.Sprintf("an event lost to compaction: the watch (watch cache off) reached the change at RV %s, whose previous value is compacted; the event is lost and the server ended the stream; relist, or watch from %s", d.OldestResourceVersion, d.OldestResourceVersion)
 	case KindGone:
 		return "too old: 410 Gone" + rv(" for RV ") + ", without the message that names the window"
 	case KindResourceVersionTooLarge:

@@ -20,7 +20,7 @@ import (
 // R, which the compaction removed, so when R is a change of the collection
 // that watch fails with 500 "PrevKv=nil" (seen on v1.37.2). So once etcd is
 // known to answer, the bisection asks exact lists, and the bound it finds
-// is then settled by real watches (settleEtcdBound).
+// is then settled by real watches (settleStorageBound).
 
 // TryExactList reads one item of metadata at exactly rv: OK when etcd
 // still has revision rv, Expired when it is compacted. One request, its

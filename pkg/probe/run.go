@@ -74,13 +74,19 @@ func Run(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options
 	if w.Err = w.Search.Err; w.Err != nil {
 		return w
 	}
+	// A bound storage answered is proven by watches read through to the
+	// current RV (reach.go); the watch cache's by the first event.
+	atOldest := watch
 	if *etcd {
-		if w.Err = settleEtcdBound(ctx, w.Search, watch, o.Search); w.Err != nil {
+		atOldest = adaptiveProbe(func(ctx context.Context, rv uint64, po TryOptions) Try {
+			return TryWatchThrough(ctx, c, t, rv, w.Search.Current, po)
+		}, o.Try, itemRV)
+		if w.Err = settleStorageBound(ctx, w.Search, atOldest, o.Search); w.Err != nil {
 			return w
 		}
 	}
 	if o.Verify {
-		w.Verify, w.Err = verify(ctx, w.Search.Oldest, watch, o.Search)
+		w.Verify, w.Err = verify(ctx, w.Search.Oldest, atOldest, watch, o.Search)
 		if w.Err != nil {
 			return w
 		}
@@ -91,7 +97,7 @@ func Run(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options
 			if w.Err = w.Search.Err; w.Err != nil {
 				return w
 			}
-			w.Verify, w.Err = verify(ctx, w.Search.Oldest, watch, o.Search)
+			w.Verify, w.Err = verify(ctx, w.Search.Oldest, atOldest, watch, o.Search)
 			if w.Err != nil {
 				return w
 			}
@@ -103,16 +109,22 @@ func Run(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options
 	return w
 }
 
-// settleEtcdBound proves with real watches a bound that exact lists found.
-// The lists put it at R-1 when etcd was compacted at R; a watch from R-1
-// fails with PrevKv=nil when R is a change of the collection (Expired for
-// the window), and then the bound is R, which a second watch proves.
-func settleEtcdBound(ctx context.Context, r *SearchResult, watch TryFunc, o SearchOptions) error {
+// settleStorageBound proves with real watches, each read through every
+// change up to the current RV (TryWatchThrough), a bound that exact lists
+// found. The lists put it at R-1 when storage was compacted at R; a watch
+// from there fails with PrevKv=nil at the first change whose object's
+// previous value is compacted: at R on etcd, anywhere above it on kine.
+// Every watch from below that change meets it, so the bound moves to it,
+// and the next watch is read from there, until one reaches the current RV.
+// A plain 410 moves the bound up by one, once (kine refuses a watch from
+// its compaction revision). Each watch is one request of the budget.
+func settleStorageBound(ctx context.Context, r *SearchResult, reach TryFunc, o SearchOptions) error {
 	if !r.Found || r.Oldest >= r.Current {
 		return nil
 	}
-	for range 2 {
-		res, err := r.attempt(ctx, watch, r.Oldest, o)
+	expired := 0
+	for {
+		res, err := r.attempt(ctx, reach, r.Oldest, o)
 		if err != nil {
 			r.Err = err
 			return err
@@ -120,25 +132,36 @@ func settleEtcdBound(ctx context.Context, r *SearchResult, watch TryFunc, o Sear
 		if res.Outcome == OutcomeOK {
 			return nil
 		}
+		next := res.LostAt
+		if next <= r.Oldest {
+			// A 410, not a lost change. kine answers it to a watch from
+			// its compaction revision, where the exact list above works:
+			// the bound is one higher. A second 410 means the compaction
+			// moved since the lists found the bound.
+			if expired++; expired > 1 {
+				err := fmt.Errorf("the watches from RV %d and %d both failed after exact lists put the bound there (the last: %s): the window moved during the probe; probe again", r.Oldest-1, r.Oldest, res.Evidence)
+				r.Err, r.Found = err, false
+				return err
+			}
+			next = r.Oldest + 1
+		}
 		r.Source = SourceEtcd
-		r.LastFailing, r.LowerBoundFromServer = r.Oldest, false
-		r.Oldest++
-		r.FirstSucceeding = r.Oldest
+		r.LastFailing, r.LowerBoundFromServer = next-1, false
+		r.Oldest, r.FirstSucceeding = next, next
 		if r.Oldest >= r.Current {
 			return nil // the newest RV always starts
 		}
 	}
-	err := fmt.Errorf("the watches from RV %d and %d both failed after exact lists put the bound there: the window moved during the probe; probe again", r.Oldest-2, r.Oldest-1)
-	r.Err, r.Found = err, false
-	return err
 }
 
-// verify proves the bound with one watch on each side of it. Transient
-// answers are retried as in the search.
-func verify(ctx context.Context, oldest uint64, probe TryFunc, o SearchOptions) (*Verification, error) {
+// verify proves the bound with one watch on each side of it: the one at
+// the bound by atProbe (read through to the current RV when storage
+// answered), the one below by probe. Transient answers are retried as in
+// the search.
+func verify(ctx context.Context, oldest uint64, atProbe, probe TryFunc, o SearchOptions) (*Verification, error) {
 	scratch := &SearchResult{}
 	v := &Verification{}
-	at, err := scratch.attempt(ctx, probe, oldest, o)
+	at, err := scratch.attempt(ctx, atProbe, oldest, o)
 	v.AtOldest = at
 	if err != nil {
 		return v, err

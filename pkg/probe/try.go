@@ -68,6 +68,12 @@ type Try struct {
 	Silent bool `json:"silent,omitempty"`
 	// RetryAfter is the server's Retry-After for a throttled outcome.
 	RetryAfter time.Duration `json:"-"`
+	// LostAt is the RV of the change a PrevKv=nil ERROR named
+	// (modRevision): every watch from below it meets that lost change.
+	LostAt uint64 `json:"lostAt,omitempty"`
+	// ReadTo is the newest RV a drained watch (TryWatchThrough) delivered
+	// without an error.
+	ReadTo uint64 `json:"readTo,omitempty"`
 	// MissedChangeRV is set when a watch from below an object's RV stayed
 	// silent: the RV of the change it should have replayed. A server whose
 	// watch cache has not seen that change yet answers this way.
@@ -212,7 +218,12 @@ func (r *Try) fromStatus(st metav1.Status, rv uint64, how string) {
 		// cannot deliver every change after rv has not started from rv:
 		// for the window this is Expired, answered by etcd.
 		r.Outcome, r.Source = OutcomeExpired, SourceEtcd
-		r.Evidence = fmt.Sprintf("%s %d %s: the first change after RV %d is lost (PrevKv=nil, etcd compacted there)", how, st.Code, st.Reason, rv)
+		r.Evidence = fmt.Sprintf("%s %d %s: a change after RV %d is lost (PrevKv=nil: its object's previous value is compacted)", how, st.Code, st.Reason, rv)
+		// Every watch from below the lost change meets it.
+		if m, ok := apiclient.ParseRV(d.OldestResourceVersion); ok && m > rv {
+			r.LostAt = m
+			r.Evidence = fmt.Sprintf("%s %d %s: the change at RV %d is lost (PrevKv=nil: its object's previous value is compacted)", how, st.Code, st.Reason, m)
+		}
 	case d.Class == diagnose.ClassExpired || st.Code == 410:
 		r.Outcome = OutcomeExpired
 		r.Source = SourceUnknown

@@ -149,7 +149,7 @@ func explainNumbers(d diagnose.Diagnosis) string {
 	if d.Kind == diagnose.KindWatchEventLostAtCompaction {
 		// The revision of the lost event is also where a watch can start.
 		if d.OldestResourceVersion != "" {
-			parts = append(parts, "event lost at "+d.OldestResourceVersion, "a watch from "+d.OldestResourceVersion+" or later starts cleanly")
+			parts = append(parts, "event lost at "+d.OldestResourceVersion, "a watch from "+d.OldestResourceVersion+" or later gets past it")
 		}
 	} else {
 		add("oldest servable", d.OldestResourceVersion)

@@ -179,7 +179,7 @@ func TestExplanationNewKinds(t *testing.T) {
 			diagnose.KindResourceVersionMissingOnUpdate, []string{"Other / ResourceVersionMissingOnUpdate", "422: metadata.resourceVersion: Invalid value: 0x0", "copy its metadata.resourceVersion"},
 			map[string]any{"class": "Other", "code": float64(422)}},
 		{`E1130 04:11:48.123456       1 watcher.go:425] watch chan error: etcd event received with PrevKv=nil (key="/registry/configmaps/demo/cm-7", modRevision=1043, type=PUT)`,
-			diagnose.KindWatchEventLostAtCompaction, []string{"Other / WatchEventLostAtCompaction", "event lost at 1043 · a watch from 1043 or later starts cleanly", "the event is lost and the server ended the stream", "watch again from RV 1043 or later"},
+			diagnose.KindWatchEventLostAtCompaction, []string{"Other / WatchEventLostAtCompaction", "event lost at 1043 · a watch from 1043 or later gets past it", "the event is lost and the server ended the stream", "watch again from RV 1043 or later"},
 			map[string]any{"class": "Other", "oldestResourceVersion": "1043"}},
 		{`W0204 06:49:18.239674       7 reflector.go:245] pkg/scheduler/factory/factory.go:193: watch of *api.Service ended with: 401: The event in requested index is outdated and cleared (the requested history has been cleared [2578313/2577886]) [2579312]`,
 			diagnose.KindEtcdV2IndexCleared, []string{"Expired / EtcdV2IndexCleared", "requested 2577886 · oldest servable 2578313 · requested is 427 behind the oldest", "etcd2 storage"},

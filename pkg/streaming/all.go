@@ -27,17 +27,40 @@ func All(ctx context.Context, c *apiclient.Client, resources []apiclient.Resourc
 			r := Check(ctx, c, o.Target(res), o.Options)
 			s := sweep.Step[Result]{Row: r, Requests: r.Requests}
 			// A resource failed when its check could not be made (the
-			// requests failed, or the check could not finish).
-			if r.RequestFailure() != diagnose.FailureNone || r.Status == StatusError {
+			// requests failed, or the check could not finish), or when it
+			// refused the streaming list (422 without WatchList, 405, ...):
+			// it does not stream, as a one-resource check says with exit 1.
+			switch {
+			case r.RequestFailure() != diagnose.FailureNone || r.Status == StatusError:
 				err := r.Err
 				if err == nil {
 					err = errors.New(r.Error)
 				}
 				s.Failures = []sweep.Failure{{Name: r.Resource, Err: err}}
+			case r.Status == StatusRefused:
+				s.Failures = []sweep.Failure{{Name: r.Resource, Reason: "Refused", Err: &RefusedError{Resource: r.Resource, Err: r.Err}}}
 			}
 			return s
 		})
 }
+
+// RefusedError: the resource refused the streaming list with an error
+// status of its own (not a failed request: 401, 403, 429, no answer): the
+// server or the resource lacks the feature. Its exit code is 1, as a
+// one-resource check gives it, not the 2 of a request refused as invalid.
+type RefusedError struct {
+	Resource string
+	Err      error
+}
+
+func (e *RefusedError) Error() string {
+	if e.Err == nil {
+		return e.Resource + " refused the streaming list"
+	}
+	return e.Resource + " refused the streaming list: " + e.Err.Error()
+}
+
+func (e *RefusedError) Unwrap() error { return e.Err }
 
 // HangsError: informers built with client-go >= 1.35 will hang on these
 // resources (exit 1, whatever else failed).

@@ -69,6 +69,10 @@ type APIServerOptions struct {
 	EndpointReconciler string
 	// Serving, when set, replaces the self-signed serving certificate.
 	Serving *ServingCert
+	// Version, when set, runs that minor's kube-apiserver of the matrix
+	// ("v1.37") instead of the cluster's: a server of another version on
+	// the same storage (an upgrade or downgrade in place).
+	Version string
 }
 
 // ServingCert is a serving certificate signed by a CA the clients trust.
@@ -343,7 +347,15 @@ func (c *Cluster) newAPIServer(o APIServerOptions) (*APIServer, error) {
 		args = append(args, "--watch-cache-sizes="+o.WatchCacheSizes)
 	}
 	args = append(args, o.ExtraArgs...)
-	a.proc = &process{name: fmt.Sprintf("kube-apiserver-%d", i), bin: c.bins.apiserver, args: args, logPath: a.LogPath}
+	bin := c.bins.apiserver
+	if o.Version != "" {
+		bins, err := Cell{Version: o.Version, Storage: "etcd"}.binaries()
+		if err != nil {
+			return nil, err
+		}
+		bin = bins.apiserver
+	}
+	a.proc = &process{name: fmt.Sprintf("kube-apiserver-%d", i), bin: bin, args: args, logPath: a.LogPath}
 	c.APIServers = append(c.APIServers, a)
 	return a, nil
 }

@@ -112,8 +112,24 @@ func (l *PausableLink) serve() {
 	}
 }
 
+// Retarget sends the connections accepted from now on to target (a
+// loopback host:port): another server at the same address, as a client
+// sees it. Open connections keep their server.
+func (l *PausableLink) Retarget(target string) error {
+	if !isLoopbackHostPort(target) {
+		return fmt.Errorf("pausable link target %q is not a loopback address", target)
+	}
+	l.mu.Lock()
+	l.target = target
+	l.mu.Unlock()
+	return nil
+}
+
 func (l *PausableLink) handle(c net.Conn) {
-	up, err := net.Dial("tcp", l.target)
+	l.mu.Lock()
+	target := l.target
+	l.mu.Unlock()
+	up, err := net.Dial("tcp", target)
 	if err != nil {
 		c.Close()
 		return

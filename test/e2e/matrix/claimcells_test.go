@@ -18,16 +18,16 @@ import (
 	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
 )
 
-// claimChecks are the checks of issue 18's claims (1 to 6, 11, 12), each
+// claimChecks are the checks of issue 18's claims (1 to 12), each
 // run on the cell where the claim showed, after the facts and the oracle
 // (some compact, which would move the oracle's ground). background checks
 // only watch a namespace of their own: they run from the cell's start,
 // beside the others (claim 4 waits out the 90 s stall timeout).
 var claimChecks = map[string]struct{ background, after []claimCheck }{
-	"v1.30/etcd/cache-on":  {after: []claimCheck{checkConsistentReadFromStorage, checkStreamingRefused, checkTooLargeAtOnce, checkExactListRechecked}},
+	"v1.30/etcd/cache-on":  {after: []claimCheck{checkConsistentReadFromStorage, checkStreamingRefused, checkTooLargeAtOnce, checkExactListRechecked, checkStaleDiscovery}},
 	"v1.37/etcd/cache-off": {background: []claimCheck{checkQuietIsNotStalled}, after: []claimCheck{checkAnyFromStorage, checkPrevKvEndsStream}},
-	"v1.37/kine/cache-off": {after: []claimCheck{checkCompactionOnKine}},
-	"v1.33/etcd/cache-on":  {after: []claimCheck{checkStreamingRefused}},
+	"v1.37/kine/cache-off": {after: []claimCheck{checkCompactionOnKine, checkKineLostChange}},
+	"v1.33/etcd/cache-on":  {after: []claimCheck{checkStreamingRefused, checkStreamingExitCodes}},
 }
 
 type claimCheck struct {

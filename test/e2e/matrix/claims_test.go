@@ -192,3 +192,34 @@ func currentRV(t *testing.T, c *framework.Cluster, ns string) uint64 {
 	rv, _ := out["resourceVersion"].(string)
 	return framework.RVNum(t, rv)
 }
+
+// Claim 8 (v1.30, v1.33: WatchList off): a refused streaming list is a
+// resource that does not stream. One resource: exit 1; --all, where every
+// resource refuses: not 0 (it was), but the code of one refusal, 1, by
+// the partial-failure rule of every --all run (pkg/sweep).
+var checkStreamingExitCodes = claimCheck{"claim8-streaming-exit-codes", func(t *testing.T, _ framework.Cell, c *framework.Cluster) {
+	_, ns := framework.Namespace(t, c, "claim8")
+	one := framework.Run(t, c.Kubeconfig, time.Minute, "streaming", "configmaps", "-n", ns)
+	if one.Code != 1 || !strings.Contains(one.Stdout, "refused") {
+		t.Errorf("streaming configmaps, refused: exit %d, want 1: %s%s", one.Code, one.Stdout, one.Stderr)
+	}
+	r := framework.Run(t, c.Kubeconfig, 2*time.Minute, "streaming", "--all", "-n", ns, "--qps", "100", "--deadline", "2s", "-o", "json")
+	var got struct {
+		Resources []struct {
+			Resource string `json:"resource"`
+			Status   string `json:"status"`
+		} `json:"resources"`
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &got); err != nil || len(got.Resources) < 20 {
+		t.Fatalf("streaming --all: exit %d, %d rows (%v): %s", r.Code, len(got.Resources), err, r.Stderr)
+	}
+	for _, row := range got.Resources {
+		if row.Status != "refused" {
+			t.Errorf("%s: %s, want refused (WatchList is off)", row.Resource, row.Status)
+		}
+	}
+	t.Logf("streaming --all: exit %d, %d resources in %s: %s", r.Code, len(got.Resources), r.Duration.Round(time.Millisecond), strings.TrimSpace(r.Stderr))
+	if r.Code != 1 || !strings.Contains(r.Stderr, "refused the streaming list") {
+		t.Errorf("streaming --all, every resource refused: exit %d, want 1 and the refusal named: %s", r.Code, r.Stderr)
+	}
+}}

@@ -71,12 +71,7 @@ func runOracleSeed(t *testing.T, s *server, cell framework.Cell, seed int64, nam
 // knownWrong are the oracle's mismatches that issue 18 lists and nobody
 // has fixed yet, by cell and check: there the check asserts that the
 // mismatch is still there (so that the fix shows, and its entry goes).
-var knownWrong = map[string]string{
-	// Claim 9: kine drops PrevKv for any event whose previous version is
-	// below its compaction point (factCompaction makes one), so a watch of
-	// the whole resource from probe's oldest RV dies there.
-	"v1.37/kine/cache-off probe -A": "issue 18 claim 9",
-}
+var knownWrong = map[string]string{}
 
 type oracle struct {
 	t    *testing.T

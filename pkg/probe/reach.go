@@ -1,0 +1,123 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/watchstream"
+)
+
+// A watch that starts is not yet a watch that reaches the current RV: on
+// kine, a watch served by storage (watch cache off) fails with PrevKv=nil
+// at any change of an object whose previous version is below its
+// compaction point, far above it (shared/reference/rv-semantics.md, kine).
+// On etcd only the change at the compaction revision does, which the first
+// event shows. The plugin cannot tell the two apart, so a bound that
+// storage answered is proven by reading a watch from it through every
+// change it replays (TryWatchThrough).
+
+// reachSilence is how long a drained watch must stay silent after its last
+// event to count as having delivered every change: storage sends no
+// bookmarks, so silence is the only end of a replay it shows.
+const reachSilence = time.Second
+
+// maxReachEvents bounds what one drained watch reads (about 1 KiB each):
+// beyond it the watch is closed and the answer says how far it read.
+const maxReachEvents = 10000
+
+// TryWatchThrough opens one watch from exactly rv and reads it until it
+// has replayed every change up to current (an event at or past current, or
+// silence for reachSilence after the last one), an ERROR event (a PrevKv=nil
+// 500 is Expired, its modRevision LostAt: every watch from below it meets
+// the same lost change), the end of the stream, or maxReachEvents.
+// One request.
+func TryWatchThrough(ctx context.Context, c *apiclient.Client, t apiclient.Target, rv, current uint64, opts TryOptions) (res Try) {
+	if opts.HeaderTimeout <= 0 {
+		opts.HeaderTimeout = 10 * time.Second
+	}
+	// Before the first event, the wait the caller gives (adaptiveProbe
+	// raises it where an event must come); between events, reachSilence.
+	silence := max(opts.Wait, reachSilence)
+	res = Try{ResourceVersion: rv}
+	start := time.Now()
+	defer func() {
+		res.Latency = time.Since(start)
+		res.LatencyMillis = float64(res.Latency.Microseconds()) / 1000
+	}()
+	wo := watchstream.Options{ResourceVersion: strconv.FormatUint(rv, 10), RVSet: true, TimeoutSeconds: 60}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	headerTimer := time.AfterFunc(opts.HeaderTimeout, cancel)
+	stream, err := watchstream.Open(ctx, c, t, wo)
+	headerTimer.Stop()
+	if err != nil {
+		res.fromError(err, rv)
+		return res
+	}
+	defer stream.Close()
+	type next struct {
+		ev  watchstream.Event
+		err error
+	}
+	events := make(chan next)
+	go func() {
+		for {
+			ev, err := stream.Next()
+			select {
+			case events <- next{ev, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	n, last := 0, rv
+	timer := time.NewTimer(silence)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			res.Outcome, res.Evidence = OutcomeTransient, "cancelled: "+ctx.Err().Error()
+			return res
+		case <-timer.C:
+			res.Outcome, res.ReadTo = OutcomeOK, last
+			res.Silent = n == 0
+			res.Evidence = fmt.Sprintf("replayed %d change(s) without an error (the last at RV %d), then nothing within %s", n, last, silence)
+			return res
+		case e := <-events:
+			switch {
+			case e.err != nil && n > 0 && (errors.Is(e.err, io.EOF) || errors.Is(e.err, io.ErrUnexpectedEOF)):
+				res.Outcome, res.Evidence = OutcomeTransient, fmt.Sprintf("the stream ended after %d change(s) (the last at RV %d), before the current RV %d", n, last, current)
+				return res
+			case e.err != nil || e.ev.Type == watchstream.EventError:
+				res.fromFirstEvent(e.ev, e.err, rv)
+				if n > 0 {
+					res.Evidence = fmt.Sprintf("%s, after %d change(s) delivered (the last at RV %d)", res.Evidence, n, last)
+				}
+				return res
+			}
+			n++
+			if v, ok := apiclient.ParseRV(e.ev.Object.ResourceVersion); ok && v > last {
+				last = v
+			}
+			if last >= current || n >= maxReachEvents {
+				res.Outcome, res.ReadTo = OutcomeOK, last
+				res.Evidence = fmt.Sprintf("replayed %d change(s) without an error, up to RV %d (the current RV is %d)", n, last, current)
+				if last < current {
+					res.Evidence += fmt.Sprintf("; not read further (at most %d events are read): the changes above RV %d are not checked", maxReachEvents, last)
+				}
+				return res
+			}
+			// Go >= 1.23: Reset drops a value the timer may have sent.
+			silence = reachSilence
+			timer.Reset(silence)
+		}
+	}
+}
