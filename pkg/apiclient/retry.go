@@ -111,8 +111,12 @@ func RetryAfter(err error) (time.Duration, bool) {
 }
 
 // Wait waits d on the policy's clock, or until ctx ends (then ctx's error).
-func (r Retry) Wait(ctx context.Context, d time.Duration) error {
-	t := r.clock().NewTimer(d)
+func (r Retry) Wait(ctx context.Context, d time.Duration) error { return WaitOn(ctx, r.clock(), d) }
+
+// WaitOn waits d on clk, or until ctx ends (then ctx's error): every wait
+// of the plugin's on an injected clock.
+func WaitOn(ctx context.Context, clk clock.Clock, d time.Duration) error {
+	t := clk.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C():

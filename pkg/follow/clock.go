@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"k8s.io/utils/clock"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 )
 
 // clock is the session's clock: Session.Clock, or the real one. Every time
@@ -21,12 +23,5 @@ func (s *Session) clock() clock.WithDelayedExecution {
 
 // wait waits d on the session's clock, or until ctx ends (then ctx's error).
 func (s *Session) wait(ctx context.Context, d time.Duration) error {
-	t := s.clock().NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C():
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return apiclient.WaitOn(ctx, s.clock(), d)
 }

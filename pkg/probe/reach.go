@@ -44,19 +44,17 @@ func TryWatchThrough(ctx context.Context, c *apiclient.Client, t apiclient.Targe
 	// raises it where an event must come); between events, reachSilence.
 	silence := max(opts.Wait, reachSilence)
 	res = Try{ResourceVersion: rv}
-	start := time.Now()
+	clk := opts.clock()
+	start := clk.Now()
 	defer func() {
-		res.Latency = time.Since(start)
+		res.Latency = clk.Since(start)
 		res.LatencyMillis = float64(res.Latency.Microseconds()) / 1000
 	}()
-	wo := watchstream.Options{ResourceVersion: strconv.FormatUint(rv, 10), RVSet: true, TimeoutSeconds: 60}
+	wo := watchstream.Options{ResourceVersion: strconv.FormatUint(rv, 10), RVSet: true, TimeoutSeconds: 60, Budget: opts.Budget}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	headerTimer := time.AfterFunc(opts.HeaderTimeout, cancel)
-	stream, err := watchstream.Open(ctx, c, t, wo)
-	headerTimer.Stop()
-	if err != nil {
-		res.fromError(err, rv)
+	stream := openTry(ctx, cancel, c, t, wo, opts, clk, &res)
+	if stream == nil {
 		return res
 	}
 	defer stream.Close()
@@ -79,14 +77,14 @@ func TryWatchThrough(ctx context.Context, c *apiclient.Client, t apiclient.Targe
 		}
 	}()
 	n, last := 0, rv
-	timer := time.NewTimer(silence)
+	timer := clk.NewTimer(silence)
 	defer timer.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			res.Outcome, res.Evidence = OutcomeTransient, "cancelled: "+ctx.Err().Error()
 			return res
-		case <-timer.C:
+		case <-timer.C():
 			res.Outcome, res.ReadTo = OutcomeOK, last
 			res.Silent = n == 0
 			res.Evidence = fmt.Sprintf("replayed %d change(s) without an error (the last at RV %d), then nothing within %s", n, last, silence)

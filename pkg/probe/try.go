@@ -138,15 +138,8 @@ func TryWatch(ctx context.Context, c *apiclient.Client, t apiclient.Target, rv u
 	wo := watchstream.Options{ResourceVersion: strconv.FormatUint(rv, 10), RVSet: true, TimeoutSeconds: int64(opts.Wait/time.Second) + 2, Budget: opts.Budget}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	headerTimer := clk.AfterFunc(opts.HeaderTimeout, cancel)
-	stream, err := watchstream.Open(ctx, c, t, wo)
-	headerTimer.Stop()
-	if apiclient.NotSent(err) {
-		res.notSent = err
-		return res
-	}
-	if err != nil {
-		res.fromError(err, rv)
+	stream := openTry(ctx, cancel, c, t, wo, opts, clk, &res)
+	if stream == nil {
 		return res
 	}
 	defer stream.Close()
@@ -281,4 +274,23 @@ func reasonForCode(code int32) metav1.StatusReason {
 		return metav1.StatusReasonServiceUnavailable
 	}
 	return metav1.StatusReasonUnknown
+}
+
+// openTry opens the watch of a try (one request; wo's budget takes its
+// token), the wait for its headers bounded by opts.HeaderTimeout on clk
+// (cancel ends it). A nil stream means res says why: the budget refused
+// the request, or the server answered an error.
+func openTry(ctx context.Context, cancel context.CancelFunc, c *apiclient.Client, t apiclient.Target, wo watchstream.Options, opts TryOptions, clk clock.WithDelayedExecution, res *Try) *watchstream.Stream {
+	headerTimer := clk.AfterFunc(opts.HeaderTimeout, cancel)
+	stream, err := watchstream.Open(ctx, c, t, wo)
+	headerTimer.Stop()
+	if apiclient.NotSent(err) {
+		res.notSent = err
+		return nil
+	}
+	if err != nil {
+		res.fromError(err, res.ResourceVersion)
+		return nil
+	}
+	return stream
 }

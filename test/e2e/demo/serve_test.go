@@ -93,6 +93,13 @@ func startServe(t *testing.T, plugin, demo string, brokenPipe bool) *serve {
 	t.Helper()
 	args := []string{"-s", "-C", framework.RepoRoot(), "serve", "BIN=" + plugin, "DEMO_BIN=" + demo}
 	s := &serve{make: exec.Command("make", args...), out: &syncBuffer{}, ended: make(chan struct{})}
+	// As a user runs it: without the prebuilt binaries make e2e names for
+	// the tests' own processes (the demo builds and removes its own).
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "WATCHRV_PLUGIN_BIN=") && !strings.HasPrefix(kv, "WATCHRV_INFORMER_BIN=") {
+			s.make.Env = append(s.make.Env, kv)
+		}
+	}
 	// A process group led by make, like a terminal's foreground job.
 	s.make.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var stdout io.ReadCloser
