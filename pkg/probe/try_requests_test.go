@@ -46,6 +46,12 @@ func TestProbeRequestsTakeTheirOwnToken(t *testing.T) {
 	if !errors.Is(r.NotSent(), apiclient.ErrBudgetExhausted) || r.Outcome != "" || requests != 1 || b.Used() != 1 {
 		t.Fatalf("a watch with the budget spent must not be sent: %+v (%v), %d requests", r, r.NotSent(), requests)
 	}
+	// The watch read through to the current RV (a bound storage answered)
+	// is a request of the budget too.
+	r = TryWatchThrough(context.Background(), c, tg, 215, 300, TryOptions{Budget: b})
+	if !errors.Is(r.NotSent(), apiclient.ErrBudgetExhausted) || r.Outcome != "" || requests != 1 || b.Used() != 1 {
+		t.Fatalf("a read-through watch with the budget spent must not be sent: %+v (%v), %d requests", r, r.NotSent(), requests)
+	}
 }
 
 // watchTarget is the recorded namespace's configmaps.
