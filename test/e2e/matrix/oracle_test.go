@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -27,20 +28,42 @@ func runOracle(t *testing.T, s *server, cell framework.Cell) {
 	n := oracleSeeds(t)
 	for i := 0; i < n; i++ {
 		seed := base + int64(i)
-		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) { runOracleSeed(t, s, cell, seed, fmt.Sprintf("oracle-%d", i)) })
+		restart := restartsIn(i)
+		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) { runOracleSeed(t, s, cell, seed, fmt.Sprintf("oracle-%d", i), restart) })
 	}
+}
+
+// restartsIn says whether seed number i's history restarts the API server
+// (between its scripted and its random part): from the fourth seed on,
+// every other one, or every seed with WATCHRV_ORACLE_RESTART=1 (to replay
+// one). make test's one seed does not, nor do the first three of a longer
+// run: the cell's quiet bookmark watch and claim 4's 100 s watch run
+// beside them and a restart would end those.
+func restartsIn(i int) bool {
+	return os.Getenv("WATCHRV_ORACLE_RESTART") == "1" || i >= 3 && i%2 == 1
 }
 
 // runOracleSeed is one seed's history, in its own namespace, and every
 // check on it.
-func runOracleSeed(t *testing.T, s *server, cell framework.Cell, seed int64, namespace string) {
-	t.Logf("oracle on %s: seed %d (replay: WATCHRV_ORACLE_SEED=%d)", cell.Name(), seed, seed)
+func runOracleSeed(t *testing.T, s *server, cell framework.Cell, seed int64, namespace string, restart bool) {
+	replay := fmt.Sprintf("WATCHRV_ORACLE_SEED=%d", seed)
+	if restart {
+		replay += " WATCHRV_ORACLE_RESTART=1"
+	}
+	t.Logf("oracle on %s: seed %d (replay: %s), API server restart in the history: %v", cell.Name(), seed, replay, restart)
 	s = &server{t: t, c: s.c, http: s.http, base: s.base}
 	cs, ns := framework.Namespace(t, s.c, namespace)
 	h := newHistory(t, s, cs, ns, cell.Storage == "kine")
 	mid := h.scripted()
 	if err := s.c.Compact(t.Context(), int64(mid)); err != nil {
 		t.Fatalf("compact at %d: %v", mid, err)
+	}
+	if restart {
+		// The watch cache (where on) starts again from storage's current
+		// RV: every check below holds across it.
+		if err := s.c.RestartAPIServer(t.Context(), 0); err != nil {
+			t.Fatalf("restarting the API server: %v", err)
+		}
 	}
 	h.randomized(seed, randomWrites)
 	o := oracle{t: t, s: s, h: h, cell: cell, seed: seed}
