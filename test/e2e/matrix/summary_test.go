@@ -119,8 +119,10 @@ storage), each with the watch cache on and off (` + "`--watch-cache=false`" + `)
 The same suite's oracle writes a logged history on each cell and checks
 every number and verdict the plugin prints (` + "`list`, `probe`, `probe --metrics`, `probe --interval`, `streaming`, `explain-error --check`" + `)
 against the server's own answers; a mismatch names the cell, the seed and
-the command. The facts themselves, with the reasons behind them, are in
-[concepts](concepts.md).
+the command. ` + "`make test`" + ` runs one seed per cell; ` + "`make oracle SEEDS=20`" + ` runs
+twenty, and from the fourth seed on every other history restarts the API
+server in its middle. The facts themselves, with the reasons behind them,
+are in [concepts](concepts.md).
 
 `
 
