@@ -67,8 +67,8 @@ e2e-bin:
 # checks every number the plugin prints on each. The cells run in parallel.
 SEEDS ?= 20
 oracle: cluster matrix ## The matrix oracle with SEEDS seeds per cell (default 20; WATCHRV_ORACLE_SEED=N replays one)
-	WATCHRV_CLUSTER_BIN=$$(bash test/cluster/build.sh) WATCHRV_MATRIX_BIN="$$(bash test/cluster/build-matrix.sh)" WATCHRV_ORACLE_SEEDS=$(SEEDS) \
-	  $(GO_TEST) -tags e2e -count=1 -timeout 80m -run TestMatrix ./test/e2e/matrix
+	set -o pipefail; WATCHRV_CLUSTER_BIN=$$(bash test/cluster/build.sh) WATCHRV_MATRIX_BIN="$$(bash test/cluster/build-matrix.sh)" WATCHRV_ORACLE_SEEDS=$(SEEDS) \
+	  $(GO_TEST) -v -tags e2e -count=1 -timeout 80m -run TestMatrix ./test/e2e/matrix | grep -E -e '--- FAIL|^FAIL|^ok|MISMATCH|checks on [0-9]+ cells'
 
 servers-doc: cluster matrix ## Regenerate docs/servers.md from a run of every matrix cell
 	WATCHRV_CLUSTER_BIN=$$(bash test/cluster/build.sh) WATCHRV_MATRIX_BIN="$$(bash test/cluster/build-matrix.sh)" \
