@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"time"
 
+	"k8s.io/utils/clock"
+
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
 )
@@ -27,11 +29,7 @@ import (
 // token taken from b.
 func TryExactList(ctx context.Context, c *apiclient.Client, t apiclient.Target, rv uint64, b *apiclient.Budget) (res Try) {
 	res = Try{ResourceVersion: rv}
-	start := time.Now()
-	defer func() {
-		res.Latency = time.Since(start)
-		res.LatencyMillis = float64(res.Latency.Microseconds()) / 1000
-	}()
+	defer res.timeFrom(clock.RealClock{}, time.Now())
 	_, err := listing.List(ctx, c, t, listing.PageOptions{Limit: 1, ResourceVersion: strconv.FormatUint(rv, 10), ResourceVersionMatch: "Exact", Budget: b})
 	if apiclient.NotSent(err) {
 		res.notSent = err

@@ -45,11 +45,7 @@ func TryWatchThrough(ctx context.Context, c *apiclient.Client, t apiclient.Targe
 	silence := max(opts.Wait, reachSilence)
 	res = Try{ResourceVersion: rv}
 	clk := opts.clock()
-	start := clk.Now()
-	defer func() {
-		res.Latency = clk.Since(start)
-		res.LatencyMillis = float64(res.Latency.Microseconds()) / 1000
-	}()
+	defer res.timeFrom(clk, clk.Now())
 	wo := watchstream.Options{ResourceVersion: strconv.FormatUint(rv, 10), RVSet: true, TimeoutSeconds: 60, Budget: opts.Budget}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

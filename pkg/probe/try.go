@@ -83,6 +83,13 @@ type Try struct {
 	notSent error
 }
 
+// timeFrom sets the try's latency: from start to now on clk (deferred by
+// each try, so that every return path is timed).
+func (r *Try) timeFrom(clk clock.PassiveClock, start time.Time) {
+	r.Latency = clk.Since(start)
+	r.LatencyMillis = float64(r.Latency.Microseconds()) / 1000
+}
+
 // NotSent is why the request of this Try was never sent (the budget
 // refused it), or nil when it was sent.
 func (r Try) NotSent() error { return r.notSent }
@@ -128,11 +135,7 @@ func TryWatch(ctx context.Context, c *apiclient.Client, t apiclient.Target, rv u
 	}
 	res = Try{ResourceVersion: rv}
 	clk := opts.clock()
-	start := clk.Now()
-	defer func() {
-		res.Latency = clk.Since(start)
-		res.LatencyMillis = float64(res.Latency.Microseconds()) / 1000
-	}()
+	defer res.timeFrom(clk, clk.Now())
 	// The server ends the watch by itself shortly after the wait, in case
 	// the close below never reaches it.
 	wo := watchstream.Options{ResourceVersion: strconv.FormatUint(rv, 10), RVSet: true, TimeoutSeconds: int64(opts.Wait/time.Second) + 2, Budget: opts.Budget}
