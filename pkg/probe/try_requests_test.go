@@ -79,25 +79,12 @@ func stepUntil(fc *testingclock.FakeClock, step time.Duration, done <-chan struc
 // for a watch from its current RV: headers, then nothing) counts as started
 // once the wait has passed on the probe's clock.
 func TestTryWatchSilenceIsTimedByTheClock(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	r := tryWatchOnAFakeClock(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusOK)
 		w.(http.Flusher).Flush()
 		<-r.Context().Done()
-	}))
-	defer srv.Close()
-	c, err := apiclient.NewClient(&rest.Config{Host: srv.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fc := testingclock.NewFakeClock(time.Unix(0, 0))
-	done := make(chan struct{})
-	var r Try
-	go func() {
-		defer close(done)
-		r = TryWatch(context.Background(), c, watchTarget(), 215, TryOptions{Wait: 250 * time.Millisecond, HeaderTimeout: time.Hour, Clock: fc})
-	}()
-	stepUntil(fc, 250*time.Millisecond, done)
+	}, TryOptions{Wait: 250 * time.Millisecond, HeaderTimeout: time.Hour}, 250*time.Millisecond)
 	if r.Outcome != OutcomeOK || !r.Silent || r.Evidence != "accepted: no error within 250ms" || r.Latency < 250*time.Millisecond {
 		t.Fatalf("want a silent start after 250ms of the clock, got %+v", r)
 	}
@@ -106,23 +93,32 @@ func TestTryWatchSilenceIsTimedByTheClock(t *testing.T) {
 // A server that never answers the watch request: the header timeout, on
 // the probe's clock, abandons it as a transient answer.
 func TestTryWatchHeaderTimeoutIsTimedByTheClock(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	r := tryWatchOnAFakeClock(t, func(w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done()
-	}))
+	}, TryOptions{HeaderTimeout: 5 * time.Second}, time.Second)
+	if r.Outcome != OutcomeTransient || r.Latency < 5*time.Second {
+		t.Fatalf("want a transient answer after 5s of the clock, got %+v", r)
+	}
+}
+
+// tryWatchOnAFakeClock runs TryWatch from RV 215 against handler with a
+// fake clock in opts, stepped by step until the try returns.
+func tryWatchOnAFakeClock(t *testing.T, handler http.HandlerFunc, opts TryOptions, step time.Duration) Try {
+	t.Helper()
+	srv := httptest.NewServer(handler)
 	defer srv.Close()
 	c, err := apiclient.NewClient(&rest.Config{Host: srv.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
 	fc := testingclock.NewFakeClock(time.Unix(0, 0))
+	opts.Clock = fc
 	done := make(chan struct{})
 	var r Try
 	go func() {
 		defer close(done)
-		r = TryWatch(context.Background(), c, watchTarget(), 215, TryOptions{HeaderTimeout: 5 * time.Second, Clock: fc})
+		r = TryWatch(context.Background(), c, watchTarget(), 215, opts)
 	}()
-	stepUntil(fc, time.Second, done)
-	if r.Outcome != OutcomeTransient || r.Latency < 5*time.Second {
-		t.Fatalf("want a transient answer after 5s of the clock, got %+v", r)
-	}
+	stepUntil(fc, step, done)
+	return r
 }
