@@ -370,7 +370,7 @@ func (o *oracle) checkFollow(from uint64) {
 	type change struct {
 		Name string `json:"name"`
 	}
-	var lines []struct {
+	type followLine struct {
 		Record string `json:"record"`
 		Type   string `json:"type"`
 		Name   string `json:"name"`
@@ -381,18 +381,9 @@ func (o *oracle) checkFollow(from uint64) {
 			Initial  bool     `json:"initial"`
 		} `json:"gap"`
 	}
+	var lines []followLine
 	for _, l := range strings.Split(strings.TrimSpace(r.Stdout), "\n") {
-		var rec struct {
-			Record string `json:"record"`
-			Type   string `json:"type"`
-			Name   string `json:"name"`
-			Gap    *struct {
-				Added    []change `json:"added"`
-				Modified []change `json:"modified"`
-				Deleted  []change `json:"deleted"`
-				Initial  bool     `json:"initial"`
-			} `json:"gap"`
-		}
+		var rec followLine
 		if l == "" {
 			continue
 		}
