@@ -44,7 +44,7 @@ test: lint unit e2e ## Unit tests, then e2e tests against the real API server
 unit:
 	$(GO_TEST) -count=1 ./...
 
-# The server matrix (issue 18): kube-apiserver v1.30, v1.33, v1.35 beside
+# The server matrix (issue 18): kube-apiserver v1.30, v1.33, v1.35, v1.36 beside
 # v1.37, and kine; each binary is built once into the same cache as cluster's.
 matrix: cluster ## Build (or reuse from the cache) every server of the matrix (test/e2e/matrix)
 	@bash test/cluster/build-matrix.sh >/dev/null

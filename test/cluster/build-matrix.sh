@@ -7,7 +7,7 @@
 # cache as build.sh's, in a directory keyed by version and by the hash of its
 # module's go.mod and go.sum and the recipe below; a cell already built is
 # not rebuilt. Prints one NAME=DIR line per binary directory:
-#   etcd=DIR v1.37=DIR v1.30=DIR v1.33=DIR v1.35=DIR kine=DIR
+#   etcd=DIR v1.37=DIR v1.30=DIR v1.33=DIR v1.35=DIR v1.36=DIR kine=DIR
 # With names as arguments (e.g. `build-matrix.sh v1.30 kine`) it builds and
 # prints only those (etcd and v1.37 are build.sh's directory: build.sh runs
 # only when no names are given or one of them is etcd or v1.37).

@@ -13,7 +13,7 @@ import (
 // version, the storage under it, and whether its watch cache is on. Its
 // name reads "v1.33/etcd/cache-off".
 type Cell struct {
-	Version    string // "v1.30", "v1.33", "v1.35", "v1.37"
+	Version    string // "v1.30", "v1.33", "v1.35", "v1.36", "v1.37"
 	Storage    string // "etcd" (v3.7.3) or "kine" (v0.17.5 on SQLite)
 	WatchCache bool
 }
@@ -24,6 +24,7 @@ var GitVersions = map[string]string{
 	"v1.30": "v1.30.14",
 	"v1.33": "v1.33.13",
 	"v1.35": "v1.35.4",
+	"v1.36": "v1.36.3",
 	"v1.37": "v1.37.2",
 }
 
@@ -47,7 +48,7 @@ func ParseCell(name string) (Cell, error) {
 	}
 	c := Cell{Version: parts[0], Storage: parts[1]}
 	if _, ok := GitVersions[c.Version]; !ok {
-		return Cell{}, fmt.Errorf("cell %q: unknown version %q (known: v1.30, v1.33, v1.35, v1.37)", name, c.Version)
+		return Cell{}, fmt.Errorf("cell %q: unknown version %q (known: v1.30, v1.33, v1.35, v1.36, v1.37)", name, c.Version)
 	}
 	if c.Storage != "etcd" && c.Storage != "kine" {
 		return Cell{}, fmt.Errorf("cell %q: unknown storage %q (etcd or kine)", name, c.Storage)
@@ -62,12 +63,15 @@ func ParseCell(name string) (Cell, error) {
 	return c, nil
 }
 
+// MatrixVersions are the kube-apiserver minors of the matrix, oldest first.
+var MatrixVersions = []string{"v1.30", "v1.33", "v1.35", "v1.36", "v1.37"}
+
 // MatrixCells are the cells make test runs: every version over etcd, and
 // v1.37 over kine (k3s's storage), each with the watch cache on and off.
 // StartCell starts any other combination too (kine under v1.30, ...).
 func MatrixCells() []Cell {
 	var cells []Cell
-	for _, v := range []string{"v1.30", "v1.33", "v1.35", "v1.37"} {
+	for _, v := range MatrixVersions {
 		for _, wc := range []bool{true, false} {
 			cells = append(cells, Cell{Version: v, Storage: "etcd", WatchCache: wc})
 		}

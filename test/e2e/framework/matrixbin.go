@@ -18,7 +18,7 @@ var (
 
 // MatrixBinaries returns the directory of each binary of the server matrix,
 // by name: "etcd", "kine", and one per kube-apiserver minor ("v1.30",
-// "v1.33", "v1.35", "v1.37"). They come from WATCHRV_MATRIX_BIN when set
+// "v1.33", "v1.35", "v1.36", "v1.37"). They come from WATCHRV_MATRIX_BIN when set
 // (the NAME=DIR lines that test/cluster/build-matrix.sh prints, separated by
 // newlines or spaces), else from running build-matrix.sh (a no-op when
 // everything is built already).

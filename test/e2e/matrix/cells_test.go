@@ -1,7 +1,7 @@
 //go:build e2e
 
 // Package matrix starts every cell of the server matrix (kube-apiserver
-// v1.30, v1.33, v1.35, v1.37 over etcd v3.7.3, v1.37 over kine v0.17.5 on
+// v1.30, v1.33, v1.35, v1.36, v1.37 over etcd v3.7.3, v1.37 over kine v0.17.5 on
 // SQLite; each with the watch cache on and off) and checks on each the
 // facts that differ between them (shared/reference/rv-semantics.md, "Other
 // versions and other storage"): the ground truth the plugin's texts and the
@@ -51,7 +51,7 @@ func forEachCell(t *testing.T, f func(t *testing.T, cell framework.Cell, c *fram
 // TestCellNames: every name StartCell takes reads back to itself, and a
 // wrong one is refused with the form it wants.
 func TestCellNames(t *testing.T) {
-	for _, v := range []string{"v1.30", "v1.33", "v1.35", "v1.37"} {
+	for _, v := range framework.MatrixVersions {
 		for _, st := range []string{"etcd", "kine"} {
 			for _, wc := range []string{"cache-on", "cache-off"} {
 				name := fmt.Sprintf("%s/%s/%s", v, st, wc)

@@ -80,6 +80,9 @@ var gatesByVersion = map[string][]gateWant{
 	"v1.30": {{name: "ConsistentListFromCache", value: 0}, {name: "WatchList", value: 0}},
 	"v1.33": {{name: "ConsistentListFromCache", value: 1}, {name: "WatchList", value: 0}},
 	"v1.35": {{name: "WatchList", value: 1}, {name: "ListFromCacheSnapshot", value: 1}},
+	// v1.36.3: ConsistentListFromCache is GA and locked, still registered
+	// (k8s.io/apiserver v0.36.3 pkg/features); v1.37 removed it.
+	"v1.36": {{name: "WatchList", value: 1}, {name: "ListFromCacheSnapshot", value: 1}, {name: "ConsistentListFromCache", value: 1}},
 	"v1.37": {{name: "WatchList", value: 1}, {name: "ListFromCacheSnapshot", value: 1}, {name: "ConsistentListFromCache", absent: true}},
 }
 
