@@ -50,6 +50,13 @@ func (s *Session) list(ctx context.Context, tries []string) (Notice, error) {
 	return n, lastErr
 }
 
+// ListURL is the first request of ListFirst as it is sent (path and
+// query): a page of relistPageSize with the target's selectors.
+func (s *Session) ListURL() string {
+	o := listing.PageOptions{Limit: relistPageSize}
+	return apiclient.URL(s.Target.CollectionPath(), o.Query(s.Target))
+}
+
 // listAt is one list of the whole collection at rv.
 func (s *Session) listAt(ctx context.Context, rv string) (string, []apiclient.ItemMeta, error) {
 	if rv != "" && rv != "0" {

@@ -30,6 +30,14 @@ const (
 	// NoResumeRVProblem: the last RV was answered Expired or TooLarge: only
 	// a new List gives a start.
 	NoResumeRVProblem = "rv-expired-or-too-large"
+	// NoResumeStartAhead: the start RV (--rv N) is ahead of the server's
+	// current RV (checked before the watch): no change after it has
+	// happened yet, so it says nothing about what the collection holds.
+	NoResumeStartAhead = "start-rv-ahead"
+	// NoResumeChangeLost: the watch met a change whose previous value
+	// storage no longer has (500 "etcd event received with PrevKv=nil"):
+	// a watch from the last RV meets the same change and fails again.
+	NoResumeChangeLost = "change-lost"
 )
 
 // deliversState reports a watch that starts with the state as synthetic
