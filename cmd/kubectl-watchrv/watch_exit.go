@@ -60,7 +60,7 @@ func (r *watchRun) failureError(err error) error {
 	if st, ok := diagnose.StatusOf(err); ok {
 		d := diagnose.FromError(err, diagnose.Context{Operation: diagnose.OpWatch, RequestedResourceVersion: r.session.Stats().LastRV})
 		if d.IsRVProblem() {
-			return fmt.Errorf("the watch ended with %s: %s: %s", diagnose.StatusLine(st.Code, string(st.Reason), ""), d.Summary, d.Fix)
+			return &watchError{text: fmt.Sprintf("the watch ended with %s: %s: %s", diagnose.StatusLine(st.Code, string(st.Reason), ""), d.Summary, d.Fix), err: err}
 		}
 	}
 	if errors.As(err, &event) {
@@ -131,3 +131,13 @@ func (r *watchRun) stallAdvice() string {
 	}
 	return fmt.Sprintf("to tell a hung server from a quiet collection, ask for bookmarks (--bookmarks) and set --stall-timeout above %s: where the watch cache serves the watch, it sends one about once a minute", follow.WatchCacheBookmarkPeriod)
 }
+
+// watchError is a failure in the watch's own words that still unwraps to
+// the failure itself, so that its exit code is the failure's.
+type watchError struct {
+	text string
+	err  error
+}
+
+func (e *watchError) Error() string { return e.text }
+func (e *watchError) Unwrap() error { return e.err }

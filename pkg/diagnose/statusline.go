@@ -12,18 +12,17 @@ import (
 // reason does not repeat it: "504 Timeout: Too large ...", never "504
 // Timeout: Timeout: Too large ...". code 0 or an empty reason is left out.
 func StatusLine(code int32, reason, message string) string {
-	head := ""
-	if code != 0 {
-		head = strconv.Itoa(int(code))
-	}
 	message = strings.TrimSpace(message)
-	if reason != "" && !HasPrefixWord(message, reason) {
-		if head != "" {
-			head += " "
-		}
-		head += reason
+	head := reason
+	if code != 0 {
+		head = strings.TrimSpace(strconv.Itoa(int(code)) + " " + reason)
 	}
 	switch {
+	case reason != "" && HasPrefixWord(message, reason):
+		if code == 0 {
+			return message
+		}
+		return strconv.Itoa(int(code)) + " " + message
 	case head == "":
 		return message
 	case message == "":

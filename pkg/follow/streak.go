@@ -111,19 +111,23 @@ type EmptyStreamError struct {
 }
 
 func (e *EmptyStreamError) Error() string {
+	after := "after " + e.After.String()
+	if e.After < time.Millisecond {
+		after = "within 1ms"
+	}
 	times := ""
 	if e.InARow > 1 {
 		times = fmt.Sprintf(" (%d times in a row)", e.InARow)
 	}
 	if e.AheadOf != "" {
-		return fmt.Sprintf("the server ended the watch from RV %s at once (after %s) with no event%s: RV %s is ahead of its current RV %s, and its storage ended the watch instead of holding it until it gets there (kine does so with the watch cache off; etcd and the watch cache hold such a watch): list again for a real starting point",
-			e.From, e.After, times, e.From, e.AheadOf)
+		return fmt.Sprintf("the server ended the watch from RV %s at once (%s) with no event%s: RV %s is ahead of its current RV %s, and its storage ended the watch instead of holding it until it gets there (kine does so with the watch cache off; etcd and the watch cache hold such a watch): list again for a real starting point",
+			e.From, after, times, e.From, e.AheadOf)
 	}
 	from := "with RV unset"
 	if e.From != "" {
 		from = "from RV " + e.From
 	}
-	return fmt.Sprintf("the server ended the watch %s at once (after %s) with no event, not even a bookmark%s: the API server, or a proxy in front of it, ends watches at once", from, e.After, times)
+	return fmt.Sprintf("the server ended the watch %s at once (%s) with no event, not even a bookmark%s: the API server, or a proxy in front of it, ends watches at once", from, after, times)
 }
 
 // FailureClass: from an RV ahead of the server it is TooLarge (exit 10);
