@@ -162,3 +162,41 @@ func runToExit(t *testing.T, home string, args ...string) framework.Result {
 	r.Stdout, r.Stderr = string(out), string(errb)
 	return r
 }
+
+// A connection that hangs (a link that passes no byte: the TLS handshake
+// never completes) is no answer either: --timeout holds while the request
+// waits for it, and the watch exits 4 in both modes, saying how far the
+// request got; without a discovery cache the run ends in discovery, with
+// the same rule (issue 25, E19).
+func TestWatchTimeoutHoldsWhileTheConnectionHangs(t *testing.T) {
+	t.Parallel()
+	_, ns := newNamespace(t, shared, "watch-hung-link")
+	link, err := framework.StartPausableLink(strings.TrimPrefix(shared.APIServers[0].URL, "https://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { link.Close() })
+	kc, err := shared.WriteKubeconfigFor("hung-link-"+ns, "https://"+link.Addr(), shared.APIServers[0].CAFile, framework.AdminToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	if r := framework.RunInHome(t, home, kc, nil, time.Minute, "list", "cm", "-n", ns, "--rv-only"); r.Code != 0 {
+		t.Fatalf("warming the discovery cache: exit %d: %s", r.Code, r.Stderr)
+	}
+	link.Pause()
+	for _, c := range []struct {
+		home string
+		args []string
+		want string
+	}{
+		{home, nil, "no connection to the API server could be made"},
+		{home, []string{"--follow"}, "no answer from"},
+		{t.TempDir(), nil, "while reading discovery"},
+	} {
+		r := framework.RunInHome(t, c.home, kc, nil, time.Minute, append([]string{"watch", "cm", "-n", ns, "--timeout", "3s"}, c.args...)...)
+		if r.Code != 4 || r.Duration > 15*time.Second || !strings.Contains(r.Stderr, c.want) || strings.Contains(r.Stderr, "--request-timeout") {
+			t.Fatalf("watch %v: want exit 4 about 3 s in, saying %q; got exit %d after %s:\n%s\n%s", c.args, c.want, r.Code, r.Duration, r.Stdout, r.Stderr)
+		}
+	}
+}
