@@ -119,7 +119,8 @@ func (o *WatchOptions) Run(cmd *cobra.Command) error {
 func (r *watchRun) beforeWatch(wo watchstream.Options) error {
 	o := r.o
 	res := r.target.Resource
-	if o.StallTimeout > follow.WatchCacheBookmarkPeriod || o.stallDefault {
+	bookmarks := wo.AllowBookmarks || wo.SendInitialEvents
+	if o.stallDefault || (o.StallTimeout > follow.WatchCacheBookmarkPeriod && bookmarks) {
 		// Silence is a hang only where bookmarks are due (a watch cache).
 		if err := r.readServer(); err != nil {
 			return err
@@ -130,7 +131,7 @@ func (r *watchRun) beforeWatch(wo watchstream.Options) error {
 			r.p.Notef("%s (--stall-timeout turns the check on)", r.server.NoStallNote(res.Name()))
 		}
 	}
-	if wo.AllowBookmarks || wo.SendInitialEvents {
+	if bookmarks {
 		r.session.BookmarkPeriod = follow.WatchCacheBookmarkPeriod
 		if r.server != nil && !r.server.BookmarksExpected() {
 			r.session.BookmarkPeriod = 0

@@ -210,3 +210,22 @@ func TestDeadlineHoldsWhileCredentialsBlock(t *testing.T) {
 		}
 	}
 }
+
+// A run stopped at an ERROR event (--until ERROR) ended as asked, and its
+// attempt still ended in that error: the exit code keeps the error's class.
+func TestStopAtAnErrorEventKeepsItsClass(t *testing.T) {
+	s := &Session{Client: serveFile(t, "watchstream/testdata/expired.jsonl"), Target: cmTarget(),
+		Options: watchstream.Options{ResourceVersion: "213", RVSet: true},
+		OnEvent: func(ev watchstream.Event, _ Observation) error {
+			if ev.Type == watchstream.EventError {
+				return &Stop{Reason: "until"}
+			}
+			return nil
+		}}
+	if err := s.Run(context.Background()); err != nil || s.End() != "until" {
+		t.Fatalf("got %v, end %q", err, s.End())
+	}
+	if st := s.Streak(); st == nil || st.Failure != diagnose.FailureExpired {
+		t.Fatalf("want the Expired as the run's outcome, got %+v", st)
+	}
+}

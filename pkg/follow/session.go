@@ -257,6 +257,13 @@ func (s *Session) run(ctx context.Context) error {
 		stream.Close()
 		release()
 		if end.callbackErr != nil {
+			if end.failure != "" {
+				// Stopped at an ERROR event (--until ERROR): the attempt
+				// still ended in that error, and keeps its class.
+				s.failed(end.err)
+			} else if end.good > 0 {
+				s.healthy()
+			}
 			return end.callbackErr
 		}
 		s.judge(end, opened, ctx.Err() != nil)
