@@ -118,7 +118,7 @@ func TestFollowGivesUpOnEmptyStreams(t *testing.T) {
 	for i := 1; i < MaxEmptyStreams; i++ {
 		next(t, rs.arrived, "watch request")
 		n := next(t, r.notices, "reconnect notice")
-		if n.Kind != NoticeReconnect || n.Delay <= 0 || n.FromResourceVersion != "" {
+		if n.Kind != NoticeReconnect || n.Delay <= 0 || n.FromResourceVersion != "99999999" || n.Failure != diagnose.FailureTooLarge {
 			t.Fatalf("empty stream %d: want a reconnect after a backoff, got %+v", i, n)
 		}
 		waitWaiters(t, fc, 1)

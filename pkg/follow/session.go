@@ -239,7 +239,7 @@ func (s *Session) run(ctx context.Context) error {
 				return nil
 			}
 			s.failed(err)
-			if pending, err = s.afterOpenFailure(ctx, err); err != nil {
+			if pending, err = s.afterOpenFailure(ctx, err, opts); err != nil {
 				return err
 			}
 			continue
@@ -284,7 +284,7 @@ func (s *Session) run(ctx context.Context) error {
 			return nil
 		}
 		opts = s.resumeOptions(opts)
-		if pending, err = s.afterStream(ctx, end, opened); err != nil {
+		if pending, err = s.afterStream(ctx, end, opened, opts); err != nil {
 			return err
 		}
 	}
@@ -350,7 +350,7 @@ func (s *Session) relistFor(ctx context.Context, c *relistCause) (retry bool, er
 // (Expired or TooLarge as the HTTP status, as for an ERROR event), a
 // reconnect after a backoff (the server or the network may recover), or the
 // end of the run with the failure itself (a retry cannot change a 403).
-func (s *Session) afterOpenFailure(ctx context.Context, err error) (*relistCause, error) {
+func (s *Session) afterOpenFailure(ctx context.Context, err error, next watchstream.Options) (*relistCause, error) {
 	f := diagnose.ClassifyFailure(err)
 	if f == diagnose.FailureExpired || f == diagnose.FailureTooLarge {
 		s.clearResume(NoResumeRVProblem)
@@ -365,12 +365,21 @@ func (s *Session) afterOpenFailure(ctx context.Context, err error) (*relistCause
 	if !f.Retryable() {
 		return nil, err
 	}
-	s.sleep(ctx, Notice{Kind: NoticeReconnect, Reason: err.Error(), Err: err, Failure: f, FromResourceVersion: s.resumeRV})
+	s.sleep(ctx, Notice{Kind: NoticeReconnect, Reason: err.Error(), Err: err, Failure: f, FromResourceVersion: fromRV(next)})
 	return nil, nil
 }
 
-// afterStream decides what follows a stream that ended, with Follow.
-func (s *Session) afterStream(ctx context.Context, end streamEnd, opened time.Time) (*relistCause, error) {
+// fromRV is the RV a watch with these options starts from ("" = unset).
+func fromRV(o watchstream.Options) string {
+	if !o.RVSet {
+		return ""
+	}
+	return o.ResourceVersion
+}
+
+// afterStream decides what follows a stream that ended, with Follow; next
+// are the options of the next watch.
+func (s *Session) afterStream(ctx context.Context, end streamEnd, opened time.Time, next watchstream.Options) (*relistCause, error) {
 	if end.expired {
 		s.mixing.failure(end.failure, s.lastRV)
 		return &relistCause{reason: end.reason, err: end.err, unproductive: s.relisted && end.events <= 1}, nil
@@ -391,7 +400,11 @@ func (s *Session) afterStream(ctx context.Context, end streamEnd, opened time.Ti
 	if s.stateCut(end) {
 		return &relistCause{reason: s.stateCutReason(end), err: end.err, noResumePoint: true, stateSent: s.stateSent}, nil
 	}
-	n := Notice{Kind: NoticeReconnect, Reason: end.reason, Err: end.err, Failure: end.failure, FromResourceVersion: s.resumeRV}
+	n := Notice{Kind: NoticeReconnect, Reason: end.reason, Err: end.err, Failure: end.failure, FromResourceVersion: fromRV(next)}
+	var empty *EmptyStreamError
+	if s.streak != nil && errors.As(s.streak.Err, &empty) && s.empties > 0 {
+		n.Reason, n.Err, n.Failure = empty.Error(), empty, empty.FailureClass()
+	}
 	if end.err == nil && (end.events > 0 || s.clock().Since(opened) > time.Second) {
 		// A stream the server ended normally (timeoutSeconds): a Reflector
 		// watches again at once.
