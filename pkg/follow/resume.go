@@ -109,3 +109,22 @@ func (s *Session) stateCutReason(end streamEnd) string {
 	}
 	return what + " while the session had no resume point (" + strconv.Itoa(s.stateSent) + " object(s) of the state sent): a watch with RV unset or 0 sends the state in key order, not RV order, and no marker where it ends, so the highest RV seen is not a resume point; listing again, as a Reflector does"
 }
+
+// resumeOptions are the options of the next watch: from the last RV seen,
+// with bookmarks so that a quiet stream still advances it.
+func (s *Session) resumeOptions(o watchstream.Options) watchstream.Options {
+	if s.resumeRV == "" {
+		// No resume point and nothing of the state known (else a relist
+		// came first): the state is asked for again, as on the first watch.
+		return o
+	}
+	return watchstream.Options{ResourceVersion: s.resumeRV, RVSet: true, AllowBookmarks: true, TimeoutSeconds: o.TimeoutSeconds}
+}
+
+// fromRV is the RV a watch with these options starts from ("" = unset).
+func fromRV(o watchstream.Options) string {
+	if !o.RVSet {
+		return ""
+	}
+	return o.ResourceVersion
+}

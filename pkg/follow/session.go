@@ -291,61 +291,6 @@ func (s *Session) run(ctx context.Context) error {
 	return nil
 }
 
-// relistCause is why a relist is due.
-type relistCause struct {
-	reason string
-	err    error
-	// unproductive: the last relist was followed by another Expired before
-	// any event; then the next relist is a consistent read, after a backoff
-	// (client-go's isLastSyncResourceVersionUnavailable), never a tight loop.
-	unproductive bool
-	// noResumePoint: the stream ended before the session had a resume
-	// point (an initial state not known complete), not on an RV error.
-	noResumePoint bool
-	stateSent     int
-}
-
-// listFirst is --rv list: list, then watch from the List's RV.
-func (s *Session) listFirst(ctx context.Context, opts watchstream.Options) (watchstream.Options, error) {
-	n, err := s.list(ctx, []string{""})
-	if err != nil {
-		return opts, err
-	}
-	s.lastRV = n.ListResourceVersion
-	s.setResume(n.ListResourceVersion, ResumeFromList)
-	s.answered = true
-	w := watchstream.Options{ResourceVersion: n.ListResourceVersion, RVSet: true, AllowBookmarks: opts.AllowBookmarks || s.Follow, TimeoutSeconds: opts.TimeoutSeconds}
-	n.URL = apiclient.URL(s.Target.CollectionPath(), w.Query(s.Target))
-	s.notify(n)
-	return w, nil
-}
-
-// relistFor relists after c; retry is true when the relist failed in a way
-// worth another try after a backoff (already waited).
-func (s *Session) relistFor(ctx context.Context, c *relistCause) (retry bool, err error) {
-	if c.unproductive && !s.sleep(ctx, Notice{Kind: NoticeReconnect, Reason: "the watch from the relist's RV failed again: " + c.reason, Err: c.err, Failure: diagnose.ClassifyFailure(c.err), FromResourceVersion: s.lastRV}) {
-		return false, nil
-	}
-	err = s.relist(ctx, c)
-	if err == nil {
-		c.unproductive = false
-		s.relisted = true
-		return false, nil
-	}
-	if outOfTime(ctx, err) {
-		return false, nil
-	}
-	s.failed(err)
-	f := diagnose.ClassifyFailure(err)
-	if !f.Retryable() {
-		return false, err
-	}
-	if !s.sleep(ctx, Notice{Kind: NoticeReconnect, Reason: "relist failed: " + err.Error(), Err: err, Failure: f, FromResourceVersion: s.lastRV}) {
-		return false, nil
-	}
-	return true, nil
-}
-
 // afterOpenFailure decides what a failed watch request leads to: a relist
 // (Expired or TooLarge as the HTTP status, as for an ERROR event), a
 // reconnect after a backoff (the server or the network may recover), or the
@@ -367,14 +312,6 @@ func (s *Session) afterOpenFailure(ctx context.Context, err error, next watchstr
 	}
 	s.sleep(ctx, Notice{Kind: NoticeReconnect, Reason: err.Error(), Err: err, Failure: f, FromResourceVersion: fromRV(next)})
 	return nil, nil
-}
-
-// fromRV is the RV a watch with these options starts from ("" = unset).
-func fromRV(o watchstream.Options) string {
-	if !o.RVSet {
-		return ""
-	}
-	return o.ResourceVersion
 }
 
 // afterStream decides what follows a stream that ended, with Follow; next
@@ -416,17 +353,6 @@ func (s *Session) afterStream(ctx context.Context, end streamEnd, opened time.Ti
 	}
 	s.sleep(ctx, n)
 	return nil, nil
-}
-
-// resumeOptions are the options of the next watch: from the last RV seen,
-// with bookmarks so that a quiet stream still advances it.
-func (s *Session) resumeOptions(o watchstream.Options) watchstream.Options {
-	if s.resumeRV == "" {
-		// No resume point and nothing of the state known (else a relist
-		// came first): the state is asked for again, as on the first watch.
-		return o
-	}
-	return watchstream.Options{ResourceVersion: s.resumeRV, RVSet: true, AllowBookmarks: true, TimeoutSeconds: o.TimeoutSeconds}
 }
 
 // sleep notifies a reconnect and waits its backoff; false when ctx ended.
