@@ -66,8 +66,13 @@ RV seen, relists on Expired or TooLarge, and reports what a Reflector hides:
 the objects added, changed or deleted while the watch was broken, the RVs
 skipped, and events delivered twice.
 
-The plugin only reads; a watch is bounded by --timeout, --max-events, --until
-or Ctrl-C, each of which ends with a summary.
+The plugin only reads; a watch is bounded by --timeout (the whole run,
+credentials included), --max-events, --until or Ctrl-C, each of which ends
+with a summary. One exit rule, with and without --follow: the outcome of the
+last attempt. Answered and ended as asked, however quiet: 0; never answered
+by the deadline: 4; an ERROR event or HTTP status: its own code (410 and
+TooLarge 10, 403 7, 500 1 ...); a stream ended at once with nothing from an
+RV ahead of the server: 10.
 
 ` + exitCodesHelp,
 		Example: `  # The changes after RV 12345, for 30 seconds
@@ -108,7 +113,7 @@ or Ctrl-C, each of which ends with a summary.
 	f.StringVar(&o.Until, "until", "", "Stop at the first event of this type: ADDED, MODIFIED, DELETED, BOOKMARK or ERROR")
 	f.BoolVar(&o.ExplainDeletes, "explain-deletes", false, "With a selector, check (one GET) whether each DELETED object left the selector or was deleted")
 	f.BoolVar(&o.Follow, "follow", false, "Keep watching like client-go's Reflector: reconnect, relist on Expired/TooLarge, report the gaps")
-	f.DurationVar(&o.StallTimeout, "stall-timeout", 0, "Treat a stream that sends nothing (not even a bookmark) for this long as hung: with --follow reconnect from the last RV, else stop (default 90s with --follow, off without)")
+	f.DurationVar(&o.StallTimeout, "stall-timeout", 0, "Give up a watch request unanswered for this long, and close a stream that sends nothing (not even a bookmark) for as long: with --follow watch again from the last RV, else stop. Silence is a hang only where a bookmark was due (watch cache, bookmarks asked for, above 75s) (default 90s with --follow, off without)")
 	f.BoolVarP(&o.Verbose, "verbose", "v", false, "Show every request on stderr: each watch opened and each list of --rv list or a relist, with its answer")
 	o.outputFlags = newOutputFlags(render.FormatJSON, render.FormatYAML)
 	o.streamed = true

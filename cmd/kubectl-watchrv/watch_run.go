@@ -29,21 +29,29 @@ type watchRun struct {
 	target  apiclient.Target
 	session *follow.Session
 	summary *render.WatchSummary
-	start   string // the start RV events are related to
+	server  *serverinfo.Info // read only when a text or a rule needs it
+	start   string           // the start RV events are related to
 	shown   int
-	rvErr   *render.WatchEventRecord // the Expired/TooLarge that ended a watch without --follow
 }
 
-// Run watches and reports.
+// Run watches and reports. --timeout bounds the whole run (discovery, the
+// checks before the watch, the watch), and holds while a request waits for
+// credentials or a connection: client-go runs an exec credential plugin
+// without the request's context, so each step runs aside (boundedBy).
 func (o *WatchOptions) Run(cmd *cobra.Command) error {
-	ctx := cmd.Context()
+	ctx, cancel := cmd.Context(), context.CancelFunc(func() {})
+	if o.Timeout > 0 {
+		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
+	}
+	defer cancel()
+	began := time.Now()
 	verbs := []string{"watch"}
 	if o.RV == rvList || o.Follow {
 		verbs = append(verbs, "list")
 	}
-	res, err := o.resolveResource(ctx, o.Resource, verbs...)
+	res, err := boundedBy(ctx, func() (apiclient.Resource, error) { return o.resolveResource(ctx, o.Resource, verbs...) })
 	if err != nil {
-		return err
+		return o.beforeWatchError(ctx, err, "reading discovery for "+text.Echo(o.Resource), "watch", o.Resource)
 	}
 	client, err := o.Client()
 	if err != nil {
@@ -54,95 +62,148 @@ func (o *WatchOptions) Run(cmd *cobra.Command) error {
 		t.Namespace = o.namespace
 	}
 	r := &watchRun{ctx: ctx, o: o, p: o.Printer(o.Output), client: client, target: t}
-	var server *serverinfo.Info
-	if o.stallDefault {
-		// Silence is a stall only where bookmarks are due (a watch cache).
-		if server = o.serverInfo(ctx, res.GVR.Group, res.GVR.Resource); !server.BookmarksExpected() {
-			o.StallTimeout = 0
-			r.p.Notef("%s (--stall-timeout turns the check on)", server.NoStallNote(res.Name()))
-		}
-	}
 	wo := o.watchOptions()
-	if wo.RVSet && wo.ResourceVersion != "0" {
-		r.start = wo.ResourceVersion
-		r.warnIfAhead(ctx, wo.ResourceVersion)
+	r.session = &follow.Session{
+		Client: client, Target: t, Options: wo, ListFirst: o.RV == rvList, Follow: o.Follow,
+		StallTimeout: o.StallTimeout, OnEvent: r.onEvent, OnNotice: r.onNotice, CredentialPlugin: o.credentialPlugin(),
+	}
+	if err := r.beforeWatch(wo); err != nil {
+		return o.beforeWatchError(ctx, err, "checking the server before the watch", "watch", res.Name())
 	}
 	if !r.p.Machine() {
 		if o.RV == rvList {
-			r.p.Notef("listing %s, then watching the changes after the List's RV", t.CollectionPath())
+			r.p.Notef("listing %s, then watching the changes after the List's RV", r.session.ListURL())
 		} else {
 			r.p.Notef("watching %s (%s)", apiclient.URL(t.CollectionPath(), wo.Query(t)), o.describeStart())
 		}
 	}
 	r.summary = render.NewWatchSummary(r.start)
-	r.summary.Server = server
-	r.session = &follow.Session{
-		Client: client, Target: t, Options: wo, ListFirst: o.RV == rvList, Follow: o.Follow,
-		StallTimeout: o.StallTimeout, OnEvent: r.onEvent, OnNotice: r.onNotice,
-	}
+	r.summary.Server = r.server
 	if o.Verbose {
 		r.session.Trace = r.p.Tracef
 	}
 	if err := r.p.WatchHeader(); err != nil {
 		return err
 	}
-	wctx, cancel := ctx, context.CancelFunc(func() {})
-	if o.Timeout > 0 {
-		wctx, cancel = context.WithTimeout(ctx, o.Timeout)
-	}
-	defer cancel()
-	began := time.Now()
-	serr := r.session.Run(wctx)
+	serr := r.session.Run(ctx)
 	if serr != nil && errors.Is(serr, errWrite) {
 		return serr
 	}
-	if serr != nil && r.showHTTPStatus(serr) {
-		serr = nil
-	}
-	if serr != nil && r.summary.Events == 0 && r.session.Stats().Streams == 0 {
+	shown := serr != nil && r.showHTTPStatus(serr)
+	if serr != nil && !shown && r.summary.Events == 0 && r.session.Stats().Streams == 0 {
+		// Refused before any stream (403, 401, TLS, a bad selector): the
+		// error is all there is to say.
 		return o.requestError(serr, "watch", res.Name())
 	}
-	var streak *follow.Streak
-	if o.Follow && serr == nil && r.session.End() != follow.EndInterrupted {
-		streak = r.session.Streak()
+	streak := r.session.Streak()
+	if r.session.End() == follow.EndInterrupted {
+		streak = nil
 	}
 	r.summary.SetSession(r.session.Stats(), streak)
 	r.summary.DurationSeconds = time.Since(began).Seconds()
 	r.summary.StartResourceVersion = r.start
 	r.summary.Ended = string(r.session.End())
-	if r.rvErr != nil {
-		r.summary.Ended = string(follow.EndError)
-	}
 	if err := r.p.WatchSummary(r.summary); err != nil {
 		return fmt.Errorf("%w: %v", errWrite, err)
 	}
-	if serr != nil {
-		return o.requestError(fmt.Errorf("the watch stream broke: %w (--follow reconnects from the last RV, as an informer does)", serr), "watch", res.Name())
+	if r.session.End() == follow.EndStallTimeout {
+		r.p.Notef("%s: %s", r.session.EndReason(), r.stallAdvice())
 	}
-	if streak != nil {
-		return o.requestError(streakError(streak), "watch", res.Name())
+	return r.exit(streak, serr)
+}
+
+// beforeWatch runs the checks that come before the watch, each bounded by
+// the run's time: an exact start RV is compared with the server's current
+// RV, and what the server is (serverinfo) is read where a text or the
+// stall rule depends on it.
+func (r *watchRun) beforeWatch(wo watchstream.Options) error {
+	o := r.o
+	res := r.target.Resource
+	bookmarks := wo.AllowBookmarks || wo.SendInitialEvents
+	if o.stallDefault || (o.StallTimeout > follow.WatchCacheBookmarkPeriod && bookmarks) {
+		// Silence is a hang only where bookmarks are due (a watch cache).
+		if err := r.readServer(); err != nil {
+			return err
+		}
+		if !r.server.BookmarksExpected() && o.stallDefault {
+			o.StallTimeout = 0
+			r.session.StallTimeout = 0
+			r.p.Notef("%s (--stall-timeout turns the check on)", r.server.NoStallNote(res.Name()))
+		}
 	}
-	if r.rvErr != nil {
-		d := r.rvErr.Diagnosis
-		return withCode(ExitRVProblem, fmt.Errorf("the watch ended with %d %s: %s: %s", r.rvErr.Status.Code, r.rvErr.Status.Reason, d.Summary, d.Fix))
+	if bookmarks {
+		r.session.BookmarkPeriod = follow.WatchCacheBookmarkPeriod
+		if r.server != nil && !r.server.BookmarksExpected() {
+			r.session.BookmarkPeriod = 0
+		}
+	}
+	if wo.RVSet && wo.ResourceVersion != "0" {
+		r.start = wo.ResourceVersion
+		return r.warnIfAhead(wo)
 	}
 	return nil
 }
 
-// streakError is the failure a --follow session ended in: it was not
-// watching when it ended, so it exits as the same failure would without
-// --follow (4 unreachable or no answer, 8 throttled, 10 Expired ...).
-func streakError(st *follow.Streak) error {
-	when := "no watch of this session succeeded"
-	if st.EverHealthy {
-		when = "the watch was failing when it ended"
+func (r *watchRun) readServer() error {
+	if r.server != nil {
+		return nil
 	}
-	return fmt.Errorf("%s (%d failed attempt(s) in a row since %s): %w", when, st.Attempts, st.Since.Format("15:04:05"), st.Err)
+	res := r.target.Resource
+	in, err := boundedBy(r.ctx, func() (*serverinfo.Info, error) {
+		return r.o.serverInfo(r.ctx, res.GVR.Group, res.GVR.Resource), nil
+	})
+	if err != nil {
+		return err
+	}
+	r.server = in
+	return nil
 }
 
-// errWrite marks a failed write of the output (a closed pipe, a full disk):
-// the run cannot report anything more and must not claim success.
-var errWrite = errors.New("cannot write the output")
+// warnIfAhead compares an exact start RV with the server's current RV (one
+// metadata list of one item) and, when it is ahead, says what the server
+// does with such a watch in this request's mode (FutureWatch): the watch
+// cache and etcd hold it silently, which looks exactly like a quiet
+// collection; kine ends it at once; a streaming list gets a 504.
+func (r *watchRun) warnIfAhead(wo watchstream.Options) error {
+	start := wo.ResourceVersion
+	type current struct {
+		rv  string
+		err error
+	}
+	// Advisory: bounded, so that a server that cannot reach etcd (where a
+	// consistent list waits) does not hold up the watch itself.
+	cur, err := boundedBy(r.ctx, func() (current, error) {
+		ctx, cancel := context.WithTimeout(r.ctx, 5*time.Second)
+		defer cancel()
+		c, _, err := listing.CurrentRV(ctx, r.client, r.target, listing.CurrentOptions{})
+		return current{c, err}, nil
+	})
+	if err != nil {
+		return err
+	}
+	if cur.err != nil {
+		if r.ctx.Err() != nil {
+			return r.ctx.Err()
+		}
+		r.p.Warnf("cannot read the current RV to check --rv %s against it: %s", start, text.OneLine(cur.err.Error()))
+		return nil
+	}
+	n, ok1 := rv.Parse(start)
+	c, ok2 := rv.Parse(cur.rv)
+	if !ok1 || !ok2 || n <= c {
+		return nil
+	}
+	r.session.StartAheadOf = cur.rv
+	if err := r.readServer(); err != nil {
+		return err
+	}
+	what := r.server.FutureWatch(wo.SendInitialEvents, start)
+	if what != "" {
+		what = ": " + what
+	}
+	r.p.Warnf("--rv %s is %d ahead of the server's current RV %s%s. Such an RV usually comes from another API server, another cluster, or from before an etcd restore: list again (--rv list) for a real starting point", start, n-c, cur.rv, what)
+	return nil
+}
 
 // showHTTPStatus shows a 410 or 504 that answered the watch request itself
 // like an ERROR event; true when it did.
@@ -157,32 +218,7 @@ func (r *watchRun) showHTTPStatus(serr error) bool {
 	}
 	rec := render.WatchEventRecord{Record: render.RecordEvent, Time: time.Now().UTC().Format(time.RFC3339Nano), Type: watchstream.EventError, Status: &st, Diagnosis: &d, FromHTTPStatus: true}
 	r.summary.Count(rec)
-	if err := r.p.WatchEvent(rec); err != nil {
-		return false
-	}
-	r.rvErr = &rec
-	return true
-}
-
-// warnIfAhead compares an exact start RV with the server's current RV (one
-// metadata list of one item): the server holds a watch from the future
-// silently, which looks exactly like a quiet collection.
-func (r *watchRun) warnIfAhead(ctx context.Context, start string) {
-	// Advisory: bounded, so that a server that cannot reach etcd (where a
-	// consistent list waits) does not hold up the watch itself.
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	cur, _, err := listing.CurrentRV(ctx, r.client, r.target, listing.CurrentOptions{})
-	if err != nil {
-		r.p.Warnf("cannot read the current RV to check --rv %s against it: %s", start, text.OneLine(err.Error()))
-		return
-	}
-	n, ok1 := rv.Parse(start)
-	c, ok2 := rv.Parse(cur)
-	if !ok1 || !ok2 || n <= c {
-		return
-	}
-	r.p.Warnf("--rv %s is %d ahead of the server's current RV %s: the API server will hold this watch silently (no event, no error, seen on v1.37.2) until it reaches %s. Such an RV usually comes from another API server, another cluster, or from before an etcd restore: list again (--rv list) for a real starting point", start, n-c, cur, start)
+	return r.p.WatchEvent(rec) == nil
 }
 
 func (r *watchRun) onEvent(ev watchstream.Event, obs follow.Observation) error {
@@ -199,9 +235,6 @@ func (r *watchRun) onEvent(ev watchstream.Event, obs follow.Observation) error {
 	case watchstream.EventError:
 		d := diagnose.FromStatus(*ev.Status, diagnose.Context{Operation: diagnose.OpWatch, RequestedResourceVersion: r.session.Stats().LastRV})
 		rec.Diagnosis = &d
-		if d.IsRVProblem() && !r.o.Follow && diagnose.ErrorEndsStream(*ev.Status) {
-			r.rvErr = &rec
-		}
 	}
 	r.summary.Count(rec)
 	if err := r.p.WatchEvent(rec); err != nil {

@@ -45,11 +45,24 @@ const (
 	FailureOther      Failure = "Other"
 )
 
+// Classified is an error of the plugin's own that knows its class: one
+// that no HTTP status or transport error carries (a watch the server ended
+// at once, again and again, from an RV ahead of it). ClassifyFailure asks
+// it first.
+type Classified interface {
+	error
+	FailureClass() Failure
+}
+
 // ClassifyFailure sorts a request error. Expired covers 410 with reason
 // Expired and the pre-1.18 reason Gone, as client-go's Reflector does.
 func ClassifyFailure(err error) Failure {
 	if err == nil {
 		return FailureNone
+	}
+	var own Classified
+	if errors.As(err, &own) {
+		return own.FailureClass()
 	}
 	switch {
 	case IsTooLarge(err):

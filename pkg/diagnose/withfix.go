@@ -18,10 +18,7 @@ func WithFix(err error) error {
 	if err == nil || d.Fix == "" {
 		return err
 	}
-	msg := strings.TrimRight(err.Error(), ". ")
-	if reason := string(apierrors.ReasonForError(err)); reason != "" && !strings.HasPrefix(msg, reason+":") {
-		msg = reason + ": " + msg
-	}
+	msg := Prefixed(string(apierrors.ReasonForError(err)), strings.TrimRight(err.Error(), ". "))
 	return &fixedError{err: err, text: msg + ": " + d.Fix}
 }
 

@@ -222,8 +222,9 @@ func TestStalledStreamReconnectsFromLastRV(t *testing.T) {
 	}
 	rs, c := newReplayServer(t, thenHang(body), nil)
 	const stall = 30 * time.Second
-	s := &Session{Client: c, Target: cmTarget(), Follow: true, Clock: fc, StallTimeout: stall,
-		Options: watchstream.Options{ResourceVersion: "213", RVSet: true}}
+	// A bookmark was due within the stall (every 10 s): the silence is a hang.
+	s := &Session{Client: c, Target: cmTarget(), Follow: true, Clock: fc, StallTimeout: stall, BookmarkPeriod: 10 * time.Second,
+		Options: watchstream.Options{ResourceVersion: "213", RVSet: true, AllowBookmarks: true}}
 	r := start(t, s)
 	next(t, rs.arrived, "watch request")
 	for range want {

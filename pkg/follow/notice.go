@@ -29,7 +29,9 @@ type Notice struct {
 	Err error
 	// FromResourceVersion is the RV the next watch (or the relist) starts from.
 	FromResourceVersion string
-	Delay               time.Duration
+	// URL is, for LISTED, the watch request that follows (path and query).
+	URL   string
+	Delay time.Duration
 	// For LISTED and RELIST: the List's RV, its size, the RVs tried in
 	// order ("" is the consistent read of last resort), and what changed
 	// meanwhile.

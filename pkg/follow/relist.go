@@ -7,6 +7,7 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
+	"github.com/watchrv/kubectl-watchrv/pkg/watchstream"
 )
 
 // relistPageSize is the page size of lists made by a session, as an
@@ -48,6 +49,13 @@ func (s *Session) list(ctx context.Context, tries []string) (Notice, error) {
 		return n, nil
 	}
 	return n, lastErr
+}
+
+// ListURL is the first request of ListFirst as it is sent (path and
+// query): a page of relistPageSize with the target's selectors.
+func (s *Session) ListURL() string {
+	o := listing.PageOptions{Limit: relistPageSize}
+	return apiclient.URL(s.Target.CollectionPath(), o.Query(s.Target))
 }
 
 // listAt is one list of the whole collection at rv.
@@ -114,4 +122,59 @@ func (s *Session) relist(ctx context.Context, c *relistCause) error {
 	s.setResume(n.ListResourceVersion, ResumeFromList)
 	s.notify(n)
 	return nil
+}
+
+// relistCause is why a relist is due.
+type relistCause struct {
+	reason string
+	err    error
+	// unproductive: the last relist was followed by another Expired before
+	// any event; then the next relist is a consistent read, after a backoff
+	// (client-go's isLastSyncResourceVersionUnavailable), never a tight loop.
+	unproductive bool
+	// noResumePoint: the stream ended before the session had a resume
+	// point (an initial state not known complete), not on an RV error.
+	noResumePoint bool
+	stateSent     int
+}
+
+// listFirst is --rv list: list, then watch from the List's RV.
+func (s *Session) listFirst(ctx context.Context, opts watchstream.Options) (watchstream.Options, error) {
+	n, err := s.list(ctx, []string{""})
+	if err != nil {
+		return opts, err
+	}
+	s.lastRV = n.ListResourceVersion
+	s.setResume(n.ListResourceVersion, ResumeFromList)
+	s.answered = true
+	w := watchstream.Options{ResourceVersion: n.ListResourceVersion, RVSet: true, AllowBookmarks: opts.AllowBookmarks || s.Follow, TimeoutSeconds: opts.TimeoutSeconds}
+	n.URL = apiclient.URL(s.Target.CollectionPath(), w.Query(s.Target))
+	s.notify(n)
+	return w, nil
+}
+
+// relistFor relists after c; retry is true when the relist failed in a way
+// worth another try after a backoff (already waited).
+func (s *Session) relistFor(ctx context.Context, c *relistCause) (retry bool, err error) {
+	if c.unproductive && !s.sleep(ctx, Notice{Kind: NoticeReconnect, Reason: "the watch from the relist's RV failed again: " + c.reason, Err: c.err, Failure: diagnose.ClassifyFailure(c.err), FromResourceVersion: s.lastRV}) {
+		return false, nil
+	}
+	err = s.relist(ctx, c)
+	if err == nil {
+		c.unproductive = false
+		s.relisted = true
+		return false, nil
+	}
+	if outOfTime(ctx, err) {
+		return false, nil
+	}
+	s.failed(err)
+	f := diagnose.ClassifyFailure(err)
+	if !f.Retryable() {
+		return false, err
+	}
+	if !s.sleep(ctx, Notice{Kind: NoticeReconnect, Reason: "relist failed: " + err.Error(), Err: err, Failure: f, FromResourceVersion: s.lastRV}) {
+		return false, nil
+	}
+	return true, nil
 }

@@ -30,6 +30,14 @@ const (
 	// NoResumeRVProblem: the last RV was answered Expired or TooLarge: only
 	// a new List gives a start.
 	NoResumeRVProblem = "rv-expired-or-too-large"
+	// NoResumeStartAhead: the start RV (--rv N) is ahead of the server's
+	// current RV (checked before the watch): no change after it has
+	// happened yet, so it says nothing about what the collection holds.
+	NoResumeStartAhead = "start-rv-ahead"
+	// NoResumeChangeLost: the watch met a change whose previous value
+	// storage no longer has (500 "etcd event received with PrevKv=nil"):
+	// a watch from the last RV meets the same change and fails again.
+	NoResumeChangeLost = "change-lost"
 )
 
 // deliversState reports a watch that starts with the state as synthetic
@@ -100,4 +108,23 @@ func (s *Session) stateCutReason(end streamEnd) string {
 		return what + " before the initial-events-end bookmark, after " + strconv.Itoa(s.stateSent) + " object(s) of the state: the state comes in key order, not RV order, so resuming from the highest RV seen would lose the objects not sent yet; listing again, as a Reflector does"
 	}
 	return what + " while the session had no resume point (" + strconv.Itoa(s.stateSent) + " object(s) of the state sent): a watch with RV unset or 0 sends the state in key order, not RV order, and no marker where it ends, so the highest RV seen is not a resume point; listing again, as a Reflector does"
+}
+
+// resumeOptions are the options of the next watch: from the last RV seen,
+// with bookmarks so that a quiet stream still advances it.
+func (s *Session) resumeOptions(o watchstream.Options) watchstream.Options {
+	if s.resumeRV == "" {
+		// No resume point and nothing of the state known (else a relist
+		// came first): the state is asked for again, as on the first watch.
+		return o
+	}
+	return watchstream.Options{ResourceVersion: s.resumeRV, RVSet: true, AllowBookmarks: true, TimeoutSeconds: o.TimeoutSeconds}
+}
+
+// fromRV is the RV a watch with these options starts from ("" = unset).
+func fromRV(o watchstream.Options) string {
+	if !o.RVSet {
+		return ""
+	}
+	return o.ResourceVersion
 }

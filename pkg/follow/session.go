@@ -53,6 +53,21 @@ type Session struct {
 	// Clock (nil = the real clock) times backoffs, the stall watchdog and
 	// how long a stream stayed open, as a Reflector's clock.Clock does.
 	Clock clock.WithDelayedExecution
+	// StartAheadOf is the server's current RV when the start RV was found
+	// ahead of it before the watch ("" = not ahead, or not checked). Such a
+	// start is no resume point (no change after it has happened yet), a
+	// silent stream from it is explained (no bookmark comes before the
+	// server reaches it), and a stream the server ends at once from it
+	// with nothing is that RV's failure (TooLarge), not a stream end.
+	StartAheadOf string
+	// BookmarkPeriod is how often a quiet stream gets a bookmark here (0 =
+	// never: none was asked for, or storage serves the watch and sends
+	// none). Silence for StallTimeout proves a hang only when StallTimeout
+	// exceeds it: shorter silence is what a quiet collection sends.
+	BookmarkPeriod time.Duration
+	// CredentialPlugin is the kubeconfig's exec credential command ("" =
+	// none): a request that never reached the network is named after it.
+	CredentialPlugin string
 
 	tracker *Tracker
 	// lastRV is the highest RV seen (of an event, a bookmark or a List):
@@ -70,6 +85,13 @@ type Session struct {
 	// stream); everHealthy, whether any stream was healthy.
 	streak      *Streak
 	everHealthy bool
+	// answered: a watch request or a list was answered (response headers
+	// came) at least once in this session; began is when Run started.
+	answered bool
+	began    time.Time
+	// empties counts the streams in a row that the server ended at once
+	// with no event (see EmptyStreamError).
+	empties int
 	// knowsState: the tracker holds the whole collection (after a list, or
 	// once a watch that starts with the state has run), so a relist's
 	// difference is a real gap rather than the first sight of the state.
@@ -83,6 +105,7 @@ type Session struct {
 	initialObjects int
 	stats          Stats
 	end            End
+	endReason      string
 }
 
 // End says how a session ended.
@@ -94,6 +117,9 @@ const (
 	EndTimeout     End = "timeout"     // the watch's own deadline (--timeout)
 	EndInterrupted End = "interrupted" // the caller's context was cancelled (Ctrl-C)
 	EndError       End = "error"       // a failure, or an ERROR event, ended it
+	// EndStallTimeout: without Follow, the answered stream sent nothing for
+	// StallTimeout, which here proves no hang (see BookmarkPeriod).
+	EndStallTimeout End = "stall-timeout"
 )
 
 // Stats count what a session did.
@@ -131,12 +157,26 @@ func (s *Session) Stats() Stats {
 // End is how the session ended (valid after Run).
 func (s *Session) End() End { return s.end }
 
+// EndReason says, in words, why the last stream ended (valid after Run).
+func (s *Session) EndReason() string { return s.endReason }
+
+// WatchCacheBookmarkPeriod is how often the watch cache sends a quiet
+// watcher a bookmark: about once a minute (cacher's bookmark frequency),
+// plus the 15 s of slack the cacher itself allows (DefaultEventFreshDuration).
+// Watches served by storage get none.
+const WatchCacheBookmarkPeriod = 75 * time.Second
+
 // Run watches until the stream ends (or, with Follow, until ctx ends or the
 // callback stops it). Without Follow an HTTP error status is returned as is;
 // with Follow only failures a retry cannot mend are returned, each with its
 // own class (403, 401, TLS, 400 ...), never disguised as a stall.
 func (s *Session) Run(ctx context.Context) error {
 	err := s.run(ctx)
+	if !s.answered && s.streak == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		// The run's time ran out before anything was answered (a list of
+		// --rv list still waiting, a request never sent): no answer.
+		s.failed(&StalledError{After: s.clock().Since(s.began).Round(time.Millisecond), Opening: true, AtDeadline: true})
+	}
 	var stop *Stop
 	switch {
 	case errors.As(err, &stop):
@@ -156,18 +196,26 @@ func (s *Session) Run(ctx context.Context) error {
 
 func (s *Session) run(ctx context.Context) error {
 	s.tracker = NewTracker()
+	s.began = s.clock().Now()
 	opts := s.Options
 	if opts.RVSet {
 		s.lastRV = opts.ResourceVersion
 	}
-	if deliversState(opts) {
+	switch {
+	case deliversState(opts):
 		s.clearResume(NoResumeStateInKeyOrder)
-	} else {
+	case s.StartAheadOf != "":
+		s.clearResume(NoResumeStartAhead)
+	default:
 		s.setResume(opts.ResourceVersion, ResumeFromStart)
 	}
 	if s.ListFirst {
 		var err error
 		if opts, err = s.listFirst(ctx, opts); err != nil {
+			if outOfTime(ctx, err) {
+				return nil
+			}
+			s.failed(err)
 			return err
 		}
 	}
@@ -184,26 +232,20 @@ func (s *Session) run(ctx context.Context) error {
 			pending = nil
 			opts = s.resumeOptions(opts)
 		}
-		asked := s.clock().Now()
-		stream, err := s.openWatch(ctx, opts)
+		stream, release, err := s.openWatch(ctx, opts)
 		if err != nil {
 			if outOfTime(ctx, err) {
-				if waited := s.clock().Since(asked); errors.Is(ctx.Err(), context.DeadlineExceeded) && errors.Is(err, context.DeadlineExceeded) && waited > time.Second {
-					// The watch's time ran out while the request waited for an
-					// answer: that is no answer, not a quiet watch. (A request
-					// just sent, or still in client-go's rate limiter, when
-					// the time ran out proves nothing.)
-					s.failed(&StalledError{After: waited.Round(time.Millisecond), Opening: true, AtDeadline: true})
-				}
+				s.unansweredAtDeadline(ctx, err)
 				return nil
 			}
 			s.failed(err)
-			if pending, err = s.afterOpenFailure(ctx, err); err != nil {
+			if pending, err = s.afterOpenFailure(ctx, err, opts); err != nil {
 				return err
 			}
 			continue
 		}
 		s.stats.Streams++
+		s.answered = true
 		opened := s.clock().Now()
 		if deliversState(opts) {
 			// A watch that sends the state makes it known; an exact watch
@@ -213,89 +255,47 @@ func (s *Session) run(ctx context.Context) error {
 		s.openedStream(opts)
 		end := s.readStream(stream)
 		stream.Close()
+		release()
 		if end.callbackErr != nil {
+			if end.failure != "" {
+				// Stopped at an ERROR event (--until ERROR): the attempt
+				// still ended in that error, and keeps its class.
+				s.failed(end.err)
+			} else if end.good > 0 {
+				s.healthy()
+			}
 			return end.callbackErr
 		}
 		s.judge(end, opened, ctx.Err() != nil)
+		s.endReason = end.reason
 		if ctx.Err() != nil {
 			return nil
 		}
 		if !s.Follow {
-			if end.broken {
-				return end.err
-			}
-			if end.failure != "" {
+			// One attempt: what it was (judged above) is the run's outcome.
+			switch {
+			case end.broken || end.failure != "":
 				s.end = EndError
-			} else if opts.TimeoutSeconds > 0 && s.clock().Since(opened) >= time.Duration(opts.TimeoutSeconds)*time.Second-time.Second {
+			case end.quietStall:
+				s.end = EndStallTimeout
+			case opts.TimeoutSeconds > 0 && s.clock().Since(opened) >= time.Duration(opts.TimeoutSeconds)*time.Second-time.Second:
 				s.end = EndTimeout
 			}
 			return nil
 		}
 		opts = s.resumeOptions(opts)
-		if pending, err = s.afterStream(ctx, end, opened); err != nil {
+		if pending, err = s.afterStream(ctx, end, opened, opts); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// relistCause is why a relist is due.
-type relistCause struct {
-	reason string
-	err    error
-	// unproductive: the last relist was followed by another Expired before
-	// any event; then the next relist is a consistent read, after a backoff
-	// (client-go's isLastSyncResourceVersionUnavailable), never a tight loop.
-	unproductive bool
-	// noResumePoint: the stream ended before the session had a resume
-	// point (an initial state not known complete), not on an RV error.
-	noResumePoint bool
-	stateSent     int
-}
-
-// listFirst is --rv list: list, then watch from the List's RV.
-func (s *Session) listFirst(ctx context.Context, opts watchstream.Options) (watchstream.Options, error) {
-	n, err := s.list(ctx, []string{""})
-	if err != nil {
-		return opts, err
-	}
-	s.lastRV = n.ListResourceVersion
-	s.setResume(n.ListResourceVersion, ResumeFromList)
-	s.notify(n)
-	return watchstream.Options{ResourceVersion: n.ListResourceVersion, RVSet: true, AllowBookmarks: opts.AllowBookmarks || s.Follow, TimeoutSeconds: opts.TimeoutSeconds}, nil
-}
-
-// relistFor relists after c; retry is true when the relist failed in a way
-// worth another try after a backoff (already waited).
-func (s *Session) relistFor(ctx context.Context, c *relistCause) (retry bool, err error) {
-	if c.unproductive && !s.sleep(ctx, Notice{Kind: NoticeReconnect, Reason: "the watch from the relist's RV failed again: " + c.reason, Err: c.err, Failure: diagnose.ClassifyFailure(c.err), FromResourceVersion: s.lastRV}) {
-		return false, nil
-	}
-	err = s.relist(ctx, c)
-	if err == nil {
-		c.unproductive = false
-		s.relisted = true
-		return false, nil
-	}
-	if outOfTime(ctx, err) {
-		return false, nil
-	}
-	s.failed(err)
-	f := diagnose.ClassifyFailure(err)
-	if !f.Retryable() {
-		return false, err
-	}
-	if !s.sleep(ctx, Notice{Kind: NoticeReconnect, Reason: "relist failed: " + err.Error(), Err: err, Failure: f, FromResourceVersion: s.lastRV}) {
-		return false, nil
-	}
-	return true, nil
-}
-
 // afterOpenFailure decides what a failed watch request leads to: a relist
 // (Expired or TooLarge as the HTTP status, as for an ERROR event), a
 // reconnect after a backoff (the server or the network may recover), or the
 // end of the run with the failure itself (a retry cannot change a 403).
-func (s *Session) afterOpenFailure(ctx context.Context, err error) (*relistCause, error) {
+func (s *Session) afterOpenFailure(ctx context.Context, err error, next watchstream.Options) (*relistCause, error) {
 	f := diagnose.ClassifyFailure(err)
 	if f == diagnose.FailureExpired || f == diagnose.FailureTooLarge {
 		s.clearResume(NoResumeRVProblem)
@@ -310,12 +310,13 @@ func (s *Session) afterOpenFailure(ctx context.Context, err error) (*relistCause
 	if !f.Retryable() {
 		return nil, err
 	}
-	s.sleep(ctx, Notice{Kind: NoticeReconnect, Reason: err.Error(), Err: err, Failure: f, FromResourceVersion: s.resumeRV})
+	s.sleep(ctx, Notice{Kind: NoticeReconnect, Reason: err.Error(), Err: err, Failure: f, FromResourceVersion: fromRV(next)})
 	return nil, nil
 }
 
-// afterStream decides what follows a stream that ended, with Follow.
-func (s *Session) afterStream(ctx context.Context, end streamEnd, opened time.Time) (*relistCause, error) {
+// afterStream decides what follows a stream that ended, with Follow; next
+// are the options of the next watch.
+func (s *Session) afterStream(ctx context.Context, end streamEnd, opened time.Time, next watchstream.Options) (*relistCause, error) {
 	if end.expired {
 		s.mixing.failure(end.failure, s.lastRV)
 		return &relistCause{reason: end.reason, err: end.err, unproductive: s.relisted && end.events <= 1}, nil
@@ -328,10 +329,19 @@ func (s *Session) afterStream(ctx context.Context, end streamEnd, opened time.Ti
 		// An ERROR event a retry cannot mend (403 on a watch that lost its grant).
 		return nil, end.err
 	}
+	if s.empties >= MaxEmptyStreams {
+		// The server keeps ending the watch at once with nothing: watching
+		// again cannot help (a start RV its storage will not wait for).
+		return nil, s.streak.Err
+	}
 	if s.stateCut(end) {
 		return &relistCause{reason: s.stateCutReason(end), err: end.err, noResumePoint: true, stateSent: s.stateSent}, nil
 	}
-	n := Notice{Kind: NoticeReconnect, Reason: end.reason, Err: end.err, Failure: end.failure, FromResourceVersion: s.resumeRV}
+	n := Notice{Kind: NoticeReconnect, Reason: end.reason, Err: end.err, Failure: end.failure, FromResourceVersion: fromRV(next)}
+	var empty *EmptyStreamError
+	if s.streak != nil && errors.As(s.streak.Err, &empty) && s.empties > 0 {
+		n.Reason, n.Err, n.Failure = empty.Error(), empty, empty.FailureClass()
+	}
 	if end.err == nil && (end.events > 0 || s.clock().Since(opened) > time.Second) {
 		// A stream the server ended normally (timeoutSeconds): a Reflector
 		// watches again at once.
@@ -343,17 +353,6 @@ func (s *Session) afterStream(ctx context.Context, end streamEnd, opened time.Ti
 	}
 	s.sleep(ctx, n)
 	return nil, nil
-}
-
-// resumeOptions are the options of the next watch: from the last RV seen,
-// with bookmarks so that a quiet stream still advances it.
-func (s *Session) resumeOptions(o watchstream.Options) watchstream.Options {
-	if s.resumeRV == "" {
-		// No resume point and nothing of the state known (else a relist
-		// came first): the state is asked for again, as on the first watch.
-		return o
-	}
-	return watchstream.Options{ResourceVersion: s.resumeRV, RVSet: true, AllowBookmarks: true, TimeoutSeconds: o.TimeoutSeconds}
 }
 
 // sleep notifies a reconnect and waits its backoff; false when ctx ended.
@@ -385,26 +384,60 @@ func (s *Session) advance(rv string) {
 	}
 }
 
-// StalledError says the server sent nothing for longer than StallTimeout.
+// StalledError says the server sent nothing for longer than StallTimeout,
+// or that a watch request had no answer when the run's time ran out.
 type StalledError struct {
 	After   time.Duration
 	Opening bool // no answer to the watch request itself
 	// AtDeadline: the watch's own time (--timeout) ran out first.
 	AtDeadline bool
+	// Stage is how far an unanswered request got (Opening only).
+	Stage OpenStage
+	// CredentialPlugin is the kubeconfig's exec command, when it has one.
+	CredentialPlugin string
+	// Quiet: the stream was answered and then silent for After, which here
+	// proves no hang (no bookmark was due in that time): a quiet collection.
+	Quiet bool
+	// Hint says why silence was not expected, for a stall that is a hang.
+	Hint string
 }
 
 func (e *StalledError) Error() string {
-	if e.AtDeadline {
-		return fmt.Sprintf("no answer to the watch request in the %s before the watch's time (--timeout) ran out: the API server or the network hangs", e.After)
-	}
 	if e.Opening {
-		return fmt.Sprintf("no answer to the watch request within %s (--stall-timeout): the API server or the network hangs", e.After)
+		within := fmt.Sprintf("within %s (--stall-timeout)", e.After)
+		if e.AtDeadline {
+			within = fmt.Sprintf("in the %s before the watch's time (--timeout) ran out", e.After)
+		}
+		return e.Stage.noAnswer(within, e.CredentialPlugin)
 	}
-	return fmt.Sprintf("no data from the server for %s, not even a bookmark (--stall-timeout): the stream was closed as stalled", e.After)
+	if e.Quiet {
+		return fmt.Sprintf("the stream was answered and then sent nothing for %s (--stall-timeout): %s", e.After, e.Hint)
+	}
+	msg := fmt.Sprintf("no data from the server for %s, not even a bookmark (--stall-timeout): the stream was closed as stalled", e.After)
+	if e.Hint != "" {
+		msg += " (" + e.Hint + ")"
+	}
+	return msg
 }
 
 // Timeout marks a stall as a client-side timeout (retryable, like client-go's).
 func (e *StalledError) Timeout() bool { return true }
+
+// unansweredAtDeadline records a watch request still unanswered when the
+// run's time ran out: no answer is not a quiet watch, in both modes. A
+// request sent less than a second before the deadline, in a session whose
+// requests were answered before (a reconnect, or a wait in client-go's
+// rate limiter, that had no time), proves nothing.
+func (s *Session) unansweredAtDeadline(ctx context.Context, err error) {
+	var st *StalledError
+	if !errors.Is(ctx.Err(), context.DeadlineExceeded) || !errors.As(err, &st) || !st.AtDeadline {
+		return
+	}
+	if st.After <= time.Second && s.answered {
+		return
+	}
+	s.failed(st)
+}
 
 // outOfTime reports a request that failed because the run's time is up.
 // The client-side rate limiter refuses a wait that would pass the

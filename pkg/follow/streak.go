@@ -2,6 +2,7 @@ package follow
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
@@ -49,12 +50,15 @@ func (s *Session) failed(err error) {
 func (s *Session) healthy() {
 	s.everHealthy = true
 	s.streak = nil
+	s.empties = 0
 }
 
 // judge records what one stream was: healthy when it delivered an event
 // (not an ERROR) or stayed open without failing (until the watch's own end,
-// or for more than a second before the server ended it cleanly), a failure
-// when it broke, stalled or ended with an ERROR event. A stream that sent
+// quiet for StallTimeout where that proves no hang, or for more than a
+// second before the server ended it cleanly), a failure when it broke,
+// stalled where a bookmark was due, ended with an ERROR event, or was ended
+// by the server at once with nothing (EmptyStreamError). A stream that sent
 // events and then broke was both, in that order.
 func (s *Session) judge(end streamEnd, opened time.Time, watchEnded bool) {
 	var stall *StalledError
@@ -65,13 +69,72 @@ func (s *Session) judge(end streamEnd, opened time.Time, watchEnded bool) {
 	switch {
 	case stalled:
 		s.failed(end.err)
+	case end.quietStall:
+		s.healthy() // answered, and quiet for StallTimeout where that is normal
 	case watchEnded:
 		if end.good == 0 && !end.expired && (end.failure == "" || end.broken) {
 			s.healthy() // open, and quiet, when the watch ended
 		}
 	case end.broken || end.failure != "":
 		s.failed(end.err)
-	case end.err == nil && s.clock().Since(opened) > time.Second:
+	case s.clock().Since(opened) > time.Second:
 		s.healthy()
+	case end.events == 0:
+		s.empties++
+		e := &EmptyStreamError{After: s.clock().Since(opened).Round(time.Millisecond), From: s.lastRV, InARow: s.empties}
+		if s.noResume == NoResumeStartAhead {
+			e.AheadOf = s.StartAheadOf
+		}
+		s.failed(e)
 	}
+}
+
+// MaxEmptyStreams is how many streams in a row the server may end at once
+// with no event before a following session gives up: more would only
+// repeat the same answer (kine ends a watch from an RV ahead of it at once,
+// every time), with the backoff between them (about 12 s in all).
+const MaxEmptyStreams = 5
+
+// EmptyStreamError: the server answered a watch and ended the stream at
+// once (within a second) with no event, not even a bookmark. From a start
+// RV known to be ahead of the server it is that RV's failure (TooLarge):
+// its storage ended the watch instead of holding it until it gets there
+// (kine does so with the watch cache off; etcd and the watch cache hold
+// such a watch silently). Otherwise the server, or something in front of
+// it, ends every watch at once.
+type EmptyStreamError struct {
+	After time.Duration
+	From  string // the RV the watch started from ("" = unset)
+	// AheadOf is the server's current RV, when From was found ahead of it.
+	AheadOf string
+	InARow  int
+}
+
+func (e *EmptyStreamError) Error() string {
+	after := "after " + e.After.String()
+	if e.After < time.Millisecond {
+		after = "within 1ms"
+	}
+	times := ""
+	if e.InARow > 1 {
+		times = fmt.Sprintf(" (%d times in a row)", e.InARow)
+	}
+	if e.AheadOf != "" {
+		return fmt.Sprintf("the server ended the watch from RV %s at once (%s) with no event%s: RV %s is ahead of its current RV %s, and its storage ended the watch instead of holding it until it gets there (kine does so with the watch cache off; etcd and the watch cache hold such a watch): list again for a real starting point",
+			e.From, after, times, e.From, e.AheadOf)
+	}
+	from := "with RV unset"
+	if e.From != "" {
+		from = "from RV " + e.From
+	}
+	return fmt.Sprintf("the server ended the watch %s at once (%s) with no event, not even a bookmark%s: the API server, or a proxy in front of it, ends watches at once", from, after, times)
+}
+
+// FailureClass: from an RV ahead of the server it is TooLarge (exit 10);
+// otherwise no HTTP status names it.
+func (e *EmptyStreamError) FailureClass() diagnose.Failure {
+	if e.AheadOf != "" {
+		return diagnose.FailureTooLarge
+	}
+	return diagnose.FailureOther
 }

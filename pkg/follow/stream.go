@@ -1,14 +1,14 @@
 package follow
 
 import (
-	"context"
 	"errors"
+	"fmt"
 	"io"
 	"sync/atomic"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/watchstream"
 )
@@ -23,29 +23,9 @@ type streamEnd struct {
 	err         error
 	events      int
 	good        int // events other than ERROR
-}
-
-// openWatch opens a watch whose request is abandoned if its answer has not
-// begun within StallTimeout. Only that deadline makes a StalledError: any
-// other failure (403, 401, TLS, 400, 410, 504) is returned as it is.
-func (s *Session) openWatch(ctx context.Context, opts watchstream.Options) (*watchstream.Stream, error) {
-	s.trace("GET %s", apiclient.URL(s.Target.CollectionPath(), opts.Query(s.Target)))
-	if s.StallTimeout <= 0 {
-		return watchstream.Open(ctx, s.Client, s.Target, opts)
-	}
-	octx, cancel := context.WithCancel(ctx)
-	var stalled atomic.Bool
-	timer := s.clock().AfterFunc(s.StallTimeout, func() { stalled.Store(true); cancel() })
-	stream, err := watchstream.Open(octx, s.Client, s.Target, opts)
-	timer.Stop()
-	if err != nil {
-		cancel()
-		if stalled.Load() && ctx.Err() == nil {
-			return nil, &StalledError{After: s.StallTimeout, Opening: true}
-		}
-		return nil, err
-	}
-	return stream, nil
+	// quietStall: the stream was answered and then silent for
+	// StallTimeout, which here proves no hang (see Session.BookmarkPeriod).
+	quietStall bool
 }
 
 // readStream reads one stream to its end, under the stall watchdog.
@@ -62,7 +42,19 @@ func (s *Session) readStream(stream *watchstream.Stream) streamEnd {
 	end := s.drain(stream, func() { timer.Reset(s.StallTimeout) })
 	if stalled.Load() && end.callbackErr == nil {
 		err := &StalledError{After: s.StallTimeout}
-		end.reason, end.err, end.failure, end.broken, end.expired = err.Error(), err, diagnose.FailureNoAnswer, true, false
+		if hang, why := s.silenceProvesHang(); hang {
+			err.Hint = why
+			end.reason, end.err, end.failure, end.broken, end.expired = err.Error(), err, diagnose.FailureNoAnswer, true, false
+		} else {
+			err.Quiet, err.Hint = true, why
+			end.reason, end.err, end.failure, end.broken, end.expired = err.Error(), nil, "", false, false
+			if s.Follow {
+				end.reason += "; watching again from the last RV"
+			} else {
+				end.reason += "; the watch ends here as asked (exit 0)"
+			}
+			end.quietStall = true
+		}
 	}
 	return end
 }
@@ -106,16 +98,21 @@ func (s *Session) drain(stream *watchstream.Stream, alive func()) streamEnd {
 func (s *Session) handle(ev watchstream.Event, end *streamEnd) (obs Observation, last bool) {
 	switch ev.Type {
 	case watchstream.EventError:
-		// The server ends the stream after every ERROR event.
-		serr := apierrors.FromObject(ev.Status)
+		// The server ends the stream after every ERROR event; each keeps
+		// the meaning of its own code (the one classifier).
+		serr := &EventError{Status: *ev.Status, err: apierrors.FromObject(ev.Status)}
 		end.failure = diagnose.ClassifyFailure(serr)
 		end.err = serr
-		end.reason = "ERROR event: " + serr.Error()
-		// PrevKv=nil is an expiry in disguise: a rewatch from the same RV
-		// meets the same lost change, a relist recovers (as the Reflector's).
-		end.expired = end.failure == diagnose.FailureExpired || end.failure == diagnose.FailureTooLarge || diagnose.IsPrevKvNil(*ev.Status)
-		if end.expired {
+		end.reason = serr.Error()
+		switch {
+		case end.failure == diagnose.FailureExpired || end.failure == diagnose.FailureTooLarge:
+			end.expired = true
 			s.clearResume(NoResumeRVProblem)
+		case diagnose.IsPrevKvNil(*ev.Status):
+			// An expiry in disguise: a rewatch from the same RV meets the
+			// same lost change, a relist recovers (as the Reflector's).
+			end.expired = true
+			s.clearResume(NoResumeChangeLost)
 		}
 		return obs, true
 	case watchstream.EventBookmark:
@@ -146,4 +143,37 @@ func (s *Session) handle(ev watchstream.Event, end *streamEnd) (obs Observation,
 		}
 	}
 	return obs, false
+}
+
+// EventError is a watch that ended with an ERROR event: the Status the
+// server sent, unwrapping to the API error of its code, so that every
+// code keeps its own class and exit code (diagnose.ClassifyFailure).
+type EventError struct {
+	Status metav1.Status
+	err    error
+}
+
+func (e *EventError) Error() string {
+	return "ERROR event: " + diagnose.StatusLine(e.Status.Code, string(e.Status.Reason), e.Status.Message)
+}
+
+func (e *EventError) Unwrap() error { return e.err }
+
+// silenceProvesHang says whether a stream answered and then silent for
+// StallTimeout is hung, and why (or why not): only where a bookmark was
+// due in that time. A quiet collection sends nothing otherwise: without
+// bookmarks asked for, from storage (which never sends one), or from a
+// start RV ahead of the server (no bookmark before it gets there).
+func (s *Session) silenceProvesHang() (bool, string) {
+	switch {
+	case s.noResume == NoResumeStartAhead:
+		return false, "the start RV is ahead of the server, which sends no bookmark before it gets there, so silence is expected"
+	case !s.Options.AllowBookmarks && !s.Options.SendInitialEvents:
+		return false, "a quiet collection sends nothing, and no bookmark was asked for: silence is not taken for a hang"
+	case s.BookmarkPeriod <= 0:
+		return false, "a quiet collection sends nothing here: its watches get no bookmark (storage serves them), so silence is not taken for a hang"
+	case s.StallTimeout <= s.BookmarkPeriod:
+		return false, fmt.Sprintf("a quiet collection sends nothing for longer than that (at most a bookmark about every %s, from the watch cache; none from storage), so silence is not taken for a hang", s.BookmarkPeriod)
+	}
+	return true, fmt.Sprintf("a bookmark was due: the watch cache sends one about every %s", s.BookmarkPeriod)
 }

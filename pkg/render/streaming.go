@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/streaming"
 	"github.com/watchrv/kubectl-watchrv/pkg/sweep"
 )
@@ -100,7 +101,7 @@ func (p *Printer) streamingHuman(r StreamingReport) error {
 func streamingNote(r streaming.Result) string {
 	switch {
 	case r.Code != 0:
-		return fmt.Sprintf("%d %s: %s", r.Code, r.Reason, r.Message)
+		return diagnose.StatusLine(r.Code, r.Reason, r.Message)
 	case r.Error != "":
 		return r.Error
 	case len(r.Problems) > 0:

@@ -155,7 +155,7 @@ func (p *Printer) eventNote(r WatchEventRecord) string {
 		notes = append(notes, "deleted (a new object with another UID has the name now)")
 	}
 	if r.Status != nil {
-		notes = append(notes, fmt.Sprintf("%d %s: %s", r.Status.Code, r.Status.Reason, r.Status.Message))
+		notes = append(notes, diagnose.StatusLine(r.Status.Code, string(r.Status.Reason), r.Status.Message))
 	}
 	return strings.Join(notes, "; ")
 }

@@ -16,10 +16,13 @@ import (
 // WatchNoticeRecord is a step between streams (list, reconnect, relist), as
 // "watch -o json" writes it.
 type WatchNoticeRecord struct {
-	Record              string   `json:"record"`
-	Time                string   `json:"time"`
-	Reason              string   `json:"reason,omitempty"`
-	FromResourceVersion string   `json:"fromResourceVersion,omitempty"`
+	Record              string `json:"record"`
+	Time                string `json:"time"`
+	Reason              string `json:"reason,omitempty"`
+	FromResourceVersion string `json:"fromResourceVersion,omitempty"`
+	// URL is, for "listed", the watch request that follows the list (path
+	// and query, as sent).
+	URL                 string   `json:"url,omitempty"`
 	DelaySeconds        float64  `json:"delaySeconds,omitempty"`
 	ListResourceVersion string   `json:"listResourceVersion,omitempty"`
 	Items               *int     `json:"items,omitempty"`
@@ -36,7 +39,7 @@ type WatchNoticeRecord struct {
 func NewWatchNoticeRecord(n follow.Notice, d *diagnose.Diagnosis) WatchNoticeRecord {
 	r := WatchNoticeRecord{
 		Record: strings.ToLower(string(n.Kind)), Time: n.Time.UTC().Format(time.RFC3339Nano), Reason: text.OneLine(n.Reason),
-		FromResourceVersion: n.FromResourceVersion, DelaySeconds: n.Delay.Round(time.Millisecond).Seconds(),
+		FromResourceVersion: n.FromResourceVersion, URL: n.URL, DelaySeconds: n.Delay.Round(time.Millisecond).Seconds(),
 		ListResourceVersion: n.ListResourceVersion, Tried: n.Tried, RVsAdvanced: n.RVsAdvanced, MixedServers: n.MixedServers, Diagnosis: d,
 	}
 	if n.Kind != follow.NoticeReconnect {
@@ -62,6 +65,9 @@ func (p *Printer) watchNoticeHuman(r WatchNoticeRecord) error {
 	switch r.Record {
 	case RecordListed:
 		line = fmt.Sprintf("listed %d objects at RV %s; watching the changes after it", watchDeref(r.Items), r.ListResourceVersion)
+		if r.URL != "" {
+			line += ": " + r.URL
+		}
 	case RecordReconnect:
 		line = p.Style.Warn.Sprintf("reconnect in %.1fs from RV %s", r.DelaySeconds, watchOrDash(r.FromResourceVersion)) + ": " + r.Reason
 	case RecordRelist:
@@ -206,14 +212,16 @@ func (p *Printer) watchSummaryHuman(s *WatchSummary) error {
 	if len(types) == 0 {
 		types = []string{"none"}
 	}
-	fmt.Fprintln(p.Out, p.Style.Header.Sprintf("Summary (%s after %s)", s.Ended, time.Duration(s.DurationSeconds*float64(time.Second)).Round(time.Millisecond)))
+	fmt.Fprintln(p.Out, p.Style.Header.Sprintf("Summary (%s after %s)", endedLabel(s.Ended), time.Duration(s.DurationSeconds*float64(time.Second)).Round(time.Millisecond)))
 	kv := [][2]string{
 		{"  Events", fmt.Sprintf("%d (%s)", s.Events, strings.Join(types, ", "))},
 		{"  RVs", fmt.Sprintf("start %s, first %s, last %s (%s)", watchOrDash(s.StartResourceVersion), watchOrDash(s.FirstResourceVersion), watchOrDash(s.LastResourceVersion), resumeLabel(s.ResumeFrom, s.NoResume))},
 		{"  Session", fmt.Sprintf("%d stream(s), %d reconnect(s), %d relist(s), %d object(s) reconciled by relist, %d duplicate(s)",
 			s.Streams, s.Reconnects, s.Relists, s.Reconciled, s.Duplicates)},
 	}
-	if f := s.FailureStreak; f != nil {
+	if f := s.FailureStreak; f != nil && f.Attempts == 1 {
+		kv = append(kv, [2]string{"  Failed", fmt.Sprintf("%s: %s", f.Failure, f.Error)})
+	} else if f != nil {
 		since := "no stream of this session was healthy"
 		if f.EverHealthy {
 			since = "since the last healthy stream"
@@ -225,6 +233,21 @@ func (p *Printer) watchSummaryHuman(s *WatchSummary) error {
 		kv = append(kv, [2]string{"  Mixed servers", fmt.Sprintf("%d sign(s) that the answers came from different API servers (see: kubectl watchrv probe RESOURCE --servers)", s.MixedServers)})
 	}
 	return KeyValues(p.Out, kv)
+}
+
+// endedLabel says how the watch stopped, for the summary's header.
+func endedLabel(ended string) string {
+	switch follow.End(ended) {
+	case "until":
+		return "stopped at --until"
+	case "max-events":
+		return "stopped at --max-events"
+	case follow.EndStreamEnd:
+		return "the server ended the stream"
+	case follow.EndStallTimeout:
+		return "stopped at --stall-timeout"
+	}
+	return ended // timeout, interrupted, error
 }
 
 func watchDeref(p *int) int {
@@ -261,6 +284,10 @@ func resumeLabel(from, noResume string) string {
 		return "no resume point: the initial-events-end bookmark did not come"
 	case follow.NoResumeRVProblem:
 		return "no resume point: the last RV was answered Expired or TooLarge; list again"
+	case follow.NoResumeStartAhead:
+		return "no resume point: the start RV is ahead of the server's current RV, so nothing after it has happened yet; list again (--rv list)"
+	case follow.NoResumeChangeLost:
+		return "no resume point: storage lost a change after the last RV (PrevKv=nil), which a watch from it meets again; list again"
 	}
 	return "no resume point: the state came in key order, not RV order, with no end marker; --rv list gives one"
 }

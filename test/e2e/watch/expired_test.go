@@ -83,23 +83,37 @@ func TestWatchExpiredAfterWatchCacheRestart(t *testing.T) {
 	}
 }
 
+// A watch from an RV ahead of the server: the warning says what the server
+// does with it in this mode (the watch cache holds an exact watch
+// silently), and the start is no resume point, with or without --follow
+// (issue 25, D18: it was "last N (resume point: the start RV)").
 func TestWatchFromTheFutureWarns(t *testing.T) {
 	t.Parallel()
 	cs, ns := newNamespace(t, shared, "watch-future")
 	w := cmWriter{t: t, cs: cs, ns: ns}
 	now := rvNum(t, w.create("a", nil).ResourceVersion)
 	future := fmt.Sprint(now + 100000)
-	out := runWatch(t, shared.Kubeconfig, time.Minute, "cm", "-n", ns, "--rv", future, "--timeout", "3s")
-	if out.Code != 0 || len(out.events()) != 0 {
-		t.Fatalf("v1.37.2 holds a future watch silently: want no event and exit 0, got %s exit %d", describe(out.events()), out.Code)
-	}
-	for _, s := range []string{"--rv " + future + " is ", "ahead of the server's current RV", "hold this watch silently", "another cluster"} {
-		if !strings.Contains(out.Stderr, s) {
-			t.Fatalf("the warning lacks %q: %s", s, out.Stderr)
+	for _, mode := range [][]string{nil, {"--follow"}} {
+		out := runWatch(t, shared.Kubeconfig, time.Minute, append([]string{"cm", "-n", ns, "--rv", future, "--timeout", "3s"}, mode...)...)
+		if out.Code != 0 || len(out.events()) != 0 {
+			t.Fatalf("watch %v: v1.37.2 holds a future watch silently: want no event and exit 0, got %s exit %d", mode, describe(out.events()), out.Code)
 		}
-	}
-	if sum := out.summary(t); sum.Ended != "timeout" || sum.Events != 0 {
-		t.Fatalf("summary: %+v", sum)
+		for _, s := range []string{"--rv " + future + " is ", "ahead of the server's current RV", "the watch cache holds this watch silently", "another cluster"} {
+			if !strings.Contains(out.Stderr, s) {
+				t.Fatalf("watch %v: the warning lacks %q: %s", mode, s, out.Stderr)
+			}
+		}
+		if strings.Contains(out.Stderr, "504") {
+			t.Fatalf("watch %v: an exact watch is not a streaming list, no 504 comes: %s", mode, out.Stderr)
+		}
+		sum := out.summary(t)
+		if sum.Ended != "timeout" || sum.Events != 0 || sum.LastResourceVersion != "" || sum.NoResumePoint != "start-rv-ahead" || sum.ResumeFrom != "none" {
+			t.Fatalf("watch %v: a future start RV is no resume point: %+v", mode, sum)
+		}
+		human := framework.Run(t, shared.Kubeconfig, time.Minute, append([]string{"watch", "cm", "-n", ns, "--rv", future, "--timeout", "2s"}, mode...)...)
+		if strings.Contains(human.Stdout, "(resume point: the start RV)") || !strings.Contains(human.Stdout, "no resume point: the start RV is ahead") {
+			t.Fatalf("watch %v: the summary calls a future RV a resume point:\n%s", mode, human.Stdout)
+		}
 	}
 }
 
@@ -122,6 +136,15 @@ func TestWatchStreamingListFromTheFutureIsTooLarge(t *testing.T) {
 	out := runWatch(t, shared.Kubeconfig, time.Minute, "cm", "-n", ns, "--send-initial-events", "--rv", future, "--timeout", "20s")
 	if out.Code != 10 {
 		t.Fatalf("want exit 10, got %d: %s\n%s", out.Code, out.Stderr, out.Stdout)
+	}
+	// The warning says what the server does with a streaming list from the
+	// future (issue 25, E26: it said "will hold this watch silently").
+	if !strings.Contains(out.Stderr, "a streaming list from it is answered 504 TooLarge after the watch cache waited up to ~3 s") || strings.Contains(out.Stderr, "silently") {
+		t.Fatalf("the warning must say what a streaming list from the future gets: %s", out.Stderr)
+	}
+	human := framework.Run(t, shared.Kubeconfig, time.Minute, "watch", "cm", "-n", ns, "--send-initial-events", "--rv", future, "--timeout", "20s")
+	if human.Code != 10 || strings.Contains(human.Stdout+human.Stderr, "Timeout: Timeout:") || !strings.Contains(human.Stdout, "504 Timeout: Too large resource version") {
+		t.Fatalf("exit %d; the 504 is shown once, never \"Timeout: Timeout:\":\n%s\n%s", human.Code, human.Stdout, human.Stderr)
 	}
 	var found bool
 	for _, e := range out.events() {

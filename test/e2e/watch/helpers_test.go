@@ -46,7 +46,17 @@ type record struct {
 	Tried               []string            `json:"tried"`
 	RVsAdvanced         uint64              `json:"clusterRVsAdvanced"`
 	Gap                 *framework.WatchGap `json:"gap"`
+	URL                 string              `json:"url"`
 	// summary
+	LastResourceVersion string `json:"lastResourceVersion"`
+	ResumeFrom          string `json:"resumeFrom"`
+	NoResumePoint       string `json:"noResumePoint"`
+	FailureStreak       *struct {
+		Failure     string `json:"failure"`
+		Attempts    int    `json:"attempts"`
+		EverHealthy bool   `json:"everHealthy"`
+		Error       string `json:"error"`
+	} `json:"failureStreak"`
 	Events     int            `json:"events"`
 	ByType     map[string]int `json:"byType"`
 	Ended      string         `json:"ended"`

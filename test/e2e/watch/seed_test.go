@@ -152,7 +152,7 @@ func TestWatchHumanOutputAndBadInput(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
 	}
-	for _, want := range []string{"TYPE", "MODIFIED", s.ns + "/a", "DELETED", s.ns + "/b", s.uidA[:8], "Summary (max-events", "2 (MODIFIED 1, DELETED 1)"} {
+	for _, want := range []string{"TYPE", "MODIFIED", s.ns + "/a", "DELETED", s.ns + "/b", s.uidA[:8], "Summary (stopped at --max-events after", "2 (MODIFIED 1, DELETED 1)"} {
 		if !strings.Contains(r.Stdout, want) {
 			t.Fatalf("human output lacks %q:\n%s", want, r.Stdout)
 		}

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
+	"github.com/watchrv/kubectl-watchrv/pkg/follow"
+)
+
+// exit is the one exit rule of watch, with and without --follow
+// (docs/watch.md "Exit codes", docs/exit-codes.md): a run exits with the
+// outcome of its last attempt. A watch that was answered and ended as asked
+// (--timeout, --max-events, --until, the end of an open stream, a quiet
+// --stall-timeout) exits 0, however quiet it was. One whose last attempt
+// failed exits with that failure's code (exitCode, by the one classifier):
+// never answered (no response headers by the deadline) 4; refused, the
+// code of its HTTP status; an ERROR event, the code of its status (400 2,
+// 401 6, 403 7, 404 9, 410 and TooLarge 10, 429 8, 500, 503 and a 504 that
+// is not TooLarge 1); a stream cut 4; a stream the server ended at once
+// with nothing from an RV ahead of it 10. With --follow the last attempt is
+// the failure streak the session ended in (nil once a stream was healthy
+// again); without it, the one attempt. serr is what the session returned.
+func (r *watchRun) exit(st *follow.Streak, serr error) error {
+	if st == nil {
+		if serr != nil && r.session.End() != follow.EndInterrupted {
+			return r.o.requestError(serr, "watch", r.target.Resource.Name())
+		}
+		return nil
+	}
+	err := r.failureError(st.Err)
+	code := exitCode(err)
+	if r.o.Follow {
+		when := "no watch of this session succeeded"
+		if st.EverHealthy {
+			when = "the watch was failing when it ended"
+		}
+		err = fmt.Errorf("%s (%d failed attempt(s) in a row since %s): %w", when, st.Attempts, st.Since.Format("15:04:05"), err)
+	}
+	return withCode(code, err)
+}
+
+// failureError is the error line of one failed attempt: what it was, in
+// its own words, and the fix.
+func (r *watchRun) failureError(err error) error {
+	var (
+		stall *follow.StalledError
+		empty *follow.EmptyStreamError
+		event *follow.EventError
+	)
+	switch {
+	case errors.As(err, &stall):
+		// Its message names the flag whose time ran out (--timeout or
+		// --stall-timeout) and how far the request got.
+		return fmt.Errorf("%s: %w", r.o.serverName(), err)
+	case errors.As(err, &empty):
+		return err
+	}
+	if st, ok := diagnose.StatusOf(err); ok {
+		d := diagnose.FromError(err, diagnose.Context{Operation: diagnose.OpWatch, RequestedResourceVersion: r.session.Stats().LastRV})
+		if d.IsRVProblem() {
+			return &watchError{text: fmt.Sprintf("the watch ended with %s: %s: %s", diagnose.StatusLine(st.Code, string(st.Reason), ""), d.Summary, d.Fix), err: err}
+		}
+	}
+	if errors.As(err, &event) {
+		return r.o.requestError(fmt.Errorf("the watch ended with an %w", err), "watch", r.target.Resource.Name())
+	}
+	if !r.o.Follow && diagnose.ClassifyFailure(err).Retryable() {
+		err = fmt.Errorf("the watch stream broke: %w (--follow reconnects from the last RV, as an informer does)", err)
+	}
+	return r.o.requestError(err, "watch", r.target.Resource.Name())
+}
+
+// beforeWatchError is the error of a step before the watch: the run's time
+// (--timeout) running out there is no answer (exit 4), like a watch request
+// unanswered at its deadline; any other error is the step's own.
+func (o *WatchOptions) beforeWatchError(ctx context.Context, err error, doing, verb, what string) error {
+	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return err
+	}
+	note := ""
+	if p := o.credentialPlugin(); p != "" {
+		note = fmt.Sprintf(" (the kubeconfig's credential plugin, exec %q, runs before the first request reaches the network)", p)
+	}
+	return withCode(ExitUnreachable, fmt.Errorf("no answer from %s within the watch's time (--timeout %s) while %s%s: check that the cluster is up, or raise --timeout", o.serverName(), o.Timeout, doing, note))
+}
+
+// credentialPlugin is the kubeconfig's exec credential command ("" when it
+// has none).
+func (o *WatchOptions) credentialPlugin() string {
+	cfg, err := o.ConfigFlags.ToRESTConfig()
+	if err != nil || cfg.ExecProvider == nil {
+		return ""
+	}
+	return cfg.ExecProvider.Command
+}
+
+// boundedBy runs f aside and returns its result, or ctx's error as soon as
+// ctx ends: client-go runs an exec credential plugin without the request's
+// context, so only this holds a deadline (or Ctrl-C) while one runs. What
+// f does after that is dropped (the run is over).
+func boundedBy[T any](ctx context.Context, f func() (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := f()
+		done <- result{v, err}
+	}()
+	select {
+	case r := <-done:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
+	}
+}
+
+// errWrite marks a failed write of the output (a closed pipe, a full disk):
+// the run cannot report anything more and must not claim success.
+var errWrite = errors.New("cannot write the output")
+
+// stallAdvice says, after a --stall-timeout that proved no hang, what would
+// tell a hung server from a quiet collection here, if anything does.
+func (r *watchRun) stallAdvice() string {
+	if r.server != nil && !r.server.BookmarksExpected() {
+		return r.server.NoStallNote(r.target.Resource.Name()) + ": no --stall-timeout tells a hang from a quiet collection here"
+	}
+	return fmt.Sprintf("to tell a hung server from a quiet collection, ask for bookmarks (--bookmarks) and set --stall-timeout above %s: where the watch cache serves the watch, it sends one about once a minute", follow.WatchCacheBookmarkPeriod)
+}
+
+// watchError is a failure in the watch's own words that still unwraps to
+// the failure itself, so that its exit code is the failure's.
+type watchError struct {
+	text string
+	err  error
+}
+
+func (e *watchError) Error() string { return e.text }
+func (e *watchError) Unwrap() error { return e.err }

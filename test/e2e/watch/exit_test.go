@@ -1,0 +1,123 @@
+//go:build e2e
+
+package watch
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
+)
+
+// exitCase is one outcome of the exit rule's table: how the watch request
+// is answered (nil: by the real server), the extra flags, and the exit
+// code both modes must give.
+type exitCase struct {
+	name   string
+	answer framework.WatchAnswer
+	// future: start the watch from an RV ahead of the server; else from
+	// the namespace's current RV.
+	future bool
+	want   int
+	// status is the code of the ERROR event the run must show (0: none).
+	status int
+	// stderr must appear in the error line (both modes).
+	stderr string
+	// noResume is the summary's noResumePoint without --follow ("": a
+	// resume point remains, the start RV).
+	noResume string
+}
+
+// TestWatchExitRuleOverModesAndOutcomes is the one exit rule of watch
+// (docs/watch.md "Exit codes") as a table: each outcome of a watch, with
+// and without --follow, exits with the same code. The outcomes that no
+// real server gives on demand (a held response, an ERROR event of every
+// code a watch can carry, a cut, a stream ended at once) come from a watch
+// front (framework.WatchFront) in front of the real v1.37.2 server, which
+// answers everything else (discovery, the current-RV check, relists); the
+// quiet watch and the future RV held silently are the real server's own.
+func TestWatchExitRuleOverModesAndOutcomes(t *testing.T) {
+	t.Parallel()
+	cs, ns := newNamespace(t, shared, "watch-exit-rule")
+	w := cmWriter{t: t, cs: cs, ns: ns}
+	a := w.create("a", nil)
+	status := func(code int32, reason, msg string) framework.WatchAnswer {
+		return framework.ErrorEvent(framework.WatchStatus{Code: code, Reason: reason, Message: msg})
+	}
+	prevKv := fmt.Sprintf("etcd event received with PrevKv=nil (key=\"/registry/configmaps/%s/a\", modRevision=%s, type=PUT)", ns, a.ResourceVersion)
+	cases := []exitCase{
+		{name: "never answered", answer: framework.HoldWatch(), want: 4, stderr: "no response headers came"},
+		{name: "answered, quiet", want: 0},
+		{name: "ERROR 400", answer: status(400, "BadRequest", "invalid request"), want: 2, status: 400},
+		{name: "ERROR 401", answer: status(401, "Unauthorized", "Unauthorized"), want: 6, status: 401},
+		{name: "ERROR 403", answer: status(403, "Forbidden", `configmaps is forbidden: User "x" cannot watch resource "configmaps"`), want: 7, status: 403},
+		{name: "ERROR 404", answer: status(404, "NotFound", "the server could not find the requested resource"), want: 9, status: 404},
+		{name: "ERROR 410 Expired", answer: status(410, "Expired", "too old resource version: 5 (9)"), want: 10, status: 410, noResume: "rv-expired-or-too-large"},
+		{name: "ERROR 410 Gone", answer: status(410, "Gone", "too old resource version: 5 (9)"), want: 10, status: 410, noResume: "rv-expired-or-too-large"},
+		{name: "ERROR 429", answer: status(429, "TooManyRequests", "Too many requests, please try again later."), want: 8, status: 429},
+		{name: "ERROR 500", answer: status(500, "InternalError", "Internal error occurred: boom"), want: 1, status: 500, stderr: "500 InternalError: Internal error occurred: boom"},
+		{name: "ERROR 500 PrevKv=nil", answer: status(500, "InternalError", prevKv), want: 1, status: 500, noResume: "change-lost"},
+		{name: "ERROR 503", answer: status(503, "ServiceUnavailable", "the server is currently unable to handle the request"), want: 1, status: 503},
+		{name: "ERROR 504 TooLarge", answer: framework.ErrorEvent(framework.WatchStatus{Code: 504, Reason: "Timeout", Message: "Timeout: Too large resource version: 99999999, current: 5", Cause: "ResourceVersionTooLarge"}),
+			want: 10, status: 504, noResume: "rv-expired-or-too-large"},
+		{name: "ERROR 504 Timeout", answer: status(504, "Timeout", "Timeout: request did not complete within the allotted timeout"), want: 1, status: 504, stderr: "504 Timeout: request did not complete"},
+		{name: "cut mid-stream", answer: framework.CutWatch(ns, "a", a.ResourceVersion), want: 4},
+		{name: "future RV held", future: true, want: 0, noResume: "start-rv-ahead"},
+		{name: "future RV ended at once", answer: framework.EmptyWatch(), future: true, want: 10, noResume: "start-rv-ahead", stderr: "ended the watch from RV"},
+		{name: "ended at once", answer: framework.EmptyWatch(), want: 1, stderr: "ended the watch from RV"},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			front := framework.StartWatchFront(t, shared.APIServers[0])
+			front.Answer(c.answer)
+			kc := front.Kubeconfig(t, shared, fmt.Sprintf("front-%s-%d.kubeconfig", ns, i))
+			start := a.ResourceVersion
+			if c.future {
+				start = fmt.Sprint(rvNum(t, a.ResourceVersion) + 10000000)
+			}
+			for _, mode := range [][]string{nil, {"--follow"}} {
+				out := runWatch(t, kc, 2*time.Minute, append([]string{"cm", "-n", ns, "--rv", start, "--timeout", "4s"}, mode...)...)
+				where := fmt.Sprintf("%s, watch %v", c.name, mode)
+				if out.Code != c.want {
+					t.Fatalf("%s: want exit %d, got %d\nstderr: %s\nstdout: %s", where, c.want, out.Code, out.Stderr, out.Stdout)
+				}
+				if c.stderr != "" && !strings.Contains(out.Stderr, c.stderr) {
+					t.Fatalf("%s: stderr lacks %q: %s", where, c.stderr, out.Stderr)
+				}
+				for _, bad := range []string{"Timeout: Timeout:", "raise --request-timeout"} {
+					if strings.Contains(out.Stderr+out.Stdout, bad) {
+						t.Fatalf("%s: the output says %q:\n%s\n%s", where, bad, out.Stderr, out.Stdout)
+					}
+				}
+				sum := out.summary(t)
+				if (c.want == 0) != (sum.FailureStreak == nil) {
+					t.Fatalf("%s: exit %d must go with a failure in the summary exactly when it is not 0: %+v", where, out.Code, sum.FailureStreak)
+				}
+				if c.status != 0 {
+					var seen bool
+					for _, e := range out.events() {
+						seen = seen || e.Type == "ERROR" && e.Status != nil && e.Status.Code == c.status
+					}
+					if !seen {
+						t.Fatalf("%s: no ERROR record with code %d:\n%s", where, c.status, out.Stdout)
+					}
+				}
+				if mode != nil {
+					continue
+				}
+				if sum.NoResumePoint != c.noResume {
+					t.Fatalf("%s: noResumePoint %q, want %q (summary %+v)", where, sum.NoResumePoint, c.noResume, sum)
+				}
+				if c.noResume == "" && (sum.LastResourceVersion != start || sum.ResumeFrom != "start") {
+					t.Fatalf("%s: the start RV %s stays the resume point, got %q from %q", where, start, sum.LastResourceVersion, sum.ResumeFrom)
+				}
+				if c.noResume != "" && sum.LastResourceVersion != "" {
+					t.Fatalf("%s: no resume point, yet lastResourceVersion %q", where, sum.LastResourceVersion)
+				}
+			}
+		})
+	}
+}
