@@ -116,6 +116,9 @@ func (o *WatchOptions) Run(cmd *cobra.Command) error {
 	if err := r.p.WatchSummary(r.summary); err != nil {
 		return fmt.Errorf("%w: %v", errWrite, err)
 	}
+	if serr != nil && diagnose.IsUnbounded(serr) {
+		return o.requestError(serr, "watch", res.Name()) // --follow would end alike
+	}
 	if serr != nil {
 		return o.requestError(fmt.Errorf("the watch stream broke: %w (--follow reconnects from the last RV, as an informer does)", serr), "watch", res.Name())
 	}
