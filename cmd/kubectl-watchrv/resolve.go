@@ -14,6 +14,7 @@ import (
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
+	"github.com/watchrv/kubectl-watchrv/pkg/follow"
 )
 
 // resolveResource resolves RESOURCE through cli-runtime's cached discovery
@@ -39,15 +40,19 @@ func (o *RootOptions) resolveResource(ctx context.Context, arg string, verbs ...
 	if err != nil {
 		var unknown *apiclient.UnknownResourceError
 		if errors.As(err, &unknown) {
-			// Cached discovery hides its own failures (no server, bad
-			// credentials, throttling) behind "no such resource": ask the
-			// server directly before saying the name is unknown.
+			// Cached discovery hides its own failures (a cut, no answer,
+			// bad credentials, throttling) behind "no such resource": a
+			// failure the ledger saw is the answer; else ask the server
+			// directly before saying the name is unknown.
+			if derr := o.ledger.DiscoveryFailure(); derr != nil {
+				return apiclient.Resource{}, o.requestError(derr, "get", "the discovery endpoints /api and /apis")
+			}
 			if serr := o.checkDiscovery(ctx); serr != nil {
 				return apiclient.Resource{}, serr
 			}
 			return apiclient.Resource{}, withCode(ExitNotFound, err)
 		}
-		return apiclient.Resource{}, o.requestError(err, "get", "discovery")
+		return apiclient.Resource{}, o.requestError(err, "get", "the discovery endpoints /api and /apis")
 	}
 	for _, v := range verbs {
 		if !r.Supports(v) {
@@ -87,6 +92,10 @@ func (o *RootOptions) describeRequestError(err error, verb, what string) error {
 	if isCredentialPluginError(err) {
 		return o.kubeconfigError(err)
 	}
+	var incomplete *follow.ListIncompleteError
+	if errors.As(err, &incomplete) {
+		return err // it names its own fix (--timeout)
+	}
 	server := o.serverName()
 	switch diagnose.ClassifyFailure(err) {
 	case diagnose.FailureUnreachable:
@@ -106,6 +115,8 @@ func (o *RootOptions) describeRequestError(err error, verb, what string) error {
 		return withCode(ExitUsage, fmt.Errorf("%s refused the request as invalid: %w: check -l, --field-selector and the other request flags", server, err))
 	case diagnose.FailureNoAnswer:
 		return fmt.Errorf("no answer from %s: %w: check that the cluster is up, or raise --request-timeout", server, err)
+	case diagnose.FailureConnectionBroken:
+		return fmt.Errorf("the connection to %s broke: %w: check the network and any proxy in between, then run again", server, err)
 	case diagnose.FailureExpired, diagnose.FailureTooLarge:
 		return diagnose.WithFix(err)
 	}
