@@ -2,6 +2,7 @@ package apiclient
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -44,10 +45,11 @@ const (
 	LimitObject = LimitWatchFrame
 	// LimitVersion: /version is a few hundred bytes.
 	LimitVersion = 64 << 10
-	// LimitMetrics holds the /metrics of real control planes: 3.5 MB on the
-	// demo server, 11.9 MB on a v1.37.2 with 200 CRDs, tens of MB in
-	// production (it grows by about 50 KB per resource type).
-	LimitMetrics = 128 << 20
+	// LimitMetrics holds the whole /metrics of real control planes: 3.5 MB
+	// on the demo server, 11.9 MB on a v1.37.2 with 200 CRDs, tens of MB in
+	// production (it grows by about 50 KB per resource type); a read of a
+	// few families (GetMetrics) is a few KB.
+	LimitMetrics = 64 << 20
 	// LimitDiscovery holds the aggregated discovery of thousands of
 	// resource types (about 0.5 KB each).
 	LimitDiscovery = 32 << 20
@@ -131,6 +133,12 @@ func (e *BodyTooLargeError) Error() string {
 		head = "the answer to " + req
 	}
 	return fmt.Sprintf("%s went past %s, the limit of %s: the plugin stopped reading it; %s", head, Bytes(e.Limit), e.Kind.what(), e.Kind.fix())
+}
+
+// IsBodyTooLarge reports a *BodyTooLargeError in err's chain.
+func IsBodyTooLarge(err error) bool {
+	var big *BodyTooLargeError
+	return errors.As(err, &big)
 }
 
 // Unbounded marks the error as an answer that broke one of the plugin's

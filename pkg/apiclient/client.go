@@ -8,6 +8,7 @@ package apiclient
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -98,7 +99,7 @@ func restClientFor(cfg *rest.Config) (rest.Interface, error) {
 func (c *Client) ServerVersion(ctx context.Context) (string, error) {
 	body, err := c.short.Get().AbsPath("/version").Do(withKind(ctx, KindVersion)).Raw()
 	if err != nil {
-		return "", err
+		return "", capError(err)
 	}
 	var v struct {
 		GitVersion string `json:"gitVersion"`
@@ -114,7 +115,7 @@ func (c *Client) ServerVersion(ctx context.Context) (string, error) {
 func (c *Client) CheckDiscovery(ctx context.Context) error {
 	for _, p := range []string{"/api", "/apis"} {
 		if err := c.short.Get().AbsPath(p).Do(withKind(ctx, KindDiscovery)).Error(); err != nil {
-			return err
+			return capError(err)
 		}
 	}
 	return nil
@@ -147,7 +148,20 @@ func (c *Client) Get(ctx context.Context, path string, q url.Values, accept stri
 			req = req.Param(k, v)
 		}
 	}
-	return req.Stream(ctx)
+	body, err := req.Stream(ctx)
+	return body, capError(err)
+}
+
+// capError is err, or the *BodyTooLargeError in its chain: client-go wraps
+// a body it could not read in "unexpected error when reading response
+// body. Please retry. Original error: ...", and the cap's own line says
+// more (the request, the limit and the fix), and not to retry.
+func capError(err error) error {
+	var big *BodyTooLargeError
+	if errors.As(err, &big) {
+		return big
+	}
+	return err
 }
 
 // bodyKind is what Get asks for, and so the cap of its answer.
