@@ -15,6 +15,7 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/follow"
+	"github.com/watchrv/kubectl-watchrv/pkg/listing"
 )
 
 // resolveResource resolves RESOURCE through cli-runtime's cached discovery
@@ -94,7 +95,7 @@ func (o *RootOptions) describeRequestError(err error, verb, what string) error {
 	}
 	var incomplete *follow.ListIncompleteError
 	if errors.As(err, &incomplete) {
-		return err // it names its own fix (--timeout)
+		return fmt.Errorf("%w: raise --timeout (--rv list reads the whole collection before it watches)", err)
 	}
 	server := o.serverName()
 	switch diagnose.ClassifyFailure(err) {
@@ -119,6 +120,22 @@ func (o *RootOptions) describeRequestError(err error, verb, what string) error {
 		return fmt.Errorf("the connection to %s broke: %w: check the network and any proxy in between, then run again", server, err)
 	case diagnose.FailureExpired, diagnose.FailureTooLarge:
 		return diagnose.WithFix(err)
+	case diagnose.FailureUnbounded:
+		return unboundedFix(err)
+	}
+	return err
+}
+
+// unboundedFix names the flags that help with an answer past the plugin's
+// bounds, where any do (the libraries say it in the API's words).
+func unboundedFix(err error) error {
+	var big *apiclient.BodyTooLargeError
+	var endless *listing.EndlessListError
+	switch {
+	case errors.As(err, &big) && big.Kind == apiclient.KindList:
+		return fmt.Errorf("%w: list with a lower --limit, or without --rv 0", err)
+	case errors.As(err, &endless) && endless.TooManyPages():
+		return fmt.Errorf("%w: list with a higher --limit, or a narrower list (-n, -l, --field-selector)", err)
 	}
 	return err
 }

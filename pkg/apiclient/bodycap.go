@@ -100,7 +100,7 @@ func (k BodyKind) fix() string {
 	const broken = "no real API server sends that much: check the kubeconfig's server address and any proxy in front of it"
 	switch k {
 	case KindList:
-		return "ask for smaller pages (--limit); a list at --rv 0 may be answered whole from the watch cache, whatever the limit: omit --rv for a paged read"
+		return "a page that large comes from a limit too high, or from a list at resourceVersion=0, which a watch cache answers whole whatever the limit"
 	case KindWatch, KindObject:
 		return "client-go refuses an event that large too; " + broken
 	case KindMetrics:

@@ -400,7 +400,7 @@ func (s *Session) advance(rv string) {
 type ListIncompleteError struct{ Err error }
 
 func (e *ListIncompleteError) Error() string {
-	return fmt.Sprintf("the list of --rv list did not complete before the watch's time (--timeout) ran out, so no watch was started (%v): raise --timeout", e.Err)
+	return fmt.Sprintf("the first list did not complete before the watch's time ran out, so no watch was started (%v)", e.Err)
 }
 
 // Timeout marks the error as a client-side timeout.

@@ -223,7 +223,7 @@ func TestEndCheck(t *testing.T) {
 	if err := e.next(MaxWalkPages-1, 1, 1, "a"); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.next(MaxWalkPages, 1, 2, "b"); !errors.As(err, &endless) || !strings.Contains(err.Error(), "--limit") {
+	if err := e.next(MaxWalkPages, 1, 2, "b"); !errors.As(err, &endless) || !endless.TooManyPages() || !strings.Contains(err.Error(), "the most one walk reads") {
 		t.Fatalf("page %d: %v", MaxWalkPages, err)
 	}
 }

@@ -55,6 +55,10 @@ func (e *endCheck) next(page, items int, total int64, token string) error {
 	return nil
 }
 
+// TooManyPages reports a walk ended for its page count alone: larger
+// pages or a narrower list would end it.
+func (e *EndlessListError) TooManyPages() bool { return e.SameAs == 0 && e.Empty == 0 }
+
 // EndlessListError is a paged list that would never end. It is one class
 // of failure with a body over its cap (diagnose.FailureUnbounded).
 type EndlessListError struct {
@@ -78,8 +82,7 @@ func (e *EndlessListError) Error() string {
 		return fmt.Sprintf("the list of %s never ends: %d pages in a row brought no item and a new continue token (page %d, %d items read): the API server, or a proxy in front of it, is broken",
 			e.Path, e.Empty, e.Page, e.Items)
 	}
-	return fmt.Sprintf("the list of %s is not done after %d pages (%d items read), the most one walk reads: ask for larger pages (--limit) or a narrower list (-n, -l, --field-selector)",
-		e.Path, e.Page, e.Items)
+	return fmt.Sprintf("the list of %s is not done after %d pages (%d items read), the most one walk reads", e.Path, e.Page, e.Items)
 }
 
 // Unbounded marks the error as an answer that broke one of the plugin's

@@ -38,7 +38,7 @@ type faultCase struct {
 func TestEveryBodyIsReadWithinItsCap(t *testing.T) {
 	const capped = 13
 	frame := []string{"one event of the watch GET http://", "went past 16 MiB, the limit of one watch event", "client-go refuses"}
-	page := []string{"the answer to GET http://", "went past 256 MiB, the limit of one list page", "--limit"}
+	page := []string{"the answer to GET http://", "went past 256 MiB, the limit of one list page", "list with a lower --limit, or without --rv 0"}
 	errBody := []string{"the error answer (500 Internal Server Error) to GET http://", "went past 256 KiB, the limit of an error answer"}
 	discovery := []string{"went past 32 MiB, the limit of a discovery document", "/api"}
 	repeated := []string{"never ends: page 2 carries the continue token of page 1 again"}
@@ -79,8 +79,9 @@ func TestEveryBodyIsReadWithinItsCap(t *testing.T) {
 		// timeout's error and code.
 		{framework.FaultTrickleList, []string{"list", "cm", "--request-timeout", "3s"}, 4, []string{"no answer from the API server at http://", "--request-timeout"}, 15 * time.Second},
 		{framework.FaultTrickleList, []string{"list", "cm", "--rv-only", "--request-timeout", "3s"}, 4, []string{"no answer", "--request-timeout"}, 15 * time.Second},
-		{framework.FaultTrickleList, []string{"watch", "cm", "--rv", "list", "--timeout", "3s"}, 4, []string{"did not complete before the watch's time (--timeout) ran out", "raise --timeout"}, 15 * time.Second},
+		{framework.FaultTrickleList, []string{"watch", "cm", "--rv", "list", "--timeout", "3s"}, 4, []string{"the first list did not complete before the watch's time ran out, so no watch was started", "raise --timeout"}, 15 * time.Second},
 		{framework.FaultTrickleWatch, []string{"watch", "cm", "--timeout", "3s"}, 0, []string{"Summary (timeout after 3"}, 15 * time.Second},
+		{framework.FaultTrickleWatch, []string{"watch", "cm", "--follow", "--stall-timeout", "2s", "--timeout", "7s"}, 4, []string{"--stall-timeout"}, 20 * time.Second},
 	}
 	servers := map[framework.Fault]string{}
 	for _, c := range cases {
