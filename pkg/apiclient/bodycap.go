@@ -216,11 +216,7 @@ func (b *capBody) Read(p []byte) (int, error) {
 	b.n += int64(n)
 	b.entry.add(int64(n))
 	if err != nil {
-		if err == io.EOF {
-			b.entry.finish(nil)
-		} else {
-			b.entry.finish(err)
-		}
+		b.entry.finish(err)
 	}
 	return n, err
 }

@@ -1,6 +1,7 @@
 package apiclient
 
 import (
+	"io"
 	"sort"
 	"sync"
 	"time"
@@ -61,6 +62,9 @@ type Entry struct {
 	// Open is true for the line of a watch whose answer began: the
 	// request goes on, and a second entry says how it ended.
 	Open bool
+	// EOF: the body was read to its end (else, without Err, the plugin
+	// closed it).
+	EOF bool
 }
 
 // Observe calls f with every request as it completes, and with every
@@ -178,8 +182,8 @@ func (en *entry) add(n int64) {
 	l.mu.Unlock()
 }
 
-// finish completes the request once: its body ended, failed or was
-// closed, or no answer came (err).
+// finish completes the request once: its body ended (io.EOF), failed or
+// was closed (nil), or no answer came (err).
 func (en *entry) finish(err error) {
 	if en == nil {
 		return
@@ -190,6 +194,9 @@ func (en *entry) finish(err error) {
 		return
 	}
 	en.done = true
+	if err == io.EOF {
+		en.e.EOF, err = true, nil
+	}
 	en.e.Err, en.e.Duration = err, time.Since(en.start)
 	e := en.e
 	en.mu.Unlock()

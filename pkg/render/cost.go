@@ -1,6 +1,8 @@
 package render
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -65,10 +67,20 @@ func requestText(e apiclient.Entry) string {
 	switch {
 	case e.Open:
 		return fmt.Sprintf("%s %s in %s (a watch: its bytes are counted as they stream)", head, status, ms(e.Headers))
+	case e.Kind == apiclient.KindWatch && e.Status < 300 && e.EOF:
+		return fmt.Sprintf("%s ended by the server after %s, %s read", head, ms(e.Duration), apiclient.Bytes(e.Bytes))
+	case e.Kind == apiclient.KindWatch && e.Status < 300 && closedByPlugin(e.Err):
+		return fmt.Sprintf("%s closed by the plugin after %s, %s read", head, ms(e.Duration), apiclient.Bytes(e.Bytes))
 	case e.Kind == apiclient.KindWatch && e.Status < 300:
-		return fmt.Sprintf("%s ended after %s, %s read%s", head, ms(e.Duration), apiclient.Bytes(e.Bytes), brokeText(e.Err))
+		return fmt.Sprintf("%s broke after %s, %s read%s", head, ms(e.Duration), apiclient.Bytes(e.Bytes), brokeText(e.Err))
 	}
 	return fmt.Sprintf("%s %s in %s, %s read%s", head, status, ms(e.Duration), apiclient.Bytes(e.Bytes), brokeText(e.Err))
+}
+
+// closedByPlugin: a watch whose read ended with the plugin's own context
+// (its --timeout, a verdict reached, Ctrl-C), or that it closed.
+func closedByPlugin(err error) bool {
+	return err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 func brokeText(err error) string {

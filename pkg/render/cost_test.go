@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"reflect"
@@ -88,7 +89,11 @@ func TestRequestText(t *testing.T) {
 		{apiclient.Entry{Method: "GET", URL: "https://h/api/v1/configmaps?watch=1", Kind: apiclient.KindWatch, Status: 200, Headers: 3 * time.Millisecond, Open: true},
 			"GET https://h/api/v1/configmaps?watch=1 200 OK in 3ms (a watch: its bytes are counted as they stream)"},
 		{apiclient.Entry{Method: "GET", URL: "https://h/api/v1/configmaps?watch=1", Kind: apiclient.KindWatch, Status: 200, Bytes: 100, Duration: 1500 * time.Millisecond, Err: errors.New("unexpected EOF")},
-			"GET https://h/api/v1/configmaps?watch=1 ended after 1.5s, 100 B read: unexpected EOF"},
+			"GET https://h/api/v1/configmaps?watch=1 broke after 1.5s, 100 B read: unexpected EOF"},
+		{apiclient.Entry{Method: "GET", URL: "https://h/api/v1/configmaps?watch=1", Kind: apiclient.KindWatch, Status: 200, Bytes: 100, Duration: 5 * time.Second, EOF: true},
+			"GET https://h/api/v1/configmaps?watch=1 ended by the server after 5s, 100 B read"},
+		{apiclient.Entry{Method: "GET", URL: "https://h/api/v1/configmaps?watch=1", Kind: apiclient.KindWatch, Status: 200, Bytes: 0, Duration: 4958 * time.Millisecond, Err: context.DeadlineExceeded},
+			"GET https://h/api/v1/configmaps?watch=1 closed by the plugin after 4.958s, 0 B read"},
 		{apiclient.Entry{Method: "GET", URL: "https://h/version", Kind: apiclient.KindVersion, Duration: 2 * time.Millisecond, Err: errors.New("dial tcp: connection refused")},
 			"GET https://h/version failed after 2ms: dial tcp: connection refused"},
 		{apiclient.Entry{Method: "GET", URL: "https://h/api", Kind: apiclient.KindDiscovery, Status: 503, Bytes: 60, Duration: 800 * time.Microsecond},
