@@ -29,7 +29,6 @@ type ListOptions struct {
 	RVMatch       string
 	RVOnly        bool
 	NoRestart     bool
-	Verbose       bool
 	outputFlags
 
 	rvSet     bool
@@ -86,7 +85,6 @@ the RV is still the collection's.
 	f.StringVar(&o.RVMatch, "rv-match", "", "How --rv applies: NotOlderThan or Exact")
 	f.BoolVar(&o.RVOnly, "rv-only", false, "Read only the current RV (one item of metadata, about 1 KB)")
 	f.BoolVar(&o.NoRestart, "no-restart", false, "Stop when a continue token expires instead of restarting from page 1 once")
-	f.BoolVarP(&o.Verbose, "verbose", "v", false, "Show every request on stderr: its URL, its answer (items, RV, bytes, time) and every retry")
 	o.outputFlags = newOutputFlags(render.FormatWide, render.FormatJSON, render.FormatYAML)
 	o.addOutputFlag(f)
 	o.addServersFlags(f, false)

@@ -20,7 +20,6 @@ type ProbeOptions struct {
 	serversFlags
 
 	resourceScope
-	Verbose     bool
 	Verify      bool
 	Future      bool
 	FutureAhead uint64
@@ -85,7 +84,6 @@ controller can survive without a relist.
 	f := cmd.Flags()
 	f.BoolVar(&o.All, "all", false, "Probe every resource that supports list and watch, one at a time")
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Watch across all namespaces (the window is per resource type either way)")
-	f.BoolVarP(&o.Verbose, "verbose", "v", false, "Show every probe: the RV tried, the outcome, the latency and the evidence")
 	f.BoolVar(&o.Verify, "verify", false, "Prove the bound: one watch from the oldest RV must start, one from the RV below must fail (2 more requests)")
 	f.BoolVar(&o.Future, "future", false, "Also show what the server does with an RV ahead of it: a list (504 TooLarge, with the time it took) and a watch (held silently, or ended)")
 	f.Uint64Var(&o.FutureAhead, "future-ahead", 1000000, "How far past the current RV --future asks")

@@ -14,6 +14,8 @@ import (
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
+	"github.com/watchrv/kubectl-watchrv/pkg/follow"
+	"github.com/watchrv/kubectl-watchrv/pkg/listing"
 )
 
 // resolveResource resolves RESOURCE through cli-runtime's cached discovery
@@ -39,15 +41,19 @@ func (o *RootOptions) resolveResource(ctx context.Context, arg string, verbs ...
 	if err != nil {
 		var unknown *apiclient.UnknownResourceError
 		if errors.As(err, &unknown) {
-			// Cached discovery hides its own failures (no server, bad
-			// credentials, throttling) behind "no such resource": ask the
-			// server directly before saying the name is unknown.
+			// Cached discovery hides its own failures (a cut, no answer,
+			// bad credentials, throttling) behind "no such resource": a
+			// failure the ledger saw is the answer; else ask the server
+			// directly before saying the name is unknown.
+			if derr := o.ledger.DiscoveryFailure(); derr != nil {
+				return apiclient.Resource{}, o.requestError(derr, "get", "the discovery endpoints /api and /apis")
+			}
 			if serr := o.checkDiscovery(ctx); serr != nil {
 				return apiclient.Resource{}, serr
 			}
 			return apiclient.Resource{}, withCode(ExitNotFound, err)
 		}
-		return apiclient.Resource{}, o.requestError(err, "get", "discovery")
+		return apiclient.Resource{}, o.requestError(err, "get", "the discovery endpoints /api and /apis")
 	}
 	for _, v := range verbs {
 		if !r.Supports(v) {
@@ -87,6 +93,10 @@ func (o *RootOptions) describeRequestError(err error, verb, what string) error {
 	if isCredentialPluginError(err) {
 		return o.kubeconfigError(err)
 	}
+	var incomplete *follow.ListIncompleteError
+	if errors.As(err, &incomplete) {
+		return fmt.Errorf("%w: raise --timeout (--rv list reads the whole collection before it watches)", err)
+	}
 	server := o.serverName()
 	switch diagnose.ClassifyFailure(err) {
 	case diagnose.FailureUnreachable:
@@ -106,8 +116,26 @@ func (o *RootOptions) describeRequestError(err error, verb, what string) error {
 		return withCode(ExitUsage, fmt.Errorf("%s refused the request as invalid: %w: check -l, --field-selector and the other request flags", server, err))
 	case diagnose.FailureNoAnswer:
 		return fmt.Errorf("no answer from %s: %w: check that the cluster is up, or raise --request-timeout", server, err)
+	case diagnose.FailureConnectionBroken:
+		return fmt.Errorf("the connection to %s broke: %w: check the network and any proxy in between, then run again", server, err)
 	case diagnose.FailureExpired, diagnose.FailureTooLarge:
 		return diagnose.WithFix(err)
+	case diagnose.FailureUnbounded:
+		return unboundedFix(err)
+	}
+	return err
+}
+
+// unboundedFix names the flags that help with an answer past the plugin's
+// bounds, where any do (the libraries say it in the API's words).
+func unboundedFix(err error) error {
+	var big *apiclient.BodyTooLargeError
+	var endless *listing.EndlessListError
+	switch {
+	case errors.As(err, &big) && big.Kind == apiclient.KindList:
+		return fmt.Errorf("%w: list with a lower --limit, or without --rv 0", err)
+	case errors.As(err, &endless) && endless.TooManyPages():
+		return fmt.Errorf("%w: list with a higher --limit, or a narrower list (-n, -l, --field-selector)", err)
 	}
 	return err
 }

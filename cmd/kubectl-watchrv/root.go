@@ -29,6 +29,14 @@ type RootOptions struct {
 	ConfigFlags *genericclioptions.ConfigFlags
 	genericiooptions.IOStreams
 	NoColor bool
+	// Verbosity is -v=N (bare -v: 6); Verbose, whether the command shows
+	// its own steps (N >= 1). See verbosity.go.
+	Verbosity int
+	Verbose   bool
+
+	// ledger counts every request of the run (apiclient.Ledger): the -v
+	// lines, the cost line at the end and every report's "cost".
+	ledger *apiclient.Ledger
 }
 
 // userAgent lets an API server's audit log tell this plugin's requests apart.
@@ -38,11 +46,13 @@ func newRootCommand(streams genericiooptions.IOStreams) (*cobra.Command, *RootOp
 	o := &RootOptions{
 		ConfigFlags: genericclioptions.NewConfigFlags(true),
 		IOStreams:   streams,
+		ledger:      apiclient.NewLedger(),
 	}
 	o.ConfigFlags.WrapConfigFn = func(c *rest.Config) *rest.Config {
 		c.UserAgent = userAgent()
-		return apiclient.Wrap(c)
+		return apiclient.Wrap(c, o.ledger)
 	}
+	o.traceRequests()
 	cmd := &cobra.Command{
 		Use:   "kubectl-watchrv",
 		Short: "See what List and Watch really do with resourceVersion",
@@ -81,6 +91,7 @@ version", or a list says "Too large resource version". It only reads
 	cmd.SetErr(streams.ErrOut)
 	o.ConfigFlags.AddFlags(cmd.PersistentFlags())
 	cmd.PersistentFlags().BoolVar(&o.NoColor, "no-color", false, "Never color the output (color is also off for NO_COLOR and when stdout is not a terminal)")
+	o.addVerbosityFlags(cmd.PersistentFlags())
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		// pflag quotes the bad value whole, twice: bound it.
 		return usageErrorf(c, "%v", errors.New(text.Shorten(err.Error(), 512)))
@@ -101,7 +112,7 @@ version", or a list says "Too large resource version". It only reads
 
 // Printer builds the printer of one run.
 func (o *RootOptions) Printer(format string) *render.Printer {
-	return render.NewPrinter(o.Out, o.ErrOut, format, o.NoColor)
+	return render.NewPrinter(o.Out, o.ErrOut, format, o.NoColor).WithCost(o.ledger.Cost)
 }
 
 // restConfig is the rest.Config of the standard kubectl flags. One rule
@@ -237,8 +248,8 @@ func (r redactServers) Unwrap() error { return r.err }
 // run executes the command line and returns the process exit code. Every
 // error is printed as one line; no panic ever reaches the user as a stack.
 func run(args []string, streams genericiooptions.IOStreams) (code int) {
-	cmd, _ := newRootCommand(streams)
-	cmd.SetArgs(args)
+	cmd, o := newRootCommand(streams)
+	cmd.SetArgs(verbosityArgs(args))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	defer func() {
@@ -248,6 +259,10 @@ func run(args []string, streams genericiooptions.IOStreams) (code int) {
 		}
 	}()
 	err := cmd.ExecuteContext(ctx)
+	if len(args) == 0 || !strings.HasPrefix(args[0], "__complete") {
+		// Not under a shell's completion, whose stderr is the user's prompt.
+		o.Printer("").CostLine(o.ledger.Cost())
+	}
 	if ctx.Err() != nil {
 		// One rule for every command: an interrupted run has printed what
 		// it had and exits 130, whatever error the cancellation caused.

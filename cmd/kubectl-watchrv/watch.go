@@ -34,7 +34,6 @@ type WatchOptions struct {
 	Follow            bool
 	StallTimeout      time.Duration
 	stallDefault      bool // StallTimeout is --follow's default, not the user's
-	Verbose           bool
 	outputFlags
 
 	rvSet     bool
@@ -114,7 +113,6 @@ RV ahead of the server: 10.
 	f.BoolVar(&o.ExplainDeletes, "explain-deletes", false, "With a selector, check (one GET) whether each DELETED object left the selector or was deleted")
 	f.BoolVar(&o.Follow, "follow", false, "Keep watching like client-go's Reflector: reconnect, relist on Expired/TooLarge, report the gaps")
 	f.DurationVar(&o.StallTimeout, "stall-timeout", 0, "Give up a watch request unanswered for this long, and close a stream that sends nothing (not even a bookmark) for as long: with --follow watch again from the last RV, else stop. Silence is a hang only where a bookmark was due (watch cache, bookmarks asked for, above 75s) (default 90s with --follow, off without)")
-	f.BoolVarP(&o.Verbose, "verbose", "v", false, "Show every request on stderr: each watch opened and each list of --rv list or a relist, with its answer")
 	o.outputFlags = newOutputFlags(render.FormatJSON, render.FormatYAML)
 	o.streamed = true
 	o.addOutputFlag(f)

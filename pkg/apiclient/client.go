@@ -8,6 +8,7 @@ package apiclient
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -47,6 +48,7 @@ var statusCodecs = func() serializer.CodecFactory {
 // kubectl flags).
 func NewClient(cfg *rest.Config) (*Client, error) {
 	base := rest.CopyConfig(cfg)
+	Meter(base, nil) // every body capped, also of a config that skipped Wrap
 	base.APIPath = ""
 	base.GroupVersion = nil
 	base.NegotiatedSerializer = statusCodecs.WithoutConversion()
@@ -95,9 +97,9 @@ func restClientFor(cfg *rest.Config) (rest.Interface, error) {
 
 // ServerVersion returns the gitVersion from /version.
 func (c *Client) ServerVersion(ctx context.Context) (string, error) {
-	body, err := c.short.Get().AbsPath("/version").Do(ctx).Raw()
+	body, err := c.short.Get().AbsPath("/version").Do(withKind(ctx, KindVersion)).Raw()
 	if err != nil {
-		return "", err
+		return "", capError(err)
 	}
 	var v struct {
 		GitVersion string `json:"gitVersion"`
@@ -112,8 +114,8 @@ func (c *Client) ServerVersion(ctx context.Context) (string, error) {
 // discovery came back empty.
 func (c *Client) CheckDiscovery(ctx context.Context) error {
 	for _, p := range []string{"/api", "/apis"} {
-		if err := c.short.Get().AbsPath(p).Do(ctx).Error(); err != nil {
-			return err
+		if err := c.short.Get().AbsPath(p).Do(withKind(ctx, KindDiscovery)).Error(); err != nil {
+			return capError(err)
 		}
 	}
 	return nil
@@ -127,20 +129,67 @@ func (c *Client) CheckDiscovery(ctx context.Context) error {
 // instead of ~3 s), behind the caller's back and its request budget. An
 // error status comes back as an API error with the server's Status (message
 // and causes), which Stream decodes and Do().Raw() would not. A path that
-// could mean another one ("..", an invalid segment) is never sent.
+// could mean another one ("..", an invalid segment) is never sent. The
+// body is read through the cap of its kind (bodyKind): past it, a read
+// fails with a *BodyTooLargeError.
 func (c *Client) Get(ctx context.Context, path string, q url.Values, accept string) (io.ReadCloser, error) {
 	if err := checkPath(path); err != nil {
 		return nil, err
 	}
+	kind := bodyKind(path, q, accept)
 	client := c.short
-	if q.Get("watch") != "" {
+	if kind == KindWatch {
 		client = c.stream
 	}
+	ctx = withKind(ctx, kind)
 	req := client.Get().AbsPath(path).SetHeader("Accept", accept).MaxRetries(0)
 	for k, vs := range q {
 		for _, v := range vs {
 			req = req.Param(k, v)
 		}
 	}
-	return req.Stream(ctx)
+	body, err := req.Stream(ctx)
+	return body, capError(err)
+}
+
+// capError is err, or the *BodyTooLargeError in its chain: client-go wraps
+// a body it could not read in "unexpected error when reading response
+// body. Please retry. Original error: ...", and the cap's own line says
+// more (the request, the limit and the fix), and not to retry.
+func capError(err error) error {
+	var big *BodyTooLargeError
+	if errors.As(err, &big) {
+		return big
+	}
+	return err
+}
+
+// bodyKind is what Get asks for, and so the cap of its answer.
+func bodyKind(path string, q url.Values, accept string) BodyKind {
+	switch {
+	case q.Get("watch") != "":
+		return KindWatch
+	case path == "/version":
+		return KindVersion
+	case path == "/metrics":
+		return KindMetrics
+	case accept == AcceptMetadata:
+		return KindObject
+	}
+	return KindList
+}
+
+// GetMetrics sends one GET /metrics, asking only for the metric families
+// named (name[]=...; none: every family) and returns the text as it
+// arrives, read through the /metrics cap (LimitMetrics). kube-apiserver
+// v1.37.2 (client_golang 1.24) sends only the families asked for; older
+// servers ignore name[] and send them all, so the caller parses what it
+// needs either way. A 403 (it needs the non-resource "get" of /metrics)
+// comes back as an API error.
+func (c *Client) GetMetrics(ctx context.Context, names ...string) (io.ReadCloser, error) {
+	q := url.Values{}
+	for _, n := range names {
+		q.Add("name[]", n)
+	}
+	return c.Get(ctx, "/metrics", q, "text/plain")
 }

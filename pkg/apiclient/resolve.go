@@ -2,9 +2,12 @@ package apiclient
 
 import (
 	"fmt"
+	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -55,6 +58,52 @@ func (e *UnknownResourceError) Error() string {
 	return msg
 }
 
+// DiscoveryError is discovery that failed while a name was resolved: the
+// name may exist or not, it is not known. Its class is the failure's own
+// (diagnose.ClassifyFailure of Err: a cut connection, no answer, 401 ...).
+type DiscoveryError struct {
+	// GroupVersion is the group version whose resources could not be
+	// read ("" for the discovery of every group).
+	GroupVersion string
+	Err          error
+}
+
+func (e *DiscoveryError) Error() string {
+	if e.GroupVersion != "" {
+		return fmt.Sprintf("cannot read the discovery of %s: %v", e.GroupVersion, e.Err)
+	}
+	return fmt.Sprintf("cannot read discovery (/api and /apis), so the resource type cannot be looked up: %v", e.Err)
+}
+
+func (e *DiscoveryError) Unwrap() error { return e.Err }
+
+// DiscoveryFailure is the first failure of this run's discovery that makes
+// a "no such resource type" unknowable: a discovery request that got no
+// answer or whose body broke (a cut, a reset, a timeout, a body past its
+// cap), or any failure of the root documents /api and /apis. cli-runtime's
+// cached discovery keeps such failures to itself and answers "no match";
+// the ledger saw them. nil when none: an HTTP error of one group version
+// (the 503 of an aggregated API that is down) is not one, and kubectl too
+// says the type does not exist then.
+func (l *Ledger) DiscoveryFailure() error {
+	for _, f := range l.Failures(KindDiscovery) {
+		root := false
+		if u, err := url.Parse(f.URL); err == nil {
+			root = u.Path == "/api" || u.Path == "/apis"
+		}
+		switch {
+		case f.Err != nil:
+			if IsBodyTooLarge(f.Err) {
+				return &DiscoveryError{Err: f.Err} // it names the request
+			}
+			return &DiscoveryError{Err: fmt.Errorf("%s %s: %w", f.Method, f.URL, f.Err)}
+		case root:
+			return &DiscoveryError{Err: apierrors.NewGenericServerResponse(f.Status, "get", schema.GroupResource{}, "", fmt.Sprintf("%s %s answered %d %s", f.Method, f.URL, f.Status, http.StatusText(f.Status)), 0, true)}
+		}
+	}
+	return nil
+}
+
 // ResolveResource resolves a name the way kubectl does: plural, singular,
 // short name, kind, resource.group or resource.version.group, CRDs included.
 // The mapper is normally cli-runtime's (cached discovery and short names).
@@ -72,12 +121,17 @@ func ResolveResource(disco discovery.DiscoveryInterface, mapper meta.RESTMapper,
 	if gvr.Empty() {
 		gvr, err = mapper.ResourceFor(gr.WithVersion(""))
 	}
+	if err != nil && !meta.IsNoMatchError(err) && !meta.IsAmbiguousError(err) {
+		// Discovery itself failed (no answer, a cut, 401, 403, ...): whether
+		// the name exists is not known.
+		return Resource{}, &DiscoveryError{Err: capError(err)}
+	}
 	if err != nil || gvr.Empty() {
 		return Resource{}, &UnknownResourceError{Name: arg, Suggestions: suggest(disco, arg)}
 	}
 	list, err := disco.ServerResourcesForGroupVersion(gvr.GroupVersion().String())
 	if err != nil {
-		return Resource{}, fmt.Errorf("cannot read discovery for %s: %w", gvr.GroupVersion(), err)
+		return Resource{}, &DiscoveryError{GroupVersion: gvr.GroupVersion().String(), Err: err}
 	}
 	for _, r := range list.APIResources {
 		if r.Name == gvr.Resource {

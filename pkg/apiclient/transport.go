@@ -2,7 +2,6 @@ package apiclient
 
 import (
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 
@@ -12,10 +11,77 @@ import (
 )
 
 // Wrap is what every rest.Config of the plugin goes through before a
-// client is built from it (root's WrapConfigFn, so discovery too): no
+// client is built from it (root's WrapConfigFn, so discovery too): every
+// body capped and every request counted in l (may be nil; Meter), no
 // hidden retries, no redirects followed.
-func Wrap(cfg *rest.Config) *rest.Config {
-	return RefuseRedirects(NoHiddenRetries(cfg))
+func Wrap(cfg *rest.Config, l *Ledger) *rest.Config {
+	return RefuseRedirects(NoHiddenRetries(Meter(cfg, l)))
+}
+
+// Meter puts the body cap (capBody) on every answer of every client built
+// from cfg, and counts every request and every byte read in l (nil: caps
+// only). It sits right above the connection, under client-go's
+// credentials and every other wrapper, so that nothing reads a body
+// before the cap does. A chain that has a meter already gets none more:
+// NewClient adds one to a config that did not go through Wrap.
+func Meter(cfg *rest.Config, l *Ledger) *rest.Config {
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		if hasMeter(rt) {
+			return rt
+		}
+		return &meter{next: rt, ledger: l}
+	})
+	return cfg
+}
+
+type meter struct {
+	next   http.RoundTripper
+	ledger *Ledger
+}
+
+func (m *meter) RoundTrip(req *http.Request) (*http.Response, error) {
+	u := RequestURL(req.URL)
+	en := m.ledger.begin(req.Method, u, kindOf(req, 0))
+	resp, err := m.next.RoundTrip(req)
+	if err != nil {
+		en.finish(err)
+		return resp, err
+	}
+	en.answered(resp.StatusCode)
+	if resp.Body == nil || resp.Body == http.NoBody {
+		en.finish(nil)
+		return resp, nil
+	}
+	resp.Body = newCapBody(resp.Body, &BodyTooLargeError{Kind: kindOf(req, resp.StatusCode), Method: req.Method, URL: u, Status: resp.StatusCode}, en)
+	return resp, nil
+}
+
+func (m *meter) WrappedRoundTripper() http.RoundTripper { return m.next }
+
+// RequestURL is a URL the plugin sent, as it is printed (-v, errors): the
+// server part redacted (text.RedactURL: a password in it), the path and
+// query as built. The query holds only the plugin's own parameters (limit,
+// continue, resourceVersion, selectors, watch), which kubectl's -v prints
+// too, so it is kept.
+func RequestURL(u *url.URL) string {
+	server := text.RedactURL((&url.URL{Scheme: u.Scheme, Host: u.Host, User: u.User}).String())
+	return server + u.RequestURI()
+}
+
+// hasMeter reports whether the chain rt (of this package's wrappers, and
+// any that say what they wrap) holds a meter.
+func hasMeter(rt http.RoundTripper) bool {
+	for rt != nil {
+		if _, ok := rt.(*meter); ok {
+			return true
+		}
+		w, ok := rt.(interface{ WrappedRoundTripper() http.RoundTripper })
+		if !ok {
+			return false
+		}
+		rt = w.WrappedRoundTripper()
+	}
+	return false
 }
 
 // NoHiddenRetries stops client-go from silently retrying 429 answers (it
@@ -31,6 +97,8 @@ func NoHiddenRetries(cfg *rest.Config) *rest.Config {
 }
 
 type hideRetryAfter struct{ next http.RoundTripper }
+
+func (h hideRetryAfter) WrappedRoundTripper() http.RoundTripper { return h.next }
 
 func (h hideRetryAfter) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := h.next.RoundTrip(req)
@@ -56,6 +124,8 @@ func RefuseRedirects(cfg *rest.Config) *rest.Config {
 
 type refuseRedirects struct{ next http.RoundTripper }
 
+func (r refuseRedirects) WrappedRoundTripper() http.RoundTripper { return r.next }
+
 func (r refuseRedirects) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := r.next.RoundTrip(req)
 	if err != nil || resp.StatusCode < 300 || resp.StatusCode > 399 || resp.Header.Get("Location") == "" {
@@ -65,8 +135,8 @@ func (r refuseRedirects) RoundTrip(req *http.Request) (*http.Response, error) {
 	if u, perr := req.URL.Parse(loc); perr == nil {
 		loc = u.String()
 	}
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-	resp.Body.Close()
+	resp.Body.Close() // unread: the connection is not worth keeping
+
 	return nil, &RedirectError{Status: resp.StatusCode, From: req.URL, Location: loc}
 }
 

@@ -37,7 +37,7 @@ func TestRedirectsAreRefusedWithTheTokenKept(t *testing.T) {
 
 	for name, cfg := range map[string]*rest.Config{
 		"CheckRedirect": {Host: redirector.URL, BearerToken: "secret-token"},
-		"Wrap":          Wrap(&rest.Config{Host: redirector.URL, BearerToken: "secret-token"}),
+		"Wrap":          Wrap(&rest.Config{Host: redirector.URL, BearerToken: "secret-token"}, nil),
 	} {
 		t.Run(name, func(t *testing.T) {
 			c, err := NewClient(cfg)
@@ -56,7 +56,7 @@ func TestRedirectsAreRefusedWithTheTokenKept(t *testing.T) {
 	}
 	// A plain http.Client built from a wrapped config, as cli-runtime's
 	// discovery builds one, refuses too.
-	hc, err := rest.HTTPClientFor(Wrap(&rest.Config{Host: redirector.URL, BearerToken: "secret-token"}))
+	hc, err := rest.HTTPClientFor(Wrap(&rest.Config{Host: redirector.URL, BearerToken: "secret-token"}, nil))
 	if err != nil {
 		t.Fatal(err)
 	}

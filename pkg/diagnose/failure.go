@@ -42,7 +42,11 @@ const (
 	// selector, invalid parameters): repeating it cannot help.
 	FailureBadRequest Failure = "BadRequest"
 	FailureServer     Failure = "ServerError"
-	FailureOther      Failure = "Other"
+	// FailureUnbounded: the answer broke one of the plugin's bounds (a
+	// body past the limit of its kind, a paged list that never ends):
+	// what sent it is broken or hostile, and repeating it cannot help.
+	FailureUnbounded Failure = "Unbounded"
+	FailureOther     Failure = "Other"
 )
 
 // Classified is an error of the plugin's own that knows its class: one
@@ -63,6 +67,9 @@ func ClassifyFailure(err error) Failure {
 	var own Classified
 	if errors.As(err, &own) {
 		return own.FailureClass()
+	}
+	if IsUnbounded(err) {
+		return FailureUnbounded
 	}
 	switch {
 	case IsTooLarge(err):
@@ -137,6 +144,14 @@ func isBroken(err error) bool {
 	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
 		strings.Contains(err.Error(), "unexpected EOF") || strings.Contains(err.Error(), "connection reset by peer") ||
 		strings.Contains(err.Error(), "client connection lost")
+}
+
+// IsUnbounded reports an error that says it broke one of the plugin's
+// bounds (apiclient.BodyTooLargeError, listing's endless-walk errors):
+// each has a method Unbounded() bool.
+func IsUnbounded(err error) bool {
+	var u interface{ Unbounded() bool }
+	return errors.As(err, &u) && u.Unbounded()
 }
 
 // IsTooLarge reports a 504 whose cause is ResourceVersionTooLarge, or the

@@ -178,9 +178,12 @@ func (s *Session) Run(ctx context.Context) error {
 		s.failed(&StalledError{After: s.clock().Since(s.began).Round(time.Millisecond), Opening: true, AtDeadline: true})
 	}
 	var stop *Stop
+	var incomplete *ListIncompleteError
 	switch {
 	case errors.As(err, &stop):
 		s.end, err = End(stop.Reason), nil
+	case errors.As(err, &incomplete):
+		s.end = EndError // the time ran out, but before the watch began
 	case s.end != "":
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		s.end, err = EndTimeout, nil
@@ -213,7 +216,12 @@ func (s *Session) run(ctx context.Context) error {
 		var err error
 		if opts, err = s.listFirst(ctx, opts); err != nil {
 			if outOfTime(ctx, err) {
-				return nil
+				if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+					return nil // interrupted: the run says so
+				}
+				// The time ran out before the list completed: no watch
+				// was started, and the run did not do what was asked.
+				err = &ListIncompleteError{Err: err}
 			}
 			s.failed(err)
 			return err
@@ -325,8 +333,10 @@ func (s *Session) afterStream(ctx context.Context, end streamEnd, opened time.Ti
 		s.relisted = false
 		s.Backoff.Reset()
 	}
-	if end.failure != "" && !end.failure.Retryable() && !end.broken {
-		// An ERROR event a retry cannot mend (403 on a watch that lost its grant).
+	if end.failure != "" && !end.failure.Retryable() && (!end.broken || end.failure == diagnose.FailureUnbounded) {
+		// An ERROR event a retry cannot mend (403 on a watch that lost its
+		// grant), or a stream past the plugin's bounds (an event over the
+		// frame cap): reconnecting would read it again without end.
 		return nil, end.err
 	}
 	if s.empties >= MaxEmptyStreams {
@@ -383,6 +393,21 @@ func (s *Session) advance(rv string) {
 		s.lastRV = rv
 	}
 }
+
+// ListIncompleteError says the watch's time (--timeout) ran out before
+// its first list (ListFirst, --rv list) completed: no watch was started,
+// so the run did not do what was asked, and it fails as a request without
+// an answer in time does (diagnose.FailureNoAnswer).
+type ListIncompleteError struct{ Err error }
+
+func (e *ListIncompleteError) Error() string {
+	return fmt.Sprintf("the first list did not complete before the watch's time ran out, so no watch was started (%v)", e.Err)
+}
+
+// Timeout marks the error as a client-side timeout.
+func (e *ListIncompleteError) Timeout() bool { return true }
+
+func (e *ListIncompleteError) Unwrap() error { return e.Err }
 
 // StalledError says the server sent nothing for longer than StallTimeout,
 // or that a watch request had no answer when the run's time ran out.

@@ -93,7 +93,10 @@ func List(ctx context.Context, c *apiclient.Client, t apiclient.Target, o PageOp
 	cr := &countio.Reader{R: body}
 	var w pageWire
 	if err := json.NewDecoder(cr).Decode(&w); err != nil {
-		if f := diagnose.ClassifyFailure(err); f == diagnose.FailureConnectionBroken || f == diagnose.FailureNoAnswer {
+		switch f := diagnose.ClassifyFailure(err); f {
+		case diagnose.FailureUnbounded:
+			return nil, err // the cap's own line names the request and the fix
+		case diagnose.FailureConnectionBroken, diagnose.FailureNoAnswer:
 			// Not a bad body: the connection was lost in the middle of it.
 			return nil, fmt.Errorf("the list response of %s broke off after %d bytes: %w", t.CollectionPath(), cr.N, err)
 		}

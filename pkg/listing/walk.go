@@ -92,6 +92,7 @@ func walkOnce(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Wa
 	var a Attempt
 	var maxRV uint64
 	opts := o.PageOptions
+	ends := newEndCheck(t.CollectionPath())
 	for i := 1; ; i++ {
 		p, retries, err := listPageRetrying(ctx, c, t, o, opts, i > 1)
 		a.Retries += retries
@@ -123,6 +124,10 @@ func walkOnce(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Wa
 		}
 		if p.Continue == "" || (o.MaxPages > 0 && i >= o.MaxPages) {
 			return a, nil
+		}
+		if err := ends.next(i, len(p.Items), a.ItemCount, p.Continue); err != nil {
+			a.Err, a.Error = err, err.Error()
+			return a, err
 		}
 		opts.Continue = p.Continue
 	}

@@ -8,11 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/watchrv/kubectl-watchrv/internal/clocktest"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 )
@@ -166,5 +168,62 @@ func TestCurrentRVTakesItsTokenAndSendsOneRequest(t *testing.T) {
 	}
 	if _, _, err := CurrentRV(context.Background(), c, cmTarget(), CurrentOptions{Budget: b}); !errors.Is(err, apiclient.ErrBudgetExhausted) || len(*queries) != 1 {
 		t.Fatalf("a spent budget must send nothing: %v, %d requests", err, len(*queries))
+	}
+}
+
+// A server that answers every page with the same continue token (here the
+// recorded page 2, again and again) would be followed for ever; the walk
+// ends at the first repeat, with the class and words of an answer that
+// broke a bound.
+func TestWalkEndsAtARepeatedContinueToken(t *testing.T) {
+	page2, err := os.ReadFile(filepath.Join("testdata", "page2.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	requests := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests++
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(page2)
+	}))
+	defer srv.Close()
+	c, err := apiclient.NewClient(&rest.Config{Host: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := Walk(ctx, c, cmTarget(), WalkOptions{PageOptions: PageOptions{Limit: 2}}, nil)
+	var endless *EndlessListError
+	if !errors.As(err, &endless) || endless.Page != 2 || endless.SameAs != 1 {
+		t.Fatalf("Walk = %v after %d requests, want an EndlessListError at page 2 (the token of page 1)", err, requests)
+	}
+	if requests != 2 || len(res.Final().Pages) != 2 || res.Final().Error == "" {
+		t.Fatalf("%d requests, %d pages kept, error %q", requests, len(res.Final().Pages), res.Final().Error)
+	}
+	if !diagnose.IsUnbounded(err) || diagnose.ClassifyFailure(err) != diagnose.FailureUnbounded {
+		t.Fatalf("the error is not of class Unbounded: %v", err)
+	}
+}
+
+// Pages that bring no item and a new token each, or more pages than any
+// collection has, end the walk too.
+func TestEndCheck(t *testing.T) {
+	e := newEndCheck("/api/v1/configmaps")
+	for i := 1; i < maxEmptyPages; i++ {
+		if err := e.next(i, 0, 0, "t"+strconv.Itoa(i)); err != nil {
+			t.Fatalf("page %d: %v", i, err)
+		}
+	}
+	var endless *EndlessListError
+	if err := e.next(maxEmptyPages, 0, 0, "last"); !errors.As(err, &endless) || endless.Empty != maxEmptyPages {
+		t.Fatalf("%d empty pages: %v", maxEmptyPages, err)
+	}
+	e = newEndCheck("/api/v1/configmaps")
+	if err := e.next(MaxWalkPages-1, 1, 1, "a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.next(MaxWalkPages, 1, 2, "b"); !errors.As(err, &endless) || !endless.TooManyPages() || !strings.Contains(err.Error(), "the most one walk reads") {
+		t.Fatalf("page %d: %v", MaxWalkPages, err)
 	}
 }

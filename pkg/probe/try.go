@@ -81,6 +81,9 @@ type Try struct {
 	// notSent is why the request was never sent (the budget refused it):
 	// such a Try is no answer and no probe.
 	notSent error
+	// unbounded is an answer past the plugin's bounds (a body over its
+	// cap): fatal, and asError returns it with its class (exit 13).
+	unbounded error
 }
 
 // timeFrom sets the try's latency: from start to now on clk (deferred by
@@ -177,6 +180,8 @@ func (r *Try) fromFirstEvent(ev watchstream.Event, err error, rv uint64) {
 		// A watch the server accepted ends only at timeoutSeconds; an end
 		// before any event is a cache going unready, not a success.
 		r.Outcome, r.Evidence = OutcomeTransient, "the stream ended before any event"
+	case diagnose.IsUnbounded(err):
+		r.Outcome, r.Evidence, r.unbounded = OutcomeFatal, "unreadable stream: "+err.Error(), err
 	case err != nil:
 		r.Outcome, r.Evidence = OutcomeTransient, "unreadable stream: "+err.Error()
 	case ev.Type == watchstream.EventError && ev.Status != nil:
@@ -198,6 +203,8 @@ func (r *Try) fromError(err error, rv uint64) {
 	r.Outcome, r.Evidence, r.Message = OutcomeTransient, "request failed", err.Error()
 	if f := diagnose.ClassifyFailure(err); f == diagnose.FailureTLS || f == diagnose.FailureUnauthorized || f == diagnose.FailureForbidden || f == diagnose.FailureBadRequest {
 		r.Outcome = OutcomeFatal
+	} else if f == diagnose.FailureUnbounded {
+		r.Outcome, r.unbounded = OutcomeFatal, err
 	}
 }
 
@@ -247,6 +254,9 @@ func (r *Try) fromStatus(st metav1.Status, rv uint64, how string) {
 // asError turns a non-success, non-Expired result back into an error whose
 // exit code the command can derive.
 func (r Try) asError() error {
+	if r.unbounded != nil {
+		return r.unbounded
+	}
 	if r.Code != 0 {
 		st := metav1.Status{Status: metav1.StatusFailure, Code: r.Code, Message: r.Message, Reason: reasonForCode(r.Code)}
 		if r.RetryAfter > 0 {

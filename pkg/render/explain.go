@@ -14,6 +14,8 @@ import (
 // Explanation is the stable schema of "explain-error -o json|yaml" for one
 // message: the Diagnosis fields, plus what --check found.
 type Explanation struct {
+	// Cost is what the run took from the API server(s) (cost.go).
+	Cost *Cost `json:"cost,omitempty"`
 	diagnose.Diagnosis
 	Check *diagnose.Check `json:"check,omitempty"`
 }
@@ -34,6 +36,7 @@ const (
 
 // Explanation prints the diagnosis of one message.
 func (p *Printer) Explanation(e Explanation) error {
+	e.Cost = p.cost()
 	return p.emit(oneDocument, e, func() error { return p.explanationHuman(e) })
 }
 

@@ -13,6 +13,8 @@ import (
 
 // ListReport is the stable schema of "list -o json|yaml".
 type ListReport struct {
+	// Cost is what the run took from the API server(s) (cost.go).
+	Cost                   *Cost                 `json:"cost,omitempty"`
 	Resource               string                `json:"resource"`
 	GroupVersion           string                `json:"groupVersion"`
 	Namespace              string                `json:"namespace"`
@@ -183,6 +185,7 @@ func NewListReport(t apiclient.Target, o listing.WalkOptions, rvOnly bool, w *li
 
 // List prints a list report.
 func (p *Printer) List(r ListReport) error {
+	r.Cost = p.cost()
 	return p.emit(oneDocument, r, func() error { return p.listHuman(r) })
 }
 

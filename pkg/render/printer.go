@@ -49,6 +49,8 @@ type Printer struct {
 	Style  Style
 	// progress: ErrOut is a terminal (TERM not dumb), so Progress lines show.
 	progress bool
+	// costOf is the run's request account (WithCost; cost.go).
+	costOf func() Cost
 }
 
 // NewPrinter decides color once: on only when not disabled by flag, not by
@@ -185,6 +187,8 @@ func isTerminal(w io.Writer) bool {
 
 // VersionInfo is the schema of "version -o json|yaml".
 type VersionInfo struct {
+	// Cost is what the run took from the API server(s) (cost.go).
+	Cost          *Cost  `json:"cost,omitempty"`
 	ClientVersion string `json:"clientVersion"`
 	ServerVersion string `json:"serverVersion,omitempty"`
 	ServerError   string `json:"serverError,omitempty"`
@@ -192,6 +196,7 @@ type VersionInfo struct {
 
 // Version prints the plugin's and the server's versions.
 func (p *Printer) Version(v VersionInfo) error {
+	v.Cost = p.cost()
 	return p.emit(oneDocument, v, func() error { return p.versionHuman(v) })
 }
 

@@ -14,6 +14,8 @@ import (
 // ProbeReport is the stable schema of "probe -o json|yaml" for one resource
 // (and of each row of --all).
 type ProbeReport struct {
+	// Cost is what the run took from the API server(s) (cost.go).
+	Cost                   *Cost  `json:"cost,omitempty"`
 	Resource               string `json:"resource"`
 	GroupVersion           string `json:"groupVersion"`
 	Namespace              string `json:"namespace"`
@@ -83,6 +85,7 @@ func NewProbeReport(w *probe.Result, reason string) ProbeReport {
 
 // Probe prints one resource's window.
 func (p *Printer) Probe(r ProbeReport, verbose bool) error {
+	r.Cost = p.cost()
 	return p.emit(oneDocument, r, func() error { return p.probeHuman(r, verbose) })
 }
 

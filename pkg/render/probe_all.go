@@ -9,6 +9,8 @@ import (
 
 // ProbeAllReport is the stable schema of "probe --all -o json|yaml".
 type ProbeAllReport struct {
+	// Cost is what the run took from the API server(s) (cost.go).
+	Cost      *Cost         `json:"cost,omitempty"`
 	Resources []ProbeReport `json:"resources"`
 	Requests  int           `json:"requests"`
 	Millis    float64       `json:"ms"`
@@ -49,6 +51,7 @@ func NewProbeAllReport(a *probe.AllResult) ProbeAllReport {
 
 // ProbeAll prints one row per resource; failing rows carry their reason.
 func (p *Printer) ProbeAll(r ProbeAllReport, verbose bool) error {
+	r.Cost = p.cost()
 	return p.emit(oneDocument, r, func() error { return p.probeAllHuman(r, verbose) })
 }
 

@@ -11,6 +11,8 @@ import (
 
 // ProbeSeries is the stable schema of "probe --interval -o json|yaml".
 type ProbeSeries struct {
+	// Cost is what the run took from the API server(s) (cost.go).
+	Cost         *Cost         `json:"cost,omitempty"`
 	Resource     string        `json:"resource"`
 	GroupVersion string        `json:"groupVersion"`
 	Namespace    string        `json:"namespace"`
@@ -77,6 +79,7 @@ func (p *Printer) roundTable(r *probe.Round) *Table {
 
 // ProbeSeriesSummary prints how the window moved.
 func (p *Printer) ProbeSeriesSummary(s *ProbeSeries) error {
+	s.Cost = p.cost()
 	return p.emit(oneDocument, s, func() error { return p.probeSeriesSummaryHuman(s) })
 }
 

@@ -11,6 +11,8 @@ import (
 // ServersReport is the stable schema of "probe|list RESOURCE --servers -o
 // json|yaml": one entry per API server, and what they mean together.
 type ServersReport struct {
+	// Cost is what the run took from the API server(s) (cost.go).
+	Cost         *Cost  `json:"cost,omitempty"`
 	Resource     string `json:"resource"`
 	GroupVersion string `json:"groupVersion"`
 	Namespace    string `json:"namespace"`
@@ -79,6 +81,8 @@ func serverHint(reason, resource string) string {
 
 // ServersAllReport is the schema of "probe --all --servers -o json|yaml".
 type ServersAllReport struct {
+	// Cost is what the run took from the API server(s) (cost.go).
+	Cost      *Cost           `json:"cost,omitempty"`
 	Discovery servers.Found   `json:"discovery"`
 	Resources []ServersReport `json:"resources"`
 	Requests  int             `json:"requests"`
@@ -89,6 +93,7 @@ type ServersAllReport struct {
 
 // Servers prints the per-server view of one collection.
 func (p *Printer) Servers(r ServersReport) error {
+	r.Cost = p.cost()
 	return p.emit(oneDocument, r, func() error { return p.serversHuman(r) })
 }
 
@@ -115,6 +120,7 @@ func (p *Printer) serversHuman(r ServersReport) error {
 // ServersAll prints one table for every resource, a server per row, and a
 // verdict line only for the resources whose servers disagree.
 func (p *Printer) ServersAll(r ServersAllReport) error {
+	r.Cost = p.cost()
 	return p.emit(oneDocument, r, func() error { return p.serversAllHuman(r) })
 }
 
@@ -268,12 +274,15 @@ func serverCells(s *servers.Server, probe bool) map[string]string {
 // ServersExplanation is the schema of "explain-error --check --servers -o
 // json|yaml": the explanation's own fields, and "servers".
 type ServersExplanation struct {
+	// Cost is what the run took from the API server(s) (cost.go).
+	Cost *Cost `json:"cost,omitempty"`
 	Explanation
 	Servers *servers.CrossCheck `json:"servers"`
 }
 
 // ExplanationServers prints an explanation and what every server said.
 func (p *Printer) ExplanationServers(e ServersExplanation) error {
+	e.Cost = p.cost()
 	return p.emit(oneDocument, e, func() error { return p.explanationServersHuman(e) })
 }
 

@@ -14,6 +14,8 @@ import (
 // StreamingReport is the stable schema of "streaming -o json|yaml" (one
 // resource or --all): a row per resource and the verdict for the cluster.
 type StreamingReport struct {
+	// Cost is what the run took from the API server(s) (cost.go).
+	Cost      *Cost                    `json:"cost,omitempty"`
 	Resources []streaming.Result       `json:"resources"`
 	Verdict   streaming.ClusterVerdict `json:"verdict"`
 	// DeadlineSeconds is --deadline: how long a stream had to send the bookmark.
@@ -59,6 +61,7 @@ func NewStreamingAllReport(run *sweep.Run[streaming.Result], deadline time.Durat
 
 // Streaming prints the checks and the verdict.
 func (p *Printer) Streaming(r StreamingReport) error {
+	r.Cost = p.cost()
 	return p.emit(oneDocument, r, func() error { return p.streamingHuman(r) })
 }
 

@@ -128,6 +128,8 @@ func watchGapLine(what string, cs []follow.ObjectChange, detail func(follow.Obje
 // WatchSummary is the last record of a watch: what arrived and what the
 // session had to do.
 type WatchSummary struct {
+	// Cost is what the run took from the API server(s) (cost.go).
+	Cost   *Cost  `json:"cost,omitempty"`
 	Record string `json:"record"`
 	// Server is what was known and assumed of the API server, when the
 	// run read it (watch --follow: whether silence is a stall).
@@ -199,6 +201,7 @@ func (s *WatchSummary) Count(r WatchEventRecord) {
 
 // WatchSummary writes the summary: the last record, or a block for a person.
 func (p *Printer) WatchSummary(s *WatchSummary) error {
+	s.Cost = p.cost()
 	return p.emit(streamDocument, s, func() error { return p.watchSummaryHuman(s) })
 }
 

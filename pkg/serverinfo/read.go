@@ -16,7 +16,7 @@ import (
 func Read(ctx context.Context, c *apiclient.Client, group, resource string) *Info {
 	git, minor := "", 0
 	if body, err := c.Get(ctx, "/version", nil, "application/json"); err == nil {
-		b, rerr := io.ReadAll(io.LimitReader(body, 1<<16))
+		b, rerr := io.ReadAll(body) // within the cap of /version (apiclient.LimitVersion)
 		body.Close()
 		if rerr == nil {
 			git, minor, _ = ParseVersion(b)

@@ -130,7 +130,8 @@ type Result struct {
 func (r Result) RequestFailure() diagnose.Failure {
 	switch f := diagnose.ClassifyFailure(r.Err); f {
 	case diagnose.FailureUnauthorized, diagnose.FailureForbidden, diagnose.FailureThrottled,
-		diagnose.FailureUnreachable, diagnose.FailureTLS, diagnose.FailureNoAnswer, diagnose.FailureConnectionBroken:
+		diagnose.FailureUnreachable, diagnose.FailureTLS, diagnose.FailureNoAnswer, diagnose.FailureConnectionBroken,
+		diagnose.FailureUnbounded:
 		return f
 	}
 	return diagnose.FailureNone

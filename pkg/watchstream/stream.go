@@ -87,6 +87,7 @@ func (e Event) IsInitialEventsEnd() bool {
 type Stream struct {
 	URL    string
 	body   io.ReadCloser
+	frames apiclient.FrameReader
 	dec    *json.Decoder
 	cancel context.CancelFunc
 }
@@ -148,8 +149,13 @@ func Open(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Option
 	return newStream(apiclient.URL(t.CollectionPath(), q), body, cancel), nil
 }
 
+// newStream decodes body frame by frame, each within the frame cap
+// (apiclient.LimitWatchFrame, client-go's): an event that never ends, or
+// one of more than 16 MiB, fails with a *apiclient.BodyTooLargeError
+// instead of growing the decoder's buffer without end.
 func newStream(url string, body io.ReadCloser, cancel context.CancelFunc) *Stream {
-	return &Stream{URL: url, body: body, dec: json.NewDecoder(body), cancel: cancel}
+	frames := apiclient.Frames(body, url)
+	return &Stream{URL: url, body: body, frames: frames, dec: json.NewDecoder(frames), cancel: cancel}
 }
 
 // Next returns the next event. io.EOF means the server ended the stream
@@ -157,6 +163,7 @@ func newStream(url string, body io.ReadCloser, cancel context.CancelFunc) *Strea
 // io.ErrUnexpectedEOF, a broken stream and not an end.
 func (s *Stream) Next() (Event, error) {
 	var w eventFrame
+	s.frames.StartFrame(s.dec.InputOffset())
 	if err := s.dec.Decode(&w); err != nil {
 		return Event{}, err
 	}

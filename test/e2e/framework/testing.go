@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -61,6 +62,20 @@ func RunInput(t testing.TB, kubeconfig string, stdin []byte, timeout time.Durati
 // no discovery requests, as a user's do.
 func RunInHome(t testing.TB, home, kubeconfig string, stdin []byte, timeout time.Duration, args ...string) Result {
 	t.Helper()
+	return runPlugin(t, nil, home, kubeconfig, stdin, timeout, args...)
+}
+
+// RunUnderMemoryLimit is Run with the plugin's address space limited to
+// limit bytes (prlimit --as): a read without a bound fails there as
+// "fatal error: out of memory" (a Go stack, which Run refuses) instead of
+// taking the machine.
+func RunUnderMemoryLimit(t testing.TB, limit int64, kubeconfig string, timeout time.Duration, args ...string) Result {
+	t.Helper()
+	return runPlugin(t, []string{"prlimit", fmt.Sprintf("--as=%d", limit), "--"}, t.TempDir(), kubeconfig, nil, timeout, args...)
+}
+
+func runPlugin(t testing.TB, prefix []string, home, kubeconfig string, stdin []byte, timeout time.Duration, args ...string) Result {
+	t.Helper()
 	bin, err := PluginBinary()
 	if err != nil {
 		t.Fatal(err)
@@ -70,7 +85,8 @@ func RunInHome(t testing.TB, home, kubeconfig string, stdin []byte, timeout time
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
+	argv := append(append(append([]string{}, prefix...), bin), args...)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), "NO_COLOR=1", "KUBECONFIG=/nonexistent-watchrv-e2e", "HOME="+home)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

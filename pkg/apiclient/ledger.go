@@ -1,0 +1,220 @@
+package apiclient
+
+import (
+	"io"
+	"sort"
+	"sync"
+	"time"
+)
+
+// Ledger is the one account of what a run took from the API server(s):
+// every request the transport sent (meter; discovery, /version and
+// /metrics included), and every byte of every answer as it was read, a
+// watch's as they stream. The bytes are the decoded body bytes the plugin
+// read: a gzip-compressed answer counts its uncompressed size, headers are
+// not counted. A Ledger is safe for concurrent use; the nil Ledger counts
+// nothing.
+type Ledger struct {
+	mu       sync.Mutex
+	requests int
+	bytes    int64
+	byKind   map[BodyKind]*KindCost
+	failures []Entry
+	observe  func(Entry)
+}
+
+// NewLedger starts an empty account.
+func NewLedger() *Ledger { return &Ledger{byKind: map[BodyKind]*KindCost{}} }
+
+// Cost is the account of a run as reports carry it (-o json|yaml: "cost").
+type Cost struct {
+	// Requests is every request sent, answered or not.
+	Requests int `json:"requests"`
+	// Bytes is every body byte read, decoded (gzip is not measured).
+	Bytes int64 `json:"bytes"`
+	// ByKind splits both by what was asked: list, watch, object, version,
+	// metrics, discovery.
+	ByKind map[BodyKind]KindCost `json:"byKind,omitempty"`
+}
+
+// KindCost is the share of one kind of request.
+type KindCost struct {
+	Requests int   `json:"requests"`
+	Bytes    int64 `json:"bytes"`
+}
+
+// Entry is one request, as -v shows it.
+type Entry struct {
+	Method string
+	// URL is the whole request URL, redacted.
+	URL  string
+	Kind BodyKind
+	// Status is the HTTP status (0: no answer came).
+	Status int
+	// Bytes read of the body so far.
+	Bytes int64
+	// Headers is how long the answer's headers took; Duration, the whole
+	// request until its body ended or was closed.
+	Headers, Duration time.Duration
+	// Err is why the request or its body failed (nil: it completed, or
+	// the plugin closed it).
+	Err error
+	// Open is true for the line of a watch whose answer began: the
+	// request goes on, and a second entry says how it ended.
+	Open bool
+	// EOF: the body was read to its end (else, without Err, the plugin
+	// closed it).
+	EOF bool
+}
+
+// Observe calls f with every request as it completes, and with every
+// watch as its answer begins (Entry.Open): the -v lines. f must be quick
+// and safe for concurrent calls.
+func (l *Ledger) Observe(f func(Entry)) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	l.observe = f
+	l.mu.Unlock()
+}
+
+// Cost is the account so far.
+func (l *Ledger) Cost() Cost {
+	if l == nil {
+		return Cost{}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	c := Cost{Requests: l.requests, Bytes: l.bytes, ByKind: map[BodyKind]KindCost{}}
+	for k, v := range l.byKind {
+		c.ByKind[k] = *v
+	}
+	return c
+}
+
+// maxFailures bounds what a ledger keeps of failed requests.
+const maxFailures = 32
+
+// Failures are the first requests of kind k that failed (no answer, an
+// HTTP status of 400 or more, or a body that broke), in order. Discovery
+// is read through caches that keep such failures to themselves; the
+// ledger does not.
+func (l *Ledger) Failures(k BodyKind) []Entry {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []Entry
+	for _, e := range l.failures {
+		if e.Kind == k {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Kinds lists the kinds of a Cost in a stable order.
+func (c Cost) Kinds() []BodyKind {
+	ks := make([]BodyKind, 0, len(c.ByKind))
+	for k := range c.ByKind {
+		ks = append(ks, k)
+	}
+	sort.Slice(ks, func(i, j int) bool { return ks[i] < ks[j] })
+	return ks
+}
+
+// entry is one request being counted.
+type entry struct {
+	l     *Ledger
+	start time.Time
+	mu    sync.Mutex
+	e     Entry
+	done  bool
+}
+
+// begin counts one request sent.
+func (l *Ledger) begin(method, url string, k BodyKind) *entry {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	l.requests++
+	kc := l.byKind[k]
+	if kc == nil {
+		kc = &KindCost{}
+		l.byKind[k] = kc
+	}
+	kc.Requests++
+	l.mu.Unlock()
+	return &entry{l: l, start: time.Now(), e: Entry{Method: method, URL: url, Kind: k}}
+}
+
+// answered records the status of the answer; a watch's begins its stream.
+func (en *entry) answered(status int) {
+	if en == nil {
+		return
+	}
+	en.mu.Lock()
+	en.e.Status, en.e.Headers = status, time.Since(en.start)
+	open := en.e.Kind == KindWatch && status < 300
+	e := en.e
+	en.mu.Unlock()
+	if open {
+		e.Open = true
+		en.l.emit(e)
+	}
+}
+
+// add counts n bytes read of the body.
+func (en *entry) add(n int64) {
+	if en == nil || n == 0 {
+		return
+	}
+	en.mu.Lock()
+	en.e.Bytes += n
+	en.mu.Unlock()
+	l := en.l
+	l.mu.Lock()
+	l.bytes += n
+	l.byKind[en.e.Kind].Bytes += n
+	l.mu.Unlock()
+}
+
+// finish completes the request once: its body ended (io.EOF), failed or
+// was closed (nil), or no answer came (err).
+func (en *entry) finish(err error) {
+	if en == nil {
+		return
+	}
+	en.mu.Lock()
+	if en.done {
+		en.mu.Unlock()
+		return
+	}
+	en.done = true
+	if err == io.EOF {
+		en.e.EOF, err = true, nil
+	}
+	en.e.Err, en.e.Duration = err, time.Since(en.start)
+	e := en.e
+	en.mu.Unlock()
+	if err != nil || e.Status >= 400 {
+		en.l.mu.Lock()
+		if len(en.l.failures) < maxFailures {
+			en.l.failures = append(en.l.failures, e)
+		}
+		en.l.mu.Unlock()
+	}
+	en.l.emit(e)
+}
+
+func (l *Ledger) emit(e Entry) {
+	l.mu.Lock()
+	f := l.observe
+	l.mu.Unlock()
+	if f != nil {
+		f(e)
+	}
+}

@@ -1,0 +1,107 @@
+package render
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/internal/text"
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+)
+
+// Cost is what a run took from the API server(s), as every report carries
+// it (-o json|yaml: "cost"): the request ledger's account
+// (apiclient.Ledger), whatever command sent the requests.
+type Cost = apiclient.Cost
+
+// WithCost gives the printer the run's account: every report it prints
+// carries it (cost), and CostLine can say it.
+func (p *Printer) WithCost(f func() Cost) *Printer {
+	p.costOf = f
+	return p
+}
+
+// cost is the run's account so far for a report's "cost" field; nil
+// (no field) when the printer has no ledger.
+func (p *Printer) cost() *Cost {
+	if p.costOf == nil {
+		return nil
+	}
+	c := p.costOf()
+	return &c
+}
+
+// CostLine is the one line a run ends with, on a terminal, when it sent
+// more than one request: "N requests, X read from the API server". Like
+// the progress lines, it is for a person at a terminal: stderr piped to a
+// file or a script never sees it, and -o json|yaml carries the same
+// account in "cost".
+func (p *Printer) CostLine(c Cost) {
+	if !p.progress || c.Requests <= 1 {
+		return
+	}
+	fmt.Fprintln(p.ErrOut, p.Style.Dim.Sprint(costText(c)))
+}
+
+func costText(c Cost) string {
+	return fmt.Sprintf("%d requests, %s read from the API server", c.Requests, apiclient.Bytes(c.Bytes))
+}
+
+// RequestLine is one -v line of the request ledger, as kubectl's -v=6
+// shows a request: the method, the URL (redacted), the status and the
+// time, and here the bytes read. A watch has two: when its answer begins,
+// and when it ends.
+func (p *Printer) RequestLine(e apiclient.Entry) {
+	p.Tracef("%s", requestText(e))
+}
+
+func requestText(e apiclient.Entry) string {
+	head := e.Method + " " + e.URL
+	if e.Status == 0 {
+		return fmt.Sprintf("%s failed after %s: %s", head, ms(e.Duration), text.OneLine(errText(e.Err)))
+	}
+	status := fmt.Sprintf("%d %s", e.Status, http.StatusText(e.Status))
+	switch {
+	case e.Open:
+		return fmt.Sprintf("%s %s in %s (a watch: its bytes are counted as they stream)", head, status, ms(e.Headers))
+	case e.Kind == apiclient.KindWatch && e.Status < 300 && e.EOF:
+		return fmt.Sprintf("%s ended by the server after %s, %s read", head, ms(e.Duration), apiclient.Bytes(e.Bytes))
+	case e.Kind == apiclient.KindWatch && e.Status < 300 && closedByPlugin(e.Err):
+		return fmt.Sprintf("%s closed by the plugin after %s, %s read", head, ms(e.Duration), apiclient.Bytes(e.Bytes))
+	case e.Kind == apiclient.KindWatch && e.Status < 300:
+		return fmt.Sprintf("%s broke after %s, %s read%s", head, ms(e.Duration), apiclient.Bytes(e.Bytes), brokeText(e.Err))
+	}
+	return fmt.Sprintf("%s %s in %s, %s read%s", head, status, ms(e.Duration), apiclient.Bytes(e.Bytes), brokeText(e.Err))
+}
+
+// closedByPlugin: a watch whose read ended with the plugin's own context
+// (its --timeout, a verdict reached, Ctrl-C), or that it closed.
+func closedByPlugin(err error) bool {
+	return err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+func brokeText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return ": " + strings.TrimSpace(text.OneLine(errText(err)))
+}
+
+func errText(err error) string {
+	if err == nil {
+		return "no answer"
+	}
+	return err.Error()
+}
+
+// ms is a duration as -v prints it: 5ms, 1.234s (412µs under a
+// millisecond).
+func ms(d time.Duration) string {
+	if d < time.Millisecond {
+		return d.Round(time.Microsecond).String()
+	}
+	return d.Round(time.Millisecond).String()
+}

@@ -1,0 +1,153 @@
+//go:build e2e
+
+package bounds
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
+)
+
+// memoryLimit is the address space every run here gets: before the body
+// cap, an endless watch body grew to 12.6 GB and died under this limit
+// with "fatal error: out of memory" and a Go stack (exit 2).
+const memoryLimit = 3_000_000_000
+
+// faultCase is one command against one fault server.
+type faultCase struct {
+	fault framework.Fault
+	args  []string
+	code  int
+	// want are fragments of the one error line (when code != 0) or of
+	// stderr (when 0).
+	want []string
+	// within bounds the run's time.
+	within time.Duration
+}
+
+// Every kind of body (a watch frame, a list page, /version, /metrics,
+// discovery, an error body), endless or trickling, read by every command
+// that reads it: each run ends within its time, under a 3 GB address
+// space, with one error line that names the request, the limit and the
+// fix, and its exit code (13 for a body past its cap or a list that never
+// ends, 4 for a timeout), never a Go stack. /version and /metrics are
+// advisory reads of list and watch --follow: their cap shows in a note,
+// and the command goes on.
+func TestEveryBodyIsReadWithinItsCap(t *testing.T) {
+	const capped = 13
+	frame := []string{"one event of the watch GET http://", "went past 16 MiB, the limit of one watch event", "client-go refuses"}
+	page := []string{"the answer to GET http://", "went past 256 MiB, the limit of one list page", "list with a lower --limit, or without --rv 0"}
+	errBody := []string{"the error answer (500 Internal Server Error) to GET http://", "went past 256 KiB, the limit of an error answer"}
+	discovery := []string{"went past 32 MiB, the limit of a discovery document", "/api"}
+	repeated := []string{"never ends: page 2 carries the continue token of page 1 again"}
+	// The time of a run that reads a body to its cap: hundreds of MB on
+	// loopback take seconds on a quiet machine, a minute or more on two
+	// busy cores. A read without a bound never ends, or dies of the memory
+	// limit first (a Go stack, which fails the run).
+	quick := 150 * time.Second
+	cases := []faultCase{
+		{framework.FaultEndlessWatch, []string{"watch", "cm", "--timeout", "60s"}, capped, frame, quick},
+		{framework.FaultEndlessWatch, []string{"watch", "cm", "--follow", "--timeout", "60s"}, capped, frame, quick},
+		{framework.FaultEndlessWatch, []string{"watch", "cm", "--rv", "list", "--timeout", "60s"}, capped, frame, quick},
+		{framework.FaultEndlessWatch, []string{"streaming", "cm"}, capped, frame, quick},
+		{framework.FaultEndlessWatch, []string{"probe", "cm"}, capped, frame, quick},
+
+		{framework.FaultEndlessList, []string{"list", "cm"}, capped, page, quick},
+		{framework.FaultEndlessList, []string{"list", "cm", "--rv-only"}, capped, page, quick},
+		{framework.FaultEndlessList, []string{"watch", "cm", "--rv", "list", "--timeout", "60s"}, capped, page, quick},
+		{framework.FaultEndlessList, []string{"probe", "cm"}, capped, page, quick},
+
+		{framework.FaultEndlessError, []string{"list", "cm"}, capped, errBody, quick},
+		{framework.FaultEndlessError, []string{"watch", "cm", "--timeout", "60s"}, capped, errBody, quick},
+		{framework.FaultEndlessError, []string{"probe", "cm"}, capped, errBody, quick},
+
+		{framework.FaultEndlessDiscovery, []string{"list", "cm"}, capped, discovery, quick},
+		{framework.FaultEndlessDiscovery, []string{"watch", "cm", "--timeout", "60s"}, capped, discovery, quick},
+
+		{framework.FaultEndlessVersion, []string{"version"}, capped, []string{"went past 64 KiB, the limit of a /version answer"}, quick},
+		{framework.FaultEndlessVersion, []string{"list", "cm"}, 0, nil, quick},
+		{framework.FaultEndlessMetrics, []string{"list", "cm"}, 0, []string{"went past 64 MiB, the limit of a /metrics answer"}, quick},
+		{framework.FaultEndlessMetrics, []string{"watch", "cm", "--follow", "--timeout", "3s"}, 0, []string{"Summary (timeout after 3"}, quick},
+
+		{framework.FaultRepeatContinue, []string{"list", "cm"}, capped, repeated, quick},
+		{framework.FaultRepeatContinue, []string{"watch", "cm", "--rv", "list", "--timeout", "30s"}, capped, repeated, quick},
+		{framework.FaultRepeatContinue, []string{"watch", "cm", "--rv", "list", "--follow", "--timeout", "30s"}, capped, repeated, quick},
+
+		// A body that trickles for ever ends at the timeout, with the
+		// timeout's error and code.
+		{framework.FaultTrickleList, []string{"list", "cm", "--request-timeout", "3s"}, 4, []string{"no answer from the API server at http://", "--request-timeout"}, 15 * time.Second},
+		{framework.FaultTrickleList, []string{"list", "cm", "--rv-only", "--request-timeout", "3s"}, 4, []string{"no answer", "--request-timeout"}, 15 * time.Second},
+		{framework.FaultTrickleList, []string{"watch", "cm", "--rv", "list", "--timeout", "3s"}, 4, []string{"the first list did not complete before the watch's time ran out, so no watch was started", "raise --timeout"}, 15 * time.Second},
+		{framework.FaultTrickleWatch, []string{"watch", "cm", "--timeout", "3s"}, 0, []string{"Summary (timeout after 3"}, 15 * time.Second},
+		{framework.FaultTrickleWatch, []string{"watch", "cm", "--follow", "--stall-timeout", "2s", "--timeout", "7s"}, 4, []string{"--stall-timeout"}, 20 * time.Second},
+	}
+	servers := map[framework.Fault]string{}
+	for _, c := range cases {
+		if _, ok := servers[c.fault]; ok {
+			continue
+		}
+		s, err := framework.StartFaultServer(c.fault)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(s.Close)
+		kc, err := s.Kubeconfig(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		servers[c.fault] = kc
+	}
+	for _, c := range cases {
+		name := string(c.fault) + " " + strings.Join(c.args, " ")
+		t.Run(name, func(t *testing.T) {
+			r := framework.RunUnderMemoryLimit(t, memoryLimit, servers[c.fault], 2*c.within, c.args...)
+			checkRun(t, r, c)
+		})
+	}
+}
+
+func checkRun(t *testing.T, r framework.Result, c faultCase) {
+	t.Helper()
+	if strings.Contains(r.Stderr, "fatal error") || strings.Contains(r.Stderr, "goroutine ") {
+		t.Fatalf("a Go crash (exit %d):\n%s", r.Code, r.Stderr)
+	}
+	if r.Code != c.code {
+		t.Fatalf("exit %d, want %d, after %s; stderr:\n%s", r.Code, c.code, r.Duration, r.Stderr)
+	}
+	if r.Duration > c.within {
+		t.Fatalf("took %s, more than %s", r.Duration, c.within)
+	}
+	text := r.Stdout + r.Stderr
+	if c.code != 0 {
+		lines := strings.Split(strings.TrimSpace(r.Stderr), "\n")
+		text = lines[len(lines)-1]
+		if !strings.HasPrefix(text, "error: ") {
+			t.Fatalf("the last line is not the error line:\n%s", r.Stderr)
+		}
+		for _, l := range lines[:len(lines)-1] {
+			if strings.HasPrefix(l, "error: ") {
+				t.Fatalf("more than one error line:\n%s", r.Stderr)
+			}
+		}
+	}
+	for _, w := range c.want {
+		if !strings.Contains(text, w) {
+			t.Fatalf("lacks %q:\n%s", w, text)
+		}
+	}
+	t.Logf("exit %d in %s: %s", r.Code, r.Duration.Round(time.Millisecond), firstLine(lastLine(r.Stderr)))
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
+
+func firstLine(s string) string {
+	if len(s) > 300 {
+		return s[:300] + "..."
+	}
+	return s
+}
