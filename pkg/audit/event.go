@@ -50,6 +50,10 @@ type Event struct {
 	// Items is the item count of a list's response object, -1 when the
 	// level does not record it (not part of the JSON).
 	Items int `json:"-"`
+	// ResponseRV is the response object's metadata.resourceVersion (a
+	// list's RV, or an object's), "" when the level does not record it:
+	// an RV the server had reached, measured (not part of the JSON).
+	ResponseRV string `json:"-"`
 }
 
 // User is the authenticated user of a request.
@@ -72,15 +76,23 @@ type Status struct {
 	Code int `json:"code"`
 }
 
-// listObject reads only the length of a list's items: decoding each item
-// into an empty struct skips its fields without keeping anything.
+// listObject reads only the length of a list's items (decoding each item
+// into an empty struct skips its fields without keeping anything) and the
+// response's resourceVersion.
 type listObject struct {
-	Items *[]struct{} `json:"items"`
+	Items    *[]struct{} `json:"items"`
+	Metadata *listMeta   `json:"metadata"`
+}
+
+type listMeta struct {
+	ResourceVersion string `json:"resourceVersion"`
 }
 
 // Code is the response code, 0 when the event has none (RequestReceived).
+// A code no HTTP answer has (below 100 or above 999: the log is untrusted)
+// is 0 too.
 func (e *Event) Code() int {
-	if e.ResponseStatus == nil {
+	if e.ResponseStatus == nil || e.ResponseStatus.Code < 100 || e.ResponseStatus.Code > 999 {
 		return 0
 	}
 	return e.ResponseStatus.Code
