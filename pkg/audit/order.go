@@ -130,13 +130,14 @@ func (s *stream) cutSource() *CutSource {
 // field an Event has): the same event twice is one event.
 type dedupe struct {
 	seed maphash.Seed
-	ring []uint64
+	ring []uint64 // grows to max, then turns
+	max  int
 	pos  int
 	set  map[uint64]int32
 }
 
 func newDedupe(n int) *dedupe {
-	return &dedupe{seed: maphash.MakeSeed(), ring: make([]uint64, 0, n), set: make(map[uint64]int32, n)}
+	return &dedupe{seed: maphash.MakeSeed(), max: n, set: map[uint64]int32{}}
 }
 
 func (d *dedupe) seen(e *Event) bool {
@@ -166,7 +167,7 @@ func (d *dedupe) seen(e *Event) bool {
 	if d.set[sum] > 0 {
 		return true
 	}
-	if len(d.ring) < cap(d.ring) {
+	if len(d.ring) < d.max {
 		d.ring = append(d.ring, sum)
 	} else {
 		old := d.ring[d.pos]
