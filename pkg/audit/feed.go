@@ -21,7 +21,7 @@ const (
 	batchBytes  = 1 << 20
 	batchLines  = 4096
 	readBuf     = 256 << 10
-	gatherBytes = 8 << 20
+	gatherBytes = 4 << 20
 	gathers     = 2
 )
 

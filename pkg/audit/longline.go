@@ -19,7 +19,7 @@ func (s *stream) longLine(br *bufio.Reader, chunk []byte, err error, line, off i
 	lr := &lineReader{br: br, pending: chunk, err: err}
 	p.gather <- struct{}{}
 	defer func() { <-p.gather }()
-	buf := make([]byte, 0, 2*readBuf)
+	buf := make([]byte, 0, 4*readBuf)
 	for len(buf) < gatherBytes && lr.more() {
 		n := min(len(lr.pending), gatherBytes-len(buf))
 		buf = append(buf, lr.pending[:n]...)
