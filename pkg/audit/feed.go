@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"sync/atomic"
 )
 
 // Memory of a read: a source holds one batch being filled, a few decoded
@@ -112,9 +113,12 @@ type stream struct {
 	endOffset int64
 	ended     bool
 	lines     int64 // lines consumed by next
-	cur       *batch
-	pos       int
-	stop      bool
+	// reading: a live source's feeder waits in a read, every line before
+	// it given (see nextBatch).
+	reading atomic.Bool
+	cur     *batch
+	pos     int
+	stop    bool
 }
 
 func newStream(name string, detect bool, firstLine, offset int64) *stream {
@@ -123,8 +127,23 @@ func newStream(name string, detect bool, firstLine, offset int64) *stream {
 
 var closed = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
+// watchedReader tells when its stream's feeder waits in a read.
+type watchedReader struct {
+	r io.Reader
+	s *stream
+}
+
+func (w *watchedReader) Read(p []byte) (int, error) {
+	w.s.reading.Store(true)
+	defer w.s.reading.Store(false)
+	return w.r.Read(p)
+}
+
 func (s *stream) feed(ctx context.Context, r io.Reader, o *Options, p *pipeline) {
 	defer close(s.out)
+	if s.live {
+		r = &watchedReader{r: r, s: s}
+	}
 	br := bufio.NewReaderSize(r, readBuf)
 	if magic, err := br.Peek(2); s.detect && err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
 		gz, err := gzip.NewReader(br)
@@ -137,21 +156,32 @@ func (s *stream) feed(ctx context.Context, r io.Reader, o *Options, p *pipeline)
 	}
 	line, off := s.firstLine, s.offset
 	b := newBatch(line, off)
+	// send gives a batch to the merge (and to the workers). Once ctx has
+	// ended, what was read is still given, decoded here, and the feed
+	// stops after it: an interrupted read reports every line it read.
 	send := func(b *batch) bool {
 		b.size = off - b.offset
+		if ctx.Err() != nil && !b.pre {
+			b.decode()
+			close(b.done)
+			b.pre = true
+		}
 		select {
 		case s.out <- b:
-		case <-ctx.Done():
-			close(b.done)
+		case <-p.quit:
+			if !b.pre {
+				close(b.done)
+			}
 			return false
 		}
 		if b.pre {
-			return true
+			return ctx.Err() == nil
 		}
 		select {
 		case p.work <- b:
 		case <-ctx.Done():
-			// The batch is in out: mark it done so the drain ends.
+			// In out already: decoded here, as the merge waits for it.
+			b.decode()
 			close(b.done)
 			return false
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"runtime"
+	"time"
 )
 
 // Source is one input: a file (plain or gzip, told apart by its first
@@ -274,12 +275,19 @@ func (s *stream) nextBatch(ctx context.Context, st *Stats) *batch {
 			s.stop = true
 		}
 	}
-	if s.stop {
+	// Stopped: what the feeder has read, until it ends or waits in a read
+	// of a live source (a pipe that stays open).
+	for s.stop {
 		select {
 		case b, ok = <-s.out:
 		default:
-			return nil
+			if s.reading.Load() {
+				return nil
+			}
+			time.Sleep(time.Millisecond)
+			continue
 		}
+		break
 	}
 	if !ok {
 		s.ended = true
