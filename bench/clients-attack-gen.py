@@ -18,6 +18,7 @@ out = sys.stdout
 t0 = datetime.datetime(2026, 12, 1, 10, 44, 35)
 
 def stamp(line, i):
+    """The i-th request: its own auditID and times (i ms after t0)."""
     t = (t0 + datetime.timedelta(milliseconds=i)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     line = re.sub(r'"(requestReceivedTimestamp|stageTimestamp)":"[^"]+"', lambda m: '"%s":"%s"' % (m.group(1), t), line)
     return re.sub(r'"auditID":"[^"]+"', '"auditID":"attack-%09d"' % i, line, count=1)
@@ -36,18 +37,19 @@ if mode == "long":
     block = ",".join([item] * 1000)
     count = (mib << 20) // (len(block) + 1)
     for i in range(n):
+        # The auditID is in the head, the times in the tail.
         out.write(stamp(head, i))
         for k in range(count):
             if k:
                 out.write(",")
             out.write(block)
-        out.write(tail + "\n")
+        out.write(stamp(tail, i) + "\n")
 elif mode == "minted":
     n = int(sys.argv[2])
     get = next(l for l in lines if '"verb":"get"' in l and '"stage":"ResponseComplete"' in l)
     ua = re.search(r'"userAgent":"[^"]*"', get).group(0)
     head, tail = get.split(ua)
     for i in range(n):
-        out.write(stamp(head, i) + '"userAgent":"minted/%d"' % i + tail + "\n")
+        out.write(stamp(head + '"userAgent":"minted/%d"' % i + tail, i) + "\n")
 else:
     sys.exit(__doc__)
