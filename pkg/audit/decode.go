@@ -92,6 +92,7 @@ func (e *Event) finish() string {
 		}
 	}
 	e.ResponseObject = nil
+	e.bound()
 	if !validTime(e.StageTimestamp) {
 		return ReasonBadTime
 	}

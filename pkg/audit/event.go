@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Stages of an audit event (audit.k8s.io/v1 Stage).
@@ -86,6 +87,50 @@ type listObject struct {
 
 type listMeta struct {
 	ResourceVersion string `json:"resourceVersion"`
+}
+
+// Every field an Event keeps is bounded, whatever the log holds (a client
+// chooses its user agent and its path; the API server's own limit is 1 MB
+// of headers): a longer value keeps its first bytes and says its length,
+// so that memory is bounded by the number of events held, not their size.
+// Values this long are no real user agent, path or name.
+const (
+	MaxField   = 512 // a string field
+	maxRVField = 64  // resourceVersion, resourceVersionMatch, auditID
+	maxIPs     = 4   // source IPs kept (the analysis reads the first)
+)
+
+// bound cuts every kept field to its limit (after the query is parsed).
+func (e *Event) bound() {
+	for _, f := range []*string{&e.Level, &e.Stage, &e.Verb, &e.RequestURI, &e.User.Username, &e.UserAgent, &e.Query.Path} {
+		*f = cut(*f, MaxField)
+	}
+	for _, f := range []*string{&e.AuditID, &e.ResponseRV, &e.Query.ResourceVersion, &e.Query.ResourceVersionMatch} {
+		*f = cut(*f, maxRVField)
+	}
+	if len(e.SourceIPs) > maxIPs {
+		e.SourceIPs = e.SourceIPs[:maxIPs]
+	}
+	for i := range e.SourceIPs {
+		e.SourceIPs[i] = cut(e.SourceIPs[i], maxRVField)
+	}
+	if o := e.ObjectRef; o != nil {
+		for _, f := range []*string{&o.Resource, &o.Namespace, &o.Name, &o.APIGroup, &o.APIVersion, &o.Subresource} {
+			*f = cut(*f, MaxField)
+		}
+	}
+}
+
+// cut keeps the first max bytes of s (at a rune's start) and its length.
+func cut(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	n := max
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return strings.Clone(s[:n]) + "…[" + strconv.Itoa(len(s)) + " bytes]"
 }
 
 // Code is the response code, 0 when the event has none (RequestReceived).

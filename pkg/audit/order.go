@@ -73,6 +73,7 @@ type window struct {
 
 	h       eventHeap
 	pool    pool
+	bytes   int // of the held events' strings (heldBytes)
 	last    time.Time
 	maxSeq  int64
 	seq     int64
@@ -80,12 +81,29 @@ type window struct {
 	emitted *held
 }
 
+// maxWindowBytes bounds what a window holds besides its count: fields are
+// bounded (MaxField), but 32,768 events of long ones would still be a lot.
+const maxWindowBytes = 32 << 20
+
+// heldBytes is about what an event's strings take.
+func heldBytes(e *Event) int {
+	n := 400 + len(e.Level) + len(e.AuditID) + len(e.Stage) + len(e.RequestURI) + len(e.Verb) + len(e.User.Username) + len(e.UserAgent) + len(e.ResponseRV) + len(e.Query.Path) + len(e.Query.ResourceVersion)
+	for _, ip := range e.SourceIPs {
+		n += len(ip)
+	}
+	if o := e.ObjectRef; o != nil {
+		n += len(o.Resource) + len(o.Namespace) + len(o.Name) + len(o.APIGroup) + len(o.APIVersion) + len(o.Subresource)
+	}
+	return n
+}
+
 func (w *window) next() (*Event, error) {
 	if w.emitted != nil {
+		w.bytes -= heldBytes(&w.emitted.e)
 		w.pool.put(w.emitted)
 		w.emitted = nil
 	}
-	for !w.ended && len(w.h) < w.p.o.Window {
+	for !w.ended && len(w.h) < w.p.o.Window && w.bytes < maxWindowBytes {
 		e := w.s.next(w.p.ctx, w.st)
 		if e == nil {
 			w.ended = true
@@ -94,6 +112,7 @@ func (w *window) next() (*Event, error) {
 		x := w.pool.get()
 		x.e, x.seq = *e, w.seq
 		w.seq++
+		w.bytes += heldBytes(e)
 		heap.Push(&w.h, x)
 	}
 	if len(w.h) == 0 {

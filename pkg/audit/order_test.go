@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // file is a Source that can be read again, as a file can.
@@ -192,5 +193,29 @@ func TestReadInterrupted(t *testing.T) {
 	}
 	if err == nil || !st.Interrupted || n != 20 || st.Lines != 20 {
 		t.Errorf("err %v, interrupted %v, %d events of %d lines; want the 20 lines read", err, st.Interrupted, n, st.Lines)
+	}
+}
+
+// Every field an event keeps is bounded, whatever the log holds (a client
+// chooses its user agent and its path up to the API server's 1 MB of
+// headers): a long one keeps its head and says its length, so that what a
+// read holds is bounded by the number of events, not their size.
+func TestFieldsBounded(t *testing.T) {
+	l := recordedLines(t)[1]
+	long := strings.Repeat("é", 50_000)
+	var ips []string
+	for i := 0; i < 1000; i++ {
+		ips = append(ips, `"10.0.0.1"`)
+	}
+	line := bytes.Replace(l, []byte(`"userAgent":"watchrv-e2e-harness"`), []byte(`"userAgent":"`+long+`"`), 1)
+	line = bytes.Replace(line, []byte(`"sourceIPs":["127.0.0.1"]`), []byte(`"sourceIPs":[`+strings.Join(ips, ",")+`]`), 1)
+	line = bytes.Replace(line, []byte(`"requestURI":"/api/v1/namespaces"`), []byte(`"requestURI":"/api/v1/namespaces?resourceVersion=`+strings.Repeat("9", 5000)+`"`), 1)
+	var e Event
+	if _, r := Decode(line, &e); r != "" {
+		t.Fatal(r)
+	}
+	if len(e.UserAgent) > MaxField+32 || !strings.HasSuffix(e.UserAgent, "…[100000 bytes]") || !utf8.ValidString(e.UserAgent) ||
+		len(e.SourceIPs) != maxIPs || len(e.Query.ResourceVersion) > maxRVField+32 || len(e.RequestURI) > MaxField+32 {
+		t.Errorf("user agent %d bytes (%q...), %d IPs, RV %d bytes, URI %d bytes", len(e.UserAgent), e.UserAgent[len(e.UserAgent)-20:], len(e.SourceIPs), len(e.Query.ResourceVersion), len(e.RequestURI))
 	}
 }

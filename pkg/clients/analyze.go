@@ -32,11 +32,12 @@ type Analyzer struct {
 	v     version
 	cache cacheConfig
 
-	clients map[clientKey]*clientState
-	byLoad  byLoad
-	seq     int64
-	fold    *clientState
-	folded  int64
+	clients   map[clientKey]*clientState
+	resources int // resource states of all clients, the fold's included
+	byLoad    byLoad
+	seq       int64
+	fold      *clientState
+	folded    int64
 
 	open  openRequests
 	herd  herdState
@@ -177,7 +178,7 @@ func (a *Analyzer) finish(r *request, code int, end time.Time, open bool, items 
 	a.levels[r.level]++
 	c := a.client(r.client)
 	defer a.touched(c)
-	rs := c.resource(r.resource)
+	rs := a.resource(c, r.resource)
 	c.load.requests++
 	t := &rs.totals
 	t.Requests++

@@ -8,11 +8,13 @@ import "container/heap"
 // (least load as the table ranks it, the longest untouched among equals)
 // is folded into one entry that keeps its counts but not its patterns.
 // A client gets to keep its place by being heavier than the others, not
-// by coming first. Each client keeps at most maxResources resources apart;
-// the rest count together as otherResources.
+// by coming first. Each client keeps at most maxResources resources apart,
+// and all of them together maxAllResources; the rest count together as
+// the client's otherResources.
 const (
 	DefaultMaxClients = 20_000
 	maxResources      = 1000
+	maxAllResources   = 100_000
 	otherResources    = "(other resources)"
 )
 
@@ -90,21 +92,23 @@ func (a *Analyzer) foldLightest() {
 	if a.fold == nil {
 		a.fold = &clientState{resources: map[string]*resourceState{}}
 	}
+	a.resources -= len(c.resources)
 	for name, rs := range c.resources {
-		a.fold.resource(name).totals.add(rs.totals)
+		a.resource(a.fold, name).totals.add(rs.totals)
 	}
 	a.fold.buckets.merge(&a.scale, &c.buckets)
 	a.folded++
 }
 
-// resource is c's state of one resource; past maxResources, the one of
-// every other resource together (whose patterns are not judged).
-func (c *clientState) resource(name string) *resourceState {
+// resource is c's state of one resource; past maxResources (or
+// maxAllResources in all), the one of every other resource together
+// (whose patterns are not judged).
+func (a *Analyzer) resource(c *clientState, name string) *resourceState {
 	rs := c.resources[name]
 	if rs != nil {
 		return rs
 	}
-	if len(c.resources) >= maxResources {
+	if len(c.resources) >= maxResources || a.resources >= maxAllResources {
 		name = otherResources
 		if rs = c.resources[name]; rs != nil {
 			return rs
@@ -112,5 +116,6 @@ func (c *clientState) resource(name string) *resourceState {
 	}
 	rs = &resourceState{noPatterns: name == otherResources}
 	c.resources[name] = rs
+	a.resources++
 	return rs
 }

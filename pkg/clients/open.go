@@ -30,8 +30,9 @@ type request struct {
 // maxOpen bounds the requests held between their stages. A request's last
 // stage carries every field this package reads, so one dropped by the cap
 // still counts when its end comes; only one whose end is not in the log is
-// lost (openRequests.dropped says how many were dropped).
-const maxOpen = 200_000
+// lost (openRequests.dropped says how many were dropped). Their fields are
+// bounded (audit.MaxField): the cap bounds their memory.
+const maxOpen = 100_000
 
 // openRequests holds the requests whose last stage has not come yet,
 // keyed by auditID and, because a client can choose its auditID (the API

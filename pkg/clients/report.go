@@ -47,7 +47,7 @@ type Report struct {
 	// header): they are counted apart.
 	AuditIDCollisions int64 `json:"auditIDCollisions,omitempty"`
 	// OpenDropped are requests whose first stages were not kept (more
-	// than 200,000 open at once): each counts when its last stage comes;
+	// than 100,000 open at once): each counts when its last stage comes;
 	// one whose last stage is not in the log is not counted.
 	OpenDropped int64     `json:"openDropped,omitempty"`
 	From        time.Time `json:"from"`

@@ -121,7 +121,7 @@ func clientsRead(r clients.Report) string {
 		line += fmt.Sprintf("; %s came with the auditID of another request still open (a client-chosen Audit-ID header), counted apart", th(r.AuditIDCollisions))
 	}
 	if r.OpenDropped > 0 {
-		line += fmt.Sprintf("; %s whose first stage was not kept (more than 200,000 open at once) count when their end comes", th(r.OpenDropped))
+		line += fmt.Sprintf("; %s whose first stage was not kept (more than 100,000 open at once) count when their end comes", th(r.OpenDropped))
 	}
 	return line
 }
