@@ -219,3 +219,21 @@ func TestFieldsBounded(t *testing.T) {
 		t.Errorf("user agent %d bytes (%q...), %d IPs, RV %d bytes, URI %d bytes", len(e.UserAgent), e.UserAgent[len(e.UserAgent)-20:], len(e.SourceIPs), len(e.Query.ResourceVersion), len(e.RequestURI))
 	}
 }
+
+// A file out of order beside other files: the read starts again, every
+// file from its start (the first read consumed them); beside stdin, which
+// cannot be read twice, it is read once and its late events counted.
+func TestReadAgainFromTheStart(t *testing.T) {
+	lines := recordedLines(t)
+	want, _ := readAll(t, Options{}, file("a", join(lines)))
+	defer func(n int) { chunkEvents = n }(chunkEvents)
+	chunkEvents = 10
+	got, st := readAll(t, Options{Window: 5}, file("a", join(lines[:60])), file("tac", join(reversed(lines[60:]))))
+	if strings.Join(got, "\n") != strings.Join(want, "\n") || len(st.Sorted) != 1 || st.Late != 0 {
+		t.Errorf("a file and a file out of order: %d events (want %d), sorted %v, late %d", len(got), len(want), st.Sorted, st.Late)
+	}
+	got, st = readAll(t, Options{Window: 5}, Source{Name: "stdin", R: bytes.NewReader(join(lines[:60]))}, file("tac", join(reversed(lines[60:]))))
+	if len(got) != len(want) || len(st.Sorted) != 0 || st.Late == 0 {
+		t.Errorf("stdin and a file out of order: %d events (want %d), sorted %v, late %d", len(got), len(want), st.Sorted, st.Late)
+	}
+}

@@ -3,6 +3,7 @@ package audit
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"runtime"
 	"time"
@@ -140,9 +141,16 @@ func (s *Stats) bad(src string, line int64, reason string) {
 // stats so far.
 func Read(ctx context.Context, sources []Source, o Options, fn func(*Event) error) (Stats, error) {
 	o.defaults()
+	// A read starts again only when every source can be read again: stdin
+	// beside a file out of order is read once, the file's late events
+	// counted.
+	restartable := o.Restart != nil
+	for _, src := range sources {
+		restartable = restartable && src.Open != nil
+	}
 	sorted := map[int]bool{}
-	for {
-		st, late, err := readOnce(ctx, sources, &o, sorted, fn)
+	for attempt := 0; ; attempt++ {
+		st, late, err := readOnce(ctx, sources, &o, restartable, attempt, sorted, fn)
 		var l *lateError
 		if !errors.As(err, &l) {
 			return st, err
@@ -157,7 +165,7 @@ type lateError struct{ i int }
 
 func (*lateError) Error() string { return "a file out of time order" }
 
-func readOnce(ctx context.Context, sources []Source, o *Options, sorted map[int]bool, fn func(*Event) error) (st Stats, late int, err error) {
+func readOnce(ctx context.Context, sources []Source, o *Options, restartable bool, attempt int, sorted map[int]bool, fn func(*Event) error) (st Stats, late int, err error) {
 	p := newPipeline(ctx, o)
 	defer p.stop()
 	its := make([]iterator, len(sources))
@@ -166,8 +174,18 @@ func readOnce(ctx context.Context, sources []Source, o *Options, sorted map[int]
 			its[i] = &sortedFile{p: p, src: src, st: &st}
 			continue
 		}
-		s := p.start(src.Name, src.R, true, src.Open == nil, 1, 0)
-		its[i] = &window{s: s, p: p, st: &st, restartable: src.Open != nil && o.Restart != nil, src: i}
+		r := src.R
+		if attempt > 0 {
+			// The first read consumed src.R: from the start again.
+			rc, err := src.Open()
+			if err != nil {
+				return st, -1, fmt.Errorf("reading %s again: %w", src.Name, err)
+			}
+			defer rc.Close()
+			r = rc
+		}
+		s := p.start(src.Name, r, true, src.Open == nil, 1, 0)
+		its[i] = &window{s: s, p: p, st: &st, restartable: restartable, src: i}
 	}
 	d := newDedupe(o.Window)
 	err = merge(its, func(e *Event) error {
