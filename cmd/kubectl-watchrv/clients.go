@@ -223,14 +223,20 @@ func (o *ClientsOptions) open(cmd *cobra.Command) error {
 			return usageErrorf(cmd, "cannot read -f %s: %v", name, explainPathError(err))
 		}
 		o.closers = append(o.closers, f)
-		path := name
-		o.sources = append(o.sources, audit.Source{Name: name, R: f, Open: func() (io.ReadCloser, error) {
-			g, err := os.Open(path)
-			if err == nil {
-				o.closers = append(o.closers, g)
+		src := audit.Source{Name: name, R: f}
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			// A regular file can be read again (to put it in time order);
+			// a FIFO or a device is read once, as stdin.
+			path := name
+			src.Open = func() (io.ReadCloser, error) {
+				g, err := os.Open(path)
+				if err == nil {
+					o.closers = append(o.closers, g)
+				}
+				return g, err
 			}
-			return g, err
-		}})
+		}
+		o.sources = append(o.sources, src)
 		o.names = append(o.names, name)
 	}
 	return nil
