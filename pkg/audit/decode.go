@@ -16,9 +16,10 @@ const (
 	ReasonNotEvent  = "JSON, but no audit event in it"
 	ReasonTooLong   = "line longer than the limit"
 	// ReasonBadTime: an event whose stageTimestamp is missing or not a
-	// time a log can hold (before 1970, after 9999): it cannot be placed
-	// in time, so it is not counted.
-	ReasonBadTime = "audit event without a valid stageTimestamp"
+	// time a log can hold (before 1970, after 9999), or one of whose
+	// times is not RFC 3339: it cannot be placed in time, so it is not
+	// counted.
+	ReasonBadTime = "audit event without a valid time"
 	// ReasonLongNotPlain: a line too long to hold whole (see
 	// Options.MaxLineBytes) is read as the log backend writes events, in
 	// one pass; one in another form (wrapped, a key in another case) is
@@ -161,7 +162,9 @@ func classify(line []byte, err error) string {
 	if errors.As(err, &typ) {
 		return ReasonNotEvent
 	}
-	return ReasonNotJSON
+	// The error of an Unmarshaler: the only ones an Event has are its
+	// times (time.Time's strict RFC 3339).
+	return ReasonBadTime
 }
 
 // truncated reports JSON that ends before its value does. Unmarshal says

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -235,5 +236,18 @@ func TestReadAgainFromTheStart(t *testing.T) {
 	got, st = readAll(t, Options{Window: 5}, Source{Name: "stdin", R: bytes.NewReader(join(lines[:60]))}, file("tac", join(reversed(lines[60:]))))
 	if len(got) != len(want) || len(st.Sorted) != 0 || st.Late == 0 {
 		t.Errorf("stdin and a file out of order: %d events (want %d), sorted %v, late %d", len(got), len(want), st.Sorted, st.Late)
+	}
+}
+
+// An event whose time is not one is "without a valid time", not "not
+// JSON": every field of the recorded line is still a JSON value.
+func TestBadTimesClassified(t *testing.T) {
+	l := recordedLines(t)[1]
+	for _, v := range []string{`"not a time"`, `"10000-01-01T00:00:00Z"`, `5`, `"0000-01-01T00:00:00Z"`, `"1969-12-31T23:59:59Z"`, `""`} {
+		line := regexp.MustCompile(`"stageTimestamp":"[^"]*"`).ReplaceAll(l, []byte(`"stageTimestamp":`+v))
+		var e Event
+		if _, r := Decode(line, &e); r != ReasonBadTime {
+			t.Errorf("stageTimestamp %s: %q, want %q", v, r, ReasonBadTime)
+		}
 	}
 }
