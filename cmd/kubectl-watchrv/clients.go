@@ -21,11 +21,16 @@ type ClientsOptions struct {
 
 	Filenames []string
 	outputFlags
-	BySourceIP    bool
-	ServerVersion string
-	Top           int
-	TimelineTop   int
+	BySourceIP      bool
+	ServerVersion   string
+	WatchCache      string
+	WatchCacheSizes string
+	Top             int
+	TimelineTop     int
+	MaxClients      int
 
+	cache   string
+	sizes   map[string]int
 	sources []audit.Source
 	names   []string
 	closers []io.Closer
@@ -60,16 +65,31 @@ and the patterns those show, each with its evidence and a fix:
   consistent-read-pressure  many lists with no RV that read etcd on the
                             server's version (--server-version; else unknown)
 
+Which lists reach storage (etcd) depends on the server's version
+(--server-version) and on its watch cache, which the audit log does not
+record: give the server's own flags (--watch-cache=false, or
+--watch-cache-sizes=configmaps#0,...) or --watch-cache=on. Where it is not
+known, a list the watch cache would serve is counted as not known (?), never
+as served by the cache.
+
 Clients are ranked by load: lists that reach storage, then objects returned
 (level RequestResponse), then lists, then requests. A per-minute chart of
 lists, watches and 410s shows the top clients.
 
-The log is streamed (several files merged in time order): memory stays flat
-however big it is. Lines that are not audit events are counted and shown,
-never fatal. It reads files only: no request goes to any cluster.
+The log is streamed (several files merged in time order), and memory stays
+flat however big it is: a line of any length is read in one pass; at most
+--max-clients clients are kept apart (anyone can mint one by changing its
+user agent), the lightest of the others folded into one row, said so.
+Input out of time order is put in order (a file newest first, or two logs
+one after the other, is read twice; stdin within a window of events), each
+event counted once (a file given twice, a shipper's retries), and the
+report says what was done. Lines that are not audit events are counted and
+shown, never fatal; a gzip file cut short gives what was read before, and
+says so. Interrupted (Ctrl-C), it prints the report of what it read. It
+reads files only: no request goes to any cluster.
 
 Exit codes: 0 read (patterns or not); 2 bad flags, a file that cannot be
-read, or no audit event in the input.`,
+read, or no audit event in the input; 130 interrupted (after the report).`,
 		Example: `  # The API server is hot: who is listing?
   kubectl watchrv clients -f /var/log/kubernetes/audit/audit.log
 
@@ -79,6 +99,9 @@ read, or no audit event in the input.`,
 
   # Say which lists reach etcd on this server version
   kubectl watchrv clients -f audit.log --server-version v1.30.14
+
+  # The server runs without a watch cache for configmaps (its own flag)
+  kubectl watchrv clients -f audit.log --server-version v1.37.2 --watch-cache-sizes configmaps#0
 
   # A DaemonSet's pods share a user and user agent: split them by source IP
   kubectl watchrv clients -f audit.log --by-source-ip
@@ -106,8 +129,11 @@ read, or no audit event in the input.`,
 	o.addOutputFlag(f)
 	f.BoolVar(&o.BySourceIP, "by-source-ip", false, "Tell clients apart by source IP too (pods of one DaemonSet share a user and user agent)")
 	f.StringVar(&o.ServerVersion, "server-version", "", "The API server's version (e.g. v1.30.14): decides which lists reach etcd")
+	f.StringVar(&o.WatchCache, "watch-cache", clients.CacheUnknown, "The API server's watch cache: on, off (its --watch-cache=true|false) or unknown (not in the audit log: lists the cache would serve count as not known)")
+	f.StringVar(&o.WatchCacheSizes, "watch-cache-sizes", "", "The API server's own --watch-cache-sizes (RESOURCE[.GROUP]#SIZE,...; #0 is no watch cache for that resource)")
 	f.IntVar(&o.Top, "top", 10, "How many clients the table and the details show (-o json|yaml has them all)")
 	f.IntVar(&o.TimelineTop, "timeline", 5, "How many of the top clients the per-minute chart shows (0: none)")
+	f.IntVar(&o.MaxClients, "max-clients", clients.DefaultMaxClients, "How many clients are kept apart; the lightest of the others are folded into one row (memory stays bounded)")
 	return cmd
 }
 
@@ -127,6 +153,9 @@ func (o *ClientsOptions) Complete(cmd *cobra.Command, args []string) error {
 		names = append(names, name)
 	}
 	o.Filenames = names
+	// Validate refuses what does not parse.
+	o.cache, _ = clients.ParseWatchCache(o.WatchCache)
+	o.sizes, _ = clients.ParseWatchCacheSizes(o.WatchCacheSizes)
 	return nil
 }
 
@@ -137,6 +166,15 @@ func (o *ClientsOptions) Validate(cmd *cobra.Command, _ []string) error {
 	}
 	if err := clients.ValidateVersion(o.ServerVersion); err != nil {
 		return usageErrorf(cmd, "--server-version %v", err)
+	}
+	if _, err := clients.ParseWatchCache(o.WatchCache); err != nil {
+		return usageErrorf(cmd, "--watch-cache %v", err)
+	}
+	if _, err := clients.ParseWatchCacheSizes(o.WatchCacheSizes); err != nil {
+		return usageErrorf(cmd, "--watch-cache-sizes %v", err)
+	}
+	if o.MaxClients < 1 {
+		return usageErrorf(cmd, "--max-clients %d must be at least 1", o.MaxClients)
 	}
 	if o.Top < 1 {
 		return usageErrorf(cmd, "--top %d must be at least 1", o.Top)
@@ -185,7 +223,20 @@ func (o *ClientsOptions) open(cmd *cobra.Command) error {
 			return usageErrorf(cmd, "cannot read -f %s: %v", name, explainPathError(err))
 		}
 		o.closers = append(o.closers, f)
-		o.sources = append(o.sources, audit.Source{Name: name, R: f})
+		src := audit.Source{Name: name, R: f}
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			// A regular file can be read again (to put it in time order);
+			// a FIFO or a device is read once, as stdin.
+			path := name
+			src.Open = func() (io.ReadCloser, error) {
+				g, err := os.Open(path)
+				if err == nil {
+					o.closers = append(o.closers, g)
+				}
+				return g, err
+			}
+		}
+		o.sources = append(o.sources, src)
 		o.names = append(o.names, name)
 	}
 	return nil
@@ -198,28 +249,45 @@ func (o *ClientsOptions) close() {
 	o.closers = nil
 }
 
-// Run reads, analyzes and prints.
+// Run reads, analyzes and prints. Interrupted, it prints the report of
+// what it read, says so, and the run exits 130.
 func (o *ClientsOptions) Run(ctx context.Context) error {
 	p := o.Printer(o.Output)
-	a := clients.New(clients.Options{BySourceIP: o.BySourceIP, ServerVersion: o.ServerVersion, Top: o.TimelineTop})
-	st, err := audit.Read(ctx, o.sources, audit.Options{}, func(e *audit.Event) error {
+	opts := clients.Options{BySourceIP: o.BySourceIP, ServerVersion: o.ServerVersion, WatchCache: o.cache, WatchCacheSizes: o.sizes, Top: o.TimelineTop, MaxClients: o.MaxClients}
+	a := clients.New(opts)
+	st, err := audit.Read(ctx, o.sources, audit.Options{Restart: func() { a = clients.New(opts) }}, func(e *audit.Event) error {
 		a.Add(e)
-		return ctx.Err()
+		return nil
 	})
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
+	interrupted := err != nil && ctx.Err() != nil
+	if err != nil && !interrupted {
 		return withCode(ExitUsage, err)
 	}
+	for _, c := range st.Cut {
+		p.Warnf("%s ends early after %d lines (%d bytes): %s; the report covers what was read", c.Source, c.Lines, c.Bytes, c.End)
+	}
 	if st.Events == 0 {
-		return withCode(ExitUsage, fmt.Errorf("no audit event in %d line(s) of %s (%d unreadable): give the API server's --audit-log-path file (audit.k8s.io/v1 JSON lines)", st.Lines, joinNames(o.names), st.UnreadableTotal()))
+		if interrupted {
+			return err
+		}
+		why := ""
+		if len(st.Cut) > 0 {
+			why = " (" + st.Cut[0].Source + ": " + st.Cut[0].End + ")"
+		}
+		return withCode(ExitUsage, fmt.Errorf("no audit event in %d line(s) of %s (%d unreadable)%s: give the API server's --audit-log-path file (audit.k8s.io/v1 JSON lines)", st.Lines, joinNames(o.names), st.UnreadableTotal(), why))
 	}
 	r := a.Report(o.names, st)
 	if o.TimelineTop == 0 {
 		r.Timeline.Clients = nil
 	}
-	return p.Clients(r, o.Top)
+	if perr := p.Clients(r, o.Top); perr != nil {
+		return perr
+	}
+	if interrupted {
+		p.Notef("interrupted: the report covers the %d line(s) read before the signal", st.Lines)
+		return err
+	}
+	return nil
 }
 
 func joinNames(names []string) string {

@@ -20,8 +20,11 @@ import (
 var flagNamesLeft = map[string]string{
 	// Evidence and read-path texts inside clients.Report, which -o json
 	// prints whole: moving them means a render-side copy of the report.
-	"pkg/clients/patterns.go: --server-version": "evidence text of the JSON report",
-	"pkg/clients/reads.go: --server-version":    "read-path text of the JSON report",
+	"pkg/clients/reads.go: --server-version": "read-path text of the JSON report",
+	// The API server's own flags, which the plugin's clients --watch-cache
+	// and --watch-cache-sizes mirror by name (so that they can be pasted).
+	"pkg/diagnose/advice.go: --watch-cache":       "the API server's flag",
+	"pkg/diagnose/advice.go: --watch-cache-sizes": "the API server's flag",
 	// The verdict of diagnose.Check, printed whole by -o json.
 	"pkg/diagnose/check.go: --rv": "verdict text of the JSON check",
 	// follow.StalledError: its file is being reworked by another change.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"time"
 )
 
 // Reasons a line is not read as an event (the keys of Stats.Unreadable).
@@ -14,7 +15,27 @@ const (
 	ReasonTruncated = "truncated JSON"
 	ReasonNotEvent  = "JSON, but no audit event in it"
 	ReasonTooLong   = "line longer than the limit"
+	// ReasonBadTime: an event whose stageTimestamp is missing or not a
+	// time a log can hold (before 1970, after 9999), or one of whose
+	// times is not RFC 3339: it cannot be placed in time, so it is not
+	// counted.
+	ReasonBadTime = "audit event without a valid time"
+	// ReasonLongNotPlain: a line too long to hold whole (see
+	// Options.MaxLineBytes) is read as the log backend writes events, in
+	// one pass; one in another form (wrapped, a key in another case) is
+	// not read.
+	ReasonLongNotPlain = "long line not in the log backend's form"
 )
+
+// The times a log can hold: an event outside them is unreadable
+// (ReasonBadTime); a requestReceivedTimestamp outside them, or after the
+// event's stageTimestamp, is unknown (zero).
+var (
+	minTime = time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)
+	maxTime = time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC)
+)
+
+func validTime(t time.Time) bool { return !t.Before(minTime) && !t.After(maxTime) }
 
 // maxWrapDepth bounds the search for an event wrapped in other JSON: log
 // shippers nest it one or two levels deep (fluentd's "log", CloudWatch's
@@ -29,28 +50,26 @@ const maxWrapDepth = 3
 // one of the Reason constants.
 func Decode(line []byte, e *Event) (wrapped bool, reason string) {
 	if fastDecode(line, e) && e.isEvent() {
-		e.finish()
-		return false, ""
+		return false, e.finish()
 	}
 	*e = Event{}
 	err := json.Unmarshal(line, e)
 	if err == nil {
 		if e.isEvent() {
-			e.finish()
-			return false, ""
+			return false, e.finish()
 		}
 		// Valid JSON without an event at the top: look inside.
 		*e = Event{}
 		if findWrapped(line, e, maxWrapDepth) {
-			e.finish()
-			return true, ""
+			return true, e.finish()
 		}
 		return false, ReasonNotEvent
 	}
 	if i := bytes.IndexByte(line, '{'); i > 0 {
 		// A text prefix before the JSON.
-		if _, r := Decode(line[i:], e); r == "" {
-			return true, ""
+		switch _, r := Decode(line[i:], e); r {
+		case "", ReasonBadTime:
+			return true, r
 		}
 	}
 	return false, classify(line, err)
@@ -60,14 +79,28 @@ func Decode(line []byte, e *Event) (wrapped bool, reason string) {
 // auditID, a stage and a verb.
 func (e *Event) isEvent() bool { return e.AuditID != "" && e.Stage != "" && e.Verb != "" }
 
-// finish derives what is not in the JSON: the parsed query and the item count.
-func (e *Event) finish() {
+// finish derives what is not in the JSON (the parsed query, the item count,
+// the response's RV) and checks the times: "" or ReasonBadTime.
+func (e *Event) finish() string {
 	e.Query, _ = ParseQuery(e.RequestURI)
 	e.Items = -1
-	if e.ResponseObject != nil && e.ResponseObject.Items != nil {
-		e.Items = len(*e.ResponseObject.Items)
+	if o := e.ResponseObject; o != nil {
+		if o.Items != nil {
+			e.Items = len(*o.Items)
+		}
+		if o.Metadata != nil {
+			e.ResponseRV = o.Metadata.ResourceVersion
+		}
 	}
 	e.ResponseObject = nil
+	e.bound()
+	if !validTime(e.StageTimestamp) {
+		return ReasonBadTime
+	}
+	if r := e.RequestReceivedTimestamp; !validTime(r) || r.After(e.StageTimestamp) {
+		e.RequestReceivedTimestamp = time.Time{}
+	}
+	return ""
 }
 
 // findWrapped looks for an event in the values of a JSON object: an object
@@ -129,7 +162,9 @@ func classify(line []byte, err error) string {
 	if errors.As(err, &typ) {
 		return ReasonNotEvent
 	}
-	return ReasonNotJSON
+	// The error of an Unmarshaler: the only ones an Event has are its
+	// times (time.Time's strict RFC 3339).
+	return ReasonBadTime
 }
 
 // truncated reports JSON that ends before its value does. Unmarshal says

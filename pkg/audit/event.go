@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Stages of an audit event (audit.k8s.io/v1 Stage).
@@ -50,6 +51,10 @@ type Event struct {
 	// Items is the item count of a list's response object, -1 when the
 	// level does not record it (not part of the JSON).
 	Items int `json:"-"`
+	// ResponseRV is the response object's metadata.resourceVersion (a
+	// list's RV, or an object's), "" when the level does not record it:
+	// an RV the server had reached, measured (not part of the JSON).
+	ResponseRV string `json:"-"`
 }
 
 // User is the authenticated user of a request.
@@ -72,15 +77,67 @@ type Status struct {
 	Code int `json:"code"`
 }
 
-// listObject reads only the length of a list's items: decoding each item
-// into an empty struct skips its fields without keeping anything.
+// listObject reads only the length of a list's items (decoding each item
+// into an empty struct skips its fields without keeping anything) and the
+// response's resourceVersion.
 type listObject struct {
-	Items *[]struct{} `json:"items"`
+	Items    *[]struct{} `json:"items"`
+	Metadata *listMeta   `json:"metadata"`
+}
+
+type listMeta struct {
+	ResourceVersion string `json:"resourceVersion"`
+}
+
+// Every field an Event keeps is bounded, whatever the log holds (a client
+// chooses its user agent and its path; the API server's own limit is 1 MB
+// of headers): a longer value keeps its first bytes and says its length,
+// so that memory is bounded by the number of events held, not their size.
+// Values this long are no real user agent, path or name.
+const (
+	MaxField   = 512 // a string field
+	maxRVField = 64  // resourceVersion, resourceVersionMatch, auditID
+	maxIPs     = 4   // source IPs kept (the analysis reads the first)
+)
+
+// bound cuts every kept field to its limit (after the query is parsed).
+func (e *Event) bound() {
+	for _, f := range []*string{&e.Level, &e.Stage, &e.Verb, &e.RequestURI, &e.User.Username, &e.UserAgent, &e.Query.Path} {
+		*f = cut(*f, MaxField)
+	}
+	for _, f := range []*string{&e.AuditID, &e.ResponseRV, &e.Query.ResourceVersion, &e.Query.ResourceVersionMatch} {
+		*f = cut(*f, maxRVField)
+	}
+	if len(e.SourceIPs) > maxIPs {
+		e.SourceIPs = e.SourceIPs[:maxIPs]
+	}
+	for i := range e.SourceIPs {
+		e.SourceIPs[i] = cut(e.SourceIPs[i], maxRVField)
+	}
+	if o := e.ObjectRef; o != nil {
+		for _, f := range []*string{&o.Resource, &o.Namespace, &o.Name, &o.APIGroup, &o.APIVersion, &o.Subresource} {
+			*f = cut(*f, MaxField)
+		}
+	}
+}
+
+// cut keeps the first max bytes of s (at a rune's start) and its length.
+func cut(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	n := max
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return strings.Clone(s[:n]) + "…[" + strconv.Itoa(len(s)) + " bytes]"
 }
 
 // Code is the response code, 0 when the event has none (RequestReceived).
+// A code no HTTP answer has (below 100 or above 999: the log is untrusted)
+// is 0 too.
 func (e *Event) Code() int {
-	if e.ResponseStatus == nil {
+	if e.ResponseStatus == nil || e.ResponseStatus.Code < 100 || e.ResponseStatus.Code > 999 {
 		return 0
 	}
 	return e.ResponseStatus.Code

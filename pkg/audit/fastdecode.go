@@ -1,273 +1,236 @@
 package audit
 
 import (
-	"bytes"
 	"encoding/json"
+	"io"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
 
 // fastDecode reads an event as the log backend writes it (one JSON object)
 // without reflection: it walks the top-level keys, reads the few fields an
-// Event has, and skips every other value by its brackets and strings. It is
-// what makes a 1 GiB log take seconds. It returns false on anything it is
-// not sure of (a type it does not expect, invalid UTF-8, a line cut short);
-// Decode then reads the line with encoding/json, which decides.
+// Event has, and passes over every other value, validating it. It is what
+// makes a 1 GiB log take seconds. It returns false on anything it is not
+// sure of (a type it does not expect, invalid UTF-8 in a field it keeps, a
+// key repeated or spelled in another case, which encoding/json folds, a
+// line cut short); Decode then reads the line with encoding/json, which
+// decides. When it returns true, encoding/json accepts the line and reads
+// the same fields (FuzzFastDecode checks both).
 func fastDecode(b []byte, e *Event) bool {
+	s := scanner{b: b, mark: -1}
+	return s.event(e)
+}
+
+// fastDecodeFrom is fastDecode on a line whose start is head and whose
+// rest is read from r as the walk goes (one too long to hold: see
+// longLine); it keeps no more than the fields it reads (maxKept each).
+func fastDecodeFrom(r io.Reader, head []byte, e *Event) bool {
+	s := scanner{b: head, r: r, mark: -1}
+	return s.event(e)
+}
+
+// Top-level keys an Event reads, as bits for the check of repeats.
+var eventKeys = []string{"level", "auditID", "stage", "requestURI", "verb", "user", "sourceIPs", "userAgent",
+	"objectRef", "responseStatus", "responseObject", "requestReceivedTimestamp", "stageTimestamp"}
+
+var (
+	userKeys      = []string{"username"}
+	objectRefKeys = []string{"resource", "namespace", "name", "apiGroup", "apiVersion", "subresource"}
+	statusKeys    = []string{"code"}
+	responseKeys  = []string{"items", "metadata"}
+	metadataKeys  = []string{"resourceVersion"}
+)
+
+// fields dispatches the keys of one object to read: the index of an exact
+// match, -1 for a key to pass over; a key that encoding/json would fold onto
+// one of keys (another case) or a repeated one gives up.
+type fields struct {
+	keys []string
+	seen uint32
+}
+
+func (f *fields) index(key []byte) (int, bool) {
+	for i, k := range f.keys {
+		if len(k) != len(key) {
+			continue
+		}
+		if string(key) == k {
+			if f.seen&(1<<i) != 0 {
+				return 0, false
+			}
+			f.seen |= 1 << i
+			return i, true
+		}
+		if strings.EqualFold(string(key), k) {
+			return 0, false
+		}
+	}
+	return -1, true
+}
+
+func (s *scanner) event(e *Event) bool {
 	*e = Event{}
-	s := scanner{b: b}
-	if !s.object(func(key []byte) bool {
-		switch string(key) {
-		case "level":
+	f := fields{keys: eventKeys}
+	ok := s.object(func(key []byte) bool {
+		i, ok := f.index(key)
+		if !ok {
+			return false
+		}
+		switch i {
+		case 0:
 			return s.str(&e.Level)
-		case "auditID":
+		case 1:
 			return s.str(&e.AuditID)
-		case "stage":
+		case 2:
 			return s.str(&e.Stage)
-		case "requestURI":
+		case 3:
 			return s.str(&e.RequestURI)
-		case "verb":
+		case 4:
 			return s.str(&e.Verb)
-		case "userAgent":
+		case 5:
+			return s.user(&e.User)
+		case 6:
+			return s.strings(&e.SourceIPs)
+		case 7:
 			return s.str(&e.UserAgent)
-		case "user":
-			return s.object(func(k []byte) bool {
-				if string(k) == "username" {
-					return s.str(&e.User.Username)
-				}
-				return s.skip()
-			})
-		case "sourceIPs":
-			e.SourceIPs = e.SourceIPs[:0]
-			return s.array(func() bool {
-				var ip string
-				if !s.str(&ip) {
-					return false
-				}
-				e.SourceIPs = append(e.SourceIPs, ip)
-				return true
-			})
-		case "objectRef":
-			if s.null() {
-				e.ObjectRef = nil
-				return true
-			}
-			e.ObjectRef = &ObjectRef{}
-			o := e.ObjectRef
-			return s.object(func(k []byte) bool {
-				switch string(k) {
-				case "resource":
-					return s.str(&o.Resource)
-				case "namespace":
-					return s.str(&o.Namespace)
-				case "name":
-					return s.str(&o.Name)
-				case "apiGroup":
-					return s.str(&o.APIGroup)
-				case "apiVersion":
-					return s.str(&o.APIVersion)
-				case "subresource":
-					return s.str(&o.Subresource)
-				}
-				return s.skip()
-			})
-		case "responseStatus":
-			if s.null() {
-				e.ResponseStatus = nil
-				return true
-			}
-			e.ResponseStatus = &Status{}
-			return s.object(func(k []byte) bool {
-				if string(k) == "code" {
-					return s.int(&e.ResponseStatus.Code)
-				}
-				return s.skip()
-			})
-		case "responseObject":
-			if s.null() {
-				e.ResponseObject = nil
-				return true
-			}
-			e.ResponseObject = &listObject{}
-			return s.object(func(k []byte) bool {
-				if string(k) != "items" {
-					return s.skip()
-				}
-				if s.null() {
-					e.ResponseObject.Items = nil
-					return true
-				}
-				n := 0
-				ok := s.array(func() bool { n++; return s.skip() })
-				items := make([]struct{}, n)
-				e.ResponseObject.Items = &items
-				return ok
-			})
-		case "requestReceivedTimestamp":
+		case 8:
+			return s.objectRef(&e.ObjectRef)
+		case 9:
+			return s.status(&e.ResponseStatus)
+		case 10:
+			return s.responseObject(&e.ResponseObject)
+		case 11:
 			return s.time(&e.RequestReceivedTimestamp)
-		case "stageTimestamp":
+		case 12:
 			return s.time(&e.StageTimestamp)
 		}
 		return s.skip()
-	}) {
-		return false
-	}
-	s.ws()
-	return s.i == len(b)
+	})
+	return ok && s.end()
 }
 
-type scanner struct {
-	b []byte
-	i int
-}
-
-func (s *scanner) ws() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\r', '\n':
-			s.i++
-		default:
-			return
-		}
-	}
-}
-
-func (s *scanner) peek() byte {
-	s.ws()
-	if s.i < len(s.b) {
-		return s.b[s.i]
-	}
-	return 0
-}
-
-func (s *scanner) null() bool {
-	if s.peek() == 'n' && len(s.b)-s.i >= 4 && string(s.b[s.i:s.i+4]) == "null" {
-		s.i += 4
-		return true
-	}
-	return false
-}
-
-// object calls field for each key, with the scanner at its value; field
-// must consume the value.
-func (s *scanner) object(field func(key []byte) bool) bool {
-	if s.peek() != '{' {
-		return false
-	}
-	s.i++
-	if s.peek() == '}' {
-		s.i++
-		return true
-	}
-	for {
-		if s.peek() != '"' {
-			return false
-		}
-		start := s.i + 1
-		end, escaped := s.stringEnd()
-		if end < 0 || escaped {
-			return false // keys of audit events are plain
-		}
-		key := s.b[start:end]
-		s.i = end + 1
-		if s.peek() != ':' {
-			return false
-		}
-		s.i++
-		s.ws()
-		if !field(key) {
-			return false
-		}
-		switch s.peek() {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
-			return true
-		default:
-			return false
-		}
-	}
-}
-
-func (s *scanner) array(elem func() bool) bool {
-	if s.peek() != '[' {
-		return false
-	}
-	s.i++
-	if s.peek() == ']' {
-		s.i++
-		return true
-	}
-	for {
-		s.ws()
-		if !elem() {
-			return false
-		}
-		switch s.peek() {
-		case ',':
-			s.i++
-		case ']':
-			s.i++
-			return true
-		default:
-			return false
-		}
-	}
-}
-
-// stringEnd returns the index of the closing quote of the string at s.i,
-// and whether it holds an escape or a byte that is not printable ASCII; -1
-// when unterminated.
-func (s *scanner) stringEnd() (int, bool) { return s.stringEndCheck(true) }
-
-// stringEndCheck is stringEnd; check false skips looking for special bytes
-// (for strings that are skipped, which is most of them).
-func (s *scanner) stringEndCheck(check bool) (int, bool) {
-	special := !check
-	j := s.i + 1
-	for {
-		k := bytes.IndexByte(s.b[j:], '"')
-		if k < 0 {
-			return -1, special
-		}
-		seg := s.b[j : j+k]
-		if !special {
-			for _, c := range seg {
-				// Printable ASCII, no backslash: the common case.
-				if c >= 0x80 || c < 0x20 || c == '\\' {
-					special = true
-					break
-				}
-			}
-		}
-		// The quote is escaped when an odd number of backslashes precede it.
-		n := 0
-		for m := j + k - 1; m > s.i && s.b[m] == '\\'; m-- {
-			n++
-		}
-		if n%2 == 0 {
-			return j + k, special
-		}
-		j += k + 1
-	}
-}
-
-func (s *scanner) str(dst *string) bool {
+// sub walks an object of known keys; null leaves it as it is (a struct)
+// or sets it nil (a pointer: isNil), as encoding/json does.
+func (s *scanner) sub(keys []string, isNil func(), field func(i int) bool) bool {
 	if s.null() {
-		*dst = ""
+		if isNil != nil {
+			isNil()
+		}
 		return true
 	}
-	if s.peek() != '"' {
+	f := fields{keys: keys}
+	return s.object(func(key []byte) bool {
+		i, ok := f.index(key)
+		if !ok {
+			return false
+		}
+		if i < 0 {
+			return s.skip()
+		}
+		return field(i)
+	})
+}
+
+func (s *scanner) user(u *User) bool {
+	return s.sub(userKeys, nil, func(int) bool { return s.str(&u.Username) })
+}
+
+func (s *scanner) objectRef(dst **ObjectRef) bool {
+	o := &ObjectRef{}
+	ok := s.sub(objectRefKeys, func() { o = nil }, func(i int) bool {
+		switch i {
+		case 0:
+			return s.str(&o.Resource)
+		case 1:
+			return s.str(&o.Namespace)
+		case 2:
+			return s.str(&o.Name)
+		case 3:
+			return s.str(&o.APIGroup)
+		case 4:
+			return s.str(&o.APIVersion)
+		}
+		return s.str(&o.Subresource)
+	})
+	*dst = o
+	return ok
+}
+
+func (s *scanner) status(dst **Status) bool {
+	st := &Status{}
+	ok := s.sub(statusKeys, func() { st = nil }, func(int) bool { return s.int(&st.Code) })
+	*dst = st
+	return ok
+}
+
+// responseObject counts the items of a list (each an object or null, as
+// decoding into struct{} allows) and reads its metadata.resourceVersion.
+func (s *scanner) responseObject(dst **listObject) bool {
+	lo := &listObject{}
+	ok := s.sub(responseKeys, func() { lo = nil }, func(i int) bool {
+		if i == 1 {
+			md := &listMeta{}
+			ok := s.sub(metadataKeys, func() { md = nil }, func(int) bool { return s.str(&md.ResourceVersion) })
+			lo.Metadata = md
+			return ok
+		}
+		if s.null() {
+			lo.Items = nil
+			return true
+		}
+		n := 0
+		ok := s.array(func() bool {
+			if c := s.peek(); c != '{' && c != 'n' {
+				return false
+			}
+			n++
+			return s.skip()
+		})
+		items := make([]struct{}, n)
+		lo.Items = &items
+		return ok
+	})
+	*dst = lo
+	return ok
+}
+
+// strings reads an array of strings (null elements are "", null sets nil).
+func (s *scanner) strings(dst *[]string) bool {
+	if s.null() {
+		*dst = nil
+		return true
+	}
+	out := []string{}
+	ok := s.array(func() bool {
+		var v string
+		if !s.str(&v) {
+			return false
+		}
+		out = append(out, v)
+		return true
+	})
+	*dst = out
+	return ok
+}
+
+// str reads a string; null leaves dst as it is, as encoding/json does.
+func (s *scanner) str(dst *string) bool {
+	switch s.peek() {
+	case 'n':
+		return s.literal("null")
+	case '"':
+	default:
 		return false
 	}
-	end, special := s.stringEnd()
-	if end < 0 {
+	s.mark = s.i
+	special, ok := s.stringBody()
+	raw := s.b[s.mark:s.i]
+	s.mark = -1
+	if !ok {
 		return false
 	}
-	raw := s.b[s.i : end+1]
-	s.i = end + 1
 	if !special {
 		*dst = string(raw[1 : len(raw)-1])
 		return true
@@ -276,8 +239,8 @@ func (s *scanner) str(dst *string) bool {
 		*dst = v
 		return true
 	}
-	// Non-ASCII or a rare escape: encoding/json's own rules (and its
-	// treatment of invalid UTF-8) for this one string.
+	// Non-ASCII or a rare escape: encoding/json's own rules for this one
+	// string; invalid UTF-8, which it replaces, is left to it whole.
 	if !utf8.Valid(raw) {
 		return false
 	}
@@ -316,7 +279,7 @@ func unescapeASCII(b []byte) (string, bool) {
 				return "", false
 			}
 			v, err := strconv.ParseUint(string(b[i+1:i+5]), 16, 16)
-			if err != nil || v >= 0x80 || v < 0x20 && v != '\t' && v != '\n' && v != '\r' {
+			if err != nil || v >= 0x80 {
 				return "", false
 			}
 			out = append(out, byte(v))
@@ -328,74 +291,41 @@ func unescapeASCII(b []byte) (string, bool) {
 	return string(out), true
 }
 
+// int reads a number into an int as encoding/json does (an integer that
+// fits, or a type error); null leaves dst as it is.
 func (s *scanner) int(dst *int) bool {
+	if s.null() {
+		return true
+	}
 	s.ws()
-	start := s.i
-	for s.i < len(s.b) && (s.b[s.i] == '-' || s.b[s.i] >= '0' && s.b[s.i] <= '9') {
-		s.i++
+	s.mark = s.i
+	ok := s.number()
+	raw := s.b[s.mark:s.i]
+	s.mark = -1
+	if !ok {
+		return false
 	}
-	n, err := strconv.Atoi(string(s.b[start:s.i]))
-	*dst = n
-	return err == nil
+	n, err := strconv.ParseInt(string(raw), 10, 64)
+	if err != nil {
+		return false
+	}
+	*dst = int(n)
+	return true
 }
 
+// time reads a timestamp with time.Time's own UnmarshalJSON (RFC 3339,
+// strictly), as encoding/json does; null leaves dst as it is.
 func (s *scanner) time(dst *time.Time) bool {
-	var v string
-	if !s.str(&v) {
-		return false
-	}
-	if v == "" {
-		*dst = time.Time{}
-		return true
-	}
-	t, err := time.Parse(time.RFC3339Nano, v)
-	*dst = t
-	return err == nil
-}
-
-// skip passes over any value: strings by their quotes (escapes included),
-// objects and arrays by their brackets, literals to the next delimiter.
-func (s *scanner) skip() bool {
 	switch s.peek() {
+	case 'n':
+		return s.literal("null")
 	case '"':
-		end, _ := s.stringEndCheck(false)
-		if end < 0 {
-			return false
-		}
-		s.i = end + 1
-		return true
-	case '{', '[':
-		depth := 0
-		for s.i < len(s.b) {
-			switch s.b[s.i] {
-			case '"':
-				end, _ := s.stringEndCheck(false)
-				if end < 0 {
-					return false
-				}
-				s.i = end
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					s.i++
-					return true
-				}
-			}
-			s.i++
-		}
-		return false
-	case 0:
+	default:
 		return false
 	}
-	start := s.i
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ',', '}', ']', ' ', '\t', '\r', '\n':
-			return s.i > start
-		}
-		s.i++
-	}
-	return false
+	s.mark = s.i
+	_, ok := s.stringBody()
+	raw := s.b[s.mark:s.i]
+	s.mark = -1
+	return ok && dst.UnmarshalJSON(raw) == nil
 }

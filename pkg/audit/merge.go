@@ -2,21 +2,28 @@ package audit
 
 import "container/heap"
 
-// merge calls fn with every event of streams, the earliest stageTimestamp
-// first. Each stream is already in its own write order (one audit file is
-// written in stageTimestamp order); ties keep the order of the sources.
-func merge(streams []*stream, st *Stats, fn func(*Event) error) error {
-	if len(streams) == 1 {
-		for e := streams[0].next(st); e != nil; e = streams[0].next(st) {
+// merge calls fn with every event of its, the earliest stageTimestamp
+// first. Each iterator is already in time order; ties keep the order of
+// the sources.
+func merge(its []iterator, fn func(*Event) error) error {
+	if len(its) == 1 {
+		for {
+			e, err := its[0].next()
+			if e == nil || err != nil {
+				return err
+			}
 			if err := fn(e); err != nil {
 				return err
 			}
 		}
-		return nil
 	}
 	h := &heads{}
-	for i, s := range streams {
-		if e := s.next(st); e != nil {
+	for i, it := range its {
+		e, err := it.next()
+		if err != nil {
+			return err
+		}
+		if e != nil {
 			h.items = append(h.items, head{e: e, src: i})
 		}
 	}
@@ -26,7 +33,11 @@ func merge(streams []*stream, st *Stats, fn func(*Event) error) error {
 		if err := fn(top.e); err != nil {
 			return err
 		}
-		if e := streams[top.src].next(st); e != nil {
+		e, err := its[top.src].next()
+		if err != nil {
+			return err
+		}
+		if e != nil {
 			h.items[0].e = e
 			heap.Fix(h, 0)
 		} else {

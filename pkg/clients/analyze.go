@@ -3,7 +3,6 @@ package clients
 import (
 	"time"
 
-	"github.com/watchrv/kubectl-watchrv/internal/rv"
 	"github.com/watchrv/kubectl-watchrv/pkg/audit"
 )
 
@@ -13,42 +12,57 @@ type Options struct {
 	BySourceIP bool
 	// ServerVersion is the API server's version ("" when unknown).
 	ServerVersion string
+	// WatchCache is CacheOn, CacheOff or CacheUnknown ("": unknown);
+	// WatchCacheSizes is the server's --watch-cache-sizes, parsed.
+	WatchCache      string
+	WatchCacheSizes map[string]int
 	// Top is how many clients the timeline shows (default 5).
 	Top int
+	// MaxClients is how many clients are kept apart (default
+	// DefaultMaxClients); the lightest of the others are folded.
+	MaxClients int
 }
 
-// Analyzer accumulates events; Add them in log order, then Report.
+// Analyzer accumulates events; Add them in log order, then Report. Its
+// memory is bounded whatever the log: MaxClients clients of at most
+// maxResources resources and maxBuckets+1 timeline buckets each, maxOpen
+// requests between their stages, the herd's relists of the last hour.
 type Analyzer struct {
-	o       Options
-	v       version
-	clients map[clientKey]*clientState
-	open    map[string]*request
-	herd    herdState
+	o     Options
+	v     version
+	cache cacheConfig
 
-	requests   int64
-	levels     map[string]int64
-	from, to   time.Time
-	newestRV   uint64
-	newestAt   time.Time
-	timelineT0 time.Time
+	clients   map[clientKey]*clientState
+	resources int // resource states of all clients, the fold's included
+	byLoad    byLoad
+	seq       int64
+	fold      *clientState
+	folded    int64
+
+	open  openRequests
+	herd  herdState
+	scale timelineScale
+	rvs   reachedRVs
+
+	requests int64
+	levels   map[string]int64
+	from, to time.Time
 }
 
 type clientKey struct{ user, agent, ip string }
 
+// name is how the key is printed (Client.Name).
+func (k clientKey) name() string {
+	return Client{User: k.user, UserAgent: k.agent, SourceIP: k.ip}.Name()
+}
+
 type clientState struct {
 	key       clientKey
 	resources map[string]*resourceState
-	minutes   map[int64]*[3]int64 // unix minute -> lists, watches, expired (see TimelineClient)
-}
-
-// request is what is kept of a request between its first and last stage.
-type request struct {
-	client   clientKey
-	resource string
-	verb     string
-	query    audit.Query
-	received time.Time
-	level    string
+	buckets   buckets
+	load      load
+	touched   int64
+	idx       int
 }
 
 // New starts an analysis; the version must have passed ValidateVersion.
@@ -56,40 +70,42 @@ func New(o Options) *Analyzer {
 	if o.Top <= 0 {
 		o.Top = 5
 	}
+	if o.MaxClients <= 0 {
+		o.MaxClients = DefaultMaxClients
+	}
 	v, _ := parseVersion(o.ServerVersion)
-	return &Analyzer{o: o, v: v, clients: map[clientKey]*clientState{}, open: map[string]*request{}, levels: map[string]int64{}}
+	return &Analyzer{o: o, v: v, cache: newCacheConfig(o.WatchCache, o.WatchCacheSizes),
+		clients: map[clientKey]*clientState{}, open: newOpenRequests(), levels: map[string]int64{}}
 }
 
-// Add takes one event. A request counts once, at its last stage
-// (ResponseComplete or Panic); earlier stages are held until then, and
-// those never completed in the log count as open at the end.
+// Add takes one event (its stageTimestamp valid, as audit.Read gives
+// them). A request counts once, at its last stage (ResponseComplete or
+// Panic); earlier stages are held until then, and those never completed
+// in the log count as open at the end.
 func (a *Analyzer) Add(e *audit.Event) {
 	t := e.StageTimestamp
-	if !t.IsZero() {
-		if a.from.IsZero() || t.Before(a.from) {
-			a.from = t
-		}
-		if t.After(a.to) {
-			a.to = t
-		}
+	if a.from.IsZero() || t.Before(a.from) {
+		a.from = t
 	}
+	if t.After(a.to) {
+		a.to = t
+	}
+	a.scale.see(t)
+	a.herd.advance(t)
 	if !e.Done() {
-		if _, ok := a.open[e.AuditID]; !ok {
-			a.open[e.AuditID] = a.newRequest(e)
-		}
+		a.open.start(e, a.newRequest)
 		return
 	}
-	r := a.open[e.AuditID]
-	if r != nil {
-		delete(a.open, e.AuditID)
-	} else {
+	r := a.open.end(e)
+	if r == nil {
 		r = a.newRequest(e)
 	}
 	code := e.Code()
 	if code == 0 && e.Stage == audit.StagePanic {
 		code = 500
 	}
-	a.finish(r, code, e.StageTimestamp, false, e.Items)
+	a.answered(r, code, e.ResponseRV, t)
+	a.finish(r, code, t, false, e.Items)
 }
 
 func (a *Analyzer) newRequest(e *audit.Event) *request {
@@ -97,11 +113,20 @@ func (a *Analyzer) newRequest(e *audit.Event) *request {
 	if a.o.BySourceIP && len(e.SourceIPs) > 0 {
 		k.ip = e.SourceIPs[0]
 	}
-	received := e.RequestReceivedTimestamp
-	if received.IsZero() {
-		received = e.StageTimestamp
+	r := &request{client: k, resource: resourceOf(e), verb: e.Verb, query: e.Query, received: e.RequestReceivedTimestamp, at: e.RequestReceivedTimestamp, level: levelOf(e.Level)}
+	if r.at.IsZero() {
+		r.at = e.StageTimestamp
 	}
-	return &request{client: k, resource: resourceOf(e), verb: e.Verb, query: e.Query, received: received, level: e.Level}
+	return r
+}
+
+// levelOf keeps the levels a server writes; anything else is one "other".
+func levelOf(l string) string {
+	switch l {
+	case "None", "Metadata", "Request", "RequestResponse":
+		return l
+	}
+	return "other"
 }
 
 // resourceOf names what a request was about: resource[.group][/subresource],
@@ -126,20 +151,25 @@ func resourceOf(e *audit.Event) string {
 // Close ends the log: requests still open count as open (watches as open
 // at the end, with the time they had lived so far).
 func (a *Analyzer) Close() {
-	for id, r := range a.open {
-		a.finish(r, 0, a.to, true, -1)
-		delete(a.open, id)
-	}
-	a.herd.flush()
+	a.open.each(func(r *request) { a.finish(r, 0, a.to, true, -1) })
+	a.herd.flush(time.Time{})
 }
 
-func (a *Analyzer) client(k clientKey) *clientState {
-	c := a.clients[k]
-	if c == nil {
-		c = &clientState{key: k, resources: map[string]*resourceState{}, minutes: map[int64]*[3]int64{}}
-		a.clients[k] = c
+// lifetime is how long a request lived; known is false when the log does
+// not give its received time, or gives one no request could have (after
+// its end, or longer before it than maxLifetime).
+type lifetime struct {
+	d     time.Duration
+	known bool
+}
+
+const maxLifetime = 30 * 24 * time.Hour
+
+func (a *Analyzer) lifetimeOf(r *request, end time.Time) lifetime {
+	if r.received.IsZero() || end.Before(r.received) || end.Sub(r.received) > maxLifetime {
+		return lifetime{}
 	}
-	return c
+	return lifetime{d: end.Sub(r.received), known: true}
 }
 
 // finish counts one request.
@@ -147,39 +177,27 @@ func (a *Analyzer) finish(r *request, code int, end time.Time, open bool, items 
 	a.requests++
 	a.levels[r.level]++
 	c := a.client(r.client)
-	rs := c.resources[r.resource]
-	if rs == nil {
-		rs = &resourceState{}
-		c.resources[r.resource] = rs
-	}
-	min := r.received.Unix() / 60
-	bucket := c.minutes[min]
-	if bucket == nil {
-		bucket = &[3]int64{}
-		c.minutes[min] = bucket
-	}
+	defer a.touched(c)
+	rs := a.resource(c, r.resource)
+	c.load.requests++
 	t := &rs.totals
 	t.Requests++
 	countCode(&t.Codes, code)
 	if code == 410 {
-		bucket[2]++
+		c.buckets.add(&a.scale, r.at, 2, 1)
 	}
 	q := r.query
-	// The newest RV a request was answered for (a 504 for a future RV, or
-	// a 410, says nothing about where the server is).
-	if q.HasRV && code > 0 && code < 400 {
-		if n, ok := rv.Parse(q.ResourceVersion); ok && n > a.newestRV {
-			a.newestRV, a.newestAt = n, r.received
-		}
-	}
+	lived := a.lifetimeOf(r, end)
 	switch r.verb {
 	case "list":
-		bucket[0]++
+		c.buckets.add(&a.scale, r.at, 0, 1)
+		c.load.lists++
 		mode := listMode(q)
-		from, _ := readFrom(a.v, r.resource, mode, q.Limit > 0)
+		from, _, _ := readFrom(a.v, a.cache, r.resource, mode, q.Limit > 0)
 		switch from {
 		case fromStorage:
 			t.StorageLists++
+			c.load.storage++
 		case fromUnknown:
 			t.StorageUnknown++
 		}
@@ -188,21 +206,23 @@ func (a *Analyzer) finish(r *request, code int, end time.Time, open bool, items 
 				t.Objects = new(int64)
 			}
 			*t.Objects += int64(items)
+			c.load.objects += int64(items)
 		}
 		if mode == modeContinue {
 			t.Lists.Continue++
 			return
 		}
 		countListMode(&t.Lists, mode, q)
-		a.patternList(c, r, rs, mode, code)
+		a.patternList(c, r, rs, mode)
 	case "watch":
-		bucket[1]++
-		if code < 400 && !open && watchMode(q) == modeExact && watchEnd(q, code, end.Sub(r.received), open) == endAtOnce {
+		c.buckets.add(&a.scale, r.at, 1, 1)
+		how := watchEnd(q, code, lived, open)
+		if code < 400 && !open && watchMode(q) == modeExact && how == endAtOnce {
 			// The sign of a 410 sent inside the stream (see patternWatch).
-			bucket[2]++
+			c.buckets.add(&a.scale, r.at, 2, 1)
 		}
-		countWatch(&t.Watches, q, code, end.Sub(r.received), open)
-		a.patternWatch(c, r, rs, code, end, open)
+		countWatch(&t.Watches, q, how, lived)
+		a.patternWatch(c, r, rs, code, how, end)
 	case "get":
 		t.Gets++
 	default:
@@ -221,117 +241,4 @@ func countCode(c *Codes, code int) {
 	case code >= 500:
 		c.Server++
 	}
-}
-
-// listMode is the read mode of a list, as the API server decides it
-// (apiserver delegator.ShouldDelegateList): a continue token first, then
-// resourceVersionMatch, then the legacy exact form (a limit with
-// resourceVersion=N and no match).
-func listMode(q audit.Query) string {
-	switch {
-	case q.Continue:
-		return modeContinue
-	case q.ResourceVersionMatch == "Exact":
-		return modeExact
-	case q.ResourceVersionMatch == "NotOlderThan":
-		return modeNotOlderThan
-	case !q.HasRV:
-		return modeUnset
-	case q.ResourceVersion == "0":
-		return modeZero
-	case q.Limit > 0:
-		return modeExact
-	}
-	return modeNotOlderThan
-}
-
-func countListMode(l *ListModes, mode string, q audit.Query) {
-	l.Total++
-	switch mode {
-	case modeUnset:
-		l.Unset++
-	case modeZero:
-		l.Zero++
-	case modeExact:
-		l.Exact++
-	case modeNotOlderThan:
-		l.NotOlderThan++
-	}
-	if q.Limit > 0 {
-		l.Limit++
-	}
-}
-
-// watchMode is a watch's start mode.
-func watchMode(q audit.Query) string {
-	switch {
-	case q.SendInitialEvents:
-		return "streaming"
-	case !q.HasRV:
-		return modeUnset
-	case q.ResourceVersion == "0":
-		return modeZero
-	}
-	return modeExact
-}
-
-func countWatch(w *WatchModes, q audit.Query, code int, lived time.Duration, open bool) {
-	w.Total++
-	switch watchMode(q) {
-	case "streaming":
-		w.Streaming++
-	case modeUnset:
-		w.Unset++
-	case modeZero:
-		w.Zero++
-	default:
-		w.Exact++
-	}
-	switch watchEnd(q, code, lived, open) {
-	case endOpen:
-		w.Open++
-		return
-	case endError:
-		w.Error++
-	case endTimedOut:
-		w.TimedOut++
-	case endAtOnce:
-		w.AtOnce++
-	default:
-		w.Early++
-	}
-	s := lived.Seconds()
-	ended := w.TimedOut + w.Early + w.AtOnce + w.Error
-	if ended == 1 || s < w.MinSeconds {
-		w.MinSeconds = s
-	}
-	if s > w.MaxSeconds {
-		w.MaxSeconds = s
-	}
-	w.MeanSeconds += (s - w.MeanSeconds) / float64(ended)
-}
-
-// How a watch ended.
-const (
-	endOpen     = "open"
-	endError    = "error"
-	endTimedOut = "timed out"
-	endAtOnce   = "at once"
-	endEarly    = "early"
-)
-
-// watchEnd classifies a watch's end from its code and lifetime: the audit
-// log records neither the events sent nor who closed the stream.
-func watchEnd(q audit.Query, code int, lived time.Duration, open bool) string {
-	switch {
-	case open:
-		return endOpen
-	case code >= 400:
-		return endError
-	case q.TimeoutSeconds > 0 && lived >= time.Duration(q.TimeoutSeconds)*time.Second-time.Second:
-		return endTimedOut
-	case lived < time.Second:
-		return endAtOnce
-	}
-	return endEarly
 }

@@ -139,27 +139,58 @@ func TestWithoutRequestReceived(t *testing.T) {
 	}
 }
 
+// Who served the poller's 12 consistent lists, by what is known of the
+// server: its version and its watch cache. The recorded server ran with
+// --watch-cache-sizes=configmaps#0 (no cache for configmaps): every list
+// read storage, which only that flag can tell; where the cache's state is
+// not known, a list the cache would serve is not known either.
 func TestServerVersionRules(t *testing.T) {
 	log := recordedLog(t)
-	for v, want := range map[string]struct {
-		patterns string
-		storage  int64
-		unknown  int64
+	for _, c := range []struct {
+		version, cache, sizes string
+		patterns              string
+		storage, unknown      int64
+		evidence              string
 	}{
-		"":         {"consistent-read-pressure,polling", 0, 12},
-		"v1.30.14": {"consistent-read-pressure,polling", 12, 0},
-		"1.33":     {"polling", 0, 0},
-		"v1.37.2":  {"polling", 0, 0},
-		"v1.31.0":  {"consistent-read-pressure,polling", 0, 12},
+		{"", "", "", "consistent-read-pressure,polling", 0, 12, "pass --server-version"},
+		{"v1.30.14", "", "", "consistent-read-pressure,polling", 12, 0, "read etcd up to v1.30"},
+		{"v1.37.2", "", "", "consistent-read-pressure,polling", 0, 12, "if it is on, else from storage"},
+		{"1.33", "on", "", "polling", 0, 0, ""},
+		{"v1.37.2", "true", "", "polling", 0, 0, ""},
+		{"v1.37.2", "", "configmaps#0", "consistent-read-pressure,polling", 12, 0, "configmaps has no watch cache"},
+		{"v1.37.2", "", "secrets#0", "polling", 0, 0, ""},
+		{"v1.37.2", "off", "", "consistent-read-pressure,polling", 12, 0, "runs without a watch cache"},
+		{"", "false", "", "consistent-read-pressure,polling", 12, 0, "every list reads storage"},
+		{"v1.31.0", "on", "", "consistent-read-pressure,polling", 0, 12, "was not checked"},
 	} {
-		p := byName(analyze(t, log, Options{ServerVersion: v}))["admin / watchrv-e2e-poller"]
-		if names(p.Patterns) != want.patterns || p.StorageLists != want.storage || p.StorageUnknown != want.unknown {
-			t.Errorf("version %q: patterns %q storage %d unknown %d; want %q %d %d", v, names(p.Patterns), p.StorageLists, p.StorageUnknown, want.patterns, want.storage, want.unknown)
+		mode, err := ParseWatchCache(c.cache)
+		sizes, err2 := ParseWatchCacheSizes(c.sizes)
+		if err != nil || err2 != nil {
+			t.Fatal(err, err2)
+		}
+		p := byName(analyze(t, log, Options{ServerVersion: c.version, WatchCache: mode, WatchCacheSizes: sizes}))["admin / watchrv-e2e-poller"]
+		if names(p.Patterns) != c.patterns || p.StorageLists != c.storage || p.StorageUnknown != c.unknown {
+			t.Errorf("%+v: patterns %q storage %d unknown %d", c, names(p.Patterns), p.StorageLists, p.StorageUnknown)
+		}
+		for _, pt := range p.Patterns {
+			if pt.Name == PatternConsistentReads && !strings.Contains(pt.Evidence, c.evidence) {
+				t.Errorf("%+v: evidence %q", c, pt.Evidence)
+			}
 		}
 	}
 	for _, bad := range []string{"latest", "2.1", "v1", "v1.x"} {
 		if ValidateVersion(bad) == nil {
 			t.Errorf("--server-version %q accepted", bad)
+		}
+	}
+	for _, bad := range []string{"maybe", "1"} {
+		if _, err := ParseWatchCache(bad); err == nil {
+			t.Errorf("--watch-cache %q accepted", bad)
+		}
+	}
+	for _, bad := range []string{"configmaps", "configmaps#", "#0", "configmaps#-1", "configmaps#x"} {
+		if _, err := ParseWatchCacheSizes(bad); err == nil {
+			t.Errorf("--watch-cache-sizes %q accepted", bad)
 		}
 	}
 }
@@ -229,7 +260,7 @@ func TestHerdAcrossABucketEdge(t *testing.T) {
 	for i, d := range []time.Duration{60, 71, 82} {
 		h.add(t0.Add(d*time.Second), clientKey{user: fmt.Sprint("v", i)})
 	}
-	h.flush()
+	h.flush(time.Time{})
 	if len(h.herds) != 1 || h.herds[0].Count != 3 || !h.herds[0].First.Equal(t0) || !h.herds[0].Last.Equal(t0.Add(5*time.Second)) {
 		t.Fatalf("herds %+v, want one of 3 clients from 10:44:48 to :53", h.herds)
 	}

@@ -2,7 +2,6 @@ package clients
 
 import (
 	"sort"
-	"time"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/audit"
 )
@@ -13,8 +12,14 @@ func (a *Analyzer) Report(sources []string, st audit.Stats) Report {
 	a.Close()
 	r := Report{
 		Sources: sources, Lines: st.Lines, Events: st.Events, Wrapped: st.Wrapped, Unreadable: st.Unreadable,
+		Input:    Input{Duplicates: st.Duplicates, Reordered: st.Reordered, Late: st.Late, Sorted: st.Sorted, Cut: st.Cut, Interrupted: st.Interrupted},
 		Requests: a.requests, From: a.from, To: a.to, Levels: a.levels,
-		Reads: readRules(a.v), Clients: []Client{}, Herds: a.herd.herds,
+		AuditIDCollisions: a.open.collisions, OpenDropped: a.open.dropped,
+		WatchCache: a.cache.mode, WatchCacheSizes: a.cache.sizes,
+		Reads: readRules(a.v, a.cache), Clients: []Client{}, Herds: a.herd.herds,
+	}
+	if len(r.WatchCacheSizes) == 0 {
+		r.WatchCacheSizes = nil
 	}
 	if a.v.known {
 		r.ServerVersion = a.o.ServerVersion
@@ -25,32 +30,55 @@ func (a *Analyzer) Report(sources []string, st audit.Stats) Report {
 	if r.Herds == nil {
 		r.Herds = []Pattern{}
 	}
-	states := map[string]*clientState{}
+	type ranked struct {
+		c  Client
+		st *clientState
+	}
+	var all []ranked
 	for _, c := range a.clients {
-		cl := Client{User: c.key.user, UserAgent: c.key.agent, SourceIP: c.key.ip, Resources: []Resource{}, Patterns: []Pattern{}}
+		cl := Client{User: c.key.user, UserAgent: c.key.agent, SourceIP: c.key.ip, Patterns: []Pattern{}}
+		cl.Resources = resources(c, &cl.Totals, &r.Open)
 		for name, rs := range c.resources {
-			cl.Resources = append(cl.Resources, Resource{Resource: name, Totals: rs.totals})
-			cl.Totals.add(rs.totals)
 			cl.Patterns = append(cl.Patterns, rs.patterns(cl.Name(), name)...)
-			r.Open += rs.totals.Watches.Open
 		}
-		sort.Slice(cl.Resources, func(i, j int) bool {
-			return heavier(cl.Resources[i].Totals, cl.Resources[j].Totals, cl.Resources[i].Resource, cl.Resources[j].Resource)
-		})
 		sort.Slice(cl.Patterns, func(i, j int) bool {
 			if cl.Patterns[i].Name != cl.Patterns[j].Name {
 				return cl.Patterns[i].Name < cl.Patterns[j].Name
 			}
 			return cl.Patterns[i].Resource < cl.Patterns[j].Resource
 		})
-		states[cl.Name()] = c
-		r.Clients = append(r.Clients, cl)
+		all = append(all, ranked{cl, c})
 	}
-	sort.Slice(r.Clients, func(i, j int) bool {
-		return heavier(r.Clients[i].Totals, r.Clients[j].Totals, r.Clients[i].Name(), r.Clients[j].Name())
+	if a.fold != nil {
+		f := &Folded{Clients: a.folded, MaxClients: a.o.MaxClients}
+		f.Resources = resources(a.fold, &f.Totals, &r.Open)
+		r.Folded = f
+	}
+	sort.Slice(all, func(i, j int) bool {
+		return heavier(all[i].c.Totals, all[j].c.Totals, all[i].c.Name(), all[j].c.Name())
 	})
+	states := make([]*clientState, len(all))
+	for i, x := range all {
+		r.Clients = append(r.Clients, x.c)
+		states[i] = x.st
+	}
 	r.Timeline = a.timeline(r.Clients, states)
 	return r
+}
+
+// resources lists c's resources, heaviest first, adding their totals to
+// t and their open watches to open.
+func resources(c *clientState, t *Totals, open *int64) []Resource {
+	out := []Resource{}
+	for name, rs := range c.resources {
+		out = append(out, Resource{Resource: name, Totals: rs.totals})
+		t.add(rs.totals)
+		*open += rs.totals.Watches.Open
+	}
+	sort.Slice(out, func(i, j int) bool {
+		return heavier(out[i].Totals, out[j].Totals, out[i].Resource, out[j].Resource)
+	})
+	return out
 }
 
 // heavier ranks by load: lists that reach storage, then objects returned
@@ -104,8 +132,7 @@ func (t *Totals) add(o Totals) {
 	l.Limit += ol.Limit
 	l.Continue += ol.Continue
 	w, ow := &t.Watches, o.Watches
-	prevEnded := w.TimedOut + w.Early + w.AtOnce + w.Error
-	oEnded := ow.TimedOut + ow.Early + ow.AtOnce + ow.Error
+	prevEnded, oEnded := w.Timed, ow.Timed
 	if oEnded > 0 {
 		if prevEnded == 0 || ow.MinSeconds < w.MinSeconds {
 			w.MinSeconds = ow.MinSeconds
@@ -125,42 +152,6 @@ func (t *Totals) add(o Totals) {
 	w.AtOnce += ow.AtOnce
 	w.Error += ow.Error
 	w.Open += ow.Open
-}
-
-// maxBuckets is the widest timeline: longer logs get buckets of several
-// minutes.
-const maxBuckets = 60
-
-func (a *Analyzer) timeline(clients []Client, states map[string]*clientState) Timeline {
-	if a.from.IsZero() {
-		return Timeline{Clients: []TimelineClient{}}
-	}
-	first := a.from.Unix() / 60
-	last := a.to.Unix() / 60
-	// Requests received before the first stage in the log (a watch that
-	// began earlier) still fall in the first bucket.
-	span := last - first + 1
-	per := (span + maxBuckets - 1) / maxBuckets
-	n := (span + per - 1) / per
-	tl := Timeline{Start: time.Unix(first*60, 0).UTC(), BucketSeconds: per * 60, Clients: []TimelineClient{}}
-	for i, c := range clients {
-		if i >= a.o.Top {
-			break
-		}
-		row := TimelineClient{Client: c.Name(), Lists: make([]int64, n), Watches: make([]int64, n), Expired: make([]int64, n)}
-		for m, b := range states[c.Name()].minutes {
-			i := (m - first) / per
-			if i < 0 {
-				i = 0
-			}
-			if i >= n {
-				i = n - 1
-			}
-			row.Lists[i] += b[0]
-			row.Watches[i] += b[1]
-			row.Expired[i] += b[2]
-		}
-		tl.Clients = append(tl.Clients, row)
-	}
-	return tl
+	w.LifetimeUnknown += ow.LifetimeUnknown
+	w.Timed += ow.Timed
 }

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/watchrv/kubectl-watchrv/internal/rv"
 )
 
 // Thresholds of the patterns: what makes a behaviour a pattern rather than
@@ -34,6 +36,8 @@ const (
 // pattern detectors (constant size, whatever the log's length).
 type resourceState struct {
 	totals Totals
+	// noPatterns: otherResources, many resources together.
+	noPatterns bool
 
 	// polling: the gaps between list starts (Welford's running mean and
 	// variance).
@@ -45,8 +49,10 @@ type resourceState struct {
 	watchEnd     time.Time
 	watchEndKind string
 	watchEndCode int
-	// watchEndRV is the RV an exact-RV watch started from ("" otherwise).
+	// watchEndRV is the RV an exact-RV watch started from ("" otherwise),
+	// watchStart when it came.
 	watchEndRV   string
+	watchStart   time.Time
 	relists      int64
 	relistCauses map[string]int64
 	relistFirst  time.Time
@@ -56,12 +62,15 @@ type resourceState struct {
 	// within a second with a 200 and were followed by a relist (inStream:
 	// the 410 of a watch served by etcd comes as an ERROR event inside the
 	// stream, which the audit log does not record).
-	stale             int64
-	inStream          int64
-	staleFirst        time.Time
-	staleLast         time.Time
-	staleRV           string
+	stale      int64
+	inStream   int64
+	staleFirst time.Time
+	staleLast  time.Time
+	staleRV    string
+	// staleNewest is the newest RV the server had answered at before the
+	// first stale watch came (staleKnown: one is known).
 	staleNewest       uint64
+	staleKnown        bool
 	consistent        int64
 	consistentFirst   time.Time
 	consistentLast    time.Time
@@ -69,8 +78,8 @@ type resourceState struct {
 	consistentFromWhy string
 }
 
-func (a *Analyzer) patternList(c *clientState, r *request, rs *resourceState, mode string, code int) {
-	t := r.received
+func (a *Analyzer) patternList(c *clientState, r *request, rs *resourceState, mode string) {
+	t := r.at
 	if !rs.lastList.IsZero() {
 		gap := math.Abs(t.Sub(rs.lastList).Seconds())
 		rs.gaps++
@@ -88,7 +97,7 @@ func (a *Analyzer) patternList(c *clientState, r *request, rs *resourceState, mo
 			rs.consistentFirst = t
 		}
 		rs.consistentLast = t
-		rs.consistentFrom, rs.consistentFromWhy = readFrom(a.v, r.resource, modeUnset, false)
+		rs.consistentFrom, rs.consistentFromWhy, _ = readFrom(a.v, a.cache, r.resource, modeUnset, false)
 	}
 }
 
@@ -113,7 +122,8 @@ func (a *Analyzer) relist(c *clientState, rs *resourceState, t time.Time) {
 		rs.inStream++
 		if rs.staleFirst.IsZero() {
 			rs.staleFirst = rs.watchEnd
-			rs.staleRV, rs.staleNewest = rs.watchEndRV, a.newestRV
+			rs.staleRV = rs.watchEndRV
+			rs.staleNewest, rs.staleKnown = a.rvs.before(rs.watchStart)
 		}
 		if rs.watchEnd.After(rs.staleLast) {
 			rs.staleLast = rs.watchEnd
@@ -127,12 +137,14 @@ func (a *Analyzer) relist(c *clientState, rs *resourceState, t time.Time) {
 	a.herd.add(t, c.key)
 }
 
-func (a *Analyzer) patternWatch(c *clientState, r *request, rs *resourceState, code int, end time.Time, open bool) {
+// patternWatch follows one watch: a streaming list is a relist; its end
+// may be followed by one; a 410 from an exact RV is a stale reconnect.
+func (a *Analyzer) patternWatch(c *clientState, r *request, rs *resourceState, code int, how string, end time.Time) {
 	if r.query.SendInitialEvents {
-		a.relist(c, rs, r.received)
+		a.relist(c, rs, r.at)
 	}
-	if !open {
-		rs.watchEnd, rs.watchEndKind, rs.watchEndCode = end, watchEnd(r.query, code, end.Sub(r.received), open), code
+	if how != endOpen {
+		rs.watchEnd, rs.watchEndKind, rs.watchEndCode, rs.watchStart = end, how, code, r.at
 		rs.watchEndRV = ""
 		if watchMode(r.query) == modeExact {
 			rs.watchEndRV = r.query.ResourceVersion
@@ -141,16 +153,20 @@ func (a *Analyzer) patternWatch(c *clientState, r *request, rs *resourceState, c
 	if code == 410 && watchMode(r.query) == modeExact {
 		rs.stale++
 		if rs.staleFirst.IsZero() {
-			rs.staleFirst = r.received
-			rs.staleRV, rs.staleNewest = r.query.ResourceVersion, a.newestRV
+			rs.staleFirst = r.at
+			rs.staleRV = r.query.ResourceVersion
+			rs.staleNewest, rs.staleKnown = a.rvs.before(r.at)
 		}
-		rs.staleLast = r.received
+		rs.staleLast = r.at
 	}
 }
 
 // patterns turns one resource's detectors into named patterns.
 func (rs *resourceState) patterns(client, resource string) []Pattern {
 	var out []Pattern
+	if rs.noPatterns {
+		return nil
+	}
 	t := rs.totals
 	if t.Watches.Total == 0 && t.Lists.Total >= pollingMinLists && rs.gaps >= pollingMinLists-1 && rs.gapMean > 0 {
 		spread := math.Sqrt(rs.gapM2 / float64(rs.gaps))
@@ -160,7 +176,7 @@ func (rs *resourceState) patterns(client, resource string) []Pattern {
 				First: rs.firstList, Last: rs.lastList, PeriodSeconds: round(rs.gapMean),
 				Evidence: fmt.Sprintf("%d lists of %s from %s to %s, one every %s (spread %s), and no watch: not an informer",
 					t.Lists.Total, resource, clock(rs.firstList), clock(rs.lastList), secs(rs.gapMean), secs(spread)),
-				Fix: "Use an informer (list once, then watch from the list's resourceVersion); if a periodic read is really wanted, list with resourceVersion=0 (served from the watch cache) at a longer period.",
+				Fix: "Use an informer (list once, then watch from the list's resourceVersion); if a periodic read is really wanted, list with resourceVersion=0 (served from the watch cache, where it is on) at a longer period.",
 			})
 		}
 	}
@@ -187,8 +203,11 @@ func (rs *resourceState) patterns(client, resource string) []Pattern {
 		}
 		ev := fmt.Sprintf("%d watch(es) of %s from an exact RV failed at once, from %s to %s: %s; the first asked for RV %s",
 			rs.stale+rs.inStream, resource, clock(rs.staleFirst), clock(rs.staleLast), strings.Join(parts, "; "), rs.staleRV)
-		if rs.staleNewest > 0 {
-			ev += fmt.Sprintf(" when the newest RV any request had been answered for was %d", rs.staleNewest)
+		// Compared only with an RV the server answered at before the watch
+		// came, and only when that is newer: an equal or older one says
+		// nothing of whether the RV was still held.
+		if asked, ok := rv.Parse(rs.staleRV); ok && rs.staleKnown && rs.staleNewest > asked {
+			ev += fmt.Sprintf(" when the server had already answered at RV %d", rs.staleNewest)
 		}
 		out = append(out, Pattern{
 			Name: PatternStaleReconnect, Client: client, Resource: resource, Count: rs.stale + rs.inStream,
@@ -198,9 +217,9 @@ func (rs *resourceState) patterns(client, resource string) []Pattern {
 	}
 	if rs.consistent >= consistentMin && rs.consistentFrom != fromCache {
 		ev := fmt.Sprintf("%d consistent lists (no resourceVersion) of %s from %s to %s: %s", rs.consistent, resource, clock(rs.consistentFirst), clock(rs.consistentLast), rs.consistentFromWhy)
-		fix := "Where the newest state is not needed, list with resourceVersion=0 (from the watch cache), or use an informer; on v1.33 and later consistent lists are served from the watch cache."
+		fix := "Where the newest state is not needed, list with resourceVersion=0 (from the watch cache, where it is on), or use an informer; on v1.33 and later consistent lists are served from the watch cache where it is on."
 		if rs.consistentFrom == fromUnknown {
-			ev = fmt.Sprintf("%d consistent lists (no resourceVersion) of %s from %s to %s; whether they reach etcd is unknown: pass --server-version", rs.consistent, resource, clock(rs.consistentFirst), clock(rs.consistentLast))
+			ev = fmt.Sprintf("%d consistent lists (no resourceVersion) of %s from %s to %s; whether they reach storage is not known: %s", rs.consistent, resource, clock(rs.consistentFirst), clock(rs.consistentLast), rs.consistentFromWhy)
 		}
 		out = append(out, Pattern{
 			Name: PatternConsistentReads, Client: client, Resource: resource, Count: rs.consistent,
@@ -210,14 +229,24 @@ func (rs *resourceState) patterns(client, resource string) []Pattern {
 	return out
 }
 
-// herdState keeps every relist (its time and client) until the log ends:
+// herdState keeps the relists (a time and a client) of the last herdLate:
 // a streaming relist counts when its watch ends, which can be minutes after
-// it started, so herds are judged at the end. One relist is a time and a
-// pointer-sized key: far fewer than the log's requests.
+// it started, so the windows are judged once no relist can still come into
+// them, herdLate behind the log (and all at its end). A relist that comes
+// later than that is judged with the ones after it. At most herdMax are
+// held: beyond, the older half is judged at once.
 type herdState struct {
-	relists []herdRelist
-	herds   []Pattern
+	relists   []herdRelist
+	herds     []Pattern
+	watermark time.Time
+	nextFlush int
 }
+
+const (
+	herdLate  = time.Hour
+	herdFlush = 4096
+	herdMax   = 1 << 18
+)
 
 type herdRelist struct {
 	at time.Time
@@ -228,15 +257,39 @@ func (h *herdState) add(t time.Time, k clientKey) {
 	h.relists = append(h.relists, herdRelist{t, k})
 }
 
-// flush finds the herds: windows of herdWindow that start at a relist and
-// hold relists of herdMinClients clients or more. A window that is no herd
+// advance takes the time of the log's newest event.
+func (h *herdState) advance(t time.Time) {
+	if t.After(h.watermark) {
+		h.watermark = t
+	}
+	if len(h.relists) < max(herdFlush, h.nextFlush) {
+		return
+	}
+	cutoff := h.watermark.Add(-herdLate)
+	if len(h.relists) >= herdMax {
+		h.sort()
+		cutoff = h.relists[len(h.relists)/2].at
+	}
+	h.flush(cutoff)
+	h.nextFlush = 2 * len(h.relists)
+}
+
+func (h *herdState) sort() {
+	rs := h.relists
+	sort.SliceStable(rs, func(i, j int) bool { return rs[i].at.Before(rs[j].at) })
+}
+
+// flush finds the herds among the relists before cutoff (all of them when
+// it is zero): windows of herdWindow that start at a relist and hold
+// relists of herdMinClients clients or more. A window that is no herd
 // moves on by one relist, not by its width, so a herd is found wherever it
 // falls on the clock (fixed 10 s buckets split one that crosses a bucket's
 // edge); a herd's window is not searched again.
-func (h *herdState) flush() {
+func (h *herdState) flush(cutoff time.Time) {
+	h.sort()
 	rs := h.relists
-	sort.SliceStable(rs, func(i, j int) bool { return rs[i].at.Before(rs[j].at) })
-	for i := 0; i < len(rs); {
+	i := 0
+	for i < len(rs) && (cutoff.IsZero() || rs[i].at.Before(cutoff)) {
 		end, set := i, map[clientKey]struct{}{}
 		for ; end < len(rs) && rs[end].at.Sub(rs[i].at) < herdWindow; end++ {
 			set[rs[end].k] = struct{}{}
@@ -248,13 +301,13 @@ func (h *herdState) flush() {
 		h.herds = append(h.herds, herdPattern(set, end-i, rs[i].at, rs[end-1].at))
 		i = end
 	}
-	h.relists = nil
+	h.relists = append(rs[:0:0], rs[i:]...)
 }
 
 func herdPattern(set map[clientKey]struct{}, relists int, first, last time.Time) Pattern {
 	var names []string
 	for k := range set {
-		names = append(names, k.user+" / "+k.agent)
+		names = append(names, k.name())
 	}
 	sort.Strings(names)
 	if len(names) > 5 {
@@ -263,7 +316,7 @@ func herdPattern(set map[clientKey]struct{}, relists int, first, last time.Time)
 	return Pattern{
 		Name: PatternHerd, Count: int64(len(set)), First: first, Last: last,
 		Evidence: fmt.Sprintf("%d clients relisted %d times within %s, from %s to %s: %s", len(set), relists, secs(last.Sub(first).Seconds()), clock(first), clock(last), strings.Join(names, ", ")),
-		Fix:      "Something ended many watches at once (an API server restart, a balancer moving connections); the API server's own log shows which. Relists with resourceVersion=0 or streaming lists (sendInitialEvents=true) are served from the watch cache instead of etcd.",
+		Fix:      "Something ended many watches at once (an API server restart, a balancer moving connections); the API server's own log shows which. Relists with resourceVersion=0 or streaming lists (sendInitialEvents=true) are served from the watch cache (where it is on) instead of storage.",
 	}
 }
 
@@ -288,8 +341,11 @@ func causes(m map[string]int64) string {
 func clock(t time.Time) string { return t.UTC().Format("15:04:05") }
 
 func secs(s float64) string {
-	if s < 10 {
+	switch {
+	case s < 10:
 		return fmt.Sprintf("%.1fs", s)
+	case s >= 1e9: // past what a time.Duration holds (292 years) with room
+		return fmt.Sprintf("%.0fh", s/3600)
 	}
 	return time.Duration(s * float64(time.Second)).Round(time.Second).String()
 }

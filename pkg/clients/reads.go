@@ -67,16 +67,116 @@ func ValidateVersion(s string) error {
 
 func (v version) String() string { return fmt.Sprintf("v%d.%d", v.major, v.minor) }
 
-// readFrom says where a list (first page or continued) of mode is read
-// from on v, for a resource with the watch cache on (the default; the audit
-// log does not tell). The rules rest on what was seen on real servers
-// (docs: ../shared/reference/rv-semantics.md "Other versions"): v1.30.14,
-// v1.33.13, v1.35.4 and v1.37.2; a version between two checked ones whose
-// behaviour could differ is "unknown", not guessed.
-func readFrom(v version, resource, mode string, limit bool) (string, string) {
-	if resource == "events" || resource == "events.events.k8s.io" {
-		return fromStorage, "events are not in the watch cache by default: every list reads etcd"
+// Watch cache states (Options.WatchCache).
+const (
+	// CacheUnknown: the audit log does not record whether a resource has
+	// a watch cache (the default).
+	CacheUnknown = "unknown"
+	CacheOn      = "on"
+	CacheOff     = "off"
+)
+
+// CacheError: a watch cache state or sizes value that is not one.
+type CacheError struct{ Value, Want string }
+
+func (e *CacheError) Error() string { return fmt.Sprintf("%q: %s", e.Value, e.Want) }
+
+// ParseWatchCache reads --watch-cache: on, off or unknown; true and false
+// too, as the API server's own --watch-cache flag takes them.
+func ParseWatchCache(s string) (string, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", CacheUnknown:
+		return CacheUnknown, nil
+	case CacheOn, "true":
+		return CacheOn, nil
+	case CacheOff, "false":
+		return CacheOff, nil
 	}
+	return "", &CacheError{Value: s, Want: "give on, off (as the API server's own flag: true or false) or unknown"}
+}
+
+// ParseWatchCacheSizes reads the API server's own --watch-cache-sizes
+// value, RESOURCE[.GROUP]#SIZE,...: a size of 0 is no watch cache.
+func ParseWatchCacheSizes(s string) (map[string]int, error) {
+	out := map[string]int{}
+	if strings.TrimSpace(s) == "" {
+		return out, nil
+	}
+	for _, part := range strings.Split(s, ",") {
+		res, size, ok := strings.Cut(strings.TrimSpace(part), "#")
+		n, err := strconv.Atoi(size)
+		if !ok || res == "" || err != nil || n < 0 {
+			return nil, &CacheError{Value: s, Want: "give it as the API server's own flag takes it, RESOURCE[.GROUP]#SIZE,... (configmaps#0: no watch cache for configmaps)"}
+		}
+		out[strings.ToLower(res)] = n
+	}
+	return out, nil
+}
+
+// cacheConfig is what is known of the server's watch cache.
+type cacheConfig struct {
+	mode  string
+	sizes map[string]int
+}
+
+func newCacheConfig(mode string, sizes map[string]int) cacheConfig {
+	if mode == "" {
+		mode = CacheUnknown
+	}
+	if mode == CacheUnknown && len(sizes) > 0 {
+		// The server's sizes were given: its --watch-cache is at its
+		// default (on) unless --watch-cache=off says otherwise.
+		mode = CacheOn
+	}
+	return cacheConfig{mode: mode, sizes: sizes}
+}
+
+// state is whether resource (resource[.group][/subresource]) has a watch
+// cache on the server, and on what that rests.
+func (c cacheConfig) state(resource string) (string, string) {
+	res, _, _ := strings.Cut(resource, "/")
+	if c.mode == CacheOff {
+		return CacheOff, "the API server runs without a watch cache (as given)"
+	}
+	if n, ok := c.sizes[res]; ok && res != "" {
+		if n == 0 {
+			return CacheOff, res + " has no watch cache (a size of 0, as given)"
+		}
+		return CacheOn, res + " has a watch cache (a size of " + strconv.Itoa(n) + ", as given)"
+	}
+	if res == "events" || res == "events.events.k8s.io" {
+		return CacheOff, "events have no watch cache by default"
+	}
+	if c.mode == CacheOn {
+		return CacheOn, "the watch cache is on (as given)"
+	}
+	return CacheUnknown, "the audit log does not record whether the watch cache is on (the API server's default is on)"
+}
+
+// readFrom says where a list (first page or continued) of mode on resource
+// is read from: storage when the resource has no watch cache; else by the
+// rules of the server's version, which rest on what was seen on real
+// servers (docs: ../shared/reference/rv-semantics.md "Other versions"):
+// v1.30.14, v1.33.13, v1.35.4 and v1.37.2, a version between two checked
+// ones whose behaviour could differ being "unknown", not guessed. Where the
+// cache's state is not known, a list the cache would serve is unknown too:
+// never "cache" where it may be storage. ifOn is where it is read from
+// when the cache is on.
+func readFrom(v version, c cacheConfig, resource, mode string, limit bool) (from, why, ifOn string) {
+	state, swhy := c.state(resource)
+	if state == CacheOff {
+		return fromStorage, swhy + ": every list reads storage", fromStorage
+	}
+	from, why = versionRule(v, mode, limit)
+	if state == CacheUnknown && from == fromCache {
+		return fromUnknown, "from the watch cache if it is on, else from storage: " + swhy + " (" + why + " when it is on)", fromCache
+	}
+	return from, why, from
+}
+
+// versionRule is where a list of mode is read from on v, with the watch
+// cache on.
+func versionRule(v version, mode string, limit bool) (string, string) {
 	if !v.known {
 		switch mode {
 		case modeZero:
@@ -125,8 +225,9 @@ func readFrom(v version, resource, mode string, limit bool) (string, string) {
 	return fromUnknown, "not a list"
 }
 
-// readRules are the rules for the Report, one per mode.
-func readRules(v version) []ReadRule {
+// readRules are the rules for the Report, one per mode, for a resource
+// with no size of its own in --watch-cache-sizes.
+func readRules(v version, c cacheConfig) []ReadRule {
 	var out []ReadRule
 	for _, m := range []struct {
 		mode  string
@@ -140,8 +241,8 @@ func readRules(v version) []ReadRule {
 		{modeExact, false, "N (Exact)"},
 		{modeContinue, false, "continue (page 2+)"},
 	} {
-		from, why := readFrom(v, "", m.mode, m.limit)
-		out = append(out, ReadRule{Mode: m.label, From: from, Why: why})
+		from, why, ifOn := readFrom(v, c, "", m.mode, m.limit)
+		out = append(out, ReadRule{Mode: m.label, From: from, Why: why, IfCacheOn: ifOn})
 	}
 	return out
 }

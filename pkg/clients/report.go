@@ -8,7 +8,11 @@
 // clients and resources (and minutes, for the timeline), not with the log.
 package clients
 
-import "time"
+import (
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/audit"
+)
 
 // Pattern names.
 const (
@@ -28,21 +32,63 @@ type Report struct {
 	Wrapped    int64            `json:"wrapped"`
 	Unreadable map[string]int64 `json:"unreadable,omitempty"`
 	BadLines   []BadLine        `json:"badLines,omitempty"`
-	// Requests counts each request once (by auditID), whatever stages the
-	// policy records; Open are those whose last stage is not in the log.
-	Requests int64     `json:"requests"`
-	Open     int64     `json:"open"`
-	From     time.Time `json:"from"`
-	To       time.Time `json:"to"`
+	// Input says what was done to read the input: events dropped as
+	// duplicates, put back in time order, files read twice to be sorted,
+	// sources that ended early, an interrupted read.
+	Input Input `json:"input"`
+	// Requests counts each request once (by auditID, and by what stays
+	// the same across its stages where two share one), whatever stages
+	// the policy records; Open are those whose last stage is not in the
+	// log.
+	Requests int64 `json:"requests"`
+	Open     int64 `json:"open"`
+	// AuditIDCollisions are the requests that came with the auditID of
+	// another request still open (a client can choose its Audit-ID
+	// header): they are counted apart.
+	AuditIDCollisions int64 `json:"auditIDCollisions,omitempty"`
+	// OpenDropped are requests whose first stages were not kept (more
+	// than 100,000 open at once): each counts when its last stage comes;
+	// one whose last stage is not in the log is not counted.
+	OpenDropped int64     `json:"openDropped,omitempty"`
+	From        time.Time `json:"from"`
+	To          time.Time `json:"to"`
 	// Levels counts the requests by audit level (Metadata, Request, ...).
 	Levels map[string]int64 `json:"levels"`
 	// ServerVersion is --server-version, "" when not given; Reads says
 	// which list modes reach storage on it, and on what that rests.
-	ServerVersion string     `json:"serverVersion,omitempty"`
-	Reads         []ReadRule `json:"reads"`
-	Clients       []Client   `json:"clients"`
-	Herds         []Pattern  `json:"herds"`
-	Timeline      Timeline   `json:"timeline"`
+	ServerVersion string `json:"serverVersion,omitempty"`
+	// WatchCache is what is known of the server's watch cache: "on",
+	// "off" or "unknown" (the audit log does not record it), and the
+	// sizes given per resource (0: no cache).
+	WatchCache      string         `json:"watchCache"`
+	WatchCacheSizes map[string]int `json:"watchCacheSizes,omitempty"`
+	Reads           []ReadRule     `json:"reads"`
+	Clients         []Client       `json:"clients"`
+	// Folded are the clients not kept apart (more than MaxClients): their
+	// counts together, without patterns; nil when none was folded.
+	Folded   *Folded   `json:"folded,omitempty"`
+	Herds    []Pattern `json:"herds"`
+	Timeline Timeline  `json:"timeline"`
+}
+
+// Input is what was done to read the input (see audit.Stats).
+type Input struct {
+	Duplicates  int64                `json:"duplicates"`
+	Reordered   int64                `json:"reordered"`
+	Late        int64                `json:"late"`
+	Sorted      []audit.SortedSource `json:"sorted,omitempty"`
+	Cut         []audit.CutSource    `json:"cut,omitempty"`
+	Interrupted bool                 `json:"interrupted,omitempty"`
+}
+
+// Folded is the clients folded together.
+type Folded struct {
+	// Clients counts the folds: a client folded, seen again and folded
+	// again counts twice (its counts are split between its row and here).
+	Clients    int64 `json:"clients"`
+	MaxClients int   `json:"maxClients"`
+	Totals
+	Resources []Resource `json:"resources"`
 }
 
 // BadLine is one unreadable line.
@@ -125,7 +171,14 @@ type WatchModes struct {
 	AtOnce   int64 `json:"atOnce"`
 	Error    int64 `json:"error"`
 	Open     int64 `json:"open"`
-	// Lifetimes of the watches that ended, in seconds.
+	// LifetimeUnknown ended, but the log gives no valid
+	// requestReceivedTimestamp: how long they lived is not known, nor
+	// (for a 2xx) how they ended; those with an error code are in Error
+	// too.
+	LifetimeUnknown int64 `json:"lifetimeUnknown,omitempty"`
+	// Timed are the ended watches whose lifetime is known: the min, mean
+	// and max are of them, in seconds.
+	Timed       int64   `json:"timed"`
 	MinSeconds  float64 `json:"minSeconds"`
 	MaxSeconds  float64 `json:"maxSeconds"`
 	MeanSeconds float64 `json:"meanSeconds"`
@@ -166,6 +219,9 @@ type ReadRule struct {
 	// From is "storage", "cache" or "unknown".
 	From string `json:"from"`
 	Why  string `json:"why"`
+	// IfCacheOn is From when the watch cache is on (where its state is
+	// not known, a list it would serve is "unknown").
+	IfCacheOn string `json:"ifCacheOn"`
 }
 
 // Timeline is lists, watches and 410s per bucket for the top clients.
@@ -177,9 +233,12 @@ type Timeline struct {
 
 // TimelineClient is one client's row of the timeline.
 type TimelineClient struct {
-	Client  string  `json:"client"`
-	Lists   []int64 `json:"lists"`
-	Watches []int64 `json:"watches"`
+	Client    string  `json:"client"`
+	User      string  `json:"user"`
+	UserAgent string  `json:"userAgent"`
+	SourceIP  string  `json:"sourceIP,omitempty"`
+	Lists     []int64 `json:"lists"`
+	Watches   []int64 `json:"watches"`
 	// Expired counts the 410 answers and the exact-RV watches that ended
 	// within a second with a 200: a too-old watch gets its 410 as an ERROR
 	// event inside the stream, which the audit log does not record.

@@ -42,6 +42,10 @@ func (p *Printer) clientsHuman(r clients.Report, top int) error {
 	if len(r.Clients) > top {
 		w.printf("(%d more clients: --top %d shows them, -o json has them all)\n", len(r.Clients)-top, len(r.Clients))
 	}
+	if f := r.Folded; f != nil {
+		w.printf("(%s clients folded into one, the lightest each time more than %s were seen: %s requests, %s lists, %s watches, %s storage lists together; their patterns are not judged, and a client seen again after its fold has its counts split: --max-clients keeps more apart)\n",
+			th(f.Clients), th(int64(f.MaxClients)), th(f.Requests), th(f.Lists.Total+f.Lists.Continue), th(f.Watches.Total), storageCell(f.Totals))
+	}
 	for i, c := range r.Clients {
 		if i >= top {
 			break
@@ -96,27 +100,66 @@ func clientsRead(r clients.Report) string {
 		}
 		line += ")"
 	}
+	if in := inputLine(r.Input); in != "" {
+		line += "\nInput: " + in
+	}
 	var levels []string
 	for l, c := range r.Levels {
 		levels = append(levels, fmt.Sprintf("%s %s", l, th(c)))
 	}
 	sort.Strings(levels)
+	to := r.To.UTC().Format("15:04:05 MST")
+	if r.To.UTC().YearDay() != r.From.UTC().YearDay() || r.To.Year() != r.From.Year() {
+		to = r.To.UTC().Format("2006-01-02 15:04:05 MST")
+	}
 	line += fmt.Sprintf("\nRequests: %s (level %s) from %s to %s (%s)", th(r.Requests), strings.Join(levels, ", "),
-		r.From.UTC().Format("2006-01-02 15:04:05"), r.To.UTC().Format("15:04:05 MST"), r.To.Sub(r.From).Round(time.Second))
+		r.From.UTC().Format("2006-01-02 15:04:05"), to, r.To.Sub(r.From).Round(time.Second))
 	if r.Open > 0 {
 		line += fmt.Sprintf("; %s watch(es) still open at the end", th(r.Open))
+	}
+	if r.AuditIDCollisions > 0 {
+		line += fmt.Sprintf("; %s came with the auditID of another request still open (a client-chosen Audit-ID header), counted apart", th(r.AuditIDCollisions))
+	}
+	if r.OpenDropped > 0 {
+		line += fmt.Sprintf("; %s whose first stage was not kept (more than 100,000 open at once) count when their end comes", th(r.OpenDropped))
 	}
 	return line
 }
 
+// inputLine says what was done to read the input, "" when nothing.
+func inputLine(in clients.Input) string {
+	var parts []string
+	for _, s := range in.Sorted {
+		parts = append(parts, fmt.Sprintf("%s is %s: read twice, in time order", s.Source, s.Order))
+	}
+	if in.Reordered > 0 {
+		parts = append(parts, fmt.Sprintf("%s event(s) put back in time order", th(in.Reordered)))
+	}
+	if in.Late > 0 {
+		parts = append(parts, fmt.Sprintf("%s event(s) came after later ones beyond what can be held to order them and count where they came (patterns that follow time may be missed: give the log as a file, -f FILE, to have it sorted)", th(in.Late)))
+	}
+	if in.Duplicates > 0 {
+		parts = append(parts, fmt.Sprintf("%s duplicate event(s) counted once (the same event twice: a file given twice, overlapping exports, a shipper's retries)", th(in.Duplicates)))
+	}
+	for _, c := range in.Cut {
+		parts = append(parts, fmt.Sprintf("%s ends early after %s lines: %s; what was read counts", c.Source, th(c.Lines), c.End))
+	}
+	if in.Interrupted {
+		parts = append(parts, "interrupted: the report covers what was read before")
+	}
+	return strings.Join(parts, "; ")
+}
+
 func clientsVersion(r clients.Report) string {
-	var cache, storage, unknown []string
+	var cache, storage, unknown, cacheIfOn []string
 	for _, rule := range r.Reads {
-		switch rule.From {
-		case "cache":
+		switch {
+		case rule.From == "cache":
 			cache = append(cache, rule.Mode)
-		case "storage":
+		case rule.From == "storage":
 			storage = append(storage, rule.Mode)
+		case rule.IfCacheOn == "cache":
+			cacheIfOn = append(cacheIfOn, rule.Mode)
 		default:
 			unknown = append(unknown, rule.Mode)
 		}
@@ -125,17 +168,43 @@ func clientsVersion(r clients.Report) string {
 	if r.ServerVersion != "" {
 		head = "Server version: " + r.ServerVersion
 	}
-	parts := []string{}
+	parts := []string{head, "watch cache: " + watchCacheState(r)}
 	if len(storage) > 0 {
-		parts = append(parts, "lists read from etcd: "+strings.Join(storage, ", "))
+		parts = append(parts, "lists read from storage: "+strings.Join(storage, ", "))
 	}
 	if len(cache) > 0 {
 		parts = append(parts, "from the watch cache: "+strings.Join(cache, ", "))
 	}
+	if len(cacheIfOn) > 0 {
+		parts = append(parts, "from the watch cache if it is on, else from storage: "+strings.Join(cacheIfOn, ", "))
+	}
 	if len(unknown) > 0 {
 		parts = append(parts, "not known: "+strings.Join(unknown, ", "))
 	}
-	return head + "; " + strings.Join(parts, "; ") + " (resources with the watch cache on, the default)"
+	return strings.Join(parts, "; ")
+}
+
+// watchCacheState says what is known of the watch cache, and on what it
+// rests.
+func watchCacheState(r clients.Report) string {
+	var sizes []string
+	for res, n := range r.WatchCacheSizes {
+		sizes = append(sizes, fmt.Sprintf("%s#%d", res, n))
+	}
+	sort.Strings(sizes)
+	var s string
+	switch r.WatchCache {
+	case clients.CacheOff:
+		return "off (--watch-cache=off): every list reads storage"
+	case clients.CacheOn:
+		s = "on (--watch-cache=on; events have none by default)"
+	default:
+		s = "not known (the audit log does not record it; the API server's default is on: --watch-cache=on|off and --watch-cache-sizes say)"
+	}
+	if len(sizes) > 0 {
+		s = "on, sizes " + strings.Join(sizes, ",") + " (--watch-cache-sizes; #0 is none; the rules below are for the other resources)"
+	}
+	return s
 }
 
 func clientResource(w *errWriter, res clients.Resource) {
@@ -177,13 +246,13 @@ func clientResource(w *errWriter, res clients.Resource) {
 		for _, m := range []struct {
 			n     int64
 			label string
-		}{{wm.TimedOut, "at its timeout"}, {wm.Early, "closed early"}, {wm.AtOnce, "within 1s"}, {wm.Error, "with an error"}, {wm.Open, "still open"}} {
+		}{{wm.TimedOut, "at its timeout"}, {wm.Early, "closed early"}, {wm.AtOnce, "within 1s"}, {wm.Error, "with an error"}, {wm.Open, "still open"}, {wm.LifetimeUnknown, "with no valid start time (lifetime not known)"}} {
 			if m.n > 0 {
 				ends = append(ends, fmt.Sprintf("%s %s", th(m.n), m.label))
 			}
 		}
 		line := fmt.Sprintf("watches  %s: %s; ended %s", th(wm.Total), strings.Join(modes, ", "), strings.Join(ends, ", "))
-		if ended := wm.Total - wm.Open; ended > 0 {
+		if wm.Timed > 0 {
 			line += fmt.Sprintf("; lived %s min, %s mean, %s max", dur(wm.MinSeconds), dur(wm.MeanSeconds), dur(wm.MaxSeconds))
 		}
 		w.printf("    %s\n", line)
@@ -277,6 +346,9 @@ func patternNames(ps []clients.Pattern) string {
 func n(v int64) string { return strconv.FormatInt(v, 10) }
 
 func dur(s float64) string {
+	if s >= 1e9 { // past what a time.Duration holds (292 years) with room
+		return fmt.Sprintf("%.0fh", s/3600)
+	}
 	d := time.Duration(s * float64(time.Second))
 	switch {
 	case d < time.Second:
