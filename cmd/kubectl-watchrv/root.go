@@ -236,7 +236,14 @@ func (r redactServers) Unwrap() error { return r.err }
 
 // run executes the command line and returns the process exit code. Every
 // error is printed as one line; no panic ever reaches the user as a stack.
+// Out and ErrOut become the one sanitizer (render.TerminalWriter) before
+// anything is written: reports, cobra's help and usage, the error line,
+// "interrupted" and the panic line all show what came from outside (a
+// server's message, a name, a log line) with its control bytes escaped.
 func run(args []string, streams genericiooptions.IOStreams) (code int) {
+	out, errOut := render.NewTerminalWriter(streams.Out), render.NewTerminalWriter(streams.ErrOut)
+	streams.Out, streams.ErrOut = out, errOut
+	defer func() { _, _ = out.Flush(), errOut.Flush() }()
 	cmd, _ := newRootCommand(streams)
 	cmd.SetArgs(args)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

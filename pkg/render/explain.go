@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fatih/color"
-
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 )
 
@@ -208,7 +206,7 @@ func explainCheck(c diagnose.Check) string {
 	return fmt.Sprintf("%s: %s", where, c.Verdict)
 }
 
-func explainClassColor(s Style, c diagnose.Class) *color.Color {
+func explainClassColor(s Style, c diagnose.Class) *Paint {
 	switch c {
 	case diagnose.ClassExpired, diagnose.ClassTooLarge:
 		return s.Bad
@@ -263,23 +261,8 @@ func explainWrap(text, head, indent string, width int) string {
 	return b.String()
 }
 
-// explainVisibleLen counts runes, skipping ANSI color sequences.
-func explainVisibleLen(s string) int {
-	n, esc := 0, false
-	for _, r := range s {
-		switch {
-		case esc:
-			if r == 'm' {
-				esc = false
-			}
-		case r == '\x1b':
-			esc = true
-		default:
-			n++
-		}
-	}
-	return n
-}
+// explainVisibleLen is the columns s takes, palette marks not counted.
+func explainVisibleLen(s string) int { return displayWidth(s) }
 
 func explainPlural(n int, word string) string {
 	if n == 1 {
