@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -82,8 +81,7 @@ version", or a list says "Too large resource version". It only reads
 	o.ConfigFlags.AddFlags(cmd.PersistentFlags())
 	cmd.PersistentFlags().BoolVar(&o.NoColor, "no-color", false, "Never color the output (color is also off for NO_COLOR and when stdout is not a terminal)")
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		// pflag quotes the bad value whole, twice: bound it.
-		return usageErrorf(c, "%v", errors.New(text.Shorten(err.Error(), 512)))
+		return usageErrorf(c, "%v", flagError(err))
 	})
 
 	cmd.AddCommand(
@@ -96,12 +94,17 @@ version", or a list says "Too large resource version". It only reads
 		newVersionCommand(o),
 		newCompletionCommand(o),
 	)
+	registerCompletions(cmd, o)
 	return cmd, o
 }
 
-// Printer builds the printer of one run.
-func (o *RootOptions) Printer(format string) *render.Printer {
-	return render.NewPrinter(o.Out, o.ErrOut, format, o.NoColor)
+// Printer builds the printer of one run from its validated -o.
+func (o *RootOptions) Printer(out outputChoice) *render.Printer {
+	p := render.NewPrinter(o.Out, o.ErrOut, out.format, o.NoColor)
+	if out.printer != nil {
+		p.UseDocumentPrinter(out.kind, out.printer)
+	}
+	return p
 }
 
 // restConfig is the rest.Config of the standard kubectl flags. One rule

@@ -94,7 +94,7 @@ or Ctrl-C, each of which ends with a summary.
 			}
 			return o.Run(cmd)
 		},
-		ValidArgsFunction: o.completeResource,
+		ValidArgsFunction: o.completeResourceName,
 	}
 	f := cmd.Flags()
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Watch across all namespaces")
@@ -110,7 +110,7 @@ or Ctrl-C, each of which ends with a summary.
 	f.BoolVar(&o.Follow, "follow", false, "Keep watching like client-go's Reflector: reconnect, relist on Expired/TooLarge, report the gaps")
 	f.DurationVar(&o.StallTimeout, "stall-timeout", 0, "Treat a stream that sends nothing (not even a bookmark) for this long as hung: with --follow reconnect from the last RV, else stop (default 90s with --follow, off without)")
 	f.BoolVarP(&o.Verbose, "verbose", "v", false, "Show every request on stderr: each watch opened and each list of --rv list or a relist, with its answer")
-	o.outputFlags = newOutputFlags(render.FormatJSON, render.FormatYAML)
+	o.outputFlags = newOutputFlags(render.FormatWide, render.FormatJSON, render.FormatYAML, render.FormatName)
 	o.streamed = true
 	o.addOutputFlag(f)
 	return cmd

@@ -54,6 +54,7 @@ func (o *WatchOptions) Run(cmd *cobra.Command) error {
 		t.Namespace = o.namespace
 	}
 	r := &watchRun{ctx: ctx, o: o, p: o.Printer(o.Output), client: client, target: t}
+	r.p.ObjectsOf(res)
 	var server *serverinfo.Info
 	if o.stallDefault {
 		// Silence is a stall only where bookmarks are due (a watch cache).
@@ -114,7 +115,7 @@ func (o *WatchOptions) Run(cmd *cobra.Command) error {
 		r.summary.Ended = string(follow.EndError)
 	}
 	if err := r.p.WatchSummary(r.summary); err != nil {
-		return fmt.Errorf("%w: %v", errWrite, err)
+		return fmt.Errorf("%w: %w", errWrite, err)
 	}
 	if serr != nil {
 		return o.requestError(fmt.Errorf("the watch stream broke: %w (--follow reconnects from the last RV, as an informer does)", serr), "watch", res.Name())
@@ -205,7 +206,7 @@ func (r *watchRun) onEvent(ev watchstream.Event, obs follow.Observation) error {
 	}
 	r.summary.Count(rec)
 	if err := r.p.WatchEvent(rec); err != nil {
-		return fmt.Errorf("%w: %v", errWrite, err)
+		return fmt.Errorf("%w: %w", errWrite, err)
 	}
 	r.shown++
 	if r.o.Until != "" && ev.Type == r.o.Until {

@@ -36,6 +36,8 @@ type ListReport struct {
 	Attempts               []listing.Attempt     `json:"attempts,omitempty"`
 	Error                  string                `json:"error,omitempty"`
 	WatchCommand           string                `json:"-"`
+	// ObjectNames are the names of the objects read, kept only for -o name.
+	ObjectNames []string `json:"-"`
 	// NoResourceVersion: the server sent no List RV (a resource not stored
 	// in etcd, such as componentstatuses): there is nothing to watch from
 	// and no read semantics of an RV apply.

@@ -11,7 +11,10 @@ import (
 	"strings"
 
 	"github.com/fatih/color"
+	"k8s.io/cli-runtime/pkg/printers"
 	"sigs.k8s.io/yaml"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 )
 
 // Output formats accepted by -o.
@@ -50,6 +53,10 @@ type Printer struct {
 	Style  Style
 	// progress: ErrOut is a terminal (TERM not dumb), so Progress lines show.
 	progress bool
+	// docPrinter prints every document for -o name and the templates
+	// (UseDocumentPrinter); objects is the type -o name names.
+	docPrinter printers.ResourcePrinter
+	objects    apiclient.Resource
 }
 
 // NewPrinter decides color once: on only when not disabled by flag, not by
@@ -74,8 +81,15 @@ func (p *Printer) forceColor() {
 	}
 }
 
-// Machine reports whether the output is for programs (JSON or YAML).
-func (p *Printer) Machine() bool { return p.Format == FormatJSON || p.Format == FormatYAML }
+// Machine reports whether the output is for programs (JSON, YAML, a
+// template or names), not a person's tables.
+func (p *Printer) Machine() bool {
+	switch p.Format {
+	case FormatJSON, FormatYAML, FormatName, FormatTemplate:
+		return true
+	}
+	return false
+}
 
 // form is what one printed piece is for programs (-o json|yaml).
 type form int
@@ -92,19 +106,21 @@ const (
 )
 
 // emit is the one place -o chooses the printer, in the manner of kubectl's
-// PrintFlags: JSON and YAML get doc in its form, a person gets human. Every
+// PrintFlags: JSON and YAML get doc in its form, -o name and the templates
+// get doc through cli-runtime's printer, a person gets human. Every
 // report's exported method is emit over the report and its human printer.
 func (p *Printer) emit(f form, doc any, human func() error) error {
-	if !p.Machine() {
+	switch {
+	case !p.Machine():
 		return human()
-	}
-	switch f {
-	case oneDocument:
+	case f == noDocument:
+		return nil
+	case p.docPrinter != nil:
+		return p.printDocument(doc)
+	case f == oneDocument:
 		return p.Object(doc)
-	case streamDocument:
-		return p.StreamItem(doc)
 	}
-	return nil
+	return p.StreamItem(doc)
 }
 
 // Wide reports whether -o wide was asked for.
