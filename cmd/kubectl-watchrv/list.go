@@ -123,7 +123,7 @@ func (o *ListOptions) Validate(cmd *cobra.Command) error {
 	if err := o.validateServers(cmd, o.listServersConflict(cmd)); err != nil {
 		return err
 	}
-	if o.Output.kind == render.FormatName && (o.RVOnly || o.serversOn()) {
+	if o.isName() && (o.RVOnly || o.serversOn()) {
 		return usageErrorf(cmd, "-o name prints every object the list reads; --rv-only and --servers read no whole list: drop them, or use -o json")
 	}
 	if err := validateNameSelector(cmd, o.Name, o.FieldSelector); err != nil {

@@ -98,13 +98,19 @@ func (f *outputFlags) accepts(format string) bool {
 	return false
 }
 
-// validateOutput names the accepted values when -o is not one of them, and
-// builds the printer of -o name or a template; a template that does not
-// parse (or a template file that cannot be read) is named in one line.
+// validateOutput names the accepted values when -o is not one of them;
+// a template that does not parse (or a template file that cannot be read)
+// is named in one line. It only checks: Printer builds the printer.
 func (f *outputFlags) validateOutput() error {
-	c := &f.Output
-	c.printer, c.kind = nil, ""
-	format := c.format
+	_, _, err := f.resolve()
+	return err
+}
+
+// resolve is the printer -o names: for -o name and the templates,
+// cli-runtime's printer and its render kind; for the plugin's own formats,
+// none (render prints them).
+func (f *outputFlags) resolve() (kind string, p printers.ResourcePrinter, err error) {
+	format := f.Output.format
 	if format == "" && *f.templates.TemplateArgument != "" {
 		format = "go-template" // kubectl: --template alone is a go-template
 	}
@@ -114,22 +120,23 @@ func (f *outputFlags) validateOutput() error {
 	}
 	if format == render.FormatName && f.accepts(render.FormatName) {
 		p, err := genericclioptions.NewNamePrintFlags("").ToPrinter(format)
-		c.printer, c.kind = p, render.FormatName
-		return err
+		return render.FormatName, p, err
 	}
 	if format == render.FormatName {
-		return fmt.Errorf("-o name prints the objects a command reads (list, watch); this command reads none: use -o json, or -o jsonpath=... for one field")
+		return "", nil, fmt.Errorf("-o name prints the objects a command reads (list, watch); this command reads none: use -o json, or -o jsonpath=... for one field")
 	}
 	if err := render.ValidateFormat(format, allowed...); err == nil {
-		return nil
+		return "", nil, nil
 	}
-	p, err := f.templates.ToPrinter(format)
+	p, err = f.templates.ToPrinter(format)
 	if genericclioptions.IsNoCompatiblePrinterError(err) {
-		return fmt.Errorf("unknown output format %q: use one of %s, %s", text.Echo(format), strings.Join(allowed, ", "), templateFormats)
+		return "", nil, fmt.Errorf("unknown output format %q: use one of %s, %s", text.Echo(format), strings.Join(allowed, ", "), templateFormats)
 	}
 	if err != nil {
-		return fmt.Errorf("-o %s: %s: fix the template (kubectl's syntax; the fields are those of -o json)", text.Echo(format), text.Shorten(text.OneLine(err.Error()), 512))
+		return "", nil, fmt.Errorf("-o %s: %s: fix the template (kubectl's syntax; the fields are those of -o json)", text.Echo(format), text.Shorten(text.OneLine(err.Error()), 512))
 	}
-	c.printer, c.kind = p, render.FormatTemplate
-	return nil
+	return render.FormatTemplate, p, nil
 }
+
+// isName reports whether -o name was asked for.
+func (f *outputFlags) isName() bool { return f.Output.format == render.FormatName }

@@ -98,11 +98,20 @@ version", or a list says "Too large resource version". It only reads
 	return cmd, o
 }
 
-// Printer builds the printer of one run from its validated -o.
+// Printer builds the printer of one run from its validated -o: for -o
+// name and the templates, with cli-runtime's printer (a template file that
+// can no longer be read fails at the first document, as bad input).
 func (o *RootOptions) Printer(out outputChoice) *render.Printer {
 	p := render.NewPrinter(o.Out, o.ErrOut, out.format, o.NoColor)
-	if out.printer != nil {
-		p.UseDocumentPrinter(out.kind, out.printer)
+	if out.flags == nil {
+		return p
+	}
+	kind, rp, err := out.flags.resolve()
+	switch {
+	case err != nil:
+		p.UseDocumentPrinter(render.FormatTemplate, render.FailingPrinter(err))
+	case rp != nil:
+		p.UseDocumentPrinter(kind, rp)
 	}
 	return p
 }

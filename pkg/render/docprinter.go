@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/cli-runtime/pkg/printers"
 
@@ -92,6 +94,12 @@ func (p *Printer) printDocument(doc any) error {
 	}
 	_, err := p.Out.Write(buf.Bytes())
 	return err
+}
+
+// FailingPrinter is the printer of a -o whose template could be checked
+// but not built again: every document fails with err, as bad input.
+func FailingPrinter(err error) printers.ResourcePrinter {
+	return printers.ResourcePrinterFunc(func(runtime.Object, io.Writer) error { return err })
 }
 
 // firstLineOf keeps the line that says what failed: cli-runtime's jsonpath

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 )
 
@@ -53,15 +54,15 @@ func (p *Printer) LogExplanation(r LogExplanation) error {
 func (p *Printer) logExplanationHuman(r LogExplanation) error {
 	w := &explainWriter{w: p.Out}
 	s := p.Style
-	read := fmt.Sprintf("Scanned %s lines (%s) of %s", explainCount(int64(r.Lines)), humanBytes(r.Bytes), r.File)
+	read := fmt.Sprintf("Scanned %s (%s) of %s", text.Count(r.Lines, "line"), humanBytes(r.Bytes), r.File)
 	if !r.Recognized() {
 		w.printf("%s: %s\n", read, s.Dim.Sprint("no resourceVersion-related error found"))
 		return w.err
 	}
-	w.printf("%s: %s of %s.\n", read, explainPlural(r.Findings, "error"), explainPlural(len(r.Groups), "kind"))
+	w.printf("%s: %s of %s.\n", read, text.Count(r.Findings, "error"), text.Count(len(r.Groups), "kind"))
 	for i, g := range r.Groups {
 		w.printf("\n")
-		times := explainPlural(g.Count, "time")
+		times := text.Count(g.Count, "time")
 		p.explainVerdict(w, g.Diagnosis, fmt.Sprintf("%d. ", i+1), s.Bold.Sprintf("%s, %s", times, explainLines(g)))
 		const indent = "   "
 		p.explainField(w, indent, "First seen", fmt.Sprintf("line %d: %s", g.FirstLine, g.Example))
@@ -263,13 +264,6 @@ func explainWrap(text, head, indent string, width int) string {
 
 // explainVisibleLen is the columns s takes, palette marks not counted.
 func explainVisibleLen(s string) int { return displayWidth(s) }
-
-func explainPlural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return explainCount(int64(n)) + " " + word + "s"
-}
 
 // explainCount renders n with thousands separators.
 func explainCount(n int64) string {

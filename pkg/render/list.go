@@ -53,6 +53,7 @@ type ListReport struct {
 
 	checkCurrent   bool
 	watchNamespace string
+	namespaced     bool // the resource has namespaces: "" is -A
 }
 
 // WithServer adds what is known of the server, and who served the list by
@@ -112,6 +113,7 @@ func NewListReport(t apiclient.Target, o listing.WalkOptions, rvOnly bool, w *li
 		Resource:      t.Resource.Name(),
 		GroupVersion:  t.Resource.GVR.GroupVersion().String(),
 		Namespace:     t.Namespace,
+		namespaced:    t.Resource.Namespaced,
 		LabelSelector: t.LabelSelector,
 		FieldSelector: t.FieldSelector,
 		Request: ListRequest{
@@ -190,10 +192,7 @@ func (p *Printer) List(r ListReport) error {
 
 func (p *Printer) listHuman(r ListReport) error {
 	s := p.Style
-	ns := r.Namespace
-	if ns == "" {
-		ns = "(all)"
-	}
+	ns := namespaceCell(r.Namespace, r.namespaced)
 	rv := s.Bold.Sprint(r.ResourceVersion) + s.Dim.Sprint(`  (kubectl get -o json shows "")`)
 	if r.NoResourceVersion {
 		rv = s.Warn.Sprint("(none: the server sent no resourceVersion for this resource)")

@@ -97,6 +97,19 @@ func padCell(s string, width, gap int) string {
 	return s + strings.Repeat(" ", max(width-displayWidth(s), 0)+gap)
 }
 
+// namespaceCell is how every human output names the namespace of what it
+// read: the namespace, "(all)" for -A (a namespaced resource read in every
+// namespace), "-" for a cluster-scoped resource (it has none).
+func namespaceCell(ns string, namespaced bool) string {
+	switch {
+	case ns != "":
+		return ns
+	case namespaced:
+		return "(all)"
+	}
+	return "-"
+}
+
 // KeyValues writes "Key:  value" lines with the values aligned, for the
 // detail blocks that follow a summary.
 func KeyValues(w io.Writer, pairs [][2]string) error {

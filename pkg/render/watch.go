@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/watchrv/kubectl-watchrv/internal/rv"
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/follow"
 	"github.com/watchrv/kubectl-watchrv/pkg/watchstream"
@@ -133,7 +134,7 @@ func (p *Printer) eventNote(r WatchEventRecord) string {
 	var notes []string
 	switch {
 	case r.InitialEventsEnd && r.InitialObjects != nil:
-		notes = append(notes, p.Style.Good.Sprintf("initial state complete at RV %s: %d objects", r.ResourceVersion, *r.InitialObjects))
+		notes = append(notes, p.Style.Good.Sprintf("initial state complete at RV %s: %s", r.ResourceVersion, text.Count(*r.InitialObjects, "object")))
 	case r.InitialEventsEnd:
 		notes = append(notes, p.Style.Good.Sprintf("initial state complete at RV %s", r.ResourceVersion))
 	}
