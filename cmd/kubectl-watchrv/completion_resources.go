@@ -56,6 +56,11 @@ func (o *RootOptions) completeResourceName(cmd *cobra.Command, args []string, to
 
 // resourceNames are the listable resources that start with prefix.
 func (o *RootOptions) resourceNames(prefix string) []string {
+	return inCompletionTime(func() []string { return o.discoveredNames(prefix) })
+}
+
+func (o *RootOptions) discoveredNames(prefix string) []string {
+	o.boundCompletion()
 	disco, err := o.ConfigFlags.ToDiscoveryClient()
 	if err != nil {
 		return nil
@@ -73,6 +78,11 @@ func (o *RootOptions) resourceNames(prefix string) []string {
 // objectNames lists the names of resource's objects that start with
 // prefix, through the plugin's one list path (metadata only, bounded).
 func (o *RootOptions) objectNames(cmd *cobra.Command, resource, prefix string) []string {
+	return inCompletionTime(func() []string { return o.listObjectNames(cmd, resource, prefix) })
+}
+
+func (o *RootOptions) listObjectNames(cmd *cobra.Command, resource, prefix string) []string {
+	o.boundCompletion()
 	ctx, cancel := completionContext(cmd)
 	defer cancel()
 	res, err := o.resolveResource(ctx, resource, "list")
@@ -93,10 +103,26 @@ func (o *RootOptions) completeNamespace(cmd *cobra.Command, _ []string, toComple
 	ctx, cancel := completionContext(cmd)
 	defer cancel()
 	ns := apiclient.Resource{GVR: schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}, Kind: "Namespace", Verbs: []string{"list"}}
-	return o.listNames(ctx, apiclient.Target{Resource: ns}, toComplete), cobra.ShellCompDirectiveNoFileComp
+	return inCompletionTime(func() []string { return o.listNames(ctx, apiclient.Target{Resource: ns}, toComplete) }), cobra.ShellCompDirectiveNoFileComp
+}
+
+// inCompletionTime is names(), or nothing once completionTimeout has
+// passed: discovery and resolving a type make requests no context bounds,
+// and a shell must not wait on them. (The process ends with the
+// completion, and what is still running with it.)
+func inCompletionTime(names func() []string) []string {
+	ch := make(chan []string, 1)
+	go func() { ch <- names() }()
+	select {
+	case n := <-ch:
+		return n
+	case <-time.After(completionTimeout):
+		return nil
+	}
 }
 
 func (o *RootOptions) listNames(ctx context.Context, t apiclient.Target, prefix string) []string {
+	o.boundCompletion()
 	client, err := o.Client()
 	if err != nil {
 		return nil
@@ -112,6 +138,15 @@ func (o *RootOptions) listNames(ctx context.Context, t apiclient.Target, prefix 
 	})
 	sort.Strings(names)
 	return names
+}
+
+// boundCompletion makes every request of a completion give up after
+// completionTimeout (unless --request-timeout says otherwise): discovery
+// has no context of its own to bound it.
+func (o *RootOptions) boundCompletion() {
+	if t := o.ConfigFlags.Timeout; t != nil && (*t == "" || *t == "0") {
+		*t = completionTimeout.String()
+	}
 }
 
 func completionContext(cmd *cobra.Command) (context.Context, context.CancelFunc) {
