@@ -16,7 +16,11 @@ func newCompletionCommand(o *RootOptions) *cobra.Command {
 an executable named kubectl_complete-watchrv is on the PATH: "completion
 kubectl" prints it. Resource names complete too (from the server's
 discovery). For "kubectl-watchrv <TAB>" (the plugin binary called directly),
-source the script of your shell.`,
+source the script of your shell.
+
+Exit codes: 0 the script was printed; 2 no shell or an unknown one.
+Completing itself (the hidden __complete command the scripts call) never
+fails: a cluster that cannot be reached gives no candidates.`,
 		Example: `  # kubectl watchrv <TAB>
   kubectl watchrv completion kubectl > ~/.local/bin/kubectl_complete-watchrv
   chmod +x ~/.local/bin/kubectl_complete-watchrv

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
+	"github.com/watchrv/kubectl-watchrv/pkg/render"
 )
 
 // Exit codes, documented in docs/exit-codes.md. Scripts rely on them: keep
@@ -112,6 +113,10 @@ func exitCode(err error) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code
+	}
+	var te *render.TemplateError
+	if errors.As(err, &te) {
+		return ExitUsage // -o jsonpath or go-template failed on the output
 	}
 	if code, ok := partialExitCode(err); ok {
 		return code

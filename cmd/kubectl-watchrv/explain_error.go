@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
@@ -276,7 +277,7 @@ func (o *ExplainErrorOptions) runLog(ctx context.Context, p *render.Printer) err
 		return err
 	}
 	if !s.Recognized() {
-		return withCode(ExitUnrecognized, fmt.Errorf("no resourceVersion-related error found in %s (%d lines)", o.label, s.Lines))
+		return withCode(ExitUnrecognized, fmt.Errorf("no resourceVersion-related error found in %s (%s)", o.label, text.Count(s.Lines, "line")))
 	}
 	return nil
 }

@@ -74,7 +74,7 @@ the RV is still the collection's.
 			}
 			return o.Run(cmd.Context())
 		},
-		ValidArgsFunction: o.completeResource,
+		ValidArgsFunction: o.completeResourceName,
 	}
 	f := cmd.Flags()
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "List across all namespaces")
@@ -85,7 +85,7 @@ the RV is still the collection's.
 	f.StringVar(&o.RVMatch, "rv-match", "", "How --rv applies: NotOlderThan or Exact")
 	f.BoolVar(&o.RVOnly, "rv-only", false, "Read only the current RV (one item of metadata, about 1 KB)")
 	f.BoolVar(&o.NoRestart, "no-restart", false, "Stop when a continue token expires instead of restarting from page 1 once")
-	o.outputFlags = newOutputFlags(render.FormatWide, render.FormatJSON, render.FormatYAML)
+	o.outputFlags = newOutputFlags(render.FormatWide, render.FormatJSON, render.FormatYAML, render.FormatName)
 	o.addOutputFlag(f)
 	o.addServersFlags(f, false)
 	return cmd
@@ -120,6 +120,9 @@ func (o *ListOptions) Validate(cmd *cobra.Command) error {
 	}
 	if err := o.validateServers(cmd, o.listServersConflict(cmd)); err != nil {
 		return err
+	}
+	if o.isName() && (o.RVOnly || o.serversOn()) {
+		return usageErrorf(cmd, "-o name prints every object the list reads; --rv-only and --servers read no whole list: drop them, or use -o json")
 	}
 	if err := validateNameSelector(cmd, o.Name, o.FieldSelector); err != nil {
 		return err
@@ -187,11 +190,20 @@ func (o *ListOptions) Run(ctx context.Context) error {
 	if o.Verbose {
 		wo.Trace = p.Tracef
 	}
-	walk, werr := listing.Walk(ctx, client, t, wo, nil)
+	p.ObjectsOf(res)
+	var names []string // -o name only: a restarted walk's last attempt is the tail
+	var onItem func(listing.ItemMeta)
+	if p.Names() {
+		onItem = func(it listing.ItemMeta) { names = append(names, it.Name) }
+	}
+	walk, werr := listing.Walk(ctx, client, t, wo, onItem)
 	if werr != nil && (walk == nil || len(walk.Final().Pages) == 0) && !listing.IsContinueExpired(werr) {
 		return o.requestError(werr, "list", res.Name())
 	}
 	report := render.NewListReport(t, wo, o.RVOnly, walk)
+	if n := int(walk.Final().ItemCount); n <= len(names) {
+		report.ObjectNames = names[len(names)-n:]
+	}
 	if !o.RVOnly {
 		// --rv-only promises one small read: /metrics (hundreds of KB,
 		// tens of MB on a big cluster) is read only for the texts that

@@ -34,7 +34,7 @@ func TestListRejectsBadFlags(t *testing.T) {
 		{[]string{"list", "cm", "--rv", "0", "--rv-match", "Exact"}, "0 means any"},
 		{[]string{"list", "cm", "--limit", "0"}, "--limit 0 is not a page size"},
 		{[]string{"list", "cm", "--limit", "-5"}, "--limit -5 is not a page size"},
-		{[]string{"list", "cm", "--limit", "x"}, "invalid argument"},
+		{[]string{"list", "cm", "--limit", "x"}, `--limit "x" is not a whole number`},
 		{[]string{"list", "cm", "--rv-only", "--limit", "10"}, "cannot be combined with --limit"},
 		{[]string{"list", "cm", "-o", "table"}, `unknown output format "table"`},
 		{[]string{"list", "cm", "--endpoints", ","}, "--endpoints: no endpoint given: list host:port addresses, for example --endpoints 10.0.0.1:6443,10.0.0.2:6443"},

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -93,8 +92,7 @@ version", or a list says "Too large resource version". It only reads
 	cmd.PersistentFlags().BoolVar(&o.NoColor, "no-color", false, "Never color the output (color is also off for NO_COLOR and when stdout is not a terminal)")
 	o.addVerbosityFlags(cmd.PersistentFlags())
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		// pflag quotes the bad value whole, twice: bound it.
-		return usageErrorf(c, "%v", errors.New(text.Shorten(err.Error(), 512)))
+		return usageErrorf(c, "%v", flagError(err))
 	})
 
 	cmd.AddCommand(
@@ -107,12 +105,26 @@ version", or a list says "Too large resource version". It only reads
 		newVersionCommand(o),
 		newCompletionCommand(o),
 	)
+	registerCompletions(cmd, o)
 	return cmd, o
 }
 
-// Printer builds the printer of one run.
-func (o *RootOptions) Printer(format string) *render.Printer {
-	return render.NewPrinter(o.Out, o.ErrOut, format, o.NoColor).WithCost(o.ledger.Cost)
+// Printer builds the printer of one run from its validated -o: for -o
+// name and the templates, with cli-runtime's printer (a template file that
+// can no longer be read fails at the first document, as bad input).
+func (o *RootOptions) Printer(out outputChoice) *render.Printer {
+	p := render.NewPrinter(o.Out, o.ErrOut, out.format, o.NoColor).WithCost(o.ledger.Cost)
+	if out.flags == nil {
+		return p
+	}
+	kind, rp, err := out.flags.resolve()
+	switch {
+	case err != nil:
+		p.UseDocumentPrinter(render.FormatTemplate, render.FailingPrinter(err))
+	case rp != nil:
+		p.UseDocumentPrinter(kind, rp)
+	}
+	return p
 }
 
 // restConfig is the rest.Config of the standard kubectl flags. One rule
@@ -247,7 +259,14 @@ func (r redactServers) Unwrap() error { return r.err }
 
 // run executes the command line and returns the process exit code. Every
 // error is printed as one line; no panic ever reaches the user as a stack.
+// Out and ErrOut become the one sanitizer (render.TerminalWriter) before
+// anything is written: reports, cobra's help and usage, the error line,
+// "interrupted" and the panic line all show what came from outside (a
+// server's message, a name, a log line) with its control bytes escaped.
 func run(args []string, streams genericiooptions.IOStreams) (code int) {
+	out, errOut := render.NewTerminalWriter(streams.Out), render.NewTerminalWriter(streams.ErrOut)
+	streams.Out, streams.ErrOut = out, errOut
+	defer func() { _, _ = out.Flush(), errOut.Flush() }()
 	cmd, o := newRootCommand(streams)
 	cmd.SetArgs(verbosityArgs(args))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -261,7 +280,7 @@ func run(args []string, streams genericiooptions.IOStreams) (code int) {
 	err := cmd.ExecuteContext(ctx)
 	if len(args) == 0 || !strings.HasPrefix(args[0], "__complete") {
 		// Not under a shell's completion, whose stderr is the user's prompt.
-		o.Printer("").CostLine(o.ledger.Cost())
+		o.Printer(outputChoice{}).CostLine(o.ledger.Cost())
 	}
 	if ctx.Err() != nil {
 		// One rule for every command: an interrupted run has printed what

@@ -72,6 +72,7 @@ on servers without WatchList).`,
 
   # A CRD, as JSON
   kubectl watchrv streaming widgets.example.com -A -o json`,
+		ValidArgsFunction: o.completeResource,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(cmd, args); err != nil {
 				return err

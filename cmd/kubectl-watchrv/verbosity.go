@@ -87,6 +87,6 @@ func (o *RootOptions) traceRequests() {
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		o.Printer("").RequestLine(e)
+		o.Printer(outputChoice{}).RequestLine(e)
 	})
 }

@@ -28,6 +28,11 @@ func versionCommand(o *VersionOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the plugin version and the API server's version",
+		Long: `Print the plugin's version and the API server's (GET /version). The
+plugin's version is printed even when the server cannot be reached; the
+exit code then says why, as for every command (--client asks nothing).
+
+` + exitCodesHelp,
 		Example: `  kubectl watchrv version
   kubectl watchrv version --client
   kubectl watchrv version -o json`,

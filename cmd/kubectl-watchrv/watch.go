@@ -98,7 +98,7 @@ RV ahead of the server: 10.
 			}
 			return o.Run(cmd)
 		},
-		ValidArgsFunction: o.completeResource,
+		ValidArgsFunction: o.completeResourceName,
 	}
 	f := cmd.Flags()
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Watch across all namespaces")
@@ -113,7 +113,7 @@ RV ahead of the server: 10.
 	f.BoolVar(&o.ExplainDeletes, "explain-deletes", false, "With a selector, check (one GET) whether each DELETED object left the selector or was deleted")
 	f.BoolVar(&o.Follow, "follow", false, "Keep watching like client-go's Reflector: reconnect, relist on Expired/TooLarge, report the gaps")
 	f.DurationVar(&o.StallTimeout, "stall-timeout", 0, "Give up a watch request unanswered for this long, and close a stream that sends nothing (not even a bookmark) for as long: with --follow watch again from the last RV, else stop. Silence is a hang only where a bookmark was due (watch cache, bookmarks asked for, above 75s) (default 90s with --follow, off without)")
-	o.outputFlags = newOutputFlags(render.FormatJSON, render.FormatYAML)
+	o.outputFlags = newOutputFlags(render.FormatWide, render.FormatJSON, render.FormatYAML, render.FormatName)
 	o.streamed = true
 	o.addOutputFlag(f)
 	return cmd

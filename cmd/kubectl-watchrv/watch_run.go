@@ -62,6 +62,7 @@ func (o *WatchOptions) Run(cmd *cobra.Command) error {
 		t.Namespace = o.namespace
 	}
 	r := &watchRun{ctx: ctx, o: o, p: o.Printer(o.Output), client: client, target: t}
+	r.p.ObjectsOf(res)
 	wo := o.watchOptions()
 	r.session = &follow.Session{
 		Client: client, Target: t, Options: wo, ListFirst: o.RV == rvList, Follow: o.Follow,
@@ -104,7 +105,7 @@ func (o *WatchOptions) Run(cmd *cobra.Command) error {
 	r.summary.StartResourceVersion = r.start
 	r.summary.Ended = string(r.session.End())
 	if err := r.p.WatchSummary(r.summary); err != nil {
-		return fmt.Errorf("%w: %v", errWrite, err)
+		return fmt.Errorf("%w: %w", errWrite, err)
 	}
 	if r.session.End() == follow.EndStallTimeout {
 		r.p.Notef("%s: %s", r.session.EndReason(), r.stallAdvice())
@@ -238,7 +239,7 @@ func (r *watchRun) onEvent(ev watchstream.Event, obs follow.Observation) error {
 	}
 	r.summary.Count(rec)
 	if err := r.p.WatchEvent(rec); err != nil {
-		return fmt.Errorf("%w: %v", errWrite, err)
+		return fmt.Errorf("%w: %w", errWrite, err)
 	}
 	r.shown++
 	if r.o.Until != "" && ev.Type == r.o.Until {

@@ -103,3 +103,36 @@ func redact(u *url.URL) string {
 	c.Fragment, c.RawFragment = "", ""
 	return c.Redacted()
 }
+
+// Count is n and its noun, singular for 1 and plural otherwise, with
+// thousands separators: "1 line", "0 lines", "1,204 lines". Every count a
+// sentence prints goes through here, so that none says "1 lines". A noun
+// ending in s, x, ch or sh takes "es" (watch, watches); the rest "s".
+func Count[N int | int64 | uint64](n N, noun string) string {
+	num := ""
+	if n < 0 {
+		num = "-" + Thousands(uint64(-int64(n)))
+	} else {
+		num = Thousands(uint64(n))
+	}
+	return num + " " + Noun(n, noun)
+}
+
+// Noun is noun for a count of n: singular for 1, plural otherwise ("1 more
+// client", "2 more clients").
+func Noun[N int | int64 | uint64](n N, noun string) string {
+	if n == 1 {
+		return noun
+	}
+	return Plural(noun)
+}
+
+// Plural is the plural of a countable noun of the plugin's texts.
+func Plural(noun string) string {
+	for _, end := range []string{"s", "x", "ch", "sh"} {
+		if strings.HasSuffix(noun, end) {
+			return noun + "es"
+		}
+	}
+	return noun + "s"
+}

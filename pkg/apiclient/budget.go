@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"k8s.io/client-go/util/flowcontrol"
+
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 )
 
 // ErrBudgetExhausted is returned when --max-requests runs out.
@@ -98,7 +100,7 @@ func (b *Budget) Exhausted() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.Max > 0 && b.used >= b.Max {
-		return &NotSentError{Err: fmt.Errorf("%w: all %d requests used", ErrBudgetExhausted, b.Max)}
+		return &NotSentError{Err: fmt.Errorf("%w: all %s used", ErrBudgetExhausted, text.Count(b.Max, "request"))}
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/watchrv/kubectl-watchrv/internal/rv"
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 )
 
@@ -33,7 +34,7 @@ func (m *mixingDetector) listedAt(v string) string {
 		return ""
 	}
 	if n < m.highest {
-		sign := fmt.Sprintf("the List's RV %d is older than RV %d seen before: likely answered by another API server, %d RVs behind", n, m.highest, m.highest-n)
+		sign := fmt.Sprintf("the List's RV %d is older than RV %d seen before: likely answered by another API server, %s behind", n, m.highest, text.Count(m.highest-n, "RV"))
 		m.signs = append(m.signs, sign)
 		return sign
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/watchrv/kubectl-watchrv/internal/rv"
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
@@ -67,7 +68,7 @@ func (s *Session) listAt(ctx context.Context, rv string) (string, []apiclient.It
 			s.trace("GET %s: %v", apiclient.URL(s.Target.CollectionPath(), o.Query(s.Target)), err)
 			return "", nil, err
 		}
-		s.trace("GET %s: %d items at RV %s", p.URL, len(p.Items), p.ResourceVersion)
+		s.trace("GET %s: %s at RV %s", p.URL, text.Count(len(p.Items), "item"), p.ResourceVersion)
 		return p.ResourceVersion, p.Items, nil
 	}
 	var items []apiclient.ItemMeta

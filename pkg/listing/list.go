@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/watchrv/kubectl-watchrv/internal/countio"
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 )
@@ -98,7 +99,7 @@ func List(ctx context.Context, c *apiclient.Client, t apiclient.Target, o PageOp
 			return nil, err // the cap's own line names the request and the fix
 		case diagnose.FailureConnectionBroken, diagnose.FailureNoAnswer:
 			// Not a bad body: the connection was lost in the middle of it.
-			return nil, fmt.Errorf("the list response of %s broke off after %d bytes: %w", t.CollectionPath(), cr.N, err)
+			return nil, fmt.Errorf("the list response of %s broke off after %s: %w", t.CollectionPath(), text.Count(cr.N, "byte"), err)
 		}
 		return nil, fmt.Errorf("cannot decode the list response of %s: %w", t.CollectionPath(), err)
 	}

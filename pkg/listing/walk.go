@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 )
@@ -159,7 +160,7 @@ func listPageRetrying(ctx context.Context, c *apiclient.Client, t apiclient.Targ
 		if err != nil {
 			wo.trace("GET %s: %v (%s)", url, err, time.Since(start).Round(time.Millisecond))
 		} else {
-			wo.trace("GET %s: %d items at RV %s, %d bytes (%s)", url, len(p.Items), p.ResourceVersion, p.Bytes, p.Duration.Round(time.Millisecond))
+			wo.trace("GET %s: %s at RV %s, %s (%s)", url, text.Count(len(p.Items), "item"), p.ResourceVersion, text.Count(p.Bytes, "byte"), p.Duration.Round(time.Millisecond))
 		}
 		if err == nil || !retry || !policy.More(failed) || !transient(err) {
 			return p, failed - 1, err

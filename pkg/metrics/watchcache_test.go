@@ -62,7 +62,7 @@ func TestExplainRecorded(t *testing.T) {
 	if r.Limit != LimitInitialization || *r.EventsDuringProbe != 0 || *r.EventRate != 0 || r.Seconds != 2 || *r.CacheLag != 0 {
 		t.Fatalf("got %+v", r)
 	}
-	if !strings.Contains(r.LimitText, "only 1 events received since the cache started, under its capacity 100") {
+	if !strings.Contains(r.LimitText, "only 1 event received since the cache started, under its capacity 100") {
 		t.Errorf("limit text %q", r.LimitText)
 	}
 	none := Explain(start, end, "fake.watchrv.test", "gadgets", ProbeFacts{})

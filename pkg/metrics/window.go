@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 )
 
 // What limits a watch-cache window now.
@@ -110,7 +112,7 @@ func limit(r Report, p ProbeFacts) (string, string) {
 	}
 	window := ""
 	if p.Found && p.Current > p.Oldest {
-		window = fmt.Sprintf(" (the probe's window: %d RVs, shared by every resource)", p.Current-p.Oldest)
+		window = fmt.Sprintf(" (the probe's window: %s, shared by every resource)", text.Count(p.Current-p.Oldest, "RV"))
 	}
 	switch {
 	case events >= capacity && inits <= 1:
@@ -118,9 +120,9 @@ func limit(r Report, p ProbeFacts) (string, string) {
 	case events >= capacity:
 		return LimitCapacity, fmt.Sprintf("capacity, or the last of %s initializations: %s events received in all, capacity %s (the counter spans the initializations, so which one limits cannot be told apart)%s", num(inits), num(events), num(capacity), window)
 	case inits > 1:
-		return LimitInitialization, fmt.Sprintf("initialization: only %s events received, under the capacity %s, and the cache was initialized %s times: the window starts at its last initialization%s", num(events), num(capacity), num(inits), window)
+		return LimitInitialization, fmt.Sprintf("initialization: only %s received, under the capacity %s, and the cache was initialized %s times: the window starts at its last initialization%s", text.Count(int64(events), "event"), num(capacity), num(inits), window)
 	}
-	return LimitInitialization, fmt.Sprintf("initialization: only %s events received since the cache started, under its capacity %s: nothing was evicted, the window starts where the cache was initialized%s", num(events), num(capacity), window)
+	return LimitInitialization, fmt.Sprintf("initialization: only %s received since the cache started, under its capacity %s: nothing was evicted, the window starts where the cache was initialized%s", text.Count(int64(events), "event"), num(capacity), window)
 }
 
 func num(f float64) string {

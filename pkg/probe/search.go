@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 )
 
@@ -167,7 +168,7 @@ type NoAnswerError struct {
 }
 
 func (e *NoAnswerError) Error() string {
-	return fmt.Sprintf("RV %d gave no answer in %d attempts (last: %s%s): the bound was not moved", e.RV, e.Tries, e.Last.Evidence, messageSuffix(e.Last.Message))
+	return fmt.Sprintf("RV %d gave no answer in %s (last: %s%s): the bound was not moved", e.RV, text.Count(e.Tries, "attempt"), e.Last.Evidence, messageSuffix(e.Last.Message))
 }
 
 func (e *NoAnswerError) Unwrap() error {

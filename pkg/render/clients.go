@@ -40,7 +40,7 @@ func (p *Printer) clientsHuman(r clients.Report, top int) error {
 		return err
 	}
 	if len(r.Clients) > top {
-		w.printf("(%d more clients: --top %d shows them, -o json has them all)\n", len(r.Clients)-top, len(r.Clients))
+		w.printf("(%d more %s: --top %d shows them, -o json has them all)\n", len(r.Clients)-top, text.Noun(len(r.Clients)-top, "client"), len(r.Clients))
 	}
 	if f := r.Folded; f != nil {
 		w.printf("(%s clients folded into one, the lightest each time more than %s were seen: %s requests, %s lists, %s watches, %s storage lists together; their patterns are not judged, and a client seen again after its fold has its counts split: --max-clients keeps more apart)\n",
@@ -77,7 +77,7 @@ func clientsRead(r clients.Report) string {
 	if len(r.Sources) > 1 {
 		src = fmt.Sprintf("%d files (merged in time order)", len(r.Sources))
 	}
-	line := fmt.Sprintf("Read %s: %s lines, %s events", src, th(r.Lines), th(r.Events))
+	line := fmt.Sprintf("Read %s: %s, %s", src, text.Count(r.Lines, "line"), text.Count(r.Events, "event"))
 	if r.Wrapped > 0 {
 		line += fmt.Sprintf(" (%s wrapped in other JSON)", th(r.Wrapped))
 	}
@@ -228,7 +228,7 @@ func clientResource(w *errWriter, res clients.Resource) {
 			line += fmt.Sprintf("; %s continued page(s)", th(l.Continue))
 		}
 		if res.Objects != nil {
-			line += fmt.Sprintf("; %s objects returned", th(*res.Objects))
+			line += fmt.Sprintf("; %s returned", text.Count(*res.Objects, "object"))
 		}
 		w.printf("    %s\n", line)
 	}

@@ -6,8 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fatih/color"
-
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 )
 
@@ -58,15 +57,15 @@ func (p *Printer) LogExplanation(r LogExplanation) error {
 func (p *Printer) logExplanationHuman(r LogExplanation) error {
 	w := &explainWriter{w: p.Out}
 	s := p.Style
-	read := fmt.Sprintf("Scanned %s lines (%s) of %s", explainCount(int64(r.Lines)), humanBytes(r.Bytes), r.File)
+	read := fmt.Sprintf("Scanned %s (%s) of %s", text.Count(r.Lines, "line"), humanBytes(r.Bytes), r.File)
 	if !r.Recognized() {
 		w.printf("%s: %s\n", read, s.Dim.Sprint("no resourceVersion-related error found"))
 		return w.err
 	}
-	w.printf("%s: %s of %s.\n", read, explainPlural(r.Findings, "error"), explainPlural(len(r.Groups), "kind"))
+	w.printf("%s: %s of %s.\n", read, text.Count(r.Findings, "error"), text.Count(len(r.Groups), "kind"))
 	for i, g := range r.Groups {
 		w.printf("\n")
-		times := explainPlural(g.Count, "time")
+		times := text.Count(g.Count, "time")
 		p.explainVerdict(w, g.Diagnosis, fmt.Sprintf("%d. ", i+1), s.Bold.Sprintf("%s, %s", times, explainLines(g)))
 		const indent = "   "
 		p.explainField(w, indent, "First seen", fmt.Sprintf("line %d: %s", g.FirstLine, g.Example))
@@ -211,7 +210,7 @@ func explainCheck(c diagnose.Check) string {
 	return fmt.Sprintf("%s: %s", where, c.Verdict)
 }
 
-func explainClassColor(s Style, c diagnose.Class) *color.Color {
+func explainClassColor(s Style, c diagnose.Class) *Paint {
 	switch c {
 	case diagnose.ClassExpired, diagnose.ClassTooLarge:
 		return s.Bad
@@ -266,30 +265,8 @@ func explainWrap(text, head, indent string, width int) string {
 	return b.String()
 }
 
-// explainVisibleLen counts runes, skipping ANSI color sequences.
-func explainVisibleLen(s string) int {
-	n, esc := 0, false
-	for _, r := range s {
-		switch {
-		case esc:
-			if r == 'm' {
-				esc = false
-			}
-		case r == '\x1b':
-			esc = true
-		default:
-			n++
-		}
-	}
-	return n
-}
-
-func explainPlural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return explainCount(int64(n)) + " " + word + "s"
-}
+// explainVisibleLen is the columns s takes, palette marks not counted.
+func explainVisibleLen(s string) int { return displayWidth(s) }
 
 // explainCount renders n with thousands separators.
 func explainCount(n int64) string {

@@ -38,6 +38,8 @@ type ListReport struct {
 	Attempts               []listing.Attempt     `json:"attempts,omitempty"`
 	Error                  string                `json:"error,omitempty"`
 	WatchCommand           string                `json:"-"`
+	// ObjectNames are the names of the objects read, kept only for -o name.
+	ObjectNames []string `json:"-"`
 	// NoResourceVersion: the server sent no List RV (a resource not stored
 	// in etcd, such as componentstatuses): there is nothing to watch from
 	// and no read semantics of an RV apply.
@@ -53,6 +55,7 @@ type ListReport struct {
 
 	checkCurrent   bool
 	watchNamespace string
+	namespaced     bool // the resource has namespaces: "" is -A
 }
 
 // WithServer adds what is known of the server, and who served the list by
@@ -112,6 +115,7 @@ func NewListReport(t apiclient.Target, o listing.WalkOptions, rvOnly bool, w *li
 		Resource:      t.Resource.Name(),
 		GroupVersion:  t.Resource.GVR.GroupVersion().String(),
 		Namespace:     t.Namespace,
+		namespaced:    t.Resource.Namespaced,
 		LabelSelector: t.LabelSelector,
 		FieldSelector: t.FieldSelector,
 		Request: ListRequest{
@@ -191,10 +195,7 @@ func (p *Printer) List(r ListReport) error {
 
 func (p *Printer) listHuman(r ListReport) error {
 	s := p.Style
-	ns := r.Namespace
-	if ns == "" {
-		ns = "(all)"
-	}
+	ns := namespaceCell(r.Namespace, r.namespaced)
 	rv := s.Bold.Sprint(r.ResourceVersion) + s.Dim.Sprint(`  (kubectl get -o json shows "")`)
 	if r.NoResourceVersion {
 		rv = s.Warn.Sprint("(none: the server sent no resourceVersion for this resource)")

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -102,7 +104,11 @@ func TestNoColorWhenNotATerminal(t *testing.T) {
 	if p.Color {
 		t.Fatal("a buffer is not a terminal: color must be off")
 	}
-	if s := NewStyle(true).Bad.Sprint("x"); !strings.Contains(s, "\x1b[") {
+	var colored bytes.Buffer
+	p = NewPrinter(&colored, io.Discard, "", false)
+	p.forceColor()
+	fmt.Fprint(p.Out, p.Style.Bad.Sprint("x"))
+	if s := colored.String(); s != "\x1b[31;1mx\x1b[0;22m" {
 		t.Fatalf("an enabled style must color: %q", s)
 	}
 }

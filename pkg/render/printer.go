@@ -11,7 +11,10 @@ import (
 	"strings"
 
 	"github.com/fatih/color"
+	"k8s.io/cli-runtime/pkg/printers"
 	"sigs.k8s.io/yaml"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 )
 
 // Output formats accepted by -o.
@@ -40,7 +43,8 @@ func ValidateFormat(format string, allowed ...string) error {
 }
 
 // Printer carries the streams, the format and the color decision of one
-// command run.
+// command run. Out and ErrOut are TerminalWriters: everything a report
+// writes, JSON and YAML included, passes the one sanitizer.
 type Printer struct {
 	Out    io.Writer
 	ErrOut io.Writer
@@ -51,18 +55,43 @@ type Printer struct {
 	progress bool
 	// costOf is the run's request account (WithCost; cost.go).
 	costOf func() Cost
+	// docPrinter prints every document for -o name and the templates
+	// (UseDocumentPrinter); objects is the type -o name names.
+	docPrinter printers.ResourcePrinter
+	objects    apiclient.Resource
 }
 
 // NewPrinter decides color once: on only when not disabled by flag, not by
 // NO_COLOR (https://no-color.org), TERM is not dumb, and Out is a terminal.
+// out and errOut are wrapped in TerminalWriters (once: a TerminalWriter is
+// kept as it is).
 func NewPrinter(out, errOut io.Writer, format string, noColor bool) *Printer {
-	useColor := !noColor && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb" && isTerminal(out)
-	progress := os.Getenv("TERM") != "dumb" && isTerminal(errOut)
-	return &Printer{Out: out, ErrOut: errOut, Format: format, Color: useColor, Style: NewStyle(useColor), progress: progress}
+	o, e := NewTerminalWriter(out), NewTerminalWriter(errOut)
+	useColor := !noColor && o.color
+	progress := os.Getenv("TERM") != "dumb" && isTerminal(e.Unwrap())
+	return &Printer{Out: o, ErrOut: e, Format: format, Color: useColor, Style: NewStyle(useColor), progress: progress}
 }
 
-// Machine reports whether the output is for programs (JSON or YAML).
-func (p *Printer) Machine() bool { return p.Format == FormatJSON || p.Format == FormatYAML }
+// forceColor turns color on whatever the streams are (tests of colored
+// output write to buffers).
+func (p *Printer) forceColor() {
+	p.Color, p.Style = true, NewStyle(true)
+	for _, w := range []io.Writer{p.Out, p.ErrOut} {
+		if t, ok := w.(*TerminalWriter); ok {
+			t.color = true
+		}
+	}
+}
+
+// Machine reports whether the output is for programs (JSON, YAML, a
+// template or names), not a person's tables.
+func (p *Printer) Machine() bool {
+	switch p.Format {
+	case FormatJSON, FormatYAML, FormatName, FormatTemplate:
+		return true
+	}
+	return false
+}
 
 // form is what one printed piece is for programs (-o json|yaml).
 type form int
@@ -79,58 +108,93 @@ const (
 )
 
 // emit is the one place -o chooses the printer, in the manner of kubectl's
-// PrintFlags: JSON and YAML get doc in its form, a person gets human. Every
+// PrintFlags: JSON and YAML get doc in its form, -o name and the templates
+// get doc through cli-runtime's printer, a person gets human. Every
 // report's exported method is emit over the report and its human printer.
 func (p *Printer) emit(f form, doc any, human func() error) error {
-	if !p.Machine() {
+	switch {
+	case !p.Machine():
 		return human()
-	}
-	switch f {
-	case oneDocument:
+	case f == noDocument:
+		return nil
+	case p.docPrinter != nil:
+		return p.printDocument(doc)
+	case f == oneDocument:
 		return p.Object(doc)
-	case streamDocument:
-		return p.StreamItem(doc)
 	}
-	return nil
+	return p.StreamItem(doc)
 }
 
 // Wide reports whether -o wide was asked for.
 func (p *Printer) Wide() bool { return p.Format == FormatWide }
 
 // Object writes v as one JSON document (indented) or one YAML document.
-func (p *Printer) Object(v any) error {
-	switch p.Format {
-	case FormatYAML:
-		b, err := yaml.Marshal(v)
-		if err != nil {
-			return err
-		}
-		_, err = p.Out.Write(b)
-		return err
-	default:
-		enc := json.NewEncoder(p.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
-	}
-}
+func (p *Printer) Object(v any) error { return p.document(v, false) }
 
 // StreamItem writes v as one line of JSON (JSON lines) or as one document of
 // a YAML stream, for outputs that go on for as long as a watch does.
-func (p *Printer) StreamItem(v any) error {
-	switch p.Format {
-	case FormatYAML:
-		b, err := yaml.Marshal(v)
-		if err != nil {
-			return err
-		}
-		if _, err := io.WriteString(p.Out, "---\n"); err != nil {
-			return err
-		}
-		_, err = p.Out.Write(b)
-		return err
-	default:
-		return json.NewEncoder(p.Out).Encode(v)
+func (p *Printer) StreamItem(v any) error { return p.document(v, true) }
+
+// document is the one place JSON and YAML are written. Both carry every
+// value as it was, encoded: encoding/json escapes C0 controls, and
+// machineSafe escapes what it leaves raw (DEL, the C1 controls), so no
+// control byte reaches a terminal that shows -o json, and YAML (converted
+// from that JSON) neither fails on them ("control characters are not
+// allowed") nor folds U+0085 into a space.
+func (p *Printer) document(v any, stream bool) error {
+	var b []byte
+	var err error
+	if p.Format == FormatJSON && !stream {
+		b, err = json.MarshalIndent(v, "", "  ")
+	} else {
+		b, err = json.Marshal(v)
 	}
+	if err != nil {
+		return err
+	}
+	b = machineSafe(b)
+	if p.Format == FormatYAML {
+		if b, err = yaml.JSONToYAML(b); err != nil {
+			return err
+		}
+		if stream {
+			b = append([]byte("---\n"), b...)
+		}
+	} else {
+		b = append(b, '\n')
+	}
+	_, err = p.Out.Write(b)
+	return err
+}
+
+// machineSafe rewrites the bytes of encoded JSON that encoding/json leaves
+// raw and a terminal may act on, DEL and U+0080-U+009F, as \u escapes: the
+// same string for a JSON reader. They can only sit inside strings, where
+// such an escape is valid.
+func machineSafe(b []byte) []byte {
+	var out []byte
+	start := 0
+	for i := 0; i < len(b); i++ {
+		// In UTF-8, DEL is 0x7f and U+0080-U+009F is 0xc2 0x80-0x9f.
+		c1 := b[i] == 0xc2 && i+1 < len(b) && b[i+1] >= 0x80 && b[i+1] <= 0x9f
+		if b[i] != 0x7f && !c1 {
+			continue
+		}
+		r := b[i]
+		if c1 {
+			r = b[i+1]
+		}
+		out = append(out, b[start:i]...)
+		out = append(out, '\\', 'u', '0', '0', hexDigits[r>>4], hexDigits[r&0xf])
+		if c1 {
+			i++
+		}
+		start = i + 1
+	}
+	if out == nil {
+		return b
+	}
+	return append(out, b[start:]...)
 }
 
 // Warnf writes a warning line to ErrOut.
@@ -145,31 +209,54 @@ func (p *Printer) Notef(format string, args ...any) {
 
 // Style is the palette of one run; every color is a no-op when color is off.
 type Style struct {
-	Header, Good, Bad, Warn, Dim, Bold, Added, Modified, Deleted, Bookmark *color.Color
+	Header, Good, Bad, Warn, Dim, Bold, Added, Modified, Deleted, Bookmark *Paint
 }
+
+// Paint is one color of the palette. On, it wraps text in palette marks
+// that a TerminalWriter turns into fatih/color's SGR sequences (and that no
+// string from outside can forge); off, it returns the text as it is.
+type Paint struct{ open, close string }
+
+// Sprint is fmt.Sprint in this color.
+func (c *Paint) Sprint(a ...any) string { return c.wrap(fmt.Sprint(a...)) }
+
+// Sprintf is fmt.Sprintf in this color.
+func (c *Paint) Sprintf(format string, a ...any) string { return c.wrap(fmt.Sprintf(format, a...)) }
+
+func (c *Paint) wrap(s string) string {
+	if c == nil || c.open == "" {
+		return s
+	}
+	return c.open + s + c.close
+}
+
+// palette is every color of Style, made once: its SGR sequences are
+// fatih/color's, registered as marks.
+var palette = func() map[string]*Paint {
+	mk := func(a ...color.Attribute) *Paint {
+		c := color.New(a...)
+		c.EnableColor()
+		open, close, _ := strings.Cut(c.Sprint("\x00"), "\x00")
+		return &Paint{open: newMark(open), close: newMark(close)}
+	}
+	return map[string]*Paint{
+		"header": mk(color.Bold), "good": mk(color.FgGreen), "bad": mk(color.FgRed, color.Bold),
+		"warn": mk(color.FgYellow), "dim": mk(color.Faint), "bold": mk(color.Bold),
+		"added": mk(color.FgGreen), "modified": mk(color.FgBlue), "deleted": mk(color.FgRed),
+		"bookmark": mk(color.FgMagenta),
+	}
+}()
 
 // NewStyle builds the palette, disabled unless enabled is true.
 func NewStyle(enabled bool) Style {
-	mk := func(a ...color.Attribute) *color.Color {
-		c := color.New(a...)
-		if enabled {
-			c.EnableColor()
-		} else {
-			c.DisableColor()
-		}
-		return c
+	if !enabled {
+		off := &Paint{}
+		return Style{off, off, off, off, off, off, off, off, off, off}
 	}
+	c := palette
 	return Style{
-		Header:   mk(color.Bold),
-		Good:     mk(color.FgGreen),
-		Bad:      mk(color.FgRed, color.Bold),
-		Warn:     mk(color.FgYellow),
-		Dim:      mk(color.Faint),
-		Bold:     mk(color.Bold),
-		Added:    mk(color.FgGreen),
-		Modified: mk(color.FgBlue),
-		Deleted:  mk(color.FgRed),
-		Bookmark: mk(color.FgMagenta),
+		Header: c["header"], Good: c["good"], Bad: c["bad"], Warn: c["warn"], Dim: c["dim"],
+		Bold: c["bold"], Added: c["added"], Modified: c["modified"], Deleted: c["deleted"], Bookmark: c["bookmark"],
 	}
 }
 

@@ -39,6 +39,8 @@ type ProbeReport struct {
 	Reason               string              `json:"reason,omitempty"`
 	Error                string              `json:"error,omitempty"`
 	Metrics              *metrics.Report     `json:"metrics,omitempty"`
+
+	namespaced bool // the resource has namespaces: "" is -A
 }
 
 // ProbeBracket is what is known when the bound was not found: the oldest RV
@@ -56,6 +58,7 @@ func NewProbeReport(w *probe.Result, reason string) ProbeReport {
 		Resource:     t.Resource.Name(),
 		GroupVersion: t.Resource.GVR.GroupVersion().String(),
 		Namespace:    t.Namespace,
+		namespaced:   t.Resource.Namespaced,
 		Source:       probe.SourceUnknown,
 		Requests:     w.Requests,
 		Millis:       float64(w.Duration.Microseconds()) / 1000,
@@ -99,7 +102,7 @@ func (p *Printer) probeHuman(r ProbeReport, verbose bool) error {
 			oldest = fmt.Sprintf("(%s, %s]", r.Bracket.LastFailing, r.Bracket.FirstSucceeding)
 		}
 	}
-	t.Row(r.Resource, orDash(r.Namespace), orDash(r.CurrentResourceVersion), oldest, width, r.Source, strconv.Itoa(r.Requests), millis(r.Millis))
+	t.Row(r.Resource, namespaceCell(r.Namespace, r.namespaced), orDash(r.CurrentResourceVersion), oldest, width, r.Source, strconv.Itoa(r.Requests), millis(r.Millis))
 	t.PaintLast(5, sourcePaint(s, r.Source))
 	if err := t.Write(p.Out, s.Header.Sprint); err != nil {
 		return err

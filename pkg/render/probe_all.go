@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/probe"
 )
 
@@ -82,7 +83,7 @@ func (p *Printer) probeAllHuman(r ProbeAllReport, verbose bool) error {
 		return err
 	}
 	if verbose || r.Failed > 0 {
-		p.Notef("%d resources, %d failed, %d requests in %s", len(r.Resources), r.Failed, r.Requests, millis(r.Millis))
+		p.Notef("%s, %d failed, %s in %s", text.Count(len(r.Resources), "resource"), r.Failed, text.Count(r.Requests, "request"), millis(r.Millis))
 	}
 	return nil
 }

@@ -2,23 +2,18 @@ package render
 
 import (
 	"fmt"
-	"sync"
 )
-
-// progressMu keeps progress lines from interleaving when several requests
-// report at once.
-var progressMu sync.Mutex
 
 // Progress shows what slow work is doing now, on one line of stderr that the
 // next progress line replaces, only when stderr is a terminal: scripts and
 // logs never see it. ProgressDone clears it before the result is printed.
+// It is the one output that draws (a carriage return, an erase): its own
+// path through the sanitizer, which writes those two and the line escaped.
 func (p *Printer) Progress(format string, args ...any) {
 	if !p.progress {
 		return
 	}
-	progressMu.Lock()
-	defer progressMu.Unlock()
-	fmt.Fprintf(p.ErrOut, "\r\x1b[K%s", fmt.Sprintf(format, args...))
+	NewTerminalWriter(p.ErrOut).progressLine(fmt.Sprintf(format, args...))
 }
 
 // ProgressDone clears the progress line.
@@ -26,9 +21,7 @@ func (p *Printer) ProgressDone() {
 	if !p.progress {
 		return
 	}
-	progressMu.Lock()
-	defer progressMu.Unlock()
-	fmt.Fprint(p.ErrOut, "\r\x1b[K")
+	NewTerminalWriter(p.ErrOut).progressLine("")
 }
 
 // Tracef writes one "-v" line to stderr: a request sent, its answer, a retry.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/servers"
 )
@@ -154,7 +155,7 @@ func (p *Printer) serversAllHuman(r ServersAllReport) error {
 	for _, n := range notes {
 		fmt.Fprintln(p.Out, n)
 	}
-	p.Notef("%d resources on %d server(s) (%s), %d requests in %s", len(r.Resources), len(r.Discovery.Endpoints), discoveryText(r.Discovery), r.Requests, millis(r.Millis))
+	p.Notef("%s on %s (%s), %s in %s", text.Count(len(r.Resources), "resource"), text.Count(len(r.Discovery.Endpoints), "server"), discoveryText(r.Discovery), text.Count(r.Requests, "request"), millis(r.Millis))
 	return nil
 }
 

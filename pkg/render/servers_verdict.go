@@ -26,7 +26,7 @@ func serversVerdict(r ServersReport) [][2]string {
 		kv = append(kv, [2]string{fmt.Sprintf("Reconnect from RV %d", rc.ResourceVersion), reconnectText(rc, r.Mode == "probe")})
 	}
 	if v.LargestLagServer != "" {
-		lag := fmt.Sprintf("%s RVs, server %s", text.Thousands(v.LargestLag), v.LargestLagServer)
+		lag := fmt.Sprintf("%s, server %s", text.Count(v.LargestLag, "RV"), v.LargestLagServer)
 		if v.LargestLag == 0 {
 			lag = "0: every watch cache that was read has seen the current RV"
 			if len(v.NewestUnknown) == 0 {
@@ -126,9 +126,9 @@ func reconnectText(rc *servers.Reconnect, probe bool) string {
 	for _, a := range rc.Answers {
 		switch a.Answer {
 		case servers.AnswerExpired:
-			bad = append(bad, fmt.Sprintf("%s answers 410 Expired (%s RVs below its oldest)", a.Endpoint, text.Thousands(a.By)))
+			bad = append(bad, fmt.Sprintf("%s answers 410 Expired (%s below its oldest)", a.Endpoint, text.Count(a.By, "RV")))
 		case servers.AnswerTooLarge:
-			bad = append(bad, fmt.Sprintf("%s answers 504 TooLarge on a relist (%s RVs ahead of its cache)", a.Endpoint, text.Thousands(a.By)))
+			bad = append(bad, fmt.Sprintf("%s answers 504 TooLarge on a relist (%s ahead of its cache)", a.Endpoint, text.Count(a.By, "RV")))
 		case servers.AnswerUnknown:
 			bad = append(bad, a.Endpoint+" unknown")
 		case servers.AnswerNotTooLarge:
@@ -169,7 +169,7 @@ func oneLineVerdict(v servers.Verdict) string {
 		parts = append(parts, fmt.Sprintf("%d of %d server(s) answered every read (see the NOTE column)", v.Answered, v.Servers))
 	}
 	if v.LargestLag > 0 {
-		parts = append(parts, fmt.Sprintf("server %s lags %s RVs", v.LargestLagServer, text.Thousands(v.LargestLag)))
+		parts = append(parts, fmt.Sprintf("server %s lags %s", v.LargestLagServer, text.Count(v.LargestLag, "RV")))
 	}
 	if v.CommonEmpty {
 		parts = append(parts, fmt.Sprintf("no common window (oldest %d on %s > cache RV %d on %s)", v.CommonFrom, v.CommonFromServer, v.CommonTo, v.CommonToServer))

@@ -80,7 +80,7 @@ func (p *Printer) streamingHuman(r StreamingReport) error {
 		} else if row.Status == streaming.StatusBroken && !row.StreamEnded {
 			toBookmark = "none in " + millis(row.StreamMillis)
 		}
-		t.Row(row.Resource, orDash(row.Namespace), string(row.Status), string(row.Informer), strconv.Itoa(row.InitialObjects), list,
+		t.Row(row.Resource, namespaceCell(row.Namespace, row.Namespaced), string(row.Status), string(row.Informer), strconv.Itoa(row.InitialObjects), list,
 			orDash(row.BookmarkResourceVersion), toBookmark, rate, streamingNote(row))
 		t.PaintLast(2, statusPaint(s, row.Status))
 		t.PaintLast(3, informerPaint(s, row.Informer))

@@ -7,7 +7,9 @@ import (
 
 // Table writes aligned columns like kubectl get: upper-case headers, three
 // spaces between columns. Colors are applied to whole cells after padding is
-// computed on the plain text, so escape codes never break the alignment.
+// computed on the plain text, so escape codes never break the alignment;
+// widths are the text as the sanitizer shows it (displayWidth), so a name
+// holding a control byte stays aligned too.
 // Every aligned output of the plugin (tables, "Key:  value" blocks, the
 // watch's event lines) pads through padCell.
 type Table struct {
@@ -47,12 +49,12 @@ func (t *Table) Len() int { return len(t.rows) }
 func (t *Table) Write(w io.Writer, header func(a ...any) string) error {
 	widths := make([]int, len(t.headers))
 	for i, h := range t.headers {
-		widths[i] = len(h)
+		widths[i] = displayWidth(h)
 	}
 	for _, r := range t.rows {
 		for i, c := range r {
-			if i < len(widths) && len(c.text) > widths[i] {
-				widths[i] = len(c.text)
+			if w := displayWidth(c.text); i < len(widths) && w > widths[i] {
+				widths[i] = w
 			}
 		}
 	}
@@ -92,7 +94,20 @@ func pad(s string, width int, last bool) string {
 
 // padCell pads s to width, then adds gap spaces: the one alignment rule.
 func padCell(s string, width, gap int) string {
-	return s + strings.Repeat(" ", max(width-len(s), 0)+gap)
+	return s + strings.Repeat(" ", max(width-displayWidth(s), 0)+gap)
+}
+
+// namespaceCell is how every human output names the namespace of what it
+// read: the namespace, "(all)" for -A (a namespaced resource read in every
+// namespace), "-" for a cluster-scoped resource (it has none).
+func namespaceCell(ns string, namespaced bool) string {
+	switch {
+	case ns != "":
+		return ns
+	case namespaced:
+		return "(all)"
+	}
+	return "-"
 }
 
 // KeyValues writes "Key:  value" lines with the values aligned, for the
@@ -100,7 +115,7 @@ func padCell(s string, width, gap int) string {
 func KeyValues(w io.Writer, pairs [][2]string) error {
 	width := 0
 	for _, kv := range pairs {
-		width = max(width, len(kv[0])+1)
+		width = max(width, displayWidth(kv[0])+1)
 	}
 	var b strings.Builder
 	for _, kv := range pairs {

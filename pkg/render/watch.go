@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/watchrv/kubectl-watchrv/internal/rv"
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/follow"
 	"github.com/watchrv/kubectl-watchrv/pkg/watchstream"
@@ -84,7 +85,7 @@ func (p *Printer) WatchHeader() error {
 }
 
 func (p *Printer) watchHeaderHuman() error {
-	line := watchLine([]string{"TIME", "TYPE", "NAMESPACE/NAME", "UID", "RV", "START+", "NOTE"})
+	line := watchLine([]string{"TIME", "TYPE", "NAMESPACE/NAME", "UID", "RV", "START+", "NOTE"}, p.Wide())
 	_, err := fmt.Fprintln(p.Out, p.Style.Header.Sprint(line))
 	return err
 }
@@ -101,7 +102,7 @@ func (p *Printer) watchEventHuman(r WatchEventRecord) error {
 		name = r.Namespace + "/" + r.Name
 	}
 	uid := r.UID
-	if len(uid) > 8 {
+	if len(uid) > 8 && !p.Wide() {
 		uid = uid[:8]
 	}
 	since := ""
@@ -116,7 +117,7 @@ func (p *Printer) watchEventHuman(r WatchEventRecord) error {
 	if r.Type == watchstream.EventError {
 		cells[2], cells[3], cells[4] = "", "", ""
 	}
-	line := watchLine(cells)
+	line := watchLine(cells, p.Wide())
 	// Paint only the type cell; the padding was computed on plain text.
 	typeStart := watchColumns[0] + 2
 	painted := line[:typeStart] + p.typeColor(r.Type)(r.Type) + line[typeStart+len(r.Type):]
@@ -133,7 +134,7 @@ func (p *Printer) eventNote(r WatchEventRecord) string {
 	var notes []string
 	switch {
 	case r.InitialEventsEnd && r.InitialObjects != nil:
-		notes = append(notes, p.Style.Good.Sprintf("initial state complete at RV %s: %d objects", r.ResourceVersion, *r.InitialObjects))
+		notes = append(notes, p.Style.Good.Sprintf("initial state complete at RV %s: %s", r.ResourceVersion, text.Count(*r.InitialObjects, "object")))
 	case r.InitialEventsEnd:
 		notes = append(notes, p.Style.Good.Sprintf("initial state complete at RV %s", r.ResourceVersion))
 	}
@@ -197,11 +198,17 @@ func (p *Printer) typeColor(t string) func(a ...any) string {
 	return fmt.Sprint
 }
 
-func watchLine(cells []string) string {
+// watchLine pads cells to watchColumns; wide (-o wide) gives the UID
+// column room for a whole UID.
+func watchLine(cells []string, wide bool) string {
 	var b strings.Builder
 	for i, c := range cells {
 		if i < len(watchColumns) {
-			c = padCell(c, watchColumns[i], 2)
+			w := watchColumns[i]
+			if wide && i == 3 {
+				w = 36
+			}
+			c = padCell(c, w, 2)
 		}
 		b.WriteString(c)
 	}

@@ -64,7 +64,7 @@ func (p *Printer) watchNoticeHuman(r WatchNoticeRecord) error {
 	var line string
 	switch r.Record {
 	case RecordListed:
-		line = fmt.Sprintf("listed %d objects at RV %s; watching the changes after it", watchDeref(r.Items), r.ListResourceVersion)
+		line = fmt.Sprintf("listed %s at RV %s; watching the changes after it", text.Count(watchDeref(r.Items), "object"), r.ListResourceVersion)
 		if r.URL != "" {
 			line += ": " + r.URL
 		}
@@ -75,11 +75,11 @@ func (p *Printer) watchNoticeHuman(r WatchNoticeRecord) error {
 		for i, t := range r.Tried {
 			tried[i] = fmt.Sprintf("%q", t)
 		}
-		line = p.Style.Bad.Sprint("RELIST") + fmt.Sprintf(" after %s: listed %d objects at RV %s (tried RV %s); the cluster's RV advanced %d since RV %s (writes to every resource, not events of this collection)",
-			r.Reason, watchDeref(r.Items), r.ListResourceVersion, strings.Join(tried, " then "), r.RVsAdvanced, watchOrDash(r.FromResourceVersion))
+		line = p.Style.Bad.Sprint("RELIST") + fmt.Sprintf(" after %s: listed %s at RV %s (tried RV %s); the cluster's RV advanced %d since RV %s (writes to every resource, not events of this collection)",
+			r.Reason, text.Count(watchDeref(r.Items), "object"), r.ListResourceVersion, strings.Join(tried, " then "), r.RVsAdvanced, watchOrDash(r.FromResourceVersion))
 		switch {
 		case r.Gap != nil && r.Gap.Initial:
-			line += fmt.Sprintf("\n-- first list of the collection: %d objects; the watch started from an exact RV and sends changes only, so what changed while it was broken cannot be told apart from the state", watchDeref(r.Items))
+			line += fmt.Sprintf("\n-- first list of the collection: %s; the watch started from an exact RV and sends changes only, so what changed while it was broken cannot be told apart from the state", text.Count(watchDeref(r.Items), "object"))
 		case r.Gap != nil:
 			if r.Gap.NoResumePoint {
 				line += fmt.Sprintf("\n-- gap: the watch had sent %d object(s) of the state (in key order, not RV order) and no resume point; the list adds %d it never sent (or created since), %d modified and %d deleted since they were sent",

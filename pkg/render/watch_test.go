@@ -94,7 +94,7 @@ func TestWatchHumanLinesOfARecordedStream(t *testing.T) {
 	stream := recordedStream(t, "seed.jsonl")
 	var colored bytes.Buffer
 	p := NewPrinter(&colored, io.Discard, FormatTable, true)
-	p.Style = NewStyle(true)
+	p.forceColor()
 	ev := watchstream.FromReader(bytes.NewReader(stream))
 	first, err := ev.Next()
 	if err != nil {

@@ -161,8 +161,8 @@ func tooLargeFindings(as []CrossAnswer, rv uint64) []string {
 	}
 	var out []string
 	for _, a := range behind {
-		out = append(out, fmt.Sprintf("server %s is %s RVs behind server %s (cache RV %d vs %d): a client that listed on the first and reconnected to the second gets this 504 (RV %d is %s RVs ahead of its cache)",
-			a.Endpoint, text.Thousands(fresh.CacheRV-a.CacheRV), fresh.Endpoint, a.CacheRV, fresh.CacheRV, rv, text.Thousands(rv-a.CacheRV)))
+		out = append(out, fmt.Sprintf("server %s is %s behind server %s (cache RV %d vs %d): a client that listed on the first and reconnected to the second gets this 504 (RV %d is %s ahead of its cache)",
+			a.Endpoint, text.Count(fresh.CacheRV-a.CacheRV, "RV"), fresh.Endpoint, a.CacheRV, fresh.CacheRV, rv, text.Count(rv-a.CacheRV, "RV")))
 	}
 	return out
 }

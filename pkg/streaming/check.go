@@ -72,11 +72,13 @@ type Options struct {
 // Result is the stable schema of one resource's check (a row of
 // "streaming -o json|yaml").
 type Result struct {
-	Resource     string   `json:"resource"`
-	GroupVersion string   `json:"groupVersion"`
-	Namespace    string   `json:"namespace"`
-	Status       Status   `json:"status"`
-	Informer     Informer `json:"informer"`
+	Resource     string `json:"resource"`
+	GroupVersion string `json:"groupVersion"`
+	Namespace    string `json:"namespace"`
+	// Namespaced: the resource has namespaces ("" above is then -A).
+	Namespaced bool     `json:"-"`
+	Status     Status   `json:"status"`
+	Informer   Informer `json:"informer"`
 	// InitialObjects counts the ADDED events before the bookmark (or before
 	// the deadline for a broken stream).
 	InitialObjects int `json:"initialObjects"`
@@ -141,7 +143,7 @@ func (r Result) RequestFailure() diagnose.Failure {
 // one streaming watch closed as soon as the verdict is known, and one
 // exact list only when the counts must be compared at the bookmark's RV.
 func Check(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options) Result {
-	r := Result{Resource: t.Resource.Name(), GroupVersion: t.Resource.GVR.GroupVersion().String(), Namespace: t.Namespace, Informer: InformerUnknown}
+	r := Result{Resource: t.Resource.Name(), GroupVersion: t.Resource.GVR.GroupVersion().String(), Namespace: t.Namespace, Namespaced: t.Resource.Namespaced, Informer: InformerUnknown}
 	list, listErr := listing.List(ctx, c, t, listing.PageOptions{Budget: o.Budget})
 	if !apiclient.NotSent(listErr) {
 		r.Requests++

@@ -78,7 +78,7 @@ func Each[T any](ctx context.Context, resources []apiclient.Resource, o Options,
 			break
 		}
 		if o.Progress != nil {
-			o.Progress.Progress("%s %d of %d: %s (%d requests so far)", o.Verb, i+1, len(resources), res.Name(), r.Requests)
+			o.Progress.Progress("%s %d of %d: %s (%s so far)", o.Verb, i+1, len(resources), res.Name(), text.Count(r.Requests, "request"))
 		}
 		s := check(ctx, res)
 		r.Requests += s.Requests

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/watchrv/kubectl-watchrv/internal/text"
+)
+
+// flagError is the one line of a flag the parser refused: it names the
+// flag, echoes the value bounded, and says what to type, in the plugin's
+// words; never the parser's ("strconv.ParseUint: parsing "-1": invalid
+// syntax", "time: invalid duration").
+func flagError(err error) error {
+	var invalid *pflag.InvalidValueError
+	var missing *pflag.ValueRequiredError
+	switch {
+	case errors.As(err, &invalid):
+		return errors.New(invalidFlagValue(invalid.GetFlag(), invalid.GetValue(), invalid.Unwrap()))
+	case errors.As(err, &missing):
+		f := missing.GetFlag()
+		return fmt.Errorf("--%s needs a value: %s", f.Name, example(f))
+	}
+	// Unknown flags and bad syntax: pflag's words name the flag; a
+	// huge value it quotes whole is bounded.
+	return errors.New(text.Shorten(err.Error(), 512))
+}
+
+func invalidFlagValue(f *pflag.Flag, value string, cause error) string {
+	name := "--" + f.Name
+	v := strconv.Quote(text.Echo(value))
+	if errors.Is(cause, strconv.ErrRange) {
+		return fmt.Sprintf("%s %s is out of range: %s", name, v, example(f))
+	}
+	switch kind := f.Value.Type(); {
+	case kind == "bool":
+		return fmt.Sprintf("%s=%s is not true or false: give %s alone (true) or %s=false", name, v, name, name)
+	case kind == "duration":
+		return fmt.Sprintf("%s %s is not a duration: %s", name, v, example(f))
+	case strings.HasPrefix(kind, "uint"):
+		return fmt.Sprintf("%s %s is not a whole number of 0 or more: %s", name, v, example(f))
+	case strings.HasPrefix(kind, "int"):
+		return fmt.Sprintf("%s %s is not a whole number: %s", name, v, example(f))
+	case strings.HasPrefix(kind, "float"):
+		return fmt.Sprintf("%s %s is not a number: %s", name, v, example(f))
+	}
+	if cause != nil && !errors.Is(cause, strconv.ErrSyntax) {
+		// A value of the plugin's own type (-v, --watch-cache) says
+		// in its Set what it takes: keep its words, bounded.
+		return fmt.Sprintf("%s: %s", name, text.Shorten(text.OneLine(cause.Error()), 512))
+	}
+	return fmt.Sprintf("%s %s is not a value it takes: see %s in --help", name, v, name)
+}
+
+// example says what to type for f, from its type and default.
+func example(f *pflag.Flag) string {
+	name, def := "--"+f.Name, f.DefValue
+	switch kind := f.Value.Type(); {
+	case kind == "duration":
+		if def == "" || def == "0s" {
+			def = "30s"
+		}
+		return fmt.Sprintf("give a number and a unit (ms, s, m, h), for example %s %s", name, def)
+	case strings.HasPrefix(kind, "int"), strings.HasPrefix(kind, "uint"):
+		if def == "" || def == "0" {
+			def = "10"
+		}
+		return fmt.Sprintf("give a whole number such as %s %s", name, def)
+	case strings.HasPrefix(kind, "float"):
+		if def == "" || def == "0" {
+			def = "5"
+		}
+		return fmt.Sprintf("give a number such as %s %s", name, def)
+	}
+	return fmt.Sprintf("see %s in --help", name)
+}

@@ -1,0 +1,94 @@
+package text
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestCount(t *testing.T) {
+	cases := map[string]string{
+		Count(1, "line"): "1 line", Count(0, "line"): "0 lines", Count(1204, "event"): "1,204 events",
+		Count(int64(-1), "RV"): "-1 RVs", Count(uint64(2), "watch"): "2 watches", Count(1, "watch"): "1 watch",
+	}
+	for got, want := range cases {
+		if got != want {
+			t.Errorf("%q, want %q", got, want)
+		}
+	}
+}
+
+// countedNoun: a format verb, then a countable noun in the plural ("%d
+// lines", "%s events"): "1 lines" when the count is 1. Count is the rule.
+var countedNoun = regexp.MustCompile(`%[0-9]*[ds] (?:more |consistent )?(?:line|event|request|item|page|object|byte|error|kind|resource|file|client|list|watche|relist|time|round|attempt|digit|RV|server|change|input|probe|stream|pattern|row|target|minute|second|retrie|gap|reconnect|collision|duplicate|entrie|finding|group|note|initialization)s\b`)
+
+// pluralNeverOne are the counts that cannot be 1 where they are printed.
+var pluralNeverOne = map[string]string{
+	"of %d resources":      "a part of a whole: 1 of 3 resources",
+	"--interval %s rounds": "%s is a duration, not a count",
+	"%s events received since the cache started, more than": "at least the capacity (100 or more)",
+	"the last %s events":           "the capacity: 100 or more",
+	"%s events received in all":    "at least the capacity (100 or more)",
+	"of %d rounds":                 "a part of a whole: 1 of 3 rounds",
+	"of the %d resources":          "none of the N resources: a part of a whole",
+	"(%d requests) ran out":        "--max-requests is at least 2 (validated)",
+	"at most %d events":            "a constant (maxReachEvents)",
+	"all %d pages":                 "a single page is said as such",
+	"%d errors of %d kinds":        "printed when the input holds several kinds",
+	"%d lists of %s":               "polling needs pollingMinLists (5) lists",
+	"%d relists (lists":            "a relist loop needs relistLoopMin (3)",
+	"%d consistent lists":          "consistentMin (10)",
+	"%d clients relisted %d times": "a herd needs herdMinClients (3), each relisting",
+	"%d digits":                    "an RV too long for 64 bits: over 19 digits",
+	"%s initializations":           "printed when the cache was initialized more than once",
+	"%s times":                     "printed when the cache was initialized more than once",
+	"%d inputs":                    "printed for two inputs or more",
+	"%d files (merged":             "printed for two files or more",
+	"%d bytes]":                    "Echo cuts values over MaxEcho bytes",
+	"%d bytes left out":            "Shorten cuts lines over its bound",
+}
+
+// Every sentence that counts says "1 line", never "1 lines": a count
+// followed by a plural noun in a format string is a bug unless Count makes
+// it or the count cannot be 1 there (pluralNeverOne, with the reason).
+func TestNoCountPrintsOnePlural(t *testing.T) {
+	var found []string
+	for _, dir := range []string{"../../pkg", "../../cmd", "../../internal"} {
+		err := filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
+			if err != nil || info.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return err
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			for i, line := range strings.Split(string(b), "\n") {
+				for _, m := range countedNoun.FindAllStringIndex(line, -1) {
+					if !neverOne(line, m[0], m[1]) {
+						found = append(found, path+":"+itoa(i+1)+": "+strings.TrimSpace(line[m[0]:m[1]]))
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range found {
+		t.Errorf("%s: says \"1 ...s\" when the count is 1: use text.Count", f)
+	}
+}
+
+func neverOne(line string, start, end int) bool {
+	for k := range pluralNeverOne {
+		if i := strings.Index(line, k); i >= 0 && i <= end && i+len(k) >= start {
+			return true
+		}
+	}
+	return false
+}
+
+func itoa(n int) string { return Thousands(uint64(n)) }

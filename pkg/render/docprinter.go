@@ -1,0 +1,129 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"k8s.io/cli-runtime/pkg/printers"
+
+	"github.com/watchrv/kubectl-watchrv/internal/text"
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/watchstream"
+)
+
+// The formats whose printer comes from cli-runtime's PrintFlags, as in
+// kubectl: -o name (NamePrintFlags), and -o jsonpath=, jsonpath-file=,
+// go-template=, go-template-file= and their kin (KubeTemplatePrintFlags).
+const (
+	FormatName     = "name"
+	FormatTemplate = "template"
+)
+
+// UseDocumentPrinter makes rp, built by cli-runtime's PrintFlags from -o,
+// the printer of every document: format is FormatName or FormatTemplate.
+// A template sees the document -o json prints (for a stream, each line's
+// document); -o name sees the objects a document names (ObjectsOf says of
+// which type).
+func (p *Printer) UseDocumentPrinter(format string, rp printers.ResourcePrinter) {
+	p.Format, p.docPrinter = format, rp
+}
+
+// ObjectsOf names the type of the objects the documents name, for -o name
+// (configmap/a, deployment.apps/web, as kubectl prints them).
+func (p *Printer) ObjectsOf(r apiclient.Resource) {
+	p.objects = r
+}
+
+// Names reports whether -o name was asked for (list then keeps the names
+// of what it reads).
+func (p *Printer) Names() bool { return p.Format == FormatName }
+
+// TemplateError is a -o jsonpath or go-template that failed on a document:
+// the template is bad input (exit 2), and nothing of its output is kept.
+type TemplateError struct{ Err error }
+
+func (e *TemplateError) Error() string {
+	return "-o: the template failed on the output: " + text.Shorten(text.OneLine(e.Err.Error()), 512) +
+		": fix the template (the fields are those of -o json)"
+}
+
+func (e *TemplateError) Unwrap() error { return e.Err }
+
+// printDocument writes doc through the cli-runtime printer. Its output is
+// made in a buffer first: a failed go-template writes its debugging dump
+// (the whole document) to its writer, and that is not output.
+func (p *Printer) printDocument(doc any) error {
+	var objs []*unstructured.Unstructured
+	if p.Format == FormatName {
+		n, ok := doc.(objectNamer)
+		if !ok {
+			return nil // a notice or a summary: no object of its own
+		}
+		for _, name := range n.objectNames() {
+			u := &unstructured.Unstructured{}
+			u.SetGroupVersionKind(p.objects.GVR.GroupVersion().WithKind(p.objects.Kind))
+			u.SetName(name)
+			objs = append(objs, u)
+		}
+	} else {
+		b, err := json.Marshal(doc)
+		if err != nil {
+			return err
+		}
+		m := map[string]any{}
+		// utiljson: integers stay integers (int64), as in kubectl's objects.
+		if err := utiljson.Unmarshal(b, &m); err != nil {
+			return err
+		}
+		objs = append(objs, &unstructured.Unstructured{Object: m})
+	}
+	var buf bytes.Buffer
+	for _, o := range objs {
+		if err := p.docPrinter.PrintObj(o, &buf); err != nil {
+			if p.Format == FormatName {
+				return err
+			}
+			return &TemplateError{Err: firstLineOf(err)}
+		}
+	}
+	_, err := p.Out.Write(buf.Bytes())
+	return err
+}
+
+// FailingPrinter is the printer of a -o whose template could be checked
+// but not built again: every document fails with err, as bad input.
+func FailingPrinter(err error) printers.ResourcePrinter {
+	return printers.ResourcePrinterFunc(func(runtime.Object, io.Writer) error { return err })
+}
+
+// firstLineOf keeps the line that says what failed: cli-runtime's jsonpath
+// error goes on with the template and a dump of the whole object.
+func firstLineOf(err error) error {
+	s := err.Error()
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return errors.New(strings.TrimSuffix(s, ". Printing more information for debugging the template:"))
+}
+
+// objectNamer is a document that names objects of the watched or listed
+// type: what -o name prints.
+type objectNamer interface{ objectNames() []string }
+
+// objectNames: the objects the list read (ObjectNames, kept only for -o
+// name).
+func (r ListReport) objectNames() []string { return r.ObjectNames }
+
+// objectNames: the object of an event; a bookmark or an ERROR names none.
+func (r WatchEventRecord) objectNames() []string {
+	if r.Record != RecordEvent || r.Name == "" || r.Type == watchstream.EventBookmark || r.Type == watchstream.EventError {
+		return nil
+	}
+	return []string{r.Name}
+}
