@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -12,6 +13,7 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
 	"github.com/watchrv/kubectl-watchrv/pkg/serverinfo"
 	"github.com/watchrv/kubectl-watchrv/pkg/servers"
+	"github.com/watchrv/kubectl-watchrv/pkg/suggest"
 )
 
 // ListOptions reads a collection and reports its resourceVersion facts.
@@ -34,6 +36,11 @@ type ListOptions struct {
 
 	rvSet     bool
 	namespace string
+	// namespaceGiven is -n as given (kept to say it is ignored for a
+	// cluster-scoped resource, as kubectl does).
+	namespaceGiven string
+	// suggest is the user's context, carried by every suggested command.
+	suggest suggest.Context
 }
 
 func newListCommand(root *RootOptions) *cobra.Command {
@@ -109,6 +116,10 @@ func (o *ListOptions) Complete(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	o.namespace = ns
+	if f := o.ConfigFlags.Namespace; f != nil {
+		o.namespaceGiven = *f
+	}
+	o.suggest = suggest.From(cmd.Flags(), os.Getenv)
 	if o.RVOnly && !cmd.Flags().Changed("limit") {
 		o.Limit = 1
 	}
@@ -193,11 +204,18 @@ func (o *ListOptions) Run(ctx context.Context) error {
 	if werr != nil && (walk == nil || len(walk.Final().Pages) == 0) && !listing.IsContinueExpired(werr) {
 		return o.requestError(werr, "list", res.Name())
 	}
-	report := render.NewListReport(t, wo, o.RVOnly, walk)
+	if err := o.notFound(res, t, walk, werr); err != nil {
+		return err
+	}
+	q := render.ListQuery{Target: t, Walk: wo, RVOnly: o.RVOnly, Name: o.Name, FieldSelector: o.FieldSelector, Context: o.suggest}
+	if !res.Namespaced && o.namespaceGiven != "" {
+		q.NamespaceIgnored = o.namespaceGiven
+	}
+	report := render.NewListReport(q, walk)
 	if !o.RVOnly {
-		// --rv-only promises one small read: /metrics (hundreds of KB,
-		// tens of MB on a big cluster) is read only for the texts that
-		// depend on the server's gates and watch cache.
+		// --rv-only promises one small read: the server's facts (/version
+		// and two families of /metrics, under 64 KiB) are read only for
+		// the texts that depend on them.
 		report = report.WithServer(serverinfo.Read(ctx, client, res.GVR.Group, res.GVR.Resource))
 	}
 	if report.NeedsCurrentRV() && werr == nil {
@@ -227,6 +245,27 @@ func (o *ListOptions) Run(ctx context.Context) error {
 		return withCode(ExitFailure, fmt.Errorf("the pages of one list carried different resourceVersions %v: this API server broke the List contract", report.PageResourceVersions))
 	}
 	return nil
+}
+
+// notFound is kubectl's NotFound for a NAME that the list did not find
+// (exit 9): a list narrowed to one name that holds no item.
+func (o *ListOptions) notFound(res apiclient.Resource, t apiclient.Target, walk *listing.WalkResult, werr error) error {
+	if o.Name == "" || werr != nil || walk.Final().ItemCount > 0 || len(walk.Final().Pages) == 0 {
+		return nil
+	}
+	where := ""
+	switch {
+	case t.Namespace != "":
+		where = " in namespace " + t.Namespace
+	case res.Namespaced:
+		where = " in any namespace"
+	}
+	at := walk.Final().Pages[0].ResourceVersion
+	sel := ""
+	if o.LabelSelector != "" || o.FieldSelector != "" {
+		sel = " matching the selectors"
+	}
+	return withCode(ExitNotFound, fmt.Errorf("%s %q not found%s%s (the list at RV %s holds no object of that name)", res.Name(), o.Name, sel, where, at))
 }
 
 func firstLine(s string) string {
