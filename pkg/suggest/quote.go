@@ -8,7 +8,7 @@ import (
 // Quote makes w one shell word that the shell gives back unchanged: as it
 // is when it holds only characters no shell treats specially, else in
 // single quotes (POSIX sh, bash, zsh: nothing inside is expanded, a ' is
-// written '\''). A word with a control character (a newline, ESC) is
+// written '\”). A word with a control character (a newline, ESC) is
 // written in ANSI-C quotes ($'...', bash and zsh), so that the line stays
 // one line and shows no raw control byte.
 func Quote(w string) string {
@@ -23,7 +23,9 @@ func Quote(w string) string {
 	}
 	var b strings.Builder
 	b.WriteString("$'")
-	hex := func(c byte) { b.WriteString(`\x` + string("0123456789abcdef"[c>>4]) + string("0123456789abcdef"[c&0xf])) }
+	hex := func(c byte) {
+		b.WriteString(`\x` + string("0123456789abcdef"[c>>4]) + string("0123456789abcdef"[c&0xf]))
+	}
 	for i := 0; i < len(w); {
 		r, n := utf8.DecodeRuneInString(w[i:])
 		raw := w[i]
