@@ -8,9 +8,10 @@ import (
 // Quote makes w one shell word that the shell gives back unchanged: as it
 // is when it holds only characters no shell treats specially, else in
 // single quotes (POSIX sh, bash, zsh: nothing inside is expanded; a quote
-// inside closes them, is escaped, and opens them again). A word with a control character (a newline, ESC) is
-// written in ANSI-C quotes ($'...', bash and zsh), so that the line stays
-// one line and shows no raw control byte.
+// inside closes them, is escaped, and opens them again). A word with a
+// control character (a newline, ESC) is written in ANSI-C quotes ($'...',
+// bash and zsh), so that the line stays one line and shows no raw control
+// byte.
 func Quote(w string) string {
 	if w == "" {
 		return "''"
