@@ -40,6 +40,7 @@ func TestListRejectsBadFlags(t *testing.T) {
 		{[]string{"list", "cm", "--endpoints", ","}, "--endpoints: no endpoint given: list host:port addresses, for example --endpoints 10.0.0.1:6443,10.0.0.2:6443"},
 		{[]string{"list", "cm", "--endpoints", "10.0.0.1"}, `--endpoints: endpoint "10.0.0.1" is not host:port`},
 		{[]string{"list", "cm", "--bogus"}, "unknown flag: --bogus"},
+		{[]string{"list", "cm", "a", "--field-selector", "status=x,metadata.name=b"}, "both select metadata.name"},
 		{[]string{"version", "-o", "xml"}, `unknown output format "xml"`},
 		{[]string{"completion"}, "name one shell"},
 		{[]string{"completion", "tcsh"}, `unknown shell "tcsh"`},
@@ -61,6 +62,28 @@ func TestListRejectsBadFlags(t *testing.T) {
 				t.Fatalf("a usage error should point to --help: %q", line)
 			}
 		})
+	}
+}
+
+// metadata.namespace is not metadata.name: NAME goes with it.
+func TestNameWithANamespaceFieldSelector(t *testing.T) {
+	_, errOut, code := runForTest(t, "list", "cm", "a", "-A", "--field-selector", "metadata.namespace=x", "--server", "https://127.0.0.1:1", "--request-timeout", "2s")
+	if code == ExitUsage || strings.Contains(errOut, "both select") {
+		t.Fatalf("refused: exit %d %s", code, errOut)
+	}
+}
+
+// Issue 25 F32, as a class: every command that takes RESOURCE refuses
+// several types in one argument (cm,secrets) before any request, naming
+// each, with exit 2 (not "the server doesn't have a resource type").
+func TestOneResourceTypeAtATime(t *testing.T) {
+	for _, args := range [][]string{
+		{"list", "cm,secrets"}, {"list", "cm,secrets", "a"}, {"watch", "cm,secrets"}, {"probe", "cm,secrets"}, {"streaming", "cm,secrets"},
+	} {
+		out, errOut, code := runForTest(t, append(args, "--server", "https://127.0.0.1:1", "--request-timeout", "2s")...)
+		if code != ExitUsage || out != "" || !strings.Contains(errOut, `"cm,secrets" names 2 resource types`) || !strings.Contains(errOut, "cm, secrets") || strings.Contains(errOut, "doesn't have") {
+			t.Errorf("%v: exit %d, %q %q", args, code, out, errOut)
+		}
 	}
 }
 

@@ -163,10 +163,19 @@ func resourceNameArgs(cmd *cobra.Command, args []string) error {
 }
 
 // validateNameSelector refuses NAME together with a field selector on
-// metadata.name.
+// metadata.name (metadata.namespace is another field).
 func validateNameSelector(cmd *cobra.Command, name, fieldSelector string) error {
-	if name != "" && strings.Contains(fieldSelector, "metadata.name") {
-		return usageErrorf(cmd, "NAME %q and --field-selector %q both select metadata.name: give one of them", name, fieldSelector)
+	if name == "" || fieldSelector == "" {
+		return nil
+	}
+	sel, err := fields.ParseSelector(fieldSelector)
+	if err != nil {
+		return nil // the server names what is wrong with it (400)
+	}
+	for _, r := range sel.Requirements() {
+		if r.Field == "metadata.name" {
+			return usageErrorf(cmd, "NAME %q and --field-selector %q both select metadata.name: give one of them", name, fieldSelector)
+		}
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ package suggest
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -92,7 +93,9 @@ func From(fs *pflag.FlagSet, getenv func(string) string) Context {
 		// not set, or set to another file, would reach another cluster.
 		var files []string
 		for _, p := range filepath.SplitList(getenv("KUBECONFIG")) {
-			if p != "" {
+			// A file that does not exist is skipped, as client-go's
+			// loader skips it (and --kubeconfig would refuse it).
+			if _, err := os.Stat(p); p != "" && err == nil {
 				files = append(files, absPath(p))
 			}
 		}

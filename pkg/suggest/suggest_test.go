@@ -137,13 +137,24 @@ func TestKubeconfigFromTheEnvironment(t *testing.T) {
 			return ""
 		}
 	}
-	one, _ := From(parsed(t), env("/k/one")).Command("list", "pods", Scope{})
-	if got := shellWords(t, one.String(), "KUBECONFIG=/k/other"); strings.Join(got, " ") != "watchrv list pods --kubeconfig /k/one" {
+	dir := t.TempDir()
+	k1, k2 := filepath.Join(dir, "one"), filepath.Join(dir, "two")
+	for _, f := range []string{k1, k2} {
+		if err := os.WriteFile(f, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	one, _ := From(parsed(t), env(k1)).Command("list", "pods", Scope{})
+	if got := shellWords(t, one.String(), "KUBECONFIG=/k/other"); strings.Join(got, " ") != "watchrv list pods --kubeconfig "+k1 {
 		t.Errorf("one file: %s gives %q", one, got)
 	}
-	two, _ := From(parsed(t), env("/k/a:/k/b")).Command("list", "pods", Scope{})
-	if two.String() != "KUBECONFIG=/k/a:/k/b kubectl watchrv list pods" {
-		t.Errorf("two files: %s", two)
+	two, _ := From(parsed(t), env(k1+":/k/missing:"+k2)).Command("list", "pods", Scope{})
+	if two.String() != "KUBECONFIG="+k1+":"+k2+" kubectl watchrv list pods" {
+		t.Errorf("two files (and a missing one, skipped as client-go skips it): %s", two)
+	}
+	missing, _ := From(parsed(t), env("/k/missing")).Command("list", "pods", Scope{})
+	if missing.String() != "kubectl watchrv list pods" {
+		t.Errorf("KUBECONFIG naming only a missing file: %s", missing)
 	}
 	flag, _ := From(parsed(t, "--kubeconfig", "/k/flag"), env("/k/a:/k/b")).Command("list", "pods", Scope{})
 	if flag.String() != "kubectl watchrv list pods --kubeconfig /k/flag" {
