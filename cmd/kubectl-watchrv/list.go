@@ -228,7 +228,7 @@ func (o *ListOptions) Run(ctx context.Context) error {
 	if err := p.List(report); err != nil {
 		return err
 	}
-	noteMixedServers(p, servers.SignsInWalk(walk, werr))
+	noteMixedServers(p, servers.SignsInWalk(walk, werr), o.serversCommand(res, q.Scope()))
 	if werr != nil {
 		if listing.IsContinueExpired(werr) && o.NoRestart {
 			return withCode(ExitRVProblem, fmt.Errorf("%w (run without --no-restart to restart from page 1 automatically)", werr))
@@ -245,6 +245,16 @@ func (o *ListOptions) Run(ctx context.Context) error {
 		return withCode(ExitFailure, fmt.Errorf("the pages of one list carried different resourceVersions %v: this API server broke the List contract", report.PageResourceVersions))
 	}
 	return nil
+}
+
+// serversCommand is "list RESOURCE --servers" in the user's context and
+// scope: each server's RVs.
+func (o *ListOptions) serversCommand(res apiclient.Resource, scope suggest.Scope) string {
+	l, err := o.suggest.Command("list", res.Name(), scope, suggest.Bool("servers"))
+	if err != nil {
+		return ""
+	}
+	return l.String()
 }
 
 // notFound is kubectl's NotFound for a NAME that the list did not find

@@ -93,8 +93,8 @@ type ListQuery struct {
 	Context          suggest.Context
 }
 
-// scope is how a suggested command narrows the collection as the user did.
-func (q ListQuery) scope() suggest.Scope {
+// Scope is how a suggested command narrows the collection as the user did.
+func (q ListQuery) Scope() suggest.Scope {
 	t := q.Target
 	return suggest.Scope{
 		Namespace: t.Namespace, AllNamespaces: t.Resource.Namespaced && t.Namespace == "",
@@ -144,7 +144,7 @@ func NewListReport(q ListQuery, w *listing.WalkResult) ListReport {
 		Restarted:              len(w.Attempts) > 1,
 		Millis:                 float64(w.Duration.Microseconds()) / 1000,
 		Error:                  a.Error,
-		watch:                  watchSuggestion{ctx: q.Context, resource: t.Resource.Name(), scope: q.scope()},
+		watch:                  watchSuggestion{ctx: q.Context, resource: t.Resource.Name(), scope: q.Scope()},
 	}
 	if r.PageDetails == nil {
 		r.PageDetails = []listing.PageInfo{}
