@@ -200,6 +200,14 @@ func (o *ListOptions) Run(ctx context.Context) error {
 	if o.Verbose {
 		wo.Trace = p.Tracef
 	}
+	// The server's facts are read beside the list (they cost the server a
+	// gather of its metrics): --rv-only promises one small read, so not
+	// then.
+	var facts chan *serverinfo.Info
+	if !o.RVOnly {
+		facts = make(chan *serverinfo.Info, 1)
+		go func() { facts <- o.readServerInfo(ctx, client, res.GVR.Group, res.GVR.Resource) }()
+	}
 	walk, werr := listing.Walk(ctx, client, t, wo, nil)
 	if werr != nil && (walk == nil || len(walk.Final().Pages) == 0) && !listing.IsContinueExpired(werr) {
 		return o.requestError(werr, "list", res.Name())
@@ -212,11 +220,8 @@ func (o *ListOptions) Run(ctx context.Context) error {
 		q.NamespaceIgnored = o.namespaceGiven
 	}
 	report := render.NewListReport(q, walk)
-	if !o.RVOnly {
-		// --rv-only promises one small read: the server's facts (/version
-		// and two families of /metrics, under 64 KiB) are read only for
-		// the texts that depend on them.
-		report = report.WithServer(serverinfo.Read(ctx, client, res.GVR.Group, res.GVR.Resource))
+	if facts != nil {
+		report = report.WithServer(<-facts)
 	}
 	if report.NeedsCurrentRV() && werr == nil {
 		current, _, cerr := listing.CurrentRV(ctx, client, t, listing.CurrentOptions{})

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"time"
 )
 
 // Tri is a fact known true, known false, or not known.
@@ -42,6 +43,10 @@ type Info struct {
 	Storage string `json:"storage"`
 	// Assumed lists, one line each, what was taken without being seen.
 	Assumed []string `json:"assumed,omitempty"`
+	// FactsReadAt is when the gates and the watch cache were read from
+	// /metrics, when that was an earlier run's read (the facts cache,
+	// CacheTTL); nil when this run read them.
+	FactsReadAt *time.Time `json:"factsReadAt,omitempty"`
 }
 
 var minorRE = regexp.MustCompile(`^v?1\.(\d+)`)

@@ -32,13 +32,15 @@ const filterMinor = 37
 
 // Read asks the server what it is, for the resource group/resource (""
 // for none): GET /version, then, where the server filters /metrics by
-// name (v1.37 and later, or a version not known), GET
+// name (v1.37 and later, or a version not known), the facts cache holds
+// for it (cache may be nil: none), else GET
 // /metrics?name[]=kubernetes_feature_enabled&name[]=watch_cache_capacity
 // read line by line through MetricsCap, stopping as soon as the gates and
-// the resource's series are seen. A server that sends a family not asked
-// for ignored the filter: the read stops there. Nothing failing fails the
-// run: what could not be read is assumed, and Info says so.
-func Read(ctx context.Context, c *apiclient.Client, group, resource string) *Info {
+// the resource's series are seen (and kept in the cache). A server that
+// sends a family not asked for ignored the filter: the read stops there.
+// Nothing failing fails the run: what could not be read is assumed, and
+// Info says so.
+func Read(ctx context.Context, c *apiclient.Client, group, resource string, cache *Cache) *Info {
 	git, minor := readVersion(ctx, c)
 	name := resource
 	if group != "" && resource != "" {
@@ -47,7 +49,18 @@ func Read(ctx context.Context, c *apiclient.Client, group, resource string) *Inf
 	if minor > 0 && minor < filterMinor {
 		return Build(git, minor, nil, fmt.Sprintf("/metrics not read: %s sends all of it (megabytes) whatever is asked; feature gates taken as the version's defaults, the watch cache as unknown", git), name)
 	}
+	if f := cache.load(git); f != nil {
+		if m, ok := f.facts(name); ok {
+			in := Build(git, minor, m, "", name)
+			at := f.ReadAt
+			in.FactsReadAt = &at
+			return in
+		}
+	}
 	facts, note := readMetrics(ctx, c, group, resource)
+	if note == "" {
+		cache.store(git, name, facts)
+	}
 	return Build(git, minor, facts, note, name)
 }
 

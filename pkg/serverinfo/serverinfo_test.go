@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/client-go/rest"
 
@@ -337,7 +338,7 @@ func TestReadAsksOnlyWhatTheServerFilters(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			in := Read(context.Background(), cl, "", "configmaps")
+			in := Read(context.Background(), cl, "", "configmaps", nil)
 			if strings.Join(got, " ") != strings.Join(c.paths, " ") {
 				t.Errorf("requests %q, want %q", got, c.paths)
 			}
@@ -345,5 +346,66 @@ func TestReadAsksOnlyWhatTheServerFilters(t *testing.T) {
 				t.Errorf("watch cache %s", in.WatchCache)
 			}
 		})
+	}
+}
+
+// Issue 23: an earlier run's facts are reused for CacheTTL, for the same
+// gitVersion and a resource that was asked for: the second run sends
+// /version only; another resource, an older file or another version read
+// /metrics again.
+func TestFactsCache(t *testing.T) {
+	vb, _ := os.ReadFile("testdata/v1.37.2-etcd-cache-on.version.json")
+	version := vb
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = append(got, r.URL.Path)
+		if r.URL.Path == "/version" {
+			_, _ = w.Write(version)
+			return
+		}
+		_, _ = io.WriteString(w, namedAnswer(t, "v1.37.2-etcd-cache-on"))
+	}))
+	defer srv.Close()
+	cl, err := apiclient.NewClient(&rest.Config{Host: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 12, 1, 20, 0, 0, 0, time.UTC)
+	cache := &Cache{Dir: t.TempDir(), Server: srv.URL, Now: func() time.Time { return now }}
+	read := func(resource string) (*Info, string) {
+		got = nil
+		in := Read(context.Background(), cl, "", resource, cache)
+		return in, strings.Join(got, " ")
+	}
+	if in, reqs := read("configmaps"); reqs != "/version /metrics" || in.FactsReadAt != nil || in.WatchCache != Yes {
+		t.Fatalf("first run: %s, %+v", reqs, in)
+	}
+	now = now.Add(time.Minute)
+	in, reqs := read("configmaps")
+	if reqs != "/version" || in.WatchCache != Yes || in.FactsReadAt == nil || !in.Gate(GateWatchList) || len(in.Assumed) != 0 {
+		t.Fatalf("second run: %s, %+v", reqs, in)
+	}
+	if s := in.Summary(); !strings.Contains(s, "read from /metrics") || !strings.Contains(s, "ago") {
+		t.Errorf("a cached fact does not say when it was read: %q", s)
+	}
+	if _, reqs := read("secrets"); reqs != "/version /metrics" {
+		t.Errorf("a resource not asked before: %s", reqs)
+	}
+	if _, reqs := read("secrets"); reqs != "/version" {
+		t.Errorf("secrets, asked before: %s", reqs)
+	}
+	now = now.Add(CacheTTL)
+	if _, reqs := read("configmaps"); reqs != "/version /metrics" {
+		t.Errorf("after CacheTTL: %s", reqs)
+	}
+	version = []byte(strings.ReplaceAll(string(vb), "v1.37.2", "v1.37.3"))
+	if in, reqs := read("configmaps"); reqs != "/version /metrics" || in.Version != "v1.37.3" {
+		t.Errorf("another version: %s", reqs)
+	}
+	// What was not read from /metrics is never kept.
+	forbidden := &Cache{Dir: t.TempDir(), Server: "https://x"}
+	forbidden.store("v1.37.2", "configmaps", nil)
+	if forbidden.load("v1.37.2") != nil {
+		t.Errorf("nothing read, yet something kept")
 	}
 }

@@ -3,6 +3,7 @@ package serverinfo
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 )
@@ -185,6 +186,8 @@ func (in *Info) Summary() string {
 		parts = append(parts, fmt.Sprintf("watch cache for %s: %s", text.Echo(in.Resource), cache))
 	}
 	switch {
+	case len(in.GatesSeen) > 0 && in.FactsReadAt != nil:
+		parts = append(parts, fmt.Sprintf("gates and cache read from /metrics %s ago (kept %s)", time.Since(*in.FactsReadAt).Round(time.Second), CacheTTL))
 	case len(in.GatesSeen) > 0:
 		parts = append(parts, "gates read from /metrics")
 	case in.versionKnown():

@@ -94,7 +94,7 @@ func getQuery(t *testing.T, c *framework.Cluster, path string, q url.Values) []b
 // it records /version, the parts of /metrics serverinfo read before, and
 // the named answer it reads now into pkg/serverinfo/testdata.
 var checkServerInfo = claimCheck{"serverinfo", func(t *testing.T, cell framework.Cell, c *framework.Cluster) {
-	in := serverinfo.Read(context.Background(), client(t, c), "", "configmaps")
+	in := serverinfo.Read(context.Background(), client(t, c), "", "configmaps", nil)
 	if in.Version != cell.GitVersion() {
 		t.Errorf("version %q, want %q", in.Version, cell.GitVersion())
 	}
