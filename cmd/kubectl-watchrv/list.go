@@ -59,9 +59,25 @@ carried the same RV, the newest item RV, and which read semantics served it.
 
 Pages are read with metadata only and never kept, so memory stays bounded
 whatever the collection size. --rv-only asks for one item of metadata: the
-cheapest read of a collection's current RV. A NAME (cm a, or cm/a) lists
-the collection narrowed to that object (--field-selector metadata.name=NAME):
-the RV is still the collection's.
+cheapest read of a collection's current RV (with a selector the server does
+not count the rest: the total is then unknown, and said so). A NAME (cm a,
+or cm/a) lists the collection narrowed to that object (--field-selector
+metadata.name=NAME): the RV is still the collection's; a NAME not found is
+kubectl's NotFound (exit 9). One resource type at a time: cm,secrets is
+refused (exit 2).
+
+"Served by" says who served each page: page 1 and the pages read with a
+continue token follow different rules (before ListFromCacheSnapshot, v1.34,
+continue pages come from storage), with the storage requests counted. It
+rests on the server's version, gates and watch cache, read from /version
+and two families of /metrics (v1.37 and later filter /metrics by name: under
+64 KiB, kept 10 minutes beside kubectl's discovery cache, --cache-dir).
+Older servers send all of /metrics whatever is asked, so they are not
+asked: their version's defaults are used, and a note says so.
+
+"Watch from here" is the watch that continues from this list, narrowed as
+the list was and carrying your kubeconfig flags and KUBECONFIG, ready to
+paste (--token is read from $WATCHRV_TOKEN, never printed).
 
 ` + exitCodesHelp,
 		Example: `  # The RV to start a watch from, for about a kilobyte of traffic
