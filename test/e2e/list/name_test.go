@@ -115,12 +115,12 @@ func TestListScopeTexts(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"list", "namespaces", "-n", ns}, "Namespace:             (none: namespaces is cluster-scoped; -n " + ns + " is ignored, as kubectl does)"},
-		{[]string{"list", "namespaces"}, "(none: namespaces is cluster-scoped)\n"},
-		{[]string{"list", "cm", "-A"}, "Namespace:             (all namespaces)\n"},
+		{[]string{"list", "namespaces", "-n", ns}, `(?m)^Namespace: +\(none: namespaces is cluster-scoped; -n ` + ns + ` is ignored, as kubectl does\)$`},
+		{[]string{"list", "namespaces"}, `(?m)^Namespace: +\(none: namespaces is cluster-scoped\)$`},
+		{[]string{"list", "cm", "-A"}, `(?m)^Namespace: +\(all namespaces\)$`},
 	} {
 		r := framework.Run(t, shared.Kubeconfig, time.Minute, c.args...)
-		if r.Code != 0 || !strings.Contains(r.Stdout, c.want) || strings.Contains(r.Stdout, "(all)") {
+		if r.Code != 0 || !regexp.MustCompile(c.want).MatchString(r.Stdout) || strings.Contains(r.Stdout, "(all)") {
 			t.Errorf("%v: exit %d, want %q:\n%s%s", c.args, r.Code, c.want, r.Stdout, r.Stderr)
 		}
 		for _, l := range strings.Split(r.Stdout, "\n") {
