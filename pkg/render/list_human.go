@@ -48,6 +48,10 @@ func (r ListReport) servedText() string {
 		n = fmt.Sprintf(" (%d storage request(s), one per page)", *sv.StorageRequests)
 	}
 	if r.Pages <= 1 && len(r.Attempts) == 0 {
+		if r.Request.ResourceVersion == "0" && sv.FirstFrom == serverinfo.ByWatchCache && r.ItemCount > r.Request.Limit {
+			// What the page shows: the cache answered rv=0 whole.
+			n += fmt.Sprintf("; one page of %d items for a limit of %d: the watch cache does not page an rv=0 list", r.ItemCount, r.Request.Limit)
+		}
 		return sv.First + n
 	}
 	if sv.FirstFrom == serverinfo.ByStorage && sv.ContinueFrom == serverinfo.ByStorage {
