@@ -64,18 +64,24 @@ type ListReport struct {
 	// read semantics' source is chosen from it.
 	Server *serverinfo.Info `json:"server,omitempty"`
 	// CurrentResourceVersion is the RV of a consistent read right after a
-	// list at --rv 0 or NotOlderThan, read to check that list's RV.
-	CurrentResourceVersion string `json:"currentResourceVersion,omitempty"`
+	// list at --rv 0 or NotOlderThan, read to check that list's RV;
+	// CurrentRVServedBy is who served that one-item list (one request more
+	// than the pages).
+	CurrentResourceVersion string        `json:"currentResourceVersion,omitempty"`
+	CurrentRVServedBy      *ListServedBy `json:"currentRVServedBy,omitempty"`
 
 	checkCurrent bool
 	watch        watchSuggestion
 }
 
-// ListServedBy is serverinfo.Served for this list's pages, with the
-// requests storage served when the rules tell (nil when they do not).
+// ListServedBy is serverinfo.Served for this list's pages, with the list
+// requests storage and the watch cache served when the rules tell (nil
+// when they do not): the matrix oracle holds them to the server's list
+// counters.
 type ListServedBy struct {
 	serverinfo.Served
 	StorageRequests *int `json:"storageRequests,omitempty"`
+	CacheRequests   *int `json:"cacheRequests,omitempty"`
 }
 
 // ListQuery is what the user asked list for: the collection (NAME in its
@@ -240,6 +246,9 @@ func (r *ListReport) NeedsCurrentRV() bool { return r.checkCurrent }
 // read right after the list found it current; otherwise it says why not.
 func (r *ListReport) CheckWatchStart(current string, err error) {
 	r.checkCurrent = false
+	if r.Server != nil {
+		r.CurrentRVServedBy = servedBy(r.Server.ListServed("", "", 1), 1, 0)
+	}
 	mode := "--rv 0"
 	if r.ReadSemantics.Mode == "NotOlderThan" {
 		mode = "--rv " + r.Request.ResourceVersion + " --rv-match NotOlderThan"
@@ -266,7 +275,7 @@ func (r ListReport) WithServer(in *serverinfo.Info) ListReport {
 	sv := in.ListServed(r.Request.ResourceVersion, r.Request.ResourceVersionMatch, r.Request.Limit)
 	r.ReadSemantics.Source = "served by " + sv.First
 	first, continues := r.pagesRead()
-	r.ServedBy = &ListServedBy{Served: sv, StorageRequests: storageRequests(sv, first, continues)}
+	r.ServedBy = servedBy(sv, first, continues)
 	r.setWatchCaveat()
 	return r
 }
@@ -287,23 +296,49 @@ func (r *ListReport) pagesRead() (first, continues int) {
 	return first, continues
 }
 
-// storageRequests is how many page requests storage served by the rules,
-// nil when a page's source is not known.
-func storageRequests(sv serverinfo.Served, first, continues int) *int {
-	n := 0
-	for _, part := range []struct {
+// span is a count known to lie between lo and hi.
+type span struct{ lo, hi int }
+
+func (s *span) add(lo, hi int) { s.lo, s.hi = s.lo+lo, s.hi+hi }
+
+func (s span) known() *int {
+	if s.lo != s.hi {
+		return nil
+	}
+	n := s.lo
+	return &n
+}
+
+// servedBy counts the list requests storage and the watch cache served, by
+// the rules: a page of a source not known here may be either; the watch
+// cache's current-RV list (RVFromStorageList) goes to storage once per
+// first page, whoever serves that page (storage serves it, or the cache
+// after asking storage).
+func servedBy(sv serverinfo.Served, first, continues int) *ListServedBy {
+	var st, ca span
+	for i, part := range []struct {
 		from  serverinfo.Server
 		pages int
 	}{{sv.FirstFrom, first}, {sv.ContinueFrom, continues}} {
-		switch {
-		case part.pages == 0:
-		case part.from == serverinfo.ByStorage:
-			n += part.pages
-		case part.from != serverinfo.ByWatchCache:
-			return nil
+		n := part.pages
+		switch part.from {
+		case serverinfo.ByStorage:
+			st.add(n, n)
+		case serverinfo.ByWatchCache:
+			ca.add(n, n)
+			if i == 0 && sv.RVFromStorageList {
+				st.add(n, n)
+			}
+		default:
+			ca.add(0, n)
+			if i == 0 && sv.RVFromStorageList {
+				st.add(n, n) // storage serves the page, or the cache's RV read
+			} else {
+				st.add(0, n)
+			}
 		}
 	}
-	return &n
+	return &ListServedBy{Served: sv, StorageRequests: st.known(), CacheRequests: ca.known()}
 }
 
 // setWatchCaveat: without a watch cache, the suggested watch is served by

@@ -44,7 +44,11 @@ func (r ListReport) itemsText() string {
 func (r ListReport) servedText() string {
 	sv := r.ServedBy
 	n := ""
-	if sv.StorageRequests != nil && *sv.StorageRequests > 0 {
+	switch {
+	case sv.StorageRequests == nil || *sv.StorageRequests == 0:
+	case sv.RVFromStorageList:
+		n = fmt.Sprintf(" (%d storage request(s): one per page storage served, and the cache's current-RV read)", *sv.StorageRequests)
+	default:
 		n = fmt.Sprintf(" (%d storage request(s), one per page)", *sv.StorageRequests)
 	}
 	if r.Pages <= 1 && len(r.Attempts) == 0 {

@@ -180,7 +180,19 @@ func TestServedByIsPerPage(t *testing.T) {
 	v133 := serverinfo.Build("v1.33.13", 33, &serverinfo.MetricsFacts{WatchCache: serverinfo.Yes}, "", "configmaps")
 	o.ResourceVersion = ""
 	r = NewListReport(ListQuery{Target: tg, Walk: o}, w).WithServer(v133)
-	if out := human(t, r); !strings.Contains(out, "page 1: the watch cache") || !strings.Contains(out, "pages 2-3 (continue tokens): storage") || *r.ServedBy.StorageRequests != 2 {
-		t.Errorf("v1.33, consistent, 3 pages:\n%s", out)
+	// 2 continue pages from storage, and the cache's one-item list for the
+	// current RV (up to v1.36); page 1 from the cache.
+	if out := human(t, r); !strings.Contains(out, "page 1: the watch cache") || !strings.Contains(out, "pages 2-3 (continue tokens): storage") ||
+		!strings.Contains(out, "(3 storage request(s): one per page storage served, and the cache's current-RV read)") ||
+		*r.ServedBy.StorageRequests != 3 || *r.ServedBy.CacheRequests != 1 {
+		t.Errorf("v1.33, consistent, 3 pages: %+v\n%s", r.ServedBy, out)
+	}
+	// The cache of the resource not known (v1.33's /metrics is not read):
+	// storage's count is still known (it serves page 1, or the cache's RV
+	// read), the cache's is not.
+	v133unknown := serverinfo.Build("v1.33.13", 33, nil, "not asked", "configmaps")
+	r = NewListReport(ListQuery{Target: tg, Walk: o}, w).WithServer(v133unknown)
+	if r.ServedBy.StorageRequests == nil || *r.ServedBy.StorageRequests != 3 || r.ServedBy.CacheRequests != nil {
+		t.Errorf("v1.33, cache unknown: %+v", r.ServedBy)
 	}
 }

@@ -161,6 +161,13 @@ func TestListServedOnRecordedServers(t *testing.T) {
 		{v137off, "0", "", 500, "no watch cache on this server, so rv=0 reads the newest state", "round trip", ByStorage, ByStorage, "no watch cache", ""},
 		{v137off, "", "", 500, "no watch cache", "caught up", ByStorage, ByStorage, "", ""},
 	}
+	// Up to v1.36 the watch cache reads the current RV for a consistent
+	// read with a one-item storage list (seen on v1.33.13); v1.37 does not.
+	if !v133.ListServed("", "", 500).RVFromStorageList || !v133unknown.ListServed("", "", 500).RVFromStorageList ||
+		v137.ListServed("", "", 500).RVFromStorageList || v130.ListServed("", "", 500).RVFromStorageList || v133.ListServed("0", "", 500).RVFromStorageList {
+		t.Errorf("the current-RV list of a consistent read from the watch cache: v1.33 %v, v1.37 %v, v1.30 %v",
+			v133.ListServed("", "", 500).RVFromStorageList, v137.ListServed("", "", 500).RVFromStorageList, v130.ListServed("", "", 500).RVFromStorageList)
+	}
 	for _, c := range cases {
 		got := c.in.ListServed(c.rv, c.match, c.limit)
 		if !strings.Contains(got.First, c.want) || (c.wantNot != "" && strings.Contains(got.First, c.wantNot)) || got.FirstFrom != c.first {
@@ -216,7 +223,7 @@ func TestForbiddenMetricsTakesDefaults(t *testing.T) {
 		}
 	}
 	if s := in.ListServed("0", "", 500); !strings.Contains(s.First, "not known here") || s.FirstFrom != ByEither {
-		t.Errorf("rv=0 with the cache unknown: %q", s)
+		t.Errorf("rv=0 with the cache unknown: %+v", s)
 	}
 	if in.TooLargeWait(0) != "" {
 		t.Errorf("a wait claimed with the cache unknown: %q", in.TooLargeWait(0))

@@ -44,6 +44,13 @@ type Served struct {
 	FirstFrom    Server `json:"firstPageFrom"`
 	Continue     string `json:"continuePages"`
 	ContinueFrom Server `json:"continuePagesFrom"`
+	// RVFromStorageList: where the watch cache serves page 1 of a
+	// consistent read, it first asks storage for the current RV with a
+	// one-item list (apiserver etcd3 store.GetCurrentResourceVersion up
+	// to v1.36; v1.37 reads the revision with a Get, not a list). Seen on
+	// v1.33.13: a consistent 7-page list moved the cache's list counter by
+	// 1 and storage's by 7 (6 continue pages and this read).
+	RVFromStorageList bool `json:"currentRVFromStorageList,omitempty"`
 }
 
 // ListServed says who serves a list with these parameters: rv "" is a
@@ -52,7 +59,12 @@ func (in *Info) ListServed(rv, match string, limit int64) Served {
 	first, from := in.firstPage(rv, match, limit)
 	exact := match == "Exact" || (match == "" && rv != "" && rv != "0" && limit > 0)
 	cont, cfrom := in.continuePages(exact)
-	return Served{First: first, FirstFrom: from, Continue: cont, ContinueFrom: cfrom}
+	sv := Served{First: first, FirstFrom: from, Continue: cont, ContinueFrom: cfrom}
+	if rv == "" && from != ByStorage && in.versionKnown() && in.Minor < 37 && in.Gate(GateConsistentListFromCache) {
+		sv.RVFromStorageList = true
+		sv.First += "; the watch cache first reads the current RV from storage with a one-item list (up to v1.36)"
+	}
+	return sv
 }
 
 func (in *Info) firstPage(rv, match string, limit int64) (string, Server) {
