@@ -196,3 +196,23 @@ func TestServedByIsPerPage(t *testing.T) {
 		t.Errorf("v1.33, cache unknown: %+v", r.ServedBy)
 	}
 }
+
+// Issue 25 H38: without a watch cache (and the storage not known, as it
+// never is from the client side), Watch from here says where the watch may
+// fail (kine's PrevKv=nil) and gives the --follow form, in the same
+// context; with a watch cache, no caveat.
+func TestWatchCaveatWithoutAWatchCache(t *testing.T) {
+	o := listing.WalkOptions{PageOptions: listing.PageOptions{Limit: 500}}
+	tg := apiclient.Target{Resource: configmaps, Namespace: "rec", LabelSelector: "app=demo"}
+	w := walkRecorded(t, "selector-page1.json", tg, o)
+	off := serverinfo.Build("v1.37.2", 37, &serverinfo.MetricsFacts{WatchCache: serverinfo.No}, "", "configmaps")
+	r := NewListReport(ListQuery{Target: tg, Walk: o}, w).WithServer(off)
+	want := "kubectl watchrv watch configmaps -n rec -l app=demo --rv 739 --follow"
+	if !strings.Contains(r.WatchCaveat, "kine") || !strings.Contains(r.WatchCaveat, "PrevKv=nil") || !strings.HasSuffix(r.WatchCaveat, want) || !strings.Contains(human(t, r), "Caveat:") {
+		t.Errorf("cache off: caveat %q", r.WatchCaveat)
+	}
+	on := serverinfo.Build("v1.37.2", 37, &serverinfo.MetricsFacts{WatchCache: serverinfo.Yes}, "", "configmaps")
+	if r := NewListReport(ListQuery{Target: tg, Walk: o}, w).WithServer(on); r.WatchCaveat != "" {
+		t.Errorf("cache on: caveat %q", r.WatchCaveat)
+	}
+}
