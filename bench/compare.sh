@@ -78,6 +78,11 @@ walkbytes=$("$plugin" list configmaps -n bench-big -o json | python3 -c 'import 
 # burst of writes) and off (a second cluster, etcd compacted half way).
 probeon=$(m "watchrv probe --verify (watch cache on)" "$plugin" probe configmaps -n bench-big --verify -o json)
 probeonreq=$("$plugin" probe configmaps -n bench-big --verify -o json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["requests"], d["source"], d["oldestResourceVersion"], d["currentResourceVersion"])')
+# list against kubectl get --raw of the same 6 objects, paired, with the
+# bytes each took from the server (issue 23 item 1; bench/listcost.sh).
+kubectl create namespace bench-six >/dev/null
+for i in 1 2 3 4 5 6; do kubectl -n bench-six create configmap "six-$i" --from-literal=k=v >/dev/null; done
+listcost_report=$(bash bench/listcost.sh bench-six "$(dirname "$plugin")")
 stop_cluster
 start_cluster nocache -watch-cache=false -big 2000 -many 0 -compact-half
 probeoff=$(m "watchrv probe --verify (watch cache off, etcd compacted)" "$plugin" probe configmaps -n bench-big --verify -o json)
@@ -139,15 +144,17 @@ echo
 echo "$probe_report"
 echo
 echo "$watch_report"
+echo
+echo "$listcost_report"
 if $WRITE; then
-  python3 - "$report" "$probe_report" "$watch_report" <<'PY'
+  python3 - "$report" "$probe_report" "$watch_report" "$listcost_report" <<'PY'
 import sys, re
 path = "docs/performance.md"
 try:
     doc = open(path).read()
 except FileNotFoundError:
     doc = "# Performance\n\n<!-- bench:list -->\n<!-- /bench:list -->\n"
-for name, text in (("list", sys.argv[1]), ("probe", sys.argv[2]), ("watch", sys.argv[3])):
+for name, text in (("list", sys.argv[1]), ("probe", sys.argv[2]), ("watch", sys.argv[3]), ("listcost", sys.argv[4])):
     block = "<!-- bench:%s -->\n%s\n<!-- /bench:%s -->" % (name, text, name)
     if ("<!-- bench:%s -->" % name) not in doc:
         doc += "\n" + block + "\n"

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -12,6 +13,7 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
 	"github.com/watchrv/kubectl-watchrv/pkg/serverinfo"
 	"github.com/watchrv/kubectl-watchrv/pkg/servers"
+	"github.com/watchrv/kubectl-watchrv/pkg/suggest"
 )
 
 // ListOptions reads a collection and reports its resourceVersion facts.
@@ -33,6 +35,11 @@ type ListOptions struct {
 
 	rvSet     bool
 	namespace string
+	// namespaceGiven is -n as given (kept to say it is ignored for a
+	// cluster-scoped resource, as kubectl does).
+	namespaceGiven string
+	// suggest is the user's context, carried by every suggested command.
+	suggest suggest.Context
 }
 
 func newListCommand(root *RootOptions) *cobra.Command {
@@ -51,9 +58,25 @@ carried the same RV, the newest item RV, and which read semantics served it.
 
 Pages are read with metadata only and never kept, so memory stays bounded
 whatever the collection size. --rv-only asks for one item of metadata: the
-cheapest read of a collection's current RV. A NAME (cm a, or cm/a) lists
-the collection narrowed to that object (--field-selector metadata.name=NAME):
-the RV is still the collection's.
+cheapest read of a collection's current RV (with a selector the server does
+not count the rest: the total is then unknown, and said so). A NAME (cm a,
+or cm/a) lists the collection narrowed to that object (--field-selector
+metadata.name=NAME): the RV is still the collection's; a NAME not found is
+kubectl's NotFound (exit 9). One resource type at a time: cm,secrets is
+refused (exit 2).
+
+"Served by" says who served each page: page 1 and the pages read with a
+continue token follow different rules (before ListFromCacheSnapshot, v1.34,
+continue pages come from storage), with the storage requests counted. It
+rests on the server's version, gates and watch cache, read from /version
+and two families of /metrics (v1.37 and later filter /metrics by name: under
+64 KiB, kept 10 minutes beside kubectl's discovery cache, --cache-dir).
+Older servers send all of /metrics whatever is asked, so they are not
+asked: their version's defaults are used, and a note says so.
+
+"Watch from here" is the watch that continues from this list, narrowed as
+the list was and carrying your kubeconfig flags and KUBECONFIG, ready to
+paste (--token is read from $WATCHRV_TOKEN, never printed).
 
 ` + exitCodesHelp,
 		Example: `  # The RV to start a watch from, for about a kilobyte of traffic
@@ -107,6 +130,10 @@ func (o *ListOptions) Complete(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	o.namespace = ns
+	if f := o.ConfigFlags.Namespace; f != nil {
+		o.namespaceGiven = *f
+	}
+	o.suggest = suggest.From(cmd.Flags(), os.Getenv)
 	if o.RVOnly && !cmd.Flags().Changed("limit") {
 		o.Limit = 1
 	}
@@ -190,25 +217,37 @@ func (o *ListOptions) Run(ctx context.Context) error {
 	if o.Verbose {
 		wo.Trace = p.Tracef
 	}
+	// The server's facts are read beside the list (they cost the server a
+	// gather of its metrics): --rv-only promises one small read, so not
+	// then.
 	p.ObjectsOf(res)
 	var names []string // -o name only: a restarted walk's last attempt is the tail
 	var onItem func(listing.ItemMeta)
 	if p.Names() {
 		onItem = func(it listing.ItemMeta) { names = append(names, it.Name) }
 	}
+	var facts chan *serverinfo.Info
+	if !o.RVOnly {
+		facts = make(chan *serverinfo.Info, 1)
+		go func() { facts <- o.readServerInfo(ctx, client, res.GVR.Group, res.GVR.Resource) }()
+	}
 	walk, werr := listing.Walk(ctx, client, t, wo, onItem)
 	if werr != nil && (walk == nil || len(walk.Final().Pages) == 0) && !listing.IsContinueExpired(werr) {
 		return o.requestError(werr, "list", res.Name())
 	}
-	report := render.NewListReport(t, wo, o.RVOnly, walk)
+	if err := o.notFound(res, t, walk, werr); err != nil {
+		return err
+	}
+	q := render.ListQuery{Target: t, Walk: wo, RVOnly: o.RVOnly, Name: o.Name, FieldSelector: o.FieldSelector, Context: o.suggest}
+	if !res.Namespaced && o.namespaceGiven != "" {
+		q.NamespaceIgnored = o.namespaceGiven
+	}
+	report := render.NewListReport(q, walk)
 	if n := int(walk.Final().ItemCount); n <= len(names) {
 		report.ObjectNames = names[len(names)-n:]
 	}
-	if !o.RVOnly {
-		// --rv-only promises one small read: /metrics (hundreds of KB,
-		// tens of MB on a big cluster) is read only for the texts that
-		// depend on the server's gates and watch cache.
-		report = report.WithServer(serverinfo.Read(ctx, client, res.GVR.Group, res.GVR.Resource))
+	if facts != nil {
+		report = report.WithServer(<-facts)
 	}
 	if report.NeedsCurrentRV() && werr == nil {
 		current, _, cerr := listing.CurrentRV(ctx, client, t, listing.CurrentOptions{})
@@ -220,7 +259,7 @@ func (o *ListOptions) Run(ctx context.Context) error {
 	if err := p.List(report); err != nil {
 		return err
 	}
-	noteMixedServers(p, servers.SignsInWalk(walk, werr))
+	noteMixedServers(p, servers.SignsInWalk(walk, werr), o.serversCommand(res, q.Scope()))
 	if werr != nil {
 		if listing.IsContinueExpired(werr) && o.NoRestart {
 			return withCode(ExitRVProblem, fmt.Errorf("%w (run without --no-restart to restart from page 1 automatically)", werr))
@@ -237,6 +276,37 @@ func (o *ListOptions) Run(ctx context.Context) error {
 		return withCode(ExitFailure, fmt.Errorf("the pages of one list carried different resourceVersions %v: this API server broke the List contract", report.PageResourceVersions))
 	}
 	return nil
+}
+
+// serversCommand is "list RESOURCE --servers" in the user's context and
+// scope: each server's RVs.
+func (o *ListOptions) serversCommand(res apiclient.Resource, scope suggest.Scope) string {
+	l, err := o.suggest.Command("list", res.Name(), scope, suggest.Bool("servers"))
+	if err != nil {
+		return ""
+	}
+	return l.String()
+}
+
+// notFound is kubectl's NotFound for a NAME that the list did not find
+// (exit 9): a list narrowed to one name that holds no item.
+func (o *ListOptions) notFound(res apiclient.Resource, t apiclient.Target, walk *listing.WalkResult, werr error) error {
+	if o.Name == "" || werr != nil || walk.Final().ItemCount > 0 || len(walk.Final().Pages) == 0 {
+		return nil
+	}
+	where := ""
+	switch {
+	case t.Namespace != "":
+		where = " in namespace " + t.Namespace
+	case res.Namespaced:
+		where = " in any namespace"
+	}
+	at := walk.Final().Pages[0].ResourceVersion
+	sel := ""
+	if o.LabelSelector != "" || o.FieldSelector != "" {
+		sel = " matching the selectors"
+	}
+	return withCode(ExitNotFound, fmt.Errorf("%s %q not found%s%s (the list at RV %s holds no object of that name)", res.Name(), o.Name, sel, where, at))
 }
 
 func firstLine(s string) string {

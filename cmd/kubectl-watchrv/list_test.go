@@ -2,10 +2,18 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/suggest"
 )
 
 // runForTest runs the command line with buffers and no kubeconfig.
@@ -40,6 +48,7 @@ func TestListRejectsBadFlags(t *testing.T) {
 		{[]string{"list", "cm", "--endpoints", ","}, "--endpoints: no endpoint given: list host:port addresses, for example --endpoints 10.0.0.1:6443,10.0.0.2:6443"},
 		{[]string{"list", "cm", "--endpoints", "10.0.0.1"}, `--endpoints: endpoint "10.0.0.1" is not host:port`},
 		{[]string{"list", "cm", "--bogus"}, "unknown flag: --bogus"},
+		{[]string{"list", "cm", "a", "--field-selector", "status=x,metadata.name=b"}, "both select metadata.name"},
 		{[]string{"version", "-o", "xml"}, `unknown output format "xml"`},
 		{[]string{"completion"}, "name one shell"},
 		{[]string{"completion", "tcsh"}, `unknown shell "tcsh"`},
@@ -64,6 +73,28 @@ func TestListRejectsBadFlags(t *testing.T) {
 	}
 }
 
+// metadata.namespace is not metadata.name: NAME goes with it.
+func TestNameWithANamespaceFieldSelector(t *testing.T) {
+	_, errOut, code := runForTest(t, "list", "cm", "a", "-A", "--field-selector", "metadata.namespace=x", "--server", "https://127.0.0.1:1", "--request-timeout", "2s")
+	if code == ExitUsage || strings.Contains(errOut, "both select") {
+		t.Fatalf("refused: exit %d %s", code, errOut)
+	}
+}
+
+// Issue 25 F32, as a class: every command that takes RESOURCE refuses
+// several types in one argument (cm,secrets) before any request, naming
+// each, with exit 2 (not "the server doesn't have a resource type").
+func TestOneResourceTypeAtATime(t *testing.T) {
+	for _, args := range [][]string{
+		{"list", "cm,secrets"}, {"list", "cm,secrets", "a"}, {"watch", "cm,secrets"}, {"probe", "cm,secrets"}, {"streaming", "cm,secrets"},
+	} {
+		out, errOut, code := runForTest(t, append(args, "--server", "https://127.0.0.1:1", "--request-timeout", "2s")...)
+		if code != ExitUsage || out != "" || !strings.Contains(errOut, `"cm,secrets" names 2 resource types`) || !strings.Contains(errOut, "cm, secrets") || strings.Contains(errOut, "doesn't have") {
+			t.Errorf("%v: exit %d, %q %q", args, code, out, errOut)
+		}
+	}
+}
+
 func TestVersionClientOnly(t *testing.T) {
 	out, errOut, code := runForTest(t, "version", "--client", "-o", "json")
 	if code != 0 || !strings.Contains(out, `"clientVersion": "`+version+`"`) || errOut != "" {
@@ -77,5 +108,41 @@ func TestCompletionScripts(t *testing.T) {
 		if code != 0 || !strings.Contains(out, "watchrv") {
 			t.Fatalf("completion %s: code %d, %d bytes, err %q", sh, code, len(out), errOut)
 		}
+	}
+}
+
+// The mixed-servers warning of list names "list RESOURCE ... --servers"
+// in the user's context (pkg/suggest); pasted through a shell, the plugin
+// takes it (no usage error) with the scope and context it carries.
+func TestListServersSuggestionIsAccepted(t *testing.T) {
+	t.Setenv("KUBECONFIG", "/nonexistent-watchrv-unit")
+	root, _ := newRootCommand(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}})
+	root.SetArgs([]string{"list", "cm", "a", "-n", "demo", "-l", "app in (x)", "--server", "https://127.0.0.1:1", "--request-timeout", "1s", "--token", "s3cret"})
+	var o *ListOptions
+	for _, c := range root.Commands() {
+		if c.Name() == "list" {
+			c.RunE = func(cmd *cobra.Command, args []string) error {
+				o = &ListOptions{RootOptions: &RootOptions{ConfigFlags: genericclioptions.NewConfigFlags(true)}}
+				o.suggest = suggest.From(cmd.Flags(), os.Getenv)
+				return nil
+			}
+		}
+	}
+	if err := root.Execute(); err != nil || o == nil {
+		t.Fatal(err)
+	}
+	res := apiclient.Resource{GVR: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, Namespaced: true}
+	line := o.serversCommand(res, suggest.Scope{Namespace: "demo", LabelSelector: "app in (x)", Name: "a"})
+	if strings.Contains(line, "s3cret") || !strings.HasPrefix(line, "kubectl watchrv list configmaps a -n demo -l 'app in (x)' --servers --request-timeout 1s --server https://127.0.0.1:1 --token") {
+		t.Fatalf("suggested %s", line)
+	}
+	out, err := exec.Command("bash", "--norc", "-c", `kubectl() { printf '%s\0' "$@"; }; WATCHRV_TOKEN=s3cret `+line).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")[1:] // after "watchrv"
+	_, errOut, code := runForTest(t, args...)
+	if code == ExitUsage {
+		t.Fatalf("the plugin refuses its own suggestion %q: %s", args, errOut)
 	}
 }

@@ -194,7 +194,7 @@ func (o *ProbeOptions) Run(ctx context.Context) error {
 	if err := p.Probe(report, o.Verbose); err != nil {
 		return err
 	}
-	noteMixedServers(p, servers.SignsInWindow(w))
+	noteMixedServers(p, servers.SignsInWindow(w), "")
 	if w.Err != nil {
 		return o.windowError(w)
 	}

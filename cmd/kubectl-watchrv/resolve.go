@@ -24,6 +24,17 @@ func (o *RootOptions) resolveResource(ctx context.Context, arg string, verbs ...
 	switch {
 	case strings.TrimSpace(arg) == "":
 		return apiclient.Resource{}, withCode(ExitUsage, errors.New(`RESOURCE is empty: name a resource type such as configmaps, pods or deployments.apps (see 'kubectl watchrv --help')`))
+	case strings.Contains(arg, ","):
+		// kubectl get lists each type of "cm,secrets"; every command here
+		// reads one collection (a list RV, a watch stream, a window), so
+		// several types are several runs.
+		var types []string
+		for _, t := range strings.Split(arg, ",") {
+			if t = strings.TrimSpace(t); t != "" {
+				types = append(types, text.Echo(t))
+			}
+		}
+		return apiclient.Resource{}, withCode(ExitUsage, fmt.Errorf("%q names %d resource types: this command reads one resource type at a time (each has its own resourceVersion, watch and window): run it once for each of %s", text.Echo(arg), len(types), strings.Join(types, ", ")))
 	case strings.Contains(arg, "/"):
 		kind, rest, _ := strings.Cut(arg, "/")
 		arg, kind, rest = text.Echo(arg), text.Echo(kind), text.Echo(rest)
@@ -180,10 +191,19 @@ func resourceNameArgs(cmd *cobra.Command, args []string) error {
 }
 
 // validateNameSelector refuses NAME together with a field selector on
-// metadata.name.
+// metadata.name (metadata.namespace is another field).
 func validateNameSelector(cmd *cobra.Command, name, fieldSelector string) error {
-	if name != "" && strings.Contains(fieldSelector, "metadata.name") {
-		return usageErrorf(cmd, "NAME %q and --field-selector %q both select metadata.name: give one of them", name, fieldSelector)
+	if name == "" || fieldSelector == "" {
+		return nil
+	}
+	sel, err := fields.ParseSelector(fieldSelector)
+	if err != nil {
+		return nil // the server names what is wrong with it (400)
+	}
+	for _, r := range sel.Requirements() {
+		if r.Field == "metadata.name" {
+			return usageErrorf(cmd, "NAME %q and --field-selector %q both select metadata.name: give one of them", name, fieldSelector)
+		}
 	}
 	return nil
 }

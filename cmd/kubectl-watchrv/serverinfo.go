@@ -5,21 +5,37 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/serverinfo"
 )
 
 // serverInfo reads what the plugin knows of the server for group/resource
-// (serverinfo.Read: /version and /metrics, bounded to 10 s): the texts
-// that depend on the server are chosen from it.
+// (serverinfo.Read: /version and two families of /metrics, or the facts
+// cache; bounded to 10 s): the texts that depend on the server are chosen
+// from it.
 func (o *RootOptions) serverInfo(ctx context.Context, group, resource string) *serverinfo.Info {
 	client, err := o.Client()
 	if err != nil {
 		return serverinfo.Build("", 0, nil, "server not read: "+err.Error(), resource)
 	}
+	return o.readServerInfo(ctx, client, group, resource)
+}
+
+func (o *RootOptions) readServerInfo(ctx context.Context, client *apiclient.Client, group, resource string) *serverinfo.Info {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	return serverinfo.Read(ctx, client, group, resource)
+	return serverinfo.Read(ctx, client, group, resource, o.factsCache())
+}
+
+// factsCache keeps the server's facts between runs beside kubectl's
+// discovery cache (--cache-dir), keyed by the server's URL.
+func (o *RootOptions) factsCache() *serverinfo.Cache {
+	cfg, err := o.restConfig()
+	if err != nil || o.ConfigFlags.CacheDir == nil {
+		return nil
+	}
+	return &serverinfo.Cache{Dir: *o.ConfigFlags.CacheDir, Server: cfg.Host}
 }
 
 // streamingRefused turns the 422 of a server without streaming lists into

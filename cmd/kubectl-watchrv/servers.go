@@ -105,10 +105,14 @@ func (o *RootOptions) findServers(ctx context.Context, s *serversFlags, b *apicl
 }
 
 // noteMixedServers says, once, that an ordinary run's answers likely came
-// from different API servers, with the signs seen.
-func noteMixedServers(p *render.Printer, signs []string) {
+// from different API servers, with the signs seen, and the command that
+// shows each server's RVs (see: built by pkg/suggest; "" names the flag).
+func noteMixedServers(p *render.Printer, signs []string, see string) {
 	if len(signs) == 0 {
 		return
 	}
-	p.Warnf("likely answered by different API servers (%s); see --servers for each server's RVs", strings.Join(signs, "; "))
+	if see == "" {
+		see = "--servers"
+	}
+	p.Warnf("likely answered by different API servers (%s); see each server's RVs with %s", strings.Join(signs, "; "), see)
 }

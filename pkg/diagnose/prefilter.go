@@ -1,6 +1,9 @@
 package diagnose
 
-import "unsafe"
+import (
+	"sync"
+	"unsafe"
+)
 
 // The log prefilter: one Aho-Corasick pass over a line finds which anchors
 // it holds, so that the 99% of lines that hold none cost one table lookup
@@ -158,15 +161,18 @@ func anchorsOf(phrases []string) []string {
 	return out
 }
 
+// prefilter is built on first use, not at start-up: about 1 MiB and a
+// tenth of the plugin's start (issue 23: list costs what the list costs),
+// which only a log scan needs.
 var (
-	prefilter  = buildAC(anchorsOf(append(strongAnchors(), weakAnchors...)))
+	prefilter  = sync.OnceValue(func() *acMachine { return buildAC(anchorsOf(append(strongAnchors(), weakAnchors...))) })
 	strongBits = uint64(1)<<uint(len(strongAnchors())) - 1
 )
 
 // worthClassifying reports whether a log line may hold an error: a strong
 // anchor, or a weak one that really is a status code or a reason.
 func worthClassifying(line []byte) bool {
-	mask := prefilter.scan(line)
+	mask := prefilter().scan(line)
 	if mask == 0 {
 		return false
 	}

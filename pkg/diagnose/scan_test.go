@@ -175,15 +175,15 @@ func TestScanLogEmpty(t *testing.T) {
 func TestPrefilterFindsEveryAnchor(t *testing.T) {
 	all := append(strongAnchors(), weakAnchors...)
 	for i, a := range all {
-		if mask := prefilter.scan([]byte("x " + a + " y")); mask&(1<<uint(i)) == 0 {
+		if mask := prefilter().scan([]byte("x " + a + " y")); mask&(1<<uint(i)) == 0 {
 			t.Errorf("anchor %d %q not found (mask %b)", i, a, mask)
 		}
 	}
 	// Overlapping and suffix matches ("Watch close" inside "Watch closed").
-	if mask := prefilter.scan([]byte("Watch closed, too old resource version: 1")); mask == 0 {
+	if mask := prefilter().scan([]byte("Watch closed, too old resource version: 1")); mask == 0 {
 		t.Error("overlapping anchors not found")
 	}
-	if mask := prefilter.scan([]byte("I0101 10:00:00 controller.go:150] Reconciled default/web")); mask != 0 {
+	if mask := prefilter().scan([]byte("I0101 10:00:00 controller.go:150] Reconciled default/web")); mask != 0 {
 		t.Errorf("ordinary line matched: %b", mask)
 	}
 }
@@ -256,7 +256,7 @@ func TestEveryPhraseIsAnAnchor(t *testing.T) {
 		t.Fatalf("only %d phrases found in the source", len(phrases))
 	}
 	for _, p := range phrases {
-		if p == "" || prefilter.scan([]byte(p))&strongBits == 0 || !worthClassifying([]byte("x "+p+" y")) {
+		if p == "" || prefilter().scan([]byte(p))&strongBits == 0 || !worthClassifying([]byte("x "+p+" y")) {
 			t.Errorf("phrase %q holds no prefilter anchor", p)
 		}
 	}

@@ -43,6 +43,9 @@ type PageInfo struct {
 	Bytes              int64         `json:"bytes"`
 	Duration           time.Duration `json:"-"`
 	Millis             float64       `json:"ms"`
+	// More: the page carried a continue token (more items follow); with
+	// no remainingItemCount (a selector) the total is then unknown.
+	More bool `json:"more,omitempty"`
 }
 
 // Attempt is one walk from the first page; a restarted walk has two.
@@ -110,7 +113,7 @@ func walkOnce(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Wa
 		}
 		a.Pages = append(a.Pages, PageInfo{
 			Index: i, ResourceVersion: p.ResourceVersion, Items: len(p.Items),
-			RemainingItemCount: p.RemainingItemCount, Bytes: p.Bytes,
+			RemainingItemCount: p.RemainingItemCount, More: p.Continue != "", Bytes: p.Bytes,
 			Duration: p.Duration, Millis: float64(p.Duration.Microseconds()) / 1000,
 		})
 		a.ItemCount += int64(len(p.Items))

@@ -1,23 +1,31 @@
 package render
 
 import (
+	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/watchrv/kubectl-watchrv/internal/rv"
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
 	"github.com/watchrv/kubectl-watchrv/pkg/serverinfo"
+	"github.com/watchrv/kubectl-watchrv/pkg/suggest"
 )
 
 // ListReport is the stable schema of "list -o json|yaml".
 type ListReport struct {
 	// Cost is what the run took from the API server(s) (cost.go).
-	Cost                   *Cost                 `json:"cost,omitempty"`
-	Resource               string                `json:"resource"`
-	GroupVersion           string                `json:"groupVersion"`
-	Namespace              string                `json:"namespace"`
+	Cost *Cost `json:"cost,omitempty"`
+	Resource     string `json:"resource"`
+	GroupVersion string `json:"groupVersion"`
+	Namespace    string `json:"namespace"`
+	// ClusterScoped: the resource has no namespace; NamespaceIgnored is
+	// the -n given anyway (ignored, as kubectl does).
+	ClusterScoped    bool   `json:"clusterScoped,omitempty"`
+	NamespaceIgnored string `json:"namespaceIgnored,omitempty"`
+	// Name, LabelSelector and FieldSelector are how the user narrowed the
+	// list (the request's field selector holds NAME as metadata.name).
+	Name                   string                `json:"name,omitempty"`
 	LabelSelector          string                `json:"labelSelector,omitempty"`
 	FieldSelector          string                `json:"fieldSelector,omitempty"`
 	Request                ListRequest           `json:"request"`
@@ -31,13 +39,23 @@ type ListReport struct {
 	MaxItemResourceVersion string                `json:"maxItemResourceVersion"`
 	ListBelowNewestItem    bool                  `json:"listResourceVersionBelowNewestItem"`
 	ReadSemantics          listing.ReadSemantics `json:"readSemantics"`
-	Bytes                  int64                 `json:"bytes"`
-	Millis                 float64               `json:"ms"`
-	PageDetails            []listing.PageInfo    `json:"pageDetails"`
-	Restarted              bool                  `json:"restarted"`
-	Attempts               []listing.Attempt     `json:"attempts,omitempty"`
-	Error                  string                `json:"error,omitempty"`
-	WatchCommand           string                `json:"-"`
+	// ServedBy is who served the pages, by the server's rules (set with
+	// the server's facts, so not with --rv-only).
+	ServedBy    *ListServedBy      `json:"servedBy,omitempty"`
+	Bytes       int64              `json:"bytes"`
+	Millis      float64            `json:"ms"`
+	PageDetails []listing.PageInfo `json:"pageDetails"`
+	Restarted   bool               `json:"restarted"`
+	Attempts    []listing.Attempt  `json:"attempts,omitempty"`
+	Error       string             `json:"error,omitempty"`
+	// WatchCommand is the command that continues from this list, built by
+	// pkg/suggest (the user's context and scope in it); WatchCommandNotes
+	// say what to do before pasting it (a secret it does not print).
+	WatchCommand      string   `json:"watchCommand,omitempty"`
+	WatchCommandNotes []string `json:"watchCommandNotes,omitempty"`
+	// WatchCaveat says where the suggested watch may still fail (no
+	// watch cache: a storage the plugin cannot tell apart).
+	WatchCaveat string `json:"watchCaveat,omitempty"`
 	// ObjectNames are the names of the objects read, kept only for -o name.
 	ObjectNames []string `json:"-"`
 	// NoResourceVersion: the server sent no List RV (a resource not stored
@@ -50,53 +68,55 @@ type ListReport struct {
 	// read semantics' source is chosen from it.
 	Server *serverinfo.Info `json:"server,omitempty"`
 	// CurrentResourceVersion is the RV of a consistent read right after a
-	// list at --rv 0 or NotOlderThan, read to check that list's RV.
-	CurrentResourceVersion string `json:"currentResourceVersion,omitempty"`
+	// list at --rv 0 or NotOlderThan, read to check that list's RV;
+	// CurrentRVServedBy is who served that one-item list (one request more
+	// than the pages).
+	CurrentResourceVersion string        `json:"currentResourceVersion,omitempty"`
+	CurrentRVServedBy      *ListServedBy `json:"currentRVServedBy,omitempty"`
 
-	checkCurrent   bool
-	watchNamespace string
-	namespaced     bool // the resource has namespaces: "" is -A
+	checkCurrent bool
+	watch        watchSuggestion
 }
 
-// WithServer adds what is known of the server, and who served the list by
-// it, to the read semantics.
-func (r ListReport) WithServer(in *serverinfo.Info) ListReport {
-	r.Server = in
-	if r.NoResourceVersion {
-		return r
-	}
-	r.ReadSemantics.Source = in.ListSource(r.Request.ResourceVersion, r.Request.ResourceVersionMatch, r.Request.Limit)
-	r.ReadSemantics.Description += "; " + r.ReadSemantics.Source
-	return r
+// ListServedBy is serverinfo.Served for this list's pages, with the list
+// requests storage and the watch cache served when the rules tell (nil
+// when they do not): the matrix oracle holds them to the server's list
+// counters.
+type ListServedBy struct {
+	serverinfo.Served
+	StorageRequests *int `json:"storageRequests,omitempty"`
+	CacheRequests   *int `json:"cacheRequests,omitempty"`
 }
 
-func (r *ListReport) watchCommand(ns string) string {
-	return fmt.Sprintf("kubectl watchrv watch %s%s --rv %s", r.Resource, ns, r.ResourceVersion)
+// ListQuery is what the user asked list for: the collection (NAME in its
+// field selector as metadata.name), how it was read, how it was narrowed,
+// and the context a suggested command carries.
+type ListQuery struct {
+	Target apiclient.Target
+	Walk   listing.WalkOptions
+	RVOnly bool
+	// Name and FieldSelector are the user's (Target's field selector
+	// holds both).
+	Name, FieldSelector string
+	// NamespaceIgnored is -n given for a cluster-scoped resource.
+	NamespaceIgnored string
+	Context          suggest.Context
 }
 
-// NeedsCurrentRV is true after a list whose RV is a watch start only if it
-// is current (--rv 0, NotOlderThan: the serving cache's newest state, which
-// may lag): the caller reads the current RV and calls CheckWatchStart.
-func (r *ListReport) NeedsCurrentRV() bool { return r.checkCurrent }
+// Scope is how a suggested command narrows the collection as the user did.
+func (q ListQuery) Scope() suggest.Scope {
+	t := q.Target
+	return suggest.Scope{
+		Namespace: t.Namespace, AllNamespaces: t.Resource.Namespaced && t.Namespace == "",
+		LabelSelector: t.LabelSelector, FieldSelector: q.FieldSelector, Name: q.Name,
+	}
+}
 
-// CheckWatchStart suggests a watch from the list's RV when a consistent
-// read right after the list found it current; otherwise it says why not.
-func (r *ListReport) CheckWatchStart(current string, err error) {
-	r.checkCurrent = false
-	mode := "--rv 0"
-	if r.ReadSemantics.Mode == "NotOlderThan" {
-		mode = "--rv " + r.Request.ResourceVersion + " --rv-match NotOlderThan"
-	}
-	switch {
-	case err != nil:
-		r.WatchAdvice = fmt.Sprintf("not suggested: a list at %s may lag the current state, and the current RV could not be read to check it (%s); list without --rv (a consistent read) for a start that works", mode, text.OneLine(err.Error()))
-	case current == r.ResourceVersion:
-		r.CurrentResourceVersion = current
-		r.WatchCommand = r.watchCommand(r.watchNamespace)
-	default:
-		r.CurrentResourceVersion = current
-		r.WatchAdvice = fmt.Sprintf("not suggested: a list at %s returned RV %s, but a consistent read right after it found RV %s: the state it read may lag, and a watch from %s works only while %s is in the watch window; list without --rv (a consistent read) for a start that works", mode, r.ResourceVersion, current, r.ResourceVersion, r.ResourceVersion)
-	}
+// watchSuggestion is what "Watch from here" is built from.
+type watchSuggestion struct {
+	ctx      suggest.Context
+	resource string
+	scope    suggest.Scope
 }
 
 // ListRequest echoes what was asked.
@@ -109,18 +129,20 @@ type ListRequest struct {
 }
 
 // NewListReport summarizes a walk.
-func NewListReport(t apiclient.Target, o listing.WalkOptions, rvOnly bool, w *listing.WalkResult) ListReport {
-	a := w.Final()
+func NewListReport(q ListQuery, w *listing.WalkResult) ListReport {
+	t, o, a := q.Target, q.Walk, w.Final()
 	r := ListReport{
-		Resource:      t.Resource.Name(),
-		GroupVersion:  t.Resource.GVR.GroupVersion().String(),
-		Namespace:     t.Namespace,
-		namespaced:    t.Resource.Namespaced,
-		LabelSelector: t.LabelSelector,
-		FieldSelector: t.FieldSelector,
+		Resource:         t.Resource.Name(),
+		GroupVersion:     t.Resource.GVR.GroupVersion().String(),
+		Namespace:        t.Namespace,
+		ClusterScoped:    !t.Resource.Namespaced,
+		NamespaceIgnored: q.NamespaceIgnored,
+		Name:             q.Name,
+		LabelSelector:    t.LabelSelector,
+		FieldSelector:    q.FieldSelector,
 		Request: ListRequest{
 			Limit: o.Limit, ResourceVersion: o.ResourceVersion, ResourceVersionMatch: o.ResourceVersionMatch,
-			RVOnly: rvOnly, URL: apiclient.URL(t.CollectionPath(), o.PageOptions.Query(t)),
+			RVOnly: q.RVOnly, URL: apiclient.URL(t.CollectionPath(), o.PageOptions.Query(t)),
 		},
 		ItemCount:              a.ItemCount,
 		Pages:                  len(a.Pages),
@@ -132,6 +154,7 @@ func NewListReport(t apiclient.Target, o listing.WalkOptions, rvOnly bool, w *li
 		Restarted:              len(w.Attempts) > 1,
 		Millis:                 float64(w.Duration.Microseconds()) / 1000,
 		Error:                  a.Error,
+		watch:                  watchSuggestion{ctx: q.Context, resource: t.Resource.Name(), scope: q.Scope()},
 	}
 	if r.PageDetails == nil {
 		r.PageDetails = []listing.PageInfo{}
@@ -149,23 +172,13 @@ func NewListReport(t apiclient.Target, o listing.WalkOptions, rvOnly bool, w *li
 			r.Consistent = false
 		}
 	}
-	if rvOnly && len(a.Pages) == 1 {
-		total := int64(a.Pages[0].Items)
-		if a.Pages[0].RemainingItemCount != nil {
-			total += *a.Pages[0].RemainingItemCount
-		}
-		r.EstimatedTotal = &total
+	if q.RVOnly && len(a.Pages) == 1 {
+		r.EstimatedTotal = totalOf(a.Pages[0])
 	}
 	if lr, ok := rv.Parse(r.ResourceVersion); ok {
 		if mr, ok := rv.Parse(r.MaxItemResourceVersion); ok && mr > lr {
 			r.ListBelowNewestItem = true
 		}
-	}
-	ns := ""
-	if t.Namespace != "" {
-		ns = " -n " + t.Namespace
-	} else if t.Resource.Namespaced {
-		ns = " -A"
 	}
 	switch {
 	case r.ResourceVersion == "" && len(a.Pages) > 0:
@@ -175,136 +188,176 @@ func NewListReport(t apiclient.Target, o listing.WalkOptions, rvOnly bool, w *li
 	case r.ReadSemantics.Mode == "Exact":
 		// An exact list reads the past: its RV may be one the watch window
 		// has already left.
-		r.WatchAdvice = fmt.Sprintf("not suggested: an exact list at --rv %s reads the past, which may be older than the watch window; list without --rv (a consistent read) for a start that works, or watch with --rv list", o.ResourceVersion)
+		r.WatchAdvice = fmt.Sprintf("not suggested: an exact list at --rv %s reads the past, which may be older than the watch window; list without --rv (a consistent read) for a start that works, or list and watch in one: %s", o.ResourceVersion, r.watchFromList())
 	case r.ResourceVersion != "" && r.ReadSemantics.Mode == "Consistent":
-		r.WatchCommand = r.watchCommand(ns)
+		r.suggestWatch()
 	case r.ResourceVersion != "":
 		// Any and NotOlderThan return the serving cache's newest state,
 		// which may lag the current RV: CheckWatchStart decides.
-		r.watchNamespace = ns
 		r.checkCurrent = true
 	}
 	return r
 }
 
-// List prints a list report.
-func (p *Printer) List(r ListReport) error {
-	r.Cost = p.cost()
-	return p.emit(oneDocument, r, func() error { return p.listHuman(r) })
+// totalOf is the collection's size as one page tells it: the items read
+// and the server's count of the rest; known without a count only when the
+// page is the last (no continue token). nil: unknown (a selector: the
+// server does not count the rest).
+func totalOf(p listing.PageInfo) *int64 {
+	total := int64(p.Items)
+	switch {
+	case p.RemainingItemCount != nil:
+		total += *p.RemainingItemCount
+	case p.More:
+		return nil
+	}
+	return &total
 }
 
-func (p *Printer) listHuman(r ListReport) error {
-	s := p.Style
-	ns := namespaceCell(r.Namespace, r.namespaced)
-	rv := s.Bold.Sprint(r.ResourceVersion) + s.Dim.Sprint(`  (kubectl get -o json shows "")`)
-	if r.NoResourceVersion {
-		rv = s.Warn.Sprint("(none: the server sent no resourceVersion for this resource)")
-	}
-	pages := fmt.Sprintf("%d (limit %d)", r.Pages, r.Request.Limit)
-	consistency := s.Good.Sprintf("all %d pages at RV %s", r.Pages, r.ResourceVersion)
-	if r.Pages == 1 {
-		consistency = s.Good.Sprint("single page")
-	}
-	if !r.Consistent {
-		consistency = s.Bad.Sprintf("PAGES DISAGREE: %s — one list must have one RV", strings.Join(r.PageResourceVersions, ", "))
-	}
-	items := fmt.Sprint(r.ItemCount)
-	if r.EstimatedTotal != nil {
-		items = fmt.Sprintf("%d read, %d in the collection", r.ItemCount, *r.EstimatedTotal)
-	}
-	newest := r.MaxItemResourceVersion
-	newestLabel := "Newest item RV"
+// suggestWatch sets WatchCommand: a watch from the List RV, in the user's
+// context and scope. An RV the plugin would refuse is never suggested
+// (pkg/suggest checks it with internal/rv).
+func (r *ListReport) suggestWatch() {
+	l, err := r.watch.ctx.Command("watch", r.watch.resource, r.watch.scope, suggest.RV(r.ResourceVersion))
+	var bad *suggest.InvalidRVError
 	switch {
-	case r.Request.RVOnly:
-		// One item was read: its RV says nothing about the collection.
-		newestLabel = "RV of the item read"
-		if newest == "" {
-			newest = "(no items)"
-		}
-	case newest == "" && r.ItemCount > 0:
-		newest = "(the items carry no resourceVersion)"
-	case newest == "":
-		newest = "(no items)"
-	case r.ListBelowNewestItem:
-		newest = s.Bad.Sprintf("%s — HIGHER THAN THE LIST RV %s: the list RV must never be lower", newest, r.ResourceVersion)
-	default:
-		newest += s.Dim.Sprint("  (list RV is not lower: ok)")
+	case errors.As(err, &bad):
+		r.WatchAdvice = "not suggested: " + err.Error() + "; list and watch in one instead (the plugin takes the list's RV as the server gave it): " + r.watchFromList()
+		return
+	case err != nil:
+		r.WatchAdvice = "not suggested: " + err.Error()
+		return
 	}
-	pairs := [][2]string{
-		{"Resource", fmt.Sprintf("%s (%s)", r.Resource, r.GroupVersion)},
-		{"Namespace", ns},
-		{"List resourceVersion", rv},
-		{"Read semantics", r.ReadSemantics.Description},
+	r.WatchCommand, r.WatchCommandNotes = l.String(), l.Notes
+	r.setWatchCaveat()
+}
+
+// watchFromList is "watch --rv list" in the user's context and scope.
+func (r *ListReport) watchFromList() string {
+	l, err := r.watch.ctx.Command("watch", r.watch.resource, r.watch.scope, suggest.RV("list"))
+	if err != nil {
+		return "watch with --rv list"
 	}
+	return l.String()
+}
+
+// NeedsCurrentRV is true after a list whose RV is a watch start only if it
+// is current (--rv 0, NotOlderThan: the serving cache's newest state, which
+// may lag): the caller reads the current RV and calls CheckWatchStart.
+func (r *ListReport) NeedsCurrentRV() bool { return r.checkCurrent }
+
+// CheckWatchStart suggests a watch from the list's RV when a consistent
+// read right after the list found it current; otherwise it says why not.
+func (r *ListReport) CheckWatchStart(current string, err error) {
+	r.checkCurrent = false
 	if r.Server != nil {
-		pairs = append(pairs, [2]string{"Server", r.Server.Summary()})
+		r.CurrentRVServedBy = servedBy(r.Server.ListServed("", "", 1), 1, 0)
 	}
-	pairs = append(pairs, [][2]string{
-		{"Items", items},
-		{"Pages", pages},
-		{"Page RVs", consistency},
-	}...)
-	if r.RemainingItemCount != nil {
-		pairs = append(pairs, [2]string{"Remaining after page 1", fmt.Sprint(*r.RemainingItemCount)})
-	}
-	pairs = append(pairs,
-		[2]string{newestLabel, newest},
-		[2]string{"Transfer", transferText(r)},
-	)
-	if r.Restarted {
-		pairs = append(pairs, [2]string{"Restarted", s.Warn.Sprintf("yes: attempt 1 lost its continue token at page %d; this is attempt 2", r.Attempts[0].ExpiredOnPage)})
+	mode := "--rv 0"
+	if r.ReadSemantics.Mode == "NotOlderThan" {
+		mode = "--rv " + r.Request.ResourceVersion + " --rv-match NotOlderThan"
 	}
 	switch {
-	case r.Error != "":
-	case r.WatchCommand != "":
-		pairs = append(pairs, [2]string{"Watch from here", r.WatchCommand})
-	case r.WatchAdvice != "":
-		pairs = append(pairs, [2]string{"Watch from here", r.WatchAdvice})
+	case err != nil:
+		r.WatchAdvice = fmt.Sprintf("not suggested: a list at %s may lag the current state, and the current RV could not be read to check it (%s); list without --rv (a consistent read) for a start that works", mode, text.OneLine(err.Error()))
+	case current == r.ResourceVersion:
+		r.CurrentResourceVersion = current
+		r.suggestWatch()
+	default:
+		r.CurrentResourceVersion = current
+		r.WatchAdvice = fmt.Sprintf("not suggested: a list at %s returned RV %s, but a consistent read right after it found RV %s: the state it read may lag, and a watch from %s works only while %s is in the watch window; list without --rv (a consistent read) for a start that works", mode, r.ResourceVersion, current, r.ResourceVersion, r.ResourceVersion)
 	}
-	if err := KeyValues(p.Out, pairs); err != nil {
-		return err
-	}
-	if p.Wide() && len(r.PageDetails) > 0 {
-		fmt.Fprintln(p.Out)
-		t := NewTable("PAGE", "RESOURCEVERSION", "ITEMS", "REMAINING", "BYTES", "TIME")
-		for _, pg := range r.PageDetails {
-			rem := "-"
-			if pg.RemainingItemCount != nil {
-				rem = fmt.Sprint(*pg.RemainingItemCount)
-			}
-			t.Row(fmt.Sprint(pg.Index), pg.ResourceVersion, fmt.Sprint(pg.Items), rem, humanBytes(pg.Bytes), fmt.Sprintf("%.1fms", pg.Millis))
-			if pg.ResourceVersion != r.ResourceVersion {
-				t.PaintLast(1, s.Bad.Sprint)
-			}
-		}
-		return t.Write(p.Out, s.Header.Sprint)
-	}
-	return nil
 }
 
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+// WithServer adds what is known of the server: who served each page (by
+// its rules), and what a suggested watch may meet there.
+func (r ListReport) WithServer(in *serverinfo.Info) ListReport {
+	r.Server = in
+	if r.NoResourceVersion {
+		return r
 	}
-	return fmt.Sprintf("%d B", n)
+	sv := in.ListServed(r.Request.ResourceVersion, r.Request.ResourceVersionMatch, r.Request.Limit)
+	r.ReadSemantics.Source = "served by " + sv.First
+	first, continues := r.pagesRead()
+	r.ServedBy = servedBy(sv, first, continues)
+	r.setWatchCaveat()
+	return r
 }
 
-// gzipThresholdBytes: the API server gzips a response body above 128 KiB
-// when the client accepts gzip, as Go's HTTP client does (apiserver
-// endpoints/handlers/responsewriters defaultGzipThresholdBytes).
-const gzipThresholdBytes = 128 << 10
-
-// transferText says what the byte count is: the decoded bodies, which the
-// wire carries gzipped when a page is over 128 KiB.
-func transferText(r ListReport) string {
-	s := fmt.Sprintf("%s decoded in %.1f ms", humanBytes(r.Bytes), r.Millis)
-	for _, p := range r.PageDetails {
-		if p.Bytes > gzipThresholdBytes {
-			return s + " (bodies as decoded; the server gzips a body over 128 KiB, so fewer bytes crossed the wire)"
+// pagesRead counts the first pages and the continue pages of every
+// attempt (a restarted walk read page 1 twice).
+func (r *ListReport) pagesRead() (first, continues int) {
+	attempts := r.Attempts
+	if attempts == nil {
+		attempts = []listing.Attempt{{Pages: r.PageDetails}}
+	}
+	for _, a := range attempts {
+		if len(a.Pages) > 0 {
+			first++
+			continues += len(a.Pages) - 1
 		}
 	}
-	return s
+	return first, continues
+}
+
+// span is a count known to lie between lo and hi.
+type span struct{ lo, hi int }
+
+func (s *span) add(lo, hi int) { s.lo, s.hi = s.lo+lo, s.hi+hi }
+
+func (s span) known() *int {
+	if s.lo != s.hi {
+		return nil
+	}
+	n := s.lo
+	return &n
+}
+
+// servedBy counts the list requests storage and the watch cache served, by
+// the rules: a page of a source not known here may be either; the watch
+// cache's current-RV list (RVFromStorageList) goes to storage once per
+// first page, whoever serves that page (storage serves it, or the cache
+// after asking storage).
+func servedBy(sv serverinfo.Served, first, continues int) *ListServedBy {
+	var st, ca span
+	for i, part := range []struct {
+		from  serverinfo.Server
+		pages int
+	}{{sv.FirstFrom, first}, {sv.ContinueFrom, continues}} {
+		n := part.pages
+		switch part.from {
+		case serverinfo.ByStorage:
+			st.add(n, n)
+		case serverinfo.ByWatchCache:
+			ca.add(n, n)
+			if i == 0 && sv.RVFromStorageList {
+				st.add(n, n)
+			}
+		default:
+			ca.add(0, n)
+			if i == 0 && sv.RVFromStorageList {
+				st.add(n, n) // storage serves the page, or the cache's RV read
+			} else {
+				st.add(0, n)
+			}
+		}
+	}
+	return &ListServedBy{Served: sv, StorageRequests: st.known(), CacheRequests: ca.known()}
+}
+
+// setWatchCaveat: without a watch cache, the suggested watch is served by
+// storage, and on kine (k3s's storage) a watch from the list's RV fails
+// with PrevKv=nil once an object last written below kine's compaction
+// point changes (the reference page, kine section): the plugin cannot tell
+// etcd from kine, so it says both.
+func (r *ListReport) setWatchCaveat() {
+	if r.WatchCommand == "" || r.Server == nil || r.Server.WatchCache != serverinfo.No || r.Server.Storage != "unknown" {
+		return
+	}
+	follow := "add --follow"
+	if l, err := r.watch.ctx.Command("watch", r.watch.resource, r.watch.scope, suggest.RV(r.ResourceVersion), suggest.Bool("follow")); err == nil {
+		follow = l.String()
+	}
+	r.WatchCaveat = fmt.Sprintf("%s has no watch cache here, so storage serves this watch: on etcd it starts at RV %s; on kine (k3s's storage; the plugin cannot tell them apart) it fails with a 500 \"PrevKv=nil\", that change lost, once an object last written before kine's compaction point changes. With --follow the plugin relists then and shows what changed: %s",
+		r.Resource, r.ResourceVersion, follow)
 }

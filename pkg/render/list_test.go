@@ -54,7 +54,7 @@ func TestListJSONSchema(t *testing.T) {
 	tg, o, w := recordedWalk(t)
 	var out bytes.Buffer
 	p := NewPrinter(&out, &out, FormatJSON, false)
-	if err := p.List(NewListReport(tg, o, false, w)); err != nil {
+	if err := p.List(NewListReport(ListQuery{Target: tg, Walk: o, RVOnly: false}, w)); err != nil {
 		t.Fatal(err)
 	}
 	var got map[string]any
@@ -74,7 +74,7 @@ func TestListJSONSchema(t *testing.T) {
 
 func TestListHumanOutputFlagsDisagreement(t *testing.T) {
 	tg, o, w := recordedWalk(t)
-	r := NewListReport(tg, o, false, w)
+	r := NewListReport(ListQuery{Target: tg, Walk: o, RVOnly: false}, w)
 	var out bytes.Buffer
 	if err := NewPrinter(&out, &out, FormatWide, false).List(r); err != nil {
 		t.Fatal(err)
@@ -89,7 +89,7 @@ func TestListHumanOutputFlagsDisagreement(t *testing.T) {
 	}
 	// A server that broke the contract (pages at different RVs) is shouted at.
 	w.Final().Pages[2].ResourceVersion = "216"
-	r = NewListReport(tg, o, false, w)
+	r = NewListReport(ListQuery{Target: tg, Walk: o, RVOnly: false}, w)
 	out.Reset()
 	if err := NewPrinter(&out, &out, "", false).List(r); err != nil {
 		t.Fatal(err)
@@ -118,7 +118,7 @@ func TestNoColorWhenNotATerminal(t *testing.T) {
 func TestListRVOnlyDoesNotClaimTheNewestItem(t *testing.T) {
 	tg, o, w := recordedWalk(t)
 	var out bytes.Buffer
-	if err := NewPrinter(&out, &out, "", false).List(NewListReport(tg, o, true, w)); err != nil {
+	if err := NewPrinter(&out, &out, "", false).List(NewListReport(ListQuery{Target: tg, Walk: o, RVOnly: true}, w)); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(out.String(), "Newest item RV") || !strings.Contains(out.String(), "RV of the item read") {
@@ -131,12 +131,12 @@ func TestListRVOnlyDoesNotClaimTheNewestItem(t *testing.T) {
 func TestListAtAnRVSuggestsNoWatchStart(t *testing.T) {
 	tg, o, w := recordedWalk(t)
 	o.ResourceVersion = "100"
-	r := NewListReport(tg, o, false, w)
+	r := NewListReport(ListQuery{Target: tg, Walk: o, RVOnly: false}, w)
 	var out bytes.Buffer
 	if err := NewPrinter(&out, &out, "", false).List(r); err != nil {
 		t.Fatal(err)
 	}
-	if r.WatchCommand != "" || strings.Contains(out.String(), "kubectl watchrv watch") || !strings.Contains(out.String(), "not suggested") {
+	if r.WatchCommand != "" || strings.Contains(out.String(), "--rv 215") || strings.Contains(out.String(), "watch configmaps -n recorded --rv 100") || !strings.Contains(out.String(), "not suggested") {
 		t.Fatalf("a list at --rv 100 must not suggest a watch start:\n%s", out.String())
 	}
 }
@@ -148,7 +148,7 @@ func TestListAtAnyOrNotOlderThanSuggestsAWatchStartOnlyIfCurrent(t *testing.T) {
 	for _, c := range []struct{ rv, match string }{{"0", ""}, {"100", "NotOlderThan"}} {
 		tg, o, w := recordedWalk(t)
 		o.ResourceVersion, o.ResourceVersionMatch = c.rv, c.match
-		r := NewListReport(tg, o, false, w)
+		r := NewListReport(ListQuery{Target: tg, Walk: o, RVOnly: false}, w)
 		if !r.NeedsCurrentRV() || r.WatchCommand != "" {
 			t.Fatalf("--rv %s %s: a watch start suggested before the current RV was checked: %+v", c.rv, c.match, r)
 		}
@@ -172,7 +172,7 @@ func TestListAtAnyOrNotOlderThanSuggestsAWatchStartOnlyIfCurrent(t *testing.T) {
 // 128 KiB is gzipped on the wire, so the output says which.
 func TestListTransferSaysDecoded(t *testing.T) {
 	tg, o, w := recordedWalk(t)
-	r := NewListReport(tg, o, false, w)
+	r := NewListReport(ListQuery{Target: tg, Walk: o, RVOnly: false}, w)
 	var out bytes.Buffer
 	if err := NewPrinter(&out, &out, "", false).List(r); err != nil {
 		t.Fatal(err)

@@ -31,7 +31,7 @@ func TestEveryReportNamesTheScopeAlike(t *testing.T) {
 	walk := &listing.WalkResult{Attempts: []listing.Attempt{{Pages: []listing.PageInfo{{ResourceVersion: "7", Items: 1}}, ItemCount: 1}}}
 	for _, c := range cases {
 		outputs := map[string]func(p *Printer) error{
-			"list": func(p *Printer) error { return p.List(NewListReport(c.target, listing.WalkOptions{}, false, walk)) },
+			"list": func(p *Printer) error { return p.List(NewListReport(ListQuery{Target: c.target}, walk)) },
 			"probe": func(p *Printer) error {
 				return p.Probe(NewProbeReport(&probe.Result{Target: c.target, CurrentRaw: "7"}, ""), false)
 			},

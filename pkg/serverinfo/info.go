@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"time"
 )
 
 // Tri is a fact known true, known false, or not known.
@@ -42,6 +43,10 @@ type Info struct {
 	Storage string `json:"storage"`
 	// Assumed lists, one line each, what was taken without being seen.
 	Assumed []string `json:"assumed,omitempty"`
+	// FactsReadAt is when the gates and the watch cache were read from
+	// /metrics, when that was an earlier run's read (the facts cache,
+	// CacheTTL); nil when this run read them.
+	FactsReadAt *time.Time `json:"factsReadAt,omitempty"`
 }
 
 var minorRE = regexp.MustCompile(`^v?1\.(\d+)`)
@@ -65,7 +70,8 @@ func ParseVersion(body []byte) (gitVersion string, minor int, err error) {
 
 // Build fills an Info from what was read: the version (gitVersion, minor;
 // minor 0 when unknown), the gates and watch cache seen on /metrics (nil
-// Metrics when /metrics was not read, with why in metricsNote).
+// when /metrics was not read), and why /metrics was not read, or not
+// whole, in metricsNote ("" when it was).
 func Build(gitVersion string, minor int, m *MetricsFacts, metricsNote, resource string) *Info {
 	in := &Info{Version: gitVersion, Minor: minor, Gates: map[string]bool{}, WatchCache: Unknown, Resource: resource, Storage: "unknown"}
 	if gitVersion == "" {
@@ -78,8 +84,10 @@ func Build(gitVersion string, minor int, m *MetricsFacts, metricsNote, resource 
 		if resource != "" {
 			in.WatchCache = m.WatchCache
 		}
-	} else if metricsNote != "" {
-		in.Assumed = append(in.Assumed, metricsNote)
+	}
+	if metricsNote != "" {
+		// First: it is why the rest is assumed (Note shows it).
+		in.Assumed = append([]string{metricsNote}, in.Assumed...)
 	}
 	for _, g := range Gates {
 		if v, ok := in.GatesSeen[g]; ok {

@@ -1,13 +1,14 @@
 package serverinfo
 
 import (
+	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
-	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
+	"github.com/watchrv/kubectl-watchrv/internal/countio"
 )
 
 // The metric families read here.
@@ -16,83 +17,246 @@ const (
 	familyCacheCapacity  = "watch_cache_capacity"
 )
 
-// MetricsFacts is what one /metrics text says about the gates and a
-// resource's watch cache.
+// MetricsFacts is what /metrics says about the gates and a resource's
+// watch cache.
 type MetricsFacts struct {
 	Gates      map[string]bool
 	WatchCache Tri
 }
 
-// ParseMetrics reads a /metrics text (Prometheus text format).
-func ParseMetrics(r io.Reader) (map[string]*dto.MetricFamily, error) {
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	f, err := p.TextToMetricFamilies(r)
-	if err != nil {
-		return nil, fmt.Errorf("cannot parse /metrics: %w", err)
+// lastGate is the gate that sorts last: the server writes a family's
+// series in the order of their label values, so the gates are all seen
+// once a name sorts after it.
+var lastGate = func() string {
+	last := ""
+	for _, g := range Gates {
+		if g > last {
+			last = g
+		}
 	}
-	return f, nil
+	return last
+}()
+
+// metricsScan reads a /metrics text (Prometheus text format) line by line,
+// keeping only the facts: never the text, so memory does not grow with it.
+type metricsScan struct {
+	group, resource string
+	gates           map[string]bool
+	seenGates       bool // the kubernetes_feature_enabled family began
+	seenCapacity    bool // the watch_cache_capacity family began
+	gatesDone       bool // a gate name sorting after lastGate, or the next family
+	cache           Tri
+	cacheDone       bool // the resource's series, or one sorting after it
+	unfiltered      bool // a family not asked for: the server ignored name[]
+	eof             bool // the text ended within the cap
+	cut             bool // the cap was reached first
+	read            int64
+	err             error
 }
 
-// FactsOf picks, from parsed /metrics, the gates the texts use and whether
-// group/resource has a watch cache: a cacher exposes watch_cache_capacity
-// from its start ({group,resource} labels on 1.34+, {resource="R.G"}
-// before), and a resource without one (--watch-cache=false, or events by
-// default) has no such series. A /metrics without the family at all says
-// nothing about the cache (Unknown).
-func FactsOf(f map[string]*dto.MetricFamily, group, resource string) *MetricsFacts {
-	m := &MetricsFacts{Gates: map[string]bool{}, WatchCache: Unknown}
-	if fam := f[familyFeatureEnabled]; fam != nil {
-		for _, s := range fam.GetMetric() {
-			name := label(s, "name")
-			for _, g := range Gates {
-				if name == g {
-					m.Gates[g] = s.GetGauge().GetValue() == 1
-				}
+// maxMetricsLine bounds one line of /metrics (a sample with its labels).
+const maxMetricsLine = 16 << 10
+
+// scanMetrics reads r until the facts for group/resource ("" for none) are
+// complete, r ends, a family other than the two asked for appears, or
+// limit bytes were read.
+func scanMetrics(r io.Reader, limit int64, group, resource string) *metricsScan {
+	s := &metricsScan{group: group, resource: resource, gates: map[string]bool{}, cache: Unknown}
+	cr := &countio.Reader{R: io.LimitReader(r, limit+1)}
+	sc := bufio.NewScanner(cr)
+	sc.Buffer(make([]byte, 4096), maxMetricsLine)
+	defer func() { s.read = cr.N }()
+	for sc.Scan() {
+		s.line(sc.Text())
+		if s.err != nil && cr.N > limit {
+			// The last line was cut by the cap, not malformed.
+			s.err, s.cut = nil, true
+			return s
+		}
+		if s.unfiltered || s.err != nil || s.complete() {
+			return s
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			err = fmt.Errorf("a /metrics line is longer than %d KiB", maxMetricsLine>>10)
+		}
+		s.err = fmt.Errorf("cannot read /metrics: %w", err)
+		return s
+	}
+	s.cut = cr.N > limit
+	s.eof = !s.cut
+	return s
+}
+
+// complete: every fact asked for is known (its series seen, or passed in
+// the server's order).
+func (s *metricsScan) complete() bool {
+	return s.gatesDone && (s.resource == "" || s.cacheDone)
+}
+
+func (s *metricsScan) line(l string) {
+	switch {
+	case l == "":
+		return
+	case strings.HasPrefix(l, "# HELP ") || strings.HasPrefix(l, "# TYPE "):
+		name, _, _ := strings.Cut(l[len("# HELP "):], " ")
+		s.family(name)
+		return
+	case strings.HasPrefix(l, "#"):
+		return
+	}
+	end := strings.IndexAny(l, "{ ")
+	if end <= 0 {
+		s.err = fmt.Errorf("/metrics is not in the Prometheus text format (line %q)", shortLine(l))
+		return
+	}
+	name := l[:end]
+	if s.family(name); s.unfiltered {
+		return
+	}
+	labels, value, err := parseSample(l[end:])
+	if err != nil {
+		s.err = fmt.Errorf("/metrics: %w (line %q)", err, shortLine(l))
+		return
+	}
+	switch name {
+	case familyFeatureEnabled:
+		g := labels["name"]
+		for _, want := range Gates {
+			if g == want {
+				s.gates[g] = value == 1
 			}
 		}
-	}
-	if resource == "" {
-		return m
-	}
-	legacy := resource
-	if group != "" {
-		legacy = resource + "." + group
-	}
-	// watch_cache_capacity exists only where some resource has a cache;
-	// its absence with every other cache metric absent too means the
-	// server caches nothing (--watch-cache=false).
-	fam := f[familyCacheCapacity]
-	if fam == nil {
-		if f["apiserver_watch_cache_events_received_total"] == nil && f["apiserver_watch_cache_initializations_total"] == nil && len(f) > 0 && f[familyFeatureEnabled] != nil {
-			m.WatchCache = No
+		if g > lastGate {
+			s.gatesDone = true
 		}
-		return m
+	case familyCacheCapacity:
+		s.capacitySeries(labels)
 	}
-	m.WatchCache = No
-	for _, s := range fam.GetMetric() {
-		if g, ok := labelOK(s, "group"); ok {
-			if g == group && label(s, "resource") == resource {
-				m.WatchCache = Yes
-			}
-		} else if label(s, "resource") == legacy {
-			m.WatchCache = Yes
+}
+
+// family notes that a family's lines began; one not asked for means the
+// server ignored the filter (and sends everything).
+func (s *metricsScan) family(name string) {
+	switch name {
+	case familyFeatureEnabled:
+		s.seenGates = true
+	case familyCacheCapacity:
+		s.seenCapacity = true
+		if s.seenGates {
+			s.gatesDone = true // the server writes families in name order
 		}
+	default:
+		s.unfiltered = true
+	}
+}
+
+// capacitySeries: a cacher exposes watch_cache_capacity from its start,
+// labelled {group,resource} on v1.34+ and {resource="R.G"} before.
+func (s *metricsScan) capacitySeries(labels map[string]string) {
+	if s.resource == "" || s.cacheDone {
+		return
+	}
+	var got, want string
+	if g, ok := labels["group"]; ok {
+		got, want = g+"\x00"+labels["resource"], s.group+"\x00"+s.resource
+	} else {
+		got, want = labels["resource"], s.resource
+		if s.group != "" {
+			want += "." + s.group
+		}
+	}
+	switch {
+	case got == want:
+		s.cache, s.cacheDone = Yes, true
+	case got > want:
+		// Series come in the order of their label values: past the
+		// resource's place, it has none (no watch cache).
+		s.cache, s.cacheDone = No, true
+	}
+}
+
+// facts is what was read. At the end of the text: a resource whose series
+// never came has no watch cache, and a server whose gates came but no
+// watch_cache_capacity at all caches nothing (--watch-cache=false).
+func (s *metricsScan) facts() *MetricsFacts {
+	m := &MetricsFacts{Gates: s.gates, WatchCache: s.cache}
+	if s.resource != "" && !s.cacheDone && s.eof && (s.seenCapacity || s.seenGates) {
+		m.WatchCache = No
 	}
 	return m
 }
 
-func label(m *dto.Metric, name string) string {
-	v, _ := labelOK(m, name)
-	return v
+// parseSample reads `{k="v",...} value [timestamp]`.
+func parseSample(rest string) (map[string]string, float64, error) {
+	labels := map[string]string{}
+	if strings.HasPrefix(rest, "{") {
+		i := 1
+		for {
+			for i < len(rest) && (rest[i] == ',' || rest[i] == ' ') {
+				i++
+			}
+			if i < len(rest) && rest[i] == '}' {
+				i++
+				break
+			}
+			eq := strings.IndexByte(rest[i:], '=')
+			if eq <= 0 || i+eq+1 >= len(rest) || rest[i+eq+1] != '"' {
+				return nil, 0, errors.New("a malformed label")
+			}
+			key := strings.TrimSpace(rest[i : i+eq])
+			v, n, err := unquoteLabel(rest[i+eq+1:])
+			if err != nil {
+				return nil, 0, err
+			}
+			labels[key] = v
+			i += eq + 1 + n
+		}
+		rest = rest[i:]
+	}
+	fields := strings.Fields(rest)
+	if len(fields) == 0 {
+		return nil, 0, errors.New("a sample without a value")
+	}
+	v, err := strconv.ParseFloat(fields[0], 64)
+	if err != nil {
+		return nil, 0, fmt.Errorf("a sample value that is not a number")
+	}
+	return labels, v, nil
 }
 
-func labelOK(m *dto.Metric, name string) (string, bool) {
-	for _, lp := range m.GetLabel() {
-		if lp.GetName() == name {
-			return lp.GetValue(), true
+// unquoteLabel reads a "..." label value (escapes \\, \" and \n) and how
+// many bytes it took.
+func unquoteLabel(s string) (string, int, error) {
+	var b strings.Builder
+	for i := 1; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '"':
+			return b.String(), i + 1, nil
+		case '\\':
+			if i+1 >= len(s) {
+				return "", 0, errors.New("a label value ends in a backslash")
+			}
+			i++
+			switch s[i] {
+			case 'n':
+				b.WriteByte('\n')
+			default:
+				b.WriteByte(s[i])
+			}
+		default:
+			b.WriteByte(c)
 		}
 	}
-	return "", false
+	return "", 0, errors.New("a label value without its closing quote")
+}
+
+func shortLine(l string) string {
+	if len(l) > 80 {
+		return l[:80] + "..."
+	}
+	return l
 }
 
 // ForbiddenNote is the line said when /metrics may not be read.

@@ -3,6 +3,9 @@ package serverinfo
 import (
 	"fmt"
 	"strings"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 )
 
 // This file is the one place where a text whose truth depends on the
@@ -20,48 +23,115 @@ func (in *Info) StorageName() string {
 	return "storage (etcd, or a shim such as kine)"
 }
 
-// ListSource says who serves a list with these parameters on this server:
-// the watch cache or storage, by the API server's delegation rules of its
-// version (apiserver storage/cacher) and what is known of the resource's
-// cache. rv "" is a consistent read, "0" any; match is "", NotOlderThan or
-// Exact.
-func (in *Info) ListSource(rv, match string, limit int64) string {
+// Server names who serves a request, as far as the rules and what is known
+// of the server tell: the matrix oracle checks "watch cache" and "storage"
+// against the server's list counters; "unknown" claims nothing.
+type Server string
+
+const (
+	ByWatchCache Server = "watch cache"
+	ByStorage    Server = "storage"
+	ByEither     Server = "unknown"
+)
+
+// Served is who serves the pages of one list on this server, by the API
+// server's delegation rules of its version (apiserver storage/cacher
+// delegator) and what is known of the resource's cache: the first page (the
+// request without a continue token) and the pages asked for with a
+// continue token, which follow other rules.
+type Served struct {
+	First        string `json:"firstPage"`
+	FirstFrom    Server `json:"firstPageFrom"`
+	Continue     string `json:"continuePages"`
+	ContinueFrom Server `json:"continuePagesFrom"`
+	// RVFromStorageList: where the watch cache serves page 1 of a
+	// consistent read, it first asks storage for the current RV with a
+	// one-item list (apiserver etcd3 store.GetCurrentResourceVersion up
+	// to v1.36; v1.37 reads the revision with a Get, not a list). Seen on
+	// v1.33.13: a consistent 7-page list moved the cache's list counter by
+	// 1 and storage's by 7 (6 continue pages and this read).
+	RVFromStorageList bool `json:"currentRVFromStorageList,omitempty"`
+}
+
+// ListServed says who serves a list with these parameters: rv "" is a
+// consistent read, "0" any; match is "", NotOlderThan or Exact.
+func (in *Info) ListServed(rv, match string, limit int64) Served {
+	first, from := in.firstPage(rv, match, limit)
+	exact := match == "Exact" || (match == "" && rv != "" && rv != "0" && limit > 0)
+	cont, cfrom := in.continuePages(exact)
+	sv := Served{First: first, FirstFrom: from, Continue: cont, ContinueFrom: cfrom}
+	if rv == "" && from != ByStorage && in.versionKnown() && in.Minor < 37 && in.Gate(GateConsistentListFromCache) {
+		sv.RVFromStorageList = true
+		sv.First += "; the watch cache first reads the current RV from storage with a one-item list (up to v1.36)"
+	}
+	return sv
+}
+
+func (in *Info) firstPage(rv, match string, limit int64) (string, Server) {
 	st := in.StorageName()
 	if in.cacheOff() {
 		if rv == "0" && match != "Exact" {
-			return "served by " + st + ": this resource has no watch cache on this server, so rv=0 reads the newest state with one storage round trip, like a consistent read"
+			return st + ": this resource has no watch cache on this server, so rv=0 reads the newest state, like a consistent read", ByStorage
 		}
-		return "served by " + st + ": this resource has no watch cache on this server"
+		return st + ": this resource has no watch cache on this server", ByStorage
 	}
-	cache := "the watch cache"
+	cache, cacheFrom := "the watch cache", ByWatchCache
 	if in == nil || in.WatchCache == Unknown {
-		cache = "the watch cache (if this resource has one: not known here)"
+		cache, cacheFrom = "the watch cache (if this resource has one: not known here)", ByEither
 	}
 	exactLegacy := match == "" && rv != "" && rv != "0" && limit > 0
 	switch {
 	case rv == "" && !in.versionKnown():
-		return "served by " + cache + " once it has caught up with " + st + " where ConsistentListFromCache is on (v1.31 and later), else by " + st + " (server version not known)"
+		return cache + " once it has caught up with " + st + " where ConsistentListFromCache is on (v1.31 and later), else " + st + " (server version not known)", ByEither
 	case rv == "" && in.Gate(GateConsistentListFromCache):
-		return "served by " + cache + " once it has caught up with " + st + " (ConsistentListFromCache on)"
+		return cache + " once it has caught up with " + st + " (ConsistentListFromCache on)", cacheFrom
 	case rv == "":
-		return "served by " + st + ", not the watch cache (ConsistentListFromCache is off on " + in.Version + ")"
+		return st + ", not the watch cache (ConsistentListFromCache is off on " + in.Version + ")", ByStorage
 	case rv == "0" && match != "Exact":
-		return "whatever " + cache + " holds, possibly stale; no storage round trip"
+		return "whatever " + cache + " holds (no storage round trip)", cacheFrom
 	case match == "Exact" || exactLegacy:
 		if !in.versionKnown() {
-			return "served by " + st + ", or by " + cache + "'s snapshots where ListFromCacheSnapshot is on (v1.34 and later; server version not known)"
+			return st + ", or " + cache + "'s snapshots where ListFromCacheSnapshot is on (v1.34 and later; server version not known)", ByEither
 		}
 		if in.Gate(GateListFromCacheSnapshot) {
-			return "served from " + cache + "'s snapshots while they reach back that far, else by " + st + " (ListFromCacheSnapshot on)"
+			return cache + "'s snapshots while they reach back that far, else " + st + " (ListFromCacheSnapshot on)", ByEither
 		}
-		return "served by " + st + " (ListFromCacheSnapshot is off on " + in.Version + ")"
+		return st + " (ListFromCacheSnapshot is off on " + in.Version + ")", ByStorage
 	case limit > 0 && in.limitGoesToStorage():
-		return "served by " + st + ": on " + in.Version + " a list with a limit and an RV other than 0 bypasses the watch cache"
+		return st + ": on " + in.Version + " a list with a limit and an RV other than 0 bypasses the watch cache", ByStorage
 	case limit > 0 && !in.versionKnown():
-		return "served by " + cache + ", or by " + st + " on v1.30 and older where a list with a limit bypasses the cache (server version not known)"
+		return cache + ", or " + st + " on v1.30 and older where a list with a limit bypasses the cache (server version not known)", ByEither
 	default:
-		return "served by " + cache + ", which first waits for it to reach that RV"
+		return cache + ", which first waits for it to reach that RV", cacheFrom
 	}
+}
+
+// continuePages: a continue token carries the first page's RV. Before
+// ListFromCacheSnapshot (v1.34 and later) the watch cache serves none
+// (cacher.shouldDelegateList: hasContinuation; ShouldDelegateContinue with
+// no snapshots); with it, the cache serves the continue from its snapshot
+// at that RV while it keeps one that old (delegator.go
+// ShouldDelegateContinue, shouldDelegateExactRV), else storage does.
+// Measured: a consistent 7-page list on v1.37.2 moved
+// apiserver_storage_list_total{storage="watchcache"} by 7, and etcd's by 0.
+//
+// After an exact first page, whether the snapshot reaches back to its RV
+// is the same question as for the first page: not known here.
+func (in *Info) continuePages(exact bool) (string, Server) {
+	st := in.StorageName()
+	switch {
+	case in.cacheOff():
+		return st + ": this resource has no watch cache on this server", ByStorage
+	case !in.versionKnown():
+		return st + ", or the watch cache's snapshots where ListFromCacheSnapshot is on (v1.34 and later; server version not known)", ByEither
+	case !in.Gate(GateListFromCacheSnapshot):
+		return st + ": the watch cache serves no continue token without ListFromCacheSnapshot (off on " + in.Version + ")", ByStorage
+	case in.WatchCache == Unknown:
+		return "the watch cache's snapshot at the list's RV (if this resource has a watch cache: not known here), else " + st + " (ListFromCacheSnapshot on)", ByEither
+	case exact:
+		return "the watch cache's snapshot at the list's RV while it keeps one that old, else " + st + " (ListFromCacheSnapshot on)", ByEither
+	}
+	return "the watch cache, from its snapshot at the list's RV while it keeps one that old, else " + st + " (ListFromCacheSnapshot on)", ByWatchCache
 }
 
 // limitGoesToStorage: the "has a limit" rule of v1.30 and older
@@ -111,8 +181,9 @@ func (in *Info) NoStallNote(resource string) string {
 	return resource + " has no watch cache on this server: its watches are served by " + in.StorageName() + ", which sends no bookmarks, so a quiet stream stays silent and is not taken for a stall"
 }
 
-// Summary is the one line a human output shows of the Info: what was
-// known, and how much was assumed.
+// Summary is the one short line a human output shows of the Info: what
+// was known, and whether anything was assumed (the assumptions are in
+// -o json's server.assumed, and the first of them in Note).
 func (in *Info) Summary() string {
 	if in == nil {
 		return "not read"
@@ -123,14 +194,34 @@ func (in *Info) Summary() string {
 	}
 	parts := []string{v}
 	if in.Resource != "" {
-		parts = append(parts, fmt.Sprintf("watch cache for %s: %s", in.Resource, map[Tri]string{Yes: "on", No: "off", Unknown: "unknown"}[in.WatchCache]))
+		cache := map[Tri]string{Yes: "on", No: "off", Unknown: "unknown"}[in.WatchCache]
+		parts = append(parts, fmt.Sprintf("watch cache for %s: %s", text.Echo(in.Resource), cache))
 	}
-	if len(in.GatesSeen) > 0 {
+	switch {
+	case len(in.GatesSeen) > 0 && in.FactsReadAt != nil:
+		parts = append(parts, fmt.Sprintf("gates and cache read from /metrics %s ago (kept %s)", time.Since(*in.FactsReadAt).Round(time.Second), CacheTTL))
+	case len(in.GatesSeen) > 0:
 		parts = append(parts, "gates read from /metrics")
+	case in.versionKnown():
+		parts = append(parts, fmt.Sprintf("gates: v1.%d defaults", in.Minor))
+	default:
+		parts = append(parts, "gates not known")
 	}
-	s := strings.Join(parts, "; ")
-	if len(in.Assumed) > 0 {
-		s += "; assumed: " + strings.Join(in.Assumed, "; ")
+	if n := len(in.Assumed); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d assumed (see the note)", n))
 	}
-	return s
+	return strings.Join(parts, "; ")
+}
+
+// Note is the one line that says why something was assumed (the first
+// assumption: why /metrics was not read, as a rule), "" when nothing was.
+func (in *Info) Note() string {
+	if in == nil || len(in.Assumed) == 0 {
+		return ""
+	}
+	more := ""
+	if n := len(in.Assumed) - 1; n > 0 {
+		more = fmt.Sprintf(" (and %d more: -o json has them all, under server.assumed)", n)
+	}
+	return text.Shorten(in.Assumed[0], 300) + more
 }

@@ -77,7 +77,7 @@ func TestListContinueExpiredRestartsOnce(t *testing.T) {
 	if got := res.Final().ItemCount; got != 31 {
 		t.Fatalf("the restarted walk should see all 31 configmaps, got %d", got)
 	}
-	report := render.NewListReport(target, opts, false, res)
+	report := render.NewListReport(render.ListQuery{Target: target, Walk: opts}, res)
 	if !report.Restarted || report.Attempts[0].ExpiredOnPage != 2 || report.ItemCount != 31 || !report.Consistent {
 		t.Fatalf("report does not show the restart: %+v", report)
 	}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,7 +26,7 @@ import (
 // beside the others (claim 4 waits out the 90 s stall timeout).
 var claimChecks = map[string]struct{ background, after []claimCheck }{
 	"v1.30/etcd/cache-on":  {after: []claimCheck{checkConsistentReadFromStorage, checkStreamingRefused, checkTooLargeAtOnce, checkExactListRechecked, checkStaleDiscovery}},
-	"v1.37/etcd/cache-off": {background: []claimCheck{checkQuietIsNotStalled}, after: []claimCheck{checkAnyFromStorage, checkPrevKvEndsStream}},
+	"v1.37/etcd/cache-off": {background: []claimCheck{checkQuietIsNotStalled}, after: []claimCheck{checkAnyFromStorage, checkPrevKvEndsStream, checkWatchFromHereNoCache}},
 	"v1.37/kine/cache-off": {after: []claimCheck{checkCompactionOnKine, checkKineLostChange}},
 	"v1.33/etcd/cache-on":  {after: []claimCheck{checkStreamingRefused, checkStreamingExitCodes}},
 }
@@ -36,7 +37,7 @@ type claimCheck struct {
 }
 
 // startClaimChecks starts the cell's background claim checks; the returned
-// func runs checkServerInfo (on every cell) and the cell's other claim
+// func runs checkServerInfo and checkListPages (on every cell) and the cell's other claim
 // checks, then waits for the background ones.
 func startClaimChecks(t *testing.T, cell framework.Cell, c *framework.Cluster) (runRest func()) {
 	checks := claimChecks[cell.Name()]
@@ -49,7 +50,7 @@ func startClaimChecks(t *testing.T, cell framework.Cell, c *framework.Cluster) (
 		}()
 	}
 	return func() {
-		for _, ch := range append([]claimCheck{checkServerInfo}, checks.after...) {
+		for _, ch := range append([]claimCheck{checkServerInfo, checkListPages}, checks.after...) {
 			t.Run(ch.name, func(t *testing.T) { ch.run(t, cell, c) })
 		}
 		wg.Wait()
@@ -67,7 +68,12 @@ func client(t *testing.T, c *framework.Cluster) *apiclient.Client {
 
 func get(t *testing.T, c *framework.Cluster, path string) []byte {
 	t.Helper()
-	body, err := client(t, c).Get(context.Background(), path, nil, "*/*")
+	return getQuery(t, c, path, nil)
+}
+
+func getQuery(t *testing.T, c *framework.Cluster, path string, q url.Values) []byte {
+	t.Helper()
+	body, err := client(t, c).Get(context.Background(), path, q, "*/*")
 	if err != nil {
 		t.Fatalf("GET %s: %v", path, err)
 	}
@@ -79,23 +85,35 @@ func get(t *testing.T, c *framework.Cluster, path string) []byte {
 	return b
 }
 
-// checkServerInfo: serverinfo.Read on the real server says its version,
-// the gates as /metrics shows them and the watch cache of configmaps as the
-// cell runs it. With WATCHRV_RECORD_SERVERINFO=1 it records the /version
-// and the parts of /metrics serverinfo reads into pkg/serverinfo/testdata.
+// checkServerInfo: serverinfo.Read on the real server says its version
+// and, where /metrics filters by name[] (v1.37 and later), the gates as
+// /metrics shows them and the watch cache of configmaps as the cell runs
+// it; before, /metrics is not asked (it would send megabytes): the cache is
+// unknown and the assumption said. The server's /metrics honours name[]
+// exactly where serverinfo says it does. With WATCHRV_RECORD_SERVERINFO=1
+// it records /version, the parts of /metrics serverinfo read before, and
+// the named answer it reads now into pkg/serverinfo/testdata.
 var checkServerInfo = claimCheck{"serverinfo", func(t *testing.T, cell framework.Cell, c *framework.Cluster) {
-	in := serverinfo.Read(context.Background(), client(t, c), "", "configmaps")
+	in := serverinfo.Read(context.Background(), client(t, c), "", "configmaps", nil)
 	if in.Version != cell.GitVersion() {
 		t.Errorf("version %q, want %q", in.Version, cell.GitVersion())
+	}
+	named := string(getQuery(t, c, "/metrics", url.Values{"name[]": {"kubernetes_feature_enabled", "watch_cache_capacity"}}))
+	filters := !strings.Contains(named, "# HELP apiserver_")
+	t.Logf("named /metrics answer: %d bytes, filtered %v", len(named), filters)
+	if filters != (cell.Version >= "v1.37") {
+		t.Errorf("/metrics honours name[]: %v on %s (serverinfo asks from v1.37)", filters, cell.Version)
 	}
 	want := serverinfo.No
 	if cell.WatchCache {
 		want = serverinfo.Yes
 	}
-	if in.WatchCache != want {
+	switch {
+	case !filters && (in.WatchCache != serverinfo.Unknown || len(in.GatesSeen) != 0 || in.Note() == ""):
+		t.Errorf("/metrics not asked: want the cache unknown, no gate seen and a note, got %+v", in)
+	case filters && in.WatchCache != want:
 		t.Errorf("watch cache %s, want %s", in.WatchCache, want)
-	}
-	if len(in.GatesSeen) == 0 {
+	case filters && len(in.GatesSeen) == 0:
 		t.Errorf("no gate read from /metrics: %+v", in)
 	}
 	t.Logf("server: %s", in.Summary())
@@ -108,6 +126,11 @@ var checkServerInfo = claimCheck{"serverinfo", func(t *testing.T, cell framework
 	}
 	if err := os.WriteFile(base+".metrics.txt", []byte(recordedMetrics(string(get(t, c, "/metrics")))), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	if filters {
+		if err := os.WriteFile(base+".metrics-named.txt", []byte(named), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }}
 
@@ -141,8 +164,10 @@ func listJSON(t *testing.T, c *framework.Cluster, args ...string) map[string]any
 	return out
 }
 
+// semantics is the read semantics list printed, with who served page 1.
 func semantics(out map[string]any) string {
 	rs, _ := out["readSemantics"].(map[string]any)
 	d, _ := rs["description"].(string)
-	return d
+	src, _ := rs["source"].(string)
+	return d + "; " + src
 }

@@ -33,9 +33,11 @@ var checkKineLostChange = claimCheck{"claim9-10-kine-lost-change", func(t *testi
 	if err := c.Compact(ctx, int64(cur)); err != nil {
 		t.Fatal(err)
 	}
+	watch, follow := listSuggestion(t, c, "configmaps", "-n", ns) // before old changes
 	m := framework.RVNum(t, w.Modify("old").ResourceVersion)
 	w.Create("after", nil) // a change a watch from m must deliver
 	t.Logf("compacted at %d (kine keeps %d), old modified at %d", cur, kineMinRetain, m)
+	t.Run("h38-watch-from-here", func(t *testing.T) { kineWatchFromHere(t, watch, follow, m) })
 	t.Run("claim9-probe", func(t *testing.T) { kineProbeReachesCurrent(t, c, ns, m) })
 	t.Run("claim9-explain", func(t *testing.T) { kineExplainLostChange(t, c, ns, m, cur) })
 	t.Run("claim10-follow", func(t *testing.T) { kineFollowRelists(t, c, ns, m) })

@@ -1,0 +1,200 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/serverinfo"
+)
+
+// List prints a list report.
+func (p *Printer) List(r ListReport) error {
+	r.Cost = p.cost()
+	return p.emit(oneDocument, r, func() error { return p.listHuman(r) })
+}
+
+// namespaceText says which namespace was listed, in the one cell every
+// output uses (namespaceCell), and why none was.
+func (r ListReport) namespaceText() string {
+	cell := namespaceCell(r.Namespace, !r.ClusterScoped)
+	switch {
+	case r.ClusterScoped && r.NamespaceIgnored != "":
+		return fmt.Sprintf("%s (%s is cluster-scoped; -n %s is ignored, as kubectl does)", cell, r.Resource, r.NamespaceIgnored)
+	case r.ClusterScoped:
+		return fmt.Sprintf("%s (%s is cluster-scoped)", cell, r.Resource)
+	}
+	return cell
+}
+
+// itemsText: with --rv-only one item is read, and the collection's size is
+// what the server counted; without a count, unknown.
+func (r ListReport) itemsText() string {
+	switch {
+	case !r.Request.RVOnly:
+		return fmt.Sprint(r.ItemCount)
+	case r.EstimatedTotal != nil:
+		return fmt.Sprintf("%d read, %d in the collection", r.ItemCount, *r.EstimatedTotal)
+	case r.Pages == 1:
+		return fmt.Sprintf("%d read; how many are in the collection is unknown: the server sent a continue token but no remainingItemCount (it does not count with a label or field selector)", r.ItemCount)
+	}
+	return fmt.Sprint(r.ItemCount)
+}
+
+// servedText says who served each page: page 1 and the continue pages
+// follow different rules, and storage's share is counted in requests.
+func (r ListReport) servedText() string {
+	sv := r.ServedBy
+	n := ""
+	switch {
+	case sv.StorageRequests == nil || *sv.StorageRequests == 0:
+	case sv.RVFromStorageList:
+		n = fmt.Sprintf(" (%d storage request(s): one per page storage served, and the cache's current-RV read)", *sv.StorageRequests)
+	default:
+		n = fmt.Sprintf(" (%d storage request(s), one per page)", *sv.StorageRequests)
+	}
+	if r.Pages <= 1 && len(r.Attempts) == 0 {
+		if r.Request.ResourceVersion == "0" && sv.FirstFrom == serverinfo.ByWatchCache && r.ItemCount > r.Request.Limit {
+			// What the page shows: the cache answered rv=0 whole.
+			n += fmt.Sprintf("; one page of %d items for a limit of %d: the watch cache does not page an rv=0 list", r.ItemCount, r.Request.Limit)
+		}
+		return sv.First + n
+	}
+	if sv.FirstFrom == serverinfo.ByStorage && sv.ContinueFrom == serverinfo.ByStorage {
+		return fmt.Sprintf("every page: %s%s", sv.First, n)
+	}
+	later := "pages 2-" + fmt.Sprint(r.Pages)
+	if r.Pages == 2 {
+		later = "page 2"
+	}
+	return fmt.Sprintf("page 1: %s; %s (continue tokens): %s%s", sv.First, later, sv.Continue, n)
+}
+
+func (p *Printer) listHuman(r ListReport) error {
+	s := p.Style
+	rvText := s.Bold.Sprint(r.ResourceVersion) + s.Dim.Sprint(`  (kubectl get -o json shows "")`)
+	if r.NoResourceVersion {
+		rvText = s.Warn.Sprint("(none: the server sent no resourceVersion for this resource)")
+	}
+	pages := fmt.Sprintf("%d (limit %d)", r.Pages, r.Request.Limit)
+	consistency := s.Good.Sprintf("all %d pages at RV %s", r.Pages, r.ResourceVersion)
+	if r.Pages == 1 {
+		consistency = s.Good.Sprint("single page")
+	}
+	if !r.Consistent {
+		consistency = s.Bad.Sprintf("PAGES DISAGREE: %s — one list must have one RV", strings.Join(r.PageResourceVersions, ", "))
+	}
+	newest := r.MaxItemResourceVersion
+	newestLabel := "Newest item RV"
+	switch {
+	case r.Request.RVOnly:
+		// One item was read: its RV says nothing about the collection.
+		newestLabel = "RV of the item read"
+		if newest == "" {
+			newest = "(no items)"
+		}
+	case newest == "" && r.ItemCount > 0:
+		newest = "(the items carry no resourceVersion)"
+	case newest == "":
+		newest = "(no items)"
+	case r.ListBelowNewestItem:
+		newest = s.Bad.Sprintf("%s — HIGHER THAN THE LIST RV %s: the list RV must never be lower", newest, r.ResourceVersion)
+	default:
+		newest += s.Dim.Sprint("  (list RV is not lower: ok)")
+	}
+	pairs := [][2]string{
+		{"Resource", fmt.Sprintf("%s (%s)", r.Resource, r.GroupVersion)},
+		{"Namespace", r.namespaceText()},
+	}
+	for _, kv := range [][2]string{{"Name", r.Name}, {"Selector", r.LabelSelector}, {"Field selector", r.FieldSelector}} {
+		if kv[1] != "" {
+			pairs = append(pairs, kv)
+		}
+	}
+	pairs = append(pairs,
+		[2]string{"List resourceVersion", rvText},
+		[2]string{"Read semantics", r.ReadSemantics.Description},
+	)
+	if r.ServedBy != nil {
+		pairs = append(pairs, [2]string{"Served by", r.servedText()})
+	}
+	if r.Server != nil {
+		pairs = append(pairs, [2]string{"Server", r.Server.Summary()})
+	}
+	pairs = append(pairs, [][2]string{
+		{"Items", r.itemsText()},
+		{"Pages", pages},
+		{"Page RVs", consistency},
+	}...)
+	if r.RemainingItemCount != nil {
+		pairs = append(pairs, [2]string{"Remaining after page 1", fmt.Sprint(*r.RemainingItemCount)})
+	}
+	pairs = append(pairs,
+		[2]string{newestLabel, newest},
+		[2]string{"Transfer", transferText(r)},
+	)
+	if r.Restarted {
+		pairs = append(pairs, [2]string{"Restarted", s.Warn.Sprintf("yes: attempt 1 lost its continue token at page %d; this is attempt 2", r.Attempts[0].ExpiredOnPage)})
+	}
+	switch {
+	case r.Error != "":
+	case r.WatchCommand != "":
+		pairs = append(pairs, [2]string{"Watch from here", r.WatchCommand})
+		for _, n := range r.WatchCommandNotes {
+			pairs = append(pairs, [2]string{"Before pasting", n})
+		}
+		if r.WatchCaveat != "" {
+			pairs = append(pairs, [2]string{"Caveat", r.WatchCaveat})
+		}
+	case r.WatchAdvice != "":
+		pairs = append(pairs, [2]string{"Watch from here", r.WatchAdvice})
+	}
+	if err := KeyValues(p.Out, pairs); err != nil {
+		return err
+	}
+	if n := r.Server.Note(); n != "" {
+		p.Notef("Note: %s", n)
+	}
+	if p.Wide() && len(r.PageDetails) > 0 {
+		fmt.Fprintln(p.Out)
+		t := NewTable("PAGE", "RESOURCEVERSION", "ITEMS", "REMAINING", "BYTES", "TIME")
+		for _, pg := range r.PageDetails {
+			rem := "-"
+			if pg.RemainingItemCount != nil {
+				rem = fmt.Sprint(*pg.RemainingItemCount)
+			}
+			t.Row(fmt.Sprint(pg.Index), pg.ResourceVersion, fmt.Sprint(pg.Items), rem, humanBytes(pg.Bytes), fmt.Sprintf("%.1fms", pg.Millis))
+			if pg.ResourceVersion != r.ResourceVersion {
+				t.PaintLast(1, s.Bad.Sprint)
+			}
+		}
+		return t.Write(p.Out, s.Header.Sprint)
+	}
+	return nil
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// gzipThresholdBytes: the API server gzips a response body above 128 KiB
+// when the client accepts gzip, as Go's HTTP client does (apiserver
+// endpoints/handlers/responsewriters defaultGzipThresholdBytes).
+const gzipThresholdBytes = 128 << 10
+
+// transferText says what the byte count is: the decoded bodies, which the
+// wire carries gzipped when a page is over 128 KiB.
+func transferText(r ListReport) string {
+	s := fmt.Sprintf("%s decoded in %.1f ms", humanBytes(r.Bytes), r.Millis)
+	for _, p := range r.PageDetails {
+		if p.Bytes > gzipThresholdBytes {
+			return s + " (bodies as decoded; the server gzips a body over 128 KiB, so fewer bytes crossed the wire)"
+		}
+	}
+	return s
+}
