@@ -122,6 +122,8 @@ func settleStorageBound(ctx context.Context, r *SearchResult, reach TryFunc, o S
 	if !r.Found || r.Oldest >= r.Current {
 		return nil
 	}
+	r.ListBound = r.Oldest
+	defer r.settleStorage()
 	expired := 0
 	for {
 		res, err := r.attempt(ctx, reach, r.Oldest, o)
@@ -133,6 +135,9 @@ func settleStorageBound(ctx context.Context, r *SearchResult, reach TryFunc, o S
 			return nil
 		}
 		next := res.LostAt
+		if next > r.Oldest {
+			r.LostAt = next
+		}
 		if next <= r.Oldest {
 			// A 410, not a lost change. kine answers it to a watch from
 			// its compaction revision, where the exact list above works:
@@ -145,12 +150,26 @@ func settleStorageBound(ctx context.Context, r *SearchResult, reach TryFunc, o S
 			}
 			next = r.Oldest + 1
 		}
-		r.Source = SourceEtcd
 		r.LastFailing, r.LowerBoundFromServer = next-1, false
 		r.Oldest, r.FirstSucceeding = next, next
 		if r.Oldest >= r.Current {
 			return nil // the newest RV always starts
 		}
+	}
+}
+
+// settleStorage sets Source and BoundBy once settleStorageBound is done:
+// the bound is a lost change's RV when a watch from below it lost that
+// change, else storage's compaction (exact lists, then a watch read
+// through from the bound).
+func (r *SearchResult) settleStorage() {
+	r.settle()
+	switch {
+	case !r.Found:
+	case r.LostAt > 0 && r.Oldest == r.LostAt:
+		r.BoundBy = BoundLostChange
+	case r.Source == SourceStorage:
+		r.BoundBy = BoundCompaction
 	}
 }
 

@@ -60,7 +60,7 @@ func (s *simServer) probe(ctx context.Context, rv uint64) Try {
 		return Try{ResourceVersion: rv, Outcome: OutcomeExpired, Source: SourceWatchCache, OldestNamed: s.oldest, Code: 410,
 			Message: fmt.Sprintf("too old resource version: %d (%d)", rv, s.oldest)}
 	}
-	return Try{ResourceVersion: rv, Outcome: OutcomeExpired, Source: SourceEtcd, Code: 410, Message: "The resourceVersion for the provided watch is too old."}
+	return Try{ResourceVersion: rv, Outcome: OutcomeExpired, Source: SourceStorage, Code: 410, Message: "The resourceVersion for the provided watch is too old."}
 }
 
 // recordingClock fires every timer at once and records its wait.
@@ -104,7 +104,7 @@ func TestSearchWatchCacheNamesOldestTwoProbes(t *testing.T) {
 func TestSearchNothingExpiredOneProbe(t *testing.T) {
 	s := &simServer{oldest: 1, cache: true}
 	r := Search(context.Background(), 5000, s.probe, SearchOptions{})
-	if !r.Found || r.Oldest != 1 || len(r.Probes) != 1 || r.Source != SourceUnknown {
+	if !r.Found || r.Oldest != 1 || len(r.Probes) != 1 || r.Source != SourceNone {
 		t.Fatalf("want oldest 1 after one probe, source unknown, got %+v", r)
 	}
 }
@@ -122,7 +122,7 @@ func TestSearchEtcdExactWithinBound(t *testing.T) {
 			if len(r.Probes) > etcdBound(current) {
 				t.Fatalf("current %d oldest %d: %d probes, bound %d", current, oldest, len(r.Probes), etcdBound(current))
 			}
-			if oldest > 1 && (r.Source != SourceEtcd || r.LastFailing != oldest-1) {
+			if oldest > 1 && (r.Source != SourceStorage || r.LastFailing != oldest-1) {
 				t.Fatalf("current %d oldest %d: want source etcd and last failing %d, got %+v", current, oldest, oldest-1, r)
 			}
 		}

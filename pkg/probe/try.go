@@ -42,11 +42,15 @@ const (
 	OutcomeFatal Outcome = "fatal"
 )
 
-// Sources: who answered the 410 that bounds the window.
+// Sources: who answered the 410 that bounds the window (see Answer).
 const (
 	SourceWatchCache = "watch-cache"
-	SourceEtcd       = "etcd"
-	SourceUnknown    = "unknown"
+	// SourceStorage: etcd, or a shim such as kine: their 410 wordings are
+	// the same, so the plugin never says which.
+	SourceStorage = "storage"
+	SourceMixed   = "mixed"
+	SourceNone    = "none"
+	SourceUnknown = "unknown"
 )
 
 // Try is one watch request of the search and what it proved.
@@ -61,7 +65,8 @@ type Try struct {
 	// OldestNamed is the oldest RV the watch cache named in its 410
 	// ("too old resource version: X (Y)" names Y); 0 when none was named.
 	OldestNamed uint64 `json:"oldestNamed,omitempty"`
-	// Source is watch-cache or etcd for an Expired outcome, from the wording.
+	// Source is watch-cache, storage or unknown (a wording the plugin does
+	// not know) for an Expired outcome, from the wording.
 	Source string `json:"source,omitempty"`
 	// Silent is true when the watch was accepted and nothing arrived within
 	// the wait: success without a replayed event.
@@ -208,12 +213,14 @@ func (r *Try) fromStatus(st metav1.Status, rv uint64, how string) {
 	d := diagnose.FromStatus(st, diagnose.Context{Operation: diagnose.OpWatch, RequestedResourceVersion: strconv.FormatUint(rv, 10)})
 	switch {
 	case diagnose.IsPrevKvNil(st):
-		// 500 "etcd event received with PrevKv=nil": etcd was compacted
-		// at the revision of the first change after rv, so a watch from rv
-		// loses that change (and the server ends the stream). A watch that
-		// cannot deliver every change after rv has not started from rv:
-		// for the window this is Expired, answered by etcd.
-		r.Outcome, r.Source = OutcomeExpired, SourceEtcd
+		// 500 "etcd event received with PrevKv=nil": storage dropped the
+		// previous value of a change after rv (etcd at its compaction
+		// revision, kine for any object last written below its compaction
+		// point), so a watch from rv loses that change (and the server
+		// ends the stream). A watch that cannot deliver every change after
+		// rv has not started from rv: for the window this is Expired,
+		// answered by storage.
+		r.Outcome, r.Source = OutcomeExpired, SourceStorage
 		r.Evidence = fmt.Sprintf("%s %d %s: a change after RV %d is lost (PrevKv=nil: its object's previous value is compacted)", how, st.Code, st.Reason, rv)
 		// Every watch from below the lost change meets it.
 		if m, ok := apiclient.ParseRV(d.OldestResourceVersion); ok && m > rv {
@@ -230,7 +237,7 @@ func (r *Try) fromStatus(st metav1.Status, rv uint64, how string) {
 				r.OldestNamed = y
 			}
 		case diagnose.KindEtcdCompactedWatch, diagnose.KindEtcdCompacted:
-			r.Source = SourceEtcd
+			r.Source = SourceStorage
 		}
 	case st.Code == 429:
 		r.Outcome = OutcomeThrottled

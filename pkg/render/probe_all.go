@@ -63,7 +63,7 @@ func (p *Printer) probeAllHuman(r ProbeAllReport, verbose bool) error {
 		if row.Error != "" {
 			note = row.Reason + ": " + row.Error
 		}
-		t.Row(row.Resource, orDash(row.CurrentResourceVersion), oldest, width, row.Source, strconv.Itoa(row.Requests), millis(row.Millis), note)
+		t.Row(row.Resource, orDash(row.CurrentResourceVersion), oldest, width, sourceCell(row), strconv.Itoa(row.Requests), millis(row.Millis), note)
 		t.PaintLast(4, sourcePaint(s, row.Source))
 		if note != "" {
 			t.PaintLast(7, s.Bad.Sprint)
