@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-		"github.com/watchrv/kubectl-watchrv/pkg/metrics"
+	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
 	"github.com/watchrv/kubectl-watchrv/pkg/probe"
 )
 
