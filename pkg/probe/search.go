@@ -25,6 +25,12 @@ type SearchOptions struct {
 	// the server's Retry-After honoured, every wait capped at 30 s). The
 	// current-RV read waits out a 429 by the same policy.
 	Retry apiclient.Retry
+	// Hint is where the bound probably is (the bound exact lists found on
+	// another resource of the same storage in this run: its compaction
+	// point is the storage's): when storage answers, the search probes it
+	// and the RV below before it bisects. A wrong hint costs two probes and
+	// moves no bound falsely: the search goes on from what they showed.
+	Hint uint64
 }
 
 // SearchResult is where the window starts, and how that was found.
@@ -89,6 +95,7 @@ func Search(ctx context.Context, current uint64, probe TryFunc, o SearchOptions)
 		return r
 	}
 	next := uint64(1)
+	hint, hintBelow := o.Hint, false
 	for {
 		res, err := r.attempt(ctx, probe, next, o)
 		if err != nil {
@@ -126,6 +133,12 @@ func Search(ctx context.Context, current uint64, probe TryFunc, o SearchOptions)
 			next = hi
 		case res.OldestNamed > 0 && lo+1 < hi:
 			next = lo + 1 // confirm the RV the server named
+		case !hintBelow && hint > lo+1 && hint <= hi:
+			// The RV below the hint first, then the hint: a failure and
+			// then a success, so that the success needs no second proof.
+			next, hintBelow = hint-1, true
+		case hintBelow && hint > lo && hint < hi:
+			next, hint = hint, 0
 		default:
 			next = lo + (hi-lo)/2
 		}

@@ -282,3 +282,27 @@ func TestSearchPersistentThrottlingStopsAtTheTries(t *testing.T) {
 		t.Fatalf("want two 2s waits (the Retry-After), got %v", slept)
 	}
 }
+
+// A hint (the bound another resource of the same storage had in this
+// run) costs two probes after RV 1 when right, and never a wrong answer
+// when wrong: every hint, right or not, still finds the exact bound.
+func TestSearchStorageHint(t *testing.T) {
+	const current = 100000
+	for _, oldest := range []uint64{2, 500, 4711, 99999} {
+		for _, hint := range []uint64{0, 1, oldest - 1, oldest, oldest + 1, 3, 99998, current, current + 5} {
+			s := &simServer{oldest: oldest}
+			o := noSleep(s, 64, nil)
+			o.Hint = hint
+			r := Search(context.Background(), current, s.probe, o)
+			if r.Err != nil || !r.Found || r.Oldest != oldest {
+				t.Fatalf("oldest %d hint %d: got %+v", oldest, hint, r)
+			}
+			if hint == oldest && oldest > 2 && len(r.Probes) != 3 {
+				t.Errorf("oldest %d, a right hint: %d probes, want 3 (RV 1, the hint, the RV below)", oldest, len(r.Probes))
+			}
+			if len(r.Probes) > etcdBound(current)+2 {
+				t.Errorf("oldest %d hint %d: %d probes, over the bisection's bound + 2", oldest, hint, len(r.Probes))
+			}
+		}
+	}
+}

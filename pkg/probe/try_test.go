@@ -109,7 +109,7 @@ func TestAdaptiveProbeSilenceRules(t *testing.T) {
 			return Try{ResourceVersion: rv, Outcome: OutcomeExpired, Latency: 120 * time.Millisecond}
 		}
 		return Try{ResourceVersion: rv, Outcome: OutcomeOK, Silent: true}
-	}, TryOptions{Wait: DefaultTryWait}, 500)
+	}, TryOptions{Wait: DefaultTryWait}, 500, new(time.Duration))
 	ctx := context.Background()
 	if r := p(ctx, 600); r.Outcome != OutcomeOK || waits[0] != DefaultTryWait {
 		t.Fatalf("above the item's RV silence is success after the default wait: %+v, wait %s", r, waits[0])
@@ -133,7 +133,7 @@ func TestAdaptiveProbeWaitIsRounded(t *testing.T) {
 			return Try{ResourceVersion: rv, Outcome: OutcomeExpired, Latency: 94860146 * time.Nanosecond}
 		}
 		return Try{ResourceVersion: rv, Outcome: OutcomeOK, Silent: true}
-	}, TryOptions{Wait: DefaultTryWait}, 500)
+	}, TryOptions{Wait: DefaultTryWait}, 500, new(time.Duration))
 	ctx := context.Background()
 	p(ctx, 50)
 	p(ctx, 700)

@@ -17,6 +17,9 @@ type ProbeReport struct {
 	GroupVersion           string `json:"groupVersion"`
 	Namespace              string `json:"namespace"`
 	CurrentResourceVersion string `json:"currentResourceVersion"`
+	// CurrentFrom is, in an --all run, "own" (this resource's consistent
+	// list) or "run" (the run's one read: probe --all's runCurrent).
+	CurrentFrom string `json:"currentFrom,omitempty"`
 	OldestResourceVersion  string `json:"oldestResourceVersion"`
 	Width                  uint64 `json:"width"`
 	// Source is who answers 410 for RVs below the window: watch-cache,
@@ -72,7 +75,7 @@ func NewProbeReport(w *probe.Result, reason string) ProbeReport {
 		Future:       w.Future,
 		Reason:       reason,
 	}
-	r.CurrentResourceVersion = w.CurrentRaw
+	r.CurrentResourceVersion, r.CurrentFrom = w.CurrentRaw, w.CurrentFrom
 	if s := w.Search; s != nil {
 		r.CurrentResourceVersion = strconv.FormatUint(s.Current, 10)
 		r.Found, r.LowerBoundFromServer, r.BoundBy = s.Found, s.LowerBoundFromServer, s.BoundBy

@@ -1,8 +1,11 @@
 package render
 
 import (
+	"fmt"
+	"math"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/probe"
 )
@@ -10,7 +13,15 @@ import (
 // ProbeAllReport is the stable schema of "probe --all -o json|yaml".
 type ProbeAllReport struct {
 	Resources []ProbeReport `json:"resources"`
-	Requests  int           `json:"requests"`
+	// Requests counts every request of the run (discovery aside): the
+	// rows' and SharedRequests (the APIService list, /metrics);
+	// RequestsPerResource is Requests over the rows.
+	Requests            int     `json:"requests"`
+	SharedRequests      int     `json:"sharedRequests"`
+	RequestsPerResource float64 `json:"requestsPerResource"`
+	// CurrentRV is the run's one current-RV read, shared by the rows
+	// whose currentFrom is "run" (probe.RunWide).
+	CurrentRV probe.RunWide `json:"runCurrent"`
 	Millis    float64       `json:"ms"`
 	Failed    int           `json:"failed"`
 	// Interrupted is set when Ctrl-C or SIGTERM stopped the run: the rows
@@ -39,7 +50,10 @@ func NewProbeAllReport(a *probe.AllResult) ProbeAllReport {
 		}
 		return a.Resource < b.Resource
 	})
-	r := ProbeAllReport{Resources: rows, Requests: a.Requests, Millis: float64(a.Duration.Microseconds()) / 1000, Failed: a.Failed}
+	r := ProbeAllReport{Resources: rows, Requests: a.Requests(), SharedRequests: a.Shared, CurrentRV: a.RunWide, Millis: float64(a.Duration.Microseconds()) / 1000, Failed: a.Failed}
+	if len(rows) > 0 {
+		r.RequestsPerResource = math.Round(float64(r.Requests)/float64(len(rows))*100) / 100
+	}
 	if a.Interrupted {
 		// What was measured, marked partial; the run exits 130.
 		r.Interrupted = &Interruption{Done: len(a.Rows), Of: a.Of}
@@ -78,8 +92,21 @@ func (p *Printer) probeAllHuman(r ProbeAllReport, verbose bool) error {
 	if err := p.ProbeAllMetrics(r); err != nil {
 		return err
 	}
-	if verbose || r.Failed > 0 {
-		p.Notef("%d resources, %d failed, %d requests in %s", len(r.Resources), r.Failed, r.Requests, millis(r.Millis))
-	}
+	p.Notef("%d resources, %d failed, %d requests (%.2f per resource) in %s; %s", len(r.Resources), r.Failed, r.Requests, r.RequestsPerResource, millis(r.Millis), runCurrentText(r.CurrentRV))
 	return nil
+}
+
+// runCurrentText says where the rows' current RV came from.
+func runCurrentText(c probe.RunWide) string {
+	if c.Current == 0 {
+		return "every row read its own current RV"
+	}
+	out := fmt.Sprintf("current RV %d read once for the run (a consistent list of %s), shared by the resources of the cluster's own revision", c.Current, c.From)
+	if c.Reads > 1 {
+		out += fmt.Sprintf(" (read %d times: a window moved past it)", c.Reads)
+	}
+	if len(c.Own) > 0 {
+		out += "; own current RV: " + strings.Join(c.Own, ", ")
+	}
+	return out
 }
