@@ -50,12 +50,12 @@ type Result struct {
 	// (this resource's consistent list) or CurrentRun (the run's one read,
 	// RunWide); "" outside --all (its own).
 	CurrentFrom string
-	Search     *SearchResult
-	Verify     *Verification
-	Future     *FutureCheck
-	Requests   int
-	Started    time.Time
-	Duration   time.Duration
+	Search      *SearchResult
+	Verify      *Verification
+	Future      *FutureCheck
+	Requests    int
+	Started     time.Time
+	Duration    time.Duration
 	// Err is why the window is not (fully) known: a failed current-RV read,
 	// an opaque RV, a search that ran out of budget or met a fatal error, or
 	// a verification that did not hold.

@@ -19,9 +19,9 @@ type ProbeReport struct {
 	CurrentResourceVersion string `json:"currentResourceVersion"`
 	// CurrentFrom is, in an --all run, "own" (this resource's consistent
 	// list) or "run" (the run's one read: probe --all's runCurrent).
-	CurrentFrom string `json:"currentFrom,omitempty"`
-	OldestResourceVersion  string `json:"oldestResourceVersion"`
-	Width                  uint64 `json:"width"`
+	CurrentFrom           string `json:"currentFrom,omitempty"`
+	OldestResourceVersion string `json:"oldestResourceVersion"`
+	Width                 uint64 `json:"width"`
 	// Source is who answers 410 for RVs below the window: watch-cache,
 	// storage (etcd, or a shim such as kine), mixed, none (no RV has
 	// expired yet) or unknown (a 410 the plugin does not recognize, or no
