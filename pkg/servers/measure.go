@@ -173,6 +173,8 @@ func (s *Server) setWatchCache() {
 		s.WatchCache, s.WatchCacheWhy = CacheOff, "its /metrics has no watch-cache series for the resource"
 	case s.Metrics != nil && s.Metrics.Found():
 		s.WatchCache, s.WatchCacheWhy = CacheOn, "its /metrics has watch-cache series for the resource"
+	default:
+		s.WatchCache = CacheUnknown
 	}
 }
 
