@@ -50,7 +50,7 @@ func zeroLagText(v servers.Verdict) string {
 		who += " that was read"
 	}
 	if len(v.CacheUnknown) > 0 {
-		return "every rv=0 list reached the current RV right after a consistent list (read from the server's watch cache, or from storage where it has none: not known for " + strings.Join(v.CacheUnknown, ", ") + ")"
+		return "every rv=0 list reached the current RV right after a consistent list (read from the server's watch cache, or from storage where it has none: " + cacheUnknownText(v) + ")"
 	}
 	return who + " has seen the current RV"
 }
@@ -73,7 +73,7 @@ func followsText(v servers.Verdict) string {
 		who = strings.Replace(who, "every server", "every other server", 1)
 	}
 	if len(v.CacheUnknown) > 0 {
-		parts = append(parts, who+" serves up to the current RV: its rv=0 list reached it right after a consistent list (from its watch cache, or from storage if it has none: which is not known for "+strings.Join(v.CacheUnknown, ", ")+")")
+		parts = append(parts, who+" serves up to the current RV: its rv=0 list reached it right after a consistent list (from its watch cache, or from storage if it has none: "+cacheUnknownText(v)+")")
 	} else {
 		parts = append(parts, who+" follows storage: its watch cache reached the current RV right after a consistent list")
 	}
@@ -222,4 +222,13 @@ func firstWords(s string, n int) string {
 		return strings.Join(w[:n], " ") + " ..."
 	}
 	return s
+}
+
+// cacheUnknownText names the servers of which it is not known whether
+// they have a watch cache for the resource.
+func cacheUnknownText(v servers.Verdict) string {
+	if len(v.CacheUnknown)+len(v.NoWatchCache) >= v.Answered+v.AnsweredPartly {
+		return "which is not known here: probe --servers --metrics shows each server's watch cache"
+	}
+	return "not known for " + strings.Join(v.CacheUnknown, ", ")
 }
