@@ -140,10 +140,13 @@ func TryWatch(ctx context.Context, c *apiclient.Client, t apiclient.Target, rv u
 	}
 	res = Try{ResourceVersion: rv}
 	clk := opts.clock()
+	if !takeToken(ctx, opts.Budget, &res) {
+		return res
+	}
 	defer res.timeFrom(clk, clk.Now())
 	// The server ends the watch by itself shortly after the wait, in case
 	// the close below never reaches it.
-	wo := watchstream.Options{ResourceVersion: strconv.FormatUint(rv, 10), RVSet: true, TimeoutSeconds: int64(opts.Wait/time.Second) + 2, Budget: opts.Budget}
+	wo := watchstream.Options{ResourceVersion: strconv.FormatUint(rv, 10), RVSet: true, TimeoutSeconds: int64(opts.Wait/time.Second) + 2}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stream := openTry(ctx, cancel, c, t, wo, opts, clk, &res)
@@ -286,10 +289,24 @@ func reasonForCode(code int32) metav1.StatusReason {
 	return metav1.StatusReasonUnknown
 }
 
-// openTry opens the watch of a try (one request; wo's budget takes its
-// token), the wait for its headers bounded by opts.HeaderTimeout on clk
-// (cancel ends it). A nil stream means res says why: the budget refused
-// the request, or the server answered an error.
+// takeToken takes the try's request from b before its clock starts: a
+// try's latency is the server's answer, not the rate limiter's wait
+// (adaptiveProbe waits in proportion to the slowest 410, and at --qps 5 the
+// wait for a token alone is 200 ms). The try sends the watch right after,
+// with no budget of its own (apiclient.Budget: the sender takes). False:
+// the budget refused it, and res says so.
+func takeToken(ctx context.Context, b *apiclient.Budget, res *Try) bool {
+	if err := b.Take(ctx); err != nil {
+		res.notSent = err
+		return false
+	}
+	return true
+}
+
+// openTry opens the watch of a try (one request, its token already taken
+// by takeToken), the wait for its headers bounded by opts.HeaderTimeout on
+// clk (cancel ends it). A nil stream means res says why: the server
+// answered an error.
 func openTry(ctx context.Context, cancel context.CancelFunc, c *apiclient.Client, t apiclient.Target, wo watchstream.Options, opts TryOptions, clk clock.WithDelayedExecution, res *Try) *watchstream.Stream {
 	headerTimer := clk.AfterFunc(opts.HeaderTimeout, cancel)
 	stream, err := watchstream.Open(ctx, c, t, wo)
