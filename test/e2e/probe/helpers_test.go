@@ -27,6 +27,9 @@ type probeJSON struct {
 	OldestResourceVersion  string  `json:"oldestResourceVersion"`
 	Width                  uint64  `json:"width"`
 	Source                 string  `json:"source"`
+	BoundBy                string  `json:"boundBy"`
+	CompactedAt            string  `json:"compactedAt"`
+	LostAt                 string  `json:"lostAt"`
 	Requests               int     `json:"requests"`
 	Probes                 int     `json:"probes"`
 	Found                  bool    `json:"found"`

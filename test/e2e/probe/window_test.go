@@ -110,7 +110,7 @@ func TestProbeEtcdCompacted(t *testing.T) {
 	}
 
 	got, r := runProbeJSON(t, c.Kubeconfig, 0, "cm", "-n", ns, "--verify", "--qps", "100")
-	if !got.Found || got.OldestResourceVersion != fmt.Sprint(R-1) || got.Source != "etcd" {
+	if !got.Found || got.OldestResourceVersion != fmt.Sprint(R-1) || got.Source != "storage" || got.BoundBy != "compaction" || got.CompactedAt != fmt.Sprint(R) {
 		t.Fatalf("want oldest %d (R-1) from etcd, got %+v", R-1, got)
 	}
 	if bound := log2Ceil(got.Width) + 3; got.Probes > bound {
@@ -136,7 +136,7 @@ func TestProbeEtcdCompacted(t *testing.T) {
 	// Human output with -v: every probe, in order, with its evidence.
 	h := framework.Run(t, c.Kubeconfig, time.Minute, "probe", "cm", "-n", ns, "-v", "--qps", "100")
 	t.Logf("probe -v:\n%s", h.Stdout)
-	for _, want := range []string{"OLDEST RV", "etcd, directly", "WATCH FROM RV", "The resourceVersion for the provided watch is too old.", fmt.Sprint(R - 1)} {
+	for _, want := range []string{"OLDEST RV", "storage (etcd, or a shim such as kine", fmt.Sprintf("storage is compacted (exact lists answer from RV %d", R), "WATCH FROM RV", "The resourceVersion for the provided watch is too old.", fmt.Sprint(R - 1)} {
 		if h.Code != 0 || !strings.Contains(h.Stdout, want) {
 			t.Fatalf("probe -v (exit %d) lacks %q:\n%s%s", h.Code, want, h.Stdout, h.Stderr)
 		}
