@@ -20,7 +20,7 @@ E2E_PKGS      := ./test/e2e/matrix ./test/e2e/probe ./test/e2e/proof ./test/e2e/
 E2E_LONG_PKGS := ./test/e2e/informerlog ./test/e2e/faults ./test/e2e/demo ./test/e2e/bounds
 # ... and these tests of make test's packages, each of which restarts an
 # API server of its own (make test skips them, make test-long runs them).
-E2E_LONG_TESTS := TestCaptureWatchStreams|TestWatchExpiredAfterWatchCacheRestart|TestWatchFollowSurvivesRestartAndReportsTheGap|TestProbeWatchCacheAfterRestart
+E2E_LONG_TESTS := TestCaptureWatchStreams|TestWatchExpiredAfterWatchCacheRestart|TestWatchFollowSurvivesRestartAndReportsTheGap|TestProbeWatchCacheAfterRestart|TestProbeMetricsAfterEvictionBeforeGrowth
 # The e2e packages run the plugin and the informer program built once here
 # (each test process would otherwise build and link its own). GOGC=300:
 # servers and tests are short-lived and memory is plenty; their start-up

@@ -44,15 +44,21 @@ func probeCommand(o *ProbeOptions) *cobra.Command {
 		Long: `Find, in a handful of requests, the oldest resourceVersion from which a watch
 on RESOURCE still starts on the API server you reach, the window's width in
 RVs, and who answers "410 Expired" below it: the API server's watch cache
-(its message names the oldest RV) or etcd directly (the watch cache is off
-for the resource; the window starts at etcd's compaction point). A
-controller that reconnects from an RV older than this relists everything.
+(its message names the oldest RV) or storage directly (etcd, or a shim such
+as kine: the watch cache is off for the resource; the bound is storage's
+compaction, or a change a watch from below it loses). A controller that
+reconnects from an RV older than this relists everything.
 
 Each probe is one watch from an exact RV, read until its first event, an
 error or --probe-wait, and closed: it never drains a replay. Only list and
 watch requests are sent, at most --max-requests per resource, at most --qps
 per second; a 429 is waited out (Retry-After), and any answer other than
 "started" or "410" is retried and never moves the bound.
+
+--all reads the current RV once for the resources of the cluster's own
+revision and sends one watch from RV 1 to each whose watch cache answers
+(its 410 names the bound): about one request per resource, printed at
+the end.
 
 --interval with --duration probes again and again and reports how fast the
 window moves and how deep it is in seconds: the longest disconnect a

@@ -29,6 +29,14 @@ const (
 	FamilyTerminatedWatchers = "apiserver_terminated_watchers_total"
 	FamilyBookmarks          = "etcd_bookmark_total"
 	FamilyBookmarksLegacy    = "etcd_bookmark_counts"
+	// The capacity's changes (k8s.io/apiserver storage/cacher metrics,
+	// no "apiserver_" prefix, on every version of the matrix): counter
+	// vectors, so no sample means no change since the server started.
+	FamilyCapacityIncreases = "watch_cache_capacity_increase_total"
+	FamilyCapacityDecreases = "watch_cache_capacity_decrease_total"
+	// FamilyProcessStart is when the API server process started (Unix
+	// seconds): every counter counts from then.
+	FamilyProcessStart = "process_start_time_seconds"
 )
 
 // Families is one parsed /metrics text.
@@ -48,6 +56,21 @@ func Parse(r io.Reader) (Families, error) {
 type Snapshot struct {
 	At       time.Time
 	Families Families
+}
+
+// ProcessStart is when the API server that answered started (its
+// process_start_time_seconds), or the zero time when it does not say.
+func (s *Snapshot) ProcessStart() time.Time {
+	fam := s.Families[FamilyProcessStart]
+	if fam == nil || len(fam.GetMetric()) != 1 {
+		return time.Time{}
+	}
+	v := value(fam.GetMetric()[0])
+	if v <= 0 {
+		return time.Time{}
+	}
+	sec := int64(v)
+	return time.Unix(sec, int64((v-float64(sec))*1e9)).UTC()
 }
 
 // Read sends one GET /metrics (it needs the non-resource "get" grant on
@@ -80,6 +103,11 @@ type WatchCache struct {
 	Initializations    *float64 `json:"initializations,omitempty"`
 	TerminatedWatchers *float64 `json:"terminatedWatchers,omitempty"`
 	EtcdBookmarks      *float64 `json:"etcdBookmarks,omitempty"`
+	// CapacityIncreases and CapacityDecreases count the capacity's
+	// doublings and halvings since the server started (nil: no sample,
+	// none).
+	CapacityIncreases *float64 `json:"capacityIncreases,omitempty"`
+	CapacityDecreases *float64 `json:"capacityDecreases,omitempty"`
 }
 
 // Found reports whether the server has a watch cache series for the resource.
@@ -130,6 +158,8 @@ func (f Families) Pick(group, resource string) WatchCache {
 	w.ResourceVersion = get(FamilyResourceVersion)
 	w.Initializations = get(FamilyInitializations)
 	w.TerminatedWatchers = get(FamilyTerminatedWatchers)
+	w.CapacityIncreases = get(FamilyCapacityIncreases)
+	w.CapacityDecreases = get(FamilyCapacityDecreases)
 	if w.EtcdBookmarks = get(FamilyBookmarks); w.EtcdBookmarks == nil {
 		w.EtcdBookmarks = get(FamilyBookmarksLegacy)
 	}

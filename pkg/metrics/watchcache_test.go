@@ -57,13 +57,20 @@ func TestExplainRecorded(t *testing.T) {
 	f := recorded(t)
 	t0 := time.Date(2026, 11, 30, 4, 0, 0, 0, time.UTC)
 	start, end := &Snapshot{At: t0, Families: f}, &Snapshot{At: t0.Add(2 * time.Second), Families: f}
-	r := Explain(start, end, "", "configmaps", ProbeFacts{Found: true, Oldest: 1, Current: 211, Source: "unknown"})
-	// 1 event received, capacity 100, one initialization: nothing evicted.
-	if r.Limit != LimitInitialization || *r.EventsDuringProbe != 0 || *r.EventRate != 0 || r.Seconds != 2 || *r.CacheLag != 0 {
+	r := Explain(start, end, "", "configmaps", ProbeFacts{Found: true, Oldest: 1, Current: 211, Source: "none"})
+	// A watch from RV 1 starts, and the counters agree: 1 event received,
+	// capacity 100 that never changed.
+	if r.Limit != LimitNothingExpired || *r.EventsDuringProbe != 0 || *r.EventRate != 0 || r.Seconds != 2 || *r.CacheLag != 0 {
 		t.Fatalf("got %+v", r)
 	}
-	if !strings.Contains(r.LimitText, "only 1 event received since the cache started, under its capacity 100") {
+	if !strings.Contains(r.LimitText, "the counters agree: no eviction") {
 		t.Errorf("limit text %q", r.LimitText)
+	}
+	// The same counters under a window the watch cache bounded at 200:
+	// the cache was initialized there (nothing evicted since).
+	w := Explain(start, end, "", "configmaps", ProbeFacts{Found: true, Oldest: 200, Current: 211, Source: "watch-cache"})
+	if w.Limit != LimitInitialization || !strings.Contains(w.LimitText, "the window starts at RV 200 (measured by the probe)") {
+		t.Errorf("a window from 200: %s: %s", w.Limit, w.LimitText)
 	}
 	none := Explain(start, end, "fake.watchrv.test", "gadgets", ProbeFacts{})
 	if none.Limit != LimitNoWatchCache {

@@ -1,20 +1,41 @@
 package metrics
 
 import (
-	"fmt"
 	"math"
 	"strconv"
-
-	"github.com/watchrv/kubectl-watchrv/internal/text"
+	"time"
 )
 
-// What limits a watch-cache window now.
+// What the counters say about the window the probe measured (Report.Limit).
+// The probe measures the window; the metrics only explain it, each
+// explanation checked against that measurement (explain.go), and none
+// states a window size of its own.
 const (
-	LimitCapacity       = "capacity"
+	// LimitNothingExpired: a watch from RV 1 starts (measured).
+	LimitNothingExpired = "nothing-expired"
+	// LimitInitialization: the counters show no eviction since the server
+	// started: the measured window starts where the cache was initialized.
 	LimitInitialization = "initialization"
-	LimitReinitialized  = "reinitialized-during-probe"
-	LimitNoWatchCache   = "no-watch-cache"
-	LimitUnknown        = "unknown"
+	// LimitEviction: the counters show that the cache evicted events: the
+	// measured window starts after the oldest event it still holds.
+	LimitEviction = "eviction"
+	// LimitUndetermined: the counters cannot tell initialization from
+	// eviction (the capacity grew, or the cache was initialized again).
+	LimitUndetermined = "undetermined"
+	// LimitReinitialized: the cache was initialized again during the probe.
+	LimitReinitialized = "reinitialized-during-probe"
+	// LimitRestarted: the API server restarted between the two reads: its
+	// counters started again.
+	LimitRestarted = "restarted-during-probe"
+	// LimitNoWatchCache: no series for the resource.
+	LimitNoWatchCache = "no-watch-cache"
+	// LimitInconsistent: the counters contradict what the probe measured
+	// (the two reached different API servers, behind a balancer): they
+	// explain nothing.
+	LimitInconsistent = "inconsistent"
+	// LimitUnknown: the series needed are missing, or the probe measured no
+	// window to explain.
+	LimitUnknown = "unknown"
 )
 
 // Report is the stable schema of the "metrics" block of "probe --metrics":
@@ -30,15 +51,21 @@ type Report struct {
 	// InitializationsDuringProbe > 0: the cache was re-initialized (the
 	// API server restarted it) while the probe ran.
 	InitializationsDuringProbe float64 `json:"initializationsDuringProbe"`
+	// ServerStarted is the API server's process_start_time_seconds (every
+	// counter counts from then); Restarted is set when it moved between
+	// the two reads.
+	ServerStarted *time.Time `json:"serverStarted,omitempty"`
+	Restarted     bool       `json:"restartedDuringProbe,omitempty"`
 	// CacheLag is the probe's current RV minus the cache's RV (the cache
 	// RV is the newest event it has seen, and RVs are shared by every
 	// resource, so a lag is normal on a busy cluster).
 	CacheLag *int64 `json:"cacheLag,omitempty"`
-	// Limit is what bounds the window now (capacity, initialization,
-	// reinitialized-during-probe, no-watch-cache, unknown), in words in
-	// LimitText.
-	Limit     string `json:"limit"`
-	LimitText string `json:"limitText"`
+	// Limit is what the counters say about the measured window (one of the
+	// Limit* values), in words in LimitText; Evidence is the counter facts
+	// the words rest on.
+	Limit     string   `json:"limit"`
+	LimitText string   `json:"limitText"`
+	Evidence  []string `json:"evidence,omitempty"`
 	// Note is a one-line reason when /metrics could not be read (403: the
 	// user lacks the non-resource "get" grant on /metrics).
 	Note string `json:"note,omitempty"`
@@ -47,13 +74,13 @@ type Report struct {
 	Requests int `json:"requests"`
 }
 
-// ProbeFacts is what the probe found, for the cross-check.
+// ProbeFacts is what the probe measured, which the metrics explain.
 type ProbeFacts struct {
 	Found   bool
 	Oldest  uint64
 	Current uint64
 	// Source is the probe's answer to "who answers 410": watch-cache,
-	// etcd or unknown (nothing expired).
+	// storage, mixed, none (nothing expired) or unknown.
 	Source string
 }
 
@@ -61,10 +88,18 @@ type ProbeFacts struct {
 // be nil: then no rate) and the probe's findings.
 func Explain(start, end *Snapshot, group, resource string, p ProbeFacts) Report {
 	r := Report{WatchCache: end.Families.Pick(group, resource)}
+	var before *WatchCache
+	if t := end.ProcessStart(); !t.IsZero() {
+		r.ServerStarted = &t
+	}
 	if start != nil {
 		s := start.Families.Pick(group, resource)
+		before = &s
 		r.Seconds = end.At.Sub(start.At).Seconds()
-		if s.EventsReceived != nil && r.EventsReceived != nil {
+		if t0, t1 := start.ProcessStart(), end.ProcessStart(); !t0.IsZero() && !t1.IsZero() && t1.Sub(t0).Abs() > time.Second {
+			r.Restarted = true
+		}
+		if s.EventsReceived != nil && r.EventsReceived != nil && !r.Restarted {
 			d := *r.EventsReceived - *s.EventsReceived
 			r.EventsDuringProbe = &d
 			if r.Seconds > 0 {
@@ -72,7 +107,7 @@ func Explain(start, end *Snapshot, group, resource string, p ProbeFacts) Report 
 				r.EventRate = &rate
 			}
 		}
-		if s.Initializations != nil && r.Initializations != nil {
+		if s.Initializations != nil && r.Initializations != nil && !r.Restarted {
 			r.InitializationsDuringProbe = *r.Initializations - *s.Initializations
 		}
 	}
@@ -81,48 +116,8 @@ func Explain(start, end *Snapshot, group, resource string, p ProbeFacts) Report 
 		lag := int64(p.Current%1e15) - int64(*r.ResourceVersion)
 		r.CacheLag = &lag
 	}
-	r.Limit, r.LimitText = limit(r, p)
+	r.Limit, r.LimitText, r.Evidence = explainWindow(r, before, p)
 	return r
-}
-
-// limit decides what bounds the window. The watch cache keeps, since its
-// last initialization, the resource's last `capacity` events; the capacity
-// doubles (up to 102400) while its oldest event is younger than 75s and
-// halves when a quarter of it is older (k8s.io/apiserver v0.37.2,
-// watch_cache_history.go). So: fewer events received than the capacity
-// since a single initialization = nothing evicted, the window starts at
-// the initialization; more = the cache is full and evicts, the capacity
-// limits.
-func limit(r Report, p ProbeFacts) (string, string) {
-	switch {
-	case !r.Found():
-		if p.Source == "etcd" {
-			return LimitNoWatchCache, "no watch-cache series for this resource, and etcd answers 410: the watch cache is off for it; the window starts at etcd's compaction point"
-		}
-		return LimitNoWatchCache, "this server exposes no watch-cache series for this resource (the watch cache is off for it, or it is served by another server, such as an aggregated API)"
-	case r.InitializationsDuringProbe > 0:
-		return LimitReinitialized, fmt.Sprintf("the watch cache was re-initialized %s time(s) during the probe: its window restarted at the new initialization's RV", num(r.InitializationsDuringProbe))
-	case r.Capacity == nil || r.EventsReceived == nil:
-		return LimitUnknown, "the server exposes the capacity or the events received, not both: cannot tell what limits the window"
-	}
-	capacity, events := *r.Capacity, *r.EventsReceived
-	inits := 1.0
-	if r.Initializations != nil {
-		inits = *r.Initializations
-	}
-	window := ""
-	if p.Found && p.Current > p.Oldest {
-		window = fmt.Sprintf(" (the probe's window: %s, shared by every resource)", text.Count(p.Current-p.Oldest, "RV"))
-	}
-	switch {
-	case events >= capacity && inits <= 1:
-		return LimitCapacity, fmt.Sprintf("capacity: %s events received since the cache started, more than its capacity %s: it holds the last %s events of this resource and evicts older ones%s; the capacity doubles (up to 102400) while its oldest event is younger than 75s", num(events), num(capacity), num(capacity), window)
-	case events >= capacity:
-		return LimitCapacity, fmt.Sprintf("capacity, or the last of %s initializations: %s events received in all, capacity %s (the counter spans the initializations, so which one limits cannot be told apart)%s", num(inits), num(events), num(capacity), window)
-	case inits > 1:
-		return LimitInitialization, fmt.Sprintf("initialization: only %s received, under the capacity %s, and the cache was initialized %s times: the window starts at its last initialization%s", text.Count(int64(events), "event"), num(capacity), num(inits), window)
-	}
-	return LimitInitialization, fmt.Sprintf("initialization: only %s received since the cache started, under its capacity %s: nothing was evicted, the window starts where the cache was initialized%s", text.Count(int64(events), "event"), num(capacity), window)
 }
 
 func num(f float64) string {
@@ -130,4 +125,11 @@ func num(f float64) string {
 		return strconv.FormatInt(int64(f), 10)
 	}
 	return strconv.FormatFloat(f, 'f', 2, 64)
+}
+
+func orZero(f *float64) float64 {
+	if f == nil {
+		return 0
+	}
+	return *f
 }

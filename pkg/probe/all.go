@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"time"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
@@ -32,29 +33,65 @@ type AllResult struct {
 	Metrics []*metrics.Report
 	// Failed counts the rows whose window is not (fully) known.
 	Failed int
+	// Shared counts the requests of no one row: the APIService list that
+	// tells which groups share the cluster's revision (RunWide), and the
+	// reads of /metrics.
+	Shared int
+	// RunWide is the run's one current-RV read and what it holds for.
+	RunWide RunWide
 }
+
+// Requests is every request the run sent: the rows' and the shared ones.
+func (a *AllResult) Requests() int { return a.Run.Requests + a.Shared }
 
 // All probes every resource one at a time (each watch closed before the
 // next starts). A resource that fails (forbidden, opaque RV, budget) is a
 // row with its reason, never dropped.
+//
+// It costs about one request per resource (issue 23): the resources the
+// kube-apiserver serves itself share one revision (etcd's, or kine's row
+// id), so the current RV is read once, by the first of them probed in
+// full (RunWide), and every other one sends one watch from RV 1, which
+// either starts (nothing has expired) or is refused by the watch cache
+// with a 410 that names the oldest RV (the bound; --verify proves it with
+// two more watches). A resource whose watch is answered by storage (the
+// watch cache off) or with a 410 the plugin does not recognize is probed
+// in full, that watch reused as the search's first probe, and the bound
+// exact lists found on one storage resource is the next one's first guess
+// (one storage, one compaction point). Aggregated APIs have RVs of their
+// own: they are probed in full, each with its own current RV.
 func All(ctx context.Context, c *apiclient.Client, resources []apiclient.Resource, o AllOptions) *AllResult {
 	o.Search.Budget = o.Budget
+	o.slowest = new(time.Duration)
+	r := &AllResult{}
+	o.Budget.Reset()
 	m0 := readMetrics(ctx, c, o.Budget, o.Metrics)
-	run := sweep.Each(ctx, resources, sweep.Options{Verb: "probing", Progress: o.Progress, What: "resources"},
+	run := newRunWide(ctx, c, resources, o.Budget)
+	r.Shared = o.Budget.Used()
+	var hint uint64
+	r.Run = sweep.Each(ctx, resources, sweep.Options{Verb: "probing", Progress: o.Progress, What: "resources"},
 		func(ctx context.Context, res apiclient.Resource) sweep.Step[*Result] {
 			o.Budget.Reset()
-			w := Run(ctx, c, o.Target(res), o.Options)
+			ro := o.Options
+			ro.Search.Hint = hint
+			w := run.probe(ctx, c, o.Target(res), ro)
+			if s := w.Search; s != nil && s.ListBound > 0 {
+				hint = s.ListBound
+			}
 			s := sweep.Step[*Result]{Row: w, Requests: w.Requests}
 			if w.Err != nil {
 				s.Failures = []sweep.Failure{{Name: res.Name(), Reason: Reason(w.Err), Err: w.Err}}
 			}
 			return s
 		})
-	r := &AllResult{Run: run, Failed: len(run.Failures), Metrics: make([]*metrics.Report, len(run.Rows))}
-	if !run.Interrupted {
+	r.RunWide = run.RunWide
+	r.Failed = len(r.Run.Failures)
+	r.Metrics = make([]*metrics.Report, len(r.Run.Rows))
+	if !r.Run.Interrupted {
 		o.Budget.Reset()
 		m1 := readMetrics(ctx, c, o.Budget, o.Metrics)
-		for i, w := range run.Rows {
+		r.Shared += o.Budget.Used()
+		for i, w := range r.Run.Rows {
 			r.Metrics[i] = MetricsReport(m0, m1, w)
 		}
 	}

@@ -38,7 +38,7 @@ func TryExactList(ctx context.Context, c *apiclient.Client, t apiclient.Target, 
 	if err != nil {
 		res.fromError(err, rv)
 		if res.Outcome == OutcomeExpired {
-			res.Source = SourceEtcd
+			res.Source = SourceStorage
 		}
 		res.Evidence = "exact list: " + res.Evidence
 		return res
@@ -63,7 +63,7 @@ func etcdListProbe(c *apiclient.Client, t apiclient.Target, watch TryFunc, curre
 			return r
 		}
 		r := watch(ctx, rv)
-		if r.Outcome == OutcomeExpired && r.Source == SourceEtcd {
+		if r.Outcome == OutcomeExpired && r.Source == SourceStorage {
 			*etcd = true
 		}
 		return r

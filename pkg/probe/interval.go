@@ -126,7 +126,7 @@ func (s *Series) RefineDepth(ctx context.Context, c *apiclient.Client, t apiclie
 	r := metrics.Explain(m0.Snapshot, m1.Snapshot, t.Resource.GVR.Group, t.Resource.GVR.Resource, metrics.ProbeFacts{Found: true, Oldest: last.Oldest, Current: last.Current, Source: last.Source})
 	r.Requests = 2
 	s.Metrics = &r
-	if r.Limit == metrics.LimitCapacity && r.Capacity != nil && r.EventRate != nil {
+	if r.Limit == metrics.LimitEviction && r.Capacity != nil && r.EventRate != nil {
 		s.Motion.EstimateDepthFromEvents(*r.Capacity, *r.EventRate)
 	}
 }

@@ -45,8 +45,11 @@ func TryWatchThrough(ctx context.Context, c *apiclient.Client, t apiclient.Targe
 	silence := max(opts.Wait, reachSilence)
 	res = Try{ResourceVersion: rv}
 	clk := opts.clock()
+	if !takeToken(ctx, opts.Budget, &res) {
+		return res
+	}
 	defer res.timeFrom(clk, clk.Now())
-	wo := watchstream.Options{ResourceVersion: strconv.FormatUint(rv, 10), RVSet: true, TimeoutSeconds: 60, Budget: opts.Budget}
+	wo := watchstream.Options{ResourceVersion: strconv.FormatUint(rv, 10), RVSet: true, TimeoutSeconds: 60}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stream := openTry(ctx, cancel, c, t, wo, opts, clk, &res)

@@ -21,6 +21,15 @@ type Options struct {
 	Future      bool
 	FutureAhead uint64
 	FutureHold  time.Duration
+
+	// slowest, when set, is the slowest 410 seen by every probe sharing it
+	// (the resources of one --all run): a silent watch counts as started
+	// only well after it. Nil: each Run keeps its own.
+	slowest *time.Duration
+	// first is the answer of a watch from RV 1 already sent for this
+	// resource (--all's one watch per resource), which the search takes
+	// as its first probe instead of sending it again.
+	first *Try
 }
 
 // Verification is the proof of the bound: one watch on each side of it.
@@ -37,12 +46,16 @@ type Result struct {
 	Target     apiclient.Target
 	Current    uint64
 	CurrentRaw string // the RV as the server sent it (set even when opaque)
-	Search     *SearchResult
-	Verify     *Verification
-	Future     *FutureCheck
-	Requests   int
-	Started    time.Time
-	Duration   time.Duration
+	// CurrentFrom is where Current comes from in an --all run: CurrentOwn
+	// (this resource's consistent list) or CurrentRun (the run's one read,
+	// RunWide); "" outside --all (its own).
+	CurrentFrom string
+	Search      *SearchResult
+	Verify      *Verification
+	Future      *FutureCheck
+	Requests    int
+	Started     time.Time
+	Duration    time.Duration
 	// Err is why the window is not (fully) known: a failed current-RV read,
 	// an opaque RV, a search that ran out of budget or met a fatal error, or
 	// a verification that did not hold.
@@ -66,9 +79,15 @@ func Run(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options
 		return w
 	}
 	o.Try.Budget = b
+	if o.slowest == nil {
+		o.slowest = new(time.Duration)
+	}
 	watch := adaptiveProbe(func(ctx context.Context, rv uint64, po TryOptions) Try {
 		return TryWatch(ctx, c, t, rv, po)
-	}, o.Try, itemRV)
+	}, o.Try, itemRV, o.slowest)
+	if o.first != nil {
+		watch = seeded(watch, *o.first)
+	}
 	try, etcd := etcdListProbe(c, t, watch, w.Current, b)
 	w.Search = Search(ctx, w.Current, try, o.Search)
 	if w.Err = w.Search.Err; w.Err != nil {
@@ -80,7 +99,7 @@ func Run(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options
 	if *etcd {
 		atOldest = adaptiveProbe(func(ctx context.Context, rv uint64, po TryOptions) Try {
 			return TryWatchThrough(ctx, c, t, rv, w.Search.Current, po)
-		}, o.Try, itemRV)
+		}, o.Try, itemRV, o.slowest)
 		if w.Err = settleStorageBound(ctx, w.Search, atOldest, o.Search); w.Err != nil {
 			return w
 		}
@@ -122,6 +141,8 @@ func settleStorageBound(ctx context.Context, r *SearchResult, reach TryFunc, o S
 	if !r.Found || r.Oldest >= r.Current {
 		return nil
 	}
+	r.ListBound = r.Oldest
+	defer r.settleStorage()
 	expired := 0
 	for {
 		res, err := r.attempt(ctx, reach, r.Oldest, o)
@@ -133,6 +154,9 @@ func settleStorageBound(ctx context.Context, r *SearchResult, reach TryFunc, o S
 			return nil
 		}
 		next := res.LostAt
+		if next > r.Oldest {
+			r.LostAt = next
+		}
 		if next <= r.Oldest {
 			// A 410, not a lost change. kine answers it to a watch from
 			// its compaction revision, where the exact list above works:
@@ -145,12 +169,26 @@ func settleStorageBound(ctx context.Context, r *SearchResult, reach TryFunc, o S
 			}
 			next = r.Oldest + 1
 		}
-		r.Source = SourceEtcd
 		r.LastFailing, r.LowerBoundFromServer = next-1, false
 		r.Oldest, r.FirstSucceeding = next, next
 		if r.Oldest >= r.Current {
 			return nil // the newest RV always starts
 		}
+	}
+}
+
+// settleStorage sets Source and BoundBy once settleStorageBound is done:
+// the bound is a lost change's RV when a watch from below it lost that
+// change, else storage's compaction (exact lists, then a watch read
+// through from the bound).
+func (r *SearchResult) settleStorage() {
+	r.settle()
+	switch {
+	case !r.Found:
+	case r.LostAt > 0 && r.Oldest == r.LostAt:
+		r.BoundBy = BoundLostChange
+	case r.Source == SourceStorage:
+		r.BoundBy = BoundCompaction
 	}
 }
 
@@ -202,25 +240,37 @@ const expectedEventWait = 10 * time.Second
 //     the current-RV read), a started watch must replay at least that
 //     modification: the probe waits for an event (it comes at once in
 //     practice), and silence there is not success but a transient answer.
-func adaptiveProbe(p func(context.Context, uint64, TryOptions) Try, base TryOptions, itemRV uint64) TryFunc {
-	var slowest time.Duration
+func adaptiveProbe(p func(context.Context, uint64, TryOptions) Try, base TryOptions, itemRV uint64, slowest *time.Duration) TryFunc {
 	return func(ctx context.Context, rv uint64) Try {
 		o := base
 		// Rounded to the millisecond: the wait is printed ("no error
 		// within 285ms", not 284.580438ms).
-		o.Wait = max(o.Wait, min((3*slowest).Round(time.Millisecond), expectedEventWait))
+		o.Wait = max(o.Wait, min((3**slowest).Round(time.Millisecond), expectedEventWait))
 		expectEvent := rv < itemRV
 		if expectEvent {
 			o.Wait = max(o.Wait, expectedEventWait)
 		}
 		r := p(ctx, rv, o)
 		if r.Outcome == OutcomeExpired {
-			slowest = max(slowest, r.Latency)
+			*slowest = max(*slowest, r.Latency)
 		}
 		if expectEvent && r.Silent {
 			r.Outcome, r.Silent, r.MissedChangeRV = OutcomeTransient, false, itemRV
 			r.Evidence = fmt.Sprintf("no event and no error within %s, although an object was modified at RV %d", o.Wait, itemRV)
 		}
 		return r
+	}
+}
+
+// seeded answers the first probe of RV 1 with first, an answer already
+// received (no request sent), and every other probe with p.
+func seeded(p TryFunc, first Try) TryFunc {
+	used := false
+	return func(ctx context.Context, rv uint64) Try {
+		if rv == first.ResourceVersion && !used {
+			used = true
+			return first
+		}
+		return p(ctx, rv)
 	}
 }

@@ -26,6 +26,12 @@ type SearchOptions struct {
 	// the server's Retry-After honoured, every wait capped at 30 s). The
 	// current-RV read waits out a 429 by the same policy.
 	Retry apiclient.Retry
+	// Hint is where the bound probably is (the bound exact lists found on
+	// another resource of the same storage in this run: its compaction
+	// point is the storage's): when storage answers, the search probes it
+	// and the RV below before it bisects. A wrong hint costs two probes and
+	// moves no bound falsely: the search goes on from what they showed.
+	Hint uint64
 }
 
 // SearchResult is where the window starts, and how that was found.
@@ -35,9 +41,20 @@ type SearchResult struct {
 	// Oldest is the oldest RV a watch can start from; valid when Found.
 	Oldest uint64
 	Found  bool
-	// Source is who answered 410: watch-cache, etcd, or unknown when no
-	// probe expired (the whole history since RV 1 is watchable).
+	// Source is who answered 410 (Answer().Source, derived from the
+	// probes when the search ends): watch-cache, storage, mixed, none
+	// (no probe expired: the whole history since RV 1 is watchable) or
+	// unknown.
 	Source string
+	// BoundBy is why the bound is where it is (BoundNothingExpired, ...),
+	// set when Found. ListBound is the bound exact lists found before real
+	// watches settled it (storage only: exact lists answer from
+	// ListBound+1, storage's compaction point as they see it; 0 when no
+	// list was used); LostAt the RV of the change a watch from below the
+	// bound lost (BoundLostChange).
+	BoundBy   string
+	ListBound uint64
+	LostAt    uint64
 	// LastFailing is the highest RV known to fail (0 = none) and
 	// FirstSucceeding the lowest known to succeed: the bracket.
 	LastFailing, FirstSucceeding uint64
@@ -64,7 +81,7 @@ func (r *SearchResult) Width() uint64 {
 // the first succeeding RV. Answers other than success and Expired are
 // retried and never move a bound.
 func Search(ctx context.Context, current uint64, probe TryFunc, o SearchOptions) *SearchResult {
-	r := &SearchResult{Current: current, Source: SourceUnknown}
+	r := &SearchResult{Current: current}
 	// Invariant: lo fails (0 = no exact RV below), hi succeeds (current is
 	// assumed to: a watch from the newest RV always starts). Windows only
 	// move forward, so a failure stays true for ever, but a success is true
@@ -75,9 +92,11 @@ func Search(ctx context.Context, current uint64, probe TryFunc, o SearchOptions)
 	hiSeq, loSeq := 0, 0
 	if current <= 1 {
 		r.Oldest, r.Found, r.FirstSucceeding = current, true, current
+		r.settle()
 		return r
 	}
 	next := uint64(1)
+	hint, hintBelow := o.Hint, false
 	for {
 		res, err := r.attempt(ctx, probe, next, o)
 		if err != nil {
@@ -90,9 +109,6 @@ func Search(ctx context.Context, current uint64, probe TryFunc, o SearchOptions)
 				hi, hiProven, hiSeq = next, true, len(r.Probes)
 			}
 		case OutcomeExpired:
-			if res.Source != SourceUnknown {
-				r.Source = res.Source
-			}
 			if next > lo {
 				lo, r.LowerBoundFromServer, loSeq = next, false, len(r.Probes)
 			}
@@ -118,6 +134,12 @@ func Search(ctx context.Context, current uint64, probe TryFunc, o SearchOptions)
 			next = hi
 		case res.OldestNamed > 0 && lo+1 < hi:
 			next = lo + 1 // confirm the RV the server named
+		case !hintBelow && hint > lo+1 && hint <= hi:
+			// The RV below the hint first, then the hint: a failure and
+			// then a success, so that the success needs no second proof.
+			next, hintBelow = hint-1, true
+		case hintBelow && hint > lo && hint < hi:
+			next, hint = hint, 0
 		default:
 			next = lo + (hi-lo)/2
 		}
@@ -126,7 +148,25 @@ func Search(ctx context.Context, current uint64, probe TryFunc, o SearchOptions)
 	if r.Found && r.Oldest > r.Current {
 		r.Current = r.Oldest
 	}
+	r.settle()
 	return r
+}
+
+// settle derives Source from the probes and, when the bound is found,
+// BoundBy from how it was found (a storage bound is refined by
+// settleStorageBound afterwards).
+func (r *SearchResult) settle() {
+	r.Source = r.Answer().Source
+	switch {
+	case !r.Found:
+		r.BoundBy = ""
+	case r.Oldest <= 1 && r.Source == SourceNone:
+		r.BoundBy = BoundNothingExpired
+	case r.LowerBoundFromServer && r.Source == SourceWatchCache:
+		r.BoundBy = BoundWatchCacheNamed
+	default:
+		r.BoundBy = BoundProbes
+	}
 }
 
 // attempt probes rv until it gets an answer about the window: OK or

@@ -60,7 +60,7 @@ func (s *simServer) probe(ctx context.Context, rv uint64) Try {
 		return Try{ResourceVersion: rv, Outcome: OutcomeExpired, Source: SourceWatchCache, OldestNamed: s.oldest, Code: 410,
 			Message: fmt.Sprintf("too old resource version: %d (%d)", rv, s.oldest)}
 	}
-	return Try{ResourceVersion: rv, Outcome: OutcomeExpired, Source: SourceEtcd, Code: 410, Message: "The resourceVersion for the provided watch is too old."}
+	return Try{ResourceVersion: rv, Outcome: OutcomeExpired, Source: SourceStorage, Code: 410, Message: "The resourceVersion for the provided watch is too old."}
 }
 
 // recordingClock fires every timer at once and records its wait.
@@ -104,7 +104,7 @@ func TestSearchWatchCacheNamesOldestTwoProbes(t *testing.T) {
 func TestSearchNothingExpiredOneProbe(t *testing.T) {
 	s := &simServer{oldest: 1, cache: true}
 	r := Search(context.Background(), 5000, s.probe, SearchOptions{})
-	if !r.Found || r.Oldest != 1 || len(r.Probes) != 1 || r.Source != SourceUnknown {
+	if !r.Found || r.Oldest != 1 || len(r.Probes) != 1 || r.Source != SourceNone {
 		t.Fatalf("want oldest 1 after one probe, source unknown, got %+v", r)
 	}
 }
@@ -122,7 +122,7 @@ func TestSearchEtcdExactWithinBound(t *testing.T) {
 			if len(r.Probes) > etcdBound(current) {
 				t.Fatalf("current %d oldest %d: %d probes, bound %d", current, oldest, len(r.Probes), etcdBound(current))
 			}
-			if oldest > 1 && (r.Source != SourceEtcd || r.LastFailing != oldest-1) {
+			if oldest > 1 && (r.Source != SourceStorage || r.LastFailing != oldest-1) {
 				t.Fatalf("current %d oldest %d: want source etcd and last failing %d, got %+v", current, oldest, oldest-1, r)
 			}
 		}
@@ -280,5 +280,29 @@ func TestSearchPersistentThrottlingStopsAtTheTries(t *testing.T) {
 	}
 	if len(slept) != 2 || slept[0] != 2*time.Second || slept[1] != 2*time.Second {
 		t.Fatalf("want two 2s waits (the Retry-After), got %v", slept)
+	}
+}
+
+// A hint (the bound another resource of the same storage had in this
+// run) costs two probes after RV 1 when right, and never a wrong answer
+// when wrong: every hint, right or not, still finds the exact bound.
+func TestSearchStorageHint(t *testing.T) {
+	const current = 100000
+	for _, oldest := range []uint64{2, 500, 4711, 99999} {
+		for _, hint := range []uint64{0, 1, oldest - 1, oldest, oldest + 1, 3, 99998, current, current + 5} {
+			s := &simServer{oldest: oldest}
+			o := noSleep(s, 64, nil)
+			o.Hint = hint
+			r := Search(context.Background(), current, s.probe, o)
+			if r.Err != nil || !r.Found || r.Oldest != oldest {
+				t.Fatalf("oldest %d hint %d: got %+v", oldest, hint, r)
+			}
+			if hint == oldest && oldest > 2 && len(r.Probes) != 3 {
+				t.Errorf("oldest %d, a right hint: %d probes, want 3 (RV 1, the hint, the RV below)", oldest, len(r.Probes))
+			}
+			if len(r.Probes) > etcdBound(current)+2 {
+				t.Errorf("oldest %d hint %d: %d probes, over the bisection's bound + 2", oldest, hint, len(r.Probes))
+			}
+		}
 	}
 }

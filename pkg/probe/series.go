@@ -169,7 +169,7 @@ func (m *Motion) EstimateDepthFromEvents(capacity, eventsPerSecond float64) {
 		return
 	}
 	m.DepthSeconds, m.DepthKnown, m.DepthMethod, m.DepthBound = capacity/eventsPerSecond, true, DepthMethodEventRate, DepthBoundEstimate
-	m.DepthEvidence = fmt.Sprintf("a full watch cache of %.0f events at %.2f events/s of this resource", capacity, eventsPerSecond)
+	m.DepthEvidence = fmt.Sprintf("assumes the cache, which has evicted, is full: its capacity %.0f events at %.2f events/s of this resource", capacity, eventsPerSecond)
 }
 
 // MeasureMotion computes rates and depth from the rounds that found a bound.

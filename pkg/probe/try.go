@@ -42,11 +42,15 @@ const (
 	OutcomeFatal Outcome = "fatal"
 )
 
-// Sources: who answered the 410 that bounds the window.
+// Sources: who answered the 410 that bounds the window (see Answer).
 const (
 	SourceWatchCache = "watch-cache"
-	SourceEtcd       = "etcd"
-	SourceUnknown    = "unknown"
+	// SourceStorage: etcd, or a shim such as kine: their 410 wordings are
+	// the same, so the plugin never says which.
+	SourceStorage = "storage"
+	SourceMixed   = "mixed"
+	SourceNone    = "none"
+	SourceUnknown = "unknown"
 )
 
 // Try is one watch request of the search and what it proved.
@@ -61,7 +65,8 @@ type Try struct {
 	// OldestNamed is the oldest RV the watch cache named in its 410
 	// ("too old resource version: X (Y)" names Y); 0 when none was named.
 	OldestNamed uint64 `json:"oldestNamed,omitempty"`
-	// Source is watch-cache or etcd for an Expired outcome, from the wording.
+	// Source is watch-cache, storage or unknown (a wording the plugin does
+	// not know) for an Expired outcome, from the wording.
 	Source string `json:"source,omitempty"`
 	// Silent is true when the watch was accepted and nothing arrived within
 	// the wait: success without a replayed event.
@@ -138,10 +143,13 @@ func TryWatch(ctx context.Context, c *apiclient.Client, t apiclient.Target, rv u
 	}
 	res = Try{ResourceVersion: rv}
 	clk := opts.clock()
+	if !takeToken(ctx, opts.Budget, &res) {
+		return res
+	}
 	defer res.timeFrom(clk, clk.Now())
 	// The server ends the watch by itself shortly after the wait, in case
 	// the close below never reaches it.
-	wo := watchstream.Options{ResourceVersion: strconv.FormatUint(rv, 10), RVSet: true, TimeoutSeconds: int64(opts.Wait/time.Second) + 2, Budget: opts.Budget}
+	wo := watchstream.Options{ResourceVersion: strconv.FormatUint(rv, 10), RVSet: true, TimeoutSeconds: int64(opts.Wait/time.Second) + 2}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stream := openTry(ctx, cancel, c, t, wo, opts, clk, &res)
@@ -215,12 +223,14 @@ func (r *Try) fromStatus(st metav1.Status, rv uint64, how string) {
 	d := diagnose.FromStatus(st, diagnose.Context{Operation: diagnose.OpWatch, RequestedResourceVersion: strconv.FormatUint(rv, 10)})
 	switch {
 	case diagnose.IsPrevKvNil(st):
-		// 500 "etcd event received with PrevKv=nil": etcd was compacted
-		// at the revision of the first change after rv, so a watch from rv
-		// loses that change (and the server ends the stream). A watch that
-		// cannot deliver every change after rv has not started from rv:
-		// for the window this is Expired, answered by etcd.
-		r.Outcome, r.Source = OutcomeExpired, SourceEtcd
+		// 500 "etcd event received with PrevKv=nil": storage dropped the
+		// previous value of a change after rv (etcd at its compaction
+		// revision, kine for any object last written below its compaction
+		// point), so a watch from rv loses that change (and the server
+		// ends the stream). A watch that cannot deliver every change after
+		// rv has not started from rv: for the window this is Expired,
+		// answered by storage.
+		r.Outcome, r.Source = OutcomeExpired, SourceStorage
 		r.Evidence = fmt.Sprintf("%s %d %s: a change after RV %d is lost (PrevKv=nil: its object's previous value is compacted)", how, st.Code, st.Reason, rv)
 		// Every watch from below the lost change meets it.
 		if m, ok := apiclient.ParseRV(d.OldestResourceVersion); ok && m > rv {
@@ -237,7 +247,7 @@ func (r *Try) fromStatus(st metav1.Status, rv uint64, how string) {
 				r.OldestNamed = y
 			}
 		case diagnose.KindEtcdCompactedWatch, diagnose.KindEtcdCompacted:
-			r.Source = SourceEtcd
+			r.Source = SourceStorage
 		}
 	case st.Code == 429:
 		r.Outcome = OutcomeThrottled
@@ -289,10 +299,24 @@ func reasonForCode(code int32) metav1.StatusReason {
 	return metav1.StatusReasonUnknown
 }
 
-// openTry opens the watch of a try (one request; wo's budget takes its
-// token), the wait for its headers bounded by opts.HeaderTimeout on clk
-// (cancel ends it). A nil stream means res says why: the budget refused
-// the request, or the server answered an error.
+// takeToken takes the try's request from b before its clock starts: a
+// try's latency is the server's answer, not the rate limiter's wait
+// (adaptiveProbe waits in proportion to the slowest 410, and at --qps 5 the
+// wait for a token alone is 200 ms). The try sends the watch right after,
+// with no budget of its own (apiclient.Budget: the sender takes). False:
+// the budget refused it, and res says so.
+func takeToken(ctx context.Context, b *apiclient.Budget, res *Try) bool {
+	if err := b.Take(ctx); err != nil {
+		res.notSent = err
+		return false
+	}
+	return true
+}
+
+// openTry opens the watch of a try (one request, its token already taken
+// by takeToken), the wait for its headers bounded by opts.HeaderTimeout on
+// clk (cancel ends it). A nil stream means res says why: the server
+// answered an error.
 func openTry(ctx context.Context, cancel context.CancelFunc, c *apiclient.Client, t apiclient.Target, wo watchstream.Options, opts TryOptions, clk clock.WithDelayedExecution, res *Try) *watchstream.Stream {
 	headerTimer := clk.AfterFunc(opts.HeaderTimeout, cancel)
 	stream, err := watchstream.Open(ctx, c, t, wo)

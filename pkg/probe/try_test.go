@@ -50,12 +50,12 @@ func TestProbeClassifiesRecordedWatchAnswers(t *testing.T) {
 		named   uint64
 	}{
 		{"cache-expired-event.json", 1, OutcomeExpired, SourceWatchCache, 312},
-		{"etcd-watch-from-R-2.json", 458, OutcomeExpired, SourceEtcd, 0},
+		{"etcd-watch-from-R-2.json", 458, OutcomeExpired, SourceStorage, 0},
 		{"etcd-watch-from-R-1.json", 459, OutcomeOK, "", 0},
 		{"etcd-watch-from-R+0.json", 460, OutcomeOK, "", 0},
 		// Compacted at a modification: the watch from R-1 loses the change
 		// at R (PrevKv=nil) and goes on; for the window that RV is expired.
-		{"etcd-prevkv-nil-from-R-1.json", 240, OutcomeExpired, SourceEtcd, 0},
+		{"etcd-prevkv-nil-from-R-1.json", 240, OutcomeExpired, SourceStorage, 0},
 	} {
 		ev, err := recordedEvent(t, tc.file)
 		var r Try
@@ -109,7 +109,7 @@ func TestAdaptiveProbeSilenceRules(t *testing.T) {
 			return Try{ResourceVersion: rv, Outcome: OutcomeExpired, Latency: 120 * time.Millisecond}
 		}
 		return Try{ResourceVersion: rv, Outcome: OutcomeOK, Silent: true}
-	}, TryOptions{Wait: DefaultTryWait}, 500)
+	}, TryOptions{Wait: DefaultTryWait}, 500, new(time.Duration))
 	ctx := context.Background()
 	if r := p(ctx, 600); r.Outcome != OutcomeOK || waits[0] != DefaultTryWait {
 		t.Fatalf("above the item's RV silence is success after the default wait: %+v, wait %s", r, waits[0])
@@ -133,7 +133,7 @@ func TestAdaptiveProbeWaitIsRounded(t *testing.T) {
 			return Try{ResourceVersion: rv, Outcome: OutcomeExpired, Latency: 94860146 * time.Nanosecond}
 		}
 		return Try{ResourceVersion: rv, Outcome: OutcomeOK, Silent: true}
-	}, TryOptions{Wait: DefaultTryWait}, 500)
+	}, TryOptions{Wait: DefaultTryWait}, 500, new(time.Duration))
 	ctx := context.Background()
 	p(ctx, 50)
 	p(ctx, 700)

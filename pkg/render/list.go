@@ -15,7 +15,7 @@ import (
 // ListReport is the stable schema of "list -o json|yaml".
 type ListReport struct {
 	// Cost is what the run took from the API server(s) (cost.go).
-	Cost *Cost `json:"cost,omitempty"`
+	Cost         *Cost  `json:"cost,omitempty"`
 	Resource     string `json:"resource"`
 	GroupVersion string `json:"groupVersion"`
 	Namespace    string `json:"namespace"`

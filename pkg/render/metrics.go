@@ -31,14 +31,29 @@ func metricsKV(m *metrics.Report) [][2]string {
 	if m.TerminatedWatchers == nil {
 		terminated = "0 (no sample: none terminated since the server started)"
 	}
-	return [][2]string{
+	changes := fmt.Sprintf("%s up, %s down", changeCount(m.CapacityIncreases), changeCount(m.CapacityDecreases))
+	if m.CapacityIncreases == nil && m.CapacityDecreases == nil {
+		changes = "none (no sample: the capacity never changed since the server started)"
+	}
+	kv := [][2]string{
 		{"Watch-cache capacity", optNum(m.Capacity)},
+		{"Capacity changes", changes},
 		{"Events received", events},
 		{"Cache RV", cacheRV},
 		{"Initializations", optNum(m.Initializations)},
 		{"Terminated watchers", terminated},
-		{"Window limited by", m.LimitText},
 	}
+	if m.ServerStarted != nil {
+		kv = append(kv, [2]string{"Server started", m.ServerStarted.Format("2006-01-02 15:04:05 UTC") + " (process_start_time_seconds: every counter counts from then)"})
+	}
+	return append(kv, [2]string{"Counters say", m.LimitText})
+}
+
+func changeCount(f *float64) string {
+	if f == nil {
+		return "0"
+	}
+	return fmtNum(*f)
 }
 
 // ProbeAllMetrics prints one watch-cache row per resource after the --all

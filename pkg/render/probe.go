@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/watchrv/kubectl-watchrv/internal/rv"
 	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
 	"github.com/watchrv/kubectl-watchrv/pkg/probe"
 )
@@ -20,11 +19,25 @@ type ProbeReport struct {
 	GroupVersion           string `json:"groupVersion"`
 	Namespace              string `json:"namespace"`
 	CurrentResourceVersion string `json:"currentResourceVersion"`
-	OldestResourceVersion  string `json:"oldestResourceVersion"`
-	Width                  uint64 `json:"width"`
-	// Source is watch-cache or etcd (who answers 410 for RVs below the
-	// window), or unknown when no RV has expired yet.
-	Source string `json:"source"`
+	// CurrentFrom is, in an --all run, "own" (this resource's consistent
+	// list) or "run" (the run's one read: probe --all's runCurrent).
+	CurrentFrom           string `json:"currentFrom,omitempty"`
+	OldestResourceVersion string `json:"oldestResourceVersion"`
+	Width                 uint64 `json:"width"`
+	// Source is who answers 410 for RVs below the window: watch-cache,
+	// storage (etcd, or a shim such as kine), mixed, none (no RV has
+	// expired yet) or unknown (a 410 the plugin does not recognize, or no
+	// answer at all); derived from the probes, as Answer is.
+	Source string       `json:"source"`
+	Answer probe.Answer `json:"answer"`
+	// BoundBy is why the bound is where it is (nothing-expired,
+	// watch-cache-410, probes, compaction, lost-change); CompactedAt the
+	// lowest RV exact lists answered (storage's compaction point as they
+	// see it); LostAt the RV of the change a watch from below the bound
+	// lost (PrevKv=nil).
+	BoundBy     string `json:"boundBy,omitempty"`
+	CompactedAt string `json:"compactedAt,omitempty"`
+	LostAt      string `json:"lostAt,omitempty"`
 	// Requests counts every request sent for this resource (the current-RV
 	// read, the probes, --verify and --future); Probes the search's watches.
 	Requests             int                 `json:"requests"`
@@ -67,10 +80,16 @@ func NewProbeReport(w *probe.Result, reason string) ProbeReport {
 		Future:       w.Future,
 		Reason:       reason,
 	}
-	r.CurrentResourceVersion = w.CurrentRaw
+	r.CurrentResourceVersion, r.CurrentFrom = w.CurrentRaw, w.CurrentFrom
 	if s := w.Search; s != nil {
 		r.CurrentResourceVersion = strconv.FormatUint(s.Current, 10)
-		r.Source, r.Found, r.LowerBoundFromServer = s.Source, s.Found, s.LowerBoundFromServer
+		r.Found, r.LowerBoundFromServer, r.BoundBy = s.Found, s.LowerBoundFromServer, s.BoundBy
+		if s.ListBound > 0 {
+			r.CompactedAt = strconv.FormatUint(s.ListBound+1, 10)
+		}
+		if s.LostAt > 0 {
+			r.LostAt = strconv.FormatUint(s.LostAt, 10)
+		}
 		r.Probes = len(s.Probes)
 		r.ProbeDetails = append(r.ProbeDetails, s.Probes...)
 		if s.Found {
@@ -83,7 +102,22 @@ func NewProbeReport(w *probe.Result, reason string) ProbeReport {
 	if w.Err != nil {
 		r.Error = w.Err.Error()
 	}
+	r.Answer = probe.AnswerOf(r.allSteps(), w.Search != nil && w.Search.Found && w.Search.Current <= 1)
+	r.Source = r.Answer.Source
 	return r
+}
+
+// allSteps is every probe of the report: the search's, then the
+// verification's.
+func (r ProbeReport) allSteps() []probe.Try {
+	steps := append([]probe.Try{}, r.ProbeDetails...)
+	if v := r.Verify; v != nil {
+		steps = append(steps, v.AtOldest)
+		if v.BelowOldest != nil {
+			steps = append(steps, *v.BelowOldest)
+		}
+	}
+	return steps
 }
 
 // Probe prints one resource's window.
@@ -102,14 +136,16 @@ func (p *Printer) probeHuman(r ProbeReport, verbose bool) error {
 			oldest = fmt.Sprintf("(%s, %s]", r.Bracket.LastFailing, r.Bracket.FirstSucceeding)
 		}
 	}
-	t.Row(r.Resource, namespaceCell(r.Namespace, r.namespaced), orDash(r.CurrentResourceVersion), oldest, width, r.Source, strconv.Itoa(r.Requests), millis(r.Millis))
+	t.Row(r.Resource, namespaceCell(r.Namespace, r.namespaced), orDash(r.CurrentResourceVersion), oldest, width, sourceCell(r), strconv.Itoa(r.Requests), millis(r.Millis))
 	t.PaintLast(5, sourcePaint(s, r.Source))
 	if err := t.Write(p.Out, s.Header.Sprint); err != nil {
 		return err
 	}
 	var kv [][2]string
-	if r.Found {
+	if r.Found || len(r.ProbeDetails) > 0 {
 		kv = append(kv, [2]string{"Answered by", answeredBy(r)})
+	}
+	if r.Found {
 		kv = append(kv, [2]string{"Bound", boundText(r)})
 	}
 	if r.Verify != nil {
@@ -135,14 +171,7 @@ func (p *Printer) probeHuman(r ProbeReport, verbose bool) error {
 func (p *Printer) probeSteps(r ProbeReport) error {
 	fmt.Fprintln(p.Out)
 	t := NewTable("#", "WATCH FROM RV", "OUTCOME", "LATENCY", "EVIDENCE")
-	steps := append([]probe.Try{}, r.ProbeDetails...)
-	if v := r.Verify; v != nil {
-		steps = append(steps, v.AtOldest)
-		if v.BelowOldest != nil {
-			steps = append(steps, *v.BelowOldest)
-		}
-	}
-	for i, st := range steps {
+	for i, st := range r.allSteps() {
 		ev := st.Evidence
 		if st.Message != "" {
 			ev += ": " + st.Message
@@ -154,28 +183,6 @@ func (p *Printer) probeSteps(r ProbeReport) error {
 		t.PaintLast(2, outcomePaint(p.Style, st.Outcome))
 	}
 	return t.Write(p.Out, p.Style.Header.Sprint)
-}
-
-func answeredBy(r ProbeReport) string {
-	switch r.Source {
-	case probe.SourceWatchCache:
-		return "the watch cache of this API server (its 410 names the oldest RV: \"too old resource version: X (Y)\")"
-	case probe.SourceEtcd:
-		return "etcd, directly (the watch cache is off for this resource; the window starts at etcd's compaction point)"
-	}
-	return "nothing has expired: a watch from RV 1 starts, so the whole history is still watchable"
-}
-
-func boundText(r ProbeReport) string {
-	if r.OldestResourceVersion == "1" {
-		return "a watch from RV 1 starts"
-	}
-	n, _ := rv.Parse(r.OldestResourceVersion)
-	how := "a probe"
-	if r.LowerBoundFromServer {
-		how = "the server's own 410 message"
-	}
-	return fmt.Sprintf("a watch from RV %d starts; from RV %d it fails (shown by %s)", n, n-1, how)
 }
 
 func verifyText(s Style, v *probe.Verification) string {
@@ -204,7 +211,7 @@ func sourcePaint(s Style, source string) func(a ...any) string {
 	switch source {
 	case probe.SourceWatchCache:
 		return s.Good.Sprint
-	case probe.SourceEtcd:
+	case probe.SourceStorage:
 		return s.Warn.Sprint
 	}
 	return s.Dim.Sprint

@@ -1,8 +1,11 @@
 package render
 
 import (
+	"fmt"
+	"math"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/probe"
@@ -13,7 +16,15 @@ type ProbeAllReport struct {
 	// Cost is what the run took from the API server(s) (cost.go).
 	Cost      *Cost         `json:"cost,omitempty"`
 	Resources []ProbeReport `json:"resources"`
-	Requests  int           `json:"requests"`
+	// Requests counts every request of the run (discovery aside): the
+	// rows' and SharedRequests (the APIService list, /metrics);
+	// RequestsPerResource is Requests over the rows.
+	Requests            int     `json:"requests"`
+	SharedRequests      int     `json:"sharedRequests"`
+	RequestsPerResource float64 `json:"requestsPerResource"`
+	// CurrentRV is the run's one current-RV read, shared by the rows
+	// whose currentFrom is "run" (probe.RunWide).
+	CurrentRV probe.RunWide `json:"runCurrent"`
 	Millis    float64       `json:"ms"`
 	Failed    int           `json:"failed"`
 	// Interrupted is set when Ctrl-C or SIGTERM stopped the run: the rows
@@ -42,7 +53,10 @@ func NewProbeAllReport(a *probe.AllResult) ProbeAllReport {
 		}
 		return a.Resource < b.Resource
 	})
-	r := ProbeAllReport{Resources: rows, Requests: a.Requests, Millis: float64(a.Duration.Microseconds()) / 1000, Failed: a.Failed}
+	r := ProbeAllReport{Resources: rows, Requests: a.Requests(), SharedRequests: a.Shared, CurrentRV: a.RunWide, Millis: float64(a.Duration.Microseconds()) / 1000, Failed: a.Failed}
+	if len(rows) > 0 {
+		r.RequestsPerResource = math.Round(float64(r.Requests)/float64(len(rows))*100) / 100
+	}
 	if a.Interrupted {
 		// What was measured, marked partial; the run exits 130.
 		r.Interrupted = &Interruption{Done: len(a.Rows), Of: a.Of}
@@ -67,7 +81,7 @@ func (p *Printer) probeAllHuman(r ProbeAllReport, verbose bool) error {
 		if row.Error != "" {
 			note = row.Reason + ": " + row.Error
 		}
-		t.Row(row.Resource, orDash(row.CurrentResourceVersion), oldest, width, row.Source, strconv.Itoa(row.Requests), millis(row.Millis), note)
+		t.Row(row.Resource, orDash(row.CurrentResourceVersion), oldest, width, sourceCell(row), strconv.Itoa(row.Requests), millis(row.Millis), note)
 		t.PaintLast(4, sourcePaint(s, row.Source))
 		if note != "" {
 			t.PaintLast(7, s.Bad.Sprint)
@@ -82,8 +96,21 @@ func (p *Printer) probeAllHuman(r ProbeAllReport, verbose bool) error {
 	if err := p.ProbeAllMetrics(r); err != nil {
 		return err
 	}
-	if verbose || r.Failed > 0 {
-		p.Notef("%s, %d failed, %s in %s", text.Count(len(r.Resources), "resource"), r.Failed, text.Count(r.Requests, "request"), millis(r.Millis))
-	}
+	p.Notef("%s, %d failed, %s (%.2f per resource) in %s; %s", text.Count(len(r.Resources), "resource"), r.Failed, text.Count(r.Requests, "request"), r.RequestsPerResource, millis(r.Millis), runCurrentText(r.CurrentRV))
 	return nil
+}
+
+// runCurrentText says where the rows' current RV came from.
+func runCurrentText(c probe.RunWide) string {
+	if c.Current == 0 {
+		return "every row read its own current RV"
+	}
+	out := fmt.Sprintf("current RV %d read once for the run (a consistent list of %s), shared by the resources of the cluster's own revision", c.Current, c.From)
+	if c.Reads > 1 {
+		out += fmt.Sprintf(" (read %d times: a window moved past it)", c.Reads)
+	}
+	if len(c.Own) > 0 {
+		out += "; own current RV: " + strings.Join(c.Own, ", ")
+	}
+	return out
 }

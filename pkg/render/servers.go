@@ -265,8 +265,19 @@ func serverCells(s *servers.Server, probe bool) map[string]string {
 	} else if s.LagAgainst != "" {
 		note = "*lag against the " + s.LagAgainst
 	}
+	cache := rv(s.CacheKnown, s.CacheRV)
+	if s.WatchCache == servers.CacheOff {
+		// Its rv=0 list read storage: that RV is no cache's, and no lag.
+		cache, lag = "none", "-"
+		what := "no watch cache for this resource: " + s.WatchCacheWhy + "; it reads storage, always current"
+		if note == "" {
+			note = what
+		} else {
+			note = what + "; " + note
+		}
+	}
 	return map[string]string{
-		colServer: s.Label(), colCurrent: rv(s.CurrentKnown, s.CurrentRV), colCache: rv(s.CacheKnown, s.CacheRV), colLag: lag,
+		colServer: s.Label(), colCurrent: rv(s.CurrentKnown, s.CurrentRV), colCache: cache, colLag: lag,
 		colOldest: rv(s.WindowKnown, s.Oldest), colWidth: rv(s.WindowKnown, s.Width), colSource: source,
 		colRequests: strconv.Itoa(s.Requests), colTime: millis(s.Millis), colNote: note,
 	}

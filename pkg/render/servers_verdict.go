@@ -28,14 +28,56 @@ func serversVerdict(r ServersReport) [][2]string {
 	if v.LargestLagServer != "" {
 		lag := fmt.Sprintf("%s, server %s", text.Count(v.LargestLag, "RV"), v.LargestLagServer)
 		if v.LargestLag == 0 {
-			lag = "0: every watch cache that was read has seen the current RV"
-			if len(v.NewestUnknown) == 0 {
-				lag = "0: every watch cache has seen the current RV"
-			}
+			lag = "0: " + zeroLagText(v)
 		}
 		kv = append(kv, [2]string{"Largest lag", lag})
 	}
+	if len(v.NoWatchCache) > 0 {
+		kv = append(kv, [2]string{"No watch cache", strings.Join(v.NoWatchCache, ", ") + ": no watch cache for this resource there (see the NOTE column); it reads storage directly, so it has no lag and its rv=0 list is storage's current RV"})
+	}
 	return kv
+}
+
+// zeroLagText says what a lag of 0 shows: a watch cache that has seen the
+// current RV where a server has one, an rv=0 list that reached it where
+// whether it has one is not known.
+func zeroLagText(v servers.Verdict) string {
+	who := "every watch cache"
+	if len(v.NoWatchCache) > 0 {
+		who = "the watch cache of every server that has one"
+	}
+	if len(v.NewestUnknown) > 0 {
+		who += " that was read"
+	}
+	if len(v.CacheUnknown) > 0 {
+		return "every rv=0 list reached the current RV right after a consistent list (read from the server's watch cache, or from storage where it has none: " + cacheUnknownText(v) + ")"
+	}
+	return who + " has seen the current RV"
+}
+
+// followsText is the upper side of the common range when every server
+// that gave an RV keeps up with storage: a server without a watch cache
+// reads storage, one with a cache follows it, and one of which that is not
+// known showed only that its rv=0 list reached the current RV.
+func followsText(v servers.Verdict) string {
+	if len(v.NoWatchCache) == v.Servers {
+		return "(no server has a watch cache for this resource: each reads storage, always current)"
+	}
+	who := "every server"
+	if len(v.NewestUnknown) > 0 {
+		who += " that gave an RV"
+	}
+	var parts []string
+	if len(v.NoWatchCache) > 0 {
+		parts = append(parts, strings.Join(v.NoWatchCache, ", ")+" read storage directly, with no watch cache for this resource")
+		who = strings.Replace(who, "every server", "every other server", 1)
+	}
+	if len(v.CacheUnknown) > 0 {
+		parts = append(parts, who+" serves up to the current RV: its rv=0 list reached it right after a consistent list (from its watch cache, or from storage if it has none: "+cacheUnknownText(v)+")")
+	} else {
+		parts = append(parts, who+" follows storage: its watch cache reached the current RV right after a consistent list")
+	}
+	return "(" + strings.Join(parts, "; ") + ")"
 }
 
 // answeredText counts the servers that answered every read, and names
@@ -67,10 +109,7 @@ func commonText(v servers.Verdict, ss []*servers.Server, probe bool) string {
 		return fmt.Sprintf("no RV is served by every server now: server %s forgets below RV %d, server %s has seen only up to RV %d",
 			v.CommonFromServer, v.CommonFrom, v.CommonToServer, v.CommonTo)
 	}
-	high := "(every server follows etcd: its cache reached the current RV right after a consistent list)"
-	if len(v.NewestUnknown) > 0 {
-		high = "(every server that gave an RV follows etcd: its cache reached the current RV right after a consistent list)"
-	}
+	high := followsText(v)
 	if v.CommonToLagging {
 		high = fmt.Sprintf("(above %d server %s has not seen the RV and does not catch up: 504 on a relist, a watch held)", v.CommonTo, v.CommonToServer)
 	}
@@ -183,4 +222,13 @@ func firstWords(s string, n int) string {
 		return strings.Join(w[:n], " ") + " ..."
 	}
 	return s
+}
+
+// cacheUnknownText names the servers of which it is not known whether
+// they have a watch cache for the resource.
+func cacheUnknownText(v servers.Verdict) string {
+	if len(v.CacheUnknown)+len(v.NoWatchCache) >= v.Answered+v.AnsweredPartly {
+		return "which is not known here: probe --servers --metrics shows each server's watch cache"
+	}
+	return "not known for " + strings.Join(v.CacheUnknown, ", ")
 }

@@ -21,9 +21,17 @@ type Server struct {
 	Endpoint string `json:"endpoint"`
 	Index    int    `json:"index"`
 	// CacheRV is the RV of a list with resourceVersion=0: what the server's
-	// watch cache has seen (with the cache off, etcd's current RV).
+	// watch cache has seen (with the cache off, storage's current RV: then
+	// it is no cache's, see WatchCache).
 	CacheRV    uint64 `json:"cacheResourceVersion,omitempty"`
 	CacheKnown bool   `json:"cacheKnown"`
+	// WatchCache is whether this server has a watch cache for the
+	// resource: on, off (its watches were answered by storage, or its
+	// /metrics has no series for it: then the rv=0 list read storage,
+	// which is always current) or unknown (nothing measured says);
+	// WatchCacheWhy says what showed it.
+	WatchCache    string `json:"watchCache"`
+	WatchCacheWhy string `json:"watchCacheWhy,omitempty"`
 	// CurrentRV is the RV of a consistent list: etcd's revision, the same
 	// on every server of one etcd.
 	CurrentRV    uint64 `json:"currentResourceVersion,omitempty"`
@@ -95,7 +103,7 @@ type MeasureOptions struct {
 // consistent list fails (cut off from etcd) still gets its cache RV read,
 // which its watch cache answers on its own. b is this server's budget.
 func Measure(ctx context.Context, c *apiclient.Client, t apiclient.Target, endpoint string, b *apiclient.Budget, o MeasureOptions) *Server {
-	s := &Server{Endpoint: endpoint, Source: probe.SourceUnknown}
+	s := &Server{Endpoint: endpoint, Source: probe.SourceUnknown, WatchCache: CacheUnknown}
 	start := time.Now()
 	defer func() {
 		s.Requests = b.Used()
@@ -126,6 +134,7 @@ func Measure(ctx context.Context, c *apiclient.Client, t apiclient.Target, endpo
 				s.Oldest, s.Width, s.WindowKnown = sr.Oldest, sr.Width(), true
 			}
 		}
+		s.setWatchCache()
 		if w.Err != nil {
 			s.fail(w.Err)
 		}
@@ -141,6 +150,32 @@ func Measure(ctx context.Context, c *apiclient.Client, t apiclient.Target, endpo
 		s.setLag(s.CurrentRV, "")
 	}
 	return s
+}
+
+// Whether a server has a watch cache for the resource (Server.WatchCache).
+const (
+	CacheOn      = "on"
+	CacheOff     = "off"
+	CacheUnknown = "unknown"
+)
+
+// setWatchCache tells from what was measured whether the server has a
+// watch cache for the resource: who answered its probes' 410s (a watch
+// always goes to the watch cache where there is one, so storage's 410
+// means there is none), else its own /metrics (no series: none).
+func (s *Server) setWatchCache() {
+	switch src := s.Source; {
+	case src == probe.SourceStorage:
+		s.WatchCache, s.WatchCacheWhy = CacheOff, "its probes' 410s came from storage: watches go to the watch cache where there is one"
+	case src == probe.SourceWatchCache:
+		s.WatchCache, s.WatchCacheWhy = CacheOn, "its watch cache answered the probes' 410s"
+	case s.Metrics != nil && s.Metrics.Note == "" && !s.Metrics.Found():
+		s.WatchCache, s.WatchCacheWhy = CacheOff, "its /metrics has no watch-cache series for the resource"
+	case s.Metrics != nil && s.Metrics.Found():
+		s.WatchCache, s.WatchCacheWhy = CacheOn, "its /metrics has watch-cache series for the resource"
+	default:
+		s.WatchCache = CacheUnknown
+	}
 }
 
 // readCache reads the cache RV: a list with resourceVersion=0, which the

@@ -130,3 +130,26 @@ func TestOldestResourceVersionIsAString(t *testing.T) {
 		t.Fatalf("round trip: %v %d", err, back.Oldest)
 	}
 }
+
+// Issue 25 item 12: a server without a watch cache for the resource (its
+// probe met storage's 410) reads storage for its rv=0 list: it is named,
+// it serves up to the newest RV, and its "lag" is no cache's lag.
+func TestDecideServerWithoutWatchCache(t *testing.T) {
+	on := &Server{Endpoint: "a:6443", CurrentRV: 224, CurrentKnown: true, CacheRV: 224, CacheKnown: true, Source: "watch-cache", Oldest: 200, WindowKnown: true}
+	off := &Server{Endpoint: "b:6443", CurrentRV: 224, CurrentKnown: true, CacheRV: 230, CacheKnown: true, Source: "storage", Oldest: 221, WindowKnown: true}
+	unknown := &Server{Endpoint: "c:6443", CurrentRV: 224, CurrentKnown: true, CacheRV: 224, CacheKnown: true, Source: "none", Oldest: 1, WindowKnown: true}
+	for _, s := range []*Server{on, off, unknown} {
+		s.setWatchCache()
+		s.setLag(s.CurrentRV, "")
+	}
+	if on.WatchCache != CacheOn || off.WatchCache != CacheOff || unknown.WatchCache != CacheUnknown {
+		t.Fatalf("watch caches: %s %s %s", on.WatchCache, off.WatchCache, unknown.WatchCache)
+	}
+	v := Decide([]*Server{on, off, unknown}, 0)
+	if len(v.NoWatchCache) != 1 || v.NoWatchCache[0] != "b:6443" || len(v.CacheUnknown) != 1 || v.CacheUnknown[0] != "c:6443" {
+		t.Fatalf("no cache %v, unknown %v", v.NoWatchCache, v.CacheUnknown)
+	}
+	if v.LargestLagServer == "b:6443" || v.CommonFrom != 221 || v.CommonTo != 224 || v.CommonToLagging {
+		t.Fatalf("verdict %+v", v)
+	}
+}

@@ -48,9 +48,15 @@ type Verdict struct {
 	// Reconnect says, for one RV, what each server does with an informer's
 	// reconnect from it.
 	Reconnect *Reconnect `json:"reconnect,omitempty"`
-	// LargestLag is the largest lag of any server, and which.
+	// LargestLag is the largest lag of any server with a watch cache (or
+	// not known to have none), and which.
 	LargestLag       uint64 `json:"largestLag"`
 	LargestLagServer string `json:"largestLagServer,omitempty"`
+	// NoWatchCache names the servers known to have no watch cache for the
+	// resource (Server.WatchCache off): they read storage, which is always
+	// current; CacheUnknown those of which it is not known.
+	NoWatchCache []string `json:"noWatchCache,omitempty"`
+	CacheUnknown []string `json:"cacheUnknown,omitempty"`
 }
 
 // Reconnect is the per-server answer to a reconnect from one RV.
@@ -103,6 +109,16 @@ func Decide(servers []*Server, fromRV uint64) Verdict {
 			s.setLag(v.NewestCurrent, "newest current RV of the other servers")
 		}
 	}
+	for _, s := range servers {
+		switch s.WatchCache {
+		case CacheOff:
+			v.NoWatchCache = append(v.NoWatchCache, s.Endpoint)
+		case CacheUnknown, "":
+			if s.Answered() {
+				v.CacheUnknown = append(v.CacheUnknown, s.Endpoint)
+			}
+		}
+	}
 	first := true
 	for _, s := range servers {
 		if s.WindowKnown && (v.CommonFromServer == "" || s.Oldest > v.CommonFrom) {
@@ -119,7 +135,7 @@ func Decide(servers []*Server, fromRV uint64) Verdict {
 			v.CommonTo, v.CommonToServer, first = upTo, s.Endpoint, false
 			v.CommonToLagging = !follows(s)
 		}
-		if s.LagKnown && (v.LargestLagServer == "" || s.Lag > v.LargestLag) {
+		if s.LagKnown && s.WatchCache != CacheOff && (v.LargestLagServer == "" || s.Lag > v.LargestLag) {
 			v.LargestLag, v.LargestLagServer = s.Lag, s.Endpoint
 		}
 	}
@@ -144,7 +160,9 @@ func Decide(servers []*Server, fromRV uint64) Verdict {
 // answered and its cache had reached that RV right after. Such a server
 // serves any RV up to etcd's newest (a request from an RV it has not seen
 // yet waits while its cache asks etcd for progress).
-func follows(s *Server) bool { return s.CurrentKnown && s.LagKnown && s.Lag == 0 }
+func follows(s *Server) bool {
+	return s.CurrentKnown && (s.WatchCache == CacheOff || s.LagKnown && s.Lag == 0)
+}
 
 // servesUpTo is the newest RV s serves without a 504: the newest current
 // RV when it follows etcd, else what its cache has seen.

@@ -77,8 +77,8 @@ func probeOldest(t *testing.T, r framework.Result) string {
 	if err := json.Unmarshal([]byte(r.Stdout), &out); err != nil {
 		t.Fatalf("probe -o json: %v\n%s", err, r.Stdout)
 	}
-	if out.Source != "etcd" {
-		t.Fatalf("with the watch cache off etcd answers, probe said %q", out.Source)
+	if out.Source != "storage" {
+		t.Fatalf("with the watch cache off storage (here etcd) answers, probe said %q", out.Source)
 	}
 	return out.OldestResourceVersion
 }

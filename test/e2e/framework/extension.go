@@ -73,6 +73,20 @@ type ExtensionServer struct {
 
 	mu       sync.Mutex
 	requests []ExtensionRequest
+	// expiredBelow > 0: a watch from an RV below it gets a 410 ERROR event
+	// worded expiredText (SetExpiry).
+	expiredBelow int
+	expiredText  string
+}
+
+// SetExpiry makes a watch from an RV below below (0: none, the default)
+// answer as an aggregated server with a history window of its own does: a
+// 410 Expired ERROR event, worded text, then the end of the stream. The
+// wording is the server's own, which no client knows beforehand.
+func (s *ExtensionServer) SetExpiry(below int, text string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.expiredBelow, s.expiredText = below, text
 }
 
 // startExtensionServer serves on a new loopback port with the serving
@@ -284,6 +298,16 @@ func (s *ExtensionServer) serveWatch(w http.ResponseWriter, r *http.Request, ns 
 		flusher.Flush()
 	}
 	enc := json.NewEncoder(w)
+	s.mu.Lock()
+	below, text := s.expiredBelow, s.expiredText
+	s.mu.Unlock()
+	if since > 0 && since < below {
+		_ = enc.Encode(map[string]any{"type": "ERROR", "object": map[string]any{
+			"kind": "Status", "apiVersion": "v1", "metadata": map[string]any{},
+			"status": "Failure", "message": text, "reason": "Expired", "code": http.StatusGone,
+		}})
+		return
+	}
 	for _, g := range s.selected(r, ns) {
 		if g.ResourceVersion <= since {
 			continue

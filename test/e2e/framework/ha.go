@@ -98,9 +98,10 @@ func StartHA(ctx context.Context, opts HAOptions) (h *HA, err error) {
 		return nil, err
 	}
 	h = &HA{Cluster: c}
+	started := h // a failed return sets h to nil: stop what was started
 	defer func() {
 		if err != nil {
-			h.Stop()
+			started.Stop()
 		}
 	}()
 	if h.Port, err = freePortOnAll(n); err != nil {

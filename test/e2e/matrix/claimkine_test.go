@@ -78,6 +78,40 @@ func kineProbeReachesCurrent(t *testing.T, c *framework.Cluster, ns string, m ui
 	if below := from(oldest - 1); len(below.Events) == 0 || below.Events[0].Type != "ERROR" {
 		t.Errorf("a raw watch from %d (below probe's oldest RV) does not fail: %d events", oldest-1, len(below.Events))
 	}
+	kineProbeWords(t, c, ns, m)
+}
+
+// Issue 25 item 37: the words of that probe. It said the window "starts at
+// etcd's compaction point" (SOURCE etcd), yet kine had compacted far below
+// the bound, where the watch from below fails with PrevKv=nil, not 410.
+// Now: storage (never etcd as a fact), the bound a lost change at m, and
+// exact lists answering far below it.
+func kineProbeWords(t *testing.T, c *framework.Cluster, ns string, m uint64) {
+	r := framework.Run(t, c.Kubeconfig, 2*time.Minute, "probe", "configmaps", "-n", ns, "-o", "json")
+	var got struct {
+		Source      string `json:"source"`
+		BoundBy     string `json:"boundBy"`
+		CompactedAt string `json:"compactedAt"`
+		LostAt      string `json:"lostAt"`
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &got); err != nil || r.Code != 0 {
+		t.Fatalf("probe on kine: exit %d (%v): %s%s", r.Code, err, r.Stdout, r.Stderr)
+	}
+	compacted, _ := strconv.ParseUint(got.CompactedAt, 10, 64)
+	if got.Source != "storage" || got.BoundBy != "lost-change" || got.LostAt != strconv.FormatUint(m, 10) || compacted == 0 || compacted >= m {
+		t.Errorf("probe on kine: source %q, bound by %q at %s, exact lists from %s; want storage, lost-change at %d, far below it", got.Source, got.BoundBy, got.LostAt, got.CompactedAt, m)
+	}
+	h := framework.Run(t, c.Kubeconfig, 2*time.Minute, "probe", "configmaps", "-n", ns)
+	bound := ""
+	for _, l := range strings.Split(h.Stdout, "\n") {
+		if strings.HasPrefix(l, "Bound:") {
+			bound = l
+		}
+	}
+	if strings.Contains(h.Stdout, "etcd's compaction point") || strings.Contains(h.Stdout, "etcd, directly") ||
+		!strings.Contains(bound, "PrevKv=nil") || !strings.Contains(bound, "storage is compacted at RV "+got.CompactedAt) {
+		t.Errorf("probe on kine, the human words:\n%s", h.Stdout)
+	}
 }
 
 // Claim 9: explain-error on the PrevKv=nil of a watch that started far

@@ -207,10 +207,12 @@ func (o *oracle) checkStreaming() {
 func (o *oracle) checkMetrics() {
 	o.t.Helper()
 	var got struct {
-		Metrics *struct {
+		OldestResourceVersion string `json:"oldestResourceVersion"`
+		Metrics               *struct {
 			Capacity        *float64 `json:"capacity"`
 			ResourceVersion *float64 `json:"cacheResourceVersion"`
 			Limit           string   `json:"limit"`
+			LimitText       string   `json:"limitText"`
 		} `json:"metrics"`
 	}
 	before := o.s.metrics()
@@ -246,10 +248,27 @@ func (o *oracle) checkMetrics() {
 	case !okRB && m.ResourceVersion != nil:
 		bad = append(bad, fmt.Sprintf("cacheResourceVersion %v; /metrics has no such series", *m.ResourceVersion))
 	}
+	// Issue 25 items 6 and 40: the counters explain the window the probe
+	// measured and state no window size of their own ("holds the last 800
+	// events" when a watch from the bound replayed 600).
+	if windowSize.MatchString(m.LimitText) {
+		bad = append(bad, fmt.Sprintf("the counters state a window size: %q", m.LimitText))
+	}
+	for _, ref := range rvRef.FindAllStringSubmatch(m.LimitText, -1) {
+		if ref[1] != got.OldestResourceVersion && ref[1] != "1" {
+			bad = append(bad, fmt.Sprintf("the counters name RV %s, the probe measured %s: %q", ref[1], got.OldestResourceVersion, m.LimitText))
+		}
+	}
 	record(o.cell, "probe --metrics limit", m.Limit)
 	record(o.cell, "apiserver_watch_cache_resource_version", map[bool]string{true: "present", false: "absent"}[okRB])
 	o.judge("probe --metrics", cmd, bad)
 }
+
+// windowSize is a window size stated in words; rvRef an RV named.
+var (
+	windowSize = regexp.MustCompile(`(?i)\bholds?\b[^;:]*\d+ events|last \d+ events`)
+	rvRef      = regexp.MustCompile(`\bRV (\d+)`)
+)
 
 // metricValue is the value of the one sample of metric labelled with
 // resource (group "" or the legacy resource label alone).

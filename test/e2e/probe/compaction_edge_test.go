@@ -62,8 +62,8 @@ func TestProbeCompactedAtAModification(t *testing.T) {
 	recordAnswer(t, "etcd-prevkv-nil-from-R-1.json", below)
 
 	got, _ := runProbeJSON(t, c.Kubeconfig, 0, "cm", "-n", ns, "--verify", "--qps", "100")
-	if !got.Found || got.OldestResourceVersion != R || got.Source != "etcd" {
-		t.Fatalf("want oldest %s (R, the compaction point, a modification) from etcd, got %+v", R, got)
+	if !got.Found || got.OldestResourceVersion != R || got.Source != "storage" || got.BoundBy != "lost-change" || got.LostAt != R {
+		t.Fatalf("want oldest %s (R, the compaction point, a modification: the change a watch from below loses) from storage, got %+v", R, got)
 	}
 	if got.Verify == nil || !got.Verify.Holds {
 		t.Fatalf("--verify must hold at R: %+v", got.Verify)

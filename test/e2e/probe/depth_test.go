@@ -56,7 +56,7 @@ func TestProbeIntervalDepthFromObjectTimestamps(t *testing.T) {
 		t.Fatal(err)
 	}
 	last := s.Rounds[len(s.Rounds)-1]
-	if !last.Found || last.Oldest != uint64(rvB) || last.Source != probe.SourceEtcd {
+	if !last.Found || last.Oldest != uint64(rvB) || last.Source != probe.SourceStorage {
 		t.Fatalf("last round %+v: want the oldest RV %d from etcd", last, rvB)
 	}
 	// b was written between bBefore and bAfter; its managedFields time is

@@ -20,11 +20,16 @@ import (
 // probeJSON is the part of "probe -o json" the tests read.
 type probeJSON struct {
 	Resource               string  `json:"resource"`
+	GroupVersion           string  `json:"groupVersion"`
 	Namespace              string  `json:"namespace"`
 	CurrentResourceVersion string  `json:"currentResourceVersion"`
+	CurrentFrom            string  `json:"currentFrom"`
 	OldestResourceVersion  string  `json:"oldestResourceVersion"`
 	Width                  uint64  `json:"width"`
 	Source                 string  `json:"source"`
+	BoundBy                string  `json:"boundBy"`
+	CompactedAt            string  `json:"compactedAt"`
+	LostAt                 string  `json:"lostAt"`
 	Requests               int     `json:"requests"`
 	Probes                 int     `json:"probes"`
 	Found                  bool    `json:"found"`
@@ -132,3 +137,21 @@ func onlyReads(t *testing.T, auditLog string) int {
 }
 
 func log2Ceil(n uint64) int { return int(math.Ceil(math.Log2(float64(n)))) }
+
+// pluginRequests counts the plugin's requests the audit log has completed
+// (one ResponseComplete each, watches included), discovery (/api, /apis)
+// aside: compare two counts around a run for the run's requests.
+func pluginRequests(t *testing.T, auditLog string) int {
+	t.Helper()
+	n := 0
+	for _, e := range framework.ReadAudit(t, auditLog) {
+		if !strings.HasPrefix(e.UserAgent, "kubectl-watchrv/") || e.Stage != "ResponseComplete" {
+			continue
+		}
+		if p, _, _ := strings.Cut(e.RequestURI, "?"); p == "/api" || p == "/apis" {
+			continue
+		}
+		n++
+	}
+	return n
+}

@@ -5,10 +5,12 @@ package probe
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
@@ -65,7 +67,7 @@ func TestProbeMetricsMatchTheServer(t *testing.T) {
 	if deref(m.EventsReceived) < 30 || m.EventsDuringProbe == nil || m.Seconds <= 0 {
 		t.Errorf("events received %v during %v over %vs", deref(m.EventsReceived), m.EventsDuringProbe, m.Seconds)
 	}
-	if m.Limit != metrics.LimitCapacity && m.Limit != metrics.LimitInitialization {
+	if m.Limit != metrics.LimitEviction && m.Limit != metrics.LimitInitialization && m.Limit != metrics.LimitUndetermined && m.Limit != metrics.LimitNothingExpired {
 		t.Errorf("limit %q: %s", m.Limit, m.LimitText)
 	}
 	if m.Requests != 2 {
@@ -125,4 +127,53 @@ func atoiRV(s string) int64 {
 		n = n*10 + int64(c-'0')
 	}
 	return n
+}
+
+// Issue 25 item 6: the watch cache evicts before it grows. One limitrange,
+// then more than 75 s of quiet, then a burst of 300: the full cache's
+// oldest event is too old to grow over, so it is evicted first and the
+// capacity grows after (100 -> 400 for 301 events received). The window
+// then starts after the first limitrange, as the probe measures, and the
+// counters (received 301 < capacity 400) must not say "nothing evicted".
+// About 90 s: in make test-long (E2E_LONG_TESTS).
+func TestProbeMetricsAfterEvictionBeforeGrowth(t *testing.T) {
+	ctx := context.Background()
+	cs, ns := newNamespace(t, shared, "probe-evict-grow")
+	lr := func(name string) *corev1.LimitRange {
+		return &corev1.LimitRange{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.LimitRangeSpec{Limits: []corev1.LimitRangeItem{{Type: corev1.LimitTypeContainer}}}}
+	}
+	first, err := cs.CoreV1().LimitRanges(ns).Create(ctx, lr("first"), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(80 * time.Second) // older than the cache's fresh duration (75 s)
+	for i := 0; i < 300; i++ {
+		if _, err := cs.CoreV1().LimitRanges(ns).Create(ctx, lr(fmt.Sprintf("burst-%03d", i)), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, r := probeMetrics(t, shared.Kubeconfig, "limitranges", "-n", ns)
+	if r.Code != 0 || !rep.Found || rep.Metrics == nil {
+		t.Fatalf("exit %d found %v metrics %+v: %s", r.Code, rep.Found, rep.Metrics, r.Stderr)
+	}
+	m := rep.Metrics
+	t.Logf("window from %s (first limitrange at %s); metrics: capacity %v (+%v -%v) received %v inits %v: %s: %s",
+		rep.OldestResourceVersion, first.ResourceVersion, deref(m.Capacity), deref(m.CapacityIncreases), deref(m.CapacityDecreases), deref(m.EventsReceived), deref(m.Initializations), m.Limit, m.LimitText)
+	// The server's own answer: a watch from the first limitrange's RV is
+	// refused, and its 410 names the probe's bound.
+	line := rawWatchFirst(t, cs, "/api/v1/namespaces/"+ns+"/limitranges", first.ResourceVersion)
+	if named := namedOldest(t, line); named != rep.OldestResourceVersion {
+		t.Fatalf("the server names %s as the oldest RV, the probe %s", named, rep.OldestResourceVersion)
+	}
+	for _, claim := range []string{"no event was evicted", "nothing was evicted", "holds the last"} {
+		if strings.Contains(m.LimitText, claim) {
+			t.Errorf("the counters' text says %q, yet the window starts after an evicted event: %s", claim, m.LimitText)
+		}
+	}
+	if deref(m.EventsReceived) >= deref(m.Capacity) || deref(m.CapacityIncreases) < 1 {
+		t.Fatalf("the counters are not the case of the issue (fewer events than the capacity, which grew): %+v", m)
+	}
+	if m.Limit != metrics.LimitUndetermined || !strings.Contains(m.LimitText, "RV "+rep.OldestResourceVersion) {
+		t.Errorf("want %s naming the measured bound, got %s: %s", metrics.LimitUndetermined, m.Limit, m.LimitText)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
 	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
 )
 
@@ -23,6 +24,7 @@ func TestProbeWatchCacheAfterRestart(t *testing.T) {
 	if err := framework.CreateConfigMaps(ctx, cs, ns, "before", 100, 16, 4); err != nil {
 		t.Fatal(err)
 	}
+	restarted := time.Now()
 	if err := c.RestartAPIServer(ctx, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -55,6 +57,18 @@ func TestProbeWatchCacheAfterRestart(t *testing.T) {
 	t.Logf("PERF cache-after-restart: %d requests, %.0f ms in probe, %s wall for the process", got.Requests, got.Millis, r.Duration)
 	if sent := onlyReads(t, c.APIServers[0].AuditLog); sent < got.Requests {
 		t.Fatalf("the audit log shows %d plugin requests, the report %d", sent, got.Requests)
+	}
+	// Issue 25 item 6: after a restart the counters start again; the
+	// counters explain the window by the restart's initialization (with
+	// the server's start time), not as "nothing evicted".
+	rep, _ := probeMetrics(t, c.Kubeconfig, "configmaps", "-n", ns)
+	m := rep.Metrics
+	if m == nil || m.ServerStarted == nil || m.ServerStarted.Before(restarted.Add(-time.Second)) {
+		t.Fatalf("the metrics do not say the server started after the restart at %s: %+v", restarted, m)
+	}
+	if m.Limit != metrics.LimitInitialization || !strings.Contains(m.LimitText, "lost at that initialization") ||
+		!strings.Contains(m.LimitText, "since the server started at "+m.ServerStarted.Format(time.RFC3339)) || !strings.Contains(m.LimitText, "RV "+want) {
+		t.Fatalf("after a restart: %s: %s", m.Limit, m.LimitText)
 	}
 }
 
@@ -96,7 +110,7 @@ func TestProbeEtcdCompacted(t *testing.T) {
 	}
 
 	got, r := runProbeJSON(t, c.Kubeconfig, 0, "cm", "-n", ns, "--verify", "--qps", "100")
-	if !got.Found || got.OldestResourceVersion != fmt.Sprint(R-1) || got.Source != "etcd" {
+	if !got.Found || got.OldestResourceVersion != fmt.Sprint(R-1) || got.Source != "storage" || got.BoundBy != "compaction" || got.CompactedAt != fmt.Sprint(R) {
 		t.Fatalf("want oldest %d (R-1) from etcd, got %+v", R-1, got)
 	}
 	if bound := log2Ceil(got.Width) + 3; got.Probes > bound {
@@ -122,7 +136,7 @@ func TestProbeEtcdCompacted(t *testing.T) {
 	// Human output with -v: every probe, in order, with its evidence.
 	h := framework.Run(t, c.Kubeconfig, time.Minute, "probe", "cm", "-n", ns, "-v", "--qps", "100")
 	t.Logf("probe -v:\n%s", h.Stdout)
-	for _, want := range []string{"OLDEST RV", "etcd, directly", "WATCH FROM RV", "The resourceVersion for the provided watch is too old.", fmt.Sprint(R - 1)} {
+	for _, want := range []string{"OLDEST RV", "storage (etcd, or a shim such as kine", fmt.Sprintf("storage is compacted (exact lists answer from RV %d", R), "WATCH FROM RV", "The resourceVersion for the provided watch is too old.", fmt.Sprint(R - 1)} {
 		if h.Code != 0 || !strings.Contains(h.Stdout, want) {
 			t.Fatalf("probe -v (exit %d) lacks %q:\n%s%s", h.Code, want, h.Stdout, h.Stderr)
 		}
