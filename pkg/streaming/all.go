@@ -23,23 +23,27 @@ type AllOptions struct {
 func All(ctx context.Context, c *apiclient.Client, resources []apiclient.Resource, o AllOptions) *sweep.Run[Result] {
 	return sweep.Each(ctx, resources, sweep.Options{Verb: "checking", Progress: o.Progress, What: "resources"},
 		func(ctx context.Context, res apiclient.Resource) sweep.Step[Result] {
-			r := Check(ctx, c, o.Target(res), o.Options)
-			s := sweep.Step[Result]{Row: r, Requests: r.Requests}
-			// The one rule (Outcome): a resource whose check could not be
-			// made, or that does not stream (a refusal such as the 422 of a
-			// server without WatchList, a stream ended at once), has failed.
-			switch r.Outcome() {
-			case OutcomeFailed:
-				err := r.Err
-				if err == nil {
-					err = errors.New(r.Error)
-				}
-				s.Failures = []sweep.Failure{{Name: r.Resource, Err: err}}
-			case OutcomeNoStream:
-				s.Failures = []sweep.Failure{{Name: r.Resource, Reason: "Refused", Err: &RefusedError{Resource: r.Resource, Err: r.Err, Why: r.Explanation}}}
-			}
-			return s
+			return step(Check(ctx, c, o.Target(res), o.Options))
 		})
+}
+
+// step is one resource's row of an --all run. The one rule (Outcome): a
+// resource whose check could not be made, or that does not stream (a
+// refusal such as the 422 of a server without WatchList, a stream ended at
+// once), has failed.
+func step(r Result) sweep.Step[Result] {
+	s := sweep.Step[Result]{Row: r, Requests: r.Requests}
+	switch r.Outcome() {
+	case OutcomeFailed:
+		err := r.Err
+		if err == nil {
+			err = errors.New(r.Error)
+		}
+		s.Failures = []sweep.Failure{{Name: r.Resource, Err: err}}
+	case OutcomeNoStream:
+		s.Failures = []sweep.Failure{{Name: r.Resource, Reason: "Refused", Err: &RefusedError{Resource: r.Resource, Err: r.Err, Why: r.Explanation}}}
+	}
+	return s
 }
 
 // RefusedError: the resource answered, but not with a streaming list: it

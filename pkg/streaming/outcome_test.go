@@ -1,6 +1,7 @@
 package streaming
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -9,6 +10,9 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/sweep"
 )
 
 // E22 (issue 25): one rule gives every outcome its meaning for the exit
@@ -53,5 +57,41 @@ func TestOneOutcomeRulePerResult(t *testing.T) {
 				t.Fatalf("%s (%s/%s): outcome %s, want %s", c.name, r.Status, r.Informer, got, c.want)
 			}
 		})
+	}
+}
+
+// The same rule over an --all run: a resource that does not stream has
+// failed (12 among others that stream, the refusal's 1 when none does); a
+// defect (hang, wrong state) is the run's own verdict, whatever else.
+func TestAllRunsFollowTheOneRule(t *testing.T) {
+	n := 1
+	syncs := Result{Resource: "secrets", BookmarkReceived: true, ListCount: &n, InitialObjects: 1}
+	refused := Result{Resource: "configmaps", Code: 410, Reason: "Expired", Err: &apierrors.StatusError{ErrStatus: metav1.Status{Code: 410, Reason: metav1.StatusReasonExpired}}}
+	incorrect := Result{Resource: "widgets", BookmarkReceived: true, Problems: []string{"differs"}}
+	run := func(rows ...Result) error {
+		res := make([]apiclient.Resource, len(rows))
+		r := sweep.Each(context.Background(), res, sweep.Options{What: "resources"}, func(_ context.Context, _ apiclient.Resource) sweep.Step[Result] {
+			row := rows[0]
+			rows = rows[1:]
+			Judge(&row)
+			return step(row)
+		})
+		return AllErr(context.Background(), r)
+	}
+	var partial *sweep.PartialError
+	var none *sweep.NoneError
+	var defect *DefectError
+	var refusal *RefusedError
+	if err := run(syncs, refused); !errors.As(err, &partial) {
+		t.Errorf("one refusal among streams: %v, want a partial failure (12)", err)
+	}
+	if err := run(refused, refused); !errors.As(err, &none) || !errors.As(none.Failed[0].Err, &refusal) {
+		t.Errorf("every resource refused: %v, want none answered, the first a refusal (1)", err)
+	}
+	if err := run(syncs, refused, incorrect); !errors.As(err, &defect) || len(defect.Incorrect) != 1 {
+		t.Errorf("a wrong state: %v, want the defect (1)", err)
+	}
+	if err := run(syncs, syncs); err != nil {
+		t.Errorf("every resource syncs: %v", err)
 	}
 }
