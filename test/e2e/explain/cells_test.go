@@ -150,6 +150,17 @@ func TestWhoServesWhatOnEveryCell(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// TooLarge's why: a watch from a too-new RV is held silently
+			// where the watch cache or etcd serves it; kine without a watch
+			// cache ends it at once.
+			fw := framework.Run(t, c.Kubeconfig, time.Minute, "watch", "configmaps", "-n", ns, "--rv", strconv.FormatInt(cur+100000, 10), "--timeout", "6s")
+			t.Logf("watch from a too-new RV: %s, exit %d", fw.Duration.Round(time.Millisecond), fw.Code)
+			switch {
+			case (cell.WatchCache || cell.Storage == "etcd") && fw.Duration < 5*time.Second:
+				t.Errorf("the watch cache or etcd should hold a watch from a too-new RV: it ended after %s: %s", fw.Duration, fw.Stderr)
+			case cell.Storage == "kine" && fw.Duration > 5*time.Second:
+				t.Errorf("kine without a watch cache should end a watch from a too-new RV at once: it took %s", fw.Duration)
+			}
 			before := consistentReadsFromCache(t, c)
 			e := explain(t, c, nil, "--check", "-n", ns, fmt.Sprintf("Timeout: Too large resource version: %d, current: %d", cur+100000, cur))
 			served := consistentReadsFromCache(t, c) - before
