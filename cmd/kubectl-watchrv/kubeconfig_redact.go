@@ -17,8 +17,9 @@ const minSecretLen = 4
 // hold (cluster server and proxy-url, --server, --proxy-url, the URLs of
 // an auth-provider's config) as text.RedactURL prints it, and every secret
 // they hold wherever it shows (a URL's password and query values, in their
-// escaped and unescaped forms; tokens, passwords, auth-provider config
-// values, exec plugin env values): one rule for every line the plugin
+// escaped and unescaped forms; tokens, passwords, the secret values of an
+// auth-provider's config and of an exec plugin's env): one rule for every
+// line the plugin
 // prints about a kubeconfig, whatever client-go quoted in its error.
 func (o *RootOptions) redactKubeconfig(msg string) string {
 	urls, secrets := o.kubeconfigValues()
@@ -83,23 +84,41 @@ func (o *RootOptions) kubeconfigValues() (urls, secrets []string) {
 	for _, u := range raw.AuthInfos {
 		secrets = append(secrets, u.Token, u.Password)
 		if u.AuthProvider != nil {
-			for _, v := range u.AuthProvider.Config {
-				if strings.Contains(v, "://") {
+			for k, v := range u.AuthProvider.Config {
+				switch {
+				case strings.Contains(v, "://"):
 					urls = append(urls, v)
+				case secretKey(k):
+					secrets = append(secrets, v)
 				}
-				secrets = append(secrets, v)
 			}
 		}
 		if u.Exec != nil {
 			for _, e := range u.Exec.Env {
-				if strings.Contains(e.Value, "://") {
+				switch {
+				case strings.Contains(e.Value, "://"):
 					urls = append(urls, e.Value)
+				case secretKey(e.Name):
+					secrets = append(secrets, e.Value)
 				}
-				secrets = append(secrets, e.Value)
 			}
 		}
 	}
 	return urls, secrets
+}
+
+// secretKey: a config key or env name that holds a secret by its name
+// (client-secret, id-token, refresh-token, AWS_SECRET_ACCESS_KEY, ...).
+// Other values (a client-id, a region) are left as they are: replacing a
+// common word wherever it shows would garble the line.
+func secretKey(k string) bool {
+	k = strings.ToLower(k)
+	for _, w := range []string{"secret", "token", "password", "passwd", "key", "credential"} {
+		if strings.Contains(k, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // urlSecrets are the parts of a URL that RedactURL hides: the password of

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
 )
 
 // kubeconfigCommands are the commands that read a kubeconfig, with the
@@ -89,7 +92,7 @@ func TestKubeconfigSecretsAreNeverPrinted(t *testing.T) {
 		{"--server malformed", cluster("https://127.0.0.1:9", ""), token, []string{"--server", "https://admin:SECRET FLAG@127.0.0.1:9/%zz"}},
 		{"--token with a malformed server", cluster("https://127.0.0.1:9/%zz", ""), token, []string{"--token", "SECRET-FLAG-TOKEN"}},
 		{"oidc auth-provider", cluster("https://127.0.0.1:9", ""), "    auth-provider:\n      name: oidc\n      config: {client-id: x, client-secret: SECRET-OIDC, id-token: SECRET-IDTOKEN, idp-issuer-url: \"https://u:SECRET-IDP@127.0.0.1:9/?k=SECRET-IDPQ\"}", nil},
-		{"exec plugin env", cluster("https://admin:SECRET-SRV@127.0.0.1:9", ""), "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: " + failing + "\n      interactiveMode: Never\n      env: [{name: VAULT, value: \"https://v:SECRET-ENV@127.0.0.1:8200\"}]", nil},
+		{"exec plugin env", cluster("https://admin:SECRET-SRV@127.0.0.1:9", ""), "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: " + failing + "\n      interactiveMode: Never\n      env: [{name: VAULT, value: \"https://v:SECRET-ENV@127.0.0.1:8200\"}, {name: API_TOKEN, value: SECRET-ENV-TOKEN}]", nil},
 	}
 	for _, c := range cases {
 		kc := filepath.Join(t.TempDir(), "secret.kubeconfig")
@@ -110,5 +113,25 @@ func TestKubeconfigSecretsAreNeverPrinted(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// The redaction hides what is secret and leaves the rest of the line as
+// it is: a value that is no secret (a region, a client id) is not
+// replaced wherever its word shows.
+func TestRedactionKeepsWhatIsNoSecret(t *testing.T) {
+	kc := filepath.Join(t.TempDir(), "r.kubeconfig")
+	content := "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: \"https://admin:pw-SECRET@127.0.0.1:9\", proxy-url: \"http://p:PROXY-PW@127.0.0.1:1\"}\n" +
+		"users:\n- name: u\n  user:\n    exec: {apiVersion: client.authentication.k8s.io/v1, command: x, env: [{name: AWS_REGION, value: default}, {name: AWS_SECRET_ACCESS_KEY, value: abcd1234}]}\n" +
+		"contexts:\n- name: c\n  context: {cluster: c, user: u, namespace: default}\ncurrent-context: c\n"
+	if err := os.WriteFile(kc, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, o := newRootCommand(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}})
+	o.ConfigFlags.KubeConfig = &kc
+	got := o.redactKubeconfig(`namespace default: Get "https://admin:pw-SECRET@127.0.0.1:9/api" via http://p:PROXY-PW@127.0.0.1:1 (key abcd1234)`)
+	want := `namespace default: Get "https://admin:xxxxx@127.0.0.1:9/api" via http://p:xxxxx@127.0.0.1:1 (key xxxxx)`
+	if got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
 	}
 }
