@@ -38,23 +38,23 @@ func writeScript(t *testing.T, name, body string) string {
 // ExecCredential has no status, and one that never answers in time (it
 // held every command for as long as it slept, past --request-timeout).
 func TestCredentialPluginFailuresAreExit2InEveryCommand(t *testing.T) {
-	plugins := map[string]string{
-		"malformed output": `echo '{"apiVersion": "client.authentication.k8s.io/v1", not json'`,
-		"non-zero exit":    "echo 'token service down' >&2; exit 3",
-		"no status":        `echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential"}'`,
-		"sleeps":           "sleep 4; echo never",
+	plugins := []struct{ kind, body, timeout string }{
+		{"malformed output", `echo '{"apiVersion": "client.authentication.k8s.io/v1", not json'`, "10s"},
+		{"non-zero exit", "echo 'token service down' >&2; exit 3", "10s"},
+		{"no status", `echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential"}'`, "10s"},
+		{"sleeps", "sleep 3; echo never", "300ms"},
 	}
-	for kind, body := range plugins {
-		script := writeScript(t, "plugin.sh", body)
+	for _, p := range plugins {
+		script := writeScript(t, "plugin.sh", p.body)
 		kc := writeUnusableKubeconfig(t, "exec", "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: "+script+"\n      interactiveMode: Never")
 		for _, args := range kubeconfigCommands {
-			t.Run(kind+"/"+strings.Join(args, " "), func(t *testing.T) {
-				_, errOut, code := runWithEnv(t, "/nonexistent-watchrv-unit", append([]string{"--kubeconfig", kc, "--request-timeout", "1s"}, args...)...)
+			t.Run(p.kind+"/"+strings.Join(args, " "), func(t *testing.T) {
+				_, errOut, code := runWithEnv(t, "/nonexistent-watchrv-unit", append([]string{"--kubeconfig", kc, "--request-timeout", p.timeout}, args...)...)
 				line := strings.TrimSpace(errOut)
 				if code != ExitUsage || strings.Count(line, "\n") != 0 || !strings.Contains(line, "kubeconfig") || !strings.Contains(line, "credentials") {
 					t.Fatalf("exit %d, want %d and one line naming the kubeconfig's credentials: %s", code, ExitUsage, errOut)
 				}
-				if kind == "sleeps" && !strings.Contains(line, "gave no answer within 1s (--request-timeout)") {
+				if p.kind == "sleeps" && !strings.Contains(line, "gave no answer within 300ms (--request-timeout)") {
 					t.Fatalf("the wait is not bounded by --request-timeout: %s", line)
 				}
 			})
