@@ -194,12 +194,13 @@ func (o *StreamingOptions) resultError(r streaming.Result) error {
 		}
 		return withCode(ExitFailure, fmt.Errorf("%s: %s", r.Resource, r.Problems[0]))
 	}
-	why := r.Explanation
-	if diagnose.IsWatchListRefused(r.Err) {
-		why = o.serverInfo(context.Background(), "", "").StreamingRefusedHint()
+	switch {
+	case r.Code == 0:
+		return withCode(ExitFailure, fmt.Errorf("%s did not serve the streaming list: %s", r.Resource, r.Explanation))
+	case diagnose.IsWatchListRefused(r.Err):
+		hint := o.serverInfo(context.Background(), "", "").StreamingRefusedHint()
+		return withCode(ExitFailure, fmt.Errorf("%s refused the streaming list (%d %s): %s", r.Resource, r.Code, r.Reason, hint))
 	}
-	if r.Code == 0 {
-		return withCode(ExitFailure, fmt.Errorf("%s did not serve the streaming list: %s", r.Resource, why))
-	}
-	return withCode(ExitFailure, fmt.Errorf("%s refused the streaming list (%d %s): %s", r.Resource, r.Code, r.Reason, why))
+	// The explanation starts with the code and reason.
+	return withCode(ExitFailure, fmt.Errorf("%s refused the streaming list: %s", r.Resource, r.Explanation))
 }

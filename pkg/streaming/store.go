@@ -155,6 +155,12 @@ func (d StateDifference) Sentence() string {
 
 func firstSorted(s []string) ([]string, int) {
 	sort.Strings(s)
+	for i, k := range s {
+		if k == "" || strings.HasPrefix(k, ":") {
+			// An object without a name (a hostile stream's): say so.
+			s[i] = "(no name)" + k
+		}
+	}
 	if len(s) > maxNamed {
 		return s[:maxNamed], len(s)
 	}
