@@ -17,7 +17,7 @@ E2E_FLAGS  ?= -count=1 -timeout 40m -p 4 -parallel 4 -vet=off
 # in make release-check (every platform, this one included).
 E2E_PKGS      := ./test/e2e/matrix ./test/e2e/probe ./test/e2e/proof ./test/e2e/watch ./test/e2e/ha ./test/e2e/docs \
                  ./test/e2e/clients ./test/e2e/list ./test/e2e/streaming ./test/e2e/security ./test/e2e/aggregated ./test/e2e/framework
-E2E_LONG_PKGS := ./test/e2e/informerlog ./test/e2e/faults ./test/e2e/demo ./test/e2e/bounds
+E2E_LONG_PKGS := ./test/e2e/informerlog ./test/e2e/faults ./test/e2e/demo ./test/e2e/bounds ./test/e2e/explain
 # ... and these tests of make test's packages, each of which restarts an
 # API server of its own (make test skips them, make test-long runs them).
 E2E_LONG_TESTS := TestCaptureWatchStreams|TestWatchExpiredAfterWatchCacheRestart|TestWatchFollowSurvivesRestartAndReportsTheGap|TestProbeWatchCacheAfterRestart|TestProbeMetricsAfterEvictionBeforeGrowth

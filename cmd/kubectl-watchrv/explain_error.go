@@ -310,7 +310,15 @@ func (o *ExplainErrorOptions) check(ctx context.Context, d diagnose.Diagnosis) (
 	if o.RV != "" {
 		requested = o.RV
 	}
-	c := diagnose.CompareNow(d, requested, current, checkNow(ctx, client, t, d, requested, current))
+	now := diagnose.Now{ResourceVersion: current}
+	if d.Class == diagnose.ClassTooLarge {
+		// Its verdict rests on who served the read: named from what is
+		// known of the server (version, gates, the resource's watch cache)
+		// by the rule list uses (serverinfo.ListServed).
+		in := o.serverInfo(ctx, res.GVR.Group, res.GVR.Resource)
+		now.Storage, now.ServedBy = in.StorageName(), in.ListServed("", "", 1).First
+	}
+	c := diagnose.CompareNow(d, requested, now, checkNow(ctx, client, t, d, requested, current))
 	c.Resource, c.Namespace = res.Name(), t.Namespace
 	return c, nil
 }

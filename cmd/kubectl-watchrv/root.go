@@ -36,6 +36,11 @@ type RootOptions struct {
 	// ledger counts every request of the run (apiclient.Ledger): the -v
 	// lines, the cost line at the end and every report's "cost".
 	ledger *apiclient.Ledger
+
+	// credentials runs the kubeconfig's exec plugin once, bounded; runCtx
+	// (the run's signal context) ends its wait on Ctrl-C.
+	credentials credentialGuard
+	runCtx      context.Context
 }
 
 // userAgent lets an API server's audit log tell this plugin's requests apart.
@@ -49,7 +54,11 @@ func newRootCommand(streams genericiooptions.IOStreams) (*cobra.Command, *RootOp
 	}
 	o.ConfigFlags.WrapConfigFn = func(c *rest.Config) *rest.Config {
 		c.UserAgent = userAgent()
-		return apiclient.Wrap(c, o.ledger)
+		ctx := o.runCtx
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		return o.credentials.wrap(ctx, apiclient.Wrap(c, o.ledger))
 	}
 	o.traceRequests()
 	cmd := &cobra.Command{
@@ -219,43 +228,29 @@ func (o *RootOptions) missingKubeconfig() string {
 }
 
 // kubeconfigError explains a kubeconfig that cannot be used, naming the
-// contexts it has when the context is the problem.
+// contexts it has when the context is the problem. client-go quotes the
+// kubeconfig's values in its errors (a malformed server or proxy-url
+// whole, password included): they are redacted (redactKubeconfig).
 func (o *RootOptions) kubeconfigError(err error) error {
-	var contexts, servers []string
+	var contexts []string
 	if raw, rerr := o.ConfigFlags.ToRawKubeConfigLoader().RawConfig(); rerr == nil {
 		for name := range raw.Contexts {
 			contexts = append(contexts, name)
 		}
 		sort.Strings(contexts)
-		for _, c := range raw.Clusters {
-			servers = append(servers, c.Server)
-		}
 	}
-	if f := o.ConfigFlags.APIServer; f != nil {
-		servers = append(servers, *f)
-	}
-	return kubeconfigError(redactServers{err, servers}, contexts)
+	return kubeconfigError(redacted{err, o.redactKubeconfig}, contexts)
 }
 
-// redactServers is err with every server address of the kubeconfig in its
-// text redacted: client-go quotes a malformed server URL whole, password
-// included.
-type redactServers struct {
-	err     error
-	servers []string
+// redacted is err with its text passed through redact.
+type redacted struct {
+	err    error
+	redact func(string) string
 }
 
-func (r redactServers) Error() string {
-	msg := r.err.Error()
-	for _, s := range r.servers {
-		if s != "" {
-			msg = strings.ReplaceAll(msg, s, text.RedactURL(s))
-		}
-	}
-	return msg
-}
+func (r redacted) Error() string { return r.redact(r.err.Error()) }
 
-func (r redactServers) Unwrap() error { return r.err }
+func (r redacted) Unwrap() error { return r.err }
 
 // run executes the command line and returns the process exit code. Every
 // error is printed as one line; no panic ever reaches the user as a stack.
@@ -271,6 +266,7 @@ func run(args []string, streams genericiooptions.IOStreams) (code int) {
 	cmd.SetArgs(verbosityArgs(args))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	o.runCtx = ctx
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(streams.ErrOut, "error: internal error: %v (please report it)\n", r)
@@ -293,6 +289,8 @@ func run(args []string, streams genericiooptions.IOStreams) (code int) {
 	}
 	// Bounded whatever an error quotes (a server's message, a flag
 	// parser's echo of a huge value): the head and the fix at the end stay.
-	fmt.Fprintln(streams.ErrOut, text.Shorten("error: "+text.OneLine(err.Error()), text.MaxLine))
+	// The kubeconfig's URLs and secrets are redacted in every error line,
+	// whichever step quoted them.
+	fmt.Fprintln(streams.ErrOut, text.Shorten("error: "+o.redactKubeconfig(text.OneLine(err.Error())), text.MaxLine))
 	return exitCode(err)
 }

@@ -101,6 +101,11 @@ func (o *RootOptions) findServers(ctx context.Context, s *serversFlags, b *apicl
 		err = o.requestError(err, "list", "endpointslices in namespace default")
 		return nil, fmt.Errorf("cannot find the API servers in the EndpointSlices of Service default/kubernetes: %w (or give them with --endpoints HOST:PORT,...)", err)
 	}
+	var unverified *servers.UnverifiedError
+	if err := servers.CheckDialable(cfg, found); errors.As(err, &unverified) {
+		// The one line says why nothing was dialled, and what to type.
+		return nil, withCode(ExitUsage, fmt.Errorf("--servers sends your credentials to every API server it finds, and %w: nothing was sent to them; check that they are your API servers, then name the ones you trust with --endpoints %s", err, strings.Join(found.Endpoints, ",")))
+	}
 	return servers.NewFleet(cfg, found), nil
 }
 

@@ -54,16 +54,19 @@ Each resource costs one consistent list (to count), one streaming watch
 closed as soon as the verdict is known, and one exact list only when writes
 came in between; at most --qps requests per second.
 
-Exit code: 0 when informers work (or, with --all, when none would hang
-and every resource was checked); 1 when an informer would hang, or the one
-resource checked refuses the stream otherwise, streams an incorrect state,
-or could not be checked. A request that fails for a reason of its own is
+Exit code, one rule for every outcome: 0 when the informer syncs from the
+stream (correct, or unverified when the list to compare with failed); 1
+when it would hang or sync a state that does not match a list, when the
+server does not stream (it refuses the streaming list, 410 and 422
+included, or ends it at once: informers retry or fall back), or when the
+check could not finish. A request that fails for a reason of its own is
 that failure, with its code, as in every command: 6 credentials rejected
-(401), 7 RBAC (403), 8 throttled (429), 4 unreachable, 5 TLS. With --all,
-a resource that refuses the stream or could not be checked has failed: 12
-when some failed and none would hang (the verdict covers those checked),
-the first failure's code when all did (1 when it refused the stream, as
-on servers without WatchList).`,
+(401), 7 RBAC (403), 8 throttled (429), 4 unreachable, 5 TLS. With --all:
+1 when an informer would hang or sync a wrong state on any resource; else
+12 when some resources did not stream or could not be checked (the
+verdict covers those checked), the first one's code when none could (1
+when it refused the stream, as on servers without WatchList); 0 when
+informers sync on every resource.`,
 		Example: `  # Does an aggregated API stream? (metrics servers, CNI control planes)
   kubectl watchrv streaming pods.metrics.k8s.io -A
 
@@ -144,11 +147,11 @@ func (o *StreamingOptions) Run(ctx context.Context) error {
 		return err
 	}
 	err = streaming.AllErr(ctx, run)
-	var hangs *streaming.HangsError
+	var defect *streaming.DefectError
 	var none *sweep.NoneError
 	var refused *streaming.RefusedError
 	switch {
-	case errors.As(err, &hangs):
+	case errors.As(err, &defect):
 		return withCode(ExitFailure, err)
 	case errors.As(err, &none) && errors.As(none.Failed[0].Err, &refused):
 		// Every resource failed, the first by refusing the stream: the
@@ -170,24 +173,35 @@ func (o *StreamingOptions) allRefused(none *sweep.NoneError, first *streaming.Re
 	return fmt.Errorf("%s: informers fall back to list+watch; see the NOTE column", what)
 }
 
-// resultError is the exit of a one-resource check: 0 when the informer
-// works or falls back for a reason other than RBAC, 7 when RBAC refused
-// the watch, 1 when it hangs or the check failed.
+// resultError is the exit of a one-resource check, by the one rule
+// (streaming.Result.Outcome, docs/streaming.md): 0 when the informer syncs
+// from the stream; 1 when it hangs or syncs a wrong state, when the server
+// does not stream (a refusal, 410 and 422 included), or when the check
+// could not finish; a failed request's own code (6, 7, 8, 4, 5).
 func (o *StreamingOptions) resultError(r streaming.Result) error {
-	if r.RequestFailure() != diagnose.FailureNone {
-		// 401, 403, 429, no connection...: that failure, with its exit
-		// code (6, 7, 8, 4, ...), as every other command gives it.
-		return o.requestError(r.Err, "list and watch", r.Resource)
+	switch r.Outcome() {
+	case streaming.OutcomeSyncs:
+		return nil
+	case streaming.OutcomeFailed:
+		if r.RequestFailure() != diagnose.FailureNone {
+			// 401, 403, 429, no connection...: that failure, with its exit
+			// code (6, 7, 8, 4, ...), as every other command gives it.
+			return o.requestError(r.Err, "list and watch", r.Resource)
+		}
+		return withCode(ExitFailure, fmt.Errorf("the streaming check of %s failed: %s", r.Resource, text.OneLine(r.Error)))
+	case streaming.OutcomeDefect:
+		if r.Informer == streaming.InformerHangs {
+			return withCode(ExitFailure, fmt.Errorf("informers built with client-go >= 1.35 will hang on %s: %s", r.Resource, r.Explanation))
+		}
+		return withCode(ExitFailure, fmt.Errorf("%s: %s", r.Resource, r.Problems[0]))
 	}
 	switch {
-	case r.Informer == streaming.InformerHangs:
-		return withCode(ExitFailure, fmt.Errorf("informers built with client-go >= 1.35 will hang on %s: %s", r.Resource, r.Explanation))
-	case r.Status == streaming.StatusRefused && r.Informer == streaming.InformerFallsBack:
-		return withCode(ExitFailure, fmt.Errorf("%s refused the streaming list (%d %s): informers fall back to list+watch", r.Resource, r.Code, r.Reason))
-	case r.Status == streaming.StatusIncorrect:
-		return withCode(ExitFailure, fmt.Errorf("%s: %s", r.Resource, r.Problems[0]))
-	case r.Status == streaming.StatusError:
-		return withCode(ExitFailure, fmt.Errorf("the streaming check of %s failed: %s", r.Resource, text.OneLine(r.Error)))
+	case r.Code == 0:
+		return withCode(ExitFailure, fmt.Errorf("%s did not serve the streaming list: %s", r.Resource, r.Explanation))
+	case diagnose.IsWatchListRefused(r.Err):
+		hint := o.serverInfo(context.Background(), "", "").StreamingRefusedHint()
+		return withCode(ExitFailure, fmt.Errorf("%s refused the streaming list (%d %s): %s", r.Resource, r.Code, r.Reason, hint))
 	}
-	return nil
+	// The explanation starts with the code and reason.
+	return withCode(ExitFailure, fmt.Errorf("%s refused the streaming list: %s", r.Resource, r.Explanation))
 }

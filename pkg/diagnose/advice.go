@@ -10,9 +10,11 @@ type advice struct {
 }
 
 // What client-go does on its own, shared by several kinds (client-go v0.37
-// tools/cache/reflector.go and tools/pager/pager.go).
+// tools/cache/reflector.go and tools/pager/pager.go). {servedBy} and
+// {consistentBy} name who serves the Reflector's reads, chosen by
+// fillTexts from the one fact the kind gives about the watch cache.
 const (
-	reflectorRelists = "The Reflector (informers) handles it by itself: the watch ends, it relists with resourceVersion set to the last RV it saw (served from the watch cache), and if that list fails with Expired or TooLarge it lists again with resourceVersion=\"\" (a consistent read from etcd). Objects deleted in between reach handlers as DeletedFinalStateUnknown; the intermediate events are lost, only their net effect survives."
+	reflectorRelists = "The Reflector (informers) handles it by itself: the watch ends, and it reads the state again from the last RV it saw (client-go 1.35 and later with a streaming list, a watch with sendInitialEvents=true, where the server supports it; else with a list), {servedBy}; if that read fails with Expired or TooLarge it reads again with resourceVersion=\"\" (a consistent read{consistentBy}). Objects deleted in between reach handlers as DeletedFinalStateUnknown; the intermediate events are lost, only their net effect survives."
 	pagerFallsBack   = "tools/pager (used by the Reflector's list) falls back to one full list without limit at the original resourceVersion when page 2 or later expires (FullListIfExpired); if that fails too, the Reflector lists again with resourceVersion=\"\"."
 	// exactListFails: tools/pager's fallback (FullListIfExpired) applies
 	// only to a continue page (options.Continue set); an exact list that
@@ -84,12 +86,12 @@ var advices = map[string]advice{
 	},
 	KindResourceVersionTooLarge: {ClassTooLarge,
 		"A request asked for data at least as new as {req}, but this API server has only reached {cur} and did not catch up (504, reason Timeout, cause ResourceVersionTooLarge). A list the watch cache serves waits up to ~3 s for it first; one storage serves is answered at once (v1.30 and older serve lists with a limit from storage, and so does a server without a watch cache for the resource).",
-		"The RV comes from somewhere this server has not seen yet: another API server whose cache is ahead (HA control planes), another cluster, a time before an etcd restore (RVs went back), or this server's watch cache still catching up after a restart. A watch from such an RV does not fail: the server holds it silently.",
-		"The Reflector treats TooLarge like Expired: it lists again from its last RV, then with resourceVersion=\"\" (a consistent read), which always succeeds; it does not retry the too-new RV forever.",
+		"The RV comes from somewhere this server has not seen yet: another API server whose cache is ahead (HA control planes), another cluster, a time before an etcd restore (RVs went back), or this server's watch cache still catching up after a restart. A watch from such an RV does not get this error: the server holds it silently until it catches up where the watch cache serves it, or etcd without one (seen on v1.30 to v1.37); kine without a watch cache ends it at once with an empty answer.",
+		"The Reflector treats TooLarge like Expired: it reads the state again from its last RV, then with resourceVersion=\"\" (a consistent read), which does not depend on the too-new RV; it does not retry that RV forever.",
 		"List with resourceVersion unset (a consistent read) and watch from that list's resourceVersion; never carry RVs across clusters, API server sets or etcd restores.",
 	},
 	KindConsistentReadCacheLagging: {ClassTooLarge,
-		"A consistent read (resourceVersion unset) could not be served from the watch cache: etcd is at {req} but the cache has only reached {cur}, and it did not catch up in time, so the server answered 429 Too Many Requests.",
+		"A consistent read (resourceVersion unset) could not be served from the watch cache: storage is at {req} but the cache has only reached {cur}, and it did not catch up in time, so the server answered 429 Too Many Requests.",
 		"The client's RV is not the problem: the API server's own watch cache lags etcd (a restart, heavy load, or a slow etcd). With ConsistentListFromCacheSkipTimeoutFallback the server does not fall back to etcd and asks the client to retry instead.",
 		"client-go retries 429 responses after their Retry-After by itself; the Reflector backs off and relists.",
 		"Retry after the Retry-After delay; if it persists, check the API server's watch cache and etcd latency (apiserver_watch_cache_* and etcd_request_duration_seconds metrics).",
@@ -187,7 +189,9 @@ var advices = map[string]advice{
 }
 
 // withAdvice fills the texts of d's kind (and its class when unset), with
-// its numbers in place of {req}, {oldest} and {cur}.
+// its numbers in place of {req}, {oldest} and {cur}, and who serves what
+// in place of {servedBy} and {consistentBy}. A text whose numbers
+// contradict each other gets the texts told as what it claims.
 func withAdvice(d Diagnosis) Diagnosis {
 	a, ok := advices[d.Kind]
 	if !ok {
@@ -196,16 +200,59 @@ func withAdvice(d Diagnosis) Diagnosis {
 	if d.Class == "" {
 		d.Class = a.class
 	}
-	fill := func(text string) string {
-		if !strings.Contains(text, "{") {
-			return text
-		}
-		text = strings.ReplaceAll(text, "{req}", rvOr(d.RequestedResourceVersion, "its resourceVersion"))
-		text = strings.ReplaceAll(text, "{oldest}", rvOr(d.OldestResourceVersion, "a newer RV"))
-		return strings.ReplaceAll(text, "{cur}", rvOr(d.CurrentResourceVersion, "an older RV"))
+	if d.Inconsistent != "" {
+		return inconsistentAdvice(d, a)
 	}
-	d.What, d.Why, d.ClientGo, d.Fix = fill(a.what), fill(a.why), a.clientGo, fill(a.fix)
+	d.What, d.Why, d.ClientGo, d.Fix = fillTexts(d, a.what), fillTexts(d, a.why), fillTexts(d, a.clientGo), fillTexts(d, a.fix)
 	return d
+}
+
+// fillTexts puts d's numbers and the serving facts of its kind into text.
+func fillTexts(d Diagnosis, text string) string {
+	if !strings.Contains(text, "{") {
+		return text
+	}
+	served, consistent := servingWords(watchCacheOf(d.Kind))
+	return strings.NewReplacer(
+		"{req}", rvOr(d.RequestedResourceVersion, "its resourceVersion"),
+		"{oldest}", rvOr(d.OldestResourceVersion, "a newer RV"),
+		"{cur}", rvOr(d.CurrentResourceVersion, "an older RV"),
+		"{servedBy}", served,
+		"{consistentBy}", consistent,
+	).Replace(text)
+}
+
+// watchCacheOf is the one fact a kind gives about the watch cache of the
+// resource: the watch cache's own wordings say it has one ("on"),
+// storage's answer to a watch says it has none ("off"); "" when the kind
+// does not say (then the texts say "where it has one").
+func watchCacheOf(kind string) string {
+	switch kind {
+	case KindWatchCacheWindow, KindWatchCacheSnapshot, KindConsistentReadCacheLagging, KindWatchCacheInitializing:
+		return "on"
+	case KindEtcdCompactedWatch, KindWatchEventLostAtCompaction:
+		// A watch reaches storage only when the resource has no watch
+		// cache: v1.37's cacher serves every watch of a resource that has
+		// one (storage/cacher/cacher.go Watch), or answers 429 until ready.
+		return "off"
+	}
+	return ""
+}
+
+// servingWords says who serves the Reflector's reads: the read from its
+// last RV, and the consistent read (resourceVersion="").
+func servingWords(cache string) (servedBy, consistentBy string) {
+	const st = "storage (etcd, or a shim such as kine)"
+	switch cache {
+	case "on":
+		return "served from the watch cache (a list with a limit goes to " + st + " on v1.30 and older)",
+			", from the watch cache once it has caught up with " + st + " where ConsistentListFromCache is on (v1.31 and later), else from storage"
+	case "off":
+		return "served by " + st + ", as this resource has no watch cache",
+			", from " + st + " too"
+	}
+	return "served from the watch cache where the resource has one, else by " + st,
+		", from the watch cache once it has caught up with " + st + " where the resource has one and ConsistentListFromCache is on (v1.31 and later), else from storage"
 }
 
 func rvOr(v, unknown string) string {

@@ -17,6 +17,9 @@ type Check struct {
 	Behind                   string `json:"behind,omitempty"` // current - requested
 	Ahead                    string `json:"ahead,omitempty"`  // requested - current
 	Verdict                  string `json:"verdict"`
+	// ServedBy says who served the consistent read of the current RV, from
+	// what is known of the server ("" when nothing was read of it).
+	ServedBy string `json:"servedBy,omitempty"`
 	// Tried is the request repeated now to check the verdict (nil when
 	// nothing was tried: then the verdict claims nothing about it).
 	Tried *Tried `json:"tried,omitempty"`
@@ -36,10 +39,22 @@ func (t *Tried) sentence() string {
 	return fmt.Sprintf("checked now: %s fails (%s)", t.Request, t.Answer)
 }
 
+// Now is the cluster's current RV as --check read it (a consistent list),
+// and what is known of that read: the storage whose current revision it
+// is, and who served it. Both are words chosen from the server's known
+// facts (serverinfo: ListSource, StorageName); "" when none were read, and
+// then no server is named.
+type Now struct {
+	ResourceVersion string
+	Storage         string
+	ServedBy        string
+}
+
 // CompareNow builds a Check from a diagnosis, the RV it is about (requested,
-// from the error or given by the user) and the current RV.
-func CompareNow(d Diagnosis, requested, current string, tried *Tried) (c Check) {
-	c = Check{CurrentResourceVersion: current, RequestedResourceVersion: requested, Tried: tried}
+// from the error or given by the user) and the current RV read now.
+func CompareNow(d Diagnosis, requested string, now Now, tried *Tried) (c Check) {
+	current := now.ResourceVersion
+	c = Check{CurrentResourceVersion: current, RequestedResourceVersion: requested, Tried: tried, ServedBy: now.ServedBy}
 	defer func() {
 		if tried != nil {
 			c.Verdict += "; " + tried.sentence()
@@ -63,7 +78,14 @@ func CompareNow(d Diagnosis, requested, current string, tried *Tried) (c Check) 
 	case d.Class == ClassExpired:
 		c.Verdict = fmt.Sprintf("RV %s is %s ahead of the current RV %s: it does not come from this cluster's history (another cluster, or etcd was restored)", requested, c.Ahead, current)
 	case d.Class == ClassTooLarge && ahead:
-		c.Verdict = fmt.Sprintf("RV %s is still %s ahead of the current RV %s (a consistent read, straight from etcd): this etcd never had it; it comes from another cluster or from before an etcd restore", requested, c.Ahead, current)
+		storage, served := now.Storage, ""
+		if storage == "" {
+			storage = "storage (etcd, or a shim such as kine)"
+		}
+		if now.ServedBy != "" {
+			served = ", " + now.ServedBy
+		}
+		c.Verdict = fmt.Sprintf("RV %s is still %s ahead of the current RV %s, the current revision of %s (a consistent read%s): that storage never had it; it comes from another cluster or from before a restore of the storage", requested, c.Ahead, current, storage, served)
 	case d.Class == ClassTooLarge:
 		c.Verdict = fmt.Sprintf("the cluster has reached RV %s since (it is at %s, %s past it): the error was a lag (a watch cache catching up, or another API server behind)", requested, current, c.Behind)
 	case ahead:

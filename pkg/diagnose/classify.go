@@ -94,9 +94,13 @@ func classify(s *signals) Diagnosis {
 	for _, m := range matchers {
 		if m(s, &d) {
 			markNumbers(&d)
+			if why := contradiction(d, s); why != "" {
+				d.Inconsistent, d.Confidence, d.Gap = why, ConfidenceLow, ""
+				note(&d, "the numbers are inconsistent: "+why+": the text was edited or pieced together, so what happened is unknown")
+			}
 			d = withAdvice(d)
 			d.Summary = summary(d)
-			if d.Class == ClassTooLarge {
+			if d.Class == ClassTooLarge && d.Inconsistent == "" {
 				d.Why += tooLargeHint(d)
 			}
 			return d
@@ -113,10 +117,11 @@ func classify(s *signals) Diagnosis {
 // note records what the text lacks or holds wrong.
 func note(d *Diagnosis, text string) { d.Notes = append(d.Notes, text) }
 
-// markNumbers flags RVs that no server could have issued: Kubernetes parses
+// markNumbers notes RVs that no server could have issued: Kubernetes parses
 // RVs as unsigned 64-bit integers (storage APIObjectVersioner), and etcd
-// revisions are int64. Such an RV is kept as text, never cut or rounded, and
-// lowers the confidence: the text was damaged or the RV made up.
+// revisions are int64. Such an RV is kept as text, never cut or rounded;
+// contradiction makes the whole answer one told as the text's claim (low
+// confidence): the text was damaged or the RV made up.
 func markNumbers(d *Diagnosis) {
 	for _, f := range []struct{ name, v string }{
 		{"requested", d.RequestedResourceVersion}, {"oldest", d.OldestResourceVersion}, {"current", d.CurrentResourceVersion},
@@ -129,9 +134,6 @@ func markNumbers(d *Diagnosis) {
 			shown = shown[:16] + "…"
 		}
 		note(d, fmt.Sprintf("the %s RV %s (%d digits) is not a number this server could have issued: it does not fit in 64 bits; it is kept as text, and no gap is computed", f.name, shown, len(f.v)))
-		if d.Confidence == ConfidenceHigh {
-			d.Confidence = ConfidenceMedium
-		}
 	}
 }
 

@@ -37,11 +37,6 @@ func matchTooLarge(s *signals, d *Diagnosis) bool {
 	if n != "" && m == "" {
 		note(d, "the current RV is missing from this text (the server prints \"Too large resource version: N, current: M\"): the gap is unknown")
 	}
-	if tooLargeInconsistent(n, m) {
-		// The server says TooLarge only for an RV above the one it has.
-		note(d, fmt.Sprintf("the numbers are inconsistent: the requested RV %s is not above the current RV %s, and no API server answers TooLarge then (it serves the request): the text was edited or pieced together, so what happened is unknown", n, m))
-		conf = ConfidenceLow
-	}
 	kind := KindResourceVersionTooLarge
 	if s.code == 429 || s.reason == "TooManyRequests" {
 		kind = KindConsistentReadCacheLagging
@@ -70,14 +65,7 @@ func matchTooOld(s *signals, d *Diagnosis) bool {
 		if y != "" && k < len(s.text) && s.text[k] == ')' {
 			d.OldestResourceVersion = y
 			d.Gap = rv.Gap(y, x)
-			conf := ConfidenceHigh
-			if tooOldInconsistent(x, y) {
-				// The watch cache says too old only for an RV below the
-				// oldest it can serve (a watch from Y itself starts).
-				note(d, fmt.Sprintf("the numbers are inconsistent: the requested RV %s is not below the oldest servable RV %s, and no API server answers too old then (a watch from %s starts): the text was edited or pieced together, so what happened is unknown", x, y, y))
-				conf = ConfidenceLow
-			}
-			return set(d, KindWatchCacheWindow, conf, s.text[i:k+1])
+			return set(d, KindWatchCacheWindow, ConfidenceHigh, s.text[i:k+1])
 		}
 		if y != "" || k == len(s.text) {
 			// "214 (25" or "214 (": the window form, cut before its ')'.
@@ -209,16 +197,4 @@ func etcdMessage(t string, i int, phrase string) string {
 		}
 	}
 	return t[start : i+len(phrase)]
-}
-
-// tooOldInconsistent: "too old resource version: X (Y)" with X >= Y, which
-// no server prints.
-func tooOldInconsistent(requested, oldest string) bool {
-	return rv.Valid(requested) && rv.Valid(oldest) && !rv.Less(requested, oldest)
-}
-
-// tooLargeInconsistent: "Too large resource version: N, current: M" with
-// N <= M, which no server prints.
-func tooLargeInconsistent(requested, current string) bool {
-	return rv.Valid(requested) && rv.Valid(current) && current != "0" && !rv.Less(current, requested)
 }

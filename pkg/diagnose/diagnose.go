@@ -22,6 +22,7 @@ func FromStatus(st metav1.Status, ctx Context) Diagnosis {
 	s := &signals{
 		text: st.Message, code: int(st.Code), reason: string(st.Reason), message: st.Message,
 		freshToken: st.Continue != "", op: ctx.Operation, requested: ctx.RequestedResourceVersion,
+		askedRV: ctx.RequestedResourceVersion,
 	}
 	if st.Details != nil {
 		for _, c := range st.Details.Causes {
@@ -101,8 +102,9 @@ func fromText(text string, ctx Context) Diagnosis {
 // classifyText reads the signals of a text and classifies it (shared with
 // ScanLog, which calls it on one line).
 func classifyText(t string, ctx Context) Diagnosis {
-	s := &signals{text: t, code: statusCodeIn(t), reason: reasonIn(t), op: ctx.Operation, requested: ctx.RequestedResourceVersion}
+	s := &signals{text: t, code: statusCodeIn(t), reason: reasonIn(t), op: ctx.Operation, requested: ctx.RequestedResourceVersion, askedRV: ctx.RequestedResourceVersion}
 	op, rv := urlHints(t)
+	s.urlRV = rv
 	if s.op == "" {
 		s.op = op
 	}
@@ -156,13 +158,13 @@ func summary(d Diagnosis) string {
 		}
 		return prefix + d.RequestedResourceVersion
 	}
+	if d.Inconsistent != "" {
+		return inconsistentSummary(d)
+	}
 	switch d.Kind {
 	case KindWatchCacheWindow:
 		if d.OldestResourceVersion == "" {
 			return fmt.Sprintf("too old: the watch asked for the events after RV %s; the oldest RV this API server can still serve is cut off in this text", d.RequestedResourceVersion)
-		}
-		if tooOldInconsistent(d.RequestedResourceVersion, d.OldestResourceVersion) {
-			return fmt.Sprintf("too old, says the text, but its numbers are inconsistent: the requested RV %s is not below the oldest servable RV %s it names, which no API server says: confidence low", d.RequestedResourceVersion, d.OldestResourceVersion)
 		}
 		return fmt.Sprintf("too old: the watch asked for the events after RV %s, but the oldest RV this API server can still serve is %s (%s behind)", d.RequestedResourceVersion, d.OldestResourceVersion, orUnknown(d.Gap))
 	case KindWatchCacheSnapshot:
@@ -206,15 +208,9 @@ func summary(d Diagnosis) string {
 		if d.CurrentResourceVersion == "0" {
 			return fmt.Sprintf("too new: the request asked for RV %s; the API server could not read its current RV (it reported 0)", d.RequestedResourceVersion)
 		}
-		if tooLargeInconsistent(d.RequestedResourceVersion, d.CurrentResourceVersion) {
-			return fmt.Sprintf("too new, says the text, but its numbers are inconsistent: the requested RV %s is not above the current RV %s it names, which no API server says: confidence low", d.RequestedResourceVersion, d.CurrentResourceVersion)
-		}
 		return fmt.Sprintf("too new: the request asked for RV %s, but this API server is at %s (%s ahead)", d.RequestedResourceVersion, d.CurrentResourceVersion, orUnknown(d.Gap))
 	case KindConsistentReadCacheLagging:
-		if tooLargeInconsistent(d.RequestedResourceVersion, d.CurrentResourceVersion) {
-			return fmt.Sprintf("too new for the watch cache, says the text, but its numbers are inconsistent: the requested RV %s is not above the cache's RV %s it names: confidence low", d.RequestedResourceVersion, d.CurrentResourceVersion)
-		}
-		return fmt.Sprintf("too new for the watch cache: a consistent read needs RV %s, the cache is at %s (%s behind etcd); answered 429", d.RequestedResourceVersion, orUnknown(d.CurrentResourceVersion), orUnknown(d.Gap))
+		return fmt.Sprintf("too new for the watch cache: a consistent read needs RV %s, the cache is at %s (%s behind storage); answered 429", d.RequestedResourceVersion, orUnknown(d.CurrentResourceVersion), orUnknown(d.Gap))
 	case KindEtcdFutureRevision:
 		return "too new: etcd says the required revision is a future revision"
 	case KindRequestTimeout:

@@ -110,7 +110,7 @@ func TestCompareNow(t *testing.T) {
 		{tl, "x", "600", "", "", "cannot be compared"},
 	}
 	for _, c := range cases {
-		got := CompareNow(c.d, c.req, c.cur, nil)
+		got := CompareNow(c.d, c.req, Now{ResourceVersion: c.cur}, nil)
 		if contains(got.Verdict, "checked") || contains(got.Verdict, "fails the same way") || contains(got.Verdict, "succeeds now") {
 			t.Errorf("nothing was tried, yet the verdict claims a result: %s", got.Verdict)
 		}
@@ -125,10 +125,28 @@ func TestCompareNow(t *testing.T) {
 // verdict never claims it fails.
 func TestCompareNowSaysOnlyWhatWasTried(t *testing.T) {
 	exp := FromText("too old resource version: 214 (518)")
-	got := CompareNow(exp, "214", "900", &Tried{Request: "a watch from RV 214", Works: false, Answer: "ERROR event 410 Expired"})
+	got := CompareNow(exp, "214", Now{ResourceVersion: "900"}, &Tried{Request: "a watch from RV 214", Works: false, Answer: "ERROR event 410 Expired"})
 	if !contains(got.Verdict, "checked now: a watch from RV 214 fails (ERROR event 410 Expired)") || contains(got.Verdict, "exact list") {
 		t.Fatalf("verdict: %s", got.Verdict)
 	}
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// H43 (issue 25): the TooLarge verdict of --check names who served the
+// consistent read only from what the caller knows of the server; told
+// nothing, it names no server and no storage it cannot tell apart (the
+// watch cache serves that read on cache-on cells; kine is not etcd).
+func TestCompareNowNamesOnlyTheKnownServer(t *testing.T) {
+	tl := FromText("Timeout: Too large resource version: 500, current: 400")
+	unknown := CompareNow(tl, "500", Now{ResourceVersion: "450"}, nil).Verdict
+	named := strings.ReplaceAll(unknown, "storage (etcd, or a shim such as kine)", "storage")
+	if contains(named, "etcd") || contains(named, "watch cache") || named == unknown {
+		t.Errorf("told nothing, the verdict names a server: %s", unknown)
+	}
+	served := "served by the watch cache once it has caught up with storage (etcd, or a shim such as kine) (ConsistentListFromCache on)"
+	known := CompareNow(tl, "500", Now{ResourceVersion: "450", Storage: "storage (etcd, or a shim such as kine)", ServedBy: served}, nil)
+	if !contains(known.Verdict, served) || known.ServedBy != served || contains(known.Verdict, "straight from etcd") {
+		t.Errorf("the verdict does not say what it was told: %+v", known)
+	}
+}

@@ -13,8 +13,11 @@ func KubeconfigNamesContext(msg string) bool { return strings.Contains(msg, "con
 // client-go no longer builds in (oidc, gcp, azure).
 func IsMissingAuthProvider(msg string) bool { return strings.Contains(msg, "no Auth Provider found") }
 
-// IsCredentialPluginError reports that client-go's exec authenticator
-// failed (client-go: "getting credentials: exec: ...").
+// IsCredentialPluginError reports that the kubeconfig's credential exec
+// plugin failed, however: client-go's exec round tripper wraps every
+// failure of it (not found, a non-zero exit, stdout that is not an
+// ExecCredential, no status, no token) as "getting credentials: ...", and
+// nothing else in client-go writes those words.
 func IsCredentialPluginError(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "getting credentials: exec")
+	return err != nil && strings.Contains(err.Error(), "getting credentials: ")
 }

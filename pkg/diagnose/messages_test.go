@@ -228,9 +228,9 @@ var samples = []sample{
 		class: ClassTooLarge, kind: KindResourceVersionTooLarge, conf: ConfidenceMedium, req: "5000", note: "current RV is missing"},
 	// RVs that do not fit in 64 bits: kept whole as text, never cut to 20 digits.
 	{name: "23-digit RVs", text: `too old resource version: 12345678901234567890123 (12345678901234567890200)`,
-		class: ClassExpired, kind: KindWatchCacheWindow, conf: ConfidenceMedium, req: "12345678901234567890123", old: "12345678901234567890200", note: "not a number this server could have issued"},
+		class: ClassExpired, kind: KindWatchCacheWindow, conf: ConfidenceLow, req: "12345678901234567890123", old: "12345678901234567890200", note: "not a number this server could have issued"},
 	{name: "23-digit too large", text: `Timeout: Too large resource version: 99999999999999999999999, current: 400`,
-		class: ClassTooLarge, kind: KindResourceVersionTooLarge, conf: ConfidenceMedium, req: "99999999999999999999999", cur: "400", note: "23 digits"},
+		class: ClassTooLarge, kind: KindResourceVersionTooLarge, conf: ConfidenceLow, req: "99999999999999999999999", cur: "400", note: "23 digits"},
 	// format: client-go v0.37.2 reflector.go DefaultWatchErrorHandler through apimachinery
 	// util/runtime HandleErrorWithContext (klog structured text, logger "UnhandledError");
 	// message: cacher/ready.go.

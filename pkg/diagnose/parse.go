@@ -28,7 +28,11 @@ type signals struct {
 	causeLarge bool   // a cause of type ResourceVersionTooLarge (or its old message)
 	op         string // watch, list, list-exact, list-continue
 	requested  string // requested RV from the context or a URL
-	source     string
+	// askedRV and urlRV are the requested RV as the caller gave it
+	// and as a URL in the text names it: each a claim about the request,
+	// checked against the other and the server's message (contradiction).
+	askedRV, urlRV string
+	source         string
 }
 
 // digitsAt returns the run of decimal digits starting at s[i] (its first

@@ -107,6 +107,11 @@ type Diagnosis struct {
 	// Notes say what the text lacks or holds wrong: a number cut off, an RV
 	// that no server could have issued, a wording without its numbers.
 	Notes []string `json:"notes,omitempty"`
+	// Inconsistent says why the text's numbers cannot come from one answer
+	// of a server (a too-old RV at or above the oldest servable one, a
+	// message that names another RV than the request): then the texts say
+	// what the text claims, never what happened, and the confidence is low.
+	Inconsistent string `json:"inconsistent,omitempty"`
 }
 
 // Context is what the caller knows about the request that failed. Both

@@ -160,7 +160,7 @@ func explainNumbers(d diagnose.Diagnosis) string {
 	if d.Gap != "" {
 		switch {
 		case d.Kind == diagnose.KindConsistentReadCacheLagging:
-			parts = append(parts, "the watch cache is "+d.Gap+" behind etcd")
+			parts = append(parts, "the watch cache is "+d.Gap+" behind storage")
 		case d.Class == diagnose.ClassTooLarge:
 			parts = append(parts, "requested is "+d.Gap+" ahead")
 		case d.Class == diagnose.ClassExpired:

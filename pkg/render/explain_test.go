@@ -13,7 +13,7 @@ func TestExplanationHuman(t *testing.T) {
 	var out bytes.Buffer
 	p := NewPrinter(&out, &out, "", true)
 	d := diagnose.FromText(`Error from server (Expired): too old resource version: 214 (257)`)
-	c := diagnose.CompareNow(d, d.RequestedResourceVersion, "1214", nil)
+	c := diagnose.CompareNow(d, d.RequestedResourceVersion, diagnose.Now{ResourceVersion: "1214"}, nil)
 	c.Resource, c.Namespace = "configmaps", "demo"
 	if err := p.Explanation(Explanation{Diagnosis: d, Check: &c}); err != nil {
 		t.Fatal(err)
@@ -192,7 +192,7 @@ func TestExplanationNewKinds(t *testing.T) {
 			map[string]any{"requestedResourceVersion": "214"}},
 		{`too old resource version: 12345678901234567890123 (257)`,
 			diagnose.KindWatchCacheWindow, []string{"requested 12345678901234567890123 · oldest servable 257\n", "is not a number this server"},
-			map[string]any{"requestedResourceVersion": "12345678901234567890123", "confidence": "medium"}},
+			map[string]any{"requestedResourceVersion": "12345678901234567890123", "confidence": "low"}},
 	}
 	for _, c := range cases {
 		d := diagnose.FromText(c.text)

@@ -3,7 +3,9 @@ package servers
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
+	"strings"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -61,4 +63,90 @@ func ClientFor(cfg *rest.Config, addr string) (*apiclient.Client, error) {
 		return nil, err
 	}
 	return apiclient.NewClient(c)
+}
+
+// UnverifiedError: the servers were found in the cluster's EndpointSlices,
+// and the kubeconfig does not verify who answers at an address: its
+// credentials would go to any address listed there, one that is no API
+// server of the cluster included (anyone who can write an EndpointSlice in
+// default can list one). Only the addresses the user gives by hand, and
+// the kubeconfig's own server, are dialled then.
+type UnverifiedError struct {
+	// Listed are the addresses of the EndpointSlices that would get the
+	// credentials (the kubeconfig's own server left out), in order.
+	Listed []string
+	// Why names what turns verification off: "insecure-skip-tls-verify",
+	// or "plain http" for an http:// server.
+	Why string
+}
+
+func (e *UnverifiedError) Error() string {
+	return fmt.Sprintf("the kubeconfig does not verify the API server's identity (%s), so its credentials would go to whatever answers at the addresses the cluster lists (%s)", e.Why, listed(e.Listed))
+}
+
+func listed(addrs []string) string {
+	const shown = 5
+	if len(addrs) <= shown {
+		return strings.Join(addrs, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(addrs[:shown], ", "), len(addrs)-shown)
+}
+
+// CheckDialable is the one rule of where the kubeconfig's credentials may
+// go in a per-server run. With TLS verified (the kubeconfig's CA, against
+// the name of its server: ConfigFor), any address the EndpointSlices list:
+// one that is not an API server of the cluster fails the handshake before
+// a request, credentials and all, is sent. Without it (insecure-skip-tls-
+// verify, or an http:// server), only the addresses given by hand and the
+// kubeconfig's own server: an UnverifiedError names the others.
+func CheckDialable(cfg *rest.Config, found Found) error {
+	if found.From != FromEndpointSlice {
+		return nil
+	}
+	why := ""
+	switch {
+	case cfg.TLSClientConfig.Insecure:
+		why = "insecure-skip-tls-verify"
+	case hostURL(cfg.Host).Scheme == "http":
+		why = "plain http"
+	default:
+		return nil
+	}
+	own := ownAddress(cfg.Host)
+	var others []string
+	for _, e := range found.Endpoints {
+		if e != own {
+			others = append(others, e)
+		}
+	}
+	if len(others) == 0 {
+		return nil
+	}
+	return &UnverifiedError{Listed: others, Why: why}
+}
+
+// hostURL parses the kubeconfig's server, a bare host:port too.
+func hostURL(host string) *url.URL {
+	u, err := url.Parse(host)
+	if err != nil || u.Host == "" {
+		if u2, err2 := url.Parse("https://" + host); err2 == nil {
+			return u2
+		}
+		return &url.URL{}
+	}
+	return u
+}
+
+// ownAddress is the kubeconfig's server as host:port (the scheme's port
+// when it names none).
+func ownAddress(host string) string {
+	u := hostURL(host)
+	port := u.Port()
+	if port == "" {
+		port = "443"
+		if u.Scheme == "http" {
+			port = "80"
+		}
+	}
+	return net.JoinHostPort(u.Hostname(), port)
 }

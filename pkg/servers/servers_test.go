@@ -153,3 +153,40 @@ func TestDecideServerWithoutWatchCache(t *testing.T) {
 		t.Fatalf("verdict %+v", v)
 	}
 }
+
+// E28 (issue 25): without a verified identity (insecure-skip-tls-verify,
+// http://), the kubeconfig's credentials go only to the addresses given by
+// hand and to its own server, never to one the EndpointSlices list.
+func TestCheckDialableKeepsCredentialsToVerifiedOrGivenAddresses(t *testing.T) {
+	listed := Found{From: FromEndpointSlice, Endpoints: []string{"10.0.0.5:6443", "198.51.100.9:6443"}}
+	given := Found{From: FromFlag, Endpoints: listed.Endpoints}
+	verified := &rest.Config{Host: "https://api.example.test:6443", BearerToken: "t", TLSClientConfig: rest.TLSClientConfig{CAData: []byte("ca")}}
+	insecure := &rest.Config{Host: "https://10.0.0.5:6443", BearerToken: "t", TLSClientConfig: rest.TLSClientConfig{Insecure: true}}
+	plain := &rest.Config{Host: "http://10.0.0.5:6443", BearerToken: "t"}
+	cases := []struct {
+		name   string
+		cfg    *rest.Config
+		found  Found
+		listed []string
+	}{
+		{"verified TLS, listed", verified, listed, nil},
+		{"insecure, given by hand", insecure, given, nil},
+		{"insecure, listed: its own server is fine, the other is not", insecure, listed, []string{"198.51.100.9:6443"}},
+		{"plain http, listed", plain, listed, []string{"198.51.100.9:6443"}},
+		{"insecure, only its own server listed", insecure, Found{From: FromEndpointSlice, Endpoints: []string{"10.0.0.5:6443"}}, nil},
+		{"insecure, bare host:port", &rest.Config{Host: "10.0.0.5:6443", TLSClientConfig: rest.TLSClientConfig{Insecure: true}}, listed, []string{"198.51.100.9:6443"}},
+	}
+	for _, c := range cases {
+		err := CheckDialable(c.cfg, c.found)
+		var ue *UnverifiedError
+		if c.listed == nil {
+			if err != nil {
+				t.Errorf("%s: %v", c.name, err)
+			}
+			continue
+		}
+		if !errors.As(err, &ue) || fmt.Sprint(ue.Listed) != fmt.Sprint(c.listed) {
+			t.Errorf("%s: got %v, want the listed %v refused", c.name, err, c.listed)
+		}
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
-	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/sweep"
 )
 
@@ -24,63 +23,92 @@ type AllOptions struct {
 func All(ctx context.Context, c *apiclient.Client, resources []apiclient.Resource, o AllOptions) *sweep.Run[Result] {
 	return sweep.Each(ctx, resources, sweep.Options{Verb: "checking", Progress: o.Progress, What: "resources"},
 		func(ctx context.Context, res apiclient.Resource) sweep.Step[Result] {
-			r := Check(ctx, c, o.Target(res), o.Options)
-			s := sweep.Step[Result]{Row: r, Requests: r.Requests}
-			// A resource failed when its check could not be made (the
-			// requests failed, or the check could not finish), or when it
-			// refused the streaming list (422 without WatchList, 405, ...):
-			// it does not stream, as a one-resource check says with exit 1.
-			switch {
-			case r.RequestFailure() != diagnose.FailureNone || r.Status == StatusError:
-				err := r.Err
-				if err == nil {
-					err = errors.New(r.Error)
-				}
-				s.Failures = []sweep.Failure{{Name: r.Resource, Err: err}}
-			case r.Status == StatusRefused:
-				s.Failures = []sweep.Failure{{Name: r.Resource, Reason: "Refused", Err: &RefusedError{Resource: r.Resource, Err: r.Err}}}
-			}
-			return s
+			return step(Check(ctx, c, o.Target(res), o.Options))
 		})
 }
 
-// RefusedError: the resource refused the streaming list with an error
-// status of its own (not a failed request: 401, 403, 429, no answer): the
-// server or the resource lacks the feature. Its exit code is 1, as a
-// one-resource check gives it, not the 2 of a request refused as invalid.
+// step is one resource's row of an --all run. The one rule (Outcome): a
+// resource whose check could not be made, or that does not stream (a
+// refusal such as the 422 of a server without WatchList, a stream ended at
+// once), has failed.
+func step(r Result) sweep.Step[Result] {
+	s := sweep.Step[Result]{Row: r, Requests: r.Requests}
+	switch r.Outcome() {
+	case OutcomeFailed:
+		err := r.Err
+		if err == nil {
+			err = errors.New(r.Error)
+		}
+		s.Failures = []sweep.Failure{{Name: r.Resource, Err: err}}
+	case OutcomeNoStream:
+		s.Failures = []sweep.Failure{{Name: r.Resource, Reason: "Refused", Err: &RefusedError{Resource: r.Resource, Err: r.Err, Why: r.Explanation}}}
+	}
+	return s
+}
+
+// RefusedError: the resource answered, but not with a streaming list: it
+// refused it with an error status of its own (not a failed request: 401,
+// 403, 429, no answer), or ended the stream at once. The server or the
+// resource lacks the feature. Its exit code is 1, as a one-resource check
+// gives it, not the 2 of a request refused as invalid.
 type RefusedError struct {
 	Resource string
 	Err      error
+	// Why is what the informer does about it (the result's explanation),
+	// for a refusal without an error status.
+	Why string
 }
 
 func (e *RefusedError) Error() string {
-	if e.Err == nil {
-		return e.Resource + " refused the streaming list"
+	switch {
+	case e.Err != nil:
+		return e.Resource + " refused the streaming list: " + e.Err.Error()
+	case e.Why != "":
+		return e.Resource + " did not serve the streaming list: " + e.Why
 	}
-	return e.Resource + " refused the streaming list: " + e.Err.Error()
+	return e.Resource + " refused the streaming list"
 }
 
 func (e *RefusedError) Unwrap() error { return e.Err }
 
-// HangsError: informers built with client-go >= 1.35 will hang on these
-// resources (exit 1, whatever else failed).
-type HangsError struct{ Resources []string }
+// DefectError: the server streams, and informers built with client-go >=
+// 1.35 hang on some resources, or sync a state that does not match a list
+// (exit 1, whatever else failed).
+type DefectError struct{ Hangs, Incorrect []string }
 
-func (e *HangsError) Error() string {
-	return fmt.Sprintf("informers built with client-go >= 1.35 will hang on %d resource(s): %s: see docs/streaming.md", len(e.Resources), strings.Join(e.Resources, ", "))
+func (e *DefectError) Error() string {
+	var parts []string
+	if len(e.Hangs) > 0 {
+		parts = append(parts, fmt.Sprintf("will hang on %d resource(s): %s", len(e.Hangs), strings.Join(e.Hangs, ", ")))
+	}
+	if len(e.Incorrect) > 0 {
+		parts = append(parts, fmt.Sprintf("will sync a state that does not match a list on %d resource(s): %s", len(e.Incorrect), strings.Join(e.Incorrect, ", ")))
+	}
+	return "informers built with client-go >= 1.35 " + strings.Join(parts, "; and ") + ": see docs/streaming.md"
 }
 
 // AllErr is the outcome of a check of every resource: the context's error
-// when interrupted, a *HangsError when an informer would hang, else the
-// partial-failure rule (sweep.Run.Err).
+// when interrupted, a *DefectError when an informer would hang or sync a
+// wrong state, else the partial-failure rule (sweep.Run.Err).
 func AllErr(ctx context.Context, run *sweep.Run[Result]) error {
 	if run.Interrupted {
 		return ctx.Err()
 	}
-	if hangs := Summarize(run.Rows).Hangs; len(hangs) > 0 {
-		hangs = append([]string(nil), hangs...)
-		sort.Strings(hangs)
-		return &HangsError{Resources: hangs}
+	var defect DefectError
+	for _, r := range run.Rows {
+		if r.Outcome() != OutcomeDefect {
+			continue
+		}
+		if r.Informer == InformerHangs {
+			defect.Hangs = append(defect.Hangs, r.Resource)
+		} else {
+			defect.Incorrect = append(defect.Incorrect, r.Resource)
+		}
+	}
+	if len(defect.Hangs)+len(defect.Incorrect) > 0 {
+		sort.Strings(defect.Hangs)
+		sort.Strings(defect.Incorrect)
+		return &defect
 	}
 	return run.Err(ctx)
 }

@@ -7,6 +7,7 @@ package streaming
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
 	"time"
@@ -79,19 +80,30 @@ type Result struct {
 	Namespaced bool     `json:"-"`
 	Status     Status   `json:"status"`
 	Informer   Informer `json:"informer"`
-	// InitialObjects counts the ADDED events before the bookmark (or before
-	// the deadline for a broken stream).
+	// InitialObjects is how many objects a client-go informer's store holds
+	// from the stream at the bookmark (or at the deadline, for a broken
+	// stream): its ADDED and MODIFIED events less its DELETED ones, by
+	// namespace/name (Store). AddedEvents counts the ADDED events.
 	InitialObjects int `json:"initialObjects"`
+	AddedEvents    int `json:"addedEvents"`
+	// RepeatedAdds counts ADDED events of an object already sent, and
+	// DeletesOfUnsent DELETED events of an object the store did not hold:
+	// client-go takes both silently; an API server sends neither.
+	RepeatedAdds    int `json:"repeatedAdds,omitempty"`
+	DeletesOfUnsent int `json:"deletesOfUnsent,omitempty"`
 	// ListCount is the item count of the consistent list read first, and
 	// ListResourceVersion its RV.
 	ListCount           *int   `json:"listCount,omitempty"`
 	ListResourceVersion string `json:"listResourceVersion,omitempty"`
 	// ExactCount is the item count of a list at exactly the bookmark's RV,
 	// read only when the bookmark's RV differs from the list's and the
-	// counts differ (writes in between).
-	ExactCount              *int   `json:"exactCount,omitempty"`
-	BookmarkResourceVersion string `json:"bookmarkResourceVersion,omitempty"`
-	BookmarkReceived        bool   `json:"bookmarkReceived"`
+	// store differs from the list (writes in between).
+	ExactCount *int `json:"exactCount,omitempty"`
+	// Difference is how the informer's store differs from the list it was
+	// compared with last (nil when it matches, or was not compared).
+	Difference              *StateDifference `json:"difference,omitempty"`
+	BookmarkResourceVersion string           `json:"bookmarkResourceVersion,omitempty"`
+	BookmarkReceived        bool             `json:"bookmarkReceived"`
 	// BookmarkMillis is the time from sending the watch to the bookmark;
 	// FirstEventMillis to the first event.
 	BookmarkMillis   float64 `json:"bookmarkMs,omitempty"`
@@ -139,9 +151,9 @@ func (r Result) RequestFailure() diagnose.Failure {
 	return diagnose.FailureNone
 }
 
-// Check runs the check on one collection: one consistent list (to count),
-// one streaming watch closed as soon as the verdict is known, and one
-// exact list only when the counts must be compared at the bookmark's RV.
+// Check runs the check on one collection: one consistent list (to compare
+// with), one streaming watch closed as soon as the verdict is known, and
+// one exact list only when the store must be compared at the bookmark's RV.
 func Check(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options) Result {
 	r := Result{Resource: t.Resource.Name(), GroupVersion: t.Resource.GVR.GroupVersion().String(), Namespace: t.Namespace, Namespaced: t.Resource.Namespaced, Informer: InformerUnknown}
 	list, listErr := listing.List(ctx, c, t, listing.PageOptions{Budget: o.Budget})
@@ -151,15 +163,17 @@ func Check(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Optio
 	if errors.Is(listErr, apiclient.ErrBudgetExhausted) || ctx.Err() != nil {
 		return failed(r, listErr)
 	}
+	var listItems []apiclient.ItemMeta
 	if list != nil {
 		n := len(list.Items)
-		r.ListCount, r.ListResourceVersion = &n, list.ResourceVersion
+		r.ListCount, r.ListResourceVersion, listItems = &n, list.ResourceVersion, list.Items
 	}
-	if err := readStream(ctx, c, t, o, &r); err != nil {
+	store := NewStore()
+	if err := readStream(ctx, c, t, o, &r, store); err != nil {
 		return failed(r, err)
 	}
 	if r.BookmarkReceived {
-		compare(ctx, c, t, o, &r, listErr)
+		compare(ctx, c, t, o, &r, store, listItems, listErr)
 	}
 	Judge(&r)
 	return r
@@ -171,11 +185,25 @@ func failed(r Result, err error) Result {
 	return r
 }
 
-// readStream opens the streaming watch and reads it until the bookmark, an
-// ERROR event, the end of the stream or the deadline, then closes it.
-func readStream(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options, r *Result) error {
+// maxStoredBeyondList bounds the store of a stream that never ends its
+// initial events: at most this many objects more than the list held (or
+// than this when the list failed), then the check stops reading.
+const maxStoredBeyondList = 100000
+
+// readStream opens the streaming watch and reads it into store until the
+// bookmark, an ERROR event, the end of the stream or the deadline, then
+// closes it.
+func readStream(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options, r *Result, store *Store) error {
 	ctx, cancel := context.WithTimeout(ctx, o.Deadline)
 	defer cancel()
+	defer func() {
+		r.InitialObjects, r.AddedEvents = store.Len(), store.Added
+		r.RepeatedAdds, r.DeletesOfUnsent = store.Repeated, store.DeletedUnheld
+	}()
+	limit := maxStoredBeyondList
+	if r.ListCount != nil {
+		limit += *r.ListCount
+	}
 	start := time.Now()
 	s, err := watchstream.Open(ctx, c, t, watchstream.Options{SendInitialEvents: true, Budget: o.Budget})
 	if apiclient.NotSent(err) {
@@ -188,6 +216,13 @@ func readStream(ctx context.Context, c *apiclient.Client, t apiclient.Target, o 
 		return nil
 	}
 	defer s.Close()
+	consume(ctx, s, start, limit, r, store)
+	return nil
+}
+
+// consume reads the open stream into store until the bookmark, an ERROR
+// event, the end of the stream, ctx's end or more than limit objects.
+func consume(ctx context.Context, s *watchstream.Stream, start time.Time, limit int, r *Result, store *Store) {
 	for {
 		e, err := s.Next()
 		if err != nil {
@@ -201,10 +236,10 @@ func readStream(ctx context.Context, c *apiclient.Client, t apiclient.Target, o 
 			default:
 				r.Error, r.Err = err.Error(), err
 			}
-			return nil
+			return
 		}
 		if r.FirstEventMillis == 0 {
-			r.FirstEventMillis = ms(e.Received.Sub(start))
+			r.FirstEventMillis = max(ms(e.Received.Sub(start)), 0.001)
 		}
 		switch {
 		case e.Type == watchstream.EventError:
@@ -213,25 +248,38 @@ func readStream(ctx context.Context, c *apiclient.Client, t apiclient.Target, o 
 				r.Code, r.Reason, r.Message = e.Status.Code, string(e.Status.Reason), e.Status.Message
 				r.Err = &apierrors.StatusError{ErrStatus: *e.Status}
 			}
-			return nil
+			return
 		case e.IsInitialEventsEnd():
 			d := e.Received.Sub(start)
 			r.BookmarkReceived, r.BookmarkResourceVersion = true, e.Object.ResourceVersion
 			r.BookmarkMillis, r.StreamMillis = ms(d), ms(d)
 			if d > 0 {
-				r.ObjectsPerSecond = float64(r.InitialObjects) / d.Seconds()
+				r.ObjectsPerSecond = float64(store.Len()) / d.Seconds()
 			}
-			return nil
-		case e.Type == watchstream.EventAdded:
-			r.InitialObjects++
+			return
 		case e.Type == watchstream.EventBookmark:
 			// An ordinary progress bookmark: the stream is alive, go on.
 		default:
-			// MODIFIED or DELETED before the end: the server mixes changes
-			// into the initial state; client-go accepts it, so count it only.
-			r.ChangesBeforeEnd++
+			store.Apply(e)
+			if e.Type != watchstream.EventAdded {
+				// MODIFIED or DELETED before the end: client-go applies them
+				// to its store like any event; the API server sends none.
+				r.ChangesBeforeEnd++
+			}
+			if store.Len() > limit {
+				r.StreamMillis = ms(time.Since(start))
+				r.Error = fmt.Sprintf("the stream sent more than %d distinct objects without the initial-events-end bookmark (%s): the check stopped reading it", limit, listHeld(r))
+				return
+			}
 		}
 	}
+}
+
+func listHeld(r *Result) string {
+	if r.ListCount == nil {
+		return "the list failed"
+	}
+	return "a consistent list held " + strconv.Itoa(*r.ListCount)
 }
 
 // refusedOrError records a watch that did not open.
@@ -247,10 +295,13 @@ func refusedOrError(r *Result, err error, ctx context.Context) {
 	r.Error, r.Err = err.Error(), err
 }
 
-// compare checks the count and the bookmark's RV against the list.
-func compare(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options, r *Result, listErr error) {
+// compare checks the informer's store and the bookmark's RV against the
+// list: the consistent one read first, and when the store differs from it
+// and the bookmark is at another RV (writes in between), one at exactly the
+// bookmark's RV, which is what the informer's state claims to be.
+func compare(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options, r *Result, store *Store, listItems []apiclient.ItemMeta, listErr error) {
 	if r.ListCount == nil {
-		r.Problems = append(r.Problems, "the count was not checked: the list failed: "+listErr.Error())
+		r.Problems = append(r.Problems, "the state was not checked: the list failed: "+text.OneLine(listErr.Error()))
 		r.CountUnchecked = true
 		return
 	}
@@ -259,35 +310,37 @@ func compare(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Opt
 	if lok && bok && brv < lrv {
 		r.Problems = append(r.Problems, "the bookmark's RV "+r.BookmarkResourceVersion+" is older than the consistent list's "+r.ListResourceVersion+" (sent before it): the stream is not a consistent read")
 	}
-	if r.InitialObjects == *r.ListCount {
+	d := store.Diff(listItems, "a list at RV "+r.ListResourceVersion)
+	if d.Empty() {
 		return
 	}
 	if r.BookmarkResourceVersion == r.ListResourceVersion || !bok {
-		r.Problems = append(r.Problems, countProblem(r.InitialObjects, *r.ListCount, "a list at the same RV "+r.ListResourceVersion))
+		if r.BookmarkResourceVersion == r.ListResourceVersion {
+			d.ComparedWith = "a list at the same RV " + r.ListResourceVersion
+		}
+		r.Difference = &d
+		r.Problems = append(r.Problems, d.Sentence())
 		return
 	}
-	// Writes between the list and the watch: count at the bookmark's RV.
+	// Writes between the list and the watch: compare at the bookmark's RV.
 	p, err := listing.List(ctx, c, t, listing.PageOptions{ResourceVersion: r.BookmarkResourceVersion, ResourceVersionMatch: "Exact", Budget: o.Budget})
 	if apiclient.NotSent(err) {
-		r.Problems = append(r.Problems, "the count was not checked at the bookmark's RV: "+err.Error())
+		r.Problems = append(r.Problems, "the state was not checked at the bookmark's RV: "+err.Error())
 		r.CountUnchecked = true
 		return
 	}
 	r.Requests++
 	if err != nil {
-		r.Problems = append(r.Problems, "the count was not checked at the bookmark's RV "+r.BookmarkResourceVersion+": "+text.OneLine(err.Error()))
+		r.Problems = append(r.Problems, "the state was not checked at the bookmark's RV "+r.BookmarkResourceVersion+": "+text.OneLine(err.Error()))
 		r.CountUnchecked = true
 		return
 	}
 	n := len(p.Items)
 	r.ExactCount = &n
-	if n != r.InitialObjects {
-		r.Problems = append(r.Problems, countProblem(r.InitialObjects, n, "a list at exactly the bookmark's RV "+r.BookmarkResourceVersion))
+	if d := store.Diff(p.Items, "a list at exactly the bookmark's RV "+r.BookmarkResourceVersion); !d.Empty() {
+		r.Difference = &d
+		r.Problems = append(r.Problems, d.Sentence())
 	}
-}
-
-func countProblem(streamed, listed int, what string) string {
-	return "the stream sent " + strconv.Itoa(streamed) + " initial objects, " + what + " has " + strconv.Itoa(listed)
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"golang.org/x/term"
+	"k8s.io/client-go/rest"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+// credentialPluginTimeout bounds a credential exec plugin that gives no
+// answer, when no --request-timeout is given and the plugin cannot be
+// interactive (a plugin that may ask the user, at a terminal, is waited
+// for as kubectl waits).
+const credentialPluginTimeout = 60 * time.Second
+
+// credentialPluginError: the kubeconfig's credential exec plugin failed
+// (exited non-zero, printed what is not an ExecCredential) or did not
+// answer in time. The kubeconfig cannot be used: exit 2, as every
+// kubeconfig failure. Its text starts as client-go's own ("getting
+// credentials: "), which diagnose.IsCredentialPluginError reads.
+type credentialPluginError struct {
+	command string
+	err     error
+	waited  time.Duration
+	bound   string // what set waited: --request-timeout, or the default
+}
+
+func (e *credentialPluginError) Error() string {
+	if e.err != nil {
+		return "getting credentials: " + e.err.Error()
+	}
+	return fmt.Sprintf("getting credentials: exec: the credential plugin %s gave no answer within %s (%s)", e.command, e.waited, e.bound)
+}
+
+func (e *credentialPluginError) Unwrap() error { return e.err }
+
+// credentialGuard runs the kubeconfig's credential exec plugin once per
+// run, before any request, bounded in time: client-go runs it inside the
+// first request's round trip with no timeout at all (a plugin that hangs
+// holds the command past --request-timeout and any --timeout), and again
+// for each request while it keeps failing. client-go caches the
+// authenticator by its config, so the requests reuse the credentials this
+// run got; when it failed, every request fails at once with its error.
+type credentialGuard struct {
+	once sync.Once
+	err  error
+}
+
+// wrap is part of the WrapConfigFn every rest.Config of the plugin goes
+// through (discovery included); ctx ends the wait on Ctrl-C.
+func (g *credentialGuard) wrap(ctx context.Context, cfg *rest.Config) *rest.Config {
+	if cfg.ExecProvider == nil {
+		return cfg
+	}
+	g.once.Do(func() { g.err = runCredentialPlugin(ctx, cfg) })
+	if g.err == nil {
+		return cfg
+	}
+	c := rest.CopyConfig(cfg)
+	c.ExecProvider = nil
+	err := g.err
+	c.Wrap(func(http.RoundTripper) http.RoundTripper { return failingTransport{err} })
+	return c
+}
+
+// runCredentialPlugin gets the credentials through client-go's own exec
+// authenticator (the one the clients of cfg use), waiting at most
+// --request-timeout, or credentialPluginTimeout for a plugin that cannot
+// ask the user anything.
+func runCredentialPlugin(ctx context.Context, cfg *rest.Config) error {
+	tc, err := cfg.TransportConfig()
+	if err != nil || tc.TLS.GetCertHolder == nil {
+		// Not built (its error comes with the first request), or the
+		// plugin is not used (a token or a certificate was given).
+		return nil
+	}
+	wait, bound := cfg.Timeout, "--request-timeout"
+	interactive := cfg.ExecProvider.InteractiveMode != clientcmdapi.NeverExecInteractiveMode && term.IsTerminal(int(os.Stdin.Fd()))
+	if wait == 0 && !interactive {
+		wait, bound = credentialPluginTimeout, "the bound of a plugin that cannot ask the user, without --request-timeout"
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := tc.TLS.GetCertHolder.GetCert()
+		done <- err
+	}()
+	var timeout <-chan time.Time
+	if wait > 0 {
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		timeout = t.C
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			return &credentialPluginError{command: cfg.ExecProvider.Command, err: err}
+		}
+		return nil
+	case <-timeout:
+		return &credentialPluginError{command: cfg.ExecProvider.Command, waited: wait, bound: bound}
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// failingTransport answers every request with the credential plugin's
+// failure: no request is sent without the credentials it asked for.
+type failingTransport struct{ err error }
+
+func (f failingTransport) RoundTrip(*http.Request) (*http.Response, error) { return nil, f.err }

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+)
+
+// kubeconfigCommands are the commands that read a kubeconfig, with the
+// per-server view, each bounded so that none waits on a closed port.
+var kubeconfigCommands = [][]string{
+	{"list", "cm"}, {"list", "cm", "--servers"}, {"list", "cm", "--endpoints", "127.0.0.1:9"},
+	{"watch", "cm", "--timeout", "3s"}, {"watch", "cm", "--follow", "--timeout", "3s"},
+	{"probe", "cm"}, {"probe", "--all"}, {"probe", "cm", "--servers"},
+	{"streaming", "cm"}, {"streaming", "--all"}, {"version"},
+	{"explain-error", "--check", "too old resource version: 1 (2)"},
+	{"explain-error", "--check", "--servers", "Timeout: Too large resource version: 9, current: 2"},
+}
+
+// writeScript writes an executable shell script.
+func writeScript(t *testing.T, name, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// E23 (issue 25): a credential exec plugin that fails in any way makes
+// the kubeconfig unusable: exit 2 and one line naming it, in every command.
+// Real plugins, run by client-go's exec authenticator: one that prints
+// what is not JSON (exit 1 before), one that exits non-zero, one whose
+// ExecCredential has no status, and one that never answers in time (it
+// held every command for as long as it slept, past --request-timeout).
+func TestCredentialPluginFailuresAreExit2InEveryCommand(t *testing.T) {
+	plugins := []struct{ kind, body, timeout string }{
+		{"malformed output", `echo '{"apiVersion": "client.authentication.k8s.io/v1", not json'`, "10s"},
+		{"non-zero exit", "echo 'token service down' >&2; exit 3", "10s"},
+		{"no status", `echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential"}'`, "10s"},
+		{"sleeps", "sleep 3; echo never", "300ms"},
+	}
+	for _, p := range plugins {
+		script := writeScript(t, "plugin.sh", p.body)
+		kc := writeUnusableKubeconfig(t, "exec", "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: "+script+"\n      interactiveMode: Never")
+		for _, args := range kubeconfigCommands {
+			t.Run(p.kind+"/"+strings.Join(args, " "), func(t *testing.T) {
+				_, errOut, code := runWithEnv(t, "/nonexistent-watchrv-unit", append([]string{"--kubeconfig", kc, "--request-timeout", p.timeout}, args...)...)
+				line := strings.TrimSpace(errOut)
+				if code != ExitUsage || strings.Count(line, "\n") != 0 || !strings.Contains(line, "kubeconfig") || !strings.Contains(line, "credentials") {
+					t.Fatalf("exit %d, want %d and one line naming the kubeconfig's credentials: %s", code, ExitUsage, errOut)
+				}
+				if p.kind == "sleeps" && !strings.Contains(line, "gave no answer within 300ms (--request-timeout)") {
+					t.Fatalf("the wait is not bounded by --request-timeout: %s", line)
+				}
+			})
+		}
+	}
+}
+
+// E24 (issue 25): no command prints a secret the kubeconfig holds, for
+// every way it fails before or at the first request: a password in every
+// URL-bearing field (cluster server and proxy-url, --server, --proxy-url,
+// an auth-provider's URL, an exec plugin's env), a query value, a token.
+// client-go quotes a malformed URL whole in its error.
+func TestKubeconfigSecretsAreNeverPrinted(t *testing.T) {
+	failing := writeScript(t, "fail.sh", "exit 3")
+	cluster := func(server, proxy string) string {
+		s := "    server: \"" + server + "\"\n    insecure-skip-tls-verify: true\n"
+		if proxy != "" {
+			s += "    proxy-url: \"" + proxy + "\"\n"
+		}
+		return s
+	}
+	token := "    token: SECRET-TOKEN-1"
+	cases := []struct {
+		name, cluster, user string
+		flags               []string
+	}{
+		{"unreachable server with a password", cluster("https://admin:SECRET-SRV@127.0.0.1:9", ""), token, nil},
+		{"server with a password and a query token", cluster("https://admin:SECRET-SRV@127.0.0.1:9/?access_token=SECRET-QUERY", ""), token, nil},
+		{"malformed server", cluster("https://admin:SECRET SRV@127.0.0.1:9/%zz", ""), token, nil},
+		{"unreachable proxy-url with a password", cluster("https://127.0.0.1:9", "http://proxy:SECRET-PROXY@127.0.0.1:1"), token, nil},
+		{"malformed proxy-url", cluster("https://127.0.0.1:9", "http://proxy:SECRET PROXY@127.0.0.1:1/%zz"), token, nil},
+		{"proxy-url of an unsupported scheme", cluster("https://127.0.0.1:9", "ftp://proxy:SECRET-PROXY@127.0.0.1:1"), token, nil},
+		{"socks5 proxy-url with a password", cluster("https://127.0.0.1:9", "socks5://proxy:SECRET-PROXY@127.0.0.1:1"), token, nil},
+		{"--proxy-url malformed", cluster("https://127.0.0.1:9", ""), token, []string{"--proxy-url", "http://proxy:SECRET FLAG@127.0.0.1:1 x"}},
+		{"--server malformed", cluster("https://127.0.0.1:9", ""), token, []string{"--server", "https://admin:SECRET FLAG@127.0.0.1:9/%zz"}},
+		{"--token with a malformed server", cluster("https://127.0.0.1:9/%zz", ""), token, []string{"--token", "SECRET-FLAG-TOKEN"}},
+		{"oidc auth-provider", cluster("https://127.0.0.1:9", ""), "    auth-provider:\n      name: oidc\n      config: {client-id: x, client-secret: SECRET-OIDC, id-token: SECRET-IDTOKEN, idp-issuer-url: \"https://u:SECRET-IDP@127.0.0.1:9/?k=SECRET-IDPQ\"}", nil},
+		{"exec plugin env", cluster("https://admin:SECRET-SRV@127.0.0.1:9", ""), "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: " + failing + "\n      interactiveMode: Never\n      env: [{name: VAULT, value: \"https://v:SECRET-ENV@127.0.0.1:8200\"}, {name: API_TOKEN, value: SECRET-ENV-TOKEN}]", nil},
+	}
+	for _, c := range cases {
+		kc := filepath.Join(t.TempDir(), "secret.kubeconfig")
+		content := "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n" + c.cluster +
+			"users:\n- name: u\n  user:\n" + c.user + "\ncontexts:\n- name: c\n  context: {cluster: c, user: u, namespace: default}\ncurrent-context: c\n"
+		if err := os.WriteFile(kc, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range kubeconfigCommands {
+			t.Run(c.name+"/"+strings.Join(args, " "), func(t *testing.T) {
+				all := append(append([]string{"--kubeconfig", kc, "--request-timeout", "2s"}, c.flags...), args...)
+				out, errOut, code := runWithEnv(t, "/nonexistent-watchrv-unit", all...)
+				if strings.Contains(out+errOut, "SECRET") {
+					t.Fatalf("a secret of the kubeconfig was printed (exit %d):\n%s%s", code, out, errOut)
+				}
+				if code == ExitOK {
+					t.Fatalf("exit 0 on a kubeconfig that cannot work: %s", errOut)
+				}
+			})
+		}
+	}
+}
+
+// The redaction hides what is secret and leaves the rest of the line as
+// it is: a value that is no secret (a region, a client id) is not
+// replaced wherever its word shows.
+func TestRedactionKeepsWhatIsNoSecret(t *testing.T) {
+	kc := filepath.Join(t.TempDir(), "r.kubeconfig")
+	content := "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: \"https://admin:pw-SECRET@127.0.0.1:9\", proxy-url: \"http://p:PROXY-PW@127.0.0.1:1\"}\n" +
+		"users:\n- name: u\n  user:\n    exec: {apiVersion: client.authentication.k8s.io/v1, command: x, env: [{name: AWS_REGION, value: default}, {name: AWS_SECRET_ACCESS_KEY, value: abcd1234}]}\n" +
+		"contexts:\n- name: c\n  context: {cluster: c, user: u, namespace: default}\ncurrent-context: c\n"
+	if err := os.WriteFile(kc, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, o := newRootCommand(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}})
+	o.ConfigFlags.KubeConfig = &kc
+	got := o.redactKubeconfig(`namespace default: Get "https://admin:pw-SECRET@127.0.0.1:9/api" via http://p:PROXY-PW@127.0.0.1:1 (key abcd1234)`)
+	want := `namespace default: Get "https://admin:xxxxx@127.0.0.1:9/api" via http://p:xxxxx@127.0.0.1:1 (key xxxxx)`
+	if got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+}

@@ -1,0 +1,59 @@
+package diagnose
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// cacheServes finds each clause that has the watch cache serve a request,
+// and cacheAbsent each that says the resource has none.
+var (
+	cacheServes = regexp.MustCompile(`(served|read|answered) (from|by) the watch cache[^;.]*`)
+	cacheAbsent = regexp.MustCompile(`(no watch cache|watch cache is off|watch cache is not serving|watch cache off)`)
+	qualified   = regexp.MustCompile(`\b(where|if|once|unless)\b`)
+)
+
+// H42 (issue 25): a text that names who serves what chooses its words from
+// the one fact its kind gives about the watch cache. With the cache off
+// (EtcdCompactedWatch: storage answered the watch) no paragraph may have
+// the watch cache serve the relist; with the cache on none may say it is
+// off; where the kind does not say, every "served from the watch cache"
+// is qualified ("where the resource has one"). Every sample of every kind.
+func TestServingWordsFollowTheKindsOneFact(t *testing.T) {
+	kinds := map[string]bool{}
+	for _, s := range samples {
+		d := FromText(s.text)
+		if !d.Recognized() {
+			continue
+		}
+		kinds[d.Kind] = true
+		paragraphs := map[string]string{"summary": d.Summary, "what": d.What, "why": d.Why, "clientGo": d.ClientGo, "fix": d.Fix}
+		for name, p := range paragraphs {
+			switch watchCacheOf(d.Kind) {
+			case "off":
+				if m := cacheServes.FindString(p); m != "" {
+					t.Errorf("%s (%s, no watch cache): %s says %q", s.name, d.Kind, name, m)
+				}
+			case "on":
+				if m := cacheAbsent.FindString(p); m != "" {
+					t.Errorf("%s (%s, a watch cache): %s says %q", s.name, d.Kind, name, m)
+				}
+			default:
+				for _, m := range cacheServes.FindAllString(p, -1) {
+					if !qualified.MatchString(m) {
+						t.Errorf("%s (%s, cache not known): %s says %q without a condition", s.name, d.Kind, name, m)
+					}
+				}
+			}
+		}
+		if strings.Contains(d.ClientGo, "{") || strings.Contains(d.Why, "{") {
+			t.Errorf("%s: a placeholder is left: %s %s", s.name, d.Why, d.ClientGo)
+		}
+	}
+	for _, k := range []string{KindEtcdCompactedWatch, KindWatchCacheWindow, KindGone, KindWatchEventLostAtCompaction} {
+		if !kinds[k] {
+			t.Errorf("no sample of %s", k)
+		}
+	}
+}

@@ -1,0 +1,144 @@
+//go:build e2e
+
+package security
+
+import (
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
+)
+
+// commandsOn are the commands that talk to the server, in namespace ns.
+func commandsOn(ns, apiHost string) map[string][]string {
+	return map[string][]string{
+		"list":                  {"list", "configmaps", "-n", ns},
+		"watch":                 {"watch", "configmaps", "-n", ns, "--timeout", "3s"},
+		"probe":                 {"probe", "configmaps", "-n", ns},
+		"streaming":             {"streaming", "configmaps", "-n", ns},
+		"version":               {"version"},
+		"list --endpoints":      {"list", "configmaps", "-n", ns, "--endpoints", apiHost},
+		"explain-error --check": {"explain-error", "--check", "-n", ns, "Timeout: Too large resource version: 99999999, current: 5"},
+	}
+}
+
+// writeKubeconfig writes a kubeconfig for the shared API server with the
+// given cluster lines (server, CA, proxy-url) and user lines.
+func writeKubeconfig(t *testing.T, cluster, user string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "kubeconfig")
+	content := "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n" + cluster +
+		"users:\n- name: u\n  user:\n" + user + "\ncontexts:\n- name: c\n  context: {cluster: c, user: u}\ncurrent-context: c\n"
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// E24 (issue 25): a password in the kubeconfig's proxy-url is never
+// printed, on the real API server, for each way a request through the
+// proxy ends: answered, refused (401), TLS failure, the proxy unreachable.
+func TestProxyPasswordIsNeverPrinted(t *testing.T) {
+	a := shared.APIServers[0]
+	apiHost := strings.TrimPrefix(a.URL, "https://")
+	_, ns := newNamespace(t, shared, "proxypw")
+	pl, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := framework.StartConnectProxy(pl, func(target string) (string, bool) { return target, target == apiHost })
+	t.Cleanup(func() { proxy.Close() })
+	otherCA := filepath.Join(t.TempDir(), "other-ca.crt")
+	if err := framework.WriteCA(otherCA, "not-the-apiserver-ca"); err != nil {
+		t.Fatal(err)
+	}
+	via := func(proxyHost, ca string) string {
+		return "    server: " + a.URL + "\n    certificate-authority: " + ca + "\n    proxy-url: \"http://proxy:SECRET-PROXY-PW@" + proxyHost + "\"\n"
+	}
+	kinds := []struct {
+		name, cluster, user string
+		answered            bool
+	}{
+		{"answered", via(proxy.Addr(), a.CAFile), "    token: " + framework.AdminToken, true},
+		{"401", via(proxy.Addr(), a.CAFile), "    token: not-a-token", false},
+		{"TLS", via(proxy.Addr(), otherCA), "    token: " + framework.AdminToken, false},
+		{"proxy unreachable", via(closedPort(t), a.CAFile), "    token: " + framework.AdminToken, false},
+	}
+	for _, k := range kinds {
+		kc := writeKubeconfig(t, k.cluster, k.user)
+		for label, args := range commandsOn(ns, apiHost) {
+			t.Run(k.name+"/"+label, func(t *testing.T) {
+				r := framework.Run(t, kc, time.Minute, append(args, "--request-timeout", "5s")...)
+				if strings.Contains(r.Stdout+r.Stderr, "SECRET-PROXY-PW") {
+					t.Fatalf("the proxy's password was printed (exit %d): %s%s", r.Code, r.Stdout, r.Stderr)
+				}
+				if !k.answered && r.Code == 0 {
+					t.Fatalf("exit 0: %s", r.Stderr)
+				}
+			})
+		}
+	}
+	if len(proxy.Seen()) == 0 {
+		t.Fatal("no request went through the proxy: the test checked nothing")
+	}
+}
+
+// E23 (issue 25) on the real API server: a credential exec plugin is run
+// once per command, bounded by --request-timeout; a working one (slow, or
+// not) gives its token to every request of the run, a broken one makes the
+// kubeconfig unusable (exit 2) in every command.
+func TestCredentialExecPluginOnARealServer(t *testing.T) {
+	a := shared.APIServers[0]
+	apiHost := strings.TrimPrefix(a.URL, "https://")
+	_, ns := newNamespace(t, shared, "execplugin")
+	dir := t.TempDir()
+	counter := filepath.Join(dir, "runs")
+	script := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("#!/bin/sh\necho run >> "+counter+"\n"+body+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	cred := `echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"` + framework.AdminToken + `"}}'`
+	plugins := []struct {
+		name, body string
+		code       int
+	}{
+		{"works", cred, 0},
+		{"works after 1s", "sleep 1; " + cred, 0},
+		{"malformed output", `echo '{"kind": not json'`, 2},
+		{"non-zero exit", "exit 3", 2},
+		{"sleeps past --request-timeout", "sleep 8; " + cred, 2},
+	}
+	cluster := "    server: " + a.URL + "\n    certificate-authority: " + a.CAFile + "\n"
+	for _, p := range plugins {
+		kc := writeKubeconfig(t, cluster, "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: "+script(strings.ReplaceAll(p.name, " ", "-")+".sh", p.body)+"\n      interactiveMode: Never")
+		for label, args := range commandsOn(ns, apiHost) {
+			if p.code == 0 && label == "explain-error --check" {
+				args = []string{"explain-error", "--check", "-n", ns, "too old resource version: 1 (2)"}
+			}
+			t.Run(p.name+"/"+label, func(t *testing.T) {
+				_ = os.Remove(counter)
+				r := framework.Run(t, kc, time.Minute, append(args, "--request-timeout", "4s")...)
+				b, _ := os.ReadFile(counter)
+				runs := strings.Count(string(b), "run")
+				t.Logf("exit %d in %s, plugin run %d time(s): %.200s", r.Code, r.Duration.Round(time.Millisecond), runs, strings.TrimSpace(r.Stderr))
+				if r.Code != p.code {
+					t.Fatalf("exit %d, want %d: %s", r.Code, p.code, r.Stderr)
+				}
+				if p.code == 2 && (!strings.Contains(r.Stderr, "kubeconfig's credentials") || strings.Count(strings.TrimSpace(r.Stderr), "\n") != 0) {
+					t.Fatalf("want one line naming the kubeconfig's credentials: %s", r.Stderr)
+				}
+				if runs != 1 {
+					t.Fatalf("the plugin ran %s times in one command, want once", strconv.Itoa(runs))
+				}
+			})
+		}
+	}
+}
