@@ -1,0 +1,177 @@
+package framework
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/top"
+)
+
+// RunTopJSON runs "top --once -o json" with args and decodes its report.
+// A run that fails or prints no report fails the test.
+func RunTopJSON(t testing.TB, kubeconfig string, args ...string) (*top.Report, Result) {
+	t.Helper()
+	res := Run(t, kubeconfig, 3*time.Minute, append([]string{"top", "--once", "-o", "json"}, args...)...)
+	var r top.Report
+	if err := json.Unmarshal([]byte(res.Stdout), &r); err != nil {
+		t.Fatalf("top -o json (exit %d) printed no report: %v\nstdout: %s\nstderr: %s", res.Code, err, res.Stdout, res.Stderr)
+	}
+	return &r, res
+}
+
+// TopRow is the row of group/resource on server (1-based), or nil.
+func TopRow(r *top.Report, server int, group, resource string) *top.Row {
+	for _, row := range r.Rows {
+		if row.Server == server && row.Group == group && row.Resource == resource {
+			return row
+		}
+	}
+	return nil
+}
+
+// TopMissing is the reason server gives for not exposing family ("" none).
+func TopMissing(s *top.Server, family string) string {
+	for _, m := range s.Missing {
+		if m.Family == family {
+			return m.Reason
+		}
+	}
+	return ""
+}
+
+// eventLag bounds how long after its write an event reaches the watch
+// cache and its watchers on a loopback server.
+const eventLag = 2 * time.Second
+
+// CheckTopLoad holds top's report of one interval on cell to the load that
+// ran: exactly the watchers opened on widgets; the events sent to them,
+// their bytes and the events into the watch cache within what the writes
+// between the samples allow; the lists within what the lister's requests
+// between the samples allow, each served list returning Matching objects
+// and a storage list reading Objects; and, where the cell has no watch
+// cache or its version no such family, the family named, never a 0.
+func CheckTopLoad(t testing.TB, cell Cell, r *top.Report, run *LoadRun) {
+	t.Helper()
+	if len(r.Servers) != 1 || !r.Servers[0].Answered() {
+		t.Fatalf("%s: want one answered server, got %+v", cell.Name(), r.Servers)
+	}
+	s := r.Servers[0]
+	if s.Version != cell.GitVersion() {
+		t.Errorf("%s: version %q, want %q (kubernetes_build_info)", cell.Name(), s.Version, cell.GitVersion())
+	}
+	first, second := Window{s.First.Start, s.First.At}, Window{s.Second.Start, s.Second.At}
+	widgets := TopRow(r, 1, WidgetsGVR.Group, WidgetsGVR.Resource)
+	cms := TopRow(r, 1, "", "configmaps")
+	if widgets == nil || cms == nil {
+		t.Fatalf("%s: no row for widgets.example.com or configmaps: %+v", cell.Name(), r.Rows)
+	}
+	l := run.Load
+	w := float64(l.Watchers())
+	if !widgets.Watchers.Known() || widgets.Watchers.V() != w {
+		t.Errorf("%s: widgets watchers %v (%s), want exactly %d (%d informers + %d raw watches)", cell.Name(), pv(widgets.Watchers.Value), widgets.Watchers.Missing, l.Watchers(), l.Informers, l.RawWatches)
+	}
+	writes := run.WriteBounds(first, second, eventLag)
+	// Each write is one event to every watcher; an informer may also get
+	// a bookmark in the interval (at most one a minute per watcher).
+	events := Bounds{writes.Min * l.Watchers(), writes.Max*l.Watchers() + l.Watchers()}
+	if !widgets.Events.Known() || !events.Has(widgets.Events.D()) {
+		t.Errorf("%s: widgets events sent %v (%s), want within %s (%s writes x %d watchers, + a bookmark each)", cell.Name(), pv(widgets.Events.Delta), widgets.Events.Missing, events, writes, l.Watchers())
+	}
+	if per := widgets.EventBytes.D() / widgets.Events.D(); !widgets.EventBytes.Known() || per < 100 || per > 5000 {
+		t.Errorf("%s: widgets event bytes %v for %v events (%.0f each): want a widget's JSON size", cell.Name(), pv(widgets.EventBytes.Delta), pv(widgets.Events.Delta), per)
+	}
+	checkCacheFields(t, cell, widgets, writes)
+	lists := run.ListBounds(first, second)
+	if !lists.Has(cms.Lists()) {
+		t.Errorf("%s: configmaps lists %v (cache %v, storage %v), want within %s", cell.Name(), cms.Lists(), pv(cms.ListsCache.Delta), pv(cms.ListsStorage.Delta), lists)
+	}
+	if !cms.ListsStorage.Known() {
+		t.Errorf("%s: configmaps storage lists not known: %s", cell.Name(), cms.ListsStorage.Missing)
+	}
+	k, n := float64(l.Matching), float64(l.Objects)
+	if sl := cms.ListsStorage.D(); cms.StorageReturned.D() != k*sl || cms.StorageFetched.D() != n*sl {
+		t.Errorf("%s: %v storage lists of configmaps read %v objects and returned %v: want %v read (%d each: every object of the namespace) and %v returned (%d each)",
+			cell.Name(), sl, pv(cms.StorageFetched.Delta), pv(cms.StorageReturned.Delta), n*sl, l.Objects, k*sl, l.Matching)
+	}
+	if cell.WatchCache {
+		if cl := cms.ListsCache.D(); !cms.ListsCache.Known() || cms.CacheReturned.D() != k*cl {
+			t.Errorf("%s: %v watch-cache lists of configmaps returned %v objects (%s), want %v", cell.Name(), pv(cms.ListsCache.Delta), pv(cms.CacheReturned.Delta), cms.ListsCache.Missing, k*cl)
+		}
+	}
+	checkMissingByCell(t, cell, s, r)
+}
+
+// checkCacheFields: the watch cache's columns of the written resource.
+func checkCacheFields(t testing.TB, cell Cell, row *top.Row, writes Bounds) {
+	t.Helper()
+	if !cell.WatchCache {
+		for name, x := range map[string]top.Rate{"events received": row.CacheReceived, "dispatched": row.CacheDispatched, "terminated": row.Terminated, "cache lists": row.ListsCache} {
+			if x.Known() || !strings.Contains(x.Missing, "watch cache is off") {
+				t.Errorf("%s (no watch cache): widgets %s %v, missing %q: want it named as not exposed, never a number", cell.Name(), name, pv(x.Delta), x.Missing)
+			}
+		}
+		if row.Capacity.Known() || row.Capacity.Missing == "" {
+			t.Errorf("%s: widgets capacity %v: want n/a", cell.Name(), pv(row.Capacity.Value))
+		}
+		return
+	}
+	if !row.CacheReceived.Known() || !writes.Has(row.CacheReceived.D()) {
+		t.Errorf("%s: widgets events into the watch cache %v (%s), want within %s (the writes)", cell.Name(), pv(row.CacheReceived.Delta), row.CacheReceived.Missing, writes)
+	}
+	if !row.Terminated.Known() || row.Terminated.D() != 0 {
+		t.Errorf("%s: widgets terminated watchers %v (%s), want 0 (every watcher reads)", cell.Name(), pv(row.Terminated.Delta), row.Terminated.Missing)
+	}
+	if !row.Capacity.Known() || row.Capacity.V() < 100 {
+		t.Errorf("%s: widgets capacity %v (%s): a watch cache has at least 100", cell.Name(), pv(row.Capacity.Value), row.Capacity.Missing)
+	}
+}
+
+// checkMissingByCell: the families the cell's version does not expose are
+// named with it, and top read the families by the version's names.
+func checkMissingByCell(t testing.TB, cell Cell, s *top.Server, r *top.Report) {
+	t.Helper()
+	const cacheRV, cacheList = "apiserver_watch_cache_resource_version", "apiserver_cache_list_total"
+	switch {
+	case cell.WatchCache && cell.Version == "v1.30":
+		if m := TopMissing(s, cacheRV); !strings.Contains(m, "not exposed by v1.30.14") {
+			t.Errorf("%s: %s missing %q: v1.30.14 has no such gauge, want it named", cell.Name(), cacheRV, m)
+		}
+	case cell.WatchCache:
+		if m := TopMissing(s, cacheRV); m != "" {
+			t.Errorf("%s: %s said missing (%s)", cell.Name(), cacheRV, m)
+		}
+	}
+	if cell.Version == "v1.37" {
+		if m := TopMissing(s, cacheList); !strings.Contains(m, "not exposed by v1.37.2") {
+			t.Errorf("%s: %s missing %q, want it named (hidden in v1.37)", cell.Name(), cacheList, m)
+		}
+	}
+	// Only v1.37's client_golang honours name[].
+	if want := cell.Version == "v1.37"; s.First.Filtered != want || s.Second.Filtered != want || r.Cost.Filtered != want {
+		t.Errorf("%s: filtered %v/%v (cost %v), want %v: only kube-apiserver v1.37 filters /metrics by name[]", cell.Name(), s.First.Filtered, s.Second.Filtered, r.Cost.Filtered, want)
+	}
+	if r.Cost.Reads != 2 || r.Cost.Bytes != s.First.Bytes+s.Second.Bytes {
+		t.Errorf("%s: cost %+v, want 2 reads of %d bytes", cell.Name(), r.Cost, s.First.Bytes+s.Second.Bytes)
+	}
+}
+
+// RowSummary is one row in a line, for a test's log.
+func RowSummary(row *top.Row) string {
+	if row == nil {
+		return "<none>"
+	}
+	return fmt.Sprintf("%s watchers=%v events=%v bytes=%v cacheIn=%v terminated=%v lists=%v|%v read=%v/%v",
+		row.Name(), pv(row.Watchers.Value), pv(row.Events.Delta), pv(row.EventBytes.Delta), pv(row.CacheReceived.Delta), pv(row.Terminated.Delta),
+		pv(row.ListsCache.Delta), pv(row.ListsStorage.Delta), pv(row.StorageFetched.Delta), pv(row.StorageReturned.Delta))
+}
+
+// pv writes an optional number ("-" when absent).
+func pv(p *float64) string {
+	if p == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%g", *p)
+}

@@ -1,0 +1,39 @@
+//go:build e2e
+
+package top
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
+)
+
+// testLoad is the load of every load test: 3 informers and 2 raw watches
+// on widgets, 4 lists a second of 40 configmaps selecting 4, 4 writes a
+// second.
+var testLoad = framework.Load{Informers: 3, RawWatches: 2, ListsPerSecond: 4, Objects: 40, Matching: 4, WritesPerSecond: 4}
+
+// TestTopLoad: top reports exactly the watchers opened, and the events,
+// lists and storage reads within what the requests between its two samples
+// allow.
+func TestTopLoad(t *testing.T) {
+	ctx := context.Background()
+	run, err := framework.StartLoad(ctx, shared, 0, "top-load", testLoad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Stop()
+	time.Sleep(time.Second)
+	r, res := framework.RunTopJSON(t, shared.Kubeconfig, "--interval", "5s", "widgets.example.com", "configmaps")
+	if res.Code != 0 {
+		t.Fatalf("exit %d: %s", res.Code, res.Stderr)
+	}
+	t.Logf("widgets: %s", framework.RowSummary(framework.TopRow(r, 1, "example.com", "widgets")))
+	t.Logf("configmaps: %s", framework.RowSummary(framework.TopRow(r, 1, "", "configmaps")))
+	framework.CheckTopLoad(t, cell, r, run)
+	if errs := run.Errs(); len(errs) > 0 {
+		t.Fatalf("the load's own requests failed: %v", errs)
+	}
+}
