@@ -70,11 +70,15 @@ func (o *TopOptions) Run(ctx context.Context) error {
 		if o.Check {
 			report.Checks = top.CheckBounds(report, bounds)
 		}
+		if refresh == 1 && len(srvs) == 1 && errs[0] != nil {
+			// One server, not read: the error says it all.
+			return o.topExit(report, errs)
+		}
 		history.Add(report)
 		if err := p.Top(render.TopReport{Report: report, Discovery: found, History: history, Live: !once, Clear: !once, Limit: o.Limit}); err != nil {
 			return err
 		}
-		if once {
+		if once || (refresh == 1 && allFailed(errs)) {
 			return o.topExit(report, errs)
 		}
 		prev = cur
@@ -137,6 +141,16 @@ func buildServers(fleet *servers.Fleet, prev, cur []sampled, only []schema.Group
 		out[i] = s
 	}
 	return out, errs
+}
+
+// allFailed: no server was read (a live view that can show nothing ends).
+func allFailed(errs []error) bool {
+	for _, err := range errs {
+		if err == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // sleepUntil waits until t or the end of ctx.
@@ -264,7 +278,7 @@ func (o *TopOptions) topExit(r *top.Report, errs []error) error {
 // metricsError is a failed read of /metrics in the plugin's words.
 func (o *TopOptions) metricsError(err error) error {
 	if diagnose.ClassifyFailure(err) == diagnose.FailureForbidden {
-		return withCode(ExitForbidden, fmt.Errorf(`forbidden: %w: top reads GET /metrics, which needs a ClusterRole with nonResourceURLs ["/metrics"], verbs ["get"], bound to this user`, err))
+		return withCode(ExitForbidden, fmt.Errorf(`%w: top reads GET /metrics, which needs a ClusterRole with nonResourceURLs ["/metrics"], verbs ["get"], bound to this user`, err))
 	}
 	return o.requestError(err, "get", "/metrics")
 }

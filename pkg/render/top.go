@@ -370,6 +370,8 @@ func topCost(r TopReport) string {
 	}
 	s := fmt.Sprintf("%d GET /metrics (%s), %s read", r.Cost.Reads, per, byteCount(r.Cost.Bytes))
 	switch {
+	case r.Cost.Bytes == 0 && !r.Cost.Filtered && len(r.Cost.Unfiltered) == 0:
+		s += "; no server answered"
 	case r.Cost.Filtered:
 		s += fmt.Sprintf("; filtered by name[]: the server(s) sent only the %d families top asks for", r.Cost.Families)
 	default:

@@ -32,8 +32,9 @@ type Report struct {
 type Cost struct {
 	Reads int   `json:"reads"`
 	Bytes int64 `json:"bytes"`
-	// Filtered: every server honoured name[] (sent only the families top
-	// asks for); Unfiltered names the servers that sent everything.
+	// Filtered: every server that answered honoured name[] (sent only the
+	// families top asks for); Unfiltered names the servers that sent
+	// everything.
 	Filtered   bool  `json:"filtered"`
 	Unfiltered []int `json:"unfiltered,omitempty"`
 	// Families is how many families top asks for.
@@ -43,7 +44,8 @@ type Cost struct {
 // Assemble builds the report of servers (each Built) sorted by sortKey.
 func Assemble(servers []*Server, interval time.Duration, sortKey string, refresh int) *Report {
 	r := &Report{Interval: interval.String(), Time: time.Now().UTC(), Refresh: refresh, Servers: servers, Sort: sortKey, Rows: []*Row{}, Callouts: []Callout{}}
-	r.Cost = Cost{Families: len(Families), Filtered: true}
+	r.Cost = Cost{Families: len(Families)}
+	answered := 0
 	for _, s := range servers {
 		r.Rows = append(r.Rows, s.rows...)
 		r.Idle += s.Idle()
@@ -56,11 +58,14 @@ func Assemble(servers []*Server, interval time.Duration, sortKey string, refresh
 				r.Cost.Bytes += smp.Bytes
 			}
 		}
-		if s.Second != nil && !s.Second.Filtered {
-			r.Cost.Filtered = false
-			r.Cost.Unfiltered = append(r.Cost.Unfiltered, s.Index)
+		if s.Second != nil {
+			answered++
+			if !s.Second.Filtered {
+				r.Cost.Unfiltered = append(r.Cost.Unfiltered, s.Index)
+			}
 		}
 	}
+	r.Cost.Filtered = answered > 0 && len(r.Cost.Unfiltered) == 0
 	SortRows(r.Rows, sortKey)
 	if len(servers) > 1 {
 		r.Imbalance = imbalanceOf(servers)
