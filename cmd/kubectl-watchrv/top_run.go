@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -69,6 +70,9 @@ func (o *TopOptions) Run(ctx context.Context) error {
 		report := top.Assemble(srvs, o.Interval, o.Sort, refresh)
 		if o.Check {
 			report.Checks = top.CheckBounds(report, bounds)
+			for i := range report.Checks {
+				report.Checks[i].Flag = checkFlag(report.Checks[i])
+			}
 		}
 		if refresh == 1 && len(srvs) == 1 && errs[0] != nil {
 			// One server, not read: the error says it all.
@@ -249,9 +253,9 @@ func (o *TopOptions) topExit(r *top.Report, errs []error) error {
 	for _, c := range r.Checks {
 		switch {
 		case !c.Checked():
-			unchecked = append(unchecked, c.Bound+" ("+c.Note+")")
+			unchecked = append(unchecked, c.Flag+" ("+c.Note+")")
 		case c.Crossed:
-			crossed = append(crossed, fmt.Sprintf("%s: %s", c.Bound, c.Where))
+			crossed = append(crossed, fmt.Sprintf("%s: %s", c.Flag, c.Where))
 		}
 	}
 	if len(crossed) > 0 {
@@ -273,6 +277,15 @@ func (o *TopOptions) topExit(r *top.Report, errs []error) error {
 		return withCode(ExitFailure, fmt.Errorf("--check: %d bound(s) could not be checked: %s", len(unchecked), strings.Join(unchecked, "; ")))
 	}
 	return nil
+}
+
+// checkFlag is a bound as the user gave it: "--max-watchers services=320".
+func checkFlag(c top.Check) string {
+	max := strconv.FormatFloat(c.Max, 'f', -1, 64)
+	if c.Resource != "" {
+		max = c.Resource + "=" + max
+	}
+	return "--max-" + c.Bound + " " + max
 }
 
 // metricsError is a failed read of /metrics in the plugin's words.

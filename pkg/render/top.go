@@ -356,7 +356,7 @@ func topChecks(p *Printer, r TopReport) [][2]string {
 		if c.Where != "" {
 			v += " (" + c.Where + ")"
 		}
-		out = append(out, [2]string{"Check " + c.Bound, v})
+		out = append(out, [2]string{"Check " + c.Flag, v})
 	}
 	return out
 }

@@ -71,7 +71,7 @@ func (f Field) cacheField() bool {
 const (
 	reasonNoCache       = "the watch cache is off on this server (watch_cache_capacity has no series)"
 	reasonNotCached     = "no watch cache for this resource on this server (watch_cache_capacity has no series for it)"
-	reasonObjectsUnseen = "not counted yet for this resource (the server counts stored objects periodically)"
+	reasonObjectsUnseen = "not counted yet for this resource (the server counts stored objects every --etcd-count-metric-poll-period, 1m by default)"
 )
 
 // availability is "" when field f of gr has a value on this server, or

@@ -144,7 +144,7 @@ func leaders(r *Report) []Callout {
 	several := len(r.Servers) > 1
 	if most != nil {
 		sent := ""
-		if most.Events.Known() {
+		if most.Events.D() > 0 {
 			sent = fmt.Sprintf(": %s events/s sent to them", rateText(most.Events.PS()))
 			if most.EventBytes.Known() {
 				sent += fmt.Sprintf(", %s/s", bytesText(most.EventBytes.PS()))

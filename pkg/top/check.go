@@ -56,11 +56,23 @@ func ParseWatcherBound(s string) (resource string, max float64, err error) {
 	return res, float64(v), nil
 }
 
+// The bounds a Check checks.
+const (
+	BoundWatchers         = "watchers"
+	BoundTerminated       = "terminated"
+	BoundStorageListRatio = "storage-list-ratio"
+	BoundRejected         = "rejected"
+)
+
 // Check is one bound checked against the interval.
 type Check struct {
-	// Bound is the flag as given, e.g. "--max-watchers services=320".
-	Bound string  `json:"bound"`
-	Max   float64 `json:"max"`
+	// Bound is what is bounded (BoundWatchers, ...), of Resource as given
+	// ("" every resource); Flag is the bound as the user gave it (set by
+	// the command).
+	Bound    string  `json:"bound"`
+	Resource string  `json:"resource,omitempty"`
+	Flag     string  `json:"flag,omitempty"`
+	Max      float64 `json:"max"`
 	// Value is the measured value (nil: could not be checked, see Note).
 	Value *float64 `json:"value,omitempty"`
 	// Crossed: Value is above Max.
@@ -84,7 +96,7 @@ func CheckBounds(r *Report, b Bounds) []Check {
 		out = append(out, checkWatchers(r, b.Watchers[k]))
 	}
 	if b.Terminated != nil {
-		out = append(out, checkSum(r, "--max-terminated", *b.Terminated, func(row *Row) Rate { return row.Terminated }))
+		out = append(out, checkSum(r, BoundTerminated, *b.Terminated, func(row *Row) Rate { return row.Terminated }))
 	}
 	if b.StorageListRatio != nil {
 		out = append(out, checkRatio(r, *b.StorageListRatio))
@@ -112,11 +124,7 @@ func notChecked(c Check, servers []int) Check {
 }
 
 func checkWatchers(r *Report, wb WatcherBound) Check {
-	flag := "--max-watchers " + strconv.FormatFloat(wb.Max, 'f', -1, 64)
-	if wb.Given != "" {
-		flag = "--max-watchers " + wb.Given + "=" + strconv.FormatFloat(wb.Max, 'f', -1, 64)
-	}
-	c := Check{Bound: flag, Max: wb.Max}
+	c := Check{Bound: BoundWatchers, Resource: wb.Given, Max: wb.Max}
 	if un := unanswered(r); len(un) > 0 {
 		return notChecked(c, un)
 	}
@@ -148,8 +156,8 @@ func checkWatchers(r *Report, wb WatcherBound) Check {
 	return c
 }
 
-func checkSum(r *Report, flag string, max float64, get func(*Row) Rate) Check {
-	c := Check{Bound: fmt.Sprintf("%s %s", flag, num(max)), Max: max}
+func checkSum(r *Report, bound string, max float64, get func(*Row) Rate) Check {
+	c := Check{Bound: bound, Max: max}
 	if un := unanswered(r); len(un) > 0 {
 		return notChecked(c, un)
 	}
@@ -186,7 +194,7 @@ func checkSum(r *Report, flag string, max float64, get func(*Row) Rate) Check {
 }
 
 func checkRatio(r *Report, max float64) Check {
-	c := Check{Bound: fmt.Sprintf("--max-storage-list-ratio %s", num(max)), Max: max}
+	c := Check{Bound: BoundStorageListRatio, Max: max}
 	if un := unanswered(r); len(un) > 0 {
 		return notChecked(c, un)
 	}
@@ -210,7 +218,7 @@ func checkRatio(r *Report, max float64) Check {
 }
 
 func checkRejected(r *Report, max float64) Check {
-	c := Check{Bound: fmt.Sprintf("--max-rejected %s", num(max)), Max: max}
+	c := Check{Bound: BoundRejected, Max: max}
 	if un := unanswered(r); len(un) > 0 {
 		return notChecked(c, un)
 	}

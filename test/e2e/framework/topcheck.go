@@ -1,11 +1,17 @@
 package framework
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/top"
 )
@@ -174,4 +180,133 @@ func pv(p *float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%g", *p)
+}
+
+// TopMetrics reads API server api's /metrics as top asks for it (a name[]
+// per family top reads) and returns the text as the server sent it.
+func (c *Cluster) TopMetrics(ctx context.Context, api int) (string, error) {
+	cfg := c.RESTConfig(api)
+	cfg.NegotiatedSerializer = scheme.Codecs.WithoutConversion()
+	rc, err := rest.UnversionedRESTClientFor(cfg)
+	if err != nil {
+		return "", err
+	}
+	req := rc.Get().AbsPath("/metrics")
+	for _, f := range top.Families {
+		req = req.Param("name[]", f)
+	}
+	b, err := req.DoRaw(ctx)
+	return string(b), err
+}
+
+// KeepTopLines keeps, exactly as the server wrote them, the HELP and TYPE
+// lines of top's families and their samples that name no resource or one
+// of resources (group/resource, e.g. "example.com/widgets", "/configmaps"),
+// in whichever label style the server uses: the recordings of
+// pkg/top/testdata.
+func KeepTopLines(text string, resources []string) string {
+	var keys []string
+	for _, gr := range resources {
+		g, r, _ := strings.Cut(gr, "/")
+		legacy := r
+		if g != "" {
+			legacy = r + "." + g
+		}
+		keys = append(keys, `resource="`+r+`"`, `resource="`+legacy+`"`, `resource_prefix="/`+strings.TrimPrefix(g+"/"+r, "/")+`"`)
+	}
+	keys = append(keys, `kind="Widget"`, `kind="ConfigMap"`)
+	wanted := map[string]bool{}
+	for _, f := range top.Families {
+		wanted[f] = true
+	}
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(text, "\n") {
+		if strings.HasPrefix(line, "# HELP ") || strings.HasPrefix(line, "# TYPE ") {
+			if f := strings.Fields(line); len(f) >= 3 && wanted[f[2]] {
+				b.WriteString(line)
+			}
+			continue
+		}
+		end := strings.IndexAny(line, "{ ")
+		if end < 0 {
+			continue
+		}
+		name, rest := line[:end], line[end:]
+		base := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(name, "_bucket"), "_sum"), "_count")
+		if !wanted[name] && !wanted[base] {
+			continue
+		}
+		if !strings.Contains(rest, "resource=") && !strings.Contains(rest, "resource_prefix=") && !strings.Contains(rest, "kind=") {
+			b.WriteString(line)
+			continue
+		}
+		for _, k := range keys {
+			if strings.Contains(rest, k) {
+				b.WriteString(line)
+				break
+			}
+		}
+	}
+	return b.String()
+}
+
+// RecordTopMetrics writes two recordings of cell's /metrics (KeepTopLines
+// of configmaps and widgets) to pkg/top/testdata when WATCHRV_RECORD_TOP
+// is set: the unit tests of pkg/top read them.
+func RecordTopMetrics(t testing.TB, cell Cell, first, second string) {
+	t.Helper()
+	if os.Getenv("WATCHRV_RECORD_TOP") == "" {
+		return
+	}
+	cache := map[bool]string{true: "cache-on", false: "cache-off"}[cell.WatchCache]
+	base := filepath.Join(RepoRoot(), "pkg", "top", "testdata", cell.GitVersion()+"-"+cell.Storage+"-"+cache)
+	for i, text := range []string{first, second} {
+		kept := KeepTopLines(text, []string{"/configmaps", "example.com/widgets"})
+		if err := os.WriteFile(fmt.Sprintf("%s.%d.metrics.txt", base, i+1), []byte(kept), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("recorded %s.{1,2}.metrics.txt", base)
+}
+
+// CheckTopLabels holds a cell's raw /metrics (TopMetrics, with the load
+// running) to the names and labels top reads for its version (read from
+// k8s.io/apiserver v0.30.14 to v0.37.2): watch events by kind up to v1.33
+// and by resource after; storage lists by a storage label from v1.37; the
+// stored objects' family; what v1.37 hides. Each is checked on the raw
+// text, apart from top's parser.
+func CheckTopLabels(t testing.TB, cell Cell, text string) {
+	t.Helper()
+	has := func(s string) bool { return strings.Contains(text, s) }
+	minor := cell.Version
+	byKind := minor == "v1.30" || minor == "v1.33"
+	if got := has(`apiserver_watch_events_total{group="example.com",kind="Widget"`); got != byKind {
+		t.Errorf("%s: watch events of widgets labelled by kind: %v, want %v", cell.Name(), got, byKind)
+	}
+	if got := has(`apiserver_watch_events_total{group="example.com",resource="widgets"`); got == byKind {
+		t.Errorf("%s: watch events of widgets labelled by resource: %v, want %v", cell.Name(), got, !byKind)
+	}
+	storageLabel := minor == "v1.37"
+	if got := has(`apiserver_storage_list_total{group="",index="",resource="configmaps",storage=`); got != storageLabel {
+		t.Errorf("%s: storage lists with a storage label: %v, want %v", cell.Name(), got, storageLabel)
+	}
+	if got := has("\n# TYPE apiserver_cache_list_total "); got == (minor == "v1.37") {
+		t.Errorf("%s: apiserver_cache_list_total declared: %v (v1.37 hides it)", cell.Name(), got)
+	}
+	newObjects, oldObjects := has("\n# TYPE apiserver_resource_objects "), has("\n# TYPE apiserver_storage_objects ")
+	if newObjects != (minor != "v1.30" && minor != "v1.33") || oldObjects != (minor != "v1.37") {
+		t.Errorf("%s: apiserver_resource_objects %v, apiserver_storage_objects %v", cell.Name(), newObjects, oldObjects)
+	}
+	if cell.WatchCache {
+		if got := has("\n# TYPE apiserver_watch_cache_resource_version "); got == (minor == "v1.30") {
+			t.Errorf("%s: apiserver_watch_cache_resource_version declared: %v", cell.Name(), got)
+		}
+	} else if has("\nwatch_cache_capacity{") {
+		t.Errorf("%s: a cell without watch cache has watch_cache_capacity series", cell.Name())
+	}
+	for _, f := range []string{"kubernetes_build_info{", "process_start_time_seconds ", `apiserver_longrunning_requests{component="apiserver",group="example.com",resource="widgets"`} {
+		if !has("\n" + f) {
+			t.Errorf("%s: no %s in /metrics", cell.Name(), f)
+		}
+	}
 }

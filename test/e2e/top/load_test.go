@@ -26,6 +26,10 @@ func TestTopLoad(t *testing.T) {
 	}
 	defer run.Stop()
 	time.Sleep(time.Second)
+	raw1, err := shared.TopMetrics(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
 	r, res := framework.RunTopJSON(t, shared.Kubeconfig, "--interval", "5s", "widgets.example.com", "configmaps")
 	if res.Code != 0 {
 		t.Fatalf("exit %d: %s", res.Code, res.Stderr)
@@ -33,6 +37,12 @@ func TestTopLoad(t *testing.T) {
 	t.Logf("widgets: %s", framework.RowSummary(framework.TopRow(r, 1, "example.com", "widgets")))
 	t.Logf("configmaps: %s", framework.RowSummary(framework.TopRow(r, 1, "", "configmaps")))
 	framework.CheckTopLoad(t, cell, r, run)
+	raw2, err := shared.TopMetrics(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	framework.CheckTopLabels(t, cell, raw2)
+	framework.RecordTopMetrics(t, cell, raw1, raw2)
 	if errs := run.Errs(); len(errs) > 0 {
 		t.Fatalf("the load's own requests failed: %v", errs)
 	}
