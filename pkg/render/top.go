@@ -66,6 +66,7 @@ func (p *Printer) topHuman(r TopReport) error {
 		kv = append(kv, [2]string{"Watchers across servers", r.Imbalance.Watchers.Verdict},
 			[2]string{"Lists across servers", r.Imbalance.Lists.Verdict})
 	}
+	kv = append(kv, topEventBytes(r)...)
 	kv = append(kv, topAPF(r)...)
 	kv = append(kv, topMissing(r)...)
 	kv = append(kv, topChecks(p, r)...)
@@ -293,41 +294,75 @@ func (p *Printer) topCallouts(b *strings.Builder, r TopReport) {
 	}
 }
 
-func topAPF(r TopReport) [][2]string {
+// perServer groups one line per server: servers with the same text share
+// one line ("APF rejected, servers 1, 2, 3").
+type perServer struct {
+	label  string
+	order  []string
+	byText map[string][]int
+}
+
+func newPerServer(label string) *perServer { return &perServer{label: label, byText: map[string][]int{}} }
+
+func (g *perServer) add(server int, text string) {
+	if _, ok := g.byText[text]; !ok {
+		g.order = append(g.order, text)
+	}
+	g.byText[text] = append(g.byText[text], server)
+}
+
+func (g *perServer) lines(several bool) [][2]string {
 	var out [][2]string
+	for _, text := range g.order {
+		label := g.label
+		if several {
+			ss := g.byText[text]
+			label = fmt.Sprintf("%s, server %s", g.label, joinIndexes(ss))
+			if len(ss) > 1 {
+				label = fmt.Sprintf("%s, servers %s", g.label, joinIndexes(ss))
+			}
+		}
+		out = append(out, [2]string{label, text})
+	}
+	return out
+}
+
+// topEventBytes says, for servers whose bytes are not the bytes sent, what
+// the BYTES/S column counts there.
+func topEventBytes(r TopReport) [][2]string {
+	g := newPerServer("BYTES/S")
 	for _, s := range r.Servers {
-		if !s.Answered() {
-			continue
+		if s.EventBytes == "encoded" {
+			g.add(s.Index, fmt.Sprintf("encoded, not sent: this server (%s) labels watch events by kind, and its apiserver_watch_events_sizes measures each event's object once per encoding, shared by the watchers that get it, not the bytes written to each watcher", s.Version))
 		}
-		label := "APF rejected"
-		if len(r.Servers) > 1 {
-			label = fmt.Sprintf("APF rejected, server %d", s.Index)
-		}
-		if s.APF == nil {
-			continue // named under "Not exposed"
+	}
+	return g.lines(len(r.Servers) > 1)
+}
+
+func topAPF(r TopReport) [][2]string {
+	g := newPerServer("APF rejected")
+	for _, s := range r.Servers {
+		if !s.Answered() || s.APF == nil {
+			continue // not read, or named under "Not exposed"
 		}
 		if len(s.APF) == 0 {
-			out = append(out, [2]string{label, "none in the interval"})
+			g.add(s.Index, "none in the interval")
 			continue
 		}
 		var parts []string
 		for _, a := range s.APF {
 			parts = append(parts, fmt.Sprintf("%s: %s (flow schema %s, %s)", a.PriorityLevel, countCell(a.Rejected), a.FlowSchema, a.Reason))
 		}
-		out = append(out, [2]string{label, strings.Join(parts, "; ")})
+		g.add(s.Index, strings.Join(parts, "; "))
 	}
-	return out
+	return g.lines(len(r.Servers) > 1)
 }
 
 func topMissing(r TopReport) [][2]string {
-	var out [][2]string
+	g := newPerServer("Not exposed (n/a)")
 	for _, s := range r.Servers {
 		if len(s.Missing) == 0 && len(s.Unmapped) == 0 {
 			continue
-		}
-		label := "Not exposed (n/a)"
-		if len(r.Servers) > 1 {
-			label = fmt.Sprintf("Not exposed, server %d", s.Index)
 		}
 		var parts []string
 		for _, m := range s.Missing {
@@ -336,9 +371,9 @@ func topMissing(r TopReport) [][2]string {
 		if len(s.Unmapped) > 0 {
 			parts = append(parts, "series not tied to a resource (left out): "+strings.Join(s.Unmapped, ", "))
 		}
-		out = append(out, [2]string{label, strings.Join(parts, "; ")})
+		g.add(s.Index, strings.Join(parts, "; "))
 	}
-	return out
+	return g.lines(len(r.Servers) > 1)
 }
 
 func topChecks(p *Printer, r TopReport) [][2]string {

@@ -148,6 +148,9 @@ func leaders(r *Report) []Callout {
 			sent = fmt.Sprintf(": %s events/s sent to them", rateText(most.Events.PS()))
 			if most.EventBytes.Known() {
 				sent += fmt.Sprintf(", %s/s", bytesText(most.EventBytes.PS()))
+				if s := serverOf(r, most.Server); s != nil && s.EventBytes == "encoded" {
+					sent += " encoded"
+				}
 			}
 		}
 		out = append(out, Callout{
@@ -166,6 +169,15 @@ func leaders(r *Report) []Callout {
 		})
 	}
 	return out
+}
+
+func serverOf(r *Report, index int) *Server {
+	for _, s := range r.Servers {
+		if s.Index == index {
+			return s
+		}
+	}
+	return nil
 }
 
 func serverPrefix(i, n int) string {

@@ -25,6 +25,10 @@ type Server struct {
 	// (the server restarted): no rate is given for this interval.
 	Restarted   bool   `json:"restarted,omitempty"`
 	RestartNote string `json:"restartNote,omitempty"`
+	// EventBytes is what the eventBytes column counts on this server:
+	// "sent" (the bytes written to each watcher) or "encoded" (before
+	// v1.34: each event's object once per encoding, shared by watchers).
+	EventBytes string `json:"eventBytes,omitempty"`
 	// Missing names each family the server does not expose (or could not
 	// be read), and why.
 	Missing []Missing `json:"missing"`
@@ -76,6 +80,10 @@ func (s *Server) Build(only []schema.GroupResource) {
 			unixTime(*a.ProcessStart), unixTime(*b.ProcessStart))
 	}
 	s.Missing = b.missingFamilies()
+	s.EventBytes = "sent"
+	if b.EventBytesEncoded {
+		s.EventBytes = "encoded"
+	}
 	s.Unmapped = b.Unmapped
 	s.APF = s.apfRates()
 

@@ -15,8 +15,9 @@ type Row struct {
 
 	// Watchers is the WATCH requests open now (apiserver_longrunning_requests).
 	Watchers Gauge `json:"watchers"`
-	// Events and EventBytes were sent to watchers (one per watcher per
-	// event: an event of a resource with 5 watchers counts 5).
+	// Events were sent to watchers (one per watcher per event: an event
+	// of a resource with 5 watchers counts 5); EventBytes their bytes, as
+	// the server's Server.EventBytes says (sent, or encoded).
 	Events     Rate `json:"events"`
 	EventBytes Rate `json:"eventBytes"`
 	// CacheReceived: events from storage into the watch cache;

@@ -246,3 +246,75 @@ func TestParseWatcherBound(t *testing.T) {
 		}
 	}
 }
+
+// kubeKinds maps the kinds of the recordings, as the RESTMapper does.
+func kubeKinds(group, kind string) (string, bool) {
+	r, ok := map[string]string{"/ConfigMap": "configmaps", "example.com/Widget": "widgets"}[group+"/"+kind]
+	return r, ok
+}
+
+// v1.30.14 labels watch events by kind, the watch cache's lists by storage
+// prefix, every other series by "resource.group"; it has no cache RV gauge
+// and stores objects in apiserver_storage_objects.
+func TestIntervalV13014(t *testing.T) {
+	a, _ := recorded(t, "v1.30.14-etcd-cache-on.1", kubeKinds)
+	b, _ := recorded(t, "v1.30.14-etcd-cache-on.2", kubeKinds)
+	t0 := time.Now()
+	s := &Server{Index: 1, First: &Sample{At: t0, Values: a}, Second: &Sample{At: t0.Add(5 * time.Second), Values: b}}
+	s.Build(nil)
+	if s.Version != "v1.30.14" || s.EventBytes != "encoded" || b.ObjectsFamily != famObjectsLegacy || b.StorageLabel {
+		t.Fatalf("server %+v, values %+v", s, b)
+	}
+	w := rowOf(t, s, widgets)
+	// apiserver_watch_events_total{group="example.com",kind="Widget",version="v1"} 17, then 132.
+	if w.Watchers.V() != 5 || w.Events.D() != 115 || w.EventBytes.D() != 12355-2640 || !w.Objects.Known() {
+		t.Errorf("widgets: %+v", w)
+	}
+	// apiserver_cache_list_total{index="",resource_prefix="/example.com/widgets"} 3, twice.
+	if !w.ListsCache.Known() || w.ListsCache.D() != 0 || *w.ListsCache.Second != 3 {
+		t.Errorf("widgets cache lists by storage prefix: %+v", w.ListsCache)
+	}
+	c := rowOf(t, s, configmaps)
+	if c.ListsStorage.D() != 22 || *c.ListsCache.Second != 2 || !strings.Contains(c.CacheRV.Missing, "not exposed by v1.30.14") {
+		t.Errorf("configmaps: storage lists %+v, cache lists %+v, cache RV %+v", c.ListsStorage, c.ListsCache, c.CacheRV)
+	}
+	if c.StorageListRatio == nil || *c.StorageListRatio != 10 {
+		t.Errorf("configmaps: 40 read for 4 returned, ratio %v", c.StorageListRatio)
+	}
+	unmapped, _ := recorded(t, "v1.30.14-etcd-cache-on.2", nil)
+	if !strings.Contains(strings.Join(unmapped.Unmapped, " "), `apiserver_watch_events_total{kind="Widget.example.com"}`) {
+		t.Errorf("a kind without a mapper is not named: %v", unmapped.Unmapped)
+	}
+}
+
+// v1.30.14 without a watch cache: every column of the cache is named as
+// not exposed, storage lists count.
+func TestIntervalV13014NoCache(t *testing.T) {
+	a, _ := recorded(t, "v1.30.14-etcd-cache-off.1", kubeKinds)
+	b, _ := recorded(t, "v1.30.14-etcd-cache-off.2", kubeKinds)
+	t0 := time.Now()
+	s := &Server{Index: 1, First: &Sample{At: t0, Values: a}, Second: &Sample{At: t0.Add(5 * time.Second), Values: b}}
+	s.Build(nil)
+	c := rowOf(t, s, configmaps)
+	for _, x := range []Rate{c.ListsCache, c.Terminated, c.CacheReceived} {
+		if x.Known() || !strings.Contains(x.Missing, reasonNoCache) {
+			t.Errorf("configmaps: %+v", x)
+		}
+	}
+	if c.Capacity.Known() || c.ListsStorage.D() == 0 {
+		t.Errorf("configmaps: capacity %+v, storage lists %+v", c.Capacity, c.ListsStorage)
+	}
+	r := Assemble([]*Server{s}, 5*time.Second, "watchers", 1)
+	zero := 0.0
+	checks := CheckBounds(r, Bounds{Terminated: &zero})
+	if len(checks) != 1 || checks[0].Checked() || !strings.Contains(checks[0].Note, reasonNoCache) {
+		t.Errorf("--max-terminated without a watch cache: %+v", checks)
+	}
+	found := false
+	for _, co := range r.Callouts {
+		found = found || (co.Kind == "storage-list-ratio" && strings.Contains(co.Meaning, "has no watch cache for configmaps"))
+	}
+	if !found {
+		t.Errorf("callouts %+v", r.Callouts)
+	}
+}

@@ -69,6 +69,12 @@ type Values struct {
 	// StorageLabel: apiserver_storage_list_* carry a "storage" label
 	// (v1.37): every list is counted there, by who served it.
 	StorageLabel bool
+	// EventBytesEncoded: apiserver_watch_events_sizes is labelled by kind
+	// (before v1.34), and its code measures each event's object as it is
+	// encoded, once per encoding shared by every watcher that gets it, not
+	// the bytes sent to each watcher (k8s.io/apiserver v0.30.14, v0.33.13
+	// watchEncoder.doEncode; v0.35.4 on count the bytes written to each).
+	EventBytesEncoded bool
 	// ObjectsFamily is the family objects were read from ("" none).
 	ObjectsFamily string
 	// Unmapped names series that could not be tied to a resource.
@@ -242,6 +248,9 @@ func (v *Values) extractWatchEvents(f metrics.Families, kinds KindResources, add
 				x = m.GetHistogram().GetSampleSum()
 			}
 			if kind, byKind := l["kind"]; byKind {
+				if field == EventBytes {
+					v.EventBytesEncoded = true
+				}
 				r, ok := "", false
 				if kinds != nil {
 					r, ok = kinds(l["group"], kind)
