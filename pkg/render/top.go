@@ -51,7 +51,7 @@ func (p *Printer) topHuman(r TopReport) error {
 		for _, s := range r.Servers {
 			b.WriteString(topServerLine(s) + "\n")
 		}
-	} else if len(r.Servers) == 1 && r.Servers[0].Err != "" {
+	} else if len(r.Servers) == 1 && (r.Servers[0].Err != "" || r.Servers[0].Restarted) {
 		b.WriteString(topServerLine(r.Servers[0]) + "\n")
 	}
 	if err := p.topTable(&b, r, several); err != nil {
@@ -302,7 +302,9 @@ type perServer struct {
 	byText map[string][]int
 }
 
-func newPerServer(label string) *perServer { return &perServer{label: label, byText: map[string][]int{}} }
+func newPerServer(label string) *perServer {
+	return &perServer{label: label, byText: map[string][]int{}}
+}
 
 func (g *perServer) add(server int, text string) {
 	if _, ok := g.byText[text]; !ok {
