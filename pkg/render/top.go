@@ -401,11 +401,11 @@ func topChecks(p *Printer, r TopReport) [][2]string {
 // topCost is the cost line: the reads of /metrics, their bytes, and
 // whether the servers filtered them.
 func topCost(r TopReport) string {
-	per := "2 per server"
+	per := "2 per server: both samples"
 	if r.Refresh > 1 {
-		per = "1 per server (the first sample is the previous refresh's)"
+		per = "1 per server: the first sample is the previous refresh's second"
 	}
-	s := fmt.Sprintf("%d GET /metrics (%s), %s read", r.Cost.Reads, per, byteCount(r.Cost.Bytes))
+	s := fmt.Sprintf("%d GET /metrics for this interval (%s), %s read", r.Cost.Reads, per, byteCount(r.Cost.Bytes))
 	switch {
 	case r.Cost.Bytes == 0 && !r.Cost.Filtered && len(r.Cost.Unfiltered) == 0:
 		s += "; no server answered"

@@ -46,6 +46,9 @@ type Server struct {
 	ReadRequests int `json:"readRequests"`
 
 	rows []*Row
+	// chosen: the rows are the resources asked for (RESOURCE...), not
+	// those with load.
+	chosen bool
 }
 
 // Missing is one family a server does not expose for some column.
@@ -105,6 +108,7 @@ func (s *Server) Build(only []schema.GroupResource) {
 		newest = math.Max(newest, rv[CacheRV])
 	}
 	s.rows = s.rows[:0]
+	s.chosen = len(only) > 0
 	for gr := range grs {
 		r := s.row(gr, a, b)
 		if len(only) == 0 && !r.Active() {
@@ -121,9 +125,10 @@ func (s *Server) Build(only []schema.GroupResource) {
 // Rows are the server's rows of the interval, by name.
 func (s *Server) Rows() []*Row { return s.rows }
 
-// Idle is how many resources the server knows that had no load (not rows).
+// Idle is how many resources the server knows that had no load (not
+// rows); 0 when the rows are the resources asked for.
 func (s *Server) Idle() int {
-	if !s.Answered() {
+	if !s.Answered() || s.chosen {
 		return 0
 	}
 	n := 0
