@@ -4,6 +4,8 @@ package top
 
 import (
 	"context"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -43,6 +45,11 @@ func TestTopLoad(t *testing.T) {
 	}
 	framework.CheckTopLabels(t, cell, raw2)
 	framework.RecordTopMetrics(t, cell, raw1, raw2)
+	human := framework.Run(t, shared.Kubeconfig, time.Minute, "top", "--interval", "3s", "-o", "wide", "widgets.example.com", "configmaps")
+	if human.Code != 0 || !strings.Contains(human.Stdout, "CACHE IN/S") || !regexp.MustCompile(`\nwidgets\.example\.com +5 `).MatchString(human.Stdout) {
+		t.Errorf("top -o wide: exit %d\n%s%s", human.Code, human.Stdout, human.Stderr)
+	}
+	t.Logf("top -o wide:\n%s", human.Stdout)
 	if errs := run.Errs(); len(errs) > 0 {
 		t.Fatalf("the load's own requests failed: %v", errs)
 	}
