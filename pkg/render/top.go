@@ -280,6 +280,9 @@ func Sparkline(values []float64) string {
 
 func (p *Printer) topCallouts(b *strings.Builder, r TopReport) {
 	if len(r.Callouts) == 0 {
+		if len(r.Rows) > 0 {
+			b.WriteString("\n" + p.Style.Header.Sprint("What matters most") + ": nothing stands out in this interval (no watcher closed as too slow, no 410, 429 or 5xx answer, no APF rejection, no list served by storage, no event sent to the watchers)\n")
+		}
 		return
 	}
 	b.WriteString("\n" + p.Style.Header.Sprint("What matters most") + "\n")

@@ -129,15 +129,18 @@ func rowCallouts(row *Row, s *Server, several bool) []Callout {
 }
 
 // leaders are the heaviest rows, called out when fewer problems fill the
-// three places: the most watchers, the most lists from storage.
+// three places: the most watchers (of a resource whose events were sent in
+// the interval), the most lists from storage.
 func leaders(r *Report) []Callout {
 	var out []Callout
 	var most, lists *Row
 	for _, row := range r.Rows {
-		if row.Watchers.V() > 0 && (most == nil || row.Watchers.V() > most.Watchers.V()) {
+		// Watchers matter for the events sent to them: with none in the
+		// interval, the row is no load of note.
+		if row.Watchers.V() > 1 && row.Events.D() > 0 && (most == nil || row.Watchers.V() > most.Watchers.V()) {
 			most = row
 		}
-		if row.ListsStorage.D() > 0 && (lists == nil || row.ListsStorage.PS() > lists.ListsStorage.PS()) {
+		if row.ListsStorage.D() > 0 && row.StorageFetched.D() > 0 && (lists == nil || row.ListsStorage.PS() > lists.ListsStorage.PS()) {
 			lists = row
 		}
 	}

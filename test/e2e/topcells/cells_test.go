@@ -172,9 +172,37 @@ func checkSlowWatcher(t *testing.T, cell framework.Cell, c *framework.Cluster) {
 		if row.Terminated.D() < 1 || res.Code != 13 {
 			t.Errorf("the watch cache closes a watcher that does not read: terminated %s, exit %d (%s)", framework.RowSummary(row), res.Code, res.Stderr)
 		}
+		if cell.Name() == "v1.37/etcd/cache-on" {
+			slowWatcherHuman(t, c)
+		}
 		return
 	}
 	if row.Terminated.Known() || !strings.Contains(row.Terminated.Missing, "watch cache is off") || res.Code != 1 || !strings.Contains(res.Stderr, "could not be checked") {
 		t.Errorf("no watch cache: terminated %q, exit %d (%s); want it named, and the bound not checked (exit 1)", row.Terminated.Missing, res.Code, res.Stderr)
 	}
+}
+
+// slowWatcherHuman: the same again, in the human view (the output
+// docs/top.md shows): the row's CLOSED count and the callout first.
+func slowWatcherHuman(t *testing.T, c *framework.Cluster) {
+	t.Helper()
+	ctx := context.Background()
+	w, err := framework.OpenSlowWatcher(ctx, c.RESTConfig(0), "/api/v1/namespaces/top-slow/configmaps?watch=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	written := make(chan error, 1)
+	go func() {
+		time.Sleep(2 * time.Second)
+		written <- c.WriteBigConfigMaps(ctx, 0, "top-slow", "again", 60, 100_000)
+	}()
+	res := framework.Run(t, c.Kubeconfig, 3*time.Minute, "top", "--once", "--interval", "15s", "configmaps", "widgets.example.com")
+	if err := <-written; err != nil {
+		t.Fatal(err)
+	}
+	if res.Code != 0 || !strings.Contains(res.Stdout, "1. watchers of configmaps closed as too slow: 1 in ") {
+		t.Errorf("human view of a closed watcher: exit %d\n%s%s", res.Code, res.Stdout, res.Stderr)
+	}
+	t.Logf("top, a watcher closed as too slow:\n%s", res.Stdout)
 }
