@@ -27,7 +27,7 @@ const (
 	ExitRVProblem    = 10 // the answer is an Expired or TooLarge resourceVersion error
 	ExitBudget       = 11 // probe: the request budget ran out before the bound was found
 	ExitPartial      = 12 // a run over several targets: some answered, some failed (partial.go)
-	ExitCheck        = 13 // top --check: a bound (--max-watchers, ...) was crossed
+	ExitCheck        = 14 // top --check: a bound (--max-watchers, ...) was crossed
 	// ExitInterrupted: Ctrl-C (SIGINT) or SIGTERM stopped the command; it
 	// printed what it had (a watch its summary) before exiting, as 128+2.
 	ExitInterrupted = 130
@@ -43,7 +43,7 @@ const exitCodesHelp = `Exit codes (stable; docs/exit-codes.md):
   6 401 unauthorized  7 403 forbidden     8 429 throttled
   9 not found         10 Expired or TooLarge resourceVersion
   11 probe budget     12 some targets failed (--servers, --all)
-  13 top --check: a bound was crossed
+  14 top --check: a bound was crossed
   70 internal bug     130 interrupted (Ctrl-C, SIGTERM)`
 
 // exitError carries an exit code with the message.

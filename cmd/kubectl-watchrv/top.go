@@ -82,7 +82,7 @@ stdout is not a terminal it prints one interval and exits. With --servers (or
 --endpoints) every API server is read directly: a row per server and
 resource, and how the watchers and the lists spread across the servers.
 
---check is for CI: it prints one interval and exits 13 when a bound is
+--check is for CI: it prints one interval and exits 14 when a bound is
 crossed (--max-watchers, --max-terminated, --max-storage-list-ratio,
 --max-rejected), naming each; a bound that cannot be checked (its family is
 not exposed) exits 1.
@@ -123,7 +123,7 @@ the families asked for (name[]), older servers send everything.
 	f.BoolVar(&o.Once, "once", false, "Print one interval and exit (also when stdout is not a terminal, with -o json|yaml and with --check)")
 	f.StringVar(&o.Sort, "sort", "watchers", "Sort the rows by: "+top.SortKeysText())
 	f.IntVar(&o.Limit, "limit", 20, "Most rows shown in the table (0: all; -o json|yaml carries every row)")
-	f.BoolVar(&o.Check, "check", false, "Check the --max-* bounds over one interval: exit 13 when one is crossed, naming each")
+	f.BoolVar(&o.Check, "check", false, "Check the --max-* bounds over one interval: exit 14 when one is crossed, naming each")
 	f.StringArrayVar(&o.MaxWatchers, "max-watchers", nil, "With --check: the most watchers of RESOURCE, summed over the servers read (RESOURCE=N, or N for every resource; repeatable)")
 	f.IntVar(&o.MaxTerminated, "max-terminated", -1, "With --check: the most watchers closed as too slow in the interval (every resource and server)")
 	f.Float64Var(&o.MaxStorageListRatio, "max-storage-list-ratio", -1, "With --check: the most objects a resource's storage lists may read per object they return, over the interval")

@@ -245,7 +245,7 @@ func (o *TopOptions) kindResources() top.KindResources {
 	}
 }
 
-// topExit is the exit code of one printed interval: a crossed bound (13)
+// topExit is the exit code of one printed interval: a crossed bound (14)
 // first, then the partial-failure rule of every run over several targets,
 // then a bound that could not be checked (1).
 func (o *TopOptions) topExit(r *top.Report, errs []error) error {

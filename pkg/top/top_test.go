@@ -1,7 +1,9 @@
 package top
 
 import (
+	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -317,4 +319,40 @@ func TestIntervalV13014NoCache(t *testing.T) {
 	if !found {
 		t.Errorf("callouts %+v", r.Callouts)
 	}
+}
+
+// Every recording (each cell of the matrix recorded under the same load):
+// the 5 watches of widgets, events sent to them, and the watch cache's
+// columns known exactly where the cell has a watch cache.
+func TestEveryRecording(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.1.metrics.txt")
+	if err != nil || len(files) < 4 {
+		t.Fatalf("recordings: %v %v", files, err)
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".1.metrics.txt")
+		t.Run(name, func(t *testing.T) {
+			a, _ := recorded(t, name+".1", kubeKinds)
+			b, _ := recorded(t, name+".2", kubeKinds)
+			t0 := time.Now()
+			s := &Server{Index: 1, First: &Sample{At: t0, Values: a}, Second: &Sample{At: t0.Add(5 * time.Second), Values: b}}
+			s.Build([]schema.GroupResource{widgets, configmaps})
+			w := rowOf(t, s, widgets)
+			if !strings.HasPrefix(name, s.Version+"-") || w.Watchers.V() != 5 || w.Events.D() <= 0 || !w.EventBytes.Known() {
+				t.Errorf("version %q, widgets %s", s.Version, rowText(w))
+			}
+			cached := strings.HasSuffix(name, "cache-on")
+			if w.CacheReceived.Known() != cached || w.Terminated.Known() != cached || w.Capacity.Known() != cached {
+				t.Errorf("watch cache %v, widgets %s", cached, rowText(w))
+			}
+			if c := rowOf(t, s, configmaps); c.Lists() <= 0 || !c.ListsStorage.Known() {
+				t.Errorf("configmaps lists %v", c.Lists())
+			}
+		})
+	}
+}
+
+func rowText(r *Row) string {
+	b, _ := json.Marshal(r)
+	return string(b)
 }

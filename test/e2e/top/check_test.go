@@ -14,7 +14,7 @@ import (
 	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
 )
 
-// TestTopCheckWatchers: --check exits 13 naming the bound when a
+// TestTopCheckWatchers: --check exits 14 naming the bound when a
 // resource has more watchers than --max-watchers, and 0 when it has not.
 func TestTopCheckWatchers(t *testing.T) {
 	ctx := context.Background()
@@ -24,8 +24,8 @@ func TestTopCheckWatchers(t *testing.T) {
 	}
 	defer run.Stop()
 	r, res := framework.RunTopJSON(t, shared.Kubeconfig, "--interval", "1s", "--check", "--max-watchers", "widgets.example.com=4", "--max-terminated", "0")
-	if res.Code != 13 || !strings.Contains(res.Stderr, "--max-watchers widgets.example.com=4: widgets.example.com: 5 watchers") {
-		t.Errorf("5 watchers over a bound of 4: exit %d, stderr %q; want 13 naming the bound", res.Code, res.Stderr)
+	if res.Code != 14 || !strings.Contains(res.Stderr, "--max-watchers widgets.example.com=4: widgets.example.com: 5 watchers") {
+		t.Errorf("5 watchers over a bound of 4: exit %d, stderr %q; want 14 naming the bound", res.Code, res.Stderr)
 	}
 	if len(r.Checks) != 2 || !r.Checks[0].Crossed || *r.Checks[0].Value != 5 || r.Checks[1].Crossed || !r.Checks[1].Checked() {
 		t.Errorf("checks %+v", r.Checks)
@@ -38,7 +38,7 @@ func TestTopCheckWatchers(t *testing.T) {
 
 // TestTopCheckRejected: requests API Priority and Fairness rejects show
 // by priority level and flow schema, as 429 answers of their resource,
-// and cross --max-rejected 0 (exit 13).
+// and cross --max-rejected 0 (exit 14).
 func TestTopCheckRejected(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -62,8 +62,8 @@ func TestTopCheckRejected(t *testing.T) {
 	}()
 	time.Sleep(time.Second)
 	r, res := framework.RunTopJSON(t, shared.Kubeconfig, "--interval", "3s", "--check", "--max-rejected", "0", "configmaps")
-	if res.Code != 13 || !strings.Contains(res.Stderr, "--max-rejected 0") {
-		t.Errorf("exit %d, stderr %q: want 13 naming --max-rejected", res.Code, res.Stderr)
+	if res.Code != 14 || !strings.Contains(res.Stderr, "--max-rejected 0") {
+		t.Errorf("exit %d, stderr %q: want 14 naming --max-rejected", res.Code, res.Stderr)
 	}
 	s := r.Servers[0]
 	found := false

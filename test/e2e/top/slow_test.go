@@ -14,7 +14,7 @@ import (
 // TestTopSlowWatcherTerminated: a client that stops reading a watch of
 // configmaps while they are written is closed by the watch cache, and top
 // counts it, calls it out, names the resource, and --check
-// --max-terminated 0 exits 13.
+// --max-terminated 0 exits 14.
 func TestTopSlowWatcherTerminated(t *testing.T) {
 	ctx := context.Background()
 	_, ns := framework.Namespace(t, shared, "top-slow")
@@ -37,8 +37,8 @@ func TestTopSlowWatcherTerminated(t *testing.T) {
 	if row == nil || !row.Terminated.Known() || row.Terminated.D() < 1 {
 		t.Fatalf("top counts no watcher closed as too slow: %s\nstderr: %s", framework.RowSummary(row), res.Stderr)
 	}
-	if res.Code != 13 || !strings.Contains(res.Stderr, "--max-terminated 0: configmaps 1") {
-		t.Errorf("--check --max-terminated 0: exit %d, stderr %q: want 13 naming the bound and configmaps", res.Code, res.Stderr)
+	if res.Code != 14 || !strings.Contains(res.Stderr, "--max-terminated 0: configmaps 1") {
+		t.Errorf("--check --max-terminated 0: exit %d, stderr %q: want 14 naming the bound and configmaps", res.Code, res.Stderr)
 	}
 	if len(r.Callouts) == 0 || r.Callouts[0].Kind != "terminated" || !strings.Contains(r.Callouts[0].What, "watchers of configmaps closed as too slow") {
 		t.Errorf("the first callout is not the closed watcher: %+v", r.Callouts)

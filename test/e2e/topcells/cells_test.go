@@ -69,7 +69,7 @@ var load = framework.Load{Informers: 3, RawWatches: 2, ListsPerSecond: 4, Object
 // TestTopCells: on every cell, top reports exactly the watchers opened and
 // the events, lists and storage reads within what the interval allows;
 // names each family the cell does not expose; --check
-// --max-storage-list-ratio exits 13 where the selected lists read storage;
+// --max-storage-list-ratio exits 14 where the selected lists read storage;
 // and a watcher too slow to read shows as closed where the watch cache
 // closes it (the cells with a watch cache), named as not exposed where
 // there is none.
@@ -107,7 +107,7 @@ func TestTopCells(t *testing.T) {
 
 // checkRatio: where the lists were served by storage (every object of the
 // namespace read for the few selected: 40 for 4, a ratio of 10), --check
-// --max-storage-list-ratio 5 exits 13 and the lists are called out, with
+// --max-storage-list-ratio 5 exits 14 and the lists are called out, with
 // the cell's reason; where the watch cache served them, it passes.
 func checkRatio(t *testing.T, cell framework.Cell, r *top.Report, res framework.Result, cms *top.Row) {
 	t.Helper()
@@ -120,8 +120,8 @@ func checkRatio(t *testing.T, cell framework.Cell, r *top.Report, res framework.
 		}
 		return
 	}
-	if res.Code != 13 || !strings.Contains(res.Stderr, "--max-storage-list-ratio 5: configmaps: ") {
-		t.Errorf("storage lists read 10 objects per object returned: exit %d, stderr %q; want 13 naming the bound", res.Code, res.Stderr)
+	if res.Code != 14 || !strings.Contains(res.Stderr, "--max-storage-list-ratio 5: configmaps: ") {
+		t.Errorf("storage lists read 10 objects per object returned: exit %d, stderr %q; want 14 naming the bound", res.Code, res.Stderr)
 	}
 	var found bool
 	for _, co := range r.Callouts {
@@ -169,7 +169,7 @@ func checkSlowWatcher(t *testing.T, cell framework.Cell, c *framework.Cluster) {
 		t.Fatal("no configmaps row")
 	}
 	if cell.WatchCache {
-		if row.Terminated.D() < 1 || res.Code != 13 {
+		if row.Terminated.D() < 1 || res.Code != 14 {
 			t.Errorf("the watch cache closes a watcher that does not read: terminated %s, exit %d (%s)", framework.RowSummary(row), res.Code, res.Stderr)
 		}
 		if cell.Name() == "v1.37/etcd/cache-on" {
