@@ -103,3 +103,12 @@ func minorOf(s string) int {
 	}
 	return n
 }
+
+// rvReadsCountAsLists: on these minors the watch cache reads etcd's
+// current RV (before a consistent list it serves, or a watch it starts at
+// the current RV) with a storage list of no object, counted in
+// apiserver_storage_list_total (k8s.io/apiserver v0.33.13 to v0.36.3,
+// etcd3 store.GetCurrentResourceVersion calls GetList; v0.37.2 reads the
+// revision with a Get, not counted; v0.30.14 serves consistent lists from
+// storage).
+func rvReadsCountAsLists(minor int) bool { return minor >= 33 && minor <= 36 }

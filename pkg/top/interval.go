@@ -29,6 +29,10 @@ type Server struct {
 	// "sent" (the bytes written to each watcher) or "encoded" (before
 	// v1.34: each event's object once per encoding, shared by watchers).
 	EventBytes string `json:"eventBytes,omitempty"`
+	// CurrentRVReads: the server's watch cache reads etcd's current RV with
+	// a storage list of no object, so listsFromStorage counts those reads
+	// too (v1.33 to v1.36; one per consistent list it serves).
+	CurrentRVReads bool `json:"currentRVReadsCountedAsStorageLists,omitempty"`
 	// Missing names each family the server does not expose (or could not
 	// be read), and why.
 	Missing []Missing `json:"missing"`
@@ -83,6 +87,7 @@ func (s *Server) Build(only []schema.GroupResource) {
 			unixTime(*a.ProcessStart), unixTime(*b.ProcessStart))
 	}
 	s.Missing = b.missingFamilies()
+	s.CurrentRVReads = b.AnyCache() && rvReadsCountAsLists(b.Minor)
 	s.EventBytes = "sent"
 	if b.EventBytesEncoded {
 		s.EventBytes = "encoded"

@@ -105,8 +105,9 @@ func TestTopCells(t *testing.T) {
 	})
 }
 
-// checkRatio: where the lists were served by storage (every object of the
-// namespace read for the few selected: 40 for 4, a ratio of 10), --check
+// checkRatio: where the lists were served by storage (they read objects:
+// every object of the namespace for the few selected, 40 for 4, a ratio of
+// 10), --check
 // --max-storage-list-ratio 5 exits 14 and the lists are called out, with
 // the cell's reason; where the watch cache served them, it passes.
 func checkRatio(t *testing.T, cell framework.Cell, r *top.Report, res framework.Result, cms *top.Row) {
@@ -114,7 +115,7 @@ func checkRatio(t *testing.T, cell framework.Cell, r *top.Report, res framework.
 	if cms == nil {
 		return
 	}
-	if cms.ListsStorage.D() == 0 {
+	if cms.StorageFetched.D() == 0 {
 		if res.Code != 0 {
 			t.Errorf("no storage list, ratio within bounds: exit %d, %s", res.Code, res.Stderr)
 		}
