@@ -28,7 +28,7 @@ type Server struct {
 	// EventBytes is what the eventBytes column counts on this server:
 	// "sent" (the bytes written to each watcher) or "encoded" (before
 	// v1.34: each event's object once per encoding, shared by watchers).
-	EventBytes string `json:"eventBytes,omitempty"`
+	EventBytes string `json:"eventBytesMeasure,omitempty"`
 	// CurrentRVReads: the server's watch cache reads etcd's current RV with
 	// a storage list of no object, so listsFromStorage counts those reads
 	// too (v1.33 to v1.36; one per consistent list it serves).

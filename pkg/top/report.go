@@ -25,7 +25,7 @@ type Report struct {
 	Callouts  []Callout  `json:"callouts"`
 	Imbalance *Imbalance `json:"imbalance,omitempty"`
 	Checks    []Check    `json:"checks,omitempty"`
-	Cost      Cost       `json:"cost"`
+	Cost      Cost       `json:"metricsCost"`
 }
 
 // Cost is what the interval's reads of /metrics cost.
