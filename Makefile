@@ -11,13 +11,14 @@ E2E_FLAGS  ?= -count=1 -timeout 40m -p 4 -parallel 4 -vet=off
 # The e2e packages of make test, the longest first, so that four at a time
 # end together. E2E_LONG_PKGS are the ones whose time goes into waiting out
 # real timeouts and restarts (a hung server's 45 s health check, informers
-# outliving a watch cache window, make serve killed three ways): make
+# outliving a watch cache window, make serve killed three ways; top on
+# every cell of the matrix and across a restart): make
 # test-long runs them, and CI (.ci/run) runs both. A package in neither
 # list is caught by e2e-pkgs-check (part of make unit); test/e2e/krew runs
 # in make release-check (every platform, this one included).
 E2E_PKGS      := ./test/e2e/matrix ./test/e2e/probe ./test/e2e/proof ./test/e2e/watch ./test/e2e/ha ./test/e2e/docs \
-                 ./test/e2e/clients ./test/e2e/list ./test/e2e/streaming ./test/e2e/security ./test/e2e/aggregated ./test/e2e/framework
-E2E_LONG_PKGS := ./test/e2e/informerlog ./test/e2e/faults ./test/e2e/demo ./test/e2e/bounds ./test/e2e/explain
+                 ./test/e2e/clients ./test/e2e/list ./test/e2e/streaming ./test/e2e/top ./test/e2e/security ./test/e2e/aggregated ./test/e2e/framework
+E2E_LONG_PKGS := ./test/e2e/informerlog ./test/e2e/faults ./test/e2e/demo ./test/e2e/topcells ./test/e2e/bounds ./test/e2e/explain
 # ... and these tests of make test's packages, each of which restarts an
 # API server of its own (make test skips them, make test-long runs them).
 E2E_LONG_TESTS := TestCaptureWatchStreams|TestWatchExpiredAfterWatchCacheRestart|TestWatchFollowSurvivesRestartAndReportsTheGap|TestProbeWatchCacheAfterRestart|TestProbeMetricsAfterEvictionBeforeGrowth

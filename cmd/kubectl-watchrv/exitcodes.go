@@ -32,6 +32,7 @@ const (
 	// past the limit of its kind, a paged list that never ends): the
 	// server, or what is in front of it, is broken or hostile.
 	ExitUnbounded = 13
+	ExitCheck     = 14 // top --check: a bound (--max-watchers, ...) was crossed
 	// ExitInterrupted: Ctrl-C (SIGINT) or SIGTERM stopped the command; it
 	// printed what it had (a watch its summary) before exiting, as 128+2.
 	ExitInterrupted = 130
@@ -48,6 +49,7 @@ const exitCodesHelp = `Exit codes (stable; docs/exit-codes.md):
   9 not found         10 Expired or TooLarge resourceVersion
   11 probe budget     12 some targets failed (--servers, --all)
   13 answer too large or endless (a body past its limit, a list that never ends)
+  14 top --check: a bound was crossed
   70 internal bug     130 interrupted (Ctrl-C, SIGTERM)`
 
 // exitError carries an exit code with the message.

@@ -25,6 +25,8 @@ var flagNamesLeft = map[string]string{
 	// and --watch-cache-sizes mirror by name (so that they can be pasted).
 	"pkg/diagnose/advice.go: --watch-cache":       "the API server's flag",
 	"pkg/diagnose/advice.go: --watch-cache-sizes": "the API server's flag",
+	"pkg/top/callouts.go: --watch-cache":          "the API server's flag",
+	"pkg/top/callouts.go: --watch-cache-sizes":    "the API server's flag",
 	// The verdict of diagnose.Check, printed whole by -o json.
 	"pkg/diagnose/check.go: --rv": "verdict text of the JSON check",
 	// follow.StalledError: its file is being reworked by another change.

@@ -110,6 +110,7 @@ version", or a list says "Too large resource version". It only reads
 		newProbeCommand(o),
 		newStreamingCommand(o),
 		newClientsCommand(o),
+		newTopCommand(o),
 		newExplainErrorCommand(o),
 		newVersionCommand(o),
 		newCompletionCommand(o),

@@ -1,0 +1,314 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/watchrv/kubectl-watchrv/internal/text"
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
+	"github.com/watchrv/kubectl-watchrv/pkg/render"
+	"github.com/watchrv/kubectl-watchrv/pkg/servers"
+	"github.com/watchrv/kubectl-watchrv/pkg/suggest"
+	"github.com/watchrv/kubectl-watchrv/pkg/sweep"
+	"github.com/watchrv/kubectl-watchrv/pkg/top"
+)
+
+// historyLength is how many intervals a row's sparkline shows.
+const historyLength = 20
+
+// sampled is one server's read of one refresh.
+type sampled struct {
+	sample *top.Sample
+	err    error
+}
+
+// Run reads every server's /metrics, --interval apart, and prints each
+// interval: once, or refreshing on a terminal until Ctrl-C.
+func (o *TopOptions) Run(ctx context.Context) error {
+	p := o.Printer(o.Output)
+	if ns := o.ConfigFlags.Namespace; ns != nil && *ns != "" {
+		p.Warnf("top counts every namespace: /metrics counts per resource type, not per namespace (-n %s is not applied)", text.Echo(*ns))
+	}
+	fleet, found, err := o.topFleet(ctx)
+	if err != nil {
+		return err
+	}
+	only, err := o.topResources(ctx)
+	if err != nil {
+		return err
+	}
+	bounds, err := o.topBounds(ctx)
+	if err != nil {
+		return err
+	}
+	once := o.once(p)
+	kinds := o.kindResources()
+	history := top.NewHistory(historyLength)
+	next := time.Now()
+	prev := readFleet(ctx, fleet, kinds)
+	for refresh := 1; ; refresh++ {
+		next = next.Add(o.Interval)
+		if err := sleepUntil(ctx, next); err != nil {
+			return err
+		}
+		cur := readFleet(ctx, fleet, kinds)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		reads := 1
+		if refresh == 1 {
+			reads = 2
+		}
+		srvs, errs := buildServers(fleet, prev, cur, only, reads)
+		report := top.Assemble(srvs, o.Interval, o.Sort, refresh)
+		if o.Check {
+			report.Checks = top.CheckBounds(report, bounds)
+			for i := range report.Checks {
+				report.Checks[i].Flag = checkFlag(report.Checks[i])
+			}
+		}
+		if refresh == 1 && len(srvs) == 1 && errs[0] != nil {
+			// One server, not read: the error says it all.
+			return o.topExit(report, errs)
+		}
+		o.suggestProbes(report)
+		history.Add(report)
+		if err := p.Top(render.TopReport{Report: report, Discovery: found, History: history, Live: !once, Clear: !once, Limit: o.Limit}); err != nil {
+			return err
+		}
+		if once || (refresh == 1 && allFailed(errs)) {
+			return o.topExit(report, errs)
+		}
+		prev = cur
+	}
+}
+
+// topFleet is the servers read: every server (--servers, --endpoints), or
+// the kubeconfig's.
+func (o *TopOptions) topFleet(ctx context.Context) (*servers.Fleet, *servers.Found, error) {
+	if o.serversOn() {
+		fleet, err := o.findServers(ctx, &o.serversFlags, apiclient.NewBudget(0, 0))
+		if err != nil {
+			return nil, nil, err
+		}
+		return fleet, &fleet.Found, nil
+	}
+	cfg, err := o.restConfig()
+	if err != nil {
+		return nil, nil, err
+	}
+	client, err := o.Client()
+	if err != nil {
+		return nil, nil, err
+	}
+	return &servers.Fleet{Members: []servers.Member{{Endpoint: text.RedactURL(cfg.Host), Client: client}}}, nil, nil
+}
+
+// readFleet reads every server's /metrics at once (top.Read, one GET each).
+func readFleet(ctx context.Context, fleet *servers.Fleet, kinds top.KindResources) []sampled {
+	out := make([]sampled, len(fleet.Members))
+	fleet.Each(ctx, apiclient.NewBudget(0, 0), 0, func(i int, m servers.Member, _ *apiclient.Budget) {
+		s, err := top.Read(ctx, m.Client, kinds)
+		out[i] = sampled{sample: s, err: err}
+	}, func(i int, m servers.Member) {
+		out[i] = sampled{err: m.Err}
+	})
+	return out
+}
+
+// buildServers pairs each server's two reads into its interval; errs are
+// the failures by server (nil where both reads were answered).
+func buildServers(fleet *servers.Fleet, prev, cur []sampled, only []schema.GroupResource, reads int) ([]*top.Server, []error) {
+	out := make([]*top.Server, len(fleet.Members))
+	errs := make([]error, len(fleet.Members))
+	for i, m := range fleet.Members {
+		s := &top.Server{Index: i + 1, Endpoint: m.Endpoint, First: prev[i].sample, Second: cur[i].sample, ReadRequests: reads}
+		err := cur[i].err
+		if err == nil {
+			err = prev[i].err
+		}
+		if err != nil {
+			errs[i] = err
+			s.Err, s.Reason = text.OneLine(err.Error()), sweep.Reason(err)
+			s.First, s.Second = nil, nil
+			if fleet.Members[i].Client == nil {
+				s.ReadRequests = 0
+			}
+		}
+		s.Build(only)
+		out[i] = s
+	}
+	return out, errs
+}
+
+// allFailed: no server was read (a live view that can show nothing ends).
+func allFailed(errs []error) bool {
+	for _, err := range errs {
+		if err == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// sleepUntil waits until t or the end of ctx.
+func sleepUntil(ctx context.Context, t time.Time) error {
+	d := time.Until(t)
+	if d <= 0 {
+		return ctx.Err()
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return nil
+	}
+}
+
+// topResources resolves RESOURCE... through discovery.
+func (o *TopOptions) topResources(ctx context.Context) ([]schema.GroupResource, error) {
+	var out []schema.GroupResource
+	for _, arg := range o.resources {
+		r, err := o.resolveResource(ctx, arg)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r.GVR.GroupResource())
+	}
+	return out, nil
+}
+
+// topBounds resolves the --check bounds.
+func (o *TopOptions) topBounds(ctx context.Context) (top.Bounds, error) {
+	b := top.Bounds{Watchers: map[string]top.WatcherBound{}}
+	for _, w := range o.watchers {
+		wb := top.WatcherBound{Given: w.resource, Max: w.max}
+		if w.resource != "" {
+			r, err := o.resolveResource(ctx, w.resource)
+			if err != nil {
+				return b, err
+			}
+			wb.GR = r.GVR.GroupResource()
+		}
+		b.Watchers[w.resource] = wb
+	}
+	if o.MaxTerminated >= 0 {
+		b.Terminated = ptrFloat(float64(o.MaxTerminated))
+	}
+	if o.MaxStorageListRatio >= 0 {
+		b.StorageListRatio = ptrFloat(o.MaxStorageListRatio)
+	}
+	if o.MaxRejected >= 0 {
+		b.Rejected = ptrFloat(float64(o.MaxRejected))
+	}
+	return b, nil
+}
+
+func ptrFloat(f float64) *float64 { return &f }
+
+// kindResources maps a watch event's kind to its resource through
+// cli-runtime's RESTMapper (kubectl's discovery cache), built on first use:
+// only servers before v1.34 label watch events by kind.
+func (o *TopOptions) kindResources() top.KindResources {
+	var (
+		once   sync.Once
+		mapper meta.RESTMapper
+		mu     sync.Mutex
+		known  = map[schema.GroupKind]string{}
+	)
+	return func(group, kind string) (string, bool) {
+		once.Do(func() { mapper, _ = o.ConfigFlags.ToRESTMapper() })
+		if mapper == nil {
+			return "", false
+		}
+		gk := schema.GroupKind{Group: group, Kind: kind}
+		mu.Lock()
+		defer mu.Unlock()
+		if r, ok := known[gk]; ok {
+			return r, r != ""
+		}
+		m, err := mapper.RESTMapping(gk)
+		r := ""
+		if err == nil {
+			r = m.Resource.Resource
+		}
+		known[gk] = r
+		return r, r != ""
+	}
+}
+
+// topExit is the exit code of one printed interval: a crossed bound (14)
+// first, then the partial-failure rule of every run over several targets,
+// then a bound that could not be checked (1).
+func (o *TopOptions) topExit(r *top.Report, errs []error) error {
+	var crossed, unchecked []string
+	for _, c := range r.Checks {
+		switch {
+		case !c.Checked():
+			unchecked = append(unchecked, c.Flag+" ("+c.Note+")")
+		case c.Crossed:
+			crossed = append(crossed, fmt.Sprintf("%s: %s", c.Flag, c.Where))
+		}
+	}
+	if len(crossed) > 0 {
+		return withCode(ExitCheck, fmt.Errorf("--check: %d bound(s) crossed: %s", len(crossed), strings.Join(crossed, "; ")))
+	}
+	var failures []sweep.Failure
+	for i, err := range errs {
+		if err != nil {
+			failures = append(failures, sweep.Failure{Name: fmt.Sprintf("server %d %s", i+1, r.Servers[i].Endpoint), Err: err})
+		}
+	}
+	if len(r.Servers) == 1 && len(failures) == 1 {
+		return o.metricsError(failures[0].Err)
+	}
+	if err := sweep.Partial("API servers", len(r.Servers), failures); err != nil {
+		return err
+	}
+	if len(unchecked) > 0 {
+		return withCode(ExitFailure, fmt.Errorf("--check: %d bound(s) could not be checked: %s", len(unchecked), strings.Join(unchecked, "; ")))
+	}
+	return nil
+}
+
+// checkFlag is a bound as the user gave it: "--max-watchers services=320".
+func checkFlag(c top.Check) string {
+	max := strconv.FormatFloat(c.Max, 'f', -1, 64)
+	if c.Resource != "" {
+		max = c.Resource + "=" + max
+	}
+	return "--max-" + c.Bound + " " + max
+}
+
+// metricsError is a failed read of /metrics in the plugin's words.
+func (o *TopOptions) metricsError(err error) error {
+	if diagnose.ClassifyFailure(err) == diagnose.FailureForbidden {
+		return withCode(ExitForbidden, fmt.Errorf(`%w: top reads GET /metrics, which needs a ClusterRole with nonResourceURLs ["/metrics"], verbs ["get"], bound to this user`, err))
+	}
+	return o.requestError(err, "get", "/metrics")
+}
+
+// suggestProbes sets the command of each callout a probe answers: a probe
+// of its resource in every namespace (top counts them all), in the user's
+// context (pkg/suggest).
+func (o *TopOptions) suggestProbes(r *top.Report) {
+	for i := range r.Callouts {
+		c := &r.Callouts[i]
+		if !c.Probe || c.Resource == "" {
+			continue
+		}
+		if l, err := o.suggest.Command("probe", c.Resource, suggest.Scope{AllNamespaces: true}); err == nil {
+			c.Command = l.String()
+		}
+	}
+}

@@ -1,0 +1,155 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The lines under top's table: what a column counts on some server, APF's
+// rejections, the families not exposed, the --check bounds and the cost.
+
+// topEventBytes says, for servers whose bytes are not the bytes sent, what
+// the BYTES/S column counts there.
+func topEventBytes(r TopReport) [][2]string {
+	g := newPerServer("BYTES/S")
+	lists := newPerServer("LISTS/S STORAGE")
+	for _, s := range r.Servers {
+		if s.EventBytes == "encoded" {
+			g.add(s.Index, fmt.Sprintf("encoded, not sent: this server (%s) labels watch events by kind, and its apiserver_watch_events_sizes measures each event's object once per encoding, shared by the watchers that get it, not the bytes written to each watcher", s.Version))
+		}
+		if s.CurrentRVReads {
+			lists.add(s.Index, fmt.Sprintf("includes the watch cache's reads of etcd's current RV: this server (%s) makes one, a storage list that reads no object, before each consistent list the cache serves (and each watch it starts at the current RV)", s.Version))
+		}
+	}
+	several := len(r.Servers) > 1
+	return append(g.lines(several), lists.lines(several)...)
+}
+
+func topAPF(r TopReport) [][2]string {
+	g := newPerServer("APF rejected")
+	for _, s := range r.Servers {
+		if !s.Answered() || s.APF == nil {
+			continue // not read, or named under "Not exposed"
+		}
+		if len(s.APF) == 0 {
+			g.add(s.Index, "none in the interval")
+			continue
+		}
+		var parts []string
+		for _, a := range s.APF {
+			parts = append(parts, fmt.Sprintf("%s: %s (flow schema %s, %s)", a.PriorityLevel, countCell(a.Rejected), a.FlowSchema, a.Reason))
+		}
+		g.add(s.Index, strings.Join(parts, "; "))
+	}
+	return g.lines(len(r.Servers) > 1)
+}
+
+func topMissing(r TopReport) [][2]string {
+	g := newPerServer("Not exposed (n/a)")
+	for _, s := range r.Servers {
+		if len(s.Missing) == 0 && len(s.Unmapped) == 0 {
+			continue
+		}
+		var parts []string
+		for _, m := range s.Missing {
+			parts = append(parts, m.Family+": "+m.Reason)
+		}
+		if len(s.Unmapped) > 0 {
+			parts = append(parts, "series not tied to a resource (left out): "+strings.Join(s.Unmapped, ", "))
+		}
+		g.add(s.Index, strings.Join(parts, "; "))
+	}
+	return g.lines(len(r.Servers) > 1)
+}
+
+func topChecks(p *Printer, r TopReport) [][2]string {
+	var out [][2]string
+	for _, c := range r.Checks {
+		var v string
+		switch {
+		case !c.Checked():
+			v = p.Style.Warn.Sprint("NOT CHECKED") + ": " + c.Note
+		case c.Crossed:
+			v = p.Style.Bad.Sprint("CROSSED") + fmt.Sprintf(": %s > %s", fmtNum(*c.Value), fmtNum(c.Max))
+		default:
+			v = p.Style.Good.Sprint("ok") + fmt.Sprintf(": %s <= %s", fmtNum(*c.Value), fmtNum(c.Max))
+		}
+		if c.Where != "" {
+			v += " (" + c.Where + ")"
+		}
+		out = append(out, [2]string{"Check " + c.Flag, v})
+	}
+	return out
+}
+
+// topCost is the cost line: the reads of /metrics, their bytes, and
+// whether the servers filtered them.
+func topCost(r TopReport) string {
+	per := "2 per server: both samples"
+	if r.Refresh > 1 {
+		per = "1 per server: the first sample is the previous refresh's second"
+	}
+	s := fmt.Sprintf("%d GET /metrics for this interval (%s), %s read", r.Cost.Reads, per, byteCount(r.Cost.Bytes))
+	switch {
+	case r.Cost.Bytes == 0 && !r.Cost.Filtered && len(r.Cost.Unfiltered) == 0:
+		s += "; no server answered"
+	case r.Cost.Filtered:
+		s += fmt.Sprintf("; filtered by name[]: the server(s) sent only the %d families top asks for", r.Cost.Families)
+	default:
+		s += fmt.Sprintf("; server(s) %s ignore the name[] filter (it needs kube-apiserver v1.37: client_golang v1.24) and send every family: top keeps the %d it needs", joinIndexes(r.Cost.Unfiltered), r.Cost.Families)
+	}
+	return s
+}
+
+func joinIndexes(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, ", ")
+}
+
+func byteCount(n int64) string {
+	switch {
+	case n >= 1e6:
+		return fmt.Sprintf("%.2f MB", float64(n)/1e6)
+	case n >= 1e3:
+		return fmt.Sprintf("%.1f KB", float64(n)/1e3)
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// perServer groups one line per server: servers with the same text share
+// one line ("APF rejected, servers 1, 2, 3").
+type perServer struct {
+	label  string
+	order  []string
+	byText map[string][]int
+}
+
+func newPerServer(label string) *perServer {
+	return &perServer{label: label, byText: map[string][]int{}}
+}
+
+func (g *perServer) add(server int, text string) {
+	if _, ok := g.byText[text]; !ok {
+		g.order = append(g.order, text)
+	}
+	g.byText[text] = append(g.byText[text], server)
+}
+
+func (g *perServer) lines(several bool) [][2]string {
+	var out [][2]string
+	for _, text := range g.order {
+		label := g.label
+		if several {
+			ss := g.byText[text]
+			label = fmt.Sprintf("%s, server %s", g.label, joinIndexes(ss))
+			if len(ss) > 1 {
+				label = fmt.Sprintf("%s, servers %s", g.label, joinIndexes(ss))
+			}
+		}
+		out = append(out, [2]string{label, text})
+	}
+	return out
+}

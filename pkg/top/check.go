@@ -1,0 +1,241 @@
+package top
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Bounds are the --check limits (nil: not set).
+type Bounds struct {
+	// Watchers: per resource, the most watchers summed over the servers
+	// measured; the key "" bounds every resource.
+	Watchers map[string]WatcherBound
+	// Terminated: the most watchers closed as too slow in the interval,
+	// every resource and server together.
+	Terminated *float64
+	// StorageListRatio: the most objects a resource's storage lists may
+	// read per object returned in the interval, on any server.
+	StorageListRatio *float64
+	// Rejected: the most APF rejections in the interval, every server.
+	Rejected *float64
+}
+
+// WatcherBound is one --max-watchers: the resource as given, resolved.
+type WatcherBound struct {
+	Given string
+	GR    schema.GroupResource
+	Max   float64
+}
+
+// Set reports whether any bound is given.
+func (b Bounds) Set() bool {
+	return len(b.Watchers) > 0 || b.Terminated != nil || b.StorageListRatio != nil || b.Rejected != nil
+}
+
+// ParseWatcherBound reads one --max-watchers value: RESOURCE=N, or N for
+// every resource. The resource is resolved later (discovery).
+func ParseWatcherBound(s string) (resource string, max float64, err error) {
+	res, n, found := strings.Cut(s, "=")
+	if !found {
+		res, n = "", s
+	}
+	res = strings.TrimSpace(res)
+	if found && res == "" {
+		return "", 0, errors.New("the resource before = is empty")
+	}
+	v, err := strconv.ParseUint(strings.TrimSpace(n), 10, 32)
+	if err != nil {
+		return "", 0, fmt.Errorf("%q is not a count of watchers", n)
+	}
+	return res, float64(v), nil
+}
+
+// The bounds a Check checks.
+const (
+	BoundWatchers         = "watchers"
+	BoundTerminated       = "terminated"
+	BoundStorageListRatio = "storage-list-ratio"
+	BoundRejected         = "rejected"
+)
+
+// Check is one bound checked against the interval.
+type Check struct {
+	// Bound is what is bounded (BoundWatchers, ...), of Resource as given
+	// ("" every resource); Flag is the bound as the user gave it (set by
+	// the command).
+	Bound    string  `json:"bound"`
+	Resource string  `json:"resource,omitempty"`
+	Flag     string  `json:"flag,omitempty"`
+	Max      float64 `json:"max"`
+	// Value is the measured value (nil: could not be checked, see Note).
+	Value *float64 `json:"value,omitempty"`
+	// Crossed: Value is above Max.
+	Crossed bool   `json:"crossed"`
+	Where   string `json:"where,omitempty"`
+	Note    string `json:"note,omitempty"`
+}
+
+// Checked reports whether the bound could be checked.
+func (c Check) Checked() bool { return c.Value != nil }
+
+// CheckBounds checks b against r's interval.
+func CheckBounds(r *Report, b Bounds) []Check {
+	var out []Check
+	keys := make([]string, 0, len(b.Watchers))
+	for k := range b.Watchers {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		out = append(out, checkWatchers(r, b.Watchers[k]))
+	}
+	if b.Terminated != nil {
+		out = append(out, checkSum(r, BoundTerminated, *b.Terminated, func(row *Row) Rate { return row.Terminated }))
+	}
+	if b.StorageListRatio != nil {
+		out = append(out, checkRatio(r, *b.StorageListRatio))
+	}
+	if b.Rejected != nil {
+		out = append(out, checkRejected(r, *b.Rejected))
+	}
+	return out
+}
+
+// unanswered names the servers whose interval has no rates.
+func unanswered(r *Report) []int {
+	var out []int
+	for _, s := range r.Servers {
+		if !s.Answered() || s.Restarted {
+			out = append(out, s.Index)
+		}
+	}
+	return out
+}
+
+func notChecked(c Check, servers []int) Check {
+	c.Note = fmt.Sprintf("not checked on server(s) %s: no interval measured there", joinInts(servers))
+	return c
+}
+
+func checkWatchers(r *Report, wb WatcherBound) Check {
+	c := Check{Bound: BoundWatchers, Resource: wb.Given, Max: wb.Max}
+	if un := unanswered(r); len(un) > 0 {
+		return notChecked(c, un)
+	}
+	per := map[string]float64{}
+	for _, row := range r.Rows {
+		if wb.Given != "" && row.GR() != wb.GR {
+			continue
+		}
+		if !row.Watchers.Known() {
+			c.Note = fmt.Sprintf("not checked: server %d: %s", row.Server, row.Watchers.Missing)
+			return c
+		}
+		per[row.Name()] += row.Watchers.V()
+	}
+	worst, name := 0.0, ""
+	for n, v := range per {
+		if v > worst || (v == worst && n < name) {
+			worst, name = v, n
+		}
+	}
+	c.Value = ptr(worst)
+	c.Crossed = worst > wb.Max
+	if name != "" {
+		c.Where = fmt.Sprintf("%s: %s watchers", name, count(worst))
+		if len(r.Servers) > 1 {
+			c.Where += fmt.Sprintf(" over %d servers", len(r.Servers))
+		}
+	}
+	return c
+}
+
+func checkSum(r *Report, bound string, max float64, get func(*Row) Rate) Check {
+	c := Check{Bound: bound, Max: max}
+	if un := unanswered(r); len(un) > 0 {
+		return notChecked(c, un)
+	}
+	total := 0.0
+	var where []string
+	for _, s := range r.Servers {
+		for _, row := range s.rows {
+			x := get(row)
+			if !x.Known() {
+				// A resource without a watch cache closes no watcher
+				// of its own: only a server without any is unknown.
+				if strings.Contains(x.Missing, reasonNotCached) {
+					continue
+				}
+				c.Note = fmt.Sprintf("not checked: server %d: %s", s.Index, x.Missing)
+				return c
+			}
+			if x.D() > 0 {
+				where = append(where, fmt.Sprintf("%s%s %s", serverPrefix(s.Index, len(r.Servers)), row.Name(), count(x.D())))
+			}
+			total += x.D()
+		}
+		if len(s.rows) == 0 {
+			if m := s.Second.Values.availability(schema.GroupResource{}, Terminated); strings.Contains(m, reasonNoCache) {
+				c.Note = fmt.Sprintf("not checked: server %d: %s", s.Index, m)
+				return c
+			}
+		}
+	}
+	c.Value = ptr(total)
+	c.Crossed = total > max
+	c.Where = strings.Join(where, ", ")
+	return c
+}
+
+func checkRatio(r *Report, max float64) Check {
+	c := Check{Bound: BoundStorageListRatio, Max: max}
+	if un := unanswered(r); len(un) > 0 {
+		return notChecked(c, un)
+	}
+	worst := 0.0
+	for _, row := range r.Rows {
+		if !row.ListsStorage.Known() || !row.StorageFetched.Known() {
+			if row.ListsStorage.Missing != "" {
+				c.Note = fmt.Sprintf("not checked: server %d: %s", row.Server, row.ListsStorage.Missing)
+				return c
+			}
+			continue
+		}
+		if row.StorageListRatio != nil && *row.StorageListRatio > worst {
+			worst = *row.StorageListRatio
+			c.Where = fmt.Sprintf("%s%s: %s objects read for %s returned in %s list(s)", serverPrefix(row.Server, len(r.Servers)), row.Name(), count(row.StorageFetched.D()), count(row.StorageReturned.D()), count(row.ListsStorage.D()))
+		}
+	}
+	c.Value = ptr(math.Round(worst*10) / 10)
+	c.Crossed = worst > max
+	return c
+}
+
+func checkRejected(r *Report, max float64) Check {
+	c := Check{Bound: BoundRejected, Max: max}
+	if un := unanswered(r); len(un) > 0 {
+		return notChecked(c, un)
+	}
+	total := 0.0
+	var where []string
+	for _, s := range r.Servers {
+		if s.APF == nil {
+			c.Note = fmt.Sprintf("not checked: server %d: %s %s", s.Index, famAPFRejected, s.Second.Values.notExposed())
+			return c
+		}
+		for _, a := range s.APF {
+			total += a.Rejected.D()
+			where = append(where, fmt.Sprintf("%spriority level %s %s", serverPrefix(s.Index, len(r.Servers)), a.PriorityLevel, count(a.Rejected.D())))
+		}
+	}
+	c.Value = ptr(total)
+	c.Crossed = total > max
+	c.Where = strings.Join(where, ", ")
+	return c
+}

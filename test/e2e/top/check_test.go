@@ -1,0 +1,104 @@
+//go:build e2e
+
+package top
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
+)
+
+// TestTopCheckWatchers: --check exits 14 naming the bound when a
+// resource has more watchers than --max-watchers, and 0 when it has not.
+func TestTopCheckWatchers(t *testing.T) {
+	ctx := context.Background()
+	run, err := framework.StartLoad(ctx, shared, 0, "top-check", framework.Load{Informers: 2, RawWatches: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Stop()
+	r, res := framework.RunTopJSON(t, shared.Kubeconfig, "--interval", "1s", "--check", "--max-watchers", "widgets.example.com=4", "--max-terminated", "0")
+	if res.Code != 14 || !strings.Contains(res.Stderr, "--max-watchers widgets.example.com=4: widgets.example.com: 5 watchers") {
+		t.Errorf("5 watchers over a bound of 4: exit %d, stderr %q; want 14 naming the bound", res.Code, res.Stderr)
+	}
+	if len(r.Checks) != 2 || !r.Checks[0].Crossed || *r.Checks[0].Value != 5 || r.Checks[1].Crossed || !r.Checks[1].Checked() {
+		t.Errorf("checks %+v", r.Checks)
+	}
+	ok := framework.Run(t, shared.Kubeconfig, time.Minute, "top", "--interval", "1s", "--check", "--max-watchers", "widgets.example.com=5")
+	if ok.Code != 0 || !strings.Contains(ok.Stdout, "Check --max-watchers widgets.example.com=5:") || !strings.Contains(ok.Stdout, "ok: 5 <= 5") {
+		t.Errorf("5 watchers within a bound of 5: exit %d\n%s%s", ok.Code, ok.Stdout, ok.Stderr)
+	}
+}
+
+// TestTopCheckRejected: requests API Priority and Fairness rejects show
+// by priority level and flow schema, as 429 answers of their resource,
+// and cross --max-rejected 0 (exit 14).
+func TestTopCheckRejected(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := shared.RejectAllFlowSchema(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := shared.HoldThrottledSeats(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	cfg := shared.RESTConfig(0)
+	cfg.BearerToken = framework.ThrottledToken
+	throttled, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for ctx.Err() == nil {
+			_, _ = throttled.CoreV1().ConfigMaps("kube-system").List(ctx, metav1.ListOptions{})
+			time.Sleep(100 * time.Millisecond)
+		}
+	}()
+	time.Sleep(time.Second)
+	r, res := framework.RunTopJSON(t, shared.Kubeconfig, "--interval", "3s", "--check", "--max-rejected", "0", "configmaps")
+	if res.Code != 14 || !strings.Contains(res.Stderr, "--max-rejected 0") {
+		t.Errorf("exit %d, stderr %q: want 14 naming --max-rejected", res.Code, res.Stderr)
+	}
+	s := r.Servers[0]
+	found := false
+	for _, a := range s.APF {
+		if a.PriorityLevel == "watchrv-reject" && a.FlowSchema == "watchrv-reject" && a.Rejected.D() > 0 {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no rejection of priority level watchrv-reject: %+v", s.APF)
+	}
+	if row := framework.TopRow(r, 1, "", "configmaps"); row == nil || row.Code429.D() == 0 {
+		t.Errorf("configmaps shows no 429 answer: %s", framework.RowSummary(row))
+	}
+}
+
+// TestTopUsage: bad flags are one-line errors with exit 2, before any
+// request.
+func TestTopUsage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--max-watchers", "pods=3"}, "add --check"},
+		{[]string{"--check"}, "--check needs at least one bound"},
+		{[]string{"--check", "--max-watchers", "pods=many"}, `--max-watchers "pods=many": "many" is not a count of watchers`},
+		{[]string{"--check", "--max-storage-list-ratio", "0.5"}, "must be a number of 1 or more"},
+		{[]string{"--sort", "fame"}, `--sort "fame" is not a column`},
+		{[]string{"--interval", "10ms"}, "--interval 10ms must be between 1s and 10m0s"},
+		{[]string{"-o", "jsonpath"}, "unknown output format"},
+		{[]string{"--endpoints", "127.0.0.1"}, "--endpoints"},
+	} {
+		res := framework.Run(t, shared.Kubeconfig, time.Minute, append([]string{"top"}, c.args...)...)
+		if res.Code != 2 || !strings.Contains(res.Stderr, c.want) || strings.Count(strings.TrimSpace(res.Stderr), "\n") > 0 {
+			t.Errorf("top %v: exit %d, stderr %q; want 2 and %q on one line", c.args, res.Code, res.Stderr, c.want)
+		}
+	}
+}
