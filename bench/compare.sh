@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
-# Measures kubectl-watchrv against what a user would run instead, in one run
-# on one machine, against the real local API server (etcd + kube-apiserver
-# v1.37.2 on loopback). Prints a markdown report; with -w writes it into
-# docs/performance.md.
+# Measures probe (watch cache on, and off over a compacted etcd) and the
+# watch replay (bench/watch.sh), in one run on one machine, against the real
+# local API server (etcd + kube-apiserver v1.37.2 on loopback). Prints a
+# markdown report; with -w writes it into docs/performance.md. The list
+# figures (list --rv-only, list, against kubectl get --raw and get -o json,
+# at 1,000 to 100,000 objects) are bench/scale.sh's (make bench-scale).
 #
 #   bench/compare.sh            # report to stdout
 #   bench/compare.sh -w         # also write docs/performance.md
-#   REPS=9 BIG=5000 MANY=50000 bench/compare.sh
+#   REPS=9 BIG=5000 bench/compare.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 REPS=${REPS:-7}
 BIG=${BIG:-5000}
-MANY=${MANY:-50000}
 WRITE=false
 [[ ${1:-} == -w ]] && WRITE=true
 
@@ -30,14 +31,6 @@ go build -o "$work/cluster" ./bench/cluster
 bash test/cluster/build.sh >/dev/null
 export WATCHRV_CLUSTER_BIN=$(bash test/cluster/build.sh)
 plugin=$PWD/bin/kubectl-watchrv
-# Users run the plugin through kubectl (`kubectl watchrv ...`): kubectl
-# finds kubectl-watchrv on PATH and execs it after its own start-up. Both
-# are measured, and named: "kubectl watchrv" (as users run it) and
-# "kubectl-watchrv" (the binary itself).
-export PATH=$PWD/bin:$PATH
-kubectl watchrv version --client >/dev/null 2>&1 || kubectl plugin list 2>/dev/null | grep -q "$plugin" || {
-  echo "kubectl does not find the plugin on PATH as kubectl-watchrv" >&2; exit 1; }
-
 # start_cluster NAME ARGS...: start a bench cluster, wait until it has
 # loaded its data, and point KUBECONFIG at it.
 start_cluster() {
@@ -55,25 +48,14 @@ start_cluster() {
 }
 stop_cluster() { kill "$cluster_pid" 2>/dev/null; wait "$cluster_pid" 2>/dev/null || true; cluster_pid=""; }
 
-start_cluster main -big "$BIG" -many "$MANY"
+start_cluster main -big "$BIG" -many 0
 
 m() { "$work/measure" -n "$REPS" -name "$1" -- "${@:2}"; }
 field() { python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print(d[sys.argv[2]])' "$1" "$2"; }
 
 echo "measuring (${REPS} repetitions each)..." >&2
-# Warm the discovery cache of both tools first: a user's second run.
-kubectl get --raw /api >/dev/null; "$plugin" list cm -n bench-big --rv-only >/dev/null
-
-raw=$(m "kubectl get --raw ?limit=1" kubectl get --raw "/api/v1/namespaces/bench-big/configmaps?limit=1")
-rvonly=$(m "kubectl-watchrv list --rv-only (the binary itself)" "$plugin" list configmaps -n bench-big --rv-only -o json)
-rvonlykubectl=$(m "kubectl watchrv list --rv-only (as users run it)" kubectl watchrv list configmaps -n bench-big --rv-only -o json)
-full=$(m "kubectl get cm -o json" kubectl get cm -n bench-big -o json)
-walk=$(m "kubectl-watchrv list (5,000 x 2 KB)" "$plugin" list configmaps -n bench-big -o json)
-walkmany=$(m "kubectl-watchrv list (${MANY} small)" "$plugin" list configmaps -n bench-many -o json)
-fullmany=$(m "kubectl get cm -o json (${MANY} small)" kubectl get cm -n bench-many -o json)
-rvbytes=$("$plugin" list configmaps -n bench-big --rv-only -o json | python3 -c 'import json,sys; print(json.load(sys.stdin)["bytes"])')
-walkbytes=$("$plugin" list configmaps -n bench-big -o json | python3 -c 'import json,sys; print(json.load(sys.stdin)["bytes"])')
-
+# Warm the plugin's discovery cache first: a user's second run.
+"$plugin" list cm -n bench-big --rv-only >/dev/null
 # probe: requests and wall time, watch cache on (this cluster, after its
 # burst of writes) and off (a second cluster, etcd compacted half way).
 probeon=$(m "watchrv probe --verify (watch cache on)" "$plugin" probe configmaps -n bench-big --verify -o json)
@@ -95,33 +77,8 @@ echo "measuring the watch replay (bench/watch.sh)..." >&2
 watch_table=$(bash bench/watch.sh 2>/dev/null)
 watch_report=$(printf '## Watch replay, %s\n\n`bench/watch.sh`: watchrv against kubectl on the same real replay of 20,000 events (best of 3).\n\n```text\n%s\n```\n' "$(date -u +%Y-%m-%d)" "$watch_table")
 
-ratio() { python3 -c "print(f'{float($1)/float($2):.2f}')"; }
 row() { printf '| %s | %s ms | %s ms | %s MiB | %s |\n' "$(field "$1" name)" "$(field "$1" medianMs)" "$(field "$1" minMs)" "$(python3 -c "print(f'{$(field "$1" peakRSSKiB)/1024:.1f}')")" "$2"; }
 
-report=$(cat <<MD
-## Results of $(date -u +%Y-%m-%d) on $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB ($(uname -m)), kube-apiserver v1.37.2 on loopback
-
-Medians of ${REPS} runs each, in one run of \`bench/compare.sh\`; ratios are between runs of the same script, never across machines.
-
-| command | median | min | peak RSS | bytes of body |
-| --- | --- | --- | --- | --- |
-$(row "$raw" "$(field "$raw" stdoutBytes) (stdout)")
-$(row "$rvonly" "${rvbytes} (metadata only, 1 item)")
-$(row "$rvonlykubectl" "${rvbytes} (metadata only, 1 item)")
-$(row "$full" "$(field "$full" stdoutBytes) (stdout)")
-$(row "$walk" "${walkbytes} (metadata only, all pages)")
-$(row "$walkmany" "-")
-$(row "$fullmany" "$(field "$fullmany" stdoutBytes) (stdout)")
-
-"kubectl watchrv" rows are the plugin as users run it, through kubectl (kubectl's own start-up comes first, as in every kubectl row); "kubectl-watchrv" rows are the plugin's binary called directly.
-
-- \`kubectl watchrv list --rv-only\` (as users run it) / \`kubectl get --raw ?limit=1\`: **$(ratio "$(field "$rvonlykubectl" medianMs)" "$(field "$raw" medianMs)")x** the wall time.
-- \`kubectl-watchrv list --rv-only\` (the binary itself) / \`kubectl get --raw ?limit=1\`: **$(ratio "$(field "$rvonly" medianMs)" "$(field "$raw" medianMs)")x** the wall time (target <= 1.0x); kubectl's start-up before the plugin: $(python3 -c "print(f'{$(field "$rvonlykubectl" medianMs)-$(field "$rvonly" medianMs):.1f}')") ms (the difference of the two medians).
-- \`kubectl get cm -o json\` / \`kubectl watchrv list --rv-only\`: **$(ratio "$(field "$full" medianMs)" "$(field "$rvonlykubectl" medianMs)")x** faster on ${BIG} configmaps of 2 KB, as users run it (target >= 15x).
-- Peak RSS of \`kubectl-watchrv list --rv-only\` (the plugin's process): **$(python3 -c "print(f'{$(field "$rvonly" peakRSSKiB)/1024:.1f}')") MiB** (target < 40 MiB).
-- Peak RSS of the full paged \`watchrv list\` of ${MANY} objects: **$(python3 -c "print(f'{$(field "$walkmany" peakRSSKiB)/1024:.1f}')") MiB** (target < 80 MiB), against $(python3 -c "print(f'{$(field "$fullmany" peakRSSKiB)/1024:.1f}')") MiB for \`kubectl get -o json\`.
-MD
-)
 probe_report=$(cat <<MD
 ## Probe, $(date -u +%Y-%m-%d), medians of ${REPS} runs
 
@@ -139,8 +96,6 @@ etcd's watch sync). At the default \`--qps 5\` the pacing itself, not the
 search, takes most of the time; \`--qps 100\` shows the cost of the search.
 MD
 )
-echo "$report"
-echo
 echo "$probe_report"
 echo
 echo "$watch_report"
