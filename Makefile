@@ -85,8 +85,10 @@ demo-bin:
 demo: build cluster demo-bin ## Start the local real API server, make history, run the plugin on it
 	exec $(DEMO_BIN) --plugin $(BIN)
 
-serve: build cluster demo-bin ## Start the local real API server with the demo history and keep it running
-	exec $(DEMO_BIN) --plugin $(BIN) --serve
+# make serve WATCH_CACHE=off: the same server with --watch-cache=false.
+WATCH_CACHE ?= on
+serve: build cluster demo-bin ## Start the local real API server with the demo history and keep it running (WATCH_CACHE=off: without its watch cache)
+	exec $(DEMO_BIN) --plugin $(BIN) --serve --watch-cache=$(if $(filter off,$(WATCH_CACHE)),false,true)
 
 bench: ## probe (watch cache on/off) and the watch replay against kubectl on the local real API server; writes docs/performance.md
 	bash bench/compare.sh -w

@@ -72,15 +72,16 @@ func stopWithParent() {
 func main() {
 	plugin := flag.String("plugin", "bin/kubectl-watchrv", "path of the plugin binary to run")
 	serve := flag.Bool("serve", false, "start the server, make history, print the kubeconfig path and serve until interrupted")
+	watchCache := flag.Bool("watch-cache", true, "run kube-apiserver with its watch cache (false: --watch-cache=false, every list and watch served by etcd)")
 	flag.Parse()
 	stopWithParent()
-	if err := run(*plugin, *serve); err != nil {
+	if err := run(*plugin, *serve, *watchCache); err != nil {
 		fmt.Fprintln(os.Stderr, "demo: "+err.Error())
 		os.Exit(1)
 	}
 }
 
-func run(plugin string, serve bool) error {
+func run(plugin string, serve, watchCache bool) error {
 	// SIGPIPE ignored: with `make serve | tee log` and Ctrl-C, tee dies
 	// first, and the first write to the broken pipe ("Stopping ...") would
 	// kill the demo by SIGPIPE before it removes the cluster's files. Now
@@ -101,7 +102,10 @@ func run(plugin string, serve bool) error {
 	}
 	banner("Starting a real etcd and kube-apiserver v1.37.2 on loopback (the first run builds them: ~8 min)")
 	start := time.Now()
-	c, err := framework.Start(ctx, framework.Options{Logf: func(f string, a ...any) { fmt.Printf("  "+f+"\n", a...) }})
+	if !watchCache {
+		fmt.Println("  with --watch-cache=false: etcd serves every list and watch")
+	}
+	c, err := framework.Start(ctx, framework.Options{APIServer: framework.APIServerOptions{DisableWatchCache: !watchCache}, Logf: func(f string, a ...any) { fmt.Printf("  "+f+"\n", a...) }})
 	if err != nil {
 		return err
 	}
