@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/audit"
 	"github.com/watchrv/kubectl-watchrv/pkg/clients"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
@@ -264,7 +265,7 @@ func (o *ClientsOptions) Run(ctx context.Context) error {
 		return withCode(ExitUsage, err)
 	}
 	for _, c := range st.Cut {
-		p.Warnf("%s ends early after %d lines (%d bytes): %s; the report covers what was read", c.Source, c.Lines, c.Bytes, c.End)
+		p.Warnf("%s ends early after %s (%s): %s; the report covers what was read", c.Source, text.Count(c.Lines, "line"), text.Count(c.Bytes, "byte"), c.End)
 	}
 	if st.Events == 0 {
 		if interrupted {

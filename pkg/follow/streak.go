@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 )
 
@@ -117,7 +118,7 @@ func (e *EmptyStreamError) Error() string {
 	}
 	times := ""
 	if e.InARow > 1 {
-		times = fmt.Sprintf(" (%d times in a row)", e.InARow)
+		times = fmt.Sprintf(" (%s in a row)", text.Count(e.InARow, "time"))
 	}
 	if e.AheadOf != "" {
 		return fmt.Sprintf("the server ended the watch from RV %s at once (%s) with no event%s: RV %s is ahead of its current RV %s, and its storage ended the watch instead of holding it until it gets there (kine does so with the watch cache off; etcd and the watch cache hold such a watch): list again for a real starting point",

@@ -3,6 +3,8 @@ package listing
 import (
 	"fmt"
 	"hash/maphash"
+
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 )
 
 // Bounds of one paged walk: every walk of the plugin (list, probe's dated
@@ -76,13 +78,13 @@ type EndlessListError struct {
 func (e *EndlessListError) Error() string {
 	switch {
 	case e.SameAs > 0:
-		return fmt.Sprintf("the list of %s never ends: page %d carries the continue token of page %d again (%d items read), so following it would read the same pages without end: the API server, or a proxy in front of it, is broken",
-			e.Path, e.Page, e.SameAs, e.Items)
+		return fmt.Sprintf("the list of %s never ends: page %d carries the continue token of page %d again (%s read), so following it would read the same pages without end: the API server, or a proxy in front of it, is broken",
+			e.Path, e.Page, e.SameAs, text.Count(e.Items, "item"))
 	case e.Empty > 0:
-		return fmt.Sprintf("the list of %s never ends: %d pages in a row brought no item and a new continue token (page %d, %d items read): the API server, or a proxy in front of it, is broken",
-			e.Path, e.Empty, e.Page, e.Items)
+		return fmt.Sprintf("the list of %s never ends: %d pages in a row brought no item and a new continue token (page %d, %s read): the API server, or a proxy in front of it, is broken",
+			e.Path, e.Empty, e.Page, text.Count(e.Items, "item"))
 	}
-	return fmt.Sprintf("the list of %s is not done after %d pages (%d items read), the most one walk reads", e.Path, e.Page, e.Items)
+	return fmt.Sprintf("the list of %s is not done after %d pages (%s read), the most one walk reads", e.Path, e.Page, text.Count(e.Items, "item"))
 }
 
 // Unbounded marks the error as an answer that broke one of the plugin's

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 )
 
 // explainWindow says what the counters tell about the window the probe
@@ -74,7 +76,7 @@ func explainWindow(r Report, before *WatchCache, p ProbeFacts) (string, string, 
 	}
 	switch {
 	case noEviction && inits <= 1 && p.Current >= p.Oldest && events > float64(p.Current-p.Oldest):
-		return LimitInconsistent, fmt.Sprintf("the counters show no eviction since one initialization, yet %s events were received and the measured window has only %d RVs: /metrics and the probe reached different API servers (a balancer?), so the counters explain nothing", num(events), p.Current-p.Oldest), ev
+		return LimitInconsistent, fmt.Sprintf("the counters show no eviction since one initialization, yet %s received and the measured window has only %s: /metrics and the probe reached different API servers (a balancer?), so the counters explain nothing", countOf(events, "event"), text.Count(p.Current-p.Oldest, "RV")), ev
 	case noEviction:
 		where := "where the cache was initialized"
 		if inits > 1 {
@@ -93,7 +95,7 @@ func evictionWhy(events, capacity, shrank float64) string {
 	if shrank > 0 {
 		return fmt.Sprintf("its capacity was halved %s time(s), which drops the oldest events; capacity now %s", num(shrank), num(capacity))
 	}
-	return fmt.Sprintf("%s events received since its one initialization, more than its capacity %s can hold", num(events), num(capacity))
+	return fmt.Sprintf("%s received since its one initialization, more than its capacity %s can hold", countOf(events, "event"), num(capacity))
 }
 
 // sinceStart is "since the server started (at T)" when it says when.

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"time"
+
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 )
 
 // What the counters say about the window the probe measured (Report.Limit).
@@ -125,6 +127,14 @@ func num(f float64) string {
 		return strconv.FormatInt(int64(f), 10)
 	}
 	return strconv.FormatFloat(f, 'f', 2, 64)
+}
+
+// countOf is num(f) and noun, singular for 1 ("1 event", "3 events").
+func countOf(f float64, noun string) string {
+	if f == 1 {
+		return "1 " + noun
+	}
+	return num(f) + " " + text.Plural(noun)
 }
 
 func orZero(f *float64) float64 {

@@ -43,8 +43,8 @@ func (p *Printer) clientsHuman(r clients.Report, top int) error {
 		w.printf("(%d more %s: --top %d shows them, -o json has them all)\n", len(r.Clients)-top, text.Noun(len(r.Clients)-top, "client"), len(r.Clients))
 	}
 	if f := r.Folded; f != nil {
-		w.printf("(%s clients folded into one, the lightest each time more than %s were seen: %s requests, %s lists, %s watches, %s storage lists together; their patterns are not judged, and a client seen again after its fold has its counts split: --max-clients keeps more apart)\n",
-			th(f.Clients), th(int64(f.MaxClients)), th(f.Requests), th(f.Lists.Total+f.Lists.Continue), th(f.Watches.Total), storageCell(f.Totals))
+		w.printf("(%s folded into one, the lightest each time more than %s were seen: %s, %s, %s, %s storage lists together; their patterns are not judged, and a client seen again after its fold has its counts split: --max-clients keeps more apart)\n",
+			text.Count(f.Clients, "client"), th(int64(f.MaxClients)), text.Count(f.Requests, "request"), text.Count(f.Lists.Total+f.Lists.Continue, "list"), text.Count(f.Watches.Total, "watch"), storageCell(f.Totals))
 	}
 	for i, c := range r.Clients {
 		if i >= top {
@@ -142,7 +142,7 @@ func inputLine(in clients.Input) string {
 		parts = append(parts, fmt.Sprintf("%s duplicate event(s) counted once (the same event twice: a file given twice, overlapping exports, a shipper's retries)", th(in.Duplicates)))
 	}
 	for _, c := range in.Cut {
-		parts = append(parts, fmt.Sprintf("%s ends early after %s lines: %s; what was read counts", c.Source, th(c.Lines), c.End))
+		parts = append(parts, fmt.Sprintf("%s ends early after %s: %s; what was read counts", c.Source, text.Count(c.Lines, "line"), c.End))
 	}
 	if in.Interrupted {
 		parts = append(parts, "interrupted: the report covers what was read before")

@@ -47,7 +47,7 @@ func (p *Printer) CostLine(c Cost) {
 }
 
 func costText(c Cost) string {
-	return fmt.Sprintf("%d requests, %s read from the API server", c.Requests, apiclient.Bytes(c.Bytes))
+	return fmt.Sprintf("%s, %s read from the API server", text.Count(c.Requests, "request"), apiclient.Bytes(c.Bytes))
 }
 
 // RequestLine is one -v line of the request ledger, as kubectl's -v=6

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/serverinfo"
 )
 
@@ -55,7 +56,7 @@ func (r ListReport) servedText() string {
 	if r.Pages <= 1 && len(r.Attempts) == 0 {
 		if r.Request.ResourceVersion == "0" && sv.FirstFrom == serverinfo.ByWatchCache && r.ItemCount > r.Request.Limit {
 			// What the page shows: the cache answered rv=0 whole.
-			n += fmt.Sprintf("; one page of %d items for a limit of %d: the watch cache does not page an rv=0 list", r.ItemCount, r.Request.Limit)
+			n += fmt.Sprintf("; one page of %s for a limit of %d: the watch cache does not page an rv=0 list", text.Count(r.ItemCount, "item"), r.Request.Limit)
 		}
 		return sv.First + n
 	}

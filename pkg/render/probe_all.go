@@ -107,7 +107,7 @@ func runCurrentText(c probe.RunWide) string {
 	}
 	out := fmt.Sprintf("current RV %d read once for the run (a consistent list of %s), shared by the resources of the cluster's own revision", c.Current, c.From)
 	if c.Reads > 1 {
-		out += fmt.Sprintf(" (read %d times: a window moved past it)", c.Reads)
+		out += fmt.Sprintf(" (read %s: a window moved past it)", text.Count(c.Reads, "time"))
 	}
 	if len(c.Own) > 0 {
 		out += "; own current RV: " + strings.Join(c.Own, ", ")

@@ -112,7 +112,7 @@ func rowCallouts(row *Row, s *Server, several bool) []Callout {
 	if row.StorageListRatio != nil && row.StorageFetched.D() >= ratioMinFetched && *row.StorageListRatio >= ratioCallout {
 		c := base
 		c.Kind, c.rank = "storage-list-ratio", 800+*row.StorageListRatio
-		c.What = fmt.Sprintf("lists of %s read %s objects from storage to return %s%s (%s list(s) in %s)", name, count(row.StorageFetched.D()), count(row.StorageReturned.D()), at, count(row.ListsStorage.D()), secs(row.ListsStorage.Seconds))
+		c.What = fmt.Sprintf("lists of %s read %s from storage to return %s%s (%s list(s) in %s)", name, counted(row.StorageFetched.D(), "object"), count(row.StorageReturned.D()), at, count(row.ListsStorage.D()), secs(row.ListsStorage.Seconds))
 		if s != nil && s.Second != nil && !s.Second.Values.Cached(row.GR()) {
 			c.Meaning = "this server has no watch cache for " + name + ", so every list reads storage (etcd, or kine), which has no index on labels or fields: a selected list reads every object under its prefix (the namespace, or the whole cluster) and returns the few that match"
 			c.Fix = "list less often, narrow the lists to a namespace, or turn the watch cache on for " + name + " (kube-apiserver --watch-cache, --watch-cache-sizes)"
@@ -154,7 +154,7 @@ func leaders(r *Report) []Callout {
 	if most != nil {
 		sent := ""
 		if most.Events.D() > 0 {
-			sent = fmt.Sprintf(": %s events/s sent to them", rateText(most.Events.PS()))
+			sent = fmt.Sprintf(": %s event(s)/s sent to them", rateText(most.Events.PS()))
 			if most.EventBytes.Known() {
 				sent += fmt.Sprintf(", %s/s", bytesText(most.EventBytes.PS()))
 				if s := serverOf(r, most.Server); s != nil && s.EventBytes == "encoded" {
@@ -172,7 +172,7 @@ func leaders(r *Report) []Callout {
 	if lists != nil {
 		out = append(out, Callout{
 			Kind: "most-storage-lists", Server: lists.Server, Resource: lists.Name(), rank: 50 + lists.ListsStorage.PS(),
-			What:    fmt.Sprintf("%s%s has the most lists served by storage: %s/s (%s objects read, %s returned)", serverPrefix(lists.Server, boolInt(several)), lists.Name(), rateText(lists.ListsStorage.PS()), count(lists.StorageFetched.D()), count(lists.StorageReturned.D())),
+			What:    fmt.Sprintf("%s%s has the most lists served by storage: %s/s (%s read, %s returned)", serverPrefix(lists.Server, boolInt(several)), lists.Name(), rateText(lists.ListsStorage.PS()), counted(lists.StorageFetched.D(), "object"), count(lists.StorageReturned.D())),
 			Meaning: "each of them reads storage (etcd, or kine) for every object in its scope",
 			Fix:     "a client that polls with lists can watch instead (an informer), or list with resourceVersion=0 from the watch cache",
 		})
@@ -201,6 +201,14 @@ func boolInt(b bool) int {
 		return 2
 	}
 	return 1
+}
+
+// counted is count(f) and noun, singular for 1 ("1 object", "2.5 objects").
+func counted(f float64, noun string) string {
+	if f == 1 {
+		return "1 " + noun
+	}
+	return count(f) + " " + text.Plural(noun)
 }
 
 func count(f float64) string {

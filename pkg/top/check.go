@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 )
 
 // Bounds are the --check limits (nil: not set).
@@ -150,7 +152,7 @@ func checkWatchers(r *Report, wb WatcherBound) Check {
 	if name != "" {
 		c.Where = fmt.Sprintf("%s: %s watchers", name, count(worst))
 		if len(r.Servers) > 1 {
-			c.Where += fmt.Sprintf(" over %d servers", len(r.Servers))
+			c.Where += fmt.Sprintf(" over %s", text.Count(len(r.Servers), "server"))
 		}
 	}
 	return c
@@ -209,7 +211,7 @@ func checkRatio(r *Report, max float64) Check {
 		}
 		if row.StorageListRatio != nil && *row.StorageListRatio > worst {
 			worst = *row.StorageListRatio
-			c.Where = fmt.Sprintf("%s%s: %s objects read for %s returned in %s list(s)", serverPrefix(row.Server, len(r.Servers)), row.Name(), count(row.StorageFetched.D()), count(row.StorageReturned.D()), count(row.ListsStorage.D()))
+			c.Where = fmt.Sprintf("%s%s: %s read for %s returned in %s list(s)", serverPrefix(row.Server, len(r.Servers)), row.Name(), counted(row.StorageFetched.D(), "object"), count(row.StorageReturned.D()), count(row.ListsStorage.D()))
 		}
 	}
 	c.Value = ptr(math.Round(worst*10) / 10)
