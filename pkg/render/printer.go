@@ -68,7 +68,7 @@ type Printer struct {
 func NewPrinter(out, errOut io.Writer, format string, noColor bool) *Printer {
 	o, e := NewTerminalWriter(out), NewTerminalWriter(errOut)
 	useColor := !noColor && o.color
-	progress := os.Getenv("TERM") != "dumb" && isTerminal(e.Unwrap())
+	progress := os.Getenv("TERM") != "dumb" && isTerminal(e)
 	return &Printer{Out: o, ErrOut: e, Format: format, Color: useColor, Style: NewStyle(useColor), progress: progress}
 }
 
@@ -261,6 +261,15 @@ func NewStyle(enabled bool) Style {
 }
 
 func isTerminal(w io.Writer) bool {
+	// A wrapper (the TerminalWriter every Printer writes through) is asked
+	// about the stream under it: one rule for every terminal check.
+	for {
+		u, ok := w.(interface{ Unwrap() io.Writer })
+		if !ok {
+			break
+		}
+		w = u.Unwrap()
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
