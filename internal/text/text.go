@@ -14,6 +14,55 @@ import (
 // every error and note the plugin prints is one line.
 func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
+// Inline is s for a place of the human output that is one line (a table
+// cell, a key's value, an -o name line, an error line): the bytes that
+// would start a new line or move the cursor (\n, \r, \t, \v, \f), and the
+// invisible format characters that reorder or hide text (bidi overrides
+// and isolates: U+202E shows "gpj.exe" as "exe.jpg"; zero-width
+// characters; the line and paragraph separators; the BOM) are shown as
+// their Go escapes, so that a value from outside (an object name, a label
+// value, an audit-log field) cannot forge a line or disguise itself. The
+// plugin's own words hold none of them. Every other control is the
+// TerminalWriter's; -o json and -o yaml keep the values as they are.
+func Inline(s string) string {
+	if !strings.ContainsAny(s, "\n\r\t\v\f") && !strings.ContainsFunc(s, hiddenFormat) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\v':
+			b.WriteString(`\v`)
+		case r == '\f':
+			b.WriteString(`\f`)
+		case hiddenFormat(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// hiddenFormat: a character that reorders or hides the text around it.
+func hiddenFormat(r rune) bool {
+	switch {
+	case r == 0x061c, // ARABIC LETTER MARK
+		r >= 0x200b && r <= 0x200f, // zero-width space and joiners, LRM, RLM
+		r >= 0x2028 && r <= 0x202e, // line/paragraph separators, bidi embeddings and overrides
+		r >= 0x2060 && r <= 0x2069, // word joiner, invisible operators, bidi isolates
+		r == 0xfeff:                // BOM
+		return true
+	}
+	return false
+}
+
 // Thousands writes 1204 as 1,204.
 func Thousands(n uint64) string {
 	s := strconv.FormatUint(n, 10)

@@ -55,14 +55,14 @@ func (p *Printer) clientsHuman(r clients.Report, top int) error {
 			clientResource(w, res)
 		}
 		for _, pt := range c.Patterns {
-			w.printf("  %s %s: %s\n", s.Bad.Sprint(pt.Name), "("+pt.Resource+")", pt.Evidence)
+			w.printf("  %s %s: %s\n", s.Bad.Sprint(pt.Name), "("+text.Inline(pt.Resource)+")", text.Inline(pt.Evidence))
 			w.printf("    fix: %s\n", pt.Fix)
 		}
 	}
 	if len(r.Herds) > 0 {
 		w.printf("\n%s\n", s.Bold.Sprint("Herds"))
 		for _, h := range r.Herds {
-			w.printf("  %s: %s\n    fix: %s\n", s.Bad.Sprint(h.Name), h.Evidence, h.Fix)
+			w.printf("  %s: %s\n    fix: %s\n", s.Bad.Sprint(h.Name), text.Inline(h.Evidence), h.Fix)
 		}
 	}
 	if len(r.Timeline.Clients) > 0 {
@@ -230,7 +230,7 @@ func clientResource(w *errWriter, res clients.Resource) {
 		if res.Objects != nil {
 			line += fmt.Sprintf("; %s returned", text.Count(*res.Objects, "object"))
 		}
-		w.printf("    %s\n", line)
+		w.printf("    %s\n", text.Inline(line))
 	}
 	wm := res.Watches
 	if wm.Total > 0 {
@@ -255,7 +255,7 @@ func clientResource(w *errWriter, res clients.Resource) {
 		if wm.Timed > 0 {
 			line += fmt.Sprintf("; lived %s min, %s mean, %s max", dur(wm.MinSeconds), dur(wm.MeanSeconds), dur(wm.MaxSeconds))
 		}
-		w.printf("    %s\n", line)
+		w.printf("    %s\n", text.Inline(line))
 	}
 	var other []string
 	if res.Gets > 0 {
@@ -274,7 +274,7 @@ func clientResource(w *errWriter, res clients.Resource) {
 		}
 	}
 	if len(other) > 0 {
-		w.printf("    %s\n", strings.Join(other, "; "))
+		w.printf("    %s\n", text.Inline(strings.Join(other, "; ")))
 	}
 }
 

@@ -68,7 +68,7 @@ func (p *Printer) printDocument(doc any) error {
 		for _, name := range n.objectNames() {
 			u := &unstructured.Unstructured{}
 			u.SetGroupVersionKind(p.objects.GVR.GroupVersion().WithKind(p.objects.Kind))
-			u.SetName(name)
+			u.SetName(text.Inline(name))
 			objs = append(objs, u)
 		}
 	} else {

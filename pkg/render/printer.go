@@ -14,6 +14,7 @@ import (
 	"k8s.io/cli-runtime/pkg/printers"
 	"sigs.k8s.io/yaml"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 )
 
@@ -199,7 +200,24 @@ func machineSafe(b []byte) []byte {
 
 // Warnf writes a warning line to ErrOut.
 func (p *Printer) Warnf(format string, args ...any) {
-	fmt.Fprintf(p.ErrOut, "%s %s\n", p.Style.Warn.Sprint("Warning:"), fmt.Sprintf(format, args...))
+	fmt.Fprintf(p.ErrOut, "%s %s\n", p.Style.Warn.Sprint("Warning:"), fmt.Sprintf(format, inlineArgs(args)...))
+}
+
+// inlineArgs shows every string argument of a one-line format with
+// text.Inline: a value from outside cannot start a line of its own.
+func inlineArgs(args []any) []any {
+	out := args
+	for i, a := range args {
+		s, ok := a.(string)
+		if !ok || text.Inline(s) == s {
+			continue
+		}
+		if &out[0] == &args[0] {
+			out = append([]any(nil), args...)
+		}
+		out[i] = text.Inline(s)
+	}
+	return out
 }
 
 // Notef writes an informational line to ErrOut.

@@ -3,6 +3,8 @@ package render
 import (
 	"io"
 	"strings"
+
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 )
 
 // Table writes aligned columns like kubectl get: upper-case headers, three
@@ -29,7 +31,7 @@ func NewTable(headers ...string) *Table { return &Table{headers: headers} }
 func (t *Table) Row(cells ...string) {
 	r := make([]cell, len(cells))
 	for i, c := range cells {
-		r[i] = cell{text: c}
+		r[i] = cell{text: text.Inline(c)}
 	}
 	t.rows = append(t.rows, r)
 }
@@ -94,6 +96,7 @@ func pad(s string, width int, last bool) string {
 
 // padCell pads s to width, then adds gap spaces: the one alignment rule.
 func padCell(s string, width, gap int) string {
+	s = text.Inline(s)
 	return s + strings.Repeat(" ", max(width-displayWidth(s), 0)+gap)
 }
 
@@ -120,7 +123,7 @@ func KeyValues(w io.Writer, pairs [][2]string) error {
 	var b strings.Builder
 	for _, kv := range pairs {
 		b.WriteString(padCell(kv[0]+":", width, 2))
-		b.WriteString(kv[1])
+		b.WriteString(text.Inline(kv[1]))
 		b.WriteString("\n")
 	}
 	_, err := io.WriteString(w, b.String())

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/servers"
 	"github.com/watchrv/kubectl-watchrv/pkg/top"
 )
@@ -302,7 +303,7 @@ func (p *Printer) topCallouts(b *strings.Builder, r TopReport) {
 		} else {
 			paint = p.Style.Bad.Sprint
 		}
-		fmt.Fprintf(b, "%d. %s\n   means: %s\n   fix:   %s\n", i+1, paint(c.What), c.Meaning, c.Fix)
+		fmt.Fprintf(b, "%d. %s\n   means: %s\n   fix:   %s\n", i+1, paint(text.Inline(c.What)), text.Inline(c.Meaning), text.Inline(c.Fix))
 		if c.Command != "" {
 			fmt.Fprintf(b, "   run:   %s\n", c.Command)
 		}
