@@ -49,6 +49,7 @@ func (e *credentialPluginError) Unwrap() error { return e.err }
 // run got; when it failed, every request fails at once with its error.
 type credentialGuard struct {
 	once sync.Once
+	done chan struct{} // closed when the plugin has answered (err set)
 	err  error
 }
 
@@ -58,13 +59,28 @@ func (g *credentialGuard) wrap(ctx context.Context, cfg *rest.Config) *rest.Conf
 	if cfg.ExecProvider == nil {
 		return cfg
 	}
-	g.once.Do(func() { g.err = runCredentialPlugin(ctx, cfg) })
-	if g.err == nil {
+	g.once.Do(func() {
+		g.done = make(chan struct{})
+		go func() {
+			defer close(g.done)
+			g.err = runCredentialPlugin(ctx, cfg)
+		}()
+	})
+	// Every caller waits for the one run of the plugin, or for the end of
+	// the run's time (a watch's --timeout, Ctrl-C): a config asked for
+	// after that never blocks on the plugin still running.
+	var err error
+	select {
+	case <-g.done:
+		err = g.err
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	if err == nil {
 		return cfg
 	}
 	c := rest.CopyConfig(cfg)
 	c.ExecProvider = nil
-	err := g.err
 	c.Wrap(func(http.RoundTripper) http.RoundTripper { return failingTransport{err} })
 	return c
 }

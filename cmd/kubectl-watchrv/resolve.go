@@ -154,7 +154,9 @@ func unboundedFix(err error) error {
 // serverName is how messages name the kubeconfig's server: its address
 // with any password in it redacted.
 func (o *RootOptions) serverName() string {
-	if cfg, err := o.ConfigFlags.ToRESTConfig(); err == nil && cfg.Host != "" {
+	// The kubeconfig as written: the run's config waits for a
+	// credential plugin (credentialGuard).
+	if cfg, err := o.ConfigFlags.ToRawKubeConfigLoader().ClientConfig(); err == nil && cfg.Host != "" {
 		return "the API server at " + text.RedactURL(cfg.Host)
 	}
 	return "the API server"

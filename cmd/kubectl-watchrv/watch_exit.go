@@ -89,7 +89,9 @@ func (o *WatchOptions) beforeWatchError(ctx context.Context, err error, doing, v
 // credentialPlugin is the kubeconfig's exec credential command ("" when it
 // has none).
 func (o *WatchOptions) credentialPlugin() string {
-	cfg, err := o.ConfigFlags.ToRESTConfig()
+	// The kubeconfig as written, not the run's config: that one waits
+	// for the plugin (credentialGuard).
+	cfg, err := o.ConfigFlags.ToRawKubeConfigLoader().ClientConfig()
 	if err != nil || cfg.ExecProvider == nil {
 		return ""
 	}

@@ -44,6 +44,8 @@ func (o *WatchOptions) Run(cmd *cobra.Command) error {
 		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
 	}
 	defer cancel()
+	// The credential plugin's wait ends with the run's time too.
+	o.runCtx = ctx
 	began := time.Now()
 	verbs := []string{"watch"}
 	if o.RV == rvList || o.Follow {

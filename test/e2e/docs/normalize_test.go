@@ -16,10 +16,13 @@ import (
 var (
 	uidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 	// shortUIDRE: the watch table shows the first 8 hex digits of a UID.
-	shortUIDRE   = regexp.MustCompile(`\b[0-9a-f]{8}\b`)
-	timestampRE  = regexp.MustCompile(`\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:?\d\d)?`)
-	clockRE      = regexp.MustCompile(`\b\d\d:\d\d:\d\d(\.\d+)?\b`)
-	durationRE   = regexp.MustCompile(`\b(\d+(\.\d+)?(ns|µs|us|ms|s|m|h))+\b`)
+	shortUIDRE  = regexp.MustCompile(`\b[0-9a-f]{8}\b`)
+	timestampRE = regexp.MustCompile(`\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:?\d\d)?`)
+	clockRE     = regexp.MustCompile(`\b\d\d:\d\d:\d\d(\.\d+)?\b`)
+	durationRE  = regexp.MustCompile(`\b(\d+(\.\d+)?(ns|µs|us|ms|s|m|h))+\b`)
+	// A byte count's unit follows its size (0B, 4.3KB, 1.2 MiB): a
+	// capture of a rate must not drift with it.
+	sizeRE       = regexp.MustCompile(`\b\d+(\.\d+)? ?(B|KB|MB|GB|KiB|MiB|GiB)\b`)
 	numberRE     = regexp.MustCompile(`\d+(\.\d+)?`)
 	horizontalWS = regexp.MustCompile(`[ \t]+`)
 	// Table rulers grow and shrink with the widths of numbers.
@@ -32,6 +35,7 @@ func normalize(s string) string {
 	s = timestampRE.ReplaceAllString(s, "<time>")
 	s = clockRE.ReplaceAllString(s, "<time>")
 	s = durationRE.ReplaceAllString(s, "<duration>")
+	s = sizeRE.ReplaceAllString(s, "<size>")
 	s = numberRE.ReplaceAllString(s, "#")
 	s = rulerRE.ReplaceAllString(s, "---")
 	var lines []string

@@ -32,7 +32,7 @@ func TestBadInputIsRefusedClearly(t *testing.T) {
 		{"list negative rv", kc, nil, []string{"list", "cm", "--rv", "-1"}, 2, "is not a resourceVersion"},
 		{"list huge rv", kc, nil, []string{"list", "cm", "--rv", "123456789012345678901234567890"}, 2, "is not a resourceVersion"},
 		{"list negative limit", kc, nil, []string{"list", "cm", "--limit", "-1"}, 2, "is not a page size"},
-		{"list huge limit", kc, nil, []string{"list", "cm", "--limit", "99999999999999999999"}, 2, "invalid argument"},
+		{"list huge limit", kc, nil, []string{"list", "cm", "--limit", "99999999999999999999"}, 2, "is out of range"},
 		{"list conflicting", kc, nil, []string{"list", "cm", "--rv-only", "--limit", "5"}, 2, "cannot be combined"},
 		{"list match without rv", kc, nil, []string{"list", "cm", "--rv-match", "Exact"}, 2, "needs --rv"},
 		{"list unknown resource", kc, nil, []string{"list", "confgmaps"}, 9, "did you mean"},

@@ -83,7 +83,7 @@ func TestNoControlByteReachesATerminal(t *testing.T) {
 		{name: "watch -o name", kubeconfig: fakeKC, args: []string{"watch", "cm", "--rv", "41", "--timeout", "3s", "-o", "name"}},
 		{name: "probe", kubeconfig: fakeKC, args: []string{"probe", "cm", "--probe-wait", "300ms", "--verbose"}},
 		{name: "probe --future", kubeconfig: fakeKC, args: []string{"probe", "cm", "--probe-wait", "300ms", "--future"}, quiet: "numbers and verdicts only"},
-		{name: "probe --all", kubeconfig: fakeKC, args: []string{"probe", "--all", "--probe-wait", "300ms"}},
+		{name: "probe --all", kubeconfig: fakeKC, args: []string{"probe", "--all", "--probe-wait", "300ms"}, quiet: "numbers only: one watch per resource, whose 410 gives the bound"},
 		{name: "probe --servers", kubeconfig: fakeKC, args: []string{"probe", "cm", "--servers", "--probe-wait", "300ms"}},
 		{name: "probe --metrics", kubeconfig: fakeKC, args: []string{"probe", "cm", "--metrics", "--probe-wait", "300ms"}, quiet: "the probed resource's series only: numbers"},
 		{name: "probe --interval", kubeconfig: fakeKC, args: []string{"probe", "cm", "--interval", "1s", "--duration", "2s", "--probe-wait", "300ms"}},

@@ -18,7 +18,7 @@ import (
 func commandsOn(ns, apiHost string) map[string][]string {
 	return map[string][]string{
 		"list":                  {"list", "configmaps", "-n", ns},
-		"watch":                 {"watch", "configmaps", "-n", ns, "--timeout", "3s"},
+		"watch":                 {"watch", "configmaps", "-n", ns, "--timeout", "6s"}, // past --request-timeout (4s): the plugin's bound is the first to end
 		"probe":                 {"probe", "configmaps", "-n", ns},
 		"streaming":             {"streaming", "configmaps", "-n", ns},
 		"version":               {"version"},

@@ -93,7 +93,8 @@ func TestTopUsage(t *testing.T) {
 		{[]string{"--check", "--max-storage-list-ratio", "0.5"}, "must be a number of 1 or more"},
 		{[]string{"--sort", "fame"}, `--sort "fame" is not a column`},
 		{[]string{"--interval", "10ms"}, "--interval 10ms must be between 1s and 10m0s"},
-		{[]string{"-o", "jsonpath"}, "unknown output format"},
+		{[]string{"-o", "jsonpath"}, "no template given"},
+		{[]string{"-o", "bogus"}, "unknown output format"},
 		{[]string{"--endpoints", "127.0.0.1"}, "--endpoints"},
 	} {
 		res := framework.Run(t, shared.Kubeconfig, time.Minute, append([]string{"top"}, c.args...)...)
