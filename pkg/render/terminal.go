@@ -112,6 +112,15 @@ func (t *TerminalWriter) progressLine(line string) {
 	_, _ = t.w.Write(out)
 }
 
+// clearScreen is the one path that writes the cursor-home and erase-screen
+// sequence: top's live view, before each refresh.
+func (t *TerminalWriter) clearScreen() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_ = t.flushLocked()
+	_, _ = t.w.Write([]byte(clearScreen))
+}
+
 // Escape is s as a TerminalWriter shows it on a stream without color (the
 // palette's marks dropped): for tests and for widths.
 func Escape(s string) string {

@@ -43,8 +43,9 @@ func (p *Printer) Top(r TopReport) error {
 
 func (p *Printer) topHuman(r TopReport) error {
 	var b strings.Builder
-	if r.Clear {
-		b.WriteString(clearScreen)
+	if tw, ok := p.Out.(*TerminalWriter); ok && r.Clear {
+		// Not through Write: the writer shows every ESC as text.
+		tw.clearScreen()
 	}
 	b.WriteString(p.Style.Header.Sprint(topTitle(r)) + "\n")
 	several := len(r.Servers) > 1

@@ -62,10 +62,11 @@ func TestTopCostLine(t *testing.T) {
 }
 
 // A live view starts with the one control sequence top writes besides
-// colors: the cursor home and a cleared screen.
+// colors: the cursor home and a cleared screen, written raw past the
+// TerminalWriter (which shows every other ESC as text).
 func TestTopClearsOnlyWhenLive(t *testing.T) {
 	var out bytes.Buffer
-	p := &Printer{Out: &out, ErrOut: &out, Style: NewStyle(false)}
+	p := NewPrinter(&out, &out, "", true)
 	rep := &top.Report{Interval: "5s", Sort: "watchers", Refresh: 2, Rows: []*top.Row{}}
 	if err := p.Top(TopReport{Report: rep, Live: true, Clear: true}); err != nil {
 		t.Fatal(err)
