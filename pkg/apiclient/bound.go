@@ -25,7 +25,12 @@ type BoundError struct {
 	Bound string
 	// Fix is what the user can do.
 	Fix string
+	// Cause (may be nil) is the sentinel a caller can test with errors.Is.
+	Cause error
 }
+
+// Unwrap is the cause.
+func (e *BoundError) Unwrap() error { return e.Cause }
 
 func (e *BoundError) Error() string {
 	req := "the answer"
