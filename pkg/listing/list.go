@@ -4,7 +4,6 @@ package listing
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -38,10 +37,14 @@ type Page struct {
 	ResourceVersion    string
 	Continue           string
 	RemainingItemCount *int64
-	Items              []ItemMeta
-	Bytes              int64
-	Duration           time.Duration
-	URL                string
+	// Items are the page's items (List); nil from a walk's read, which
+	// keeps none.
+	Items []ItemMeta
+	// Count is how many items the page held.
+	Count    int
+	Bytes    int64
+	Duration time.Duration
+	URL      string
 }
 
 // Query renders the options as URL parameters. resourceVersion and its match
@@ -65,22 +68,28 @@ func (o PageOptions) Query(t apiclient.Target) url.Values {
 	return q
 }
 
-type pageWire struct {
-	Metadata struct {
-		ResourceVersion    string `json:"resourceVersion"`
-		Continue           string `json:"continue"`
-		RemainingItemCount *int64 `json:"remainingItemCount"`
-	} `json:"metadata"`
-	Items []struct {
-		Metadata ItemMeta `json:"metadata"`
-	} `json:"items"`
-}
-
 // List is the plugin's one list request: one page of the collection
 // (the whole collection when Limit is 0), metadata only, sent exactly once.
 // Paged walks, relists, current-RV reads and exact-list probes all go
-// through it.
+// through it. The page's items are kept (Page.Items): a walk, which keeps
+// none, reads its pages with listEach.
 func List(ctx context.Context, c *apiclient.Client, t apiclient.Target, o PageOptions) (*Page, error) {
+	var items []ItemMeta
+	p, err := listEach(ctx, c, t, o, func(_ int, it ItemMeta) { items = append(items, it) })
+	if err != nil {
+		return nil, err
+	}
+	p.Items = items
+	if p.Items == nil {
+		p.Items = []ItemMeta{}
+	}
+	return p, nil
+}
+
+// listEach sends the list request and decodes its page as it streams,
+// handing each item to each (nil: none) and keeping none: Page.Items stays
+// nil, Page.Count says how many there were.
+func listEach(ctx context.Context, c *apiclient.Client, t apiclient.Target, o PageOptions, each func(int, ItemMeta)) (*Page, error) {
 	if err := o.Budget.Take(ctx); err != nil {
 		return nil, err
 	}
@@ -92,30 +101,27 @@ func List(ctx context.Context, c *apiclient.Client, t apiclient.Target, o PageOp
 	}
 	defer body.Close()
 	cr := &countio.Reader{R: body}
-	var w pageWire
-	if err := json.NewDecoder(cr).Decode(&w); err != nil {
+	head, n, err := decodePage(cr, each)
+	if err != nil {
+		err = apiclient.AttachRequest(err, body, t.CollectionPath(), q)
 		switch f := diagnose.ClassifyFailure(err); f {
 		case diagnose.FailureUnbounded:
-			return nil, err // the cap's own line names the request and the fix
+			return nil, err // the bound's own line names the request and the fix
 		case diagnose.FailureConnectionBroken, diagnose.FailureNoAnswer:
 			// Not a bad body: the connection was lost in the middle of it.
 			return nil, fmt.Errorf("the list response of %s broke off after %s: %w", t.CollectionPath(), text.Count(cr.N, "byte"), err)
 		}
 		return nil, fmt.Errorf("cannot decode the list response of %s: %w", t.CollectionPath(), err)
 	}
-	p := &Page{
-		ResourceVersion:    w.Metadata.ResourceVersion,
-		Continue:           w.Metadata.Continue,
-		RemainingItemCount: w.Metadata.RemainingItemCount,
-		Items:              make([]ItemMeta, len(w.Items)),
+	return &Page{
+		ResourceVersion:    head.ResourceVersion,
+		Continue:           head.Continue,
+		RemainingItemCount: head.RemainingItemCount,
+		Count:              n,
 		Bytes:              cr.N,
 		Duration:           time.Since(start),
 		URL:                apiclient.URL(t.CollectionPath(), q),
-	}
-	for i := range w.Items {
-		p.Items[i] = w.Items[i].Metadata
-	}
-	return p, nil
+	}, nil
 }
 
 // NewestItemRV is the highest decimal RV among the page's items (0 when

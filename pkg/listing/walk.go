@@ -98,7 +98,24 @@ func walkOnce(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Wa
 	opts := o.PageOptions
 	ends := newEndCheck(t.CollectionPath())
 	for i := 1; ; i++ {
-		p, retries, err := listPageRetrying(ctx, c, t, o, opts, i > 1)
+		// Each item is seen as the page streams, and kept only by onItem.
+		// A page retried after a break comes again from the same continue
+		// token, the same snapshot in the same order: onItem sees only the
+		// items past those it saw.
+		delivered := 0
+		each := func(j int, it ItemMeta) {
+			if n, ok := apiclient.ParseRV(it.ResourceVersion); ok && n > maxRV {
+				maxRV = n
+				a.MaxItemResourceVersion = it.ResourceVersion
+			}
+			if j >= delivered {
+				delivered = j + 1
+				if onItem != nil {
+					onItem(it)
+				}
+			}
+		}
+		p, retries, err := listPageRetrying(ctx, c, t, o, opts, i > 1, each)
 		a.Retries += retries
 		if err != nil {
 			a.Err, a.Error = err, err.Error()
@@ -112,24 +129,15 @@ func walkOnce(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Wa
 			return a, err
 		}
 		a.Pages = append(a.Pages, PageInfo{
-			Index: i, ResourceVersion: p.ResourceVersion, Items: len(p.Items),
+			Index: i, ResourceVersion: p.ResourceVersion, Items: p.Count,
 			RemainingItemCount: p.RemainingItemCount, More: p.Continue != "", Bytes: p.Bytes,
 			Duration: p.Duration, Millis: float64(p.Duration.Microseconds()) / 1000,
 		})
-		a.ItemCount += int64(len(p.Items))
-		for _, it := range p.Items {
-			if n, ok := apiclient.ParseRV(it.ResourceVersion); ok && n > maxRV {
-				maxRV = n
-				a.MaxItemResourceVersion = it.ResourceVersion
-			}
-			if onItem != nil {
-				onItem(it)
-			}
-		}
+		a.ItemCount += int64(p.Count)
 		if p.Continue == "" || (o.MaxPages > 0 && i >= o.MaxPages) {
 			return a, nil
 		}
-		if err := ends.next(i, len(p.Items), a.ItemCount, p.Continue); err != nil {
+		if err := ends.next(i, p.Count, a.ItemCount, p.Continue); err != nil {
 			a.Err, a.Error = err, err.Error()
 			return a, err
 		}
@@ -154,16 +162,16 @@ func (o WalkOptions) pageRetry() apiclient.Retry {
 	return r
 }
 
-func listPageRetrying(ctx context.Context, c *apiclient.Client, t apiclient.Target, wo WalkOptions, o PageOptions, retry bool) (*Page, int, error) {
+func listPageRetrying(ctx context.Context, c *apiclient.Client, t apiclient.Target, wo WalkOptions, o PageOptions, retry bool, each func(int, ItemMeta)) (*Page, int, error) {
 	policy := wo.pageRetry()
 	for failed := 1; ; failed++ {
 		start := time.Now()
-		p, err := List(ctx, c, t, o)
+		p, err := listEach(ctx, c, t, o, each)
 		url := apiclient.URL(t.CollectionPath(), o.Query(t))
 		if err != nil {
 			wo.trace("GET %s: %v (%s)", url, err, time.Since(start).Round(time.Millisecond))
 		} else {
-			wo.trace("GET %s: %s at RV %s, %s (%s)", url, text.Count(len(p.Items), "item"), p.ResourceVersion, text.Count(p.Bytes, "byte"), p.Duration.Round(time.Millisecond))
+			wo.trace("GET %s: %s at RV %s, %s (%s)", url, text.Count(p.Count, "item"), p.ResourceVersion, text.Count(p.Bytes, "byte"), p.Duration.Round(time.Millisecond))
 		}
 		if err == nil || !retry || !policy.More(failed) || !transient(err) {
 			return p, failed - 1, err

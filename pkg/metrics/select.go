@@ -3,49 +3,79 @@ package metrics
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"io"
+	"net/url"
 	"strings"
+
+	"github.com/watchrv/kubectl-watchrv/internal/text"
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 )
 
-// MaxSelectedLine bounds one line of /metrics read by ParseSelected: a
-// Prometheus sample line is a name, its labels and a value; a megabyte is
-// far past any real one, and a server that sends no newline cannot make
-// the reader hold its whole answer as one line.
-const MaxSelectedLine = 1 << 20
+// Bounds of one /metrics read. The text is within its byte cap
+// (apiclient.LimitMetrics, 64 MiB), but parsed into Prometheus families a
+// series takes some 20 times its bytes: these keep what is parsed small
+// whatever the server sends. Past one, the read ends with an
+// *apiclient.BoundError naming the request (the Unbounded class, exit 13).
+const (
+	// MaxSelectedLine bounds one line: a sample line is a name, its labels
+	// and a value; a megabyte is far past any real one, and a server that
+	// sends no newline cannot make the reader hold its answer as one line.
+	MaxSelectedLine = 1 << 20
+	// MaxSelectedSeries bounds the samples kept of the families asked for
+	// (a histogram's buckets left out); parsed, a series of
+	// apiserver_request_total takes some 1.8 KB, so the bound holds them
+	// under 100 MB. The largest family of a real server,
+	// apiserver_request_total, has some 30 series a resource type (verbs,
+	// codes, scopes): a cluster with 1,000 resource types has 30,000.
+	MaxSelectedSeries = 50_000
+	// MaxDeclaredFamilies bounds the "# TYPE" lines told apart (a
+	// kube-apiserver declares some 400 to 600 families, whatever the
+	// cluster size).
+	MaxDeclaredFamilies = 10_000
+)
 
-// ErrLineTooLong: a line of /metrics is longer than MaxSelectedLine.
+// batchBytes: kept lines are parsed in batches of about this size, so the
+// parser's own expansion is held for one batch only (a variable for the
+// tests, which make batches small).
+var batchBytes = 256 << 10
+
+// ErrLineTooLong: a line of /metrics is longer than MaxSelectedLine (the
+// cause of the *apiclient.BoundError a read returns).
 var ErrLineTooLong = errors.New("a line of /metrics is longer than 1 MiB")
+
+const notAServer = "no kube-apiserver sends that: check the kubeconfig's server address and any proxy in front of it"
+
+func lineTooLong() error {
+	return &apiclient.BoundError{Over: "has a line longer than 1 MiB", Bound: "the longest line the plugin reads of /metrics", Fix: notAServer, Cause: ErrLineTooLong}
+}
 
 // ParseSelected parses only the families named in names out of a /metrics
 // text, with the one parser (Parse), and reports every family name the
-// text declared (its "# TYPE" lines, kept or not), so that a caller can tell whether a server
-// filtered its answer. Lines are sorted out before parsing by their metric
-// name: "# HELP NAME", "# TYPE NAME", or a sample "NAME{...} V" / "NAME V";
-// a histogram's or summary's NAME_bucket, NAME_sum and NAME_count lines
-// belong to NAME, and dropBuckets leaves out the _bucket lines (the sum and
-// the count are all a rate needs, and the buckets are most of a histogram).
-// Only the kept lines are held, so an old server that ignores the name[]
-// filter of /metrics and sends everything costs the bytes, not the memory.
+// text declared (its "# TYPE" lines, kept or not), so that a caller can
+// tell whether a server filtered its answer. Lines are sorted out as they
+// stream by their metric name: "# TYPE NAME", or a sample "NAME{...} V" /
+// "NAME V"; a histogram's or summary's NAME_bucket, NAME_sum and
+// NAME_count lines belong to NAME, and dropBuckets leaves out the _bucket
+// lines (the sum and the count are all a rate needs, and the buckets are
+// most of a histogram). "# HELP" lines are dropped. Only the kept samples
+// are held, parsed a batch at a time, so an old server that ignores the
+// name[] filter of /metrics and sends everything costs the bytes, not the
+// memory; the bounds above end a text that would take more. A bound's
+// error does not name the request: ReadSelected does (or
+// apiclient.AttachRequest).
 func ParseSelected(r io.Reader, names []string, dropBuckets bool) (Families, map[string]bool, error) {
-	want := make(map[string]bool, len(names))
+	s := &selector{want: map[string]bool{}, seen: map[string]bool{}, types: map[string]string{}, batchFams: map[string]bool{}, out: Families{}}
 	for _, n := range names {
-		want[n] = true
+		s.want[n] = true
 	}
-	seen := map[string]bool{}
-	var kept bytes.Buffer
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
 		line, err := readLine(br)
 		if len(line) > 0 {
-			if name, bucket, ok := lineFamily(line, want); ok {
-				if bytes.HasPrefix(line, []byte("# TYPE ")) {
-					seen[name] = true
-				}
-				if want[name] && !(bucket && dropBuckets) {
-					kept.Write(line)
-					kept.WriteByte('\n')
-				}
+			if lerr := s.line(line, dropBuckets); lerr != nil {
+				return nil, nil, lerr
 			}
 		}
 		if err == io.EOF {
@@ -55,11 +85,96 @@ func ParseSelected(r io.Reader, names []string, dropBuckets bool) (Families, map
 			return nil, nil, err
 		}
 	}
-	f, err := Parse(&kept)
-	if err != nil {
+	if err := s.flush(); err != nil {
 		return nil, nil, err
 	}
-	return f, seen, nil
+	return s.out, s.seen, nil
+}
+
+type selector struct {
+	want, seen map[string]bool
+	types      map[string]string // a wanted family -> its "# TYPE" line
+	kept       int
+	batch      bytes.Buffer
+	batchFams  map[string]bool
+	out        Families
+}
+
+func (s *selector) line(line []byte, dropBuckets bool) error {
+	name, bucket, ok := lineFamily(line, s.want)
+	switch {
+	case !ok || bytes.HasPrefix(line, []byte("# HELP ")):
+		return nil
+	case bytes.HasPrefix(line, []byte("# TYPE ")):
+		if !s.seen[name] {
+			if len(s.seen) >= MaxDeclaredFamilies {
+				return &apiclient.BoundError{Over: "declares more than " + text.Thousands(MaxDeclaredFamilies) + " metric families", Bound: "the most the plugin tells apart in one /metrics", Fix: notAServer}
+			}
+			s.seen[name] = true
+		}
+		if s.want[name] {
+			s.types[name] = string(line)
+		}
+		return nil
+	case !s.want[name] || (bucket && dropBuckets):
+		return nil
+	}
+	if s.kept++; s.kept > MaxSelectedSeries {
+		return &apiclient.BoundError{
+			Over:  "holds more than " + text.Thousands(MaxSelectedSeries) + " series of the families read",
+			Bound: "the most the plugin keeps of one /metrics (a large cluster has tens of thousands)",
+			Fix:   notAServer,
+		}
+	}
+	s.batch.Write(line)
+	s.batch.WriteByte('\n')
+	s.batchFams[name] = true
+	if s.batch.Len() >= 8*batchBytes || (s.batch.Len() >= batchBytes && s.seriesEnds(name, line)) {
+		return s.flush()
+	}
+	return nil
+}
+
+// seriesEnds: a batch may end after line. A histogram's or summary's series
+// is several lines (buckets or quantiles, then _sum, then _count, as every
+// Prometheus client writes them) that the parser joins into one series:
+// a batch ends only after its _count.
+func (s *selector) seriesEnds(family string, line []byte) bool {
+	t := s.types[family]
+	if !strings.HasSuffix(t, " histogram") && !strings.HasSuffix(t, " summary") {
+		return true
+	}
+	return bytes.HasPrefix(line, []byte(family+"_count"))
+}
+
+// flush parses the batch (each family's "# TYPE" line first) and adds
+// its series to the families kept.
+func (s *selector) flush() error {
+	if s.batch.Len() == 0 {
+		return nil
+	}
+	var in bytes.Buffer
+	for name := range s.batchFams {
+		if t, ok := s.types[name]; ok {
+			in.WriteString(t)
+			in.WriteByte('\n')
+		}
+	}
+	in.Write(s.batch.Bytes())
+	s.batch.Reset()
+	clear(s.batchFams)
+	f, err := Parse(&in)
+	if err != nil {
+		return err
+	}
+	for name, mf := range f {
+		if have := s.out[name]; have != nil && have.GetType() == mf.GetType() {
+			have.Metric = append(have.Metric, mf.Metric...)
+			continue
+		}
+		s.out[name] = mf
+	}
+	return nil
 }
 
 // readLine reads one line without its newline, at most MaxSelectedLine
@@ -70,7 +185,7 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 		chunk, isPrefix, err := br.ReadLine()
 		line = append(line, chunk...)
 		if len(line) > MaxSelectedLine {
-			return nil, ErrLineTooLong
+			return nil, lineTooLong()
 		}
 		if err != nil || !isPrefix {
 			return line, err
@@ -82,29 +197,53 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 // comment that is neither HELP nor TYPE. bucket: a NAME_bucket sample of
 // a wanted NAME.
 func lineFamily(line []byte, want map[string]bool) (name string, bucket, ok bool) {
-	s := string(line)
-	if strings.HasPrefix(s, "#") {
-		f := strings.Fields(s)
-		if len(f) >= 3 && (f[1] == "HELP" || f[1] == "TYPE") {
-			return f[2], false, true
+	if line[0] == '#' {
+		f := bytes.Fields(line)
+		if len(f) >= 3 && (string(f[1]) == "HELP" || string(f[1]) == "TYPE") {
+			return string(f[2]), false, true
 		}
 		return "", false, false
 	}
-	end := strings.IndexAny(s, "{ \t")
+	end := bytes.IndexAny(line, "{ \t")
 	if end < 0 {
-		end = len(s)
+		end = len(line)
 	}
-	name = s[:end]
-	if name == "" {
+	if end == 0 {
 		return "", false, false
 	}
-	if want[name] {
-		return name, false, true
+	b := line[:end]
+	if want[string(b)] {
+		return string(b), false, true
 	}
 	for _, suffix := range []string{"_bucket", "_sum", "_count"} {
-		if base, found := strings.CutSuffix(name, suffix); found && want[base] {
-			return base, suffix == "_bucket", true
+		if base, found := bytes.CutSuffix(b, []byte(suffix)); found && want[string(base)] {
+			return string(base), suffix == "_bucket", true
 		}
 	}
-	return name, false, true
+	return string(b), false, true
+}
+
+// Selected is one read of chosen families out of /metrics.
+type Selected struct {
+	Families Families
+	// Declared is every family the text declared: a server that honours
+	// name[] (v1.37 and later) declares only those asked for.
+	Declared map[string]bool
+}
+
+// ReadSelected is the plugin's read of chosen families out of /metrics:
+// one GET /metrics asking for them by name[] (apiclient.GetMetrics; older
+// servers ignore it and send everything), parsed by ParseSelected as it
+// streams. A bound broken is an *apiclient.BoundError naming the request.
+func ReadSelected(ctx context.Context, c *apiclient.Client, names []string, dropBuckets bool) (*Selected, error) {
+	body, err := c.GetMetrics(ctx, names...)
+	if err != nil {
+		return nil, err
+	}
+	defer body.Close()
+	f, seen, err := ParseSelected(body, names, dropBuckets)
+	if err != nil {
+		return nil, apiclient.AttachRequest(err, body, "/metrics", url.Values{"name[]": names})
+	}
+	return &Selected{Families: f, Declared: seen}, nil
 }

@@ -73,19 +73,24 @@ func (s *Snapshot) ProcessStart() time.Time {
 	return time.Unix(sec, int64((v-float64(sec))*1e9)).UTC()
 }
 
-// Read sends one GET /metrics (it needs the non-resource "get" grant on
-// /metrics; a 403 comes back as an API error for the caller to note).
+// WatchCacheFamilies are the families Read asks for: the watch cache's
+// series (every name they had across versions) and the process start.
+var WatchCacheFamilies = []string{
+	FamilyCapacity, FamilyEventsReceived, FamilyResourceVersion, FamilyInitializations,
+	FamilyTerminatedWatchers, FamilyBookmarks, FamilyBookmarksLegacy,
+	FamilyCapacityIncreases, FamilyCapacityDecreases, FamilyProcessStart,
+}
+
+// Read sends one GET /metrics for the watch-cache families only
+// (ReadSelected: name[] on v1.37 and later; an older server sends all of
+// /metrics and only these are kept). It needs the non-resource "get" grant
+// on /metrics; a 403 comes back as an API error for the caller to note.
 func Read(ctx context.Context, c *apiclient.Client) (*Snapshot, error) {
-	body, err := c.Get(ctx, "/metrics", nil, "text/plain")
+	sel, err := ReadSelected(ctx, c, WatchCacheFamilies, true)
 	if err != nil {
 		return nil, err
 	}
-	defer body.Close()
-	f, err := Parse(body)
-	if err != nil {
-		return nil, err
-	}
-	return &Snapshot{At: time.Now(), Families: f}, nil
+	return &Snapshot{At: time.Now(), Families: sel.Families}, nil
 }
 
 // WatchCache is one resource's watch-cache series. A nil field is a series

@@ -44,7 +44,7 @@ func Read(ctx context.Context, c *apiclient.Client, kinds KindResources) (*Sampl
 	fams, declared, err := metrics.ParseSelected(cr, Families, true)
 	s.End, s.Bytes = time.Now(), cr.n
 	if err != nil {
-		return nil, err
+		return nil, apiclient.AttachRequest(err, body, "/metrics", url.Values{"name[]": Families})
 	}
 	s.Declared = len(declared)
 	s.Filtered = true

@@ -2,6 +2,7 @@ package top
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -201,7 +202,7 @@ func TestParseSelectedTellsUnfiltered(t *testing.T) {
 	if v.Resources[schema.GroupResource{Resource: "pods"}][EventBytes] != 900 {
 		t.Errorf("bytes: %v", v.Resources)
 	}
-	if _, _, err := metrics.ParseSelected(strings.NewReader(strings.Repeat("x", metrics.MaxSelectedLine+2)), Families, true); err != metrics.ErrLineTooLong {
+	if _, _, err := metrics.ParseSelected(strings.NewReader(strings.Repeat("x", metrics.MaxSelectedLine+2)), Families, true); !errors.Is(err, metrics.ErrLineTooLong) {
 		t.Errorf("a line without end: %v", err)
 	}
 }

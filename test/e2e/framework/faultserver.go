@@ -113,6 +113,9 @@ const (
 func (s *FaultServer) serve(w http.ResponseWriter, r *http.Request) {
 	s.Requests.Add(1)
 	watch := r.URL.Query().Get("watch") != ""
+	if s.boundFault(w, r, watch) {
+		return
+	}
 	switch p := r.URL.Path; {
 	case p == "/api" && s.Fault == FaultEndlessDiscovery:
 		s.endless(w, r, 200, `{"kind":"APIVersions","versions":["`, "v1v1v1v1")

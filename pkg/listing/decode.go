@@ -1,0 +1,106 @@
+package listing
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/watchrv/kubectl-watchrv/internal/text"
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+)
+
+// MaxPageItems bounds the items of one list page. A page is decoded one
+// item at a time (decodePage), so a walk's memory is one item whatever the
+// page holds; the bound is for the callers that keep a page's items (a
+// relist's state, an exact list) and for the time a server can make the
+// plugin spend on a page. A real item of a metadata-only list is at least
+// some 300 bytes (name, namespace, uid, resourceVersion, creation time and
+// managedFields), so the 256 MiB page cap lets through less than a million
+// of them; a page that holds more is made of items no API server sends.
+const MaxPageItems = 1_000_000
+
+// pageHead is the list metadata of a page.
+type pageHead struct {
+	ResourceVersion    string `json:"resourceVersion"`
+	Continue           string `json:"continue"`
+	RemainingItemCount *int64 `json:"remainingItemCount"`
+}
+
+// decodePage reads a list page as it streams: its metadata, and each item
+// of "items" decoded alone into its metadata and handed to each (with its
+// index), never kept here. The memory it takes is one item, whatever the
+// page holds; more than MaxPageItems items is a *apiclient.BoundError (the
+// caller names the request).
+func decodePage(r io.Reader, each func(i int, it ItemMeta)) (pageHead, int, error) {
+	var head pageHead
+	dec := json.NewDecoder(r)
+	if err := expectDelim(dec, '{', "a list page"); err != nil {
+		return head, 0, err
+	}
+	n := 0
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return head, n, err
+		}
+		key, _ := tok.(string)
+		switch key {
+		case "metadata":
+			err = dec.Decode(&head)
+		case "items":
+			n, err = decodeItems(dec, each)
+		default:
+			var skip json.RawMessage // kind, apiVersion: read and dropped
+			err = dec.Decode(&skip)
+		}
+		if err != nil {
+			return head, n, err
+		}
+	}
+	_, err := dec.Token() // the closing brace
+	return head, n, err
+}
+
+// decodeItems decodes the "items" array (null or [...]) one item at a time.
+func decodeItems(dec *json.Decoder, each func(int, ItemMeta)) (int, error) {
+	tok, err := dec.Token()
+	if err != nil || tok == nil {
+		return 0, err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '[' {
+		return 0, fmt.Errorf("the items of a list page are not an array (%v)", tok)
+	}
+	n := 0
+	for dec.More() {
+		if n >= MaxPageItems {
+			return n, &apiclient.BoundError{
+				Over:  "holds more than " + text.Count(MaxPageItems, "item"),
+				Bound: "the most the plugin reads of one list page",
+				Fix:   "no API server sends a page of that many items (they would take over 256 MiB): check the kubeconfig's server address and any proxy in front of it",
+			}
+		}
+		var it struct {
+			Metadata ItemMeta `json:"metadata"`
+		}
+		if err := dec.Decode(&it); err != nil {
+			return n, err
+		}
+		if each != nil {
+			each(n, it.Metadata)
+		}
+		n++
+	}
+	_, err = dec.Token() // ]
+	return n, err
+}
+
+func expectDelim(dec *json.Decoder, want json.Delim, what string) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != want {
+		return fmt.Errorf("%s is not a JSON object (it starts with %v)", what, tok)
+	}
+	return nil
+}

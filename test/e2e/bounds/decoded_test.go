@@ -1,0 +1,58 @@
+//go:build e2e
+
+package bounds
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
+)
+
+// decodedLimit is the address space of these runs: before the decoded
+// bounds, a page of 80 million `{}` items died under it with "fatal error:
+// out of memory" and a Go stack, and a /metrics of a million series took
+// over 1 GB.
+const decodedLimit = 2_000_000_000
+
+// Answers within their byte cap whose content, decoded, would take
+// unbounded memory: every command that decodes them ends under a 2 GB
+// address space with the one error line of the Unbounded class (exit 13)
+// naming the request, never a Go stack.
+func TestDecodedAnswersAreBounded(t *testing.T) {
+	const capped = 13
+	items := []string{"the answer to GET http://", "/configmaps?", "holds more than 1,000,000 items, the most the plugin reads of one list page"}
+	series := []string{"the answer to GET http://", "/metrics?name", "holds more than 50,000 series of the families read"}
+	line := []string{"the answer to GET http://", "/metrics?name", "has a line longer than 1 MiB"}
+	within := 120 * time.Second
+	cases := []faultCase{
+		{framework.FaultTinyItems, []string{"list", "cm", "--limit", "5"}, capped, items, within},
+		{framework.FaultTinyItems, []string{"list", "cm", "-o", "name"}, capped, items, within},
+		{framework.FaultTinyItems, []string{"watch", "cm", "--rv", "list", "--timeout", "60s"}, capped, items, within},
+		{framework.FaultManySeries, []string{"top", "--once", "--interval", "1s"}, capped, series, within},
+		{framework.FaultLongMetricsLine, []string{"top", "--once", "--interval", "1s"}, capped, line, within},
+	}
+	servers := map[framework.Fault]string{}
+	for _, c := range cases {
+		if _, ok := servers[c.fault]; ok {
+			continue
+		}
+		s, err := framework.StartFaultServer(c.fault)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(s.Close)
+		kc, err := s.Kubeconfig(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		servers[c.fault] = kc
+	}
+	for _, c := range cases {
+		t.Run(string(c.fault)+" "+strings.Join(c.args, " "), func(t *testing.T) {
+			r := framework.RunUnderMemoryLimit(t, decodedLimit, servers[c.fault], 2*c.within, c.args...)
+			checkRun(t, r, c)
+		})
+	}
+}

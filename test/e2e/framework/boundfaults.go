@@ -1,0 +1,72 @@
+package framework
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+)
+
+// Faults of answers within their byte cap whose content, decoded, would
+// take unbounded memory (found by an adversary with a hostile fake
+// server: a page of tiny items, a /metrics of a million series).
+const (
+	// FaultTinyItems: every list page is 10 million `{}` items, 30 MB,
+	// far under the page cap.
+	FaultTinyItems Fault = "tiny-items"
+	// FaultManySeries: /metrics is 400,000 series of the families top
+	// and probe --metrics read, 45 MB, under the /metrics cap.
+	FaultManySeries Fault = "many-series"
+	// FaultLongMetricsLine: /metrics has a 2 MiB line.
+	FaultLongMetricsLine Fault = "long-metrics-line"
+)
+
+// boundFault answers what the bound faults change, and reports whether it
+// did.
+func (s *FaultServer) boundFault(w http.ResponseWriter, r *http.Request, watch bool) bool {
+	p := r.URL.Path
+	switch {
+	case s.Fault == FaultTinyItems && strings.HasSuffix(p, "/configmaps") && !watch:
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(200)
+		s.write(w, `{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"100"},"items":[`)
+		block := strings.Repeat(`{},`, 10_000)
+		for i := 0; i < 1000 && r.Context().Err() == nil; i++ {
+			if !s.write(w, block) {
+				return true
+			}
+		}
+		s.write(w, `{}]}`)
+	case s.Fault == FaultManySeries && p == "/metrics":
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+		w.WriteHeader(200)
+		fams := []string{"apiserver_request_total", "apiserver_longrunning_requests", "watch_cache_capacity"}
+		for _, f := range fams {
+			s.write(w, "# TYPE "+f+" gauge\n")
+		}
+		var b strings.Builder
+		for i := 0; i < 400_000 && r.Context().Err() == nil; i++ {
+			fmt.Fprintf(&b, "%s{code=\"200\",group=\"\",resource=\"r%d\",verb=\"LIST\",version=\"v1\"} 1\n", fams[i%3], i)
+			if b.Len() > 32<<10 {
+				if !s.write(w, b.String()) {
+					return true
+				}
+				b.Reset()
+			}
+		}
+		s.write(w, b.String())
+	case s.Fault == FaultLongMetricsLine && p == "/metrics":
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+		w.WriteHeader(200)
+		s.write(w, "# TYPE apiserver_request_total counter\napiserver_request_total{resource=\""+strings.Repeat("a", 2<<20)+"\"} 1\n")
+	default:
+		return false
+	}
+	return true
+}
+
+func (s *FaultServer) write(w io.Writer, b string) bool {
+	n, err := io.WriteString(w, b)
+	s.Sent.Add(int64(n))
+	return err == nil
+}
