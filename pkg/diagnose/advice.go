@@ -204,6 +204,12 @@ func withAdvice(d Diagnosis) Diagnosis {
 		return inconsistentAdvice(d, a)
 	}
 	d.What, d.Why, d.ClientGo, d.Fix = fillTexts(d, a.what), fillTexts(d, a.why), fillTexts(d, a.clientGo), fillTexts(d, a.fix)
+	if d.Kind == KindTooOldResourceVersion && d.RequestedResourceVersion != "" {
+		// The numbers are known; which request and window are not
+		// (checkOperation): say only that.
+		d.What = fillTexts(d, "{req} was too old for the server (410 Expired); the text names one request and the server's wording belongs to the other, so which request expired, and in which window, is not known.")
+		d.Why = "The watch cache answers a watch from before its window with \"too old resource version: X (Y)\" and an exact list older than its snapshots with \"too old resource version: X\". A text that names the other request was pieced together, cut, or reworded: the confidence is low."
+	}
 	return d
 }
 

@@ -94,6 +94,7 @@ func classify(s *signals) Diagnosis {
 	for _, m := range matchers {
 		if m(s, &d) {
 			markNumbers(&d)
+			checkOperation(&d, s)
 			if why := contradiction(d, s); why != "" {
 				d.Inconsistent, d.Confidence, d.Gap = why, ConfidenceLow, ""
 				note(&d, "the numbers are inconsistent: "+why+": the text was edited or pieced together, so what happened is unknown")
@@ -204,4 +205,49 @@ func orKeep(v, old string) string {
 		return v
 	}
 	return old
+}
+
+// wrapperOperation is the request a client's log line names around the
+// server's words: client-go's Reflector writes "failed to list *v1.Pod:
+// ..." and "watch of *v1.Pod ended with: ..." (tools/cache/reflector.go).
+// The phrase is returned too, for the note of checkOperation.
+func wrapperOperation(t string) (op, phrase string) {
+	for _, w := range []struct{ phrase, op string }{
+		{"failed to list *", OpList}, {"Failed to list *", OpList},
+		{phraseWatchOf + "*", OpWatch}, {"failed to watch *", OpWatch}, {"Failed to watch *", OpWatch},
+	} {
+		if strings.Contains(t, w.phrase) {
+			return w.op, strings.TrimSuffix(w.phrase, " *")
+		}
+	}
+	return "", ""
+}
+
+// checkOperation: the two wordings of the watch cache's expiry tell which
+// request got them ("too old resource version: X (Y)": a watch from the
+// window; "too old resource version: X": an exact list from the
+// snapshots). When the text names the other request (a client's wrapper,
+// or the caller), the story of either would be made up: the diagnosis
+// says only what is known (an expiry of RV X), at low confidence, and why.
+func checkOperation(d *Diagnosis, s *signals) {
+	if s.op == "" {
+		return
+	}
+	watch := s.op == OpWatch
+	switch {
+	case d.Kind == KindWatchCacheWindow && !watch:
+		note(d, fmt.Sprintf("the text names a list (%s), but \"too old resource version: X (Y)\" is the watch cache's answer to a watch from an RV before its window: which request expired, and in which window, is not certain", orNamed(s.opNamedBy, s.op)))
+	case d.Kind == KindWatchCacheSnapshot && watch:
+		note(d, fmt.Sprintf("the text names a watch (%s), but \"too old resource version: X\" without \"(Y)\" is the watch cache's answer to an exact list (a watch's answer names the oldest RV): the text may be cut; which window expired is not known", orNamed(s.opNamedBy, s.op)))
+	default:
+		return
+	}
+	d.Kind, d.Confidence, d.Operation = KindTooOldResourceVersion, ConfidenceLow, s.op
+}
+
+func orNamed(phrase, op string) string {
+	if phrase != "" {
+		return "\"" + phrase + "\""
+	}
+	return "the operation given: " + op
 }

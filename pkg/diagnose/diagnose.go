@@ -108,6 +108,9 @@ func classifyText(t string, ctx Context) Diagnosis {
 	if s.op == "" {
 		s.op = op
 	}
+	if s.op == "" {
+		s.op, s.opNamedBy = wrapperOperation(t)
+	}
 	if s.requested == "" {
 		s.requested = rv
 	}
@@ -185,6 +188,11 @@ func summary(d Diagnosis) string {
 		}
 		return fmt.Sprintf("too old: the watch asked etcd v2 for the events after index %s, but its history starts at %s (%s behind)", d.RequestedResourceVersion, d.OldestResourceVersion, orUnknown(d.Gap))
 	case KindTooOldResourceVersion:
+		if d.RequestedResourceVersion != "" {
+			// checkOperation: the numbers are there, the request named
+			// is not the one the wording belongs to.
+			return fmt.Sprintf("too old: RV %s expired, but the text's request and the server's wording disagree (see Note): confidence low", d.RequestedResourceVersion)
+		}
 		return "too old, probably: \"too old resource version\" without the numbers the server prints with it (cut or reworded): confidence low"
 	case KindConflict:
 		return "not a List/Watch error: 409 Conflict, an update carried a stale metadata.resourceVersion (optimistic concurrency)"

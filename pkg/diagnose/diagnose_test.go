@@ -150,3 +150,24 @@ func TestCompareNowNamesOnlyTheKnownServer(t *testing.T) {
 		t.Errorf("the verdict does not say what it was told: %+v", known)
 	}
 }
+
+// The request a client's line names (client-go's "failed to list *T",
+// "watch of *T ended with") is a claim the server's wording must agree
+// with: a watch-window wording under "failed to list", or a snapshot
+// wording under "watch of", tells no story of the other request.
+func TestTheRequestNamedAndTheWordingAgree(t *testing.T) {
+	for _, c := range []struct{ text, kind, op string }{
+		{"W1201 reflector.go:158] watch of *v1.Pod ended with: too old resource version: 12", KindTooOldResourceVersion, OpWatch},
+		{"failed to list *v1.Pod: too old resource version: 12 (100)", KindTooOldResourceVersion, OpList},
+		{"W1201 reflector.go:158] watch of *v1.Pod ended with: too old resource version: 12 (100)", KindWatchCacheWindow, OpWatch},
+		{"failed to list *v1.Pod: too old resource version: 12", KindWatchCacheSnapshot, OpList},
+	} {
+		d := FromText(c.text)
+		if d.Kind != c.kind || d.Operation != c.op {
+			t.Errorf("%q: kind %s, operation %s; want %s, %s", c.text, d.Kind, d.Operation, c.kind, c.op)
+		}
+		if c.kind == KindTooOldResourceVersion && (d.Confidence != ConfidenceLow || strings.Contains(d.What, "asked for the events") || strings.Contains(d.What, "exact list at RV")) {
+			t.Errorf("%q: tells a story it cannot know: %s (%s)", c.text, d.What, d.Confidence)
+		}
+	}
+}

@@ -27,6 +27,7 @@ type signals struct {
 	freshToken bool   // the Status carried a new continue token
 	causeLarge bool   // a cause of type ResourceVersionTooLarge (or its old message)
 	op         string // watch, list, list-exact, list-continue
+	opNamedBy  string // the client's words that named op ("failed to list"), if they did
 	requested  string // requested RV from the context or a URL
 	// askedRV and urlRV are the requested RV as the caller gave it
 	// and as a URL in the text names it: each a claim about the request,
