@@ -277,6 +277,8 @@ func run(args []string, streams genericiooptions.IOStreams) (code int) {
 	err := cmd.ExecuteContext(ctx)
 	if len(args) == 0 || !strings.HasPrefix(args[0], "__complete") {
 		// Not under a shell's completion, whose stderr is the user's prompt.
+		// Settle first: every request counted has had its -v line.
+		o.ledger.Settle()
 		o.Printer(outputChoice{}).CostLine(o.ledger.Cost())
 	}
 	if ctx.Err() != nil {
