@@ -50,8 +50,8 @@ func (s *shownLedger) shown() []Entry {
 func TestEveryRequestCountedIsShownA304Included(t *testing.T) {
 	const etag = `"v1"`
 	bodies := map[string]string{
-		"/api":  `{"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[{"clientCIDR":"0.0.0.0/0","serverAddress":"127.0.0.1:6443"}]}`,
-		"/apis": `{"kind":"APIGroupList","apiVersion":"v1","groups":[]}`,
+		"/api":    `{"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[{"clientCIDR":"0.0.0.0/0","serverAddress":"127.0.0.1:6443"}]}`,
+		"/apis":   `{"kind":"APIGroupList","apiVersion":"v1","groups":[]}`,
 		"/api/v1": `{"kind":"APIResourceList","groupVersion":"v1","resources":[{"name":"configmaps","singularName":"configmap","namespaced":true,"kind":"ConfigMap","verbs":["get","list","watch"]}]}`,
 	}
 	var mu sync.Mutex
