@@ -208,8 +208,12 @@ func TestExplainErrorCheck(t *testing.T) {
 	kc := writeKubeconfig(t, srv.URL)
 	code, out, errOut := runExplain(t, nil, "--kubeconfig", kc, "--cache-dir", t.TempDir(), "--check", "too old resource version: 214 (257)")
 	if code != ExitOK || !strings.Contains(out, "Checked now    configmaps in namespace demo: RV 214 is 1000 behind the current RV 1214") ||
-		!strings.Contains(strings.Join(strings.Fields(out), " "), "checked now: a watch from RV 214 fails (ERROR event 410 Expired") {
+		!strings.Contains(strings.Join(strings.Fields(out), " "), "; tried: a watch from RV 214 fails (ERROR event 410 Expired") {
 		t.Fatalf("code %d:\n%s\n%s", code, out, errOut)
+	}
+	// The label says "Checked now" once: its value does not again.
+	if n := strings.Count(strings.ToLower(out), "checked now"); n != 1 {
+		t.Errorf("\"checked now\" %d times:\n%s", n, out)
 	}
 	code, out, _ = runExplain(t, nil, "--kubeconfig", kc, "--cache-dir", t.TempDir(), "--check", "-o", "json", "Timeout: Too large resource version: 5000, current: 1200")
 	var m struct {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -12,6 +13,7 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/probe"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
 	"github.com/watchrv/kubectl-watchrv/pkg/servers"
+	"github.com/watchrv/kubectl-watchrv/pkg/suggest"
 )
 
 // ProbeOptions finds how far back a watch can start, per resource.
@@ -30,6 +32,8 @@ type ProbeOptions struct {
 	ProbeWait   time.Duration
 	outputFlags
 	Metrics bool
+	// suggest is the user's context, which every suggested command carries.
+	suggest suggest.Context
 }
 
 func newProbeCommand(root *RootOptions) *cobra.Command {
@@ -109,6 +113,7 @@ controller can survive without a relist.
 // Complete fills in the namespace and parses the per-server flags.
 func (o *ProbeOptions) Complete(cmd *cobra.Command, args []string) error {
 	o.completeServers(cmd)
+	o.suggest = suggest.From(cmd.Flags(), os.Getenv)
 	return o.completeScope(&o.resourceScope, args)
 }
 
@@ -195,12 +200,12 @@ func (o *ProbeOptions) Run(ctx context.Context) error {
 	if w.Err != nil && w.Search == nil {
 		return o.windowError(w)
 	}
-	report := render.NewProbeReport(w, probe.Reason(w.Err))
+	report := render.NewProbeReport(w, probe.Reason(w.Err)).WithContext(o.suggest)
 	report.Metrics = metricsReport(m0, o.readMetrics(ctx, client, budget), w)
 	if err := p.Probe(report, o.Verbose); err != nil {
 		return err
 	}
-	noteMixedServers(p, servers.SignsInWindow(w), "")
+	noteMixedServers(p, servers.SignsInWindow(w), report.ServersCommand())
 	if w.Err != nil {
 		return o.windowError(w)
 	}

@@ -38,7 +38,12 @@ func (o *RootOptions) resolveResource(ctx context.Context, arg string, verbs ...
 	case strings.Contains(arg, "/"):
 		kind, rest, _ := strings.Cut(arg, "/")
 		arg, kind, rest = text.Echo(arg), text.Echo(kind), text.Echo(rest)
-		return apiclient.Resource{}, withCode(ExitUsage, fmt.Errorf("%q is not a resource type: give the type alone (%s), then the name as its own argument where the command takes one (%s %s), or select with --field-selector metadata.name=%s; subresources such as pods/log cannot be listed or watched", arg, kind, kind, rest, rest))
+		if !o.takesName() {
+			// probe, streaming, top: they read a whole collection and
+			// take no NAME, so the advice names none.
+			return apiclient.Resource{}, withCode(ExitUsage, fmt.Errorf("%q is not a resource type: give the type alone (%s); this command reads a whole collection and takes no NAME; subresources such as pods/log cannot be listed or watched", arg, kind))
+		}
+		return apiclient.Resource{}, withCode(ExitUsage, fmt.Errorf("%q is not a resource type: give the type alone (%s), then the name as its own argument (%s %s), or select with --field-selector metadata.name=%s; subresources such as pods/log cannot be listed or watched", arg, kind, kind, rest, rest))
 	}
 	disco, err := o.ConfigFlags.ToDiscoveryClient()
 	if err != nil {

@@ -41,6 +41,16 @@ type RootOptions struct {
 	// (the run's signal context) ends its wait on Ctrl-C.
 	credentials credentialGuard
 	runCtx      context.Context
+
+	// running is the command being run (set before it runs): what its
+	// advice may tell the user to type depends on it (takesName).
+	running *cobra.Command
+}
+
+// takesName is whether the running command takes a NAME argument, as its
+// usage line says (list and watch: "RESOURCE [NAME]").
+func (o *RootOptions) takesName() bool {
+	return o.running != nil && strings.Contains(o.running.Use, "[NAME]")
 }
 
 // userAgent lets an API server's audit log tell this plugin's requests apart.
@@ -76,6 +86,8 @@ version", or a list says "Too large resource version". It only reads
 		},
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// Every subcommand inherits it (none has its own).
+		PersistentPreRun: func(cmd *cobra.Command, _ []string) { o.running = cmd },
 		// Parse the global flags at the root, so that an unknown one is
 		// named as such instead of swallowing the subcommand as its value.
 		TraverseChildren: true,
@@ -277,6 +289,8 @@ func run(args []string, streams genericiooptions.IOStreams) (code int) {
 	err := cmd.ExecuteContext(ctx)
 	if len(args) == 0 || !strings.HasPrefix(args[0], "__complete") {
 		// Not under a shell's completion, whose stderr is the user's prompt.
+		// Settle first: every request counted has had its -v line.
+		o.ledger.Settle()
 		o.Printer(outputChoice{}).CostLine(o.ledger.Cost())
 	}
 	if ctx.Err() != nil {

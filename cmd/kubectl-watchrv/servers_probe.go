@@ -38,7 +38,7 @@ func (o *ProbeOptions) runServers(ctx context.Context, p *render.Printer) error 
 		return err
 	}
 	v := servers.Observe(ctx, fleet, t, oo)
-	if err := p.Servers(render.NewServersReport("probe", fleet.Found, v)); err != nil {
+	if err := p.Servers(render.NewServersReport("probe", fleet.Found, v, o.suggest)); err != nil {
 		return err
 	}
 	return v.Err(ctx)
@@ -52,7 +52,7 @@ func (o *ProbeOptions) runServersAll(ctx context.Context, p *render.Printer, fle
 		return err
 	}
 	run := servers.ObserveAll(ctx, fleet, resources, servers.AllOptions{Observe: oo, Progress: p, Target: o.allTarget})
-	if err := p.ServersAll(render.NewServersAllReport(fleet.Found, run)); err != nil {
+	if err := p.ServersAll(render.NewServersAllReport(fleet.Found, run, o.suggest)); err != nil {
 		return err
 	}
 	return run.Err(ctx)

@@ -21,14 +21,17 @@ var suggestionsLeft = map[string]string{
 	// h-misc: diagnose is pure and has no context; explain-error's render
 	// can append the command built in cmd.
 	"pkg/diagnose/advice.go: kubectl watchrv probe measures it.": "h-misc",
-	// h-probe: the servers verdict names the command for a resource it
-	// does not hold.
-	"pkg/render/servers_verdict.go: probe RESOURCE --servers": "h-probe",
 }
 
 // suggestionRe finds a command line written by hand: "kubectl watchrv
 // VERB", or a VERB with a RESOURCE placeholder (which is not pasteable).
-var suggestionRe = regexp.MustCompile(`kubectl watchrv (list|watch|probe|streaming|clients|explain-error|top)\b(?: [^ "]+){0,2}|\b(list|watch|probe|streaming) RESOURCE\b(?: [^ "]+)?`)
+var suggestionRe = regexp.MustCompile(`kubectl watchrv (list|watch|probe|streaming|clients|explain-error|top)\b(?: [^ "]+){0,2}|\b(list|watch|probe|streaming) RESOURCE\b(?: [^ "]+)?|` + bareHint)
+
+// bareHint is a hint that names a command without "kubectl watchrv" and
+// goes on to say what it does ("probe --servers --metrics shows ..."): a
+// reader pastes it, without the user's context. A flag named in prose
+// ("with --servers:", "list --servers reads ...") is not a hint.
+const bareHint = `\b(list|watch|probe|streaming|clients|top) (?:--[a-z][a-z-]*(?:=[^ "]+)? )+(shows|finds|tells|reads|says|measures|gives)\b`
 
 // Issue 25 D16, as a class: every command line the plugin suggests is
 // built by pkg/suggest, which carries the user's context. A string in cmd/

@@ -21,10 +21,15 @@ type Ledger struct {
 	byKind   map[BodyKind]*KindCost
 	failures []Entry
 	observe  func(Entry)
+	// open are the requests counted whose line has not been shown yet:
+	// Settle shows them, so that every request counted is shown once.
+	open map[*entry]struct{}
 }
 
 // NewLedger starts an empty account.
-func NewLedger() *Ledger { return &Ledger{byKind: map[BodyKind]*KindCost{}} }
+func NewLedger() *Ledger {
+	return &Ledger{byKind: map[BodyKind]*KindCost{}, open: map[*entry]struct{}{}}
+}
 
 // Cost is the account of a run as reports carry it (-o json|yaml: "cost").
 type Cost struct {
@@ -65,11 +70,16 @@ type Entry struct {
 	// EOF: the body was read to its end (else, without Err, the plugin
 	// closed it).
 	EOF bool
+	// Unfinished: the run ended before the request did (Settle): a watch
+	// still open, or an answer whose body nobody read or closed (client-go's
+	// discovery cache drops a 304's, answering from its copy).
+	Unfinished bool
 }
 
 // Observe calls f with every request as it completes, and with every
 // watch as its answer begins (Entry.Open): the -v lines. f must be quick
-// and safe for concurrent calls.
+// and safe for concurrent calls. Every request counted reaches f once as
+// completed (not Open): when it completes, or at Settle.
 func (l *Ledger) Observe(f func(Entry)) {
 	if l == nil {
 		return
@@ -77,6 +87,26 @@ func (l *Ledger) Observe(f func(Entry)) {
 	l.mu.Lock()
 	l.observe = f
 	l.mu.Unlock()
+}
+
+// Settle ends the account of a run: every request counted whose line was
+// not shown yet (its body neither read to its end nor closed, or a watch
+// still open) is shown now, marked Unfinished. After Settle, the requests
+// shown equal the requests counted.
+func (l *Ledger) Settle() {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	open := make([]*entry, 0, len(l.open))
+	for en := range l.open {
+		open = append(open, en)
+	}
+	l.mu.Unlock()
+	sort.Slice(open, func(i, j int) bool { return open[i].start.Before(open[j].start) })
+	for _, en := range open {
+		en.settle()
+	}
 }
 
 // Cost is the account so far.
@@ -147,8 +177,10 @@ func (l *Ledger) begin(method, url string, k BodyKind) *entry {
 		l.byKind[k] = kc
 	}
 	kc.Requests++
+	en := &entry{l: l, start: time.Now(), e: Entry{Method: method, URL: url, Kind: k}}
+	l.open[en] = struct{}{}
 	l.mu.Unlock()
-	return &entry{l: l, start: time.Now(), e: Entry{Method: method, URL: url, Kind: k}}
+	return en
 }
 
 // answered records the status of the answer; a watch's begins its stream.
@@ -200,13 +232,29 @@ func (en *entry) finish(err error) {
 	en.e.Err, en.e.Duration = err, time.Since(en.start)
 	e := en.e
 	en.mu.Unlock()
-	if err != nil || e.Status >= 400 {
-		en.l.mu.Lock()
-		if len(en.l.failures) < maxFailures {
-			en.l.failures = append(en.l.failures, e)
-		}
-		en.l.mu.Unlock()
+	en.l.mu.Lock()
+	delete(en.l.open, en)
+	if (err != nil || e.Status >= 400) && len(en.l.failures) < maxFailures {
+		en.l.failures = append(en.l.failures, e)
 	}
+	en.l.mu.Unlock()
+	en.l.emit(e)
+}
+
+// settle completes a request the run left unfinished (Settle).
+func (en *entry) settle() {
+	en.mu.Lock()
+	if en.done {
+		en.mu.Unlock()
+		return
+	}
+	en.done = true
+	en.e.Unfinished, en.e.Duration = true, time.Since(en.start)
+	e := en.e
+	en.mu.Unlock()
+	en.l.mu.Lock()
+	delete(en.l.open, en)
+	en.l.mu.Unlock()
 	en.l.emit(e)
 }
 

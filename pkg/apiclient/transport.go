@@ -2,6 +2,7 @@ package apiclient
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 
@@ -48,8 +49,12 @@ func (m *meter) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, err
 	}
 	en.answered(resp.StatusCode)
-	if resp.Body == nil || resp.Body == http.NoBody {
-		en.finish(nil)
+	if resp.Body == nil || resp.Body == http.NoBody || !bodyAllowed(req, resp.StatusCode) {
+		// No body by HTTP's rules (HTTP/2 gives such an answer a body
+		// of its own, not http.NoBody): the request is complete now,
+		// whether or not a caller closes it (client-go's discovery cache
+		// drops a 304's unread).
+		en.finish(io.EOF)
 		return resp, nil
 	}
 	resp.Body = newCapBody(resp.Body, &BodyTooLargeError{Kind: kindOf(req, resp.StatusCode), Method: req.Method, URL: u, Status: resp.StatusCode}, en)
@@ -57,6 +62,12 @@ func (m *meter) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 func (m *meter) WrappedRoundTripper() http.RoundTripper { return m.next }
+
+// bodyAllowed is whether an answer of status to req may have a body (RFC
+// 9110: none for HEAD, 1xx, 204 and 304).
+func bodyAllowed(req *http.Request, status int) bool {
+	return req.Method != http.MethodHead && status >= 200 && status != http.StatusNoContent && status != http.StatusNotModified
+}
 
 // RequestURL is a URL the plugin sent, as it is printed (-v, errors): the
 // server part redacted (text.RedactURL: a password in it), the path and

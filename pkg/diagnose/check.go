@@ -32,11 +32,14 @@ type Tried struct {
 	Answer  string `json:"answer"`
 }
 
+// sentence is the request tried, as the verdict ends with it: after the
+// RVs compared, which "Checked now" heads already (so not "checked now"
+// again).
 func (t *Tried) sentence() string {
 	if t.Works {
-		return fmt.Sprintf("checked now: %s works (%s)", t.Request, t.Answer)
+		return fmt.Sprintf("tried: %s works (%s)", t.Request, t.Answer)
 	}
-	return fmt.Sprintf("checked now: %s fails (%s)", t.Request, t.Answer)
+	return fmt.Sprintf("tried: %s fails (%s)", t.Request, t.Answer)
 }
 
 // Now is the cluster's current RV as --check read it (a consistent list),

@@ -126,7 +126,7 @@ func TestCompareNow(t *testing.T) {
 func TestCompareNowSaysOnlyWhatWasTried(t *testing.T) {
 	exp := FromText("too old resource version: 214 (518)")
 	got := CompareNow(exp, "214", Now{ResourceVersion: "900"}, &Tried{Request: "a watch from RV 214", Works: false, Answer: "ERROR event 410 Expired"})
-	if !contains(got.Verdict, "checked now: a watch from RV 214 fails (ERROR event 410 Expired)") || contains(got.Verdict, "exact list") {
+	if !contains(got.Verdict, "tried: a watch from RV 214 fails (ERROR event 410 Expired)") || contains(got.Verdict, "exact list") {
 		t.Fatalf("verdict: %s", got.Verdict)
 	}
 }

@@ -65,6 +65,10 @@ func requestText(e apiclient.Entry) string {
 	}
 	status := fmt.Sprintf("%d %s", e.Status, http.StatusText(e.Status))
 	switch {
+	case e.Unfinished && e.Kind == apiclient.KindWatch && e.Status < 300:
+		return fmt.Sprintf("%s still open when the run ended, after %s, %s read", head, ms(e.Duration), apiclient.Bytes(e.Bytes))
+	case e.Unfinished:
+		return fmt.Sprintf("%s %s in %s, %s read; its body was not read to its end when the run ended", head, status, ms(e.Headers), apiclient.Bytes(e.Bytes))
 	case e.Open:
 		return fmt.Sprintf("%s %s in %s (a watch: its bytes are counted as they stream)", head, status, ms(e.Headers))
 	case e.Kind == apiclient.KindWatch && e.Status < 300 && e.EOF:

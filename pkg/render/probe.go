@@ -8,6 +8,7 @@ import (
 
 	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
 	"github.com/watchrv/kubectl-watchrv/pkg/probe"
+	"github.com/watchrv/kubectl-watchrv/pkg/suggest"
 )
 
 // ProbeReport is the stable schema of "probe -o json|yaml" for one resource
@@ -54,6 +55,23 @@ type ProbeReport struct {
 	Metrics              *metrics.Report     `json:"metrics,omitempty"`
 
 	namespaced bool // the resource has namespaces: "" is -A
+	// ctx is the user's context, which the commands the report suggests
+	// carry (WithContext).
+	ctx suggest.Context
+}
+
+// WithContext is r suggesting its commands in the user's context ctx.
+func (r ProbeReport) WithContext(ctx suggest.Context) ProbeReport {
+	r.ctx = ctx
+	return r
+}
+
+// ServersCommand is this probe per server ("probe RESOURCE --servers"),
+// built by pkg/suggest in the report's context.
+func (r ProbeReport) ServersCommand() string {
+	scope := suggest.Scope{Namespace: r.Namespace, AllNamespaces: r.namespaced && r.Namespace == ""}
+	l, _ := r.ctx.Command("probe", r.Resource, scope, suggest.Bool("servers")) // no --rv: no error
+	return l.String()
 }
 
 // ProbeBracket is what is known when the bound was not found: the oldest RV

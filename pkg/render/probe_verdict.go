@@ -26,7 +26,7 @@ func answeredBy(r ProbeReport) string {
 	case probe.SourceStorage:
 		return storageName + ", directly: the watch cache is off for this resource, so its watches are served by storage"
 	case probe.SourceMixed:
-		return fmt.Sprintf("both the watch cache (%d probe(s)) and storage (%d probe(s)) answered 410: the API servers behind this address answer differently (probe --servers shows each)", a.WatchCache, a.Storage)
+		return fmt.Sprintf("both the watch cache (%d probe(s)) and storage (%d probe(s)) answered 410: the API servers behind this address answer differently (%s shows each)", a.WatchCache, a.Storage, r.ServersCommand())
 	case probe.SourceNone:
 		return "nothing has expired: a watch from RV 1 starts, so the whole history is still watchable"
 	}

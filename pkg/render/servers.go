@@ -7,6 +7,7 @@ import (
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/servers"
+	"github.com/watchrv/kubectl-watchrv/pkg/suggest"
 )
 
 // ServersReport is the stable schema of "probe|list RESOURCE --servers -o
@@ -26,12 +27,20 @@ type ServersReport struct {
 	// discovery's (EndpointSlices, leases).
 	Requests int     `json:"requests"`
 	Millis   float64 `json:"ms"`
+
+	// ctx and scope are what the commands the verdict suggests carry
+	// (seeCommands): the user's context, --endpoints included.
+	ctx   suggest.Context
+	scope suggest.Scope
 }
 
-// NewServersReport builds the report of one collection.
-func NewServersReport(mode string, found servers.Found, v *servers.View) ServersReport {
+// NewServersReport builds the report of one collection; ctx is the user's
+// context, which the commands the verdict suggests carry.
+func NewServersReport(mode string, found servers.Found, v *servers.View, ctx suggest.Context) ServersReport {
 	t := v.Target
 	return ServersReport{
+		ctx:          ctx,
+		scope:        suggest.Scope{Namespace: t.Namespace, AllNamespaces: t.Resource.Namespaced && t.Namespace == ""},
 		Resource:     t.Resource.Name(),
 		GroupVersion: t.Resource.GVR.GroupVersion().String(),
 		Namespace:    t.Namespace,
@@ -41,6 +50,22 @@ func NewServersReport(mode string, found servers.Found, v *servers.View) Servers
 		Verdict:      v.Verdict,
 		Requests:     v.Requests + found.Requests,
 		Millis:       float64(v.Duration.Microseconds()) / 1000,
+	}
+}
+
+// seeCommands are the commands the verdict suggests, built by pkg/suggest
+// in the user's context: window, the probe that finds each server's
+// oldest RV; metrics, the one that shows each server's watch cache.
+type seeCommands struct{ window, metrics string }
+
+func (r ServersReport) seeCommands() seeCommands {
+	line := func(flags ...suggest.Flag) string {
+		l, _ := r.ctx.Command("probe", r.Resource, r.scope, flags...) // no --rv: no error
+		return l.String()
+	}
+	return seeCommands{
+		window:  line(suggest.Bool("servers")),
+		metrics: line(suggest.Bool("servers"), suggest.Bool("metrics")),
 	}
 }
 

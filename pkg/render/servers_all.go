@@ -2,15 +2,16 @@ package render
 
 import (
 	"github.com/watchrv/kubectl-watchrv/pkg/servers"
+	"github.com/watchrv/kubectl-watchrv/pkg/suggest"
 	"github.com/watchrv/kubectl-watchrv/pkg/sweep"
 )
 
 // NewServersAllReport is the report of probe --all --servers; an
 // interrupted run is marked partial (it exits 130).
-func NewServersAllReport(found servers.Found, run *sweep.Run[*servers.View]) ServersAllReport {
+func NewServersAllReport(found servers.Found, run *sweep.Run[*servers.View], ctx suggest.Context) ServersAllReport {
 	all := ServersAllReport{Discovery: found, Requests: found.Requests + run.Requests, Millis: float64(run.Duration.Microseconds()) / 1000}
 	for _, v := range run.Rows {
-		all.Resources = append(all.Resources, NewServersReport("probe", servers.Found{}, v))
+		all.Resources = append(all.Resources, NewServersReport("probe", servers.Found{}, v, ctx))
 	}
 	if run.Interrupted {
 		all.Interrupted = &Interruption{Done: len(run.Rows), Of: run.Of}

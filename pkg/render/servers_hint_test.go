@@ -9,6 +9,7 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/servers"
+	"github.com/watchrv/kubectl-watchrv/pkg/suggest"
 )
 
 // The hint of a failed server is render's (it names the plugin's flags):
@@ -24,7 +25,7 @@ func TestServersReportHints(t *testing.T) {
 		{Endpoint: "10.0.0.5:6443", Reason: string(diagnose.FailureThrottled)},
 		{Endpoint: "10.0.0.6:6443", CacheKnown: true},
 	}}
-	r := NewServersReport("probe", servers.Found{}, v)
+	r := NewServersReport("probe", servers.Found{}, v, suggest.Context{})
 	want := []string{
 		"this address cannot be reached from here: if the servers sit on a private network, set proxy-url in the kubeconfig (a bastion), or give reachable addresses with --endpoints",
 		"raise --max-requests (it applies to each server)",

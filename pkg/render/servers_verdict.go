@@ -18,17 +18,18 @@ import (
 func serversVerdict(r ServersReport) [][2]string {
 	v := r.Verdict
 	var kv [][2]string
+	see := r.seeCommands()
 	kv = append(kv, [2]string{"Answered", answeredText(r)})
 	if v.CommonKnown {
-		kv = append(kv, [2]string{"Every server", commonText(v, r.Servers, r.Mode == "probe")})
+		kv = append(kv, [2]string{"Every server", commonText(v, r.Servers, r.Mode == "probe", see)})
 	}
 	if rc := v.Reconnect; rc != nil {
-		kv = append(kv, [2]string{fmt.Sprintf("Reconnect from RV %d", rc.ResourceVersion), reconnectText(rc, r.Mode == "probe")})
+		kv = append(kv, [2]string{fmt.Sprintf("Reconnect from RV %d", rc.ResourceVersion), reconnectText(rc, r.Mode == "probe", r.Servers)})
 	}
 	if v.LargestLagServer != "" {
 		lag := fmt.Sprintf("%s, server %s", text.Count(v.LargestLag, "RV"), v.LargestLagServer)
 		if v.LargestLag == 0 {
-			lag = "0: " + zeroLagText(v)
+			lag = "0: " + zeroLagText(v, see)
 		}
 		kv = append(kv, [2]string{"Largest lag", lag})
 	}
@@ -41,7 +42,7 @@ func serversVerdict(r ServersReport) [][2]string {
 // zeroLagText says what a lag of 0 shows: a watch cache that has seen the
 // current RV where a server has one, an rv=0 list that reached it where
 // whether it has one is not known.
-func zeroLagText(v servers.Verdict) string {
+func zeroLagText(v servers.Verdict, see seeCommands) string {
 	who := "every watch cache"
 	if len(v.NoWatchCache) > 0 {
 		who = "the watch cache of every server that has one"
@@ -50,7 +51,7 @@ func zeroLagText(v servers.Verdict) string {
 		who += " that was read"
 	}
 	if len(v.CacheUnknown) > 0 {
-		return "every rv=0 list reached the current RV right after a consistent list (read from the server's watch cache, or from storage where it has none: " + cacheUnknownText(v) + ")"
+		return "every rv=0 list reached the current RV right after a consistent list (read from the server's watch cache, or from storage where it has none: " + cacheUnknownText(v, see) + ")"
 	}
 	return who + " has seen the current RV"
 }
@@ -59,7 +60,7 @@ func zeroLagText(v servers.Verdict) string {
 // that gave an RV keeps up with storage: a server without a watch cache
 // reads storage, one with a cache follows it, and one of which that is not
 // known showed only that its rv=0 list reached the current RV.
-func followsText(v servers.Verdict) string {
+func followsText(v servers.Verdict, see seeCommands) string {
 	if len(v.NoWatchCache) == v.Servers {
 		return "(no server has a watch cache for this resource: each reads storage, always current)"
 	}
@@ -73,7 +74,7 @@ func followsText(v servers.Verdict) string {
 		who = strings.Replace(who, "every server", "every other server", 1)
 	}
 	if len(v.CacheUnknown) > 0 {
-		parts = append(parts, who+" serves up to the current RV: its rv=0 list reached it right after a consistent list (from its watch cache, or from storage if it has none: "+cacheUnknownText(v)+")")
+		parts = append(parts, who+" serves up to the current RV: its rv=0 list reached it right after a consistent list (from its watch cache, or from storage if it has none: "+cacheUnknownText(v, see)+")")
 	} else {
 		parts = append(parts, who+" follows storage: its watch cache reached the current RV right after a consistent list")
 	}
@@ -104,12 +105,12 @@ func answeredText(r ServersReport) string {
 	return out
 }
 
-func commonText(v servers.Verdict, ss []*servers.Server, probe bool) string {
+func commonText(v servers.Verdict, ss []*servers.Server, probe bool, see seeCommands) string {
 	if v.CommonEmpty {
 		return fmt.Sprintf("no RV is served by every server now: server %s forgets below RV %d, server %s has seen only up to RV %d",
 			v.CommonFromServer, v.CommonFrom, v.CommonToServer, v.CommonTo)
 	}
-	high := followsText(v)
+	high := followsText(v, see)
 	if v.CommonToLagging {
 		high = fmt.Sprintf("(above %d server %s has not seen the RV and does not catch up: 504 on a relist, a watch held)", v.CommonTo, v.CommonToServer)
 	}
@@ -120,7 +121,7 @@ func commonText(v servers.Verdict, ss []*servers.Server, probe bool) string {
 	if !v.CommonFromKnown {
 		// No window was measured: below which RV a server answers 410 is
 		// unknown, so no range is claimed, only the 504 side.
-		why := "no window was searched (probe RESOURCE --servers finds each server's oldest RV)"
+		why := "no window was searched (" + see.window + " finds each server's oldest RV)"
 		if probe {
 			why = "no server's window was measured (see the NOTE column)"
 		}
@@ -160,7 +161,7 @@ func commonText(v servers.Verdict, ss []*servers.Server, probe bool) string {
 	return out + unknownTo
 }
 
-func reconnectText(rc *servers.Reconnect, probe bool) string {
+func reconnectText(rc *servers.Reconnect, probe bool, ss []*servers.Server) string {
 	var bad, ok, no504 []string
 	for _, a := range rc.Answers {
 		switch a.Answer {
@@ -193,11 +194,7 @@ func reconnectText(rc *servers.Reconnect, probe bool) string {
 		if probe {
 			what = "its window was not measured"
 		}
-		no := "no server answers 504 (the RV is within every cache)"
-		if len(no504) < len(rc.Answers) {
-			no = "no 504 from " + strings.Join(no504, ", ") + " (the RV is within their caches)"
-		}
-		parts = append(parts, fmt.Sprintf("%s; 410 not known (%s)", no, what))
+		parts = append(parts, fmt.Sprintf("%s; 410 not known (%s)", no504Text(no504, len(no504) == len(rc.Answers), ss), what))
 	}
 	return out + strings.Join(parts, "; ")
 }
@@ -226,9 +223,46 @@ func firstWords(s string, n int) string {
 
 // cacheUnknownText names the servers of which it is not known whether
 // they have a watch cache for the resource.
-func cacheUnknownText(v servers.Verdict) string {
+func cacheUnknownText(v servers.Verdict, see seeCommands) string {
 	if len(v.CacheUnknown)+len(v.NoWatchCache) >= v.Answered+v.AnsweredPartly {
-		return "which is not known here: probe --servers --metrics shows each server's watch cache"
+		return "which is not known here: " + see.metrics + " shows each server's watch cache"
 	}
 	return "not known for " + strings.Join(v.CacheUnknown, ", ")
+}
+
+// no504Text says why the servers no504 answer no 504 to the reconnect (its
+// RV is at most their cache RV), by what was measured of each one's watch
+// cache (Server.WatchCache): one with none serves the RV from storage, and
+// where that is not known, the RV is at most what its rv=0 list returned,
+// whoever served it. all: every server answered so.
+func no504Text(no504 []string, all bool, ss []*servers.Server) string {
+	state := map[string]string{}
+	for _, s := range ss {
+		state[s.Endpoint] = s.WatchCache
+	}
+	groups := map[string][]string{}
+	for _, e := range no504 {
+		st := state[e]
+		if st != servers.CacheOn && st != servers.CacheOff {
+			st = servers.CacheUnknown
+		}
+		groups[st] = append(groups[st], e)
+	}
+	why := map[string]string{
+		servers.CacheOn:      "the RV is within the watch cache there",
+		servers.CacheOff:     "no watch cache there: storage serves every RV up to its current one",
+		servers.CacheUnknown: "the RV is at most the one its rv=0 list returned, from its watch cache or, where it has none, from storage",
+	}
+	var parts []string
+	for _, st := range []string{servers.CacheOn, servers.CacheOff, servers.CacheUnknown} {
+		eps := groups[st]
+		if len(eps) == 0 {
+			continue
+		}
+		if all && len(groups) == 1 {
+			return "no server answers 504 (" + why[st] + ")"
+		}
+		parts = append(parts, "no 504 from "+strings.Join(eps, ", ")+" ("+why[st]+")")
+	}
+	return strings.Join(parts, "; ")
 }

@@ -36,7 +36,18 @@ type Context struct {
 	env   []string // NAME=value words the line starts with
 	flags []string // the connection flags, as argv words
 	notes []string // what the user must do before pasting (a secret not printed)
+	// endpoints is the user's --endpoints (host:port,...): the servers a
+	// per-server view dials. A suggested --servers becomes --endpoints
+	// with it (Command), since the EndpointSlices may not list them.
+	endpoints string
 }
+
+// serversFlag is the plugin's flag of the per-server view, and
+// endpointsFlag the one that names its servers by hand (and implies it).
+const (
+	serversFlag   = "servers"
+	endpointsFlag = "endpoints"
+)
 
 // secretEnv names the environment variable a suggestion reads a secret
 // flag from: the value itself is never printed.
@@ -87,6 +98,9 @@ func From(fs *pflag.FlagSet, getenv func(string) string) Context {
 		for _, v := range values(f) {
 			c.add(name, v, f.Value.Type() == "bool")
 		}
+	}
+	if f := fs.Lookup(endpointsFlag); f != nil && f.Changed {
+		c.endpoints = strings.Join(values(f), ",")
 	}
 	if f := fs.Lookup("kubeconfig"); (f == nil || !f.Changed) && getenv != nil {
 		// KUBECONFIG chose the file: a line pasted where KUBECONFIG is
@@ -228,8 +242,9 @@ func (e *InvalidRVError) Error() string {
 
 // Command builds the line of "kubectl watchrv VERB RESOURCE [NAME] SCOPE
 // FLAGS CONTEXT". resource is the plugin's name for it (configmaps,
-// widgets.example.com). A --rv the plugin would refuse is an
-// *InvalidRVError, never a line.
+// widgets.example.com). A --servers is the user's --endpoints when given
+// (the servers the user named, which the EndpointSlices may not list). A
+// --rv the plugin would refuse is an *InvalidRVError, never a line.
 func (c Context) Command(verb, resource string, s Scope, flags ...Flag) (Line, error) {
 	words := []string{"watchrv", verb}
 	if resource != "" {
@@ -239,6 +254,9 @@ func (c Context) Command(verb, resource string, s Scope, flags ...Flag) (Line, e
 	for _, f := range flags {
 		if f.Name == "rv" && f.Value != "list" && !rv.Valid(f.Value) {
 			return Line{}, &InvalidRVError{RV: f.Value}
+		}
+		if f.Name == serversFlag && f.Value == "" && c.endpoints != "" {
+			f = Flag{Name: endpointsFlag, Value: c.endpoints}
 		}
 		words = append(words, "--"+f.Name)
 		if f.Value != "" {

@@ -181,3 +181,36 @@ func TestRefusedRVIsNeverSuggested(t *testing.T) {
 		}
 	}
 }
+
+// Issue 25, as a class: a suggested per-server view reaches the servers the
+// user named. The EndpointSlices may not list them (a bastion, a test
+// harness): a pasted --servers would then fail, so --servers is the user's
+// --endpoints; a command that is not a per-server view carries none.
+func TestSuggestedServersAreTheUsersEndpoints(t *testing.T) {
+	fs := parsed(t)
+	fs.StringSlice("endpoints", nil, "")
+	fs.Bool("servers", false, "")
+	if err := fs.Parse([]string{"--endpoints", "127.0.0.1:6443", "--endpoints=127.0.0.2:6443", "--context", "kind"}); err != nil {
+		t.Fatal(err)
+	}
+	c := From(fs, func(string) string { return "" })
+	l, err := c.Command("probe", "configmaps", Scope{Namespace: "demo"}, Bool("servers"), Bool("metrics"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"watchrv", "probe", "configmaps", "-n", "demo", "--endpoints", "127.0.0.1:6443,127.0.0.2:6443", "--metrics", "--context", "kind"}
+	if !reflect.DeepEqual(l.Args, want) {
+		t.Fatalf("args %q, want %q", l.Args, want)
+	}
+	if got := shellWords(t, l.String()); !reflect.DeepEqual(got, want) {
+		t.Fatalf("the shell gives %q, want %q", got, want)
+	}
+	w, err := c.Command("watch", "configmaps", Scope{Namespace: "demo"}, RV("5"))
+	if err != nil || strings.Contains(w.String(), "endpoints") {
+		t.Fatalf("a watch carries the per-server flag: %s (%v)", w, err)
+	}
+	plain, err := From(parsed(t), nil).Command("probe", "configmaps", Scope{}, Bool("servers"))
+	if err != nil || !strings.HasSuffix(plain.String(), "probe configmaps --servers") {
+		t.Fatalf("without --endpoints: %s (%v)", plain, err)
+	}
+}

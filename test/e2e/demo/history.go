@@ -90,7 +90,7 @@ func makeHistory(d *demo) error {
 		return err
 	}
 	d.rvs["before restart"] = fmt.Sprint(rev)
-	fmt.Printf("  restarting the API server at etcd revision %d, so its watch cache starts anew\n", rev)
+	fmt.Println("  " + restartLine(rev, d.watchCache))
 	if err := d.cluster.RestartAPIServer(d.ctx, 0); err != nil {
 		return err
 	}
@@ -123,4 +123,13 @@ func deleteRV(d *demo, cms typedcorev1.ConfigMapInterface, name, fromRV string) 
 		}
 	}
 	return "", fmt.Errorf("no DELETED event for %s after its deletion", name)
+}
+
+// restartLine says what the restart does, by the server's cache setting: a
+// server with --watch-cache=false has no watch cache to start anew.
+func restartLine(rev int64, watchCache bool) string {
+	if !watchCache {
+		return fmt.Sprintf("restarting the API server at etcd revision %d (it runs with --watch-cache=false: etcd serves its lists and watches, before the restart and after)", rev)
+	}
+	return fmt.Sprintf("restarting the API server at etcd revision %d, so its watch cache starts anew", rev)
 }

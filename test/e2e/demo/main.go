@@ -37,6 +37,18 @@ type demo struct {
 	rvs map[string]string
 	// informer is the real client-go informer that lived through the history.
 	informer *framework.Informer
+	// watchCache is whether the API server runs its watch cache (make
+	// serve WATCH_CACHE=off: not): what the demo says of it follows.
+	watchCache bool
+}
+
+// cacheSetting is the server's --watch-cache, as the plugin's flags
+// (clients --watch-cache) spell it.
+func (d *demo) cacheSetting() string {
+	if d.watchCache {
+		return "on"
+	}
+	return "off"
 }
 
 // step is one part of the demo; each command's file adds its own.
@@ -116,7 +128,7 @@ func run(plugin string, serve, watchCache bool) error {
 		banner("Stopped the local API server; its files are removed")
 	}()
 	fmt.Printf("  ready in %s; kubeconfig: %s\n", time.Since(start).Round(time.Millisecond), c.Kubeconfig)
-	d := &demo{ctx: ctx, cluster: c, plugin: abs, ns: "demo", rvs: map[string]string{}}
+	d := &demo{ctx: ctx, cluster: c, plugin: abs, ns: "demo", rvs: map[string]string{}, watchCache: watchCache}
 	defer func() { // before the cluster stops: its files live in the cluster's directory
 		if d.informer != nil {
 			_ = d.informer.Stop(5 * time.Second)

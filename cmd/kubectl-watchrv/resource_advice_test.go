@@ -1,0 +1,36 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+)
+
+// Issue 25, as a class: the advice for a TYPE/NAME argument names a NAME
+// argument only where the command takes one. Every command whose usage
+// line takes a RESOURCE and no NAME (probe, streaming, top) is asked
+// "pods/log": its advice must not tell the user to give a name.
+func TestTypeSlashNameAdviceFollowsTheCommand(t *testing.T) {
+	root, _ := newRootCommand(genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}})
+	tried := 0
+	for _, c := range root.Commands() {
+		if !strings.Contains(c.Use, "RESOURCE") || strings.Contains(c.Use, "[NAME]") {
+			continue
+		}
+		tried++
+		var out, errb bytes.Buffer
+		code := run([]string{c.Name(), "pods/log", "--server", "https://127.0.0.1:1"}, genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &errb})
+		msg := errb.String()
+		if code != ExitUsage || !strings.Contains(msg, `"pods/log" is not a resource type: give the type alone (pods)`) {
+			t.Errorf("%s pods/log: exit %d: %s", c.Name(), code, msg)
+		}
+		if strings.Contains(msg, "own argument") || strings.Contains(msg, "(pods log)") || strings.Contains(msg, "metadata.name=log") {
+			t.Errorf("%s takes no NAME, and its advice gives one: %s", c.Name(), msg)
+		}
+	}
+	if tried < 3 {
+		t.Fatalf("%d commands without NAME tried, want probe, streaming and top", tried)
+	}
+}
