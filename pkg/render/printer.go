@@ -58,6 +58,10 @@ type Printer struct {
 	costOf func() Cost
 	// docPrinter prints every document for -o name and the templates
 	// (UseDocumentPrinter); objects is the type -o name names.
+	// lastDiagnosis is the summary of the diagnosis printed last (a
+	// watch's ERROR event), so that the relist it causes does not repeat it.
+	lastDiagnosis string
+
 	docPrinter printers.ResourcePrinter
 	objects    apiclient.Resource
 }

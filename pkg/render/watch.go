@@ -164,6 +164,7 @@ func (p *Printer) eventNote(r WatchEventRecord) string {
 // diagnosisLines writes a diagnosis under an ERROR event or an HTTP error:
 // the class and summary, then the fix, one line each.
 func (p *Printer) diagnosisLines(w io.Writer, d diagnose.Diagnosis) error {
+	p.lastDiagnosis = d.Summary
 	paint := p.Style.Warn
 	if d.IsRVProblem() {
 		paint = p.Style.Bad

@@ -100,7 +100,9 @@ func (p *Printer) watchNoticeHuman(r WatchNoticeRecord) error {
 	if _, err := fmt.Fprintln(p.Out, "-- "+line); err != nil {
 		return err
 	}
-	if r.Diagnosis != nil && r.Diagnosis.Recognized() {
+	// The error that made the relist was diagnosed at its ERROR event
+	// just above: said once (-o json keeps it in both records).
+	if r.Diagnosis != nil && r.Diagnosis.Recognized() && r.Diagnosis.Summary != p.lastDiagnosis {
 		return p.diagnosisLines(p.Out, *r.Diagnosis)
 	}
 	return nil
