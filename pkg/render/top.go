@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/servers"
 	"github.com/watchrv/kubectl-watchrv/pkg/top"
 )
@@ -68,6 +69,7 @@ func (p *Printer) topHuman(r TopReport) error {
 	}
 	kv = append(kv, topEventBytes(r)...)
 	kv = append(kv, topAPF(r)...)
+	kv = append(kv, topUnmeasured(r)...)
 	kv = append(kv, topMissing(r)...)
 	kv = append(kv, topChecks(p, r)...)
 	kv = append(kv, [2]string{"Cost", topCost(r)})
@@ -180,10 +182,17 @@ func index(several bool, i int) int {
 }
 
 // notAvailable is a cell whose family the server does not expose (named
-// under the table), never a 0.
-const notAvailable = "n/a"
+// under the table), never a 0; notMeasured a cell whose sample was not a
+// number the server can mean (NaN, ±Inf, ...: named under the table).
+const (
+	notAvailable = "n/a"
+	notMeasured  = "?"
+)
 
 func gaugeText(g top.Gauge, suffix string) string {
+	if g.Unmeasured != "" {
+		return notMeasured
+	}
 	if !g.Known() {
 		return notAvailable
 	}
@@ -201,6 +210,8 @@ func objectsCell(g top.Gauge) string {
 
 func rateCell(r top.Rate, bytes bool) string {
 	switch {
+	case r.Unmeasured != "":
+		return notMeasured
 	case r.Missing != "":
 		return notAvailable
 	case r.Restarted:
@@ -217,6 +228,8 @@ func rateCell(r top.Rate, bytes bool) string {
 
 func countCell(r top.Rate) string {
 	switch {
+	case r.Unmeasured != "":
+		return notMeasured
 	case r.Missing != "":
 		return notAvailable
 	case r.Restarted:
@@ -239,7 +252,7 @@ func readReturned(row *top.Row) string {
 
 func cacheRVText(row *top.Row) string {
 	if !row.CacheRV.Known() {
-		return notAvailable
+		return gaugeText(row.CacheRV, "")
 	}
 	s := fmtNum(row.CacheRV.V())
 	if row.CacheRVBehindNewest != nil {
@@ -258,15 +271,9 @@ func perSecond(f float64) string {
 	return fmtNum(math.Round(f))
 }
 
-func byteRate(f float64) string {
-	switch {
-	case f >= 1e6:
-		return fmt.Sprintf("%.1fMB", f/1e6)
-	case f >= 1e3:
-		return fmt.Sprintf("%.1fKB", f/1e3)
-	}
-	return fmt.Sprintf("%.0fB", f)
-}
+// byteRate is bytes per second in the plugin's one byte unit
+// (apiclient.Bytes: B, KiB, MiB).
+func byteRate(f float64) string { return apiclient.Bytes(int64(math.Round(f))) }
 
 // Sparkline draws values (oldest first) with the bars of the clients
 // chart (sparks): a zero is '·', any other value a bar of height

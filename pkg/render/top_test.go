@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/top"
 )
 
@@ -31,6 +32,7 @@ func TestTopCellsSayWhatIsNotKnown(t *testing.T) {
 		"reset":   {First: &two, Second: &one, WentDown: true},
 		"restart": {First: &one, Second: &two, Restarted: true},
 		"1":       {First: &one, Second: &two, Delta: &one, PerSecond: &one},
+		"?":       {Unmeasured: "apiserver_terminated_watchers_total{resource=\"pods\"} is NaN, not a number the server can mean: not measured"},
 	} {
 		if got := countCell(r); got != want {
 			t.Errorf("count %+v: %q, want %q", r, got, want)
@@ -40,6 +42,9 @@ func TestTopCellsSayWhatIsNotKnown(t *testing.T) {
 	if got := objectsCell(top.Gauge{Value: &minus}); got != "count failed" {
 		t.Errorf("objects -1: %q", got)
 	}
+	if got := gaugeText(top.Gauge{Unmeasured: "x"}, ""); got != notMeasured {
+		t.Errorf("watchers not measured: %q", got)
+	}
 	if got := objectsCell(top.Gauge{Missing: "x"}); got != notAvailable {
 		t.Errorf("objects missing: %q", got)
 	}
@@ -47,7 +52,7 @@ func TestTopCellsSayWhatIsNotKnown(t *testing.T) {
 
 func TestTopCostLine(t *testing.T) {
 	r := TopReport{Report: &top.Report{Refresh: 1, Cost: top.Cost{Reads: 2, Bytes: 162374, Filtered: true, Families: 20}}}
-	if got := topCost(r); !strings.Contains(got, "2 GET /metrics for this interval (2 per server: both samples), 162.4 KB read; filtered by name[]") {
+	if got := topCost(r); !strings.Contains(got, "2 GET /metrics for this interval (2 per server: both samples), "+apiclient.Bytes(162374)+" read; filtered by name[]") {
 		t.Errorf("filtered: %s", got)
 	}
 	r.Cost = top.Cost{Reads: 1, Bytes: 1300000, Unfiltered: []int{2}, Families: 20}

@@ -2,9 +2,11 @@ package top
 
 import (
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 )
 
 // Callout is one row that matters, with what it means and the fix.
@@ -234,14 +236,6 @@ func rateText(f float64) string {
 	return count(float64(int64(f + 0.5)))
 }
 
-// bytesText writes a byte count in B, KB, MB (1000s, as a person reads
-// them).
-func bytesText(f float64) string {
-	switch {
-	case f >= 1e6:
-		return fmt.Sprintf("%.1f MB", f/1e6)
-	case f >= 1e3:
-		return fmt.Sprintf("%.1f KB", f/1e3)
-	}
-	return fmt.Sprintf("%.0f B", f)
-}
+// bytesText writes a byte count in the plugin's one unit (apiclient.Bytes,
+// the request ledger's: B, KiB, MiB).
+func bytesText(f float64) string { return apiclient.Bytes(int64(math.Round(f))) }

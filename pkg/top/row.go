@@ -112,16 +112,21 @@ func (r *Row) gauge(f Field) *Gauge {
 }
 
 // Active: the row had load in the interval (a watcher, an event, a list,
-// an error answer, a closed watcher) or a counter that went down.
+// an error answer, a closed watcher), a counter that went down, or a
+// field not measured (a sample no server can mean is shown as "?", never
+// hidden as no load).
 func (r *Row) Active() bool {
 	if r.Watchers.V() > 0 {
 		return true
 	}
 	for f := Field(0); f < numFields; f++ {
 		if f.gauge() {
+			if r.gauge(f).Unmeasured != "" {
+				return true
+			}
 			continue
 		}
-		if x := r.rate(f); x.D() > 0 || x.WentDown {
+		if x := r.rate(f); x.D() > 0 || x.WentDown || x.Unmeasured != "" {
 			return true
 		}
 	}
