@@ -1,0 +1,112 @@
+package top
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
+)
+
+func TestMeant(t *testing.T) {
+	for _, c := range []struct {
+		x       float64
+		counter bool
+		want    bool
+	}{
+		{0, true, true}, {141, true, true}, {1 << 53, true, true}, {-1, false, true},
+		{math.NaN(), false, false}, {math.Inf(1), true, false}, {math.Inf(-1), false, false},
+		{-1, true, false}, {1e308, false, false}, {1<<53 + 2, true, false}, {-1e300, false, false},
+	} {
+		if got := meant(c.x, c.counter); got != c.want {
+			t.Errorf("meant(%v, counter %v) = %v", c.x, c.counter, got)
+		}
+	}
+}
+
+// hostileRecording is a real recording with the value of one of its lines
+// (the first line that starts with series) replaced by value: what a
+// broken or hostile /metrics sends.
+func hostileRecording(t *testing.T, name, series, value string) *Values {
+	t.Helper()
+	raw, err := os.ReadFile("testdata/" + name + ".metrics.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(raw), "\n")
+	done := false
+	for i, l := range lines {
+		if !done && strings.HasPrefix(l, series) {
+			lines[i] = l[:strings.LastIndexByte(l, ' ')+1] + value
+			done = true
+		}
+	}
+	if !done {
+		t.Fatalf("no line %s in %s", series, name)
+	}
+	fams, _, err := metrics.ParseSelected(strings.NewReader(strings.Join(lines, "\n")), Families, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Extract(fams, nil)
+}
+
+// A sample no server can mean, in either read, of a gauge or a counter,
+// is not measured: the row is shown (never dropped as no load), its cell
+// says why naming the family, the server lists it, the bound that reads it
+// is not checked, and -o json carries no non-finite number.
+func TestSamplesNoServerCanMean(t *testing.T) {
+	const (
+		watchers = `apiserver_longrunning_requests{component="apiserver",group="example.com",resource="widgets"`
+		events   = `apiserver_watch_events_total{group="example.com",resource="widgets"`
+	)
+	for _, c := range []struct{ series, value string }{
+		{watchers, "NaN"}, {watchers, "+Inf"}, {watchers, "-5"}, {watchers, "1e308"},
+		{events, "NaN"}, {events, "+Inf"}, {events, "-141"}, {events, "1e308"}, {events, "9007199254740994"},
+	} {
+		for _, second := range []bool{false, true} {
+			a, _ := recorded(t, "v1.37.2-etcd-cache-on.1", nil)
+			b, _ := recorded(t, "v1.37.2-etcd-cache-on.2", nil)
+			if second {
+				b = hostileRecording(t, "v1.37.2-etcd-cache-on.2", c.series, c.value)
+			} else {
+				a = hostileRecording(t, "v1.37.2-etcd-cache-on.1", c.series, c.value)
+			}
+			t0 := time.Date(2026, 12, 1, 20, 0, 0, 0, time.UTC)
+			s := &Server{Index: 1, Endpoint: "https://127.0.0.1:6443", ReadRequests: 2,
+				First: &Sample{At: t0, Values: a}, Second: &Sample{At: t0.Add(5 * time.Second), Values: b}}
+			s.Build(nil)
+			name := c.series[:strings.IndexByte(c.series, '{')] + " " + c.value
+			if !second && c.series == watchers {
+				// A gauge is read from the second sample only.
+				continue
+			}
+			w := rowOf(t, s, widgets)
+			why := w.Events.Unmeasured
+			if c.series == watchers {
+				why = w.Watchers.Unmeasured
+			}
+			if !strings.Contains(why, c.series[:strings.IndexByte(c.series, '{')]) || !strings.Contains(why, "not a number the server can mean") {
+				t.Errorf("%s (second %v): widgets says %q", name, second, why)
+			}
+			if len(s.Unmeasured) == 0 {
+				t.Errorf("%s: the server does not name the sample", name)
+			}
+			r := Assemble([]*Server{s}, 5*time.Second, "watchers", 1)
+			zero := 0.0
+			checks := CheckBounds(r, Bounds{Watchers: map[string]WatcherBound{"": {Max: 10}}, Terminated: &zero})
+			if c.series == watchers && (checks[0].Checked() || !strings.Contains(checks[0].Note, "server 1: apiserver_longrunning_requests")) {
+				t.Errorf("%s: --max-watchers %+v, want not checked", name, checks[0])
+			}
+			if strings.HasPrefix(checks[0].Note, "not checked") {
+				t.Errorf("note says not checked itself: %q", checks[0].Note)
+			}
+			if _, err := json.Marshal(r); err != nil {
+				t.Errorf("%s: -o json: %v", name, err)
+			}
+		}
+	}
+}
