@@ -139,3 +139,34 @@ func TestMissingOnlyWithoutSamples(t *testing.T) {
 		}
 	}
 }
+
+// The callouts follow what top measured of each server's watch cache: on
+// a server without one, no text sends the user to it.
+func TestCalloutsFollowTheWatchCache(t *testing.T) {
+	files, _ := filepath.Glob("testdata/*.1.metrics.txt")
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".1.metrics.txt")
+		s := interval(t, name+".1", name+".2")
+		r := Assemble([]*Server{s}, 5*time.Second, "watchers", 1)
+		off := strings.HasSuffix(name, "cache-off")
+		storage := 0
+		for _, c := range r.Callouts {
+			if c.Kind == "most-storage-lists" || c.Kind == "storage-list-ratio" {
+				storage++
+			}
+			texts := c.What + " " + c.Meaning + " " + c.Fix
+			if off && (strings.Contains(texts, "from the watch cache") || strings.Contains(texts, "served by the watch cache") || strings.Contains(texts, "serve them from the watch cache")) {
+				t.Errorf("%s (no watch cache): callout %s says %q", name, c.Kind, texts)
+			}
+			if off && c.Kind != "most-watchers" && !strings.Contains(texts, "no watch cache") {
+				t.Errorf("%s (no watch cache): callout %s does not say so: %q", name, c.Kind, texts)
+			}
+		}
+		if off && storage == 0 {
+			t.Errorf("%s: no callout of the storage lists: %+v", name, r.Callouts)
+		}
+		if row := rowOf(t, s, configmaps); (row.WatchCache == CacheOff) != off {
+			t.Errorf("%s: configmaps watch cache %q", name, row.WatchCache)
+		}
+	}
+}

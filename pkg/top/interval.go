@@ -162,7 +162,7 @@ func (s *Server) hasRow(gr schema.GroupResource) bool {
 }
 
 func (s *Server) row(gr schema.GroupResource, a, b *Values) *Row {
-	r := &Row{Server: s.Index, Group: gr.Group, Resource: gr.Resource}
+	r := &Row{Server: s.Index, Group: gr.Group, Resource: gr.Resource, WatchCache: watchCache(b, gr)}
 	for f := Field(0); f < numFields; f++ {
 		missing := b.availability(gr, f)
 		bad := b.unmeasured(gr, f)
