@@ -108,7 +108,11 @@ func topTitle(r TopReport) string {
 
 func topServerLine(s *top.Server) string {
 	if s.Err != "" {
-		return fmt.Sprintf("server %d %s: not read: %s: %s", s.Index, s.Endpoint, s.Reason, s.Err)
+		line := fmt.Sprintf("server %d %s: not read: %s: %s", s.Index, s.Endpoint, s.Reason, s.Err)
+		if s.Fix != "" {
+			line += "; fix: " + s.Fix
+		}
+		return line
 	}
 	line := fmt.Sprintf("server %d %s", s.Index, s.Endpoint)
 	if s.Version != "" {

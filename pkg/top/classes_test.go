@@ -2,6 +2,8 @@ package top
 
 import (
 	"encoding/json"
+	"errors"
+	"net/url"
 	"math"
 	"os"
 	"path/filepath"
@@ -167,6 +169,34 @@ func TestCalloutsFollowTheWatchCache(t *testing.T) {
 		}
 		if row := rowOf(t, s, configmaps); (row.WatchCache == CacheOff) != off {
 			t.Errorf("%s: configmaps watch cache %q", name, row.WatchCache)
+		}
+	}
+}
+
+// A failed read names its request short, never the ~1,100-character URL
+// of its name[] query, and unwraps to the failure.
+func TestFailedReadNamesTheRequestShort(t *testing.T) {
+	q := url.Values{"name[]": Families}
+	inner := errors.New("tls: failed to verify certificate: x509: certificate signed by unknown authority")
+	err := shortRequest(&url.Error{Op: "Get", URL: "https://127.0.0.1:6443/metrics?" + q.Encode(), Err: inner})
+	if got := err.Error(); got != `GET /metrics (20 families): `+inner.Error() || !errors.Is(err, inner) {
+		t.Errorf("%q (is the failure: %v)", got, errors.Is(err, inner))
+	}
+}
+
+// A spread not judged (fewer than two servers measured, or too little
+// load) is a note, never one of the rows that matter.
+func TestSpreadNotJudgedIsNoCallout(t *testing.T) {
+	one := interval(t, "v1.37.2-etcd-cache-on.1", "v1.37.2-etcd-cache-on.2")
+	failed := &Server{Index: 2, Endpoint: "127.0.0.1:1", Err: "x", Reason: "TLS"}
+	failed.Build(nil)
+	r := Assemble([]*Server{one, failed}, 5*time.Second, "watchers", 1)
+	if r.Imbalance == nil || r.Imbalance.Watchers.Judged || !strings.Contains(r.Imbalance.Watchers.Verdict, "not judged") {
+		t.Fatalf("imbalance %+v", r.Imbalance)
+	}
+	for _, c := range r.Callouts {
+		if strings.Contains(c.What, "not judged") || strings.HasSuffix(c.Kind, "-imbalance") {
+			t.Errorf("callout of a spread not judged: %+v", c)
 		}
 	}
 }

@@ -48,6 +48,8 @@ type Server struct {
 	// Forbidden, Unreachable, ...).
 	Err    string `json:"error,omitempty"`
 	Reason string `json:"reason,omitempty"`
+	// Fix is what to do about Err, in the plugin's words.
+	Fix string `json:"fix,omitempty"`
 	// ReadRequests is the GETs of /metrics sent to this server for this
 	// interval (2, or 1 when the first sample is the previous interval's
 	// second).
