@@ -3,8 +3,8 @@ package top
 import (
 	"encoding/json"
 	"errors"
-	"net/url"
 	"math"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -197,6 +197,42 @@ func TestSpreadNotJudgedIsNoCallout(t *testing.T) {
 	for _, c := range r.Callouts {
 		if strings.Contains(c.What, "not judged") || strings.HasSuffix(c.Kind, "-imbalance") {
 			t.Errorf("callout of a spread not judged: %+v", c)
+		}
+	}
+}
+
+// A server's minor version is its build_info "minor" label, or its
+// git_version's when the label is not there.
+func TestMinorOf(t *testing.T) {
+	for _, c := range []struct {
+		minor, git string
+		want       int
+	}{
+		{"37", "v1.37.2", 37}, {"37+", "", 37}, {"", "v1.37.2", 37}, {"", "v1.30.14-gke.100", 30},
+		{"", "v1.33", 33}, {"", "", 0}, {"", "v2.1.0", 0}, {"x", "v1.35.4", 35},
+	} {
+		if got := minorOf(c.minor, c.git); got != c.want {
+			t.Errorf("minorOf(%q, %q) = %d, want %d", c.minor, c.git, got, c.want)
+		}
+	}
+}
+
+// Every note of a bound not checked is the reason alone: the one who
+// prints it says "not checked" once.
+func TestCheckNotesSayNotCheckedOnce(t *testing.T) {
+	a, _ := recorded(t, "v1.30.14-etcd-cache-off.1", kubeKinds)
+	b, _ := recorded(t, "v1.30.14-etcd-cache-off.2", kubeKinds)
+	t0 := time.Now()
+	s := &Server{Index: 1, First: &Sample{At: t0, Values: a}, Second: &Sample{At: t0.Add(5 * time.Second), Values: b}}
+	s.Build(nil)
+	failed := &Server{Index: 2, Err: "x"}
+	zero := 0.0
+	for _, servers := range [][]*Server{{s}, {s, failed}} {
+		r := Assemble(servers, 5*time.Second, "watchers", 1)
+		for _, c := range CheckBounds(r, Bounds{Terminated: &zero, StorageListRatio: &zero, Rejected: &zero, Watchers: map[string]WatcherBound{"": {Max: 1}}}) {
+			if !c.Checked() && (c.Note == "" || strings.Contains(strings.ToLower(c.Note), "not checked")) {
+				t.Errorf("%d server(s): %s note %q", len(servers), c.Bound, c.Note)
+			}
 		}
 	}
 }
