@@ -300,7 +300,15 @@ func Sparkline(values []float64) string {
 
 func (p *Printer) topCallouts(b *strings.Builder, r TopReport) {
 	if len(r.Callouts) == 0 {
-		if len(r.Rows) > 0 {
+		unmeasured := false
+		for _, s := range r.Servers {
+			unmeasured = unmeasured || len(s.Unmeasured) > 0
+		}
+		switch {
+		case len(r.Rows) > 0 && unmeasured:
+			// What was not measured is not claimed to be quiet.
+			b.WriteString("\n" + p.Style.Header.Sprint("What matters most") + ": nothing stands out in what was measured; the cells shown as ? were not measured (see \"Not measured\" below)\n")
+		case len(r.Rows) > 0:
 			b.WriteString("\n" + p.Style.Header.Sprint("What matters most") + ": nothing stands out in this interval (no watcher closed as too slow, no 410, 429 or 5xx answer, no APF rejection, no list served by storage, no event sent to the watchers)\n")
 		}
 		return

@@ -21,7 +21,7 @@ type Unmeasured struct {
 	Family string `json:"family"`
 	// Resource the series is of ("" none: a series of the server).
 	Resource string `json:"resource,omitempty"`
-	// Value is the sample as the server wrote it ("NaN", "+Inf", "-100").
+	// Value is the sample's value ("NaN", "+Inf", "1e+308", "-100").
 	Value string `json:"value"`
 }
 
