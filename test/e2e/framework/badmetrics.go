@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,4 +97,12 @@ func (s *BadMetricsServer) metrics(read int64) string {
 		b.WriteString(l + "\n")
 	}
 	return b.String()
+}
+
+// StartUntrustedTLS serves HTTPS on loopback with a certificate no
+// kubeconfig trusts (httptest's own CA): every request fails its TLS
+// check. It returns the address (host:port) and the stop function.
+func StartUntrustedTLS() (string, func()) {
+	s := httptest.NewTLSServer(http.NotFoundHandler())
+	return s.Listener.Addr().String(), s.Close
 }
