@@ -181,7 +181,7 @@ func defang(out, in []byte, color, final bool) (_, rest []byte) {
 			case n < 0 && !final:
 				return out, in[i:]
 			case n > 0:
-				if color {
+				if color || keptAlways[sgr] {
 					out = append(out, sgr...)
 				}
 				i += n
@@ -241,6 +241,16 @@ var marks []string
 // markBase is the byte of mark id 0 (printable, so a mark is never a
 // control itself).
 const markBase = 'A'
+
+// keptAlways are the marks written with color off too: the sequences that
+// are not colors (top's clear screen, written only to a terminal).
+var keptAlways = map[string]bool{}
+
+// newControlMark registers seq as a mark that passes with color off too.
+func newControlMark(seq string) string {
+	keptAlways[seq] = true
+	return newMark(seq)
+}
 
 // newMark registers sgr and returns the mark that stands for it.
 func newMark(sgr string) string {

@@ -32,6 +32,11 @@ type TopReport struct {
 // control sequence of top's refresh, besides colors).
 const clearScreen = "\x1b[H\x1b[2J"
 
+// clearScreenMark is clearScreen as a palette mark: the one writer's
+// sanitizer shows every other control escaped, and writes this one as it is
+// (top writes it only to a terminal, Live).
+var clearScreenMark = newControlMark(clearScreen)
+
 // Live reports whether top's view can refresh in place: stdout is a
 // terminal (and TERM is not dumb).
 func (p *Printer) Live() bool { return os.Getenv("TERM") != "dumb" && isTerminal(p.Out) }
@@ -44,7 +49,7 @@ func (p *Printer) Top(r TopReport) error {
 func (p *Printer) topHuman(r TopReport) error {
 	var b strings.Builder
 	if r.Clear {
-		b.WriteString(clearScreen)
+		b.WriteString(clearScreenMark)
 	}
 	b.WriteString(p.Style.Header.Sprint(topTitle(r)) + "\n")
 	several := len(r.Servers) > 1
