@@ -8,8 +8,10 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/tools/clientcmd/api"
 
+	"github.com/watchrv/kubectl-watchrv/pkg/clients"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
+	"github.com/watchrv/kubectl-watchrv/pkg/top"
 	"github.com/watchrv/kubectl-watchrv/pkg/watchstream"
 )
 
@@ -21,6 +23,8 @@ var flagValues = map[string][]string{
 	"watch rv":                {"0", rvList},
 	"list rv":                 {"0"},
 	"explain-error operation": {diagnose.OpWatch, diagnose.OpList, diagnose.OpListExact, diagnose.OpListContinue},
+	"top sort":                top.SortKeys,
+	"clients watch-cache":     {clients.CacheOn, clients.CacheOff, clients.CacheUnknown},
 }
 
 // freeFlags are the value flags nothing can complete (a selector, an
@@ -30,6 +34,7 @@ var freeFlags = map[string]bool{
 	"as": true, "as-group": true, "as-uid": true, "as-user-extra": true, "server": true, "token": true,
 	"tls-server-name": true, "proxy-url": true, "request-timeout": true, "selector": true, "field-selector": true,
 	"endpoints": true, "from-rv": true, "rv": true, "server-version": true,
+	"max-watchers": true, "watch-cache-sizes": true, "verbose": true,
 }
 
 // fileFlags take a path: <TAB> offers files, the shell's default.

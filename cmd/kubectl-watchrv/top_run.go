@@ -137,7 +137,7 @@ func buildServers(fleet *servers.Fleet, prev, cur []sampled, only []schema.Group
 		}
 		if err != nil {
 			errs[i] = err
-			s.Err, s.Reason = text.OneLine(err.Error()), sweep.Reason(err)
+			s.Err, s.Reason, s.Fix = text.OneLine(err.Error()), sweep.Reason(err), topServerFix(err)
 			s.First, s.Second = nil, nil
 			if fleet.Members[i].Client == nil {
 				s.ReadRequests = 0
@@ -147,6 +147,26 @@ func buildServers(fleet *servers.Fleet, prev, cur []sampled, only []schema.Group
 		out[i] = s
 	}
 	return out, errs
+}
+
+// topServerFix is the fix for one server of several that could not be
+// read, by its failure (pkg/diagnose's classes).
+func topServerFix(err error) string {
+	switch diagnose.ClassifyFailure(err) {
+	case diagnose.FailureTLS:
+		return "give the CA that signed this server's certificate (certificate-authority in the kubeconfig, or --certificate-authority), or --insecure-skip-tls-verify to read it unverified"
+	case diagnose.FailureUnreachable:
+		return "check that this address is reachable from here, or give reachable addresses with --endpoints"
+	case diagnose.FailureUnauthorized:
+		return "this server rejected the kubeconfig's credentials: refresh the token or choose another --user/--context"
+	case diagnose.FailureForbidden:
+		return `reading /metrics needs a ClusterRole with nonResourceURLs ["/metrics"], verbs ["get"], bound to this user`
+	case diagnose.FailureNoAnswer, diagnose.FailureTimeout:
+		return "no answer within the request timeout: raise --request-timeout, or check the server"
+	case diagnose.FailureThrottled:
+		return "API Priority and Fairness is throttling: retry later"
+	}
+	return ""
 }
 
 // allFailed: no server was read (a live view that can show nothing ends).
@@ -273,13 +293,17 @@ func (o *TopOptions) topExit(r *top.Report, errs []error) error {
 		return o.metricsError(failures[0].Err)
 	}
 	if err := sweep.Partial("API servers", len(r.Servers), failures); err != nil {
-		return err
+		return sweep.SeeAt(err, topFailuresShown)
 	}
 	if len(unchecked) > 0 {
 		return withCode(ExitFailure, fmt.Errorf("--check: %d bound(s) could not be checked: %s", len(unchecked), strings.Join(unchecked, "; ")))
 	}
 	return nil
 }
+
+// topFailuresShown is where top's output names each server it could not
+// read (it has no NOTE column).
+const topFailuresShown = `the "server N ...: not read" lines above the table`
 
 // checkFlag is a bound as the user gave it: "--max-watchers services=320".
 func checkFlag(c top.Check) string {

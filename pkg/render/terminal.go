@@ -112,15 +112,6 @@ func (t *TerminalWriter) progressLine(line string) {
 	_, _ = t.w.Write(out)
 }
 
-// clearScreen is the one path that writes the cursor-home and erase-screen
-// sequence: top's live view, before each refresh.
-func (t *TerminalWriter) clearScreen() {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	_ = t.flushLocked()
-	_, _ = t.w.Write([]byte(clearScreen))
-}
-
 // Escape is s as a TerminalWriter shows it on a stream without color (the
 // palette's marks dropped): for tests and for widths.
 func Escape(s string) string {
@@ -190,7 +181,7 @@ func defang(out, in []byte, color, final bool) (_, rest []byte) {
 			case n < 0 && !final:
 				return out, in[i:]
 			case n > 0:
-				if color {
+				if color || keptAlways[sgr] {
 					out = append(out, sgr...)
 				}
 				i += n
@@ -250,6 +241,16 @@ var marks []string
 // markBase is the byte of mark id 0 (printable, so a mark is never a
 // control itself).
 const markBase = 'A'
+
+// keptAlways are the marks written with color off too: the sequences that
+// are not colors (top's clear screen, written only to a terminal).
+var keptAlways = map[string]bool{}
+
+// newControlMark registers seq as a mark that passes with color off too.
+func newControlMark(seq string) string {
+	keptAlways[seq] = true
+	return newMark(seq)
+}
 
 // newMark registers sgr and returns the mark that stands for it.
 func newMark(sgr string) string {

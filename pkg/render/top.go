@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/servers"
 	"github.com/watchrv/kubectl-watchrv/pkg/top"
 )
@@ -32,6 +33,11 @@ type TopReport struct {
 // control sequence of top's refresh, besides colors).
 const clearScreen = "\x1b[H\x1b[2J"
 
+// clearScreenMark is clearScreen as a palette mark: the one writer's
+// sanitizer shows every other control escaped, and writes this one as it is
+// (top writes it only to a terminal, Live).
+var clearScreenMark = newControlMark(clearScreen)
+
 // Live reports whether top's view can refresh in place: stdout is a
 // terminal (and TERM is not dumb).
 func (p *Printer) Live() bool { return os.Getenv("TERM") != "dumb" && isTerminal(p.Out) }
@@ -43,9 +49,8 @@ func (p *Printer) Top(r TopReport) error {
 
 func (p *Printer) topHuman(r TopReport) error {
 	var b strings.Builder
-	if tw, ok := p.Out.(*TerminalWriter); ok && r.Clear {
-		// Not through Write: the writer shows every ESC as text.
-		tw.clearScreen()
+	if r.Clear {
+		b.WriteString(clearScreenMark)
 	}
 	b.WriteString(p.Style.Header.Sprint(topTitle(r)) + "\n")
 	several := len(r.Servers) > 1
@@ -70,6 +75,7 @@ func (p *Printer) topHuman(r TopReport) error {
 	}
 	kv = append(kv, topEventBytes(r)...)
 	kv = append(kv, topAPF(r)...)
+	kv = append(kv, topUnmeasured(r)...)
 	kv = append(kv, topMissing(r)...)
 	kv = append(kv, topChecks(p, r)...)
 	kv = append(kv, [2]string{"Cost", topCost(r)})
@@ -108,7 +114,11 @@ func topTitle(r TopReport) string {
 
 func topServerLine(s *top.Server) string {
 	if s.Err != "" {
-		return fmt.Sprintf("server %d %s: not read: %s: %s", s.Index, s.Endpoint, s.Reason, s.Err)
+		line := fmt.Sprintf("server %d %s: not read: %s: %s", s.Index, s.Endpoint, s.Reason, s.Err)
+		if s.Fix != "" {
+			line += "; fix: " + s.Fix
+		}
+		return line
 	}
 	line := fmt.Sprintf("server %d %s", s.Index, s.Endpoint)
 	if s.Version != "" {
@@ -182,10 +192,17 @@ func index(several bool, i int) int {
 }
 
 // notAvailable is a cell whose family the server does not expose (named
-// under the table), never a 0.
-const notAvailable = "n/a"
+// under the table), never a 0; notMeasured a cell whose sample was not a
+// number the server can mean (NaN, ±Inf, ...: named under the table).
+const (
+	notAvailable = "n/a"
+	notMeasured  = "?"
+)
 
 func gaugeText(g top.Gauge, suffix string) string {
+	if g.Unmeasured != "" {
+		return notMeasured
+	}
 	if !g.Known() {
 		return notAvailable
 	}
@@ -203,6 +220,8 @@ func objectsCell(g top.Gauge) string {
 
 func rateCell(r top.Rate, bytes bool) string {
 	switch {
+	case r.Unmeasured != "":
+		return notMeasured
 	case r.Missing != "":
 		return notAvailable
 	case r.Restarted:
@@ -219,6 +238,8 @@ func rateCell(r top.Rate, bytes bool) string {
 
 func countCell(r top.Rate) string {
 	switch {
+	case r.Unmeasured != "":
+		return notMeasured
 	case r.Missing != "":
 		return notAvailable
 	case r.Restarted:
@@ -241,7 +262,7 @@ func readReturned(row *top.Row) string {
 
 func cacheRVText(row *top.Row) string {
 	if !row.CacheRV.Known() {
-		return notAvailable
+		return gaugeText(row.CacheRV, "")
 	}
 	s := fmtNum(row.CacheRV.V())
 	if row.CacheRVBehindNewest != nil {
@@ -260,15 +281,9 @@ func perSecond(f float64) string {
 	return fmtNum(math.Round(f))
 }
 
-func byteRate(f float64) string {
-	switch {
-	case f >= 1e6:
-		return fmt.Sprintf("%.1fMB", f/1e6)
-	case f >= 1e3:
-		return fmt.Sprintf("%.1fKB", f/1e3)
-	}
-	return fmt.Sprintf("%.0fB", f)
-}
+// byteRate is bytes per second in the plugin's one byte unit
+// (apiclient.Bytes: B, KiB, MiB).
+func byteRate(f float64) string { return apiclient.Bytes(int64(math.Round(f))) }
 
 // Sparkline draws values (oldest first) with the bars of the clients
 // chart (sparks): a zero is '·', any other value a bar of height
@@ -291,7 +306,15 @@ func Sparkline(values []float64) string {
 
 func (p *Printer) topCallouts(b *strings.Builder, r TopReport) {
 	if len(r.Callouts) == 0 {
-		if len(r.Rows) > 0 {
+		unmeasured := false
+		for _, s := range r.Servers {
+			unmeasured = unmeasured || len(s.Unmeasured) > 0
+		}
+		switch {
+		case len(r.Rows) > 0 && unmeasured:
+			// What was not measured is not claimed to be quiet.
+			b.WriteString("\n" + p.Style.Header.Sprint("What matters most") + ": nothing stands out in what was measured; the cells shown as ? were not measured (see \"Not measured\" below)\n")
+		case len(r.Rows) > 0:
 			b.WriteString("\n" + p.Style.Header.Sprint("What matters most") + ": nothing stands out in this interval (no watcher closed as too slow, no 410, 429 or 5xx answer, no APF rejection, no list served by storage, no event sent to the watchers)\n")
 		}
 		return

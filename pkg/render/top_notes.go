@@ -3,6 +3,8 @@ package render
 import (
 	"fmt"
 	"strings"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 )
 
 // The lines under top's table: what a column counts on some server, APF's
@@ -40,6 +42,23 @@ func topAPF(r TopReport) [][2]string {
 			parts = append(parts, fmt.Sprintf("%s: %s (flow schema %s, %s)", a.PriorityLevel, countCell(a.Rejected), a.FlowSchema, a.Reason))
 		}
 		g.add(s.Index, strings.Join(parts, "; "))
+	}
+	return g.lines(len(r.Servers) > 1)
+}
+
+// topUnmeasured names, per server, the samples shown as "?": values no
+// server can mean, not measured.
+func topUnmeasured(r TopReport) [][2]string {
+	g := newPerServer("Not measured (?)")
+	for _, s := range r.Servers {
+		if len(s.Unmeasured) == 0 {
+			continue
+		}
+		parts := make([]string, len(s.Unmeasured))
+		for i, u := range s.Unmeasured {
+			parts[i] = u.String()
+		}
+		g.add(s.Index, fmt.Sprintf("server %d (%s): %s", s.Index, s.Endpoint, strings.Join(parts, "; ")))
 	}
 	return g.lines(len(r.Servers) > 1)
 }
@@ -89,7 +108,7 @@ func topCost(r TopReport) string {
 	if r.Refresh > 1 {
 		per = "1 per server: the first sample is the previous refresh's second"
 	}
-	s := fmt.Sprintf("%d GET /metrics for this interval (%s), %s read", r.Cost.Reads, per, byteCount(r.Cost.Bytes))
+	s := fmt.Sprintf("%d GET /metrics for this interval (%s), %s read", r.Cost.Reads, per, apiclient.Bytes(r.Cost.Bytes))
 	switch {
 	case r.Cost.Bytes == 0 && !r.Cost.Filtered && len(r.Cost.Unfiltered) == 0:
 		s += "; no server answered"
@@ -107,16 +126,6 @@ func joinIndexes(xs []int) string {
 		s[i] = fmt.Sprint(x)
 	}
 	return strings.Join(s, ", ")
-}
-
-func byteCount(n int64) string {
-	switch {
-	case n >= 1e6:
-		return fmt.Sprintf("%.2f MB", float64(n)/1e6)
-	case n >= 1e3:
-		return fmt.Sprintf("%.1f KB", float64(n)/1e3)
-	}
-	return fmt.Sprintf("%d B", n)
 }
 
 // perServer groups one line per server: servers with the same text share

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/top"
 )
 
@@ -31,6 +32,7 @@ func TestTopCellsSayWhatIsNotKnown(t *testing.T) {
 		"reset":   {First: &two, Second: &one, WentDown: true},
 		"restart": {First: &one, Second: &two, Restarted: true},
 		"1":       {First: &one, Second: &two, Delta: &one, PerSecond: &one},
+		"?":       {Unmeasured: "apiserver_terminated_watchers_total{resource=\"pods\"} is NaN, not a number the server can mean: not measured"},
 	} {
 		if got := countCell(r); got != want {
 			t.Errorf("count %+v: %q, want %q", r, got, want)
@@ -40,6 +42,9 @@ func TestTopCellsSayWhatIsNotKnown(t *testing.T) {
 	if got := objectsCell(top.Gauge{Value: &minus}); got != "count failed" {
 		t.Errorf("objects -1: %q", got)
 	}
+	if got := gaugeText(top.Gauge{Unmeasured: "x"}, ""); got != notMeasured {
+		t.Errorf("watchers not measured: %q", got)
+	}
 	if got := objectsCell(top.Gauge{Missing: "x"}); got != notAvailable {
 		t.Errorf("objects missing: %q", got)
 	}
@@ -47,7 +52,7 @@ func TestTopCellsSayWhatIsNotKnown(t *testing.T) {
 
 func TestTopCostLine(t *testing.T) {
 	r := TopReport{Report: &top.Report{Refresh: 1, Cost: top.Cost{Reads: 2, Bytes: 162374, Filtered: true, Families: 20}}}
-	if got := topCost(r); !strings.Contains(got, "2 GET /metrics for this interval (2 per server: both samples), 162.4 KB read; filtered by name[]") {
+	if got := topCost(r); !strings.Contains(got, "2 GET /metrics for this interval (2 per server: both samples), "+apiclient.Bytes(162374)+" read; filtered by name[]") {
 		t.Errorf("filtered: %s", got)
 	}
 	r.Cost = top.Cost{Reads: 1, Bytes: 1300000, Unfiltered: []int{2}, Families: 20}
@@ -62,15 +67,17 @@ func TestTopCostLine(t *testing.T) {
 }
 
 // A live view starts with the one control sequence top writes besides
-// colors: the cursor home and a cleared screen, written raw past the
-// TerminalWriter (which shows every other ESC as text).
+// colors: the cursor home and a cleared screen, through the one writer's
+// sanitizer (which shows every other control escaped), colors off.
 func TestTopClearsOnlyWhenLive(t *testing.T) {
 	var out bytes.Buffer
-	p := NewPrinter(&out, &out, "", true)
+	tw := NewTerminalWriter(&out)
+	p := &Printer{Out: tw, ErrOut: tw, Style: NewStyle(false)}
 	rep := &top.Report{Interval: "5s", Sort: "watchers", Refresh: 2, Rows: []*top.Row{}}
 	if err := p.Top(TopReport{Report: rep, Live: true, Clear: true}); err != nil {
 		t.Fatal(err)
 	}
+	_ = tw.Flush()
 	if !strings.HasPrefix(out.String(), clearScreen) || !strings.Contains(out.String(), "refresh 2, every 5s, Ctrl-C to stop") {
 		t.Errorf("live view: %q", out.String())
 	}
@@ -78,6 +85,7 @@ func TestTopClearsOnlyWhenLive(t *testing.T) {
 	if err := p.Top(TopReport{Report: rep}); err != nil {
 		t.Fatal(err)
 	}
+	_ = tw.Flush()
 	if strings.Contains(out.String(), "\x1b") {
 		t.Errorf("one interval printed with a control sequence: %q", out.String())
 	}

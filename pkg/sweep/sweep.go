@@ -117,6 +117,26 @@ func (r *Run[T]) Err(ctx context.Context) error {
 	return Partial(r.what, r.Targets, r.Failures)
 }
 
+func seeOr(see string) string {
+	if see == "" {
+		return "the NOTE column"
+	}
+	return see
+}
+
+// SeeAt is err (a *PartialError or *NoneError of Partial) pointing the
+// user to see, where the command's output names each failure (a command
+// without a NOTE column); any other err as it is.
+func SeeAt(err error, see string) error {
+	switch e := err.(type) {
+	case *PartialError:
+		e.See = see
+	case *NoneError:
+		e.See = see
+	}
+	return err
+}
+
 // Partial applies the partial-failure rule to total targets of which
 // failed could not be measured.
 func Partial(what string, total int, failed []Failure) error {
@@ -134,6 +154,8 @@ type PartialError struct {
 	What   string
 	Total  int
 	Failed []Failure
+	// See is where the output names each failure ("" the NOTE column).
+	See string
 }
 
 func (e *PartialError) Error() string {
@@ -142,8 +164,8 @@ func (e *PartialError) Error() string {
 	if reason == "" {
 		reason = Reason(first.Err)
 	}
-	return fmt.Sprintf("%d of %d %s failed (the first, %s: %s: %s): the verdict covers only what was answered: see the NOTE column",
-		len(e.Failed), e.Total, e.What, first.Name, reason, text.OneLine(first.Err.Error()))
+	return fmt.Sprintf("%d of %d %s failed (the first, %s: %s: %s): the verdict covers only what was answered: see %s",
+		len(e.Failed), e.Total, e.What, first.Name, reason, text.OneLine(first.Err.Error()), seeOr(e.See))
 }
 
 // NoneError: no target could be measured. It unwraps to the first
@@ -152,11 +174,13 @@ type NoneError struct {
 	What   string
 	Total  int
 	Failed []Failure
+	// See is where the output names each failure ("" the NOTE column).
+	See string
 }
 
 func (e *NoneError) Error() string {
 	first := e.Failed[0]
-	prefix, hint := "", ": see the NOTE column"
+	prefix, hint := "", ": see "+seeOr(e.See)
 	if e.AllForbidden() {
 		prefix, hint = "forbidden: ", ": it needs RBAC permission to list and watch them"
 	}

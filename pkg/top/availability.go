@@ -82,11 +82,15 @@ const (
 func (v *Values) availability(gr schema.GroupResource, f Field) string {
 	fam := v.family(f)
 	if f.cacheField() {
+		series := fam
+		if v.StorageLabel && v.Series[fam] && (f == ListsCache || f == CacheFetched || f == CacheReturned) {
+			series += `{storage="watchcache"}` // the family counts storage's lists too
+		}
 		switch {
 		case !v.AnyCache():
-			return fam + ": " + reasonNoCache
+			return series + ": " + reasonNoCache
 		case !v.Cached(gr):
-			return fam + ": " + reasonNotCached
+			return series + ": " + reasonNotCached
 		}
 	}
 	_, has := v.Resources[gr][f]
@@ -130,11 +134,17 @@ func (v *Values) notExposed() string {
 }
 
 // missingFamilies is, once per family, every family some column of some
-// resource would read that this server does not expose at all.
+// resource would read that this server does not expose at all. A family
+// is missing only when no sample of it was seen: one that serves two
+// columns (v1.37's apiserver_storage_list_* count the lists of storage
+// and of the watch cache) is not missing because one of them is n/a.
 func (v *Values) missingFamilies() []Missing {
 	out := []Missing{}
 	seen := map[string]bool{}
 	addMissing := func(fam, reason string) {
+		if v.Series[fam] {
+			return
+		}
 		if !seen[fam] {
 			seen[fam] = true
 			out = append(out, Missing{Family: fam, Reason: reason})

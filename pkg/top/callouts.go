@@ -2,9 +2,11 @@ package top
 
 import (
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 )
 
 // Callout is one row that matters, with what it means and the fix.
@@ -43,12 +45,8 @@ const (
 // objects, 410s, an imbalance across servers), then the heaviest load.
 func callouts(r *Report) []Callout {
 	var all []Callout
-	cached := map[int]*Server{}
-	for _, s := range r.Servers {
-		cached[s.Index] = s
-	}
 	for _, row := range r.Rows {
-		all = append(all, rowCallouts(row, cached[row.Server], len(r.Servers) > 1)...)
+		all = append(all, rowCallouts(row, len(r.Servers) > 1)...)
 	}
 	for _, s := range r.Servers {
 		for _, a := range s.APF {
@@ -77,7 +75,25 @@ func callouts(r *Report) []Callout {
 	return all
 }
 
-func rowCallouts(row *Row, s *Server, several bool) []Callout {
+// storageListTexts are what lists served by storage mean and their fix,
+// by what top measured of the row's watch cache: the fix never offers a
+// watch cache the server does not have.
+func storageListTexts(row *Row) (meaning, fix string) {
+	name := row.Name()
+	const noIndex = "storage has no index on labels or fields: a selected list reads every object under its prefix (the namespace, or the whole cluster) and returns the few that match"
+	switch row.WatchCache {
+	case CacheOff:
+		return "this server has no watch cache for " + name + ", so every list reads storage (etcd, or kine); " + noIndex,
+			"list less often, narrow the lists to a namespace, or turn the watch cache on for " + name + " (kube-apiserver --watch-cache, --watch-cache-sizes)"
+	case CacheOn:
+		return "these lists were served by storage (etcd, or kine), not by the watch cache; " + noIndex,
+			"serve them from the watch cache: use an informer, or list with resourceVersion=0; or narrow the lists to a namespace"
+	}
+	return "these lists were served by storage (etcd, or kine); whether this server has a watch cache for " + name + " was not measured; " + noIndex,
+		"list less often or narrow the lists to a namespace; where the server has a watch cache for " + name + ", an informer or a list with resourceVersion=0 is served from it"
+}
+
+func rowCallouts(row *Row, several bool) []Callout {
 	var out []Callout
 	name := row.Name()
 	at := ""
@@ -113,13 +129,7 @@ func rowCallouts(row *Row, s *Server, several bool) []Callout {
 		c := base
 		c.Kind, c.rank = "storage-list-ratio", 800+*row.StorageListRatio
 		c.What = fmt.Sprintf("lists of %s read %s from storage to return %s%s (%s list(s) in %s)", name, counted(row.StorageFetched.D(), "object"), count(row.StorageReturned.D()), at, count(row.ListsStorage.D()), secs(row.ListsStorage.Seconds))
-		if s != nil && s.Second != nil && !s.Second.Values.Cached(row.GR()) {
-			c.Meaning = "this server has no watch cache for " + name + ", so every list reads storage (etcd, or kine), which has no index on labels or fields: a selected list reads every object under its prefix (the namespace, or the whole cluster) and returns the few that match"
-			c.Fix = "list less often, narrow the lists to a namespace, or turn the watch cache on for " + name + " (kube-apiserver --watch-cache, --watch-cache-sizes)"
-		} else {
-			c.Meaning = "these lists were served by storage (etcd, or kine), not by the watch cache; storage has no index on labels or fields: a selected list reads every object under its prefix (the namespace, or the whole cluster) and returns the few that match"
-			c.Fix = "serve them from the watch cache: use an informer, or list with resourceVersion=0; or narrow the lists to a namespace"
-		}
+		c.Meaning, c.Fix = storageListTexts(row)
 		out = append(out, c)
 	}
 	if d := row.Code410.D(); d > 0 {
@@ -170,12 +180,20 @@ func leaders(r *Report) []Callout {
 		})
 	}
 	if lists != nil {
-		out = append(out, Callout{
+		c := Callout{
 			Kind: "most-storage-lists", Server: lists.Server, Resource: lists.Name(), rank: 50 + lists.ListsStorage.PS(),
 			What:    fmt.Sprintf("%s%s has the most lists served by storage: %s/s (%s read, %s returned)", serverPrefix(lists.Server, boolInt(several)), lists.Name(), rateText(lists.ListsStorage.PS()), counted(lists.StorageFetched.D(), "object"), count(lists.StorageReturned.D())),
 			Meaning: "each of them reads storage (etcd, or kine) for every object in its scope",
-			Fix:     "a client that polls with lists can watch instead (an informer), or list with resourceVersion=0 from the watch cache",
-		})
+			Fix:     "a client that polls with lists can watch instead (an informer: one list, then events)",
+		}
+		switch lists.WatchCache {
+		case CacheOn:
+			c.Fix += ", or list with resourceVersion=0 from the watch cache"
+		case CacheOff:
+			c.Meaning = "this server has no watch cache for " + lists.Name() + ": each of them reads storage (etcd, or kine) for every object in its scope"
+			c.Fix += ", or list less often; the watch cache (kube-apiserver --watch-cache) would serve lists with resourceVersion=0"
+		}
+		out = append(out, c)
 	}
 	return out
 }
@@ -234,14 +252,6 @@ func rateText(f float64) string {
 	return count(float64(int64(f + 0.5)))
 }
 
-// bytesText writes a byte count in B, KB, MB (1000s, as a person reads
-// them).
-func bytesText(f float64) string {
-	switch {
-	case f >= 1e6:
-		return fmt.Sprintf("%.1f MB", f/1e6)
-	case f >= 1e3:
-		return fmt.Sprintf("%.1f KB", f/1e3)
-	}
-	return fmt.Sprintf("%.0f B", f)
-}
+// bytesText writes a byte count in the plugin's one unit (apiclient.Bytes,
+// the request ledger's: B, KiB, MiB).
+func bytesText(f float64) string { return apiclient.Bytes(int64(math.Round(f))) }

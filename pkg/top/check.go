@@ -80,7 +80,9 @@ type Check struct {
 	// Crossed: Value is above Max.
 	Crossed bool   `json:"crossed"`
 	Where   string `json:"where,omitempty"`
-	Note    string `json:"note,omitempty"`
+	// Note is why the bound was not checked: the reason alone, never
+	// "not checked" (the one who prints it says that).
+	Note string `json:"note,omitempty"`
 }
 
 // Checked reports whether the bound could be checked.
@@ -121,7 +123,13 @@ func unanswered(r *Report) []int {
 }
 
 func notChecked(c Check, servers []int) Check {
-	c.Note = fmt.Sprintf("not checked on server(s) %s: no interval measured there", joinInts(servers))
+	c.Note = fmt.Sprintf("server(s) %s: no interval measured there", joinInts(servers))
+	return c
+}
+
+// unknownOn: the bound is not checked, because of why on server.
+func unknownOn(c Check, server int, why string) Check {
+	c.Note = fmt.Sprintf("server %d: %s", server, why)
 	return c
 }
 
@@ -136,8 +144,7 @@ func checkWatchers(r *Report, wb WatcherBound) Check {
 			continue
 		}
 		if !row.Watchers.Known() {
-			c.Note = fmt.Sprintf("not checked: server %d: %s", row.Server, row.Watchers.Missing)
-			return c
+			return unknownOn(c, row.Server, row.Watchers.Why())
 		}
 		per[row.Name()] += row.Watchers.V()
 	}
@@ -171,11 +178,10 @@ func checkSum(r *Report, bound string, max float64, get func(*Row) Rate) Check {
 			if !x.Known() {
 				// A resource without a watch cache closes no watcher
 				// of its own: only a server without any is unknown.
-				if strings.Contains(x.Missing, reasonNotCached) {
+				if x.Unmeasured == "" && strings.Contains(x.Missing, reasonNotCached) {
 					continue
 				}
-				c.Note = fmt.Sprintf("not checked: server %d: %s", s.Index, x.Missing)
-				return c
+				return unknownOn(c, s.Index, x.Why())
 			}
 			if x.D() > 0 {
 				where = append(where, fmt.Sprintf("%s%s %s", serverPrefix(s.Index, len(r.Servers)), row.Name(), count(x.D())))
@@ -184,8 +190,7 @@ func checkSum(r *Report, bound string, max float64, get func(*Row) Rate) Check {
 		}
 		if len(s.rows) == 0 {
 			if m := s.Second.Values.availability(schema.GroupResource{}, Terminated); strings.Contains(m, reasonNoCache) {
-				c.Note = fmt.Sprintf("not checked: server %d: %s", s.Index, m)
-				return c
+				return unknownOn(c, s.Index, m)
 			}
 		}
 	}
@@ -202,12 +207,13 @@ func checkRatio(r *Report, max float64) Check {
 	}
 	worst := 0.0
 	for _, row := range r.Rows {
-		if !row.ListsStorage.Known() || !row.StorageFetched.Known() {
-			if row.ListsStorage.Missing != "" {
-				c.Note = fmt.Sprintf("not checked: server %d: %s", row.Server, row.ListsStorage.Missing)
-				return c
+		for _, x := range []Rate{row.ListsStorage, row.StorageFetched, row.StorageReturned} {
+			if x.Missing != "" || x.Unmeasured != "" {
+				return unknownOn(c, row.Server, x.Why())
 			}
-			continue
+		}
+		if !row.ListsStorage.Known() || !row.StorageFetched.Known() {
+			continue // went down: no interval for this row
 		}
 		if row.StorageListRatio != nil && *row.StorageListRatio > worst {
 			worst = *row.StorageListRatio
@@ -227,9 +233,11 @@ func checkRejected(r *Report, max float64) Check {
 	total := 0.0
 	var where []string
 	for _, s := range r.Servers {
+		if bad := s.apfUnmeasured(); bad != "" {
+			return unknownOn(c, s.Index, bad)
+		}
 		if s.APF == nil {
-			c.Note = fmt.Sprintf("not checked: server %d: %s %s", s.Index, famAPFRejected, s.Second.Values.notExposed())
-			return c
+			return unknownOn(c, s.Index, famAPFRejected+" "+s.Second.Values.notExposed())
 		}
 		for _, a := range s.APF {
 			total += a.Rejected.D()

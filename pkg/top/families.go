@@ -94,10 +94,22 @@ func registered(family string, minor int) bool {
 	return false
 }
 
-// minorOf reads kubernetes_build_info's "minor" label ("37", "37+").
-func minorOf(s string) int {
-	s = strings.TrimRight(s, "+")
-	n, err := strconv.Atoi(s)
+// minorOf reads kubernetes_build_info's "minor" label ("37", "37+"), or,
+// when the server has none, the minor of its git_version ("v1.37.2",
+// "v1.37.2-gke.100"); 0 when neither says.
+func minorOf(minor, gitVersion string) int {
+	if n, err := strconv.Atoi(strings.TrimRight(minor, "+")); err == nil && minor != "" {
+		return n
+	}
+	rest, ok := strings.CutPrefix(gitVersion, "v1.")
+	if !ok {
+		return 0
+	}
+	end := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' })
+	if end < 0 {
+		end = len(rest)
+	}
+	n, err := strconv.Atoi(rest[:end])
 	if err != nil {
 		return 0
 	}

@@ -17,8 +17,11 @@ type Spread struct {
 	// per second), by server number.
 	PerServer map[int]float64 `json:"perServer"`
 	Total     float64         `json:"total"`
+	// Judged: at least two servers were measured and their load is
+	// enough to tell (a spread not judged is a note, never a callout).
 	// Balanced: every server holds between half and one and a half times
 	// a fair share (total / servers); Verdict says it in words.
+	Judged   bool   `json:"judged"`
 	Balanced bool   `json:"balanced"`
 	Verdict  string `json:"verdict"`
 	// Unknown names the servers not counted (not answered, or no family).
@@ -89,10 +92,11 @@ func spreadOf(servers []*Server, what string, minJudged float64, value func(*Row
 	}
 	list := strings.Join(parts, ", ")
 	if sp.Total < minJudged {
-		sp.Balanced = true
+		// not judged: neither balanced nor not
 		sp.Verdict = fmt.Sprintf("not judged: %s %s in all, too few to tell (%s)%s", amount(sp.Total, what), what, list, unknown)
 		return sp
 	}
+	sp.Judged = true
 	sp.Balanced = sp.PerServer[hi] <= 1.5*fair && sp.PerServer[lo] >= 0.5*fair
 	if sp.Balanced {
 		sp.Verdict = fmt.Sprintf("balanced: %s%s", list, unknown)
@@ -125,7 +129,7 @@ func joinInts(xs []int) string {
 // callouts are the imbalance's rows that matter.
 func (im *Imbalance) callouts() []Callout {
 	var out []Callout
-	if w := im.Watchers; !w.Balanced && w.Total > 0 {
+	if w := im.Watchers; w.Judged && !w.Balanced {
 		out = append(out, Callout{
 			Kind: "watch-imbalance", rank: 700 + w.Total,
 			What:    "watchers across servers are " + w.Verdict,
@@ -133,7 +137,7 @@ func (im *Imbalance) callouts() []Callout {
 			Fix:     "kube-apiserver's --goaway-chance (for example 0.001) makes HTTP/2 clients open new connections now and then, so that new watches spread across the servers",
 		})
 	}
-	if l := im.Lists; !l.Balanced && l.Total > 0 {
+	if l := im.Lists; l.Judged && !l.Balanced {
 		out = append(out, Callout{
 			Kind: "list-imbalance", rank: 650 + l.Total,
 			What:    "lists across servers are " + l.Verdict,

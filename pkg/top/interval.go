@@ -38,12 +38,18 @@ type Server struct {
 	Missing []Missing `json:"missing"`
 	// Unmapped names series top could not tie to a resource.
 	Unmapped []string `json:"unmapped,omitempty"`
+	// Unmeasured are the samples of either read that were not a number
+	// the server can mean: their cells say "?", their bounds are not
+	// checked.
+	Unmeasured []Unmeasured `json:"unmeasured,omitempty"`
 	// APF is API Priority and Fairness's rejections in the interval.
 	APF []APFRate `json:"apfRejected"`
 	// Err, Reason: the server could not be read (Reason is one word:
 	// Forbidden, Unreachable, ...).
 	Err    string `json:"error,omitempty"`
 	Reason string `json:"reason,omitempty"`
+	// Fix is what to do about Err, in the plugin's words.
+	Fix string `json:"fix,omitempty"`
 	// ReadRequests is the GETs of /metrics sent to this server for this
 	// interval (2, or 1 when the first sample is the previous interval's
 	// second).
@@ -93,6 +99,9 @@ func (s *Server) Build(only []schema.GroupResource) {
 		s.EventBytes = "encoded"
 	}
 	s.Unmapped = b.Unmapped
+	if u := unmeasuredOf(a, b); len(u) > 0 {
+		s.Unmeasured = u
+	}
 	s.APF = s.apfRates()
 
 	grs := map[schema.GroupResource]bool{}
@@ -155,12 +164,20 @@ func (s *Server) hasRow(gr schema.GroupResource) bool {
 }
 
 func (s *Server) row(gr schema.GroupResource, a, b *Values) *Row {
-	r := &Row{Server: s.Index, Group: gr.Group, Resource: gr.Resource}
+	r := &Row{Server: s.Index, Group: gr.Group, Resource: gr.Resource, WatchCache: watchCache(b, gr)}
 	for f := Field(0); f < numFields; f++ {
 		missing := b.availability(gr, f)
+		bad := b.unmeasured(gr, f)
+		if bad == "" && !f.gauge() {
+			bad = a.unmeasured(gr, f)
+		}
 		if f.gauge() {
 			g := r.gauge(f)
-			if missing != "" {
+			switch {
+			case bad != "":
+				g.Unmeasured = bad
+				continue
+			case missing != "":
 				g.Missing = missing
 				continue
 			}
@@ -168,13 +185,17 @@ func (s *Server) row(gr schema.GroupResource, a, b *Values) *Row {
 			continue
 		}
 		x := r.rate(f)
-		if missing != "" {
+		switch {
+		case bad != "":
+			*x = Rate{Seconds: s.Seconds, Unmeasured: bad}
+			continue
+		case missing != "":
 			*x = Rate{Seconds: s.Seconds, Missing: missing}
 			continue
 		}
 		*x = newRate(a.Resources[gr][f], b.Resources[gr][f], s.Seconds, s.Restarted)
 	}
-	if r.ListsStorage.D() > 0 {
+	if r.ListsStorage.D() > 0 && r.StorageFetched.Known() && r.StorageReturned.Known() {
 		r.StorageListRatio = ptr(r.StorageFetched.D() / math.Max(r.StorageReturned.D(), 1))
 	}
 	return r
@@ -184,6 +205,9 @@ func (s *Server) apfRates() []APFRate {
 	a, b := s.First.Values, s.Second.Values
 	if !b.Series[famAPFRejected] && !registered(famAPFRejected, b.Minor) {
 		return nil
+	}
+	if a.apfBad != "" || b.apfBad != "" {
+		return nil // not measured: named in Unmeasured
 	}
 	out := []APFRate{}
 	for k, v := range b.APF {
@@ -198,4 +222,16 @@ func (s *Server) apfRates() []APFRate {
 
 func unixTime(sec float64) string {
 	return time.Unix(int64(sec), 0).UTC().Format("15:04:05Z")
+}
+
+// apfUnmeasured is why the APF rejections were not measured ("" they
+// were).
+func (s *Server) apfUnmeasured() string {
+	if !s.Answered() {
+		return ""
+	}
+	if s.Second.Values.apfBad != "" {
+		return s.Second.Values.apfBad
+	}
+	return s.First.Values.apfBad
 }

@@ -17,6 +17,24 @@ type Rate struct {
 	WentDown  bool     `json:"wentDown,omitempty"`
 	Restarted bool     `json:"restarted,omitempty"`
 	Missing   string   `json:"missing,omitempty"`
+	// Unmeasured: a sample of the counter was not a number the server
+	// can mean (NaN, ±Inf, below zero, beyond 2^53): no value, and why.
+	Unmeasured string `json:"unmeasured,omitempty"`
+}
+
+// Why is why the rate has no value ("" it has one).
+func (r Rate) Why() string {
+	switch {
+	case r.Unmeasured != "":
+		return r.Unmeasured
+	case r.Missing != "":
+		return r.Missing
+	case r.Restarted:
+		return "the server restarted between the two samples"
+	case r.WentDown:
+		return "the counter went down between the two samples (the server restarted, or the series was recreated)"
+	}
+	return ""
 }
 
 // Known reports whether the rate has a value.
@@ -40,8 +58,17 @@ func (r Rate) PS() float64 {
 
 // Gauge is one gauge in the second sample, or why there is none.
 type Gauge struct {
-	Value   *float64 `json:"value,omitempty"`
-	Missing string   `json:"missing,omitempty"`
+	Value      *float64 `json:"value,omitempty"`
+	Missing    string   `json:"missing,omitempty"`
+	Unmeasured string   `json:"unmeasured,omitempty"`
+}
+
+// Why is why the gauge has no value ("" it has one).
+func (g Gauge) Why() string {
+	if g.Unmeasured != "" {
+		return g.Unmeasured
+	}
+	return g.Missing
 }
 
 // V is the value (0 when not known).

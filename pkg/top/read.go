@@ -2,8 +2,11 @@ package top
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
@@ -36,7 +39,7 @@ func Read(ctx context.Context, c *apiclient.Client, kinds KindResources) (*Sampl
 	s := &Sample{Start: time.Now()}
 	body, err := readMetrics(ctx, c)
 	if err != nil {
-		return nil, err
+		return nil, shortRequest(err)
 	}
 	defer body.Close()
 	s.At = time.Now()
@@ -44,7 +47,7 @@ func Read(ctx context.Context, c *apiclient.Client, kinds KindResources) (*Sampl
 	fams, declared, err := metrics.ParseSelected(cr, Families, true)
 	s.End, s.Bytes = time.Now(), cr.n
 	if err != nil {
-		return nil, apiclient.AttachRequest(err, body, "/metrics", url.Values{"name[]": Families})
+		return nil, shortRequest(apiclient.AttachRequest(err, body, "/metrics", url.Values{"name[]": Families}))
 	}
 	s.Declared = len(declared)
 	s.Filtered = true
@@ -85,3 +88,27 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	c.n += int64(n)
 	return n, err
 }
+
+// Request is top's request as its errors name it: the path without the
+// name[] query (one parameter per family, about 1,100 characters).
+func Request() string { return fmt.Sprintf("GET /metrics (%d families)", len(Families)) }
+
+// shortRequest is err with the request's URL (client-go's *url.Error
+// writes it whole, query and all) said as Request; it unwraps to err, so
+// the failure classifier and the exit codes still read it.
+func shortRequest(err error) error {
+	var ue *url.Error
+	if !errors.As(err, &ue) || ue.Err == nil {
+		return err
+	}
+	text := strings.Replace(err.Error(), ue.Error(), Request()+": "+ue.Err.Error(), 1)
+	return &requestError{err: err, text: text}
+}
+
+type requestError struct {
+	err  error
+	text string
+}
+
+func (e *requestError) Error() string { return e.text }
+func (e *requestError) Unwrap() error { return e.err }

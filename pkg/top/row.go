@@ -12,6 +12,10 @@ type Row struct {
 	Server   int    `json:"server"`
 	Group    string `json:"group"`
 	Resource string `json:"resource"`
+	// WatchCache is what top measured of the watch cache for this
+	// resource on this server (on, off, unknown): every text that says
+	// who serves its lists follows it.
+	WatchCache CacheState `json:"watchCache"`
 
 	// Watchers is the WATCH requests open now (apiserver_longrunning_requests).
 	Watchers Gauge `json:"watchers"`
@@ -112,16 +116,21 @@ func (r *Row) gauge(f Field) *Gauge {
 }
 
 // Active: the row had load in the interval (a watcher, an event, a list,
-// an error answer, a closed watcher) or a counter that went down.
+// an error answer, a closed watcher), a counter that went down, or a
+// field not measured (a sample no server can mean is shown as "?", never
+// hidden as no load).
 func (r *Row) Active() bool {
 	if r.Watchers.V() > 0 {
 		return true
 	}
 	for f := Field(0); f < numFields; f++ {
 		if f.gauge() {
+			if r.gauge(f).Unmeasured != "" {
+				return true
+			}
 			continue
 		}
-		if x := r.rate(f); x.D() > 0 || x.WentDown {
+		if x := r.rate(f); x.D() > 0 || x.WentDown || x.Unmeasured != "" {
 			return true
 		}
 	}
@@ -136,3 +145,28 @@ func (r *Row) ListsPerSecond() float64 { return r.ListsCache.PS() + r.ListsStora
 
 // Errors is the 410, 429 and 5xx answers in the interval.
 func (r *Row) Errors() float64 { return r.Code410.D() + r.Code429.D() + r.Code5xx.D() }
+
+// CacheState is whether a server has a watch cache for a resource, as top
+// measured it (watch_cache_capacity: a cacher exposes it from its start).
+type CacheState string
+
+// The watch cache of a resource on a server.
+const (
+	CacheOn      CacheState = "on"
+	CacheOff     CacheState = "off"
+	CacheUnknown CacheState = "unknown"
+)
+
+// watchCache is the one rule of CacheState: b is the server's second
+// sample (nil: not read).
+func watchCache(b *Values, gr schema.GroupResource) CacheState {
+	switch {
+	case b == nil:
+		return CacheUnknown
+	case b.Cached(gr):
+		return CacheOn
+	case b.unmeasured(gr, Capacity) != "":
+		return CacheUnknown
+	}
+	return CacheOff
+}

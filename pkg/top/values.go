@@ -79,6 +79,12 @@ type Values struct {
 	ObjectsFamily string
 	// Unmapped names series that could not be tied to a resource.
 	Unmapped []string
+	// Unmeasured are the samples not taken (admit); bad is, by resource
+	// and field, why the field is not measured.
+	Unmeasured []Unmeasured
+	bad        map[schema.GroupResource]map[Field]string
+	// apfBad: some APF rejection sample was not taken.
+	apfBad string
 }
 
 // Extract reads the families top needs from one parsed /metrics.
@@ -91,22 +97,32 @@ func Extract(f metrics.Families, kinds KindResources) *Values {
 	}
 	if fam := f[famBuildInfo]; fam != nil && len(fam.GetMetric()) > 0 {
 		l := labelsOf(fam.GetMetric()[0])
-		v.GitVersion, v.Minor = l["git_version"], minorOf(l["minor"])
+		v.GitVersion, v.Minor = l["git_version"], minorOf(l["minor"], l["git_version"])
 	}
 	if fam := f[famProcessStart]; fam != nil && len(fam.GetMetric()) > 0 {
-		s := sampleValue(fam.GetMetric()[0])
-		v.ProcessStart = &s
+		if s, bad := v.admit(famProcessStart, nil, sampleValue(fam.GetMetric()[0]), true); bad == "" {
+			v.ProcessStart = &s
+		}
 	}
 	v.StorageLabel = v.Minor >= 37
 	if fam := f[famStorageList]; fam != nil && len(fam.GetMetric()) > 0 {
 		_, v.StorageLabel = labelsOf(fam.GetMetric()[0])["storage"]
 	}
 
-	add := func(gr schema.GroupResource, field Field, x float64) {
+	// add takes one series' value x of family into field of gr, through
+	// admit: a value no server can mean leaves the field unmeasured.
+	add := func(gr schema.GroupResource, field Field, family string, x float64) {
 		rv := v.Resources[gr]
 		if rv == nil {
 			rv = ResourceValues{}
 			v.Resources[gr] = rv
+		}
+		// Every field counts up from 0 but the stored objects, which the
+		// server sets to -1 when its count failed.
+		x, bad := v.admit(family, &gr, x, field != Objects)
+		if bad != "" {
+			v.markBad(gr, field, bad)
+			return
 		}
 		rv[field] += x
 	}
@@ -118,7 +134,7 @@ func Extract(f metrics.Families, kinds KindResources) *Values {
 				continue
 			}
 			if gr, ok := l.direct(); ok {
-				add(gr, field, sampleValue(m))
+				add(gr, field, family, sampleValue(m))
 			}
 		}
 	}
@@ -134,13 +150,18 @@ func Extract(f metrics.Families, kinds KindResources) *Values {
 	v.extractWatchEvents(f, kinds, add)
 	for _, m := range f[famAPFRejected].GetMetric() {
 		l := labelsOf(m)
-		v.APF[APFKey{PriorityLevel: l["priority_level"], FlowSchema: l["flow_schema"], Reason: l["reason"]}] += sampleValue(m)
+		x, bad := v.admit(famAPFRejected, nil, sampleValue(m), true)
+		if bad != "" {
+			v.apfBad = bad
+			continue
+		}
+		v.APF[APFKey{PriorityLevel: l["priority_level"], FlowSchema: l["flow_schema"], Reason: l["reason"]}] += x
 	}
 	sort.Strings(v.Unmapped)
 	return v
 }
 
-type adder func(gr schema.GroupResource, field Field, x float64)
+type adder func(gr schema.GroupResource, field Field, family string, x float64)
 
 // extractObjects reads the stored objects, from apiserver_resource_objects
 // when the server has it, else apiserver_storage_objects (v1.35 and v1.36
@@ -154,7 +175,7 @@ func (v *Values) extractObjects(f metrics.Families, add adder) {
 		v.ObjectsFamily = name
 		for _, m := range fam.GetMetric() {
 			if gr, ok := labelsOf(m).direct(); ok {
-				add(gr, Objects, sampleValue(m))
+				add(gr, Objects, name, sampleValue(m))
 			}
 		}
 		return
@@ -171,11 +192,11 @@ func (v *Values) extractRequests(f metrics.Families, add adder) {
 		}
 		switch code := l["code"]; {
 		case code == "410":
-			add(gr, Code410, sampleValue(m))
+			add(gr, Code410, famRequests, sampleValue(m))
 		case code == "429":
-			add(gr, Code429, sampleValue(m))
+			add(gr, Code429, famRequests, sampleValue(m))
 		case len(code) == 3 && code[0] == '5':
-			add(gr, Code5xx, sampleValue(m))
+			add(gr, Code5xx, famRequests, sampleValue(m))
 		}
 	}
 }
@@ -207,7 +228,7 @@ func (v *Values) extractLists(f metrics.Families, add adder) {
 			field, ok := storageField(l, fields[0], fields[1])
 			gr, mapped := l.direct()
 			if ok && mapped {
-				add(gr, field, sampleValue(m))
+				add(gr, field, family, sampleValue(m))
 			}
 		}
 	}
@@ -231,7 +252,7 @@ func (v *Values) extractLists(f metrics.Families, add adder) {
 				}
 			}
 			if ok {
-				add(gr, field, sampleValue(m))
+				add(gr, field, family, sampleValue(m))
 			}
 		}
 	}
@@ -259,11 +280,11 @@ func (v *Values) extractWatchEvents(f metrics.Families, kinds KindResources, add
 					v.unmapped(family, "kind", groupKind(l["group"], kind))
 					continue
 				}
-				add(schema.GroupResource{Group: l["group"], Resource: r}, field, x)
+				add(schema.GroupResource{Group: l["group"], Resource: r}, field, family, x)
 				continue
 			}
 			if gr, ok := l.direct(); ok {
-				add(gr, field, x)
+				add(gr, field, family, x)
 			}
 		}
 	}

@@ -44,4 +44,34 @@ func TestTopPartial(t *testing.T) {
 	if len(r.Servers) != 2 || !r.Servers[0].Answered() || r.Servers[1].Reason != "Unreachable" || r.Imbalance == nil || len(r.Imbalance.Watchers.Unknown) != 1 {
 		t.Errorf("servers %+v, imbalance %+v", r.Servers, r.Imbalance)
 	}
+	// A spread not judged (one server measured) is a note, not a callout.
+	for _, c := range r.Callouts {
+		if strings.HasSuffix(c.Kind, "-imbalance") || strings.Contains(c.What, "not judged") {
+			t.Errorf("callout of a spread not judged: %+v", c)
+		}
+	}
+	if r.Imbalance.Watchers.Judged || r.Imbalance.Lists.Judged {
+		t.Errorf("imbalance judged over one server: %+v", r.Imbalance)
+	}
+	// A server that fails TLS: its request named short, its fix given, and
+	// the partial-failure line points where top names it (no NOTE column).
+	untrusted, stop := framework.StartUntrustedTLS()
+	defer stop()
+	tls := framework.Run(t, shared.Kubeconfig, time.Minute, "top", "--interval", "1s", "--endpoints", u.Host+","+untrusted)
+	line := ""
+	for _, l := range strings.Split(tls.Stdout, "\n") {
+		if strings.HasPrefix(l, "server 2 ") {
+			line = l
+		}
+	}
+	if tls.Code != 12 || !strings.Contains(line, "not read: TLS: GET /metrics (20 families): ") || !strings.Contains(line, "--insecure-skip-tls-verify") ||
+		strings.Contains(tls.Stdout+tls.Stderr, "name%5B%5D") || len(line) > 600 {
+		t.Errorf("exit %d (want 12); server 2's line (%d characters): %s\nstdout: %s\nstderr: %s", tls.Code, len(line), line, tls.Stdout, tls.Stderr)
+	}
+	if strings.Contains(tls.Stderr, "NOTE column") || !strings.Contains(tls.Stderr, "not read\" lines above the table") {
+		t.Errorf("stderr points to what top does not print: %s", tls.Stderr)
+	}
+	if strings.Contains(tls.Stdout, "1. watchers across servers") {
+		t.Errorf("a spread not judged as the top problem:\n%s", tls.Stdout)
+	}
 }

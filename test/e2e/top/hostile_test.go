@@ -1,0 +1,63 @@
+//go:build e2e
+
+package top
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
+)
+
+// TestTopValuesNoServerCanMean: a /metrics whose samples are NaN, +Inf
+// (in the second read only), 1e308 or below zero. Each is not measured:
+// the row is shown with "?" and a note naming the family and the server;
+// every bound that reads one is NOT CHECKED (exit 1, docs/exit-codes.md),
+// never "ok"; -o json decodes and carries no non-finite number; and no
+// cell is a 230-digit number. The server's build_info has a git_version
+// and no minor label: its version is known (v1.37), not "outside".
+func TestTopValuesNoServerCanMean(t *testing.T) {
+	bounds := []string{"--interval", "1s", "--check", "--max-watchers", "10", "--max-terminated", "0", "--max-rejected", "0", "--max-storage-list-ratio", "10"}
+	long := regexp.MustCompile(`\d{20}`)
+	for _, c := range []struct {
+		value, shown string
+		from         int64
+	}{{"NaN", "NaN", 1}, {"+Inf", "+Inf", 2}, {"1e308", "1e+308", 1}, {"-100", "-100", 1}} {
+		t.Run(c.value, func(t *testing.T) {
+			srv, err := framework.StartBadMetricsServer(c.value, c.from)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close()
+			kc, err := srv.Kubeconfig(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := framework.Run(t, kc, time.Minute, append([]string{"top"}, bounds...)...)
+			out := res.Stdout + res.Stderr
+			if res.Code != 1 || !strings.Contains(res.Stdout, "configmaps") || !strings.Contains(res.Stdout, " ? ") ||
+				!strings.Contains(res.Stdout, "apiserver_longrunning_requests{resource=\"configmaps\"} is "+c.shown+", not a number the server can mean") {
+				t.Errorf("exit %d, want 1, the configmaps row with ? and the sample named\n%s", res.Code, out)
+			}
+			for _, bad := range []string{"ok: ", "CROSSED", "not checked: not checked", "NOT CHECKED: not checked", "Inf answer", "outside v1.30", "NaN answer", "nothing stands out in this interval"} {
+				if strings.Contains(out, bad) {
+					t.Errorf("says %q:\n%s", bad, out)
+				}
+			}
+			if strings.Count(res.Stdout, "NOT CHECKED") != 4 || long.MatchString(out) {
+				t.Errorf("want 4 bounds NOT CHECKED and no 20-digit number:\n%s", out)
+			}
+			r, jres := framework.RunTopJSON(t, kc, bounds...)
+			if jres.Code != 1 || len(r.Servers) != 1 || len(r.Servers[0].Unmeasured) == 0 {
+				t.Errorf("-o json: exit %d, want 1 and the samples named\n%s\n%s", jres.Code, jres.Stdout, jres.Stderr)
+			}
+			for _, ch := range r.Checks {
+				if ch.Checked() {
+					t.Errorf("-o json: %s checked: %+v", ch.Bound, ch)
+				}
+			}
+		})
+	}
+}
