@@ -94,6 +94,7 @@ func markdown(res *Results) string {
 		if p.Plugin != nil {
 			w(" The plugin's own count: %s.", pluginText(p.Plugin))
 		}
+		w(" In each pair also: `kubectl watchrv version --client` (kubectl finding and executing a plugin that sends no request: the floor of any plugin run through kubectl here) at **%.2fx** `kubectl get --raw`, and the plugin's binary itself running the same list at **%.2fx**.", p.FloorMedianRatio, p.BinaryMedianRatio)
 		w("\n")
 	}
 	return b.String()
