@@ -41,9 +41,9 @@ func (o *RootOptions) resolveResource(ctx context.Context, arg string, verbs ...
 		if !o.takesName() {
 			// probe, streaming, top: they read a whole collection and
 			// take no NAME, so the advice names none.
-			return apiclient.Resource{}, withCode(ExitUsage, fmt.Errorf("%q is not a resource type: give the type alone (%s); this command reads a whole collection and takes no NAME; subresources such as pods/log cannot be listed or watched", arg, kind))
+			return apiclient.Resource{}, usageErrorf(o.running, "%q is not a resource type: give the type alone (%s); this command reads a whole collection and takes no NAME; subresources such as pods/log cannot be listed or watched", arg, kind)
 		}
-		return apiclient.Resource{}, withCode(ExitUsage, fmt.Errorf("%q is not a resource type: give the type alone (%s), then the name as its own argument (%s %s), or select with --field-selector metadata.name=%s; subresources such as pods/log cannot be listed or watched", arg, kind, kind, rest, rest))
+		return apiclient.Resource{}, usageErrorf(o.running, "%q is not a resource type: give the type alone (%s), then the name as its own argument (%s %s), or select with --field-selector metadata.name=%s; subresources such as pods/log cannot be listed or watched", arg, kind, kind, rest, rest)
 	}
 	disco, err := o.ConfigFlags.ToDiscoveryClient()
 	if err != nil {

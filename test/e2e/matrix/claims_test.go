@@ -90,7 +90,8 @@ var checkExactListRechecked = claimCheck{"claim5-exact-list-recheck", func(t *te
 	}
 	t.Logf("plugin: %s; server: %v", strings.TrimSpace(l.Stderr), err)
 	e := framework.RunInput(t, c.Kubeconfig, []byte(err.Error()+"\n"), time.Minute, "explain-error", "--check", "-n", ns, "--rv", rv, "--operation", "list-exact")
-	if strings.Contains(e.Stdout, "a watch from RV") || !strings.Contains(e.Stdout, "an exact list at RV "+rv+" fails") {
+	// The human output wraps its lines: the words are compared unwrapped.
+	if words := strings.Join(strings.Fields(e.Stdout), " "); strings.Contains(words, "a watch from RV") || !strings.Contains(words, "an exact list at RV "+rv+" fails") {
 		t.Errorf("explain-error --check on an Expired exact list (exit %d): %s%s", e.Code, e.Stdout, e.Stderr)
 	}
 	// With --servers every server is asked the same question (issue 17):
