@@ -31,7 +31,7 @@ type pageHead struct {
 // index), never kept here. The memory it takes is one item, whatever the
 // page holds; more than MaxPageItems items is a *apiclient.BoundError (the
 // caller names the request).
-func decodePage(r io.Reader, each func(i int, it ItemMeta)) (pageHead, int, error) {
+func decodePage(r io.Reader, max int, each func(i int, it ItemMeta)) (pageHead, int, error) {
 	var head pageHead
 	dec := json.NewDecoder(r)
 	if err := expectDelim(dec, '{', "a list page"); err != nil {
@@ -48,7 +48,7 @@ func decodePage(r io.Reader, each func(i int, it ItemMeta)) (pageHead, int, erro
 		case "metadata":
 			err = dec.Decode(&head)
 		case "items":
-			n, err = decodeItems(dec, each)
+			n, err = decodeItems(dec, max, each)
 		default:
 			var skip json.RawMessage // kind, apiVersion: read and dropped
 			err = dec.Decode(&skip)
@@ -62,7 +62,7 @@ func decodePage(r io.Reader, each func(i int, it ItemMeta)) (pageHead, int, erro
 }
 
 // decodeItems decodes the "items" array (null or [...]) one item at a time.
-func decodeItems(dec *json.Decoder, each func(int, ItemMeta)) (int, error) {
+func decodeItems(dec *json.Decoder, max int, each func(int, ItemMeta)) (int, error) {
 	tok, err := dec.Token()
 	if err != nil || tok == nil {
 		return 0, err
@@ -72,7 +72,14 @@ func decodeItems(dec *json.Decoder, each func(int, ItemMeta)) (int, error) {
 	}
 	n := 0
 	for dec.More() {
-		if n >= MaxPageItems {
+		if n >= max {
+			if max < MaxPageItems {
+				return n, &apiclient.BoundError{
+					Over:  "holds more than " + text.Count(max, "item"),
+					Bound: "the limit the request asked for (a paged list's page holds at most limit items)",
+					Fix:   "an API server never sends more items than the limit of a paged list: check the kubeconfig's server address and any proxy in front of it",
+				}
+			}
 			return n, &apiclient.BoundError{
 				Over:  "holds more than " + text.Count(MaxPageItems, "item"),
 				Bound: "the most the plugin reads of one list page",

@@ -100,7 +100,7 @@ func TestDecodePageStreamsItsItems(t *testing.T) {
 	var got int
 	var err error
 	grew := heapGrowth(t, func() {
-		head, got, err = decodePage(newHostilePage(`{"metadata":{"name":"x","namespace":"default","resourceVersion":"5"}}`, n), nil)
+		head, got, err = decodePage(newHostilePage(`{"metadata":{"name":"x","namespace":"default","resourceVersion":"5"}}`, n), MaxPageItems, nil)
 	})
 	if err != nil || got != n || head.ResourceVersion != "5" {
 		t.Fatalf("decodePage: %d items at RV %q, %v; want %d at RV 5", got, head.ResourceVersion, err, n)
@@ -116,7 +116,7 @@ func TestDecodePageBoundsItsItems(t *testing.T) {
 	var err error
 	var got int
 	grew := heapGrowth(t, func() {
-		_, got, err = decodePage(newHostilePage(`{}`, 5_000_000), func(int, ItemMeta) {})
+		_, got, err = decodePage(newHostilePage(`{}`, 5_000_000), MaxPageItems, func(int, ItemMeta) {})
 	})
 	var b *apiclient.BoundError
 	if !errors.As(err, &b) || got != MaxPageItems || diagnose.ClassifyFailure(err) != diagnose.FailureUnbounded {
@@ -145,7 +145,7 @@ func TestDecodePageMatchesAWholeDecode(t *testing.T) {
 			t.Fatal(err)
 		}
 		var items []ItemMeta
-		head, n, err := decodePage(strings.NewReader(string(b)), func(i int, it ItemMeta) {
+		head, n, err := decodePage(strings.NewReader(string(b)), MaxPageItems, func(i int, it ItemMeta) {
 			if i != len(items) {
 				t.Fatalf("%s: item index %d, want %d", name, i, len(items))
 			}
@@ -161,7 +161,7 @@ func TestDecodePageMatchesAWholeDecode(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{`[]`, `{"items":{}}`, `{"items":[{"metadata":1}]}`, `{"metadata":{}`} {
-		if _, _, err := decodePage(strings.NewReader(bad), nil); err == nil {
+		if _, _, err := decodePage(strings.NewReader(bad), MaxPageItems, nil); err == nil {
 			t.Errorf("%s: decoded without an error", bad)
 		}
 	}
@@ -185,8 +185,36 @@ func TestListOverTheItemBoundNamesTheRequest(t *testing.T) {
 			t.Fatalf("want Unbounded, got %v", err)
 		}
 		msg := err.Error()
-		if !strings.Contains(msg, "GET "+srv.URL+"/api/v1/namespaces/recorded/configmaps?limit=5") || !strings.Contains(msg, "1,000,000 items") || strings.Contains(msg, "\n") {
+		if !strings.Contains(msg, "GET "+srv.URL+"/api/v1/namespaces/recorded/configmaps?limit=5") || !strings.Contains(msg, "5 items") || strings.Contains(msg, "\n") {
 			t.Fatalf("the line should name the request and the bound: %s", msg)
 		}
+	}
+}
+
+// A paged list's page holds at most its limit (storage and the watch
+// cache both honour it there): more is a broken or hostile answer, and a
+// caller that keeps the items (List: relists, streaming, probes) holds no
+// more than it asked for. An rv=0 list may hold more (the watch cache does
+// not page it).
+func TestAPagedPageHoldsAtMostItsLimit(t *testing.T) {
+	cases := []struct {
+		o   PageOptions
+		max int
+	}{
+		{PageOptions{Limit: 500}, 500},
+		{PageOptions{Limit: 500, Continue: "x", ResourceVersion: "7"}, 500},
+		{PageOptions{Limit: 500, ResourceVersion: "0"}, MaxPageItems},
+		{PageOptions{Limit: 500, ResourceVersion: "7", ResourceVersionMatch: "NotOlderThan"}, MaxPageItems},
+		{PageOptions{}, MaxPageItems},
+	}
+	for _, c := range cases {
+		if got := c.o.maxItems(); got != c.max {
+			t.Errorf("%+v: at most %d items, want %d", c.o, got, c.max)
+		}
+	}
+	_, n, err := decodePage(newHostilePage(`{}`, 600), 500, func(int, ItemMeta) {})
+	var b *apiclient.BoundError
+	if !errors.As(err, &b) || n != 500 || diagnose.ClassifyFailure(err) != diagnose.FailureUnbounded {
+		t.Fatalf("601 items for a limit of 500: %d read, %v", n, err)
 	}
 }

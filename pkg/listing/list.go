@@ -68,6 +68,18 @@ func (o PageOptions) Query(t apiclient.Target) url.Values {
 	return q
 }
 
+// maxItems is the most items the page may hold: the limit, where the
+// server pages (a consistent read, or a continue page: storage and the
+// watch cache both honour the limit there), else MaxPageItems (the watch
+// cache answers an rv=0 or NotOlderThan list whole, whatever the limit).
+// So a caller that keeps the items (List) holds at most what it asked for.
+func (o PageOptions) maxItems() int {
+	if o.Limit > 0 && o.Limit < MaxPageItems && (o.Continue != "" || o.ResourceVersion == "") {
+		return int(o.Limit)
+	}
+	return MaxPageItems
+}
+
 // List is the plugin's one list request: one page of the collection
 // (the whole collection when Limit is 0), metadata only, sent exactly once.
 // Paged walks, relists, current-RV reads and exact-list probes all go
@@ -101,7 +113,7 @@ func listEach(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Pa
 	}
 	defer body.Close()
 	cr := &countio.Reader{R: body}
-	head, n, err := decodePage(cr, each)
+	head, n, err := decodePage(cr, o.maxItems(), each)
 	if err != nil {
 		err = apiclient.AttachRequest(err, body, t.CollectionPath(), q)
 		switch f := diagnose.ClassifyFailure(err); f {

@@ -2,6 +2,7 @@ package listing
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -40,7 +41,7 @@ func servePages(t *testing.T) (*apiclient.Client, *[]string) {
 			t.Errorf("Accept = %q, want metadata only", r.Header.Get("Accept"))
 		}
 		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(pages[n%len(pages)])
+		_, _ = w.Write(atMostLimit(t, pages[n%len(pages)], r.URL.Query().Get("limit")))
 		n++
 	}))
 	t.Cleanup(srv.Close)
@@ -226,4 +227,25 @@ func TestEndCheck(t *testing.T) {
 	if err := e.next(MaxWalkPages, 1, 2, "b"); !errors.As(err, &endless) || !endless.TooManyPages() || !strings.Contains(err.Error(), "the most one walk reads") {
 		t.Fatalf("page %d: %v", MaxWalkPages, err)
 	}
+}
+
+// atMostLimit is a recorded page (of limit=2) as a server answers a smaller
+// limit: its first items only (a real server never sends more items than
+// the limit of a paged list, and the plugin refuses a page that does).
+func atMostLimit(t *testing.T, page []byte, limit string) []byte {
+	n, err := strconv.Atoi(limit)
+	if err != nil || n <= 0 {
+		return page
+	}
+	var doc map[string]json.RawMessage
+	var items []json.RawMessage
+	if json.Unmarshal(page, &doc) != nil || json.Unmarshal(doc["items"], &items) != nil || len(items) <= n {
+		return page
+	}
+	doc["items"], _ = json.Marshal(items[:n])
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

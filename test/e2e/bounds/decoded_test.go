@@ -22,14 +22,18 @@ const decodedLimit = 2_000_000_000
 // naming the request, never a Go stack.
 func TestDecodedAnswersAreBounded(t *testing.T) {
 	const capped = 13
+	// A paged list ends at its limit; an rv=0 list (the watch cache does
+	// not page it) at the plugin's item bound.
+	overLimit := []string{"the answer to GET http://", "/configmaps?", "the limit the request asked for"}
 	items := []string{"the answer to GET http://", "/configmaps?", "holds more than 1,000,000 items, the most the plugin reads of one list page"}
 	series := []string{"the answer to GET http://", "/metrics?name", "holds more than 50,000 series of the families read"}
 	line := []string{"the answer to GET http://", "/metrics?name", "has a line longer than 1 MiB"}
 	within := 120 * time.Second
 	cases := []faultCase{
-		{framework.FaultTinyItems, []string{"list", "cm", "--limit", "5"}, capped, items, within},
-		{framework.FaultTinyItems, []string{"list", "cm", "-o", "name"}, capped, items, within},
-		{framework.FaultTinyItems, []string{"watch", "cm", "--rv", "list", "--timeout", "60s"}, capped, items, within},
+		{framework.FaultTinyItems, []string{"list", "cm", "--limit", "5"}, capped, overLimit, within},
+		{framework.FaultTinyItems, []string{"list", "cm", "-o", "name"}, capped, overLimit, within},
+		{framework.FaultTinyItems, []string{"watch", "cm", "--rv", "list", "--timeout", "60s"}, capped, overLimit, within},
+		{framework.FaultTinyItems, []string{"list", "cm", "--rv", "0"}, capped, items, within},
 		{framework.FaultManySeries, []string{"top", "--once", "--interval", "1s"}, capped, series, within},
 		{framework.FaultLongMetricsLine, []string{"top", "--once", "--interval", "1s"}, capped, line, within},
 	}
