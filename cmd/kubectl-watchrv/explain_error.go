@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
+	"github.com/watchrv/kubectl-watchrv/pkg/serverinfo"
 )
 
 // explainMaxMessageBytes caps a message read from stdin; a longer input is a log
@@ -314,9 +316,12 @@ func (o *ExplainErrorOptions) check(ctx context.Context, d diagnose.Diagnosis) (
 	if d.Class == diagnose.ClassTooLarge {
 		// Its verdict rests on who served the read: named from what is
 		// known of the server (version, gates, the resource's watch cache)
-		// by the rule list uses (serverinfo.ListServed).
-		in := o.serverInfo(ctx, res.GVR.Group, res.GVR.Resource)
-		now.Storage, now.ServedBy = in.StorageName(), in.ListServed("", "", 1).First
+		// by the rule list uses (serverinfo.ListServed); a check reads the
+		// server's facts whole, even where /metrics ignores name[].
+		rctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		in := serverinfo.ReadWhole(rctx, client, res.GVR.Group, res.GVR.Resource)
+		cancel()
+		now.Storage, now.ServedBy = in.StorageName(), "served by "+in.ListServed("", "", 1).First
 	}
 	c := diagnose.CompareNow(d, requested, now, checkNow(ctx, client, t, d, requested, current))
 	c.Resource, c.Namespace = res.Name(), t.Namespace

@@ -41,6 +41,9 @@ var lastGate = func() string {
 // keeping only the facts: never the text, so memory does not grow with it.
 type metricsScan struct {
 	group, resource string
+	// whole: the body is the server's whole /metrics (one that ignores
+	// name[]): the other families are skipped, not a reason to stop.
+	whole, skipping bool
 	gates           map[string]bool
 	seenGates       bool // the kubernetes_feature_enabled family began
 	seenCapacity    bool // the watch_cache_capacity family began
@@ -61,7 +64,11 @@ const maxMetricsLine = 16 << 10
 // complete, r ends, a family other than the two asked for appears, or
 // limit bytes were read.
 func scanMetrics(r io.Reader, limit int64, group, resource string) *metricsScan {
-	s := &metricsScan{group: group, resource: resource, gates: map[string]bool{}, cache: Unknown}
+	return scanMetricsOf(r, limit, group, resource, false)
+}
+
+func scanMetricsOf(r io.Reader, limit int64, group, resource string, whole bool) *metricsScan {
+	s := &metricsScan{group: group, resource: resource, gates: map[string]bool{}, cache: Unknown, whole: whole}
 	cr := &countio.Reader{R: io.LimitReader(r, limit+1)}
 	sc := bufio.NewScanner(cr)
 	sc.Buffer(make([]byte, 4096), maxMetricsLine)
@@ -112,7 +119,7 @@ func (s *metricsScan) line(l string) {
 		return
 	}
 	name := l[:end]
-	if s.family(name); s.unfiltered {
+	if s.family(name); s.unfiltered || s.skipping {
 		return
 	}
 	labels, value, err := parseSample(l[end:])
@@ -139,6 +146,7 @@ func (s *metricsScan) line(l string) {
 // family notes that a family's lines began; one not asked for means the
 // server ignored the filter (and sends everything).
 func (s *metricsScan) family(name string) {
+	s.skipping = false
 	switch name {
 	case familyFeatureEnabled:
 		s.seenGates = true
@@ -148,6 +156,13 @@ func (s *metricsScan) family(name string) {
 			s.gatesDone = true // the server writes families in name order
 		}
 	default:
+		if s.whole {
+			s.skipping = true
+			if s.seenGates && name > familyFeatureEnabled {
+				s.gatesDone = true // past its place in the name order
+			}
+			return
+		}
 		s.unfiltered = true
 	}
 }

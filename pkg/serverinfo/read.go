@@ -74,7 +74,31 @@ func readVersion(ctx context.Context, c *apiclient.Client) (string, int) {
 	return git, minor
 }
 
+// ReadWhole is Read for a verdict checked against the server
+// (explain-error --check): on a server that ignores name[] (before v1.37)
+// it reads the whole /metrics anyway, line by line, keeping only the gates
+// and the resource's watch-cache series (megabytes on the wire, once, and
+// no more memory than Read), so that whether the resource has a watch
+// cache is read, not assumed. The facts cache is not used.
+func ReadWhole(ctx context.Context, c *apiclient.Client, group, resource string) *Info {
+	git, minor := readVersion(ctx, c)
+	name := resource
+	if group != "" && resource != "" {
+		name = resource + "." + group
+	}
+	facts, note := readMetricsOf(ctx, c, group, resource, minor > 0 && minor < filterMinor)
+	return Build(git, minor, facts, note, name)
+}
+
 func readMetrics(ctx context.Context, c *apiclient.Client, group, resource string) (*MetricsFacts, string) {
+	return readMetricsOf(ctx, c, group, resource, false)
+}
+
+// wholeMetricsCap bounds a whole /metrics read: the transport's own cap
+// of a /metrics answer (apiclient), which it meets first.
+const wholeMetricsCap = 64 << 20
+
+func readMetricsOf(ctx context.Context, c *apiclient.Client, group, resource string, whole bool) (*MetricsFacts, string) {
 	body, err := c.GetMetrics(ctx, familyFeatureEnabled, familyCacheCapacity)
 	if err != nil {
 		if apierrors.IsForbidden(err) {
@@ -84,14 +108,18 @@ func readMetrics(ctx context.Context, c *apiclient.Client, group, resource strin
 	}
 	// Closing early resets the stream: the server stops sending.
 	defer body.Close()
-	s := scanMetrics(body, MetricsCap, group, resource)
+	limit := int64(MetricsCap)
+	if whole {
+		limit = wholeMetricsCap
+	}
+	s := scanMetricsOf(body, limit, group, resource, whole)
 	switch {
 	case s.err != nil:
 		return nil, oneLine(s.err.Error()) + ": feature gates taken as the version's defaults, the watch cache as unknown"
 	case s.unfiltered:
 		return nil, "/metrics not read: this server sends all of it (megabytes) whatever is asked (it ignores name[]); feature gates taken as the version's defaults, the watch cache as unknown"
 	case s.cut:
-		return s.facts(), fmt.Sprintf("/metrics cut at %d KiB before every fact was read", MetricsCap>>10)
+		return s.facts(), fmt.Sprintf("/metrics cut at %d KiB before every fact was read", limit>>10)
 	}
 	return s.facts(), ""
 }

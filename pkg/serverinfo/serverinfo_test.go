@@ -416,3 +416,20 @@ func TestFactsCache(t *testing.T) {
 		t.Errorf("nothing read, yet something kept")
 	}
 }
+
+// A whole /metrics (a server that ignores name[]) read for a check: the
+// other families are skipped, not the end of the read, and the facts are
+// found where they are.
+func TestWholeMetricsReadsPastOtherFamilies(t *testing.T) {
+	whole := "# HELP apiserver_request_total x\n# TYPE apiserver_request_total counter\napiserver_request_total{code=\"200\"} 5\n" +
+		"# HELP kubernetes_feature_enabled x\n# TYPE kubernetes_feature_enabled gauge\nkubernetes_feature_enabled{name=\"ConsistentListFromCache\",stage=\"BETA\"} 1\nkubernetes_feature_enabled{name=\"WatchList\",stage=\"BETA\"} 0\n" +
+		"# HELP process_cpu_seconds_total x\n# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total 3\n" +
+		"# HELP watch_cache_capacity x\n# TYPE watch_cache_capacity gauge\nwatch_cache_capacity{resource=\"pods\"} 100\n"
+	if s := scanMetrics(strings.NewReader(whole), MetricsCap, "", "configmaps"); !s.unfiltered {
+		t.Fatalf("the filtered read must stop at a family not asked for")
+	}
+	s := scanMetricsOf(strings.NewReader(whole), 64<<20, "", "configmaps", true)
+	if s.err != nil || s.unfiltered || !s.gates["ConsistentListFromCache"] || s.gates["WatchList"] || s.cache != No {
+		t.Fatalf("whole read: err %v, unfiltered %v, gates %v, cache %v; want the gates and no watch cache for configmaps", s.err, s.unfiltered, s.gates, s.cache)
+	}
+}
