@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -50,18 +51,10 @@ func Inline(s string) string {
 	return b.String()
 }
 
-// hiddenFormat: a character that reorders or hides the text around it.
-func hiddenFormat(r rune) bool {
-	switch {
-	case r == 0x061c, // ARABIC LETTER MARK
-		r >= 0x200b && r <= 0x200f, // zero-width space and joiners, LRM, RLM
-		r >= 0x2028 && r <= 0x202e, // line/paragraph separators, bidi embeddings and overrides
-		r >= 0x2060 && r <= 0x2069, // word joiner, invisible operators, bidi isolates
-		r == 0xfeff:                // BOM
-		return true
-	}
-	return false
-}
+// hiddenFormat: a character that reorders, hides or smuggles the text
+// around it: Unicode's format characters (Cf) and the line and paragraph
+// separators (the TerminalWriter escapes the same set).
+func hiddenFormat(r rune) bool { return r == 0x2028 || r == 0x2029 || unicode.Is(unicode.Cf, r) }
 
 // Thousands writes 1204 as 1,204.
 func Thousands(n uint64) string {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
@@ -22,7 +23,7 @@ import (
 // name into forged lines.
 func TestValuesFromOutsideStayOnTheirLine(t *testing.T) {
 	const forged = "error: FORGED"
-	hostile := "evil\n" + forged + "\t\u202egpj.exe"
+	hostile := "evil\n" + forged + "\t\u202egpj.exe\u00ad\U000E0041\u200b"
 	cm := apiclient.Resource{GVR: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, Kind: "ConfigMap", Namespaced: true}
 	walk := &listing.WalkResult{Attempts: []listing.Attempt{{Pages: []listing.PageInfo{{ResourceVersion: "7", Items: 1}}, ItemCount: 1}}}
 	outputs := map[string]func(p *Printer) error{
@@ -47,6 +48,10 @@ func TestValuesFromOutsideStayOnTheirLine(t *testing.T) {
 			return err
 		},
 		"warning": func(p *Printer) error { p.Warnf("label %s", hostile); return nil },
+		"watch ERROR note": func(p *Printer) error {
+			return p.WatchEvent(WatchEventRecord{Record: RecordEvent, Type: "ERROR", Status: &metav1.Status{Code: 410, Reason: metav1.StatusReason(hostile), Message: hostile}})
+		},
+		"version": func(p *Printer) error { return p.Version(VersionInfo{ServerVersion: hostile}) },
 	}
 	for name, print := range outputs {
 		var out bytes.Buffer
@@ -75,7 +80,7 @@ func TestValuesFromOutsideStayOnTheirLine(t *testing.T) {
 				t.Errorf("%s: a value from outside made a line of its own:\n%s", name, s)
 			}
 		}
-		if strings.ContainsAny(s, "\t\u202e") {
+		if strings.ContainsAny(s, "\t\u202e\u00ad\U000E0041\u200b") {
 			t.Errorf("%s: a tab or a bidi override reached the terminal raw: %q", name, s)
 		}
 	}

@@ -72,6 +72,9 @@ type Printer struct {
 // kept as it is).
 func NewPrinter(out, errOut io.Writer, format string, noColor bool) *Printer {
 	o, e := NewTerminalWriter(out), NewTerminalWriter(errOut)
+	if format == FormatYAML {
+		o.keepFormat = true
+	}
 	useColor := !noColor && o.color
 	progress := os.Getenv("TERM") != "dumb" && isTerminal(e)
 	return &Printer{Out: o, ErrOut: e, Format: format, Color: useColor, Style: NewStyle(useColor), progress: progress}
@@ -323,7 +326,7 @@ func (p *Printer) versionHuman(v VersionInfo) error {
 		return err
 	}
 	if v.ServerVersion != "" {
-		_, err := fmt.Fprintf(p.Out, "Server Version: %s\n", v.ServerVersion)
+		_, err := fmt.Fprintf(p.Out, "Server Version: %s\n", text.Inline(v.ServerVersion))
 		return err
 	}
 	return nil

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"sync"
+	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -31,11 +33,16 @@ import (
 // refutes them, so a sequence cut across two writes is judged whole. Flush
 // writes what is held (escaped) at the end of a run.
 type TerminalWriter struct {
-	mu      sync.Mutex
-	w       io.Writer
-	color   bool   // the stream shows colors: marks become SGR sequences
-	pending []byte // the start of a sequence a later Write completes
-	buf     []byte
+	mu    sync.Mutex
+	w     io.Writer
+	color bool // the stream shows colors: marks become SGR sequences
+	// keepFormat: the stream is a YAML document (-o yaml), whose plain
+	// scalars cannot carry an escape: format characters pass as they are
+	// there (a reader gets the value back); everywhere else they are shown
+	// escaped (formatEscaped).
+	keepFormat bool
+	pending    []byte // the start of a sequence a later Write completes
+	buf        []byte
 }
 
 // NewTerminalWriter wraps w; a w that is already a TerminalWriter is
@@ -72,7 +79,7 @@ func (t *TerminalWriter) Write(p []byte) (int, error) {
 		in = append(t.pending, p...)
 		t.pending = nil
 	}
-	out, rest := defang(t.buf[:0], in, t.color, false)
+	out, rest := defang(t.buf[:0], in, t.color, false, t.keepFormat)
 	if len(rest) > 0 {
 		t.pending = append([]byte(nil), rest...)
 	}
@@ -94,7 +101,7 @@ func (t *TerminalWriter) flushLocked() error {
 	if len(t.pending) == 0 {
 		return nil
 	}
-	out, _ := defang(nil, t.pending, t.color, true)
+	out, _ := defang(nil, t.pending, t.color, true, t.keepFormat)
 	t.pending = nil
 	_, err := t.w.Write(out)
 	return err
@@ -107,7 +114,7 @@ func (t *TerminalWriter) progressLine(line string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	_ = t.flushLocked()
-	out, _ := defang(append(t.buf[:0], "\r\x1b[K"...), []byte(line), t.color, true)
+	out, _ := defang(append(t.buf[:0], "\r\x1b[K"...), []byte(line), t.color, true, false)
 	t.buf = out[:0]
 	_, _ = t.w.Write(out)
 }
@@ -115,7 +122,7 @@ func (t *TerminalWriter) progressLine(line string) {
 // Escape is s as a TerminalWriter shows it on a stream without color (the
 // palette's marks dropped): for tests and for widths.
 func Escape(s string) string {
-	out, _ := defang(nil, []byte(s), false, true)
+	out, _ := defang(nil, []byte(s), false, true, false)
 	return string(out)
 }
 
@@ -145,7 +152,7 @@ const hexDigits = "0123456789abcdef"
 // palette mark turned into its SGR sequence (color) or dropped. Unless
 // final, an incomplete sequence at the end of in is not written but
 // returned as rest, for the next Write to complete.
-func defang(out, in []byte, color, final bool) (_, rest []byte) {
+func defang(out, in []byte, color, final, keepFormat bool) (_, rest []byte) {
 	start := 0 // in[start:i] is plain text not yet copied
 	for i := 0; i < len(in); {
 		c := in[i]
@@ -165,9 +172,9 @@ func defang(out, in []byte, color, final bool) (_, rest []byte) {
 				start = i
 				continue
 			}
-			if shownEscaped(r) {
+			if shownEscaped(r) || (!keepFormat && formatEscaped(r)) {
 				out = append(out, in[start:i]...)
-				out = append(out, '\\', 'u', hexDigits[r>>12&0xf], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
+				out = appendRuneEscape(out, r)
 				i += n
 				start = i
 				continue
@@ -194,6 +201,30 @@ func defang(out, in []byte, color, final bool) (_, rest []byte) {
 		start = i
 	}
 	return append(out, in[start:]...), nil
+}
+
+// appendRuneEscape writes r as \uXXXX, a rune past U+FFFF as its UTF-16
+// surrogate pair (\uD8xx\uDCxx): as text on a terminal, and a valid JSON
+// escape of the same rune inside an -o json string (the only place a
+// non-ASCII rune can be in JSON).
+func appendRuneEscape(out []byte, r rune) []byte {
+	hex := func(out []byte, v rune) []byte {
+		return append(out, '\\', 'u', hexDigits[v>>12&0xf], hexDigits[v>>8&0xf], hexDigits[v>>4&0xf], hexDigits[v&0xf])
+	}
+	if r > 0xffff {
+		r1, r2 := utf16.EncodeRune(r)
+		return hex(hex(out, r1), r2)
+	}
+	return hex(out, r)
+}
+
+// formatEscaped: the invisible characters that reorder, hide or smuggle
+// text (Unicode's format characters, Cf: bidi overrides and isolates that
+// turn "gpj.exe" into "exe.jpg", zero-width characters, the soft hyphen,
+// the tag characters of "ASCII smuggling"), and the line and paragraph
+// separators. The plugin's own words hold none of them.
+func formatEscaped(r rune) bool {
+	return r == 0x2028 || r == 0x2029 || unicode.Is(unicode.Cf, r)
 }
 
 func appendByteEscape(out []byte, c byte) []byte {

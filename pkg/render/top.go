@@ -52,14 +52,14 @@ func (p *Printer) topHuman(r TopReport) error {
 	if r.Clear {
 		b.WriteString(clearScreenMark)
 	}
-	b.WriteString(p.Style.Header.Sprint(topTitle(r)) + "\n")
+	b.WriteString(p.Style.Header.Sprint(text.Inline(topTitle(r))) + "\n")
 	several := len(r.Servers) > 1
 	if several {
 		for _, s := range r.Servers {
-			b.WriteString(topServerLine(s) + "\n")
+			b.WriteString(text.Inline(topServerLine(s)) + "\n")
 		}
 	} else if len(r.Servers) == 1 && (r.Servers[0].Err != "" || r.Servers[0].Restarted) {
-		b.WriteString(topServerLine(r.Servers[0]) + "\n")
+		b.WriteString(text.Inline(topServerLine(r.Servers[0])) + "\n")
 	}
 	if err := p.topTable(&b, r, several); err != nil {
 		return err

@@ -211,7 +211,9 @@ func watchLine(cells []string, wide bool) string {
 			}
 			c = padCell(c, w, 2)
 		}
-		b.WriteString(c)
+		// The last cell (NOTE) is not padded: one line all the same (an
+		// ERROR event's reason and message come from the server).
+		b.WriteString(text.Inline(c))
 	}
 	return strings.TrimRight(b.String(), " ")
 }
