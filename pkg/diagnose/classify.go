@@ -234,6 +234,14 @@ func checkOperation(d *Diagnosis, s *signals) {
 		return
 	}
 	watch := s.op == OpWatch
+	if d.Kind == KindResourceVersionTooLarge && watch {
+		// The API server holds a watch from an RV it has not reached (or,
+		// kine without a watch cache, ends it with an empty answer): it
+		// never answers a watch "Too large resource version".
+		note(d, fmt.Sprintf("the text names a watch (%s), but \"Too large resource version\" is a list's answer: an API server holds a watch from an RV it has not reached instead; the line was pieced together, or names the wrong request", orNamed(s.opNamedBy, s.op)))
+		d.Confidence = ConfidenceLow
+		return
+	}
 	switch {
 	case d.Kind == KindWatchCacheWindow && !watch:
 		note(d, fmt.Sprintf("the text names a list (%s), but \"too old resource version: X (Y)\" is the watch cache's answer to a watch from an RV before its window: which request expired, and in which window, is not certain", orNamed(s.opNamedBy, s.op)))

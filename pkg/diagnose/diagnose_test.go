@@ -161,10 +161,14 @@ func TestTheRequestNamedAndTheWordingAgree(t *testing.T) {
 		{"failed to list *v1.Pod: too old resource version: 12 (100)", KindTooOldResourceVersion, OpList},
 		{"W1201 reflector.go:158] watch of *v1.Pod ended with: too old resource version: 12 (100)", KindWatchCacheWindow, OpWatch},
 		{"failed to list *v1.Pod: too old resource version: 12", KindWatchCacheSnapshot, OpList},
+		{"W1202 reflector.go:492] watch of *v1.Pod ended with: Timeout: Too large resource version: 100, current: 50", KindResourceVersionTooLarge, OpWatch},
 	} {
 		d := FromText(c.text)
 		if d.Kind != c.kind || d.Operation != c.op {
 			t.Errorf("%q: kind %s, operation %s; want %s, %s", c.text, d.Kind, d.Operation, c.kind, c.op)
+		}
+		if c.kind == KindResourceVersionTooLarge && d.Confidence != ConfidenceLow {
+			t.Errorf("%q: a watch never gets TooLarge, yet confidence %s", c.text, d.Confidence)
 		}
 		if c.kind == KindTooOldResourceVersion && (d.Confidence != ConfidenceLow || strings.Contains(d.What, "asked for the events") || strings.Contains(d.What, "exact list at RV")) {
 			t.Errorf("%q: tells a story it cannot know: %s (%s)", c.text, d.What, d.Confidence)

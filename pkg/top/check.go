@@ -212,8 +212,12 @@ func checkRatio(r *Report, max float64) Check {
 				return unknownOn(c, row.Server, x.Why())
 			}
 		}
-		if !row.ListsStorage.Known() || !row.StorageFetched.Known() {
-			continue // went down: no interval for this row
+		for _, x := range []Rate{row.ListsStorage, row.StorageFetched} {
+			if !x.Known() {
+				// Went down or restarted: the interval holds no
+				// difference to judge, so the bound is not checked.
+				return unknownOn(c, row.Server, x.Why())
+			}
 		}
 		if row.StorageListRatio != nil && *row.StorageListRatio > worst {
 			worst = *row.StorageListRatio
@@ -240,6 +244,9 @@ func checkRejected(r *Report, max float64) Check {
 			return unknownOn(c, s.Index, famAPFRejected+" "+s.Second.Values.notExposed())
 		}
 		for _, a := range s.APF {
+			if !a.Rejected.Known() {
+				return unknownOn(c, s.Index, "priority level "+a.PriorityLevel+": "+a.Rejected.Why())
+			}
 			total += a.Rejected.D()
 			where = append(where, fmt.Sprintf("%spriority level %s %s", serverPrefix(s.Index, len(r.Servers)), a.PriorityLevel, count(a.Rejected.D())))
 		}

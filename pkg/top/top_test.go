@@ -357,3 +357,18 @@ func rowText(r *Row) string {
 	b, _ := json.Marshal(r)
 	return string(b)
 }
+
+// A counter that went down between the samples (the series recreated, a
+// restart the server's start time does not show) holds no difference: the
+// bound that reads it is not checked (exit 1), never "ok: 0 <= max" (a CI
+// gate that passes on what it did not measure).
+func TestABoundOnACounterThatWentDownIsNotChecked(t *testing.T) {
+	s := &Server{Index: 1, First: &Sample{Values: &Values{}}, Second: &Sample{Values: &Values{}}, APF: []APFRate{{APFKey: APFKey{PriorityLevel: "workload-low"}, Rejected: newRate(900, 800, 5, false)}}}
+	row := &Row{Server: 1, ListsStorage: newRate(10, 12, 5, false), StorageFetched: newRate(900, 800, 5, false), StorageReturned: newRate(1, 2, 5, false)}
+	r := &Report{Servers: []*Server{s}, Rows: []*Row{row}}
+	for name, c := range map[string]Check{"rejected": checkRejected(r, 10), "storage-list ratio": checkRatio(r, 1)} {
+		if c.Value != nil || c.Crossed || !strings.Contains(c.Note, "went down") {
+			t.Errorf("%s: value %v, crossed %v, note %q; want not checked, saying the counter went down", name, c.Value, c.Crossed, c.Note)
+		}
+	}
+}
