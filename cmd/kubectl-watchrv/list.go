@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
@@ -223,8 +224,17 @@ func (o *ListOptions) Run(ctx context.Context) error {
 	p.ObjectsOf(res)
 	var names []string // -o name only: a restarted walk's last attempt is the tail
 	var onItem func(listing.ItemMeta)
+	namesHeld, namesOver := 0, false
 	if p.Names() {
-		onItem = func(it listing.ItemMeta) { names = append(names, it.Name) }
+		onItem = func(it listing.ItemMeta) {
+			// The names are printed once the walk knows which attempt
+			// is the list: held, within maxNameBytes.
+			if namesHeld += len(it.Name) + 16; namesHeld > maxNameBytes {
+				namesOver = true
+				return
+			}
+			names = append(names, it.Name)
+		}
 	}
 	var facts chan *serverinfo.Info
 	if !o.RVOnly {
@@ -237,6 +247,13 @@ func (o *ListOptions) Run(ctx context.Context) error {
 	}
 	if err := o.notFound(res, t, walk, werr); err != nil {
 		return err
+	}
+	if namesOver {
+		return &apiclient.BoundError{
+			Over:  fmt.Sprintf("names more than %s of objects (%s read)", apiclient.Bytes(maxNameBytes), text.Count(walk.Final().ItemCount, "object")),
+			Bound: "the most -o name holds before it prints them",
+			Fix:   "list fewer at a time (-n NAMESPACE, -l SELECTOR), or read the names page by page with kubectl get -o name --chunk-size",
+		}
 	}
 	q := render.ListQuery{Target: t, Walk: wo, RVOnly: o.RVOnly, Name: o.Name, FieldSelector: o.FieldSelector, Context: o.suggest}
 	if !res.Namespaced && o.namespaceGiven != "" {
@@ -280,6 +297,11 @@ func (o *ListOptions) Run(ctx context.Context) error {
 
 // serversCommand is "list RESOURCE --servers" in the user's context and
 // scope: each server's RVs.
+// maxNameBytes bounds the names -o name holds until the walk ends (a name
+// and its slot): 64 MiB, about a million names of 50 bytes, in a few
+// hundred MB of memory whatever the collection.
+const maxNameBytes = 64 << 20
+
 func (o *ListOptions) serversCommand(res apiclient.Resource, scope suggest.Scope) string {
 	l, err := o.suggest.Command("list", res.Name(), scope, suggest.Bool("servers"))
 	if err != nil {
