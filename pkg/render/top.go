@@ -17,10 +17,10 @@ import (
 // every server (top.Report), and how the servers were found.
 type TopReport struct {
 	*top.Report `json:",inline"`
-	// Cost is what the run took from the API server(s) so far (cost.go):
+	// RunCost is what the run took from the API server(s) so far (cost.go):
 	// every request, discovery included, beside the interval's own
 	// metricsCost.
-	Cost *Cost `json:"cost,omitempty"`
+	RunCost *Cost `json:"cost,omitempty"`
 	// Discovery is how the servers were found (--servers, --endpoints).
 	Discovery *servers.Found `json:"discovery,omitempty"`
 
@@ -48,7 +48,7 @@ func (p *Printer) Live() bool { return os.Getenv("TERM") != "dumb" && isTerminal
 
 // Top prints one interval of top.
 func (p *Printer) Top(r TopReport) error {
-	r.Cost = p.cost()
+	r.RunCost = p.cost()
 	return p.emit(oneDocument, r, func() error { return p.topHuman(r) })
 }
 
