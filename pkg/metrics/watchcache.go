@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
@@ -99,6 +100,10 @@ func Read(ctx context.Context, c *apiclient.Client) (*Snapshot, error) {
 type WatchCache struct {
 	Group    string `json:"group"`
 	Resource string `json:"resource"`
+	// Unmeasured are the series whose value is no number the server can
+	// mean (NaN, ±Inf, below zero, beyond 2^53): left out, never shown or
+	// computed with (JSON cannot carry NaN either).
+	Unmeasured []string `json:"unmeasured,omitempty"`
 	// Labels is how the series are labelled: "group,resource" (1.34 and
 	// later) or "resource" (older servers, where it holds resource.group).
 	Labels             string   `json:"labels,omitempty"`
@@ -154,6 +159,10 @@ func (f Families) Pick(group, resource string) WatchCache {
 				w.Labels = style
 			}
 			v := value(m)
+			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v > 1<<53 {
+				w.Unmeasured = append(w.Unmeasured, fmt.Sprintf("%s = %v", name, v))
+				return nil
+			}
 			return &v
 		}
 		return nil

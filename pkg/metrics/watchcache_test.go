@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"encoding/json"
 	"os"
 	"strings"
 	"testing"
@@ -97,5 +98,24 @@ func TestPickRecordedV1335(t *testing.T) {
 	}
 	if d := fams.Pick("apps", "deployments"); !d.Found() || d.Labels != "resource" {
 		t.Errorf("deployments.apps on v1.33.5: %+v", d)
+	}
+}
+
+// A watch-cache series whose value no server can mean (NaN, +Inf, past
+// 2^53) is left out and named, never shown as measured nor put in JSON
+// (which cannot carry NaN: -o json used to fail with Go's own error).
+func TestPickLeavesOutValuesNoServerCanMean(t *testing.T) {
+	text := "# TYPE watch_cache_capacity gauge\nwatch_cache_capacity{group=\"\",resource=\"configmaps\"} NaN\n" +
+		"# TYPE apiserver_watch_cache_resource_version gauge\napiserver_watch_cache_resource_version{group=\"\",resource=\"configmaps\"} 1e300\n"
+	fams, _, err := ParseSelected(strings.NewReader(text), []string{FamilyCapacity, FamilyResourceVersion}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := fams.Pick("", "configmaps")
+	if w.Capacity != nil || w.ResourceVersion != nil || len(w.Unmeasured) != 2 {
+		t.Fatalf("capacity %v, RV %v, unmeasured %v: want both left out and named", w.Capacity, w.ResourceVersion, w.Unmeasured)
+	}
+	if _, err := json.Marshal(w); err != nil {
+		t.Fatal(err)
 	}
 }
