@@ -110,7 +110,10 @@ func TestWatchFromTheFutureWarns(t *testing.T) {
 		if sum.Ended != "timeout" || sum.Events != 0 || sum.LastResourceVersion != "" || sum.NoResumePoint != "start-rv-ahead" || sum.ResumeFrom != "none" {
 			t.Fatalf("watch %v: a future start RV is no resume point: %+v", mode, sum)
 		}
-		human := framework.Run(t, shared.Kubeconfig, time.Minute, append([]string{"watch", "cm", "-n", ns, "--rv", future, "--timeout", "2s"}, mode...)...)
+		human := framework.Run(t, shared.Kubeconfig, time.Minute, append([]string{"watch", "cm", "-n", ns, "--rv", future, "--timeout", "4s"}, mode...)...)
+		if human.Code != 0 {
+			t.Fatalf("watch %v (human): exit %d: %s", mode, human.Code, human.Stderr)
+		}
 		if strings.Contains(human.Stdout, "(resume point: the start RV)") || !strings.Contains(human.Stdout, "no resume point: the start RV is ahead") {
 			t.Fatalf("watch %v: the summary calls a future RV a resume point:\n%s", mode, human.Stdout)
 		}
