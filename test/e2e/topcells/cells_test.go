@@ -160,9 +160,11 @@ func checkSlowWatcher(t *testing.T, cell framework.Cell, c *framework.Cluster) {
 	written := make(chan error, 1)
 	go func() {
 		time.Sleep(2 * time.Second)
-		written <- c.WriteBigConfigMaps(ctx, 0, "top-slow", "big", 60, 100_000)
+		// Enough bytes to fill the socket buffers and the watcher's
+		// channel even when a busy machine slows the writes down.
+		written <- c.WriteBigConfigMaps(ctx, 0, "top-slow", "big", 150, 100_000)
 	}()
-	r, res := framework.RunTopJSON(t, c.Kubeconfig, "--interval", "15s", "--check", "--max-terminated", "0", "configmaps")
+	r, res := framework.RunTopJSON(t, c.Kubeconfig, "--interval", "20s", "--check", "--max-terminated", "0", "configmaps")
 	if err := <-written; err != nil {
 		t.Fatal(err)
 	}
