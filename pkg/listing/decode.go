@@ -76,8 +76,8 @@ func decodeItems(dec *json.Decoder, max int, each func(int, ItemMeta)) (int, err
 			if max < MaxPageItems {
 				return n, &apiclient.BoundError{
 					Over:  "holds more than " + text.Count(max, "item"),
-					Bound: "the limit the request asked for (a paged list's page holds at most limit items)",
-					Fix:   "an API server never sends more items than the limit of a paged list: check the kubeconfig's server address and any proxy in front of it",
+					Bound: "the most the plugin reads of one page of a paged list, whatever the limit the request asked for",
+					Fix:   "the API server sends at most the limit there (an aggregated API that ignores it, far fewer than this): check the kubeconfig's server address and any proxy in front of it",
 				}
 			}
 			return n, &apiclient.BoundError{

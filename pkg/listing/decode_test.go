@@ -185,24 +185,24 @@ func TestListOverTheItemBoundNamesTheRequest(t *testing.T) {
 			t.Fatalf("want Unbounded, got %v", err)
 		}
 		msg := err.Error()
-		if !strings.Contains(msg, "GET "+srv.URL+"/api/v1/namespaces/recorded/configmaps?limit=5") || !strings.Contains(msg, "5 items") || strings.Contains(msg, "\n") {
+		if !strings.Contains(msg, "GET "+srv.URL+"/api/v1/namespaces/recorded/configmaps?limit=5") || !strings.Contains(msg, "100,000 items") || strings.Contains(msg, "\n") {
 			t.Fatalf("the line should name the request and the bound: %s", msg)
 		}
 	}
 }
 
-// A paged list's page holds at most its limit (storage and the watch
-// cache both honour it there): more is a broken or hostile answer, and a
-// caller that keeps the items (List: relists, streaming, probes) holds no
-// more than it asked for. An rv=0 list may hold more (the watch cache does
-// not page it).
+// A paged list's page holds at most its limit from kube-apiserver, and an
+// aggregated API that ignores the limit sends far fewer than
+// MaxIgnoredLimitItems: more is a broken or hostile answer, and a caller
+// that keeps the items (List: relists, streaming, probes) holds a bounded
+// few. An rv=0 list may hold more (the watch cache does not page it).
 func TestAPagedPageHoldsAtMostItsLimit(t *testing.T) {
 	cases := []struct {
 		o   PageOptions
 		max int
 	}{
-		{PageOptions{Limit: 500}, 500},
-		{PageOptions{Limit: 500, Continue: "x", ResourceVersion: "7"}, 500},
+		{PageOptions{Limit: 500}, MaxIgnoredLimitItems},
+		{PageOptions{Limit: 500, Continue: "x", ResourceVersion: "7"}, MaxIgnoredLimitItems},
 		{PageOptions{Limit: 500, ResourceVersion: "0"}, MaxPageItems},
 		{PageOptions{Limit: 500, ResourceVersion: "7", ResourceVersionMatch: "NotOlderThan"}, MaxPageItems},
 		{PageOptions{}, MaxPageItems},
@@ -212,9 +212,9 @@ func TestAPagedPageHoldsAtMostItsLimit(t *testing.T) {
 			t.Errorf("%+v: at most %d items, want %d", c.o, got, c.max)
 		}
 	}
-	_, n, err := decodePage(newHostilePage(`{}`, 600), 500, func(int, ItemMeta) {})
+	_, n, err := decodePage(newHostilePage(`{}`, MaxIgnoredLimitItems+5), MaxIgnoredLimitItems, func(int, ItemMeta) {})
 	var b *apiclient.BoundError
-	if !errors.As(err, &b) || n != 500 || diagnose.ClassifyFailure(err) != diagnose.FailureUnbounded {
-		t.Fatalf("601 items for a limit of 500: %d read, %v", n, err)
+	if !errors.As(err, &b) || n != MaxIgnoredLimitItems || diagnose.ClassifyFailure(err) != diagnose.FailureUnbounded {
+		t.Fatalf("a paged page past the bound: %d read, %v", n, err)
 	}
 }

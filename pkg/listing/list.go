@@ -68,17 +68,26 @@ func (o PageOptions) Query(t apiclient.Target) url.Values {
 	return q
 }
 
-// maxItems is the most items the page may hold: the limit, where the
-// server pages (a consistent read, or a continue page: storage and the
-// watch cache both honour the limit there), else MaxPageItems (the watch
+// maxItems is the most items the page may hold: MaxIgnoredLimitItems where
+// the server pages (a consistent read, or a continue page: storage and the
+// watch cache send at most the limit there), else MaxPageItems (the watch
 // cache answers an rv=0 or NotOlderThan list whole, whatever the limit).
-// So a caller that keeps the items (List) holds at most what it asked for.
+// So a caller that keeps the items (List) holds a bounded few.
+//
+// An aggregated API server may ignore the limit (metrics-server answers
+// whole): such a page may hold up to MaxIgnoredLimitItems, far more than
+// any real one and little memory for the callers that keep the items.
 func (o PageOptions) maxItems() int {
-	if o.Limit > 0 && o.Limit < MaxPageItems && (o.Continue != "" || o.ResourceVersion == "") {
-		return int(o.Limit)
+	if o.Limit > 0 && o.Limit < MaxIgnoredLimitItems && (o.Continue != "" || o.ResourceVersion == "") {
+		return MaxIgnoredLimitItems
 	}
 	return MaxPageItems
 }
+
+// MaxIgnoredLimitItems bounds a paged list's page whatever its limit: a
+// server that ignores the limit (an aggregated API) still sends no more
+// items than this in practice.
+const MaxIgnoredLimitItems = 100_000
 
 // List is the plugin's one list request: one page of the collection
 // (the whole collection when Limit is 0), metadata only, sent exactly once.

@@ -41,9 +41,9 @@ func TestEveryBodyIsReadWithinItsCap(t *testing.T) {
 	// (The 256 MiB page cap itself: pkg/apiclient bodycap_test; an endless page meets the item bound first.)
 	errBody := []string{"the error answer (500 Internal Server Error) to GET http://", "went past 256 KiB, the limit of an error answer"}
 	discovery := []string{"went past 32 MiB, the limit of a discovery document", "/api"}
-	// An endless list page ends at the limit the request asked for: a
-	// paged list's page holds at most limit items (pkg/listing maxItems).
-	pageItems := []string{"the answer to GET http://", "the limit the request asked for"}
+	// An endless list page ends at the bound of a paged list's page
+	// (pkg/listing maxItems).
+	pageItems := []string{"the answer to GET http://", "the most the plugin reads of one page of a paged list"}
 	repeated := []string{"never ends: page 2 carries the continue token of page 1 again"}
 	// The time of a run that reads a body to its cap: hundreds of MB on
 	// loopback take seconds on a quiet machine, a minute or more on two

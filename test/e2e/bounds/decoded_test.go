@@ -24,7 +24,7 @@ func TestDecodedAnswersAreBounded(t *testing.T) {
 	const capped = 13
 	// A paged list ends at its limit; an rv=0 list (the watch cache does
 	// not page it) at the plugin's item bound.
-	overLimit := []string{"the answer to GET http://", "/configmaps?", "the limit the request asked for"}
+	overLimit := []string{"the answer to GET http://", "/configmaps?", "the most the plugin reads of one page of a paged list"}
 	items := []string{"the answer to GET http://", "/configmaps?", "holds more than 1,000,000 items, the most the plugin reads of one list page"}
 	series := []string{"the answer to GET http://", "/metrics?name", "holds more than 50,000 series of the families read"}
 	line := []string{"the answer to GET http://", "/metrics?name", "has a line longer than 1 MiB"}
