@@ -91,6 +91,13 @@ func TestEveryBodyIsReadWithinItsCap(t *testing.T) {
 		// --timeout, exit 0, having said so.
 		{framework.FaultTrickleWatch, []string{"watch", "cm", "--follow", "--stall-timeout", "2s", "--timeout", "7s"}, 0, []string{"--stall-timeout"}, 20 * time.Second},
 	}
+	runFaultCases(t, cases, memoryLimit)
+}
+
+// runFaultCases starts one fault server per fault of cases and runs each
+// case's command against it under the address-space limit, then checks it.
+func runFaultCases(t *testing.T, cases []faultCase, limit int64) {
+	t.Helper()
 	servers := map[framework.Fault]string{}
 	for _, c := range cases {
 		if _, ok := servers[c.fault]; ok {
@@ -108,9 +115,8 @@ func TestEveryBodyIsReadWithinItsCap(t *testing.T) {
 		servers[c.fault] = kc
 	}
 	for _, c := range cases {
-		name := string(c.fault) + " " + strings.Join(c.args, " ")
-		t.Run(name, func(t *testing.T) {
-			r := framework.RunUnderMemoryLimit(t, memoryLimit, servers[c.fault], 2*c.within, c.args...)
+		t.Run(string(c.fault)+" "+strings.Join(c.args, " "), func(t *testing.T) {
+			r := framework.RunUnderMemoryLimit(t, limit, servers[c.fault], 2*c.within, c.args...)
 			checkRun(t, r, c)
 		})
 	}

@@ -3,7 +3,6 @@
 package bounds
 
 import (
-	"strings"
 	"testing"
 	"time"
 
@@ -37,26 +36,5 @@ func TestDecodedAnswersAreBounded(t *testing.T) {
 		{framework.FaultManySeries, []string{"top", "--once", "--interval", "1s"}, capped, series, within},
 		{framework.FaultLongMetricsLine, []string{"top", "--once", "--interval", "1s"}, capped, line, within},
 	}
-	servers := map[framework.Fault]string{}
-	for _, c := range cases {
-		if _, ok := servers[c.fault]; ok {
-			continue
-		}
-		s, err := framework.StartFaultServer(c.fault)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(s.Close)
-		kc, err := s.Kubeconfig(t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		servers[c.fault] = kc
-	}
-	for _, c := range cases {
-		t.Run(string(c.fault)+" "+strings.Join(c.args, " "), func(t *testing.T) {
-			r := framework.RunUnderMemoryLimit(t, decodedLimit, servers[c.fault], 2*c.within, c.args...)
-			checkRun(t, r, c)
-		})
-	}
+	runFaultCases(t, cases, decodedLimit)
 }
