@@ -224,17 +224,9 @@ func objectsCell(g top.Gauge) string {
 }
 
 func rateCell(r top.Rate, bytes bool) string {
-	switch {
-	case r.Unmeasured != "":
-		return notMeasured
-	case r.Missing != "":
-		return notAvailable
-	case r.Restarted:
-		return "restart"
-	case r.WentDown:
-		return "reset"
-	case !r.Known():
-		return notAvailable
+	switch cell, ok := noValueCell(r); {
+	case ok:
+		return cell
 	case bytes:
 		return byteRate(r.PS())
 	}
@@ -242,19 +234,28 @@ func rateCell(r top.Rate, bytes bool) string {
 }
 
 func countCell(r top.Rate) string {
-	switch {
-	case r.Unmeasured != "":
-		return notMeasured
-	case r.Missing != "":
-		return notAvailable
-	case r.Restarted:
-		return "restart"
-	case r.WentDown:
-		return "reset"
-	case !r.Known():
-		return notAvailable
+	if cell, ok := noValueCell(r); ok {
+		return cell
 	}
 	return fmtNum(r.D())
+}
+
+// noValueCell is the cell of a rate without a value, in the order of its
+// reasons (ok false: it has one).
+func noValueCell(r top.Rate) (string, bool) {
+	switch {
+	case r.Unmeasured != "":
+		return notMeasured, true
+	case r.Missing != "":
+		return notAvailable, true
+	case r.Restarted:
+		return "restart", true
+	case r.WentDown:
+		return "reset", true
+	case !r.Known():
+		return notAvailable, true
+	}
+	return "", false
 }
 
 func readReturned(row *top.Row) string {
