@@ -30,8 +30,8 @@ var flagNamesLeft = map[string]string{
 	// The verdict of diagnose.Check, printed whole by -o json.
 	"pkg/diagnose/check.go: --rv": "verdict text of the JSON check",
 	// follow.StalledError: its file is being reworked by another change.
-	"pkg/follow/session.go: --timeout":       "follow.StalledError",
-	"pkg/follow/session.go: --stall-timeout": "follow.StalledError",
+	"pkg/follow/errors.go: --timeout":       "follow.StalledError",
+	"pkg/follow/errors.go: --stall-timeout": "follow.StalledError",
 }
 
 // The libraries (pkg/, render and suggest aside: they are the plugin's voice) do not write

@@ -8,7 +8,6 @@ package follow
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"k8s.io/utils/clock"
@@ -393,60 +392,6 @@ func (s *Session) advance(rv string) {
 		s.lastRV = rv
 	}
 }
-
-// ListIncompleteError says the watch's time (--timeout) ran out before
-// its first list (ListFirst, --rv list) completed: no watch was started,
-// so the run did not do what was asked, and it fails as a request without
-// an answer in time does (diagnose.FailureNoAnswer).
-type ListIncompleteError struct{ Err error }
-
-func (e *ListIncompleteError) Error() string {
-	return fmt.Sprintf("the first list did not complete before the watch's time ran out, so no watch was started (%v)", e.Err)
-}
-
-// Timeout marks the error as a client-side timeout.
-func (e *ListIncompleteError) Timeout() bool { return true }
-
-func (e *ListIncompleteError) Unwrap() error { return e.Err }
-
-// StalledError says the server sent nothing for longer than StallTimeout,
-// or that a watch request had no answer when the run's time ran out.
-type StalledError struct {
-	After   time.Duration
-	Opening bool // no answer to the watch request itself
-	// AtDeadline: the watch's own time (--timeout) ran out first.
-	AtDeadline bool
-	// Stage is how far an unanswered request got (Opening only).
-	Stage OpenStage
-	// CredentialPlugin is the kubeconfig's exec command, when it has one.
-	CredentialPlugin string
-	// Quiet: the stream was answered and then silent for After, which here
-	// proves no hang (no bookmark was due in that time): a quiet collection.
-	Quiet bool
-	// Hint says why silence was not expected, for a stall that is a hang.
-	Hint string
-}
-
-func (e *StalledError) Error() string {
-	if e.Opening {
-		within := fmt.Sprintf("within %s (--stall-timeout)", e.After)
-		if e.AtDeadline {
-			within = fmt.Sprintf("in the %s before the watch's time (--timeout) ran out", e.After)
-		}
-		return e.Stage.noAnswer(within, e.CredentialPlugin)
-	}
-	if e.Quiet {
-		return fmt.Sprintf("the stream was answered and then sent nothing for %s (--stall-timeout): %s", e.After, e.Hint)
-	}
-	msg := fmt.Sprintf("no data from the server for %s, not even a bookmark (--stall-timeout): the stream was closed as stalled", e.After)
-	if e.Hint != "" {
-		msg += " (" + e.Hint + ")"
-	}
-	return msg
-}
-
-// Timeout marks a stall as a client-side timeout (retryable, like client-go's).
-func (e *StalledError) Timeout() bool { return true }
 
 // unansweredAtDeadline records a watch request still unanswered when the
 // run's time ran out: no answer is not a quiet watch, in both modes. A
