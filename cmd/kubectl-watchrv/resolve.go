@@ -76,7 +76,27 @@ func (o *RootOptions) resolveResource(ctx context.Context, arg string, verbs ...
 			return apiclient.Resource{}, withCode(ExitUsage, fmt.Errorf("resource %q does not support %s (its verbs: %v): choose a resource that supports %s", r.Name(), v, r.Verbs, v))
 		}
 	}
+	o.noteNamespaceIgnored(r)
 	return r, nil
+}
+
+// noteNamespaceIgnored says, once per resource of a run, that -n does not
+// apply to a cluster-scoped resource (kubectl ignores it silently; a user
+// who typed it expects it to narrow something). list says it in its own
+// result (-o json too); completion (no command running) says nothing.
+func (o *RootOptions) noteNamespaceIgnored(r apiclient.Resource) {
+	f := o.ConfigFlags.Namespace
+	if r.Namespaced || f == nil || *f == "" || o.running == nil || o.running.Name() == "list" || o.running.Name() == "top" {
+		return
+	}
+	if o.namespaceNoted == nil {
+		o.namespaceNoted = map[string]bool{}
+	}
+	if o.namespaceNoted[r.Name()] {
+		return
+	}
+	o.namespaceNoted[r.Name()] = true
+	o.Printer(outputChoice{}).Notef("Note: %s is cluster-scoped; -n %s is ignored, as kubectl does", r.Name(), text.Echo(*f))
 }
 
 // checkDiscovery makes one uncached discovery request and returns its error

@@ -45,6 +45,9 @@ type RootOptions struct {
 	// running is the command being run (set before it runs): what its
 	// advice may tell the user to type depends on it (takesName).
 	running *cobra.Command
+	// namespaceNoted: the cluster-scoped resources whose ignored -n was
+	// said (noteNamespaceIgnored).
+	namespaceNoted map[string]bool
 }
 
 // takesName is whether the running command takes a NAME argument, as its

@@ -129,6 +129,21 @@ func TestListScopeTexts(t *testing.T) {
 			}
 		}
 	}
+	// Every other command that reads a cluster-scoped resource says the
+	// same of -n, once, on stderr (its stdout stays the result).
+	for _, args := range [][]string{
+		{"watch", "namespaces", "-n", ns, "--max-events", "1"},
+		{"probe", "namespaces", "-n", ns},
+		{"probe", "namespaces", "-n", ns, "-o", "json"},
+		{"streaming", "namespaces", "-n", ns},
+		{"explain-error", "too old resource version: 1 (2)", "--resource", "namespaces", "-n", ns, "--check"},
+	} {
+		r := framework.Run(t, shared.Kubeconfig, time.Minute, args...)
+		note := "Note: namespaces is cluster-scoped; -n " + ns + " is ignored, as kubectl does"
+		if strings.Count(r.Stderr, note) != 1 || strings.Contains(r.Stdout, note) {
+			t.Errorf("%v: exit %d, want %q once on stderr:\nstdout:\n%s\nstderr:\n%s", args, r.Code, note, r.Stdout, r.Stderr)
+		}
+	}
 	// --rv 0: "possibly stale" once.
 	r := framework.Run(t, shared.Kubeconfig, time.Minute, "list", "cm", "-n", ns, "--rv", "0")
 	if n := strings.Count(r.Stdout, "stale"); r.Code != 0 || n != 1 {
