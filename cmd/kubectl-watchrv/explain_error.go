@@ -240,6 +240,7 @@ func (o *ExplainErrorOptions) Run(ctx context.Context) error {
 			checkErr = err
 		} else {
 			e.Check = &c
+			e.Diagnosis = diagnose.Reconcile(d, c)
 		}
 	}
 	if err := o.printExplanation(ctx, p, e); err != nil {

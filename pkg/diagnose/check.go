@@ -98,3 +98,21 @@ func CompareNow(d Diagnosis, requested string, now Now, tried *Tried) (c Check) 
 	}
 	return c
 }
+
+// Reconcile keeps a diagnosis from contradicting what --check measured:
+// when the request repeated now is refused as another kind of the same
+// class (the text is the watch cache's 410, the server answers with
+// storage's now), the text's kind says who answered then, not who answers
+// here, so the diagnosis says so and its confidence is low.
+func Reconcile(d Diagnosis, c Check) Diagnosis {
+	if c.Tried == nil || c.Tried.Works {
+		return d
+	}
+	now := FromText(c.Tried.Answer)
+	if !now.Recognized() || now.Class != d.Class || now.Kind == d.Kind {
+		return d
+	}
+	d.Notes = append(append([]string(nil), d.Notes...), fmt.Sprintf("--check tried the request now and this server refuses it as %s, not as the text's %s: the error came from another server or another setup (a watch cache switched on or off, another API server behind the same address), so who answered it then is not certain", now.Kind, d.Kind))
+	d.Confidence = ConfidenceLow
+	return d
+}

@@ -291,6 +291,16 @@ func serverCells(s *servers.Server, probe bool) map[string]string {
 		note = "*lag against the " + s.LagAgainst
 	}
 	cache := rv(s.CacheKnown, s.CacheRV)
+	if s.CacheKnown && (s.WatchCache == servers.CacheUnknown || s.WatchCache == "") {
+		// An rv=0 list is the watch cache's answer only where the resource
+		// has one; nothing this run read says whether it has.
+		what := "CACHE RV is its rv=0 list's RV: the watch cache's if the resource has one, storage's if not (not known here: --metrics reads it)"
+		if note == "" {
+			note = what
+		} else {
+			note = what + "; " + note
+		}
+	}
 	if s.WatchCache == servers.CacheOff {
 		// Its rv=0 list read storage: that RV is no cache's, and no lag.
 		cache, lag = "none", "-"

@@ -37,13 +37,15 @@ var cacheServes = regexp.MustCompile(`(served|read) (from|by) the watch cache[^;
 
 // explanation is the part of "explain-error -o json" checked here.
 type explanation struct {
-	Kind     string `json:"kind"`
-	Summary  string `json:"summary"`
-	What     string `json:"what"`
-	Why      string `json:"why"`
-	ClientGo string `json:"clientGo"`
-	Fix      string `json:"fix"`
-	Check    *struct {
+	Kind       string   `json:"kind"`
+	Confidence string   `json:"confidence"`
+	Notes      []string `json:"notes"`
+	Summary    string   `json:"summary"`
+	What       string   `json:"what"`
+	Why        string   `json:"why"`
+	ClientGo   string   `json:"clientGo"`
+	Fix        string   `json:"fix"`
+	Check      *struct {
 		Verdict  string `json:"verdict"`
 		ServedBy string `json:"servedBy"`
 	} `json:"check"`
@@ -144,6 +146,14 @@ func TestWhoServesWhatOnEveryCell(t *testing.T) {
 				}
 				if !strings.Contains(e.ClientGo, "no watch cache") {
 					t.Errorf("the relist's server is not named from the fact: %s", e.ClientGo)
+				}
+				// The watch cache's wording of the same 410, checked here:
+				// the request tried now is refused by storage, so the
+				// text's "from the watch cache" is not kept at high
+				// confidence.
+				wc := explain(t, c, nil, "--check", "-n", ns, fmt.Sprintf("too old resource version: %d (%d)", start, start+2))
+				if wc.Kind != "WatchCacheWindow" || wc.Confidence != "low" || !strings.Contains(strings.Join(wc.Notes, "\n"), "refuses it as EtcdCompactedWatch") {
+					t.Errorf("cache off, the watch cache's 410 --check: kind %s, confidence %s, notes %q: want low, with storage's refusal named", wc.Kind, wc.Confidence, wc.Notes)
 				}
 			}
 			cur, err := c.EtcdRevision(ctx)
