@@ -16,12 +16,38 @@ E2E_FLAGS  ?= -count=1 -timeout 40m -p 4 -parallel 4 -vet=off
 # test-long runs them, and CI (.ci/run) runs both. A package in neither
 # list is caught by e2e-pkgs-check (part of make unit); test/e2e/krew runs
 # in make release-check (every platform, this one included).
-E2E_PKGS      := ./test/e2e/matrix ./test/e2e/probe ./test/e2e/proof ./test/e2e/watch ./test/e2e/ha ./test/e2e/docs \
+E2E_PKGS      := ./test/e2e/matrix ./test/e2e/probe ./test/e2e/proof ./test/e2e/watch ./test/e2e/ha \
                  ./test/e2e/clients ./test/e2e/list ./test/e2e/streaming ./test/e2e/top ./test/e2e/security ./test/e2e/aggregated ./test/e2e/framework
-E2E_LONG_PKGS := ./test/e2e/informerlog ./test/e2e/faults ./test/e2e/demo ./test/e2e/topcells ./test/e2e/bounds ./test/e2e/explain
-# ... and these tests of make test's packages, each of which restarts an
-# API server of its own (make test skips them, make test-long runs them).
-E2E_LONG_TESTS := TestCaptureWatchStreams|TestWatchExpiredAfterWatchCacheRestart|TestWatchFollowSurvivesRestartAndReportsTheGap|TestProbeWatchCacheAfterRestart|TestProbeMetricsAfterEvictionBeforeGrowth
+E2E_LONG_PKGS := ./test/e2e/informerlog ./test/e2e/faults ./test/e2e/demo ./test/e2e/topcells ./test/e2e/bounds ./test/e2e/explain ./test/e2e/docs
+# ... and these tests of make test's packages, each of which starts (or
+# restarts) an API server of its own beside the package's shared one:
+# make test skips them, make test-long runs them. make test keeps every
+# package's tests on its shared server and the matrix's cells; the cost of
+# a server start on 2 cores (10 to 25 s) is what keeps it under 5 minutes.
+# e2e-long-tests-check fails when a test of these packages starts a server
+# of its own and is not named here.
+E2E_LONG_TEST_PKGS := ./test/e2e/watch ./test/e2e/probe ./test/e2e/ha ./test/e2e/clients ./test/e2e/list ./test/e2e/top
+E2E_LONG_TEST_NAMES := TestCaptureWatchStreams \
+                       TestWatchExpiredAfterWatchCacheRestart \
+                       TestWatchFollowSurvivesRestartAndReportsTheGap \
+                       TestWatchExpiredFromCompactedEtcdWithoutWatchCache \
+                       TestWatchFromTheFutureOnEachStorage \
+                       TestProbeWatchCacheAfterRestart \
+                       TestProbeMetricsAfterEvictionBeforeGrowth \
+                       TestProbeCompactedAtAModification \
+                       TestProbeEtcdCompacted \
+                       TestProbeHonorsAPFRetryAfter \
+                       TestProbeIntervalDepthFromObjectTimestamps \
+                       TestProbeIntervalDepthIsABoundWhenNoObjectIsAtTheOldestRV \
+                       TestServersNoWatchCacheIsNotAFollowingCache \
+                       TestClientsHostileAuditLogAndCacheOff \
+                       TestListContinueExpiredRestartsOnce \
+                       TestListExactAtACompactedRVSaysExpiredOnce \
+                       TestServersSuggestionsPasteWithEndpoints \
+                       TestTopCacheOff
+empty :=
+space := $(empty) $(empty)
+E2E_LONG_TESTS := $(subst $(space),|,$(strip $(E2E_LONG_TEST_NAMES)))
 # The e2e packages run the plugin and the informer program built once here
 # (each test process would otherwise build and link its own). GOGC=300:
 # servers and tests are short-lived and memory is plenty; their start-up
@@ -55,7 +81,7 @@ e2e: cluster matrix e2e-bin
 
 test-long: cluster matrix e2e-bin ## The e2e tests that wait out real timeouts and restarts (CI runs them after make test)
 	$(E2E_ENV) $(GO_TEST) -tags e2e $(E2E_FLAGS) $(E2E_LONG_PKGS)
-	$(E2E_ENV) $(GO_TEST) -tags e2e $(E2E_FLAGS) -run '^($(E2E_LONG_TESTS))$$' ./test/e2e/watch ./test/e2e/probe
+	$(E2E_ENV) $(GO_TEST) -tags e2e $(E2E_FLAGS) -run '^($(E2E_LONG_TESTS))$$' $(E2E_LONG_TEST_PKGS)
 
 # The version string is framework.PluginVersion's: the tests match it in
 # user agents.
@@ -145,9 +171,12 @@ docs: docs-reference cluster ## Regenerate docs/reference/ and every captured ou
 unit: krew-check docs-reference-check e2e-pkgs-check e2e-long-tests-check
 
 .PHONY: e2e-long-tests-check
-e2e-long-tests-check: ## every name in E2E_LONG_TESTS is a test of ./test/e2e/watch or ./test/e2e/probe
-	@for n in $$(echo '$(E2E_LONG_TESTS)' | tr '|' ' '); do \
-	  grep -qs "^func $$n(t \*testing.T)" test/e2e/watch/*_test.go test/e2e/probe/*_test.go || { echo "E2E_LONG_TESTS names $$n, which is no test of test/e2e/watch or test/e2e/probe (Makefile)"; exit 1; }; done
+e2e-long-tests-check: ## E2E_LONG_TESTS names tests of E2E_LONG_TEST_PKGS, and every test there that starts a server of its own
+	@files=$$(for d in $(E2E_LONG_TEST_PKGS); do ls $$d/*_test.go; done); \
+	for n in $$(echo '$(E2E_LONG_TESTS)' | tr '|' ' '); do \
+	  grep -qs "^func $$n(t \*testing.T)" $$files || { echo "E2E_LONG_TESTS names $$n, which is no test of $(E2E_LONG_TEST_PKGS) (Makefile)"; exit 1; }; done; \
+	for n in $$(awk '/^func Test/{split($$2,a,"(");name=a[1]} /framework\.(StartT|StartCell|StartHAT|StartAggregatedT)\(/{print name}' $$files | sort -u); do \
+	  case "|$(E2E_LONG_TESTS)|" in *"|$$n|"*) ;; *) echo "$$n starts an API server of its own: name it in E2E_LONG_TESTS (make test-long runs it; Makefile)"; exit 1;; esac; done
 
 .PHONY: e2e-pkgs-check
 e2e-pkgs-check: ## every e2e package is in E2E_PKGS, E2E_LONG_PKGS or release-check

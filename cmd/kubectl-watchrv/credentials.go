@@ -29,13 +29,23 @@ type credentialPluginError struct {
 	err     error
 	waited  time.Duration
 	bound   string // what set waited: --request-timeout, or the default
+	// stopped is how many processes of the plugin were stopped when it was
+	// given up on (-1: not known on this platform).
+	stopped int
 }
 
 func (e *credentialPluginError) Error() string {
 	if e.err != nil {
 		return "getting credentials: " + e.err.Error()
 	}
-	return fmt.Sprintf("getting credentials: exec: the credential plugin %s gave no answer within %s (%s)", e.command, e.waited, e.bound)
+	after := "; it was stopped"
+	switch {
+	case e.stopped < 0:
+		after = "; it may still be running"
+	case e.stopped == 0:
+		after = ""
+	}
+	return fmt.Sprintf("getting credentials: exec: the credential plugin %s gave no answer within %s (%s)%s", e.command, e.waited, e.bound, after)
 }
 
 func (e *credentialPluginError) Unwrap() error { return e.err }
@@ -119,8 +129,9 @@ func runCredentialPlugin(ctx context.Context, cfg *rest.Config) error {
 		}
 		return nil
 	case <-timeout:
-		return &credentialPluginError{command: cfg.ExecProvider.Command, waited: wait, bound: bound}
+		return &credentialPluginError{command: cfg.ExecProvider.Command, waited: wait, bound: bound, stopped: stopAbandonedPlugin(cfg.ExecProvider.Command)}
 	case <-ctx.Done():
+		stopAbandonedPlugin(cfg.ExecProvider.Command)
 		return ctx.Err()
 	}
 }

@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 )
@@ -60,6 +64,46 @@ func TestCredentialPluginFailuresAreExit2InEveryCommand(t *testing.T) {
 			})
 		}
 	}
+}
+
+// A plugin that gave no answer in time is stopped, with what it started:
+// it does not outlive the run (Linux, where /proc names the children).
+func TestAbandonedCredentialPluginIsStopped(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("only Linux tells a process its children by name")
+	}
+	dir := t.TempDir()
+	script := writeScript(t, "hangs.sh", "sleep 60 & echo $! > "+dir+"/child; echo $$ > "+dir+"/plugin; wait")
+	kc := writeUnusableKubeconfig(t, "exec", "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: "+script+"\n      interactiveMode: Never")
+	_, errOut, code := runWithEnv(t, "/nonexistent-watchrv-unit", "--kubeconfig", kc, "--request-timeout", "500ms", "list", "cm")
+	if code != ExitUsage || !strings.Contains(errOut, "gave no answer within 500ms (--request-timeout); it was stopped") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, f := range []string{"plugin", "child"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatalf("the plugin wrote no %s pid: %v", f, err)
+		}
+		pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+		deadline := time.Now().Add(5 * time.Second)
+		for alive(pid) && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if alive(pid) {
+			t.Errorf("the %s (pid %d) still runs after the run gave up on it", f, pid)
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// alive: the process exists and is not a zombie.
+func alive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	return !strings.Contains(s[strings.LastIndexByte(s, ')')+1:], " Z ")
 }
 
 // E24 (issue 25): no command prints a secret the kubeconfig holds, for

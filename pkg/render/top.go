@@ -310,18 +310,34 @@ func Sparkline(values []float64) string {
 	return b.String()
 }
 
+// quietSentence is "nothing stands out" with only the claims the interval
+// measured (top.QuietOf): what was not measured is not claimed quiet.
+func quietSentence(r TopReport) string {
+	q := top.QuietOf(r.Report)
+	cells := false
+	for _, s := range r.Servers {
+		cells = cells || len(s.Unmeasured) > 0
+	}
+	line := "nothing stands out in this interval"
+	if cells || len(q.Unmeasured) > 0 {
+		line = "nothing stands out in what was measured"
+	}
+	if len(q.Held) > 0 {
+		line += " (" + strings.Join(q.Held, ", ") + ")"
+	}
+	if len(q.Unmeasured) > 0 {
+		line += "; not measured in this interval: " + strings.Join(q.Unmeasured, ", ") + " (see the notes below)"
+	}
+	if cells {
+		line += "; the cells shown as ? were not measured (see \"Not measured\" below)"
+	}
+	return line
+}
+
 func (p *Printer) topCallouts(b *strings.Builder, r TopReport) {
 	if len(r.Callouts) == 0 {
-		unmeasured := false
-		for _, s := range r.Servers {
-			unmeasured = unmeasured || len(s.Unmeasured) > 0
-		}
-		switch {
-		case len(r.Rows) > 0 && unmeasured:
-			// What was not measured is not claimed to be quiet.
-			b.WriteString("\n" + p.Style.Header.Sprint("What matters most") + ": nothing stands out in what was measured; the cells shown as ? were not measured (see \"Not measured\" below)\n")
-		case len(r.Rows) > 0:
-			b.WriteString("\n" + p.Style.Header.Sprint("What matters most") + ": nothing stands out in this interval (no watcher closed as too slow, no 410, 429 or 5xx answer, no APF rejection, no list served by storage, no event sent to the watchers)\n")
+		if len(r.Rows) > 0 {
+			b.WriteString("\n" + p.Style.Header.Sprint("What matters most") + ": " + quietSentence(r) + "\n")
 		}
 		return
 	}

@@ -372,3 +372,28 @@ func TestABoundOnACounterThatWentDownIsNotChecked(t *testing.T) {
 		}
 	}
 }
+
+// "Nothing stands out" claims only what was measured: after a restart
+// (the recorded samples, a new process start time) no claim holds and
+// each is named not measured; on the recorded interval itself the claims
+// measured as zero hold and none is unmeasured.
+func TestQuietClaimsOnlyWhatWasMeasured(t *testing.T) {
+	a, _ := recorded(t, "v1.37.2-etcd-cache-on.1", nil)
+	b, _ := recorded(t, "v1.37.2-etcd-cache-on.2", nil)
+	t0 := time.Now()
+	plain := &Server{Index: 1, First: &Sample{At: t0, Values: a}, Second: &Sample{At: t0.Add(5 * time.Second), Values: b}}
+	plain.Build(nil)
+	q := QuietOf(&Report{Servers: []*Server{plain}, Rows: plain.Rows()})
+	if len(q.Unmeasured) != 0 {
+		t.Errorf("an interval of one process: %q said not measured", q.Unmeasured)
+	}
+	later := *b.ProcessStart + 30
+	b2 := *b
+	b2.ProcessStart = &later
+	restarted := &Server{Index: 1, First: &Sample{At: t0, Values: a}, Second: &Sample{At: t0.Add(5 * time.Second), Values: &b2}}
+	restarted.Build(nil)
+	q = QuietOf(&Report{Servers: []*Server{restarted}, Rows: restarted.Rows()})
+	if len(q.Held) != 0 || len(q.Unmeasured) != len(quietClaims) {
+		t.Errorf("after a restart: held %q, not measured %q; want nothing held, every claim not measured", q.Held, q.Unmeasured)
+	}
+}
