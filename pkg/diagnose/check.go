@@ -112,7 +112,7 @@ func Reconcile(d Diagnosis, c Check) Diagnosis {
 	if !now.Recognized() || now.Class != d.Class || now.Kind == d.Kind {
 		return d
 	}
-	d.Notes = append(append([]string(nil), d.Notes...), fmt.Sprintf("--check tried the request now and this server refuses it as %s, not as the text's %s: the error came from another server or another setup (a watch cache switched on or off, another API server behind the same address), so who answered it then is not certain", now.Kind, d.Kind))
+	d.Notes = append(append([]string(nil), d.Notes...), fmt.Sprintf("the same request, tried now, is refused by this server as %s, not as the text's %s: the error came from another server or another setup (a watch cache switched on or off, another API server behind the same address), so who answered it then is not certain", now.Kind, d.Kind))
 	d.Confidence = ConfidenceLow
 	return d
 }

@@ -95,6 +95,9 @@ type Session struct {
 	// once a watch that starts with the state has run), so a relist's
 	// difference is a real gap rather than the first sight of the state.
 	knowsState bool
+	// statePending: the open stream sends the state, and has sent nothing
+	// yet; its first event other than ERROR makes the state known.
+	statePending bool
 	mixing     mixingDetector
 	// relisted: a relist happened and no event has arrived since.
 	relisted bool
@@ -254,11 +257,11 @@ func (s *Session) run(ctx context.Context) error {
 		s.stats.Streams++
 		s.answered = true
 		opened := s.clock().Now()
-		if deliversState(opts) {
-			// A watch that sends the state makes it known; an exact watch
-			// sends changes only.
-			s.knowsState = true
-		}
+		// A watch that sends the state makes it known once it sends
+		// anything but an ERROR (handle): a streaming list from an RV the
+		// server has not reached is answered 200, then refused by an ERROR
+		// event, and has sent no state. An exact watch sends changes only.
+		s.statePending = deliversState(opts)
 		s.openedStream(opts)
 		end := s.readStream(stream)
 		stream.Close()

@@ -96,6 +96,9 @@ func (s *Session) drain(stream *watchstream.Stream, alive func()) streamEnd {
 // handle applies one event to the session's state; last is true when the
 // server closes the stream after it.
 func (s *Session) handle(ev watchstream.Event, end *streamEnd) (obs Observation, last bool) {
+	if s.statePending && ev.Type != watchstream.EventError {
+		s.statePending, s.knowsState = false, true
+	}
 	switch ev.Type {
 	case watchstream.EventError:
 		// The server ends the stream after every ERROR event; each keeps

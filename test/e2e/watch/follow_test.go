@@ -121,10 +121,16 @@ func TestWatchFollowRelistsFromTheFutureThenConsistently(t *testing.T) {
 	if rl.Items == nil || *rl.Items != 2 || rl.Gap == nil || len(rl.Gap.Added) != 2 {
 		t.Fatalf("the consistent list finds a and c: %+v gap %+v", rl.Items, rl.Gap)
 	}
+	// The streaming list was answered 200 and refused by an ERROR event:
+	// it sent no state, so the list is the first sight of the collection,
+	// not a gap, and nothing was reconciled.
+	if !rl.Gap.Initial {
+		t.Errorf("the list after a refused streaming list is counted as a gap: %+v", rl.Gap)
+	}
 	if rvNum(t, rl.ListResourceVersion) < rvNum(t, s.modifyC) || rvNum(t, rl.ListResourceVersion) >= rvNum(t, future) {
 		t.Fatalf("the list RV %s must be the real current RV", rl.ListResourceVersion)
 	}
-	if sum := out.summary(t); sum.Ended != "timeout" || sum.Relists != 1 || sum.ByType["ERROR"] != 1 {
+	if sum := out.summary(t); sum.Ended != "timeout" || sum.Relists != 1 || sum.ByType["ERROR"] != 1 || sum.Reconciled != 0 {
 		t.Fatalf("summary: %+v", sum)
 	}
 }
