@@ -98,7 +98,7 @@ type Session struct {
 	// statePending: the open stream sends the state, and has sent nothing
 	// yet; its first event other than ERROR makes the state known.
 	statePending bool
-	mixing     mixingDetector
+	mixing       mixingDetector
 	// relisted: a relist happened and no event has arrived since.
 	relisted bool
 	// streamingList: a streaming list is delivering its initial state
