@@ -16,8 +16,8 @@ E2E_FLAGS  ?= -count=1 -timeout 40m -p 4 -parallel 4 -vet=off
 # test-long runs them, and CI (.ci/run) runs both. A package in neither
 # list is caught by e2e-pkgs-check (part of make unit); test/e2e/krew runs
 # in make release-check (every platform, this one included).
-E2E_PKGS      := ./test/e2e/matrix ./test/e2e/probe ./test/e2e/proof ./test/e2e/watch ./test/e2e/ha \
-                 ./test/e2e/clients ./test/e2e/list ./test/e2e/streaming ./test/e2e/top ./test/e2e/security ./test/e2e/aggregated ./test/e2e/framework
+E2E_PKGS      := ./test/e2e/matrix ./test/e2e/proof ./test/e2e/security ./test/e2e/probe ./test/e2e/watch ./test/e2e/top \
+                 ./test/e2e/ha ./test/e2e/list ./test/e2e/streaming ./test/e2e/clients ./test/e2e/aggregated ./test/e2e/framework
 E2E_LONG_PKGS := ./test/e2e/informerlog ./test/e2e/faults ./test/e2e/demo ./test/e2e/topcells ./test/e2e/bounds ./test/e2e/explain ./test/e2e/docs
 # ... and these tests of make test's packages, each of which starts (or
 # restarts) an API server of its own beside the package's shared one:
@@ -66,7 +66,12 @@ build: ## Build the plugin into bin/
 cluster: ## Build (or reuse from the cache) the real kube-apiserver and etcd
 	@bash test/cluster/build.sh >/dev/null
 
-test: lint unit e2e ## Unit tests, then e2e tests against the real API server
+# lint, unit and e2e run at once: the e2e tests spend most of their time
+# waiting on real servers (timeouts, windows, sleeps of credential plugins),
+# the compile and unit runs of lint and unit fill that time. Each target's
+# output is printed whole when it ends (--output-sync).
+test: ## Lint, unit tests and the e2e tests against real API servers (the matrix included), at once
+	@$(MAKE) --no-print-directory -j3 --output-sync=target lint unit e2e
 
 unit:
 	$(GO_TEST) -count=1 ./...

@@ -25,10 +25,11 @@ func (c *Cluster) Compact(ctx context.Context, rev int64) error {
 	// kine learns of its own newest row on its next poll: just after a
 	// write is acknowledged (and listed), it can still call that revision
 	// a future one (seen compacting at a list's RV right after 1,050
-	// writes). etcd never does; the retry costs it nothing.
-	for i := 0; ; i++ { // up to 2 s
+	// writes; on a loaded machine its poll fell more than 2 s behind).
+	// etcd never does; the retry costs it nothing.
+	for i := 0; ; i++ { // up to 10 s
 		_, err = cli.Compact(ctx, rev, clientv3.WithCompactPhysical())
-		if err == nil || i == 20 || !strings.Contains(err.Error(), "required revision is a future revision") {
+		if err == nil || i == 100 || !strings.Contains(err.Error(), "required revision is a future revision") {
 			return err
 		}
 		select {
