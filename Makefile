@@ -73,8 +73,12 @@ cluster: ## Build (or reuse from the cache) the real kube-apiserver and etcd
 test: ## Lint, unit tests and the e2e tests against real API servers (the matrix included), at once
 	@$(MAKE) --no-print-directory -j3 --output-sync=target lint unit e2e
 
+# The unit tests use go's test cache: a package is run again when its
+# code, its dependencies, or a file or environment variable it read
+# changed (UNIT_FLAGS=-count=1 runs every one). The e2e tests always run.
+UNIT_FLAGS ?=
 unit:
-	$(GO_TEST) -count=1 ./...
+	$(GO_TEST) $(UNIT_FLAGS) ./...
 
 # The server matrix (issue 18): kube-apiserver v1.30, v1.33, v1.35, v1.36 beside
 # v1.37, and kine; each binary is built once into the same cache as cluster's.

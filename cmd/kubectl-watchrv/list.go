@@ -295,13 +295,13 @@ func (o *ListOptions) Run(ctx context.Context) error {
 	return nil
 }
 
-// serversCommand is "list RESOURCE --servers" in the user's context and
-// scope: each server's RVs.
 // maxNameBytes bounds the names -o name holds until the walk ends (a name
 // and its slot): 64 MiB, about a million names of 50 bytes, in a few
 // hundred MB of memory whatever the collection.
 const maxNameBytes = 64 << 20
 
+// serversCommand is "list RESOURCE --servers" in the user's context and
+// scope: each server's RVs.
 func (o *ListOptions) serversCommand(res apiclient.Resource, scope suggest.Scope) string {
 	l, err := o.suggest.Command("list", res.Name(), scope, suggest.Bool("servers"))
 	if err != nil {

@@ -27,12 +27,16 @@ func TestDecodedAnswersAreBounded(t *testing.T) {
 	items := []string{"the answer to GET http://", "/configmaps?", "holds more than 1,000,000 items, the most the plugin reads of one list page"}
 	series := []string{"the answer to GET http://", "/metrics?name", "holds more than 50,000 series of the families read"}
 	line := []string{"the answer to GET http://", "/metrics?name", "has a line longer than 1 MiB"}
+	// Small valid pages whose names add up: -o name holds them until the
+	// walk ends, within its own bound.
+	names := []string{"names more than 64 MiB of objects", "the most -o name holds before it prints them"}
 	within := 120 * time.Second
 	cases := []faultCase{
 		{framework.FaultTinyItems, []string{"list", "cm", "--limit", "5"}, capped, overLimit, within},
 		{framework.FaultTinyItems, []string{"list", "cm", "-o", "name"}, capped, overLimit, within},
 		{framework.FaultTinyItems, []string{"watch", "cm", "--rv", "list", "--timeout", "60s"}, capped, overLimit, within},
 		{framework.FaultTinyItems, []string{"list", "cm", "--rv", "0"}, capped, items, within},
+		{framework.FaultLongNames, []string{"list", "cm", "-o", "name"}, capped, names, within},
 		{framework.FaultManySeries, []string{"top", "--once", "--interval", "1s"}, capped, series, within},
 		{framework.FaultLongMetricsLine, []string{"top", "--once", "--interval", "1s"}, capped, line, within},
 	}

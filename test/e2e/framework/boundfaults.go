@@ -19,6 +19,10 @@ const (
 	FaultManySeries Fault = "many-series"
 	// FaultLongMetricsLine: /metrics has a 2 MiB line.
 	FaultLongMetricsLine Fault = "long-metrics-line"
+	// FaultLongNames: a paged list that never ends, every page 500 items
+	// of 253-byte names (the longest a name may be) with a new continue
+	// token: each page is small and valid, their names add up without end.
+	FaultLongNames Fault = "long-names"
 )
 
 // boundFault answers what the bound faults change, and reports whether it
@@ -37,6 +41,22 @@ func (s *FaultServer) boundFault(w http.ResponseWriter, r *http.Request, watch b
 			}
 		}
 		s.write(w, `{}]}`)
+	case s.Fault == FaultLongNames && strings.HasSuffix(p, "/configmaps") && !watch:
+		page := 0
+		fmt.Sscanf(r.URL.Query().Get("continue"), "page-%d", &page)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(200)
+		var b strings.Builder
+		fmt.Fprintf(&b, `{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"100","continue":"page-%d"},"items":[`, page+1)
+		for i := 0; i < 500; i++ {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			name := fmt.Sprintf("p%d-i%d-", page, i)
+			fmt.Fprintf(&b, `{"metadata":{"name":"%s%s","namespace":"default","resourceVersion":"100","uid":"u-%d-%d"}}`, name, strings.Repeat("n", 253-len(name)), page, i)
+		}
+		b.WriteString(`]}`)
+		s.write(w, b.String())
 	case s.Fault == FaultManySeries && p == "/metrics":
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 		w.WriteHeader(200)
