@@ -254,6 +254,7 @@ func (o *ClientsOptions) close() {
 // what it read, says so, and the run exits 130.
 func (o *ClientsOptions) Run(ctx context.Context) error {
 	p := o.Printer(o.Output)
+	o.warnNamespaceNotApplied(p, "clients reports every namespace of the audit log")
 	opts := clients.Options{BySourceIP: o.BySourceIP, ServerVersion: o.ServerVersion, WatchCache: o.cache, WatchCacheSizes: o.sizes, Top: o.TimelineTop, MaxClients: o.MaxClients}
 	a := clients.New(opts)
 	st, err := audit.Read(ctx, o.sources, audit.Options{Restart: func() { a = clients.New(opts) }}, func(e *audit.Event) error {

@@ -39,11 +39,8 @@ func (e *credentialPluginError) Error() string {
 		return "getting credentials: " + e.err.Error()
 	}
 	after := "; it was stopped"
-	switch {
-	case e.stopped < 0:
+	if e.stopped <= 0 {
 		after = "; it may still be running"
-	case e.stopped == 0:
-		after = ""
 	}
 	return fmt.Sprintf("getting credentials: exec: the credential plugin %s gave no answer within %s (%s)%s", e.command, e.waited, e.bound, after)
 }
@@ -84,7 +81,10 @@ func (g *credentialGuard) wrap(ctx context.Context, cfg *rest.Config) *rest.Conf
 	case <-g.done:
 		err = g.err
 	case <-ctx.Done():
+		// The run's time ended (a watch's --timeout, Ctrl-C) with the
+		// plugin still running: it does not outlive the run.
 		err = ctx.Err()
+		stopAbandonedPlugin(cfg.ExecProvider.Command)
 	}
 	if err == nil {
 		return cfg
@@ -111,6 +111,7 @@ func runCredentialPlugin(ctx context.Context, cfg *rest.Config) error {
 	if wait == 0 && !interactive {
 		wait, bound = credentialPluginTimeout, "the bound of a plugin that cannot ask the user, without --request-timeout"
 	}
+	adoptOrphans()
 	done := make(chan error, 1)
 	go func() {
 		_, err := tc.TLS.GetCertHolder.GetCert()

@@ -8,34 +8,37 @@ import (
 	"syscall"
 )
 
+// prSetChildSubreaper is prctl's PR_SET_CHILD_SUBREAPER: the processes
+// this process's children leave behind (a plugin that forks and exits)
+// become its own children, not init's, so that they can be stopped too.
+const prSetChildSubreaper = 36
+
+// adoptOrphans makes this process the subreaper of what it starts; called
+// before the credential plugin runs.
+func adoptOrphans() {
+	syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0)
+}
+
 // stopAbandonedPlugin ends the credential plugin this process gave up on,
 // and every process it started: client-go starts the plugin with no way to
 // stop it, and a plugin that hangs would outlive the run. The plugin is
-// this process's child whose name is the plugin's (the kernel keeps 15
-// bytes of a name); it and its descendants get SIGKILL, as a plugin that
-// gave no answer in time gets nothing else from this run. Returns how
+// the only program this process runs, so every descendant of it (the
+// plugin under any name, after an exec; what it forked, adopted as an
+// orphan by adoptOrphans) is the plugin's: each gets SIGKILL, as a plugin
+// that gave no answer in time gets nothing else from this run. Returns how
 // many processes were stopped.
-func stopAbandonedPlugin(command string) int {
-	name := filepath.Base(command)
-	if len(name) > 15 {
-		name = name[:15]
-	}
+func stopAbandonedPlugin(string) int {
 	procs := processes()
-	stop := map[int]bool{}
-	for pid, p := range procs {
-		if p.ppid == os.Getpid() && p.comm == name {
-			stop[pid] = true
-		}
-	}
-	// Descendants: whoever has a parent to stop, until none is added.
-	for added := len(stop) > 0; added; {
+	stop := map[int]bool{os.Getpid(): true}
+	for added := true; added; {
 		added = false
-		for pid, p := range procs {
-			if !stop[pid] && stop[p.ppid] {
+		for pid, ppid := range procs {
+			if !stop[pid] && stop[ppid] {
 				stop[pid], added = true, true
 			}
 		}
 	}
+	delete(stop, os.Getpid())
 	stopped := 0
 	for pid := range stop {
 		if syscall.Kill(pid, syscall.SIGKILL) == nil {
@@ -45,15 +48,10 @@ func stopAbandonedPlugin(command string) int {
 	return stopped
 }
 
-type process struct {
-	ppid int
-	comm string
-}
-
-// processes reads every process's parent and name from /proc.
-func processes() map[int]process {
+// processes reads every process's parent from /proc.
+func processes() map[int]int {
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	out := make(map[int]process, len(dirs))
+	out := make(map[int]int, len(dirs))
 	for _, d := range dirs {
 		pid, err := strconv.Atoi(filepath.Base(d))
 		if err != nil {
@@ -65,19 +63,17 @@ func processes() map[int]process {
 		}
 		// pid (comm) state ppid ...: comm may hold spaces and parentheses.
 		s := string(b)
-		open, close := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-		if open < 0 || close < open {
+		close := strings.LastIndexByte(s, ')')
+		if close < 0 {
 			continue
 		}
 		fields := strings.Fields(s[close+1:])
 		if len(fields) < 2 {
 			continue
 		}
-		ppid, err := strconv.Atoi(fields[1])
-		if err != nil {
-			continue
+		if ppid, err := strconv.Atoi(fields[1]); err == nil {
+			out[pid] = ppid
 		}
-		out[pid] = process{ppid: ppid, comm: s[open+1 : close]}
 	}
 	return out
 }

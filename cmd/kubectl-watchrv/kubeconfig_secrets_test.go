@@ -72,27 +72,40 @@ func TestAbandonedCredentialPluginIsStopped(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("only Linux tells a process its children by name")
 	}
-	dir := t.TempDir()
-	script := writeScript(t, "hangs.sh", "sleep 60 & echo $! > "+dir+"/child; echo $$ > "+dir+"/plugin; wait")
-	kc := writeUnusableKubeconfig(t, "exec", "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: "+script+"\n      interactiveMode: Never")
-	_, errOut, code := runWithEnv(t, "/nonexistent-watchrv-unit", "--kubeconfig", kc, "--request-timeout", "500ms", "list", "cm")
-	if code != ExitUsage || !strings.Contains(errOut, "gave no answer within 500ms (--request-timeout); it was stopped") {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	for _, f := range []string{"plugin", "child"} {
-		b, err := os.ReadFile(filepath.Join(dir, f))
-		if err != nil {
-			t.Fatalf("the plugin wrote no %s pid: %v", f, err)
-		}
-		pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-		deadline := time.Now().Add(5 * time.Second)
-		for alive(pid) && time.Now().Before(deadline) {
-			time.Sleep(50 * time.Millisecond)
-		}
-		if alive(pid) {
-			t.Errorf("the %s (pid %d) still runs after the run gave up on it", f, pid)
-			syscall.Kill(pid, syscall.SIGKILL)
-		}
+	for _, c := range []struct{ name, body string }{
+		// A plugin that waits on a child of its own.
+		{"waits", `sleep 60 & echo $! > DIR/child; echo $$ > DIR/plugin; wait`},
+		// One that becomes another program (kubectl running a kubectl-
+		// plugin does): the same process under another name.
+		{"execs", `echo $$ > DIR/plugin; echo $$ > DIR/child; exec sleep 60`},
+		// One that forks and exits: its child, an orphan, keeps the
+		// plugin's stdout open, so client-go still waits.
+		{"forks and exits", `sh -c 'echo $$ > DIR/child; exec sleep 60' & echo $$ > DIR/plugin; exit 0`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			script := writeScript(t, "hangs.sh", strings.ReplaceAll(c.body, "DIR", dir))
+			kc := writeUnusableKubeconfig(t, "exec", "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: "+script+"\n      interactiveMode: Never")
+			_, errOut, code := runWithEnv(t, "/nonexistent-watchrv-unit", "--kubeconfig", kc, "--request-timeout", "500ms", "list", "cm")
+			if code != ExitUsage || !strings.Contains(errOut, "gave no answer within 500ms (--request-timeout); it was stopped") {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			for _, f := range []string{"plugin", "child"} {
+				b, err := os.ReadFile(filepath.Join(dir, f))
+				if err != nil {
+					t.Fatalf("the plugin wrote no %s pid: %v", f, err)
+				}
+				pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+				deadline := time.Now().Add(5 * time.Second)
+				for alive(pid) && time.Now().Before(deadline) {
+					time.Sleep(50 * time.Millisecond)
+				}
+				if alive(pid) {
+					t.Errorf("the %s (pid %d) still runs after the run gave up on it", f, pid)
+					syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
+		})
 	}
 }
 

@@ -224,13 +224,18 @@ func (o *ListOptions) Run(ctx context.Context) error {
 	p.ObjectsOf(res)
 	var names []string // -o name only: a restarted walk's last attempt is the tail
 	var onItem func(listing.ItemMeta)
-	namesHeld, namesOver := 0, false
+	namesHeld, namesOver, seen := 0, false, 0
+	walkCtx, stopWalk := context.WithCancel(ctx)
+	defer stopWalk()
 	if p.Names() {
 		onItem = func(it listing.ItemMeta) {
+			seen++
 			// The names are printed once the walk knows which attempt
-			// is the list: held, within maxNameBytes.
+			// is the list: held, within maxNameBytes. Past it the walk
+			// stops: nothing more it reads could be printed.
 			if namesHeld += len(it.Name) + 16; namesHeld > maxNameBytes {
 				namesOver = true
+				stopWalk()
 				return
 			}
 			names = append(names, it.Name)
@@ -241,19 +246,19 @@ func (o *ListOptions) Run(ctx context.Context) error {
 		facts = make(chan *serverinfo.Info, 1)
 		go func() { facts <- o.readServerInfo(ctx, client, res.GVR.Group, res.GVR.Resource) }()
 	}
-	walk, werr := listing.Walk(ctx, client, t, wo, onItem)
+	walk, werr := listing.Walk(walkCtx, client, t, wo, onItem)
+	if namesOver {
+		return &apiclient.BoundError{
+			Over:  fmt.Sprintf("names more than %s of objects (%s read)", apiclient.Bytes(maxNameBytes), text.Count(seen, "object")),
+			Bound: "the most -o name holds before it prints them",
+			Fix:   "list fewer at a time (-n NAMESPACE, -l SELECTOR), or read the names page by page with kubectl get -o name --chunk-size",
+		}
+	}
 	if werr != nil && (walk == nil || len(walk.Final().Pages) == 0) && !listing.IsContinueExpired(werr) {
 		return o.requestError(werr, "list", res.Name())
 	}
 	if err := o.notFound(res, t, walk, werr); err != nil {
 		return err
-	}
-	if namesOver {
-		return &apiclient.BoundError{
-			Over:  fmt.Sprintf("names more than %s of objects (%s read)", apiclient.Bytes(maxNameBytes), text.Count(walk.Final().ItemCount, "object")),
-			Bound: "the most -o name holds before it prints them",
-			Fix:   "list fewer at a time (-n NAMESPACE, -l SELECTOR), or read the names page by page with kubectl get -o name --chunk-size",
-		}
 	}
 	q := render.ListQuery{Target: t, Walk: wo, RVOnly: o.RVOnly, Name: o.Name, FieldSelector: o.FieldSelector, Context: o.suggest}
 	if !res.Namespaced && o.namespaceGiven != "" {

@@ -16,6 +16,7 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/follow"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
+	"github.com/watchrv/kubectl-watchrv/pkg/render"
 )
 
 // resolveResource resolves RESOURCE through cli-runtime's cached discovery
@@ -80,13 +81,22 @@ func (o *RootOptions) resolveResource(ctx context.Context, arg string, verbs ...
 	return r, nil
 }
 
+// warnNamespaceNotApplied says, for a command that reads no namespace
+// (top, clients), that a -n given is not applied; the one writer escapes
+// its value.
+func (o *RootOptions) warnNamespaceNotApplied(p *render.Printer, why string) {
+	if ns := o.ConfigFlags.Namespace; ns != nil && *ns != "" {
+		p.Warnf("%s (-n %s is not applied)", why, *ns)
+	}
+}
+
 // noteNamespaceIgnored says, once per resource of a run, that -n does not
 // apply to a cluster-scoped resource (kubectl ignores it silently; a user
 // who typed it expects it to narrow something). list says it in its own
 // result (-o json too); completion (no command running) says nothing.
 func (o *RootOptions) noteNamespaceIgnored(r apiclient.Resource) {
 	f := o.ConfigFlags.Namespace
-	if r.Namespaced || f == nil || *f == "" || o.running == nil || o.running.Name() == "list" || o.running.Name() == "top" {
+	if r.Namespaced || f == nil || *f == "" || o.running == nil || strings.HasPrefix(o.running.Name(), "__complete") || o.running.Name() == "list" || o.running.Name() == "top" {
 		return
 	}
 	if o.namespaceNoted == nil {
@@ -252,6 +262,9 @@ func nameSelector(name, fieldSelector string) string {
 // etcd-backed API server uses a decimal unsigned integer.
 func validateRV(cmd *cobra.Command, flag, value string) error {
 	if !rv.Valid(value) {
+		if value != "" && strings.Trim(value, "0123456789") == "" {
+			return usageErrorf(cmd, "--%s %s is larger than any resourceVersion: API servers parse an RV as an unsigned 64-bit number (at most 18446744073709551615); give an RV the server printed", flag, text.Echo(value))
+		}
 		return usageErrorf(cmd, "--%s %q is not a resourceVersion: etcd-backed API servers use decimal numbers such as 12345 (0 means any; omit --%s for a consistent read)", flag, value, flag)
 	}
 	return nil

@@ -34,9 +34,7 @@ type sampled struct {
 // interval: once, or refreshing on a terminal until Ctrl-C.
 func (o *TopOptions) Run(ctx context.Context) error {
 	p := o.Printer(o.Output)
-	if ns := o.ConfigFlags.Namespace; ns != nil && *ns != "" {
-		p.Warnf("top counts every namespace: /metrics counts per resource type, not per namespace (-n %s is not applied)", text.Echo(*ns))
-	}
+	o.warnNamespaceNotApplied(p, "top counts every namespace: /metrics counts per resource type, not per namespace")
 	fleet, found, err := o.topFleet(ctx)
 	if err != nil {
 		return err
@@ -55,7 +53,11 @@ func (o *TopOptions) Run(ctx context.Context) error {
 	next := time.Now()
 	prev := readFleet(ctx, fleet, kinds)
 	for refresh := 1; ; refresh++ {
-		next = next.Add(o.Interval)
+		// --interval apart from when the last answers came (the moment
+		// the server sampled its counters, as near as a client can tell),
+		// not from when they were asked: a slow first answer would
+		// otherwise shorten the interval measured.
+		next = answeredAt(prev, next).Add(o.Interval)
 		if err := sleepUntil(ctx, next); err != nil {
 			return err
 		}
@@ -113,6 +115,18 @@ func (o *TopOptions) topFleet(ctx context.Context) (*servers.Fleet, *servers.Fou
 }
 
 // readFleet reads every server's /metrics at once (top.Read, one GET each).
+// answeredAt is the latest time a server's answer came in one refresh's
+// reads (its headers), or sent when none was answered.
+func answeredAt(reads []sampled, sent time.Time) time.Time {
+	at := sent
+	for _, r := range reads {
+		if r.sample != nil && r.sample.At.After(at) {
+			at = r.sample.At
+		}
+	}
+	return at
+}
+
 func readFleet(ctx context.Context, fleet *servers.Fleet, kinds top.KindResources) []sampled {
 	out := make([]sampled, len(fleet.Members))
 	fleet.Each(ctx, apiclient.NewBudget(0, 0), 0, func(i int, m servers.Member, _ *apiclient.Budget) {

@@ -149,6 +149,9 @@ func (o *WatchOptions) Validate(cmd *cobra.Command) error {
 	}
 	if o.rvSet && o.RV != rvList {
 		if err := validateRV(cmd, "rv", o.RV); err != nil {
+			if o.RV != "" && strings.Trim(o.RV, "0123456789") == "" {
+				return err // a number too large: validateRV says so
+			}
 			return usageErrorf(cmd, "--rv %q is not a start: use 0, a resourceVersion such as 12345, or list", o.RV)
 		}
 	}
@@ -209,7 +212,7 @@ func (o *WatchOptions) describeStart() string {
 	case !o.rvSet:
 		return "RV unset: the current state as ADDED, then changes"
 	case o.RV == "0":
-		return "RV 0: state from any (possibly older) cache, then changes"
+		return "RV 0: the state as the watch cache holds it (possibly older; storage's newest where the resource has no watch cache), then changes"
 	}
 	return fmt.Sprintf("exactly the changes after RV %s", o.RV)
 }

@@ -83,6 +83,11 @@ func (o *WatchOptions) beforeWatchError(ctx context.Context, err error, doing, v
 	if p := o.credentialPlugin(); p != "" {
 		note = fmt.Sprintf(" (the kubeconfig's credential plugin, exec %q, runs before the first request reaches the network)", p)
 	}
+	if o.ledger.Cost().Requests == 0 && note == "" {
+		// Nothing was sent (discovery came from kubectl's disk cache):
+		// the time ran out in the plugin, and says nothing of the server.
+		return withCode(ExitUnreachable, fmt.Errorf("the watch's time (--timeout %s) ran out while %s, before any request was sent to %s: give a longer --timeout", o.Timeout, doing, o.serverName()))
+	}
 	return withCode(ExitUnreachable, fmt.Errorf("no answer from %s within the watch's time (--timeout %s) while %s%s: check that the cluster is up, or raise --timeout", o.serverName(), o.Timeout, doing, note))
 }
 

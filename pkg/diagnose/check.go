@@ -29,6 +29,9 @@ type Check struct {
 type Tried struct {
 	Request string `json:"request"`
 	Works   bool   `json:"works"`
+	// Refused: the server refused it with the error's own class (a 410
+	// for an Expired RV, a 504 for a TooLarge one), not another failure.
+	Refused bool   `json:"refused,omitempty"`
 	Answer  string `json:"answer"`
 }
 
@@ -105,7 +108,9 @@ func CompareNow(d Diagnosis, requested string, now Now, tried *Tried) (c Check) 
 // storage's now), the text's kind says who answered then, not who answers
 // here, so the diagnosis says so and its confidence is low.
 func Reconcile(d Diagnosis, c Check) Diagnosis {
-	if c.Tried == nil || c.Tried.Works {
+	if c.Tried == nil || !c.Tried.Refused {
+		// Nothing tried, it worked, or it failed otherwise (a 500 that
+		// quotes a 410's words is no refusal of the RV).
 		return d
 	}
 	now := FromText(c.Tried.Answer)

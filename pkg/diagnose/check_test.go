@@ -19,10 +19,11 @@ func TestReconcile(t *testing.T) {
 		tried  *Tried
 		lowers bool
 	}{
-		{"storage refuses it now", &Tried{Request: "watch from RV 5", Answer: "410 Expired: The resourceVersion for the provided watch is too old."}, true},
-		{"the watch cache refuses it now", &Tried{Request: "watch from RV 5", Answer: "410 Expired: too old resource version: 5 (12)"}, false},
+		{"storage refuses it now", &Tried{Request: "watch from RV 5", Refused: true, Answer: "410 Expired: The resourceVersion for the provided watch is too old."}, true},
+		{"the watch cache refuses it now", &Tried{Request: "watch from RV 5", Refused: true, Answer: "410 Expired: too old resource version: 5 (12)"}, false},
 		{"it works now", &Tried{Request: "watch from RV 5", Works: true, Answer: "the watch started"}, false},
 		{"an answer of another class", &Tried{Request: "watch from RV 5", Answer: "403 Forbidden: configmaps is forbidden"}, false},
+		{"a 500 that quotes storage's words", &Tried{Request: "watch from RV 5", Answer: "500 InternalError: The resourceVersion for the provided watch is too old."}, false},
 		{"nothing tried", nil, false},
 	} {
 		got := Reconcile(cacheWindow, Check{Tried: c.tried})

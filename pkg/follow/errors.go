@@ -43,6 +43,11 @@ func (e *StalledError) Error() string {
 		within := fmt.Sprintf("within %s (--stall-timeout)", e.After)
 		if e.AtDeadline {
 			within = fmt.Sprintf("in the %s before the watch's time (--timeout) ran out", e.After)
+			if e.After < fairWait {
+				// Too little time to tell a hang from an answer on its
+				// way: the run spent the rest before the request.
+				return fmt.Sprintf("no answer to the watch request %s: too little of the watch's time was left when it was sent to tell a hung server from a slow one (the run spent the rest before it: discovery, credentials, a first list); give a longer --timeout", within)
+			}
 		}
 		return e.Stage.noAnswer(within, e.CredentialPlugin)
 	}
@@ -55,6 +60,10 @@ func (e *StalledError) Error() string {
 	}
 	return msg
 }
+
+// fairWait is the least wait for an answer after which no answer says the
+// server or the network hangs.
+const fairWait = time.Second
 
 // Timeout marks a stall as a client-side timeout (retryable, like client-go's).
 func (e *StalledError) Timeout() bool { return true }

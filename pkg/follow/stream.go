@@ -96,7 +96,11 @@ func (s *Session) drain(stream *watchstream.Stream, alive func()) streamEnd {
 // handle applies one event to the session's state; last is true when the
 // server closes the stream after it.
 func (s *Session) handle(ev watchstream.Event, end *streamEnd) (obs Observation, last bool) {
-	if s.statePending && ev.Type != watchstream.EventError {
+	// The state is known once an object of it came, or its end: a
+	// streaming list's initial-events-end bookmark (another bookmark
+	// before it says nothing of the state); for a watch that sends the
+	// state as ADDED, a bookmark comes after the state, so an empty one.
+	if s.statePending && ev.Type != watchstream.EventError && (ev.Type != watchstream.EventBookmark || !s.streamingList || ev.IsInitialEventsEnd()) {
 		s.statePending, s.knowsState = false, true
 	}
 	switch ev.Type {

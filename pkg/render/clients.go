@@ -270,7 +270,7 @@ func clientResource(w *errWriter, res clients.Resource) {
 		label string
 	}{{c.Expired, "410"}, {c.TooLarge, "504"}, {c.Throttled, "429"}, {c.Server, "5xx"}} {
 		if a.n > 0 {
-			other = append(other, fmt.Sprintf("%s answered %s", th(a.n), a.label))
+			other = append(other, fmt.Sprintf("%s request(s) answered %s", th(a.n), a.label))
 		}
 	}
 	if len(other) > 0 {

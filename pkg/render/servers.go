@@ -294,7 +294,7 @@ func serverCells(s *servers.Server, probe bool) map[string]string {
 	if s.CacheKnown && (s.WatchCache == servers.CacheUnknown || s.WatchCache == "") {
 		// An rv=0 list is the watch cache's answer only where the resource
 		// has one; nothing this run read says whether it has.
-		what := "CACHE RV is its rv=0 list's RV: the watch cache's if the resource has one, storage's if not (not known here: --metrics reads it)"
+		what := "CACHE RV is its rv=0 list's RV: the watch cache's if the resource has one, storage's if not (not known here: the command with --metrics in the verdict below shows which)"
 		if note == "" {
 			note = what
 		} else {

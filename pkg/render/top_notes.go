@@ -113,9 +113,9 @@ func topCost(r TopReport) string {
 	case r.Cost.Bytes == 0 && !r.Cost.Filtered && len(r.Cost.Unfiltered) == 0:
 		s += "; no server answered"
 	case r.Cost.Filtered:
-		s += fmt.Sprintf("; filtered by name[]: the server(s) sent only the %d families top asks for", r.Cost.Families)
+		s += fmt.Sprintf("; filtered by name[]: the server(s) sent only families of the %d top asks for (a family a server does not expose is named under Not exposed)", r.Cost.Families)
 	default:
-		s += fmt.Sprintf("; server(s) %s ignore the name[] filter (it needs kube-apiserver v1.37: client_golang v1.24) and send every family: top keeps the %d it needs", joinIndexes(r.Cost.Unfiltered), r.Cost.Families)
+		s += fmt.Sprintf("; server(s) %s ignore the name[] filter (it needs kube-apiserver v1.37: client_golang v1.24) and send every family: top keeps those of the %d it asks for", joinIndexes(r.Cost.Unfiltered), r.Cost.Families)
 	}
 	return s
 }

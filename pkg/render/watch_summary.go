@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"github.com/watchrv/kubectl-watchrv/internal/rv"
 	"github.com/watchrv/kubectl-watchrv/pkg/serverinfo"
 	"strings"
 	"time"
@@ -75,11 +76,18 @@ func (p *Printer) watchNoticeHuman(r WatchNoticeRecord) error {
 		for i, t := range r.Tried {
 			tried[i] = fmt.Sprintf("%q", t)
 		}
-		line = p.Style.Bad.Sprint("RELIST") + fmt.Sprintf(" after %s: listed %s at RV %s (tried RV %s); the cluster's RV advanced %d since RV %s (writes to every resource, not events of this collection)",
-			r.Reason, text.Count(watchDeref(r.Items), "object"), r.ListResourceVersion, strings.Join(tried, " then "), r.RVsAdvanced, watchOrDash(r.FromResourceVersion))
+		advanced := fmt.Sprintf("the cluster's RV advanced %d since RV %s (writes to every resource, not events of this collection)", r.RVsAdvanced, watchOrDash(r.FromResourceVersion))
+		if from, ok := rv.Parse(r.FromResourceVersion); ok {
+			if listed, ok := rv.Parse(r.ListResourceVersion); ok && from > listed {
+				// The RV the watch had was never the cluster's: nothing advanced.
+				advanced = fmt.Sprintf("the list's RV is below RV %s, which the cluster had not reached", r.FromResourceVersion)
+			}
+		}
+		line = p.Style.Bad.Sprint("RELIST") + fmt.Sprintf(" after %s: listed %s at RV %s (tried RV %s); %s",
+			r.Reason, text.Count(watchDeref(r.Items), "object"), r.ListResourceVersion, strings.Join(tried, " then "), advanced)
 		switch {
 		case r.Gap != nil && r.Gap.Initial:
-			line += fmt.Sprintf("\n-- first list of the collection: %s; the watch started from an exact RV and sends changes only, so what changed while it was broken cannot be told apart from the state", text.Count(watchDeref(r.Items), "object"))
+			line += fmt.Sprintf("\n-- first list of the collection: %s; no state had come through the watch before it (an exact RV sends changes only; a stream refused or ended before its state sent none), so what changed while it was broken cannot be told apart from the state", text.Count(watchDeref(r.Items), "object"))
 		case r.Gap != nil:
 			if r.Gap.NoResumePoint {
 				line += fmt.Sprintf("\n-- gap: the watch had sent %d object(s) of the state (in key order, not RV order) and no resume point; the list adds %d it never sent (or created since), %d modified and %d deleted since they were sent",

@@ -65,7 +65,7 @@ func Repeat(ctx context.Context, c *apiclient.Client, t apiclient.Target, q Ques
 		if err := r.NotSent(); err != nil {
 			return notSent(err)
 		}
-		tr := &diagnose.Tried{Request: q.request(), Works: r.Outcome == probe.OutcomeOK, Answer: r.Evidence}
+		tr := &diagnose.Tried{Request: q.request(), Works: r.Outcome == probe.OutcomeOK, Refused: r.Outcome == probe.OutcomeExpired, Answer: r.Evidence}
 		if r.Message != "" {
 			tr.Answer += ": " + r.Message
 		}
@@ -91,6 +91,7 @@ func Repeat(ctx context.Context, c *apiclient.Client, t apiclient.Target, q Ques
 		default:
 			rep.Outcome, rep.Err = probe.OutcomeFatal, err
 		}
+		rep.Tried.Refused = rep.Outcome == probe.OutcomeExpired
 	}
 	return rep
 }
