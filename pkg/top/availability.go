@@ -119,7 +119,16 @@ func (v *Values) availability(gr schema.GroupResource, f Field) string {
 	if v.Series[fam] || registered(fam, v.Minor) {
 		return ""
 	}
-	return fam + ": " + v.notExposed()
+	return fam + ": " + v.absent(fam)
+}
+
+// absent says why a family has no sample: not exposed by the version, or,
+// for the requests every server counts, not exposed by this server.
+func (v *Values) absent(fam string) string {
+	if fam == famRequests && v.Minor >= knownMinMinor && v.Minor <= knownMaxMinor {
+		return "no sample, though every running server counts its requests: this server does not expose it (--disabled-metrics?)"
+	}
+	return v.notExposed()
 }
 
 // notExposed says why a family is absent: the version, named.
@@ -168,7 +177,7 @@ func (v *Values) missingFamilies() []Missing {
 			}
 		default:
 			if !v.Series[fam] && !registered(fam, v.Minor) {
-				addMissing(fam, v.notExposed())
+				addMissing(fam, v.absent(fam))
 			}
 		}
 	}

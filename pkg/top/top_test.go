@@ -397,3 +397,45 @@ func TestQuietClaimsOnlyWhatWasMeasured(t *testing.T) {
 		t.Errorf("after a restart: held %q, not measured %q; want nothing held, every claim not measured", q.Held, q.Unmeasured)
 	}
 }
+
+// A server that does not expose apiserver_request_total (kube-apiserver
+// --disabled-metrics): the recorded samples of v1.37.2 without its lines.
+// Its codes are not measured, never 0, the family is named, and "nothing
+// stands out" does not claim them.
+func TestRequestsNotExposedAreNotZero(t *testing.T) {
+	strip := func(name string) *Values {
+		b, err := os.ReadFile("testdata/" + name + ".metrics.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kept []string
+		for _, l := range strings.Split(string(b), "\n") {
+			if !strings.Contains(l, famRequests) {
+				kept = append(kept, l)
+			}
+		}
+		fams, _, err := metrics.ParseSelected(strings.NewReader(strings.Join(kept, "\n")), Families, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return Extract(fams, nil)
+	}
+	t0 := time.Now()
+	s := &Server{Index: 1, First: &Sample{At: t0, Values: strip("v1.37.2-etcd-cache-on.1")}, Second: &Sample{At: t0.Add(5 * time.Second), Values: strip("v1.37.2-etcd-cache-on.2")}}
+	s.Build(nil)
+	c := rowOf(t, s, configmaps)
+	if c.Code410.Known() || !strings.Contains(c.Code410.Missing, famRequests) {
+		t.Errorf("410s without apiserver_request_total: %+v", c.Code410)
+	}
+	named := false
+	for _, m := range s.Missing {
+		named = named || m.Family == famRequests
+	}
+	if !named {
+		t.Errorf("apiserver_request_total not named missing: %+v", s.Missing)
+	}
+	q := QuietOf(&Report{Servers: []*Server{s}, Rows: s.Rows()})
+	if !strings.Contains(strings.Join(q.Unmeasured, ","), "410/429/5xx answers") || strings.Contains(strings.Join(q.Held, ","), "410") {
+		t.Errorf("quiet claims held %q, not measured %q", q.Held, q.Unmeasured)
+	}
+}
