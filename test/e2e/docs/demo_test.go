@@ -91,6 +91,10 @@ func startDemo() (*demoEnv, error) {
 		e.stop()
 		return nil, fmt.Errorf("the demo printed no kubeconfig within 15 minutes")
 	}
+	if err := e.settle(); err != nil {
+		e.stop()
+		return nil, err
+	}
 	return e, nil
 }
 
