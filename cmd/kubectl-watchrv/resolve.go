@@ -81,6 +81,21 @@ func (o *RootOptions) resolveResource(ctx context.Context, arg string, verbs ...
 	return r, nil
 }
 
+// validateGivenNamespace checks a -n given on the command line, for every
+// command (the root's PersistentPreRunE): a command that applies none
+// (top, clients) refuses bad input as the others do, and before any
+// request. The kubeconfig's own namespace is checked where it is used.
+func (o *RootOptions) validateGivenNamespace() error {
+	ns := o.ConfigFlags.Namespace
+	if ns == nil || *ns == "" {
+		return nil
+	}
+	if err := apiclient.ValidateNamespace(*ns); err != nil {
+		return withCode(ExitUsage, fmt.Errorf("%w: check -n (for example -n demo)", err))
+	}
+	return nil
+}
+
 // warnNamespaceNotApplied says, for a command that reads no namespace
 // (top, clients), that a -n given is not applied; the one writer escapes
 // its value.

@@ -89,8 +89,16 @@ version", or a list says "Too large resource version". It only reads
 		},
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		// Every subcommand inherits it (none has its own).
-		PersistentPreRun: func(cmd *cobra.Command, _ []string) { o.running = cmd },
+		// Every subcommand inherits it (none has its own): a -n that is no
+		// namespace name is refused here, before any command reads
+		// discovery or sends a request, the same for every command.
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			o.running = cmd
+			if strings.HasPrefix(cmd.Name(), "__complete") {
+				return nil
+			}
+			return o.validateGivenNamespace()
+		},
 		// Parse the global flags at the root, so that an unknown one is
 		// named as such instead of swallowing the subcommand as its value.
 		TraverseChildren: true,
