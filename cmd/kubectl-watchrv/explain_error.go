@@ -276,10 +276,6 @@ func (o *ExplainErrorOptions) runLog(ctx context.Context, p *render.Printer) err
 	if err != nil {
 		return withCode(ExitUsage, fmt.Errorf("cannot read %s: %v", o.label, explainPathError(err)))
 	}
-	if s.Lines == 0 {
-		// As an empty stdin without -f: nothing was given to explain.
-		return withCode(ExitUsage, fmt.Errorf("%s is empty: nothing to scan (pass a log that holds the error, or the message as an argument)", o.label))
-	}
 	if err := p.LogExplanation(render.LogExplanation{File: o.label, Summary: s}); err != nil {
 		return err
 	}
