@@ -58,6 +58,21 @@ type credentialGuard struct {
 	once sync.Once
 	done chan struct{} // closed when the plugin has answered (err set)
 	err  error
+	// command is the plugin's, once it was started.
+	command string
+}
+
+// stopIfRunning stops the plugin (and what it started) when it was run
+// and has not answered: the end of a run is the last moment to.
+func (g *credentialGuard) stopIfRunning() {
+	if g.done == nil {
+		return
+	}
+	select {
+	case <-g.done:
+	default:
+		stopAbandonedPlugin(g.command)
+	}
 }
 
 // wrap is part of the WrapConfigFn every rest.Config of the plugin goes
@@ -67,7 +82,7 @@ func (g *credentialGuard) wrap(ctx context.Context, cfg *rest.Config) *rest.Conf
 		return cfg
 	}
 	g.once.Do(func() {
-		g.done = make(chan struct{})
+		g.done, g.command = make(chan struct{}), cfg.ExecProvider.Command
 		go func() {
 			defer close(g.done)
 			g.err = runCredentialPlugin(ctx, cfg)

@@ -28,30 +28,52 @@ func adoptOrphans() {
 // that gave no answer in time gets nothing else from this run. Returns how
 // many processes were stopped.
 func stopAbandonedPlugin(string) int {
-	procs := processes()
-	stop := map[int]bool{os.Getpid(): true}
-	for added := true; added; {
-		added = false
-		for pid, ppid := range procs {
-			if !stop[pid] && stop[ppid] {
-				stop[pid], added = true, true
+	stopped := map[int]bool{}
+	// A plugin may fork while it is being stopped: scan and kill again
+	// until no live descendant is left (a bounded number of passes).
+	for pass := 0; pass < 50; pass++ {
+		live := descendants(processes())
+		if len(live) == 0 {
+			break
+		}
+		for _, pid := range live {
+			if syscall.Kill(pid, syscall.SIGKILL) == nil {
+				stopped[pid] = true
 			}
 		}
 	}
-	delete(stop, os.Getpid())
-	stopped := 0
-	for pid := range stop {
-		if syscall.Kill(pid, syscall.SIGKILL) == nil {
-			stopped++
-		}
-	}
-	return stopped
+	return len(stopped)
 }
 
-// processes reads every process's parent from /proc.
-func processes() map[int]int {
+// descendants are this process's live (not zombie) descendants.
+func descendants(procs map[int]process) []int {
+	in := map[int]bool{os.Getpid(): true}
+	for added := true; added; {
+		added = false
+		for pid, p := range procs {
+			if !in[pid] && in[p.ppid] {
+				in[pid], added = true, true
+			}
+		}
+	}
+	var live []int
+	for pid := range in {
+		if pid != os.Getpid() && !procs[pid].zombie {
+			live = append(live, pid)
+		}
+	}
+	return live
+}
+
+type process struct {
+	ppid   int
+	zombie bool
+}
+
+// processes reads every process's parent and state from /proc.
+func processes() map[int]process {
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	out := make(map[int]int, len(dirs))
+	out := make(map[int]process, len(dirs))
 	for _, d := range dirs {
 		pid, err := strconv.Atoi(filepath.Base(d))
 		if err != nil {
@@ -72,7 +94,7 @@ func processes() map[int]int {
 			continue
 		}
 		if ppid, err := strconv.Atoi(fields[1]); err == nil {
-			out[pid] = ppid
+			out[pid] = process{ppid: ppid, zombie: fields[0] == "Z"}
 		}
 	}
 	return out

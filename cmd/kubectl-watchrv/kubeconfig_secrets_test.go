@@ -72,7 +72,7 @@ func TestAbandonedCredentialPluginIsStopped(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("only Linux tells a process its children by name")
 	}
-	for _, c := range []struct{ name, body string }{
+	for _, c := range []stoppedPlugin{
 		// A plugin that waits on a child of its own.
 		{"waits", `sleep 60 & echo $! > DIR/child; echo $$ > DIR/plugin; wait`},
 		// One that becomes another program (kubectl running a kubectl-
@@ -90,22 +90,39 @@ func TestAbandonedCredentialPluginIsStopped(t *testing.T) {
 			if code != ExitUsage || !strings.Contains(errOut, "gave no answer within 500ms (--request-timeout); it was stopped") {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
-			for _, f := range []string{"plugin", "child"} {
-				b, err := os.ReadFile(filepath.Join(dir, f))
-				if err != nil {
-					t.Fatalf("the plugin wrote no %s pid: %v", f, err)
-				}
-				pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-				deadline := time.Now().Add(5 * time.Second)
-				for alive(pid) && time.Now().Before(deadline) {
-					time.Sleep(50 * time.Millisecond)
-				}
-				if alive(pid) {
-					t.Errorf("the %s (pid %d) still runs after the run gave up on it", f, pid)
-					syscall.Kill(pid, syscall.SIGKILL)
-				}
+			c.check(t, dir)
+			// The run's own end (a watch's --timeout, as Ctrl-C) with the
+			// plugin still running: stopped on the way out too.
+			_, errOut, code = runWithEnv(t, "/nonexistent-watchrv-unit", "--kubeconfig", kc, "--request-timeout", "30s", "watch", "cm", "--timeout", "1s")
+			if code == ExitOK {
+				t.Fatalf("watch with a plugin that never answers: exit 0: %s", errOut)
 			}
+			c.check(t, dir)
 		})
+	}
+}
+
+// stoppedPlugin is one shape of a plugin that never answers.
+type stoppedPlugin struct{ name, body string }
+
+// check: the plugin and its child, by the pids they wrote, are gone.
+func (stoppedPlugin) check(t *testing.T, dir string) {
+	t.Helper()
+	for _, f := range []string{"plugin", "child"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatalf("the plugin wrote no %s pid: %v", f, err)
+		}
+		pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+		deadline := time.Now().Add(5 * time.Second)
+		for alive(pid) && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if alive(pid) {
+			t.Errorf("the %s (pid %d) still runs after the run gave up on it", f, pid)
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		os.Remove(filepath.Join(dir, f))
 	}
 }
 

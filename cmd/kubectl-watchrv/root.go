@@ -291,6 +291,9 @@ func run(args []string, streams genericiooptions.IOStreams) (code int) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	o.runCtx = ctx
+	// A credential plugin still running when the run ends (Ctrl-C, a
+	// watch's --timeout) does not outlive it, whatever path returned.
+	defer o.credentials.stopIfRunning()
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(streams.ErrOut, "error: internal error: %v (please report it)\n", r)
