@@ -53,11 +53,15 @@ func (o *TopOptions) Run(ctx context.Context) error {
 	next := time.Now()
 	prev := readFleet(ctx, fleet, kinds)
 	for refresh := 1; ; refresh++ {
-		// --interval apart from when the last answers came (the moment
-		// the server sampled its counters, as near as a client can tell),
-		// not from when they were asked: a slow first answer would
-		// otherwise shorten the interval measured.
-		next = answeredAt(prev, next).Add(o.Interval)
+		// The first interval runs from when the first answers came (the
+		// moment the server sampled its counters, as near as a client can
+		// tell), not from when they were asked: a slow first answer would
+		// otherwise shorten it. Later refreshes keep the cadence (each
+		// starts from the previous second sample, read on time).
+		if refresh == 1 {
+			next = answeredAt(prev, next)
+		}
+		next = next.Add(o.Interval)
 		if err := sleepUntil(ctx, next); err != nil {
 			return err
 		}
