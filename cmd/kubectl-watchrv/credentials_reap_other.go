@@ -2,8 +2,8 @@
 
 package main
 
-// stopAbandonedPlugin: only Linux tells a process its children by name
-// without cgo; elsewhere a plugin that gave no answer is left to end on its
+// stopAbandonedPlugin: only Linux gives a process its descendants (/proc)
+// and makes it their subreaper without cgo; elsewhere a plugin that gave no answer is left to end on its
 // own (the error says so).
 func stopAbandonedPlugin(string) int { return -1 }
 

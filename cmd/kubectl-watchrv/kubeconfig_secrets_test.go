@@ -67,10 +67,10 @@ func TestCredentialPluginFailuresAreExit2InEveryCommand(t *testing.T) {
 }
 
 // A plugin that gave no answer in time is stopped, with what it started:
-// it does not outlive the run (Linux, where /proc names the children).
+// it does not outlive the run (Linux: /proc and the child subreaper).
 func TestAbandonedCredentialPluginIsStopped(t *testing.T) {
 	if runtime.GOOS != "linux" {
-		t.Skip("only Linux tells a process its children by name")
+		t.Skip("only Linux gives a process its descendants (/proc) and makes it their subreaper")
 	}
 	for _, c := range []stoppedPlugin{
 		// A plugin that waits on a child of its own.
