@@ -60,18 +60,31 @@ type credentialGuard struct {
 	err  error
 	// command is the plugin's, once it was started.
 	command string
+	// stopOnce: the plugin is stopped at most once per run, and never
+	// after it answered: a late caller cannot stop what another run (in
+	// the same process, as in the tests) started since.
+	stopOnce sync.Once
+	stopped  int
+}
+
+// stop stops the plugin and what it started, unless it answered; it
+// returns how many processes were stopped (by this call or an earlier).
+func (g *credentialGuard) stop() int {
+	g.stopOnce.Do(func() {
+		select {
+		case <-g.done:
+		default:
+			g.stopped = stopAbandonedPlugin(g.command)
+		}
+	})
+	return g.stopped
 }
 
 // stopIfRunning stops the plugin (and what it started) when it was run
 // and has not answered: the end of a run is the last moment to.
 func (g *credentialGuard) stopIfRunning() {
-	if g.done == nil {
-		return
-	}
-	select {
-	case <-g.done:
-	default:
-		stopAbandonedPlugin(g.command)
+	if g.done != nil {
+		g.stop()
 	}
 }
 
@@ -85,7 +98,7 @@ func (g *credentialGuard) wrap(ctx context.Context, cfg *rest.Config) *rest.Conf
 		g.done, g.command = make(chan struct{}), cfg.ExecProvider.Command
 		go func() {
 			defer close(g.done)
-			g.err = runCredentialPlugin(ctx, cfg)
+			g.err = runCredentialPlugin(ctx, cfg, g.stop)
 		}()
 	})
 	// Every caller waits for the one run of the plugin, or for the end of
@@ -99,7 +112,7 @@ func (g *credentialGuard) wrap(ctx context.Context, cfg *rest.Config) *rest.Conf
 		// The run's time ended (a watch's --timeout, Ctrl-C) with the
 		// plugin still running: it does not outlive the run.
 		err = ctx.Err()
-		stopAbandonedPlugin(cfg.ExecProvider.Command)
+		g.stop()
 	}
 	if err == nil {
 		return cfg
@@ -113,8 +126,8 @@ func (g *credentialGuard) wrap(ctx context.Context, cfg *rest.Config) *rest.Conf
 // runCredentialPlugin gets the credentials through client-go's own exec
 // authenticator (the one the clients of cfg use), waiting at most
 // --request-timeout, or credentialPluginTimeout for a plugin that cannot
-// ask the user anything.
-func runCredentialPlugin(ctx context.Context, cfg *rest.Config) error {
+// ask the user anything; stop stops it when it is given up on.
+func runCredentialPlugin(ctx context.Context, cfg *rest.Config, stop func() int) error {
 	tc, err := cfg.TransportConfig()
 	if err != nil || tc.TLS.GetCertHolder == nil {
 		// Not built (its error comes with the first request), or the
@@ -145,9 +158,9 @@ func runCredentialPlugin(ctx context.Context, cfg *rest.Config) error {
 		}
 		return nil
 	case <-timeout:
-		return &credentialPluginError{command: cfg.ExecProvider.Command, waited: wait, bound: bound, stopped: stopAbandonedPlugin(cfg.ExecProvider.Command)}
+		return &credentialPluginError{command: cfg.ExecProvider.Command, waited: wait, bound: bound, stopped: stop()}
 	case <-ctx.Done():
-		stopAbandonedPlugin(cfg.ExecProvider.Command)
+		stop()
 		return ctx.Err()
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // prSetChildSubreaper is prctl's PR_SET_CHILD_SUBREAPER: the processes
@@ -28,9 +29,31 @@ func adoptOrphans() {
 // that gave no answer in time gets nothing else from this run. Returns how
 // many processes were stopped.
 func stopAbandonedPlugin(string) int {
-	stopped := map[int]bool{}
-	// A plugin may fork while it is being stopped: scan and kill again
-	// until no live descendant is left (a bounded number of passes).
+	// First every descendant is frozen (SIGSTOP), then killed: a process
+	// killed while its parent still runs lets the parent react (a shell
+	// prints "Killed" on the user's terminal, a supervisor restarts it).
+	// A plugin may fork while it is being frozen: scan and stop again
+	// until every live descendant is stopped (a bounded number of passes).
+	frozen := map[int]bool{}
+	for pass := 0; pass < 50; pass++ {
+		procs := processes()
+		running := 0
+		for _, pid := range descendants(procs) {
+			if !procs[pid].stopped {
+				running++
+				if syscall.Kill(pid, syscall.SIGSTOP) == nil {
+					frozen[pid] = true
+				}
+			}
+		}
+		if running == 0 {
+			break
+		}
+		// SIGSTOP is delivered asynchronously: give it a moment before
+		// the next scan reads the states.
+		time.Sleep(time.Millisecond)
+	}
+	killed := map[int]bool{}
 	for pass := 0; pass < 50; pass++ {
 		live := descendants(processes())
 		if len(live) == 0 {
@@ -38,11 +61,12 @@ func stopAbandonedPlugin(string) int {
 		}
 		for _, pid := range live {
 			if syscall.Kill(pid, syscall.SIGKILL) == nil {
-				stopped[pid] = true
+				killed[pid] = true
 			}
 		}
+		time.Sleep(time.Millisecond)
 	}
-	return len(stopped)
+	return len(killed)
 }
 
 // descendants are this process's live (not zombie) descendants.
@@ -66,8 +90,9 @@ func descendants(procs map[int]process) []int {
 }
 
 type process struct {
-	ppid   int
-	zombie bool
+	ppid    int
+	zombie  bool
+	stopped bool // state T (stopped by a signal) or t (traced)
 }
 
 // processes reads every process's parent and state from /proc.
@@ -94,7 +119,7 @@ func processes() map[int]process {
 			continue
 		}
 		if ppid, err := strconv.Atoi(fields[1]); err == nil {
-			out[pid] = process{ppid: ppid, zombie: fields[0] == "Z"}
+			out[pid] = process{ppid: ppid, zombie: fields[0] == "Z", stopped: fields[0] == "T" || fields[0] == "t"}
 		}
 	}
 	return out

@@ -81,6 +81,9 @@ func TestAbandonedCredentialPluginIsStopped(t *testing.T) {
 		// One that forks and exits: its child, an orphan, keeps the
 		// plugin's stdout open, so client-go still waits.
 		{"forks and exits", `sh -c 'echo $$ > DIR/child; exec sleep 60' & echo $$ > DIR/plugin; exit 0`},
+		// A shell waiting on a foreground child: killed before the shell,
+		// the child would make it print "Killed" on the user's terminal.
+		{"shell waits on its child", `echo $$ > DIR/plugin; sh -c 'echo $$ > DIR/child; exec sleep 60'; echo after`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -89,6 +92,10 @@ func TestAbandonedCredentialPluginIsStopped(t *testing.T) {
 			_, errOut, code := runWithEnv(t, "/nonexistent-watchrv-unit", "--kubeconfig", kc, "--request-timeout", "500ms", "list", "cm")
 			if code != ExitUsage || !strings.Contains(errOut, "gave no answer within 500ms (--request-timeout); it was stopped") {
 				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			// Stopped as one: nothing of it reacts on the terminal.
+			if lines := strings.Split(strings.TrimSpace(errOut), "\n"); len(lines) != 1 {
+				t.Fatalf("want the one error line, got %d lines: %q", len(lines), errOut)
 			}
 			c.check(t, dir)
 			// The run's own end (a watch's --timeout, as Ctrl-C) with the
