@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/term"
@@ -58,13 +59,28 @@ type credentialGuard struct {
 	once sync.Once
 	done chan struct{} // closed when the plugin has answered (err set)
 	err  error
-	// command is the plugin's, once it was started.
+	// command is the plugin's, once it was started; started holds it too,
+	// for readers outside the guard's once.
 	command string
+	started atomic.Value
 	// stopOnce: the plugin is stopped at most once per run, and never
 	// after it answered: a late caller cannot stop what another run (in
 	// the same process, as in the tests) started since.
 	stopOnce sync.Once
 	stopped  int
+	// refreshBound is how long client-go's re-run of the plugin after a
+	// 401 may take (0: not bounded, a plugin that may ask the user);
+	// watching is set once the re-runs are watched, refreshed once a 401
+	// was seen, ended once the run is over (the watch stops then).
+	refreshBound               atomic.Int64 // a time.Duration
+	watching, refreshed, ended atomic.Bool
+}
+
+// pluginStarted is the exec command of the plugin this run started ("":
+// none was).
+func (g *credentialGuard) pluginStarted() string {
+	c, _ := g.started.Load().(string)
+	return c
 }
 
 // stop stops the plugin and what it started, unless it answered; it
@@ -83,9 +99,72 @@ func (g *credentialGuard) stop() int {
 // stopIfRunning stops the plugin (and what it started) when it was run
 // and has not answered: the end of a run is the last moment to.
 func (g *credentialGuard) stopIfRunning() {
+	g.ended.Store(true)
 	if g.done != nil {
 		g.stop()
 	}
+	if g.refreshed.Load() {
+		// A re-run after a 401 still going on when the run ends.
+		stopAbandonedPlugin(g.command)
+	}
+}
+
+// boundRefresh: client-go runs the plugin again, with no bound, inside
+// the round trip of every request answered 401 (exec.go, roundTripper),
+// before the 401 reaches the command; so that a plugin that answered once
+// and hangs the next time cannot hold the command, from the first 401 on
+// each process of the plugin that has run refreshBound is stopped (the
+// command then reports the 401). Once one had to be stopped, the next get
+// a moment only. One watch for the run, until it ends; the run's end
+// stops a re-run still going on (stopIfRunning).
+func (g *credentialGuard) boundRefresh(ctx context.Context) {
+	g.refreshed.Store(true)
+	bound := time.Duration(g.refreshBound.Load())
+	if bound == 0 || !g.watching.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		seen := map[int]time.Time{}
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for !g.ended.Load() {
+			select {
+			case <-ctx.Done():
+				return
+			case now := <-tick.C:
+				live := map[int]time.Time{}
+				overdue := false
+				for _, pid := range pluginProcesses() {
+					first, ok := seen[pid]
+					if !ok {
+						first = now
+					}
+					live[pid] = first
+					overdue = overdue || now.Sub(first) >= bound
+				}
+				seen = live
+				if overdue && !g.ended.Load() && stopAbandonedPlugin(g.command) > 0 {
+					bound = min(bound, 200*time.Millisecond)
+					seen = map[int]time.Time{}
+				}
+			}
+		}
+	}()
+}
+
+// unauthorizedWatch sees each response before client-go's exec round
+// tripper (which wraps it) re-runs the plugin on a 401.
+type unauthorizedWatch struct {
+	next http.RoundTripper
+	seen func()
+}
+
+func (u unauthorizedWatch) RoundTrip(r *http.Request) (*http.Response, error) {
+	res, err := u.next.RoundTrip(r)
+	if err == nil && res.StatusCode == http.StatusUnauthorized {
+		u.seen()
+	}
+	return res, err
 }
 
 // wrap is part of the WrapConfigFn every rest.Config of the plugin goes
@@ -96,9 +175,10 @@ func (g *credentialGuard) wrap(ctx context.Context, cfg *rest.Config) *rest.Conf
 	}
 	g.once.Do(func() {
 		g.done, g.command = make(chan struct{}), cfg.ExecProvider.Command
+		g.started.Store(cfg.ExecProvider.Command)
 		go func() {
 			defer close(g.done)
-			g.err = runCredentialPlugin(ctx, cfg, g.stop)
+			g.err = runCredentialPlugin(ctx, cfg, g)
 		}()
 	})
 	// Every caller waits for the one run of the plugin, or for the end of
@@ -115,7 +195,11 @@ func (g *credentialGuard) wrap(ctx context.Context, cfg *rest.Config) *rest.Conf
 		g.stop()
 	}
 	if err == nil {
-		return cfg
+		c := rest.CopyConfig(cfg)
+		c.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+			return unauthorizedWatch{next: rt, seen: func() { g.boundRefresh(ctx) }}
+		})
+		return c
 	}
 	c := rest.CopyConfig(cfg)
 	c.ExecProvider = nil
@@ -126,8 +210,9 @@ func (g *credentialGuard) wrap(ctx context.Context, cfg *rest.Config) *rest.Conf
 // runCredentialPlugin gets the credentials through client-go's own exec
 // authenticator (the one the clients of cfg use), waiting at most
 // --request-timeout, or credentialPluginTimeout for a plugin that cannot
-// ask the user anything; stop stops it when it is given up on.
-func runCredentialPlugin(ctx context.Context, cfg *rest.Config, stop func() int) error {
+// ask the user anything; g stops it when it is given up on, and keeps
+// the bound for the re-runs after a 401.
+func runCredentialPlugin(ctx context.Context, cfg *rest.Config, g *credentialGuard) error {
 	tc, err := cfg.TransportConfig()
 	if err != nil || tc.TLS.GetCertHolder == nil {
 		// Not built (its error comes with the first request), or the
@@ -139,6 +224,7 @@ func runCredentialPlugin(ctx context.Context, cfg *rest.Config, stop func() int)
 	if wait == 0 && !interactive {
 		wait, bound = credentialPluginTimeout, "the bound of a plugin that cannot ask the user, without --request-timeout"
 	}
+	g.refreshBound.Store(int64(wait))
 	adoptOrphans()
 	done := make(chan error, 1)
 	go func() {
@@ -158,9 +244,9 @@ func runCredentialPlugin(ctx context.Context, cfg *rest.Config, stop func() int)
 		}
 		return nil
 	case <-timeout:
-		return &credentialPluginError{command: cfg.ExecProvider.Command, waited: wait, bound: bound, stopped: stop()}
+		return &credentialPluginError{command: cfg.ExecProvider.Command, waited: wait, bound: bound, stopped: g.stop()}
 	case <-ctx.Done():
-		stop()
+		g.stop()
 		return ctx.Err()
 	}
 }

@@ -69,6 +69,10 @@ func stopAbandonedPlugin(string) int {
 	return len(killed)
 }
 
+// pluginProcesses are the live processes of the credential plugin: every
+// descendant of this process (the plugin is the only program it runs).
+func pluginProcesses() []int { return descendants(processes()) }
+
 // descendants are this process's live (not zombie) descendants.
 func descendants(procs map[int]process) []int {
 	in := map[int]bool{os.Getpid(): true}

@@ -9,3 +9,6 @@ func stopAbandonedPlugin(string) int { return -1 }
 
 // adoptOrphans: nothing to do where stopAbandonedPlugin stops nothing.
 func adoptOrphans() {}
+
+// pluginProcesses: not known where stopAbandonedPlugin stops nothing.
+func pluginProcesses() []int { return nil }

@@ -202,14 +202,21 @@ func unboundedFix(err error) error {
 }
 
 // serverName is how messages name the kubeconfig's server: its address
-// with any password in it redacted.
+// with any password in it redacted. Read once, before any request
+// (noteServerName): client-go's ClientConfig writes into the loaded
+// kubeconfig, so a second call races with a step still running aside.
 func (o *RootOptions) serverName() string {
-	// The kubeconfig as written: the run's config waits for a
-	// credential plugin (credentialGuard).
+	o.serverOnce.Do(o.noteServerName)
+	return o.server
+}
+
+// noteServerName reads the kubeconfig as written (the run's config waits
+// for a credential plugin: credentialGuard).
+func (o *RootOptions) noteServerName() {
+	o.server = "the API server"
 	if cfg, err := o.ConfigFlags.ToRawKubeConfigLoader().ClientConfig(); err == nil && cfg.Host != "" {
-		return "the API server at " + text.RedactURL(cfg.Host)
+		o.server = "the API server at " + text.RedactURL(cfg.Host)
 	}
-	return "the API server"
 }
 
 // resourceArgs reads RESOURCE [NAME] or RESOURCE/NAME, as kubectl takes

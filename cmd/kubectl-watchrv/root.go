@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
@@ -41,6 +42,9 @@ type RootOptions struct {
 	// (the run's signal context) ends its wait on Ctrl-C.
 	credentials credentialGuard
 	runCtx      context.Context
+	// server is serverName's text, read once (serverOnce).
+	server     string
+	serverOnce sync.Once
 
 	// running is the command being run (set before it runs): what its
 	// advice may tell the user to type depends on it (takesName).
@@ -97,6 +101,8 @@ version", or a list says "Too large resource version". It only reads
 			if strings.HasPrefix(cmd.Name(), "__complete") {
 				return nil
 			}
+			// Before any step runs aside (see serverName).
+			o.serverOnce.Do(o.noteServerName)
 			return o.validateGivenNamespace()
 		},
 		// Parse the global flags at the root, so that an unknown one is

@@ -91,16 +91,12 @@ func (o *WatchOptions) beforeWatchError(ctx context.Context, err error, doing, v
 	return withCode(ExitUnreachable, fmt.Errorf("no answer from %s within the watch's time (--timeout %s) while %s%s: check that the cluster is up, or raise --timeout", o.serverName(), o.Timeout, doing, note))
 }
 
-// credentialPlugin is the kubeconfig's exec credential command ("" when it
-// has none).
+// credentialPlugin is the exec credential command this run started (""
+// when it started none). Not read from the kubeconfig again: client-go's
+// ClientConfig writes into the loaded kubeconfig's exec config, which a
+// step still running aside (boundedBy) may be reading.
 func (o *WatchOptions) credentialPlugin() string {
-	// The kubeconfig as written, not the run's config: that one waits
-	// for the plugin (credentialGuard).
-	cfg, err := o.ConfigFlags.ToRawKubeConfigLoader().ClientConfig()
-	if err != nil || cfg.ExecProvider == nil {
-		return ""
-	}
-	return cfg.ExecProvider.Command
+	return o.credentials.pluginStarted()
 }
 
 // boundedBy runs f aside and returns its result, or ctx's error as soon as

@@ -12,6 +12,7 @@ package matrix
 
 import (
 	"fmt"
+	"sort"
 	"sync"
 	"testing"
 
@@ -22,12 +23,41 @@ import (
 // is CPU-bound, and ten at once on two cores miss their readiness deadline.
 var starting = make(chan struct{}, 3)
 
-// startCell starts cell for test t (bounded, see starting).
-func startCell(t *testing.T, cell framework.Cell) *framework.Cluster {
+// startCell starts cell for test t (bounded, see starting), once its
+// turn came (see startOrder).
+func startCell(t *testing.T, cell framework.Cell, turn <-chan struct{}) *framework.Cluster {
 	t.Helper()
-	starting <- struct{}{}
+	<-turn
 	defer func() { <-starting }()
 	return framework.StartCell(t, cell.Name())
+}
+
+// firstToStart are the cells that run longest after their start (a 100 s
+// watch beside the checks; a second API server; kine's lost change): they
+// start first, so that the matrix ends with the quick ones.
+var firstToStart = []string{"v1.37/etcd/cache-off", "v1.30/etcd/cache-on", "v1.37/kine/cache-off"}
+
+// startOrder gives each cell its turn to start: those of firstToStart
+// first, then the others in the matrix's order; a turn comes when a start
+// slot is free.
+func startOrder(cells []framework.Cell) map[string]chan struct{} {
+	rank := map[string]int{}
+	for i, n := range firstToStart {
+		rank[n] = i - len(firstToStart)
+	}
+	order := append([]framework.Cell(nil), cells...)
+	sort.SliceStable(order, func(i, j int) bool { return rank[order[i].Name()] < rank[order[j].Name()] })
+	turns := map[string]chan struct{}{}
+	for _, c := range order {
+		turns[c.Name()] = make(chan struct{})
+	}
+	go func() {
+		for _, c := range order {
+			starting <- struct{}{}
+			close(turns[c.Name()])
+		}
+	}()
+	return turns
 }
 
 // forEachCell runs f on every cell of the matrix, each in its own running
@@ -37,11 +67,12 @@ func startCell(t *testing.T, cell framework.Cell) *framework.Cluster {
 func forEachCell(t *testing.T, f func(t *testing.T, cell framework.Cell, c *framework.Cluster)) (ran []framework.Cell) {
 	var wg sync.WaitGroup
 	cells := cellsWanted(t)
+	turns := startOrder(cells)
 	for _, cell := range cells {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			t.Run(cell.Name(), func(t *testing.T) { f(t, cell, startCell(t, cell)) })
+			t.Run(cell.Name(), func(t *testing.T) { f(t, cell, startCell(t, cell, turns[cell.Name()])) })
 		}()
 	}
 	wg.Wait()

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -141,4 +142,68 @@ func TestCredentialExecPluginOnARealServer(t *testing.T) {
 			})
 		}
 	}
+}
+
+// On a 401, client-go runs the credential plugin again inside the round
+// trip, with no bound of its own. A plugin that answered once (a token the
+// real API server refuses) and hangs the next time must not hold any
+// command: the re-run is stopped --request-timeout after the 401, and the
+// command reports the 401.
+func TestCredentialPluginRerunAfter401IsBounded(t *testing.T) {
+	a := shared.APIServers[0]
+	apiHost := strings.TrimPrefix(a.URL, "https://")
+	_, ns := newNamespace(t, shared, "rerun401")
+	// The commands share the one guard of every rest.Config (root.go):
+	// four of them stand for the others here.
+	dir := t.TempDir()
+	counter, pids := filepath.Join(dir, "runs"), filepath.Join(dir, "pids")
+	bad := `echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"not-a-token-the-server-knows"}}'`
+	// The first run answers; every later one hangs (recording its pid).
+	script := filepath.Join(dir, "once.sh")
+	body := "#!/bin/sh\nif [ -e " + counter + " ]; then echo $$ >> " + pids + "; echo run >> " + counter + "; exec sleep 60; fi\necho run >> " + counter + "\n" + bad + "\n"
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	kc := writeKubeconfig(t, "    server: "+a.URL+"\n    certificate-authority: "+a.CAFile+"\n",
+		"    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: "+script+"\n      interactiveMode: Never")
+	all := commandsOn(ns, apiHost)
+	for _, label := range []string{"list", "watch", "probe", "explain-error --check"} {
+		args := all[label]
+		t.Run(label, func(t *testing.T) {
+			_ = os.Remove(counter)
+			_ = os.Remove(pids)
+			r := framework.Run(t, kc, time.Minute, append(args, "--request-timeout", "3s")...)
+			b, _ := os.ReadFile(counter)
+			t.Logf("exit %d in %s, plugin run %d time(s): %.300s", r.Code, r.Duration.Round(time.Millisecond), strings.Count(string(b), "run"), strings.TrimSpace(r.Stderr))
+			if r.Code == 0 {
+				t.Fatalf("exit 0 with a token the server refuses: %s", r.Stderr)
+			}
+			if r.Duration > 25*time.Second {
+				t.Fatalf("took %s: the plugin's re-run after the 401 held the command", r.Duration)
+			}
+			pb, _ := os.ReadFile(pids)
+			for _, f := range strings.Fields(string(pb)) {
+				pid, _ := strconv.Atoi(f)
+				deadline := time.Now().Add(5 * time.Second)
+				for processAlive(pid) && time.Now().Before(deadline) {
+					time.Sleep(50 * time.Millisecond)
+				}
+				if processAlive(pid) {
+					_ = syscall.Kill(pid, syscall.SIGKILL)
+					t.Fatalf("the plugin's re-run (pid %d) outlived the command", pid)
+				}
+			}
+		})
+	}
+}
+
+// processAlive: the process exists and is not a zombie.
+func processAlive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || !strings.HasPrefix(strings.TrimSpace(s[i+1:]), "Z")
 }
