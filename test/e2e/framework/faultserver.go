@@ -260,3 +260,21 @@ func (s *FaultServer) stopped() bool {
 		return false
 	}
 }
+
+// Faults are every Fault a FaultServer answers with (a new one is added
+// here too: test/e2e/fakeserver lists them).
+var Faults = []Fault{
+	FaultEndlessWatch, FaultEndlessList, FaultEndlessVersion, FaultEndlessMetrics,
+	FaultEndlessError, FaultEndlessDiscovery, FaultTrickleList, FaultTrickleWatch,
+	FaultRepeatContinue, FaultTinyItems, FaultManySeries, FaultLongMetricsLine, FaultLongNames,
+}
+
+// KnownFault: f is one of Faults.
+func KnownFault(f Fault) bool {
+	for _, k := range Faults {
+		if k == f {
+			return true
+		}
+	}
+	return false
+}
