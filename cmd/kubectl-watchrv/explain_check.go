@@ -18,6 +18,7 @@ func checkNow(ctx context.Context, c *apiclient.Client, t apiclient.Target, d di
 	want, ok := rv.Parse(requested)
 	cur, ok2 := rv.Parse(current)
 	q, ask := servers.QuestionOf(d, want)
+	q.Current = cur
 	if !ok || !ok2 || !ask || (d.Class == diagnose.ClassExpired && want > cur) {
 		return nil
 	}

@@ -21,10 +21,10 @@ import (
 // storage answered is proven by reading a watch from it through every
 // change it replays (TryWatchThrough).
 
-// reachSilence is how long a drained watch must stay silent after its last
+// ReachSilence is how long a drained watch must stay silent after its last
 // event to count as having delivered every change: storage sends no
 // bookmarks, so silence is the only end of a replay it shows.
-const reachSilence = time.Second
+const ReachSilence = time.Second
 
 // maxReachEvents bounds what one drained watch reads (about 1 KiB each):
 // beyond it the watch is closed and the answer says how far it read.
@@ -32,7 +32,7 @@ const maxReachEvents = 10000
 
 // TryWatchThrough opens one watch from exactly rv and reads it until it
 // has replayed every change up to current (an event at or past current, or
-// silence for reachSilence after the last one), an ERROR event (a PrevKv=nil
+// silence for ReachSilence after the last one), an ERROR event (a PrevKv=nil
 // 500 is Expired, its modRevision LostAt: every watch from below it meets
 // the same lost change), the end of the stream, or maxReachEvents.
 // One request.
@@ -41,8 +41,8 @@ func TryWatchThrough(ctx context.Context, c *apiclient.Client, t apiclient.Targe
 		opts.HeaderTimeout = 10 * time.Second
 	}
 	// Before the first event, the wait the caller gives (adaptiveProbe
-	// raises it where an event must come); between events, reachSilence.
-	silence := max(opts.Wait, reachSilence)
+	// raises it where an event must come); between events, ReachSilence.
+	silence := max(opts.Wait, ReachSilence)
 	res = Try{ResourceVersion: rv}
 	clk := opts.clock()
 	if !takeToken(ctx, opts.Budget, &res) {
@@ -113,7 +113,7 @@ func TryWatchThrough(ctx context.Context, c *apiclient.Client, t apiclient.Targe
 				return res
 			}
 			// Go >= 1.23: Reset drops a value the timer may have sent.
-			silence = reachSilence
+			silence = ReachSilence
 			timer.Reset(silence)
 		}
 	}

@@ -19,6 +19,9 @@ type Question struct {
 	Class diagnose.Class
 	Kind  string
 	RV    uint64
+	// Current is the server's current RV, when known (0: not): a watch
+	// asked is then read through every change up to it.
+	Current uint64
 }
 
 // QuestionOf is the question of a diagnosis about RV rv; ok is false when
@@ -61,7 +64,16 @@ func Repeat(ctx context.Context, c *apiclient.Client, t apiclient.Target, q Ques
 		return Repeated{Outcome: probe.OutcomeFatal, Err: err, Tried: &diagnose.Tried{Request: q.request(), Answer: text.OneLine(err.Error())}}
 	}
 	if q.Class == diagnose.ClassExpired && !q.exactList() {
-		r := probe.TryWatch(ctx, c, t, q.RV, probe.TryOptions{Budget: b})
+		// A watch counts as working only once it replayed every change up
+		// to the current RV, or stayed silent for probe.ReachSilence: on
+		// storage a 410 can come after a quarter second, and on kine a
+		// lost change fails a watch that started (probe/reach.go).
+		var r probe.Try
+		if q.Current > q.RV {
+			r = probe.TryWatchThrough(ctx, c, t, q.RV, q.Current, probe.TryOptions{Budget: b})
+		} else {
+			r = probe.TryWatch(ctx, c, t, q.RV, probe.TryOptions{Budget: b, Wait: probe.ReachSilence})
+		}
 		if err := r.NotSent(); err != nil {
 			return notSent(err)
 		}

@@ -78,20 +78,23 @@ func (o *oracle) rawExactList(path string, rv uint64) rawAttempt {
 	return rawAttempt{works: code == http.StatusOK, code: code, message: st.Message}
 }
 
-// rawWatch watches path from rv and reads it up to its first event or 2 s
-// of silence: it works when it starts without an error.
+// rawWatch watches path from rv and reads it up to its first ERROR event
+// or its end (2 s): it works when it replays without an error (on kine a
+// watch that started can fail at a later, lost change).
 func (o *oracle) rawWatch(path string, rv uint64) rawAttempt {
 	w := o.s.watch(path, url.Values{"resourceVersion": {strconv.FormatUint(rv, 10)}, "timeoutSeconds": {"2"}}, 10*time.Second,
-		func(e event) bool { return true })
-	switch {
-	case w.Code != http.StatusOK:
+		func(e event) bool { return e.Type == "ERROR" })
+	if w.Code != http.StatusOK {
 		var st struct {
 			Message string `json:"message"`
 		}
 		_ = json.Unmarshal([]byte(w.Body), &st)
 		return rawAttempt{code: w.Code, message: st.Message}
-	case len(w.Events) > 0 && w.Events[0].Type == "ERROR":
-		return rawAttempt{code: w.Events[0].Object.Code, message: w.Events[0].Object.Message}
+	}
+	for _, e := range w.Events {
+		if e.Type == "ERROR" {
+			return rawAttempt{code: e.Object.Code, message: e.Object.Message}
+		}
 	}
 	return rawAttempt{works: true, code: http.StatusOK}
 }
