@@ -25,7 +25,7 @@ type Options struct {
 
 // Analyzer accumulates events; Add them in log order, then Report. Its
 // memory is bounded whatever the log: MaxClients clients of at most
-// maxResources resources and maxBuckets+1 timeline buckets each, maxOpen
+// maxResources resources and maxBuckets+1 timeline buckets each, MaxOpen
 // requests between their stages, the herd's relists of the last hour.
 type Analyzer struct {
 	o     Options
@@ -153,6 +153,7 @@ func resourceOf(e *audit.Event) string {
 func (a *Analyzer) Close() {
 	a.open.each(func(r *request) { a.finish(r, 0, a.to, true, -1) })
 	a.herd.flush(time.Time{})
+	a.herd.fold()
 }
 
 // lifetime is how long a request lived; known is false when the log does

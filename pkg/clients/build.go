@@ -17,6 +17,7 @@ func (a *Analyzer) Report(sources []string, st audit.Stats) Report {
 		AuditIDCollisions: a.open.collisions, OpenDropped: a.open.dropped,
 		WatchCache: a.cache.mode, WatchCacheSizes: a.cache.sizes,
 		Reads: readRules(a.v, a.cache), Clients: []Client{}, Herds: a.herd.herds,
+		HerdsFolded: a.herd.folded,
 	}
 	if len(r.WatchCacheSizes) == 0 {
 		r.WatchCacheSizes = nil

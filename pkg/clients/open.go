@@ -27,12 +27,16 @@ type request struct {
 	newer *request
 }
 
-// maxOpen bounds the requests held between their stages. A request's last
+// MaxOpen bounds the requests held between their stages. A request's last
 // stage carries every field this package reads, so one dropped by the cap
 // still counts when its end comes; only one whose end is not in the log is
-// lost (openRequests.dropped says how many were dropped). Their fields are
-// bounded (audit.MaxField): the cap bounds their memory.
-const maxOpen = 100_000
+// lost from the count of those open at the end (openRequests.dropped says
+// how many were dropped). Their fields are bounded (audit.MaxField): the
+// cap bounds their memory (about 700 bytes each). It is low enough that a
+// log whose requests never end (a server restarted mid-watch leaves every
+// watch it held open in the log for ever) does not grow the memory with
+// the log's length.
+const MaxOpen = 20_000
 
 // openRequests holds the requests whose last stage has not come yet,
 // keyed by auditID and, because a client can choose its auditID (the API
@@ -82,7 +86,7 @@ func (o *openRequests) start(e *audit.Event, newRequest func(*audit.Event) *requ
 	if first != nil {
 		o.collisions++
 	}
-	if o.n >= maxOpen {
+	if o.n >= MaxOpen {
 		o.remove(o.oldest)
 		o.dropped++
 	}

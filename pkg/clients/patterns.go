@@ -240,6 +240,40 @@ type herdState struct {
 	herds     []Pattern
 	watermark time.Time
 	nextFlush int
+	// folded counts the herds not kept: at most MaxHerds are, the largest
+	// (by clients, then the earliest), so that a long log of many herds
+	// holds (and prints) the ones that matter.
+	folded int64
+}
+
+// MaxHerds is how many herds a report keeps.
+const MaxHerds = 50
+
+// keep adds a herd, folding the smallest away beyond MaxHerds (sorted
+// and cut once twice as many are held).
+func (h *herdState) keep(p Pattern) {
+	h.herds = append(h.herds, p)
+	if len(h.herds) >= 2*MaxHerds {
+		h.fold()
+	}
+}
+
+// fold keeps the MaxHerds largest herds, in the order they happened.
+func (h *herdState) fold() {
+	if len(h.herds) <= MaxHerds {
+		return
+	}
+	hs := h.herds
+	sort.SliceStable(hs, func(i, j int) bool {
+		if hs[i].Count != hs[j].Count {
+			return hs[i].Count > hs[j].Count
+		}
+		return hs[i].First.Before(hs[j].First)
+	})
+	h.folded += int64(len(hs) - MaxHerds)
+	hs = append(hs[:0:0], hs[:MaxHerds]...)
+	sort.SliceStable(hs, func(i, j int) bool { return hs[i].First.Before(hs[j].First) })
+	h.herds = hs
 }
 
 const (
@@ -298,7 +332,7 @@ func (h *herdState) flush(cutoff time.Time) {
 			i++
 			continue
 		}
-		h.herds = append(h.herds, herdPattern(set, end-i, rs[i].at, rs[end-1].at))
+		h.keep(herdPattern(set, end-i, rs[i].at, rs[end-1].at))
 		i = end
 	}
 	h.relists = append(rs[:0:0], rs[i:]...)

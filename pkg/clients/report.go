@@ -47,7 +47,7 @@ type Report struct {
 	// header): they are counted apart.
 	AuditIDCollisions int64 `json:"auditIDCollisions,omitempty"`
 	// OpenDropped are requests whose first stages were not kept (more
-	// than 100,000 open at once): each counts when its last stage comes;
+	// than MaxOpen open at once): each counts when its last stage comes;
 	// one whose last stage is not in the log is not counted.
 	OpenDropped int64     `json:"openDropped,omitempty"`
 	From        time.Time `json:"from"`
@@ -66,9 +66,12 @@ type Report struct {
 	Clients         []Client       `json:"clients"`
 	// Folded are the clients not kept apart (more than MaxClients): their
 	// counts together, without patterns; nil when none was folded.
-	Folded   *Folded   `json:"folded,omitempty"`
-	Herds    []Pattern `json:"herds"`
-	Timeline Timeline  `json:"timeline"`
+	Folded *Folded   `json:"folded,omitempty"`
+	Herds  []Pattern `json:"herds"`
+	// HerdsFolded counts the herds found beyond the MaxHerds largest,
+	// which Herds keeps.
+	HerdsFolded int64    `json:"herdsFolded,omitempty"`
+	Timeline    Timeline `json:"timeline"`
 }
 
 // Input is what was done to read the input (see audit.Stats).

@@ -64,6 +64,9 @@ func (p *Printer) clientsHuman(r clients.Report, top int) error {
 		for _, h := range r.Herds {
 			w.printf("  %s: %s\n    fix: %s\n", s.Bad.Sprint(h.Name), text.Inline(h.Evidence), h.Fix)
 		}
+		if r.HerdsFolded > 0 {
+			w.printf("  and %s smaller herd(s), not kept (the %d with the most clients are)\n", th(r.HerdsFolded), clients.MaxHerds)
+		}
 	}
 	if len(r.Timeline.Clients) > 0 {
 		w.printf("\n")
@@ -121,7 +124,7 @@ func clientsRead(r clients.Report) string {
 		line += fmt.Sprintf("; %s came with the auditID of another request still open (a client-chosen Audit-ID header), counted apart", th(r.AuditIDCollisions))
 	}
 	if r.OpenDropped > 0 {
-		line += fmt.Sprintf("; %s whose first stage was not kept (more than 100,000 open at once) count when their end comes", th(r.OpenDropped))
+		line += fmt.Sprintf("; %s whose first stage was not kept (more than %s open at once) count when their end comes, and not as open when it is not in the log", th(r.OpenDropped), th(clients.MaxOpen))
 	}
 	return line
 }
