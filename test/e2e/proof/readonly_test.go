@@ -5,6 +5,7 @@ package proof
 import (
 	"context"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -63,10 +64,17 @@ func TestPluginOnlyReads(t *testing.T) {
 		}
 		rv = cm.ResourceVersion
 	}
-	for _, args := range readOnlyInvocations(ns, rv) {
-		r := framework.Run(t, shared.Kubeconfig, 2*time.Minute, args...)
-		t.Logf("exit %d in %s: kubectl watchrv %s", r.Code, r.Duration.Round(time.Millisecond), strings.Join(args, " "))
-	}
+	// The runs only read and are independent: side by side (-parallel),
+	// all done before the audit log is read.
+	t.Run("runs", func(t *testing.T) {
+		for i, args := range readOnlyInvocations(ns, rv) {
+			t.Run(strconv.Itoa(i), func(t *testing.T) {
+				t.Parallel()
+				r := framework.Run(t, shared.Kubeconfig, 2*time.Minute, args...)
+				t.Logf("exit %d in %s: kubectl watchrv %s", r.Code, r.Duration.Round(time.Millisecond), strings.Join(args, " "))
+			})
+		}
+	})
 	ua := "kubectl-watchrv/" + framework.PluginVersion
 	verbs := map[string]int{}
 	var writes []string

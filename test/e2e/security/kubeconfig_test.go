@@ -70,20 +70,25 @@ func TestProxyPasswordIsNeverPrinted(t *testing.T) {
 		{"TLS", via(proxy.Addr(), otherCA), "    token: " + framework.AdminToken, false},
 		{"proxy unreachable", via(closedPort(t), a.CAFile), "    token: " + framework.AdminToken, false},
 	}
-	for _, k := range kinds {
-		kc := writeKubeconfig(t, k.cluster, k.user)
-		for label, args := range commandsOn(ns, apiHost) {
-			t.Run(k.name+"/"+label, func(t *testing.T) {
-				r := framework.Run(t, kc, time.Minute, append(args, "--request-timeout", "5s")...)
-				if strings.Contains(r.Stdout+r.Stderr, "SECRET-PROXY-PW") {
-					t.Fatalf("the proxy's password was printed (exit %d): %s%s", r.Code, r.Stdout, r.Stderr)
-				}
-				if !k.answered && r.Code == 0 {
-					t.Fatalf("exit 0: %s", r.Stderr)
-				}
-			})
+	// The runs are independent: side by side (-parallel), all done before
+	// the proxy's log is read.
+	t.Run("runs", func(t *testing.T) {
+		for _, k := range kinds {
+			kc := writeKubeconfig(t, k.cluster, k.user)
+			for label, args := range commandsOn(ns, apiHost) {
+				t.Run(k.name+"/"+label, func(t *testing.T) {
+					t.Parallel()
+					r := framework.Run(t, kc, time.Minute, append(args, "--request-timeout", "5s")...)
+					if strings.Contains(r.Stdout+r.Stderr, "SECRET-PROXY-PW") {
+						t.Fatalf("the proxy's password was printed (exit %d): %s%s", r.Code, r.Stdout, r.Stderr)
+					}
+					if !k.answered && r.Code == 0 {
+						t.Fatalf("exit 0: %s", r.Stderr)
+					}
+				})
+			}
 		}
-	}
+	})
 	if len(proxy.Seen()) == 0 {
 		t.Fatal("no request went through the proxy: the test checked nothing")
 	}
@@ -97,14 +102,14 @@ func TestCredentialExecPluginOnARealServer(t *testing.T) {
 	a := shared.APIServers[0]
 	apiHost := strings.TrimPrefix(a.URL, "https://")
 	_, ns := newNamespace(t, shared, "execplugin")
-	dir := t.TempDir()
-	counter := filepath.Join(dir, "runs")
-	script := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte("#!/bin/sh\necho run >> "+counter+"\n"+body+"\n"), 0o755); err != nil {
+	// Each run has a plugin of its own (its own count of runs): the runs
+	// go side by side (-parallel).
+	script := func(dir, name, body string) (path, counter string) {
+		path, counter = filepath.Join(dir, name), filepath.Join(dir, "runs")
+		if err := os.WriteFile(path, []byte("#!/bin/sh\necho run >> "+counter+"\n"+body+"\n"), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		return p
+		return path, counter
 	}
 	cred := `echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"` + framework.AdminToken + `"}}'`
 	plugins := []struct {
@@ -119,13 +124,14 @@ func TestCredentialExecPluginOnARealServer(t *testing.T) {
 	}
 	cluster := "    server: " + a.URL + "\n    certificate-authority: " + a.CAFile + "\n"
 	for _, p := range plugins {
-		kc := writeKubeconfig(t, cluster, "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: "+script(strings.ReplaceAll(p.name, " ", "-")+".sh", p.body)+"\n      interactiveMode: Never")
 		for label, args := range commandsOn(ns, apiHost) {
 			if p.code == 0 && label == "explain-error --check" {
 				args = []string{"explain-error", "--check", "-n", ns, "too old resource version: 1 (2)"}
 			}
 			t.Run(p.name+"/"+label, func(t *testing.T) {
-				_ = os.Remove(counter)
+				t.Parallel()
+				path, counter := script(t.TempDir(), strings.ReplaceAll(p.name, " ", "-")+".sh", p.body)
+				kc := writeKubeconfig(t, cluster, "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: "+path+"\n      interactiveMode: Never")
 				r := framework.Run(t, kc, time.Minute, append(args, "--request-timeout", "4s")...)
 				b, _ := os.ReadFile(counter)
 				runs := strings.Count(string(b), "run")
