@@ -78,6 +78,7 @@ func TestBadInputIsRefusedClearly(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel() // each run only reads, on its own
 			r := framework.RunInput(t, c.kubeconfig, c.stdin, time.Minute, c.args...)
 			if r.Code != c.code {
 				t.Fatalf("exit code: want %d, got %d; stderr: %s", c.code, r.Code, r.Stderr)
