@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/spf13/cobra"
 	"strconv"
 	"strings"
 
@@ -77,4 +78,33 @@ func example(f *pflag.Flag) string {
 		return fmt.Sprintf("give a number such as %s %s", name, def)
 	}
 	return fmt.Sprintf("see %s in --help", name)
+}
+
+// parseErrorAsUsage is the one rule for what cobra returns itself, before
+// any command's own checks: a flag it could not parse on the way to the
+// subcommand (TraverseChildren parses the root's flags first, and cobra
+// then returns pflag's error as it is, without the FlagErrorFunc) is bad
+// input, told as every other bad flag (exit 2, the fix, no Go parser
+// text). Any other error is returned unchanged.
+func parseErrorAsUsage(root *cobra.Command, err error) error {
+	var coded *exitError
+	if err == nil || errors.As(err, &coded) {
+		return err
+	}
+	var invalid *pflag.InvalidValueError
+	var missing *pflag.ValueRequiredError
+	var unknown *pflag.NotExistError
+	var syntax *pflag.InvalidSyntaxError
+	if errors.As(err, &invalid) || errors.As(err, &missing) || errors.As(err, &unknown) || errors.As(err, &syntax) {
+		return usageErrorf(root, "%v", flagError(err))
+	}
+	return err
+}
+
+// noArgs refuses arguments as bad input (exit 2), naming the first.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageErrorf(cmd, "%q: %s takes no arguments", args[0], cmd.CommandPath())
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,5 +125,31 @@ func TestEveryCommandHelpHasExitCodes(t *testing.T) {
 	visit(root)
 	if n < 9 {
 		t.Fatalf("only %d commands visited", n)
+	}
+}
+
+// TestBadRootFlagsBeforeEveryCommand: a flag of the root given a bad value
+// before the subcommand (cobra parses it on the way, and returns pflag's
+// own error) is bad input like any other: exit 2, one line, the fix, no Go
+// parser text; in front of every command.
+func TestBadRootFlagsBeforeEveryCommand(t *testing.T) {
+	root, _ := newRootCommand(genericiooptions.IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard})
+	for _, sub := range root.Commands() {
+		if sub.Hidden || sub.Name() == "help" {
+			continue
+		}
+		for _, bad := range [][]string{{"--no-color=maybe"}, {"-v=abc"}, {"--insecure-skip-tls-verify=x"}, {"--nosuch"}} {
+			args := append(append([]string{}, bad...), sub.Name())
+			_, errOut, code := runWithEnv(t, "/nonexistent-watchrv-unit", args...)
+			if code != ExitUsage || strings.Count(strings.TrimSpace(errOut), "\n") != 0 || strings.Contains(errOut, "strconv") || strings.Contains(errOut, "invalid syntax") {
+				t.Errorf("%v: exit %d: %q", args, code, errOut)
+			}
+		}
+	}
+	for _, args := range [][]string{{"version", "extra"}, {"version", "--client", "extra"}} {
+		_, errOut, code := runWithEnv(t, "/nonexistent-watchrv-unit", args...)
+		if code != ExitUsage || !strings.Contains(errOut, `"extra"`) {
+			t.Errorf("%v: exit %d: %q", args, code, errOut)
+		}
 	}
 }

@@ -306,7 +306,7 @@ func run(args []string, streams genericiooptions.IOStreams) (code int) {
 			code = ExitInternal
 		}
 	}()
-	err := cmd.ExecuteContext(ctx)
+	err := parseErrorAsUsage(cmd, cmd.ExecuteContext(ctx))
 	if len(args) == 0 || !strings.HasPrefix(args[0], "__complete") {
 		// Not under a shell's completion, whose stderr is the user's prompt.
 		// Settle first: every request counted has had its -v line.

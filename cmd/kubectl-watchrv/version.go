@@ -36,7 +36,7 @@ exit code then says why, as for every command (--client asks nothing).
 		Example: `  kubectl watchrv version
   kubectl watchrv version --client
   kubectl watchrv version -o json`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 	}
 	o.outputFlags = newOutputFlags(render.FormatJSON, render.FormatYAML)
 	o.addOutputFlag(cmd.Flags())
