@@ -96,18 +96,29 @@ func (p *Printer) probeAllHuman(r ProbeAllReport, verbose bool) error {
 	if err := p.ProbeAllMetrics(r); err != nil {
 		return err
 	}
-	p.Notef("%s, %d failed, %s (%.2f per resource) in %s; %s", text.Count(len(r.Resources), "resource"), r.Failed, text.Count(r.Requests, "request"), r.RequestsPerResource, millis(r.Millis), runCurrentText(r.CurrentRV))
+	p.Notef("%s, %d failed, %s (%.2f per resource) in %s; %s", text.Count(len(r.Resources), "resource"), r.Failed, text.Count(r.Requests, "request"), r.RequestsPerResource, millis(r.Millis), runCurrentText(r.CurrentRV, r.Resources))
 	return nil
 }
 
-// runCurrentText says where the rows' current RV came from.
-func runCurrentText(c probe.RunWide) string {
-	if c.Current == 0 {
-		return "every row read its own current RV"
+// runCurrentText says where the rows' current RV came from, from the rows
+// themselves (their currentFrom): the run's RV is claimed shared only by
+// as many rows as used it.
+func runCurrentText(c probe.RunWide, rows []ProbeReport) string {
+	shared := 0
+	for _, r := range rows {
+		if r.CurrentFrom == probe.CurrentRun {
+			shared++
+		}
 	}
-	out := fmt.Sprintf("current RV %d read once for the run (a consistent list of %s), shared by the resources of the cluster's own revision", c.Current, c.From)
+	if c.Current == 0 || shared == 0 {
+		return "every row read its own current RV (no row shared the run's)"
+	}
+	out := fmt.Sprintf("current RV %d (a consistent list of %s) shared by %d of the %s", c.Current, c.From, shared, text.Count(len(rows), "row"))
+	if own := len(rows) - shared; own > 0 {
+		out += fmt.Sprintf("; %d read their own (searched in full, or a group of its own)", own)
+	}
 	if c.Reads > 1 {
-		out += fmt.Sprintf(" (read %s: a window moved past it)", text.Count(c.Reads, "time"))
+		out += fmt.Sprintf(" (the run's RV was read %s: a window moved past it)", text.Count(c.Reads, "time"))
 	}
 	if len(c.Own) > 0 {
 		out += "; own current RV: " + strings.Join(c.Own, ", ")

@@ -1,0 +1,24 @@
+package render
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/probe"
+)
+
+// TestRunCurrentTextClaimsOnlyTheRowsThatShared: the run's current RV is
+// said shared by as many rows as used it (their currentFrom), never by
+// "the resources" when every row read its own (a cluster without a watch
+// cache: every row is searched in full).
+func TestRunCurrentTextClaimsOnlyTheRowsThatShared(t *testing.T) {
+	c := probe.RunWide{Current: 564, From: "validatingadmissionpolicies.admissionregistration.k8s.io", Reads: 1}
+	own := []ProbeReport{{CurrentFrom: probe.CurrentOwn}, {CurrentFrom: probe.CurrentOwn}, {CurrentFrom: probe.CurrentOwn}}
+	if got := runCurrentText(c, own); !strings.Contains(got, "no row shared") || strings.Contains(got, "564") {
+		t.Errorf("every row its own: %q", got)
+	}
+	mixed := []ProbeReport{{CurrentFrom: probe.CurrentOwn}, {CurrentFrom: probe.CurrentRun}, {CurrentFrom: probe.CurrentRun}}
+	if got := runCurrentText(c, mixed); !strings.Contains(got, "shared by 2 of the 3 rows") || !strings.Contains(got, "1 read their own") {
+		t.Errorf("two of three shared: %q", got)
+	}
+}
