@@ -43,7 +43,7 @@ func invalidFlagValue(f *pflag.Flag, value string, cause error) string {
 	case kind == "duration":
 		return fmt.Sprintf("%s %s is not a duration: %s", name, v, example(f))
 	case strings.HasPrefix(kind, "uint"):
-		return fmt.Sprintf("%s %s is not a whole number of 0 or more: %s", name, v, example(f))
+		return fmt.Sprintf("%s %s is not a whole number (digits only, no sign): %s", name, v, example(f))
 	case strings.HasPrefix(kind, "int"):
 		return fmt.Sprintf("%s %s is not a whole number: %s", name, v, example(f))
 	case strings.HasPrefix(kind, "float"):

@@ -159,13 +159,13 @@ func (o *WatchOptions) Validate(cmd *cobra.Command) error {
 		return usageErrorf(cmd, "--send-initial-events and --rv list both deliver the initial state: choose one")
 	}
 	if o.Timeout < 0 || (cmd.Flags().Changed("timeout") && o.Timeout == 0) {
-		return usageErrorf(cmd, "--timeout %s is not a duration to watch for: use a positive duration such as 30s", o.Timeout)
+		return usageErrorf(cmd, "--timeout %s must be more than 0: use a duration such as 30s (or leave --timeout out to watch until Ctrl-C)", o.Timeout)
 	}
 	if o.StallTimeout < 0 || (cmd.Flags().Changed("stall-timeout") && o.StallTimeout == 0) {
-		return usageErrorf(cmd, "--stall-timeout %s is not a duration: use a positive duration such as 90s", o.StallTimeout)
+		return usageErrorf(cmd, "--stall-timeout %s must be more than 0: use a duration such as 90s", o.StallTimeout)
 	}
 	if o.MaxEvents < 0 {
-		return usageErrorf(cmd, "--max-events %d is not a count: use a positive number (0 = no limit)", o.MaxEvents)
+		return usageErrorf(cmd, "--max-events %d is below 0: use a count such as 10, or 0 for no limit", o.MaxEvents)
 	}
 	if o.Until != "" {
 		switch o.Until {
