@@ -89,12 +89,16 @@ func usageErrorf(cmd *cobra.Command, format string, args ...any) error {
 // or used (an unknown context, an auth-provider client-go no longer has, bad
 // certificate data, a credential plugin that fails): exit 2 in every
 // command.
-func kubeconfigError(err error, contexts []string) error {
+func kubeconfigError(err error, names kubeconfigNames) error {
 	// Bounded: client-go quotes a --context or --user value whole.
 	msg := text.Shorten(strings.TrimPrefix(text.OneLine(err.Error()), "cannot build API client: "), 512)
 	switch {
-	case diagnose.KubeconfigNamesContext(msg) && len(contexts) > 0:
-		return withCode(ExitUsage, fmt.Errorf("cannot load kubeconfig: %s: choose a context with --context: %s (kubectl config get-contexts)", msg, strings.Join(contexts, ", ")))
+	case strings.Contains(msg, `auth info "`) && strings.Contains(msg, "does not exist") && len(names.users) > 0:
+		return withCode(ExitUsage, fmt.Errorf("cannot load kubeconfig: %s: choose a user with --user: %s (kubectl config view)", msg, text.Shorten(strings.Join(names.users, ", "), 512)))
+	case strings.Contains(msg, `cluster "`) && (strings.Contains(msg, "does not exist") || strings.Contains(msg, "no server found for cluster")) && len(names.clusters) > 0:
+		return withCode(ExitUsage, fmt.Errorf("cannot load kubeconfig: %s: choose a cluster with --cluster: %s (kubectl config get-clusters)", msg, text.Shorten(strings.Join(names.clusters, ", "), 512)))
+	case diagnose.KubeconfigNamesContext(msg) && len(names.contexts) > 0:
+		return withCode(ExitUsage, fmt.Errorf("cannot load kubeconfig: %s: choose a context with --context: %s (kubectl config get-contexts)", msg, text.Shorten(strings.Join(names.contexts, ", "), 512)))
 	case diagnose.IsMissingAuthProvider(msg):
 		return withCode(ExitUsage, fmt.Errorf("cannot use the kubeconfig's credentials: %s: client-go has no built-in auth-provider any more; use a credential exec plugin instead (kubelogin for oidc, gke-gcloud-auth-plugin for gcp), or --token", msg))
 	case isCredentialPluginError(err):
@@ -102,6 +106,10 @@ func kubeconfigError(err error, contexts []string) error {
 	}
 	return withCode(ExitUsage, fmt.Errorf("cannot load kubeconfig: %s: pass --kubeconfig, set KUBECONFIG, or use --server and --token", msg))
 }
+
+// kubeconfigNames are the kubeconfig's contexts, users and clusters, for
+// the fix of a --context, --user or --cluster it does not have.
+type kubeconfigNames struct{ contexts, users, clusters []string }
 
 // isCredentialPluginError: client-go's exec authenticator failed, at the
 // first request rather than when the client was built. It is the

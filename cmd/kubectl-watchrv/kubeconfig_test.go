@@ -163,3 +163,30 @@ func TestMalformedServerURLIsPrintedRedacted(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownKubeconfigNamesGetTheirFix: a --user, --cluster or --context
+// the kubeconfig does not have is named with the ones it has; a
+// --request-timeout client-go cannot read is the flag's fault, not the
+// kubeconfig's. All before any request (the server is a closed port).
+func TestUnknownKubeconfigNamesGetTheirFix(t *testing.T) {
+	kc := filepath.Join(t.TempDir(), "kubeconfig")
+	cfg := "apiVersion: v1\nkind: Config\nclusters:\n- name: c1\n  cluster:\n    server: https://127.0.0.1:9\ncontexts:\n- name: x1\n  context: {cluster: c1, user: u1}\ncurrent-context: x1\nusers:\n- name: u1\n  user:\n    token: t\n"
+	if err := os.WriteFile(kc, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--user", "nosuch", "list", "cm"}, "choose a user with --user: u1"},
+		{[]string{"--cluster", "nosuch", "list", "cm"}, "choose a cluster with --cluster: c1"},
+		{[]string{"--context", "nosuch", "list", "cm"}, "choose a context with --context: x1"},
+		{[]string{"--request-timeout", "abc", "list", "cm"}, `--request-timeout "abc" is not a duration`},
+		{[]string{"--request-timeout", "abc", "version"}, `--request-timeout "abc" is not a duration`},
+	} {
+		_, errOut, code := runWithEnv(t, kc, c.args...)
+		if code != ExitUsage || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+			t.Errorf("%v: exit %d: %q, want %q", c.args, code, errOut, c.want)
+		}
+	}
+}

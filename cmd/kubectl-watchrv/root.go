@@ -7,9 +7,11 @@ import (
 	"os/signal"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 
@@ -100,6 +102,9 @@ version", or a list says "Too large resource version". It only reads
 			o.running = cmd
 			if strings.HasPrefix(cmd.Name(), "__complete") {
 				return nil
+			}
+			if err := o.validateRequestTimeout(); err != nil {
+				return err
 			}
 			// Before any step runs aside (see serverName).
 			o.serverOnce.Do(o.noteServerName)
@@ -262,14 +267,22 @@ func (o *RootOptions) missingKubeconfig() string {
 // kubeconfig's values in its errors (a malformed server or proxy-url
 // whole, password included): they are redacted (redactKubeconfig).
 func (o *RootOptions) kubeconfigError(err error) error {
-	var contexts []string
+	var names kubeconfigNames
 	if raw, rerr := o.ConfigFlags.ToRawKubeConfigLoader().RawConfig(); rerr == nil {
 		for name := range raw.Contexts {
-			contexts = append(contexts, name)
+			names.contexts = append(names.contexts, name)
 		}
-		sort.Strings(contexts)
+		for name := range raw.AuthInfos {
+			names.users = append(names.users, name)
+		}
+		for name := range raw.Clusters {
+			names.clusters = append(names.clusters, name)
+		}
+		sort.Strings(names.contexts)
+		sort.Strings(names.users)
+		sort.Strings(names.clusters)
 	}
-	return kubeconfigError(redacted{err, o.redactKubeconfig}, contexts)
+	return kubeconfigError(redacted{err, o.redactKubeconfig}, names)
 }
 
 // redacted is err with its text passed through redact.
@@ -328,4 +341,21 @@ func run(args []string, streams genericiooptions.IOStreams) (code int) {
 	// whichever step quoted them.
 	fmt.Fprintln(streams.ErrOut, text.Shorten("error: "+text.Inline(o.redactKubeconfig(text.OneLine(err.Error()))), text.MaxLine))
 	return exitCode(err)
+}
+
+// validateRequestTimeout refuses a --request-timeout client-go cannot read
+// (an integer of seconds, or a duration such as 30s) as the bad flag it
+// is, before the kubeconfig is blamed for it.
+func (o *RootOptions) validateRequestTimeout() error {
+	t := o.ConfigFlags.Timeout
+	if t == nil || *t == "" || *t == "0" {
+		return nil
+	}
+	if n, err := strconv.ParseInt(*t, 10, 64); err == nil && n >= 0 {
+		return nil
+	}
+	if d, err := time.ParseDuration(*t); err == nil && d >= 0 {
+		return nil
+	}
+	return usageErrorf(o.running, "--request-timeout %q is not a duration: give a number and a unit (ms, s, m, h), for example --request-timeout 30s, or 0 for no limit", *t)
 }
