@@ -193,10 +193,7 @@ func serversTitle(r ServersReport) string {
 }
 
 func discoveryText(f servers.Found) string {
-	from := "from the kubernetes EndpointSlices"
-	if f.From == servers.FromFlag {
-		from = "from --endpoints"
-	}
+	from := discoverySource(f)
 	switch {
 	case f.Leases.Error != "":
 		return from + "; identity leases not readable: " + firstWords(f.Leases.Error, 12)
@@ -380,4 +377,12 @@ func (p *Printer) explanationServersHuman(e ServersExplanation) error {
 		}
 	}
 	return nil
+}
+
+// discoverySource says where the servers' addresses came from.
+func discoverySource(f servers.Found) string {
+	if f.From == servers.FromFlag {
+		return "from --endpoints"
+	}
+	return "from the kubernetes EndpointSlices"
 }

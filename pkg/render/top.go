@@ -102,7 +102,7 @@ func topTitle(r TopReport) string {
 			where += " (" + s.Version + ")"
 		}
 	case r.Discovery != nil:
-		where = fmt.Sprintf("%d API servers (%s)", len(r.Servers), r.Discovery.From)
+		where = fmt.Sprintf("%d API servers (%s)", len(r.Servers), discoverySource(*r.Discovery))
 	default:
 		where = fmt.Sprintf("%d API servers", len(r.Servers))
 	}
