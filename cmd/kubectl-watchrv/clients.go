@@ -21,6 +21,8 @@ type ClientsOptions struct {
 	*RootOptions
 
 	Filenames []string
+	// positional are the names given as arguments (read as logs, as -f).
+	positional map[string]bool
 	outputFlags
 	BySourceIP      bool
 	ServerVersion   string
@@ -144,6 +146,10 @@ read, or no audit event in the input; 130 interrupted (after the report).`,
 // it is is never taken for a pattern.
 func (o *ClientsOptions) Complete(cmd *cobra.Command, args []string) error {
 	var names []string
+	o.positional = map[string]bool{}
+	for _, a := range args {
+		o.positional[a] = true
+	}
 	for _, name := range append(o.Filenames, args...) {
 		if _, err := os.Stat(name); err != nil && strings.ContainsAny(name, "*?[") {
 			if m, gerr := filepath.Glob(name); gerr == nil && len(m) > 0 {
@@ -216,12 +222,12 @@ func (o *ClientsOptions) open(cmd *cobra.Command) error {
 		}
 		if fi, err := os.Stat(name); err == nil && fi.IsDir() {
 			o.close()
-			return usageErrorf(cmd, "-f %s is a directory: give the audit log files in it (-f %s/audit*.log)", name, name)
+			return usageErrorf(cmd, "%s is a directory: give the audit log files in it (-f %s/audit*.log)", o.logArg(name), name)
 		}
 		f, err := os.Open(name)
 		if err != nil {
 			o.close()
-			return usageErrorf(cmd, "cannot read -f %s: %v", name, explainPathError(err))
+			return usageErrorf(cmd, "cannot read %s: %v", o.logArg(name), explainPathError(err))
 		}
 		o.closers = append(o.closers, f)
 		src := audit.Source{Name: name, R: f}
@@ -297,4 +303,14 @@ func joinNames(names []string) string {
 		return names[0]
 	}
 	return fmt.Sprintf("%d inputs", len(names))
+}
+
+// logArg names a log as the user gave it: -f NAME, or an argument (every
+// argument is read as a log, so that -f audit*.log reads what the shell
+// expanded it to).
+func (o *ClientsOptions) logArg(name string) string {
+	if o.positional[name] {
+		return fmt.Sprintf("the argument %q (every argument is read as an audit log, as with -f)", text.Echo(name))
+	}
+	return "-f " + text.Echo(name)
 }

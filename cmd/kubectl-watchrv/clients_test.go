@@ -32,6 +32,7 @@ func TestClientsRejectsBadInput(t *testing.T) {
 	}{
 		{[]string{"clients", "-f", filepath.Join(dir, "missing.log")}, "cannot read -f " + filepath.Join(dir, "missing.log") + ": no such file or directory"},
 		{[]string{"clients", "-f", dir}, "is a directory"},
+		{[]string{"clients", "extra", "-f", recordedAudit}, `cannot read the argument "extra" (every argument is read as an audit log, as with -f)`},
 		{[]string{"clients", "-f", notAudit}, "no audit event in 2 line(s)"},
 		{[]string{"clients", "-f", recordedAudit, "-o", "wide"}, `unknown output format "wide"`},
 		{[]string{"clients", "-f", recordedAudit, "--server-version", "latest"}, `--server-version "latest" is not a Kubernetes version`},
