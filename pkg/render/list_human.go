@@ -87,6 +87,14 @@ func (p *Printer) listHuman(r ListReport) error {
 	newest := r.MaxItemResourceVersion
 	newestLabel := "Newest item RV"
 	switch {
+	case r.Request.RVOnly && r.Request.Limit == 1 && r.ItemCount > 1:
+		// The server ignored limit=1 (an RV=0 list the watch cache
+		// serves whole): the items read are the whole collection.
+		newestLabel = "Newest item RV"
+		if newest == "" {
+			newest = "(the items carry no resourceVersion)"
+		}
+		newest += s.Warn.Sprintf("  (--rv-only asked for one item; the server ignored limit=1 and sent all %d)", r.ItemCount)
 	case r.Request.RVOnly:
 		// One item was read: its RV says nothing about the collection.
 		newestLabel = "RV of the item read"

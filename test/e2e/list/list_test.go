@@ -267,3 +267,26 @@ func TestListRVOnlyReadsNoMetrics(t *testing.T) {
 		t.Errorf("list --rv-only read /metrics: %v", only)
 	}
 }
+
+// --rv-only asks for one item; a list at RV 0 that the watch cache serves
+// may ignore limit=1 and send the whole collection. The output then says
+// how many items came and shows their newest RV, never "the item read".
+func TestListRVOnlyAtRV0SaysWhatCame(t *testing.T) {
+	ctx := context.Background()
+	cs, ns := newNamespace(t, shared, "list-rvonly0")
+	if err := framework.CreateConfigMaps(ctx, cs, ns, "x", 5, 8, 1); err != nil {
+		t.Fatal(err)
+	}
+	r := framework.Run(t, shared.Kubeconfig, time.Minute, "list", "cm", "-n", ns, "--rv-only", "--rv", "0")
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
+	}
+	got := runListJSON(t, shared.Kubeconfig, "cm", "-n", ns, "--rv-only", "--rv", "0")
+	t.Logf("--rv-only --rv 0: %d item(s) came", got.ItemCount)
+	switch {
+	case got.ItemCount > 1 && (!strings.Contains(r.Stdout, "the server ignored limit=1 and sent all") || strings.Contains(r.Stdout, "RV of the item read")):
+		t.Fatalf("%d items came, the output does not say so:\n%s", got.ItemCount, r.Stdout)
+	case got.ItemCount <= 1 && !strings.Contains(r.Stdout, "RV of the item read"):
+		t.Fatalf("one item came:\n%s", r.Stdout)
+	}
+}
