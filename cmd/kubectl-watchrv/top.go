@@ -76,7 +76,8 @@ three rows that matter most, each with what it means and the fix.
 Every rate is the difference of two samples of one server's counters over the
 measured interval. A counter that went down (the server restarted) is said,
 never shown as a negative rate; a family the server does not expose (its
-version, a forbidden /metrics) is named, and its cells say n/a, never 0. The
+version) is named, and its cells say n/a, never 0; a /metrics the user may
+not read is an error (exit 7), with the RBAC rule it needs. The
 metric names and labels differ by version (v1.30 labels watch events by kind,
 v1.37 counts every list in apiserver_storage_list_total by a storage label):
 top reads them per server.
