@@ -5,6 +5,7 @@
 package streaming
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -161,7 +162,9 @@ func Check(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Optio
 		r.Requests++
 	}
 	if errors.Is(listErr, apiclient.ErrBudgetExhausted) || ctx.Err() != nil {
-		return failed(r, listErr)
+		// Interrupted after the list answered: the interruption is what
+		// stopped the check.
+		return failed(r, cmp.Or(listErr, ctx.Err()))
 	}
 	var listItems []apiclient.ItemMeta
 	if list != nil {
@@ -180,6 +183,10 @@ func Check(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Optio
 }
 
 func failed(r Result, err error) Result {
+	if err == nil {
+		// Never an error-less failure: a caller that has none says why.
+		err = errors.New("the check stopped without an error")
+	}
 	r.Status, r.Error, r.Err = StatusError, err.Error(), err
 	Judge(&r)
 	return r

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -37,12 +38,16 @@ func TestTopLiveView(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
+	var out lockedBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(4500 * time.Millisecond)
+	// Three views (each refresh is --interval after the last; on a loaded
+	// machine the first takes longer), then Ctrl-C.
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(out.String(), "refresh 3, every 1s") && time.Now().Before(deadline); {
+		time.Sleep(100 * time.Millisecond)
+	}
 	_, _ = stdin.Write([]byte{3}) // Ctrl-C on the terminal
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -64,4 +69,22 @@ func TestTopLiveView(t *testing.T) {
 	}
 	last := text[strings.LastIndex(text, "\x1b[H\x1b[2J")+len("\x1b[H\x1b[2J"):]
 	t.Logf("the last view:\n%s", strings.ReplaceAll(last, "\r", ""))
+}
+
+// lockedBuffer is a bytes.Buffer the test reads while the command writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
