@@ -125,7 +125,7 @@ func (g *credentialGuard) boundRefresh(ctx context.Context) {
 	}
 	go func() {
 		seen := map[int]time.Time{}
-		tick := time.NewTicker(100 * time.Millisecond)
+		tick := time.NewTicker(250 * time.Millisecond)
 		defer tick.Stop()
 		for !g.ended.Load() {
 			select {
@@ -195,6 +195,10 @@ func (g *credentialGuard) wrap(ctx context.Context, cfg *rest.Config) *rest.Conf
 		g.stop()
 	}
 	if err == nil {
+		// client-go runs the plugin again inside a round trip, unbounded,
+		// after a 401 and when the credentials expire: every re-run is
+		// watched for the whole run (boundRefresh).
+		g.boundRefresh(ctx)
 		c := rest.CopyConfig(cfg)
 		c.Wrap(func(rt http.RoundTripper) http.RoundTripper {
 			return unauthorizedWatch{next: rt, seen: func() { g.boundRefresh(ctx) }}
@@ -242,6 +246,7 @@ func runCredentialPlugin(ctx context.Context, cfg *rest.Config, g *credentialGua
 		if err != nil {
 			return &credentialPluginError{command: cfg.ExecProvider.Command, err: err}
 		}
+		noteAnswered()
 		return nil
 	case <-timeout:
 		return &credentialPluginError{command: cfg.ExecProvider.Command, waited: wait, bound: bound, stopped: g.stop()}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -73,7 +74,56 @@ func stopAbandonedPlugin(string) int {
 // descendant of this process (the plugin is the only program it runs).
 func pluginProcesses() []int { return descendants(processes()) }
 
-// descendants are this process's live (not zombie) descendants.
+// pluginSince is the start time (clock ticks since boot, /proc/PID/stat)
+// from which a descendant can be the plugin's: this process's own start
+// (a job the shell started before it and left to it through exec is not
+// the plugin's), then, once the plugin answered, that moment (what its
+// first run left running, such as a browser it opened, is not a re-run).
+var pluginSince atomic.Int64
+
+func init() { pluginSince.Store(startTicks(os.Getpid())) }
+
+// noteAnswered moves pluginSince to now: only re-runs started from now on
+// can be stopped.
+func noteAnswered() {
+	b, err := os.ReadFile("/proc/uptime")
+	if err != nil {
+		return
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return
+	}
+	if up, err := strconv.ParseFloat(f[0], 64); err == nil {
+		pluginSince.Store(int64(up * clockTicks))
+	}
+}
+
+// clockTicks is the kernel's USER_HZ, the unit of /proc/PID/stat's times:
+// 100 on every Linux platform Go supports.
+const clockTicks = 100
+
+// startTicks is a process's start time (0 when not known).
+func startTicks(pid int) int64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0
+	}
+	fields := strings.Fields(s[i+1:])
+	if len(fields) < 20 {
+		return 0
+	}
+	t, _ := strconv.ParseInt(fields[19], 10, 64)
+	return t
+}
+
+// descendants are this process's live (not zombie) descendants that
+// started at or after pluginSince.
 func descendants(procs map[int]process) []int {
 	in := map[int]bool{os.Getpid(): true}
 	for added := true; added; {
@@ -85,8 +135,9 @@ func descendants(procs map[int]process) []int {
 		}
 	}
 	var live []int
+	since := pluginSince.Load()
 	for pid := range in {
-		if pid != os.Getpid() && !procs[pid].zombie {
+		if pid != os.Getpid() && !procs[pid].zombie && procs[pid].start >= since {
 			live = append(live, pid)
 		}
 	}
@@ -97,6 +148,7 @@ type process struct {
 	ppid    int
 	zombie  bool
 	stopped bool // state T (stopped by a signal) or t (traced)
+	start   int64
 }
 
 // processes reads every process's parent and state from /proc.
@@ -119,11 +171,12 @@ func processes() map[int]process {
 			continue
 		}
 		fields := strings.Fields(s[close+1:])
-		if len(fields) < 2 {
+		if len(fields) < 20 {
 			continue
 		}
+		start, _ := strconv.ParseInt(fields[19], 10, 64)
 		if ppid, err := strconv.Atoi(fields[1]); err == nil {
-			out[pid] = process{ppid: ppid, zombie: fields[0] == "Z", stopped: fields[0] == "T" || fields[0] == "t"}
+			out[pid] = process{ppid: ppid, zombie: fields[0] == "Z", stopped: fields[0] == "T" || fields[0] == "t", start: start}
 		}
 	}
 	return out

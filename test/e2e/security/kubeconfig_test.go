@@ -213,3 +213,40 @@ func processAlive(pid int) bool {
 	i := strings.LastIndexByte(s, ')')
 	return i < 0 || !strings.HasPrefix(strings.TrimSpace(s[i+1:]), "Z")
 }
+
+// client-go also runs the plugin again, in a round trip and unbounded, when
+// the credentials it gave expire. A plugin that answered once (a good token
+// expiring in 2 s) and hangs the next time must not hold a watch past its
+// --timeout, nor outlive it.
+func TestCredentialPluginRerunAfterExpiryIsBounded(t *testing.T) {
+	a := shared.APIServers[0]
+	_, ns := newNamespace(t, shared, "rerunexpiry")
+	dir := t.TempDir()
+	counter, pids := filepath.Join(dir, "runs"), filepath.Join(dir, "pids")
+	good := `echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"` + framework.AdminToken + `","expirationTimestamp":"'$(date -u -d '+2 seconds' +%Y-%m-%dT%H:%M:%SZ)'"}}'`
+	script := filepath.Join(dir, "expires.sh")
+	body := "#!/bin/sh\nif [ -e " + counter + " ]; then echo $$ >> " + pids + "; echo run >> " + counter + "; exec sleep 60; fi\necho run >> " + counter + "\n" + good + "\n"
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	kc := writeKubeconfig(t, "    server: "+a.URL+"\n    certificate-authority: "+a.CAFile+"\n",
+		"    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: "+script+"\n      interactiveMode: Never")
+	r := framework.Run(t, kc, time.Minute, "watch", "configmaps", "-n", ns, "--follow", "--stall-timeout", "2s", "--timeout", "8s", "--request-timeout", "2s")
+	b, _ := os.ReadFile(counter)
+	t.Logf("exit %d in %s, plugin run %d time(s): %.300s", r.Code, r.Duration.Round(time.Millisecond), strings.Count(string(b), "run"), strings.TrimSpace(r.Stderr))
+	if r.Duration > 20*time.Second {
+		t.Fatalf("took %s: the plugin's re-run after its credentials expired held the watch past --timeout 8s", r.Duration)
+	}
+	pb, _ := os.ReadFile(pids)
+	for _, f := range strings.Fields(string(pb)) {
+		pid, _ := strconv.Atoi(f)
+		deadline := time.Now().Add(5 * time.Second)
+		for processAlive(pid) && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if processAlive(pid) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("the plugin's re-run (pid %d) outlived the command", pid)
+		}
+	}
+}
