@@ -37,6 +37,8 @@ func TestListRejectsBadFlags(t *testing.T) {
 		{[]string{"list", "cm", "--rv", "-1"}, `--rv "-1" is not a resourceVersion`},
 		{[]string{"list", "cm", "--rv", "99999999999999999999999"}, "--rv 99999999999999999999999 is larger than any resourceVersion"},
 		{[]string{"watch", "cm", "--rv", "18446744073709551616"}, "is larger than any resourceVersion"},
+		{[]string{"watch", "cm", "--rv", "9223372036854775808"}, "is larger than any revision"},
+		{[]string{"list", "cm", "--rv", "18446744073709551615"}, "is larger than any revision"},
 		{[]string{"list", "cm", "--rv", ""}, `--rv "" is not a resourceVersion`},
 		{[]string{"list", "cm", "--rv-match", "Exact"}, "--rv-match needs --rv"},
 		{[]string{"list", "cm", "--rv", "5", "--rv-match", "Newest"}, `--rv-match "Newest" is not a match rule`},

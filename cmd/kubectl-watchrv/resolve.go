@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -288,6 +290,13 @@ func validateRV(cmd *cobra.Command, flag, value string) error {
 			return usageErrorf(cmd, "--%s %s is larger than any resourceVersion: API servers parse an RV as an unsigned 64-bit number (at most 18446744073709551615); give an RV the server printed", flag, text.Echo(value))
 		}
 		return usageErrorf(cmd, "--%s %q is not a resourceVersion: etcd-backed API servers use decimal numbers such as 12345 (0 means any; omit --%s for a consistent read)", flag, value, flag)
+	}
+	if n, err := strconv.ParseUint(value, 10, 64); err == nil && n > math.MaxInt64 {
+		// The API server takes it, then hands storage a signed 64-bit
+		// revision: it wraps to a negative one (a 410 that is no
+		// compaction, or "etcd returned revision N for a list read at
+		// revision -9223372036854775808").
+		return usageErrorf(cmd, "--%s %s is larger than any revision: etcd and kine number revisions with signed 64-bit integers (at most 9223372036854775807), and the API server would pass it on as a negative one; give an RV the server printed", flag, text.Echo(value))
 	}
 	return nil
 }
