@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 )
 
@@ -23,6 +24,14 @@ const (
 	// of 253-byte names (the longest a name may be) with a new continue
 	// token: each page is small and valid, their names add up without end.
 	FaultLongNames Fault = "long-names"
+	// FaultBigPage: every list of configmaps (paged or not) is one page
+	// of 1.2 million valid objects with 200-byte names, labels and
+	// annotations, no continue token: about 260 MiB, just past the page
+	// cap, under the million-items bound of an unpaged list only in its
+	// first 1,000,000. Decoded whole it takes gigabytes (found by an
+	// adversary: streaming's counting list decodes it, and its failure is
+	// not in the report).
+	FaultBigPage Fault = "big-page"
 )
 
 // boundFault answers what the bound faults change, and reports whether it
@@ -54,6 +63,27 @@ func (s *FaultServer) boundFault(w http.ResponseWriter, r *http.Request, watch b
 			}
 			name := fmt.Sprintf("p%d-i%d-", page, i)
 			fmt.Fprintf(&b, `{"metadata":{"name":"%s%s","namespace":"default","resourceVersion":"100","uid":"u-%d-%d"}}`, name, strings.Repeat("n", 253-len(name)), page, i)
+		}
+		b.WriteString(`]}`)
+		s.write(w, b.String())
+	case s.Fault == FaultBigPage && strings.HasSuffix(p, "/configmaps") && !watch:
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(200)
+		s.write(w, `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"100"},"items":[`)
+		var b strings.Builder
+		pad := strings.Repeat("n", 200)
+		for i := 0; i < 1_200_000 && r.Context().Err() == nil; i++ {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			name := "big-" + strconv.Itoa(i) + "-"
+			b.WriteString(`{"metadata":{"name":"` + name + pad[len(name):] + `","namespace":"default","resourceVersion":"100","labels":{"x":"y"},"annotations":{"a":"b","c":"d"}}}`)
+			if b.Len() > 32<<10 {
+				if !s.write(w, b.String()) {
+					return true
+				}
+				b.Reset()
+			}
 		}
 		b.WriteString(`]}`)
 		s.write(w, b.String())

@@ -267,6 +267,7 @@ var Faults = []Fault{
 	FaultEndlessWatch, FaultEndlessList, FaultEndlessVersion, FaultEndlessMetrics,
 	FaultEndlessError, FaultEndlessDiscovery, FaultTrickleList, FaultTrickleWatch,
 	FaultRepeatContinue, FaultTinyItems, FaultManySeries, FaultLongMetricsLine, FaultLongNames,
+	FaultBigPage,
 }
 
 // KnownFault: f is one of Faults.

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 )
 
 // WatchFront is an HTTPS reverse proxy on loopback in front of a real API
@@ -170,3 +171,44 @@ func CutWatch(namespace, name, rv string) WatchAnswer {
 		}
 	}
 }
+
+// TrickleThenError answers 200 and sends a MODIFIED event of the
+// configmap namespace/name at each of rvs, gap apart, then, gap later,
+// an ERROR event carrying st, and ends the stream: a replay that pauses
+// longer than a reader's silence bound before the error that fails it
+// (found by an adversary: explain-error --check reads a watch until 1 s
+// of silence and calls it working, where a raw watch shows the ERROR).
+func TrickleThenError(namespace, name string, rvs []string, gap time.Duration, st WatchStatus) WatchAnswer {
+	return func(w http.ResponseWriter, r *http.Request, _ int) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		fl, _ := w.(http.Flusher)
+		pause := func() bool {
+			select {
+			case <-r.Context().Done():
+				return false
+			case <-time.After(gap):
+				return true
+			}
+		}
+		for i, rv := range rvs {
+			if i > 0 && !pause() {
+				return
+			}
+			_, _ = fmt.Fprintf(w, `{"type":"MODIFIED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":%q,"namespace":%q,"uid":"00000000-0000-0000-0000-0000000000tr","resourceVersion":%q}}}`+"\n", name, namespace, rv)
+			if fl != nil {
+				fl.Flush()
+			}
+		}
+		if len(rvs) > 0 && !pause() {
+			return
+		}
+		ErrorEvent(st)(noHeader{w}, r, 0)
+	}
+}
+
+// noHeader is w with its header already written: ErrorEvent's own
+// WriteHeader is dropped.
+type noHeader struct{ http.ResponseWriter }
+
+func (noHeader) WriteHeader(int) {}
