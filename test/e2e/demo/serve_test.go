@@ -14,7 +14,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -81,7 +80,7 @@ func TestServeStopsItsClusterWhenKilled(t *testing.T) {
 // serve is one `make serve` that printed its KUBECONFIG.
 type serve struct {
 	make *exec.Cmd
-	out  *syncBuffer
+	out  *framework.SyncBuffer
 	dir  string // the cluster's directory
 	// informerDir holds the informer binary the demo built.
 	informerDir string
@@ -92,7 +91,7 @@ type serve struct {
 func startServe(t *testing.T, plugin, demo string, brokenPipe bool) *serve {
 	t.Helper()
 	args := []string{"-s", "-C", framework.RepoRoot(), "serve", "BIN=" + plugin, "DEMO_BIN=" + demo}
-	s := &serve{make: exec.Command("make", args...), out: &syncBuffer{}, ended: make(chan struct{})}
+	s := &serve{make: exec.Command("make", args...), out: &framework.SyncBuffer{}, ended: make(chan struct{})}
 	// As a user runs it: without the prebuilt binaries make e2e names for
 	// the tests' own processes (the demo builds and removes its own).
 	for _, kv := range os.Environ() {
@@ -316,24 +315,4 @@ func (p *proc) goneWithin(d time.Duration) bool {
 		time.Sleep(100 * time.Millisecond)
 	}
 	return true
-}
-
-// syncBuffer collects make's output from two goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) WriteString(v string) { s.Write([]byte(v)) }
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -187,19 +187,26 @@ func TestCredentialPluginRerunAfter401IsBounded(t *testing.T) {
 			if r.Duration > 25*time.Second {
 				t.Fatalf("took %s: the plugin's re-run after the 401 held the command", r.Duration)
 			}
-			pb, _ := os.ReadFile(pids)
-			for _, f := range strings.Fields(string(pb)) {
-				pid, _ := strconv.Atoi(f)
-				deadline := time.Now().Add(5 * time.Second)
-				for processAlive(pid) && time.Now().Before(deadline) {
-					time.Sleep(50 * time.Millisecond)
-				}
-				if processAlive(pid) {
-					_ = syscall.Kill(pid, syscall.SIGKILL)
-					t.Fatalf("the plugin's re-run (pid %d) outlived the command", pid)
-				}
-			}
+			reRunsEnded(t, pids)
 		})
+	}
+}
+
+// reRunsEnded: every plugin re-run whose pid is in the file pids is gone
+// within 5 s of the command's end.
+func reRunsEnded(t *testing.T, pids string) {
+	t.Helper()
+	pb, _ := os.ReadFile(pids)
+	for _, f := range strings.Fields(string(pb)) {
+		pid, _ := strconv.Atoi(f)
+		deadline := time.Now().Add(5 * time.Second)
+		for processAlive(pid) && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if processAlive(pid) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("the plugin's re-run (pid %d) outlived the command", pid)
+		}
 	}
 }
 
@@ -237,16 +244,5 @@ func TestCredentialPluginRerunAfterExpiryIsBounded(t *testing.T) {
 	if r.Duration > 20*time.Second {
 		t.Fatalf("took %s: the plugin's re-run after its credentials expired held the watch past --timeout 8s", r.Duration)
 	}
-	pb, _ := os.ReadFile(pids)
-	for _, f := range strings.Fields(string(pb)) {
-		pid, _ := strconv.Atoi(f)
-		deadline := time.Now().Add(5 * time.Second)
-		for processAlive(pid) && time.Now().Before(deadline) {
-			time.Sleep(50 * time.Millisecond)
-		}
-		if processAlive(pid) {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatalf("the plugin's re-run (pid %d) outlived the command", pid)
-		}
-	}
+	reRunsEnded(t, pids)
 }

@@ -3,13 +3,11 @@
 package top
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -38,7 +36,7 @@ func TestTopLiveView(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out lockedBuffer
+	var out framework.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -69,22 +67,4 @@ func TestTopLiveView(t *testing.T) {
 	}
 	last := text[strings.LastIndex(text, "\x1b[H\x1b[2J")+len("\x1b[H\x1b[2J"):]
 	t.Logf("the last view:\n%s", strings.ReplaceAll(last, "\r", ""))
-}
-
-// lockedBuffer is a bytes.Buffer the test reads while the command writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
