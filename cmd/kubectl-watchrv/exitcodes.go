@@ -103,6 +103,8 @@ func kubeconfigError(err error, names kubeconfigNames) error {
 		return withCode(ExitUsage, fmt.Errorf("cannot use the kubeconfig's credentials: %s: client-go has no built-in auth-provider any more; use a credential exec plugin instead (kubelogin for oidc, gke-gcloud-auth-plugin for gcp), or --token", msg))
 	case isCredentialPluginError(err):
 		return withCode(ExitUsage, fmt.Errorf("cannot use the kubeconfig's credentials: %s: check the exec command of the kubeconfig's user (it must be installed and work on its own), or use --token", msg))
+	case diagnose.IsUnsendableCredential(err):
+		return withCode(ExitUsage, fmt.Errorf("cannot use the kubeconfig's credentials: the token holds a control character (a newline, ESC, ...), which no HTTP header may carry: fix the token of the kubeconfig's user (or what its exec plugin prints), or use --token"))
 	}
 	return withCode(ExitUsage, fmt.Errorf("cannot load kubeconfig: %s: pass --kubeconfig, set KUBECONFIG, or use --server and --token", msg))
 }
@@ -131,10 +133,9 @@ func exitCode(err error) int {
 	if code, ok := partialExitCode(err); ok {
 		return code
 	}
-	if isCredentialPluginError(err) {
-		return ExitUsage
-	}
 	switch diagnose.ClassifyFailure(err) {
+	case diagnose.FailureCredentials:
+		return ExitUsage
 	case diagnose.FailureUnreachable, diagnose.FailureNoAnswer, diagnose.FailureConnectionBroken:
 		// A connection lost mid-answer is lost like one never made.
 		return ExitUnreachable

@@ -47,6 +47,8 @@ func TestCredentialPluginFailuresAreExit2InEveryCommand(t *testing.T) {
 		{"non-zero exit", "echo 'token service down' >&2; exit 3", "10s"},
 		{"no status", `echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential"}'`, "10s"},
 		{"sleeps", "sleep 3; echo never", "300ms"},
+		// Go's transport refuses the header before it dials.
+		{"control byte in the token", `printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"a\\u001bb"}}'`, "10s"},
 	}
 	for _, p := range plugins {
 		script := writeScript(t, "plugin.sh", p.body)

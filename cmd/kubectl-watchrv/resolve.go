@@ -153,7 +153,7 @@ func (o *RootOptions) requestError(err error, verb, what string) error {
 }
 
 func (o *RootOptions) describeRequestError(err error, verb, what string) error {
-	if isCredentialPluginError(err) {
+	if diagnose.ClassifyFailure(err) == diagnose.FailureCredentials {
 		return o.kubeconfigError(err)
 	}
 	var incomplete *follow.ListIncompleteError

@@ -46,7 +46,12 @@ const (
 	// body past the limit of its kind, a paged list that never ends):
 	// what sent it is broken or hostile, and repeating it cannot help.
 	FailureUnbounded Failure = "Unbounded"
-	FailureOther     Failure = "Other"
+	// FailureCredentials: the kubeconfig's credentials could not be used
+	// before anything was sent: its exec plugin failed, or it gave a
+	// token no HTTP header can carry (a control byte). Repeating cannot
+	// help; the kubeconfig must change.
+	FailureCredentials Failure = "Credentials"
+	FailureOther       Failure = "Other"
 )
 
 // Classified is an error of the plugin's own that knows its class: one
@@ -70,6 +75,9 @@ func ClassifyFailure(err error) Failure {
 	}
 	if IsUnbounded(err) {
 		return FailureUnbounded
+	}
+	if IsCredentialPluginError(err) || IsUnsendableCredential(err) {
+		return FailureCredentials
 	}
 	switch {
 	case IsTooLarge(err):

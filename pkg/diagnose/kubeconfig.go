@@ -21,3 +21,13 @@ func IsMissingAuthProvider(msg string) bool { return strings.Contains(msg, "no A
 func IsCredentialPluginError(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "getting credentials: ")
 }
+
+// IsUnsendableCredential reports credentials no HTTP header can carry: Go's
+// transport refuses a header value with a control byte (a token with a
+// newline or ESC, from a file or an exec plugin) before it dials, as
+// `net/http: invalid header field value for "Authorization"` (the value is
+// never in the message).
+func IsUnsendableCredential(err error) bool {
+	// HTTP/2 names the header in lower case.
+	return err != nil && strings.Contains(strings.ToLower(err.Error()), `invalid header field value for "authorization"`)
+}

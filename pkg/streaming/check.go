@@ -146,7 +146,7 @@ func (r Result) RequestFailure() diagnose.Failure {
 	switch f := diagnose.ClassifyFailure(r.Err); f {
 	case diagnose.FailureUnauthorized, diagnose.FailureForbidden, diagnose.FailureThrottled,
 		diagnose.FailureUnreachable, diagnose.FailureTLS, diagnose.FailureNoAnswer, diagnose.FailureConnectionBroken,
-		diagnose.FailureUnbounded:
+		diagnose.FailureUnbounded, diagnose.FailureCredentials:
 		return f
 	}
 	return diagnose.FailureNone
