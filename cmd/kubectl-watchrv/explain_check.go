@@ -13,14 +13,17 @@ import (
 // checkNow asks the kubeconfig's server the one question of --check
 // (servers.Repeat, the same one --servers asks every server): the request
 // the error came from, once. Only what was tried is claimed; nothing is
-// tried for an Expired RV ahead of the current one.
-func checkNow(ctx context.Context, c *apiclient.Client, t apiclient.Target, d diagnose.Diagnosis, requested, current string) *diagnose.Tried {
+// tried for an Expired RV ahead of the current one. err is the request's
+// own failure (a 403, no connection, a credential plugin's), with its
+// class: the command exits with its code, as any other request's.
+func checkNow(ctx context.Context, c *apiclient.Client, t apiclient.Target, d diagnose.Diagnosis, requested, current string) (tried *diagnose.Tried, err error) {
 	want, ok := rv.Parse(requested)
 	cur, ok2 := rv.Parse(current)
 	q, ask := servers.QuestionOf(d, want)
 	q.Current = cur
 	if !ok || !ok2 || !ask || (d.Class == diagnose.ClassExpired && want > cur) {
-		return nil
+		return nil, nil
 	}
-	return servers.Repeat(ctx, c, t, q, apiclient.NewBudget(0, 0)).Tried
+	rep := servers.Repeat(ctx, c, t, q, apiclient.NewBudget(0, 0))
+	return rep.Tried, rep.Err
 }

@@ -236,9 +236,9 @@ func (o *ExplainErrorOptions) Run(ctx context.Context) error {
 	var checkErr error
 	if o.Check {
 		c, err := o.check(ctx, d)
-		if err != nil {
-			checkErr = err
-		} else {
+		checkErr = err
+		if err == nil || c.Resource != "" {
+			// A check whose request failed still shows what it tried.
 			e.Check = &c
 			e.Diagnosis = diagnose.Reconcile(d, c)
 		}
@@ -324,8 +324,13 @@ func (o *ExplainErrorOptions) check(ctx context.Context, d diagnose.Diagnosis) (
 		cancel()
 		now.Storage, now.ServedBy = in.StorageName(), "served by "+in.ListServed("", "", 1).First
 	}
-	c := diagnose.CompareNow(d, requested, now, checkNow(ctx, client, t, d, requested, current))
+	tried, err := checkNow(ctx, client, t, d, requested, current)
+	c := diagnose.CompareNow(d, requested, now, tried)
 	c.Resource, c.Namespace = res.Name(), t.Namespace
+	if err != nil {
+		// What was tried is shown; the exit is the request's failure.
+		return c, o.requestError(err, "list and watch", res.Name())
+	}
 	return c, nil
 }
 

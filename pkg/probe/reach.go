@@ -81,17 +81,25 @@ func TryWatchThrough(ctx context.Context, c *apiclient.Client, t apiclient.Targe
 	for {
 		select {
 		case <-ctx.Done():
-			res.Outcome, res.Evidence = OutcomeTransient, "cancelled: "+ctx.Err().Error()
+			res.Outcome, res.Evidence = OutcomeTransient, fmt.Sprintf("no verdict: the run ended (%s) after %d change(s) and no error", ctx.Err(), n)
 			return res
 		case <-timer.C():
 			res.Outcome, res.ReadTo = OutcomeOK, last
 			res.Silent = n == 0
 			res.Evidence = fmt.Sprintf("replayed %d change(s) without an error (the last at RV %d), then nothing within %s", n, last, silence)
+			if n == 0 {
+				// RVs are cluster-wide: the changes up to the current RV
+				// may all be in other resources.
+				res.Evidence = fmt.Sprintf("accepted, and no change and no error within %s (the changes up to RV %d may be in other resources)", silence, current)
+			}
 			return res
 		case e := <-events:
 			switch {
 			case e.err != nil && n > 0 && (errors.Is(e.err, io.EOF) || errors.Is(e.err, io.ErrUnexpectedEOF)):
 				res.Outcome, res.Evidence = OutcomeTransient, fmt.Sprintf("the stream ended after %d change(s) (the last at RV %d), before the current RV %d", n, last, current)
+				if !errors.Is(e.err, io.EOF) {
+					res.failed = e.err // cut mid-event: a broken connection (exit 4)
+				}
 				return res
 			case e.err != nil || e.ev.Type == watchstream.EventError:
 				res.fromFirstEvent(e.ev, e.err, rv)

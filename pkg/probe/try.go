@@ -89,6 +89,19 @@ type Try struct {
 	// unbounded is an answer past the plugin's bounds (a body over its
 	// cap): fatal, and asError returns it with its class (exit 13).
 	unbounded error
+	// failed is the request's own error (a transport failure, a credential
+	// plugin's), kept whole so that its class and exit code survive.
+	failed error
+}
+
+// Err is the request's failure when the try neither worked nor was
+// refused as Expired (a 403, no connection, a stream that ended at once),
+// with its class (diagnose.ClassifyFailure) kept; nil otherwise.
+func (r Try) Err() error {
+	if r.Outcome == OutcomeOK || r.Outcome == OutcomeExpired || r.Outcome == "" {
+		return nil
+	}
+	return r.asError()
 }
 
 // timeFrom sets the try's latency: from start to now on clk (deferred by
@@ -183,6 +196,9 @@ func TryWatch(ctx context.Context, c *apiclient.Client, t apiclient.Target, rv u
 
 // fromFirstEvent classifies the first thing read from an open watch.
 func (r *Try) fromFirstEvent(ev watchstream.Event, err error, rv uint64) {
+	if err != nil && !errors.Is(err, io.EOF) {
+		r.failed = err // a cut connection is exit 4, as anywhere else
+	}
 	switch {
 	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 		// A watch the server accepted ends only at timeoutSeconds; an end
@@ -204,6 +220,7 @@ func (r *Try) fromFirstEvent(ev watchstream.Event, err error, rv uint64) {
 
 // fromError classifies a request that failed before a stream was open.
 func (r *Try) fromError(err error, rv uint64) {
+	r.failed = err
 	if st, ok := diagnose.StatusOf(err); ok {
 		r.fromStatus(st, rv, "HTTP")
 		return
@@ -266,6 +283,9 @@ func (r *Try) fromStatus(st metav1.Status, rv uint64, how string) {
 func (r Try) asError() error {
 	if r.unbounded != nil {
 		return r.unbounded
+	}
+	if r.failed != nil {
+		return r.failed
 	}
 	if r.Code != 0 {
 		st := metav1.Status{Status: metav1.StatusFailure, Code: r.Code, Message: r.Message, Reason: reasonForCode(r.Code)}

@@ -81,7 +81,7 @@ func Repeat(ctx context.Context, c *apiclient.Client, t apiclient.Target, q Ques
 		if r.Message != "" {
 			tr.Answer += ": " + r.Message
 		}
-		return Repeated{Tried: tr, Outcome: r.Outcome, OldestNamed: r.OldestNamed, Watch: &r}
+		return Repeated{Tried: tr, Outcome: r.Outcome, OldestNamed: r.OldestNamed, Watch: &r, Err: r.Err()}
 	}
 	po := listing.PageOptions{Limit: 1, ResourceVersion: fmt.Sprint(q.RV), ResourceVersionMatch: "NotOlderThan", Budget: b}
 	if q.Class == diagnose.ClassExpired {

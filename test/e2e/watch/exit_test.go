@@ -121,3 +121,51 @@ func TestWatchExitRuleOverModesAndOutcomes(t *testing.T) {
 		})
 	}
 }
+
+// explain-error --check repeats the error's request (a watch from the
+// Expired RV): when that request fails for a reason of its own, the
+// command exits with that failure's code, as watch does, and still shows
+// what it tried (adversary round 5, #5: the watch path exited 0 whatever
+// its answer). The watches are answered by a front; the current-RV list
+// by the real server.
+func TestExplainCheckExitsWithTheWatchsFailure(t *testing.T) {
+	t.Parallel()
+	cs, ns := newNamespace(t, shared, "explain-check-exit")
+	w := cmWriter{t: t, cs: cs, ns: ns}
+	w.create("a", nil)
+	status := func(code int32, reason, msg string) framework.WatchAnswer {
+		return framework.ErrorEvent(framework.WatchStatus{Code: code, Reason: reason, Message: msg})
+	}
+	cases := []struct {
+		name   string
+		answer framework.WatchAnswer
+		want   int
+	}{
+		{"ERROR 401", status(401, "Unauthorized", "Unauthorized"), 6},
+		{"ERROR 403", status(403, "Forbidden", `configmaps is forbidden: User "x" cannot watch resource "configmaps"`), 7},
+		{"ERROR 429", status(429, "TooManyRequests", "Too many requests, please try again later."), 8},
+		{"ERROR 500", status(500, "InternalError", "Internal error occurred: boom"), 1},
+		// The one whole event is at RV 2, below any current RV: the
+		// check reads on, into the cut.
+		{"cut mid-stream", framework.CutWatch(ns, "a", "2"), 4},
+		{"refused as the error was", status(410, "Expired", "too old resource version: 1 (9)"), 0},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			front := framework.StartWatchFront(t, shared.APIServers[0])
+			front.Answer(c.answer)
+			kc := front.Kubeconfig(t, shared, fmt.Sprintf("front-check-%s-%d.kubeconfig", ns, i))
+			r := framework.Run(t, kc, time.Minute, "explain-error", "--check", "-n", ns, "too old resource version: 1 (2)")
+			if r.Code != c.want {
+				t.Fatalf("exit %d, want %d\nstderr: %s\nstdout: %s", r.Code, c.want, r.Stderr, r.Stdout)
+			}
+			if front.Watches() == 0 || !strings.Contains(r.Stdout, "a watch from RV 1") {
+				t.Fatalf("the check's watch was not sent or not shown (%d watches):\n%s", front.Watches(), r.Stdout)
+			}
+			if c.want != 0 && strings.Count(strings.TrimSpace(r.Stderr), "\n") != 0 {
+				t.Fatalf("want one error line: %s", r.Stderr)
+			}
+		})
+	}
+}
