@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/url"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -22,6 +23,9 @@ const minSecretLen = 4
 // line the plugin
 // prints about a kubeconfig, whatever client-go quoted in its error.
 func (o *RootOptions) redactKubeconfig(msg string) string {
+	// net/url quotes the bad escape it met, which may be three characters
+	// of a password ("%zz"): no part of one is printed.
+	msg = badEscapeQuote.ReplaceAllString(msg, `invalid URL escape (not shown: it may be part of a password; a "%" in a URL must be written %25)`)
 	urls, secrets := o.kubeconfigValues()
 	pairs := map[string]string{}
 	for _, u := range urls {
@@ -59,6 +63,9 @@ func (o *RootOptions) redactKubeconfig(msg string) string {
 	}
 	return strings.NewReplacer(args...).Replace(msg)
 }
+
+// badEscapeQuote is net/url's url.EscapeError as it prints.
+var badEscapeQuote = regexp.MustCompile(`invalid URL escape "[^"]*"`)
 
 // kubeconfigValues are the URLs and the secrets of the kubeconfig (every
 // file it is merged from) and of the standard flags.
