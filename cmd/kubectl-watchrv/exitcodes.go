@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
@@ -157,4 +158,19 @@ func exitCode(err error) int {
 		return ExitUnbounded
 	}
 	return ExitFailure
+}
+
+// clientGoRetryAdvice is client-go's wrapper of a body it could not read
+// (rest.Request.transformResponse).
+var clientGoRetryAdvice = regexp.MustCompile(`(unexpected error when reading response body|stream error when reading response body, may be caused by closed connection)\. Please retry\. Original error: `)
+
+// withoutRetryAdvice is err's one-line message without client-go's "Please
+// retry" where a retry cannot help: an answer past the plugin's bounds is
+// refused again, whichever command read it (exit 13).
+func withoutRetryAdvice(err error) string {
+	msg := text.OneLine(err.Error())
+	if diagnose.ClassifyFailure(err) == diagnose.FailureUnbounded {
+		msg = clientGoRetryAdvice.ReplaceAllString(msg, "")
+	}
+	return msg
 }
