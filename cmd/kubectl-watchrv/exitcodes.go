@@ -51,7 +51,7 @@ const exitCodesHelp = `Exit codes (stable; docs/exit-codes.md):
   11 probe budget     12 some targets failed (--servers, --all)
   13 answer too large or endless (a body past its limit, a list that never ends)
   14 top --check: a bound was crossed
-  70 internal bug     130 interrupted (Ctrl-C, SIGTERM)`
+  70 internal bug     130 interrupted (Ctrl-C, SIGTERM, SIGHUP)`
 
 // exitError carries an exit code with the message.
 type exitError struct {

@@ -307,7 +307,10 @@ func run(args []string, streams genericiooptions.IOStreams) (code int) {
 	defer func() { _, _ = out.Flush(), errOut.Flush() }()
 	cmd, o := newRootCommand(streams)
 	cmd.SetArgs(verbosityArgs(args))
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// A closed terminal (SIGHUP) and Ctrl-\ (SIGQUIT) end the run as Ctrl-C
+	// does: what was measured is printed, a credential plugin is stopped,
+	// and no Go stack is dumped (Go's default for SIGQUIT).
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	defer stop()
 	o.runCtx = ctx
 	// A credential plugin still running when the run ends (Ctrl-C, a

@@ -105,7 +105,9 @@ func feed(t *testing.T, p *plugin, w *os.File, s string) {
 // stays open: it prints the summary of what it read and exits 130 (issue
 // 16 item 6: it kept reading, only SIGKILL ended it).
 func TestExplainErrorLogInterrupted(t *testing.T) {
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+	// SIGHUP (the terminal closed) and SIGQUIT (Ctrl-\) too: Go's
+	// defaults killed the run without its summary, or dumped a Go stack.
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			r, w, err := os.Pipe()
 			if err != nil {
