@@ -166,6 +166,13 @@ func Check(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Optio
 		// stopped the check.
 		return failed(r, cmp.Or(listErr, ctx.Err()))
 	}
+	switch diagnose.ClassifyFailure(listErr) {
+	case diagnose.FailureUnbounded, diagnose.FailureCredentials:
+		// A list past the plugin's bounds, or credentials that cannot be
+		// used, fail the stream the same way: that is the answer, not a
+		// verdict on the stream.
+		return failed(r, listErr)
+	}
 	var listItems []apiclient.ItemMeta
 	if list != nil {
 		n := len(list.Items)

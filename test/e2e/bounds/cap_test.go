@@ -62,6 +62,9 @@ func TestEveryBodyIsReadWithinItsCap(t *testing.T) {
 		{framework.FaultEndlessList, []string{"watch", "cm", "--rv", "list", "--timeout", "60s"}, capped, pageItems, quick},
 		{framework.FaultEndlessList, []string{"probe", "cm"}, capped, pageItems, quick},
 
+		// A page of valid objects past 256 MiB, read unpaged by streaming
+		// (adversary round 5 #8: the check went on and blamed the stream).
+		{framework.FaultBigPage, []string{"streaming", "cm"}, capped, []string{"went past 256 MiB, the limit of one list page"}, quick},
 		{framework.FaultEndlessError, []string{"list", "cm"}, capped, errBody, quick},
 		{framework.FaultEndlessError, []string{"watch", "cm", "--timeout", "60s"}, capped, errBody, quick},
 		{framework.FaultEndlessError, []string{"probe", "cm"}, capped, errBody, quick},
