@@ -40,8 +40,13 @@ func (e *credentialPluginError) Error() string {
 		return "getting credentials: " + e.err.Error()
 	}
 	after := "; it was stopped"
-	if e.stopped <= 0 {
-		after = "; it may still be running"
+	switch {
+	case e.stopped == 0:
+		// Linux looked, and none of its processes was left: it ended
+		// at the bound, or answered just after it.
+		after = "; none of its processes was left running"
+	case e.stopped < 0:
+		after = "; it may still be running" // where processes are not looked for
 	}
 	return fmt.Sprintf("getting credentials: exec: the credential plugin %s gave no answer within %s (%s)%s", e.command, e.waited, e.bound, after)
 }
