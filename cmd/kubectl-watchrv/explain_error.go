@@ -324,6 +324,14 @@ func (o *ExplainErrorOptions) check(ctx context.Context, d diagnose.Diagnosis) (
 		cancel()
 		now.Storage, now.ServedBy = in.StorageName(), "served by "+in.ListServed("", "", 1).First
 	}
+	if d.Kind == diagnose.KindWatchCacheWindow {
+		// The text names a watch cache: whether this server has one for
+		// the resource now says whether it can have come from here.
+		rctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		in := serverinfo.ReadWhole(rctx, client, res.GVR.Group, res.GVR.Resource)
+		cancel()
+		now.NoWatchCache = in.WatchCache == serverinfo.No
+	}
 	tried, err := checkNow(ctx, client, t, d, requested, current)
 	c := diagnose.CompareNow(d, requested, now, tried)
 	c.Resource, c.Namespace = res.Name(), t.Namespace

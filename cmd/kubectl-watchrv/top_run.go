@@ -299,7 +299,13 @@ func (o *TopOptions) topExit(r *top.Report, errs []error) error {
 		}
 	}
 	if len(crossed) > 0 {
-		return withCode(ExitCheck, fmt.Errorf("--check: %d bound(s) crossed: %s", len(crossed), strings.Join(crossed, "; ")))
+		// The crossed bound decides the code (14); one not checked is
+		// still said, for a job that reads only this line.
+		also := ""
+		if len(unchecked) > 0 {
+			also = fmt.Sprintf("; and %d bound(s) not checked: %s", len(unchecked), strings.Join(unchecked, "; "))
+		}
+		return withCode(ExitCheck, fmt.Errorf("--check: %d bound(s) crossed: %s%s", len(crossed), strings.Join(crossed, "; "), also))
 	}
 	var failures []sweep.Failure
 	for i, err := range errs {

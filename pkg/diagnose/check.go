@@ -20,6 +20,9 @@ type Check struct {
 	// ServedBy says who served the consistent read of the current RV, from
 	// what is known of the server ("" when nothing was read of it).
 	ServedBy string `json:"servedBy,omitempty"`
+	// NoWatchCache: the resource has no watch cache on this server now,
+	// from its /metrics (set only for a text that names a watch cache).
+	NoWatchCache bool `json:"noWatchCache,omitempty"`
 	// Tried is the request repeated now to check the verdict (nil when
 	// nothing was tried: then the verdict claims nothing about it).
 	Tried *Tried `json:"tried,omitempty"`
@@ -54,13 +57,16 @@ type Now struct {
 	ResourceVersion string
 	Storage         string
 	ServedBy        string
+	// NoWatchCache: the server's /metrics shows no watch cache for the
+	// resource now (read only for a text that names one).
+	NoWatchCache bool
 }
 
 // CompareNow builds a Check from a diagnosis, the RV it is about (requested,
 // from the error or given by the user) and the current RV read now.
 func CompareNow(d Diagnosis, requested string, now Now, tried *Tried) (c Check) {
 	current := now.ResourceVersion
-	c = Check{CurrentResourceVersion: current, RequestedResourceVersion: requested, Tried: tried, ServedBy: now.ServedBy}
+	c = Check{CurrentResourceVersion: current, RequestedResourceVersion: requested, Tried: tried, ServedBy: now.ServedBy, NoWatchCache: now.NoWatchCache}
 	defer func() {
 		if tried != nil {
 			c.Verdict += "; " + tried.sentence()
@@ -108,6 +114,10 @@ func CompareNow(d Diagnosis, requested string, now Now, tried *Tried) (c Check) 
 // storage's now), the text's kind says who answered then, not who answers
 // here, so the diagnosis says so and its confidence is low.
 func Reconcile(d Diagnosis, c Check) Diagnosis {
+	if d.Kind == KindWatchCacheWindow && c.NoWatchCache {
+		d.Notes = append(append([]string(nil), d.Notes...), fmt.Sprintf("this server has no watch cache for %s now (its /metrics): the error came from another server or another setup (the watch cache switched off since, another API server behind the same address), so who answered it then is not certain", c.Resource))
+		d.Confidence = ConfidenceLow
+	}
 	if c.Tried == nil || !c.Tried.Refused {
 		// Nothing tried, it worked, or it failed otherwise (a 500 that
 		// quotes a 410's words is no refusal of the RV).

@@ -36,3 +36,19 @@ func TestReconcile(t *testing.T) {
 		}
 	}
 }
+
+// A text that names a watch cache, checked on a server whose /metrics
+// shows none for the resource (a fresh user, cache off: "high", blaming a
+// cache the server lacks): lowered, the fact named; the text's kind kept.
+// A text that names no watch cache is not touched by the fact.
+func TestReconcileNoWatchCache(t *testing.T) {
+	works := &Tried{Request: "watch from RV 5", Works: true, Answer: "the watch started"}
+	got := Reconcile(FromText("too old resource version: 5 (9)"), Check{Resource: "configmaps", NoWatchCache: true, Tried: works})
+	if got.Kind != KindWatchCacheWindow || got.Confidence != ConfidenceLow || !strings.Contains(strings.Join(got.Notes, "\n"), "this server has no watch cache for configmaps now") {
+		t.Fatalf("kind %s, confidence %s, notes %q", got.Kind, got.Confidence, got.Notes)
+	}
+	storage := FromText("The resourceVersion for the provided watch is too old.")
+	if got := Reconcile(storage, Check{Resource: "configmaps", NoWatchCache: true, Tried: works}); got.Confidence != storage.Confidence || len(got.Notes) != len(storage.Notes) {
+		t.Fatalf("storage's text changed by the cache fact: %s %q", got.Confidence, got.Notes)
+	}
+}

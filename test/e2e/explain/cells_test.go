@@ -152,6 +152,11 @@ func TestWhoServesWhatOnEveryCell(t *testing.T) {
 				// text's "from the watch cache" is not kept at high
 				// confidence.
 				wc := explain(t, c, nil, "--check", "-n", ns, fmt.Sprintf("too old resource version: %d (%d)", start, start+2))
+				// And the server's /metrics shows no watch cache for it
+				// (a fresh user: "high", blaming a cache the server lacks).
+				if !strings.Contains(strings.Join(wc.Notes, "\n"), "this server has no watch cache for configmaps now") {
+					t.Errorf("cache off, the watch cache's 410 --check does not say the server has no watch cache: %q", wc.Notes)
+				}
 				if wc.Kind != "WatchCacheWindow" || wc.Confidence != "low" || !strings.Contains(strings.Join(wc.Notes, "\n"), "is refused by this server as EtcdCompactedWatch") {
 					t.Errorf("cache off, the watch cache's 410 --check: kind %s, confidence %s, notes %q: want low, with storage's refusal named", wc.Kind, wc.Confidence, wc.Notes)
 				}
