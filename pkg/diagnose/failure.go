@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/url"
 	"strings"
 	"syscall"
 
@@ -76,7 +77,7 @@ func ClassifyFailure(err error) Failure {
 	if IsUnbounded(err) {
 		return FailureUnbounded
 	}
-	if IsCredentialPluginError(err) || IsUnsendableCredential(err) {
+	if isLocalCredentialFailure(err) {
 		return FailureCredentials
 	}
 	switch {
@@ -229,4 +230,21 @@ func StatusOf(err error) (metav1.Status, bool) {
 		return status.Status(), true
 	}
 	return metav1.Status{}, false
+}
+
+// isLocalCredentialFailure: the request was never sent because its
+// credentials could not be made or carried. Read only from the transport's
+// own error (*url.Error: no response came), never from a server's words: a
+// 403 or an ERROR event whose message quotes "getting credentials: " is
+// the server's answer, not the kubeconfig's failure.
+func isLocalCredentialFailure(err error) bool {
+	var ue *url.Error
+	if !errors.As(err, &ue) || ue.Err == nil {
+		return false
+	}
+	var status apierrors.APIStatus
+	if errors.As(ue.Err, &status) {
+		return false
+	}
+	return IsCredentialPluginError(ue.Err) || IsUnsendableCredential(ue.Err)
 }

@@ -47,3 +47,31 @@ func TestClassifyFailure(t *testing.T) {
 		}
 	}
 }
+
+// Credentials are a failure of the kubeconfig only when the transport
+// said so before anything was sent; a server's answer that quotes the same
+// words (a 403, a 500, an ERROR event's Status, wrapped or not) keeps its
+// own class (adversary round 6: every command gave exit 2 for them).
+func TestCredentialsAreNeverReadFromAServersWords(t *testing.T) {
+	gr := schema.GroupResource{Resource: "configmaps"}
+	for _, words := range []string{"getting credentials: exec: executable boom failed", `net/http: invalid header field value for "Authorization"`} {
+		local := &url.Error{Op: "Get", URL: "https://127.0.0.1:1/api", Err: errors.New(words)}
+		if got := ClassifyFailure(fmt.Errorf("list: %w", local)); got != FailureCredentials {
+			t.Errorf("the transport's %q: %s, want Credentials", words, got)
+		}
+		for _, served := range []struct {
+			err  error
+			want Failure
+		}{
+			{apierrors.NewForbidden(gr, "", errors.New(words)), FailureForbidden},
+			{apierrors.NewInternalError(errors.New(words)), FailureServer},
+			{fmt.Errorf("the watch ended with an ERROR event: %w", apierrors.NewInternalError(errors.New(words))), FailureServer},
+			{&url.Error{Op: "Get", URL: "https://127.0.0.1:1/api", Err: apierrors.NewUnauthorized(words)}, FailureUnauthorized},
+			{errors.New("ERROR event 500: " + words), FailureOther},
+		} {
+			if got := ClassifyFailure(served.err); got != served.want {
+				t.Errorf("a server's answer quoting %q (%v): %s, want %s", words, served.err, got, served.want)
+			}
+		}
+	}
+}

@@ -59,6 +59,9 @@ func TestWatchExitRuleOverModesAndOutcomes(t *testing.T) {
 		{name: "ERROR 429", answer: status(429, "TooManyRequests", "Too many requests, please try again later."), want: 8, status: 429},
 		{name: "ERROR 500", answer: status(500, "InternalError", "Internal error occurred: boom"), want: 1, status: 500, stderr: "500 InternalError: Internal error occurred: boom"},
 		{name: "ERROR 500 PrevKv=nil", answer: status(500, "InternalError", prevKv), want: 1, status: 500, noResume: "change-lost"},
+		// A server's words are never the kubeconfig's failure (adversary
+		// round 6: exit 2, "check the exec command of the kubeconfig").
+		{name: "ERROR 500 quoting a credential plugin", answer: status(500, "InternalError", "getting credentials: exec: executable boom failed"), want: 1, status: 500},
 		{name: "ERROR 503", answer: status(503, "ServiceUnavailable", "the server is currently unable to handle the request"), want: 1, status: 503},
 		{name: "ERROR 504 TooLarge", answer: framework.ErrorEvent(framework.WatchStatus{Code: 504, Reason: "Timeout", Message: "Timeout: Too large resource version: 99999999, current: 5", Cause: "ResourceVersionTooLarge"}),
 			want: 10, status: 504, noResume: "rv-expired-or-too-large"},
@@ -145,6 +148,7 @@ func TestExplainCheckExitsWithTheWatchsFailure(t *testing.T) {
 		{"ERROR 403", status(403, "Forbidden", `configmaps is forbidden: User "x" cannot watch resource "configmaps"`), 7},
 		{"ERROR 429", status(429, "TooManyRequests", "Too many requests, please try again later."), 8},
 		{"ERROR 500", status(500, "InternalError", "Internal error occurred: boom"), 1},
+		{"ERROR 403 quoting a credential plugin", status(403, "Forbidden", "getting credentials: exec: executable boom failed"), 7},
 		// The one whole event is at RV 2, below any current RV: the
 		// check reads on, into the cut.
 		{"cut mid-stream", framework.CutWatch(ns, "a", "2"), 4},
