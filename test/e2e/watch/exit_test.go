@@ -43,9 +43,6 @@ func TestWatchExitRuleOverModesAndOutcomes(t *testing.T) {
 	cs, ns := newNamespace(t, shared, "watch-exit-rule")
 	w := cmWriter{t: t, cs: cs, ns: ns}
 	a := w.create("a", nil)
-	status := func(code int32, reason, msg string) framework.WatchAnswer {
-		return framework.ErrorEvent(framework.WatchStatus{Code: code, Reason: reason, Message: msg})
-	}
 	prevKv := fmt.Sprintf("etcd event received with PrevKv=nil (key=\"/registry/configmaps/%s/a\", modRevision=%s, type=PUT)", ns, a.ResourceVersion)
 	cases := []exitCase{
 		{name: "never answered", answer: framework.HoldWatch(), want: 4, stderr: "no response headers came"},
@@ -74,9 +71,7 @@ func TestWatchExitRuleOverModesAndOutcomes(t *testing.T) {
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			front := framework.StartWatchFront(t, shared.APIServers[0])
-			front.Answer(c.answer)
-			kc := front.Kubeconfig(t, shared, fmt.Sprintf("front-%s-%d.kubeconfig", ns, i))
+			_, kc := frontAnswering(t, c.answer, fmt.Sprintf("front-%s-%d.kubeconfig", ns, i))
 			start := a.ResourceVersion
 			if c.future {
 				start = fmt.Sprint(rvNum(t, a.ResourceVersion) + 10000000)
@@ -136,9 +131,6 @@ func TestExplainCheckExitsWithTheWatchsFailure(t *testing.T) {
 	cs, ns := newNamespace(t, shared, "explain-check-exit")
 	w := cmWriter{t: t, cs: cs, ns: ns}
 	w.create("a", nil)
-	status := func(code int32, reason, msg string) framework.WatchAnswer {
-		return framework.ErrorEvent(framework.WatchStatus{Code: code, Reason: reason, Message: msg})
-	}
 	cases := []struct {
 		name   string
 		answer framework.WatchAnswer
@@ -157,9 +149,7 @@ func TestExplainCheckExitsWithTheWatchsFailure(t *testing.T) {
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			front := framework.StartWatchFront(t, shared.APIServers[0])
-			front.Answer(c.answer)
-			kc := front.Kubeconfig(t, shared, fmt.Sprintf("front-check-%s-%d.kubeconfig", ns, i))
+			front, kc := frontAnswering(t, c.answer, fmt.Sprintf("front-check-%s-%d.kubeconfig", ns, i))
 			r := framework.Run(t, kc, time.Minute, "explain-error", "--check", "-n", ns, "too old resource version: 1 (2)")
 			if r.Code != c.want {
 				t.Fatalf("exit %d, want %d\nstderr: %s\nstdout: %s", r.Code, c.want, r.Stderr, r.Stdout)
@@ -172,4 +162,17 @@ func TestExplainCheckExitsWithTheWatchsFailure(t *testing.T) {
 			}
 		})
 	}
+}
+
+// frontAnswering starts a watch front on the shared server whose watches
+// get answer, and a kubeconfig (file name) for it.
+func frontAnswering(t *testing.T, answer framework.WatchAnswer, name string) (*framework.WatchFront, string) {
+	front := framework.StartWatchFront(t, shared.APIServers[0])
+	front.Answer(answer)
+	return front, front.Kubeconfig(t, shared, name)
+}
+
+// status is a watch answered with one ERROR event of that Status.
+func status(code int32, reason, msg string) framework.WatchAnswer {
+	return framework.ErrorEvent(framework.WatchStatus{Code: code, Reason: reason, Message: msg})
 }
