@@ -280,9 +280,17 @@ func (c *contextReader) Read(p []byte) (int, error) {
 		case ch := <-c.got:
 			c.pending, c.err = c.buf[:ch.n], ch.err
 		case <-c.ctx.Done():
-			c.err = c.ctx.Err()
 			close(c.ask) // the goroutine ends after the Read it is in
-			return 0, c.err
+			// Bytes already read from r when ctx ended are still
+			// returned (select picks at random when both are ready):
+			// "the lines read before the signal" counts them.
+			select {
+			case ch := <-c.got:
+				c.pending, c.err = c.buf[:ch.n], c.ctx.Err()
+			default:
+				c.err = c.ctx.Err()
+				return 0, c.err
+			}
 		}
 	}
 	n := copy(p, c.pending)
