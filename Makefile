@@ -8,6 +8,10 @@ GO_TEST    ?= go test
 # -p 4, -parallel 4: most e2e time is waiting on real servers (timeouts,
 # windows), not CPU. -vet=off: make lint vets every package already.
 E2E_FLAGS  ?= -count=1 -timeout 40m -p 4 -parallel 4 -vet=off
+# make test and test-long run the e2e packages the same way (four packages
+# at a time, -parallel 4, -count=1, 40 minutes) from test binaries kept in
+# bin/e2e/tests, which go does not link again while they are up to date.
+E2E_RUN    := hack/e2e-run.sh
 # The e2e packages of make test, the longest first, so that four at a time
 # end together. E2E_LONG_PKGS are the ones whose time goes into waiting out
 # real timeouts and restarts (a hung server's 45 s health check, informers
@@ -86,11 +90,11 @@ matrix: cluster ## Build (or reuse from the cache) every server of the matrix (t
 	@bash test/cluster/build-matrix.sh >/dev/null
 
 e2e: cluster matrix e2e-bin
-	$(E2E_ENV) $(GO_TEST) -tags e2e $(E2E_FLAGS) -skip '^($(E2E_LONG_TESTS))$$' $(E2E_PKGS)
+	$(E2E_ENV) $(E2E_RUN) -skip '^($(E2E_LONG_TESTS))$$' $(E2E_PKGS)
 
 test-long: cluster matrix e2e-bin ## The e2e tests that wait out real timeouts and restarts (CI runs them after make test)
-	$(E2E_ENV) $(GO_TEST) -tags e2e $(E2E_FLAGS) $(E2E_LONG_PKGS)
-	$(E2E_ENV) $(GO_TEST) -tags e2e $(E2E_FLAGS) -run '^($(E2E_LONG_TESTS))$$' $(E2E_LONG_TEST_PKGS)
+	$(E2E_ENV) $(E2E_RUN) $(E2E_LONG_PKGS)
+	$(E2E_ENV) $(E2E_RUN) -run '^($(E2E_LONG_TESTS))$$' $(E2E_LONG_TEST_PKGS)
 
 # The version string is framework.PluginVersion's: the tests match it in
 # user agents.

@@ -155,6 +155,7 @@ func start(ctx context.Context, bins clusterBinaries, cell Cell, opts Options) (
 	if c.UserKubeconfig, err = c.WriteKubeconfig("nobody.kubeconfig", a, UserToken); err != nil {
 		return nil, err
 	}
+	shareDiscoveryCache(c.Dir, c.Kubeconfig, c.UserKubeconfig)
 	return c, nil
 }
 

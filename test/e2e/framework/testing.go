@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -54,7 +56,37 @@ func Run(t testing.TB, kubeconfig string, timeout time.Duration, args ...string)
 // RunInput is Run with bytes on the plugin's standard input (nil: empty).
 func RunInput(t testing.TB, kubeconfig string, stdin []byte, timeout time.Duration, args ...string) Result {
 	t.Helper()
-	return RunInHome(t, t.TempDir(), kubeconfig, stdin, timeout, args...)
+	home := sharedHome(kubeconfig)
+	if home == "" {
+		home = t.TempDir()
+	}
+	return RunInHome(t, home, kubeconfig, stdin, timeout, args...)
+}
+
+// sharedHomes maps a cluster's own kubeconfigs (admin, nobody) to one HOME
+// per kubeconfig in the cluster's directory: runs on them share kubectl's
+// discovery cache, as a user's runs do, instead of discovering the whole
+// API anew on every run (a third of a short run's CPU, and the server's).
+// Any other kubeconfig (a proxy's, a fault server's, a test's own) gets a
+// new HOME per run: the tests of discovery failures run on those. A test
+// that needs a cold cache on the cluster itself uses RunInHome.
+var sharedHomes sync.Map
+
+func shareDiscoveryCache(dir string, kubeconfigs ...string) {
+	for _, k := range kubeconfigs {
+		sharedHomes.Store(k, filepath.Join(dir, "home-"+strings.TrimSuffix(filepath.Base(k), ".kubeconfig")))
+	}
+}
+
+func sharedHome(kubeconfig string) string {
+	h, ok := sharedHomes.Load(kubeconfig)
+	if !ok {
+		return ""
+	}
+	if err := os.MkdirAll(h.(string), 0o700); err != nil {
+		return ""
+	}
+	return h.(string)
 }
 
 // RunInHome is RunInput with HOME home: runs sharing one HOME share
