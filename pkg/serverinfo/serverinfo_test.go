@@ -392,7 +392,7 @@ func TestFactsCache(t *testing.T) {
 	if reqs != "/version" || in.WatchCache != Yes || in.FactsReadAt == nil || !in.Gate(GateWatchList) || len(in.Assumed) != 0 {
 		t.Fatalf("second run: %s, %+v", reqs, in)
 	}
-	if s := in.Summary(); !strings.Contains(s, "read from /metrics") || !strings.Contains(s, "ago") {
+	if s := in.Summary(); !strings.Contains(s, "from /metrics") || !strings.Contains(s, "ago") {
 		t.Errorf("a cached fact does not say when it was read: %q", s)
 	}
 	if _, reqs := read("secrets"); reqs != "/version /metrics" {

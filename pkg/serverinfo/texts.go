@@ -199,7 +199,7 @@ func (in *Info) Summary() string {
 	}
 	switch {
 	case len(in.GatesSeen) > 0 && in.FactsReadAt != nil:
-		parts = append(parts, fmt.Sprintf("gates and cache read from /metrics %s ago (kept %s)", time.Since(*in.FactsReadAt).Round(time.Second), CacheTTL))
+		parts = append(parts, fmt.Sprintf("gates and cache from /metrics %s ago, kept %s", time.Since(*in.FactsReadAt).Round(time.Second), strings.TrimSuffix(CacheTTL.String(), "0s")))
 	case len(in.GatesSeen) > 0:
 		parts = append(parts, "gates read from /metrics")
 	case in.versionKnown():
