@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"regexp"
 	"strings"
 
@@ -106,6 +107,10 @@ func kubeconfigError(err error, names kubeconfigNames) error {
 		return withCode(ExitUsage, fmt.Errorf("cannot use the kubeconfig's credentials: %s: check the exec command of the kubeconfig's user (it must be installed and work on its own), or use --token", msg))
 	case diagnose.IsUnsendableCredential(err):
 		return withCode(ExitUsage, fmt.Errorf("cannot use the kubeconfig's credentials: the token holds a control character (a newline, ESC, ...), which no HTTP header may carry: fix the token of the kubeconfig's user (or what its exec plugin prints), or use --token"))
+	case errors.Is(err, fs.ErrNotExist) || strings.Contains(msg, "no such file or directory"):
+		// A path was given (--kubeconfig or KUBECONFIG) and is not there:
+		// "pass --kubeconfig" is no advice to someone who just did.
+		return withCode(ExitUsage, fmt.Errorf("cannot load kubeconfig: %s: check the path given with --kubeconfig or in KUBECONFIG (kubectl config view shows what loads)", msg))
 	}
 	return withCode(ExitUsage, fmt.Errorf("cannot load kubeconfig: %s: pass --kubeconfig, set KUBECONFIG, or use --server and --token", msg))
 }

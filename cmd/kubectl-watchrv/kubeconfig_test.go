@@ -190,3 +190,18 @@ func TestUnknownKubeconfigNamesGetTheirFix(t *testing.T) {
 		}
 	}
 }
+
+// A kubeconfig path that is not there, given with --kubeconfig or in
+// KUBECONFIG, is named as the problem: "pass --kubeconfig" is no advice to
+// someone who just did (fresh try 7).
+func TestMissingKubeconfigPathIsNamed(t *testing.T) {
+	for _, args := range [][]string{
+		{"--kubeconfig", "/nonexistent-watchrv-unit/config", "list", "cm"},
+		{"--kubeconfig", "/nonexistent-watchrv-unit/config", "probe", "cm"},
+	} {
+		_, errOut, code := runWithEnv(t, "/nonexistent-watchrv-unit", args...)
+		if code != ExitUsage || !strings.Contains(errOut, "check the path given with --kubeconfig") || strings.Contains(errOut, "pass --kubeconfig") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errOut)
+		}
+	}
+}

@@ -35,8 +35,13 @@ func TestListRejectsBadFlags(t *testing.T) {
 		{[]string{"list", "a", "b", "c"}, "expected one RESOURCE"},
 		{[]string{"list", "cm", "--rv", "abc"}, `--rv "abc" is not a resourceVersion`},
 		{[]string{"list", "cm", "--rv", "-1"}, `--rv "-1" is not a resourceVersion`},
-		{[]string{"list", "cm", "--rv", "99999999999999999999999"}, "--rv 99999999999999999999999 is larger than any resourceVersion"},
-		{[]string{"watch", "cm", "--rv", "18446744073709551616"}, "is larger than any resourceVersion"},
+		{[]string{"list", "cm", "--rv", "99999999999999999999999"}, "--rv 99999999999999999999999 is larger than any revision"},
+		// One limit for both (fresh try 7: 2^64 was told "at most 2^64-1").
+		{[]string{"watch", "cm", "--rv", "18446744073709551616"}, "(at most 9223372036854775807)"},
+		// The real length of a long value, though two layers echo it.
+		{[]string{"list", "cm", "--rv", strings.Repeat("9", 300)}, "…[300 bytes] is larger than any revision"},
+		{[]string{"watch", "cm", "--rv", strings.Repeat("9", 1000)}, "…[1000 bytes] is larger than any revision"},
+		{[]string{"explain-error", "--rv", "abc", "x"}, "give the RV the request asked for"},
 		{[]string{"watch", "cm", "--rv", "9223372036854775808"}, "is larger than any revision"},
 		{[]string{"list", "cm", "--rv", "18446744073709551615"}, "is larger than any revision"},
 		{[]string{"list", "cm", "--rv", ""}, `--rv "" is not a resourceVersion`},

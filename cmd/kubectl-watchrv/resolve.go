@@ -285,13 +285,17 @@ func nameSelector(name, fieldSelector string) string {
 // validateRV checks a --rv value: an RV is opaque in general, but every
 // etcd-backed API server uses a decimal unsigned integer.
 func validateRV(cmd *cobra.Command, flag, value string) error {
-	if !rv.Valid(value) {
-		if value != "" && strings.Trim(value, "0123456789") == "" {
-			return usageErrorf(cmd, "--%s %s is larger than any resourceVersion: API servers parse an RV as an unsigned 64-bit number (at most 18446744073709551615); give an RV the server printed", flag, text.Echo(value))
+	digits := value != "" && strings.Trim(value, "0123456789") == ""
+	if !rv.Valid(value) && !digits {
+		hint := fmt.Sprintf("0 means any; omit --%s for a consistent read", flag)
+		if cmd != nil && cmd.Name() == "explain-error" {
+			hint = "give the RV the request asked for, as the error or its request names it"
 		}
-		return usageErrorf(cmd, "--%s %q is not a resourceVersion: etcd-backed API servers use decimal numbers such as 12345 (0 means any; omit --%s for a consistent read)", flag, value, flag)
+		return usageErrorf(cmd, "--%s %q is not a resourceVersion: etcd-backed API servers use decimal numbers such as 12345 (%s)", flag, value, hint)
 	}
-	if n, err := strconv.ParseUint(value, 10, 64); err == nil && n > math.MaxInt64 {
+	// One limit, the one accepted: a number past an unsigned 64-bit RV and
+	// one past a signed 64-bit revision get the same answer.
+	if n, err := strconv.ParseUint(value, 10, 64); !rv.Valid(value) || (err == nil && n > math.MaxInt64) {
 		// The API server takes it, then hands storage a signed 64-bit
 		// revision: it wraps to a negative one (a 410 that is no
 		// compaction, or "etcd returned revision N for a list read at

@@ -77,7 +77,7 @@ const MaxEcho = 128
 // value keeps its first MaxEcho bytes (cut at a rune boundary) and says how
 // long it was.
 func Echo(s string) string {
-	if len(s) <= MaxEcho {
+	if len(s) <= MaxEcho || isEcho(s) {
 		return s
 	}
 	cut := MaxEcho
@@ -85,6 +85,18 @@ func Echo(s string) string {
 		cut--
 	}
 	return fmt.Sprintf("%s…[%d bytes]", s[:cut], len(s))
+}
+
+// isEcho reports whether s is already Echo's shortened form (its head, then
+// "…[N bytes]"): Echo is idempotent, so a value echoed twice on its way to
+// an error line (a caller and usageErrorf both echo) keeps its real length.
+func isEcho(s string) bool {
+	i := strings.LastIndex(s, "…[")
+	if i < 0 || i > MaxEcho || !strings.HasSuffix(s, " bytes]") {
+		return false
+	}
+	n := strings.TrimSuffix(s[i+len("…["):], " bytes]")
+	return n != "" && len(n) <= 20 && strings.Trim(n, "0123456789") == ""
 }
 
 // MaxLine bounds one printed error line. A line longer than this keeps its

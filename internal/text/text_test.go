@@ -1,6 +1,7 @@
 package text
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -23,6 +24,14 @@ func TestEchoAndShortenBoundValues(t *testing.T) {
 	long := strings.Repeat("9", 131072)
 	if got := Echo(long); len(got) > MaxEcho+32 || !strings.HasSuffix(got, "…[131072 bytes]") {
 		t.Fatalf("Echo of 128 KiB = %d bytes: %.100q", len(got), got)
+	}
+	// Echoed twice (a caller and usageErrorf each echo), a value keeps
+	// its real length (fresh try 7: "[142 bytes]" for 300 digits).
+	for _, n := range []int{MaxEcho + 1, 300, 1000, 131072} {
+		v := strings.Repeat("9", n)
+		if once, twice := Echo(v), Echo(Echo(v)); once != twice || !strings.HasSuffix(twice, fmt.Sprintf("…[%d bytes]", n)) {
+			t.Fatalf("Echo(Echo(%d bytes)) = %q, Echo once = %q", n, twice, once)
+		}
 	}
 	// A cut never splits a rune.
 	if got := Echo(strings.Repeat("é", 100)); !strings.HasPrefix(got, strings.Repeat("é", MaxEcho/2)+"…") {

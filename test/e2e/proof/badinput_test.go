@@ -30,7 +30,7 @@ func TestBadInputIsRefusedClearly(t *testing.T) {
 		// list
 		{"list bad rv", kc, nil, []string{"list", "cm", "--rv", "abc"}, 2, "is not a resourceVersion"},
 		{"list negative rv", kc, nil, []string{"list", "cm", "--rv", "-1"}, 2, "is not a resourceVersion"},
-		{"list huge rv", kc, nil, []string{"list", "cm", "--rv", "123456789012345678901234567890"}, 2, "is larger than any resourceVersion"},
+		{"list huge rv", kc, nil, []string{"list", "cm", "--rv", "123456789012345678901234567890"}, 2, "is larger than any revision"},
 		{"list negative limit", kc, nil, []string{"list", "cm", "--limit", "-1"}, 2, "is not a page size"},
 		{"list huge limit", kc, nil, []string{"list", "cm", "--limit", "99999999999999999999"}, 2, "is out of range"},
 		{"list conflicting", kc, nil, []string{"list", "cm", "--rv-only", "--limit", "5"}, 2, "cannot be combined"},
