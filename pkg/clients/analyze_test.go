@@ -176,6 +176,12 @@ func TestServerVersionRules(t *testing.T) {
 			if pt.Name == PatternConsistentReads && !strings.Contains(pt.Evidence, c.evidence) {
 				t.Errorf("%+v: evidence %q", c, pt.Evidence)
 			}
+			// Without a watch cache resourceVersion=0 reads storage too:
+			// the fix must not offer it (fresh try 7).
+			noCache := c.cache == "off" || c.cache == "false" || c.sizes == "configmaps#0"
+			if pt.Name == PatternConsistentReads && noCache != strings.HasPrefix(pt.Fix, "Without a watch cache") {
+				t.Errorf("%+v: fix %q", c, pt.Fix)
+			}
 		}
 	}
 	for _, bad := range []string{"latest", "2.1", "v1", "v1.x"} {

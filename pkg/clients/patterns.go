@@ -76,6 +76,9 @@ type resourceState struct {
 	consistentLast    time.Time
 	consistentFrom    string
 	consistentFromWhy string
+	// consistentCacheOff: the resource has no watch cache (--watch-cache
+	// off): resourceVersion=0 reads storage too, so it is no fix there.
+	consistentCacheOff bool
 }
 
 func (a *Analyzer) patternList(c *clientState, r *request, rs *resourceState, mode string) {
@@ -98,6 +101,8 @@ func (a *Analyzer) patternList(c *clientState, r *request, rs *resourceState, mo
 		}
 		rs.consistentLast = t
 		rs.consistentFrom, rs.consistentFromWhy, _ = readFrom(a.v, a.cache, r.resource, modeUnset, false)
+		state, _ := a.cache.state(r.resource)
+		rs.consistentCacheOff = state == CacheOff
 	}
 }
 
@@ -218,6 +223,9 @@ func (rs *resourceState) patterns(client, resource string) []Pattern {
 	if rs.consistent >= consistentMin && rs.consistentFrom != fromCache {
 		ev := fmt.Sprintf("%d consistent lists (no resourceVersion) of %s from %s to %s: %s", rs.consistent, resource, clock(rs.consistentFirst), clock(rs.consistentLast), rs.consistentFromWhy)
 		fix := "Where the newest state is not needed, list with resourceVersion=0 (from the watch cache, where it is on), or use an informer; on v1.33 and later consistent lists are served from the watch cache where it is on."
+		if rs.consistentCacheOff {
+			fix = "Without a watch cache every list reads storage, whatever its resourceVersion (resourceVersion=0 too): list less often, narrow it with a label or field selector, or use an informer (one list, then a watch)."
+		}
 		if rs.consistentFrom == fromUnknown {
 			ev = fmt.Sprintf("%d consistent lists (no resourceVersion) of %s from %s to %s; whether they reach storage is not known: %s", rs.consistent, resource, clock(rs.consistentFirst), clock(rs.consistentLast), rs.consistentFromWhy)
 		}
