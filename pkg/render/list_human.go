@@ -199,7 +199,11 @@ const gzipThresholdBytes = 128 << 10
 // transferText says what the byte count is: the decoded bodies, which the
 // wire carries gzipped when a page is over 128 KiB.
 func transferText(r ListReport) string {
-	s := fmt.Sprintf("%s decoded in %.1f ms", humanBytes(r.Bytes), r.Millis)
+	took := fmt.Sprintf("%.1f ms", r.Millis)
+	if r.Millis >= 1000 {
+		took = fmt.Sprintf("%.2f s", r.Millis/1000) // as the other lines say a time past a second
+	}
+	s := fmt.Sprintf("%s decoded in %s", humanBytes(r.Bytes), took)
 	for _, p := range r.PageDetails {
 		if p.Bytes > gzipThresholdBytes {
 			return s + " (bodies as decoded; the server gzips a body over 128 KiB, so fewer bytes crossed the wire)"
