@@ -12,9 +12,9 @@ import (
 // endCheck, so no server can keep a walk going for ever.
 const (
 	// MaxWalkPages ends a walk that is still not done after that many
-	// pages: 50 million items at the default --limit 500, more than any
+	// pages: 10 million items at the default --limit 500, more than any
 	// real collection holds.
-	MaxWalkPages = 100_000
+	MaxWalkPages = 20_000
 	// maxEmptyPages ends a walk whose pages bring a new continue token and
 	// no item, that many in a row: an API server fills each page up to
 	// the limit before it sends a continue token.
