@@ -25,6 +25,9 @@ type WalkOptions struct {
 	// (zero fields: 6 tries, 250 ms doubling, the server's Retry-After
 	// honoured, waits capped at 30 s).
 	Retry apiclient.Retry
+	// KeepsItems says the caller keeps every item onItem sees (a watch's
+	// list): the walk then ends past MaxKeptBytes of them.
+	KeepsItems bool
 }
 
 func (o WalkOptions) trace(format string, args ...any) {
@@ -97,6 +100,7 @@ func walkOnce(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Wa
 	var maxRV uint64
 	opts := o.PageOptions
 	ends := newEndCheck(t.CollectionPath())
+	var kept int64 // what the caller keeps of the items so far (KeepsItems)
 	for i := 1; ; i++ {
 		// Each item is seen as the page streams, and kept only by onItem.
 		// A page retried after a break comes again from the same continue
@@ -111,6 +115,9 @@ func walkOnce(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Wa
 			if j >= delivered {
 				delivered = j + 1
 				if onItem != nil {
+					if o.KeepsItems {
+						kept += keptSize(it)
+					}
 					onItem(it)
 				}
 			}
@@ -136,6 +143,18 @@ func walkOnce(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Wa
 		a.ItemCount += int64(p.Count)
 		if p.Continue == "" || (o.MaxPages > 0 && i >= o.MaxPages) {
 			return a, nil
+		}
+		if kept > MaxKeptBytes {
+			// Small valid pages whose items add up without end: kept,
+			// they took 1.3 GB and a Go stack (fresh try 7).
+			err := &apiclient.BoundError{
+				Method: "GET", URL: apiclient.URL(t.CollectionPath(), opts.Query(t)),
+				Over:  fmt.Sprintf("lists more than %s of object metadata (%s in %s)", apiclient.Bytes(MaxKeptBytes), text.Count(int(a.ItemCount), "object"), text.Count(i, "page")),
+				Bound: "the most one walk keeps of the objects it lists",
+				Fix:   "read a narrower list (-n NAMESPACE, -l SELECTOR, --field-selector)",
+			}
+			a.Err, a.Error = err, err.Error()
+			return a, err
 		}
 		if err := ends.next(i, p.Count, a.ItemCount, p.Continue); err != nil {
 			a.Err, a.Error = err, err.Error()
@@ -205,4 +224,26 @@ func (e *ContinueExpiredError) Unwrap() error { return e.Err }
 func IsContinueExpired(err error) bool {
 	var ce *ContinueExpiredError
 	return errors.As(err, &ce)
+}
+
+// MaxKeptBytes bounds what a walk's caller keeps of the objects it lists
+// (KeepsItems): 128 MiB is about 300,000 objects of short names.
+const MaxKeptBytes = 128 << 20
+
+// itemMetaSize is about the size of an ItemMeta's fields (strings, two
+// maps, a time).
+const itemMetaSize = 224
+
+// keptSize is about what keeping it costs: its strings, twice the struct
+// (a slice that keeps them grows by doubling), and a few words for each
+// map entry.
+func keptSize(it ItemMeta) int64 {
+	n := int64(len(it.Namespace)+len(it.Name)+len(it.UID)+len(it.ResourceVersion)+len(it.CreationTimestamp)+len(it.DeletionTimestamp)) + 2*itemMetaSize
+	for k, v := range it.Labels {
+		n += int64(len(k)+len(v)) + 48
+	}
+	for k, v := range it.Annotations {
+		n += int64(len(k)+len(v)) + 48
+	}
+	return n
 }

@@ -41,4 +41,11 @@ func TestDecodedAnswersAreBounded(t *testing.T) {
 		{framework.FaultLongMetricsLine, []string{"top", "--once", "--interval", "1s"}, capped, line, within},
 	}
 	runFaultCases(t, cases, decodedLimit)
+	// The same pages under a command that keeps what it lists (a watch's
+	// list): the walk's bound of what is kept (fresh try 7: watch --rv
+	// list took 1.3 GB, then a Go stack), under 3 GB of address space.
+	kept := []string{"lists more than 128 MiB of object metadata", "the most one walk keeps of the objects it lists"}
+	runFaultCases(t, []faultCase{
+		{framework.FaultLongNames, []string{"watch", "cm", "--rv", "list", "--timeout", "110s"}, capped, kept, within},
+	}, 3_000_000_000)
 }
