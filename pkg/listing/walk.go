@@ -151,7 +151,7 @@ func walkOnce(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Wa
 				Method: "GET", URL: apiclient.URL(t.CollectionPath(), opts.Query(t)),
 				Over:  fmt.Sprintf("lists more than %s of object metadata (%s in %s)", apiclient.Bytes(MaxKeptBytes), text.Count(int(a.ItemCount), "object"), text.Count(i, "page")),
 				Bound: "the most one walk keeps of the objects it lists",
-				Fix:   "read a narrower list (-n NAMESPACE, -l SELECTOR, --field-selector)",
+				Fix:   "read a narrower list (one namespace, a label or a field selector)",
 			}
 			a.Err, a.Error = err, err.Error()
 			return a, err
