@@ -35,6 +35,12 @@ func (o *RootOptions) redactKubeconfig(msg string) string {
 		if r := text.RedactURL(u); r != u {
 			pairs[u] = r
 		}
+		// client-go quotes a server it could not read with a scheme put
+		// before it (rest.DefaultServerURL: parse "http://http://..."): that
+		// form is the kubeconfig's URL as the user wrote it, redacted.
+		for _, scheme := range []string{"http://", "https://"} {
+			pairs[scheme+u] = text.RedactURL(u)
+		}
 		for _, s := range urlSecrets(u) {
 			secrets = append(secrets, s)
 		}

@@ -171,6 +171,12 @@ func TestKubeconfigSecretsAreNeverPrinted(t *testing.T) {
 		// net/url quotes the bad escape: three characters of the password.
 		{"bad escape inside the password", cluster("https://admin:SECRET%ZZSECRET@127.0.0.1:9", ""), token, nil},
 		{"bad escape inside the proxy password", cluster("https://127.0.0.1:9", "http://proxy:SECRET%ZZSECRET@127.0.0.1:1"), token, nil},
+		// client-go reads a server it cannot parse again with a scheme
+		// before it: neither form is printed with the password, nor with
+		// the scheme doubled.
+		{"bare host with a bad escape in the password", cluster("admin:SECRET%zz@127.0.0.1:9", ""), token, nil},
+		{"scheme and a bad escape in the password", cluster("http://admin:SECRET%zz@127.0.0.1:9", ""), token, nil},
+		{"a token as the user of the URL", cluster("https://SECRET-USERTOKEN@127.0.0.1:9", ""), token, nil},
 		{"malformed proxy-url", cluster("https://127.0.0.1:9", "http://proxy:SECRET PROXY@127.0.0.1:1/%zz"), token, nil},
 		{"proxy-url of an unsupported scheme", cluster("https://127.0.0.1:9", "ftp://proxy:SECRET-PROXY@127.0.0.1:1"), token, nil},
 		{"socks5 proxy-url with a password", cluster("https://127.0.0.1:9", "socks5://proxy:SECRET-PROXY@127.0.0.1:1"), token, nil},
@@ -193,6 +199,9 @@ func TestKubeconfigSecretsAreNeverPrinted(t *testing.T) {
 				out, errOut, code := runWithEnv(t, "/nonexistent-watchrv-unit", all...)
 				if strings.Contains(out+errOut, "SECRET") || strings.Contains(out+errOut, "%ZZ") {
 					t.Fatalf("a secret of the kubeconfig was printed (exit %d):\n%s%s", code, out, errOut)
+				}
+				if strings.Contains(out+errOut, "://http") {
+					t.Fatalf("a URL printed with its scheme doubled (exit %d):\n%s", code, errOut)
 				}
 				if code == ExitOK {
 					t.Fatalf("exit 0 on a kubeconfig that cannot work: %s", errOut)

@@ -126,35 +126,73 @@ func Shorten(s string, max int) string {
 // answer goes through here before it is printed.
 func RedactURL(s string) string {
 	u, err := url.Parse(s)
-	if err != nil || u.Host == "" {
-		if u2, err2 := url.Parse("https://" + s); err2 == nil && u2.Host != "" && !strings.Contains(s, "://") {
+	if err == nil && u.Host != "" && u.Opaque == "" {
+		return redact(u)
+	}
+	if !strings.Contains(s, "://") {
+		// host:port, or user:password@host:port, which net/url reads as a
+		// scheme and an opaque part.
+		if u2, err2 := url.Parse("https://" + s); err2 == nil && u2.Host != "" {
 			return strings.TrimPrefix(redact(u2), "https://")
 		}
-		if err != nil {
-			// Unparseable: keep nothing that could be a password.
-			if i := strings.LastIndex(s, "@"); i >= 0 {
-				scheme := ""
-				if j := strings.Index(s[:i], "://"); j >= 0 {
-					scheme = s[:j+3]
-				}
-				return scheme + "xxxxx@" + s[i+1:]
-			}
-			return s
+	}
+	return redactRaw(s)
+}
+
+// redactRaw is RedactURL for what net/url does not read as a URL with a
+// host (a bad escape, an opaque form): the parts are found by their
+// delimiters alone, and a password and every query value are replaced all
+// the same. The fragment is dropped, as redact drops it.
+func redactRaw(s string) string {
+	scheme, rest := "", s
+	if i := strings.Index(s, "://"); i >= 0 {
+		scheme, rest = s[:i+3], s[i+3:]
+	}
+	if i := strings.IndexByte(rest, '#'); i >= 0 {
+		rest = rest[:i]
+	}
+	end := strings.IndexAny(rest, "/?")
+	if end < 0 {
+		end = len(rest)
+	}
+	authority, tail := rest[:end], rest[end:]
+	if at := strings.LastIndex(authority, "@"); at >= 0 {
+		// Not read as a URL: nothing before the last @ is kept.
+		authority = "xxxxx" + authority[at:]
+	}
+	if q := strings.IndexByte(tail, '?'); q >= 0 {
+		tail = tail[:q+1] + redactQuery(tail[q+1:])
+	}
+	return scheme + authority + tail
+}
+
+// redactQuery replaces every value of a raw query, in the order given; a
+// part without "=" may be a token on its own, and is replaced whole.
+func redactQuery(raw string) string {
+	pairs := strings.Split(raw, "&")
+	for i, p := range pairs {
+		if p == "" {
+			continue
+		}
+		if k, _, ok := strings.Cut(p, "="); ok {
+			pairs[i] = k + "=xxxxx"
+		} else {
+			pairs[i] = "xxxxx"
 		}
 	}
-	return redact(u)
+	return strings.Join(pairs, "&")
 }
 
 func redact(u *url.URL) string {
 	c := *u
-	if c.RawQuery != "" {
-		q := c.Query()
-		for k := range q {
-			q[k] = []string{"xxxxx"}
-		}
-		c.RawQuery = q.Encode()
-	}
+	c.RawQuery = redactQuery(c.RawQuery)
 	c.Fragment, c.RawFragment = "", ""
+	if c.User != nil {
+		if _, ok := c.User.Password(); !ok {
+			// A user alone may be a token (https://TOKEN@host).
+			c.User = url.User("xxxxx")
+		}
+	}
 	return c.Redacted()
 }
 

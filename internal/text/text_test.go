@@ -53,14 +53,31 @@ func TestRedactURLHidesPasswordsAndQueryValues(t *testing.T) {
 		"admin:SECRET@127.0.0.1:9":                          "admin:xxxxx@127.0.0.1:9",
 		"https://127.0.0.1:6443":                            "https://127.0.0.1:6443",
 		"127.0.0.1:6443":                                    "127.0.0.1:6443",
-		"http://u:p@127.0.0.2:80/login?token=abc&next=/x#f": "http://u:xxxxx@127.0.0.2:80/login?next=xxxxx&token=xxxxx",
-		"https://user@h/api":                                "https://user@h/api",
+		"http://u:p@127.0.0.2:80/login?token=abc&next=/x#f": "http://u:xxxxx@127.0.0.2:80/login?token=xxxxx&next=xxxxx",
+		"https://user@h/api":                                "https://xxxxx@h/api",
 	} {
 		if got := RedactURL(in); got != want {
 			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)
 		}
 		if strings.Contains(RedactURL(in), "SECRET") {
 			t.Errorf("RedactURL(%q) kept the password", in)
+		}
+	}
+	// Every form a kubeconfig or an answer may hold, bad escapes and
+	// opaque forms included: no password or query value survives, and the
+	// result is never longer in scheme than what was given.
+	for _, scheme := range []string{"", "https://", "http://", "weird+x://"} {
+		for _, user := range []string{"u:SECRET", "u:SE%zzCRET", "SECRET", "u:SECRET%", "u:%SECRET"} {
+			for _, tail := range []string{"", "/", "/%zz", "/p?token=SECRET", "/?a=%zzSECRET&b=SECRET", "#SECRET", "?SECRET"} {
+				in := scheme + user + "@127.0.0.1:6443" + tail
+				got := RedactURL(in)
+				if strings.Contains(got, "SECRET") {
+					t.Errorf("RedactURL(%q) = %q: a secret kept", in, got)
+				}
+				if strings.Count(got, "://") > strings.Count(in, "://") {
+					t.Errorf("RedactURL(%q) = %q: a scheme added", in, got)
+				}
+			}
 		}
 	}
 	// Not a URL at all: nothing before the last @ survives.

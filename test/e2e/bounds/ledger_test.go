@@ -133,7 +133,8 @@ func TestLedgerMatchesTheAuditLog(t *testing.T) {
 	}
 	// The first run read discovery, and list reads what it needs of the
 	// server: both show under -v like any request.
-	r := framework.Run(t, shared.Kubeconfig, time.Minute, "list", "cm", "-n", ns, "-v")
+	// A fresh HOME: the cluster's shared one has its discovery cached.
+	r := framework.RunInHome(t, t.TempDir(), shared.Kubeconfig, nil, time.Minute, "list", "cm", "-n", ns, "-v")
 	shown := strings.Join(requestLines(r.Stderr), "\n")
 	if r.Code != 0 || !strings.Contains(shown, "/api?") && !strings.Contains(shown, "/api\n") {
 		t.Fatalf("exit %d; -v does not show discovery:\n%s", r.Code, r.Stderr)
