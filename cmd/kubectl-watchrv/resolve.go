@@ -186,6 +186,15 @@ func (o *RootOptions) describeRequestError(err error, verb, what string) error {
 	case diagnose.FailureUnbounded:
 		return unboundedFix(err)
 	}
+	// Any other answer of the server: its words alone ("boom") name
+	// neither the request, nor the server, nor the status.
+	if st, ok := diagnose.StatusOf(err); ok && st.Code != 0 {
+		fix := ""
+		if st.Code >= 500 {
+			fix = ": the server failed the request; check the API server's health and logs, then run again"
+		}
+		return fmt.Errorf("%s answered %s %s with %s: %w%s", server, verb, what, diagnose.StatusText(st), err, fix)
+	}
 	return err
 }
 

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
 	"github.com/watchrv/kubectl-watchrv/pkg/suggest"
 	"github.com/watchrv/kubectl-watchrv/pkg/top"
@@ -45,7 +47,11 @@ type TopOptions struct {
 type watcherFlag struct {
 	resource string
 	max      float64
+	given    string // the value as typed
 }
+
+// String is the value as typed, quoted and bounded, as errors echo it.
+func (w watcherFlag) String() string { return strconv.Quote(text.Echo(w.given)) }
 
 // Defaults and bounds of --interval.
 const (
@@ -152,7 +158,7 @@ func (o *TopOptions) Complete(cmd *cobra.Command, args []string) error {
 			o.watchErr = fmt.Errorf("--max-watchers %q: %w: give RESOURCE=N (for example services=320) or N", v, err)
 			break
 		}
-		o.watchers = append(o.watchers, watcherFlag{resource: res, max: max})
+		o.watchers = append(o.watchers, watcherFlag{resource: res, max: max, given: v})
 	}
 	return nil
 }

@@ -229,6 +229,7 @@ func (o *TopOptions) topResources(ctx context.Context) ([]schema.GroupResource, 
 // topBounds resolves the --check bounds.
 func (o *TopOptions) topBounds(ctx context.Context) (top.Bounds, error) {
 	b := top.Bounds{Watchers: map[string]top.WatcherBound{}}
+	given := map[schema.GroupResource]watcherFlag{}
 	for _, w := range o.watchers {
 		wb := top.WatcherBound{Given: w.resource, Max: w.max}
 		if w.resource != "" {
@@ -238,6 +239,16 @@ func (o *TopOptions) topBounds(ctx context.Context) (top.Bounds, error) {
 			}
 			wb.GR = r.GVR.GroupResource()
 		}
+		// Two bounds of one resource (services=1 and svc=2, or N twice):
+		// which one holds would be a guess, so neither is taken.
+		if before, ok := given[wb.GR]; ok {
+			what := "every resource"
+			if !wb.GR.Empty() {
+				what = wb.GR.String()
+			}
+			return b, withCode(ExitUsage, fmt.Errorf("--max-watchers %s and --max-watchers %s both bound %s: give one bound per resource", before, w, what))
+		}
+		given[wb.GR] = w
 		b.Watchers[w.resource] = wb
 	}
 	if o.MaxTerminated >= 0 {

@@ -5,14 +5,18 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"strings"
 	"syscall"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 )
 
 // Failure names why a request failed, in the terms an operator acts on. It
@@ -221,6 +225,16 @@ func isNetworkError(err error) bool {
 	}
 	s := err.Error()
 	return strings.Contains(s, "connection refused") || strings.Contains(s, "no such host")
+}
+
+// StatusText is an answer's status as printed: "500 InternalError", or
+// the HTTP text when the server gave no reason ("503 Service Unavailable").
+func StatusText(st metav1.Status) string {
+	reason := string(st.Reason)
+	if reason == "" || reason == string(metav1.StatusReasonUnknown) {
+		reason = http.StatusText(int(st.Code))
+	}
+	return strings.TrimSpace(fmt.Sprintf("%d %s", st.Code, text.OneLine(reason)))
 }
 
 // StatusOf returns the metav1.Status inside an API error, if there is one.

@@ -236,7 +236,7 @@ func (r *Try) fromError(err error, rv uint64) {
 // fromStatus classifies a Status, sent as an HTTP error or as an ERROR event.
 func (r *Try) fromStatus(st metav1.Status, rv uint64, how string) {
 	r.Code, r.Message = st.Code, st.Message
-	r.Evidence = fmt.Sprintf("%s %d %s", how, st.Code, st.Reason)
+	r.Evidence = how + " " + diagnose.StatusText(st)
 	d := diagnose.FromStatus(st, diagnose.Context{Operation: diagnose.OpWatch, RequestedResourceVersion: strconv.FormatUint(rv, 10)})
 	switch {
 	case diagnose.IsPrevKvNil(st):
@@ -248,11 +248,11 @@ func (r *Try) fromStatus(st metav1.Status, rv uint64, how string) {
 		// rv has not started from rv: for the window this is Expired,
 		// answered by storage.
 		r.Outcome, r.Source = OutcomeExpired, SourceStorage
-		r.Evidence = fmt.Sprintf("%s %d %s: a change after RV %d is lost (PrevKv=nil: its object's previous value is compacted)", how, st.Code, st.Reason, rv)
+		r.Evidence = fmt.Sprintf("%s %s: a change after RV %d is lost (PrevKv=nil: its object's previous value is compacted)", how, diagnose.StatusText(st), rv)
 		// Every watch from below the lost change meets it.
 		if m, ok := apiclient.ParseRV(d.OldestResourceVersion); ok && m > rv {
 			r.LostAt = m
-			r.Evidence = fmt.Sprintf("%s %d %s: the change at RV %d is lost (PrevKv=nil: its object's previous value is compacted)", how, st.Code, st.Reason, m)
+			r.Evidence = fmt.Sprintf("%s %s: the change at RV %d is lost (PrevKv=nil: its object's previous value is compacted)", how, diagnose.StatusText(st), m)
 		}
 	case d.Class == diagnose.ClassExpired || st.Code == 410:
 		r.Outcome = OutcomeExpired

@@ -166,7 +166,7 @@ func (v *Values) missingFamilies() []Missing {
 			addMissing(fam, reasonNoCache)
 		case f == Objects && v.ObjectsFamily == "":
 			addMissing(famObjects+" and "+famObjectsLegacy, v.notExposed())
-		case f == Capacity || f == Objects || (f.cacheField() && f != CacheRV):
+		case f == Capacity || f == Objects:
 		case f == CacheRV:
 			if !v.Series[fam] {
 				addMissing(fam, v.notExposed())

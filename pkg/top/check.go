@@ -108,7 +108,49 @@ func CheckBounds(r *Report, b Bounds) []Check {
 	if b.Rejected != nil {
 		out = append(out, checkRejected(r, *b.Rejected))
 	}
+	for i := range out {
+		out[i] = unexposedOn(r, out[i])
+	}
 	return out
+}
+
+// boundFields are the fields each bound reads (rejected reads APF's
+// family, not a field of a row).
+var boundFields = map[string][]Field{
+	BoundWatchers:         {Watchers},
+	BoundTerminated:       {Terminated},
+	BoundStorageListRatio: {ListsStorage, StorageFetched, StorageReturned},
+}
+
+// unexposedOn: a bound is checked only where every family it reads was
+// exposed. A server without the family has no rows for it, so its sum is
+// 0 and would pass; the family is named as under "Not exposed" (the same
+// list, so the two never disagree).
+func unexposedOn(r *Report, c Check) Check {
+	if !c.Checked() {
+		return c
+	}
+	for _, s := range r.Servers {
+		if !s.Answered() {
+			continue
+		}
+		v := s.Second.Values
+		fams := []string{}
+		for _, f := range boundFields[c.Bound] {
+			fams = append(fams, v.family(f))
+		}
+		if c.Bound == BoundRejected {
+			fams = append(fams, famAPFRejected)
+		}
+		for _, m := range s.Missing {
+			for _, fam := range fams {
+				if m.Family == fam {
+					return unknownOn(Check{Bound: c.Bound, Resource: c.Resource, Flag: c.Flag, Max: c.Max}, s.Index, m.Family+": "+m.Reason)
+				}
+			}
+		}
+	}
+	return c
 }
 
 // unanswered names the servers whose interval has no rates.

@@ -236,3 +236,77 @@ func TestCheckNotesSayNotCheckedOnce(t *testing.T) {
 		}
 	}
 }
+
+// withoutFamily is a recording with every line of family fam left out, as
+// a server that does not expose it (--disabled-metrics, another version)
+// answers.
+func withoutFamily(t *testing.T, name, fam string) *Values {
+	t.Helper()
+	raw, err := os.ReadFile("testdata/" + name + ".metrics.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, l := range strings.Split(string(raw), "\n") {
+		f := strings.TrimPrefix(strings.TrimPrefix(l, "# HELP "), "# TYPE ")
+		if f == fam || strings.HasPrefix(f, fam+" ") || strings.HasPrefix(f, fam+"{") || strings.HasPrefix(f, fam+"_bucket") || strings.HasPrefix(f, fam+"_sum") || strings.HasPrefix(f, fam+"_count") {
+			continue
+		}
+		kept = append(kept, l)
+	}
+	fams, _, err := metrics.ParseSelected(strings.NewReader(strings.Join(kept, "\n")), Families, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Extract(fams, nil)
+}
+
+// A bound is never "ok" on a family the server does not expose: with each
+// family of the recordings left out in turn, every bound that reads a
+// family the server then lists as not exposed is NOT CHECKED naming it (a
+// missing family gives no rows, whose sum would pass). A bound that was
+// checked on the whole recording and is not any more names a family the
+// server lists (a counter the version registers counts 0 without series;
+// without kubernetes_build_info the version is unknown).
+func TestABoundOnAFamilyNotExposedIsNotChecked(t *testing.T) {
+	zero, ratio := 0.0, 1000.0
+	bounds := Bounds{Watchers: map[string]WatcherBound{"": {Max: 100000}, "widgets": {Given: "widgets", GR: widgets, Max: 100000}}, Terminated: &zero, StorageListRatio: &ratio, Rejected: &zero}
+	for _, rec := range []string{"v1.37.2-etcd-cache-on", "v1.30.14-etcd-cache-on"} {
+		full := interval(t, rec+".1", rec+".2")
+		base := CheckBounds(Assemble([]*Server{full}, 5*time.Second, "watchers", 1), bounds)
+		for _, fam := range Families {
+			t0 := time.Date(2026, 12, 1, 20, 0, 0, 0, time.UTC)
+			s := &Server{Index: 1, Endpoint: "https://127.0.0.1:6443", ReadRequests: 2,
+				First:  &Sample{Start: t0, At: t0, End: t0, Values: withoutFamily(t, rec+".1", fam), Filtered: true},
+				Second: &Sample{Start: t0.Add(5 * time.Second), At: t0.Add(5 * time.Second), End: t0.Add(5 * time.Second), Values: withoutFamily(t, rec+".2", fam), Filtered: true}}
+			s.Build(nil)
+			listed := map[string]bool{}
+			for _, m := range s.Missing {
+				listed[m.Family] = true
+			}
+			for i, c := range CheckBounds(Assemble([]*Server{s}, 5*time.Second, "watchers", 1), bounds) {
+				var reads []string
+				for _, f := range boundFields[c.Bound] {
+					reads = append(reads, s.Second.Values.family(f))
+				}
+				if c.Bound == BoundRejected {
+					reads = append(reads, famAPFRejected)
+				}
+				for _, r := range reads {
+					if listed[r] && (c.Checked() || !strings.Contains(c.Note, r)) {
+						t.Errorf("%s without %s: --max-%s %s checked (%v, note %q), though the server lists %s as not exposed", rec, fam, c.Bound, c.Resource, c.Value, c.Note, r)
+					}
+				}
+				if base[i].Checked() && !c.Checked() {
+					named := false
+					for f := range listed {
+						named = named || strings.Contains(c.Note, f)
+					}
+					if !named {
+						t.Errorf("%s without %s: --max-%s %s not checked for a reason the server does not list: %q", rec, fam, c.Bound, c.Resource, c.Note)
+					}
+				}
+			}
+		}
+	}
+}

@@ -41,6 +41,10 @@ const (
 	FaultTrickleWatch Fault = "trickle-watch"
 	// FaultRepeatContinue: every list page carries the same continue token.
 	FaultRepeatContinue Fault = "repeat-continue"
+	// FaultServerError: every list and /metrics is a 500 InternalError of
+	// one short message ("boom"), every watch a 503 whose Status has no
+	// reason: what a failing server or a proxy in front of it answers.
+	FaultServerError Fault = "server-error"
 )
 
 // FaultServer answers on loopback (plain http) as an API server does as
@@ -131,18 +135,27 @@ func (s *FaultServer) serve(w http.ResponseWriter, r *http.Request) {
 		s.json(w, 200, faultVersion)
 	case p == "/metrics" && s.Fault == FaultEndlessMetrics:
 		s.endlessMetrics(w, r)
+	case p == "/metrics" && s.Fault == FaultServerError:
+		s.json(w, 500, faultBoom)
 	case p == "/metrics":
 		s.json(w, 403, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"forbidden: User \"fault\" cannot get path \"/metrics\"","reason":"Forbidden","code":403}`)
 	case !strings.HasSuffix(p, "/configmaps"):
 		s.json(w, 404, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","code":404}`)
 	case s.Fault == FaultEndlessError:
 		s.endless(w, r, 500, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"`, "internal error ")
+	case s.Fault == FaultServerError && watch:
+		s.json(w, 503, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"busy","code":503}`)
+	case s.Fault == FaultServerError:
+		s.json(w, 500, faultBoom)
 	case watch:
 		s.watch(w, r)
 	default:
 		s.list(w, r)
 	}
 }
+
+// faultBoom is FaultServerError's 500: a message that names nothing.
+const faultBoom = `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"boom","reason":"InternalError","code":500}`
 
 func (s *FaultServer) list(w http.ResponseWriter, r *http.Request) {
 	head := `{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"100"%s},"items":[`
@@ -267,7 +280,7 @@ var Faults = []Fault{
 	FaultEndlessWatch, FaultEndlessList, FaultEndlessVersion, FaultEndlessMetrics,
 	FaultEndlessError, FaultEndlessDiscovery, FaultTrickleList, FaultTrickleWatch,
 	FaultRepeatContinue, FaultTinyItems, FaultManySeries, FaultLongMetricsLine, FaultLongNames,
-	FaultBigPage,
+	FaultBigPage, FaultServerError,
 }
 
 // KnownFault: f is one of Faults.

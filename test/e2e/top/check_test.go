@@ -103,3 +103,24 @@ func TestTopUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestTopCheckOneBoundPerResource: two --max-watchers of one resource,
+// under one name or two (svc, services), or two for every resource, are
+// refused (exit 2) naming both: which one holds would be a guess.
+func TestTopCheckOneBoundPerResource(t *testing.T) {
+	for _, c := range []struct{ a, b, what string }{
+		{"services=1", "svc=2", "bound services:"},
+		{"services=1", "services=1", "bound services:"},
+		{"5", "6", "bound every resource:"},
+	} {
+		r := framework.Run(t, shared.Kubeconfig, time.Minute, "top", "--interval", "1s", "--check", "--max-watchers", c.a, "--max-watchers", c.b)
+		want := `--max-watchers "` + c.a + `" and --max-watchers "` + c.b + `" both ` + c.what
+		if r.Code != 2 || !strings.Contains(r.Stderr, want) || strings.Count(strings.TrimSpace(r.Stderr), "\n") != 0 {
+			t.Errorf("%s and %s: exit %d, stderr %q; want exit 2, one line with %q", c.a, c.b, r.Code, r.Stderr, want)
+		}
+	}
+	// Two resources each with its bound stay fine.
+	if r := framework.Run(t, shared.Kubeconfig, time.Minute, "top", "--interval", "1s", "--check", "--max-watchers", "services=100000", "--max-watchers", "configmaps=100000"); r.Code != 0 {
+		t.Errorf("two resources, two bounds: exit %d: %s", r.Code, r.Stderr)
+	}
+}
