@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
@@ -224,36 +223,19 @@ func (o *ListOptions) Run(ctx context.Context) error {
 	p.ObjectsOf(res)
 	var names []string // -o name only: a restarted walk's last attempt is the tail
 	var onItem func(listing.ItemMeta)
-	namesHeld, namesOver, seen := 0, false, 0
-	walkCtx, stopWalk := context.WithCancel(ctx)
-	defer stopWalk()
 	if p.Names() {
-		onItem = func(it listing.ItemMeta) {
-			seen++
-			// The names are printed once the walk knows which attempt
-			// is the list: held, within maxNameBytes. Past it the walk
-			// stops: nothing more it reads could be printed.
-			if namesHeld += len(it.Name) + 16; namesHeld > maxNameBytes {
-				namesOver = true
-				stopWalk()
-				return
-			}
-			names = append(names, it.Name)
-		}
+		// The names are printed once the walk knows which attempt is the
+		// list, so they are held: within the walk's bound of what its
+		// caller keeps (listing.MaxKeptBytes).
+		wo.Keeps = listing.KeptName
+		onItem = func(it listing.ItemMeta) { names = append(names, it.Name) }
 	}
 	var facts chan *serverinfo.Info
 	if !o.RVOnly {
 		facts = make(chan *serverinfo.Info, 1)
 		go func() { facts <- o.readServerInfo(ctx, client, res.GVR.Group, res.GVR.Resource) }()
 	}
-	walk, werr := listing.Walk(walkCtx, client, t, wo, onItem)
-	if namesOver {
-		return &apiclient.BoundError{
-			Over:  fmt.Sprintf("names more than %s of objects (%s read)", apiclient.Bytes(maxNameBytes), text.Count(seen, "object")),
-			Bound: "the most -o name holds before it prints them",
-			Fix:   "list fewer at a time (-n NAMESPACE, -l SELECTOR), or read the names page by page with kubectl get -o name --chunk-size",
-		}
-	}
+	walk, werr := listing.Walk(ctx, client, t, wo, onItem)
 	if werr != nil && (walk == nil || len(walk.Final().Pages) == 0) && !listing.IsContinueExpired(werr) {
 		return o.requestError(werr, "list", res.Name())
 	}
@@ -299,11 +281,6 @@ func (o *ListOptions) Run(ctx context.Context) error {
 	}
 	return nil
 }
-
-// maxNameBytes bounds the names -o name holds until the walk ends (a name
-// and its slot): 64 MiB, about a million names of 50 bytes, in a few
-// hundred MB of memory whatever the collection.
-const maxNameBytes = 64 << 20
 
 // serversCommand is "list RESOURCE --servers" in the user's context and
 // scope: each server's RVs.

@@ -72,7 +72,7 @@ func (s *Session) listAt(ctx context.Context, rv string) (string, []apiclient.It
 		return p.ResourceVersion, p.Items, nil
 	}
 	var items []apiclient.ItemMeta
-	res, err := listing.Walk(ctx, s.Client, s.Target, listing.WalkOptions{PageOptions: listing.PageOptions{Limit: relistPageSize, ResourceVersion: rv}, Trace: s.Trace, KeepsItems: true},
+	res, err := listing.Walk(ctx, s.Client, s.Target, listing.WalkOptions{PageOptions: listing.PageOptions{Limit: relistPageSize, ResourceVersion: rv}, Trace: s.Trace, Keeps: listing.KeptItem},
 		func(m apiclient.ItemMeta) { items = append(items, m) })
 	if err != nil {
 		return "", nil, err

@@ -25,9 +25,11 @@ type WalkOptions struct {
 	// (zero fields: 6 tries, 250 ms doubling, the server's Retry-After
 	// honoured, waits capped at 30 s).
 	Retry apiclient.Retry
-	// KeepsItems says the caller keeps every item onItem sees (a watch's
-	// list): the walk then ends past MaxKeptBytes of them.
-	KeepsItems bool
+	// Keeps is what the caller keeps of each item onItem sees, in bytes
+	// (nil: nothing; KeptItem for the whole ItemMeta, as a watch's list
+	// keeps it; -o name its name): the walk ends past MaxKeptBytes of
+	// them. One bound for every caller that holds what it lists.
+	Keeps func(ItemMeta) int64
 }
 
 func (o WalkOptions) trace(format string, args ...any) {
@@ -100,7 +102,7 @@ func walkOnce(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Wa
 	var maxRV uint64
 	opts := o.PageOptions
 	ends := newEndCheck(t.CollectionPath())
-	var kept int64 // what the caller keeps of the items so far (KeepsItems)
+	var kept int64 // what the caller keeps of the items so far (Keeps)
 	for i := 1; ; i++ {
 		// Each item is seen as the page streams, and kept only by onItem.
 		// A page retried after a break comes again from the same continue
@@ -115,8 +117,8 @@ func walkOnce(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Wa
 			if j >= delivered {
 				delivered = j + 1
 				if onItem != nil {
-					if o.KeepsItems {
-						kept += keptSize(it)
+					if o.Keeps != nil {
+						kept += o.Keeps(it)
 					}
 					onItem(it)
 				}
@@ -149,7 +151,7 @@ func walkOnce(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Wa
 			// they took 1.3 GB and a Go stack (fresh try 7).
 			err := &apiclient.BoundError{
 				Method: "GET", URL: apiclient.URL(t.CollectionPath(), opts.Query(t)),
-				Over:  fmt.Sprintf("lists more than %s of object metadata (%s in %s)", apiclient.Bytes(MaxKeptBytes), text.Count(int(a.ItemCount), "object"), text.Count(i, "page")),
+				Over:  fmt.Sprintf("lists more than %s of what is kept of the objects (%s in %s)", apiclient.Bytes(MaxKeptBytes), text.Count(int(a.ItemCount), "object"), text.Count(i, "page")),
 				Bound: "the most one walk keeps of the objects it lists",
 				Fix:   "read a narrower list (one namespace, a label or a field selector)",
 			}
@@ -227,17 +229,18 @@ func IsContinueExpired(err error) bool {
 }
 
 // MaxKeptBytes bounds what a walk's caller keeps of the objects it lists
-// (KeepsItems): 128 MiB is about 300,000 objects of short names.
+// (Keeps): 128 MiB is about 300,000 whole ItemMetas of short names, or two
+// million names of 50 bytes.
 const MaxKeptBytes = 128 << 20
 
 // itemMetaSize is about the size of an ItemMeta's fields (strings, two
 // maps, a time).
 const itemMetaSize = 224
 
-// keptSize is about what keeping it costs: its strings, twice the struct
-// (a slice that keeps them grows by doubling), and a few words for each
-// map entry.
-func keptSize(it ItemMeta) int64 {
+// KeptItem is about what keeping a whole ItemMeta costs: its strings,
+// twice the struct (a slice that keeps them grows by doubling), and a few
+// words for each map entry.
+func KeptItem(it ItemMeta) int64 {
 	n := int64(len(it.Namespace)+len(it.Name)+len(it.UID)+len(it.ResourceVersion)+len(it.CreationTimestamp)+len(it.DeletionTimestamp)) + 2*itemMetaSize
 	for k, v := range it.Labels {
 		n += int64(len(k)+len(v)) + 48
@@ -247,3 +250,7 @@ func keptSize(it ItemMeta) int64 {
 	}
 	return n
 }
+
+// KeptName is what keeping an item's name alone costs (-o name): the
+// name and its string header.
+func KeptName(it ItemMeta) int64 { return int64(len(it.Name)) + 16 }

@@ -28,8 +28,8 @@ func TestDecodedAnswersAreBounded(t *testing.T) {
 	series := []string{"the answer to GET http://", "/metrics?name", "holds more than 50,000 series of the families read"}
 	line := []string{"the answer to GET http://", "/metrics?name", "has a line longer than 1 MiB"}
 	// Small valid pages whose names add up: -o name holds them until the
-	// walk ends, within its own bound.
-	names := []string{"names more than 64 MiB of objects", "the most -o name holds before it prints them"}
+	// walk ends, within the walk's bound of what its caller keeps.
+	names := []string{"lists more than 128 MiB of what is kept of the objects", "the most one walk keeps of the objects it lists"}
 	within := 120 * time.Second
 	cases := []faultCase{
 		{framework.FaultTinyItems, []string{"list", "cm", "--limit", "5"}, capped, overLimit, within},
@@ -44,7 +44,7 @@ func TestDecodedAnswersAreBounded(t *testing.T) {
 	// The same pages under a command that keeps what it lists (a watch's
 	// list): the walk's bound of what is kept (fresh try 7: watch --rv
 	// list took 1.3 GB, then a Go stack), under 3 GB of address space.
-	kept := []string{"lists more than 128 MiB of object metadata", "the most one walk keeps of the objects it lists"}
+	kept := names
 	runFaultCases(t, []faultCase{
 		{framework.FaultLongNames, []string{"watch", "cm", "--rv", "list", "--timeout", "110s"}, capped, kept, within},
 	}, 3_000_000_000)
