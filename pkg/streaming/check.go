@@ -64,7 +64,9 @@ const (
 
 // Options bound one check.
 type Options struct {
-	// Deadline is how long the stream may take to send the bookmark.
+	// Deadline is how long the stream may take to send the bookmark, and
+	// each list the check compares it with may take to answer: a list
+	// that never ends (a trickling proxy) would hold the check for ever.
 	Deadline time.Duration
 	// Budget gives each request its token (the list, the watch, and the
 	// exact list only when the counts differ), taken by the sender.
@@ -157,7 +159,7 @@ func (r Result) RequestFailure() diagnose.Failure {
 // one exact list only when the store must be compared at the bookmark's RV.
 func Check(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options) Result {
 	r := Result{Resource: t.Resource.Name(), GroupVersion: t.Resource.GVR.GroupVersion().String(), Namespace: t.Namespace, Namespaced: t.Resource.Namespaced, Informer: InformerUnknown}
-	list, listErr := listing.List(ctx, c, t, listing.PageOptions{Budget: o.Budget})
+	list, listErr := listWithin(ctx, c, t, o, listing.PageOptions{Budget: o.Budget})
 	if !apiclient.NotSent(listErr) {
 		r.Requests++
 	}
@@ -188,6 +190,32 @@ func Check(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Optio
 	Judge(&r)
 	return r
 }
+
+// listWithin is one list of the check, bounded by the deadline: past it
+// the list is a failure that names the deadline, never a wait for ever.
+func listWithin(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options, po listing.PageOptions) (*listing.Page, error) {
+	lctx, cancel := context.WithTimeout(ctx, o.Deadline)
+	defer cancel()
+	start := time.Now()
+	p, err := listing.List(lctx, c, t, po)
+	if err != nil && ctx.Err() == nil && lctx.Err() == context.DeadlineExceeded {
+		return p, &ListDeadlineError{Deadline: o.Deadline, After: time.Since(start).Round(time.Millisecond)}
+	}
+	return p, err
+}
+
+// ListDeadlineError: a list of the check did not answer within the
+// deadline.
+type ListDeadlineError struct {
+	Deadline, After time.Duration
+}
+
+func (e *ListDeadlineError) Error() string {
+	return fmt.Sprintf("the list to compare the stream with was not read within the deadline of %s (stopped after %s)", e.Deadline, e.After)
+}
+
+// FailureClass: no answer in time.
+func (e *ListDeadlineError) FailureClass() diagnose.Failure { return diagnose.FailureNoAnswer }
 
 func failed(r Result, err error) Result {
 	if err == nil {
@@ -337,7 +365,7 @@ func compare(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Opt
 		return
 	}
 	// Writes between the list and the watch: compare at the bookmark's RV.
-	p, err := listing.List(ctx, c, t, listing.PageOptions{ResourceVersion: r.BookmarkResourceVersion, ResourceVersionMatch: "Exact", Budget: o.Budget})
+	p, err := listWithin(ctx, c, t, o, listing.PageOptions{ResourceVersion: r.BookmarkResourceVersion, ResourceVersionMatch: "Exact", Budget: o.Budget})
 	if apiclient.NotSent(err) {
 		r.Problems = append(r.Problems, "the state was not checked at the bookmark's RV: "+err.Error())
 		r.CountUnchecked = true
