@@ -204,10 +204,16 @@ func (rs *resourceState) patterns(client, resource string) []Pattern {
 			parts = append(parts, fmt.Sprintf("%d answered 410 Expired", rs.stale))
 		}
 		if rs.inStream > 0 {
-			parts = append(parts, fmt.Sprintf("%d ended within a second with a 200 and a relist followed (the sign of a 410 sent as an ERROR event inside the watch stream, as v1.37 does from the watch cache and from etcd: the audit log records the HTTP status, not the stream's events)", rs.inStream))
+			parts = append(parts, fmt.Sprintf("%d ended within a second with a 200 and a relist followed (what a 410 sent as an ERROR event inside the watch stream looks like, as v1.37 sends it from the watch cache and from etcd; a client that closes its watch at once and lists looks the same: the audit log records the HTTP status, not the stream's events)", rs.inStream))
 		}
-		ev := fmt.Sprintf("%d watch(es) of %s from an exact RV failed at once, from %s to %s: %s; the first asked for RV %s",
-			rs.stale+rs.inStream, resource, clock(rs.staleFirst), clock(rs.staleLast), strings.Join(parts, "; "), rs.staleRV)
+		// Only a 410 answer is known to have failed: a watch that ended at
+		// once with a 200 may have been closed by its client.
+		how := "failed at once"
+		if rs.stale == 0 {
+			how = "ended at once"
+		}
+		ev := fmt.Sprintf("%d watch(es) of %s from an exact RV %s, from %s to %s: %s; the earliest of them asked for RV %s",
+			rs.stale+rs.inStream, resource, how, clock(rs.staleFirst), clock(rs.staleLast), strings.Join(parts, "; "), rs.staleRV)
 		// Compared only with an RV the server answered at before the watch
 		// came, and only when that is newer: an equal or older one says
 		// nothing of whether the RV was still held.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"time"
 )
 
 // MaxLineBytes is the read buffer: a line up to this long is classified
@@ -262,6 +263,11 @@ type contextReader struct {
 	err     error          // r's error, returned once pending is empty
 }
 
+// readHandoverGrace is how long an interrupted Read waits for bytes its
+// goroutine has read but not handed over: far longer than the handover
+// takes, short beside a person's wait after Ctrl-C.
+const readHandoverGrace = 250 * time.Millisecond
+
 type readChunk struct {
 	n   int
 	err error
@@ -282,12 +288,18 @@ func (c *contextReader) Read(p []byte) (int, error) {
 		case <-c.ctx.Done():
 			close(c.ask) // the goroutine ends after the Read it is in
 			// Bytes already read from r when ctx ended are still
-			// returned (select picks at random when both are ready):
-			// "the lines read before the signal" counts them.
+			// returned: "the lines read before the signal" counts them.
+			// The goroutine may have them and not have handed them over
+			// yet (select picks at random when both are ready, and a busy
+			// machine may not have run it since its Read returned): it
+			// gets a moment to. A Read still waiting for input gives
+			// nothing in it, and the run ends.
+			grace := time.NewTimer(readHandoverGrace)
+			defer grace.Stop()
 			select {
 			case ch := <-c.got:
 				c.pending, c.err = c.buf[:ch.n], c.ctx.Err()
-			default:
+			case <-grace.C:
 				c.err = c.ctx.Err()
 				return 0, c.err
 			}

@@ -295,7 +295,7 @@ func timelineChart(w *errWriter, tl clients.Timeline) {
 	if per > time.Minute {
 		unit = per.String()
 	}
-	w.printf("Per %s, %s to %s UTC (bars scaled to each row's peak; 410s: answered 410, or a watch from an exact RV that ended within 1s, the sign of a 410 inside the stream):\n", unit, tl.Start.Format("15:04"), end.Format("15:04"))
+	w.printf("Per %s, %s to %s UTC (bars scaled to each row's peak; 410s: answered 410, or a watch from an exact RV that ended within 1s, as one ended by a 410 inside the stream does):\n", unit, tl.Start.Format("15:04"), end.Format("15:04"))
 	for _, c := range tl.Clients {
 		w.printf("%s\n", text.OneLine(c.Client))
 		for _, row := range []struct {
