@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
 	"github.com/watchrv/kubectl-watchrv/pkg/serverinfo"
@@ -236,6 +237,11 @@ func (o *ListOptions) Run(ctx context.Context) error {
 		go func() { facts <- o.readServerInfo(ctx, client, res.GVR.Group, res.GVR.Resource) }()
 	}
 	walk, werr := listing.Walk(ctx, client, t, wo, onItem)
+	if p.Names() && diagnose.ClassifyFailure(werr) == diagnose.FailureUnbounded {
+		// The names held are a part of a list past a bound: printing them
+		// would cost as much again, for a list that is not whole.
+		return o.requestError(werr, "list", res.Name())
+	}
 	if werr != nil && (walk == nil || len(walk.Final().Pages) == 0) && !listing.IsContinueExpired(werr) {
 		return o.requestError(werr, "list", res.Name())
 	}

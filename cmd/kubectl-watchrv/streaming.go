@@ -89,7 +89,7 @@ informers sync on every resource.`,
 	f := cmd.Flags()
 	f.BoolVar(&o.All, "all", false, "Check every resource that supports list and watch, one at a time")
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Stream across all namespaces, as most informers do (with --all: the default unless -n is given)")
-	f.DurationVar(&o.Deadline, "deadline", 10*time.Second, "How long a stream may take to send the initial-events-end bookmark before it counts as broken, and each list the check compares it with may take to answer")
+	f.DurationVar(&o.Deadline, "deadline", 10*time.Second, "How long a stream may take to send the initial-events-end bookmark before it counts as broken, and a sixth of how long each list the check compares it with may take")
 	f.Float64Var(&o.QPS, "qps", 5, "Most requests per second sent")
 	o.outputFlags = newOutputFlags(render.FormatJSON, render.FormatYAML)
 	o.wideIsDefault = true

@@ -64,9 +64,9 @@ const (
 
 // Options bound one check.
 type Options struct {
-	// Deadline is how long the stream may take to send the bookmark, and
-	// each list the check compares it with may take to answer: a list
-	// that never ends (a trickling proxy) would hold the check for ever.
+	// Deadline is how long the stream may take to send the bookmark; each
+	// list the check compares it with may take six times as long (a list
+	// that never ends, a trickling proxy, would hold the check for ever).
 	Deadline time.Duration
 	// Budget gives each request its token (the list, the watch, and the
 	// exact list only when the counts differ), taken by the sender.
@@ -191,18 +191,25 @@ func Check(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Optio
 	return r
 }
 
-// listWithin is one list of the check, bounded by the deadline: past it
-// the list is a failure that names the deadline, never a wait for ever.
+// listWithin is one list of the check, bounded by listDeadlineFactor times
+// the deadline: past it the list is a failure that says so, never a wait
+// for ever.
 func listWithin(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options, po listing.PageOptions) (*listing.Page, error) {
-	lctx, cancel := context.WithTimeout(ctx, o.Deadline)
+	lctx, cancel := context.WithTimeout(ctx, listDeadlineFactor*o.Deadline)
 	defer cancel()
 	start := time.Now()
 	p, err := listing.List(lctx, c, t, po)
 	if err != nil && ctx.Err() == nil && lctx.Err() == context.DeadlineExceeded {
-		return p, &ListDeadlineError{Deadline: o.Deadline, After: time.Since(start).Round(time.Millisecond)}
+		return p, &ListDeadlineError{Deadline: listDeadlineFactor * o.Deadline, After: time.Since(start).Round(time.Millisecond)}
 	}
 	return p, err
 }
+
+// listDeadlineFactor: a list may take longer than the stream's bookmark
+// (the stream comes from the watch cache, a consistent list may read
+// storage, and a big page takes its time), so it gets six deadlines: a
+// minute at the default 10s.
+const listDeadlineFactor = 6
 
 // ListDeadlineError: a list of the check did not answer within the
 // deadline.
@@ -211,7 +218,7 @@ type ListDeadlineError struct {
 }
 
 func (e *ListDeadlineError) Error() string {
-	return fmt.Sprintf("the list to compare the stream with was not read within the deadline of %s (stopped after %s)", e.Deadline, e.After)
+	return fmt.Sprintf("the list to compare the stream with was not read within %s, six times the deadline (stopped after %s)", e.Deadline, e.After)
 }
 
 // FailureClass: no answer in time.

@@ -89,10 +89,10 @@ func TestEveryBodyIsReadWithinItsCap(t *testing.T) {
 		// timeout's error and code.
 		{framework.FaultTrickleList, []string{"list", "cm", "--request-timeout", "3s"}, 4, []string{"no answer from the API server at http://", "--request-timeout"}, 15 * time.Second},
 		{framework.FaultTrickleList, []string{"list", "cm", "--rv-only", "--request-timeout", "3s"}, 4, []string{"no answer", "--request-timeout"}, 15 * time.Second},
-		// streaming's list to compare with is bounded by --deadline too
+		// streaming's list to compare with is bounded by six --deadline
 		// (adversary try 7: it waited for ever); the fault's watch is quiet,
 		// so the verdict is the stream's: no bookmark, exit 1.
-		{framework.FaultTrickleList, []string{"streaming", "cm", "--deadline", "2s"}, 1, []string{"no initial-events-end bookmark within the deadline"}, 15 * time.Second},
+		{framework.FaultTrickleList, []string{"streaming", "cm", "--deadline", "2s"}, 1, []string{"no initial-events-end bookmark within the deadline"}, 30 * time.Second},
 		{framework.FaultTrickleList, []string{"watch", "cm", "--rv", "list", "--timeout", "3s"}, 4, []string{"the first list did not complete before the watch's time ran out, so no watch was started", "raise --timeout"}, 15 * time.Second},
 		{framework.FaultTrickleWatch, []string{"watch", "cm", "--timeout", "3s"}, 0, []string{`re:Summary \(timeout after (2\.9\d*|3(\.\d+)?)s\)`}, 15 * time.Second},
 		// With --follow, a stream silent for --stall-timeout is watched
