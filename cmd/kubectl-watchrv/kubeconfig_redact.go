@@ -159,11 +159,27 @@ func urlSecrets(s string) []string {
 			if un, err := url.PathUnescape(pw); err == nil && un != pw {
 				out = append(out, un)
 			}
+			// A parser that reads the password's # ? or / as the end of
+			// the host quotes it cut there ("https://admin:hunter2" of
+			// admin:hunter2#@host): the part before is a secret too.
+			if i := strings.IndexAny(pw, "#?/"); i > 0 {
+				out = append(out, pw[:i])
+			}
 		}
 	}
 	if u, err := url.Parse(s); err == nil {
 		for _, vs := range u.Query() {
 			out = append(out, vs...)
+		}
+	}
+	// The query by its delimiters, for what net/url cannot read
+	// (127.0.0.1:1?token=T is no URL to it).
+	if _, q, ok := strings.Cut(s, "?"); ok {
+		q, _, _ = strings.Cut(q, "#")
+		for _, pair := range strings.Split(q, "&") {
+			if _, v, ok := strings.Cut(pair, "="); ok && v != "" {
+				out = append(out, v)
+			}
 		}
 	}
 	return out

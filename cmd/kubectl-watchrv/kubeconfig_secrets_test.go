@@ -177,6 +177,15 @@ func TestKubeconfigSecretsAreNeverPrinted(t *testing.T) {
 		{"bare host with a bad escape in the password", cluster("admin:SECRET%zz@127.0.0.1:9", ""), token, nil},
 		{"scheme and a bad escape in the password", cluster("http://admin:SECRET%zz@127.0.0.1:9", ""), token, nil},
 		{"a token as the user of the URL", cluster("https://SECRET-USERTOKEN@127.0.0.1:9", ""), token, nil},
+		// A # ? or / in a password ends the host for a parser, which
+		// quotes what came before (adversary try 8).
+		{"a # in the password", cluster("https://admin:SECRETPW#@127.0.0.1:9", ""), token, nil},
+		{"a numeric password before #", cluster("https://admin:4455#SECRET@127.0.0.1:9", ""), token, nil},
+		{"a / in the password", cluster("https://admin:SEC/RET@127.0.0.1:9", ""), token, nil},
+		{"a # in the proxy password", cluster("https://127.0.0.1:9", "http://puser:SECRETPX#@127.0.0.1:1"), token, nil},
+		{"--server with a # in the password", cluster("https://127.0.0.1:9", ""), token, []string{"--server", "https://admin:SECRETFL#@127.0.0.1:9"}},
+		{"no scheme, a token in the query, a URL after it", cluster("127.0.0.1:9?token=SECRETQ&next=https://y", ""), token, nil},
+		{"no scheme, a bad escape, a token in the query", cluster("127.0.0.1:9/%zz?token=SECRETQ&next=http://y", ""), token, nil},
 		{"malformed proxy-url", cluster("https://127.0.0.1:9", "http://proxy:SECRET PROXY@127.0.0.1:1/%zz"), token, nil},
 		{"proxy-url of an unsupported scheme", cluster("https://127.0.0.1:9", "ftp://proxy:SECRET-PROXY@127.0.0.1:1"), token, nil},
 		{"socks5 proxy-url with a password", cluster("https://127.0.0.1:9", "socks5://proxy:SECRET-PROXY@127.0.0.1:1"), token, nil},
@@ -197,7 +206,7 @@ func TestKubeconfigSecretsAreNeverPrinted(t *testing.T) {
 			t.Run(c.name+"/"+strings.Join(args, " "), func(t *testing.T) {
 				all := append(append([]string{"--kubeconfig", kc, "--request-timeout", "2s"}, c.flags...), args...)
 				out, errOut, code := runWithEnv(t, "/nonexistent-watchrv-unit", all...)
-				if strings.Contains(out+errOut, "SECRET") || strings.Contains(out+errOut, "%ZZ") {
+				if strings.Contains(out+errOut, "SECRET") || strings.Contains(out+errOut, "%ZZ") || strings.Contains(out+errOut, "4455") || strings.Contains(out+errOut, "SEC/") {
 					t.Fatalf("a secret of the kubeconfig was printed (exit %d):\n%s%s", code, out, errOut)
 				}
 				if strings.Contains(out+errOut, "://http") {

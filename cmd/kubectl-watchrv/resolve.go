@@ -188,15 +188,29 @@ func (o *RootOptions) describeRequestError(err error, verb, what string) error {
 	}
 	// Any other answer of the server: its words alone ("boom") name
 	// neither the request, nor the server, nor the status.
-	if st, ok := diagnose.StatusOf(err); ok && st.Code != 0 {
+	if st, ok := diagnose.StatusOf(err); ok {
 		fix := ""
 		if st.Code >= 500 {
 			fix = ": the server failed the request; check the API server's health and logs, then run again"
 		}
-		return fmt.Errorf("%s answered %s %s with %s: %w%s", server, verb, what, diagnose.StatusText(st), err, fix)
+		words := text.OneLine(err.Error())
+		if strings.TrimSpace(words) == "" {
+			words = "no message"
+		}
+		return &worded{msg: fmt.Sprintf("%s answered %s %s with %s: %s%s", server, verb, what, diagnose.StatusText(st), words, fix), err: err}
 	}
 	return err
 }
+
+// worded is err with a line of the plugin's own: its class and exit code
+// stay err's.
+type worded struct {
+	msg string
+	err error
+}
+
+func (w *worded) Error() string { return w.msg }
+func (w *worded) Unwrap() error { return w.err }
 
 // unboundedFix names the flags that help with an answer past the plugin's
 // bounds, where any do (the libraries say it in the API's words).

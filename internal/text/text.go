@@ -125,45 +125,72 @@ func Shorten(s string, max int) string {
 // kubeconfig allows, is handled alike. Every URL of the kubeconfig or of an
 // answer goes through here before it is printed.
 func RedactURL(s string) string {
-	u, err := url.Parse(s)
-	if err == nil && u.Host != "" && u.Opaque == "" {
+	if u, ok := parsedWithHost(s); ok {
 		return redact(u)
 	}
-	if !strings.Contains(s, "://") {
-		// host:port, or user:password@host:port, which net/url reads as a
-		// scheme and an opaque part.
-		if u2, err2 := url.Parse("https://" + s); err2 == nil && u2.Host != "" {
-			return strings.TrimPrefix(redact(u2), "https://")
+	if !hasScheme(s) {
+		// host:port, which net/url reads as a scheme and an opaque part.
+		if u, ok := parsedWithHost("https://" + s); ok {
+			return strings.TrimPrefix(redact(u), "https://")
 		}
 	}
 	return redactRaw(s)
 }
 
+// parsedWithHost is s as net/url reads it, when that has a host and every
+// @ of s ended its user: an @ after a # or ? of a password
+// (https://admin:1234#@host) leaves the password as the host and port.
+func parsedWithHost(s string) (*url.URL, bool) {
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" || u.Opaque != "" {
+		return nil, false
+	}
+	if strings.Contains(s, "@") && u.User == nil {
+		return nil, false
+	}
+	return u, true
+}
+
+// hasScheme: s starts with a scheme and "://" (RFC 3986: a letter, then
+// letters, digits, +, - or .), before any other delimiter. A "://" later
+// on (in a query: ?next=https://x) is no scheme.
+func hasScheme(s string) bool {
+	i := strings.Index(s, "://")
+	if i <= 0 {
+		return false
+	}
+	for j, r := range s[:i] {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z':
+		case j > 0 && (r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.'):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 // redactRaw is RedactURL for what net/url does not read as a URL with a
-// host (a bad escape, an opaque form): the parts are found by their
-// delimiters alone, and a password and every query value are replaced all
-// the same. The fragment is dropped, as redact drops it.
+// host and a user in their places (a bad escape, an opaque form, an @
+// after a # or ?): the parts are found by their delimiters alone.
+// Everything before the last @ is replaced, wherever the @ is (a password
+// may hold /, ? and #), and so are every query value and the fragment.
 func redactRaw(s string) string {
 	scheme, rest := "", s
-	if i := strings.Index(s, "://"); i >= 0 {
+	if hasScheme(s) {
+		i := strings.Index(s, "://")
 		scheme, rest = s[:i+3], s[i+3:]
+	}
+	if at := strings.LastIndex(rest, "@"); at >= 0 {
+		rest = "xxxxx" + rest[at:]
 	}
 	if i := strings.IndexByte(rest, '#'); i >= 0 {
 		rest = rest[:i]
 	}
-	end := strings.IndexAny(rest, "/?")
-	if end < 0 {
-		end = len(rest)
+	if q := strings.IndexByte(rest, '?'); q >= 0 {
+		rest = rest[:q+1] + redactQuery(rest[q+1:])
 	}
-	authority, tail := rest[:end], rest[end:]
-	if at := strings.LastIndex(authority, "@"); at >= 0 {
-		// Not read as a URL: nothing before the last @ is kept.
-		authority = "xxxxx" + authority[at:]
-	}
-	if q := strings.IndexByte(tail, '?'); q >= 0 {
-		tail = tail[:q+1] + redactQuery(tail[q+1:])
-	}
-	return scheme + authority + tail
+	return scheme + rest
 }
 
 // redactQuery replaces every value of a raw query, in the order given; a

@@ -67,8 +67,8 @@ func TestRedactURLHidesPasswordsAndQueryValues(t *testing.T) {
 	// opaque forms included: no password or query value survives, and the
 	// result is never longer in scheme than what was given.
 	for _, scheme := range []string{"", "https://", "http://", "weird+x://"} {
-		for _, user := range []string{"u:SECRET", "u:SE%zzCRET", "SECRET", "u:SECRET%", "u:%SECRET"} {
-			for _, tail := range []string{"", "/", "/%zz", "/p?token=SECRET", "/?a=%zzSECRET&b=SECRET", "#SECRET", "?SECRET"} {
+		for _, user := range []string{"u:SECRET", "u:SE%zzCRET", "SECRET", "u:SECRET%", "u:%SECRET", "u:SECRET#", "u:SE#CRET", "u:SE?CRET", "u:SE/CRET", "u:1234#SECRET", "SECRET#"} {
+			for _, tail := range []string{"", "/", "/%zz", "/p?token=SECRET", "/?a=%zzSECRET&b=SECRET", "#SECRET", "?SECRET", "?token=SECRET&next=https://y", "/%zz?token=SECRET&next=http://y"} {
 				in := scheme + user + "@127.0.0.1:6443" + tail
 				got := RedactURL(in)
 				if strings.Contains(got, "SECRET") {
@@ -79,6 +79,16 @@ func TestRedactURLHidesPasswordsAndQueryValues(t *testing.T) {
 				}
 			}
 		}
+	}
+	// Without a user: a query or fragment never hides a token.
+	for _, in := range []string{"host:6443?token=SECRET&next=https://y", "127.0.0.1:1/%zz?token=SECRET&next=http://y", "https://h:1/?t=SECRET#SECRET"} {
+		if got := RedactURL(in); strings.Contains(got, "SECRET") {
+			t.Errorf("RedactURL(%q) = %q: a secret kept", in, got)
+		}
+	}
+	// A numeric password before # reads as a port to net/url.
+	if got := RedactURL("https://admin:1234#@h:1"); strings.Contains(got, "1234") {
+		t.Errorf("RedactURL kept a numeric password: %q", got)
 	}
 	// Not a URL at all: nothing before the last @ survives.
 	if got := RedactURL("https://a:SE CRET@h:1"); got != "https://xxxxx@h:1" {

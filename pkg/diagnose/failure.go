@@ -230,6 +230,14 @@ func isNetworkError(err error) bool {
 // StatusText is an answer's status as printed: "500 InternalError", or
 // the HTTP text when the server gave no reason ("503 Service Unavailable").
 func StatusText(st metav1.Status) string {
+	if st.Code == 0 {
+		// A Status without its code (a proxy's, a fake's): the HTTP
+		// status is not kept by client-go then.
+		if st.Reason != "" {
+			return "a Status of reason " + text.OneLine(string(st.Reason)) + " and no code"
+		}
+		return "a Status without a code"
+	}
 	reason := string(st.Reason)
 	if reason == "" || reason == string(metav1.StatusReasonUnknown) {
 		reason = http.StatusText(int(st.Code))

@@ -75,3 +75,22 @@ func TestCredentialsAreNeverReadFromAServersWords(t *testing.T) {
 		}
 	}
 }
+
+// StatusText names every answer's status, whatever the Status holds.
+func TestStatusTextNamesEveryStatus(t *testing.T) {
+	for _, c := range []struct {
+		st   metav1.Status
+		want string
+	}{
+		{metav1.Status{Code: 500, Reason: metav1.StatusReasonInternalError}, "500 InternalError"},
+		{metav1.Status{Code: 503}, "503 Service Unavailable"},
+		{metav1.Status{Code: 599}, "599"},
+		{metav1.Status{Code: 0}, "a Status without a code"},
+		{metav1.Status{Code: 0, Reason: "Conflict"}, "a Status of reason Conflict and no code"},
+		{metav1.Status{Code: 500, Reason: "Bad\x1b[2J\nReason"}, "500 Bad\x1b[2J Reason"},
+	} {
+		if got := StatusText(c.st); got != c.want {
+			t.Errorf("StatusText(%+v) = %q, want %q", c.st, got, c.want)
+		}
+	}
+}

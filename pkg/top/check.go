@@ -126,8 +126,12 @@ var boundFields = map[string][]Field{
 // exposed. A server without the family has no rows for it, so its sum is
 // 0 and would pass; the family is named as under "Not exposed" (the same
 // list, so the two never disagree).
+//
+// A bound already crossed stays crossed: every bound is a sum or a worst
+// over the servers of values that cannot be negative, so what a server
+// did not expose can only add to it.
 func unexposedOn(r *Report, c Check) Check {
-	if !c.Checked() {
+	if !c.Checked() || c.Crossed {
 		return c
 	}
 	for _, s := range r.Servers {
@@ -181,12 +185,16 @@ func checkWatchers(r *Report, wb WatcherBound) Check {
 		return notChecked(c, un)
 	}
 	per := map[string]float64{}
+	var gap *Row // a row whose watchers are not known
 	for _, row := range r.Rows {
 		if wb.Given != "" && row.GR() != wb.GR {
 			continue
 		}
 		if !row.Watchers.Known() {
-			return unknownOn(c, row.Server, row.Watchers.Why())
+			if gap == nil {
+				gap = row
+			}
+			continue
 		}
 		per[row.Name()] += row.Watchers.V()
 	}
@@ -195,6 +203,11 @@ func checkWatchers(r *Report, wb WatcherBound) Check {
 		if v > worst || (v == worst && n < name) {
 			worst, name = v, n
 		}
+	}
+	if gap != nil && worst <= wb.Max {
+		// Crossed is known from the rest (watchers only add); within
+		// is not.
+		return unknownOn(c, gap.Server, gap.Watchers.Why())
 	}
 	c.Value = ptr(worst)
 	c.Crossed = worst > wb.Max
@@ -214,6 +227,7 @@ func checkSum(r *Report, bound string, max float64, get func(*Row) Rate) Check {
 	}
 	total := 0.0
 	var where []string
+	gap, gapWhy := 0, "" // a server where a value is not known
 	for _, s := range r.Servers {
 		for _, row := range s.rows {
 			x := get(row)
@@ -223,7 +237,10 @@ func checkSum(r *Report, bound string, max float64, get func(*Row) Rate) Check {
 				if x.Unmeasured == "" && strings.Contains(x.Missing, reasonNotCached) {
 					continue
 				}
-				return unknownOn(c, s.Index, x.Why())
+				if gapWhy == "" {
+					gap, gapWhy = s.Index, x.Why()
+				}
+				continue
 			}
 			if x.D() > 0 {
 				where = append(where, fmt.Sprintf("%s%s %s", serverPrefix(s.Index, len(r.Servers)), row.Name(), count(x.D())))
@@ -231,10 +248,14 @@ func checkSum(r *Report, bound string, max float64, get func(*Row) Rate) Check {
 			total += x.D()
 		}
 		if len(s.rows) == 0 {
-			if m := s.Second.Values.availability(schema.GroupResource{}, Terminated); strings.Contains(m, reasonNoCache) {
-				return unknownOn(c, s.Index, m)
+			if m := s.Second.Values.availability(schema.GroupResource{}, Terminated); strings.Contains(m, reasonNoCache) && gapWhy == "" {
+				gap, gapWhy = s.Index, m
 			}
 		}
+	}
+	if gapWhy != "" && total <= max {
+		// Crossed is known from the rest (counts only add); within is not.
+		return unknownOn(c, gap, gapWhy)
 	}
 	c.Value = ptr(total)
 	c.Crossed = total > max

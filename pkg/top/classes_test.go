@@ -310,3 +310,25 @@ func TestABoundOnAFamilyNotExposedIsNotChecked(t *testing.T) {
 		}
 	}
 }
+
+// A bound crossed on the servers that expose its family stays crossed when
+// another server does not expose it: what that server has can only add
+// (adversary try 8: the crossing was hidden as NOT CHECKED).
+func TestACrossedBoundStaysCrossedBesideAServerWithoutItsFamily(t *testing.T) {
+	rec := "v1.37.2-etcd-cache-on"
+	one := interval(t, rec+".1", rec+".2")
+	t0 := time.Date(2026, 12, 1, 20, 0, 0, 0, time.UTC)
+	two := &Server{Index: 2, Endpoint: "https://127.0.0.2:6443", ReadRequests: 2,
+		First:  &Sample{Start: t0, At: t0, End: t0, Values: withoutFamily(t, rec+".1", famLongRunning), Filtered: true},
+		Second: &Sample{Start: t0.Add(5 * time.Second), At: t0.Add(5 * time.Second), End: t0.Add(5 * time.Second), Values: withoutFamily(t, rec+".2", famLongRunning), Filtered: true}}
+	two.Build(nil)
+	r := Assemble([]*Server{one, two}, 5*time.Second, "watchers", 1)
+	checks := CheckBounds(r, Bounds{Watchers: map[string]WatcherBound{"widgets": {Given: "widgets", GR: widgets, Max: 4}}})
+	if len(checks) != 1 || !checks[0].Crossed || !checks[0].Checked() {
+		t.Fatalf("5 watchers on server 1 over a bound of 4, server 2 without %s: %+v; want crossed", famLongRunning, checks)
+	}
+	within := CheckBounds(r, Bounds{Watchers: map[string]WatcherBound{"widgets": {Given: "widgets", GR: widgets, Max: 100}}})
+	if within[0].Checked() || !strings.Contains(within[0].Note, famLongRunning) {
+		t.Fatalf("within the bound on server 1 only: %+v; want NOT CHECKED naming %s", within, famLongRunning)
+	}
+}
