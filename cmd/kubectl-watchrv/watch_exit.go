@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/follow"
 )
@@ -60,7 +61,13 @@ func (r *watchRun) failureError(err error) error {
 	if st, ok := diagnose.StatusOf(err); ok {
 		d := diagnose.FromError(err, diagnose.Context{Operation: diagnose.OpWatch, RequestedResourceVersion: r.session.Stats().LastRV})
 		if d.IsRVProblem() {
-			return &watchError{text: fmt.Sprintf("the watch ended with %s: %s: %s", diagnose.StatusLine(st.Code, string(st.Reason), ""), d.Summary, d.Fix), err: err}
+			// A 410 whose message the diagnosis could not read is shown
+			// with it: the summary says only that the numbers are missing.
+			msg := ""
+			if d.Kind == diagnose.KindGone {
+				msg = text.Shorten(text.OneLine(st.Message), 256)
+			}
+			return &watchError{text: fmt.Sprintf("the watch ended with %s: %s: %s", diagnose.StatusLine(st.Code, string(st.Reason), msg), d.Summary, d.Fix), err: err}
 		}
 	}
 	if errors.As(err, &event) {

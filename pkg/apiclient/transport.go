@@ -20,8 +20,9 @@ func Wrap(cfg *rest.Config, l *Ledger) *rest.Config {
 }
 
 // Meter puts the body cap (capBody) on every answer of every client built
-// from cfg, and counts every request and every byte read in l (nil: caps
-// only). It sits right above the connection, under client-go's
+// from cfg, gives every error answer's Status its HTTP code
+// (fillStatusCode), and counts every request and every byte read in l
+// (nil: caps only). It sits right above the connection, under client-go's
 // credentials and every other wrapper, so that nothing reads a body
 // before the cap does. A chain that has a meter already gets none more:
 // NewClient adds one to a config that did not go through Wrap.
@@ -58,7 +59,7 @@ func (m *meter) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, nil
 	}
 	resp.Body = newCapBody(resp.Body, &BodyTooLargeError{Kind: kindOf(req, resp.StatusCode), Method: req.Method, URL: u, Status: resp.StatusCode}, en)
-	return resp, nil
+	return fillStatusCode(resp), nil
 }
 
 func (m *meter) WrappedRoundTripper() http.RoundTripper { return m.next }

@@ -2,6 +2,7 @@ package streaming
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
@@ -50,7 +51,7 @@ func Judge(r *Result) {
 		// Not an answer about streaming: the credentials were rejected, and
 		// an informer with them fails its list as much as its watch.
 		r.Status, r.Informer = StatusError, InformerUnknown
-		r.Explanation = fmt.Sprintf("401 %s: the server rejected the credentials, so nothing about streaming lists was checked (an informer with these credentials cannot list either)", r.Reason)
+		r.Explanation = fmt.Sprintf("%s: the server rejected the credentials, so nothing about streaming lists was checked (an informer with these credentials cannot list either)", codeReason(r.Code, r.Reason))
 	case r.Code != 0:
 		r.Status = StatusRefused
 		switch {
@@ -59,10 +60,10 @@ func Judge(r *Result) {
 			r.Explanation = "429 is retried after a backoff as a streaming watch again (isWatchErrorRetriable): no fallback, the informer waits for the server"
 		case r.Code == 410 || metav1.StatusReason(r.Reason) == metav1.StatusReasonExpired || metav1.StatusReason(r.Reason) == metav1.StatusReasonGone || diagnose.MentionsTooLarge(r.Message):
 			r.Informer = InformerRetries
-			r.Explanation = fmt.Sprintf("%d %s is retried as a streaming watch from RV \"\" (the Reflector resets its RV): no fallback", r.Code, r.Reason)
+			r.Explanation = fmt.Sprintf("%s is retried as a streaming watch from RV \"\" (the Reflector resets its RV): no fallback", codeReason(r.Code, r.Reason))
 		default:
 			r.Informer = InformerFallsBack
-			r.Explanation = fmt.Sprintf("%d %s is returned by watchList: the informer falls back to a list, then a watch", r.Code, r.Reason)
+			r.Explanation = fmt.Sprintf("%s is returned by watchList: the informer falls back to a list, then a watch", codeReason(r.Code, r.Reason))
 			if r.Code == 403 {
 				r.Explanation += " (which this user is likely refused too: grant list and watch)"
 			}
@@ -80,6 +81,18 @@ func Judge(r *Result) {
 		r.Status, r.Informer = StatusBroken, InformerHangs
 		r.Explanation = "no initial-events-end bookmark within the deadline: the informer waits for it until the watch times out (5-10 min), opens a new one, and never syncs"
 	}
+}
+
+// codeReason is an answer's code with its reason, or with HTTP's name for
+// the code when the Status gave no reason.
+func codeReason(code int32, reason string) string {
+	if reason == "" {
+		reason = http.StatusText(int(code))
+	}
+	if reason == "" {
+		return fmt.Sprint(code)
+	}
+	return fmt.Sprintf("%d %s", code, reason)
 }
 
 // ClusterVerdict is the summary of many checks.

@@ -22,7 +22,8 @@ type faultCase struct {
 	args  []string
 	code  int
 	// want are fragments of the one error line (when code != 0) or of
-	// stderr (when 0).
+	// stderr (when 0); one that starts with "!" must be in neither stdout
+	// nor stderr.
 	want []string
 	// within bounds the run's time.
 	within time.Duration
@@ -161,6 +162,13 @@ func checkRun(t *testing.T, r framework.Result, c faultCase) {
 		}
 	}
 	for _, w := range c.want {
+		// "!" marks what must not be there, in all the run printed.
+		if no, ok := strings.CutPrefix(w, "!"); ok {
+			if strings.Contains(r.Stdout+r.Stderr, no) {
+				t.Fatalf("says %q:\n%s%s", no, r.Stdout, r.Stderr)
+			}
+			continue
+		}
 		// "re:" marks a pattern: a measured time is near its bound, not
 		// equal to it (a stream ended by its own deadline says 2.996s).
 		if re, ok := strings.CutPrefix(w, "re:"); ok {

@@ -47,6 +47,25 @@ const (
 	FaultServerError Fault = "server-error"
 )
 
+// FaultCodeless is the fault whose every list and watch is answered with
+// HTTP status code and a Status that has neither a code nor a reason, only
+// the message "boom from server": what a proxy or an aggregated server
+// that builds its own Status may send. The plugin must classify it by the
+// HTTP status (client-go by itself reads the Status's code 0).
+func FaultCodeless(code int) Fault { return Fault("codeless-" + strconv.Itoa(code)) }
+
+// codeless is the HTTP status of a FaultCodeless server, 0 for any other.
+func (s *FaultServer) codeless() int {
+	n, _ := strconv.Atoi(strings.TrimPrefix(string(s.Fault), "codeless-"))
+	if !strings.HasPrefix(string(s.Fault), "codeless-") {
+		return 0
+	}
+	return n
+}
+
+// faultCodelessStatus is FaultCodeless's answer.
+const faultCodelessStatus = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"boom from server"}`
+
 // FaultServer answers on loopback (plain http) as an API server does as
 // far as the plugin asks (discovery of configmaps, /version, a list of one
 // object, a quiet watch), except for its one Fault. Its answers are made
@@ -141,6 +160,8 @@ func (s *FaultServer) serve(w http.ResponseWriter, r *http.Request) {
 		s.json(w, 403, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"forbidden: User \"fault\" cannot get path \"/metrics\"","reason":"Forbidden","code":403}`)
 	case !strings.HasSuffix(p, "/configmaps"):
 		s.json(w, 404, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","code":404}`)
+	case s.codeless() != 0:
+		s.json(w, s.codeless(), faultCodelessStatus)
 	case s.Fault == FaultEndlessError:
 		s.endless(w, r, 500, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"`, "internal error ")
 	case s.Fault == FaultServerError && watch:

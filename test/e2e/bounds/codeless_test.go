@@ -1,0 +1,43 @@
+//go:build e2e
+
+package bounds
+
+import (
+	"testing"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
+)
+
+// TestStatusWithoutCodeIsClassifiedByHTTPStatus: an error answer whose
+// Status has no code (nor reason) is classified by its HTTP status in every
+// command, so each exits with the code the docs give for that status and
+// shows the server's message; none says "a Status without a code" (what
+// client-go's own decoding, code 0, led to) or calls the failure a verdict
+// about streaming. The fix is one place (the transport); the test walks
+// every command over every status a classifier tells apart.
+func TestStatusWithoutCodeIsClassifiedByHTTPStatus(t *testing.T) {
+	const within = 30 * time.Second
+	exit := map[int]int{401: 6, 403: 7, 404: 9, 410: 10, 422: 2, 429: 8, 500: 1}
+	// streaming tells a refusal from a verdict: 401, 403 and 429 are about
+	// the request, every other refusal is the streaming list's (exit 1).
+	streamingExit := map[int]int{401: 6, 403: 7, 404: 1, 410: 1, 422: 1, 429: 8, 500: 1}
+	never := []string{"!without a code", "!will hang"}
+	var cases []faultCase
+	for _, code := range []int{401, 403, 404, 410, 422, 429, 500} {
+		want, f := exit[code], framework.FaultCodeless(code)
+		for _, args := range [][]string{
+			{"list", "cm"},
+			{"list", "cm", "--rv-only"},
+			{"list", "cm", "-o", "json"},
+			{"list", "cm/a"},
+			{"watch", "cm", "--timeout", "5s"},
+			{"watch", "cm", "--rv", "list", "--timeout", "5s"},
+			{"probe", "cm"},
+		} {
+			cases = append(cases, faultCase{f, args, want, append([]string{"boom from server"}, never...), within})
+		}
+		cases = append(cases, faultCase{f, []string{"streaming", "cm", "--deadline", "3s"}, streamingExit[code], append([]string{"re:^error: "}, never...), within})
+	}
+	runFaultCases(t, cases, memoryLimit)
+}
