@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
@@ -198,10 +199,19 @@ func (o *StreamingOptions) resultError(r streaming.Result) error {
 	switch {
 	case r.Code == 0:
 		return withCode(ExitFailure, fmt.Errorf("%s did not serve the streaming list: %s", r.Resource, r.Explanation))
-	case diagnose.IsWatchListRefused(r.Err):
-		hint := o.serverInfo(context.Background(), "", "").StreamingRefusedHint()
-		return withCode(ExitFailure, fmt.Errorf("%s refused the streaming list (%d %s): %s", r.Resource, r.Code, r.Reason, hint))
 	}
-	// The explanation starts with the code and reason.
-	return withCode(ExitFailure, fmt.Errorf("%s refused the streaming list: %s", r.Resource, r.Explanation))
+	// The server, its status and its own words (bounded: a page of a
+	// message is the table's note, not the error line), then what an
+	// informer does with that answer.
+	refused := fmt.Sprintf("%s refused the streaming list of %s with %s", o.serverName(), r.Resource,
+		diagnose.StatusLine(r.Code, r.Reason, text.Shorten(text.OneLine(r.Message), 256)))
+	if r.Reason == "" {
+		refused = fmt.Sprintf("%s refused the streaming list of %s with %s", o.serverName(), r.Resource,
+			diagnose.StatusLine(r.Code, http.StatusText(int(r.Code)), text.Shorten(text.OneLine(r.Message), 256)))
+	}
+	if diagnose.IsWatchListRefused(r.Err) {
+		hint := o.serverInfo(context.Background(), "", "").StreamingRefusedHint()
+		return withCode(ExitFailure, fmt.Errorf("%s: %s", refused, hint))
+	}
+	return withCode(ExitFailure, fmt.Errorf("%s; %s", refused, r.RefusalEffect()))
 }

@@ -95,9 +95,15 @@ func restClientFor(cfg *rest.Config) (rest.Interface, error) {
 	return c, nil
 }
 
-// ServerVersion returns the gitVersion from /version.
+// ServerVersion returns the gitVersion from /version, read as every other
+// get (Get: no retries, the error with the server's own words).
 func (c *Client) ServerVersion(ctx context.Context) (string, error) {
-	body, err := c.short.Get().AbsPath("/version").Do(withKind(ctx, KindVersion)).Raw()
+	rc, err := c.Get(ctx, "/version", nil, "application/json")
+	if err != nil {
+		return "", err
+	}
+	defer rc.Close()
+	body, err := io.ReadAll(rc) // within the cap of /version (LimitVersion)
 	if err != nil {
 		return "", capError(err)
 	}

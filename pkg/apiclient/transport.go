@@ -21,7 +21,7 @@ func Wrap(cfg *rest.Config, l *Ledger) *rest.Config {
 
 // Meter puts the body cap (capBody) on every answer of every client built
 // from cfg, gives every error answer's Status its HTTP code
-// (fillStatusCode), and counts every request and every byte read in l
+// (asStatus), and counts every request and every byte read in l
 // (nil: caps only). It sits right above the connection, under client-go's
 // credentials and every other wrapper, so that nothing reads a body
 // before the cap does. A chain that has a meter already gets none more:
@@ -59,7 +59,7 @@ func (m *meter) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, nil
 	}
 	resp.Body = newCapBody(resp.Body, &BodyTooLargeError{Kind: kindOf(req, resp.StatusCode), Method: req.Method, URL: u, Status: resp.StatusCode}, en)
-	return fillStatusCode(resp), nil
+	return asStatus(resp), nil
 }
 
 func (m *meter) WrappedRoundTripper() http.RoundTripper { return m.next }

@@ -27,11 +27,16 @@ type cell struct {
 // NewTable starts a table with the given column headers.
 func NewTable(headers ...string) *Table { return &Table{headers: headers} }
 
+// cellLimit bounds one table cell and one "Key:  value" value: a server's
+// message can be a quarter MiB (the error body cap), which no row should
+// carry; -o json keeps the whole of it.
+const cellLimit = 1024
+
 // Row adds a row of plain cells.
 func (t *Table) Row(cells ...string) {
 	r := make([]cell, len(cells))
 	for i, c := range cells {
-		r[i] = cell{text: text.Inline(c)}
+		r[i] = cell{text: text.Inline(text.Shorten(c, cellLimit))}
 	}
 	t.rows = append(t.rows, r)
 }
@@ -123,7 +128,7 @@ func KeyValues(w io.Writer, pairs [][2]string) error {
 	var b strings.Builder
 	for _, kv := range pairs {
 		b.WriteString(padCell(kv[0]+":", width, 2))
-		b.WriteString(text.Inline(kv[1]))
+		b.WriteString(text.Inline(text.Shorten(kv[1], 2*cellLimit)))
 		b.WriteString("\n")
 	}
 	_, err := io.WriteString(w, b.String())

@@ -2,7 +2,6 @@ package streaming
 
 import (
 	"fmt"
-	"net/http"
 	"strings"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
@@ -51,7 +50,7 @@ func Judge(r *Result) {
 		// Not an answer about streaming: the credentials were rejected, and
 		// an informer with them fails its list as much as its watch.
 		r.Status, r.Informer = StatusError, InformerUnknown
-		r.Explanation = fmt.Sprintf("%s: the server rejected the credentials, so nothing about streaming lists was checked (an informer with these credentials cannot list either)", codeReason(r.Code, r.Reason))
+		r.Explanation = fmt.Sprintf("%s: the server rejected the credentials, so nothing about streaming lists was checked (an informer with these credentials cannot list either)", r.statusText())
 	case r.Code != 0:
 		r.Status = StatusRefused
 		switch {
@@ -60,10 +59,10 @@ func Judge(r *Result) {
 			r.Explanation = "429 is retried after a backoff as a streaming watch again (isWatchErrorRetriable): no fallback, the informer waits for the server"
 		case r.Code == 410 || metav1.StatusReason(r.Reason) == metav1.StatusReasonExpired || metav1.StatusReason(r.Reason) == metav1.StatusReasonGone || diagnose.MentionsTooLarge(r.Message):
 			r.Informer = InformerRetries
-			r.Explanation = fmt.Sprintf("%s is retried as a streaming watch from RV \"\" (the Reflector resets its RV): no fallback", codeReason(r.Code, r.Reason))
+			r.Explanation = fmt.Sprintf("%s is retried as a streaming watch from RV \"\" (the Reflector resets its RV): no fallback", r.statusText())
 		default:
 			r.Informer = InformerFallsBack
-			r.Explanation = fmt.Sprintf("%s is returned by watchList: the informer falls back to a list, then a watch", codeReason(r.Code, r.Reason))
+			r.Explanation = fmt.Sprintf("%s is returned by watchList: the informer falls back to a list, then a watch", r.statusText())
 			if r.Code == 403 {
 				r.Explanation += " (which this user is likely refused too: grant list and watch)"
 			}
@@ -81,18 +80,6 @@ func Judge(r *Result) {
 		r.Status, r.Informer = StatusBroken, InformerHangs
 		r.Explanation = "no initial-events-end bookmark within the deadline: the informer waits for it until the watch times out (5-10 min), opens a new one, and never syncs"
 	}
-}
-
-// codeReason is an answer's code with its reason, or with HTTP's name for
-// the code when the Status gave no reason.
-func codeReason(code int32, reason string) string {
-	if reason == "" {
-		reason = http.StatusText(int(code))
-	}
-	if reason == "" {
-		return fmt.Sprint(code)
-	}
-	return fmt.Sprintf("%d %s", code, reason)
 }
 
 // ClusterVerdict is the summary of many checks.
@@ -156,4 +143,19 @@ func nameList(names []string) string {
 		return strings.Join(names, ", ")
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(names[:5], ", "), len(names)-5)
+}
+
+// statusText is the refusal's code and reason ("404 Not Found" when the
+// Status gave no reason), as every error line names a status.
+func (r *Result) statusText() string {
+	return diagnose.StatusText(metav1.Status{Code: r.Code, Reason: metav1.StatusReason(r.Reason)})
+}
+
+// RefusalEffect is what an informer does with the refusal, without the
+// status it starts with (the error line names the status itself).
+func (r *Result) RefusalEffect() string {
+	if rest, ok := strings.CutPrefix(r.Explanation, r.statusText()+" "); ok {
+		return "it " + rest
+	}
+	return r.Explanation
 }

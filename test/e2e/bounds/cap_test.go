@@ -4,6 +4,7 @@ package bounds
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -162,6 +163,16 @@ func checkRun(t *testing.T, r framework.Result, c faultCase) {
 		}
 	}
 	for _, w := range c.want {
+		// "maxline:N": no line the run printed is longer than N bytes.
+		if n, ok := strings.CutPrefix(w, "maxline:"); ok {
+			limit, _ := strconv.Atoi(n)
+			for _, l := range strings.Split(r.Stdout+"\n"+r.Stderr, "\n") {
+				if len(l) > limit {
+					t.Fatalf("a line of %d bytes, more than %d: %.300s", len(l), limit, l)
+				}
+			}
+			continue
+		}
 		// "!" marks what must not be there, in all the run printed.
 		if no, ok := strings.CutPrefix(w, "!"); ok {
 			if strings.Contains(r.Stdout+r.Stderr, no) {

@@ -54,14 +54,33 @@ const (
 // HTTP status (client-go by itself reads the Status's code 0).
 func FaultCodeless(code int) Fault { return Fault("codeless-" + strconv.Itoa(code)) }
 
+// FaultHTMLError is the fault whose every list, watch and /version is
+// answered with HTTP status code and a page of HTML, no Status: what a
+// proxy or a load balancer in front of the API server answers. client-go by
+// itself invents a reason and a message for it and drops the page's.
+func FaultHTMLError(code int) Fault { return Fault("html-" + strconv.Itoa(code)) }
+
+// FaultHugeMessage: every list and watch is a 500 Status whose message is
+// 200 KB of words (within the error body cap): no printed line may carry it.
+const FaultHugeMessage Fault = "huge-message"
+
 // codeless is the HTTP status of a FaultCodeless server, 0 for any other.
-func (s *FaultServer) codeless() int {
-	n, _ := strconv.Atoi(strings.TrimPrefix(string(s.Fault), "codeless-"))
-	if !strings.HasPrefix(string(s.Fault), "codeless-") {
+func (s *FaultServer) codeless() int { return s.faultCode("codeless-") }
+
+// htmlError is the HTTP status of a FaultHTMLError server, 0 for any other.
+func (s *FaultServer) htmlError() int { return s.faultCode("html-") }
+
+func (s *FaultServer) faultCode(prefix string) int {
+	rest, ok := strings.CutPrefix(string(s.Fault), prefix)
+	if !ok {
 		return 0
 	}
+	n, _ := strconv.Atoi(rest)
 	return n
 }
+
+// faultHTML is FaultHTMLError's page.
+const faultHTML = "<html><body><h1>boom from the proxy</h1>\n</body></html>\n"
 
 // faultCodelessStatus is FaultCodeless's answer.
 const faultCodelessStatus = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"boom from server"}`
@@ -148,6 +167,11 @@ func (s *FaultServer) serve(w http.ResponseWriter, r *http.Request) {
 		s.json(w, 200, faultAPIGroups)
 	case p == "/api/v1":
 		s.json(w, 200, faultCoreV1)
+	case s.htmlError() != 0 && (p == "/version" || strings.HasSuffix(p, "/configmaps")):
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(s.htmlError())
+		n, _ := io.WriteString(w, faultHTML)
+		s.Sent.Add(int64(n))
 	case p == "/version" && s.Fault == FaultEndlessVersion:
 		s.endless(w, r, 200, `{"major":"1","minor":"37","gitVersion":"`, "v1.37.2")
 	case p == "/version":
@@ -160,6 +184,8 @@ func (s *FaultServer) serve(w http.ResponseWriter, r *http.Request) {
 		s.json(w, 403, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"forbidden: User \"fault\" cannot get path \"/metrics\"","reason":"Forbidden","code":403}`)
 	case !strings.HasSuffix(p, "/configmaps"):
 		s.json(w, 404, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","code":404}`)
+	case s.Fault == FaultHugeMessage:
+		s.json(w, 500, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"InternalError","code":500,"message":"`+strings.Repeat("boom from server ", 200<<10/17)+`"}`)
 	case s.codeless() != 0:
 		s.json(w, s.codeless(), faultCodelessStatus)
 	case s.Fault == FaultEndlessError:
