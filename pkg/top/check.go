@@ -269,23 +269,36 @@ func checkRatio(r *Report, max float64) Check {
 		return notChecked(c, un)
 	}
 	worst := 0.0
+	gap, gapWhy := 0, "" // a row whose ratio is not known
 	for _, row := range r.Rows {
+		why := ""
 		for _, x := range []Rate{row.ListsStorage, row.StorageFetched, row.StorageReturned} {
-			if x.Missing != "" || x.Unmeasured != "" {
-				return unknownOn(c, row.Server, x.Why())
+			if why == "" && (x.Missing != "" || x.Unmeasured != "") {
+				why = x.Why()
 			}
 		}
 		for _, x := range []Rate{row.ListsStorage, row.StorageFetched} {
-			if !x.Known() {
+			if why == "" && !x.Known() {
 				// Went down or restarted: the interval holds no
-				// difference to judge, so the bound is not checked.
-				return unknownOn(c, row.Server, x.Why())
+				// difference to judge there.
+				why = x.Why()
 			}
+		}
+		if why != "" {
+			if gapWhy == "" {
+				gap, gapWhy = row.Server, why
+			}
+			continue
 		}
 		if row.StorageListRatio != nil && *row.StorageListRatio > worst {
 			worst = *row.StorageListRatio
 			c.Where = fmt.Sprintf("%s%s: %s read for %s returned in %s list(s)", serverPrefix(row.Server, len(r.Servers)), row.Name(), counted(row.StorageFetched.D(), "object"), count(row.StorageReturned.D()), count(row.ListsStorage.D()))
 		}
+	}
+	if gapWhy != "" && worst <= max {
+		// Crossed is known from the rest (a worst only grows); within
+		// is not.
+		return unknownOn(Check{Bound: c.Bound, Max: max}, gap, gapWhy)
 	}
 	c.Value = ptr(math.Round(worst*10) / 10)
 	c.Crossed = worst > max
@@ -299,20 +312,34 @@ func checkRejected(r *Report, max float64) Check {
 	}
 	total := 0.0
 	var where []string
+	gap, gapWhy := 0, "" // a server whose rejections are not known
+	unknown := func(server int, why string) {
+		if gapWhy == "" {
+			gap, gapWhy = server, why
+		}
+	}
 	for _, s := range r.Servers {
 		if bad := s.apfUnmeasured(); bad != "" {
-			return unknownOn(c, s.Index, bad)
+			unknown(s.Index, bad)
+			continue
 		}
 		if s.APF == nil {
-			return unknownOn(c, s.Index, famAPFRejected+" "+s.Second.Values.notExposed())
+			unknown(s.Index, famAPFRejected+" "+s.Second.Values.notExposed())
+			continue
 		}
 		for _, a := range s.APF {
 			if !a.Rejected.Known() {
-				return unknownOn(c, s.Index, "priority level "+a.PriorityLevel+": "+a.Rejected.Why())
+				unknown(s.Index, "priority level "+a.PriorityLevel+": "+a.Rejected.Why())
+				continue
 			}
 			total += a.Rejected.D()
 			where = append(where, fmt.Sprintf("%spriority level %s %s", serverPrefix(s.Index, len(r.Servers)), a.PriorityLevel, count(a.Rejected.D())))
 		}
+	}
+	if gapWhy != "" && total <= max {
+		// Crossed is known from the rest (rejections only add); within
+		// is not.
+		return unknownOn(c, gap, gapWhy)
 	}
 	c.Value = ptr(total)
 	c.Crossed = total > max

@@ -332,3 +332,49 @@ func TestACrossedBoundStaysCrossedBesideAServerWithoutItsFamily(t *testing.T) {
 		t.Fatalf("within the bound on server 1 only: %+v; want NOT CHECKED naming %s", within, famLongRunning)
 	}
 }
+
+// The class of the test above, over every bound and every way a second
+// server can lack a value: a bound that one server crosses by itself stays
+// crossed beside a server without a family, or whose counters went down
+// (adversary try 8 found it for watchers; the ratio and the rejections
+// returned NOT CHECKED at the first gap).
+func TestEveryCrossedBoundStaysCrossedBesideAServerWithoutAValue(t *testing.T) {
+	zero := 0.0
+	// What server 1 has crosses these: its watchers, its ratio where it
+	// read storage, its rejections (0 > -1: the logic, not a real flag).
+	ratio, rejected := 0.5, -1.0
+	bounds := Bounds{Watchers: map[string]WatcherBound{"": {Max: 0}, "widgets": {Given: "widgets", GR: widgets, Max: 0}}, Terminated: &zero, StorageListRatio: &ratio, Rejected: &rejected}
+	tried := map[string]int{}
+	for _, rec := range []string{"v1.37.2-etcd-cache-on", "v1.30.14-etcd-cache-on"} {
+		alone := CheckBounds(Assemble([]*Server{interval(t, rec+".1", rec+".2")}, 5*time.Second, "watchers", 1), bounds)
+		t0 := time.Date(2026, 12, 1, 20, 0, 0, 0, time.UTC)
+		seconds := map[string]*Server{}
+		for _, fam := range Families {
+			two := &Server{Index: 2, Endpoint: "https://127.0.0.2:6443", ReadRequests: 2,
+				First:  &Sample{Start: t0, At: t0, End: t0, Values: withoutFamily(t, rec+".1", fam), Filtered: true},
+				Second: &Sample{Start: t0.Add(5 * time.Second), At: t0.Add(5 * time.Second), End: t0.Add(5 * time.Second), Values: withoutFamily(t, rec+".2", fam), Filtered: true}}
+			two.Build(nil)
+			seconds["without "+fam] = two
+		}
+		down := interval(t, rec+".2", rec+".1") // every counter went down
+		down.Index, down.Endpoint = 2, "https://127.0.0.2:6443"
+		seconds["counters went down"] = down
+		for why, two := range seconds {
+			both := CheckBounds(Assemble([]*Server{interval(t, rec+".1", rec+".2"), two}, 5*time.Second, "watchers", 1), bounds)
+			for i, c := range both {
+				if !alone[i].Crossed {
+					continue
+				}
+				tried[c.Bound]++
+				if !c.Crossed || !c.Checked() {
+					t.Errorf("%s, server 2 %s: --max-%s %s crossed on server 1 alone (%v), beside it %v, note %q; want crossed", rec, why, c.Bound, c.Resource, *alone[i].Value, c.Value, c.Note)
+				}
+			}
+		}
+	}
+	for _, b := range []string{BoundWatchers, BoundStorageListRatio, BoundRejected} {
+		if tried[b] == 0 {
+			t.Errorf("--max-%s was never crossed on server 1 alone: the test did not try it", b)
+		}
+	}
+}
