@@ -179,3 +179,9 @@ func withoutRetryAdvice(err error) string {
 	}
 	return msg
 }
+
+// withFlagName is err said of the flag that gave its value ("--max-watchers
+// "svc.v1=6": the server doesn't have ..."), with err's exit code.
+func withFlagName(err error, flag string) error {
+	return withCode(exitCode(err), fmt.Errorf("%s: %w", flag, err))
+}

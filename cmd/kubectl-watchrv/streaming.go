@@ -184,7 +184,7 @@ func (o *StreamingOptions) resultError(r streaming.Result) error {
 	case streaming.OutcomeSyncs:
 		return nil
 	case streaming.OutcomeFailed:
-		if r.RequestFailure() != diagnose.FailureNone {
+		if r.RequestFailure() != diagnose.FailureNone || diagnose.IsUnreadableAnswer(r.Err) {
 			// 401, 403, 429, no connection...: that failure, with its exit
 			// code (6, 7, 8, 4, ...), as every other command gives it.
 			return o.requestError(r.Err, "list and watch", r.Resource)

@@ -235,7 +235,7 @@ func (o *TopOptions) topBounds(ctx context.Context) (top.Bounds, error) {
 		if w.resource != "" {
 			r, err := o.resolveResource(ctx, w.resource)
 			if err != nil {
-				return b, err
+				return b, withFlagName(err, "--max-watchers "+strconv.Quote(w.given))
 			}
 			wb.GR = r.GVR.GroupResource()
 		}

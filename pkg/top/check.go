@@ -51,6 +51,11 @@ func ParseWatcherBound(s string) (resource string, max float64, err error) {
 	if found && res == "" {
 		return "", 0, errors.New("the resource before = is empty")
 	}
+	if strings.Contains(res, "/") {
+		// kubectl names a resource TYPE or TYPE.GROUP, never by its
+		// group/version path.
+		return "", 0, fmt.Errorf("%q is a path, not a resource: name it as kubectl get does (services, deployments.apps)", res)
+	}
 	v, err := strconv.ParseUint(strings.TrimSpace(n), 10, 32)
 	if err != nil {
 		return "", 0, fmt.Errorf("%q is not a count of watchers", n)

@@ -243,10 +243,15 @@ func TestParseWatcherBound(t *testing.T) {
 			t.Errorf("%q: %v %v", in, n, err)
 		}
 	}
-	for _, bad := range []string{"=3", "pods=", "pods=-1", "pods=x", "3.5"} {
+	for _, bad := range []string{"=3", "pods=", "pods=-1", "pods=x", "3.5", "v1/services=6", "apps/v1/deployments=1"} {
 		if _, _, err := ParseWatcherBound(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+	// A group/version path is named as one, with the form kubectl takes
+	// (adversary try 8: the advice was pods/log's, "give the type alone (v1)").
+	if _, _, err := ParseWatcherBound("v1/services=6"); err == nil || !strings.Contains(err.Error(), "is a path, not a resource") || strings.Contains(err.Error(), "(v1)") {
+		t.Errorf("v1/services=6: %v", err)
 	}
 }
 

@@ -55,6 +55,17 @@ func TestStatusWithoutCodeIsClassifiedByHTTPStatus(t *testing.T) {
 	} {
 		cases = append(cases, faultCase{framework.FaultHugeMessage, args, 1, []string{"boom from server", "bytes left out", "maxline:" + strconv.Itoa(text.MaxLine+1024)}, within})
 	}
+	// A 200 that does not decode: the line names the server and the
+	// request, not only the decoder's words.
+	unreadable := []string{"the API server at http://127.0.0.1:", " answered ", "with a body that cannot be read: "}
+	for _, args := range [][]string{
+		{"list", "cm"}, {"list", "cm", "--rv-only"}, {"list", "cm/a"},
+		{"watch", "cm", "--timeout", "5s"}, {"watch", "cm", "--rv", "list", "--timeout", "5s"},
+		{"probe", "cm"}, {"streaming", "cm", "--deadline", "3s"}, {"top", "--once", "--interval", "1s"},
+		{"probe", "cm", "--metrics"},
+	} {
+		cases = append(cases, faultCase{framework.FaultUnreadable, args, 1, unreadable, within})
+	}
 	cases = append(cases, faultCase{framework.FaultHTMLError(502), []string{"version"}, 1, append([]string{"502 Bad Gateway: <html><body><h1>boom from the proxy</h1>"}, neverInvented...), within})
 	runFaultCases(t, cases, memoryLimit)
 }

@@ -64,6 +64,10 @@ func FaultHTMLError(code int) Fault { return Fault("html-" + strconv.Itoa(code))
 // 200 KB of words (within the error body cap): no printed line may carry it.
 const FaultHugeMessage Fault = "huge-message"
 
+// FaultUnreadable: every list and watch is a 200 of JSON that does not
+// decode, and /metrics a text whose sample 1e400 does not parse.
+const FaultUnreadable Fault = "unreadable"
+
 // codeless is the HTTP status of a FaultCodeless server, 0 for any other.
 func (s *FaultServer) codeless() int { return s.faultCode("codeless-") }
 
@@ -176,6 +180,10 @@ func (s *FaultServer) serve(w http.ResponseWriter, r *http.Request) {
 		s.endless(w, r, 200, `{"major":"1","minor":"37","gitVersion":"`, "v1.37.2")
 	case p == "/version":
 		s.json(w, 200, faultVersion)
+	case s.Fault == FaultUnreadable && p == "/metrics":
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+		w.WriteHeader(200)
+		_, _ = io.WriteString(w, "# TYPE apiserver_longrunning_requests gauge\napiserver_longrunning_requests{resource=\"configmaps\",verb=\"WATCH\"} 1e400\n")
 	case p == "/metrics" && s.Fault == FaultEndlessMetrics:
 		s.endlessMetrics(w, r)
 	case p == "/metrics" && s.Fault == FaultServerError:
@@ -184,6 +192,8 @@ func (s *FaultServer) serve(w http.ResponseWriter, r *http.Request) {
 		s.json(w, 403, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"forbidden: User \"fault\" cannot get path \"/metrics\"","reason":"Forbidden","code":403}`)
 	case !strings.HasSuffix(p, "/configmaps"):
 		s.json(w, 404, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","code":404}`)
+	case s.Fault == FaultUnreadable && strings.HasSuffix(p, "/configmaps"):
+		s.json(w, 200, `{"kind":"ConfigMapList","apiVersion":"v1","items":[}`)
 	case s.Fault == FaultHugeMessage:
 		s.json(w, 500, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"InternalError","code":500,"message":"`+strings.Repeat("boom from server ", 200<<10/17)+`"}`)
 	case s.codeless() != 0:
