@@ -199,7 +199,8 @@ func (o *RootOptions) describeRequestError(err error, verb, what string) error {
 	// Any other answer of the server: its words alone ("boom") name
 	// neither the request, nor the server, nor the status.
 	if st, ok := diagnose.StatusOf(err); ok {
-		fix := ""
+		// Every failure line ends with a fix (docs/exit-codes.md).
+		fix := ": check what the API server, or a proxy in front of it, answers: run again with -v=6 to see each request and its status"
 		if st.Code >= 500 {
 			fix = ": the server failed the request; check the API server's health and logs, then run again"
 		}

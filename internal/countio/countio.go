@@ -4,14 +4,20 @@ package countio
 
 import "io"
 
-// Reader counts the bytes read from R into N.
+// Reader counts the bytes read from R into N. Ended is whether R ended
+// cleanly (io.EOF): a decoder turns that into io.ErrUnexpectedEOF when it
+// came mid-value, which then reads like a connection cut.
 type Reader struct {
-	R io.Reader
-	N int64
+	R     io.Reader
+	N     int64
+	Ended bool
 }
 
 func (c *Reader) Read(p []byte) (int, error) {
 	n, err := c.R.Read(p)
 	c.N += int64(n)
+	if err == io.EOF {
+		c.Ended = true
+	}
 	return n, err
 }

@@ -3,6 +3,8 @@ package apiclient
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -18,54 +20,91 @@ const errorMessageLimit = 512
 // code is the HTTP status and whose message is the server's own words.
 // client-go classifies an error answer by its decoded Status alone
 // (rest.Result.Error: errors.FromObject), so a 404 whose Status has no
-// code is no NotFound and a 422 no Invalid; and for an answer that is not
-// a Status (a proxy's HTML or text) it invents a reason and a message of
-// its own (a 502 is "InternalError", a 503 "the server is currently
-// unable to handle the request"), dropping what the server said. Every
-// command would misname the failure, exit with the wrong code, or hide
-// the server's words. The meter calls asStatus on every answer, under
-// every client and discovery, so no caller can meet such an answer.
+// code (or code 200) is no NotFound and a 422 no Invalid; and for an
+// answer that is not a Status (a proxy's HTML or text) it invents a
+// reason and a message of its own (a 502 is "InternalError", a 503 "the
+// server is currently unable to handle the request"), dropping what the
+// server said. Every command would misname the failure, exit with the
+// wrong code, or hide the server's words. The meter calls asStatus on
+// every answer, under every client and discovery, so no caller can meet
+// such an answer.
 //
-// A Status keeps all it says; only a missing or zero code is filled. Any
-// other body becomes the message of a Status without a reason (the error
-// line then names the code by HTTP's words: "502 Bad Gateway"), one line,
-// at most errorMessageLimit bytes. resp.Body is already capped (error
-// bodies are capped small); a body cut by the cap is handed on as it came,
-// so the cap's error is what the caller meets.
+// A Status keeps all it says but its code, which is the HTTP status (the
+// one a real API server writes into both). Any other body becomes the
+// message of a Status without a reason (the error line then names the
+// code by HTTP's words: "502 Bad Gateway"), one line, at most
+// errorMessageLimit bytes.
+//
+// The body is rewritten as the caller reads it, not here: the answer's
+// head returns at once, and a body that trickles is read under the
+// caller's context and timeouts, as any body is (adversary try 10: read
+// here, a 410 whose body trickled was "no answer", its code lost).
+// resp.Body is already capped (error bodies are capped small); a read
+// that fails (the cap, a cut, a timeout) fails the caller's read with
+// that error.
 func asStatus(resp *http.Response) *http.Response {
 	if resp.StatusCode < 400 {
 		return resp
 	}
-	orig := resp.Body
-	body, rerr := io.ReadAll(orig)
-	if rerr != nil {
-		resp.Body = &replayBody{Reader: io.MultiReader(bytes.NewReader(body), errAfter{rerr}), closer: orig}
-		return resp
-	}
+	code := resp.StatusCode
+	var rewrite func([]byte) []byte
 	switch mediaType(resp.Header.Get("Content-Type")) {
 	case "application/vnd.kubernetes.protobuf":
 		// client-go decodes a protobuf Status itself; the plugin asks
 		// for JSON, so only a server that ignored it sends one.
+		return resp
 	case "application/json":
-		if filled, isStatus := withStatusCode(body, resp.StatusCode); isStatus {
-			body = filled
-		} else {
-			body = statusOf(resp.StatusCode, body)
+		rewrite = func(body []byte) []byte {
+			if filled, isStatus := withStatusCode(body, resp.StatusCode); isStatus {
+				return filled
+			}
+			return statusOf(resp.StatusCode, body)
 		}
 	default:
-		body = statusOf(resp.StatusCode, body)
+		rewrite = func(body []byte) []byte { return statusOf(resp.StatusCode, body) }
 		resp.Header.Set("Content-Type", "application/json")
 	}
-	resp.ContentLength = int64(len(body))
+	resp.ContentLength = -1
 	resp.Header.Del("Content-Length")
-	resp.Header.Del("Content-Encoding")
-	resp.Body = &replayBody{Reader: bytes.NewReader(body), closer: orig}
+	resp.Body = &rewrittenBody{orig: resp.Body, rewrite: rewrite, code: code}
 	return resp
 }
 
-// withStatusCode is body, with "code" set to status when it is 0 or
-// missing, if body is a JSON Status object; isStatus is false for any
-// other body.
+// rewrittenBody reads all of orig at its first Read, then serves
+// rewrite's result.
+type rewrittenBody struct {
+	orig    io.ReadCloser
+	rewrite func([]byte) []byte
+	code    int
+	out     io.Reader
+}
+
+func (b *rewrittenBody) Read(p []byte) (int, error) {
+	if b.out == nil {
+		body, err := io.ReadAll(b.orig)
+		var big *BodyTooLargeError
+		switch {
+		case err != nil && errors.As(err, &big):
+			b.out = errAfter{err} // the cap's own error names the request
+		case err != nil:
+			// The status came, its body did not (cut, or a timeout): the
+			// answer is read as a Status of that code saying so, so its
+			// class (a 410 is Expired) and exit code hold. Not an error
+			// of the read: http.Client's timeout turns a body's error
+			// into a string, and the status would be lost with it.
+			b.out = bytes.NewReader(statusOf(b.code, []byte(fmt.Sprintf("the answer's status came, its body did not (%d bytes read): %v", len(body), err))))
+		default:
+			b.out = bytes.NewReader(b.rewrite(body))
+		}
+	}
+	return b.out.Read(p)
+}
+
+func (b *rewrittenBody) Close() error { return b.orig.Close() }
+
+// withStatusCode is body, with "code" set to status where it says
+// another (0, missing, 200, -1, 999), if body is a JSON Status object;
+// isStatus is false for any other body.
 func withStatusCode(body []byte, status int) (out []byte, isStatus bool) {
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(body, &obj) != nil {
@@ -77,10 +116,7 @@ func withStatusCode(body []byte, status int) (out []byte, isStatus bool) {
 	}
 	if raw, has := obj["code"]; has {
 		var code float64
-		if json.Unmarshal(raw, &code) != nil {
-			return nil, false // not a Status client-go can decode
-		}
-		if code != 0 {
+		if json.Unmarshal(raw, &code) == nil && code == float64(status) {
 			return body, true
 		}
 	}
@@ -111,14 +147,6 @@ func mediaType(contentType string) string {
 	mt, _, _ := mime.ParseMediaType(contentType)
 	return mt
 }
-
-// replayBody reads what was read ahead and closes the body it came from.
-type replayBody struct {
-	io.Reader
-	closer io.Closer
-}
-
-func (r *replayBody) Close() error { return r.closer.Close() }
 
 // errAfter is a reader that fails with err (io.EOF when nil): the read
 // error of the original body, handed to the caller where it came.

@@ -50,6 +50,18 @@ func (m *meter) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, err
 	}
 	en.answered(resp.StatusCode)
+	if resp.StatusCode == http.StatusSwitchingProtocols {
+		// The plugin never asks for an upgrade (no exec, no port
+		// forward). net/http hands a 101 the raw connection as its body,
+		// which no context, timeout or cap stops (adversary try 10: a
+		// list hung for ever, or read until out of memory): refused here.
+		if resp.Body != nil {
+			resp.Body.Close()
+		}
+		err := &UnreadableAnswerError{What: "the answer was 101 Switching Protocols, an upgrade of the connection, which the plugin never asks for"}
+		en.finish(err)
+		return nil, err
+	}
 	if resp.Body == nil || resp.Body == http.NoBody || !bodyAllowed(req, resp.StatusCode) {
 		// No body by HTTP's rules (HTTP/2 gives such an answer a body
 		// of its own, not http.NoBody): the request is complete now,

@@ -81,6 +81,11 @@ func ClassifyFailure(err error) Failure {
 	if IsUnbounded(err) {
 		return FailureUnbounded
 	}
+	if IsUnreadableAnswer(err) {
+		// An answer came (a client-go *url.Error may carry it, which
+		// would read as no connection): the failure is what it said.
+		return FailureOther
+	}
 	if isLocalCredentialFailure(err) {
 		return FailureCredentials
 	}

@@ -20,5 +20,6 @@ func IsUnreadableAnswer(err error) bool {
 		prom   expfmt.ParseError
 		promP  *expfmt.ParseError
 	)
-	return errors.As(err, &syntax) || errors.As(err, &typ) || errors.As(err, &prom) || errors.As(err, &promP)
+	var marked interface{ UnreadableAnswer() }
+	return errors.As(err, &marked) || errors.As(err, &syntax) || errors.As(err, &typ) || errors.As(err, &prom) || errors.As(err, &promP)
 }

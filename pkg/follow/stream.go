@@ -161,7 +161,11 @@ type EventError struct {
 }
 
 func (e *EventError) Error() string {
-	return "ERROR event: " + diagnose.StatusLine(e.Status.Code, string(e.Status.Reason), e.Status.Message)
+	line := diagnose.StatusLine(e.Status.Code, string(e.Status.Reason), e.Status.Message)
+	if line == "" {
+		return "ERROR event whose Status has no code, reason or message"
+	}
+	return "ERROR event: " + line
 }
 
 func (e *EventError) Unwrap() error { return e.err }

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"io"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 )
@@ -38,6 +41,7 @@ func decodePage(r io.Reader, max int, each func(i int, it ItemMeta)) (pageHead, 
 		return head, 0, err
 	}
 	n := 0
+	status := map[string]json.RawMessage{} // the fields a Status has
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
@@ -49,16 +53,41 @@ func decodePage(r io.Reader, max int, each func(i int, it ItemMeta)) (pageHead, 
 			err = dec.Decode(&head)
 		case "items":
 			n, err = decodeItems(dec, max, each)
+		case "kind", "status", "message", "reason", "code", "details":
+			var raw json.RawMessage
+			err = dec.Decode(&raw)
+			status[key] = raw
 		default:
-			var skip json.RawMessage // kind, apiVersion: read and dropped
+			var skip json.RawMessage // apiVersion: read and dropped
 			err = dec.Decode(&skip)
 		}
 		if err != nil {
 			return head, n, err
 		}
 	}
-	_, err := dec.Token() // the closing brace
-	return head, n, err
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return head, n, err
+	}
+	var kind string
+	if json.Unmarshal(status["kind"], &kind) == nil && kind == "Status" {
+		return head, n, statusPageError(status)
+	}
+	return head, n, nil
+}
+
+// statusPageError is the error of a list answer that is a Status: what
+// client-go makes of one (rest.Result: a Status that is not a success is
+// its error, even in a 200), so that a 410 sent so is an Expired.
+func statusPageError(fields map[string]json.RawMessage) error {
+	raw, _ := json.Marshal(fields)
+	var st metav1.Status
+	if err := json.Unmarshal(raw, &st); err != nil {
+		return &apiclient.UnreadableAnswerError{What: "the list answer was a Status that does not decode", Err: err}
+	}
+	if st.Status == metav1.StatusSuccess {
+		return &apiclient.UnreadableAnswerError{What: "the list answer was a Status of success, not a list"}
+	}
+	return &apierrors.StatusError{ErrStatus: st}
 }
 
 // decodeItems decodes the "items" array (null or [...]) one item at a time.

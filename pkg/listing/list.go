@@ -4,7 +4,9 @@ package listing
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"strconv"
 	"time"
@@ -125,6 +127,12 @@ func listEach(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Pa
 	head, n, err := decodePage(cr, o.maxItems(), each)
 	if err != nil {
 		err = apiclient.AttachRequest(err, body, t.CollectionPath(), q)
+		if cr.Ended && errors.Is(err, io.ErrUnexpectedEOF) || cr.Ended && cr.N == 0 {
+			// The answer ended where HTTP says it ends (a 204, an
+			// empty 200, a body cut short by the server itself): it came
+			// whole, and is not a list; nothing broke.
+			return nil, &apiclient.UnreadableAnswerError{What: fmt.Sprintf("the list response of %s ended after %s, before a list page did", t.CollectionPath(), text.Count(cr.N, "byte"))}
+		}
 		switch f := diagnose.ClassifyFailure(err); f {
 		case diagnose.FailureUnbounded:
 			return nil, err // the bound's own line names the request and the fix
@@ -132,7 +140,7 @@ func listEach(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Pa
 			// Not a bad body: the connection was lost in the middle of it.
 			return nil, fmt.Errorf("the list response of %s broke off after %s: %w", t.CollectionPath(), text.Count(cr.N, "byte"), err)
 		}
-		return nil, fmt.Errorf("cannot decode the list response of %s: %w", t.CollectionPath(), err)
+		return nil, decodeError(t, err)
 	}
 	return &Page{
 		ResourceVersion:    head.ResourceVersion,
@@ -183,4 +191,14 @@ func CurrentRV(ctx context.Context, c *apiclient.Client, t apiclient.Target, o C
 			return "", nil, werr
 		}
 	}
+}
+
+// decodeError is a page that did not decode: an answer that came and is
+// not a list (a Status sent as one keeps its own class: a 410 is Expired).
+func decodeError(t apiclient.Target, err error) error {
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		return err
+	}
+	return &apiclient.UnreadableAnswerError{What: "cannot decode the list response of " + t.CollectionPath(), Err: err}
 }

@@ -13,6 +13,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 )
 
@@ -112,23 +113,35 @@ type wireObject struct {
 	Code     json.RawMessage    `json:"code"`
 }
 
-// status rebuilds the Status of an ERROR event.
+// status rebuilds the Status of an ERROR event. An object that is no
+// Status (null, another kind, fields of the wrong type) is an
+// *apiclient.UnreadableAnswerError: no API server sends one. A code that
+// is no error's (200, -1, 999) is dropped: the Status is then one without
+// a code, never an ERROR named "200 OK".
 func (w *wireObject) status() (*metav1.Status, error) {
 	st := &metav1.Status{}
 	st.Kind = w.Kind
+	empty := true
 	for _, f := range []struct {
 		raw json.RawMessage
 		dst any
 	}{{w.Status, &st.Status}, {w.Message, &st.Message}, {w.Reason, &st.Reason}, {w.Details, &st.Details}, {w.Code, &st.Code}} {
-		if len(f.raw) == 0 {
+		if len(f.raw) == 0 || string(f.raw) == "null" {
 			continue
 		}
+		empty = false
 		if err := json.Unmarshal(f.raw, f.dst); err != nil {
-			return nil, fmt.Errorf("cannot decode the ERROR event's Status: %w", err)
+			return nil, &apiclient.UnreadableAnswerError{What: "an ERROR event whose Status does not decode", Err: err}
 		}
 	}
-	if st.Kind != "" && st.Kind != "Status" {
-		return nil, fmt.Errorf("cannot decode the ERROR event's Status: its object is a %s", st.Kind)
+	switch {
+	case st.Kind != "" && st.Kind != "Status":
+		return nil, &apiclient.UnreadableAnswerError{What: "an ERROR event whose object is a " + text.Shorten(st.Kind, 64) + ", not a Status"}
+	case st.Kind == "" && empty:
+		return nil, &apiclient.UnreadableAnswerError{What: "an ERROR event without a Status"}
+	}
+	if st.Code < 400 || st.Code > 599 {
+		st.Code = 0
 	}
 	return st, nil
 }
@@ -178,7 +191,7 @@ func (s *Stream) Next() (Event, error) {
 		}
 		e.Status = st
 	default:
-		return e, fmt.Errorf("unknown watch event type %q", w.Type)
+		return e, &apiclient.UnreadableAnswerError{What: fmt.Sprintf("an event of unknown type %q", text.Shorten(w.Type, 64))}
 	}
 	return e, nil
 }

@@ -60,13 +60,15 @@ func FaultCodeless(code int) Fault { return Fault("codeless-" + strconv.Itoa(cod
 // itself invents a reason and a message for it and drops the page's.
 func FaultHTMLError(code int) Fault { return Fault("html-" + strconv.Itoa(code)) }
 
-// FaultHugeMessage: every list and watch is a 500 Status whose message is
-// 200 KB of words (within the error body cap): no printed line may carry it.
-const FaultHugeMessage Fault = "huge-message"
-
-// FaultUnreadable: every list and watch is a 200 of JSON that does not
-// decode, and /metrics a text whose sample 1e400 does not parse.
-const FaultUnreadable Fault = "unreadable"
+const (
+	// FaultUnreadable: every list and watch is a 200 of JSON that does
+	// not decode, and /metrics a text whose sample 1e400 does not parse.
+	FaultUnreadable Fault = "unreadable"
+	// FaultHugeMessage: every list and watch is a 500 Status whose
+	// message is 200 KB of words (within the error body cap): no printed
+	// line may carry it.
+	FaultHugeMessage Fault = "huge-message"
+)
 
 // codeless is the HTTP status of a FaultCodeless server, 0 for any other.
 func (s *FaultServer) codeless() int { return s.faultCode("codeless-") }
@@ -159,7 +161,7 @@ const (
 func (s *FaultServer) serve(w http.ResponseWriter, r *http.Request) {
 	s.Requests.Add(1)
 	watch := r.URL.Query().Get("watch") != ""
-	if s.boundFault(w, r, watch) {
+	if s.boundFault(w, r, watch) || s.oddAnswer(w, r, watch) {
 		return
 	}
 	switch p := r.URL.Path; {
@@ -337,7 +339,8 @@ var Faults = []Fault{
 	FaultEndlessWatch, FaultEndlessList, FaultEndlessVersion, FaultEndlessMetrics,
 	FaultEndlessError, FaultEndlessDiscovery, FaultTrickleList, FaultTrickleWatch,
 	FaultRepeatContinue, FaultTinyItems, FaultManySeries, FaultLongMetricsLine, FaultLongNames,
-	FaultBigPage, FaultServerError,
+	FaultBigPage, FaultServerError, FaultUpgrade, FaultNoContent, FaultStatusInList, FaultCodeMismatch,
+	FaultTrickleErrorBody, FaultHugeMessage, FaultUnreadable,
 }
 
 // KnownFault: f is one of Faults.

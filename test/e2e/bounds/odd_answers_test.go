@@ -1,0 +1,56 @@
+//go:build e2e
+
+package bounds
+
+import (
+	"testing"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
+)
+
+// TestAnswersNoServerGivesAreNamedAndBounded (adversary try 10): a 101
+// upgrade, a 204, a Status sent as a 200 list, a Status whose code is not
+// its HTTP status, a 410 whose body never ends, ERROR events whose object
+// is no Status. Each ends every command within its time, with one error
+// line that names the server and the request, and the exit code of what
+// the answer was: never a hang, never "the connection broke" for an
+// answer that came whole, never an ERROR called "200 OK".
+func TestAnswersNoServerGivesAreNamedAndBounded(t *testing.T) {
+	const within = 30 * time.Second
+	named := []string{"the API server at http://127.0.0.1:", " answered "}
+	unreadable := append([]string{"with a body that cannot be read: ", "!broke", "!cannot reach"}, named...)
+	commands := [][]string{
+		{"list", "cm", "--request-timeout", "5s"}, {"list", "cm", "--rv-only", "--request-timeout", "5s"},
+		{"watch", "cm", "--timeout", "5s"}, {"probe", "cm", "--request-timeout", "5s"},
+	}
+	var cases []faultCase
+	for _, args := range commands {
+		empty := unreadable
+		if args[0] == "watch" {
+			// A 204 to a watch is a watch ended at once, without an event.
+			empty = []string{"ended the watch", "at once", "!broke", "!cannot reach"}
+		}
+		cases = append(cases,
+			faultCase{framework.FaultUpgrade, args, 1, append([]string{"101 Switching Protocols"}, unreadable...), within},
+			faultCase{framework.FaultNoContent, args, 1, empty, within},
+			faultCase{framework.FaultCodeMismatch, args, 9, append([]string{"404 Not Found: boom from server", "!200 OK"}, named...), within},
+		)
+	}
+	cases = append(cases,
+		faultCase{framework.FaultUpgrade, []string{"top", "--once", "--interval", "1s", "--request-timeout", "3s"}, 1, append([]string{"101 Switching Protocols"}, unreadable...), within},
+		faultCase{framework.FaultStatusInList, []string{"list", "cm"}, 10, []string{"too old resource version: 5 (100)", "!not stored in etcd"}, within},
+		faultCase{framework.FaultStatusInList, []string{"list", "cm", "--rv-only"}, 10, []string{"too old resource version: 5 (100)"}, within},
+		faultCase{framework.FaultStatusInList, []string{"probe", "cm"}, 10, []string{"too old resource version: 5 (100)"}, within},
+		// The 410's status came at once; its body never does: the list
+		// ends at --request-timeout as a 410 (exit 10), never "no answer";
+		// the watch at its --timeout, never "no response headers".
+		faultCase{framework.FaultTrickleErrorBody, []string{"watch", "cm", "--rv", "5", "--timeout", "3s"}, 4, []string{"--timeout 3s", "!no response headers"}, within},
+		faultCase{framework.FaultTrickleErrorBody, []string{"list", "cm", "--request-timeout", "3s"}, 10, []string{"the answer's status came, its body did not", "!no answer", "!no response headers"}, within},
+	)
+	for _, v := range []string{"string-code", "configmap", "null"} {
+		cases = append(cases, faultCase{framework.FaultErrorEvent(v), []string{"watch", "cm", "--rv", "5", "--timeout", "5s"}, 1, append([]string{"ERROR event"}, unreadable...), within})
+	}
+	cases = append(cases, faultCase{framework.FaultErrorEvent("code-200"), []string{"watch", "cm", "--rv", "5", "--timeout", "5s"}, 1, append([]string{"boom from server", "!200 OK", "-v=6"}, named...), within})
+	runFaultCases(t, cases, memoryLimit)
+}

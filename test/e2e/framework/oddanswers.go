@@ -1,0 +1,97 @@
+package framework
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Answers no API server gives a get, list or watch (adversary try 10),
+// each the one Fault of a FaultServer, for lists and watches of configmaps
+// (and /metrics where named).
+const (
+	// FaultUpgrade: a 101 Switching Protocols head, then the connection
+	// is held silent (lists, watches and /metrics).
+	FaultUpgrade Fault = "upgrade"
+	// FaultNoContent: a 204 No Content to every list and watch.
+	FaultNoContent Fault = "no-content"
+	// FaultStatusInList: a 200 whose body is a Status of 410 Expired.
+	FaultStatusInList Fault = "status-in-list"
+	// FaultCodeMismatch: a 404 whose Status says code 200.
+	FaultCodeMismatch Fault = "code-mismatch"
+	// FaultTrickleErrorBody: a 410 head at once, its Status one byte
+	// every 100 ms, for ever.
+	FaultTrickleErrorBody Fault = "trickle-error-body"
+)
+
+// FaultErrorEvent is the fault whose every watch is a 200 holding one ERROR
+// event of variant: "string-code" (a code that is a string), "configmap"
+// (an object that is no Status), "null" (no object), "code-200" (a
+// Status of success's code). Lists are answered as usual.
+func FaultErrorEvent(variant string) Fault { return Fault("error-event-" + variant) }
+
+var errorEvents = map[string]string{
+	"string-code": `{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure","message":"boom from server","code":"410"}}`,
+	"configmap":   `{"type":"ERROR","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a"}}}`,
+	"null":        `{"type":"ERROR","object":null}`,
+	"code-200":    `{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Success","message":"boom from server","code":200}}`,
+}
+
+func (s *FaultServer) oddAnswer(w http.ResponseWriter, r *http.Request, watch bool) bool {
+	p := r.URL.Path
+	collection := strings.HasSuffix(p, "/configmaps")
+	switch {
+	case s.Fault == FaultUpgrade && (collection || p == "/metrics"):
+		hj, ok := w.(http.Hijacker)
+		if !ok {
+			return false
+		}
+		conn, buf, err := hj.Hijack()
+		if err != nil {
+			return true
+		}
+		defer conn.Close()
+		_, _ = buf.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\nConnection: Upgrade\r\n\r\n")
+		_ = buf.Flush()
+		// Held until the client closes (a read returns) or the server stops.
+		done := make(chan struct{})
+		go func() { _, _ = io.Copy(io.Discard, conn); close(done) }()
+		select {
+		case <-done:
+		case <-s.stop:
+		case <-time.After(10 * time.Minute):
+		}
+	case s.Fault == FaultNoContent && collection:
+		w.WriteHeader(http.StatusNoContent)
+	case s.Fault == FaultStatusInList && collection && !watch:
+		s.json(w, 200, `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 5 (100)","reason":"Expired","code":410}`)
+	case s.Fault == FaultCodeMismatch && collection:
+		s.json(w, 404, `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"boom from server","code":200}`)
+	case s.Fault == FaultTrickleErrorBody && collection:
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusGone)
+		f := w.(http.Flusher)
+		f.Flush()
+		for _, c := range []byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","message":"` + strings.Repeat("a", 1<<20)) {
+			if _, err := w.Write([]byte{c}); err != nil {
+				return true
+			}
+			f.Flush()
+			if !s.wait(r.Context(), 100*time.Millisecond) {
+				return true
+			}
+		}
+	case strings.HasPrefix(string(s.Fault), "error-event-") && collection && watch:
+		ev, ok := errorEvents[strings.TrimPrefix(string(s.Fault), "error-event-")]
+		if !ok {
+			return false
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(200)
+		_, _ = io.WriteString(w, ev+"\n")
+	default:
+		return false
+	}
+	return true
+}
