@@ -12,6 +12,10 @@ import (
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 )
 
+// protobufMagic starts every Kubernetes protobuf body (k8s.io/apimachinery
+// runtime/serializer/protobuf).
+var protobufMagic = []byte{0x6b, 0x38, 0x73, 0x00}
+
 // errorMessageLimit bounds the message made of an error body that is not
 // a Status: enough for a proxy's sentence, not a page of HTML.
 const errorMessageLimit = 512
@@ -50,9 +54,17 @@ func asStatus(resp *http.Response) *http.Response {
 	var rewrite func([]byte) []byte
 	switch mediaType(resp.Header.Get("Content-Type")) {
 	case "application/vnd.kubernetes.protobuf":
-		// client-go decodes a protobuf Status itself; the plugin asks
-		// for JSON, so only a server that ignored it sends one.
-		return resp
+		// client-go decodes a protobuf Status itself (the plugin asks
+		// for JSON, so only a server that ignored it sends one); a body
+		// without protobuf's envelope is text under a wrong type.
+		rewrite = func(body []byte) []byte {
+			if bytes.HasPrefix(body, protobufMagic) {
+				return body
+			}
+			// client-go reads the type after the body (transformResponse).
+			resp.Header.Set("Content-Type", "application/json")
+			return statusOf(resp.StatusCode, body)
+		}
 	case "application/json":
 		rewrite = func(body []byte) []byte {
 			if filled, isStatus := withStatusCode(body, resp.StatusCode); isStatus {
@@ -92,7 +104,7 @@ func (b *rewrittenBody) Read(p []byte) (int, error) {
 			// class (a 410 is Expired) and exit code hold. Not an error
 			// of the read: http.Client's timeout turns a body's error
 			// into a string, and the status would be lost with it.
-			b.out = bytes.NewReader(statusOf(b.code, []byte(fmt.Sprintf("the answer's status came, its body did not (%d bytes read): %v", len(body), err))))
+			b.out = bytes.NewReader(statusOf(b.code, []byte(fmt.Sprintf("the answer's status came, its body did not (%s read): %v", text.Count(len(body), "byte"), err))))
 		default:
 			b.out = bytes.NewReader(b.rewrite(body))
 		}
@@ -114,13 +126,18 @@ func withStatusCode(body []byte, status int) (out []byte, isStatus bool) {
 	if json.Unmarshal(obj["kind"], &kind) != nil || kind != "Status" {
 		return nil, false
 	}
-	if raw, has := obj["code"]; has {
+	var st string
+	_ = json.Unmarshal(obj["status"], &st)
+	if raw, has := obj["code"]; has && st == "Failure" {
 		var code float64
 		if json.Unmarshal(raw, &code) == nil && code == float64(status) {
 			return body, true
 		}
 	}
+	// An error answer is a failure: client-go reads a Status without
+	// "status": "Failure" as no error of its own and drops its message.
 	obj["code"], _ = json.Marshal(status)
+	obj["status"] = json.RawMessage(`"Failure"`)
 	out, err := json.Marshal(obj)
 	if err != nil {
 		return nil, false

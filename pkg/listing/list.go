@@ -127,10 +127,11 @@ func listEach(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Pa
 	head, n, err := decodePage(cr, o.maxItems(), each)
 	if err != nil {
 		err = apiclient.AttachRequest(err, body, t.CollectionPath(), q)
-		if cr.Ended && errors.Is(err, io.ErrUnexpectedEOF) || cr.Ended && cr.N == 0 {
+		if cr.Ended && (errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || cr.N == 0) {
 			// The answer ended where HTTP says it ends (a 204, an
-			// empty 200, a body cut short by the server itself): it came
-			// whole, and is not a list; nothing broke.
+			// empty 200, a body the server ended mid-value or between
+			// two tokens): it came whole, and is not a list; nothing
+			// broke.
 			return nil, &apiclient.UnreadableAnswerError{What: fmt.Sprintf("the list response of %s ended after %s, before a list page did", t.CollectionPath(), text.Count(cr.N, "byte"))}
 		}
 		switch f := diagnose.ClassifyFailure(err); f {

@@ -207,7 +207,8 @@ func machineSafe(b []byte) []byte {
 
 // Warnf writes a warning line to ErrOut.
 func (p *Printer) Warnf(format string, args ...any) {
-	fmt.Fprintf(p.ErrOut, "%s %s\n", p.Style.Warn.Sprint("Warning:"), fmt.Sprintf(format, inlineArgs(args)...))
+	// Bounded as an error line is: a server's message may be 256 KiB.
+	fmt.Fprintf(p.ErrOut, "%s %s\n", p.Style.Warn.Sprint("Warning:"), text.Shorten(fmt.Sprintf(format, inlineArgs(args)...), text.MaxLine))
 }
 
 // inlineArgs shows every string argument of a one-line format with
@@ -229,7 +230,7 @@ func inlineArgs(args []any) []any {
 
 // Notef writes an informational line to ErrOut.
 func (p *Printer) Notef(format string, args ...any) {
-	fmt.Fprintf(p.ErrOut, "%s\n", fmt.Sprintf(format, args...))
+	fmt.Fprintf(p.ErrOut, "%s\n", text.Shorten(fmt.Sprintf(format, args...), text.MaxLine))
 }
 
 // Style is the palette of one run; every color is a no-op when color is off.

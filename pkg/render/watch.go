@@ -212,8 +212,9 @@ func watchLine(cells []string, wide bool) string {
 			c = padCell(c, w, 2)
 		}
 		// The last cell (NOTE) is not padded: one line all the same (an
-		// ERROR event's reason and message come from the server).
-		b.WriteString(text.Inline(c))
+		// ERROR event's reason and message come from the server), and
+		// bounded as every cell is.
+		b.WriteString(text.Inline(text.Shorten(c, cellLimit)))
 	}
 	return strings.TrimRight(b.String(), " ")
 }

@@ -35,6 +35,8 @@ func TestAnswersNoServerGivesAreNamedAndBounded(t *testing.T) {
 			faultCase{framework.FaultUpgrade, args, 1, append([]string{"101 Switching Protocols"}, unreadable...), within},
 			faultCase{framework.FaultNoContent, args, 1, empty, within},
 			faultCase{framework.FaultCodeMismatch, args, 9, append([]string{"404 Not Found: boom from server", "!200 OK"}, named...), within},
+			faultCase{framework.FaultProtobufText, args, 9, append([]string{"404 Not Found: boom from the proxy", "!could not find the requested resource"}, named...), within},
+			faultCase{framework.FaultStatusNoFailure, args, 7, []string{"boom from server", "!unknown"}, within},
 		)
 	}
 	cases = append(cases,
@@ -48,6 +50,9 @@ func TestAnswersNoServerGivesAreNamedAndBounded(t *testing.T) {
 		faultCase{framework.FaultTrickleErrorBody, []string{"watch", "cm", "--rv", "5", "--timeout", "3s"}, 4, []string{"--timeout 3s", "!no response headers"}, within},
 		faultCase{framework.FaultTrickleErrorBody, []string{"list", "cm", "--request-timeout", "3s"}, 10, []string{"the answer's status came, its body did not", "!no answer", "!no response headers"}, within},
 	)
+	for _, args := range [][]string{{"list", "cm"}, {"probe", "cm"}, {"watch", "cm", "--rv", "list", "--timeout", "5s"}} {
+		cases = append(cases, faultCase{framework.FaultListEndsEarly, args, 1, append([]string{"ended after"}, unreadable...), within})
+	}
 	for _, v := range []string{"string-code", "configmap", "null"} {
 		cases = append(cases, faultCase{framework.FaultErrorEvent(v), []string{"watch", "cm", "--rv", "5", "--timeout", "5s"}, 1, append([]string{"ERROR event"}, unreadable...), within})
 	}

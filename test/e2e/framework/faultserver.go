@@ -340,7 +340,8 @@ var Faults = []Fault{
 	FaultEndlessError, FaultEndlessDiscovery, FaultTrickleList, FaultTrickleWatch,
 	FaultRepeatContinue, FaultTinyItems, FaultManySeries, FaultLongMetricsLine, FaultLongNames,
 	FaultBigPage, FaultServerError, FaultUpgrade, FaultNoContent, FaultStatusInList, FaultCodeMismatch,
-	FaultTrickleErrorBody, FaultHugeMessage, FaultUnreadable,
+	FaultTrickleErrorBody, FaultHugeMessage, FaultUnreadable, FaultProtobufText, FaultStatusNoFailure,
+	FaultListEndsEarly,
 }
 
 // KnownFault: f is one of Faults.

@@ -23,6 +23,13 @@ const (
 	// FaultTrickleErrorBody: a 410 head at once, its Status one byte
 	// every 100 ms, for ever.
 	FaultTrickleErrorBody Fault = "trickle-error-body"
+	// FaultProtobufText: a 404 typed as protobuf whose body is text.
+	FaultProtobufText Fault = "protobuf-text"
+	// FaultStatusNoFailure: a 403 whose Status has no "status" field.
+	FaultStatusNoFailure Fault = "status-no-failure"
+	// FaultListEndsEarly: a 200 list that ends, cleanly, after its
+	// metadata, between two tokens.
+	FaultListEndsEarly Fault = "list-ends-early"
 )
 
 // FaultErrorEvent is the fault whose every watch is a 200 holding one ERROR
@@ -66,6 +73,14 @@ func (s *FaultServer) oddAnswer(w http.ResponseWriter, r *http.Request, watch bo
 		w.WriteHeader(http.StatusNoContent)
 	case s.Fault == FaultStatusInList && collection && !watch:
 		s.json(w, 200, `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 5 (100)","reason":"Expired","code":410}`)
+	case s.Fault == FaultProtobufText && collection:
+		w.Header().Set("Content-Type", "application/vnd.kubernetes.protobuf")
+		w.WriteHeader(404)
+		_, _ = io.WriteString(w, "boom from the proxy")
+	case s.Fault == FaultStatusNoFailure && collection:
+		s.json(w, 403, `{"kind":"Status","apiVersion":"v1","message":"boom from server","code":403}`)
+	case s.Fault == FaultListEndsEarly && collection && !watch:
+		s.json(w, 200, `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"100"}`)
 	case s.Fault == FaultCodeMismatch && collection:
 		s.json(w, 404, `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"boom from server","code":200}`)
 	case s.Fault == FaultTrickleErrorBody && collection:

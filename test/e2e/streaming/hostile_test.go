@@ -79,7 +79,7 @@ func TestHostileStreamsAreJudgedByTheInformersStore(t *testing.T) {
 		}), streaming.StatusCorrect, 2, 0, ""},
 		{"an ERROR event 410", seq(func(m ev) evs {
 			return evs{{Type: "ERROR", Object: map[string]any{"kind": "Status", "apiVersion": "v1", "status": "Failure", "message": "too old resource version: 1 (2)", "reason": "Expired", "code": 410}}}
-		}), streaming.StatusRefused, 0, 1, "refused the streaming list: 410 Expired is retried"},
+		}), streaming.StatusRefused, 0, 1, "refused the streaming list of configmaps with 410 Expired: too old resource version: 1 (2); it is retried"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
