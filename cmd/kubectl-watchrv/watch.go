@@ -216,3 +216,12 @@ func (o *WatchOptions) describeStart() string {
 	}
 	return fmt.Sprintf("exactly the changes after RV %s", o.RV)
 }
+
+// verbs are what the run asks the server for, as a refusal's fix names
+// them: --rv list lists first, and --follow relists after Expired.
+func (o *WatchOptions) verbs() string {
+	if o.RV == rvList || o.Follow {
+		return "list and watch"
+	}
+	return "watch"
+}

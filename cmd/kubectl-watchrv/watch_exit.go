@@ -26,7 +26,7 @@ import (
 func (r *watchRun) exit(st *follow.Streak, serr error) error {
 	if st == nil {
 		if serr != nil && r.session.End() != follow.EndInterrupted {
-			return r.o.requestError(serr, "watch", r.target.Resource.Name())
+			return r.o.requestError(serr, r.o.verbs(), r.target.Resource.Name())
 		}
 		return nil
 	}
@@ -71,12 +71,12 @@ func (r *watchRun) failureError(err error) error {
 		}
 	}
 	if errors.As(err, &event) {
-		return r.o.requestError(fmt.Errorf("the watch ended with an %w", err), "watch", r.target.Resource.Name())
+		return r.o.requestError(fmt.Errorf("the watch ended with an %w", err), r.o.verbs(), r.target.Resource.Name())
 	}
 	if !r.o.Follow && diagnose.ClassifyFailure(err).Retryable() {
 		err = fmt.Errorf("the watch stream broke: %w (--follow reconnects from the last RV, as an informer does)", err)
 	}
-	return r.o.requestError(err, "watch", r.target.Resource.Name())
+	return r.o.requestError(err, r.o.verbs(), r.target.Resource.Name())
 }
 
 // beforeWatchError is the error of a step before the watch: the run's time

@@ -96,7 +96,7 @@ func (o *WatchOptions) Run(cmd *cobra.Command) error {
 	if serr != nil && !shown && r.summary.Events == 0 && r.session.Stats().Streams == 0 {
 		// Refused before any stream (403, 401, TLS, a bad selector): the
 		// error is all there is to say.
-		return o.requestError(serr, "watch", res.Name())
+		return o.requestError(serr, o.verbs(), res.Name())
 	}
 	streak := r.session.Streak()
 	if r.session.End() == follow.EndInterrupted {
