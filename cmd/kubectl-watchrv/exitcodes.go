@@ -107,6 +107,10 @@ func kubeconfigError(err error, names kubeconfigNames) error {
 		return withCode(ExitUsage, fmt.Errorf("cannot use the kubeconfig's credentials: %s: check the exec command of the kubeconfig's user (it must be installed and work on its own), or use --token", msg))
 	case diagnose.IsUnsendableCredential(err):
 		return withCode(ExitUsage, fmt.Errorf("cannot use the kubeconfig's credentials: the token holds a control character (a newline, ESC, ...), which no HTTP header may carry: fix the token of the kubeconfig's user (or what its exec plugin prints), or use --token"))
+	case strings.Contains(msg, "root certificates") || strings.Contains(msg, "PEM") || strings.Contains(msg, "x509:") || strings.Contains(msg, "tls: "):
+		// Certificate data the kubeconfig or a flag gave: the fix is that
+		// data, not another kubeconfig (fresh user try 11).
+		return withCode(ExitUsage, fmt.Errorf("cannot use the kubeconfig's certificates: %s: check --certificate-authority, --client-certificate and --client-key (or certificate-authority, client-certificate and client-key, and their -data forms, in the kubeconfig): each must hold PEM data", msg))
 	case errors.Is(err, fs.ErrNotExist) || strings.Contains(msg, "no such file or directory"):
 		// A path was given (--kubeconfig or KUBECONFIG) and is not there:
 		// "pass --kubeconfig" is no advice to someone who just did.

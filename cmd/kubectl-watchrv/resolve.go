@@ -41,18 +41,24 @@ func (o *RootOptions) resolveResource(ctx context.Context, arg string, verbs ...
 	case strings.Contains(arg, "/"):
 		kind, rest, _ := strings.Cut(arg, "/")
 		arg, kind, rest = text.Echo(arg), text.Echo(kind), text.Echo(rest)
-		if !o.takesName() {
+		// Every suggestion is one that runs when pasted, in every
+		// command: none is made of an empty part, nor of a name holding
+		// a slash (no object has one).
+		alone := "give the type alone"
+		if o.takesName() {
+			alone = "give TYPE/NAME (configmaps/NAME) or the type alone"
+		}
+		switch {
+		case kind == "":
+			return apiclient.Resource{}, usageErrorf(o.running, "%q has no resource type before the slash: %s", arg, alone)
+		case rest == "" && o.takesName():
+			return apiclient.Resource{}, usageErrorf(o.running, "%q has no name after the slash: give %s/NAME for one object, or %s alone for the whole collection", arg, kind, kind)
+		case rest == "":
+			return apiclient.Resource{}, usageErrorf(o.running, "%q ends with a slash: give the type alone (%s)", arg, kind)
+		case !o.takesName():
 			// probe, streaming, top: they read a whole collection and
 			// take no NAME, so the advice names none.
 			return apiclient.Resource{}, usageErrorf(o.running, "%q is not a resource type: give the type alone (%s); this command reads a whole collection and takes no NAME; subresources such as pods/log cannot be listed or watched", arg, kind)
-		}
-		// Every suggestion is one that runs when pasted: none is made of
-		// an empty part, nor of a name holding a slash (no object has one).
-		switch {
-		case kind == "":
-			return apiclient.Resource{}, usageErrorf(o.running, "%q has no resource type before the slash: give TYPE/NAME (configmaps/NAME) or the type alone", arg)
-		case rest == "":
-			return apiclient.Resource{}, usageErrorf(o.running, "%q has no name after the slash: give %s/NAME for one object, or %s alone for the whole collection", arg, kind, kind)
 		case strings.Contains(rest, "/"):
 			return apiclient.Resource{}, usageErrorf(o.running, "%q is not a resource type: give %s/NAME or %s alone; subresources such as pods/log cannot be listed or watched", arg, kind, kind)
 		}

@@ -36,14 +36,15 @@ func TestTypeSlashNameAdviceFollowsTheCommand(t *testing.T) {
 }
 
 // Fresh user try 10: "cm/" was told to give "(cm )" or
-// "--field-selector metadata.name=", neither of which runs. Every malformed
-// TYPE/NAME, in every command that takes a NAME, gets advice none of whose
-// parts is empty or a name with a slash.
+// "--field-selector metadata.name=", neither of which runs; try 11: "probe
+// /a" was told "give the type alone ()". Every malformed TYPE/NAME, in
+// every command that takes a RESOURCE, gets advice none of whose parts is
+// empty or a name with a slash.
 func TestMalformedTypeSlashNameAdviceHasNoEmptyPart(t *testing.T) {
 	root, _ := newRootCommand(genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}})
 	tried := 0
 	for _, c := range root.Commands() {
-		if !strings.Contains(c.Use, "[NAME]") {
+		if !strings.Contains(c.Use, "RESOURCE") {
 			continue
 		}
 		for _, arg := range []string{"cm/", "/a", "/", "cm/a/b", "cm//"} {
@@ -54,14 +55,14 @@ func TestMalformedTypeSlashNameAdviceHasNoEmptyPart(t *testing.T) {
 			if code != ExitUsage || strings.Count(msg, "\n") != 1 {
 				t.Errorf("%s %s: exit %d, want one line and %d: %s", c.Name(), arg, code, ExitUsage, msg)
 			}
-			for _, bad := range []string{"metadata.name=;", "metadata.name= ", "metadata.name=/", "(cm )", "(cm /", "( ", "(/"} {
+			for _, bad := range []string{"metadata.name=;", "metadata.name= ", "metadata.name=/", "(cm )", "(cm /", "( ", "(/", "()"} {
 				if strings.Contains(msg, bad) {
 					t.Errorf("%s %s: advice with an empty or slashed part %q: %s", c.Name(), arg, bad, msg)
 				}
 			}
 		}
 	}
-	if tried < 10 {
-		t.Fatalf("%d cases, want list and watch tried", tried)
+	if tried < 25 {
+		t.Fatalf("%d cases, want list, watch, probe, streaming and top tried", tried)
 	}
 }
