@@ -43,9 +43,9 @@ const errorMessageLimit = 512
 // head returns at once, and a body that trickles is read under the
 // caller's context and timeouts, as any body is (adversary try 10: read
 // here, a 410 whose body trickled was "no answer", its code lost).
-// resp.Body is already capped (error bodies are capped small); a read
-// that fails (the cap, a cut, a timeout) fails the caller's read with
-// that error.
+// resp.Body is already capped (error bodies are capped small): a body
+// past the cap fails the caller's read with the cap's error; one cut or
+// timed out is read as a Status of the answer's code saying so.
 func asStatus(resp *http.Response) *http.Response {
 	if resp.StatusCode < 400 {
 		return resp
@@ -63,17 +63,17 @@ func asStatus(resp *http.Response) *http.Response {
 			}
 			// client-go reads the type after the body (transformResponse).
 			resp.Header.Set("Content-Type", "application/json")
-			return statusOf(resp.StatusCode, body)
+			return statusOf(code, body)
 		}
 	case "application/json":
 		rewrite = func(body []byte) []byte {
-			if filled, isStatus := withStatusCode(body, resp.StatusCode); isStatus {
+			if filled, isStatus := withStatusCode(body, code); isStatus {
 				return filled
 			}
-			return statusOf(resp.StatusCode, body)
+			return statusOf(code, body)
 		}
 	default:
-		rewrite = func(body []byte) []byte { return statusOf(resp.StatusCode, body) }
+		rewrite = func(body []byte) []byte { return statusOf(code, body) }
 		resp.Header.Set("Content-Type", "application/json")
 	}
 	resp.ContentLength = -1
