@@ -4,8 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/follow"
 )
@@ -81,14 +86,28 @@ func (r *watchRun) failureError(err error) error {
 
 // beforeWatchError is the error of a step before the watch: the run's time
 // (--timeout) running out there is no answer (exit 4), like a watch request
-// unanswered at its deadline; any other error is the step's own.
+// unanswered at its deadline; any other error is the step's own, and so is
+// an answer that came as the time ran out (a 410 whose body did not: its
+// status is what the server said, adversary try 11).
 func (o *WatchOptions) beforeWatchError(ctx context.Context, err error, doing, verb, what string) error {
-	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	if !errors.Is(ctx.Err(), context.DeadlineExceeded) || answered(err) {
 		return err
 	}
 	note := ""
 	if p := o.credentialPlugin(); p != "" {
 		note = fmt.Sprintf(" (the kubeconfig's credential plugin, exec %q, runs before the first request reaches the network)", p)
+	}
+	for _, e := range o.ledger.HeadsWithoutBody() {
+		if e.Kind == apiclient.KindWatch && e.Status < 300 {
+			continue // a watch's body is its stream: it never ends by itself
+		}
+		came := fmt.Sprintf("%s answered %s %s with %s, and its body did not end within the watch's time (--timeout %s) while %s", o.serverName(), e.Method, e.URL, fmt.Sprintf("%d %s", e.Status, http.StatusText(e.Status)), o.Timeout, doing)
+		if e.Status >= 400 {
+			// The status is the server's answer: its class and exit code
+			// (a 410 is Expired), as a list's at --request-timeout.
+			return o.requestError(&apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: int32(e.Status), Message: "the answer's status came, its body did not: " + came}}, verb, what)
+		}
+		return withCode(ExitUnreachable, fmt.Errorf("%s: raise --timeout", came))
 	}
 	if o.ledger.Cost().Requests == 0 && note == "" {
 		// Nothing was sent (discovery came from kubectl's disk cache):
@@ -151,3 +170,9 @@ type watchError struct {
 
 func (e *watchError) Error() string { return e.text }
 func (e *watchError) Unwrap() error { return e.err }
+
+// answered: err is an answer of the server (a Status with an HTTP code).
+func answered(err error) bool {
+	st, ok := diagnose.StatusOf(err)
+	return ok && st.Code != 0
+}

@@ -119,12 +119,17 @@ type BodyTooLargeError struct {
 	URL    string
 	Status int
 	Limit  int64
+	// Headers: the answer's headers went past net/http's limit (1xx
+	// answers included), before any body.
+	Headers bool
 }
 
 func (e *BodyTooLargeError) Error() string {
 	req := e.Method + " " + e.URL
 	var head string
 	switch {
+	case e.Headers:
+		return fmt.Sprintf("the headers of the answer to %s went past %s, net/http's limit of an answer's headers (informational 1xx answers included): the plugin stopped reading them; no real API server sends that much: check the kubeconfig's server address and any proxy in front of it", req, Bytes(e.Limit))
 	case e.Kind == KindWatch:
 		head = "one event of the watch " + req
 	case e.Kind == KindError && e.Status != 0:

@@ -145,6 +145,41 @@ func (l *Ledger) Failures(k BodyKind) []Entry {
 	return out
 }
 
+// HeadsWithoutBody are the requests whose answer's status came and whose
+// body did not end (still coming, or broken), in the order they were
+// sent: what a run whose time ran out was still reading, so that it says
+// "the answer came, its body did not" and not "no answer".
+func (l *Ledger) HeadsWithoutBody() []Entry {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	type sent struct {
+		start time.Time
+		e     Entry
+	}
+	var out []sent
+	for _, e := range l.failures {
+		if e.Status != 0 && e.Err != nil {
+			out = append(out, sent{time.Time{}, e}) // failures come first: they were sent earlier
+		}
+	}
+	for en := range l.open {
+		en.mu.Lock()
+		if en.e.Status != 0 {
+			out = append(out, sent{en.start, en.e})
+		}
+		en.mu.Unlock()
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].start.Before(out[j].start) })
+	es := make([]Entry, len(out))
+	for i, s := range out {
+		es[i] = s.e
+	}
+	return es
+}
+
 // Kinds lists the kinds of a Cost in a stable order.
 func (c Cost) Kinds() []BodyKind {
 	ks := make([]BodyKind, 0, len(c.ByKind))

@@ -8,6 +8,8 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"sync/atomic"
+	"time"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 )
@@ -42,11 +44,14 @@ const errorMessageLimit = 512
 // The body is rewritten as the caller reads it, not here: the answer's
 // head returns at once, and a body that trickles is read under the
 // caller's context and timeouts, as any body is (adversary try 10: read
-// here, a 410 whose body trickled was "no answer", its code lost).
-// resp.Body is already capped (error bodies are capped small): a body
-// past the cap fails the caller's read with the cap's error; one cut or
-// timed out is read as a Status of the answer's code saying so.
-func asStatus(resp *http.Response) *http.Response {
+// here, a 410 whose body trickled was "no answer", its code lost), and
+// within its own bound (within): a watch's client has no whole-request
+// timeout, and a 410 whose body never ended held a watch until its stall
+// timeout (adversary try 11). resp.Body is already capped (error bodies
+// are capped small): a body past the cap fails the caller's read with the
+// cap's error; one cut or timed out is read as a Status of the answer's
+// code saying so.
+func asStatus(resp *http.Response, within time.Duration) *http.Response {
 	if resp.StatusCode < 400 {
 		return resp
 	}
@@ -78,8 +83,20 @@ func asStatus(resp *http.Response) *http.Response {
 	}
 	resp.ContentLength = -1
 	resp.Header.Del("Content-Length")
-	resp.Body = &rewrittenBody{orig: resp.Body, rewrite: rewrite, code: code}
+	resp.Body = &rewrittenBody{orig: resp.Body, rewrite: rewrite, code: code, within: within}
 	return resp
+}
+
+// errorBodyWithin is how long an error answer's body may take after its
+// head: a real API server writes a Status with its head, so the bound is
+// short whatever the request's own timeout; a --request-timeout below it
+// is the bound.
+func errorBodyWithin(requestTimeout time.Duration) time.Duration {
+	const most = 10 * time.Second
+	if requestTimeout > 0 && requestTimeout < most {
+		return requestTimeout
+	}
+	return most
 }
 
 // rewrittenBody reads all of orig at its first Read, then serves
@@ -88,12 +105,20 @@ type rewrittenBody struct {
 	orig    io.ReadCloser
 	rewrite func([]byte) []byte
 	code    int
+	within  time.Duration
 	out     io.Reader
 }
 
 func (b *rewrittenBody) Read(p []byte) (int, error) {
 	if b.out == nil {
+		// Closing a body aborts a read in progress (net/http).
+		var late atomic.Bool
+		timer := time.AfterFunc(b.within, func() { late.Store(true); b.orig.Close() })
 		body, err := io.ReadAll(b.orig)
+		timer.Stop()
+		if err != nil && late.Load() {
+			err = fmt.Errorf("it did not end within %s", b.within)
+		}
 		var big *BodyTooLargeError
 		switch {
 		case err != nil && errors.As(err, &big):

@@ -5,6 +5,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
+	"time"
 
 	"k8s.io/client-go/rest"
 
@@ -31,7 +33,7 @@ func Meter(cfg *rest.Config, l *Ledger) *rest.Config {
 		if hasMeter(rt) {
 			return rt
 		}
-		return &meter{next: rt, ledger: l}
+		return &meter{next: rt, ledger: l, errorBodyWithin: errorBodyWithin(cfg.Timeout)}
 	})
 	return cfg
 }
@@ -39,6 +41,8 @@ func Meter(cfg *rest.Config, l *Ledger) *rest.Config {
 type meter struct {
 	next   http.RoundTripper
 	ledger *Ledger
+	// errorBodyWithin bounds the read of an error answer's body (asStatus).
+	errorBodyWithin time.Duration
 }
 
 func (m *meter) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -46,6 +50,7 @@ func (m *meter) RoundTrip(req *http.Request) (*http.Response, error) {
 	en := m.ledger.begin(req.Method, u, kindOf(req, 0))
 	resp, err := m.next.RoundTrip(req)
 	if err != nil {
+		err = headersTooLarge(err, req, u)
 		en.finish(err)
 		return resp, err
 	}
@@ -71,8 +76,26 @@ func (m *meter) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, nil
 	}
 	resp.Body = newCapBody(resp.Body, &BodyTooLargeError{Kind: kindOf(req, resp.StatusCode), Method: req.Method, URL: u, Status: resp.StatusCode}, en)
-	return asStatus(resp), nil
+	return asStatus(resp, m.errorBodyWithin), nil
 }
+
+// headersTooLarge is err as a *BodyTooLargeError when it is net/http's
+// own limit of an answer's headers (10 MiB, 1xx answers included: an
+// endless run of 103 Early Hints ends there too): the same class, exit
+// code and words as a body past its cap, where net/http alone says
+// "server response headers exceeded 10485760 bytes; aborted". net/http
+// gives these errors no type, so they are known by their text.
+func headersTooLarge(err error, req *http.Request, u string) error {
+	msg := err.Error()
+	if !strings.Contains(msg, "server response headers exceeded") && !strings.Contains(msg, "response header list larger than advertised limit") {
+		return err
+	}
+	return &BodyTooLargeError{Kind: kindOf(req, 0), Method: req.Method, URL: u, Limit: limitHeaders, Headers: true}
+}
+
+// limitHeaders is net/http's limit of an answer's headers, which the
+// plugin leaves as it is (client-go builds the transport).
+const limitHeaders = 10 << 20
 
 func (m *meter) WrappedRoundTripper() http.RoundTripper { return m.next }
 

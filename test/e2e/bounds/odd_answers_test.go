@@ -37,6 +37,10 @@ func TestAnswersNoServerGivesAreNamedAndBounded(t *testing.T) {
 			faultCase{framework.FaultCodeMismatch, args, 9, append([]string{"404 Not Found: boom from server", "!200 OK"}, named...), within},
 			faultCase{framework.FaultProtobufText, args, 9, append([]string{"404 Not Found: boom from the proxy", "!could not find the requested resource"}, named...), within},
 			faultCase{framework.FaultStatusNoFailure, args, 7, []string{"boom from server", "!unknown"}, within},
+			// net/http's limit of an answer's headers is one of the
+			// plugin's bounds: its class, exit code and words.
+			faultCase{framework.FaultHugeHeaders, args, 13, []string{"the headers of the answer to GET http://127.0.0.1:", "went past 10 MiB", "!server response headers exceeded"}, within},
+			faultCase{framework.FaultEndlessEarlyHints, args, 13, []string{"the headers of the answer to GET http://127.0.0.1:", "went past 10 MiB", "1xx", "!server response headers exceeded"}, within},
 		)
 	}
 	cases = append(cases,
@@ -46,8 +50,11 @@ func TestAnswersNoServerGivesAreNamedAndBounded(t *testing.T) {
 		faultCase{framework.FaultStatusInList, []string{"probe", "cm"}, 10, []string{"too old resource version: 5 (100)"}, within},
 		// The 410's status came at once; its body never does: the list
 		// ends at --request-timeout as a 410 (exit 10), never "no answer";
-		// the watch at its --timeout, never "no response headers".
-		faultCase{framework.FaultTrickleErrorBody, []string{"watch", "cm", "--rv", "5", "--timeout", "3s"}, 4, []string{"--timeout 3s", "!no response headers"}, within},
+		// the watch the same, at its --timeout or, with no --timeout, at
+		// the bound of an error body (its client has no request timeout).
+		faultCase{framework.FaultTrickleErrorBody, []string{"watch", "cm", "--rv", "5", "--timeout", "3s"}, 10, []string{"the answer's status came, its body did not", "!no answer", "!no response headers"}, within},
+		faultCase{framework.FaultTrickleErrorBody, []string{"watch", "cm", "--rv", "5", "--request-timeout", "3s"}, 10, []string{"the answer's status came, its body did not", "!no answer", "!no response headers"}, within},
+		faultCase{framework.FaultTrickleErrorBody, []string{"watch", "cm", "--rv", "5"}, 10, []string{"the answer's status came, its body did not", "within 10s", "!no answer"}, within},
 		faultCase{framework.FaultTrickleErrorBody, []string{"list", "cm", "--request-timeout", "3s"}, 10, []string{"the answer's status came, its body did not", "!no answer", "!no response headers"}, within},
 	)
 	for _, args := range [][]string{{"list", "cm"}, {"probe", "cm"}, {"watch", "cm", "--rv", "list", "--timeout", "5s"}} {

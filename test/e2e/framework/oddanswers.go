@@ -30,6 +30,11 @@ const (
 	// FaultListEndsEarly: a 200 list that ends, cleanly, after its
 	// metadata, between two tokens.
 	FaultListEndsEarly Fault = "list-ends-early"
+	// FaultHugeHeaders: a 200 whose headers hold 11 MiB, past net/http's
+	// 10 MiB limit.
+	FaultHugeHeaders Fault = "huge-headers"
+	// FaultEndlessEarlyHints: 103 Early Hints of 64 KiB each, for ever.
+	FaultEndlessEarlyHints Fault = "endless-early-hints"
 )
 
 // FaultErrorEvent is the fault whose every watch is a 200 holding one ERROR
@@ -68,6 +73,14 @@ func (s *FaultServer) oddAnswer(w http.ResponseWriter, r *http.Request, watch bo
 		case <-done:
 		case <-s.stop:
 		case <-time.After(10 * time.Minute):
+		}
+	case s.Fault == FaultHugeHeaders && collection:
+		w.Header().Set("X-Boom", strings.Repeat("b", 11<<20))
+		w.WriteHeader(200)
+	case s.Fault == FaultEndlessEarlyHints && collection:
+		w.Header().Set("Link", "</"+strings.Repeat("h", 64<<10)+">; rel=preload")
+		for s.wait(r.Context(), time.Millisecond) {
+			w.WriteHeader(http.StatusEarlyHints)
 		}
 	case s.Fault == FaultNoContent && collection:
 		w.WriteHeader(http.StatusNoContent)
