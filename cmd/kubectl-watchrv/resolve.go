@@ -88,7 +88,7 @@ func (o *RootOptions) resolveResource(ctx context.Context, arg string, verbs ...
 			}
 			return apiclient.Resource{}, withCode(ExitNotFound, err)
 		}
-		return apiclient.Resource{}, o.requestError(err, "get", "the discovery endpoints /api and /apis")
+		return apiclient.Resource{}, o.requestError(err, "get", apiclient.DiscoveryWhat(err))
 	}
 	for _, v := range verbs {
 		if !r.Supports(v) {

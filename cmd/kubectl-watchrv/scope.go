@@ -67,7 +67,7 @@ func (o *RootOptions) listableResources(p *render.Printer) ([]apiclient.Resource
 		if derr == nil {
 			derr = errors.New("discovery lists no resource that supports list and watch")
 		}
-		return nil, o.requestError(derr, "get", "discovery")
+		return nil, o.requestError(derr, "get", apiclient.DiscoveryWhat(derr))
 	}
 	if derr != nil {
 		p.Warnf("part of discovery failed (%v): the resources of the failing groups are missing", text.OneLine(derr.Error()))

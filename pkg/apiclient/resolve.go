@@ -1,6 +1,7 @@
 package apiclient
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -46,10 +47,16 @@ func (r Resource) Supports(verb string) bool {
 type UnknownResourceError struct {
 	Name        string
 	Suggestions []string
+	// Unread are the group versions whose discovery failed (not the one
+	// the name would be in): a type of theirs cannot be looked up now.
+	Unread []string
 }
 
 func (e *UnknownResourceError) Error() string {
 	msg := fmt.Sprintf("the server doesn't have a resource type %q", text.Echo(e.Name))
+	if len(e.Unread) > 0 {
+		msg += fmt.Sprintf(" in the discovery it could read (the discovery of %s failed: a type served there cannot be looked up now)", text.Echo(strings.Join(e.Unread, ", ")))
+	}
 	if len(e.Suggestions) > 0 {
 		msg += fmt.Sprintf(": did you mean %s?", strings.Join(quoteAll(e.Suggestions), " or "))
 	} else {
@@ -70,12 +77,22 @@ type DiscoveryError struct {
 
 func (e *DiscoveryError) Error() string {
 	if e.GroupVersion != "" {
-		return fmt.Sprintf("cannot read the discovery of %s: %v", e.GroupVersion, e.Err)
+		return fmt.Sprintf("cannot read the discovery of %s, so the resource types served there cannot be looked up: %v", e.GroupVersion, e.Err)
 	}
 	return fmt.Sprintf("cannot read discovery (/api and /apis), so the resource type cannot be looked up: %v", e.Err)
 }
 
 func (e *DiscoveryError) Unwrap() error { return e.Err }
+
+// DiscoveryWhat is what a failed discovery read, for an error line's
+// "get WHAT": the discovery endpoints, or the group versions that failed.
+func DiscoveryWhat(err error) string {
+	var de *DiscoveryError
+	if errors.As(err, &de) && de.GroupVersion != "" {
+		return "the discovery of " + de.GroupVersion
+	}
+	return "the discovery endpoints /api and /apis"
+}
 
 // DiscoveryFailure is the first failure of this run's discovery that makes
 // a "no such resource type" unknowable: a discovery request that got no
@@ -127,7 +144,7 @@ func ResolveResource(disco discovery.DiscoveryInterface, mapper meta.RESTMapper,
 		return Resource{}, &DiscoveryError{Err: capError(err)}
 	}
 	if err != nil || gvr.Empty() {
-		return Resource{}, &UnknownResourceError{Name: arg, Suggestions: suggest(disco, arg)}
+		return Resource{}, unknownResource(disco, arg, fully, gr)
 	}
 	list, err := disco.ServerResourcesForGroupVersion(gvr.GroupVersion().String())
 	if err != nil {
@@ -138,13 +155,85 @@ func ResolveResource(disco discovery.DiscoveryInterface, mapper meta.RESTMapper,
 			return Resource{GVR: gvr, Kind: r.Kind, Namespaced: r.Namespaced, Verbs: r.Verbs}, nil
 		}
 	}
-	return Resource{}, &UnknownResourceError{Name: arg, Suggestions: suggest(disco, arg)}
+	return Resource{}, unknownResource(disco, arg, fully, gr)
+}
+
+// unknownResource is the error of a name discovery does not know, told by
+// what discovery could read (client-go's own record of the group versions
+// that failed, whatever the failure: a 503, a 403, a body that was empty,
+// 204 or cut). When the group version the name would be in failed (the
+// core group "v1" for a name without a group, else the group it names),
+// whether the type exists is not known: a *DiscoveryError of that failure,
+// never "doesn't have a resource type" (adversary try 11). The failures of
+// other groups do not hide the name (kubectl too says the type does not
+// exist then), and the error names them.
+func unknownResource(disco discovery.DiscoveryInterface, arg string, fully *schema.GroupVersionResource, gr schema.GroupResource) error {
+	_, _, derr := disco.ServerGroupsAndResources()
+	var failed *discovery.ErrGroupDiscoveryFailed
+	if derr != nil && !errors.As(derr, &failed) {
+		return &DiscoveryError{Err: capError(derr)}
+	}
+	var gvs []schema.GroupVersion
+	if failed != nil {
+		for gv := range failed.Groups {
+			gvs = append(gvs, gv)
+		}
+	}
+	sort.Slice(gvs, func(i, j int) bool { return gvs[i].String() < gvs[j].String() })
+	var others []string
+	for _, gv := range gvs {
+		if gv.Group == gr.Group || (fully != nil && gv.Group == fully.Group) {
+			return &DiscoveryError{GroupVersion: gv.String(), Err: unreadableDiscovery(gv, failed.Groups[gv])}
+		}
+		others = append(others, gv.String())
+	}
+	return &UnknownResourceError{Name: arg, Suggestions: suggest(disco, arg), Unread: others}
+}
+
+// groupsFailed is err, a discovery of every group, in the plugin's words
+// when group versions failed (client-go's "unable to retrieve the complete
+// list of server APIs: ..."): a *DiscoveryError that names each and tells
+// the first one's failure by its class.
+func groupsFailed(err error) error {
+	var failed *discovery.ErrGroupDiscoveryFailed
+	if !errors.As(err, &failed) || len(failed.Groups) == 0 {
+		return err
+	}
+	var gvs []schema.GroupVersion
+	for gv := range failed.Groups {
+		gvs = append(gvs, gv)
+	}
+	sort.Slice(gvs, func(i, j int) bool { return gvs[i].String() < gvs[j].String() })
+	names := make([]string, len(gvs))
+	for i, gv := range gvs {
+		names[i] = gv.String()
+	}
+	return &DiscoveryError{GroupVersion: strings.Join(names, ", "), Err: unreadableDiscovery(gvs[0], failed.Groups[gvs[0]])}
+}
+
+// unreadableDiscovery is err, the failure of gv's discovery document, as
+// an *UnreadableAnswerError when the answer came and could not be read (an
+// empty body, a 204, JSON cut short): client-go's words alone ("0-length
+// response with status code: 200") name neither the request nor what it
+// means. An HTTP error or a lost connection is left as it is.
+func unreadableDiscovery(gv schema.GroupVersion, err error) error {
+	var status apierrors.APIStatus
+	var ue *url.Error
+	if errors.As(err, &status) || errors.As(err, &ue) || IsBodyTooLarge(err) {
+		return capError(err)
+	}
+	path := "/api/" + gv.Version
+	if gv.Group != "" {
+		path = "/apis/" + gv.Group + "/" + gv.Version
+	}
+	return &UnreadableAnswerError{What: fmt.Sprintf("the answer to GET %s is not a discovery document of %s", path, gv), Err: err}
 }
 
 // ListableResources returns every resource in discovery that supports list
 // and watch, skipping subresources, at the preferred version of each group.
 func ListableResources(disco discovery.DiscoveryInterface) ([]Resource, error) {
 	lists, err := disco.ServerPreferredResources()
+	err = groupsFailed(err)
 	if err != nil && len(lists) == 0 {
 		return nil, err
 	}

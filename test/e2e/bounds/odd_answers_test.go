@@ -63,6 +63,26 @@ func TestAnswersNoServerGivesAreNamedAndBounded(t *testing.T) {
 	for _, v := range []string{"string-code", "configmap", "null"} {
 		cases = append(cases, faultCase{framework.FaultErrorEvent(v), []string{"watch", "cm", "--rv", "5", "--timeout", "5s"}, 1, append([]string{"ERROR event"}, unreadable...), within})
 	}
+	// A core discovery document (GET /api/v1) that fails in any way: the
+	// type cannot be looked up, never "doesn't have a resource type" (exit
+	// 9), and never client-go's words "unable to retrieve the complete
+	// list of server APIs" (adversary try 11).
+	notUnknown := []string{"v1", "!doesn't have a resource type", "!unable to retrieve the complete list"}
+	for _, v := range []struct {
+		variant string
+		code    int
+		words   []string
+	}{
+		{"503", 1, []string{"503", "boom from server"}},
+		{"403", 7, []string{"forbidden"}},
+		{"empty", 1, []string{"GET /api/v1 is not a discovery document"}},
+		{"204", 1, []string{"GET /api/v1 is not a discovery document"}},
+		{"cut", 1, []string{"GET /api/v1 is not a discovery document"}},
+	} {
+		for _, args := range [][]string{{"list", "cm"}, {"watch", "cm", "--timeout", "5s"}, {"probe", "cm"}, {"streaming", "cm"}, {"streaming", "--all"}, {"probe", "--all"}} {
+			cases = append(cases, faultCase{framework.FaultCoreDiscovery(v.variant), args, v.code, append(append([]string{}, v.words...), notUnknown...), within})
+		}
+	}
 	cases = append(cases, faultCase{framework.FaultErrorEvent("code-200"), []string{"watch", "cm", "--rv", "5", "--timeout", "5s"}, 1, append([]string{"boom from server", "!200 OK", "-v=6"}, named...), within})
 	runFaultCases(t, cases, memoryLimit)
 }

@@ -43,6 +43,31 @@ const (
 // Status of success's code). Lists are answered as usual.
 func FaultErrorEvent(variant string) Fault { return Fault("error-event-" + variant) }
 
+// FaultCoreDiscovery is the fault whose core discovery document (GET
+// /api/v1) is answered with variant: "503" and "403" (a Status of that
+// code), "empty" (a 200 without a body), "204" (No Content), "cut" (a 200
+// whose JSON ends half way). /api and /apis answer as usual.
+func FaultCoreDiscovery(variant string) Fault { return Fault("core-discovery-" + variant) }
+
+func (s *FaultServer) coreDiscovery(w http.ResponseWriter) bool {
+	switch strings.TrimPrefix(string(s.Fault), "core-discovery-") {
+	case "503":
+		s.json(w, 503, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"boom from server","reason":"ServiceUnavailable","code":503}`)
+	case "403":
+		s.json(w, 403, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"forbidden: User \"fault\" cannot get path \"/api/v1\"","reason":"Forbidden","code":403}`)
+	case "empty":
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(200)
+	case "204":
+		w.WriteHeader(http.StatusNoContent)
+	case "cut":
+		s.json(w, 200, faultCoreV1[:len(faultCoreV1)/2])
+	default:
+		return false
+	}
+	return true
+}
+
 var errorEvents = map[string]string{
 	"string-code": `{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure","message":"boom from server","code":"410"}}`,
 	"configmap":   `{"type":"ERROR","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a"}}}`,
@@ -54,6 +79,8 @@ func (s *FaultServer) oddAnswer(w http.ResponseWriter, r *http.Request, watch bo
 	p := r.URL.Path
 	collection := strings.HasSuffix(p, "/configmaps")
 	switch {
+	case p == "/api/v1" && strings.HasPrefix(string(s.Fault), "core-discovery-"):
+		return s.coreDiscovery(w)
 	case s.Fault == FaultUpgrade && (collection || p == "/metrics"):
 		hj, ok := w.(http.Hijacker)
 		if !ok {
