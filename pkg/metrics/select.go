@@ -88,6 +88,13 @@ func ParseSelected(r io.Reader, names []string, dropBuckets bool) (Families, map
 	if err := s.flush(); err != nil {
 		return nil, nil, err
 	}
+	if len(s.seen) == 0 && len(s.out) == 0 && s.want[FamilyProcessStart] {
+		// Every kube-apiserver exposes its process start: an answer
+		// without a single family (an empty 200) is no server's
+		// /metrics, and read as one it would say 0 watchers, no watch
+		// cache, nothing evicted (adversary try 11).
+		return nil, nil, &apiclient.UnreadableAnswerError{What: "the answer holds no metric family at all, not even " + FamilyProcessStart + ", which every kube-apiserver exposes: " + notAServer}
+	}
 	return s.out, s.seen, nil
 }
 

@@ -93,6 +93,12 @@ func scanMetricsOf(r io.Reader, limit int64, group, resource string, whole bool)
 	}
 	s.cut = cr.N > limit
 	s.eof = !s.cut
+	if s.eof && !s.seenGates && !s.seenCapacity && !s.unfiltered {
+		// Every kube-apiserver exposes its feature gates: an answer with
+		// no family at all (an empty 200) is no server's /metrics, and
+		// read as one its cache would be "off" (adversary try 11).
+		s.err = fmt.Errorf("/metrics answered with no metric at all, not even %s, which every kube-apiserver exposes", familyFeatureEnabled)
+	}
 	return s
 }
 

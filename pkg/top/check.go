@@ -114,9 +114,37 @@ func CheckBounds(r *Report, b Bounds) []Check {
 		out = append(out, checkRejected(r, *b.Rejected))
 	}
 	for i := range out {
-		out[i] = unexposedOn(r, out[i])
+		out[i] = unmeasuredOn(r, unexposedOn(r, out[i]))
 	}
 	return out
+}
+
+// unmeasuredOn: a server that gave no interval (it did not answer, or it
+// restarted) leaves a bound within unknown, never one crossed: every bound
+// is a sum or a worst of values that cannot be negative, so a crossing on
+// the servers measured holds whatever the others did (adversary try 11: a
+// failed server turned a crossed bound into "not checked", exit 12 for
+// 14). Each check computes over the servers measured only (measured).
+func unmeasuredOn(r *Report, c Check) Check {
+	un := unanswered(r)
+	if len(un) == 0 {
+		return c
+	}
+	if c.Crossed {
+		c.Where += fmt.Sprintf(" (server(s) %s not measured: they can only add to it)", joinInts(un))
+		return c
+	}
+	return notChecked(Check{Bound: c.Bound, Resource: c.Resource, Flag: c.Flag, Max: c.Max}, un)
+}
+
+// measured: server i gave an interval (not unanswered).
+func measured(r *Report, i int) bool {
+	for _, s := range r.Servers {
+		if s.Index == i {
+			return s.Answered() && !s.Restarted
+		}
+	}
+	return false
 }
 
 // boundFields are the fields each bound reads (rejected reads APF's
@@ -186,13 +214,10 @@ func unknownOn(c Check, server int, why string) Check {
 
 func checkWatchers(r *Report, wb WatcherBound) Check {
 	c := Check{Bound: BoundWatchers, Resource: wb.Given, Max: wb.Max}
-	if un := unanswered(r); len(un) > 0 {
-		return notChecked(c, un)
-	}
 	per := map[string]float64{}
 	var gap *Row // a row whose watchers are not known
 	for _, row := range r.Rows {
-		if wb.Given != "" && row.GR() != wb.GR {
+		if (wb.Given != "" && row.GR() != wb.GR) || !measured(r, row.Server) {
 			continue
 		}
 		if !row.Watchers.Known() {
@@ -227,13 +252,13 @@ func checkWatchers(r *Report, wb WatcherBound) Check {
 
 func checkSum(r *Report, bound string, max float64, get func(*Row) Rate) Check {
 	c := Check{Bound: bound, Max: max}
-	if un := unanswered(r); len(un) > 0 {
-		return notChecked(c, un)
-	}
 	total := 0.0
 	var where []string
 	gap, gapWhy := 0, "" // a server where a value is not known
 	for _, s := range r.Servers {
+		if !measured(r, s.Index) {
+			continue
+		}
 		for _, row := range s.rows {
 			x := get(row)
 			if !x.Known() {
@@ -270,12 +295,12 @@ func checkSum(r *Report, bound string, max float64, get func(*Row) Rate) Check {
 
 func checkRatio(r *Report, max float64) Check {
 	c := Check{Bound: BoundStorageListRatio, Max: max}
-	if un := unanswered(r); len(un) > 0 {
-		return notChecked(c, un)
-	}
 	worst := 0.0
 	gap, gapWhy := 0, "" // a row whose ratio is not known
 	for _, row := range r.Rows {
+		if !measured(r, row.Server) {
+			continue
+		}
 		why := ""
 		for _, x := range []Rate{row.ListsStorage, row.StorageFetched, row.StorageReturned} {
 			if why == "" && (x.Missing != "" || x.Unmeasured != "") {
@@ -312,9 +337,6 @@ func checkRatio(r *Report, max float64) Check {
 
 func checkRejected(r *Report, max float64) Check {
 	c := Check{Bound: BoundRejected, Max: max}
-	if un := unanswered(r); len(un) > 0 {
-		return notChecked(c, un)
-	}
 	total := 0.0
 	var where []string
 	gap, gapWhy := 0, "" // a server whose rejections are not known
@@ -324,6 +346,9 @@ func checkRejected(r *Report, max float64) Check {
 		}
 	}
 	for _, s := range r.Servers {
+		if !measured(r, s.Index) {
+			continue
+		}
 		if bad := s.apfUnmeasured(); bad != "" {
 			unknown(s.Index, bad)
 			continue

@@ -359,6 +359,9 @@ func TestEveryCrossedBoundStaysCrossedBesideAServerWithoutAValue(t *testing.T) {
 		down := interval(t, rec+".2", rec+".1") // every counter went down
 		down.Index, down.Endpoint = 2, "https://127.0.0.2:6443"
 		seconds["counters went down"] = down
+		// A server that gave no interval (adversary try 11: "not
+		// checked", exit 12 where 14 was due).
+		seconds["did not answer"] = &Server{Index: 2, Endpoint: "https://127.0.0.2:6443", Err: "dial tcp 127.0.0.2:6443: connect: connection refused", Reason: "Unreachable"}
 		for why, two := range seconds {
 			both := CheckBounds(Assemble([]*Server{interval(t, rec+".1", rec+".2"), two}, 5*time.Second, "watchers", 1), bounds)
 			for i, c := range both {
