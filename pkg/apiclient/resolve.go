@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/discovery"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 )
 
 // Resource is a resource type resolved through discovery.
@@ -129,6 +130,9 @@ func ResolveResource(disco discovery.DiscoveryInterface, mapper meta.RESTMapper,
 	if arg == "" || strings.ContainsAny(arg, " /") {
 		return Resource{}, fmt.Errorf("%q is not a resource type name: use a name such as configmaps, cm, deployments.apps", text.Echo(arg))
 	}
+	if r, ok, err := coreResource(disco, arg); ok || err != nil {
+		return r, err
+	}
 	var gvr schema.GroupVersionResource
 	var err error
 	fully, gr := schema.ParseResourceArg(arg)
@@ -156,6 +160,44 @@ func ResolveResource(disco discovery.DiscoveryInterface, mapper meta.RESTMapper,
 		}
 	}
 	return Resource{}, unknownResource(disco, arg, fully, gr)
+}
+
+// coreResource resolves a name of the core group (configmaps, cm, pod,
+// Event) from its one discovery document (v1), as kubectl does: a name
+// of a core resource is the core resource, whatever another group serves
+// under the same name (the core group is first in kubectl's priority, and
+// a CRD's short name that shadows a core one loses). It spares the read of
+// every group's document (from kubectl's disk cache: one file per group
+// version, each read twice by cli-runtime's mapper and short-name
+// expander; tens of milliseconds with 200 CRDs) for the names users type
+// most. ok is false for any other name, and when v1 was answered with an
+// HTTP error (the mapper's path then decides, and names any failure); a
+// read of v1 that got no answer or broke is that failure (err), as a cut
+// anywhere in discovery is.
+func coreResource(disco discovery.DiscoveryInterface, arg string) (r Resource, ok bool, err error) {
+	if strings.Contains(arg, ".") || disco == nil {
+		return Resource{}, false, nil
+	}
+	list, err := disco.ServerResourcesForGroupVersion("v1")
+	var status apierrors.APIStatus
+	switch {
+	case err != nil && !errors.As(err, &status):
+		return Resource{}, false, &DiscoveryError{GroupVersion: "v1", Err: unreadableDiscovery(schema.GroupVersion{Version: "v1"}, err)}
+	case err != nil || list == nil:
+		return Resource{}, false, nil
+	}
+	name := strings.ToLower(arg)
+	for _, r := range list.APIResources {
+		if strings.Contains(r.Name, "/") {
+			continue
+		}
+		for _, n := range namesOf(r) {
+			if n == name {
+				return Resource{GVR: schema.GroupVersionResource{Version: "v1", Resource: r.Name}, Kind: r.Kind, Namespaced: r.Namespaced, Verbs: r.Verbs}, true, nil
+			}
+		}
+	}
+	return Resource{}, false, nil
 }
 
 // unknownResource is the error of a name discovery does not know, told by
@@ -219,8 +261,8 @@ func groupsFailed(err error) error {
 func unreadableDiscovery(gv schema.GroupVersion, err error) error {
 	var status apierrors.APIStatus
 	var ue *url.Error
-	if errors.As(err, &status) || errors.As(err, &ue) || IsBodyTooLarge(err) {
-		return capError(err)
+	if errors.As(err, &status) || errors.As(err, &ue) || IsBodyTooLarge(err) || diagnose.ClassifyFailure(err) != diagnose.FailureOther {
+		return capError(err) // an HTTP error, or no answer, a cut, a timeout
 	}
 	path := "/api/" + gv.Version
 	if gv.Group != "" {
