@@ -198,6 +198,13 @@ func (o *RootOptions) describeRequestError(err error, verb, what string) error {
 	case diagnose.FailureConnectionBroken:
 		return fmt.Errorf("the connection to %s broke: %w: check the network and any proxy in between, then run again", server, err)
 	case diagnose.FailureExpired, diagnose.FailureTooLarge:
+		if st, ok := diagnose.StatusOf(err); ok && st.Reason == "" {
+			// An API server's 410 and 504 carry their reason (Expired,
+			// Gone, Timeout): one without is a proxy's or another
+			// server's, and its words alone name neither (adversary try
+			// 11: "error: gone away: Relist ...").
+			return &worded{msg: fmt.Sprintf("%s answered %s %s with %s: %s", server, verb, what, diagnose.StatusText(st), diagnose.WithFix(err)), err: err}
+		}
 		return diagnose.WithFix(err)
 	case diagnose.FailureUnbounded:
 		return unboundedFix(err)

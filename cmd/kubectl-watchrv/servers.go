@@ -64,14 +64,16 @@ func (s *serversFlags) validateServers(cmd *cobra.Command, conflict string) erro
 			return err
 		}
 	}
+	if errors.Is(s.endpointsErr, servers.ErrNoEndpoint) {
+		// --endpoints '' (or ',') names no server: refused, not read as
+		// no --endpoints at all (fresh user try 11: a plain probe ran).
+		return usageErrorf(cmd, "--endpoints: %v: list host:port addresses, for example --endpoints 10.0.0.1:6443,10.0.0.2:6443", s.endpointsErr)
+	}
 	if !s.serversOn() {
 		return nil
 	}
 	if conflict != "" {
 		return usageErrorf(cmd, "%s cannot be combined with --servers", conflict)
-	}
-	if errors.Is(s.endpointsErr, servers.ErrNoEndpoint) {
-		return usageErrorf(cmd, "--endpoints: %v: list host:port addresses, for example --endpoints 10.0.0.1:6443,10.0.0.2:6443", s.endpointsErr)
 	}
 	if s.endpointsErr != nil {
 		return usageErrorf(cmd, "--endpoints: %v", s.endpointsErr)

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -126,6 +127,11 @@ func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	o.rvSet = cmd.Flags().Changed("rv")
+	if n, err := strconv.ParseUint(o.RV, 10, 64); err == nil && strings.Trim(o.RV, "0123456789") == "" {
+		// The server reads --rv 0007 as 7: every line says 7 (a
+		// leading zero was echoed back, fresh user try 11).
+		o.RV = strconv.FormatUint(n, 10)
+	}
 	o.Until = strings.ToUpper(o.Until)
 	if o.Follow && !cmd.Flags().Changed("stall-timeout") {
 		// The watch cache sends a bookmark to every watcher about once a

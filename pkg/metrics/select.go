@@ -93,7 +93,7 @@ func ParseSelected(r io.Reader, names []string, dropBuckets bool) (Families, map
 		// without a single family (an empty 200) is no server's
 		// /metrics, and read as one it would say 0 watchers, no watch
 		// cache, nothing evicted (adversary try 11).
-		return nil, nil, &apiclient.UnreadableAnswerError{What: "the answer holds no metric family at all, not even " + FamilyProcessStart + ", which every kube-apiserver exposes: " + notAServer}
+		return nil, nil, &apiclient.UnreadableAnswerError{What: "the answer holds no metric family at all, not even " + FamilyProcessStart + ", which every kube-apiserver exposes"}
 	}
 	return s.out, s.seen, nil
 }

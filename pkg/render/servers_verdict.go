@@ -100,7 +100,7 @@ func answeredText(r ServersReport) string {
 		out += "; only partly: " + strings.Join(partly, ", ")
 	}
 	if len(none) > 0 {
-		out += "; no answer: " + strings.Join(none, ", ")
+		out += "; failed: " + strings.Join(none, ", ") // no answer, or none that could be read (a 403, a body cut or empty)
 	}
 	return out
 }
