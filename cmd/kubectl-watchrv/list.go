@@ -150,7 +150,15 @@ func (o *ListOptions) Validate(cmd *cobra.Command) error {
 		return err
 	}
 	if o.isName() && (o.RVOnly || o.serversOn()) {
-		return usageErrorf(cmd, "-o name prints every object the list reads; --rv-only and --servers read no whole list: drop them, or use -o json")
+		// Name the flags given (fresh user try 12: --endpoints was
+		// given, and the line named --rv-only and --servers).
+		var given []string
+		for _, f := range []string{"rv-only", "servers", "endpoints"} {
+			if cmd.Flags().Changed(f) {
+				given = append(given, "--"+f)
+			}
+		}
+		return usageErrorf(cmd, "-o name prints every object the list reads; %s read(s) no whole list: drop it, or use -o json", strings.Join(given, " and "))
 	}
 	if err := validateNameSelector(cmd, o.Name, o.FieldSelector); err != nil {
 		return err

@@ -80,11 +80,15 @@ func (o *RootOptions) resolveResource(ctx context.Context, arg string, verbs ...
 			// bad credentials, throttling) behind "no such resource": a
 			// failure the ledger saw is the answer; else ask the server
 			// directly before saying the name is unknown.
-			if derr := o.ledger.DiscoveryFailure(); derr != nil {
-				return apiclient.Resource{}, o.requestError(derr, "get", "the discovery endpoints /api and /apis")
-			}
+			// The check first: a root document that still fails is
+			// told in the server's own words (the ledger has only its
+			// status: "503" alone became client-go's "the server is
+			// currently unable to handle the request", adversary try 12).
 			if serr := o.checkDiscovery(ctx); serr != nil {
 				return apiclient.Resource{}, serr
+			}
+			if derr := o.ledger.DiscoveryFailure(); derr != nil {
+				return apiclient.Resource{}, o.requestError(derr, "get", "the discovery endpoints /api and /apis")
 			}
 			return apiclient.Resource{}, withCode(ExitNotFound, err)
 		}
@@ -208,6 +212,14 @@ func (o *RootOptions) describeRequestError(err error, verb, what string) error {
 		return diagnose.WithFix(err)
 	case diagnose.FailureUnbounded:
 		return unboundedFix(err)
+	case diagnose.FailureTimeout:
+		if st, ok := diagnose.StatusOf(err); ok && strings.Contains(st.Message, "within requested timeout") {
+			// The server's own end of the timeout the plugin sends with
+			// each request (--request-timeout): the same as no answer in
+			// that time, whichever side's clock ran out first (fresh user
+			// try 12: exit 4 or 1, "check the API server's health").
+			return withCode(ExitUnreachable, &worded{msg: fmt.Sprintf("%s answered %s %s with %s: the request did not complete within its --request-timeout (the server ends a request at the timeout it is sent): raise --request-timeout", server, verb, what, diagnose.StatusLine(st.Code, string(st.Reason), text.OneLine(st.Message))), err: err})
+		}
 	}
 	// Any other answer of the server: its words alone ("boom") name
 	// neither the request, nor the server, nor the status.
@@ -245,7 +257,7 @@ func unboundedFix(err error) error {
 	var big *apiclient.BodyTooLargeError
 	var endless *listing.EndlessListError
 	switch {
-	case errors.As(err, &big) && big.Kind == apiclient.KindList:
+	case errors.As(err, &big) && big.Kind == apiclient.KindList && !big.Headers:
 		return fmt.Errorf("%w: list with a lower --limit, or without --rv 0", err)
 	case errors.As(err, &endless) && endless.TooManyPages():
 		return fmt.Errorf("%w: list with a higher --limit, or a narrower list (-n, -l, --field-selector)", err)

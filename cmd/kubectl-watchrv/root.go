@@ -90,6 +90,20 @@ version", or a list says "Too large resource version". It only reads
 (get, list, watch): it never changes anything in the cluster.
 
 ` + exitCodesHelp,
+		Example: `  # The RV a list returns, and what a watch from it does
+  kubectl watchrv list configmaps -n demo
+
+  # How far back a watch can start, and who answers 410
+  kubectl watchrv probe configmaps -n demo
+
+  # Watch from an RV, reconnecting as an informer does, with a gap report
+  kubectl watchrv watch configmaps -n demo --rv list --follow
+
+  # What an error means, with the numbers and the fix
+  kubectl watchrv explain-error 'too old resource version: 213 (534)'
+
+  # The List/Watch load of each API server now, per resource
+  kubectl watchrv top --once`,
 		Annotations: map[string]string{
 			cobra.CommandDisplayNameAnnotation: "kubectl watchrv",
 		},

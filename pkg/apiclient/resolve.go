@@ -182,7 +182,15 @@ func coreResource(disco discovery.DiscoveryInterface, arg string) (r Resource, o
 	var status apierrors.APIStatus
 	switch {
 	case err != nil && !errors.As(err, &status):
-		return Resource{}, false, &DiscoveryError{GroupVersion: "v1", Err: unreadableDiscovery(schema.GroupVersion{Version: "v1"}, err)}
+		// Which request failed is not known here (a server of aggregated
+		// discovery answers v1 from /api and /apis): a transport error
+		// names its URL; an answer that could not be read is said so,
+		// without a path (adversary try 12: a cut /api was blamed on
+		// GET /api/v1, never sent).
+		if diagnose.ClassifyFailure(err) == diagnose.FailureOther && !IsBodyTooLarge(err) {
+			err = &UnreadableAnswerError{What: "a discovery answer (to GET /api, /apis or a group version under them) is not a discovery document", Err: err}
+		}
+		return Resource{}, false, &DiscoveryError{Err: capError(err)}
 	case err != nil || list == nil:
 		return Resource{}, false, nil
 	}

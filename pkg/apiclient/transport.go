@@ -87,7 +87,10 @@ func (m *meter) RoundTrip(req *http.Request) (*http.Response, error) {
 // gives these errors no type, so they are known by their text.
 func headersTooLarge(err error, req *http.Request, u string) error {
 	msg := err.Error()
-	if !strings.Contains(msg, "server response headers exceeded") && !strings.Contains(msg, "response header list larger than advertised limit") {
+	// HTTP/1: "server response headers exceeded N bytes"; HTTP/2 (the
+	// bundled client, as client-go dials TLS servers): "header list too
+	// large" (1xx answers counted) or "... larger than advertised limit".
+	if !strings.Contains(msg, "server response headers exceeded") && !strings.Contains(msg, "response header list larger than advertised limit") && !strings.Contains(msg, "header list too large") {
 		return err
 	}
 	return &BodyTooLargeError{Kind: kindOf(req, 0), Method: req.Method, URL: u, Limit: limitHeaders, Headers: true}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/watchstream"
 )
 
@@ -44,14 +45,27 @@ func (st OpenStage) noAnswer(within, plugin string) string {
 }
 
 // openTrace follows one request through net/http's client trace.
-type openTrace struct{ network, wrote atomic.Bool }
+type openTrace struct{ network, wrote, answering atomic.Bool }
 
 func (t *openTrace) context(ctx context.Context) context.Context {
 	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-		GetConn:      func(string) { t.network.Store(true) },
-		GotConn:      func(httptrace.GotConnInfo) { t.network.Store(true) },
-		WroteRequest: func(httptrace.WroteRequestInfo) { t.wrote.Store(true) },
+		GetConn:              func(string) { t.network.Store(true) },
+		GotConn:              func(httptrace.GotConnInfo) { t.network.Store(true) },
+		WroteRequest:         func(httptrace.WroteRequestInfo) { t.wrote.Store(true) },
+		GotFirstResponseByte: func() { t.answering.Store(true) },
 	})
+}
+
+// lateAnswer is how long a request given up after its answer began may
+// take to return it: its body's read ends at once with the request's
+// context, and an error answer's status is read from its head.
+const lateAnswer = time.Second
+
+// answeredStatus: err is an answer of the server with its HTTP status (an
+// error answer whose body did not come is one: apiclient's asStatus).
+func answeredStatus(err error) bool {
+	st, ok := diagnose.StatusOf(err)
+	return ok && st.Code != 0
 }
 
 func (t *openTrace) stage() OpenStage {
@@ -94,19 +108,41 @@ func (s *Session) openWatch(ctx context.Context, opts watchstream.Options) (stre
 	select {
 	case a = <-answered:
 	case <-octx.Done():
-		// Given up: a stream that still arrives is closed unread.
-		go func() {
-			if late := <-answered; late.stream != nil {
-				late.stream.Close()
-			}
-			cancel()
-		}()
 		a.err = octx.Err()
+		drained := false
+		if tr.answering.Load() {
+			// The answer had begun (a 410 whose body trickled): its
+			// status is what the server said, never "no response
+			// headers came" (adversary try 12).
+			select {
+			case late := <-answered:
+				drained = true
+				if late.stream != nil {
+					late.stream.Close()
+				}
+				if answeredStatus(late.err) {
+					a.err = late.err
+				}
+			case <-time.After(lateAnswer):
+			}
+		}
+		if !drained {
+			// Given up: a stream that still arrives is closed unread.
+			go func() {
+				if late := <-answered; late.stream != nil {
+					late.stream.Close()
+				}
+				cancel()
+			}()
+		}
 	}
 	if a.err == nil {
 		return a.stream, cancel, nil
 	}
 	cancel()
+	if answeredStatus(a.err) {
+		return nil, nil, a.err
+	}
 	waited := s.clock().Since(asked).Round(time.Millisecond)
 	switch {
 	case stalled.Load() && ctx.Err() == nil:

@@ -245,6 +245,13 @@ func (s *Session) run(ctx context.Context) error {
 		stream, release, err := s.openWatch(ctx, opts)
 		if err != nil {
 			if outOfTime(ctx, err) {
+				if answeredStatus(err) {
+					// Its status came as the time ran out (a 410 whose
+					// body did not): the attempt's outcome, never "no
+					// answer" (adversary try 12).
+					s.failed(err)
+					return err
+				}
 				s.unansweredAtDeadline(ctx, err)
 				return nil
 			}

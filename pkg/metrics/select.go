@@ -88,12 +88,14 @@ func ParseSelected(r io.Reader, names []string, dropBuckets bool) (Families, map
 	if err := s.flush(); err != nil {
 		return nil, nil, err
 	}
-	if len(s.seen) == 0 && len(s.out) == 0 && s.want[FamilyProcessStart] {
-		// Every kube-apiserver exposes its process start: an answer
-		// without a single family (an empty 200) is no server's
-		// /metrics, and read as one it would say 0 watchers, no watch
-		// cache, nothing evicted (adversary try 11).
-		return nil, nil, &apiclient.UnreadableAnswerError{What: "the answer holds no metric family at all, not even " + FamilyProcessStart + ", which every kube-apiserver exposes"}
+	if s.want[FamilyProcessStart] && !anySample(s.out) {
+		// Every kube-apiserver exposes its process start, and every read
+		// asks for it: an answer without a single sample of what was
+		// asked (an empty 200, "# TYPE" lines alone, other families
+		// only) is no server's /metrics, and read as one it would say 0
+		// watchers, no watch cache, nothing evicted (adversary tries 11
+		// and 12).
+		return nil, nil, &apiclient.UnreadableAnswerError{What: "the answer holds no sample of the families asked for, not even " + FamilyProcessStart + ", which every kube-apiserver exposes"}
 	}
 	return s.out, s.seen, nil
 }
@@ -253,4 +255,14 @@ func ReadSelected(ctx context.Context, c *apiclient.Client, names []string, drop
 		return nil, apiclient.AttachRequest(err, body, "/metrics", url.Values{"name[]": names})
 	}
 	return &Selected{Families: f, Declared: seen}, nil
+}
+
+// anySample: some family of fams has a sample.
+func anySample(fams Families) bool {
+	for _, f := range fams {
+		if len(f.GetMetric()) > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -341,7 +341,7 @@ var Faults = []Fault{
 	FaultRepeatContinue, FaultTinyItems, FaultManySeries, FaultLongMetricsLine, FaultLongNames,
 	FaultBigPage, FaultServerError, FaultUpgrade, FaultNoContent, FaultStatusInList, FaultCodeMismatch,
 	FaultTrickleErrorBody, FaultHugeMessage, FaultUnreadable, FaultProtobufText, FaultStatusNoFailure,
-	FaultListEndsEarly,
+	FaultListEndsEarly, FaultHugeHeaders, FaultEndlessEarlyHints,
 }
 
 // KnownFault: f is one of Faults.
