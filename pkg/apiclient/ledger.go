@@ -2,6 +2,9 @@ package apiclient
 
 import (
 	"io"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"sort"
 	"sync"
 	"time"
@@ -19,7 +22,7 @@ type Ledger struct {
 	requests int
 	bytes    int64
 	byKind   map[BodyKind]*KindCost
-	failures []Entry
+	failures []*entry
 	observe  func(Entry)
 	// open are the requests counted whose line has not been shown yet:
 	// Settle shows them, so that every request counted is shown once.
@@ -70,6 +73,10 @@ type Entry struct {
 	// EOF: the body was read to its end (else, without Err, the plugin
 	// closed it).
 	EOF bool
+	// Answer is the Status of an error answer as the plugin read it (the
+	// server's own words; nil until its body was read): client-go's
+	// discovery keeps only a generic text of its own (Result.Raw).
+	Answer *metav1.Status
 	// Unfinished: the run ended before the request did (Settle): a watch
 	// still open, or an answer whose body nobody read or closed (client-go's
 	// discovery cache drops a 304's, answering from its copy).
@@ -137,7 +144,10 @@ func (l *Ledger) Failures(k BodyKind) []Entry {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var out []Entry
-	for _, e := range l.failures {
+	for _, en := range l.failures {
+		en.mu.Lock()
+		e := en.e
+		en.mu.Unlock()
 		if e.Kind == k {
 			out = append(out, e)
 		}
@@ -160,7 +170,10 @@ func (l *Ledger) HeadsWithoutBody() []Entry {
 		e     Entry
 	}
 	var out []sent
-	for _, e := range l.failures {
+	for _, en := range l.failures {
+		en.mu.Lock()
+		e := en.e
+		en.mu.Unlock()
 		if e.Status != 0 && e.Err != nil {
 			out = append(out, sent{time.Time{}, e}) // failures come first: they were sent earlier
 		}
@@ -270,10 +283,20 @@ func (en *entry) finish(err error) {
 	en.l.mu.Lock()
 	delete(en.l.open, en)
 	if (err != nil || e.Status >= 400) && len(en.l.failures) < maxFailures {
-		en.l.failures = append(en.l.failures, e)
+		en.l.failures = append(en.l.failures, en)
 	}
 	en.l.mu.Unlock()
 	en.l.emit(e)
+}
+
+// answer records the Status an error answer's body was read as.
+func (en *entry) answer(st *metav1.Status) {
+	if en == nil {
+		return
+	}
+	en.mu.Lock()
+	en.e.Answer = st
+	en.mu.Unlock()
 }
 
 // settle completes a request the run left unfinished (Settle).

@@ -115,11 +115,49 @@ func (l *Ledger) DiscoveryFailure() error {
 				return &DiscoveryError{Err: f.Err} // it names the request
 			}
 			return &DiscoveryError{Err: fmt.Errorf("%s %s: %w", f.Method, f.URL, f.Err)}
+		case root && f.Answer != nil:
+			return l.DiscoveryAnswer()
 		case root:
 			return &DiscoveryError{Err: apierrors.NewGenericServerResponse(f.Status, "get", schema.GroupResource{}, "", fmt.Sprintf("%s %s answered %d %s", f.Method, f.URL, f.Status, http.StatusText(f.Status)), 0, true)}
 		}
 	}
 	return nil
+}
+
+// DiscoveryAnswer is the first discovery request of the run answered with
+// an HTTP error, told by the Status the plugin read of it (the server's
+// own words, nil when none): client-go's discovery reads error answers
+// with Result.Raw, which keeps a generic text of its own ("the server is
+// currently unable to handle the request" for any 503, "unknown" for a
+// 403), and its errors name neither the request nor what the server said
+// (adversary try 13).
+func (l *Ledger) DiscoveryAnswer() error {
+	for _, f := range l.Failures(KindDiscovery) {
+		if f.Answer == nil || f.Status < 400 {
+			continue
+		}
+		gv := ""
+		if u, err := url.Parse(f.URL); err == nil {
+			gv = groupVersionOfPath(u.Path)
+		}
+		// Its reason stays as said (none for a proxy's page: the line
+		// then names the code in HTTP's words, "502 Bad Gateway").
+		return &DiscoveryError{GroupVersion: gv, Err: &apierrors.StatusError{ErrStatus: *f.Answer}}
+	}
+	return nil
+}
+
+// groupVersionOfPath is the group version a discovery path reads: "v1"
+// for /api/v1, "apps/v1" for /apis/apps/v1, "" for /api and /apis.
+func groupVersionOfPath(p string) string {
+	parts := strings.Split(strings.Trim(p, "/"), "/")
+	switch {
+	case len(parts) == 2 && parts[0] == "api":
+		return parts[1]
+	case len(parts) == 3 && parts[0] == "apis":
+		return parts[1] + "/" + parts[2]
+	}
+	return ""
 }
 
 // ResolveResource resolves a name the way kubectl does: plural, singular,

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 )
 
@@ -51,7 +53,7 @@ const errorMessageLimit = 512
 // are capped small): a body past the cap fails the caller's read with the
 // cap's error; one cut or timed out is read as a Status of the answer's
 // code saying so.
-func asStatus(resp *http.Response, within time.Duration) *http.Response {
+func asStatus(resp *http.Response, within time.Duration, en *entry) *http.Response {
 	if resp.StatusCode < 400 {
 		return resp
 	}
@@ -83,7 +85,7 @@ func asStatus(resp *http.Response, within time.Duration) *http.Response {
 	}
 	resp.ContentLength = -1
 	resp.Header.Del("Content-Length")
-	resp.Body = &rewrittenBody{orig: resp.Body, rewrite: rewrite, code: code, within: within}
+	resp.Body = &rewrittenBody{orig: resp.Body, rewrite: rewrite, code: code, within: within, en: en}
 	return resp
 }
 
@@ -106,6 +108,7 @@ type rewrittenBody struct {
 	rewrite func([]byte) []byte
 	code    int
 	within  time.Duration
+	en      *entry // told the Status read (the ledger's Answer)
 	out     io.Reader
 }
 
@@ -132,6 +135,14 @@ func (b *rewrittenBody) Read(p []byte) (int, error) {
 			b.out = bytes.NewReader(statusOf(b.code, []byte(fmt.Sprintf("the answer's status came, its body did not (%s read): %v", text.Count(len(body), "byte"), err))))
 		default:
 			b.out = bytes.NewReader(b.rewrite(body))
+		}
+		if r, ok := b.out.(*bytes.Reader); ok {
+			out := make([]byte, r.Len())
+			_, _ = r.ReadAt(out, 0)
+			var st metav1.Status
+			if json.Unmarshal(out, &st) == nil && st.Code != 0 {
+				b.en.answer(&st)
+			}
 		}
 	}
 	return b.out.Read(p)

@@ -76,7 +76,7 @@ func (m *meter) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, nil
 	}
 	resp.Body = newCapBody(resp.Body, &BodyTooLargeError{Kind: kindOf(req, resp.StatusCode), Method: req.Method, URL: u, Status: resp.StatusCode}, en)
-	return asStatus(resp, m.errorBodyWithin), nil
+	return asStatus(resp, m.errorBodyWithin, en), nil
 }
 
 // headersTooLarge is err as a *BodyTooLargeError when it is net/http's

@@ -83,6 +83,22 @@ func TestAnswersNoServerGivesAreNamedAndBounded(t *testing.T) {
 			cases = append(cases, faultCase{framework.FaultCoreDiscovery(v.variant), args, v.code, append(append([]string{}, v.words...), notUnknown...), within})
 		}
 	}
+	// A root document (/api, /apis) that fails: the server's own words
+	// and the class of its status, never client-go's texts for them.
+	for _, v := range []struct {
+		variant string
+		code    int
+		words   []string
+	}{
+		{"api-503", 1, []string{"503", "api down", "!currently unable to handle"}},
+		{"apis-403", 7, []string{"apis forbidden for you", "!unknown"}},
+		{"api-504", 4, []string{"504", "raise --request-timeout", "!time allotted"}},
+		{"api-html", 1, []string{"502 Bad Gateway", "lb says bad gateway", "!InternalError", "!(\"unknown\")"}},
+	} {
+		for _, args := range [][]string{{"list", "cm"}, {"watch", "cm", "--timeout", "5s"}, {"probe", "cm"}, {"streaming", "--all"}} {
+			cases = append(cases, faultCase{framework.FaultRootDiscovery(v.variant), args, v.code, append(append([]string{}, v.words...), notUnknown...), within})
+		}
+	}
 	cases = append(cases, faultCase{framework.FaultErrorEvent("code-200"), []string{"watch", "cm", "--rv", "5", "--timeout", "5s"}, 1, append([]string{"boom from server", "!200 OK", "-v=6"}, named...), within})
 	runFaultCases(t, cases, memoryLimit)
 }

@@ -68,6 +68,32 @@ func (s *FaultServer) coreDiscovery(w http.ResponseWriter) bool {
 	return true
 }
 
+// FaultRootDiscovery is the fault whose root discovery documents answer
+// with variant: "api-503" (/api: a 503 Status saying "api down"),
+// "apis-403" (/apis: a 403 Status saying "apis forbidden for you"),
+// "api-504" (/api: the 504 of a request's own timeout), "api-html" (/api: a
+// 502 page of HTML). client-go's discovery keeps only a text of its own
+// for such answers; the plugin must say the server's.
+func FaultRootDiscovery(variant string) Fault { return Fault("root-discovery-" + variant) }
+
+func (s *FaultServer) rootDiscovery(w http.ResponseWriter, p string) bool {
+	switch v := strings.TrimPrefix(string(s.Fault), "root-discovery-"); {
+	case v == "api-503" && p == "/api":
+		s.json(w, 503, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"api down","reason":"ServiceUnavailable","code":503}`)
+	case v == "apis-403" && p == "/apis":
+		s.json(w, 403, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"apis forbidden for you","reason":"Forbidden","code":403}`)
+	case v == "api-504" && p == "/api":
+		s.json(w, 504, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"request did not complete within requested timeout - context deadline exceeded","reason":"Timeout","code":504}`)
+	case v == "api-html" && p == "/api":
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(502)
+		_, _ = io.WriteString(w, "<html>lb says bad gateway</html>")
+	default:
+		return false
+	}
+	return true
+}
+
 var errorEvents = map[string]string{
 	"string-code": `{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure","message":"boom from server","code":"410"}}`,
 	"configmap":   `{"type":"ERROR","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a"}}}`,
@@ -81,6 +107,8 @@ func (s *FaultServer) oddAnswer(w http.ResponseWriter, r *http.Request, watch bo
 	switch {
 	case p == "/api/v1" && strings.HasPrefix(string(s.Fault), "core-discovery-"):
 		return s.coreDiscovery(w)
+	case strings.HasPrefix(string(s.Fault), "root-discovery-") && s.rootDiscovery(w, p):
+		return true
 	case s.Fault == FaultUpgrade && (collection || p == "/metrics"):
 		hj, ok := w.(http.Hijacker)
 		if !ok {
