@@ -68,3 +68,57 @@ func TestRedirectsAreRefusedWithTheTokenKept(t *testing.T) {
 		t.Fatalf("%d request(s) reached the redirect's target", n)
 	}
 }
+
+// An answer whose headers pass net/http's 10 MiB is one class over both
+// protocols (adversary tries 12 and 13): over HTTP/1 and over HTTP/2 with
+// TLS (as client-go dials an API server), the error names the request,
+// and never is net/http's or the HTTP/2 framer's raw text alone. The
+// servers stand for a hostile front, not for an API server.
+func TestHeadersPastTheLimitAreNamedOverBothProtocols(t *testing.T) {
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("hints") != "" {
+			w.Header().Set("Link", "</"+strings.Repeat("h", 64<<10)+">; rel=preload")
+			for i := 0; i < 400; i++ {
+				w.WriteHeader(http.StatusEarlyHints)
+			}
+			return
+		}
+		w.Header().Set("X-Boom", strings.Repeat("b", 11<<20))
+		w.WriteHeader(200)
+	})
+	h1 := httptest.NewServer(handler)
+	defer h1.Close()
+	h2 := httptest.NewUnstartedServer(handler)
+	h2.EnableHTTP2 = true
+	h2.StartTLS()
+	defer h2.Close()
+	for name, cfg := range map[string]*rest.Config{
+		"http1": {Host: h1.URL},
+		"http2": {Host: h2.URL, TLSClientConfig: rest.TLSClientConfig{Insecure: true}},
+	} {
+		for _, hints := range []string{"", "1"} {
+			t.Run(name+" hints="+hints, func(t *testing.T) {
+				c, err := NewClient(cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				q := url.Values{}
+				if hints != "" {
+					q.Set("hints", hints)
+				}
+				_, err = c.Get(context.Background(), "/api/v1/configmaps", q, AcceptMetadataList)
+				var big *BodyTooLargeError
+				var odd *UnreadableAnswerError
+				switch {
+				case errors.As(err, &big) && big.Headers:
+				case errors.As(err, &odd) && strings.Contains(odd.What, "broke the protocol"):
+				default:
+					t.Fatalf("Get = %v, want the headers' bound or a named protocol error", err)
+				}
+				if !strings.Contains(err.Error(), "GET ") || !strings.Contains(err.Error(), "/api/v1/configmaps") {
+					t.Fatalf("the error does not name the request: %v", err)
+				}
+			})
+		}
+	}
+}
