@@ -22,5 +22,5 @@ func (o *ProbeOptions) runAll(ctx context.Context, p *render.Printer, client *ap
 	if err := p.ProbeAll(render.NewProbeAllReport(a), o.Verbose); err != nil {
 		return err
 	}
-	return a.Err(ctx)
+	return o.allOutcome(a.Err(ctx))
 }

@@ -54,6 +54,10 @@ type RootOptions struct {
 	// namespaceNoted: the cluster-scoped resources whose ignored -n was
 	// said (noteNamespaceIgnored).
 	namespaceNoted map[string]bool
+	// discoveryPartial: --all read part of discovery only (the failed
+	// group versions' resources are missing): the run is partial
+	// (allOutcome).
+	discoveryPartial error
 }
 
 // takesName is whether the running command takes a NAME argument, as its

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"context"
 	"errors"
 	"math"
@@ -77,8 +78,20 @@ func (o *RootOptions) listableResources(p *render.Printer) ([]apiclient.Resource
 	}
 	if derr != nil {
 		p.Warnf("part of discovery failed (%v): the resources of the failing groups are missing", text.OneLine(derr.Error()))
+		o.discoveryPartial = derr
 	}
 	return resources, nil
+}
+
+// allOutcome is the error of an --all run whose own outcome is err: a run
+// that read part of discovery only covered only part of the resources, so
+// it is partial (exit 12) where it would have succeeded (adversary try 12:
+// probe --all exited 0, "0 failed", with every core resource missing).
+func (o *RootOptions) allOutcome(err error) error {
+	if err != nil || o.discoveryPartial == nil {
+		return err
+	}
+	return withCode(ExitPartial, fmt.Errorf("part of discovery failed, so the resources of the failing group versions were not read (%v): the verdict covers only the rest", text.OneLine(o.discoveryPartial.Error())))
 }
 
 // validateScope checks RESOURCE against --all and --qps, the flags every

@@ -55,5 +55,5 @@ func (o *ProbeOptions) runServersAll(ctx context.Context, p *render.Printer, fle
 	if err := p.ServersAll(render.NewServersAllReport(fleet.Found, run, o.suggest)); err != nil {
 		return err
 	}
-	return run.Err(ctx)
+	return o.allOutcome(run.Err(ctx))
 }

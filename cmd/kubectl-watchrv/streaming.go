@@ -159,7 +159,7 @@ func (o *StreamingOptions) Run(ctx context.Context) error {
 		// code a one-resource check gives a refusal (1), not a 422's 2.
 		return withCode(ExitFailure, o.allRefused(none, refused))
 	}
-	return err
+	return o.allOutcome(err)
 }
 
 // allRefused is the error of an --all run where no resource streamed, the
