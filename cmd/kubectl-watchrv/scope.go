@@ -1,9 +1,9 @@
 package main
 
 import (
-	"fmt"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
