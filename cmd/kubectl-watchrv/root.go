@@ -167,6 +167,26 @@ version", or a list says "Too large resource version". It only reads
 		newVersionCommand(o),
 		newCompletionCommand(o),
 	)
+	// cobra's own help command, with the exit codes every --help lists
+	// (fresh user try 12: "help --help" had none).
+	cmd.SetHelpCommand(&cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		Long: `Help provides help for any command in the application.
+Simply type kubectl watchrv help [path to command] for full details.
+
+` + exitCodesHelp,
+		Run: func(c *cobra.Command, args []string) {
+			target, _, err := c.Root().Find(args)
+			if target == nil || err != nil {
+				c.Printf("Unknown help topic %#q\n", args)
+				_ = c.Root().Usage()
+				return
+			}
+			target.InitDefaultHelpFlag()
+			_ = target.Help()
+		},
+	})
 	registerCompletions(cmd, o)
 	return cmd, o
 }
