@@ -92,13 +92,7 @@ func (o *RootOptions) resolveResource(ctx context.Context, arg string, verbs ...
 			}
 			return apiclient.Resource{}, withCode(ExitNotFound, err)
 		}
-		if _, answered := diagnose.StatusOf(err); answered {
-			// The server's own Status of the discovery answer that
-			// failed, where client-go kept only a text of its own.
-			if a := o.ledger.DiscoveryAnswer(); a != nil {
-				err = a
-			}
-		}
+		err = o.ledger.InServersWords(err)
 		return apiclient.Resource{}, o.requestError(err, "get", apiclient.DiscoveryWhat(err))
 	}
 	for _, v := range verbs {

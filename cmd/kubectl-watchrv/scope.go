@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
-	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
 )
 
@@ -65,11 +64,7 @@ func (o *RootOptions) listableResources(p *render.Printer) ([]apiclient.Resource
 	// aggregated discovery: two requests) and writes the cache anew.
 	disco.Invalidate()
 	resources, derr := apiclient.ListableResources(disco)
-	if _, answered := diagnose.StatusOf(derr); answered {
-		if a := o.ledger.DiscoveryAnswer(); a != nil {
-			derr = a // the server's words (resolveResource)
-		}
-	}
+	derr = o.ledger.InServersWords(derr)
 	if len(resources) == 0 {
 		if derr == nil {
 			derr = errors.New("discovery lists no resource that supports list and watch")

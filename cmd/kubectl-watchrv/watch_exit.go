@@ -90,7 +90,7 @@ func (r *watchRun) failureError(err error) error {
 // an answer that came as the time ran out (a 410 whose body did not: its
 // status is what the server said, adversary try 11).
 func (o *WatchOptions) beforeWatchError(ctx context.Context, err error, doing, verb, what string) error {
-	if !errors.Is(ctx.Err(), context.DeadlineExceeded) || answered(err) {
+	if !errors.Is(ctx.Err(), context.DeadlineExceeded) || diagnose.IsAnswer(err) {
 		return err
 	}
 	note := ""
@@ -170,9 +170,3 @@ type watchError struct {
 
 func (e *watchError) Error() string { return e.text }
 func (e *watchError) Unwrap() error { return e.err }
-
-// answered: err is an answer of the server (a Status with an HTTP code).
-func answered(err error) bool {
-	st, ok := diagnose.StatusOf(err)
-	return ok && st.Code != 0
-}

@@ -116,7 +116,7 @@ func (l *Ledger) DiscoveryFailure() error {
 			}
 			return &DiscoveryError{Err: fmt.Errorf("%s %s: %w", f.Method, f.URL, f.Err)}
 		case root && f.Answer != nil:
-			return l.DiscoveryAnswer()
+			return discoveryAnswer(f)
 		case root:
 			return &DiscoveryError{Err: apierrors.NewGenericServerResponse(f.Status, "get", schema.GroupResource{}, "", fmt.Sprintf("%s %s answered %d %s", f.Method, f.URL, f.Status, http.StatusText(f.Status)), 0, true)}
 		}
@@ -133,18 +133,39 @@ func (l *Ledger) DiscoveryFailure() error {
 // (adversary try 13).
 func (l *Ledger) DiscoveryAnswer() error {
 	for _, f := range l.Failures(KindDiscovery) {
-		if f.Answer == nil || f.Status < 400 {
-			continue
+		if err := discoveryAnswer(f); err != nil {
+			return err
 		}
-		gv := ""
-		if u, err := url.Parse(f.URL); err == nil {
-			gv = groupVersionOfPath(u.Path)
-		}
-		// Its reason stays as said (none for a proxy's page: the line
-		// then names the code in HTTP's words, "502 Bad Gateway").
-		return &DiscoveryError{GroupVersion: gv, Err: &apierrors.StatusError{ErrStatus: *f.Answer}}
 	}
 	return nil
+}
+
+// InServersWords is err, a failed discovery read, as the server answered
+// it (DiscoveryAnswer) when err is an answer: client-go's errors of
+// discovery carry its own words. Any other err (a cut, no answer) is kept.
+func (l *Ledger) InServersWords(err error) error {
+	if !diagnose.IsAnswer(err) {
+		return err
+	}
+	if a := l.DiscoveryAnswer(); a != nil {
+		return a
+	}
+	return err
+}
+
+// discoveryAnswer is f's answer as a *DiscoveryError (nil when f was not
+// answered with an HTTP error, or its body was not read). Its reason stays
+// as said (none for a proxy's page: the line then names the code in
+// HTTP's words, "502 Bad Gateway").
+func discoveryAnswer(f Entry) error {
+	if f.Answer == nil || f.Status < 400 {
+		return nil
+	}
+	gv := ""
+	if u, err := url.Parse(f.URL); err == nil {
+		gv = groupVersionOfPath(u.Path)
+	}
+	return &DiscoveryError{GroupVersion: gv, Err: &apierrors.StatusError{ErrStatus: *f.Answer}}
 }
 
 // groupVersionOfPath is the group version a discovery path reads: "v1"
@@ -225,7 +246,7 @@ func coreResource(disco discovery.DiscoveryInterface, arg string) (r Resource, o
 		// names its URL; an answer that could not be read is said so,
 		// without a path (adversary try 12: a cut /api was blamed on
 		// GET /api/v1, never sent).
-		if diagnose.ClassifyFailure(err) == diagnose.FailureOther && !IsBodyTooLarge(err) {
+		if notADocument(err) {
 			err = &UnreadableAnswerError{What: "a discovery answer (to GET /api, /apis or a group version under them) is not a discovery document", Err: err}
 		}
 		return Resource{}, false, &DiscoveryError{Err: capError(err)}
@@ -299,15 +320,22 @@ func groupsFailed(err error) error {
 	return &DiscoveryError{GroupVersion: strings.Join(names, ", "), Err: unreadableDiscovery(gvs[0], failed.Groups[gvs[0]])}
 }
 
+// notADocument: err is a discovery answer that came and could not be read
+// as a document (empty, 204, cut JSON): no HTTP error, no lost or refused
+// connection, no body past its cap.
+func notADocument(err error) bool {
+	var status apierrors.APIStatus
+	var ue *url.Error
+	return !errors.As(err, &status) && !errors.As(err, &ue) && !IsBodyTooLarge(err) && diagnose.ClassifyFailure(err) == diagnose.FailureOther
+}
+
 // unreadableDiscovery is err, the failure of gv's discovery document, as
 // an *UnreadableAnswerError when the answer came and could not be read (an
 // empty body, a 204, JSON cut short): client-go's words alone ("0-length
 // response with status code: 200") name neither the request nor what it
 // means. An HTTP error or a lost connection is left as it is.
 func unreadableDiscovery(gv schema.GroupVersion, err error) error {
-	var status apierrors.APIStatus
-	var ue *url.Error
-	if errors.As(err, &status) || errors.As(err, &ue) || IsBodyTooLarge(err) || diagnose.ClassifyFailure(err) != diagnose.FailureOther {
+	if !notADocument(err) {
 		return capError(err) // an HTTP error, or no answer, a cut, a timeout
 	}
 	path := "/api/" + gv.Version

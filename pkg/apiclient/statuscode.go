@@ -123,27 +123,26 @@ func (b *rewrittenBody) Read(p []byte) (int, error) {
 			err = fmt.Errorf("it did not end within %s", b.within)
 		}
 		var big *BodyTooLargeError
+		var out []byte
 		switch {
 		case err != nil && errors.As(err, &big):
 			b.out = errAfter{err} // the cap's own error names the request
+			return b.out.Read(p)
 		case err != nil:
 			// The status came, its body did not (cut, or a timeout): the
 			// answer is read as a Status of that code saying so, so its
 			// class (a 410 is Expired) and exit code hold. Not an error
 			// of the read: http.Client's timeout turns a body's error
 			// into a string, and the status would be lost with it.
-			b.out = bytes.NewReader(statusOf(b.code, []byte(fmt.Sprintf("the answer's status came, its body did not (%s read): %v", text.Count(len(body), "byte"), err))))
+			out = statusOf(b.code, []byte(fmt.Sprintf("the answer's status came, its body did not (%s read): %v", text.Count(len(body), "byte"), err)))
 		default:
-			b.out = bytes.NewReader(b.rewrite(body))
+			out = b.rewrite(body)
 		}
-		if r, ok := b.out.(*bytes.Reader); ok {
-			out := make([]byte, r.Len())
-			_, _ = r.ReadAt(out, 0)
-			var st metav1.Status
-			if json.Unmarshal(out, &st) == nil && st.Code != 0 {
-				b.en.answer(&st)
-			}
+		var st metav1.Status
+		if json.Unmarshal(out, &st) == nil && st.Code != 0 {
+			b.en.answer(&st) // the ledger's Answer: the server's words
 		}
+		b.out = bytes.NewReader(out)
 	}
 	return b.out.Read(p)
 }

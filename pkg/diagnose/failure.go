@@ -250,6 +250,13 @@ func StatusText(st metav1.Status) string {
 	return strings.TrimSpace(fmt.Sprintf("%d %s", st.Code, text.OneLine(reason)))
 }
 
+// IsAnswer: err is an answer of the server, a Status with its HTTP code
+// (an error answer whose body did not come is one, as apiclient reads it).
+func IsAnswer(err error) bool {
+	st, ok := StatusOf(err)
+	return ok && st.Code != 0
+}
+
 // StatusOf returns the metav1.Status inside an API error, if there is one.
 func StatusOf(err error) (metav1.Status, bool) {
 	var status apierrors.APIStatus

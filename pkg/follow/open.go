@@ -61,13 +61,6 @@ func (t *openTrace) context(ctx context.Context) context.Context {
 // context, and an error answer's status is read from its head.
 const lateAnswer = time.Second
 
-// answeredStatus: err is an answer of the server with its HTTP status (an
-// error answer whose body did not come is one: apiclient's asStatus).
-func answeredStatus(err error) bool {
-	st, ok := diagnose.StatusOf(err)
-	return ok && st.Code != 0
-}
-
 func (t *openTrace) stage() OpenStage {
 	switch {
 	case t.wrote.Load():
@@ -120,7 +113,7 @@ func (s *Session) openWatch(ctx context.Context, opts watchstream.Options) (stre
 				if late.stream != nil {
 					late.stream.Close()
 				}
-				if answeredStatus(late.err) {
+				if diagnose.IsAnswer(late.err) {
 					a.err = late.err
 				}
 			case <-time.After(lateAnswer):
@@ -140,7 +133,7 @@ func (s *Session) openWatch(ctx context.Context, opts watchstream.Options) (stre
 		return a.stream, cancel, nil
 	}
 	cancel()
-	if answeredStatus(a.err) {
+	if diagnose.IsAnswer(a.err) {
 		return nil, nil, a.err
 	}
 	waited := s.clock().Since(asked).Round(time.Millisecond)

@@ -245,7 +245,7 @@ func (s *Session) run(ctx context.Context) error {
 		stream, release, err := s.openWatch(ctx, opts)
 		if err != nil {
 			if outOfTime(ctx, err) {
-				if answeredStatus(err) {
+				if diagnose.IsAnswer(err) {
 					// Its status came as the time ran out (a 410 whose
 					// body did not): the attempt's outcome, never "no
 					// answer" (adversary try 12).
