@@ -65,7 +65,7 @@ func (o *RootOptions) discoveredNames(prefix string) []string {
 	if err != nil {
 		return nil
 	}
-	resources, _ := apiclient.ListableResources(disco)
+	resources, _ := apiclient.ListableResources(disco, o.ledger)
 	var out []string
 	for _, r := range resources {
 		if strings.HasPrefix(r.Name(), prefix) {

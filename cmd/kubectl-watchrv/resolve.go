@@ -72,7 +72,7 @@ func (o *RootOptions) resolveResource(ctx context.Context, arg string, verbs ...
 	if err != nil {
 		return apiclient.Resource{}, o.kubeconfigError(err)
 	}
-	r, err := apiclient.ResolveResource(disco, mapper, arg)
+	r, err := apiclient.ResolveResource(disco, mapper, arg, o.ledger)
 	if err != nil {
 		var unknown *apiclient.UnknownResourceError
 		if errors.As(err, &unknown) {

@@ -63,7 +63,7 @@ func (o *RootOptions) listableResources(p *render.Printer) ([]apiclient.Resource
 	// failed row (404). An --all run asks the server what it serves (the
 	// aggregated discovery: two requests) and writes the cache anew.
 	disco.Invalidate()
-	resources, derr := apiclient.ListableResources(disco)
+	resources, derr := apiclient.ListableResources(disco, o.ledger)
 	derr = o.ledger.InServersWords(derr)
 	if len(resources) == 0 {
 		if derr == nil {

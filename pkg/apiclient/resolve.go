@@ -109,17 +109,41 @@ func (l *Ledger) DiscoveryFailure() error {
 		if u, err := url.Parse(f.URL); err == nil {
 			root = u.Path == "/api" || u.Path == "/apis"
 		}
+		gv := ""
+		if u, err := url.Parse(f.URL); err == nil {
+			gv = groupVersionOfPath(u.Path)
+		}
 		switch {
 		case f.Err != nil:
 			if IsBodyTooLarge(f.Err) {
-				return &DiscoveryError{Err: f.Err} // it names the request
+				return &DiscoveryError{GroupVersion: gv, Err: f.Err} // it names the request
 			}
-			return &DiscoveryError{Err: fmt.Errorf("%s %s: %w", f.Method, f.URL, f.Err)}
+			return &DiscoveryError{GroupVersion: gv, Err: fmt.Errorf("%s %s: %w", f.Method, f.URL, f.Err)}
 		case root && f.Answer != nil:
 			return discoveryAnswer(f)
 		case root:
 			return &DiscoveryError{Err: apierrors.NewGenericServerResponse(f.Status, "get", schema.GroupResource{}, "", fmt.Sprintf("%s %s answered %d %s", f.Method, f.URL, f.Status, http.StatusText(f.Status)), 0, true)}
 		}
+	}
+	return nil
+}
+
+// documentAnswer is the HTTP error answer this run had for gv's discovery
+// document, in the server's words when it gave any, as a
+// *DiscoveryError; nil when there was none (or l is nil).
+func (l *Ledger) documentAnswer(gv string) error {
+	if l == nil {
+		return nil
+	}
+	for _, f := range l.Failures(KindDiscovery) {
+		u, err := url.Parse(f.URL)
+		if err != nil || f.Status < 400 || f.Err != nil || groupVersionOfPath(u.Path) != gv {
+			continue
+		}
+		if a := discoveryAnswer(f); a != nil {
+			return a
+		}
+		return &DiscoveryError{GroupVersion: gv, Err: apierrors.NewGenericServerResponse(f.Status, "get", schema.GroupResource{}, "", fmt.Sprintf("%s %s answered %d %s", f.Method, f.URL, f.Status, http.StatusText(f.Status)), 0, true)}
 	}
 	return nil
 }
@@ -183,13 +207,15 @@ func groupVersionOfPath(p string) string {
 
 // ResolveResource resolves a name the way kubectl does: plural, singular,
 // short name, kind, resource.group or resource.version.group, CRDs included.
-// The mapper is normally cli-runtime's (cached discovery and short names).
-func ResolveResource(disco discovery.DiscoveryInterface, mapper meta.RESTMapper, arg string) (Resource, error) {
+// The mapper is normally cli-runtime's (cached discovery and short names);
+// l (may be nil) is the run's ledger, which has the server's answer to a
+// document discovery could not read.
+func ResolveResource(disco discovery.DiscoveryInterface, mapper meta.RESTMapper, arg string, l *Ledger) (Resource, error) {
 	arg = strings.TrimSpace(arg)
 	if arg == "" || strings.ContainsAny(arg, " /") {
 		return Resource{}, fmt.Errorf("%q is not a resource type name: use a name such as configmaps, cm, deployments.apps", text.Echo(arg))
 	}
-	if r, ok, err := coreResource(disco, arg); ok || err != nil {
+	if r, ok, err := coreResource(disco, arg, l); ok || err != nil {
 		return r, err
 	}
 	var gvr schema.GroupVersionResource
@@ -207,7 +233,7 @@ func ResolveResource(disco discovery.DiscoveryInterface, mapper meta.RESTMapper,
 		return Resource{}, &DiscoveryError{Err: capError(err)}
 	}
 	if err != nil || gvr.Empty() {
-		return Resource{}, unknownResource(disco, arg, fully, gr)
+		return Resource{}, unknownResource(disco, arg, fully, gr, l)
 	}
 	list, err := disco.ServerResourcesForGroupVersion(gvr.GroupVersion().String())
 	if err != nil {
@@ -218,7 +244,7 @@ func ResolveResource(disco discovery.DiscoveryInterface, mapper meta.RESTMapper,
 			return Resource{GVR: gvr, Kind: r.Kind, Namespaced: r.Namespaced, Verbs: r.Verbs}, nil
 		}
 	}
-	return Resource{}, unknownResource(disco, arg, fully, gr)
+	return Resource{}, unknownResource(disco, arg, fully, gr, l)
 }
 
 // coreResource resolves a name of the core group (configmaps, cm, pod,
@@ -233,7 +259,7 @@ func ResolveResource(disco discovery.DiscoveryInterface, mapper meta.RESTMapper,
 // HTTP error (the mapper's path then decides, and names any failure); a
 // read of v1 that got no answer or broke is that failure (err), as a cut
 // anywhere in discovery is.
-func coreResource(disco discovery.DiscoveryInterface, arg string) (r Resource, ok bool, err error) {
+func coreResource(disco discovery.DiscoveryInterface, arg string, l *Ledger) (r Resource, ok bool, err error) {
 	if strings.Contains(arg, ".") || disco == nil {
 		return Resource{}, false, nil
 	}
@@ -241,6 +267,12 @@ func coreResource(disco discovery.DiscoveryInterface, arg string) (r Resource, o
 	var status apierrors.APIStatus
 	switch {
 	case err != nil && !errors.As(err, &status):
+		if a := l.documentAnswer("v1"); a != nil {
+			return Resource{}, false, a // a 404 or 403, read as an empty list
+		}
+		if isEmptyList(err) {
+			return Resource{}, false, nil // v1 lists no type: the mapper's path decides
+		}
 		// Which request failed is not known here (a server of aggregated
 		// discovery answers v1 from /api and /apis): a transport error
 		// names its URL; an answer that could not be read is said so,
@@ -276,23 +308,17 @@ func coreResource(disco discovery.DiscoveryInterface, arg string) (r Resource, o
 // never "doesn't have a resource type" (adversary try 11). The failures of
 // other groups do not hide the name (kubectl too says the type does not
 // exist then), and the error names them.
-func unknownResource(disco discovery.DiscoveryInterface, arg string, fully *schema.GroupVersionResource, gr schema.GroupResource) error {
+func unknownResource(disco discovery.DiscoveryInterface, arg string, fully *schema.GroupVersionResource, gr schema.GroupResource, l *Ledger) error {
 	_, _, derr := disco.ServerGroupsAndResources()
 	var failed *discovery.ErrGroupDiscoveryFailed
 	if derr != nil && !errors.As(derr, &failed) {
 		return &DiscoveryError{Err: capError(derr)}
 	}
-	var gvs []schema.GroupVersion
-	if failed != nil {
-		for gv := range failed.Groups {
-			gvs = append(gvs, gv)
-		}
-	}
-	sort.Slice(gvs, func(i, j int) bool { return gvs[i].String() < gvs[j].String() })
+	gvs, errs := failedGroupVersions(failed, l)
 	var others []string
-	for _, gv := range gvs {
+	for i, gv := range gvs {
 		if gv.Group == gr.Group || (fully != nil && gv.Group == fully.Group) {
-			return &DiscoveryError{GroupVersion: gv.String(), Err: unreadableDiscovery(gv, failed.Groups[gv])}
+			return errs[i]
 		}
 		others = append(others, gv.String())
 	}
@@ -303,21 +329,58 @@ func unknownResource(disco discovery.DiscoveryInterface, arg string, fully *sche
 // when group versions failed (client-go's "unable to retrieve the complete
 // list of server APIs: ..."): a *DiscoveryError that names each and tells
 // the first one's failure by its class.
-func groupsFailed(err error) error {
+func groupsFailed(err error, l *Ledger) error {
 	var failed *discovery.ErrGroupDiscoveryFailed
 	if !errors.As(err, &failed) || len(failed.Groups) == 0 {
 		return err
 	}
-	var gvs []schema.GroupVersion
-	for gv := range failed.Groups {
-		gvs = append(gvs, gv)
+	gvs, errs := failedGroupVersions(failed, l)
+	if len(gvs) == 0 {
+		return nil // every one lists no type
 	}
-	sort.Slice(gvs, func(i, j int) bool { return gvs[i].String() < gvs[j].String() })
 	names := make([]string, len(gvs))
 	for i, gv := range gvs {
 		names[i] = gv.String()
 	}
-	return &DiscoveryError{GroupVersion: strings.Join(names, ", "), Err: unreadableDiscovery(gvs[0], failed.Groups[gvs[0]])}
+	return &DiscoveryError{GroupVersion: strings.Join(names, ", "), Err: errors.Unwrap(errs[0])}
+}
+
+// failedGroupVersions are the group versions of failed (sorted) whose
+// discovery failed, each with its failure as a *DiscoveryError: the
+// server's answer when it had one (l; client-go reads a 404 of /api/v1 as
+// an empty list), else an unreadable document named as such, else the
+// failure as client-go had it. A document that lists no type (client-go's
+// memory cache calls it "received empty response", kept as a failure: an
+// aggregated API such as metrics-server answers so) is no failure: it is
+// left out.
+func failedGroupVersions(failed *discovery.ErrGroupDiscoveryFailed, l *Ledger) ([]schema.GroupVersion, []error) {
+	var all []schema.GroupVersion
+	if failed != nil {
+		for gv := range failed.Groups {
+			all = append(all, gv)
+		}
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].String() < all[j].String() })
+	var gvs []schema.GroupVersion
+	var errs []error
+	for _, gv := range all {
+		err := failed.Groups[gv]
+		if a := l.documentAnswer(gv.String()); a != nil {
+			err = a
+		} else if isEmptyList(err) {
+			continue
+		} else {
+			err = &DiscoveryError{GroupVersion: gv.String(), Err: unreadableDiscovery(gv, err)}
+		}
+		gvs, errs = append(gvs, gv), append(errs, err)
+	}
+	return gvs, errs
+}
+
+// isEmptyList: err is client-go's memory cache's word for a discovery
+// document that lists no resource type (its error type is unexported).
+func isEmptyList(err error) bool {
+	return err != nil && strings.HasPrefix(err.Error(), "received empty response for: ")
 }
 
 // notADocument: err is a discovery answer that came and could not be read
@@ -347,9 +410,9 @@ func unreadableDiscovery(gv schema.GroupVersion, err error) error {
 
 // ListableResources returns every resource in discovery that supports list
 // and watch, skipping subresources, at the preferred version of each group.
-func ListableResources(disco discovery.DiscoveryInterface) ([]Resource, error) {
+func ListableResources(disco discovery.DiscoveryInterface, l *Ledger) ([]Resource, error) {
 	lists, err := disco.ServerPreferredResources()
-	err = groupsFailed(err)
+	err = groupsFailed(err, l)
 	if err != nil && len(lists) == 0 {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package apiclient
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -16,9 +17,10 @@ import (
 // Wrap is what every rest.Config of the plugin goes through before a
 // client is built from it (root's WrapConfigFn, so discovery too): every
 // body capped and every request counted in l (may be nil; Meter), no
-// hidden retries, no redirects followed.
+// hidden retries, no redirects followed, no discovery document that failed
+// sent again.
 func Wrap(cfg *rest.Config, l *Ledger) *rest.Config {
-	return RefuseRedirects(NoHiddenRetries(Meter(cfg, l)))
+	return DiscoveryOnce(RefuseRedirects(NoHiddenRetries(Meter(cfg, l))), l)
 }
 
 // Meter puts the body cap (capBody) on every answer of every client built
@@ -50,7 +52,7 @@ func (m *meter) RoundTrip(req *http.Request) (*http.Response, error) {
 	en := m.ledger.begin(req.Method, u, kindOf(req, 0))
 	resp, err := m.next.RoundTrip(req)
 	if err != nil {
-		err = headersTooLarge(err, req, u)
+		err = pastDeadline(headersTooLarge(err, req, u), req)
 		en.finish(err)
 		return resp, err
 	}
@@ -103,6 +105,34 @@ func headersTooLarge(err error, req *http.Request, u string) error {
 	}
 	return &BodyTooLargeError{Kind: kindOf(req, 0), Method: req.Method, URL: u, Limit: limitHeaders, Headers: true}
 }
+
+// pastDeadline is err as a timeout when req's deadline (its time bound:
+// --request-timeout, discovery's 32 s) had passed when it failed.
+// http.Client cancels a request at its deadline two ways at once, and
+// when the old one wins the transport's error is no more than "net/http:
+// request canceled": the client then says the timeout, but the ledger
+// (the -v line, a discovery failure told from it) had only that text,
+// unclassified (adversary try 13: a hung /apis/apps/v1, exit 1 where a
+// hung /api/v1 was exit 4).
+func pastDeadline(err error, req *http.Request) error {
+	deadline, ok := req.Context().Deadline()
+	if !ok || time.Now().Before(deadline) {
+		return err
+	}
+	var t interface{ Timeout() bool }
+	if errors.As(err, &t) && t.Timeout() {
+		return err
+	}
+	return &deadlineError{err}
+}
+
+type deadlineError struct{ err error }
+
+func (e *deadlineError) Error() string {
+	return e.err.Error() + " (its time bound ran out)"
+}
+func (e *deadlineError) Unwrap() error { return e.err }
+func (e *deadlineError) Timeout() bool { return true }
 
 // limitHeaders is net/http's limit of an answer's headers, which the
 // plugin leaves as it is (client-go builds the transport).

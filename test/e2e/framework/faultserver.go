@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -103,6 +104,15 @@ type FaultServer struct {
 	// Requests counts the requests answered; Sent the bytes written.
 	Requests, Sent atomic.Int64
 	stop           chan struct{}
+	asked          sync.Map // path -> *atomic.Int64
+}
+
+// Asked is how many requests of path (without its query) came.
+func (s *FaultServer) Asked(path string) int64 {
+	if n, ok := s.asked.Load(path); ok {
+		return n.(*atomic.Int64).Load()
+	}
+	return 0
 }
 
 // StartFaultServer starts a fault server on 127.0.0.1.
@@ -160,6 +170,8 @@ const (
 
 func (s *FaultServer) serve(w http.ResponseWriter, r *http.Request) {
 	s.Requests.Add(1)
+	n, _ := s.asked.LoadOrStore(r.URL.Path, new(atomic.Int64))
+	n.(*atomic.Int64).Add(1)
 	watch := r.URL.Query().Get("watch") != ""
 	if s.boundFault(w, r, watch) || s.oddAnswer(w, r, watch) {
 		return
@@ -222,7 +234,7 @@ func (s *FaultServer) list(w http.ResponseWriter, r *http.Request) {
 	case FaultEndlessList:
 		s.endless(w, r, 200, fmt.Sprintf(head, ""), faultItem+",")
 	case FaultTrickleList:
-		s.trickle(w, r, fmt.Sprintf(head, "")+faultItem+",")
+		s.trickle(w, r, 200, fmt.Sprintf(head, "")+faultItem+",")
 	case FaultRepeatContinue:
 		s.json(w, 200, fmt.Sprintf(head, `,"continue":"eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6MTAwLCJzdGFydCI6ImEifQ"`)+faultItem+"]}")
 	default:
@@ -235,7 +247,7 @@ func (s *FaultServer) watch(w http.ResponseWriter, r *http.Request) {
 	case FaultEndlessWatch:
 		s.endless(w, r, 200, `{"type":"ADDED","object":{"metadata":{"name":"`, strings.Repeat("a", 4096))
 	case FaultTrickleWatch:
-		s.trickle(w, r, `{"type":"ADDED","object":`)
+		s.trickle(w, r, 200, `{"type":"ADDED","object":`)
 	default:
 		// A quiet watch: headers, then nothing until the client goes.
 		w.Header().Set("Content-Type", "application/json")
@@ -287,12 +299,13 @@ func (s *FaultServer) endlessMetrics(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// trickle sends prefix one byte every 100 ms, then spaces (which JSON
-// allows between tokens) at the same pace for ever: a body that never
-// completes, and never stops sending.
-func (s *FaultServer) trickle(w http.ResponseWriter, r *http.Request, prefix string) {
+// trickle answers code, then sends prefix one byte every 100 ms, then
+// spaces (which JSON allows between tokens; in a string, its text) at
+// the same pace for ever: a body that never completes, and never stops
+// sending.
+func (s *FaultServer) trickle(w http.ResponseWriter, r *http.Request, code int, prefix string) {
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(200)
+	w.WriteHeader(code)
 	f := w.(http.Flusher)
 	f.Flush()
 	for i := 0; ; i++ {

@@ -44,17 +44,29 @@ const (
 func FaultErrorEvent(variant string) Fault { return Fault("error-event-" + variant) }
 
 // FaultCoreDiscovery is the fault whose core discovery document (GET
-// /api/v1) is answered with variant: "503" and "403" (a Status of that
-// code), "empty" (a 200 without a body), "204" (No Content), "cut" (a 200
-// whose JSON ends half way). /api and /apis answer as usual.
+// /api/v1) is answered with variant: "503", "403", "404" and "429" (a
+// Status of that code), "empty" (a 200 without a body), "204" (No
+// Content), "cut" (a 200 whose JSON ends half way), "hang" (no answer
+// until the client gives up), "none" (a document that lists no resource
+// type: valid, and no API server serves it). /api and /apis answer as
+// usual.
 func FaultCoreDiscovery(variant string) Fault { return Fault("core-discovery-" + variant) }
 
-func (s *FaultServer) coreDiscovery(w http.ResponseWriter) bool {
+func (s *FaultServer) coreDiscovery(w http.ResponseWriter, r *http.Request) bool {
 	switch strings.TrimPrefix(string(s.Fault), "core-discovery-") {
 	case "503":
 		s.json(w, 503, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"boom from server","reason":"ServiceUnavailable","code":503}`)
 	case "403":
 		s.json(w, 403, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"forbidden: User \"fault\" cannot get path \"/api/v1\"","reason":"Forbidden","code":403}`)
+	case "404":
+		s.json(w, 404, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"boom: no such path","reason":"NotFound","code":404}`)
+	case "429":
+		w.Header().Set("Retry-After", "1")
+		s.json(w, 429, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"too many requests, please try again later","reason":"TooManyRequests","code":429}`)
+	case "hang":
+		s.wait(r.Context(), 10*time.Minute)
+	case "none":
+		s.json(w, 200, `{"kind":"APIResourceList","groupVersion":"v1","resources":[]}`)
 	case "empty":
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(200)
@@ -72,11 +84,12 @@ func (s *FaultServer) coreDiscovery(w http.ResponseWriter) bool {
 // with variant: "api-503" (/api: a 503 Status saying "api down"),
 // "apis-403" (/apis: a 403 Status saying "apis forbidden for you"),
 // "api-504" (/api: the 504 of a request's own timeout), "api-html" (/api: a
-// 502 page of HTML). client-go's discovery keeps only a text of its own
-// for such answers; the plugin must say the server's.
+// 502 page of HTML), "api-500-trickle" (/api: a 500 head, then its Status
+// one byte every 100 ms, for ever). client-go's discovery keeps only a
+// text of its own for such answers; the plugin must say the server's.
 func FaultRootDiscovery(variant string) Fault { return Fault("root-discovery-" + variant) }
 
-func (s *FaultServer) rootDiscovery(w http.ResponseWriter, p string) bool {
+func (s *FaultServer) rootDiscovery(w http.ResponseWriter, r *http.Request, p string) bool {
 	switch v := strings.TrimPrefix(string(s.Fault), "root-discovery-"); {
 	case v == "api-503" && p == "/api":
 		s.json(w, 503, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"api down","reason":"ServiceUnavailable","code":503}`)
@@ -84,6 +97,8 @@ func (s *FaultServer) rootDiscovery(w http.ResponseWriter, p string) bool {
 		s.json(w, 403, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"apis forbidden for you","reason":"Forbidden","code":403}`)
 	case v == "api-504" && p == "/api":
 		s.json(w, 504, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"request did not complete within requested timeout - context deadline exceeded","reason":"Timeout","code":504}`)
+	case v == "api-500-trickle" && p == "/api":
+		s.trickle(w, r, 500, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"api boom`+"")
 	case v == "api-html" && p == "/api":
 		w.Header().Set("Content-Type", "text/html")
 		w.WriteHeader(502)
@@ -106,8 +121,8 @@ func (s *FaultServer) oddAnswer(w http.ResponseWriter, r *http.Request, watch bo
 	collection := strings.HasSuffix(p, "/configmaps")
 	switch {
 	case p == "/api/v1" && strings.HasPrefix(string(s.Fault), "core-discovery-"):
-		return s.coreDiscovery(w)
-	case strings.HasPrefix(string(s.Fault), "root-discovery-") && s.rootDiscovery(w, p):
+		return s.coreDiscovery(w, r)
+	case strings.HasPrefix(string(s.Fault), "root-discovery-") && s.rootDiscovery(w, r, p):
 		return true
 	case s.Fault == FaultUpgrade && (collection || p == "/metrics"):
 		hj, ok := w.(http.Hijacker)
@@ -152,19 +167,7 @@ func (s *FaultServer) oddAnswer(w http.ResponseWriter, r *http.Request, watch bo
 	case s.Fault == FaultCodeMismatch && collection:
 		s.json(w, 404, `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"boom from server","code":200}`)
 	case s.Fault == FaultTrickleErrorBody && collection:
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusGone)
-		f := w.(http.Flusher)
-		f.Flush()
-		for _, c := range []byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","message":"` + strings.Repeat("a", 1<<20)) {
-			if _, err := w.Write([]byte{c}); err != nil {
-				return true
-			}
-			f.Flush()
-			if !s.wait(r.Context(), 100*time.Millisecond) {
-				return true
-			}
-		}
+		s.trickle(w, r, http.StatusGone, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"`)
 	case strings.HasPrefix(string(s.Fault), "error-event-") && collection && watch:
 		ev, ok := errorEvents[strings.TrimPrefix(string(s.Fault), "error-event-")]
 		if !ok {
@@ -178,3 +181,4 @@ func (s *FaultServer) oddAnswer(w http.ResponseWriter, r *http.Request, watch bo
 	}
 	return true
 }
+

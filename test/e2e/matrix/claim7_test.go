@@ -85,7 +85,7 @@ func servedListable(t *testing.T, c *framework.Cluster) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := apiclient.ListableResources(cs.Discovery())
+	res, err := apiclient.ListableResources(cs.Discovery(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

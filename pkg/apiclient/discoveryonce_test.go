@@ -1,0 +1,82 @@
+package apiclient
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/rest"
+)
+
+// A discovery document that failed is sent once per run, however often
+// client-go's discovery asks for it (its memory cache asks again for any
+// 5xx, 429 or timeout), and the second ask gets the same failure; a
+// document that came whole is asked for as client-go wants, and a run
+// without a ledger keeps client-go's behaviour. The server stands for a
+// failing front (no API server fails so), what is tested is the client.
+func TestAFailedDiscoveryDocumentIsAnsweredFromItsOneRequest(t *testing.T) {
+	var mu sync.Mutex
+	asked := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		asked[r.URL.Path]++
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/api":
+			_, _ = w.Write([]byte(`{"kind":"APIVersions","versions":["v1"]}`))
+		case "/apis":
+			_, _ = w.Write([]byte(`{"kind":"APIGroupList","apiVersion":"v1","groups":[{"name":"apps","versions":[{"groupVersion":"apps/v1","version":"v1"}],"preferredVersion":{"groupVersion":"apps/v1","version":"v1"}}]}`))
+		case "/api/v1":
+			w.WriteHeader(503)
+			_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","message":"v1 is down","reason":"ServiceUnavailable","code":503}`))
+		case "/apis/apps/v1":
+			_, _ = w.Write([]byte(`{"kind":"APIResourceList","groupVersion":"apps/v1","resources":[{"name":"deployments","namespaced":true,"kind":"Deployment","verbs":["list","watch"]}]}`))
+		}
+	}))
+	defer srv.Close()
+
+	for _, l := range []*Ledger{NewLedger(), nil} {
+		mu.Lock()
+		clear(asked)
+		mu.Unlock()
+		dc, err := discovery.NewDiscoveryClientForConfig(Wrap(&rest.Config{Host: srv.URL}, l))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mc := memory.NewMemCacheClient(dc)
+		for i := 0; i < 3; i++ {
+			_, err := mc.ServerResourcesForGroupVersion("v1")
+			if err == nil || !strings.Contains(err.Error(), "v1 is down") {
+				t.Fatalf("ask %d of v1: %v, want its 503", i+1, err)
+			}
+			if _, err := mc.ServerResourcesForGroupVersion("apps/v1"); err != nil {
+				t.Fatalf("apps/v1: %v", err)
+			}
+		}
+		mc.Invalidate()
+		if _, err := mc.ServerResourcesForGroupVersion("apps/v1"); err != nil {
+			t.Fatalf("apps/v1 after a reset: %v", err)
+		}
+		mu.Lock()
+		v1, apps := asked["/api/v1"], asked["/apis/apps/v1"]
+		mu.Unlock()
+		switch {
+		case l != nil && v1 != 1:
+			t.Errorf("with a ledger, /api/v1 (a 503) was sent %d times, want once", v1)
+		case l == nil && v1 < 2:
+			t.Errorf("without a ledger, /api/v1 was sent %d times: client-go's retry is gone, so this test no longer shows the class", v1)
+		}
+		if apps != 2 {
+			t.Errorf("ledger %v: /apis/apps/v1 (whole) was sent %d times, want 2 (once per cache fill)", l != nil, apps)
+		}
+		// Two fills of /api, /apis and apps/v1, and the one v1.
+		if l != nil && l.Cost().Requests != 7 {
+			t.Errorf("the ledger counted %d requests, want 7 (a replay is no request)", l.Cost().Requests)
+		}
+	}
+}

@@ -1,0 +1,82 @@
+//go:build e2e
+
+package bounds
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
+)
+
+// TestAFailedDiscoveryDocumentIsSentOnce (adversary try 13): client-go's
+// discovery asks again by itself for a document that failed (its memory
+// cache for any 5xx, 429 or timeout, its mapper after a reset), and the
+// plugin's look-ups read the same documents; each repeat of a hung or
+// trickled document took its whole time bound again (a trickled 500 on
+// /api: 30 s for a bound of 10 s). Across every command that resolves a
+// type or reads all of discovery, and every way a document fails, the
+// failed document is sent once, the run ends within about one bound, and
+// the error is the document's: a 404 of /api/v1 (which client-go reads
+// as an empty list) in the server's words, a valid document that lists
+// no type as a type that does not exist, never "not a discovery
+// document".
+func TestAFailedDiscoveryDocumentIsSentOnce(t *testing.T) {
+	const bound = 3 * time.Second
+	commands := [][]string{
+		{"list", "cm"}, {"list", "cm", "--rv-only"}, {"watch", "cm", "--timeout", "20s"}, {"probe", "cm"},
+		{"streaming", "cm"}, {"probe", "--all"}, {"streaming", "--all"},
+	}
+	notADocument := "!is not a discovery document"
+	for _, f := range []struct {
+		fault framework.Fault
+		path  string
+		code  int
+		words []string
+		// within is the most the run may take; every repeat of the
+		// document took a whole bound more.
+		within time.Duration
+	}{
+		{framework.FaultCoreDiscovery("hang"), "/api/v1", 4, []string{"raise --request-timeout", "/api/v1"}, bound + bound/2},
+		{framework.FaultRootDiscovery("api-500-trickle"), "/api", 1, []string{"the answer's status came, its body did not", "!no answer"}, bound + bound/2},
+		{framework.FaultCoreDiscovery("503"), "/api/v1", 1, []string{"503", "boom from server", notADocument}, bound},
+		{framework.FaultCoreDiscovery("429"), "/api/v1", 8, []string{"429", "!currently unable"}, bound},
+		{framework.FaultCoreDiscovery("404"), "/api/v1", 9, []string{"404", "boom: no such path", notADocument, "!received empty response"}, bound},
+	} {
+		for _, args := range commands {
+			f, args := f, append(append([]string{}, args...), "--request-timeout", bound.String())
+			t.Run(string(f.fault)+" "+strings.Join(args, " "), func(t *testing.T) {
+				t.Parallel()
+				s, err := framework.StartFaultServer(f.fault)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(s.Close)
+				kc, err := s.Kubeconfig(t.TempDir())
+				if err != nil {
+					t.Fatal(err)
+				}
+				r := framework.RunUnderMemoryLimit(t, memoryLimit, kc, 4*bound, args...)
+				checkRun(t, r, faultCase{f.fault, args, f.code, append([]string{"discovery"}, f.words...), f.within})
+				if n := s.Asked(f.path); n != 1 {
+					t.Fatalf("GET %s was sent %d times in one run, want once", f.path, n)
+				}
+			})
+		}
+	}
+}
+
+// TestADiscoveryDocumentOfNoTypeIsNoFailure: a valid document that lists
+// no resource type (client-go's memory cache keeps it as "received empty
+// response"; aggregated APIs such as metrics-server answer so) says the
+// type does not exist (exit 9), and is not a failed part of discovery.
+func TestADiscoveryDocumentOfNoTypeIsNoFailure(t *testing.T) {
+	const within = 10 * time.Second
+	var cases []faultCase
+	for _, args := range [][]string{{"list", "cm"}, {"watch", "cm", "--timeout", "5s"}, {"probe", "cm"}, {"streaming", "cm"}} {
+		cases = append(cases, faultCase{framework.FaultCoreDiscovery("none"), args, 9, []string{`the server doesn't have a resource type "cm"`, "!discovery", "!received empty response"}, within})
+	}
+	cases = append(cases, faultCase{framework.FaultCoreDiscovery("none"), []string{"probe", "--all"}, 1, []string{"discovery lists no resource that supports list and watch", "!part of discovery failed", "!received empty response"}, within})
+	runFaultCases(t, cases, memoryLimit)
+}
