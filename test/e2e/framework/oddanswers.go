@@ -181,4 +181,3 @@ func (s *FaultServer) oddAnswer(w http.ResponseWriter, r *http.Request, watch bo
 	}
 	return true
 }
-
