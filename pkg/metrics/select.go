@@ -88,14 +88,16 @@ func ParseSelected(r io.Reader, names []string, dropBuckets bool) (Families, map
 	if err := s.flush(); err != nil {
 		return nil, nil, err
 	}
-	if s.want[FamilyProcessStart] && !anySample(s.out) {
-		// Every kube-apiserver exposes its process start, and every read
-		// asks for it: an answer without a single sample of what was
-		// asked (an empty 200, "# TYPE" lines alone, other families
-		// only) is no server's /metrics, and read as one it would say 0
-		// watchers, no watch cache, nothing evicted (adversary tries 11
-		// and 12).
-		return nil, nil, &apiclient.UnreadableAnswerError{What: "the answer holds no sample of the families asked for, not even " + FamilyProcessStart + ", which every kube-apiserver exposes"}
+	if s.want[FamilyProcessStart] && !anyServerSample(s.out) {
+		// Every read asks for the process start and for a family only a
+		// kube-apiserver exposes, with a sample on every version, the
+		// watch cache on or off (apiserver_audit_event_total or
+		// apiserver_request_total): an answer without a sample of such
+		// a family (an empty 200, "# TYPE" lines alone, other families,
+		// or another Go program's process_start_time_seconds) is no API
+		// server's /metrics, and read as one it would say 0 watchers, no
+		// watch cache, nothing evicted (adversary tries 11 to 13).
+		return nil, nil, &apiclient.UnreadableAnswerError{What: "the answer holds no sample of the kube-apiserver's families asked for, not even " + FamilyAuditEvents + ", which every kube-apiserver exposes: it is not a kube-apiserver's /metrics"}
 	}
 	return s.out, s.seen, nil
 }
@@ -258,9 +260,12 @@ func ReadSelected(ctx context.Context, c *apiclient.Client, names []string, drop
 }
 
 // anySample: some family of fams has a sample.
-func anySample(fams Families) bool {
-	for _, f := range fams {
-		if len(f.GetMetric()) > 0 {
+// anyServerSample: fams has a sample of a family that only an API server
+// exposes (any Go program has a process start; every Kubernetes
+// component has kubernetes_build_info).
+func anyServerSample(fams Families) bool {
+	for name, f := range fams {
+		if name != FamilyProcessStart && name != "kubernetes_build_info" && len(f.GetMetric()) > 0 {
 			return true
 		}
 	}

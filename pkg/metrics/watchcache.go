@@ -38,6 +38,12 @@ const (
 	// FamilyProcessStart is when the API server process started (Unix
 	// seconds): every counter counts from then.
 	FamilyProcessStart = "process_start_time_seconds"
+	// FamilyAuditEvents is a counter without labels that k8s.io/apiserver
+	// registers at its start: every kube-apiserver (v1.30 to v1.37, the
+	// watch cache on or off, audit on or off) has its one sample, and
+	// no other program does. It tells an API server's /metrics from
+	// another's, for one line.
+	FamilyAuditEvents = "apiserver_audit_event_total"
 )
 
 // Families is one parsed /metrics text.
@@ -75,11 +81,12 @@ func (s *Snapshot) ProcessStart() time.Time {
 }
 
 // WatchCacheFamilies are the families Read asks for: the watch cache's
-// series (every name they had across versions) and the process start.
+// series (every name they had across versions), the process start, and
+// the one line that says an API server answered.
 var WatchCacheFamilies = []string{
 	FamilyCapacity, FamilyEventsReceived, FamilyResourceVersion, FamilyInitializations,
 	FamilyTerminatedWatchers, FamilyBookmarks, FamilyBookmarksLegacy,
-	FamilyCapacityIncreases, FamilyCapacityDecreases, FamilyProcessStart,
+	FamilyCapacityIncreases, FamilyCapacityDecreases, FamilyProcessStart, FamilyAuditEvents,
 }
 
 // Read sends one GET /metrics for the watch-cache families only

@@ -3,6 +3,7 @@ package top
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"net/url"
 	"os"
@@ -179,7 +180,7 @@ func TestFailedReadNamesTheRequestShort(t *testing.T) {
 	q := url.Values{"name[]": Families}
 	inner := errors.New("tls: failed to verify certificate: x509: certificate signed by unknown authority")
 	err := shortRequest(&url.Error{Op: "Get", URL: "https://127.0.0.1:6443/metrics?" + q.Encode(), Err: inner})
-	if got := err.Error(); got != `GET /metrics (20 families): `+inner.Error() || !errors.Is(err, inner) {
+	if got := err.Error(); got != fmt.Sprintf("GET /metrics (%d families): ", len(Families))+inner.Error() || !errors.Is(err, inner) {
 		t.Errorf("%q (is the failure: %v)", got, errors.Is(err, inner))
 	}
 }

@@ -54,6 +54,9 @@ const (
 	famObjectsLegacy     = "apiserver_storage_objects"
 	famProcessStart      = "process_start_time_seconds"
 	famBuildInfo         = "kubernetes_build_info"
+	// famAuditEvents tells an API server's /metrics from another
+	// program's (metrics.FamilyAuditEvents); top shows nothing of it.
+	famAuditEvents = "apiserver_audit_event_total"
 )
 
 // Families are the names top asks /metrics for (the name[] filter of
@@ -65,7 +68,7 @@ var Families = []string{
 	famCacheList, famCacheListFetched, famCacheListReturned,
 	famStorageList, famStorageFetched, famStorageReturned,
 	famRequests, famAPFRejected, famObjects, famObjectsLegacy,
-	famProcessStart, famBuildInfo,
+	famProcessStart, famBuildInfo, famAuditEvents,
 }
 
 // Known minor versions: the counters below are registered on every

@@ -9,12 +9,14 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
 	"github.com/watchrv/kubectl-watchrv/pkg/serverinfo"
 	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
 )
@@ -117,6 +119,13 @@ var checkServerInfo = claimCheck{"serverinfo", func(t *testing.T, cell framework
 		t.Errorf("no gate read from /metrics: %+v", in)
 	}
 	t.Logf("server: %s", in.Summary())
+	// The one line that tells a kube-apiserver's /metrics from another
+	// program's (metrics.FamilyAuditEvents) has its sample on every
+	// cell, the watch cache on or off.
+	audit := string(getQuery(t, c, "/metrics", url.Values{"name[]": {metrics.FamilyAuditEvents}}))
+	if !regexp.MustCompile(`(?m)^` + metrics.FamilyAuditEvents + ` [0-9]`).MatchString(audit) {
+		t.Errorf("/metrics has no sample of %s", metrics.FamilyAuditEvents)
+	}
 	if os.Getenv("WATCHRV_RECORD_SERVERINFO") == "" {
 		return
 	}

@@ -3,6 +3,8 @@
 package top
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -59,5 +61,34 @@ func TestTopValuesNoServerCanMean(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTopOnAnotherProgramsMetrics (adversary try 13): a kubeconfig whose
+// server is not a kube-apiserver but another Go program with a /metrics
+// (the cluster's own etcd, whose /metrics has process_start_time_seconds
+// and go_* families). top says the answer is not a kube-apiserver's
+// /metrics (exit 1), never that the server's watch cache is off or that
+// no resource had load.
+func TestTopOnAnotherProgramsMetrics(t *testing.T) {
+	if shared.EtcdURL == "" || !strings.HasPrefix(shared.EtcdURL, "http://127.0.0.1:") {
+		t.Fatalf("the shared cluster's etcd URL %q is not a plain loopback URL", shared.EtcdURL)
+	}
+	kc := filepath.Join(t.TempDir(), "etcd-as-server.kubeconfig")
+	cfg := "apiVersion: v1\nkind: Config\nclusters:\n- name: etcd\n  cluster:\n    server: " + shared.EtcdURL + "\ncontexts:\n- name: etcd\n  context:\n    cluster: etcd\n    user: u\ncurrent-context: etcd\nusers:\n- name: u\n  user: {}\n"
+	if err := os.WriteFile(kc, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"top", "--once", "--interval", "1s"}, {"top", "--once", "--interval", "1s", "-o", "json"}, {"top", "--once", "--interval", "1s", "--check", "--max-watchers", "10"}} {
+		r := framework.Run(t, kc, time.Minute, args...)
+		out := r.Stdout + r.Stderr
+		if r.Code != 1 || !strings.Contains(out, "not a kube-apiserver's /metrics") {
+			t.Errorf("%v: exit %d, want 1 and the answer named as no kube-apiserver's /metrics\n%s", args, r.Code, out)
+		}
+		for _, bad := range []string{"watch cache is off", "no resource had load", "ok: "} {
+			if strings.Contains(out, bad) {
+				t.Errorf("%v says %q of etcd's /metrics:\n%s", args, bad, out)
+			}
+		}
 	}
 }
