@@ -199,6 +199,9 @@ func (o *RootOptions) describeRequestError(err error, verb, what string) error {
 		}
 		return withCode(ExitUsage, fmt.Errorf("%s refused the request as invalid: %w: check -l, --field-selector and the other request flags", server, err))
 	case diagnose.FailureNoAnswer:
+		if apiclient.BodyLate(err) {
+			return fmt.Errorf("%s answered %s %s, and the answer did not end in time: %w: raise --request-timeout, or check the API server's health", server, verb, what, err)
+		}
 		return fmt.Errorf("no answer from %s: %w: check that the cluster is up, or raise --request-timeout", server, err)
 	case diagnose.FailureConnectionBroken:
 		return fmt.Errorf("the connection to %s broke: %w: check the network and any proxy in between, then run again", server, err)

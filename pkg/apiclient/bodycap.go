@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"time"
 )
 
 // BodyKind names what a response body is, and so how large it may be.
@@ -185,6 +186,10 @@ type capBody struct {
 	fail  error // sticky: once over, every read fails
 	entry *entry
 	probe [1]byte
+	// req, sent at start (nil: a body not of a request): a read that
+	// fails past its deadline says so (pastDeadline).
+	req   *http.Request
+	start time.Time
 }
 
 func newCapBody(rc io.ReadCloser, e *BodyTooLargeError, en *entry) *capBody {
@@ -220,6 +225,9 @@ func (b *capBody) Read(p []byte) (int, error) {
 	}
 	b.n += int64(n)
 	b.entry.add(int64(n))
+	if err != nil && b.req != nil {
+		err = pastDeadline(err, b.req, b.start, true)
+	}
 	if err != nil {
 		b.entry.finish(err)
 	}

@@ -279,7 +279,7 @@ func coreResource(disco discovery.DiscoveryInterface, arg string, l *Ledger) (r 
 		// without a path (adversary try 12: a cut /api was blamed on
 		// GET /api/v1, never sent).
 		if notADocument(err) {
-			err = &UnreadableAnswerError{What: "a discovery answer (to GET /api, /apis or a group version under them) is not a discovery document", Err: err}
+			err = &UnreadableAnswerError{What: fmt.Sprintf("a discovery answer (to GET /api, /apis or a group version under them) is not a discovery document (%s)", documentProblem(err))}
 		}
 		return Resource{}, false, &DiscoveryError{Err: capError(err)}
 	case err != nil || list == nil:
@@ -322,7 +322,19 @@ func unknownResource(disco discovery.DiscoveryInterface, arg string, fully *sche
 		}
 		others = append(others, gv.String())
 	}
-	return &UnknownResourceError{Name: arg, Suggestions: suggest(disco, arg), Unread: others}
+	suggestions := suggest(disco, arg)
+	if len(others) > 0 && len(suggestions) == 0 && fully == nil && !strings.Contains(arg, ".") {
+		// A name without a group that is in none of the discovery read,
+		// and close to no name there, while group versions failed: it may
+		// well be one of theirs ("deployments" when apps/v1 answered 403
+		// or 504), so that failure is the answer, not "doesn't have a
+		// resource type" (adversary tries 12 to 14). A name close to one
+		// read is a typo, and stays exit 9 with its suggestion: a
+		// metrics-server that is down does not turn every typo into a
+		// 503.
+		return &DiscoveryError{GroupVersion: strings.Join(others, ", "), Err: errors.Unwrap(errs[0])}
+	}
+	return &UnknownResourceError{Name: arg, Suggestions: suggestions, Unread: others}
 }
 
 // groupsFailed is err, a discovery of every group, in the plugin's words
@@ -399,13 +411,36 @@ func notADocument(err error) bool {
 // means. An HTTP error or a lost connection is left as it is.
 func unreadableDiscovery(gv schema.GroupVersion, err error) error {
 	if !notADocument(err) {
+		if strings.HasPrefix(err.Error(), "unexpected error when reading response body") && errors.Unwrap(err) != nil {
+			// client-go's "... Please retry. Original error: %w": the
+			// original says it (a retry is the plugin's to judge).
+			err = errors.Unwrap(err)
+		}
 		return capError(err) // an HTTP error, or no answer, a cut, a timeout
 	}
 	path := "/api/" + gv.Version
 	if gv.Group != "" {
 		path = "/apis/" + gv.Group + "/" + gv.Version
 	}
-	return &UnreadableAnswerError{What: fmt.Sprintf("the answer to GET %s is not a discovery document of %s", path, gv), Err: err}
+	return &UnreadableAnswerError{What: fmt.Sprintf("the answer to GET %s is not a discovery document of %s (%s)", path, gv, documentProblem(err))}
+}
+
+// documentProblem says what was wrong with a discovery answer that came
+// and could not be read, in words instead of client-go's and encoding/
+// json's ("couldn't get version/kind; json parse error: json: cannot
+// unmarshal string into Go value of type struct { APIVersion string ...",
+// "0-length response with status code: 204 ..."; adversary try 14).
+func documentProblem(err error) string {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "0-length response"):
+		return "its body is empty"
+	case strings.Contains(msg, "unexpected end of JSON"), strings.Contains(msg, "unexpected EOF"):
+		return "its JSON ends half way"
+	case strings.Contains(msg, "json"), strings.Contains(msg, "invalid character"), strings.Contains(msg, "cannot unmarshal"):
+		return "its body is not the JSON of one"
+	}
+	return text.OneLine(msg)
 }
 
 // ListableResources returns every resource in discovery that supports list
@@ -449,6 +484,7 @@ func suggest(disco discovery.DiscoveryInterface, arg string) []string {
 	}
 	lists, _ := disco.ServerPreferredResources()
 	arg = strings.ToLower(arg)
+	res, _, _ := strings.Cut(arg, ".")
 	type cand struct {
 		name string
 		dist int
@@ -465,15 +501,19 @@ func suggest(disco discovery.DiscoveryInterface, arg string) []string {
 			if gv.Group != "" {
 				full += "." + gv.Group
 			}
-			best := -1
+			// The name alone too, of a name with a wrong group or version
+			// ("deploy.nosuchgroup" is deployments.apps), and the whole
+			// name.group ("deploymnts.apps"; fresh user try 14).
+			best := distance(arg, full)
 			for _, n := range namesOf(r) {
 				d := distance(arg, n)
+				if res != arg {
+					d = min(d, distance(res, n))
+				}
 				if strings.HasPrefix(n, arg) && len(arg) >= 3 {
 					d = min(d, 1)
 				}
-				if best < 0 || d < best {
-					best = d
-				}
+				best = min(best, d)
 			}
 			if best <= max(2, len(arg)/4) && !seen[full] {
 				seen[full] = true

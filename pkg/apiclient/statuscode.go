@@ -119,8 +119,15 @@ func (b *rewrittenBody) Read(p []byte) (int, error) {
 		timer := time.AfterFunc(b.within, func() { late.Store(true); b.orig.Close() })
 		body, err := io.ReadAll(b.orig)
 		timer.Stop()
-		if err != nil && late.Load() {
+		var d *DeadlineError
+		switch {
+		case err != nil && late.Load():
 			err = fmt.Errorf("it did not end within %s", b.within)
+		case errors.As(err, &d):
+			// The request's own time bound came first (the cap's
+			// body said so): the same words (adversary try 14: "net/http:
+			// request canceled" on a list, "did not end" on a watch).
+			err = fmt.Errorf("it did not end within %s", d.Within.Round(100*time.Millisecond))
 		}
 		var big *BodyTooLargeError
 		var out []byte

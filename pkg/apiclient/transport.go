@@ -49,10 +49,11 @@ type meter struct {
 
 func (m *meter) RoundTrip(req *http.Request) (*http.Response, error) {
 	u := RequestURL(req.URL)
+	start := time.Now()
 	en := m.ledger.begin(req.Method, u, kindOf(req, 0))
 	resp, err := m.next.RoundTrip(req)
 	if err != nil {
-		err = pastDeadline(headersTooLarge(err, req, u), req)
+		err = pastDeadline(headersTooLarge(err, req, u), req, start, false)
 		en.finish(err)
 		return resp, err
 	}
@@ -77,7 +78,9 @@ func (m *meter) RoundTrip(req *http.Request) (*http.Response, error) {
 		en.finish(io.EOF)
 		return resp, nil
 	}
-	resp.Body = newCapBody(resp.Body, &BodyTooLargeError{Kind: kindOf(req, resp.StatusCode), Method: req.Method, URL: u, Status: resp.StatusCode}, en)
+	cb := newCapBody(resp.Body, &BodyTooLargeError{Kind: kindOf(req, resp.StatusCode), Method: req.Method, URL: u, Status: resp.StatusCode}, en)
+	cb.req, cb.start = req, start
+	resp.Body = cb
 	return asStatus(resp, m.errorBodyWithin, en), nil
 }
 
@@ -106,33 +109,61 @@ func headersTooLarge(err error, req *http.Request, u string) error {
 	return &BodyTooLargeError{Kind: kindOf(req, 0), Method: req.Method, URL: u, Limit: limitHeaders, Headers: true}
 }
 
-// pastDeadline is err as a timeout when req's deadline (its time bound:
+// pastDeadline is err, the failure of req (sent at start) or of its
+// answer's body, as a timeout when req's deadline (its time bound:
 // --request-timeout, discovery's 32 s) had passed when it failed.
-// http.Client cancels a request at its deadline two ways at once, and
-// when the old one wins the transport's error is no more than "net/http:
-// request canceled": the client then says the timeout, but the ledger
-// (the -v line, a discovery failure told from it) had only that text,
-// unclassified (adversary try 13: a hung /apis/apps/v1, exit 1 where a
-// hung /api/v1 was exit 4).
-func pastDeadline(err error, req *http.Request) error {
+// net/http's words for it name no time and at times no timeout: "net/http:
+// request canceled" (http.Client cancels at its deadline two ways at once,
+// and the old one may win), "context deadline exceeded", or "use of closed
+// network connection" (the connection it closed under a body's read);
+// the ledger (the -v line, a discovery failure told from it) had only
+// those, unclassified (adversary tries 13 and 14: a hung /apis/apps/v1
+// exit 1, a trickled /metrics "use of closed network connection").
+func pastDeadline(err error, req *http.Request, start time.Time, body bool) error {
 	deadline, ok := req.Context().Deadline()
-	if !ok || time.Now().Before(deadline) {
+	if err == nil || err == io.EOF || !ok || time.Now().Before(deadline) {
 		return err
 	}
-	var t interface{ Timeout() bool }
-	if errors.As(err, &t) && t.Timeout() {
+	var d *DeadlineError
+	if errors.As(err, &d) {
 		return err
 	}
-	return &deadlineError{err}
+	return &DeadlineError{Err: err, Within: deadline.Sub(start), Body: body}
 }
 
-type deadlineError struct{ err error }
-
-func (e *deadlineError) Error() string {
-	return e.err.Error() + " (its time bound ran out)"
+// DeadlineError is a request, or its answer's body, that its time bound
+// (Within) ended. It is a timeout (Timeout), and unwraps to net/http's
+// error.
+type DeadlineError struct {
+	Err    error
+	Within time.Duration
+	// Body: the answer's head came, its body did not end in time.
+	Body bool
 }
-func (e *deadlineError) Unwrap() error { return e.err }
-func (e *deadlineError) Timeout() bool { return true }
+
+func (e *DeadlineError) Error() string {
+	within := e.Within.Round(100 * time.Millisecond)
+	if e.Body {
+		return fmt.Sprintf(bodyLate+"%s, the request's time bound", within)
+	}
+	return fmt.Sprintf("no answer within %s, the request's time bound", within)
+}
+func (e *DeadlineError) Unwrap() error { return e.Err }
+
+// bodyLate is the start of a late body's DeadlineError (net/http keeps
+// only the text of a body's error when http.Client's timeout is set).
+const bodyLate = "the answer's body did not end within "
+
+// BodyLate: err is a body that its request's time bound ended (a head
+// came: the server answered).
+func BodyLate(err error) bool {
+	var d *DeadlineError
+	if errors.As(err, &d) {
+		return d.Body
+	}
+	return err != nil && strings.Contains(err.Error(), bodyLate)
+}
+func (e *DeadlineError) Timeout() bool { return true }
 
 // limitHeaders is net/http's limit of an answer's headers, which the
 // plugin leaves as it is (client-go builds the transport).
