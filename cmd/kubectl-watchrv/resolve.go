@@ -27,6 +27,11 @@ func (o *RootOptions) resolveResource(ctx context.Context, arg string, verbs ...
 	switch {
 	case strings.TrimSpace(arg) == "":
 		return apiclient.Resource{}, withCode(ExitUsage, errors.New(`RESOURCE is empty: name a resource type such as configmaps, pods or deployments.apps (see 'kubectl watchrv --help')`))
+	case strings.HasPrefix(strings.TrimSpace(arg), ".") || strings.HasSuffix(strings.TrimSpace(arg), ".") || strings.Contains(arg, ".."):
+		// cli-runtime reads ".apps" as an empty resource of group apps
+		// and fails as if discovery had ("a resource must be present, got:
+		// apps/, Resource="; fresh user try 14).
+		return apiclient.Resource{}, withCode(ExitUsage, fmt.Errorf("%q has an empty part between its dots: give TYPE or TYPE.GROUP (deployments or deployments.apps)", text.Echo(arg)))
 	case strings.Contains(arg, ","):
 		// kubectl get lists each type of "cm,secrets"; every command here
 		// reads one collection (a list RV, a watch stream, a window), so

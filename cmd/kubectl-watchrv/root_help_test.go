@@ -21,7 +21,9 @@ func TestEveryHelpListsTheExitCodes(t *testing.T) {
 	}
 	for _, args := range paths {
 		out, errOut, code := runForTest(t, args...)
-		if code != ExitOK || !strings.Contains(out, "Exit code") {
+		// "Exit codes": a list of them, not a rule in prose alone
+		// (fresh user try 14: streaming's had no 2, 9, 13 or 130).
+		if code != ExitOK || !strings.Contains(out, "Exit codes") {
 			t.Errorf("%v: exit %d, the help lacks the exit codes:\n%s%s", args, code, out, errOut)
 		}
 	}

@@ -97,7 +97,7 @@ func (o *RootOptions) findServers(ctx context.Context, s *serversFlags, b *apicl
 		if errors.Is(err, context.Canceled) {
 			return nil, err
 		}
-		if errors.Is(err, servers.ErrNoReadyAddress) {
+		if errors.Is(err, servers.ErrNoReadyAddress) || errors.Is(err, servers.ErrNoEndpointSlice) {
 			return nil, fmt.Errorf("%w: give the servers with --endpoints HOST:PORT[,HOST:PORT]", err)
 		}
 		err = o.requestError(err, "list", "endpointslices in namespace default")

@@ -67,7 +67,9 @@ that failure, with its code, as in every command: 6 credentials rejected
 12 when some resources did not stream or could not be checked (the
 verdict covers those checked), the first one's code when none could (1
 when it refused the stream, as on servers without WatchList); 0 when
-informers sync on every resource.`,
+informers sync on every resource.
+
+` + exitCodesHelp,
 		Example: `  # Does an aggregated API stream? (metrics servers, CNI control planes)
   kubectl watchrv streaming pods.metrics.k8s.io -A
 

@@ -39,9 +39,12 @@ const automanagedLabel = "kube-aggregator.kubernetes.io/automanaged"
 
 // Where the current RV of a row comes from (Result.CurrentFrom).
 const (
-	// CurrentOwn: the row's own consistent list.
+	// CurrentOwn: the row's own consistent list (a group of RVs of its
+	// own, a row searched in full, or one whose window was past the
+	// run's RV).
 	CurrentOwn = "own"
-	// CurrentRun: the run's one read (RunWide.Current).
+	// CurrentRun: the run's one read (RunWide.Current), the row that made
+	// it included.
 	CurrentRun = "run"
 )
 
@@ -170,11 +173,15 @@ func (r *runWide) fast(ctx context.Context, c *apiclient.Client, t apiclient.Tar
 		// The run's one read of the current RV, by the first row that
 		// shares it (a failure is that row's, and the next row tries).
 		cur, raw, _, err := ReadCurrent(ctx, c, t, listing.CurrentOptions{Budget: b, Retry: o.Search.Retry})
-		w.CurrentRaw, w.CurrentFrom = raw, CurrentOwn
+		w.CurrentRaw = raw
 		if err != nil {
+			w.CurrentFrom = CurrentOwn
 			w.Err = err
 			return w
 		}
+		// Its list is the run's one read (RunWide.From names it): its
+		// RV is the run's, as every other such row's is (fresh user try
+		// 14: "own", which marks a group of RVs of its own in JSON).
 		r.adopt(cur, t, true)
 		w.Current = cur
 	}

@@ -113,17 +113,11 @@ func runCurrentText(c probe.RunWide, rows []ProbeReport) string {
 	if c.Current == 0 || shared == 0 {
 		return "every row read its own current RV (no row shared the run's)"
 	}
+	// The row whose list read the run's RV is one of the rows that share
+	// it (fresh user try 12: it was counted among those that read their
+	// own).
 	out := fmt.Sprintf("current RV %d (a consistent list of %s) shared by %d of the %s", c.Current, c.From, shared, text.Count(len(rows), "row"))
 	own := len(rows) - shared
-	for _, r := range rows {
-		if r.Resource == c.From && r.CurrentFrom != probe.CurrentRun && own > 0 {
-			// The row whose list read the run's RV is its source, not a
-			// row that read its own (fresh user try 12).
-			own--
-			out += fmt.Sprintf(" and read by the row of %s", c.From)
-			break
-		}
-	}
 	if own > 0 {
 		out += fmt.Sprintf("; %d read their own (searched in full, or a group of its own)", own)
 	}

@@ -107,6 +107,8 @@ func streamingNote(r streaming.Result) string {
 		return diagnose.StatusLine(r.Code, r.Reason, r.Message)
 	case r.Error != "":
 		return r.Error
+	case len(r.Problems) > 0 && r.ListTimedOut:
+		return r.Problems[0] + " (raise --request-timeout to compare the state)"
 	case len(r.Problems) > 0:
 		return r.Problems[0]
 	case r.StreamEnded && !r.BookmarkReceived:

@@ -75,9 +75,9 @@ func ParseEndpoints(values []string) ([]string, error) {
 // Discover reads the EndpointSlices of Service default/kubernetes (one
 // list request, through the kubeconfig's address) and returns every ready
 // server address as host:port, sorted.
-func Discover(ctx context.Context, c *apiclient.Client, b *apiclient.Budget) ([]string, error) {
+func Discover(ctx context.Context, c *apiclient.Client, b *apiclient.Budget) (eps []string, slices int, err error) {
 	if err := b.Take(ctx); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	// resourceVersion=0: answered from the watch cache of whichever server
 	// the balancer picks, even one cut off from etcd (a consistent list
@@ -85,12 +85,12 @@ func Discover(ctx context.Context, c *apiclient.Client, b *apiclient.Budget) ([]
 	q := url.Values{"labelSelector": {ServiceLabel}, "resourceVersion": {"0"}}
 	body, err := c.Get(ctx, "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices", q, "application/json")
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer body.Close()
 	var l discoveryv1.EndpointSliceList
 	if err := json.NewDecoder(body).Decode(&l); err != nil {
-		return nil, fmt.Errorf("cannot decode the EndpointSlices of default/kubernetes: %w", err)
+		return nil, 0, fmt.Errorf("cannot decode the EndpointSlices of default/kubernetes: %w", err)
 	}
 	seen := map[string]bool{}
 	var out []string
@@ -117,7 +117,7 @@ func Discover(ctx context.Context, c *apiclient.Client, b *apiclient.Budget) ([]
 		}
 	}
 	sort.Strings(out)
-	return out, nil
+	return out, len(l.Items), nil
 }
 
 // Leases is what the identity leases tell, when they can be read.

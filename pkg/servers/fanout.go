@@ -24,6 +24,19 @@ type Found struct {
 // server; the caller says how to give the servers by hand.
 var ErrNoReadyAddress = errors.New("the EndpointSlices of Service default/kubernetes list no ready address")
 
+// ErrNoEndpointSlice: Service default/kubernetes has no EndpointSlice at
+// all (an API server run with --endpoint-reconciler-type=none writes
+// none, as make serve's is): "list no ready address" would say of slices
+// that are not there (fresh user try 14).
+var ErrNoEndpointSlice = errors.New("Service default/kubernetes has no EndpointSlice (an API server run with --endpoint-reconciler-type=none writes none)")
+
+func noAddress(slices int) error {
+	if slices == 0 {
+		return ErrNoEndpointSlice
+	}
+	return ErrNoReadyAddress
+}
+
 // Find returns the endpoints given by hand (no request), or reads them
 // from the `kubernetes` EndpointSlices through c, and the identity leases
 // either way when readable. Its requests pace with b.
@@ -31,13 +44,13 @@ func Find(ctx context.Context, c *apiclient.Client, given []string, b *apiclient
 	own := b.Share(0)
 	f := Found{Endpoints: given, From: FromFlag}
 	if len(given) == 0 {
-		eps, err := Discover(ctx, c, own)
+		eps, slices, err := Discover(ctx, c, own)
 		f.Requests = own.Used()
 		if err != nil {
 			return f, err
 		}
 		if len(eps) == 0 {
-			return f, ErrNoReadyAddress
+			return f, noAddress(slices)
 		}
 		f.Endpoints, f.From = eps, FromEndpointSlice
 	}

@@ -126,6 +126,9 @@ type Result struct {
 	// checked (the list failed, or the budget ran out), so the status is
 	// unverified rather than incorrect.
 	CountUnchecked bool `json:"-"`
+	// ListTimedOut: the list to compare with got no answer within its
+	// time bound (the note says which flag raises it).
+	ListTimedOut bool `json:"-"`
 	// ChangesBeforeEnd counts MODIFIED and DELETED events before the
 	// bookmark (allowed, but not what the API server itself sends).
 	ChangesBeforeEnd int `json:"changesBeforeEnd,omitempty"`
@@ -351,6 +354,7 @@ func refusedOrError(r *Result, err error, ctx context.Context) {
 func compare(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options, r *Result, store *Store, listItems []apiclient.ItemMeta, listErr error) {
 	if r.ListCount == nil {
 		r.Problems = append(r.Problems, "the state was not checked: the list failed: "+text.OneLine(listErr.Error()))
+		r.ListTimedOut = diagnose.ClassifyFailure(listErr) == diagnose.FailureNoAnswer
 		r.CountUnchecked = true
 		return
 	}

@@ -98,6 +98,7 @@ type ClusterVerdict struct {
 // Summarize builds the verdict for the cluster.
 func Summarize(results []Result) ClusterVerdict {
 	v := ClusterVerdict{Works: []string{}, FallsBack: []string{}, Hangs: []string{}, Retries: []string{}, Unknown: []string{}, Incorrect: []string{}}
+	var unverified []string
 	for _, r := range results {
 		switch r.Informer {
 		case InformerWorks:
@@ -113,6 +114,9 @@ func Summarize(results []Result) ClusterVerdict {
 		}
 		if r.Status == StatusIncorrect {
 			v.Incorrect = append(v.Incorrect, r.Resource)
+		}
+		if r.Status == StatusUnverified {
+			unverified = append(unverified, r.Resource)
 		}
 	}
 	var parts []string
@@ -133,6 +137,11 @@ func Summarize(results []Result) ClusterVerdict {
 	v.Summary = "informers built with client-go >= 1.35 " + strings.Join(parts, "; ")
 	if len(v.Incorrect) > 0 {
 		v.Summary += fmt.Sprintf("; %d sync a state that does not match a list (%s)", len(v.Incorrect), nameList(v.Incorrect))
+	}
+	if len(unverified) > 0 {
+		// What was not checked is not claimed (fresh user try 14: "will
+		// work" when the list to compare with had timed out).
+		v.Summary += fmt.Sprintf("; the state synced was not compared with a list on %s (unverified: see its note)", nameList(unverified))
 	}
 	return v
 }

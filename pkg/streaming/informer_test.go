@@ -56,3 +56,13 @@ func TestSummarize(t *testing.T) {
 		t.Fatalf("got %q\nwant %q", v.Summary, want)
 	}
 }
+
+// A row whose state was not compared with a list (its list failed) is
+// said so in the verdict: "will work" alone claims what was not checked.
+func TestSummarizeSaysWhatWasNotCompared(t *testing.T) {
+	v := Summarize([]Result{{Resource: "configmaps", Informer: InformerWorks, Status: StatusUnverified}})
+	want := "informers built with client-go >= 1.35 will work on configmaps; the state synced was not compared with a list on configmaps (unverified: see its note)"
+	if v.Summary != want {
+		t.Fatalf("got %q\nwant %q", v.Summary, want)
+	}
+}

@@ -153,6 +153,12 @@ func TestListErrors(t *testing.T) {
 		want       string
 	}{
 		{"unknown resource", shared.Kubeconfig, []string{"list", "confgmaps"}, 9, `did you mean "configmaps"`},
+		// A wrong group or a typo with the group: the name of the type
+		// that is there (fresh user try 14).
+		{"wrong group", shared.Kubeconfig, []string{"list", "deploy.nosuchgroup"}, 9, `did you mean "deployments.apps"`},
+		{"typo with its group", shared.Kubeconfig, []string{"list", "deploymnts.apps"}, 9, `did you mean "deployments.apps"`},
+		{"empty type with a group", shared.Kubeconfig, []string{"list", ".apps"}, 2, "has an empty part between its dots"},
+		{"a dot alone", shared.Kubeconfig, []string{"list", "."}, 2, "has an empty part between its dots"},
 		{"not listable", shared.Kubeconfig, []string{"list", "tokenreviews"}, 2, "does not support list"},
 		{"forbidden", shared.UserKubeconfig, []string{"list", "configmaps", "-n", "default"}, 7, `cannot list resource "configmaps"`},
 		{"bad rv", shared.Kubeconfig, []string{"list", "cm", "--rv", "abc"}, 2, "is not a resourceVersion"},

@@ -137,6 +137,14 @@ func checkAllCost(t *testing.T, got allJSON, audited int) {
 	if got.RunCurrent.Reads != 1 || got.RunCurrent.Current == "" {
 		t.Errorf("the current RV was read %d time(s) for the run (%+v), want once", got.RunCurrent.Reads, got.RunCurrent)
 	}
+	// The row whose list was the run's read shares the run's RV: "run",
+	// never "own", which marks a group of RVs of its own (fresh user try
+	// 14: apiservices was "own" on every run).
+	for _, r := range got.Resources {
+		if r.Resource == got.RunCurrent.From && (r.CurrentFrom != "run" || r.CurrentResourceVersion != got.RunCurrent.Current) {
+			t.Errorf("the row of %s, whose list read the run's RV %s: currentFrom %q at RV %s, want run", r.Resource, got.RunCurrent.Current, r.CurrentFrom, r.CurrentResourceVersion)
+		}
+	}
 }
 
 // checkAllBounds: every bound --all found from one watch is the server's

@@ -26,6 +26,11 @@ func TestProbeServersOnTheServeCluster(t *testing.T) {
 	if !strings.Contains(r.Stderr, "--endpoints") {
 		t.Errorf("the failure must name the way out (--endpoints):\n%s", r.Stderr)
 	}
+	// What is true: there is no slice, not one that lists no address
+	// (fresh user try 14).
+	if !strings.Contains(r.Stderr, "has no EndpointSlice") || strings.Contains(r.Stderr, "list no ready address") {
+		t.Errorf("the failure must say there is no EndpointSlice:\n%s", r.Stderr)
+	}
 	u, err := url.Parse(shared.APIServers[0].URL)
 	if err != nil {
 		t.Fatal(err)
@@ -35,4 +40,26 @@ func TestProbeServersOnTheServeCluster(t *testing.T) {
 		t.Fatalf("--endpoints %s: exit %d\n%s%s", u.Host, r.Code, r.Stdout, r.Stderr)
 	}
 	t.Logf("--endpoints %s:\n%s", u.Host, r.Stdout)
+}
+
+// A server of --endpoints that refuses the connection is dialled once in
+// a probe --all, not once per resource (fresh user try 14: 314 requests
+// and 62 s for 63 resources): its rows after the first fail with that
+// first error, and the run is partial (exit 12).
+func TestProbeAllServersDialsARefusingServerOnce(t *testing.T) {
+	_, ns := newNamespace(t, shared, "serve-dead")
+	u, err := url.Parse(shared.APIServers[0].URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := framework.Run(t, shared.Kubeconfig, 3*time.Minute, "probe", "--all", "-n", ns, "--qps", "100", "--endpoints", u.Host+",127.0.0.1:1")
+	rows := strings.Count(r.Stdout, " 127.0.0.1:1 ") // the SERVER column
+	again := strings.Count(r.Stdout, "not dialled again after")
+	t.Logf("exit %d, %d rows of the dead server, %d not dialled again\n%.2000s\n%s", r.Code, rows, again, r.Stdout, r.Stderr)
+	if r.Code != 12 || rows < 10 {
+		t.Fatalf("exit %d with %d rows of 127.0.0.1:1, want 12 and a row for each resource", r.Code, rows)
+	}
+	if again < rows-1 {
+		t.Errorf("%d of the %d rows of 127.0.0.1:1 say it was not dialled again: it was dialled for each resource", again, rows)
+	}
 }
