@@ -245,7 +245,12 @@ func (o *RootOptions) describeRequestError(err error, verb, what string) error {
 		return &worded{msg: fmt.Sprintf("%s answered %s %s with %s: %s%s", server, verb, what, diagnose.StatusText(st), words, fix), err: err}
 	}
 	if diagnose.IsUnreadableAnswer(err) {
-		return &worded{msg: fmt.Sprintf("%s answered %s %s with a body that cannot be read: %s: no API server sends it; check that the kubeconfig's server is the API server and what any proxy in front of it answers", server, verb, what, text.OneLine(err.Error())), err: err}
+		part := "a body"
+		var ue *apiclient.UnreadableAnswerError
+		if errors.As(err, &ue) && ue.Head {
+			part = "a head"
+		}
+		return &worded{msg: fmt.Sprintf("%s answered %s %s with %s that cannot be read: %s: no API server sends it; check that the kubeconfig's server is the API server and what any proxy in front of it answers", server, verb, what, part, text.OneLine(err.Error())), err: err}
 	}
 	return err
 }

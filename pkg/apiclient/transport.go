@@ -53,7 +53,7 @@ func (m *meter) RoundTrip(req *http.Request) (*http.Response, error) {
 	en := m.ledger.begin(req.Method, u, kindOf(req, 0))
 	resp, err := m.next.RoundTrip(req)
 	if err != nil {
-		err = pastDeadline(headersTooLarge(err, req, u), req, start, false)
+		err = pastDeadline(http2Lost(headersTooLarge(err, req, u)), req, start, false)
 		en.finish(err)
 		return resp, err
 	}
@@ -101,7 +101,7 @@ func headersTooLarge(err error, req *http.Request, u string) error {
 		// frames, COMPRESSION_ERROR for one long string): an answer no
 		// API server sends, named with its request (adversary try 13:
 		// raw "connection error: PROTOCOL_ERROR", exit 1 unnamed).
-		return &UnreadableAnswerError{What: fmt.Sprintf("the HTTP/2 answer to %s %s broke the protocol (%s): headers past net/http's 10 MiB, or a frame no API server sends", req.Method, u, code), Err: err}
+		return &UnreadableAnswerError{What: fmt.Sprintf("its HTTP/2 head broke the protocol (%s): headers past net/http's 10 MiB, or a frame", code), Head: true}
 	}
 	if !strings.Contains(msg, "server response headers exceeded") && !strings.Contains(msg, "response header list larger than advertised limit") && !strings.Contains(msg, "header list too large") {
 		return err

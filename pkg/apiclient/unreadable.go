@@ -10,6 +10,8 @@ type UnreadableAnswerError struct {
 	What string
 	// Err is the decoder's error, if one said more (nil: What says all).
 	Err error
+	// Head: it is the answer's head that could not be read (no body came).
+	Head bool
 }
 
 func (e *UnreadableAnswerError) Error() string {

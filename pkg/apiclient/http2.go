@@ -1,0 +1,65 @@
+package apiclient
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
+)
+
+// ConnectionLostError is a request, or its answer's body, that the server
+// ended at the HTTP/2 level: a GOAWAY (a server that shuts down sends
+// one with NO_ERROR, and kube-apiserver's --goaway-chance sends them at
+// random) or a RST_STREAM of the request's stream. It is a connection
+// lost (exit 4, and --follow reconnects), said in words, where net/http
+// gives no more than its frame ("http2: server sent GOAWAY and closed the
+// connection; LastStreamID=...", "stream error: stream ID 7;
+// PROTOCOL_ERROR; received from peer"; adversary try 14: exit 1, raw).
+type ConnectionLostError struct {
+	What string
+	Err  error
+}
+
+func (e *ConnectionLostError) Error() string { return e.What }
+func (e *ConnectionLostError) Unwrap() error { return e.Err }
+
+// FailureClass: a connection that broke.
+func (e *ConnectionLostError) FailureClass() diagnose.Failure {
+	return diagnose.FailureConnectionBroken
+}
+
+// http2Lost is err as a *ConnectionLostError when it is net/http's HTTP/2
+// client saying the server ended the connection or the stream (its errors
+// have no exported type: they are known by their text); any other err is
+// kept.
+func http2Lost(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "http2: server sent GOAWAY and closed the connection"):
+		return &ConnectionLostError{What: fmt.Sprintf("the server closed the HTTP/2 connection (GOAWAY %s): a server that shuts down, or spreads its clients, sends it", field(msg, "ErrCode=", ",")), Err: err}
+	case strings.Contains(msg, "http2: Transport received GOAWAY from server ErrCode:"):
+		return &ConnectionLostError{What: fmt.Sprintf("the server ended the HTTP/2 connection (GOAWAY %s)", field(msg, "ErrCode:", " ")), Err: err}
+	case strings.Contains(msg, "stream error: stream ID ") && strings.Contains(msg, "received from peer"):
+		code := "?"
+		if parts := strings.Split(msg[strings.Index(msg, "stream error: stream ID "):], "; "); len(parts) >= 2 {
+			code = parts[1]
+		}
+		return &ConnectionLostError{What: fmt.Sprintf("the server reset the request's HTTP/2 stream (RST_STREAM %s)", code), Err: err}
+	}
+	return err
+}
+
+// field is the text of msg after key up to end (or the end of msg).
+func field(msg, key, end string) string {
+	_, rest, ok := strings.Cut(msg, key)
+	if !ok {
+		return "?"
+	}
+	if i := strings.Index(rest, end); i >= 0 {
+		rest = rest[:i]
+	}
+	return rest
+}
