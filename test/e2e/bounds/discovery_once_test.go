@@ -80,3 +80,26 @@ func TestADiscoveryDocumentOfNoTypeIsNoFailure(t *testing.T) {
 	cases = append(cases, faultCase{framework.FaultCoreDiscovery("none"), []string{"probe", "--all"}, 1, []string{"discovery lists no resource that supports list and watch", "!part of discovery failed", "!received empty response"}, within})
 	runFaultCases(t, cases, memoryLimit)
 }
+
+// TestAFailedGroupIsTheAnswerForANameItMayServe (adversary tries 12 to
+// 14): a name without a group that is in none of the discovery read
+// while a group version failed ("deployments" when apps/v1 answered 403
+// or 504) is that failure, in the server's words and with its class,
+// never "doesn't have a resource type" (exit 9); a typo of a name that
+// was read keeps exit 9 with its suggestion; the document is sent once.
+func TestAFailedGroupIsTheAnswerForANameItMayServe(t *testing.T) {
+	const within = 15 * time.Second
+	var cases []faultCase
+	for _, args := range [][]string{{"list", "deployments"}, {"watch", "deployments", "--timeout", "5s"}, {"probe", "deploy"}, {"streaming", "deployments"}} {
+		cases = append(cases,
+			faultCase{framework.FaultGroupDiscovery("403"), args, 7, []string{"apps/v1", "apps is forbidden for you", "!doesn't have a resource type"}, within},
+			faultCase{framework.FaultGroupDiscovery("504"), args, 4, []string{"apps/v1", "raise --request-timeout", "!doesn't have a resource type"}, within},
+			faultCase{framework.FaultGroupDiscovery("html"), args, 1, []string{"apps/v1", "is not a discovery document of apps/v1 (its body is not the JSON of one)", "!Go value", "!doesn't have a resource type"}, within},
+		)
+	}
+	cases = append(cases,
+		faultCase{framework.FaultGroupDiscovery("hang"), []string{"list", "deployments", "--request-timeout", "3s"}, 4, []string{"apps/v1", "no answer within 3s", "raise --request-timeout"}, 6 * time.Second},
+		faultCase{framework.FaultGroupDiscovery("403"), []string{"list", "configmapz"}, 9, []string{`did you mean "configmaps"`, "apps/v1"}, within},
+	)
+	runFaultCases(t, cases, memoryLimit)
+}

@@ -109,6 +109,35 @@ func (s *FaultServer) rootDiscovery(w http.ResponseWriter, r *http.Request, p st
 	return true
 }
 
+// FaultGroupDiscovery is the fault whose /apis lists the group apps/v1
+// (aggregated discovery aside: the legacy documents), and whose document
+// GET /apis/apps/v1 answers variant: "403" and "504" (a Status of that
+// code), "html" (a 200 page of HTML), "hang" (no answer until the client
+// gives up). The core group answers as usual.
+func FaultGroupDiscovery(variant string) Fault { return Fault("group-discovery-" + variant) }
+
+func (s *FaultServer) groupDiscovery(w http.ResponseWriter, r *http.Request, p string) bool {
+	switch v := strings.TrimPrefix(string(s.Fault), "group-discovery-"); {
+	case p == "/apis":
+		s.json(w, 200, `{"kind":"APIGroupList","apiVersion":"v1","groups":[{"name":"apps","versions":[{"groupVersion":"apps/v1","version":"v1"}],"preferredVersion":{"groupVersion":"apps/v1","version":"v1"}}]}`)
+	case p != "/apis/apps/v1":
+		return false
+	case v == "403":
+		s.json(w, 403, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"apps is forbidden for you","reason":"Forbidden","code":403}`)
+	case v == "504":
+		s.json(w, 504, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"request did not complete within requested timeout - context deadline exceeded","reason":"Timeout","code":504}`)
+	case v == "html":
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(200)
+		_, _ = io.WriteString(w, "<html>apps</html>")
+	case v == "hang":
+		s.wait(r.Context(), 10*time.Minute)
+	default:
+		return false
+	}
+	return true
+}
+
 var errorEvents = map[string]string{
 	"string-code": `{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure","message":"boom from server","code":"410"}}`,
 	"configmap":   `{"type":"ERROR","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a"}}}`,
@@ -123,6 +152,8 @@ func (s *FaultServer) oddAnswer(w http.ResponseWriter, r *http.Request, watch bo
 	case p == "/api/v1" && strings.HasPrefix(string(s.Fault), "core-discovery-"):
 		return s.coreDiscovery(w, r)
 	case strings.HasPrefix(string(s.Fault), "root-discovery-") && s.rootDiscovery(w, r, p):
+		return true
+	case strings.HasPrefix(string(s.Fault), "group-discovery-") && s.groupDiscovery(w, r, p):
 		return true
 	case s.Fault == FaultUpgrade && (collection || p == "/metrics"):
 		hj, ok := w.(http.Hijacker)
