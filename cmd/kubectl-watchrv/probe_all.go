@@ -19,7 +19,9 @@ func (o *ProbeOptions) runAll(ctx context.Context, p *render.Printer, client *ap
 		Options: o.windowOptions(budget), Budget: budget, MaxRequests: o.MaxRequests,
 		Metrics: o.Metrics, Progress: p, Target: o.allTarget,
 	})
-	if err := p.ProbeAll(render.NewProbeAllReport(a), o.Verbose); err != nil {
+	r := render.NewProbeAllReport(a)
+	r.DiscoveryFailed = o.discoveryFailed()
+	if err := p.ProbeAll(r, o.Verbose); err != nil {
 		return err
 	}
 	return o.allOutcome(a.Err(ctx))

@@ -78,6 +78,17 @@ func (o *RootOptions) listableResources(p *render.Printer) ([]apiclient.Resource
 	return resources, nil
 }
 
+// discoveryFailed is, for an --all run's report (-o json|yaml:
+// "discoveryFailed"), the part of discovery that failed ("" when none):
+// the document must say the run is partial, not only stderr and the exit
+// code (adversary try 14: "failed": 0, apps/v1 named nowhere).
+func (o *RootOptions) discoveryFailed() string {
+	if o.discoveryPartial == nil {
+		return ""
+	}
+	return text.OneLine(o.discoveryPartial.Error())
+}
+
 // allOutcome is the error of an --all run whose own outcome is err: a run
 // that read part of discovery only covered only part of the resources, so
 // it is partial (exit 12) where it would have succeeded (adversary try 12:

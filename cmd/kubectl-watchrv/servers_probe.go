@@ -52,7 +52,9 @@ func (o *ProbeOptions) runServersAll(ctx context.Context, p *render.Printer, fle
 		return err
 	}
 	run := servers.ObserveAll(ctx, fleet, resources, servers.AllOptions{Observe: oo, Progress: p, Target: o.allTarget})
-	if err := p.ServersAll(render.NewServersAllReport(fleet.Found, run, o.suggest)); err != nil {
+	r := render.NewServersAllReport(fleet.Found, run, o.suggest)
+	r.DiscoveryFailed = o.discoveryFailed()
+	if err := p.ServersAll(r); err != nil {
 		return err
 	}
 	return o.allOutcome(run.Err(ctx))

@@ -146,7 +146,9 @@ func (o *StreamingOptions) Run(ctx context.Context) error {
 		return err
 	}
 	run := streaming.All(ctx, client, resources, streaming.AllOptions{Options: opts, Progress: p, Target: o.allTarget})
-	if err := p.Streaming(render.NewStreamingAllReport(run, o.Deadline)); err != nil {
+	r := render.NewStreamingAllReport(run, o.Deadline)
+	r.DiscoveryFailed = o.discoveryFailed()
+	if err := p.Streaming(r); err != nil {
 		return err
 	}
 	err = streaming.AllErr(ctx, run)

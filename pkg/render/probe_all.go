@@ -30,6 +30,9 @@ type ProbeAllReport struct {
 	// Interrupted is set when Ctrl-C or SIGTERM stopped the run: the rows
 	// are the resources probed before it.
 	Interrupted *Interruption `json:"interrupted,omitempty"`
+	// DiscoveryFailed says which group versions' discovery failed, and
+	// why: their resources are not among the rows (the run is partial).
+	DiscoveryFailed string `json:"discoveryFailed,omitempty"`
 }
 
 // NewProbeAllReport makes the rows of a probe of every resource and sorts

@@ -115,6 +115,9 @@ type ServersAllReport struct {
 	Millis    float64         `json:"ms"`
 	// Interrupted is set when Ctrl-C or SIGTERM stopped the run.
 	Interrupted *Interruption `json:"interrupted,omitempty"`
+	// DiscoveryFailed says which group versions' discovery failed, and
+	// why: their resources are not among the rows.
+	DiscoveryFailed string `json:"discoveryFailed,omitempty"`
 }
 
 // Servers prints the per-server view of one collection.

@@ -25,6 +25,9 @@ type StreamingReport struct {
 	// Interrupted is set when Ctrl-C or SIGTERM stopped the run: the rows
 	// and the verdict are those of the resources checked before it.
 	Interrupted *Interruption `json:"interrupted,omitempty"`
+	// DiscoveryFailed (--all) says which group versions' discovery
+	// failed, and why: their resources are not among the rows.
+	DiscoveryFailed string `json:"discoveryFailed,omitempty"`
 }
 
 // NewStreamingReport sorts the rows worst first (hangs, falls back,

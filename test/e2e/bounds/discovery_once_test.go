@@ -103,3 +103,34 @@ func TestAFailedGroupIsTheAnswerForANameItMayServe(t *testing.T) {
 	)
 	runFaultCases(t, cases, memoryLimit)
 }
+
+// TestAnAllRunAfterAPartialDiscoveryIsPartial: probe --all and streaming
+// --all when apps/v1's discovery failed read the rest, and the run is
+// partial (exit 12) on the terminal and in -o json|yaml, whose document
+// names the failed group version (adversary try 14: "failed": 0, apps/v1
+// named nowhere).
+func TestAnAllRunAfterAPartialDiscoveryIsPartial(t *testing.T) {
+	s, err := framework.StartFaultServer(framework.FaultGroupDiscovery("403"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	kc, err := s.Kubeconfig(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"probe", "--all"}, {"probe", "--all", "-o", "json"}, {"probe", "--all", "-o", "yaml"}, {"streaming", "--all", "-o", "json"}} {
+		r := framework.RunUnderMemoryLimit(t, memoryLimit, kc, time.Minute, args...)
+		code, words := 12, []string{"part of discovery failed", "apps/v1", "apps is forbidden for you"}
+		if args[0] == "streaming" {
+			// The fault server does not stream: an informer would hang
+			// there, which is exit 1 before a partial run
+			// (docs/exit-codes.md).
+			code, words = 1, []string{"will hang"}
+		}
+		checkRun(t, r, faultCase{framework.FaultGroupDiscovery("403"), args, code, words, 30 * time.Second})
+		if len(args) > 2 && (!strings.Contains(r.Stdout, "discoveryFailed") || !strings.Contains(r.Stdout, "apps/v1")) {
+			t.Errorf("%v: the document does not say that the discovery of apps/v1 failed:\n%s", args, r.Stdout)
+		}
+	}
+}
