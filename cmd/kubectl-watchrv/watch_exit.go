@@ -63,8 +63,13 @@ func (r *watchRun) failureError(err error) error {
 	case errors.As(err, &empty):
 		return err
 	}
+	step, op, rv := "the watch", diagnose.OpWatch, r.session.Stats().LastRV
+	var list *follow.ListStepError
+	if errors.As(err, &list) {
+		step, op, rv = "the list", diagnose.OpList, ""
+	}
 	if st, ok := diagnose.StatusOf(err); ok {
-		d := diagnose.FromError(err, diagnose.Context{Operation: diagnose.OpWatch, RequestedResourceVersion: r.session.Stats().LastRV})
+		d := diagnose.FromError(err, diagnose.Context{Operation: op, RequestedResourceVersion: rv})
 		if d.IsRVProblem() {
 			// A 410 whose message the diagnosis could not read is shown
 			// with it: the summary says only that the numbers are missing.
@@ -72,7 +77,7 @@ func (r *watchRun) failureError(err error) error {
 			if d.Kind == diagnose.KindGone {
 				msg = text.Shorten(text.OneLine(st.Message), 256)
 			}
-			return &watchError{text: fmt.Sprintf("the watch ended with %s: %s: %s", diagnose.StatusLine(st.Code, string(st.Reason), msg), d.Summary, d.Fix), err: err}
+			return &watchError{text: fmt.Sprintf("%s ended with %s: %s: %s", step, diagnose.StatusLine(st.Code, string(st.Reason), msg), d.Summary, d.Fix), err: err}
 		}
 	}
 	if errors.As(err, &event) {

@@ -212,8 +212,9 @@ func (r *watchRun) warnIfAhead(wo watchstream.Options) error {
 // like an ERROR event; true when it did.
 func (r *watchRun) showHTTPStatus(serr error) bool {
 	st, ok := diagnose.StatusOf(serr)
-	if !ok {
-		return false
+	var list *follow.ListStepError
+	if !ok || errors.As(serr, &list) {
+		return false // a list's answer is no event of a watch
 	}
 	d := diagnose.FromError(serr, diagnose.Context{Operation: diagnose.OpWatch, RequestedResourceVersion: r.session.Stats().LastRV})
 	if !d.IsRVProblem() {

@@ -20,6 +20,16 @@ func (e *ListIncompleteError) Timeout() bool { return true }
 
 func (e *ListIncompleteError) Unwrap() error { return e.Err }
 
+// ListStepError is a failure of a list of the session (the first list of
+// --rv list, or a relist): no watch request was sent for it, so it is
+// told as the list's, never as a watch's (a 410 of an expired continue
+// token was "the watch ended with 410 ... the watch asked for the events
+// after RV 5").
+type ListStepError struct{ Err error }
+
+func (e *ListStepError) Error() string { return e.Err.Error() }
+func (e *ListStepError) Unwrap() error { return e.Err }
+
 // StalledError says the server sent nothing for longer than StallTimeout,
 // or that a watch request had no answer when the run's time ran out.
 type StalledError struct {

@@ -143,7 +143,7 @@ type relistCause struct {
 func (s *Session) listFirst(ctx context.Context, opts watchstream.Options) (watchstream.Options, error) {
 	n, err := s.list(ctx, []string{""})
 	if err != nil {
-		return opts, err
+		return opts, &ListStepError{Err: err}
 	}
 	s.lastRV = n.ListResourceVersion
 	s.setResume(n.ListResourceVersion, ResumeFromList)
@@ -160,7 +160,9 @@ func (s *Session) relistFor(ctx context.Context, c *relistCause) (retry bool, er
 	if c.unproductive && !s.sleep(ctx, Notice{Kind: NoticeReconnect, Reason: "the watch from the relist's RV failed again: " + c.reason, Err: c.err, Failure: diagnose.ClassifyFailure(c.err), FromResourceVersion: s.lastRV}) {
 		return false, nil
 	}
-	err = s.relist(ctx, c)
+	if err = s.relist(ctx, c); err != nil {
+		err = &ListStepError{Err: err}
+	}
 	if err == nil {
 		c.unproductive = false
 		s.relisted = true

@@ -48,6 +48,10 @@ func TestAnswersNoServerGivesAreNamedAndBounded(t *testing.T) {
 		faultCase{framework.FaultStatusInList, []string{"list", "cm"}, 10, []string{"too old resource version: 5 (100)", "!not stored in etcd"}, within},
 		faultCase{framework.FaultStatusInList, []string{"list", "cm", "--rv-only"}, 10, []string{"too old resource version: 5 (100)"}, within},
 		faultCase{framework.FaultStatusInList, []string{"probe", "cm"}, 10, []string{"too old resource version: 5 (100)"}, within},
+		// The list of --rv list got the 410: no watch was sent, so none
+		// "ended" and none "asked for the events after" an RV.
+		faultCase{framework.FaultStatusInList, []string{"watch", "cm", "--rv", "list", "--timeout", "5s"}, 10, []string{"too old resource version: 5 (100)", "!the watch ended", "!the watch asked"}, within},
+		faultCase{framework.FaultStatusInList, []string{"watch", "cm", "--rv", "list", "--follow", "--timeout", "5s"}, 10, []string{"too old resource version: 5 (100)", "!the watch ended", "!the watch asked"}, within},
 		// The 410's status came at once; its body never does: the list
 		// ends at --request-timeout as a 410 (exit 10), never "no answer";
 		// the watch the same, at its --timeout or, with no --timeout, at
