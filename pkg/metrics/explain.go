@@ -103,7 +103,7 @@ func (r Report) sinceStart() string {
 	if r.ServerStarted == nil {
 		return "since the server started"
 	}
-	return "since the server started at " + r.ServerStarted.Format(time.RFC3339)
+	return "since the server started at " + r.ServerStarted.Format("2006-01-02 15:04:05 UTC") // as its own line shows it
 }
 
 // evidence lists the counters read, as the server named them.
