@@ -31,6 +31,8 @@ type outputFlags struct {
 	streamed bool
 
 	templates *genericclioptions.KubeTemplatePrintFlags
+	// noHeaders: --no-headers, as kubectl get's (the tables only).
+	noHeaders bool
 }
 
 // outputChoice is the value of -o, and once validated, the cli-runtime
@@ -60,6 +62,7 @@ func (f *outputFlags) addOutputFlag(fs *pflag.FlagSet) {
 	fs.VarP(&f.Output, "output", "o", f.help())
 	fs.StringVar(f.templates.TemplateArgument, "template", "", "Template string or path to template file to use when -o=go-template, -o=go-template-file, -o=jsonpath or -o=jsonpath-file (alone, it means -o go-template). The fields are those of -o json.")
 	_ = fs.SetAnnotation("template", cobra.BashCompFilenameExt, []string{})
+	fs.BoolVar(&f.noHeaders, "no-headers", false, "When using the default or wide output, don't print the header line of a table (as kubectl get's --no-headers)")
 	fs.BoolVar(f.templates.AllowMissingKeys, "allow-missing-template-keys", true, "If true, ignore any errors in templates when a field or map key is missing in the template. Only applies to golang and jsonpath output formats.")
 }
 

@@ -199,6 +199,7 @@ func (o *RootOptions) Printer(out outputChoice) *render.Printer {
 	if out.flags == nil {
 		return p
 	}
+	p.NoHeaders = out.flags.noHeaders
 	kind, rp, err := out.flags.resolve()
 	switch {
 	case err != nil:

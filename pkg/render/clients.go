@@ -36,7 +36,7 @@ func (p *Printer) clientsHuman(r clients.Report, top int) error {
 			t.PaintLast(12, s.Bad.Sprint)
 		}
 	}
-	if err := t.Write(w, s.Header.Sprint); err != nil {
+	if err := p.tableTo(w, t); err != nil {
 		return err
 	}
 	if len(r.Clients) > top {

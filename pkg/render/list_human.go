@@ -176,7 +176,7 @@ func (p *Printer) listHuman(r ListReport) error {
 				t.PaintLast(1, s.Bad.Sprint)
 			}
 		}
-		return t.Write(p.Out, s.Header.Sprint)
+		return p.table(t)
 	}
 	return nil
 }

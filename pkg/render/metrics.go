@@ -100,7 +100,7 @@ func (p *Printer) metricsTableHuman(first string, rows []metricsRow) error {
 		return nil
 	}
 	fmt.Fprintln(p.Out)
-	return t.Write(p.Out, p.Style.Header.Sprint)
+	return p.table(t)
 }
 
 func optNum(f *float64) string {

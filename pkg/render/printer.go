@@ -64,6 +64,21 @@ type Printer struct {
 
 	docPrinter printers.ResourcePrinter
 	objects    apiclient.Resource
+	// NoHeaders leaves out the header line of every table (--no-headers,
+	// as kubectl get's).
+	NoHeaders bool
+}
+
+// table writes t to Out, with its header line unless NoHeaders: the one
+// way a table is written.
+func (p *Printer) table(t *Table) error { return p.tableTo(p.Out, t) }
+
+// tableTo is table, to w (a report built before it is written).
+func (p *Printer) tableTo(w io.Writer, t *Table) error {
+	if p.NoHeaders {
+		return t.write(w, nil, false)
+	}
+	return t.Write(w, p.Style.Header.Sprint)
 }
 
 // NewPrinter decides color once: on only when not disabled by flag, not by

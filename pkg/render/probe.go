@@ -156,7 +156,7 @@ func (p *Printer) probeHuman(r ProbeReport, verbose bool) error {
 	}
 	t.Row(r.Resource, namespaceCell(r.Namespace, r.namespaced), orDash(r.CurrentResourceVersion), oldest, width, sourceCell(r), strconv.Itoa(r.Requests), millis(r.Millis))
 	t.PaintLast(5, sourcePaint(s, r.Source))
-	if err := t.Write(p.Out, s.Header.Sprint); err != nil {
+	if err := p.table(t); err != nil {
 		return err
 	}
 	var kv [][2]string
@@ -200,7 +200,7 @@ func (p *Printer) probeSteps(r ProbeReport) error {
 		t.Row(strconv.Itoa(i+1), strconv.FormatUint(st.ResourceVersion, 10), string(st.Outcome), millis(st.LatencyMillis), ev)
 		t.PaintLast(2, outcomePaint(p.Style, st.Outcome))
 	}
-	return t.Write(p.Out, p.Style.Header.Sprint)
+	return p.table(t)
 }
 
 func verifyText(s Style, v *probe.Verification) string {

@@ -90,7 +90,7 @@ func (p *Printer) probeAllHuman(r ProbeAllReport, verbose bool) error {
 			t.PaintLast(7, s.Bad.Sprint)
 		}
 	}
-	if err := t.Write(p.Out, s.Header.Sprint); err != nil {
+	if err := p.table(t); err != nil {
 		return err
 	}
 	if err := p.interruptedLine(r.Interrupted, "resources"); err != nil {

@@ -35,7 +35,7 @@ func (p *Printer) ProbeSeriesHeader(s *ProbeSeries) error {
 
 func (p *Printer) probeSeriesHeaderHuman(s *ProbeSeries) error {
 	fmt.Fprintf(p.Out, "Probing %s%s; one row per round.\n", s.Resource, inNamespace(s.Namespace))
-	return p.roundTable(nil).Write(p.Out, p.Style.Header.Sprint)
+	return p.table(p.roundTable(nil))
 }
 
 // ProbeRound prints one round as it happens (human output only: JSON and

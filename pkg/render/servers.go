@@ -128,7 +128,7 @@ func (p *Printer) Servers(r ServersReport) error {
 
 func (p *Printer) serversHuman(r ServersReport) error {
 	fmt.Fprintln(p.Out, p.Style.Header.Sprint(serversTitle(r)))
-	if err := p.serversTable(r, false).Write(p.Out, p.Style.Header.Sprint); err != nil {
+	if err := p.table(p.serversTable(r, false)); err != nil {
 		return err
 	}
 	fmt.Fprintln(p.Out)
@@ -170,7 +170,7 @@ func (p *Printer) serversAllHuman(r ServersAllReport) error {
 			notes = append(notes, res.Resource+": "+oneLineVerdict(v))
 		}
 	}
-	if err := t.Write(p.Out, p.Style.Header.Sprint); err != nil {
+	if err := p.table(t); err != nil {
 		return err
 	}
 	if err := p.interruptedLine(r.Interrupted, "resources"); err != nil {
@@ -371,7 +371,7 @@ func (p *Printer) explanationServersHuman(e ServersExplanation) error {
 			t.PaintLast(3, p.Style.Bad.Sprint)
 		}
 	}
-	if err := t.Write(p.Out, p.Style.Header.Sprint); err != nil {
+	if err := p.table(t); err != nil {
 		return err
 	}
 	for _, f := range cc.Findings {

@@ -88,7 +88,7 @@ func (p *Printer) streamingHuman(r StreamingReport) error {
 		t.PaintLast(2, statusPaint(s, row.Status))
 		t.PaintLast(3, informerPaint(s, row.Informer))
 	}
-	if err := t.Write(p.Out, s.Header.Sprint); err != nil {
+	if err := p.table(t); err != nil {
 		return err
 	}
 	fmt.Fprintln(p.Out)

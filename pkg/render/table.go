@@ -54,6 +54,12 @@ func (t *Table) Len() int { return len(t.rows) }
 
 // Write renders the table to w.
 func (t *Table) Write(w io.Writer, header func(a ...any) string) error {
+	return t.write(w, header, true)
+}
+
+// write writes the rows, after the header line when withHeader; the
+// widths are the header's and the rows' either way.
+func (t *Table) write(w io.Writer, header func(a ...any) string, withHeader bool) error {
 	widths := make([]int, len(t.headers))
 	for i, h := range t.headers {
 		widths[i] = displayWidth(h)
@@ -67,13 +73,18 @@ func (t *Table) Write(w io.Writer, header func(a ...any) string) error {
 	}
 	var b strings.Builder
 	for i, h := range t.headers {
+		if !withHeader {
+			break
+		}
 		s := pad(h, widths[i], i == len(t.headers)-1)
 		if header != nil {
 			s = header(s)
 		}
 		b.WriteString(s)
 	}
-	b.WriteString("\n")
+	if withHeader {
+		b.WriteString("\n")
+	}
 	for _, r := range t.rows {
 		for i, c := range r {
 			s := pad(c.text, widths[min(i, len(widths)-1)], i == len(r)-1)

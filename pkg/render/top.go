@@ -177,7 +177,7 @@ func (p *Printer) topTable(b *strings.Builder, r TopReport, several bool) error 
 			t.PaintLast(index(several, 7), p.Style.Warn.Sprint)
 		}
 	}
-	if err := t.Write(b, p.Style.Header.Sprint); err != nil {
+	if err := p.tableTo(b, t); err != nil {
 		return err
 	}
 	if len(r.Rows) > len(rows) {

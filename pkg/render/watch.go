@@ -85,6 +85,9 @@ func (p *Printer) WatchHeader() error {
 }
 
 func (p *Printer) watchHeaderHuman() error {
+	if p.NoHeaders {
+		return nil
+	}
 	line := watchLine([]string{"TIME", "TYPE", "NAMESPACE/NAME", "UID", "RV", "START+", "NOTE"}, p.Wide())
 	_, err := fmt.Fprintln(p.Out, p.Style.Header.Sprint(line))
 	return err

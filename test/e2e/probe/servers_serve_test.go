@@ -63,3 +63,31 @@ func TestProbeAllServersDialsARefusingServerOnce(t *testing.T) {
 		t.Errorf("%d of the %d rows of 127.0.0.1:1 say it was not dialled again: it was dialled for each resource", again, rows)
 	}
 }
+
+// --no-headers, as kubectl get's: every table without its header line,
+// the rows the same (the watch's too), for each command that prints one.
+func TestNoHeadersLeavesOutEveryHeaderLine(t *testing.T) {
+	_, ns := newNamespace(t, shared, "no-headers")
+	for _, c := range []struct {
+		args   []string
+		header string
+	}{
+		{[]string{"probe", "configmaps", "-n", ns}, "RESOURCE "},
+		{[]string{"watch", "configmaps", "-n", ns, "--timeout", "1s"}, "TIME "},
+		{[]string{"top", "--once", "--interval", "1s"}, "RESOURCE "},
+	} {
+		t.Run(c.args[0], func(t *testing.T) {
+			t.Parallel() // each waits out its interval or timeout
+			with := framework.Run(t, shared.Kubeconfig, time.Minute, c.args...)
+			without := framework.Run(t, shared.Kubeconfig, time.Minute, append(c.args, "--no-headers")...)
+			if with.Code != 0 || without.Code != 0 || !strings.Contains(with.Stdout, c.header) {
+				t.Fatalf("%v: exit %d and %d, or no %q header:\n%s\n%s", c.args, with.Code, without.Code, c.header, with.Stdout, without.Stderr)
+			}
+			for _, l := range strings.Split(without.Stdout, "\n") {
+				if strings.HasPrefix(strings.TrimSpace(l), strings.TrimSpace(c.header)+" ") {
+					t.Errorf("%v --no-headers still prints the header line %q:\n%s", c.args, l, without.Stdout)
+				}
+			}
+		})
+	}
+}
