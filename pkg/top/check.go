@@ -243,8 +243,15 @@ func checkWatchers(r *Report, wb WatcherBound) Check {
 	c.Crossed = worst > wb.Max
 	if name != "" {
 		c.Where = fmt.Sprintf("%s: %s watchers", name, count(worst))
-		if len(r.Servers) > 1 {
-			c.Where += fmt.Sprintf(" over %s", text.Count(len(r.Servers), "server"))
+		measured := 0
+		for _, s := range r.Servers {
+			if s.Answered() {
+				measured++
+			}
+		}
+		if measured > 1 {
+			// The servers summed: those measured, not those asked.
+			c.Where += fmt.Sprintf(" over %s", text.Count(measured, "server"))
 		}
 	}
 	return c

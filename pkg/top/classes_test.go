@@ -382,3 +382,23 @@ func TestEveryCrossedBoundStaysCrossedBesideAServerWithoutAValue(t *testing.T) {
 		}
 	}
 }
+
+// A watchers bound summed over the servers names as many as were
+// measured, not as many as were asked: a server that was not read adds
+// nothing to the sum.
+func TestWatchersOverTheServersMeasured(t *testing.T) {
+	rec := "v1.37.2-etcd-cache-on"
+	one := interval(t, rec+".1", rec+".2")
+	failed := &Server{Index: 2, Endpoint: "https://127.0.0.2:6443", Err: "connection refused"}
+	r := Assemble([]*Server{one, failed}, 5*time.Second, "watchers", 1)
+	checks := CheckBounds(r, Bounds{Watchers: map[string]WatcherBound{"widgets": {Given: "widgets", GR: widgets, Max: 4}}})
+	if len(checks) != 1 || strings.Contains(checks[0].Where, "over 2 servers") {
+		t.Fatalf("one server measured of two: %+v; want no 'over 2 servers'", checks)
+	}
+	again := interval(t, rec+".1", rec+".2")
+	again.Index = 2
+	r = Assemble([]*Server{one, again}, 5*time.Second, "watchers", 1)
+	if checks := CheckBounds(r, Bounds{Watchers: map[string]WatcherBound{"widgets": {Given: "widgets", GR: widgets, Max: 4}}}); len(checks) != 1 || !strings.Contains(checks[0].Where, "over 2 servers") {
+		t.Fatalf("two servers measured: %+v; want 'over 2 servers'", checks)
+	}
+}
