@@ -30,7 +30,8 @@ E2E_LONG_PKGS := ./test/e2e/informerlog ./test/e2e/faults ./test/e2e/demo ./test
 # a server start on 2 cores (10 to 25 s) is what keeps it under 5 minutes.
 # e2e-long-tests-check fails when a test of these packages starts a server
 # of its own and is not named here. One more is here for the time it
-# waits alone: probe --all over a live and a dead server (14 s).
+# waits alone: probe --all over a live and a dead server (14 s), and a
+# probe of a server that never answers (4 s).
 E2E_LONG_TEST_PKGS := ./test/e2e/watch ./test/e2e/probe ./test/e2e/ha ./test/e2e/clients ./test/e2e/list ./test/e2e/top
 E2E_LONG_TEST_NAMES := TestCaptureWatchStreams \
                        TestWatchExpiredAfterWatchCacheRestart \
@@ -50,7 +51,8 @@ E2E_LONG_TEST_NAMES := TestCaptureWatchStreams \
                        TestListExactAtACompactedRVSaysExpiredOnce \
                        TestServersSuggestionsPasteWithEndpoints \
                        TestTopCacheOff \
-                       TestProbeAllServersDialsARefusingServerOnce
+                       TestProbeAllServersDialsARefusingServerOnce \
+                       TestProbeServersAsksASilentServerOnce
 empty :=
 space := $(empty) $(empty)
 E2E_LONG_TESTS := $(subst $(space),|,$(strip $(E2E_LONG_TEST_NAMES)))

@@ -127,7 +127,7 @@ func (b *rewrittenBody) Read(p []byte) (int, error) {
 			// The request's own time bound came first (the cap's
 			// body said so): the same words (adversary try 14: "net/http:
 			// request canceled" on a list, "did not end" on a watch).
-			err = fmt.Errorf("it did not end within %s", d.Within.Round(100*time.Millisecond))
+			err = fmt.Errorf("it did not end within %s", roundBound(d.Within))
 		}
 		var big *BodyTooLargeError
 		var out []byte

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -51,9 +53,17 @@ func (m *meter) RoundTrip(req *http.Request) (*http.Response, error) {
 	u := RequestURL(req.URL)
 	start := time.Now()
 	en := m.ledger.begin(req.Method, u, kindOf(req, 0))
+	// Whether a connection (TCP, and TLS where asked) was made: a
+	// request its time bound ended before one says so (DeadlineError).
+	var connected atomic.Bool
+	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { connected.Store(true) }}))
 	resp, err := m.next.RoundTrip(req)
 	if err != nil {
 		err = pastDeadline(http2Lost(headersTooLarge(err, req, u)), req, start, false)
+		var late *DeadlineError
+		if errors.As(err, &late) && !late.Body {
+			late.Connected = connected.Load()
+		}
 		en.finish(err)
 		return resp, err
 	}
@@ -139,20 +149,51 @@ type DeadlineError struct {
 	Within time.Duration
 	// Body: the answer's head came, its body did not end in time.
 	Body bool
+	// Connected: a connection to the server was made (TCP, and TLS where
+	// asked) before the time ran out; always true of a Body.
+	Connected bool
 }
 
 func (e *DeadlineError) Error() string {
-	within := e.Within.Round(100 * time.Millisecond)
+	within := roundBound(e.Within)
 	if e.Body {
 		return fmt.Sprintf(bodyLate+"%s, the request's time bound", within)
+	}
+	if !e.Connected {
+		return fmt.Sprintf(noConnection+"%s, the request's time bound (the TCP or TLS handshake did not complete)", within)
 	}
 	return fmt.Sprintf("no answer within %s, the request's time bound", within)
 }
 func (e *DeadlineError) Unwrap() error { return e.Err }
 
+// roundBound is a time bound as a user gave it, near enough: to 100 ms
+// from a second on, to the millisecond below (a --request-timeout of
+// 10ms is "10ms", never "0s"; fresh user try 15).
+func roundBound(d time.Duration) time.Duration {
+	if d >= time.Second {
+		return d.Round(100 * time.Millisecond)
+	}
+	return max(d.Round(time.Millisecond), time.Millisecond)
+}
+
 // bodyLate is the start of a late body's DeadlineError (net/http keeps
 // only the text of a body's error when http.Client's timeout is set).
 const bodyLate = "the answer's body did not end within "
+
+// noConnection is the start of the DeadlineError of a request that got
+// no connection in time.
+const noConnection = "no connection within "
+
+// NoConnection: err is a request its time bound ended before any
+// connection to the server was made: the server is down, or the address
+// is not one, not a server cut off from etcd (fresh user try 15).
+func NoConnection(err error) bool {
+	var d *DeadlineError
+	if errors.As(err, &d) {
+		return !d.Body && !d.Connected
+	}
+	return err != nil && strings.Contains(err.Error(), noConnection)
+}
 
 // BodyLate: err is a body that its request's time bound ended (a head
 // came: the server answered).

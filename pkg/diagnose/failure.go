@@ -189,7 +189,8 @@ func IsStreamReset(err error) bool {
 		return false
 	}
 	msg := err.Error()
-	return strings.Contains(msg, "stream error") && strings.Contains(msg, "INTERNAL_ERROR")
+	// net/http's words, or the plugin's (apiclient.ConnectionLostError).
+	return strings.Contains(msg, "stream error") && strings.Contains(msg, "INTERNAL_ERROR") || strings.Contains(msg, "RST_STREAM INTERNAL_ERROR")
 }
 
 // IsWatchListRefused reports the 422 of a server that does not serve

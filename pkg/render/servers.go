@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/servers"
 	"github.com/watchrv/kubectl-watchrv/pkg/suggest"
@@ -76,6 +77,10 @@ func withHints(ss []*servers.Server, resource string) []*servers.Server {
 	for i, s := range ss {
 		c := *s
 		c.Hint = serverHint(c.Reason, resource)
+		if apiclient.NoConnection(c.Err) {
+			// Not even a connection: nothing of etcd is known.
+			c.Hint = "no connection within the request timeout (the TCP or TLS handshake did not complete): the server is down or overloaded, or the address is not an API server's; check it, or leave it out of --endpoints"
+		}
 		out[i] = &c
 	}
 	return out

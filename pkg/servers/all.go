@@ -26,17 +26,18 @@ type AllOptions struct {
 // partial-failure rule counts those.
 func ObserveAll(ctx context.Context, f *Fleet, resources []apiclient.Resource, o AllOptions) *sweep.Run[*View] {
 	// A server that could not be reached (refused, no route, no DNS
-	// name) is not dialled again for the next resources: each would wait
-	// for the same refusal (fresh user try 14: one dead address of two
-	// took 314 requests and 62 s for 63 resources). Its rows fail with
-	// that first error, and no request.
+	// name, no connection within the time bound) is not dialled again
+	// for the next resources: each would wait for the same end (fresh
+	// user tries 14 and 15: one dead address of two took 314 requests
+	// and 62 s for 63 resources, one that never answers 21 minutes). Its
+	// rows fail with that first error, and no request.
 	fleet := &Fleet{Found: f.Found, Members: slices.Clone(f.Members)}
 	return sweep.Each(ctx, resources, sweep.Options{Verb: "probing", Progress: o.Progress, What: "resource probes on the servers"},
 		func(ctx context.Context, res apiclient.Resource) sweep.Step[*View] {
 			v := Observe(ctx, fleet, o.Target(res), o.Observe)
 			for i, srv := range v.Servers {
 				if i < len(fleet.Members) && fleet.Members[i].Client != nil && fleet.Members[i].Endpoint == srv.Endpoint &&
-					srv.Err != nil && diagnose.ClassifyFailure(srv.Err) == diagnose.FailureUnreachable {
+					srv.Err != nil && (diagnose.ClassifyFailure(srv.Err) == diagnose.FailureUnreachable || apiclient.NoConnection(srv.Err)) {
 					fleet.Members[i] = Member{Endpoint: srv.Endpoint, Err: fmt.Errorf("not dialled again after %s: %w", res.Name(), srv.Err)}
 				}
 			}

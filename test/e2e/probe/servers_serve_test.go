@@ -3,8 +3,10 @@
 package probe
 
 import (
+	"net"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -52,15 +54,72 @@ func TestProbeAllServersDialsARefusingServerOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := framework.Run(t, shared.Kubeconfig, 3*time.Minute, "probe", "--all", "-n", ns, "--qps", "100", "--endpoints", u.Host+",127.0.0.1:1")
-	rows := strings.Count(r.Stdout, " 127.0.0.1:1 ") // the SERVER column
-	again := strings.Count(r.Stdout, "not dialled again after")
-	t.Logf("exit %d, %d rows of the dead server, %d not dialled again\n%.2000s\n%s", r.Code, rows, again, r.Stdout, r.Stderr)
-	if r.Code != 12 || rows < 10 {
-		t.Fatalf("exit %d with %d rows of 127.0.0.1:1, want 12 and a row for each resource", r.Code, rows)
+	// One that refuses the connection, and one that takes it and never
+	// answers, not even the TLS handshake (fresh user try 15: asked again
+	// for every resource, 21 minutes at the default timeout).
+	for _, dead := range []string{"127.0.0.1:1", silentListener(t)} {
+		r := framework.Run(t, shared.Kubeconfig, 3*time.Minute, "probe", "--all", "-n", ns, "--qps", "100", "--request-timeout", "2s", "--endpoints", u.Host+","+dead)
+		rows := strings.Count(r.Stdout, " "+dead+" ") // the SERVER column
+		again := strings.Count(r.Stdout, "not dialled again after")
+		t.Logf("%s: exit %d, %d rows of the dead server, %d not dialled again in %s\n%.2000s\n%s", dead, r.Code, rows, again, r.Duration, r.Stdout, r.Stderr)
+		if r.Code != 12 || rows < 10 {
+			t.Fatalf("exit %d with %d rows of %s, want 12 and a row for each resource", r.Code, rows, dead)
+		}
+		if again < rows-1 {
+			t.Errorf("%d of the %d rows of %s say it was not dialled again: it was dialled for each resource", again, rows, dead)
+		}
 	}
-	if again < rows-1 {
-		t.Errorf("%d of the %d rows of 127.0.0.1:1 say it was not dialled again: it was dialled for each resource", again, rows)
+}
+
+// silentListener is an address on loopback that takes connections and
+// never answers (what no real server does: a black hole).
+func silentListener(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return ln.Addr().String()
+}
+
+// A server of --endpoints that makes no connection within the request's
+// time bound is asked once, not once more for its cache RV (fresh user
+// try 15: 20 s for a 10 s bound), and its row says so, not "cut off from
+// etcd".
+func TestProbeServersAsksASilentServerOnce(t *testing.T) {
+	_, ns := newNamespace(t, shared, "serve-silent")
+	u, err := url.Parse(shared.APIServers[0].URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	silent := silentListener(t)
+	r := framework.Run(t, shared.Kubeconfig, 2*time.Minute, "probe", "configmaps", "-n", ns, "--request-timeout", "2s", "--endpoints", u.Host+","+silent)
+	t.Logf("exit %d in %s\n%s\n%s", r.Code, r.Duration, r.Stdout, r.Stderr)
+	if r.Code != 12 || !strings.Contains(r.Stdout, "no connection within 2s") || strings.Contains(r.Stdout, "cut off from etcd") {
+		t.Fatalf("exit %d, want 12 and the silent server's row saying no connection was made", r.Code)
+	}
+	if r.Duration > 4*time.Second+2*time.Second {
+		t.Errorf("took %s: the silent server was asked more than once (2 s each)", r.Duration)
 	}
 }
 
