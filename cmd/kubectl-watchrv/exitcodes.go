@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"regexp"
 	"strings"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
@@ -169,19 +168,12 @@ func exitCode(err error) int {
 	return ExitFailure
 }
 
-// clientGoRetryAdvice is client-go's wrapper of a body it could not read
-// (rest.Request.transformResponse).
-var clientGoRetryAdvice = regexp.MustCompile(`(unexpected error when reading response body|stream error when reading response body, may be caused by closed connection)\. Please retry\. Original error: `)
-
-// withoutRetryAdvice is err's one-line message without client-go's "Please
-// retry" where a retry cannot help: an answer past the plugin's bounds is
-// refused again, whichever command read it (exit 13).
+// withoutRetryAdvice is err's one-line message without the libraries'
+// words the plugin's own make redundant (diagnose.WithoutLibraryWords):
+// client-go's "Please retry" (a retry is the plugin's to judge, and an
+// answer past its bounds comes again), net/http's note of its timer.
 func withoutRetryAdvice(err error) string {
-	msg := text.OneLine(err.Error())
-	if diagnose.ClassifyFailure(err) == diagnose.FailureUnbounded {
-		msg = clientGoRetryAdvice.ReplaceAllString(msg, "")
-	}
-	return msg
+	return diagnose.WithoutLibraryWords(text.OneLine(err.Error()))
 }
 
 // withFlagName is err said of the flag that gave its value ("--max-watchers

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
 )
 
@@ -72,7 +73,7 @@ func (o *RootOptions) listableResources(p *render.Printer) ([]apiclient.Resource
 		return nil, o.requestError(derr, "get", apiclient.DiscoveryWhat(derr))
 	}
 	if derr != nil {
-		p.Warnf("part of discovery failed (%v): the resources of the failing groups are missing", text.OneLine(derr.Error()))
+		p.Warnf("part of discovery failed (%v): the resources of the failing groups are missing", diagnose.WithoutLibraryWords(text.OneLine(derr.Error())))
 		o.discoveryPartial = derr
 	}
 	return resources, nil
@@ -86,7 +87,7 @@ func (o *RootOptions) discoveryFailed() string {
 	if o.discoveryPartial == nil {
 		return ""
 	}
-	return text.OneLine(o.discoveryPartial.Error())
+	return diagnose.WithoutLibraryWords(text.OneLine(o.discoveryPartial.Error()))
 }
 
 // allOutcome is the error of an --all run whose own outcome is err: a run
@@ -97,7 +98,7 @@ func (o *RootOptions) allOutcome(err error) error {
 	if err != nil || o.discoveryPartial == nil {
 		return err
 	}
-	return withCode(ExitPartial, fmt.Errorf("part of discovery failed, so the resources of the failing group versions were not read (%v): the verdict covers only the rest", text.OneLine(o.discoveryPartial.Error())))
+	return withCode(ExitPartial, fmt.Errorf("part of discovery failed, so the resources of the failing group versions were not read (%v): the verdict covers only the rest", diagnose.WithoutLibraryWords(text.OneLine(o.discoveryPartial.Error()))))
 }
 
 // validateScope checks RESOURCE against --all and --qps, the flags every

@@ -168,7 +168,12 @@ func (l *Ledger) DiscoveryAnswer() error {
 // it (DiscoveryAnswer) when err is an answer: client-go's errors of
 // discovery carry its own words. Any other err (a cut, no answer) is kept.
 func (l *Ledger) InServersWords(err error) error {
-	if !diagnose.IsAnswer(err) {
+	var de *DiscoveryError
+	if !diagnose.IsAnswer(err) || errors.As(err, &de) && de.GroupVersion != "" {
+		// A failure of named group versions is in the server's words
+		// already (failedGroupVersions), and names them all: the first
+		// answer of the run would name one (adversary try 15: batch/v1
+		// lost beside apps/v1).
 		return err
 	}
 	if a := l.DiscoveryAnswer(); a != nil {

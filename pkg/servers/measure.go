@@ -220,7 +220,7 @@ func (s *Server) fail(err error) {
 	if s.Error != "" {
 		return
 	}
-	s.Error, s.Err = text.OneLine(err.Error()), err
+	s.Error, s.Err = diagnose.WithoutLibraryWords(text.OneLine(err.Error())), err
 	switch {
 	case errors.Is(err, apiclient.ErrBudgetExhausted):
 		s.Reason = ReasonBudgetExhausted

@@ -286,7 +286,7 @@ func consume(ctx context.Context, s *watchstream.Stream, start time.Time, limit 
 			case errors.Is(err, io.EOF):
 				r.StreamEnded = true
 			default:
-				r.Error, r.Err = err.Error(), err
+				r.Error, r.Err = diagnose.WithoutLibraryWords(err.Error()), err
 			}
 			return
 		}
@@ -344,7 +344,7 @@ func refusedOrError(r *Result, err error, ctx context.Context) {
 		// No response headers within the deadline: held, never answered.
 		return
 	}
-	r.Error, r.Err = err.Error(), err
+	r.Error, r.Err = diagnose.WithoutLibraryWords(err.Error()), err
 }
 
 // compare checks the informer's store and the bookmark's RV against the
@@ -353,7 +353,7 @@ func refusedOrError(r *Result, err error, ctx context.Context) {
 // bookmark's RV, which is what the informer's state claims to be.
 func compare(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options, r *Result, store *Store, listItems []apiclient.ItemMeta, listErr error) {
 	if r.ListCount == nil {
-		r.Problems = append(r.Problems, "the state was not checked: the list failed: "+text.OneLine(listErr.Error()))
+		r.Problems = append(r.Problems, "the state was not checked: the list failed: "+diagnose.WithoutLibraryWords(text.OneLine(listErr.Error())))
 		r.ListTimedOut = diagnose.ClassifyFailure(listErr) == diagnose.FailureNoAnswer
 		r.CountUnchecked = true
 		return

@@ -113,16 +113,21 @@ func (s *FaultServer) rootDiscovery(w http.ResponseWriter, r *http.Request, p st
 // (aggregated discovery aside: the legacy documents), and whose document
 // GET /apis/apps/v1 answers variant: "403" and "504" (a Status of that
 // code), "html" (a 200 page of HTML), "hang" (no answer until the client
-// gives up). The core group answers as usual.
+// gives up), "two" (a 403, and /apis lists batch/v1 too, which answers
+// 500). The core group answers as usual.
 func FaultGroupDiscovery(variant string) Fault { return Fault("group-discovery-" + variant) }
 
 func (s *FaultServer) groupDiscovery(w http.ResponseWriter, r *http.Request, p string) bool {
 	switch v := strings.TrimPrefix(string(s.Fault), "group-discovery-"); {
 	case p == "/apis":
-		s.json(w, 200, `{"kind":"APIGroupList","apiVersion":"v1","groups":[{"name":"apps","versions":[{"groupVersion":"apps/v1","version":"v1"}],"preferredVersion":{"groupVersion":"apps/v1","version":"v1"}}]}`)
+		s.json(w, 200, `{"kind":"APIGroupList","apiVersion":"v1","groups":[{"name":"apps","versions":[{"groupVersion":"apps/v1","version":"v1"}],"preferredVersion":{"groupVersion":"apps/v1","version":"v1"}},{"name":"batch","versions":[{"groupVersion":"batch/v1","version":"v1"}],"preferredVersion":{"groupVersion":"batch/v1","version":"v1"}}]}`)
+	case p == "/apis/batch/v1" && v == "two":
+		s.json(w, 500, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"batch is broken","reason":"InternalError","code":500}`)
+	case p == "/apis/batch/v1":
+		s.json(w, 200, `{"kind":"APIResourceList","groupVersion":"batch/v1","resources":[]}`)
 	case p != "/apis/apps/v1":
 		return false
-	case v == "403":
+	case v == "403" || v == "two":
 		s.json(w, 403, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"apps is forbidden for you","reason":"Forbidden","code":403}`)
 	case v == "504":
 		s.json(w, 504, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"request did not complete within requested timeout - context deadline exceeded","reason":"Timeout","code":504}`)
