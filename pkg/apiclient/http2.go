@@ -1,8 +1,11 @@
 package apiclient
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"strings"
+	"syscall"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 )
@@ -21,6 +24,12 @@ type ConnectionLostError struct {
 }
 
 func (e *ConnectionLostError) Error() string { return e.What }
+
+// Unwrap is net/http's error, except for a connection closed or reset
+// before the answer (Err nil): client-go's rest client would retry such a
+// GET by itself, ten times a second apart, past the time bound (adversary
+// try 15: "context deadline exceeded - error from a previous attempt:
+// connection reset by peer"); the plugin tries once and says so.
 func (e *ConnectionLostError) Unwrap() error { return e.Err }
 
 // FailureClass: a connection that broke.
@@ -48,6 +57,24 @@ func http2Lost(err error) error {
 			code = parts[1]
 		}
 		return &ConnectionLostError{What: fmt.Sprintf("the server reset the request's HTTP/2 stream (RST_STREAM %s)", code), Err: err}
+	}
+	return err
+}
+
+// closedBeforeAnswer is err, a request that got no answer because the
+// server closed or reset the connection, as a *ConnectionLostError that
+// neither unwraps to nor says the words client-go retries on (a reset,
+// EOF); any other err is kept.
+func closedBeforeAnswer(err error) error {
+	var lost *ConnectionLostError
+	if err == nil || errors.As(err, &lost) {
+		return err
+	}
+	switch msg := err.Error(); {
+	case errors.Is(err, syscall.ECONNRESET) || strings.Contains(msg, "connection reset by peer"):
+		return &ConnectionLostError{What: "the server reset the connection before its answer came"}
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || msg == "http: server closed idle connection" || strings.HasSuffix(msg, ": EOF"):
+		return &ConnectionLostError{What: "the server closed the connection before its answer came"}
 	}
 	return err
 }

@@ -197,6 +197,22 @@ func discoveryAnswer(f Entry) error {
 	return &DiscoveryError{GroupVersion: gv, Err: &apierrors.StatusError{ErrStatus: *f.Answer}}
 }
 
+// failedGroupVersion is the group version whose document err, a request
+// that failed, asked for ("" for /api or /apis, or when err names no
+// request): a failure of /api/v1 is not one of "the discovery endpoints
+// /api and /apis" (adversary try 15).
+func failedGroupVersion(err error) string {
+	var ue *url.Error
+	if !errors.As(err, &ue) {
+		return ""
+	}
+	u, perr := url.Parse(ue.URL)
+	if perr != nil {
+		return ""
+	}
+	return groupVersionOfPath(u.Path)
+}
+
 // groupVersionOfPath is the group version a discovery path reads: "v1"
 // for /api/v1, "apps/v1" for /apis/apps/v1, "" for /api and /apis.
 func groupVersionOfPath(p string) string {
@@ -235,7 +251,7 @@ func ResolveResource(disco discovery.DiscoveryInterface, mapper meta.RESTMapper,
 	if err != nil && !meta.IsNoMatchError(err) && !meta.IsAmbiguousError(err) {
 		// Discovery itself failed (no answer, a cut, 401, 403, ...): whether
 		// the name exists is not known.
-		return Resource{}, &DiscoveryError{Err: capError(err)}
+		return Resource{}, &DiscoveryError{GroupVersion: failedGroupVersion(err), Err: capError(err)}
 	}
 	if err != nil || gvr.Empty() {
 		return Resource{}, unknownResource(disco, arg, fully, gr, l)
@@ -286,7 +302,7 @@ func coreResource(disco discovery.DiscoveryInterface, arg string, l *Ledger) (r 
 		if notADocument(err) {
 			err = &UnreadableAnswerError{What: fmt.Sprintf("a discovery answer (to GET /api, /apis or a group version under them) is not a discovery document (%s)", documentProblem(err))}
 		}
-		return Resource{}, false, &DiscoveryError{Err: capError(err)}
+		return Resource{}, false, &DiscoveryError{GroupVersion: failedGroupVersion(err), Err: capError(err)}
 	case err != nil || list == nil:
 		return Resource{}, false, nil
 	}
@@ -348,8 +364,14 @@ func unknownResource(disco discovery.DiscoveryInterface, arg string, fully *sche
 // the first one's failure by its class.
 func groupsFailed(err error, l *Ledger) error {
 	var failed *discovery.ErrGroupDiscoveryFailed
-	if !errors.As(err, &failed) || len(failed.Groups) == 0 {
+	var de *DiscoveryError
+	switch {
+	case err == nil || errors.As(err, &de):
 		return err
+	case !errors.As(err, &failed) || len(failed.Groups) == 0:
+		// The whole of discovery failed (/api or /apis): said as
+		// discovery, whatever the failure.
+		return &DiscoveryError{GroupVersion: failedGroupVersion(err), Err: capError(err)}
 	}
 	gvs, errs := failedGroupVersions(failed, l)
 	if len(gvs) == 0 {

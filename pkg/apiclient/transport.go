@@ -59,7 +59,7 @@ func (m *meter) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { connected.Store(true) }}))
 	resp, err := m.next.RoundTrip(req)
 	if err != nil {
-		err = pastDeadline(http2Lost(headersTooLarge(err, req, u)), req, start, false)
+		err = pastDeadline(closedBeforeAnswer(http2Lost(headersTooLarge(err, req, u))), req, start, false)
 		var late *DeadlineError
 		if errors.As(err, &late) && !late.Body {
 			late.Connected = connected.Load()

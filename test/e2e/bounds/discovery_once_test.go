@@ -42,6 +42,9 @@ func TestAFailedDiscoveryDocumentIsSentOnce(t *testing.T) {
 		{framework.FaultRootDiscovery("api-500-trickle"), "/api", 1, []string{"the answer's status came, its body did not", "!no answer"}, bound + bound/2},
 		{framework.FaultCoreDiscovery("503"), "/api/v1", 1, []string{"503", "boom from server", notADocument}, bound},
 		{framework.FaultCoreDiscovery("429"), "/api/v1", 8, []string{"429", "!currently unable"}, bound},
+		// client-go's rest client retried a reset GET ten times, a second
+		// apart, past the bound ("error from a previous attempt").
+		{framework.FaultRootDiscovery("api-reset"), "/api", 4, []string{"reset the connection before its answer", "!error from a previous attempt", "!context deadline"}, bound / 2},
 		{framework.FaultCoreDiscovery("404"), "/api/v1", 9, []string{"404", "boom: no such path", notADocument, "!received empty response"}, bound},
 	} {
 		for _, args := range commands {

@@ -2,6 +2,7 @@ package framework
 
 import (
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -85,7 +86,8 @@ func (s *FaultServer) coreDiscovery(w http.ResponseWriter, r *http.Request) bool
 // "apis-403" (/apis: a 403 Status saying "apis forbidden for you"),
 // "api-504" (/api: the 504 of a request's own timeout), "api-html" (/api: a
 // 502 page of HTML), "api-500-trickle" (/api: a 500 head, then its Status
-// one byte every 100 ms, for ever). client-go's discovery keeps only a
+// one byte every 100 ms, for ever), "api-reset" (/api: the connection
+// reset, no answer). client-go's discovery keeps only a
 // text of its own for such answers; the plugin must say the server's.
 func FaultRootDiscovery(variant string) Fault { return Fault("root-discovery-" + variant) }
 
@@ -97,6 +99,16 @@ func (s *FaultServer) rootDiscovery(w http.ResponseWriter, r *http.Request, p st
 		s.json(w, 403, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"apis forbidden for you","reason":"Forbidden","code":403}`)
 	case v == "api-504" && p == "/api":
 		s.json(w, 504, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"request did not complete within requested timeout - context deadline exceeded","reason":"Timeout","code":504}`)
+	case v == "api-reset" && p == "/api":
+		// A TCP reset for an answer (SO_LINGER 0, then close).
+		if hj, ok := w.(http.Hijacker); ok {
+			if c, _, err := hj.Hijack(); err == nil {
+				if tc, ok := c.(*net.TCPConn); ok {
+					_ = tc.SetLinger(0)
+				}
+				_ = c.Close()
+			}
+		}
 	case v == "api-500-trickle" && p == "/api":
 		s.trickle(w, r, 500, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"api boom`+"")
 	case v == "api-html" && p == "/api":
