@@ -176,15 +176,19 @@ version", or a list says "Too large resource version". It only reads
 Simply type kubectl watchrv help [path to command] for full details.
 
 ` + exitCodesHelp,
-		Run: func(c *cobra.Command, args []string) {
+		RunE: func(c *cobra.Command, args []string) error {
 			target, _, err := c.Root().Find(args)
-			if target == nil || err != nil {
-				c.Printf("Unknown help topic %#q\n", args)
-				_ = c.Root().Usage()
-				return
+			if target == nil || err != nil || target == c.Root() && len(args) > 0 {
+				// An unknown topic is bad input, as an unknown command
+				// is (fresh user try 15: the root's help, exit 0).
+				hint := "run 'kubectl watchrv help' for the commands"
+				if s := c.Root().SuggestionsFor(args[0]); len(s) > 0 {
+					hint = fmt.Sprintf("did you mean %q? (%s)", s[0], hint)
+				}
+				return usageErrorf(c, "unknown help topic %q: %s", strings.Join(args, " "), hint)
 			}
 			target.InitDefaultHelpFlag()
-			_ = target.Help()
+			return target.Help()
 		},
 	})
 	registerCompletions(cmd, o)

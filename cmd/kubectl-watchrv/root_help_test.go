@@ -31,3 +31,16 @@ func TestEveryHelpListsTheExitCodes(t *testing.T) {
 		t.Errorf("the root --help has no examples:\n%s", out)
 	}
 }
+
+// An unknown help topic is bad input (exit 2, one line, a suggestion),
+// as an unknown command is; a known one prints its help (fresh user try
+// 15: "help nosuch" printed the root's help and exited 0).
+func TestAnUnknownHelpTopicIsBadInput(t *testing.T) {
+	_, errOut, code := runForTest(t, "help", "lsit")
+	if code != ExitUsage || !strings.Contains(errOut, `unknown help topic "lsit"`) || !strings.Contains(errOut, `did you mean "list"`) {
+		t.Errorf("help lsit: exit %d, stderr %q", code, errOut)
+	}
+	if out, _, code := runForTest(t, "help", "list"); code != ExitOK || !strings.Contains(out, "resourceVersion") {
+		t.Errorf("help list: exit %d\n%s", code, out)
+	}
+}

@@ -332,7 +332,8 @@ func (o *TopOptions) topExit(r *top.Report, errs []error) error {
 		if len(unchecked) > 0 {
 			also = fmt.Sprintf("; and %d bound(s) not checked: %s", len(unchecked), strings.Join(unchecked, "; "))
 		}
-		return withCode(ExitCheck, fmt.Errorf("--check: %d bound(s) crossed: %s%s", len(crossed), strings.Join(crossed, "; "), also))
+		// Every error line ends with a fix (fresh user try 15).
+		return withCode(ExitCheck, fmt.Errorf("--check: %d bound(s) crossed: %s%s: find who adds the load with the clients command on the API server's audit log (docs/clients.md), or raise the bound where this load is expected", len(crossed), strings.Join(crossed, "; "), also))
 	}
 	var failures []sweep.Failure
 	for i, err := range errs {

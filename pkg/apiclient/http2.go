@@ -79,6 +79,13 @@ func closedBeforeAnswer(err error) error {
 	return err
 }
 
+// ClosedBeforeAnswer: err is a request whose connection the server
+// closed or reset before any answer (closedBeforeAnswer).
+func ClosedBeforeAnswer(err error) bool {
+	var lost *ConnectionLostError
+	return errors.As(err, &lost) && lost.Err == nil
+}
+
 // field is the text of msg after key up to end (or the end of msg).
 func field(msg, key, end string) string {
 	_, rest, ok := strings.Cut(msg, key)

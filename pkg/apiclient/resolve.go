@@ -556,6 +556,12 @@ func suggest(disco discovery.DiscoveryInterface, arg string) []string {
 	})
 	var out []string
 	for i := 0; i < len(cands) && i < 3; i++ {
+		if cands[i].dist > cands[0].dist && cands[0].dist == 0 {
+			// A name that matched exactly (the type with a wrong
+			// group) is the answer: others would only pad it (fresh
+			// user try 15: "deployments.apps" or "endpoints" or ...).
+			break
+		}
 		out = append(out, cands[i].name)
 	}
 	return out

@@ -37,7 +37,7 @@ func ObserveAll(ctx context.Context, f *Fleet, resources []apiclient.Resource, o
 			v := Observe(ctx, fleet, o.Target(res), o.Observe)
 			for i, srv := range v.Servers {
 				if i < len(fleet.Members) && fleet.Members[i].Client != nil && fleet.Members[i].Endpoint == srv.Endpoint &&
-					srv.Err != nil && (diagnose.ClassifyFailure(srv.Err) == diagnose.FailureUnreachable || apiclient.NoConnection(srv.Err)) {
+					srv.Err != nil && (diagnose.ClassifyFailure(srv.Err) == diagnose.FailureUnreachable || apiclient.NoConnection(srv.Err) || apiclient.ClosedBeforeAnswer(srv.Err)) {
 					fleet.Members[i] = Member{Endpoint: srv.Endpoint, Err: fmt.Errorf("not dialled again after %s: %w", res.Name(), srv.Err)}
 				}
 			}

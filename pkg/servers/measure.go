@@ -139,7 +139,7 @@ func Measure(ctx context.Context, c *apiclient.Client, t apiclient.Target, endpo
 			s.fail(w.Err)
 		}
 	}
-	if f := diagnose.ClassifyFailure(s.Err); s.Err != nil && (f == diagnose.FailureUnreachable || f == diagnose.FailureTLS || f == diagnose.FailureUnauthorized || apiclient.NoConnection(s.Err) || errors.Is(s.Err, context.Canceled)) {
+	if f := diagnose.ClassifyFailure(s.Err); s.Err != nil && (f == diagnose.FailureUnreachable || f == diagnose.FailureTLS || f == diagnose.FailureUnauthorized || apiclient.NoConnection(s.Err) || apiclient.ClosedBeforeAnswer(s.Err) || errors.Is(s.Err, context.Canceled)) {
 		// Nothing else will get through. (A server that answered no
 		// consistent list in time may be cut off from etcd, and its
 		// cache is read next; one that made no connection at all would
