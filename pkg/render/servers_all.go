@@ -11,7 +11,12 @@ import (
 func NewServersAllReport(found servers.Found, run *sweep.Run[*servers.View], ctx suggest.Context) ServersAllReport {
 	all := ServersAllReport{Discovery: found, Requests: found.Requests + run.Requests, Millis: float64(run.Duration.Microseconds()) / 1000}
 	for _, v := range run.Rows {
-		all.Resources = append(all.Resources, NewServersReport("probe", servers.Found{}, v, ctx))
+		// Each row's requests are its own (the discovery of the servers
+		// counts once, at the top), and its discovery is the run's: an
+		// empty one contradicted it (fresh user try 15).
+		row := NewServersReport("probe", servers.Found{}, v, ctx)
+		row.Discovery = found
+		all.Resources = append(all.Resources, row)
 	}
 	if run.Interrupted {
 		all.Interrupted = &Interruption{Done: len(run.Rows), Of: run.Of}

@@ -402,3 +402,24 @@ func TestWatchersOverTheServersMeasured(t *testing.T) {
 		t.Fatalf("two servers measured: %+v; want 'over 2 servers'", checks)
 	}
 }
+
+// APF rejections measured on one server and not on another are "not
+// measured" on that other only: the notes show the first's.
+func TestAPFNotMeasuredNamesTheServer(t *testing.T) {
+	one := interval(t, "v1.37.2-etcd-cache-on.1", "v1.37.2-etcd-cache-on.2")
+	failed := &Server{Index: 2, Endpoint: "https://127.0.0.2:6443", Err: "connection refused"}
+	r := Assemble([]*Server{one, failed}, 5*time.Second, "watchers", 1)
+	q := QuietOf(r)
+	found := false
+	for _, u := range q.Unmeasured {
+		if strings.HasPrefix(u, "APF rejections") {
+			found = true
+			if u != "APF rejections on server 2" {
+				t.Errorf("unmeasured %q, want it of server 2 only", u)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("APF not said unmeasured on server 2: %+v", q)
+	}
+}

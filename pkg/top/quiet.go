@@ -30,6 +30,10 @@ func QuietOf(r *Report) Quiet {
 	var q Quiet
 	for _, c := range quietClaims {
 		switch measured, zero := c.of(r); {
+		case !measured && c.subject == "APF rejections" && len(apfUnmeasuredOn(r)) < len(r.Servers):
+			// Measured on some servers (their notes say so): not
+			// measured is said of the others only (fresh user try 15).
+			q.Unmeasured = append(q.Unmeasured, c.subject+" on server "+joinInts(apfUnmeasuredOn(r)))
 		case !measured:
 			q.Unmeasured = append(q.Unmeasured, c.subject)
 		case zero:
@@ -67,4 +71,21 @@ func apfQuiet(r *Report) (measured, zero bool) {
 		}
 	}
 	return measured, zero
+}
+
+// apfUnmeasuredOn are the indexes of the servers whose APF rejections
+// were not measured.
+func apfUnmeasuredOn(r *Report) []int {
+	var out []int
+	for i, s := range r.Servers {
+		one := &Report{Servers: []*Server{s}}
+		if measured, _ := apfQuiet(one); !measured {
+			idx := s.Index
+			if idx == 0 {
+				idx = i + 1
+			}
+			out = append(out, idx)
+		}
+	}
+	return out
 }
