@@ -137,14 +137,13 @@ func answeredAt(reads []sampled, sent time.Time) time.Time {
 	return at
 }
 
-// everyReadFailed: no server answered reads.
+// everyReadFailed: no server answered reads (allFailed of their errors).
 func everyReadFailed(reads []sampled) bool {
-	for _, r := range reads {
-		if r.err == nil {
-			return false
-		}
+	errs := make([]error, len(reads))
+	for i, r := range reads {
+		errs[i] = r.err
 	}
-	return true
+	return allFailed(errs)
 }
 
 func readFleet(ctx context.Context, fleet *servers.Fleet, kinds top.KindResources) []sampled {

@@ -458,6 +458,9 @@ func unreadableDiscovery(gv schema.GroupVersion, err error) error {
 // unmarshal string into Go value of type struct { APIVersion string ...",
 // "0-length response with status code: 204 ..."; adversary try 14).
 func documentProblem(err error) string {
+	if words := decodeWords(err); words != err.Error() {
+		return words // a decoder's typed error, in the API's words
+	}
 	msg := err.Error()
 	switch {
 	case strings.Contains(msg, "0-length response"):
