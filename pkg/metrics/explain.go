@@ -103,8 +103,12 @@ func (r Report) sinceStart() string {
 	if r.ServerStarted == nil {
 		return "since the server started"
 	}
-	return "since the server started at " + r.ServerStarted.Format("2006-01-02 15:04:05 UTC") // as its own line shows it
+	return "since the server started at " + ClockTime(*r.ServerStarted)
 }
+
+// ClockTime is how every text of this package and its render shows a
+// time the server reported: in UTC, to the second, one format for all.
+func ClockTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }
 
 // evidence lists the counters read, as the server named them.
 func (r Report) evidence() []string {
@@ -125,7 +129,7 @@ func (r Report) evidence() []string {
 		add(FamilyCapacityDecreases, r.CapacityDecreases, "0 (no sample)")
 	}
 	if r.ServerStarted != nil {
-		out = append(out, FamilyProcessStart+" "+r.ServerStarted.Format(time.RFC3339))
+		out = append(out, FamilyProcessStart+" "+ClockTime(*r.ServerStarted))
 	}
 	return out
 }

@@ -44,7 +44,7 @@ func metricsKV(m *metrics.Report) [][2]string {
 		{"Terminated watchers", terminated},
 	}
 	if m.ServerStarted != nil {
-		kv = append(kv, [2]string{"Server started", m.ServerStarted.Format("2006-01-02 15:04:05 UTC") + " (process_start_time_seconds: every counter counts from then)"})
+		kv = append(kv, [2]string{"Server started", metrics.ClockTime(*m.ServerStarted) + " (process_start_time_seconds: every counter counts from then)"})
 	}
 	return append(kv, [2]string{"Counters say", m.LimitText})
 }

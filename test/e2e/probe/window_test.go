@@ -67,7 +67,7 @@ func TestProbeWatchCacheAfterRestart(t *testing.T) {
 		t.Fatalf("the metrics do not say the server started after the restart at %s: %+v", restarted, m)
 	}
 	if m.Limit != metrics.LimitInitialization || !strings.Contains(m.LimitText, "lost at that initialization") ||
-		!strings.Contains(m.LimitText, "since the server started at "+m.ServerStarted.Format(time.RFC3339)) || !strings.Contains(m.LimitText, "RV "+want) {
+		!strings.Contains(m.LimitText, "since the server started at "+metrics.ClockTime(*m.ServerStarted)) || !strings.Contains(m.LimitText, "RV "+want) {
 		t.Fatalf("after a restart: %s: %s", m.Limit, m.LimitText)
 	}
 }
