@@ -78,9 +78,9 @@ type DiscoveryError struct {
 
 func (e *DiscoveryError) Error() string {
 	if e.GroupVersion != "" {
-		return fmt.Sprintf("cannot read the discovery of %s, so the resource types served there cannot be looked up: %v", e.GroupVersion, e.Err)
+		return fmt.Sprintf("cannot read the discovery of %s, so the resource types served there are not known: %v", e.GroupVersion, e.Err)
 	}
-	return fmt.Sprintf("cannot read discovery (/api and /apis), so the resource type cannot be looked up: %v", e.Err)
+	return fmt.Sprintf("cannot read discovery (/api and /apis), so the server's resource types are not known: %v", e.Err)
 }
 
 func (e *DiscoveryError) Unwrap() error { return e.Err }
@@ -294,15 +294,7 @@ func coreResource(disco discovery.DiscoveryInterface, arg string, l *Ledger) (r 
 		if isEmptyList(err) {
 			return Resource{}, false, nil // v1 lists no type: the mapper's path decides
 		}
-		// Which request failed is not known here (a server of aggregated
-		// discovery answers v1 from /api and /apis): a transport error
-		// names its URL; an answer that could not be read is said so,
-		// without a path (adversary try 12: a cut /api was blamed on
-		// GET /api/v1, never sent).
-		if notADocument(err) {
-			err = &UnreadableAnswerError{What: fmt.Sprintf("a discovery answer (to GET /api, /apis or a group version under them) is not a discovery document (%s)", documentProblem(err))}
-		}
-		return Resource{}, false, &DiscoveryError{GroupVersion: failedGroupVersion(err), Err: capError(err)}
+		return Resource{}, false, wholeDiscoveryFailed(err)
 	case err != nil || list == nil:
 		return Resource{}, false, nil
 	}
@@ -369,9 +361,7 @@ func groupsFailed(err error, l *Ledger) error {
 	case err == nil || errors.As(err, &de):
 		return err
 	case !errors.As(err, &failed) || len(failed.Groups) == 0:
-		// The whole of discovery failed (/api or /apis): said as
-		// discovery, whatever the failure.
-		return &DiscoveryError{GroupVersion: failedGroupVersion(err), Err: capError(err)}
+		return wholeDiscoveryFailed(err)
 	}
 	gvs, errs := failedGroupVersions(failed, l)
 	if len(gvs) == 0 {
@@ -420,6 +410,21 @@ func failedGroupVersions(failed *discovery.ErrGroupDiscoveryFailed, l *Ledger) (
 // document that lists no resource type (its error type is unexported).
 func isEmptyList(err error) bool {
 	return err != nil && strings.HasPrefix(err.Error(), "received empty response for: ")
+}
+
+// wholeDiscoveryFailed is err, a failure of discovery as a whole (/api,
+// /apis, or v1 read through them), as the *DiscoveryError every command
+// says. Which request failed is not known here (a server of aggregated
+// discovery answers v1 from /api and /apis): a transport error names its
+// URL; an answer that could not be read is said so, in words and without
+// a path (adversary try 12: a cut /api was blamed on GET /api/v1, never
+// sent; try 15: a 204 was "JSON ends half way", and streaming --all
+// printed encoding/json's own words).
+func wholeDiscoveryFailed(err error) error {
+	if notADocument(err) {
+		err = &UnreadableAnswerError{What: fmt.Sprintf("a discovery answer (to GET /api, /apis or a group version under them) is not a discovery document (%s)", documentProblem(err))}
+	}
+	return &DiscoveryError{GroupVersion: failedGroupVersion(err), Err: capError(err)}
 }
 
 // notADocument: err is a discovery answer that came and could not be read

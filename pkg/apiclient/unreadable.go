@@ -7,6 +7,7 @@ import (
 	"io"
 	"reflect"
 	"strconv"
+	"strings"
 )
 
 // UnreadableAnswerError is an answer that came but is not what was asked
@@ -43,6 +44,10 @@ func decodeWords(err error) string {
 			where = strconv.Quote(te.Field)
 		}
 		return fmt.Sprintf("%s is a JSON %s, where the API has %s", where, te.Value, jsonKind(te.Type))
+	case errors.As(err, &se) && se.Offset == 0 && strings.HasPrefix(se.Error(), "unexpected end"):
+		return "its body is empty" // json.Unmarshal of no bytes
+	case errors.As(err, &se) && strings.HasPrefix(se.Error(), "unexpected end"):
+		return "its JSON ends half way"
 	case errors.As(err, &se):
 		return fmt.Sprintf("it is not JSON (at byte %d)", se.Offset)
 	case errors.Is(err, io.ErrUnexpectedEOF):

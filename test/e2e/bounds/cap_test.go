@@ -150,7 +150,7 @@ func checkRun(t *testing.T, r framework.Result, c faultCase) {
 	// Words of the libraries that say nothing a user can act on, in
 	// every case of every fault (adversary try 14): the time bound that
 	// ended a request, a decoder's Go types, client-go's advice.
-	for _, raw := range []string{"net/http: request canceled", "use of closed network connection", "Go value of type", "Please retry", "received empty response for"} {
+	for _, raw := range []string{"net/http: request canceled", "use of closed network connection", "Go value of type", "Please retry", "received empty response for", "unexpected end of JSON input", "0-length response"} {
 		if strings.Contains(text, raw) {
 			t.Fatalf("raw library words %q:\n%s", raw, text)
 		}

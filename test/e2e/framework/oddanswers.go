@@ -87,7 +87,9 @@ func (s *FaultServer) coreDiscovery(w http.ResponseWriter, r *http.Request) bool
 // "api-504" (/api: the 504 of a request's own timeout), "api-html" (/api: a
 // 502 page of HTML), "api-500-trickle" (/api: a 500 head, then its Status
 // one byte every 100 ms, for ever), "api-reset" (/api: the connection
-// reset, no answer). client-go's discovery keeps only a
+// reset, no answer), and for either root ("api-" or "apis-" before it)
+// "204" (No Content), "empty" (a 200 without a body), "cut" (a 200 whose
+// JSON ends half way). client-go's discovery keeps only a
 // text of its own for such answers; the plugin must say the server's.
 func FaultRootDiscovery(variant string) Fault { return Fault("root-discovery-" + variant) }
 
@@ -111,6 +113,15 @@ func (s *FaultServer) rootDiscovery(w http.ResponseWriter, r *http.Request, p st
 		}
 	case v == "api-500-trickle" && p == "/api":
 		s.trickle(w, r, 500, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"api boom`+"")
+	case strings.HasSuffix(v, "-204") && p == "/"+strings.TrimSuffix(v, "-204"):
+		w.WriteHeader(http.StatusNoContent)
+	case strings.HasSuffix(v, "-empty") && p == "/"+strings.TrimSuffix(v, "-empty"):
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(200)
+	case v == "api-cut" && p == "/api":
+		s.json(w, 200, `{"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[{"client`)
+	case v == "apis-cut" && p == "/apis":
+		s.json(w, 200, `{"kind":"APIGroupList","apiVersion":"v1","groups":[{"name":"apps","versions":[{"groupVersion":"apps/v1","vers`)
 	case v == "api-html" && p == "/api":
 		w.Header().Set("Content-Type", "text/html")
 		w.WriteHeader(502)
