@@ -92,7 +92,7 @@ func (o *RootOptions) resolveResource(ctx context.Context, arg string, verbs ...
 			if serr := o.checkDiscovery(ctx); serr != nil {
 				return apiclient.Resource{}, serr
 			}
-			if derr := o.ledger.DiscoveryFailure(); derr != nil {
+			if derr := o.ledger.DiscoveryFailure(); derr != nil && !unknown.IsTypoBeside(derr) {
 				return apiclient.Resource{}, o.requestError(derr, "get", "the discovery endpoints /api and /apis")
 			}
 			return apiclient.Resource{}, withCode(ExitNotFound, err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 
@@ -64,6 +65,35 @@ func (e *UnknownResourceError) Error() string {
 		msg += ": run 'kubectl api-resources' to see the names"
 	}
 	return msg
+}
+
+// IsTypoBeside reports whether e stays a typo beside derr, a failure of
+// discovery the ledger saw (DiscoveryFailure) that cached discovery hid:
+// by the rule of unknownResource, whatever the failure was (no answer, a
+// body past its cap, an HTTP error). It does when derr is the failure of
+// other group versions than the one the name would be in and the name is
+// close to a name that was read; derr's group versions are then named
+// among e's unread ones. A failure of /api or /apis, or of the name's own
+// group, makes the name unknowable: false.
+func (e *UnknownResourceError) IsTypoBeside(derr error) bool {
+	var de *DiscoveryError
+	if len(e.Suggestions) == 0 || !errors.As(derr, &de) || de.GroupVersion == "" {
+		return false
+	}
+	fully, gr := schema.ParseResourceArg(e.Name)
+	gvs := strings.Split(de.GroupVersion, ", ")
+	for _, s := range gvs {
+		gv, err := schema.ParseGroupVersion(s)
+		if err != nil || gv.Group == gr.Group || (fully != nil && gv.Group == fully.Group) {
+			return false
+		}
+	}
+	for _, gv := range gvs {
+		if !slices.Contains(e.Unread, gv) {
+			e.Unread = append(e.Unread, gv)
+		}
+	}
+	return true
 }
 
 // DiscoveryError is discovery that failed while a name was resolved: the

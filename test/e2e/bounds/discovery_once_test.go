@@ -104,6 +104,12 @@ func TestAFailedGroupIsTheAnswerForANameItMayServe(t *testing.T) {
 		faultCase{framework.FaultGroupDiscovery("hang"), []string{"list", "deployments", "--request-timeout", "3s"}, 4, []string{"apps/v1", "no answer within 3s", "raise --request-timeout"}, 6 * time.Second},
 		faultCase{framework.FaultGroupDiscovery("403"), []string{"list", "configmapz"}, 9, []string{`did you mean "configmaps"`, "apps/v1"}, within},
 	)
+	// A typo of a name that was read is a typo whatever the failed group
+	// did: a 504, no answer, or a body past its cap (adversary try 15,
+	// F8: the last two exited 4 and 13).
+	for _, f := range []string{"504", "hang", "endless"} {
+		cases = append(cases, faultCase{framework.FaultGroupDiscovery(f), []string{"list", "configmapz", "--request-timeout", "3s"}, 9, []string{`did you mean "configmaps"`, "apps/v1"}, 6 * time.Second})
+	}
 	runFaultCases(t, cases, memoryLimit)
 }
 

@@ -160,6 +160,8 @@ func (s *FaultServer) groupDiscovery(w http.ResponseWriter, r *http.Request, p s
 		_, _ = io.WriteString(w, "<html>apps</html>")
 	case v == "hang":
 		s.wait(r.Context(), 10*time.Minute)
+	case v == "endless":
+		s.endless(w, r, 200, `{"kind":"APIResourceList","groupVersion":"apps/v1","resources":[{"name":"`, "deployments")
 	default:
 		return false
 	}
