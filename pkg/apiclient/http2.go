@@ -21,9 +21,17 @@ import (
 type ConnectionLostError struct {
 	What string
 	Err  error
+	// Sent is how many times the request was sent (0 when not known;
+	// SentAgain).
+	Sent int
 }
 
-func (e *ConnectionLostError) Error() string { return e.What }
+func (e *ConnectionLostError) Error() string {
+	if again := SentAgain(e.Sent); again != "" {
+		return e.What + " (" + again + ")"
+	}
+	return e.What
+}
 
 // Unwrap is net/http's error, except for a connection closed or reset
 // before the answer (Err nil): client-go's rest client would retry such a

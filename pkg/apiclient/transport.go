@@ -1,9 +1,11 @@
 package apiclient
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
@@ -53,16 +55,32 @@ func (m *meter) RoundTrip(req *http.Request) (*http.Response, error) {
 	u := RequestURL(req.URL)
 	start := time.Now()
 	en := m.ledger.begin(req.Method, u, kindOf(req, 0))
-	// Whether a connection (TCP, and TLS where asked) was made: a
-	// request its time bound ended before one says so (DeadlineError).
-	var connected atomic.Bool
-	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { connected.Store(true) }}))
+	// How many times a connection (TCP, and TLS where asked) was got for
+	// the request: none, a request its time bound ended before one says
+	// so (DeadlineError); more than one, net/http's HTTP/2 client sent it
+	// again by itself (a REFUSED_STREAM, or a GOAWAY before the server
+	// took it: up to 7 times, a minute of backoff), and the words say so
+	// (adversary try 15: "no answer within 5s" of a server that refused
+	// each stream at once).
+	// Only HTTP/2's are counted: HTTP/1's client sends a request again
+	// too, once, on a kept-alive connection the server had closed.
+	var attempts, h2attempts atomic.Int32
+	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
+		attempts.Add(1)
+		if IsHTTP2(info.Conn) {
+			h2attempts.Add(1)
+		}
+	}}))
 	resp, err := m.next.RoundTrip(req)
 	if err != nil {
 		err = pastDeadline(closedBeforeAnswer(http2Lost(headersTooLarge(err, req, u))), req, start, false)
 		var late *DeadlineError
-		if errors.As(err, &late) && !late.Body {
-			late.Connected = connected.Load()
+		var lost *ConnectionLostError
+		switch {
+		case errors.As(err, &late) && !late.Body:
+			late.Connected, late.Sent = attempts.Load() > 0, int(h2attempts.Load())
+		case errors.As(err, &lost):
+			lost.Sent = int(h2attempts.Load())
 		}
 		en.finish(err)
 		return resp, err
@@ -92,6 +110,12 @@ func (m *meter) RoundTrip(req *http.Request) (*http.Response, error) {
 	cb.req, cb.start = req, start
 	resp.Body = cb
 	return asStatus(resp, m.errorBodyWithin, en), nil
+}
+
+// IsHTTP2: c is a TLS connection that negotiated HTTP/2.
+func IsHTTP2(c net.Conn) bool {
+	tc, ok := c.(*tls.Conn)
+	return ok && tc.ConnectionState().NegotiatedProtocol == "h2"
 }
 
 // headersTooLarge is err as a *BodyTooLargeError when it is net/http's
@@ -152,6 +176,9 @@ type DeadlineError struct {
 	// Connected: a connection to the server was made (TCP, and TLS where
 	// asked) before the time ran out; always true of a Body.
 	Connected bool
+	// Sent is how many times the request was sent (0 when not known):
+	// more than once, the server refused it each time (SentAgain).
+	Sent int
 }
 
 func (e *DeadlineError) Error() string {
@@ -162,7 +189,23 @@ func (e *DeadlineError) Error() string {
 	if !e.Connected {
 		return fmt.Sprintf(noConnection+"%s, the request's time bound (the TCP or TLS handshake did not complete)", within)
 	}
-	return fmt.Sprintf("no answer within %s, the request's time bound", within)
+	msg := fmt.Sprintf("no answer within %s, the request's time bound", within)
+	if again := SentAgain(e.Sent); again != "" {
+		msg += " (" + again + ")"
+	}
+	return msg
+}
+
+// SentAgain is the words for a request net/http's HTTP/2 client sent n
+// times by itself ("" for once or not known): it does so only when the
+// server did not take it (a RST_STREAM REFUSED_STREAM, or a GOAWAY that
+// left its stream out). n counts the connections got for it over HTTP/2
+// (IsHTTP2 of httptrace's GotConn).
+func SentAgain(n int) string {
+	if n < 2 {
+		return ""
+	}
+	return fmt.Sprintf("it was sent %d times: the server refused its HTTP/2 stream each time, with REFUSED_STREAM or a GOAWAY before taking it, and net/http sent it again by itself", n)
 }
 func (e *DeadlineError) Unwrap() error { return e.Err }
 

@@ -39,6 +39,9 @@ type StalledError struct {
 	AtDeadline bool
 	// Stage is how far an unanswered request got (Opening only).
 	Stage OpenStage
+	// Sent is how many times net/http sent it over HTTP/2 (Opening only;
+	// apiclient.SentAgain).
+	Sent int
 	// CredentialPlugin is the kubeconfig's exec command, when it has one.
 	CredentialPlugin string
 	// Quiet: the stream was answered and then silent for After, which here
@@ -59,7 +62,7 @@ func (e *StalledError) Error() string {
 				return fmt.Sprintf("no answer to the watch request %s: too little of the watch's time was left when it was sent to tell a hung server from a slow one (the run spent the rest before it: discovery, credentials, a first list); give a longer --timeout", within)
 			}
 		}
-		return e.Stage.noAnswer(within, e.CredentialPlugin)
+		return e.Stage.noAnswer(within, e.CredentialPlugin, e.Sent)
 	}
 	if e.Quiet {
 		return fmt.Sprintf("the stream was answered and then sent nothing for %s (--stall-timeout): %s", e.After, e.Hint)

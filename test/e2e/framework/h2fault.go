@@ -32,6 +32,10 @@ const (
 	// H2ResetAfterHeaders: a 200 head, half the body, then RST_STREAM
 	// INTERNAL_ERROR.
 	H2ResetAfterHeaders H2Fault = "rst-after-headers"
+	// H2RefuseStream: a RST_STREAM REFUSED_STREAM of the request's stream
+	// (a server past its concurrent streams says so): net/http sends the
+	// request again by itself, up to 7 times in a minute.
+	H2RefuseStream H2Fault = "rst-refused"
 )
 
 // H2FaultServer is a raw HTTP/2 server (TLS, h2 only) on 127.0.0.1 that
@@ -177,6 +181,9 @@ func (s *H2FaultServer) serve(c net.Conn) {
 					return
 				case H2ResetStream:
 					_ = fr.WriteRSTStream(sid, http2.ErrCodeProtocol)
+					continue
+				case H2RefuseStream:
+					_ = fr.WriteRSTStream(sid, http2.ErrCodeRefusedStream)
 					continue
 				case H2ResetAfterHeaders:
 					_ = fr.WriteHeaders(http2.HeadersFrameParam{StreamID: sid, BlockFragment: head(code, ct), EndHeaders: true})
