@@ -1,0 +1,142 @@
+package framework
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// ScriptAnswer is how a ScriptServer answers one path: a status, a
+// content type and a body; or a body cut after Cut bytes of the length it
+// announced (the connection closed); or a TCP reset (Reset: SO_LINGER 0,
+// no answer at all); or no answer until the client goes (Hang). Written
+// by the adversary of try 16 to reach what FaultServer's named faults do
+// not: any answer at any path, and a count of what arrived.
+type ScriptAnswer struct {
+	Code  int
+	Type  string
+	Body  string
+	Cut   int
+	Reset bool
+	Hang  bool
+}
+
+// ScriptServer is an HTTP/1 server on 127.0.0.1 that answers each path
+// (without its query; "PATH?watch" for a watch of it) from its script,
+// the others from a small API server's discovery, /version and a 403
+// /metrics, and counts the requests that reached it per path.
+type ScriptServer struct {
+	srv    *http.Server
+	ln     net.Listener
+	script map[string]ScriptAnswer
+	asked  sync.Map // path -> *atomic.Int64
+}
+
+// ScriptDefaults are the answers of a ScriptServer where its script has
+// none: discovery of configmaps (v1) and deployments (apps/v1), a
+// /version, a 403 /metrics, a list of one configmap.
+func ScriptDefaults() map[string]ScriptAnswer {
+	j := func(body string) ScriptAnswer { return ScriptAnswer{Code: 200, Type: "application/json", Body: body} }
+	return map[string]ScriptAnswer{
+		"/api":                                  j(faultAPIVersions),
+		"/apis":                                 j(`{"kind":"APIGroupList","apiVersion":"v1","groups":[{"name":"apps","versions":[{"groupVersion":"apps/v1","version":"v1"}],"preferredVersion":{"groupVersion":"apps/v1","version":"v1"}}]}`),
+		"/api/v1":                               j(`{"kind":"APIResourceList","groupVersion":"v1","resources":[{"name":"configmaps","singularName":"configmap","namespaced":true,"kind":"ConfigMap","verbs":["get","list","watch"],"shortNames":["cm"]}]}`),
+		"/apis/apps/v1":                         j(`{"kind":"APIResourceList","groupVersion":"apps/v1","resources":[{"name":"deployments","singularName":"deployment","namespaced":true,"kind":"Deployment","verbs":["get","list","watch"],"shortNames":["deploy"]}]}`),
+		"/version":                              j(faultVersion),
+		"/metrics":                              {Code: 403, Type: "application/json", Body: `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"forbidden","reason":"Forbidden","code":403}`},
+		"/api/v1/namespaces/default/configmaps": j(`{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"100"},"items":[` + faultItem + `]}`),
+		"/apis/apps/v1/namespaces/default/deployments": j(`{"kind":"DeploymentList","apiVersion":"apps/v1","metadata":{"resourceVersion":"100"},"items":[]}`),
+		"/api/v1/configmaps":                           j(`{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"100"},"items":[` + faultItem + `]}`),
+		"/apis/apps/v1/deployments":                    j(`{"kind":"DeploymentList","apiVersion":"apps/v1","metadata":{"resourceVersion":"100"},"items":[]}`),
+	}
+}
+
+// StartScriptServer starts a server whose answers are ScriptDefaults with
+// script over them.
+func StartScriptServer(script map[string]ScriptAnswer) (*ScriptServer, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	all := ScriptDefaults()
+	for p, a := range script {
+		all[p] = a
+	}
+	s := &ScriptServer{ln: ln, script: all}
+	s.srv = &http.Server{Handler: http.HandlerFunc(s.serve), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = s.srv.Serve(ln) }()
+	return s, nil
+}
+
+// Asked is how many requests of path (without its query) reached the
+// server.
+func (s *ScriptServer) Asked(path string) int64 {
+	if n, ok := s.asked.Load(path); ok {
+		return n.(*atomic.Int64).Load()
+	}
+	return 0
+}
+
+// URL is the server's address.
+func (s *ScriptServer) URL() string { return "http://" + s.ln.Addr().String() }
+
+// Close stops the server.
+func (s *ScriptServer) Close() { _ = s.srv.Close() }
+
+// Kubeconfig writes a kubeconfig for the server into dir.
+func (s *ScriptServer) Kubeconfig(dir string) (string, error) {
+	p := filepath.Join(dir, "script.kubeconfig")
+	cfg := fmt.Sprintf("apiVersion: v1\nkind: Config\nclusters:\n- name: script\n  cluster:\n    server: %s\ncontexts:\n- name: script\n  context:\n    cluster: script\n    user: script\n    namespace: default\ncurrent-context: script\nusers:\n- name: script\n  user:\n    token: script-token\n", s.URL())
+	return p, os.WriteFile(p, []byte(cfg), 0o600)
+}
+
+func (s *ScriptServer) serve(w http.ResponseWriter, r *http.Request) {
+	n, _ := s.asked.LoadOrStore(r.URL.Path, new(atomic.Int64))
+	n.(*atomic.Int64).Add(1)
+	key := r.URL.Path
+	if r.URL.Query().Get("watch") != "" {
+		key += "?watch"
+	}
+	a, ok := s.script[key]
+	if !ok {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(404)
+		_, _ = io.WriteString(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404}`)
+		return
+	}
+	switch {
+	case a.Reset:
+		if c, _, err := w.(http.Hijacker).Hijack(); err == nil {
+			if tc, ok := c.(*net.TCPConn); ok {
+				_ = tc.SetLinger(0)
+			}
+			_ = c.Close()
+		}
+		return
+	case a.Hang:
+		<-r.Context().Done()
+		return
+	}
+	if a.Type != "" {
+		w.Header().Set("Content-Type", a.Type)
+	}
+	if a.Cut > 0 && a.Cut < len(a.Body) {
+		w.Header().Set("Content-Length", strconv.Itoa(len(a.Body)))
+		w.WriteHeader(a.Code)
+		_, _ = io.WriteString(w, a.Body[:a.Cut])
+		w.(http.Flusher).Flush()
+		if c, _, err := w.(http.Hijacker).Hijack(); err == nil {
+			_ = c.Close()
+		}
+		return
+	}
+	w.WriteHeader(a.Code)
+	_, _ = io.WriteString(w, a.Body)
+}
