@@ -92,12 +92,13 @@ func (o *WatchOptions) Run(cmd *cobra.Command) error {
 	if serr != nil && errors.Is(serr, errWrite) {
 		return serr
 	}
-	shown := serr != nil && r.showHTTPStatus(serr)
-	if serr != nil && !shown && r.summary.Events == 0 && r.session.Stats().Streams == 0 {
-		// Refused before any stream (403, 401, TLS, a bad selector): the
-		// error is all there is to say.
-		return o.requestError(serr, o.verbs(), res.Name())
+	if serr != nil {
+		r.showHTTPStatus(serr)
 	}
+	// Every run ends with its summary, one refused before any stream
+	// (403, 401, TLS, a bad selector) too: -o json's last record and its
+	// failureStreak are there whenever the exit is not 0 (fresh user try
+	// 16: a 403 printed the header alone, and no JSON at all).
 	streak := r.session.Streak()
 	if r.session.End() == follow.EndInterrupted {
 		streak = nil

@@ -141,6 +141,21 @@ func ErrorEvent(st WatchStatus) WatchAnswer {
 	}
 }
 
+// RefuseWatch answers the watch request itself with HTTP status code and
+// a Status of st (RBAC's 403, a 401, APF's 429 are sent so), no stream.
+func RefuseWatch(st WatchStatus) WatchAnswer {
+	return func(w http.ResponseWriter, r *http.Request, _ int) {
+		body, err := json.Marshal(map[string]any{"kind": "Status", "apiVersion": "v1", "metadata": map[string]any{},
+			"status": "Failure", "message": st.Message, "reason": st.Reason, "code": st.Code})
+		if err != nil {
+			panic(err)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(int(st.Code))
+		_, _ = w.Write(body)
+	}
+}
+
 // HoldWatch never answers: no status line, no header, until the client
 // gives up (a server or a proxy that hangs after accepting the request).
 func HoldWatch() WatchAnswer {

@@ -63,6 +63,12 @@ func TestWatchExitRuleOverModesAndOutcomes(t *testing.T) {
 		{name: "ERROR 504 TooLarge", answer: framework.ErrorEvent(framework.WatchStatus{Code: 504, Reason: "Timeout", Message: "Timeout: Too large resource version: 99999999, current: 5", Cause: "ResourceVersionTooLarge"}),
 			want: 10, status: 504, noResume: "rv-expired-or-too-large"},
 		{name: "ERROR 504 Timeout", answer: status(504, "Timeout", "Timeout: request did not complete within the allotted timeout"), want: 1, status: 504, stderr: "504 Timeout: request did not complete"},
+		// Refused before any stream: the summary and its failureStreak
+		// are there too (fresh user try 16: a 403 printed the header
+		// alone, and -o json nothing).
+		{name: "refused 401", answer: framework.RefuseWatch(framework.WatchStatus{Code: 401, Reason: "Unauthorized", Message: "Unauthorized"}), want: 6},
+		{name: "refused 403", answer: framework.RefuseWatch(framework.WatchStatus{Code: 403, Reason: "Forbidden", Message: `configmaps is forbidden: User "x" cannot watch resource "configmaps"`}), want: 7, stderr: "cannot watch resource"},
+		{name: "refused 429", answer: framework.RefuseWatch(framework.WatchStatus{Code: 429, Reason: "TooManyRequests", Message: "Too many requests, please try again later."}), want: 8},
 		{name: "cut mid-stream", answer: framework.CutWatch(ns, "a", a.ResourceVersion), want: 4},
 		{name: "future RV held", future: true, want: 0, noResume: "start-rv-ahead"},
 		{name: "future RV ended at once", answer: framework.EmptyWatch(), future: true, want: 10, noResume: "start-rv-ahead", stderr: "ended the watch from RV"},
