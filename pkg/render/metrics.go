@@ -74,33 +74,62 @@ type metricsRow struct {
 }
 
 // metricsTable prints the watch-cache rows (human output only; JSON and
-// YAML carry each report in its row); a note replaces the table.
+// YAML carry each report in its row). A row whose metrics were not read
+// (a forbidden /metrics, a server that did not answer) is shown without
+// numbers and its note follows the table, labelled; a note that every row
+// shares (one server's /metrics, read once for every resource of --all)
+// replaces the table, said once (fresh user try 16: one server that did
+// not answer hid the rows of the others).
 func (p *Printer) metricsTable(first string, rows []metricsRow) error {
 	return p.emit(noDocument, nil, func() error { return p.metricsTableHuman(first, rows) })
 }
 
 func (p *Printer) metricsTableHuman(first string, rows []metricsRow) error {
 	t := NewTable(first, "CAPACITY", "EVENTS", "EVENTS/S", "CACHE RV", "INITS", "LIMIT")
+	var notes []metricsRow
+	read := 0
 	for _, row := range rows {
 		m := row.m
-		if m == nil {
+		switch {
+		case m == nil:
+			continue
+		case m.Note != "":
+			notes = append(notes, row)
+			t.Row(row.label, "-", "-", "-", "-", "-", "not read (below)")
 			continue
 		}
-		if m.Note != "" {
-			p.Notef("%s", m.Note)
-			return nil
-		}
+		read++
 		rate := "-"
 		if m.EventRate != nil {
 			rate = fmt.Sprintf("%.1f", *m.EventRate)
 		}
 		t.Row(row.label, optNum(m.Capacity), optNum(m.EventsReceived), rate, optNum(m.ResourceVersion), optNum(m.Initializations), m.Limit)
 	}
+	if read == 0 && len(notes) > 0 && sameNote(notes) {
+		p.Notef("%s", notes[0].m.Note)
+		return nil
+	}
 	if t.Len() == 0 {
 		return nil
 	}
 	fmt.Fprintln(p.Out)
-	return p.table(t)
+	if err := p.table(t); err != nil {
+		return err
+	}
+	for _, row := range notes {
+		p.Notef("%s: %s", row.label, row.m.Note)
+	}
+	return nil
+}
+
+// sameNote: every row of rows has the one note.
+func sameNote(rows []metricsRow) bool {
+	for _, row := range rows {
+		if row.m.Note != rows[0].m.Note {
+			return false
+		}
+	}
+	return true
 }
 
 func optNum(f *float64) string {

@@ -3,6 +3,8 @@
 package ha
 
 import (
+	"net"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -36,6 +38,32 @@ func TestServersMetricsPerServer(t *testing.T) {
 	human := framework.Run(t, shared.Kubeconfig, 2*time.Minute, "probe", "configmaps", "-n", ns, "--servers", "--metrics")
 	if human.Code != 0 || !containsAll(human.Stdout, "CAPACITY", "198.51.100.1", "198.51.100.3") {
 		t.Fatalf("code %d:\n%s\n%s", human.Code, human.Stdout, human.Stderr)
+	}
+}
+
+// probe --endpoints --metrics with one server that does not answer shows
+// the metrics of the ones that did, and names the one that did not (fresh
+// user try 16: the whole table was gone, replaced by its note).
+func TestServersMetricsBesideADeadServer(t *testing.T) {
+	good := net.JoinHostPort("127.0.0.1", strconv.Itoa(shared.Port))
+	r := framework.Run(t, shared.DirectKubeconfig(0), time.Minute, "--request-timeout", "5s", "probe", "configmaps", "-n", "default", "--endpoints", good+",127.0.0.1:1", "--metrics")
+	if r.Code != 12 {
+		t.Fatalf("exit %d, want 12 (partial):\n%s\n%s", r.Code, r.Stdout, r.Stderr)
+	}
+	// The row of the good server in the table after the CAPACITY header:
+	// "1 127.0.0.1:PORT 100 11 ...".
+	var row string
+	_, table, _ := strings.Cut(r.Stdout, "CAPACITY")
+	for _, l := range strings.Split(table, "\n") {
+		if f := strings.Fields(l); len(f) > 2 && f[1] == good {
+			row = l
+		}
+	}
+	if f := strings.Fields(row); len(f) < 3 || f[2] == "-" {
+		t.Fatalf("the metrics row of %s that answered is missing or empty (%q):\n%s\n%s", good, row, r.Stdout, r.Stderr)
+	}
+	if !strings.Contains(r.Stdout+r.Stderr, "127.0.0.1:1: watch-cache metrics not shown") {
+		t.Fatalf("the server that did not answer is not named beside its note:\n%s\n%s", r.Stdout, r.Stderr)
 	}
 }
 
