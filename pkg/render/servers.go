@@ -164,7 +164,7 @@ func (p *Printer) serversAllHuman(r ServersAllReport) error {
 	var notes []string
 	for _, res := range r.Resources {
 		for _, s := range res.Servers {
-			c := serverCells(s, true)
+			c := serverCells(s, true, res.seeCommands().metrics)
 			c[colResource] = res.Resource
 			t.Row(cellsIn(cols, c)...)
 			if s.Error != "" {
@@ -218,7 +218,7 @@ func (p *Printer) serversTable(r ServersReport, _ bool) *Table {
 	}
 	t := NewTable(cols...)
 	for _, s := range r.Servers {
-		t.Row(cellsIn(cols, serverCells(s, probe))...)
+		t.Row(cellsIn(cols, serverCells(s, probe, ""))...)
 		if s.LagKnown && s.Lag > 0 && s.Endpoint == r.Verdict.LargestLagServer {
 			t.PaintLast(columnOf(cols, colLag), p.Style.Warn.Sprint)
 		}
@@ -267,8 +267,10 @@ func columnOf(cols []string, name string) int {
 	return len(cols)
 }
 
-// serverCells are one server's cells, by column.
-func serverCells(s *servers.Server, probe bool) map[string]string {
+// serverCells are one server's cells, by column. seeMetrics is the command
+// that shows each server's watch cache, for a row of --all (no verdict
+// below it names one); "" for the view of one resource, whose verdict does.
+func serverCells(s *servers.Server, probe bool, seeMetrics string) map[string]string {
 	rv := func(known bool, n uint64) string {
 		if !known {
 			return "?"
@@ -299,7 +301,11 @@ func serverCells(s *servers.Server, probe bool) map[string]string {
 	if s.CacheKnown && (s.WatchCache == servers.CacheUnknown || s.WatchCache == "") {
 		// An rv=0 list is the watch cache's answer only where the resource
 		// has one; nothing this run read says whether it has.
-		what := "CACHE RV is its rv=0 list's RV: the watch cache's if the resource has one, storage's if not (not known here: the command with --metrics in the verdict below shows which)"
+		see := "the command with --metrics in the verdict below"
+		if seeMetrics != "" {
+			see = seeMetrics
+		}
+		what := "CACHE RV is its rv=0 list's RV: the watch cache's if the resource has one, storage's if not (not known here: " + see + " shows which)"
 		if note == "" {
 			note = what
 		} else {

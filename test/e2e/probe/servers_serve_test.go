@@ -150,3 +150,35 @@ func TestNoHeadersLeavesOutEveryHeaderLine(t *testing.T) {
 		})
 	}
 }
+
+// probe --all --endpoints: a row whose CACHE RV may be storage's (no
+// metric says whether the resource has a watch cache) names the command
+// that shows which, and that command works when pasted (fresh user try
+// 16: the note pointed at "the command in the verdict below", and --all
+// prints no such verdict).
+func TestProbeAllServersNamesTheMetricsCommand(t *testing.T) {
+	_, ns := newNamespace(t, shared, "serve-all-see")
+	u, err := url.Parse(shared.APIServers[0].URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := framework.Run(t, shared.Kubeconfig, 3*time.Minute, "probe", "--all", "-n", ns, "--qps", "100", "--endpoints", u.Host)
+	if r.Code != 0 {
+		t.Fatalf("exit %d:\n%s\n%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if strings.Contains(r.Stdout, "in the verdict below") {
+		t.Fatalf("a row points at a verdict --all does not print:\n%s", r.Stdout)
+	}
+	_, rest, ok := strings.Cut(r.Stdout, "(not known here: ")
+	if !ok {
+		t.Fatalf("no row says its CACHE RV may be storage's (events has no watch-cache metric until written):\n%s", r.Stdout)
+	}
+	line, _, ok := strings.Cut(rest, " shows which)")
+	if !ok || !strings.HasPrefix(line, "kubectl watchrv probe ") || !strings.Contains(line, "--metrics") {
+		t.Fatalf("the note names no probe --metrics command: %q", line)
+	}
+	p := framework.RunPasted(t, line, nil, 2*time.Minute)
+	if p.Code != 0 || !strings.Contains(p.Stdout, "CAPACITY") {
+		t.Fatalf("the suggested %s: exit %d\n%s\n%s", line, p.Code, p.Stdout, p.Stderr)
+	}
+}
