@@ -166,9 +166,12 @@ func wordConfidence(s *signals, code int, reason, t string, words []string) stri
 	return c
 }
 
+// codeConfidence: the code and the reason together are high, unless the
+// code was only read from client-go's words for it (codeByName), which
+// client-go wrote, with the reason kubectl prints, from the code alone.
 func codeConfidence(s *signals, code int, reason string) string {
 	switch {
-	case s.code == code && s.reason == reason:
+	case s.code == code && s.reason == reason && !s.codeByName:
 		return ConfidenceHigh
 	case s.code == code || s.reason == reason:
 		return ConfidenceMedium

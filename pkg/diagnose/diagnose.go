@@ -102,7 +102,8 @@ func fromText(text string, ctx Context) Diagnosis {
 // classifyText reads the signals of a text and classifies it (shared with
 // ScanLog, which calls it on one line).
 func classifyText(t string, ctx Context) Diagnosis {
-	s := &signals{text: t, code: statusCodeIn(t), reason: reasonIn(t), op: ctx.Operation, requested: ctx.RequestedResourceVersion, askedRV: ctx.RequestedResourceVersion}
+	s := &signals{text: t, reason: reasonIn(t), op: ctx.Operation, requested: ctx.RequestedResourceVersion, askedRV: ctx.RequestedResourceVersion}
+	s.code, s.codeByName = statusCodeOf(t)
 	op, rv := urlHints(t)
 	s.urlRV = rv
 	if s.op == "" {

@@ -22,6 +22,7 @@ const (
 type signals struct {
 	text       string // where phrases are looked for (the message, or the whole text)
 	code       int    // HTTP status code, 0 if unknown
+	codeByName bool   // code was read from client-go's words for it, not from a number (statusCodeOf)
 	reason     string // Status reason, "" if unknown
 	message    string // the Status message when a field carried it
 	freshToken bool   // the Status carried a new continue token
@@ -148,7 +149,7 @@ func valueAfterKey(s, key string) (int, string) {
 var knownReasons = []string{"Expired", "Gone", "Timeout", "TooManyRequests", "InternalError", "ServerTimeout", "BadRequest", "Invalid", "ServiceUnavailable", "Conflict"}
 
 // reasonIn finds a Status reason: "reason":"Expired", Reason: Gone,
-// reason:Expired, Error from server (Expired).
+// reason:Expired, Error from server (Expired), 410 Expired (codeReasonIn).
 func reasonIn(s string) string {
 	if i := strings.Index(s, "Error from server ("); i >= 0 {
 		if r := knownReasonAt(s, i+len("Error from server (")); r != "" {
@@ -160,6 +161,9 @@ func reasonIn(s string) string {
 		reason = knownReasonAt(s, i)
 		return reason == ""
 	})
+	if reason == "" {
+		reason = codeReasonIn(s)
+	}
 	return reason
 }
 

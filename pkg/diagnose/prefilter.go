@@ -19,6 +19,7 @@ func strongAnchors() []string {
 		phraseContinueTooOld, phraseFromTooOld, phraseCompacted, phraseFutureRev, phraseInternal, phraseServerErr,
 		phraseV2Cleared, phraseConflict, phraseInitializing, phraseSetOnCreate, phraseMissingOnUpdate, phrasePrevKvNil,
 		"ResourceVersionTooLarge", phraseWatchOf, phraseJavaExpired, phraseFabric8Gone, phraseJavaGone, phraseWatchListOff,
+		phraseUnavailable,
 	}
 	for _, list := range [][]string{invalidRV, invalidContinue, connectionBroken, watchEnded, timeoutWords, throttleWords} {
 		a = append(a, list...)
