@@ -21,13 +21,21 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
 )
 
+// emptyDotPart: the type of arg (before any "/NAME": the dots of a name
+// are the name's, "cm/../x"; fresh user try 16) has an empty part between
+// its dots.
+func emptyDotPart(arg string) bool {
+	typ, _, _ := strings.Cut(strings.TrimSpace(arg), "/")
+	return strings.HasPrefix(typ, ".") || strings.HasSuffix(typ, ".") || strings.Contains(typ, "..")
+}
+
 // resolveResource resolves RESOURCE through cli-runtime's cached discovery
 // and checks that it supports the verbs the command needs.
 func (o *RootOptions) resolveResource(ctx context.Context, arg string, verbs ...string) (apiclient.Resource, error) {
 	switch {
 	case strings.TrimSpace(arg) == "":
 		return apiclient.Resource{}, withCode(ExitUsage, errors.New(`RESOURCE is empty: name a resource type such as configmaps, pods or deployments.apps (see 'kubectl watchrv --help')`))
-	case strings.HasPrefix(strings.TrimSpace(arg), ".") || strings.HasSuffix(strings.TrimSpace(arg), ".") || strings.Contains(arg, ".."):
+	case emptyDotPart(arg):
 		// cli-runtime reads ".apps" as an empty resource of group apps
 		// and fails as if discovery had ("a resource must be present, got:
 		// apps/, Resource="; fresh user try 14).

@@ -569,18 +569,30 @@ func suggest(disco discovery.DiscoveryInterface, arg string) []string {
 			// The name alone too, of a name with a wrong group or version
 			// ("deploy.nosuchgroup" is deployments.apps), and the whole
 			// name.group ("deploymnts.apps"; fresh user try 14).
-			best := distance(arg, full)
+			// Each comparison is bounded by the length of what it
+			// compares: the type part of "widgets.example.com" is
+			// "widgets", which is not close to "nodes" (fresh user try
+			// 16: a bound of the whole name's length let it through).
+			best, close := -1, false
+			try := func(d int, of string) {
+				if d <= suggestBound(of) {
+					close = true
+					if best < 0 || d < best {
+						best = d
+					}
+				}
+			}
+			try(distance(arg, full), arg)
 			for _, n := range namesOf(r) {
-				d := distance(arg, n)
+				try(distance(arg, n), arg)
 				if res != arg {
-					d = min(d, distance(res, n))
+					try(distance(res, n), res)
 				}
 				if strings.HasPrefix(n, arg) && len(arg) >= 3 {
-					d = min(d, 1)
+					try(1, arg)
 				}
-				best = min(best, d)
 			}
-			if best <= max(2, len(arg)/4) && !seen[full] {
+			if close && !seen[full] {
 				seen[full] = true
 				cands = append(cands, cand{full, best})
 			}
@@ -603,6 +615,16 @@ func suggest(disco discovery.DiscoveryInterface, arg string) []string {
 		out = append(out, cands[i].name)
 	}
 	return out
+}
+
+// suggestBound is the largest edit distance at which a name is close to
+// s: a quarter of its length, at least 2; 1 for a word under 5 letters, of
+// which 2 edits are most ("foo" is not "job" or "pod").
+func suggestBound(s string) int {
+	if len(s) < 5 {
+		return 1
+	}
+	return max(2, len(s)/4)
 }
 
 func namesOf(r metav1.APIResource) []string {

@@ -157,7 +157,15 @@ func TestListErrors(t *testing.T) {
 		// that is there (fresh user try 14).
 		{"wrong group", shared.Kubeconfig, []string{"list", "deploy.nosuchgroup"}, 9, `did you mean "deployments.apps"`},
 		{"typo with its group", shared.Kubeconfig, []string{"list", "deploymnts.apps"}, 9, `did you mean "deployments.apps"`},
+		// A name close to none: no suggestion, whatever the length of
+		// its group (fresh user try 16: "widgets.example.com" was
+		// offered ingresses.networking.k8s.io, limitranges or nodes).
+		{"unknown type with a group", shared.Kubeconfig, []string{"list", "widgets.example.com"}, 9, `"widgets.example.com": run 'kubectl api-resources'`},
+		{"unknown short type with a group", shared.Kubeconfig, []string{"list", "foo.bar"}, 9, `"foo.bar": run 'kubectl api-resources'`},
 		{"empty type with a group", shared.Kubeconfig, []string{"list", ".apps"}, 2, "has an empty part between its dots"},
+		// The dots of a NAME are the name's (fresh user try 16: the
+		// type was blamed).
+		{"a NAME of dots and a slash", shared.Kubeconfig, []string{"list", "cm/../x"}, 2, `"cm/../x" is not a resource type: give cm/NAME or cm alone`},
 		{"a dot alone", shared.Kubeconfig, []string{"list", "."}, 2, "has an empty part between its dots"},
 		{"not listable", shared.Kubeconfig, []string{"list", "tokenreviews"}, 2, "does not support list"},
 		{"forbidden", shared.UserKubeconfig, []string{"list", "configmaps", "-n", "default"}, 7, `cannot list resource "configmaps"`},
