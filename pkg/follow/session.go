@@ -288,6 +288,15 @@ func (s *Session) run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
+		if s.Follow && end.err == nil && endsWithin(ctx, time.Second) {
+			// The server ended the stream at the run's own end (the
+			// watch's timeoutSeconds is what --timeout left): a reconnect
+			// would have no time, and none is announced or counted
+			// (fresh user try 16: "reconnect in 0.0s", then the summary
+			// of 1 stream and 1 reconnect).
+			<-ctx.Done()
+			return nil
+		}
 		if !s.Follow {
 			// One attempt: what it was (judged above) is the run's outcome.
 			switch {
@@ -417,6 +426,12 @@ func (s *Session) unansweredAtDeadline(ctx context.Context, err error) {
 		return
 	}
 	s.failed(st)
+}
+
+// endsWithin: ctx has a deadline less than d away.
+func endsWithin(ctx context.Context, d time.Duration) bool {
+	deadline, ok := ctx.Deadline()
+	return ok && time.Until(deadline) < d
 }
 
 // outOfTime reports a request that failed because the run's time is up.

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -153,6 +154,25 @@ func RefuseWatch(st WatchStatus) WatchAnswer {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(int(st.Code))
 		_, _ = w.Write(body)
+	}
+}
+
+// EndWatchBefore answers 200 and ends the stream, with no event, early
+// before the timeoutSeconds the watch asked for (a server's watch that
+// ends a little before its time, as the watch cache may): what a --follow
+// run meets right before its own --timeout.
+func EndWatchBefore(early time.Duration) WatchAnswer {
+	return func(w http.ResponseWriter, r *http.Request, _ int) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		secs, _ := strconv.Atoi(r.URL.Query().Get("timeoutSeconds"))
+		t := time.NewTimer(time.Duration(secs)*time.Second - early)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+		}
 	}
 }
 

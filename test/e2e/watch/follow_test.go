@@ -134,3 +134,18 @@ func TestWatchFollowRelistsFromTheFutureThenConsistently(t *testing.T) {
 		t.Fatalf("summary: %+v", sum)
 	}
 }
+
+// A --follow stream the server ends right before the run's own --timeout
+// (its timeoutSeconds is the run's) is the end of the run: no reconnect
+// is announced or counted in the last second (fresh user try 16: "--
+// reconnect in 0.0s", then a summary of 1 stream and 1 reconnect).
+func TestFollowDoesNotReconnectAtItsOwnEnd(t *testing.T) {
+	t.Parallel()
+	_, ns := newNamespace(t, shared, "follow-own-end")
+	_, kc := frontAnswering(t, framework.EndWatchBefore(500*time.Millisecond), "front-"+ns+".kubeconfig")
+	out := runWatch(t, kc, time.Minute, "cm", "-n", ns, "--follow", "--timeout", "4s")
+	sum := out.summary(t)
+	if out.Code != 0 || sum.Streams != 1 || sum.Reconnects != 0 || len(out.of("reconnect")) != 0 || sum.Ended != "timeout" {
+		t.Fatalf("exit %d, %d stream(s), %d reconnect(s), ended %q; want 0, 1, 0, timeout:\n%s\n%s", out.Code, sum.Streams, sum.Reconnects, sum.Ended, out.Stdout, out.Stderr)
+	}
+}
