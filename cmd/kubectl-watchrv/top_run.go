@@ -63,7 +63,8 @@ func (o *TopOptions) Run(ctx context.Context) error {
 		}
 		next = next.Add(o.Interval)
 		cur := prev
-		if refresh > 1 || !everyReadFailed(prev) {
+		second := refresh > 1 || !everyReadFailed(prev)
+		if second {
 			// (When no server answered the first read, a second would
 			// take its time bound again to the same end: adversary try
 			// 14, a trickled /metrics took twice --request-timeout.)
@@ -75,8 +76,11 @@ func (o *TopOptions) Run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		// The reads each server was sent for this interval: both samples
+		// on the first, unless no second was sent (adversary try 16: 2
+		// counted, 1 sent).
 		reads := 1
-		if refresh == 1 {
+		if refresh == 1 && second {
 			reads = 2
 		}
 		srvs, errs := buildServers(fleet, prev, cur, only, reads)

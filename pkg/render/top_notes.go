@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/top"
 )
 
 // The lines under top's table: what a column counts on some server, APF's
@@ -105,8 +106,11 @@ func topChecks(p *Printer, r TopReport) [][2]string {
 // whether the servers filtered them.
 func topCost(r TopReport) string {
 	per := "2 per server: both samples"
-	if r.Refresh > 1 {
+	switch {
+	case r.Refresh > 1:
 		per = "1 per server: the first sample is the previous refresh's second"
+	case !secondSampleSent(r.Servers):
+		per = "1 per server: no second sample was asked for, as no server answered the first"
 	}
 	s := fmt.Sprintf("%d GET /metrics for this interval (%s), %s read", r.Cost.Reads, per, apiclient.Bytes(r.Cost.Bytes))
 	switch {
@@ -118,6 +122,17 @@ func topCost(r TopReport) string {
 		s += fmt.Sprintf("; server(s) %s ignore the name[] filter (it needs kube-apiserver v1.37: client_golang v1.24) and send every family: top keeps those of the %d it asks for", joinIndexes(r.Cost.Unfiltered), r.Cost.Families)
 	}
 	return s
+}
+
+// secondSampleSent: a server of the first interval was sent its second
+// read.
+func secondSampleSent(ss []*top.Server) bool {
+	for _, s := range ss {
+		if s.ReadRequests == 2 {
+			return true
+		}
+	}
+	return false
 }
 
 func joinIndexes(xs []int) string {

@@ -51,7 +51,7 @@ func TestTopCellsSayWhatIsNotKnown(t *testing.T) {
 }
 
 func TestTopCostLine(t *testing.T) {
-	r := TopReport{Report: &top.Report{Refresh: 1, Cost: top.Cost{Reads: 2, Bytes: 162374, Filtered: true, Families: 20}}}
+	r := TopReport{Report: &top.Report{Refresh: 1, Servers: []*top.Server{{ReadRequests: 2}}, Cost: top.Cost{Reads: 2, Bytes: 162374, Filtered: true, Families: 20}}}
 	if got := topCost(r); !strings.Contains(got, "2 GET /metrics for this interval (2 per server: both samples), "+apiclient.Bytes(162374)+" read; filtered by name[]") {
 		t.Errorf("filtered: %s", got)
 	}
@@ -63,6 +63,12 @@ func TestTopCostLine(t *testing.T) {
 	r.Cost = top.Cost{Reads: 2}
 	if got := topCost(r); !strings.Contains(got, "no server answered") {
 		t.Errorf("none answered: %s", got)
+	}
+	// No server answered the first read: no second was sent, and the
+	// line counts the one (adversary try 16: "2 per server").
+	r.Refresh, r.Servers, r.Cost = 1, []*top.Server{{ReadRequests: 1}, {ReadRequests: 1}}, top.Cost{Reads: 2}
+	if got := topCost(r); !strings.Contains(got, "2 GET /metrics for this interval (1 per server: no second sample was asked for") {
+		t.Errorf("first read unanswered: %s", got)
 	}
 }
 
