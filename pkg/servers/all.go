@@ -30,14 +30,27 @@ func ObserveAll(ctx context.Context, f *Fleet, resources []apiclient.Resource, o
 	// for the next resources: each would wait for the same end (fresh
 	// user tries 14 and 15: one dead address of two took 314 requests
 	// and 62 s for 63 resources, one that never answers 21 minutes). Its
-	// rows fail with that first error, and no request.
+	// rows fail with that first error, and no request. One that took the
+	// connection and closed or reset it before any answer is so only when
+	// it did so for two resources in a row: a server that resets one path
+	// (a proxy's rule, an aggregated API) answers the others (adversary
+	// try 16: every later row said "not dialled again", exit 4).
 	fleet := &Fleet{Found: f.Found, Members: slices.Clone(f.Members)}
+	closedRuns := make([]int, len(fleet.Members))
 	return sweep.Each(ctx, resources, sweep.Options{Verb: "probing", Progress: o.Progress, What: "resource probes on the servers"},
 		func(ctx context.Context, res apiclient.Resource) sweep.Step[*View] {
 			v := Observe(ctx, fleet, o.Target(res), o.Observe)
 			for i, srv := range v.Servers {
-				if i < len(fleet.Members) && fleet.Members[i].Client != nil && fleet.Members[i].Endpoint == srv.Endpoint &&
-					srv.Err != nil && (diagnose.ClassifyFailure(srv.Err) == diagnose.FailureUnreachable || apiclient.NoConnection(srv.Err) || apiclient.ClosedBeforeAnswer(srv.Err)) {
+				if i >= len(fleet.Members) || fleet.Members[i].Client == nil || fleet.Members[i].Endpoint != srv.Endpoint {
+					continue
+				}
+				closed := srv.Err != nil && apiclient.ClosedBeforeAnswer(srv.Err)
+				if closed {
+					closedRuns[i]++
+				} else {
+					closedRuns[i] = 0
+				}
+				if srv.Err != nil && (diagnose.ClassifyFailure(srv.Err) == diagnose.FailureUnreachable || apiclient.NoConnection(srv.Err) || closedRuns[i] >= 2) {
 					fleet.Members[i] = Member{Endpoint: srv.Endpoint, Err: fmt.Errorf("not dialled again after %s: %w", res.Name(), srv.Err)}
 				}
 			}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -41,10 +42,14 @@ type ScriptServer struct {
 
 // ScriptDefaults are the answers of a ScriptServer where its script has
 // none: discovery of configmaps (v1) and deployments (apps/v1), a
-// /version, a 403 /metrics, a list of one configmap.
+// /version, a 403 /metrics, a list of one configmap, watches refused with
+// 410.
 func ScriptDefaults() map[string]ScriptAnswer {
 	j := func(body string) ScriptAnswer { return ScriptAnswer{Code: 200, Type: "application/json", Body: body} }
-	return map[string]ScriptAnswer{
+	// A watch is refused as a watch cache refuses one from an RV below
+	// its window: an ERROR 410 event that names the oldest RV.
+	expired := j(`{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 1 (50)","reason":"Expired","code":410}}` + "\n")
+	all := map[string]ScriptAnswer{
 		"/api":                                  j(faultAPIVersions),
 		"/apis":                                 j(`{"kind":"APIGroupList","apiVersion":"v1","groups":[{"name":"apps","versions":[{"groupVersion":"apps/v1","version":"v1"}],"preferredVersion":{"groupVersion":"apps/v1","version":"v1"}}]}`),
 		"/api/v1":                               j(`{"kind":"APIResourceList","groupVersion":"v1","resources":[{"name":"configmaps","singularName":"configmap","namespaced":true,"kind":"ConfigMap","verbs":["get","list","watch"],"shortNames":["cm"]}]}`),
@@ -56,6 +61,12 @@ func ScriptDefaults() map[string]ScriptAnswer {
 		"/api/v1/configmaps":                           j(`{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"100"},"items":[` + faultItem + `]}`),
 		"/apis/apps/v1/deployments":                    j(`{"kind":"DeploymentList","apiVersion":"apps/v1","metadata":{"resourceVersion":"100"},"items":[]}`),
 	}
+	for p := range all {
+		if strings.HasSuffix(p, "/configmaps") || strings.HasSuffix(p, "/deployments") {
+			all[p+"?watch"] = expired
+		}
+	}
+	return all
 }
 
 // StartScriptServer starts a server whose answers are ScriptDefaults with
