@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -168,13 +169,20 @@ func withStatusCode(body []byte, status int) (out []byte, isStatus bool) {
 	if json.Unmarshal(obj["kind"], &kind) != nil || kind != "Status" {
 		return nil, false
 	}
-	var st string
+	var st, msg string
 	_ = json.Unmarshal(obj["status"], &st)
-	if raw, has := obj["code"]; has && st == "Failure" {
+	_ = json.Unmarshal(obj["message"], &msg)
+	if raw, has := obj["code"]; has && st == "Failure" && strings.TrimSpace(msg) != "" {
 		var code float64
 		if json.Unmarshal(raw, &code) == nil && code == float64(status) {
 			return body, true
 		}
+	}
+	if strings.TrimSpace(msg) == "" {
+		// client-go's error of a Status is its message alone: without one,
+		// every line that quotes the error said nothing ("server X: )",
+		// "Failed: NotFound: "; try 16). The Status says so instead.
+		obj["message"], _ = json.Marshal(noMessage)
 	}
 	// An error answer is a failure: client-go reads a Status without
 	// "status": "Failure" as no error of its own and drops its message.
@@ -187,16 +195,23 @@ func withStatusCode(body []byte, status int) (out []byte, isStatus bool) {
 	return out, true
 }
 
+// noMessage is the message of an error answer's Status that had none.
+const noMessage = "(the server's Status has no message)"
+
 // statusOf is the Status of an error answer of status whose body was not
 // a Status: the body, one line and bounded, is its message.
 func statusOf(status int, body []byte) []byte {
+	msg := text.Shorten(text.OneLine(string(body)), errorMessageLimit)
+	if strings.TrimSpace(msg) == "" {
+		msg = "(the answer has no body)"
+	}
 	out, _ := json.Marshal(map[string]any{
 		"kind":       "Status",
 		"apiVersion": "v1",
 		"metadata":   map[string]any{},
 		"status":     "Failure",
 		"code":       status,
-		"message":    text.Shorten(text.OneLine(string(body)), errorMessageLimit),
+		"message":    msg,
 	})
 	return out
 }

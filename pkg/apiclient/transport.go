@@ -98,6 +98,13 @@ func (m *meter) RoundTrip(req *http.Request) (*http.Response, error) {
 		en.finish(err)
 		return nil, err
 	}
+	if (resp.Body == nil || resp.Body == http.NoBody) && resp.StatusCode >= 400 && bodyAllowed(req, resp.StatusCode) {
+		// An error answer with no body (Content-Length: 0) is a Status
+		// of the plugin's words too (asStatus), never client-go's
+		// invented one ("the server is currently unable to handle the
+		// request" for a bare 503; try 16).
+		resp.Body = io.NopCloser(strings.NewReader(""))
+	}
 	if resp.Body == nil || resp.Body == http.NoBody || !bodyAllowed(req, resp.StatusCode) {
 		// No body by HTTP's rules (HTTP/2 gives such an answer a body
 		// of its own, not http.NoBody): the request is complete now,

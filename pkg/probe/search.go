@@ -208,7 +208,9 @@ type NoAnswerError struct {
 }
 
 func (e *NoAnswerError) Error() string {
-	return fmt.Sprintf("RV %d gave no answer in %s (last: %s%s): the bound was not moved", e.RV, text.Count(e.Tries, "attempt"), e.Last.Evidence, messageSuffix(e.Last.Message))
+	// "Told nothing", not "no answer": the last try may well have been
+	// answered (a 503), just not about the window (try 16).
+	return fmt.Sprintf("a watch from RV %d told nothing about the window in %s (last: %s%s): the bound was not moved", e.RV, text.Count(e.Tries, "attempt"), e.Last.Evidence, messageSuffix(e.Last.Message))
 }
 
 func (e *NoAnswerError) Unwrap() error {
