@@ -3,6 +3,7 @@ package apiclient
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -324,7 +325,7 @@ func coreResource(disco discovery.DiscoveryInterface, arg string, l *Ledger) (r 
 		if isEmptyList(err) {
 			return Resource{}, false, nil // v1 lists no type: the mapper's path decides
 		}
-		return Resource{}, false, wholeDiscoveryFailed(err)
+		return Resource{}, false, wholeDiscoveryFailed(err, l)
 	case err != nil || list == nil:
 		return Resource{}, false, nil
 	}
@@ -391,7 +392,7 @@ func groupsFailed(err error, l *Ledger) error {
 	case err == nil || errors.As(err, &de):
 		return err
 	case !errors.As(err, &failed) || len(failed.Groups) == 0:
-		return wholeDiscoveryFailed(err)
+		return wholeDiscoveryFailed(err, l)
 	}
 	gvs, errs := failedGroupVersions(failed, l)
 	if len(gvs) == 0 {
@@ -429,7 +430,7 @@ func failedGroupVersions(failed *discovery.ErrGroupDiscoveryFailed, l *Ledger) (
 		} else if isEmptyList(err) {
 			continue
 		} else {
-			err = &DiscoveryError{GroupVersion: gv.String(), Err: unreadableDiscovery(gv, err)}
+			err = &DiscoveryError{GroupVersion: gv.String(), Err: unreadableDiscovery(gv, err, l)}
 		}
 		gvs, errs = append(gvs, gv), append(errs, err)
 	}
@@ -450,11 +451,45 @@ func isEmptyList(err error) bool {
 // a path (adversary try 12: a cut /api was blamed on GET /api/v1, never
 // sent; try 15: a 204 was "JSON ends half way", and streaming --all
 // printed encoding/json's own words).
-func wholeDiscoveryFailed(err error) error {
+func wholeDiscoveryFailed(err error, l *Ledger) error {
+	if !notADocument(err) && failedGroupVersion(err) == "" {
+		// A body that broke off names no request (adversary try 16: a
+		// cut /api/v1 was "cannot read discovery (/api and /apis) ...:
+		// unexpected EOF"): the ledger's entry of it does.
+		if gv, cut := l.discoveryCut("", true); cut != "" {
+			return &DiscoveryError{GroupVersion: gv, Err: &ConnectionLostError{What: cut, Err: err}}
+		}
+	}
 	if notADocument(err) {
 		err = &UnreadableAnswerError{What: fmt.Sprintf("a discovery answer (to GET /api, /apis or a group version under them) is not a discovery document (%s)", documentProblem(err))}
 	}
 	return &DiscoveryError{GroupVersion: failedGroupVersion(err), Err: capError(err)}
+}
+
+// discoveryCut is the discovery read of gv (any: the first) whose answer
+// came and whose body broke off, in words from its ledger entry ("GET URL:
+// its body broke off after N bytes: ..."), with the group version it read
+// ("" for /api or /apis); "" when l has none.
+func (l *Ledger) discoveryCut(gv string, any bool) (string, string) {
+	for _, f := range l.Failures(KindDiscovery) {
+		if f.Err == nil || f.Status < 200 || f.Status >= 300 || IsBodyTooLarge(f.Err) {
+			continue
+		}
+		u, err := url.Parse(f.URL)
+		if err != nil {
+			continue
+		}
+		g := groupVersionOfPath(u.Path)
+		if !any && g != gv {
+			continue
+		}
+		cause := text.OneLine(f.Err.Error())
+		if errors.Is(f.Err, io.ErrUnexpectedEOF) {
+			cause = "the connection closed before the length the server announced"
+		}
+		return g, fmt.Sprintf("GET %s: its body broke off after %s: %s", f.URL, text.Count(int(f.Bytes), "byte"), cause)
+	}
+	return "", ""
 }
 
 // notADocument: err is a discovery answer that came and could not be read
@@ -471,7 +506,10 @@ func notADocument(err error) bool {
 // empty body, a 204, JSON cut short): client-go's words alone ("0-length
 // response with status code: 200") name neither the request nor what it
 // means. An HTTP error or a lost connection is left as it is.
-func unreadableDiscovery(gv schema.GroupVersion, err error) error {
+func unreadableDiscovery(gv schema.GroupVersion, err error, l *Ledger) error {
+	if _, cut := l.discoveryCut(gv.String(), false); cut != "" && !notADocument(err) {
+		return &ConnectionLostError{What: cut, Err: err}
+	}
 	if !notADocument(err) {
 		if strings.HasPrefix(err.Error(), "unexpected error when reading response body") && errors.Unwrap(err) != nil {
 			// client-go's "... Please retry. Original error: %w": the
@@ -502,7 +540,10 @@ func documentProblem(err error) string {
 		return "its body is empty"
 	case strings.Contains(msg, "unexpected end of JSON"), strings.Contains(msg, "unexpected EOF"):
 		return "its JSON ends half way"
-	case strings.Contains(msg, "json"), strings.Contains(msg, "invalid character"), strings.Contains(msg, "cannot unmarshal"):
+	case strings.Contains(msg, "json"), strings.Contains(msg, "invalid character"), strings.Contains(msg, "cannot unmarshal"),
+		strings.HasPrefix(msg, "yaml: "), strings.Contains(msg, ": yaml: "):
+		// client-go reads a body that does not start as JSON with a YAML
+		// decoder, whose words name YAML's grammar (adversary try 16).
 		return "its body is not the JSON of one"
 	}
 	return text.OneLine(msg)

@@ -1,0 +1,55 @@
+//go:build e2e
+
+package bounds
+
+import (
+	"testing"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
+)
+
+// A discovery document whose body broke off names that document and the
+// bytes that came, in words (adversary try 16: a cut /api/v1 was "cannot
+// read discovery (/api and /apis) ...: unexpected EOF"); one that is no
+// JSON says so, never the YAML decoder's grammar ("yaml: mapping values
+// are not allowed in this context").
+func TestDiscoveryCutsAndNonJSONNameTheDocument(t *testing.T) {
+	core := framework.ScriptDefaults()["/api/v1"]
+	apps := framework.ScriptDefaults()["/apis/apps/v1"]
+	cut := func(a framework.ScriptAnswer) framework.ScriptAnswer { a.Cut = 40; return a }
+	body := func(b string) framework.ScriptAnswer {
+		return framework.ScriptAnswer{Code: 200, Type: "application/json", Body: b}
+	}
+	raw := []string{"!unexpected EOF", "!yaml: ", "!/api and /apis"}
+	for _, c := range []struct {
+		name   string
+		path   string
+		answer framework.ScriptAnswer
+		args   []string
+		code   int
+		words  []string
+	}{
+		{"v1 cut", "/api/v1", cut(core), []string{"list", "cm"}, 4, []string{"cannot read the discovery of v1", "GET http://", "/api/v1?timeout=5s: its body broke off after 40 bytes"}},
+		{"v1 cut, watch", "/api/v1", cut(core), []string{"watch", "cm", "--timeout", "3s"}, 4, []string{"cannot read the discovery of v1", "broke off after 40 bytes"}},
+		{"v1 cut, probe", "/api/v1", cut(core), []string{"probe", "cm"}, 4, []string{"cannot read the discovery of v1", "broke off after 40 bytes"}},
+		{"apps cut", "/apis/apps/v1", cut(apps), []string{"list", "deployments"}, 4, []string{"apps/v1", "/apis/apps/v1?timeout=5s: its body broke off after 40 bytes"}},
+		{"apps yaml", "/apis/apps/v1", body("ok: fine: x"), []string{"list", "deployments"}, 1, []string{"apps/v1", "is not a discovery document of apps/v1 (its body is not the JSON of one)"}},
+		{"apps tab", "/apis/apps/v1", body("\tx"), []string{"list", "deployments"}, 1, []string{"apps/v1", "is not a discovery document of apps/v1 (its body is not the JSON of one)"}},
+		{"apps control byte", "/apis/apps/v1", body("<html>\x1b</html>"), []string{"probe", "--all"}, 12, []string{"apps/v1", "its body is not the JSON of one"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := framework.StartScriptServer(map[string]framework.ScriptAnswer{c.path: c.answer})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			kc, err := s.Kubeconfig(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := framework.RunUnderMemoryLimit(t, memoryLimit, kc, time.Minute, append(c.args, "--request-timeout", "5s")...)
+			checkRun(t, r, faultCase{framework.Fault("script " + c.name), c.args, c.code, append(c.words, raw...), 30 * time.Second})
+		})
+	}
+}
