@@ -89,9 +89,31 @@ func ClassifyFailure(err error) Failure {
 	if isLocalCredentialFailure(err) {
 		return FailureCredentials
 	}
-	switch {
-	case IsTooLarge(err):
+	if IsTooLarge(err) {
 		return FailureTooLarge
+	}
+	// An answer is classified by its HTTP status (its Status's code,
+	// which the transport sets to it), the reason second: a 401 or 403
+	// whose Status says "InternalError" (a proxy's, an aggregated
+	// server's) is still a 401 or a 403 (adversary try 16: exit 1).
+	var coded apierrors.APIStatus
+	if errors.As(err, &coded) {
+		switch coded.Status().Code {
+		case 401:
+			return FailureUnauthorized
+		case 403:
+			return FailureForbidden
+		case 404:
+			return FailureNotFound
+		case 410:
+			return FailureExpired
+		case 429:
+			return FailureThrottled
+		case 400, 422:
+			return FailureBadRequest
+		}
+	}
+	switch {
 	case apierrors.IsResourceExpired(err) || apierrors.IsGone(err):
 		return FailureExpired
 	case apierrors.IsUnauthorized(err):
