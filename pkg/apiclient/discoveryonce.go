@@ -13,8 +13,11 @@ import (
 // DiscoveryOnce makes every discovery document that failed in this run
 // (GET /api, /apis, /api/V or /apis/G/V of one server: no answer, an HTTP
 // error, a body that broke or passed its cap, a redirect) fail again at
-// once when it is asked for again, from what the first request got, and
-// never be sent twice. client-go's discovery layers ask again by
+// once when it is asked for again, from what the first request got: the
+// plugin's layers never send it twice (net/http itself may, below them: a
+// GET whose kept-alive connection was reset before any answer goes out
+// again, each send counted in the ledger, Entry.Sent). client-go's
+// discovery layers ask again by
 // themselves: the memory cache once more for any 5xx, 429, reset or
 // timeout, the deferred mapper after a reset, the disk cache when not
 // fresh, and the plugin's own look-ups read the same documents: each

@@ -21,13 +21,12 @@ import (
 type ConnectionLostError struct {
 	What string
 	Err  error
-	// Sent is how many times the request was sent (0 when not known;
-	// SentAgain).
-	Sent int
+	// Sent is how many times net/http sent the request (Sent.Again).
+	Sent Sent
 }
 
 func (e *ConnectionLostError) Error() string {
-	if again := SentAgain(e.Sent); again != "" {
+	if again := e.Sent.Again(); again != "" {
 		return e.What + " (" + again + ")"
 	}
 	return e.What
@@ -37,7 +36,11 @@ func (e *ConnectionLostError) Error() string {
 // before the answer (Err nil): client-go's rest client would retry such a
 // GET by itself, ten times a second apart, past the time bound (adversary
 // try 15: "context deadline exceeded - error from a previous attempt:
-// connection reset by peer"); the plugin tries once and says so.
+// connection reset by peer"); the plugin's own layers send it no more.
+// net/http itself may have sent it more than once, below the plugin: a GET
+// whose kept-alive HTTP/1 connection was closed or reset before any answer
+// goes out again on another connection (Sent counts every send, and the
+// words say so).
 func (e *ConnectionLostError) Unwrap() error { return e.Err }
 
 // FailureClass: a connection that broke.

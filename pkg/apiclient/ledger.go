@@ -39,7 +39,8 @@ func NewLedger() *Ledger {
 
 // Cost is the account of a run as reports carry it (-o json|yaml: "cost").
 type Cost struct {
-	// Requests is every request sent, answered or not.
+	// Requests is every request sent, answered or not: each time net/http
+	// sent one again by itself (Entry.Sent) is one more.
 	Requests int `json:"requests"`
 	// Bytes is every body byte read, decoded (gzip is not measured).
 	Bytes int64 `json:"bytes"`
@@ -84,6 +85,9 @@ type Entry struct {
 	// still open, or an answer whose body nobody read or closed (client-go's
 	// discovery cache drops a 304's, answering from its copy).
 	Unfinished bool
+	// Sent is how many times net/http sent the request (Sent.Again): more
+	// than once, each send is counted in the cost.
+	Sent Sent
 }
 
 // Observe calls f with every request as it completes, and with every
@@ -232,6 +236,30 @@ func (l *Ledger) begin(method, url string, k BodyKind) *entry {
 	l.open[en] = struct{}{}
 	l.mu.Unlock()
 	return en
+}
+
+// sent records that net/http sent the request (again): every send after
+// the first is one more request of the account.
+func (en *entry) sent(s Sent) {
+	if en == nil {
+		return
+	}
+	en.mu.Lock()
+	// begin counted the first send.
+	again := max(s.Times, 1) - max(en.e.Sent.Times, 1)
+	if s.Times > en.e.Sent.Times {
+		en.e.Sent = s
+	}
+	kind := en.e.Kind
+	en.mu.Unlock()
+	if again <= 0 {
+		return
+	}
+	l := en.l
+	l.mu.Lock()
+	l.requests += again
+	l.byKind[kind].Requests += again
+	l.mu.Unlock()
 }
 
 // answered records the status of the answer; a watch's begins its stream.

@@ -7,10 +7,8 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptrace"
 	"net/url"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -55,22 +53,17 @@ func (m *meter) RoundTrip(req *http.Request) (*http.Response, error) {
 	u := RequestURL(req.URL)
 	start := time.Now()
 	en := m.ledger.begin(req.Method, u, kindOf(req, 0))
-	// How many times a connection (TCP, and TLS where asked) was got for
-	// the request: none, a request its time bound ended before one says
-	// so (DeadlineError); more than one, net/http's HTTP/2 client sent it
-	// again by itself (a REFUSED_STREAM, or a GOAWAY before the server
-	// took it: up to 7 times, a minute of backoff), and the words say so
-	// (adversary try 15: "no answer within 5s" of a server that refused
-	// each stream at once).
-	// Only HTTP/2's are counted: HTTP/1's client sends a request again
-	// too, once, on a kept-alive connection the server had closed.
-	var attempts, h2attempts atomic.Int32
-	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
-		attempts.Add(1)
-		if IsHTTP2(info.Conn) {
-			h2attempts.Add(1)
-		}
-	}}))
+	// How many times net/http sent the request (Sent: a connection got,
+	// TCP and TLS where asked, per send): none, a request its time bound
+	// ended before one says so (DeadlineError); more than once, net/http
+	// sent it again by itself, below this meter, over HTTP/1 (a kept-alive
+	// connection closed or reset before any answer) or HTTP/2 (a refused
+	// stream). Every send is counted in the ledger (the entry's Sent, the
+	// cost) and said in its -v line and its error (adversary try 15: "no
+	// answer within 5s" of a server that refused each stream at once; try
+	// 16: a reset GET reached the server 3 times, -v and cost said once).
+	var sends SendCounter
+	req = req.WithContext(sends.Trace(req.Context(), en.sent))
 	resp, err := m.next.RoundTrip(req)
 	if err != nil {
 		err = pastDeadline(closedBeforeAnswer(http2Lost(headersTooLarge(err, req, u))), req, start, false)
@@ -78,9 +71,10 @@ func (m *meter) RoundTrip(req *http.Request) (*http.Response, error) {
 		var lost *ConnectionLostError
 		switch {
 		case errors.As(err, &late) && !late.Body:
-			late.Connected, late.Sent = attempts.Load() > 0, int(h2attempts.Load())
+			late.Sent = sends.Sent()
+			late.Connected = late.Sent.Times > 0
 		case errors.As(err, &lost):
-			lost.Sent = int(h2attempts.Load())
+			lost.Sent = sends.Sent()
 		}
 		en.finish(err)
 		return resp, err
@@ -183,9 +177,8 @@ type DeadlineError struct {
 	// Connected: a connection to the server was made (TCP, and TLS where
 	// asked) before the time ran out; always true of a Body.
 	Connected bool
-	// Sent is how many times the request was sent (0 when not known):
-	// more than once, the server refused it each time (SentAgain).
-	Sent int
+	// Sent is how many times net/http sent the request (Sent.Again).
+	Sent Sent
 }
 
 func (e *DeadlineError) Error() string {
@@ -197,23 +190,12 @@ func (e *DeadlineError) Error() string {
 		return fmt.Sprintf(noConnection+"%s, the request's time bound (the TCP or TLS handshake did not complete)", within)
 	}
 	msg := fmt.Sprintf("no answer within %s, the request's time bound", within)
-	if again := SentAgain(e.Sent); again != "" {
+	if again := e.Sent.Again(); again != "" {
 		msg += " (" + again + ")"
 	}
 	return msg
 }
 
-// SentAgain is the words for a request net/http's HTTP/2 client sent n
-// times by itself ("" for once or not known): it does so only when the
-// server did not take it (a RST_STREAM REFUSED_STREAM, or a GOAWAY that
-// left its stream out). n counts the connections got for it over HTTP/2
-// (IsHTTP2 of httptrace's GotConn).
-func SentAgain(n int) string {
-	if n < 2 {
-		return ""
-	}
-	return fmt.Sprintf("it was sent %d times: the server refused its HTTP/2 stream each time, with REFUSED_STREAM or a GOAWAY before taking it, and net/http sent it again by itself", n)
-}
 func (e *DeadlineError) Unwrap() error { return e.Err }
 
 // roundBound is a time bound as a user gave it, near enough: to 100 ms

@@ -3,6 +3,8 @@ package follow
 import (
 	"fmt"
 	"time"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 )
 
 // ListIncompleteError says the watch's time (--timeout) ran out before
@@ -39,9 +41,9 @@ type StalledError struct {
 	AtDeadline bool
 	// Stage is how far an unanswered request got (Opening only).
 	Stage OpenStage
-	// Sent is how many times net/http sent it over HTTP/2 (Opening only;
-	// apiclient.SentAgain).
-	Sent int
+	// Sent is how many times net/http sent it (Opening only;
+	// apiclient.Sent.Again).
+	Sent apiclient.Sent
 	// CredentialPlugin is the kubeconfig's exec command, when it has one.
 	CredentialPlugin string
 	// Quiet: the stream was answered and then silent for After, which here

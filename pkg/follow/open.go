@@ -31,7 +31,7 @@ const (
 
 // noAnswer is the message of a request given up at this stage; within says
 // when ("within 2s (--stall-timeout)").
-func (st OpenStage) noAnswer(within, plugin string, sent int) string {
+func (st OpenStage) noAnswer(within, plugin string, sent apiclient.Sent) string {
 	switch st {
 	case StageNotSent:
 		if plugin != "" {
@@ -41,28 +41,23 @@ func (st OpenStage) noAnswer(within, plugin string, sent int) string {
 	case StageConnecting:
 		return fmt.Sprintf("no answer to the watch request %s: no connection to the API server could be made: the API server or the network hangs", within)
 	}
-	if again := apiclient.SentAgain(sent); again != "" {
+	if again := sent.Again(); again != "" {
 		return fmt.Sprintf("no answer to the watch request %s: %s", within, again)
 	}
 	return fmt.Sprintf("no answer to the watch request %s: it was sent and no response headers came: the API server or the network hangs", within)
 }
 
-// openTrace follows one request through net/http's client trace; h2 counts
-// the connections got for it over HTTP/2 (apiclient.SentAgain).
+// openTrace follows one request through net/http's client trace; sends
+// counts the times net/http sent it (apiclient.Sent: the meter's count).
 type openTrace struct {
 	network, wrote, answering atomic.Bool
-	h2                        atomic.Int32
+	sends                     apiclient.SendCounter
 }
 
 func (t *openTrace) context(ctx context.Context) context.Context {
-	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-		GetConn: func(string) { t.network.Store(true) },
-		GotConn: func(info httptrace.GotConnInfo) {
-			t.network.Store(true)
-			if apiclient.IsHTTP2(info.Conn) {
-				t.h2.Add(1)
-			}
-		},
+	return httptrace.WithClientTrace(t.sends.Trace(ctx, nil), &httptrace.ClientTrace{
+		GetConn:              func(string) { t.network.Store(true) },
+		GotConn:              func(httptrace.GotConnInfo) { t.network.Store(true) },
 		WroteRequest:         func(httptrace.WroteRequestInfo) { t.wrote.Store(true) },
 		GotFirstResponseByte: func() { t.answering.Store(true) },
 	})
@@ -151,9 +146,9 @@ func (s *Session) openWatch(ctx context.Context, opts watchstream.Options) (stre
 	waited := s.clock().Since(asked).Round(time.Millisecond)
 	switch {
 	case stalled.Load() && ctx.Err() == nil:
-		return nil, nil, &StalledError{After: s.StallTimeout, Opening: true, Stage: tr.stage(), Sent: int(tr.h2.Load()), CredentialPlugin: s.CredentialPlugin}
+		return nil, nil, &StalledError{After: s.StallTimeout, Opening: true, Stage: tr.stage(), Sent: tr.sends.Sent(), CredentialPlugin: s.CredentialPlugin}
 	case errors.Is(ctx.Err(), context.DeadlineExceeded) && (errors.Is(a.err, context.DeadlineExceeded) || errors.Is(a.err, context.Canceled)):
-		return nil, nil, &deadlineError{StalledError{After: waited, Opening: true, AtDeadline: true, Stage: tr.stage(), Sent: int(tr.h2.Load()), CredentialPlugin: s.CredentialPlugin}}
+		return nil, nil, &deadlineError{StalledError{After: waited, Opening: true, AtDeadline: true, Stage: tr.stage(), Sent: tr.sends.Sent(), CredentialPlugin: s.CredentialPlugin}}
 	}
 	return nil, nil, a.err
 }

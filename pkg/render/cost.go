@@ -53,12 +53,22 @@ func costText(c Cost) string {
 // RequestLine is one -v line of the request ledger, as kubectl's -v=6
 // shows a request: the method, the URL (redacted), the status and the
 // time, and here the bytes read. A watch has two: when its answer begins,
-// and when it ends.
+// and when it ends. A request net/http sent more than once by itself
+// says how many times and why (apiclient.Sent).
 func (p *Printer) RequestLine(e apiclient.Entry) {
 	p.Tracef("%s", requestText(e))
 }
 
 func requestText(e apiclient.Entry) string {
+	line := requestWords(e)
+	if again := e.Sent.Again(); again != "" && !strings.Contains(line, again) {
+		// (An error of the request may say it already.)
+		line += " (" + again + ")"
+	}
+	return line
+}
+
+func requestWords(e apiclient.Entry) string {
 	head := e.Method + " " + e.URL
 	if e.Status == 0 {
 		return fmt.Sprintf("%s failed after %s: %s", head, ms(e.Duration), text.OneLine(errText(e.Err)))

@@ -98,6 +98,12 @@ func TestRequestText(t *testing.T) {
 			"GET https://h/version failed after 2ms: dial tcp: connection refused"},
 		{apiclient.Entry{Method: "GET", URL: "https://h/api", Kind: apiclient.KindDiscovery, Status: 503, Bytes: 60, Duration: 800 * time.Microsecond},
 			"GET https://h/api 503 Service Unavailable in 800µs, 60 B read"},
+		// net/http sent it again by itself (adversary try 16, A2): the line
+		// says so, once, whether or not its error does too.
+		{apiclient.Entry{Method: "GET", URL: "http://h/version", Kind: apiclient.KindVersion, Status: 200, Bytes: 74, Duration: 3 * time.Millisecond, Sent: apiclient.Sent{Times: 2}},
+			"GET http://h/version 200 OK in 3ms, 74 B read (" + apiclient.Sent{Times: 2}.Again() + ")"},
+		{apiclient.Entry{Method: "GET", URL: "http://h/version", Kind: apiclient.KindVersion, Duration: 2 * time.Millisecond, Sent: apiclient.Sent{Times: 3}, Err: &apiclient.ConnectionLostError{What: "the server reset the connection before its answer came", Sent: apiclient.Sent{Times: 3}}},
+			"GET http://h/version failed after 2ms: the server reset the connection before its answer came (" + apiclient.Sent{Times: 3}.Again() + ")"},
 	} {
 		if got := requestText(c.e); got != c.want {
 			t.Errorf("requestText:\n got %s\nwant %s", got, c.want)
