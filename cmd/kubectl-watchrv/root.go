@@ -355,7 +355,14 @@ func run(args []string, streams genericiooptions.IOStreams) (code int) {
 	// and no Go stack is dumped (Go's default for SIGQUIT).
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	defer stop()
-	o.runCtx = ctx
+	// The command's own context: when it returns, the requests it left in
+	// flight (a read beside a list that failed: /version, /metrics) are
+	// cancelled before the account is settled, so that their -v lines say
+	// the plugin cancelled them, never "no answer" of a server that may
+	// have answered at once (adversary try 16, A7).
+	cmdCtx, stopRequests := context.WithCancel(ctx)
+	defer stopRequests()
+	o.runCtx = cmdCtx
 	// A credential plugin still running when the run ends (Ctrl-C, a
 	// watch's --timeout) does not outlive it, whatever path returned.
 	defer o.credentials.stopIfRunning()
@@ -365,7 +372,8 @@ func run(args []string, streams genericiooptions.IOStreams) (code int) {
 			code = ExitInternal
 		}
 	}()
-	err := parseErrorAsUsage(cmd, cmd.ExecuteContext(ctx))
+	err := parseErrorAsUsage(cmd, cmd.ExecuteContext(cmdCtx))
+	stopRequests()
 	if len(args) == 0 || !strings.HasPrefix(args[0], "__complete") {
 		// Not under a shell's completion, whose stderr is the user's prompt.
 		// Settle first: every request counted has had its -v line.

@@ -1,6 +1,8 @@
 package apiclient
 
 import (
+	"context"
+	"errors"
 	"io"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -88,6 +90,26 @@ type Entry struct {
 	// Sent is how many times net/http sent the request (Sent.Again): more
 	// than once, each send is counted in the cost.
 	Sent Sent
+	// Cancelled: the plugin cancelled the request's context (not its
+	// deadline: context.Canceled) before the request ended, as a run does
+	// to the requests it no longer needs when a step fails or it stops
+	// (CancelledWords). No answer was due: it is not the server's.
+	Cancelled bool
+}
+
+// CancelledWords is what a -v line says of a request the plugin cancelled
+// (Cancelled; "" for any other): never "no answer", which would blame a
+// server that may have answered at once.
+func (e Entry) CancelledWords() string {
+	switch {
+	case !e.Cancelled:
+		return ""
+	case e.Status != 0:
+		return "cancelled by the plugin (the run stopped) before its body ended"
+	case e.Sent.Times == 0:
+		return "cancelled by the plugin (the run stopped) before it was sent"
+	}
+	return "cancelled by the plugin (the run stopped) before its answer came"
 }
 
 // Observe calls f with every request as it completes, and with every
@@ -214,13 +236,15 @@ func (c Cost) Kinds() []BodyKind {
 type entry struct {
 	l     *Ledger
 	start time.Time
-	mu    sync.Mutex
-	e     Entry
-	done  bool
+	// ctx is the request's (Cancelled).
+	ctx  context.Context
+	mu   sync.Mutex
+	e    Entry
+	done bool
 }
 
-// begin counts one request sent.
-func (l *Ledger) begin(method, url string, k BodyKind) *entry {
+// begin counts one request sent with ctx.
+func (l *Ledger) begin(ctx context.Context, method, url string, k BodyKind) *entry {
 	if l == nil {
 		return nil
 	}
@@ -232,7 +256,7 @@ func (l *Ledger) begin(method, url string, k BodyKind) *entry {
 		l.byKind[k] = kc
 	}
 	kc.Requests++
-	en := &entry{l: l, start: time.Now(), e: Entry{Method: method, URL: url, Kind: k}}
+	en := &entry{l: l, start: time.Now(), ctx: ctx, e: Entry{Method: method, URL: url, Kind: k}}
 	l.open[en] = struct{}{}
 	l.mu.Unlock()
 	return en
@@ -309,6 +333,7 @@ func (en *entry) finish(err error) {
 		en.e.EOF, err = true, nil
 	}
 	en.e.Err, en.e.Duration = err, time.Since(en.start)
+	en.e.Cancelled = errors.Is(err, context.Canceled) && en.cancelled()
 	e := en.e
 	en.mu.Unlock()
 	en.l.mu.Lock()
@@ -339,12 +364,29 @@ func (en *entry) settle() {
 	}
 	en.done = true
 	en.e.Unfinished, en.e.Duration = true, time.Since(en.start)
+	// A request still waiting for its answer when the run ended: the
+	// run had cancelled it, and net/http had not returned yet.
+	en.e.Cancelled = en.e.Status == 0 && en.cancelled()
 	e := en.e
 	en.mu.Unlock()
 	en.l.mu.Lock()
 	delete(en.l.open, en)
 	en.l.mu.Unlock()
 	en.l.emit(e)
+}
+
+// cancelled: the request's context was cancelled, before its deadline (a
+// time bound is a timeout, DeadlineError, not a cancel).
+func (en *entry) cancelled() bool {
+	if en.ctx == nil || !errors.Is(en.ctx.Err(), context.Canceled) {
+		return false
+	}
+	var late *DeadlineError
+	if errors.As(en.e.Err, &late) {
+		return false
+	}
+	deadline, ok := en.ctx.Deadline()
+	return !ok || time.Now().Before(deadline)
 }
 
 func (l *Ledger) emit(e Entry) {

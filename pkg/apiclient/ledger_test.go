@@ -158,7 +158,7 @@ func TestRequestURLRedactsThePasswordOnly(t *testing.T) {
 // The nil ledger counts nothing and never fails.
 func TestNilLedger(t *testing.T) {
 	var l *Ledger
-	en := l.begin("GET", "/", KindList)
+	en := l.begin(context.Background(), "GET", "/", KindList)
 	en.answered(200)
 	en.add(10)
 	en.finish(nil)

@@ -52,7 +52,7 @@ type meter struct {
 func (m *meter) RoundTrip(req *http.Request) (*http.Response, error) {
 	u := RequestURL(req.URL)
 	start := time.Now()
-	en := m.ledger.begin(req.Method, u, kindOf(req, 0))
+	en := m.ledger.begin(req.Context(), req.Method, u, kindOf(req, 0))
 	// How many times net/http sent the request (Sent: a connection got,
 	// TCP and TLS where asked, per send): none, a request its time bound
 	// ended before one says so (DeadlineError); more than once, net/http

@@ -70,7 +70,13 @@ func requestText(e apiclient.Entry) string {
 
 func requestWords(e apiclient.Entry) string {
 	head := e.Method + " " + e.URL
-	if e.Status == 0 {
+	switch {
+	case e.Status == 0 && e.Cancelled:
+		// Never "no answer": the server may have answered at once.
+		return fmt.Sprintf("%s after %s: %s", head, ms(e.Duration), e.CancelledWords())
+	case e.Status == 0 && e.Err == nil && e.Unfinished:
+		return fmt.Sprintf("%s still waiting for its answer when the run ended, after %s", head, ms(e.Duration))
+	case e.Status == 0:
 		return fmt.Sprintf("%s failed after %s: %s", head, ms(e.Duration), text.OneLine(errText(e.Err)))
 	}
 	status := fmt.Sprintf("%d %s", e.Status, http.StatusText(e.Status))
@@ -87,6 +93,9 @@ func requestWords(e apiclient.Entry) string {
 		return fmt.Sprintf("%s closed by the plugin after %s, %s read", head, ms(e.Duration), apiclient.Bytes(e.Bytes))
 	case e.Kind == apiclient.KindWatch && e.Status < 300:
 		return fmt.Sprintf("%s broke after %s, %s read%s", head, ms(e.Duration), apiclient.Bytes(e.Bytes), brokeText(e.Err))
+	}
+	if e.Cancelled {
+		return fmt.Sprintf("%s %s in %s, %s read: %s", head, status, ms(e.Duration), apiclient.Bytes(e.Bytes), e.CancelledWords())
 	}
 	return fmt.Sprintf("%s %s in %s, %s read%s", head, status, ms(e.Duration), apiclient.Bytes(e.Bytes), brokeText(e.Err))
 }

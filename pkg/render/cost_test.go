@@ -98,6 +98,16 @@ func TestRequestText(t *testing.T) {
 			"GET https://h/version failed after 2ms: dial tcp: connection refused"},
 		{apiclient.Entry{Method: "GET", URL: "https://h/api", Kind: apiclient.KindDiscovery, Status: 503, Bytes: 60, Duration: 800 * time.Microsecond},
 			"GET https://h/api 503 Service Unavailable in 800µs, 60 B read"},
+		// The plugin cancelled it (adversary try 16, A7): never "no
+		// answer", whether net/http returned or the run ended first.
+		{apiclient.Entry{Method: "GET", URL: "http://h/version", Kind: apiclient.KindVersion, Duration: 2 * time.Millisecond, Unfinished: true, Cancelled: true},
+			"GET http://h/version after 2ms: cancelled by the plugin (the run stopped) before it was sent"},
+		{apiclient.Entry{Method: "GET", URL: "http://h/metrics", Kind: apiclient.KindMetrics, Duration: 2 * time.Millisecond, Sent: apiclient.Sent{Times: 1}, Cancelled: true, Err: context.Canceled},
+			"GET http://h/metrics after 2ms: cancelled by the plugin (the run stopped) before its answer came"},
+		{apiclient.Entry{Method: "GET", URL: "http://h/metrics", Kind: apiclient.KindMetrics, Status: 200, Bytes: 10, Duration: 2 * time.Millisecond, Sent: apiclient.Sent{Times: 1}, Cancelled: true, Err: context.Canceled},
+			"GET http://h/metrics 200 OK in 2ms, 10 B read: cancelled by the plugin (the run stopped) before its body ended"},
+		{apiclient.Entry{Method: "GET", URL: "http://h/version", Kind: apiclient.KindVersion, Duration: 2 * time.Millisecond, Sent: apiclient.Sent{Times: 1}, Unfinished: true},
+			"GET http://h/version still waiting for its answer when the run ended, after 2ms"},
 		// net/http sent it again by itself (adversary try 16, A2): the line
 		// says so, once, whether or not its error does too.
 		{apiclient.Entry{Method: "GET", URL: "http://h/version", Kind: apiclient.KindVersion, Status: 200, Bytes: 74, Duration: 3 * time.Millisecond, Sent: apiclient.Sent{Times: 2}},
