@@ -95,6 +95,17 @@ func (s *ScriptServer) Asked(path string) int64 {
 	return 0
 }
 
+// AskedPaths is every path (without its query) that requests reached,
+// with how many did.
+func (s *ScriptServer) AskedPaths() map[string]int64 {
+	out := map[string]int64{}
+	s.asked.Range(func(p, n any) bool {
+		out[p.(string)] = n.(*atomic.Int64).Load()
+		return true
+	})
+	return out
+}
+
 // URL is the server's address.
 func (s *ScriptServer) URL() string { return "http://" + s.ln.Addr().String() }
 
