@@ -10,68 +10,81 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// DiscoveryOnce makes every discovery document that failed in this run
-// (GET /api, /apis, /api/V or /apis/G/V of one server: no answer, an HTTP
-// error, a body that broke or passed its cap, a redirect) fail again at
-// once when it is asked for again, from what the first request got: the
-// plugin's layers never send it twice (net/http itself may, below them: a
-// GET whose kept-alive connection was reset before any answer goes out
-// again, each send counted in the ledger, Entry.Sent). client-go's
-// discovery layers ask again by
+// DiscoveryOnce makes every discovery document of this run (GET /api,
+// /apis, /api/V or /apis/G/V of one server) be sent once: asked for
+// again, it is answered at once from what its one request got, whether
+// that failed (no answer, an HTTP error, a body that broke or passed its
+// cap, a redirect) or came whole. The plugin's layers never send it twice
+// (net/http itself may, below them: a GET whose kept-alive connection was
+// reset before any answer goes out again, each send counted in the
+// ledger, Entry.Sent). client-go's discovery layers ask again by
 // themselves: the memory cache once more for any 5xx, 429, reset or
-// timeout, the deferred mapper after a reset, the disk cache when not
-// fresh, and the plugin's own look-ups read the same documents: each
-// repeat of a hung or trickled document took its whole time bound again
-// (adversary try 13: a trickled 500 on /api took 30 s for a 10 s bound,
-// a hung /apis/apps/v1 was sent five times). One run, one try per
-// document: a run's discovery takes at most one time bound per document
-// it reads. A replay is no request: the ledger counts none.
+// timeout, and every document again each time it is invalidated (as it is
+// when another document failed: a 403 of /apis had the good /api sent 3
+// times, adversary try 16, A6), the deferred mapper after a reset, the
+// disk cache when not fresh, and the plugin's own look-ups read the same
+// documents: each repeat of a hung or trickled document took its whole
+// time bound again (adversary try 13: a trickled 500 on /api took 30 s
+// for a 10 s bound, a hung /apis/apps/v1 was sent five times). One run,
+// one try per document: a run's discovery takes at most one time bound
+// per document it reads, and a document read whole is not read again.
+// The documents are kept in memory for the run only (each within its cap,
+// BodyKind.Limit), never on disk. A replay is no request: the ledger
+// counts none.
 func DiscoveryOnce(cfg *rest.Config, l *Ledger) *rest.Config {
 	if l != nil {
 		cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
-			return &discoveryOnce{next: rt, failed: &l.failedDocuments}
+			return &discoveryOnce{next: rt, docs: &l.documents}
 		})
 	}
 	return cfg
 }
 
-// failedDocuments are the discovery documents of a run that failed, by
-// discoveryKey.
-type failedDocuments struct {
+// documents are the discovery documents of a run, by discoveryKey.
+type documents struct {
 	mu sync.Mutex
-	m  map[string]*failedDocument
+	m  map[string]*document
 }
 
-func (f *failedDocuments) get(key string) *failedDocument {
+// get is the document of key that can answer req (nil: none, send it).
+func (f *documents) get(key string, req *http.Request) *document {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.m[key]
+	d := f.m[key]
+	if d != nil && d.status == http.StatusNotModified && d.ifNoneMatch != req.Header.Get("If-None-Match") {
+		// A 304 answers only the condition it was asked with.
+		return nil
+	}
+	return d
 }
 
-func (f *failedDocuments) put(key string, d *failedDocument) {
+// put keeps d as the document of key: the first one, unless that was a
+// 304 (a conditional answer, which a whole one replaces).
+func (f *documents) put(key string, d *document) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.m == nil {
-		f.m = map[string]*failedDocument{}
+		f.m = map[string]*document{}
 	}
-	if f.m[key] == nil {
+	if old := f.m[key]; old == nil || old.status == http.StatusNotModified {
 		f.m[key] = d
 	}
 }
 
-// failedDocument is what the one request of a failed document got: no
-// answer (err), or a head (status, header) whose body is body, then
-// bodyErr (nil: it ended).
-type failedDocument struct {
-	err     error
-	status  int
-	header  http.Header
-	body    []byte
-	bodyErr error
+// document is what the one request of a document got: no answer (err), or
+// a head (status, header) whose body is body, then bodyErr (nil: it
+// ended). A 304's is the If-None-Match it answered.
+type document struct {
+	err         error
+	status      int
+	header      http.Header
+	body        []byte
+	bodyErr     error
+	ifNoneMatch string
 }
 
-// answer is the failure again, for req.
-func (d *failedDocument) answer(req *http.Request) (*http.Response, error) {
+// answer is the document again, for req.
+func (d *document) answer(req *http.Request) (*http.Response, error) {
 	if d.err != nil {
 		return nil, d.err
 	}
@@ -79,9 +92,13 @@ func (d *failedDocument) answer(req *http.Request) (*http.Response, error) {
 	if d.bodyErr != nil {
 		body = io.MultiReader(body, errReader{d.bodyErr})
 	}
+	length := int64(-1)
+	if d.bodyErr == nil {
+		length = int64(len(d.body))
+	}
 	return &http.Response{
 		Status: http.StatusText(d.status), StatusCode: d.status, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header: d.header.Clone(), Body: io.NopCloser(body), ContentLength: -1, Request: req,
+		Header: d.header.Clone(), Body: io.NopCloser(body), ContentLength: length, Request: req,
 	}, nil
 }
 
@@ -90,8 +107,8 @@ type errReader struct{ err error }
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 type discoveryOnce struct {
-	next   http.RoundTripper
-	failed *failedDocuments
+	next http.RoundTripper
+	docs *documents
 }
 
 func (d *discoveryOnce) WrappedRoundTripper() http.RoundTripper { return d.next }
@@ -101,41 +118,65 @@ func (d *discoveryOnce) RoundTrip(req *http.Request) (*http.Response, error) {
 	if !ok {
 		return d.next.RoundTrip(req)
 	}
-	if f := d.failed.get(key); f != nil {
-		return f.answer(req)
+	if doc := d.docs.get(key, req); doc != nil {
+		return doc.answer(req)
 	}
 	resp, err := d.next.RoundTrip(req)
 	switch {
 	case err != nil:
-		d.failed.put(key, &failedDocument{err: err})
+		d.docs.put(key, &document{err: err})
 		return resp, err
 	case resp.StatusCode >= 400:
 		// The body of an error answer is read here: the meter's read of
 		// it is bounded in time and size (asStatus), and it is small.
 		body, berr := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		f := &failedDocument{status: resp.StatusCode, header: resp.Header.Clone(), body: body, bodyErr: berr}
-		d.failed.put(key, f)
-		return f.answer(req)
+		doc := &document{status: resp.StatusCode, header: resp.Header.Clone(), body: body, bodyErr: berr}
+		d.docs.put(key, doc)
+		return doc.answer(req)
 	}
-	resp.Body = &breakRecorder{ReadCloser: resp.Body, broke: func(err error) {
-		d.failed.put(key, &failedDocument{status: resp.StatusCode, header: resp.Header.Clone(), bodyErr: err})
+	status, header := resp.StatusCode, resp.Header.Clone()
+	inm := ""
+	if status == http.StatusNotModified {
+		inm = req.Header.Get("If-None-Match")
+	}
+	resp.Body = &documentRecorder{ReadCloser: resp.Body, keep: status < 300, done: func(body []byte, err error) {
+		switch {
+		case err != nil:
+			d.docs.put(key, &document{status: status, header: header, bodyErr: err})
+		case status < 300 || status == http.StatusNotModified:
+			d.docs.put(key, &document{status: status, header: header, body: body, ifNoneMatch: inm})
+		}
 	}}
 	return resp, nil
 }
 
-// breakRecorder tells broke of the first error of a body other than its
-// end (a cut, a stall past the time bound, the cap).
-type breakRecorder struct {
+// documentRecorder tells done, once, how a document's body ended: read
+// whole (err nil; body is what was read, when keep), or its first error
+// other than its end (a cut, a stall past the time bound, the cap). A
+// body closed before its end tells nothing: it is sent again when asked.
+type documentRecorder struct {
 	io.ReadCloser
-	broke func(error)
-	once  sync.Once
+	keep bool
+	buf  bytes.Buffer
+	done func(body []byte, err error)
+	once sync.Once
 }
 
-func (b *breakRecorder) Read(p []byte) (int, error) {
+func (b *documentRecorder) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
-	if err != nil && err != io.EOF {
-		b.once.Do(func() { b.broke(err) })
+	if b.keep {
+		b.buf.Write(p[:n])
+	}
+	if err != nil {
+		b.once.Do(func() {
+			b.keep = false // the document keeps the bytes read
+			if err == io.EOF {
+				b.done(b.buf.Bytes(), nil)
+				return
+			}
+			b.done(nil, err)
+		})
 	}
 	return n, err
 }

@@ -29,9 +29,9 @@ type Ledger struct {
 	// open are the requests counted whose line has not been shown yet:
 	// Settle shows them, so that every request counted is shown once.
 	open map[*entry]struct{}
-	// failedDocuments are the discovery documents that failed in this
-	// run (DiscoveryOnce).
-	failedDocuments failedDocuments
+	// documents are the discovery documents of this run, failed or
+	// whole (DiscoveryOnce).
+	documents documents
 }
 
 // NewLedger starts an empty account.

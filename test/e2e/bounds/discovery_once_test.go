@@ -21,7 +21,10 @@ import (
 // the error is the document's: a 404 of /api/v1 (which client-go reads
 // as an empty list) in the server's words, a valid document that lists
 // no type as a type that does not exist, never "not a discovery
-// document".
+// document". A good document beside the failed one is sent once too
+// (adversary try 16, A6: a 403 of /apis had the good /api sent 3 times,
+// read again each time client-go's cached discovery was invalidated):
+// every discovery document reaches the server at most once per run.
 func TestAFailedDiscoveryDocumentIsSentOnce(t *testing.T) {
 	const bound = 3 * time.Second
 	commands := [][]string{
@@ -37,17 +40,21 @@ func TestAFailedDiscoveryDocumentIsSentOnce(t *testing.T) {
 		// within is the most the run may take; every repeat of the
 		// document took a whole bound more.
 		within time.Duration
+		// more are commands of this fault only, beside commands.
+		more [][]string
 	}{
-		{framework.FaultCoreDiscovery("hang"), "/api/v1", 4, []string{"raise --request-timeout", "/api/v1"}, bound + bound/2},
-		{framework.FaultRootDiscovery("api-500-trickle"), "/api", 1, []string{"the answer's status came, its body did not", "!no answer"}, bound + bound/2},
-		{framework.FaultCoreDiscovery("503"), "/api/v1", 1, []string{"503", "boom from server", notADocument}, bound},
-		{framework.FaultCoreDiscovery("429"), "/api/v1", 8, []string{"429", "!currently unable"}, bound},
+		{framework.FaultCoreDiscovery("hang"), "/api/v1", 4, []string{"raise --request-timeout", "/api/v1"}, bound + bound/2, nil},
+		{framework.FaultRootDiscovery("api-500-trickle"), "/api", 1, []string{"the answer's status came, its body did not", "!no answer"}, bound + bound/2, nil},
+		{framework.FaultCoreDiscovery("503"), "/api/v1", 1, []string{"503", "boom from server", notADocument}, bound, nil},
+		{framework.FaultCoreDiscovery("429"), "/api/v1", 8, []string{"429", "!currently unable"}, bound, nil},
 		// client-go's rest client retried a reset GET ten times, a second
 		// apart, past the bound ("error from a previous attempt").
-		{framework.FaultRootDiscovery("api-reset"), "/api", 4, []string{"reset the connection before its answer", "!error from a previous attempt", "!context deadline"}, bound / 2},
-		{framework.FaultCoreDiscovery("404"), "/api/v1", 9, []string{"404", "boom: no such path", notADocument, "!received empty response"}, bound},
+		{framework.FaultRootDiscovery("api-reset"), "/api", 4, []string{"reset the connection before its answer", "!error from a previous attempt", "!context deadline"}, bound / 2, nil},
+		{framework.FaultCoreDiscovery("404"), "/api/v1", 9, []string{"404", "boom: no such path", notADocument, "!received empty response"}, bound, nil},
+		// The good /api beside it (A6), for a name that is not one too.
+		{framework.FaultRootDiscovery("apis-403"), "/apis", 7, []string{"apis forbidden for you", "RBAC permission"}, bound, [][]string{{"list", "configmapz"}}},
 	} {
-		for _, args := range commands {
+		for _, args := range append(append([][]string{}, commands...), f.more...) {
 			f, args := f, append(append([]string{}, args...), "--request-timeout", bound.String())
 			t.Run(string(f.fault)+" "+strings.Join(args, " "), func(t *testing.T) {
 				t.Parallel()
@@ -64,6 +71,16 @@ func TestAFailedDiscoveryDocumentIsSentOnce(t *testing.T) {
 				checkRun(t, r, faultCase{f.fault, args, f.code, append([]string{"discovery"}, f.words...), f.within})
 				if n := s.Asked(f.path); n != 1 {
 					t.Fatalf("GET %s was sent %d times in one run, want once", f.path, n)
+				}
+				// Every document, the good ones beside the failed one:
+				// at most once (A6).
+				for _, p := range []string{"/api", "/apis", "/api/v1"} {
+					if n := s.Asked(p); n > 1 {
+						t.Errorf("GET %s was sent %d times in one run beside the failed %s, want at most once", p, n, f.path)
+					}
+				}
+				if f.fault == framework.FaultRootDiscovery("apis-403") && s.Asked("/api") != 1 {
+					t.Errorf("the good /api was sent %d times beside the failed /apis, want once", s.Asked("/api"))
 				}
 			})
 		}
