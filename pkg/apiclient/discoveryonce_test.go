@@ -1,6 +1,7 @@
 package apiclient
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -84,6 +85,78 @@ func TestAFailedDiscoveryDocumentIsAnsweredFromItsOneRequest(t *testing.T) {
 		// /api, /apis, v1 and apps/v1, once each.
 		if l != nil && l.Cost().Requests != 4 {
 			t.Errorf("the ledger counted %d requests, want 4 (a replay is no request)", l.Cost().Requests)
+		}
+	}
+}
+
+// A document kept for the run answers as HTTP allows: a whole 200 any
+// later ask, conditional or not; a 304 only the If-None-Match it was
+// asked with (another condition, or none, is sent), and the whole answer
+// that follows replaces it (adversary try 16, A6).
+func TestAKeptDiscoveryDocumentAnswersOnlyWhatItMay(t *testing.T) {
+	const etag = `"v1"`
+	var mu sync.Mutex
+	asked := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		asked[r.URL.Path+" "+r.Header.Get("If-None-Match")]++
+		mu.Unlock()
+		w.Header().Set("ETag", etag)
+		if r.Header.Get("If-None-Match") == etag {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"kind":"APIVersions","versions":["v1"]}`))
+	}))
+	defer srv.Close()
+	hc, err := rest.HTTPClientFor(Wrap(&rest.Config{Host: srv.URL}, NewLedger()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(path, inm string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+path, nil)
+		if inm != "" {
+			req.Header.Set("If-None-Match", inm)
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, string(b)
+	}
+	// /api: a 304 first, kept for its condition only.
+	for i, c := range []struct {
+		inm    string
+		status int
+	}{{etag, 304}, {etag, 304}, {`"other"`, 200}, {"", 200}, {etag, 200}, {"", 200}} {
+		if status, body := get("/api", c.inm); status != c.status || (status == 200 && !strings.Contains(body, "APIVersions")) {
+			t.Fatalf("ask %d of /api (If-None-Match %q): %d %q, want %d", i+1, c.inm, status, body, c.status)
+		}
+	}
+	// /apis: a 200 first, which answers every ask.
+	for range 3 {
+		for _, inm := range []string{"", etag} {
+			if status, _ := get("/apis", inm); status != 200 {
+				t.Fatalf("a kept 200 of /apis answered %d (If-None-Match %q)", status, inm)
+			}
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := map[string]int{"/api " + etag: 1, `/api "other"`: 1, "/apis ": 1}
+	if len(asked) != len(want) {
+		t.Fatalf("sent %v, want %v", asked, want)
+	}
+	for k, n := range want {
+		if asked[k] != n {
+			t.Fatalf("sent %v, want %v", asked, want)
 		}
 	}
 }
