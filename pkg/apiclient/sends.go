@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http/httptrace"
 	"sync/atomic"
+
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 )
 
 // Sent is how many times net/http sent one request, and over which
@@ -37,13 +39,13 @@ func (s Sent) Again() string {
 		return ""
 	}
 	if s.HTTP2 {
-		return fmt.Sprintf("it was sent %d times: the server refused its HTTP/2 stream each time, with REFUSED_STREAM or a GOAWAY before taking it, and net/http sent it again by itself", s.Times)
+		return fmt.Sprintf("it was sent %s: the server refused its HTTP/2 stream each time, with REFUSED_STREAM or a GOAWAY before taking it, and net/http sent it again by itself", text.Count(s.Times, "time"))
 	}
 	closed := "1 was"
 	if s.Times > 2 {
 		closed = fmt.Sprintf("%d were", s.Times-1)
 	}
-	return fmt.Sprintf("it was sent %d times: net/http sends a GET again by itself, on another connection, when the kept-alive connection it went out on is closed or reset before any answer, and %s", s.Times, closed)
+	return fmt.Sprintf("it was sent %s: net/http sends a GET again by itself, on another connection, when the kept-alive connection it went out on is closed or reset before any answer, and %s", text.Count(s.Times, "time"), closed)
 }
 
 // SendCounter counts the sends of one request (Sent) through net/http's
