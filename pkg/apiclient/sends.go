@@ -73,7 +73,9 @@ func (c *SendCounter) Trace(ctx context.Context, onSend func(Sent)) context.Cont
 
 // Sent is the count so far.
 func (c *SendCounter) Sent() Sent {
-	h2 := c.h2.Load()
+	// n first: a send counts in h2 before n, so that a send under way
+	// never makes an HTTP/2 request look like HTTP/1.
 	n := c.n.Load()
+	h2 := c.h2.Load()
 	return Sent{Times: int(n), HTTP2: n > 0 && h2 >= n}
 }
