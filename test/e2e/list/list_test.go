@@ -158,9 +158,9 @@ func TestListErrors(t *testing.T) {
 		{"wrong group", shared.Kubeconfig, []string{"list", "deploy.nosuchgroup"}, 9, `did you mean "deployments.apps"`},
 		{"typo with its group", shared.Kubeconfig, []string{"list", "deploymnts.apps"}, 9, `did you mean "deployments.apps"`},
 		// A name close to none: no suggestion, whatever the length of
-		// its group (fresh user try 16: "widgets.example.com" was
+		// its group (fresh user try 16: a "widgets.example.com" was
 		// offered ingresses.networking.k8s.io, limitranges or nodes).
-		{"unknown type with a group", shared.Kubeconfig, []string{"list", "widgets.example.com"}, 9, `"widgets.example.com": run 'kubectl api-resources'`},
+		{"unknown type with a group", shared.Kubeconfig, []string{"list", "zqxjk.nosuch.example"}, 9, `"zqxjk.nosuch.example": run 'kubectl api-resources'`},
 		{"unknown short type with a group", shared.Kubeconfig, []string{"list", "foo.bar"}, 9, `"foo.bar": run 'kubectl api-resources'`},
 		{"empty type with a group", shared.Kubeconfig, []string{"list", ".apps"}, 2, "has an empty part between its dots"},
 		// The dots of a NAME are the name's (fresh user try 16: the
