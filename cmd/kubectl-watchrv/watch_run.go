@@ -71,7 +71,7 @@ func (o *WatchOptions) Run(cmd *cobra.Command) error {
 		StallTimeout: o.StallTimeout, OnEvent: r.onEvent, OnNotice: r.onNotice, CredentialPlugin: o.credentialPlugin(),
 	}
 	if err := r.beforeWatch(wo); err != nil {
-		return o.beforeWatchError(ctx, err, "checking the server before the watch", "watch", res.Name())
+		return r.endedBeforeWatch(began, o.beforeWatchError(ctx, err, "checking the server before the watch", "watch", res.Name()))
 	}
 	if !r.p.Machine() {
 		if o.RV == rvList {
@@ -114,6 +114,35 @@ func (o *WatchOptions) Run(cmd *cobra.Command) error {
 		r.p.Notef("%s: %s", r.session.EndReason(), r.stallAdvice())
 	}
 	return r.exit(streak, serr)
+}
+
+// endedBeforeWatch ends a run whose checks before the watch failed (a
+// /version that hung past --timeout): with its summary too, as every run
+// (adversary try 17: stdout empty, no failureStreak in -o json), then err.
+func (r *watchRun) endedBeforeWatch(began time.Time, err error) error {
+	if errors.Is(err, errWrite) {
+		return err
+	}
+	if wo := r.session.Options; r.start == "" && wo.RVSet && wo.ResourceVersion != "0" && !r.session.ListFirst {
+		r.start = wo.ResourceVersion
+	}
+	st := r.session.Stats()
+	if r.start != "" && !r.session.ListFirst {
+		// The start RV (--rv N) stays where a next watch may start.
+		st.ResumeRV, st.ResumeFrom, st.NoResume = r.start, follow.ResumeFromStart, ""
+	} else {
+		st.ResumeRV, st.ResumeFrom, st.NoResume = "", follow.ResumeFromNone, follow.NoResumeNothingAnswered
+	}
+	r.summary = render.NewWatchSummary(r.start)
+	r.summary.Server = r.server
+	r.summary.SetSession(st, &follow.Streak{Err: err, Failure: diagnose.ClassifyFailure(err), Attempts: 1, Since: began})
+	r.summary.DurationSeconds = time.Since(began).Seconds()
+	r.summary.StartResourceVersion = r.start
+	r.summary.Ended = string(follow.EndError)
+	if werr := r.p.WatchSummary(r.summary); werr != nil {
+		return fmt.Errorf("%w: %w", errWrite, werr)
+	}
+	return err
 }
 
 // beforeWatch runs the checks that come before the watch, each bounded by

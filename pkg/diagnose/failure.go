@@ -111,6 +111,11 @@ func ClassifyFailure(err error) Failure {
 			return FailureThrottled
 		case 400, 422:
 			return FailureBadRequest
+		case 500, 502, 503:
+			// A server's failure, whatever its Status's reason says (a
+			// 500 whose body says Unauthorized is no bad credential;
+			// adversary try 17).
+			return FailureServer
 		}
 	}
 	switch {

@@ -38,6 +38,14 @@ const (
 	// storage no longer has (500 "etcd event received with PrevKv=nil"):
 	// a watch from the last RV meets the same change and fails again.
 	NoResumeChangeLost = "change-lost"
+	// NoResumeListIncomplete: the List of --rv list did not complete
+	// (refused, failed, or the time ran out), so no RV was read to
+	// resume from.
+	NoResumeListIncomplete = "list-incomplete"
+	// NoResumeNothingAnswered: no watch of the session was answered (a
+	// watch with RV unset or 0 refused, or not answered in time): no
+	// state came, and none gives a resume point but a List.
+	NoResumeNothingAnswered = "nothing-answered"
 )
 
 // deliversState reports a watch that starts with the state as synthetic

@@ -149,6 +149,9 @@ func (s *Session) Stats() Stats {
 	st := s.stats
 	st.LastRV = s.lastRV
 	st.ResumeRV, st.ResumeFrom, st.NoResume = s.resumeRV, s.resumeFrom, s.noResume
+	if st.NoResume == NoResumeStateInKeyOrder && st.Streams == 0 {
+		st.NoResume = NoResumeNothingAnswered // no state came at all
+	}
 	if st.ResumeFrom == "" {
 		st.ResumeFrom = ResumeFromNone
 	}
@@ -207,6 +210,10 @@ func (s *Session) run(ctx context.Context) error {
 		s.lastRV = opts.ResourceVersion
 	}
 	switch {
+	case s.ListFirst:
+		// Until the List completes, it gave no RV (try 17: a refused
+		// list was "the state came in key order").
+		s.clearResume(NoResumeListIncomplete)
 	case deliversState(opts):
 		s.clearResume(NoResumeStateInKeyOrder)
 	case s.StartAheadOf != "":
@@ -386,6 +393,13 @@ func (s *Session) afterStream(ctx context.Context, end streamEnd, opened time.Ti
 // sleep notifies a reconnect and waits its backoff; false when ctx ended.
 func (s *Session) sleep(ctx context.Context, n Notice) bool {
 	n.Delay = s.Backoff.DelayAfter(n.Err)
+	if endsWithin(ctx, n.Delay) {
+		// The run ends before the wait does: no reconnect will be made,
+		// and none is announced or counted (adversary try 17: "reconnect
+		// in 3.4s" in the last half second of a 4 s run).
+		<-ctx.Done()
+		return false
+	}
 	n.Time = s.clock().Now()
 	s.stats.Reconnects++
 	s.notify(n)

@@ -301,6 +301,10 @@ func resumeLabel(from, noResume string) string {
 		return "no resume point: the start RV is ahead of the server's current RV, so nothing after it has happened yet; list again (--rv list)"
 	case follow.NoResumeChangeLost:
 		return "no resume point: storage lost a change after the last RV (PrevKv=nil), which a watch from it meets again; list again"
+	case follow.NoResumeListIncomplete:
+		return "no resume point: the List did not complete, so no RV was read"
+	case follow.NoResumeNothingAnswered:
+		return "no resume point: no watch was answered, and a watch with RV unset or 0 gives none (--rv list gives one)"
 	}
 	return "no resume point: the state came in key order, not RV order, with no end marker; --rv list gives one"
 }

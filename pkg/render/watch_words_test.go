@@ -43,6 +43,9 @@ func TestWatchSummaryNamesWhyThereIsNoResumePoint(t *testing.T) {
 		{follow.NoResumeStartAhead, "the start RV is ahead of the server's current RV", "Expired"},
 		{follow.NoResumeChangeLost, "storage lost a change after the last RV (PrevKv=nil)", "Expired"},
 		{follow.NoResumeRVProblem, "answered Expired or TooLarge", ""},
+		// No state came: never "the state came in key order" (try 17).
+		{follow.NoResumeListIncomplete, "the List did not complete", "key order"},
+		{follow.NoResumeNothingAnswered, "no watch was answered", "key order"},
 	} {
 		got := resumeLabel(follow.ResumeFromNone, c.why)
 		if !strings.Contains(got, c.want) || (c.not != "" && strings.Contains(got, c.not)) {
