@@ -71,13 +71,11 @@ func (r *watchRun) failureError(err error) error {
 	if st, ok := diagnose.StatusOf(err); ok {
 		d := diagnose.FromError(err, diagnose.Context{Operation: op, RequestedResourceVersion: rv})
 		if d.IsRVProblem() {
-			// A 410 whose message the diagnosis could not read, or read
-			// with low confidence, is shown with it: the summary says only
-			// that the numbers are missing or disagree.
-			msg := ""
-			if d.Kind == diagnose.KindGone || d.Confidence == diagnose.ConfidenceLow {
-				msg = text.Shorten(text.OneLine(st.Message), 256)
-			}
+			// The server's message is in the line as it came: the line
+			// says what it means, and explain-error reads it again with
+			// its numbers (fresh user try 17: the plugin's own line was
+			// "410 Gone, without the message that names the window").
+			msg := text.Shorten(text.OneLine(st.Message), 256)
 			return &watchError{text: fmt.Sprintf("%s ended with %s: %s: %s", step, diagnose.StatusLine(st.Code, string(st.Reason), msg), d.Summary, d.Fix), err: err}
 		}
 	}

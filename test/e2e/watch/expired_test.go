@@ -4,6 +4,7 @@ package watch
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -80,6 +81,16 @@ func TestWatchExpiredAfterWatchCacheRestart(t *testing.T) {
 	human := framework.Run(t, c.Kubeconfig, time.Minute, "watch", "cm", "-n", ns, "--rv", start, "--timeout", "10s")
 	if !strings.Contains(human.Stdout, "Expired") || !strings.Contains(human.Stdout, "fix:") {
 		t.Fatalf("the human form shows the class and the fix:\n%s\n%s", human.Stdout, human.Stderr)
+	}
+	// The plugin's own error line, pasted into explain-error, is read
+	// with its numbers (fresh user try 17: "410 Gone, without the
+	// message that names the window").
+	lines := strings.Split(strings.TrimSpace(human.Stderr), "\n")
+	last := lines[len(lines)-1]
+	ex := framework.Run(t, c.Kubeconfig, time.Minute, "explain-error", "-o", "json", last)
+	var d struct{ Kind, RequestedResourceVersion, OldestResourceVersion string }
+	if err := json.Unmarshal([]byte(ex.Stdout), &d); ex.Code != 0 || err != nil || d.Kind != "WatchCacheWindow" || d.RequestedResourceVersion != start || d.OldestResourceVersion != e.Diagnosis.OldestResourceVersion {
+		t.Fatalf("explain-error of the plugin's own line %q: exit %d, %+v (%v)\n%s", last, ex.Code, d, err, ex.Stdout)
 	}
 }
 
