@@ -3,6 +3,7 @@ package apiclient
 import (
 	"bytes"
 	"io"
+	"mime"
 	"net/http"
 	"strings"
 	"sync"
@@ -51,11 +52,37 @@ func (f *documents) get(key string, req *http.Request) *document {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	d := f.m[key]
+	if d == nil {
+		d = f.plainJSON(key, req)
+	}
 	if d != nil && d.status == http.StatusNotModified && d.ifNoneMatch != req.Header.Get("If-None-Match") {
 		// A 304 answers only the condition it was asked with.
 		return nil
 	}
 	return d
+}
+
+// plainJSON is a whole document of key's path that came as plain
+// application/json (the legacy, unaggregated form), for a req that
+// accepts it: client-go's look-ups ask the same path with another Accept
+// (cli-runtime's aggregated one, then the plain one of a suggestion), and
+// a server that has no aggregated form answers both with the one
+// document (adversary try 17: /api and /apis sent twice for a typo). An
+// aggregated answer answers only its own Accept.
+func (f *documents) plainJSON(key string, req *http.Request) *document {
+	path, _, _ := strings.Cut(key, "\x00")
+	if !strings.Contains(req.Header.Get("Accept"), "application/json") {
+		return nil
+	}
+	for k, d := range f.m {
+		if p, _, _ := strings.Cut(k, "\x00"); p != path || d.err != nil || d.bodyErr != nil || d.status != http.StatusOK {
+			continue
+		}
+		if mt, params, err := mime.ParseMediaType(d.header.Get("Content-Type")); err == nil && mt == "application/json" && params["g"] == "" {
+			return d
+		}
+	}
+	return nil
 }
 
 // put keeps d as the document of key: the first one, unless that was a

@@ -540,6 +540,10 @@ func documentProblem(err error) string {
 		return "its body is empty"
 	case strings.Contains(msg, "unexpected end of JSON"), strings.Contains(msg, "unexpected EOF"):
 		return "its JSON ends half way"
+	case strings.Contains(msg, "is registered for version"), strings.Contains(msg, "unknown conversion"), strings.Contains(msg, "Object 'Kind' is missing"):
+		// apimachinery's scheme, for an object of another kind (a Pod,
+		// "kind: x"): its words name Go source files (adversary try 17).
+		return "it is another kind of object than an APIResourceList"
 	case strings.Contains(msg, "json"), strings.Contains(msg, "invalid character"), strings.Contains(msg, "cannot unmarshal"),
 		strings.HasPrefix(msg, "yaml: "), strings.Contains(msg, ": yaml: "):
 		// client-go reads a body that does not start as JSON with a YAML

@@ -36,6 +36,8 @@ func TestDiscoveryCutsAndNonJSONNameTheDocument(t *testing.T) {
 		{"apps cut", "/apis/apps/v1", cut(apps), []string{"list", "deployments"}, 4, []string{"apps/v1", "/apis/apps/v1?timeout=5s: its body broke off after 40 bytes"}},
 		{"apps yaml", "/apis/apps/v1", body("ok: fine: x"), []string{"list", "deployments"}, 1, []string{"apps/v1", "is not a discovery document of apps/v1 (its body is not the JSON of one)"}},
 		{"apps tab", "/apis/apps/v1", body("\tx"), []string{"list", "deployments"}, 1, []string{"apps/v1", "is not a discovery document of apps/v1 (its body is not the JSON of one)"}},
+		{"apps another kind", "/apis/apps/v1", body(`{"kind":"Pod","apiVersion":"v1"}`), []string{"list", "deployments"}, 1, []string{"apps/v1", "it is another kind of object than an APIResourceList", "!conversion", "!scheme"}},
+		{"apps unknown kind", "/apis/apps/v1", body("kind: x\n"), []string{"list", "deployments"}, 1, []string{"apps/v1", "it is another kind of object than an APIResourceList", "!scheme.go"}},
 		{"apps control byte", "/apis/apps/v1", body("<html>\x1b</html>"), []string{"probe", "--all"}, 12, []string{"apps/v1", "its body is not the JSON of one"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -51,5 +53,27 @@ func TestDiscoveryCutsAndNonJSONNameTheDocument(t *testing.T) {
 			r := framework.RunUnderMemoryLimit(t, memoryLimit, kc, time.Minute, append(c.args, "--request-timeout", "5s")...)
 			checkRun(t, r, faultCase{framework.Fault("script " + c.name), c.args, c.code, append(c.words, raw...), 30 * time.Second})
 		})
+	}
+}
+
+// A typo's suggestion reads discovery again with another Accept: a server
+// without aggregated discovery answers it with the one plain document,
+// sent once (adversary try 17: /api and /apis were sent twice).
+func TestATypoSendsEachDiscoveryDocumentOnce(t *testing.T) {
+	s, err := framework.StartScriptServer(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	kc, err := s.Kubeconfig(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := framework.RunUnderMemoryLimit(t, memoryLimit, kc, time.Minute, "list", "configmapz")
+	checkRun(t, r, faultCase{framework.Fault("script"), []string{"list", "configmapz"}, 9, []string{`did you mean "configmaps"`}, 30 * time.Second})
+	for _, p := range []string{"/api", "/apis", "/api/v1", "/apis/apps/v1"} {
+		if n := s.Asked(p); n > 1 {
+			t.Errorf("GET %s was sent %d times in one run, want at most once", p, n)
+		}
 	}
 }
