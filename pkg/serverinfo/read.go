@@ -8,6 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
 )
 
 // MetricsCap bounds the /metrics read. The two families asked for are
@@ -99,12 +100,19 @@ func readMetrics(ctx context.Context, c *apiclient.Client, group, resource strin
 const wholeMetricsCap = 64 << 20
 
 func readMetricsOf(ctx context.Context, c *apiclient.Client, group, resource string, whole bool) (*MetricsFacts, string) {
+	const assumed = ": feature gates taken as the version's defaults, the watch cache as unknown"
+	if ctx.Err() != nil {
+		// The time ran out before /metrics was asked (a /version that
+		// hung took it): no request was sent, and none failed
+		// (adversary try 17: "(context deadline exceeded)").
+		return nil, "/metrics not asked: the time for reading the server had run out before it could be sent" + assumed
+	}
 	body, err := c.GetMetrics(ctx, familyFeatureEnabled, familyCacheCapacity)
 	if err != nil {
 		if apierrors.IsForbidden(err) {
 			return nil, ForbiddenNote
 		}
-		return nil, "/metrics not read (" + oneLine(err.Error()) + "): feature gates taken as the version's defaults, the watch cache as unknown"
+		return nil, "/metrics not read (" + oneLine(metrics.ShortRequest(err, 2).Error()) + ")" + assumed
 	}
 	// Closing early resets the stream: the server stops sending.
 	defer body.Close()

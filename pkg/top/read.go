@@ -2,11 +2,8 @@ package top
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
@@ -90,25 +87,9 @@ func (c *countingReader) Read(p []byte) (int, error) {
 }
 
 // Request is top's request as its errors name it: the path without the
-// name[] query (one parameter per family, about 1,100 characters).
-func Request() string { return fmt.Sprintf("GET /metrics (%d families)", len(Families)) }
+// name[] query.
+func Request() string { return metrics.Request(len(Families)) }
 
-// shortRequest is err with the request's URL (client-go's *url.Error
-// writes it whole, query and all) said as Request; it unwraps to err, so
-// the failure classifier and the exit codes still read it.
-func shortRequest(err error) error {
-	var ue *url.Error
-	if !errors.As(err, &ue) || ue.Err == nil {
-		return err
-	}
-	text := strings.Replace(err.Error(), ue.Error(), Request()+": "+ue.Err.Error(), 1)
-	return &requestError{err: err, text: text}
-}
-
-type requestError struct {
-	err  error
-	text string
-}
-
-func (e *requestError) Error() string { return e.text }
-func (e *requestError) Unwrap() error { return e.err }
+// shortRequest is err in the one wording of a /metrics failure
+// (metrics.ShortRequest).
+func shortRequest(err error) error { return metrics.ShortRequest(err, len(Families)) }
