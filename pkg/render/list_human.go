@@ -72,7 +72,13 @@ func (r ListReport) servedText() string {
 
 func (p *Printer) listHuman(r ListReport) error {
 	s := p.Style
+	// kubectl get -o json of a collection builds its List client-side,
+	// with resourceVersion ""; of one object it shows the object, whose
+	// own RV is another number (fresh user try 17).
 	rvText := s.Bold.Sprint(r.ResourceVersion) + s.Dim.Sprint(`  (kubectl get -o json shows "")`)
+	if r.Name != "" {
+		rvText = s.Bold.Sprint(r.ResourceVersion) + s.Dim.Sprint("  (the list's RV; kubectl get -o json of the object shows the object's own metadata.resourceVersion)")
+	}
 	if r.NoResourceVersion {
 		rvText = s.Warn.Sprint("(none: the server sent no resourceVersion for this resource)")
 	}

@@ -282,7 +282,9 @@ func serverCells(s *servers.Server, probe bool, seeMetrics string) map[string]st
 		lag += "*"
 	}
 	source := s.Source
-	if !probe || (!s.WindowKnown && s.Source == "unknown" && s.Error != "") {
+	if !probe || s.Source == "" || (!s.WindowKnown && s.Source == "unknown" && s.Error != "") {
+		// Not measured: "-", alike on every row of the server (fresh user
+		// try 17: blank on the rows of a server not dialled again).
 		source = "-"
 	}
 	note := ""

@@ -33,6 +33,11 @@ func TestListTakesTypeAndName(t *testing.T) {
 			t.Fatalf("list %v: want the one object a, got %d item(s) (RV %q, newest item %q)", args, got.ItemCount, got.ResourceVersion, got.MaxItemResourceVersion)
 		}
 	}
+	// What kubectl shows for one object is its own RV, not "" (fresh
+	// user try 17: the collection's words were printed for a NAME).
+	if r := framework.Run(t, shared.Kubeconfig, time.Minute, "list", "cm", "a", "-n", ns); r.Code != 0 || strings.Contains(r.Stdout, `kubectl get -o json shows ""`) || !strings.Contains(r.Stdout, "the object's own metadata.resourceVersion") {
+		t.Fatalf("list cm a: exit %d:\n%s", r.Code, r.Stdout)
+	}
 	// One term: "b,metadata.namespace=NS" is a name (of no object, so
 	// NotFound, exit 9), not a second selector term that would match b.
 	if r := framework.Run(t, shared.Kubeconfig, time.Minute, "list", "cm", "b,metadata.namespace="+ns, "-n", ns); r.Code != 9 {

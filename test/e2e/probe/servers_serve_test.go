@@ -68,6 +68,14 @@ func TestProbeAllServersDialsARefusingServerOnce(t *testing.T) {
 		if again < rows-1 {
 			t.Errorf("%d of the %d rows of %s say it was not dialled again: it was dialled for each resource", again, rows, dead)
 		}
+		// RESOURCE, the server (index and address), CURRENT RV, CACHE
+		// RV, LAG, OLDEST RV, WIDTH, SOURCE: "-" on every row of the
+		// server (fresh user try 17: blank after the first).
+		for _, l := range strings.Split(r.Stdout, "\n") {
+			if f := strings.Fields(l); len(f) > 8 && f[2] == dead && f[8] != "-" {
+				t.Errorf("a row of %s has SOURCE %q, want -: %s", dead, f[8], l)
+			}
+		}
 	}
 }
 
