@@ -101,7 +101,7 @@ func (o *RootOptions) resolveResource(ctx context.Context, arg string, verbs ...
 				return apiclient.Resource{}, serr
 			}
 			if derr := o.ledger.DiscoveryFailure(); derr != nil && !unknown.IsTypoBeside(derr) {
-				return apiclient.Resource{}, o.requestError(derr, "get", "the discovery endpoints /api and /apis")
+				return apiclient.Resource{}, o.requestError(derr, "get", apiclient.DiscoveryWhat(derr))
 			}
 			return apiclient.Resource{}, withCode(ExitNotFound, err)
 		}

@@ -2,6 +2,7 @@ package apiclient
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"mime"
 	"net/http"
@@ -83,6 +84,29 @@ func (f *documents) plainJSON(key string, req *http.Request) *document {
 		}
 	}
 	return nil
+}
+
+// notJSON is the path of the one discovery document of the run that came
+// whole with a 2xx (a 204 included) and is not JSON ("" when none is, or more than one
+// path is): the one an answer that could not be read came from.
+func (f *documents) notJSON() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	found := ""
+	for k, d := range f.m {
+		if d.err != nil || d.bodyErr != nil || d.status < 200 || d.status > 299 || json.Valid(d.body) {
+			continue
+		}
+		p, _, _ := strings.Cut(k, "\x00")
+		if _, path, ok := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(p, "https://"), "http://"), "/"); ok {
+			p = "/" + path
+		}
+		if found != "" && found != p {
+			return ""
+		}
+		found = p
+	}
+	return found
 }
 
 // put keeps d as the document of key: the first one, unless that was a

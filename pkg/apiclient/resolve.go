@@ -104,14 +104,25 @@ type DiscoveryError struct {
 	// GroupVersion is the group version whose resources could not be
 	// read ("" for the discovery of every group).
 	GroupVersion string
-	Err          error
+	// Root is the root document that failed (/api or /apis), when it is
+	// known ("" with a GroupVersion, or when either may have).
+	Root string
+	Err  error
 }
 
 func (e *DiscoveryError) Error() string {
 	if e.GroupVersion != "" {
 		return fmt.Sprintf("cannot read the discovery of %s, so the resource types served there are not known: %v", e.GroupVersion, e.Err)
 	}
-	return fmt.Sprintf("cannot read discovery (/api and /apis), so the server's resource types are not known: %v", e.Err)
+	return fmt.Sprintf("cannot read discovery (%s), so the server's resource types are not known: %v", e.roots(), e.Err)
+}
+
+// roots is the root documents the failure is of: Root, else both.
+func (e *DiscoveryError) roots() string {
+	if e.Root != "" {
+		return e.Root
+	}
+	return "/api and /apis"
 }
 
 func (e *DiscoveryError) Unwrap() error { return e.Err }
@@ -122,6 +133,9 @@ func DiscoveryWhat(err error) string {
 	var de *DiscoveryError
 	if errors.As(err, &de) && de.GroupVersion != "" {
 		return "the discovery of " + de.GroupVersion
+	}
+	if de != nil && de.Root != "" {
+		return "the discovery endpoint " + de.Root
 	}
 	return "the discovery endpoints /api and /apis"
 }
@@ -460,10 +474,20 @@ func wholeDiscoveryFailed(err error, l *Ledger) error {
 			return &DiscoveryError{GroupVersion: gv, Err: &ConnectionLostError{What: cut, Err: err}}
 		}
 	}
+	root := ""
 	if notADocument(err) {
-		err = &UnreadableAnswerError{What: fmt.Sprintf("a discovery answer (to GET /api, /apis or a group version under them) is not a discovery document (%s)", documentProblem(err))}
+		what := "a discovery answer (to GET /api, /apis or a group version under them)"
+		if p := l.notJSONDocument(); p != "" {
+			// The run's kept documents tell which one it was (adversary
+			// try 17: a non-JSON /apis was "/api and /apis").
+			what = "the answer to GET " + p
+			if p == "/api" || p == "/apis" {
+				root = p
+			}
+		}
+		err = &UnreadableAnswerError{What: fmt.Sprintf("%s is not a discovery document (%s)", what, documentProblem(err))}
 	}
-	return &DiscoveryError{GroupVersion: failedGroupVersion(err), Err: capError(err)}
+	return &DiscoveryError{GroupVersion: failedGroupVersion(err), Root: root, Err: capError(err)}
 }
 
 // discoveryCut is the discovery read of gv (any: the first) whose answer
@@ -490,6 +514,15 @@ func (l *Ledger) discoveryCut(gv string, any bool) (string, string) {
 		return g, fmt.Sprintf("GET %s: its body broke off after %s: %s", f.URL, text.Count(int(f.Bytes), "byte"), cause)
 	}
 	return "", ""
+}
+
+// notJSONDocument is the path of the run's one whole discovery document
+// that is not JSON ("" when none, or l is nil).
+func (l *Ledger) notJSONDocument() string {
+	if l == nil {
+		return ""
+	}
+	return l.documents.notJSON()
 }
 
 // notADocument: err is a discovery answer that came and could not be read

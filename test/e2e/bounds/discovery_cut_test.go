@@ -36,6 +36,7 @@ func TestDiscoveryCutsAndNonJSONNameTheDocument(t *testing.T) {
 		{"apps cut", "/apis/apps/v1", cut(apps), []string{"list", "deployments"}, 4, []string{"apps/v1", "/apis/apps/v1?timeout=5s: its body broke off after 40 bytes"}},
 		{"apps yaml", "/apis/apps/v1", body("ok: fine: x"), []string{"list", "deployments"}, 1, []string{"apps/v1", "is not a discovery document of apps/v1 (its body is not the JSON of one)"}},
 		{"apps tab", "/apis/apps/v1", body("\tx"), []string{"list", "deployments"}, 1, []string{"apps/v1", "is not a discovery document of apps/v1 (its body is not the JSON of one)"}},
+		{"apis not JSON", "/apis", framework.ScriptAnswer{Code: 200, Type: "text/plain", Body: "groups:\n- name: apps\n  versions: []\n"}, []string{"list", "deployments"}, 1, []string{"the answer to GET /apis is not a discovery document"}},
 		{"apps another kind", "/apis/apps/v1", body(`{"kind":"Pod","apiVersion":"v1"}`), []string{"list", "deployments"}, 1, []string{"apps/v1", "it is another kind of object than an APIResourceList", "!conversion", "!scheme"}},
 		{"apps unknown kind", "/apis/apps/v1", body("kind: x\n"), []string{"list", "deployments"}, 1, []string{"apps/v1", "it is another kind of object than an APIResourceList", "!scheme.go"}},
 		{"apps control byte", "/apis/apps/v1", body("<html>\x1b</html>"), []string{"probe", "--all"}, 12, []string{"apps/v1", "its body is not the JSON of one"}},
