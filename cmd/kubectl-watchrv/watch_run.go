@@ -53,7 +53,16 @@ func (o *WatchOptions) Run(cmd *cobra.Command) error {
 	}
 	res, err := boundedBy(ctx, func() (apiclient.Resource, error) { return o.resolveResource(ctx, o.Resource, verbs...) })
 	if err != nil {
-		return o.beforeWatchError(ctx, err, "reading discovery for "+text.Echo(o.Resource), "watch", o.Resource)
+		err = o.beforeWatchError(ctx, err, "reading discovery for "+text.Echo(o.Resource), "watch", o.Resource)
+		if code := exitCode(err); code == ExitUsage || code == ExitNotFound {
+			return err // bad input: the line says it all, as kubectl's
+		}
+		// The server failed before the watch (unreachable, no answer,
+		// a 403 of discovery): the run still ends with its summary
+		// (fresh user try 18: nothing on stdout, no failureStreak).
+		r := &watchRun{ctx: ctx, o: o, p: o.Printer(o.Output)}
+		r.session = &follow.Session{Options: o.watchOptions(), ListFirst: o.RV == rvList, Follow: o.Follow}
+		return r.endedBeforeWatch(began, err)
 	}
 	client, err := o.Client()
 	if err != nil {
@@ -103,7 +112,7 @@ func (o *WatchOptions) Run(cmd *cobra.Command) error {
 	if r.session.End() == follow.EndInterrupted {
 		streak = nil
 	}
-	r.summary.SetSession(r.session.Stats(), streak)
+	r.summary.SetSession(r.session.Stats(), r.o.redactedStreak(streak))
 	r.summary.DurationSeconds = time.Since(began).Seconds()
 	r.summary.StartResourceVersion = r.start
 	r.summary.Ended = string(r.session.End())
@@ -114,6 +123,29 @@ func (o *WatchOptions) Run(cmd *cobra.Command) error {
 		r.p.Notef("%s: %s", r.session.EndReason(), r.stallAdvice())
 	}
 	return r.exit(streak, serr)
+}
+
+// redactedStreak is st with its error's text passed through the one
+// redaction of kubeconfig secrets, as the error line's: the summary and
+// -o json quote it (a token as a URL's user is in client-go's URL).
+func (o *RootOptions) redactedStreak(st *follow.Streak) *follow.Streak {
+	if st == nil || st.Err == nil {
+		return st
+	}
+	c := *st
+	c.Err = redacted{st.Err, o.redactKubeconfig}
+	return &c
+}
+
+// failureOf is err's class for a summary; an error the plugin worded
+// with its exit code alone (the run's time ran out before the watch) is
+// named by that code, never "Other" with exit 4 (adversary try 18).
+func failureOf(err error) diagnose.Failure {
+	f := diagnose.ClassifyFailure(err)
+	if f == diagnose.FailureOther && exitCode(err) == ExitUnreachable {
+		return diagnose.FailureNoAnswer
+	}
+	return f
 }
 
 // endedBeforeWatch ends a run whose checks before the watch failed (a
@@ -130,12 +162,14 @@ func (r *watchRun) endedBeforeWatch(began time.Time, err error) error {
 	if r.start != "" && !r.session.ListFirst {
 		// The start RV (--rv N) stays where a next watch may start.
 		st.ResumeRV, st.ResumeFrom, st.NoResume = r.start, follow.ResumeFromStart, ""
+	} else if r.session.ListFirst {
+		st.ResumeRV, st.ResumeFrom, st.NoResume = "", follow.ResumeFromNone, follow.NoResumeListIncomplete
 	} else {
 		st.ResumeRV, st.ResumeFrom, st.NoResume = "", follow.ResumeFromNone, follow.NoResumeNothingAnswered
 	}
 	r.summary = render.NewWatchSummary(r.start)
 	r.summary.Server = r.server
-	r.summary.SetSession(st, &follow.Streak{Err: err, Failure: diagnose.ClassifyFailure(err), Attempts: 1, Since: began})
+	r.summary.SetSession(st, r.o.redactedStreak(&follow.Streak{Err: err, Failure: failureOf(err), Attempts: 1, Since: began}))
 	r.summary.DurationSeconds = time.Since(began).Seconds()
 	r.summary.StartResourceVersion = r.start
 	r.summary.Ended = string(follow.EndError)
@@ -297,6 +331,7 @@ func (r *watchRun) explainDelete(m apiclient.ItemMeta) string {
 }
 
 func (r *watchRun) onNotice(n follow.Notice) {
+	n.Reason = r.o.redactKubeconfig(n.Reason) // its error's URL may hold a kubeconfig secret
 	var d *diagnose.Diagnosis
 	if n.Kind == follow.NoticeListed {
 		r.start = n.ListResourceVersion

@@ -111,11 +111,16 @@ func ClassifyFailure(err error) Failure {
 			return FailureThrottled
 		case 400, 422:
 			return FailureBadRequest
-		case 500, 502, 503:
+		case 504:
+			return FailureTimeout // a TooLarge 504 is told above, by its cause
+		}
+		if code := coded.Status().Code; code >= 500 {
 			// A server's failure, whatever its Status's reason says (a
-			// 500 whose body says Unauthorized is no bad credential;
-			// adversary try 17).
+			// 500 or a 504 whose body says Unauthorized is no bad
+			// credential; adversary tries 17 and 18).
 			return FailureServer
+		} else if code >= 400 {
+			return FailureOther // a 409, 405, ...: never another code's class by its reason
 		}
 	}
 	switch {
