@@ -15,14 +15,17 @@ import (
 // "InternalError" on a 401): every command exits with the status's code
 // (adversary try 16: a 401 or 403 whose reason was InternalError exited 1).
 func TestAnAnswerIsClassifiedByItsStatusNotItsReason(t *testing.T) {
-	exit := map[int]int{401: 6, 403: 7, 404: 9, 429: 8, 500: 1, 503: 1}
-	for _, code := range []int{401, 403, 404, 429, 500, 503} {
+	exit := map[int]int{401: 6, 403: 7, 404: 9, 409: 1, 429: 8, 500: 1, 501: 1, 503: 1}
+	for _, code := range []int{401, 403, 404, 409, 429, 500, 501, 503} {
 		// The Status's reason and code say another status than the
 		// answer's: InternalError on a 4xx, Unauthorized (401) on a 5xx
 		// (adversary try 17: a 500 exited 6, "rejected the credentials").
 		reason, inBody := "InternalError", code
-		if code >= 500 {
+		switch {
+		case code >= 500:
 			reason, inBody = "Unauthorized", 401
+		case code == 409:
+			reason = "Forbidden" // a 409 is no RBAC refusal (adversary try 18)
 		}
 		st := framework.ScriptAnswer{Code: code, Type: "application/json", Body: fmt.Sprintf(`{"kind":"Status","apiVersion":"v1","status":"Failure","message":"boom from a proxy","reason":%q,"code":%d}`, reason, inBody)}
 		for _, c := range []struct {

@@ -56,6 +56,19 @@ func TestEveryWatchRunEndsWithATrueSummary(t *testing.T) {
 					t.Fatalf("no failureStreak in %v", sum)
 				}
 			}},
+		{"version hangs, list first", map[string]framework.ScriptAnswer{"/version": {Hang: true}}, []string{"watch", "cm", "--rv", "list", "--follow", "--timeout", "3s"}, 4,
+			func(t *testing.T, sum map[string]any, _ int) {
+				streak, _ := sum["failureStreak"].(map[string]any)
+				if sum["noResumePoint"] != "list-incomplete" || streak["failure"] == "Other" {
+					t.Fatalf("noResumePoint %v (want list-incomplete), failure %v (never Other with exit 4)", sum["noResumePoint"], streak["failure"])
+				}
+			}},
+		{"server unreachable", nil, []string{"watch", "cm", "--server", "http://127.0.0.1:1", "--timeout", "3s"}, 4,
+			func(t *testing.T, sum map[string]any, _ int) {
+				if sum["failureStreak"] == nil {
+					t.Fatalf("no failureStreak in %v", sum)
+				}
+			}},
 		{"list refused", map[string]framework.ScriptAnswer{"/api/v1/namespaces/default/configmaps": forbidden}, []string{"watch", "cm", "--rv", "list", "--timeout", "3s"}, 7,
 			func(t *testing.T, sum map[string]any, _ int) {
 				if sum["noResumePoint"] != "list-incomplete" {
