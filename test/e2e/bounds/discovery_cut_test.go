@@ -42,15 +42,7 @@ func TestDiscoveryCutsAndNonJSONNameTheDocument(t *testing.T) {
 		{"apps control byte", "/apis/apps/v1", body("<html>\x1b</html>"), []string{"probe", "--all"}, 12, []string{"apps/v1", "its body is not the JSON of one"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			s, err := framework.StartScriptServer(map[string]framework.ScriptAnswer{c.path: c.answer})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			kc, err := s.Kubeconfig(t.TempDir())
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, kc := framework.ServeScript(t, map[string]framework.ScriptAnswer{c.path: c.answer})
 			r := framework.RunUnderMemoryLimit(t, memoryLimit, kc, time.Minute, append(c.args, "--request-timeout", "5s")...)
 			checkRun(t, r, faultCase{framework.Fault("script " + c.name), c.args, c.code, append(c.words, raw...), 30 * time.Second})
 		})
@@ -61,15 +53,7 @@ func TestDiscoveryCutsAndNonJSONNameTheDocument(t *testing.T) {
 // without aggregated discovery answers it with the one plain document,
 // sent once (adversary try 17: /api and /apis were sent twice).
 func TestATypoSendsEachDiscoveryDocumentOnce(t *testing.T) {
-	s, err := framework.StartScriptServer(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	kc, err := s.Kubeconfig(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, kc := framework.ServeScript(t, nil)
 	r := framework.RunUnderMemoryLimit(t, memoryLimit, kc, time.Minute, "list", "configmapz")
 	checkRun(t, r, faultCase{framework.Fault("script"), []string{"list", "configmapz"}, 9, []string{`did you mean "configmaps"`}, 30 * time.Second})
 	for _, p := range []string{"/api", "/apis", "/api/v1", "/apis/apps/v1"} {

@@ -29,16 +29,8 @@ func TestMetricsNotReadIsSaidInWords(t *testing.T) {
 		{"metrics hangs, top", map[string]framework.ScriptAnswer{"/metrics": hang}, []string{"top", "--once", "--interval", "1s", "--request-timeout", "2s"}, "GET /metrics ("},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			s, err := framework.StartScriptServer(c.script)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			kc, err := s.Kubeconfig(t.TempDir())
-			if err != nil {
-				t.Fatal(err)
-			}
-			host := strings.TrimPrefix(s.URL(), "http://")
+			s, kc := framework.ServeScript(t, c.script)
+			host := s.Host()
 			for _, args := range [][]string{c.args, append(append([]string{}, c.args...), "--endpoints", host)} {
 				if args[0] == "list" && len(args) > 4 {
 					continue // list --endpoints reads no /metrics

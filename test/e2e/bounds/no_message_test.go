@@ -34,15 +34,8 @@ func TestAnAnswerWithoutMessageIsSaidSo(t *testing.T) {
 				}
 				script[p] = a.answer
 			}
-			s, err := framework.StartScriptServer(script)
-			if err != nil {
-				t.Fatal(err)
-			}
-			kc, err := s.Kubeconfig(t.TempDir())
-			if err != nil {
-				t.Fatal(err)
-			}
-			host := strings.TrimPrefix(s.URL(), "http://")
+			s, kc := framework.ServeScript(t, script)
+			host := s.Host()
 			for _, c := range []struct {
 				reads string // "list", "watch" or both: what the command asks for
 				args  []string
@@ -63,7 +56,6 @@ func TestAnAnswerWithoutMessageIsSaidSo(t *testing.T) {
 					}
 				})
 			}
-			s.Close()
 		}
 	}
 }

@@ -59,15 +59,7 @@ func TestEverySendIsCounted(t *testing.T) {
 		c := c
 		t.Run(c.reset+" "+strings.Join(c.args, " "), func(t *testing.T) {
 			t.Parallel()
-			s, err := framework.StartScriptServer(map[string]framework.ScriptAnswer{c.reset: {Reset: true}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(s.Close)
-			kc, err := s.Kubeconfig(t.TempDir())
-			if err != nil {
-				t.Fatal(err)
-			}
+			s, kc := framework.ServeScript(t, map[string]framework.ScriptAnswer{c.reset: {Reset: true}})
 			r := framework.RunUnderMemoryLimit(t, memoryLimit, kc, 30*time.Second, append(c.args, "-v=6")...)
 			asked := s.AskedPaths()
 			shown, kinds := sendsShown(t, r.Stderr, s.URL())

@@ -38,16 +38,8 @@ func TestProbeAllServersAsksAgainAfterOneReset(t *testing.T) {
 				}
 				script[p] = reset
 			}
-			s, err := framework.StartScriptServer(script)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			kc, err := s.Kubeconfig(t.TempDir())
-			if err != nil {
-				t.Fatal(err)
-			}
-			host := strings.TrimPrefix(s.URL(), "http://")
+			s, kc := framework.ServeScript(t, script)
+			host := s.Host()
 			r := framework.RunUnderMemoryLimit(t, memoryLimit, kc, time.Minute, "probe", "--all", "--endpoints", host, "--request-timeout", "3s", "--qps", "100")
 			var row string
 			for _, l := range strings.Split(r.Stdout, "\n") {

@@ -38,15 +38,7 @@ func TestAnAnswerIsClassifiedByItsStatusNotItsReason(t *testing.T) {
 			{"/apis/apps/v1", []string{"list", "deployments"}},
 		} {
 			t.Run(fmt.Sprintf("%d %v", code, c.args), func(t *testing.T) {
-				s, err := framework.StartScriptServer(map[string]framework.ScriptAnswer{c.path: st})
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer s.Close()
-				kc, err := s.Kubeconfig(t.TempDir())
-				if err != nil {
-					t.Fatal(err)
-				}
+				_, kc := framework.ServeScript(t, map[string]framework.ScriptAnswer{c.path: st})
 				r := framework.RunUnderMemoryLimit(t, memoryLimit, kc, time.Minute, append(c.args, "--request-timeout", "3s")...)
 				checkRun(t, r, faultCase{framework.Fault("script"), c.args, exit[code], []string{"boom from a proxy"}, 30 * time.Second})
 			})

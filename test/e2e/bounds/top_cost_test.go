@@ -16,16 +16,8 @@ import (
 // one (adversary try 16: "4 GET /metrics ... 2 per server: both samples"
 // and "reads": 4 when the server got one).
 func TestTopCountsTheReadsItSent(t *testing.T) {
-	s, err := framework.StartScriptServer(nil) // /metrics answers 403
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	kc, err := s.Kubeconfig(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	host := strings.TrimPrefix(s.URL(), "http://")
+	s, kc := framework.ServeScript(t, nil) // /metrics answers 403
+	host := s.Host()
 	args := []string{"top", "--once", "--interval", "1s", "--endpoints", host + ",127.0.0.1:1", "--request-timeout", "3s"}
 	r := framework.RunUnderMemoryLimit(t, memoryLimit, kc, time.Minute, append(args, "-o", "json")...)
 	var doc struct {

@@ -91,15 +91,7 @@ func TestEveryWatchRunEndsWithATrueSummary(t *testing.T) {
 			}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			s, err := framework.StartScriptServer(c.script)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			kc, err := s.Kubeconfig(t.TempDir())
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, kc := framework.ServeScript(t, c.script)
 			r := framework.RunUnderMemoryLimit(t, memoryLimit, kc, time.Minute, append(c.args, "-o", "json")...)
 			if r.Code != c.code {
 				t.Fatalf("exit %d, want %d:\n%s\n%s", r.Code, c.code, r.Stdout, r.Stderr)

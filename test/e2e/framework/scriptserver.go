@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"testing"
 	"time"
 )
 
@@ -162,3 +163,23 @@ func (s *ScriptServer) serve(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(a.Code)
 	_, _ = io.WriteString(w, a.Body)
 }
+
+// ServeScript starts a ScriptServer of script for t (closed when t ends)
+// and writes its kubeconfig: what every test of a scripted answer does
+// first.
+func ServeScript(t testing.TB, script map[string]ScriptAnswer) (*ScriptServer, string) {
+	t.Helper()
+	s, err := StartScriptServer(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	kc, err := s.Kubeconfig(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, kc
+}
+
+// Host is the server's host:port, as --endpoints takes it.
+func (s *ScriptServer) Host() string { return s.ln.Addr().String() }
