@@ -334,23 +334,12 @@ func (h *HA) advertiseHost(i int) string { return haAdvertisePrefix + strconv.It
 // freePortOnAll finds a port free on 127.0.0.1..n: all the servers of an HA
 // control plane share one port, as behind a real load balancer.
 func freePortOnAll(n int) (int, error) {
-	for try := 0; try < 20; try++ {
-		port, err := freePort()
-		if err != nil {
-			return 0, err
-		}
-		ok := true
-		for i := 1; i <= n && ok; i++ {
-			l, err := net.Listen("tcp", net.JoinHostPort(haBindPrefix+strconv.Itoa(i), strconv.Itoa(port)))
-			if err != nil {
-				ok = false
-				continue
+	return reservePort(func(port int) bool {
+		for i := 1; i <= n; i++ {
+			if !listenable(haBindPrefix+strconv.Itoa(i), port) {
+				return false
 			}
-			l.Close()
 		}
-		if ok {
-			return port, nil
-		}
-	}
-	return 0, fmt.Errorf("no port free on 127.0.0.1..%d", n)
+		return true
+	})
 }

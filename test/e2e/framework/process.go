@@ -2,7 +2,6 @@ package framework
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"runtime"
@@ -106,14 +105,4 @@ func (p *process) signal(sig syscall.Signal) error {
 		return fmt.Errorf("%s is not running", p.name)
 	}
 	return p.cmd.Process.Signal(sig)
-}
-
-// freePort asks the kernel for a free loopback port.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
