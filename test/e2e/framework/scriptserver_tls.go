@@ -1,0 +1,158 @@
+package framework
+
+// Servers of the adversary of try 19: a TLS ScriptServer (the per-server
+// view dials the addresses of the EndpointSlices only when the kubeconfig
+// verifies TLS), an EndpointSlice list of any addresses, and a server that
+// answers every request with a raw HTTP/1 head as given (a header line
+// with control characters, a status code that is no number), which
+// net/http's Server would never write.
+
+import (
+	"bufio"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// TLSScriptServer is a ScriptServer served over TLS (HTTP/1 and HTTP/2)
+// by httptest, with a kubeconfig that verifies its certificate: what
+// --servers needs before it dials an EndpointSlice's address.
+type TLSScriptServer struct {
+	*ScriptServer
+	tls *httptest.Server
+}
+
+// StartTLSScriptServer starts a TLS server whose answers are
+// ScriptDefaults with script over them.
+func StartTLSScriptServer(script map[string]ScriptAnswer) *TLSScriptServer {
+	all := ScriptDefaults()
+	for p, a := range script {
+		all[p] = a
+	}
+	s := &ScriptServer{script: all}
+	ts := httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	ts.EnableHTTP2 = true
+	ts.StartTLS()
+	s.ln = ts.Listener
+	return &TLSScriptServer{ScriptServer: s, tls: ts}
+}
+
+// URL is the server's https:// address.
+func (s *TLSScriptServer) URL() string { return s.tls.URL }
+
+// Close stops the server.
+func (s *TLSScriptServer) Close() { s.tls.Close() }
+
+// Kubeconfig writes a kubeconfig for the server (its CA inline, a bearer
+// token) into dir.
+func (s *TLSScriptServer) Kubeconfig(dir string) (string, error) {
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.tls.Certificate().Raw})
+	p := filepath.Join(dir, "tls-script.kubeconfig")
+	cfg := fmt.Sprintf("apiVersion: v1\nkind: Config\nclusters:\n- name: script\n  cluster:\n    server: %s\n    certificate-authority-data: %s\ncontexts:\n- name: script\n  context:\n    cluster: script\n    user: script\n    namespace: default\ncurrent-context: script\nusers:\n- name: script\n  user:\n    token: script-token\n",
+		s.URL(), base64.StdEncoding.EncodeToString(ca))
+	return p, os.WriteFile(p, []byte(cfg), 0o600)
+}
+
+// EndpointSlicesPath is the path --servers lists the API servers from.
+const EndpointSlicesPath = "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices"
+
+// EndpointSliceList is the answer to EndpointSlicesPath that lists addrs
+// (as given: an address need not be an IP) at port, 1,000 endpoints a
+// slice as the EndpointSlice controller cuts them.
+func EndpointSliceList(addrs []string, port int) ScriptAnswer {
+	type endpoint struct {
+		Addresses  []string        `json:"addresses"`
+		Conditions map[string]bool `json:"conditions"`
+	}
+	var items []map[string]any
+	for i := 0; i < len(addrs); i += 1000 {
+		var eps []endpoint
+		for _, a := range addrs[i:min(i+1000, len(addrs))] {
+			eps = append(eps, endpoint{Addresses: []string{a}, Conditions: map[string]bool{"ready": true}})
+		}
+		items = append(items, map[string]any{
+			"metadata":    map[string]any{"name": fmt.Sprintf("kubernetes-%d", i/1000), "namespace": "default", "labels": map[string]string{"kubernetes.io/service-name": "kubernetes"}},
+			"addressType": "IPv4",
+			"endpoints":   eps,
+			"ports":       []map[string]any{{"name": "https", "port": port, "protocol": "TCP"}},
+		})
+	}
+	b, _ := json.Marshal(map[string]any{"kind": "EndpointSliceList", "apiVersion": "discovery.k8s.io/v1",
+		"metadata": map[string]any{"resourceVersion": "100"}, "items": items})
+	return ScriptAnswer{Code: 200, Type: "application/json", Body: string(b)}
+}
+
+// LoopbackAddrs is n distinct addresses in 127.0.0.0/8 (none of them
+// 127.0.0.1): a refused port there answers at once, on loopback only.
+func LoopbackAddrs(n int) []string {
+	out := make([]string, 0, n)
+	for i := 0; len(out) < n; i++ {
+		out = append(out, fmt.Sprintf("127.%d.%d.%d", 1+i/65024, (i/254)%256, 1+i%254))
+	}
+	return out
+}
+
+// RawHeadServer answers every request on 127.0.0.1 with Head written as
+// it is (the status line and header lines, without the blank line that
+// ends them), then "Content-Length" and Body, and closes the connection.
+type RawHeadServer struct {
+	ln   net.Listener
+	wg   sync.WaitGroup
+	Head string
+	Body string
+}
+
+// StartRawHeadServer starts it.
+func StartRawHeadServer(head, body string) (*RawHeadServer, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	s := &RawHeadServer{ln: ln, Head: head, Body: body}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s.wg.Add(1)
+			go func() {
+				defer s.wg.Done()
+				defer c.Close()
+				_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+				r := bufio.NewReader(c)
+				for { // the request's head
+					line, err := r.ReadString('\n')
+					if err != nil || line == "\r\n" || line == "\n" {
+						break
+					}
+				}
+				_, _ = fmt.Fprintf(c, "%s\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", s.Head, len(s.Body), s.Body)
+			}()
+		}
+	}()
+	return s, nil
+}
+
+// URL is the server's http:// address.
+func (s *RawHeadServer) URL() string { return "http://" + s.ln.Addr().String() }
+
+// Close stops the server.
+func (s *RawHeadServer) Close() { _ = s.ln.Close(); s.wg.Wait() }
+
+// Kubeconfig writes a kubeconfig for the server into dir.
+func (s *RawHeadServer) Kubeconfig(dir string) (string, error) {
+	p := filepath.Join(dir, "rawhead.kubeconfig")
+	cfg := fmt.Sprintf("apiVersion: v1\nkind: Config\nclusters:\n- name: raw\n  cluster:\n    server: %s\ncontexts:\n- name: raw\n  context:\n    cluster: raw\n    user: raw\n    namespace: default\ncurrent-context: raw\nusers:\n- name: raw\n  user:\n    token: raw-token\n", s.URL())
+	return p, os.WriteFile(p, []byte(cfg), 0o600)
+}
