@@ -89,11 +89,10 @@ func (o *RootOptions) listObjectNames(cmd *cobra.Command, resource, prefix strin
 	if err != nil {
 		return nil
 	}
-	t := apiclient.Target{Resource: res}
-	if all, _ := cmd.Flags().GetBool("all-namespaces"); res.Namespaced && !all {
-		if t.Namespace, err = o.Namespace(); err != nil {
-			return nil
-		}
+	all, _ := cmd.Flags().GetBool("all-namespaces")
+	t, err := o.targetOf(res, all)
+	if err != nil {
+		return nil
 	}
 	return o.listNames(ctx, t, prefix)
 }

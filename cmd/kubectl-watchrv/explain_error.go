@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
-	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
@@ -297,13 +296,9 @@ func (o *ExplainErrorOptions) check(ctx context.Context, d diagnose.Diagnosis) (
 	if err != nil {
 		return diagnose.Check{}, err
 	}
-	t := apiclient.Target{Resource: res}
-	if res.Namespaced {
-		ns, err := o.Namespace()
-		if err != nil {
-			return diagnose.Check{}, err
-		}
-		t.Namespace = ns
+	t, err := o.targetOf(res, false)
+	if err != nil {
+		return diagnose.Check{}, err
 	}
 	current, _, err := listing.CurrentRV(ctx, client, t, listing.CurrentOptions{})
 	if err != nil {

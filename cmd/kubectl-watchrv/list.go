@@ -34,8 +34,7 @@ type ListOptions struct {
 	NoRestart     bool
 	outputFlags
 
-	rvSet     bool
-	namespace string
+	rvSet bool
 	// namespaceGiven is -n as given (kept to say it is ignored for a
 	// cluster-scoped resource, as kubectl does).
 	namespaceGiven string
@@ -126,11 +125,6 @@ func (o *ListOptions) Complete(cmd *cobra.Command, args []string) error {
 	if m, ok := normalizeMatch(o.RVMatch); ok {
 		o.RVMatch = m
 	}
-	ns, err := o.Namespace()
-	if err != nil {
-		return err
-	}
-	o.namespace = ns
 	if f := o.ConfigFlags.Namespace; f != nil {
 		o.namespaceGiven = *f
 	}
@@ -209,10 +203,11 @@ func (o *ListOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	t := apiclient.Target{Resource: res, LabelSelector: o.LabelSelector, FieldSelector: nameSelector(o.Name, o.FieldSelector)}
-	if res.Namespaced && !o.AllNamespaces {
-		t.Namespace = o.namespace
+	t, err := o.targetOf(res, o.AllNamespaces)
+	if err != nil {
+		return err
 	}
+	t.LabelSelector, t.FieldSelector = o.LabelSelector, nameSelector(o.Name, o.FieldSelector)
 	if o.serversOn() {
 		return o.listServers(ctx, p, t)
 	}

@@ -240,8 +240,27 @@ func (o *RootOptions) Client() (*apiclient.Client, error) {
 	return c, nil
 }
 
+// targetOf is the collection of res a run reads: in the namespace of -n
+// or of the kubeconfig's context when res is namespaced and -A was not
+// given. The namespace is read, and checked, only then: -A and a
+// cluster-scoped resource never depend on it (adversary try 19: a context
+// namespace that is no DNS label refused -A, the fix its own error gave).
+func (o *RootOptions) targetOf(res apiclient.Resource, allNamespaces bool) (apiclient.Target, error) {
+	t := apiclient.Target{Resource: res}
+	if !res.Namespaced || allNamespaces {
+		return t, nil
+	}
+	ns, err := o.Namespace()
+	if err != nil {
+		return apiclient.Target{}, err
+	}
+	t.Namespace = ns
+	return t, nil
+}
+
 // Namespace returns the namespace from -n or the kubeconfig context,
-// checked: it becomes a segment of every request path.
+// checked: it becomes a segment of every request path. Commands read it
+// through targetOf, where a target needs it.
 func (o *RootOptions) Namespace() (string, error) {
 	ns, explicit, err := o.ConfigFlags.ToRawKubeConfigLoader().Namespace()
 	if err != nil {

@@ -26,17 +26,17 @@ type resourceScope struct {
 	namespaceExplicit bool
 }
 
-// completeScope fills in RESOURCE and the namespace.
+// completeScope fills in RESOURCE and the namespace of -n.
 func (o *RootOptions) completeScope(s *resourceScope, args []string) error {
 	if len(args) == 1 {
 		s.Resource = args[0]
 	}
-	ns, err := o.Namespace()
-	if err != nil {
-		return err
+	// --all stays in the namespace of -n (checked before Complete) and
+	// reads every namespace without it; one RESOURCE reads its namespace
+	// through targetOf.
+	if f := o.ConfigFlags.Namespace; f != nil && *f != "" {
+		s.namespace, s.namespaceExplicit = *f, true
 	}
-	s.namespace = ns
-	s.namespaceExplicit = o.ConfigFlags.Namespace != nil && *o.ConfigFlags.Namespace != ""
 	return nil
 }
 
@@ -122,9 +122,5 @@ func (o *RootOptions) oneTarget(ctx context.Context, s *resourceScope) (apiclien
 	if err != nil {
 		return apiclient.Target{}, err
 	}
-	t := apiclient.Target{Resource: res}
-	if res.Namespaced && !s.AllNamespaces {
-		t.Namespace = s.namespace
-	}
-	return t, nil
+	return o.targetOf(res, s.AllNamespaces)
 }

@@ -58,13 +58,9 @@ func (o *ExplainErrorOptions) checkServers(ctx context.Context, d diagnose.Diagn
 	if err != nil {
 		return nil, err
 	}
-	t := apiclient.Target{Resource: res}
-	if res.Namespaced {
-		ns, err := o.Namespace()
-		if err != nil {
-			return nil, err
-		}
-		t.Namespace = ns
+	t, err := o.targetOf(res, false)
+	if err != nil {
+		return nil, err
 	}
 	budget := apiclient.NewBudget(0, 0)
 	fleet, err := o.findServers(ctx, &o.serversFlags, budget)

@@ -37,8 +37,7 @@ type WatchOptions struct {
 	stallDefault      bool // StallTimeout is --follow's default, not the user's
 	outputFlags
 
-	rvSet     bool
-	namespace string
+	rvSet bool
 }
 
 func newWatchCommand(root *RootOptions) *cobra.Command {
@@ -140,11 +139,6 @@ func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
 		o.StallTimeout = defaultFollowStallTimeout
 		o.stallDefault = true
 	}
-	ns, err := o.Namespace()
-	if err != nil {
-		return err
-	}
-	o.namespace = ns
 	return nil
 }
 

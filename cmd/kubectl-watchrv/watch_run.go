@@ -68,10 +68,11 @@ func (o *WatchOptions) Run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	t := apiclient.Target{Resource: res, LabelSelector: o.LabelSelector, FieldSelector: o.fieldSelector()}
-	if res.Namespaced && !o.AllNamespaces {
-		t.Namespace = o.namespace
+	t, err := o.targetOf(res, o.AllNamespaces)
+	if err != nil {
+		return err
 	}
+	t.LabelSelector, t.FieldSelector = o.LabelSelector, o.fieldSelector()
 	r := &watchRun{ctx: ctx, o: o, p: o.Printer(o.Output), client: client, target: t}
 	r.p.ObjectsOf(res)
 	wo := o.watchOptions()

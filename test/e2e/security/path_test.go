@@ -123,3 +123,50 @@ func hasRequest(events []framework.AuditEvent, prefix string) bool {
 	}
 	return false
 }
+
+// The kubeconfig context's namespace is read only where a request uses it
+// (adversary try 19): a context whose namespace is no namespace name must
+// not refuse -A, nor a cluster-scoped resource, in any command, since
+// neither reads it; the refusal's own fix says "-A reads all namespaces".
+func TestContextNamespaceIsReadOnlyWhereUsed(t *testing.T) {
+	a := shared.APIServers[0]
+	for _, bad := range []string{"../../../api/v1/namespaces/kube-system/secrets", "ns\x1b[2J", "UPPER"} {
+		kc := filepath.Join(t.TempDir(), "ctxns.kubeconfig")
+		if err := os.WriteFile(kc, []byte(fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: c
+  cluster: {server: %q, certificate-authority: %q}
+users:
+- name: u
+  user: {token: %q}
+contexts:
+- name: c
+  context: {cluster: c, user: u, namespace: %q}
+current-context: c
+`, a.URL, a.CAFile, framework.AdminToken, bad)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		for label, args := range map[string][]string{
+			"list -A":                          {"list", "configmaps", "-A", "--rv-only"},
+			"list namespaces":                  {"list", "namespaces", "--rv-only"},
+			"watch -A":                         {"watch", "configmaps", "-A", "--rv", "0", "--max-events", "1", "--timeout", "10s"},
+			"probe -A":                         {"probe", "configmaps", "-A"},
+			"probe namespaces":                 {"probe", "namespaces"},
+			"streaming -A":                     {"streaming", "configmaps", "-A"},
+			"explain-error --check namespaces": {"explain-error", "--check", "--resource", "namespaces", "too old resource version: 1 (2)"},
+		} {
+			t.Run(fmt.Sprintf("%q/%s", bad, label), func(t *testing.T) {
+				r := framework.Run(t, kc, time.Minute, args...)
+				if strings.Contains(r.Stderr, "is not a namespace name") {
+					t.Fatalf("refused for the context's namespace, which %s does not read: exit %d: %s", label, r.Code, r.Stderr)
+				}
+				if r.Code != 0 {
+					t.Fatalf("exit %d: %s", r.Code, r.Stderr)
+				}
+			})
+		}
+		// Where the namespace is read, it is still refused.
+		wantUsage(t, framework.Run(t, kc, time.Minute, "list", "configmaps"), "the namespace of the kubeconfig's context")
+	}
+}
