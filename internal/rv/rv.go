@@ -6,7 +6,10 @@
 // use it.
 package rv
 
-import "strconv"
+import (
+	"fmt"
+	"strconv"
+)
 
 // Parse parses a decimal resourceVersion; ok is false (and the number 0)
 // for anything else: "", a sign, blanks, another base, or more than a
@@ -55,4 +58,34 @@ func Gap(a, b string) string {
 		return ""
 	}
 	return strconv.FormatUint(x-y, 10)
+}
+
+// Why says what s is when Parse refuses it, as words that finish "the
+// resourceVersion ... ": "" when s is a decimal RV. A run of digits past
+// a uint64 is named as such (it is decimal, only too large), never "not a
+// decimal number" (adversary try 19).
+func Why(s string) string {
+	switch {
+	case Valid(s):
+		return ""
+	case s == "":
+		return "is empty"
+	case digitsOnly(s):
+		return fmt.Sprintf("is larger than a 64-bit number (%d digits), which no etcd-backed API server issues", len(s))
+	case s[0] == '-' && digitsOnly(s[1:]):
+		return "is negative, which no etcd-backed API server issues"
+	}
+	return "is not a decimal number, which etcd-backed API servers write"
+}
+
+func digitsOnly(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }

@@ -3,6 +3,7 @@ package rv
 import (
 	"math"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -68,6 +69,23 @@ func TestOrderAndGap(t *testing.T) {
 		}
 		if got := Gap(c.a, c.b); got != c.gap {
 			t.Errorf("Gap(%q, %q) = %q, want %q", c.a, c.b, got, c.gap)
+		}
+	}
+}
+
+func TestWhyNamesWhatAnRVIs(t *testing.T) {
+	for in, want := range map[string]string{
+		"12":                   "",
+		"":                     "is empty",
+		"18446744073709551616": "is larger than a 64-bit number (20 digits)",
+		"-3":                   "is negative",
+		"abc":                  "is not a decimal number",
+		"-":                    "is not a decimal number",
+		"1e3":                  "is not a decimal number",
+	} {
+		got := Why(in)
+		if (want == "") != (got == "") || !strings.HasPrefix(got, want) {
+			t.Errorf("Why(%q) = %q, want it to start with %q", in, got, want)
 		}
 	}
 }
