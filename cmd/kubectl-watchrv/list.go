@@ -256,7 +256,7 @@ func (o *ListOptions) Run(ctx context.Context) error {
 		q.NamespaceIgnored = o.namespaceGiven
 	}
 	report := render.NewListReport(q, walk)
-	if n := int(walk.Final().ItemCount); n <= len(names) {
+	if n := int(walk.Final().ItemCount - walk.Final().Excluded); n <= len(names) {
 		report.ObjectNames = names[len(names)-n:]
 	}
 	if facts != nil {
@@ -285,11 +285,15 @@ func (o *ListOptions) Run(ctx context.Context) error {
 	if report.NoResourceVersion {
 		return withCode(ExitFailure, fmt.Errorf("%s has no resourceVersion (the server sent none: it is not stored in etcd), so it has no watch window and no RV to watch from: nothing this plugin measures applies to it", res.Name()))
 	}
-	if !report.Consistent {
-		return withCode(ExitFailure, fmt.Errorf("the pages of one list carried different resourceVersions %v: this API server broke the List contract", report.PageResourceVersions))
+	if report.ContractBreach != "" {
+		return withCode(ExitFailure, fmt.Errorf("this API server broke the List contract: %s: %s", report.ContractBreach, contractFix))
 	}
 	return nil
 }
+
+// contractFix is what to do about an answer that broke the List or Watch
+// contract: no API server sends one, so something else answered.
+const contractFix = "no API server answers so: check that the kubeconfig's server is the API server, and what an aggregated API or a proxy in front of it answers"
 
 // serversCommand is "list RESOURCE --servers" in the user's context and
 // scope: each server's RVs.

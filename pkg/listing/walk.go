@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/watchrv/kubectl-watchrv/internal/rv"
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
@@ -68,6 +69,18 @@ type Attempt struct {
 	// InconsistentContinue is true when the 410 offered a fresh continue
 	// token for an inconsistent continuation (not used: it would mix snapshots).
 	InconsistentContinue bool `json:"inconsistentContinueOffered,omitempty"`
+	// Excluded counts the items the server answered that the request
+	// excluded (apiclient.Target.Excludes): it ignored the namespace or a
+	// selector. They are counted in ItemCount (the server sent them) but
+	// never given to onItem: they are not the collection's. ExcludedFirst
+	// says why of the first.
+	Excluded      int64  `json:"excludedItems,omitempty"`
+	ExcludedFirst string `json:"excludedFirst,omitempty"`
+	// UnreadItemRV is the first item RV that is not a decimal RV (""
+	// when every item's is one, or carries none): no such RV is ordered.
+	UnreadItemRV string `json:"unreadItemResourceVersion,omitempty"`
+	// UnreadItemRVWhy says what it is (rv.Why of the whole value).
+	UnreadItemRVWhy string `json:"-"`
 }
 
 // WalkResult is the outcome of a walk.
@@ -110,12 +123,23 @@ func walkOnce(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Wa
 		// items past those it saw.
 		delivered := 0
 		each := func(j int, it ItemMeta) {
-			if n, ok := apiclient.ParseRV(it.ResourceVersion); ok && n > maxRV {
+			n, ok := apiclient.ParseRV(it.ResourceVersion)
+			if ok && n > maxRV {
 				maxRV = n
 				a.MaxItemResourceVersion = it.ResourceVersion
 			}
+			if !ok && it.ResourceVersion != "" && a.UnreadItemRV == "" {
+				a.UnreadItemRV, a.UnreadItemRVWhy = text.Echo(it.ResourceVersion), rv.Why(it.ResourceVersion)
+			}
 			if j >= delivered {
 				delivered = j + 1
+				if why := t.Excludes(it); why != "" {
+					a.Excluded++
+					if a.ExcludedFirst == "" {
+						a.ExcludedFirst = why
+					}
+					return
+				}
 				if onItem != nil {
 					if o.Keeps != nil {
 						kept += o.Keeps(it)

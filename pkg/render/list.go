@@ -3,6 +3,7 @@ package render
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/watchrv/kubectl-watchrv/internal/rv"
 	"github.com/watchrv/kubectl-watchrv/internal/text"
@@ -25,20 +26,32 @@ type ListReport struct {
 	NamespaceIgnored string `json:"namespaceIgnored,omitempty"`
 	// Name, LabelSelector and FieldSelector are how the user narrowed the
 	// list (the request's field selector holds NAME as metadata.name).
-	Name                   string                `json:"name,omitempty"`
-	LabelSelector          string                `json:"labelSelector,omitempty"`
-	FieldSelector          string                `json:"fieldSelector,omitempty"`
-	Request                ListRequest           `json:"request"`
-	ResourceVersion        string                `json:"resourceVersion"`
-	ItemCount              int64                 `json:"itemCount"`
-	EstimatedTotal         *int64                `json:"estimatedTotal,omitempty"`
-	Pages                  int                   `json:"pages"`
-	PageResourceVersions   []string              `json:"pageResourceVersions"`
-	Consistent             bool                  `json:"consistent"`
-	RemainingItemCount     *int64                `json:"remainingItemCount,omitempty"`
-	MaxItemResourceVersion string                `json:"maxItemResourceVersion"`
-	ListBelowNewestItem    bool                  `json:"listResourceVersionBelowNewestItem"`
-	ReadSemantics          listing.ReadSemantics `json:"readSemantics"`
+	Name                   string      `json:"name,omitempty"`
+	LabelSelector          string      `json:"labelSelector,omitempty"`
+	FieldSelector          string      `json:"fieldSelector,omitempty"`
+	Request                ListRequest `json:"request"`
+	ResourceVersion        string      `json:"resourceVersion"`
+	ItemCount              int64       `json:"itemCount"`
+	EstimatedTotal         *int64      `json:"estimatedTotal,omitempty"`
+	Pages                  int         `json:"pages"`
+	PageResourceVersions   []string    `json:"pageResourceVersions"`
+	Consistent             bool        `json:"consistent"`
+	RemainingItemCount     *int64      `json:"remainingItemCount,omitempty"`
+	MaxItemResourceVersion string      `json:"maxItemResourceVersion"`
+	ListBelowNewestItem    bool        `json:"listResourceVersionBelowNewestItem"`
+	// ExcludedItems are the items the server answered that the request
+	// excluded (another namespace, not matching a selector or NAME);
+	// ExcludedFirst says why of the first. They are in ItemCount.
+	ExcludedItems int64  `json:"excludedItems,omitempty"`
+	ExcludedFirst string `json:"excludedFirst,omitempty"`
+	// UnreadItemRV is the first item RV that is not a decimal RV, and
+	// UnreadItemRVWhy what it is.
+	UnreadItemRV    string `json:"unreadItemResourceVersion,omitempty"`
+	UnreadItemRVWhy string `json:"-"`
+	// ContractBreach says how the answer broke the List contract ("" when
+	// it did not): the command then fails (exit 1) with it.
+	ContractBreach string                `json:"contractBreach,omitempty"`
+	ReadSemantics  listing.ReadSemantics `json:"readSemantics"`
 	// ServedBy is who served the pages, by the server's rules (set with
 	// the server's facts, so not with --rv-only).
 	ServedBy    *ListServedBy      `json:"servedBy,omitempty"`
@@ -180,7 +193,12 @@ func NewListReport(q ListQuery, w *listing.WalkResult) ListReport {
 			r.ListBelowNewestItem = true
 		}
 	}
+	r.ExcludedItems, r.ExcludedFirst = a.Excluded, a.ExcludedFirst
+	r.UnreadItemRV, r.UnreadItemRVWhy = a.UnreadItemRV, a.UnreadItemRVWhy
+	r.ContractBreach = r.breach(q, a)
 	switch {
+	case r.ContractBreach != "":
+		r.WatchAdvice = "not suggested: this answer broke the List contract, so its RV is no start to trust"
 	case r.ResourceVersion == "" && len(a.Pages) > 0:
 		r.NoResourceVersion = true
 		r.ReadSemantics = listing.ReadSemantics{Mode: "None", Description: "none: the server sent no resourceVersion, so this list was not read from etcd or the watch cache and no RV semantics apply"}
@@ -206,12 +224,58 @@ func NewListReport(q ListQuery, w *listing.WalkResult) ListReport {
 func totalOf(p listing.PageInfo) *int64 {
 	total := int64(p.Items)
 	switch {
-	case p.RemainingItemCount != nil:
+	case p.RemainingItemCount != nil && remainingUntrue(p) == "":
 		total += *p.RemainingItemCount
-	case p.More:
+	case p.RemainingItemCount != nil, p.More:
 		return nil
 	}
 	return &total
+}
+
+// remainingUntrue says why a page's remainingItemCount cannot be a count
+// ("" when it can be): below 0, or with the page's items more than an
+// int64 holds (adversary try 19: "-4 in the collection").
+func remainingUntrue(p listing.PageInfo) string {
+	n := p.RemainingItemCount
+	switch {
+	case n == nil:
+		return ""
+	case *n < 0:
+		return fmt.Sprintf("page %d says remainingItemCount %d, which cannot be true of a count", p.Index, *n)
+	case *n > math.MaxInt64-int64(p.Items):
+		return fmt.Sprintf("page %d says remainingItemCount %d, which with its own %s is more than any count holds", p.Index, *n, text.Count(p.Items, "item"))
+	case *n > 0 && !p.More:
+		return fmt.Sprintf("page %d says remainingItemCount %d but carries no continue token to read them", p.Index, *n)
+	}
+	return ""
+}
+
+// breach is how the answer broke the List contract ("" when it did not),
+// the first of: pages at different RVs, an item newer than the list,
+// items the request excluded, more than one object of NAME in one
+// namespace, a remainingItemCount no count can be. Each is an answer no
+// API server gives, so the command fails with it, one rule for all
+// (adversary try 19: an item above the list RV exited 0, pages that
+// disagree exited 1).
+func (r *ListReport) breach(q ListQuery, a *listing.Attempt) string {
+	if !r.Consistent {
+		return fmt.Sprintf("the pages of one list carried different resourceVersions %v", r.PageResourceVersions)
+	}
+	if r.ListBelowNewestItem {
+		return fmt.Sprintf("an item's resourceVersion %s is newer than the list's %s", r.MaxItemResourceVersion, r.ResourceVersion)
+	}
+	if a.Excluded > 0 {
+		return fmt.Sprintf("it answered %s, %d of which the request excluded (the first: %s): it ignored the request's namespace or selectors", text.Count(int(a.ItemCount), "item"), a.Excluded, a.ExcludedFirst)
+	}
+	if one := q.Name != "" && (q.Target.Namespace != "" || !q.Target.Resource.Namespaced); one && a.ItemCount > 1 {
+		return fmt.Sprintf("it answered %s named %q, where one name holds one object", text.Count(int(a.ItemCount), "object"), q.Name)
+	}
+	for _, p := range a.Pages {
+		if why := remainingUntrue(p); why != "" {
+			return why
+		}
+	}
+	return ""
 }
 
 // suggestWatch sets WatchCommand: a watch from the List RV, in the user's

@@ -29,12 +29,26 @@ func (r ListReport) namespaceText() string {
 
 // itemsText: with --rv-only one item is read, and the collection's size is
 // what the server counted; without a count, unknown.
+// noItemRVText is what stands for the newest item RV when no item's was
+// read: none carried one, or what they carried is no decimal RV (never
+// "carry no resourceVersion" over items that carry one: adversary try 19).
+func (r ListReport) noItemRVText() string {
+	if r.UnreadItemRV != "" {
+		return fmt.Sprintf("(not ordered: the items' resourceVersion %q %s)", r.UnreadItemRV, r.UnreadItemRVWhy)
+	}
+	return "(the items carry no resourceVersion)"
+}
+
 func (r ListReport) itemsText() string {
 	switch {
+	case r.ExcludedItems > 0:
+		return fmt.Sprintf("%d answered, %d of them outside the request (%s)", r.ItemCount, r.ExcludedItems, r.ExcludedFirst)
 	case !r.Request.RVOnly:
 		return fmt.Sprint(r.ItemCount)
 	case r.EstimatedTotal != nil:
 		return fmt.Sprintf("%d read, %d in the collection", r.ItemCount, *r.EstimatedTotal)
+	case r.Pages == 1 && r.RemainingItemCount != nil:
+		return fmt.Sprintf("%d read; how many are in the collection is unknown: %s", r.ItemCount, remainingUntrue(r.PageDetails[0]))
 	case r.Pages == 1:
 		return fmt.Sprintf("%d read; how many are in the collection is unknown: the server sent a continue token but no remainingItemCount (it does not count with a label or field selector)", r.ItemCount)
 	}
@@ -98,17 +112,20 @@ func (p *Printer) listHuman(r ListReport) error {
 		// serves whole): the items read are the whole collection.
 		newestLabel = "Newest item RV"
 		if newest == "" {
-			newest = "(the items carry no resourceVersion)"
+			newest = r.noItemRVText()
 		}
 		newest += s.Warn.Sprintf("  (--rv-only asked for one item; the server ignored limit=1 and sent all %d)", r.ItemCount)
 	case r.Request.RVOnly:
 		// One item was read: its RV says nothing about the collection.
 		newestLabel = "RV of the item read"
-		if newest == "" {
+		switch {
+		case newest == "" && r.ItemCount > 0:
+			newest = r.noItemRVText()
+		case newest == "":
 			newest = "(no items)"
 		}
 	case newest == "" && r.ItemCount > 0:
-		newest = "(the items carry no resourceVersion)"
+		newest = r.noItemRVText()
 	case newest == "":
 		newest = "(no items)"
 	case r.ListBelowNewestItem:

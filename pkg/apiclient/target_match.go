@@ -1,0 +1,69 @@
+package apiclient
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
+
+	"github.com/watchrv/kubectl-watchrv/internal/text"
+)
+
+// Excludes says why an object the server answered for t is not one t asked
+// for ("" when it is): in another namespace than t's, or not matching t's
+// label selector, or a term of t's field selector on metadata.name or
+// metadata.namespace (the only fields every object has; other terms are
+// not judged). A server that answers such objects ignored the request:
+// nothing it says of the collection is the collection's (adversary try
+// 19: an answer that ignored fieldSelector=metadata.name=a was shown as
+// object a). The selectors are read with the API server's own parsers, so
+// both judge alike; one that does not parse judges nothing.
+func (t Target) Excludes(m ItemMeta) string {
+	if t.Resource.Namespaced && t.Namespace != "" && m.Namespace != t.Namespace {
+		return fmt.Sprintf("%s is in namespace %q, not %q", objectName(m), text.Echo(m.Namespace), t.Namespace)
+	}
+	if t.LabelSelector != "" {
+		if sel, err := labels.Parse(t.LabelSelector); err == nil && !sel.Matches(labels.Set(m.Labels)) {
+			return fmt.Sprintf("%s does not match the label selector %q", objectName(m), text.Echo(t.LabelSelector))
+		}
+	}
+	if t.FieldSelector == "" {
+		return ""
+	}
+	sel, err := fields.ParseSelector(t.FieldSelector)
+	if err != nil {
+		return ""
+	}
+	for _, r := range sel.Requirements() {
+		var have string
+		switch r.Field {
+		case "metadata.name":
+			have = m.Name
+		case "metadata.namespace":
+			have = m.Namespace
+		default:
+			continue
+		}
+		switch r.Operator {
+		case selection.Equals, selection.DoubleEquals:
+			if have != r.Value {
+				return fmt.Sprintf("%s does not match the field selector %s=%s", objectName(m), r.Field, text.Echo(r.Value))
+			}
+		case selection.NotEquals:
+			if have == r.Value {
+				return fmt.Sprintf("%s does not match the field selector %s!=%s", objectName(m), r.Field, text.Echo(r.Value))
+			}
+		}
+	}
+	return ""
+}
+
+// objectName is "namespace/name", or the name of a cluster-scoped object,
+// bounded for a line.
+func objectName(m ItemMeta) string {
+	if m.Namespace == "" {
+		return fmt.Sprintf("object %q", text.Echo(m.Name))
+	}
+	return fmt.Sprintf("object %q", text.Echo(m.Namespace+"/"+m.Name))
+}
