@@ -123,7 +123,14 @@ func (o *WatchOptions) Run(cmd *cobra.Command) error {
 	if r.session.End() == follow.EndStallTimeout {
 		r.p.Notef("%s: %s", r.session.EndReason(), r.stallAdvice())
 	}
-	return r.exit(streak, serr)
+	outcome := r.exit(streak, serr)
+	var empty *follow.EmptyStreamError
+	if st := r.session.Stats(); st.ContractBreaches > 0 && r.session.End() != follow.EndInterrupted && (outcome == nil || errors.As(outcome, &empty)) {
+		// One rule with list: an answer that broke the contract fails,
+		// and a stream that brought only such events ended for that.
+		return withCode(ExitFailure, fmt.Errorf("this API server broke the Watch contract: %s did (the first: %s): %s", text.Count(st.ContractBreaches, "event"), st.FirstBreach, contractFix))
+	}
+	return outcome
 }
 
 // redactedStreak is st with its error's text passed through the one

@@ -43,7 +43,7 @@ func (s *Session) afterStream(ctx context.Context, end streamEnd, opened time.Ti
 		s.mixing.failure(end.failure, s.lastRV)
 		return &relistCause{reason: end.reason, err: end.err, unproductive: s.relisted && end.events <= 1}, nil
 	}
-	if end.events > 0 {
+	if end.progress > 0 {
 		s.relisted = false
 		s.Backoff.Reset()
 	}
@@ -66,7 +66,7 @@ func (s *Session) afterStream(ctx context.Context, end streamEnd, opened time.Ti
 	if s.streak != nil && errors.As(s.streak.Err, &empty) && s.empties > 0 {
 		n.Reason, n.Err, n.Failure = empty.Error(), empty, empty.FailureClass()
 	}
-	if end.err == nil && (end.events > 0 || s.clock().Since(opened) > time.Second) {
+	if end.err == nil && (end.progress > 0 || s.clock().Since(opened) > time.Second) {
 		// A stream the server ended normally (timeoutSeconds): a Reflector
 		// watches again at once.
 		s.Backoff.Reset()

@@ -72,7 +72,7 @@ func (s *Session) clearResume(why string) {
 // advanceResume moves the resume point to at (never back) when the stream
 // sends changes in RV order; events of an initial state never move it.
 func (s *Session) advanceResume(at, from string) {
-	if s.inState || at == "" {
+	if s.inState || !rv.Valid(at) {
 		return
 	}
 	if s.resumeRV == "" || rv.After(at, s.resumeRV) {
@@ -83,6 +83,7 @@ func (s *Session) advanceResume(at, from string) {
 // openedStream notes what the stream just opened with opts will deliver.
 func (s *Session) openedStream(opts watchstream.Options) {
 	s.inState = deliversState(opts)
+	s.openFloor(opts.ResourceVersion)
 	s.streamingList = opts.SendInitialEvents
 	s.stateSent, s.initialObjects = 0, 0
 	if s.inState {

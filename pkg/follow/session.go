@@ -12,6 +12,8 @@ import (
 
 	"k8s.io/utils/clock"
 
+	"github.com/watchrv/kubectl-watchrv/internal/rv"
+
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/watchstream"
@@ -99,6 +101,8 @@ type Session struct {
 	// yet; its first event other than ERROR makes the state known.
 	statePending bool
 	mixing       mixingDetector
+	// floor is the RV the open stream's next change must be after.
+	floor contractFloor
 	// relisted: a relist happened and no event has arrived since.
 	relisted bool
 	// streamingList: a streaming list is delivering its initial state
@@ -142,6 +146,10 @@ type Stats struct {
 	// servers behind one address (an RV going backwards, a TooLarge right
 	// after a successful list).
 	MixedServers int `json:"mixedServerSigns,omitempty"`
+	// ContractBreaches counts the events that broke the Watch contract
+	// (contract.go); FirstBreach says how the first did.
+	ContractBreaches int    `json:"contractBreaches,omitempty"`
+	FirstBreach      string `json:"firstContractBreach,omitempty"`
 }
 
 // Stats returns the counts so far.
@@ -336,10 +344,15 @@ func (s *Session) notify(n Notice) {
 	}
 }
 
-// advance moves the last RV seen forward (never back).
-func (s *Session) advance(rv string) {
-	s.mixing.seen(rv)
-	if rv != "" && (s.lastRV == "" || apiclient.RVAfter(rv, s.lastRV)) {
-		s.lastRV = rv
+// advance moves the last RV seen forward (never back), and says whether
+// it moved. An RV that is no decimal RV is never one: it cannot be
+// ordered, nor sent back as --rv is (adversary try 19: a bookmark at
+// "abc" became the resume point).
+func (s *Session) advance(v string) bool {
+	s.mixing.seen(v)
+	if rv.Valid(v) && (s.lastRV == "" || apiclient.RVAfter(v, s.lastRV)) {
+		s.lastRV = v
+		return true
 	}
+	return false
 }

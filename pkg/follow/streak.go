@@ -64,7 +64,7 @@ func (s *Session) healthy() {
 func (s *Session) judge(end streamEnd, opened time.Time, watchEnded bool) {
 	var stall *StalledError
 	stalled := errors.As(end.err, &stall)
-	if end.good > 0 {
+	if end.progress > 0 {
 		s.healthy()
 	}
 	switch {
@@ -80,9 +80,9 @@ func (s *Session) judge(end streamEnd, opened time.Time, watchEnded bool) {
 		s.failed(end.err)
 	case s.clock().Since(opened) > time.Second:
 		s.healthy()
-	case end.events == 0:
+	case end.progress == 0:
 		s.empties++
-		e := &EmptyStreamError{After: s.clock().Since(opened).Round(time.Millisecond), From: s.lastRV, InARow: s.empties}
+		e := &EmptyStreamError{After: s.clock().Since(opened).Round(time.Millisecond), From: s.lastRV, InARow: s.empties, Stale: end.events}
 		if s.noResume == NoResumeStartAhead {
 			e.AheadOf = s.StartAheadOf
 		}
@@ -109,6 +109,10 @@ type EmptyStreamError struct {
 	// AheadOf is the server's current RV, when From was found ahead of it.
 	AheadOf string
 	InARow  int
+	// Stale counts the events the stream sent that moved nothing on
+	// (changes sent before, or out of order, bookmarks not past the last
+	// RV): a stream of them is as empty as one with none.
+	Stale int
 }
 
 func (e *EmptyStreamError) Error() string {
@@ -127,6 +131,9 @@ func (e *EmptyStreamError) Error() string {
 	from := "with RV unset"
 	if e.From != "" {
 		from = "from RV " + e.From
+	}
+	if e.Stale > 0 {
+		return fmt.Sprintf("the server ended the watch %s at once (%s) with nothing new: %s that moved nothing on (sent before, out of order, or outside the request), and no bookmark past the last RV%s: the API server, or a proxy in front of it, replays and ends watches at once", from, after, text.Count(e.Stale, "event"), times)
 	}
 	return fmt.Sprintf("the server ended the watch %s at once (%s) with no event, not even a bookmark%s: the API server, or a proxy in front of it, ends watches at once", from, after, times)
 }

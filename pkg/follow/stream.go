@@ -23,6 +23,13 @@ type streamEnd struct {
 	err         error
 	events      int
 	good        int // events other than ERROR
+	// progress counts the events that moved the session on: a change not
+	// seen before that kept the contract, a bookmark past the last RV, the
+	// end of an initial state. A stream the server ended at once without
+	// any is a failed attempt, however many events it sent (adversary try
+	// 19: streams that replayed the same two events, or bookmarks that did
+	// not advance, were reconnected to 70 times in 5 s).
+	progress int
 	// quietStall: the stream was answered and then silent for
 	// StallTimeout, which here proves no hang (see Session.BookmarkPeriod).
 	quietStall bool
@@ -123,8 +130,11 @@ func (s *Session) handle(ev watchstream.Event, end *streamEnd) (obs Observation,
 		}
 		return obs, true
 	case watchstream.EventBookmark:
-		s.advance(ev.Object.ResourceVersion)
+		if s.advance(ev.Object.ResourceVersion) {
+			end.progress++
+		}
 		if s.streamingList && ev.IsInitialEventsEnd() {
+			end.progress++
 			s.streamingList = false
 			obs.InitialEventsEnd, obs.InitialObjects = true, s.initialObjects
 			// The state is complete at the bookmark's RV: from here on the
@@ -141,10 +151,17 @@ func (s *Session) handle(ev watchstream.Event, end *streamEnd) (obs Observation,
 		if s.streamingList && ev.Type == watchstream.EventAdded {
 			s.initialObjects++
 		}
+		if obs.Breach = s.breachOf(ev.Object); obs.Breach != "" {
+			// Not the collection's, or not in its order: neither tracked
+			// nor a resume point.
+			s.breached(obs.Breach)
+			return obs, false
+		}
 		obs = s.tracker.Observe(ev.Type, ev.Object)
 		if obs.Duplicate {
 			s.stats.Duplicates++
 		} else {
+			end.progress++
 			s.advance(ev.Object.ResourceVersion)
 			s.advanceResume(ev.Object.ResourceVersion, ResumeFromEvent)
 		}

@@ -45,6 +45,9 @@ type Observation struct {
 	// ADDED events before it. A bookmark of any other watch is only a bookmark.
 	InitialEventsEnd bool
 	InitialObjects   int
+	// Breach says how the event broke the Watch contract ("" when it
+	// did not: contract.go).
+	Breach string
 }
 
 // NewTracker returns an empty tracker.

@@ -52,6 +52,8 @@ type WatchEventRecord struct {
 	// 410 or 504), not an ERROR event inside a stream.
 	FromHTTPStatus bool                `json:"fromHTTPStatus,omitempty"`
 	Diagnosis      *diagnose.Diagnosis `json:"diagnosis,omitempty"`
+	// ContractBreach says how the event broke the Watch contract.
+	ContractBreach string `json:"contractBreach,omitempty"`
 }
 
 // NewWatchEventRecord builds the record of one event. start is the start
@@ -61,6 +63,7 @@ func NewWatchEventRecord(ev watchstream.Event, obs follow.Observation, start str
 		Record: RecordEvent, Time: ev.Received.UTC().Format(time.RFC3339Nano), Type: ev.Type,
 		Namespace: ev.Object.Namespace, Name: ev.Object.Name, UID: ev.Object.UID, ResourceVersion: ev.Object.ResourceVersion,
 		InitialEventsEnd: obs.InitialEventsEnd, Duplicate: obs.Duplicate, PreviousUID: obs.PreviousUID, Status: ev.Status,
+		ContractBreach: obs.Breach,
 	}
 	if obs.InitialEventsEnd {
 		n := obs.InitialObjects
@@ -143,6 +146,9 @@ func (p *Printer) eventNote(r WatchEventRecord) string {
 	}
 	if r.Status != nil && diagnose.IsPrevKvNil(*r.Status) {
 		notes = append(notes, p.Style.Warn.Sprint("the change it names is lost, and the server ends the stream after this ERROR"))
+	}
+	if r.ContractBreach != "" {
+		notes = append(notes, p.Style.Bad.Sprint("breaks the Watch contract: "+r.ContractBreach))
 	}
 	if r.Duplicate {
 		notes = append(notes, p.Style.Warn.Sprint("duplicate: this UID at this RV was delivered before"))

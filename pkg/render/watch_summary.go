@@ -241,6 +241,9 @@ func (p *Printer) watchSummaryHuman(s *WatchSummary) error {
 		}
 		kv = append(kv, [2]string{"  Failing", fmt.Sprintf("%d failed attempt(s) in a row (%s), %s: %s", f.Attempts, f.Failure, since, f.Error)})
 	}
+	if s.ContractBreaches > 0 {
+		kv = append(kv, [2]string{"  Contract", p.Style.Bad.Sprintf("%s broke the Watch contract (the first: %s)", text.Count(s.ContractBreaches, "event"), s.FirstBreach)})
+	}
 	if s.MixedServers > 0 {
 		// Counted by the session (pkg/follow mixing signs); each one is also a notice.
 		kv = append(kv, [2]string{"  Mixed servers", fmt.Sprintf("%d sign(s) that the answers came from different API servers (see: kubectl watchrv probe RESOURCE --servers)", s.MixedServers)})

@@ -20,18 +20,30 @@ import (
 // The state is rebuilt from what the plugin printed: each event, and each
 // relist's gap (added and modified alive, deleted gone; an initial gap is
 // the whole state).
-func (o *oracle) checkFollow(from uint64) {
+//
+// With app (not ""), the watch has the label selector app=APP, whose
+// objects leave and join it in the history (a DELETED that carries the
+// object as it last matched, an ADDED when it joins): the state is then
+// the log's objects with that label, and no event may be called outside
+// the request or out of order (the Watch contract, pkg/follow
+// contract.go), on every cell, cache on or off.
+func (o *oracle) checkFollow(from uint64, app string) {
 	o.t.Helper()
 	args := []string{"watch", "configmaps", "-n", o.h.ns, "--follow", "--rv", strconv.FormatUint(from, 10), "--timeout", "8s", "-o", "json"}
+	if app != "" {
+		args = append(args, "-l", "app="+app)
+	}
 	r := framework.Run(o.t, o.s.c.Kubeconfig, time.Minute, args...)
 	type change struct {
 		Name string `json:"name"`
 	}
 	type followLine struct {
-		Record string `json:"record"`
-		Type   string `json:"type"`
-		Name   string `json:"name"`
-		Gap    *struct {
+		Record   string `json:"record"`
+		Type     string `json:"type"`
+		Name     string `json:"name"`
+		Breach   string `json:"contractBreach"`
+		Breaches int    `json:"contractBreaches"`
+		Gap      *struct {
 			Added    []change `json:"added"`
 			Modified []change `json:"modified"`
 			Deleted  []change `json:"deleted"`
@@ -74,10 +86,17 @@ func (o *oracle) checkFollow(from uint64) {
 	if r.Code != 0 {
 		bad = append(bad, fmt.Sprintf("exit %d: %s", r.Code, text.OneLine(r.Stderr)))
 	}
+	for _, l := range lines {
+		if l.Breach != "" || l.Breaches > 0 {
+			bad = append(bad, fmt.Sprintf("a real server's %s %s called a breach of the Watch contract: %s (%d in all)", l.Type, l.Name, l.Breach, l.Breaches))
+		}
+	}
 	o.h.mu.Lock()
 	var want, got []string
-	for n := range o.h.live {
-		want = append(want, n)
+	for n, labels := range o.h.live {
+		if app == "" || labels["app"] == app {
+			want = append(want, n)
+		}
 	}
 	o.h.mu.Unlock()
 	for n := range state {
@@ -92,7 +111,11 @@ func (o *oracle) checkFollow(from uint64) {
 	if relists > 0 {
 		how = fmt.Sprintf("relisted (%d), gap reported", relists)
 	}
-	o.t.Logf("watch --follow from %d: %s; state %v", from, how, got)
-	record(o.cell, "watch --follow from a compacted RV", how)
-	o.judge("watch --follow gap", args, bad)
+	o.t.Logf("watch --follow from %d (%s): %s; state %v", from, strings.Join(args[len(args)-2:], " "), how, got)
+	if app == "" {
+		record(o.cell, "watch --follow from a compacted RV", how)
+		o.judge("watch --follow gap", args, bad)
+		return
+	}
+	o.judge("watch --follow -l gap", args, bad)
 }

@@ -93,7 +93,8 @@ func runOracleSeed(t *testing.T, s *server, cell framework.Cell, seed int64, nam
 	o.checkExplainCheck("watch", rvs[0])
 	o.checkStreaming()
 	o.checkMetrics()
-	o.checkFollow(rvs[0])
+	o.checkFollow(rvs[0], "")
+	o.checkFollow(mid, "x")
 	o.checkDepth() // last: it writes while it probes
 	args := []string{"probe", "configmaps", "-n", ns}
 	if r := framework.Run(t, s.c.Kubeconfig, time.Minute, args...); r.Code == 0 {

@@ -1,0 +1,115 @@
+//go:build e2e
+
+package bounds
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
+)
+
+// An answer that breaks the List or the Watch contract fails, one rule
+// for both and for every way of reading it (adversary try 19: objects of
+// other names shown as NAME's, an item above the list RV in red but exit
+// 0, an event at RV 3 after RV 11 with no note, a remainingItemCount of
+// -5 read as "-4 in the collection"): the run exits 1 with one line that
+// says which contract and how, no "watch from here" is suggested from
+// it, and -o name never prints an object the request excluded.
+func TestAnswersThatBreakTheContractFail(t *testing.T) {
+	item := func(name, rv string, labels string) string {
+		return fmt.Sprintf(`{"metadata":{"name":%q,"namespace":"default","uid":"u-%s","resourceVersion":%q,"labels":{%s}}}`, name, name, rv, labels)
+	}
+	list := func(meta string, items ...string) framework.ScriptAnswer {
+		return framework.ScriptAnswer{Code: 200, Type: "application/json", Body: `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{` + meta + `},"items":[` + strings.Join(items, ",") + `]}`}
+	}
+	events := func(items ...string) framework.ScriptAnswer {
+		var b strings.Builder
+		for _, it := range items {
+			b.WriteString(`{"type":"ADDED","object":` + it + "}\n")
+		}
+		return framework.ScriptAnswer{Code: 200, Type: "application/json", Body: b.String()}
+	}
+	const path = "/api/v1/namespaces/default/configmaps"
+	for _, c := range []struct {
+		name    string
+		answer  framework.ScriptAnswer
+		watch   bool
+		args    []string
+		breach  string // in the error line
+		notName string // -o name must not print it
+	}{
+		{"list NAME answered with another name", list(`"resourceVersion":"100"`, item("zzz", "50", "")), false, []string{"list", "cm", "a"}, `does not match the field selector metadata.name=a`, "zzz"},
+		{"list NAME answered with the whole collection", list(`"resourceVersion":"100"`, item("b", "10", ""), item("a", "30", "")), false, []string{"list", "cm", "a"}, `does not match the field selector metadata.name=a`, "configmap/b"},
+		{"list NAME answered twice", list(`"resourceVersion":"100"`, item("a", "10", ""), item("a", "30", "")), false, []string{"list", "cm", "a"}, `2 objects named "a"`, ""},
+		{"list -l answered with other labels", list(`"resourceVersion":"100"`, item("b", "10", `"app":"no"`)), false, []string{"list", "cm", "-l", "app=yes"}, `does not match the label selector "app=yes"`, "configmap/b"},
+		{"list answered with another namespace", list(`"resourceVersion":"100"`, `{"metadata":{"name":"b","namespace":"other","resourceVersion":"10"}}`), false, []string{"list", "cm"}, `is in namespace "other", not "default"`, "configmap/b"},
+		{"list item above the list RV", list(`"resourceVersion":"100"`, item("a", "500", "")), false, []string{"list", "cm"}, `an item's resourceVersion 500 is newer than the list's 100`, ""},
+		{"list --rv-only with a negative remainingItemCount", list(`"resourceVersion":"100","remainingItemCount":-5,"continue":"x"`, item("a", "50", "")), false, []string{"list", "cm", "--rv-only"}, `remainingItemCount -5, which cannot be true of a count`, ""},
+		{"list --rv-only with a remainingItemCount past int64", list(`"resourceVersion":"100","remainingItemCount":9223372036854775807,"continue":"x"`, item("a", "50", "")), false, []string{"list", "cm", "--rv-only"}, `more than any count holds`, ""},
+		{"watch NAME sent another name", events(item("a", "10", ""), item("b", "11", "")), true, []string{"watch", "cm", "a", "--rv", "5", "--timeout", "3s"}, `does not match the field selector metadata.name=a`, ""},
+		{"watch -l sent other labels", events(item("a", "10", `"app":"no"`)), true, []string{"watch", "cm", "-l", "app=yes", "--rv", "5", "--timeout", "3s"}, `does not match the label selector`, ""},
+		{"watch sent RVs out of order", events(item("a", "10", ""), item("b", "11", ""), item("c", "3", ""), item("d", "12", "")), true, []string{"watch", "cm", "--rv", "5", "--timeout", "3s"}, `out of order: RV 3 is not after RV 11`, ""},
+		{"watch sent RVs below its start", events(item("a", "3", ""), item("b", "7", "")), true, []string{"watch", "cm", "--rv", "5", "--timeout", "3s"}, `RV 3 is not after RV 5 (the RV this watch started from)`, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			key := path
+			if c.watch {
+				key += "?watch"
+			}
+			_, kc := framework.ServeScript(t, map[string]framework.ScriptAnswer{key: c.answer})
+			for _, out := range [][]string{nil, {"-o", "json"}, {"-o", "name"}} {
+				if (c.watch || c.args[len(c.args)-1] == "--rv-only") && len(out) > 0 && out[1] == "name" {
+					continue // -o name is for a whole list
+				}
+				args := append(append([]string{}, c.args...), out...)
+				r := framework.Run(t, kc, time.Minute, args...)
+				line := lastLine(r.Stderr)
+				contract := "the List contract"
+				if c.watch {
+					contract = "the Watch contract"
+				}
+				if r.Code != 1 || !strings.Contains(line, "this API server broke "+contract) || !strings.Contains(line, c.breach) {
+					t.Errorf("%v: exit %d, last line %q: want exit 1 and a line that says it broke %s: %s", args, r.Code, line, contract, c.breach)
+				}
+				if strings.Contains(r.Stdout, "Watch from here:       kubectl") || strings.Contains(r.Stdout, `"watchCommand"`) {
+					t.Errorf("%v: suggests a watch from an answer that broke the contract:\n%s", args, r.Stdout)
+				}
+				if c.notName != "" && len(out) > 0 && out[1] == "name" && strings.Contains(r.Stdout, c.notName) {
+					t.Errorf("%v: prints %s, which the request excluded:\n%s", args, c.notName, r.Stdout)
+				}
+			}
+		})
+	}
+}
+
+// A watch --follow whose streams end at once with nothing new (the same
+// events again, bookmarks that do not advance) backs off and gives up as
+// for an empty stream: never a tight loop of reconnects (adversary try
+// 19: 70 watches in 5 s, exit 0).
+func TestFollowGivesUpOnStreamsThatBringNothingNew(t *testing.T) {
+	for name, body := range map[string]string{
+		"replays":   `{"type":"ADDED","object":{"metadata":{"name":"a","namespace":"default","uid":"u1","resourceVersion":"10"}}}` + "\n" + `{"type":"ADDED","object":{"metadata":{"name":"b","namespace":"default","uid":"u2","resourceVersion":"11"}}}` + "\n",
+		"bookmarks": `{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"10"}}}` + "\n" + `{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"11"}}}` + "\n",
+		"opaque":    `{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"abc"}}}` + "\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			s, kc := framework.ServeScript(t, map[string]framework.ScriptAnswer{
+				"/api/v1/namespaces/default/configmaps?watch": {Code: 200, Type: "application/json", Body: body},
+			})
+			r := framework.Run(t, kc, time.Minute, "watch", "cm", "--rv", "5", "--follow", "--timeout", "8s")
+			watches := s.Asked("/api/v1/namespaces/default/configmaps")
+			if watches > 6 {
+				t.Errorf("%d watches in 8 s: a stream that brought nothing new must be backed off", watches)
+			}
+			if r.Code == 0 {
+				t.Errorf("exit 0 from a server whose every stream brought nothing new:\n%s", r.Stderr)
+			}
+			if strings.Contains(r.Stdout+r.Stderr, "from RV abc") {
+				t.Errorf("an opaque bookmark RV became the resume point:\n%s", r.Stderr)
+			}
+		})
+	}
+}
