@@ -161,7 +161,8 @@ func TestServerVersionRules(t *testing.T) {
 		{"v1.37.2", "", "secrets#0", "polling", 0, 0, ""},
 		{"v1.37.2", "off", "", "consistent-read-pressure,polling", 12, 0, "runs without a watch cache"},
 		{"", "false", "", "consistent-read-pressure,polling", 12, 0, "every list reads storage"},
-		{"v1.31.0", "on", "", "consistent-read-pressure,polling", 0, 12, "was not checked"},
+		{"v1.31.0", "on", "", "polling", 0, 0, ""},
+		{"v1.32.13", "", "", "consistent-read-pressure,polling", 0, 12, "read in the source of v1.32"},
 	} {
 		mode, err := ParseWatchCache(c.cache)
 		sizes, err2 := ParseWatchCacheSizes(c.sizes)
