@@ -15,7 +15,7 @@ func TestVersionRule(t *testing.T) {
 	// unset, 0, N, N with a limit, exact, continue
 	old := [6]string{s, c, c, s, s, s}
 	noSnapshots := [6]string{c, c, c, c, s, s}
-	snapshots := [6]string{c, c, c, c, c, u}
+	snapshots := [6]string{c, c, c, c, u, u}
 	rests := map[int]string{
 		29: "seen on v1.30.14, the oldest version checked; v1.29 was not checked",
 		30: "seen on v1.30.14",
@@ -63,6 +63,7 @@ func TestVersionRuleWords(t *testing.T) {
 		{"v1.37.2", modeUnset, false, []string{"ConsistentListFromCache", "within 3 s"}},
 		{"v1.32.0", modeNotOlderThan, true, []string{"resourceVersionMatch=NotOlderThan and a limit", "makes the list exact"}},
 		{"v1.34.1", modeContinue, false, []string{"while it keeps one", "else by etcd", "the audit log does not tell"}},
+		{"v1.36.3", modeExact, false, []string{"while it keeps one at or below that RV", "else by etcd", "the audit log does not tell"}},
 		{"v1.33.13", modeExact, false, []string{"ListFromCacheSnapshot is off by default on v1.33"}},
 	} {
 		v, _ := parseVersion(c.version)
