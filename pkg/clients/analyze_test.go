@@ -210,6 +210,7 @@ func TestListMode(t *testing.T) {
 		"/api/v1/configmaps?resourceVersion=12&limit=500":                                 modeExact, // legacy exact
 		"/api/v1/configmaps?resourceVersion=12":                                           modeNotOlderThan,
 		"/api/v1/configmaps?resourceVersion=12&resourceVersionMatch=NotOlderThan&limit=5": modeNotOlderThan,
+		"/api/v1/configmaps?resourceVersion=0&resourceVersionMatch=NotOlderThan&limit=5":  modeZero,
 		"/api/v1/configmaps?continue=abc&limit=500":                                       modeContinue,
 	} {
 		q, _ := audit.ParseQuery(uri)

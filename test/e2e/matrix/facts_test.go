@@ -159,6 +159,9 @@ func factReadSources(t *testing.T, s *server, cell framework.Cell, c *framework.
 			func(l clients.ListModes) int64 { return l.Unset }},
 		{"rv=0", "rv=0", "0 (any)", url.Values{"resourceVersion": {"0"}}, on,
 			func(l clients.ListModes) int64 { return l.Zero }},
+		// Any state too: the watch cache serves it, its limit ignored.
+		{"rv=0 NotOlderThan, limit 2", "", "0 (any)", url.Values{"resourceVersion": {"0"}, "resourceVersionMatch": {"NotOlderThan"}, "limit": {"2"}}, on,
+			func(l clients.ListModes) int64 { return min(l.Zero, l.Limit) }},
 		{"rv=N (NotOlderThan)", "", "N (NotOlderThan)", url.Values{"resourceVersion": {n}}, on,
 			func(l clients.ListModes) int64 { return min(l.NotOlderThan, l.Total-l.Limit) }},
 		{"rv=N NotOlderThan, limit 2", "", "N (NotOlderThan) with a limit",
@@ -173,12 +176,14 @@ func factReadSources(t *testing.T, s *server, cell framework.Cell, c *framework.
 	}
 	served := make([]string, len(modes))
 	for i, k := range modes {
-		want := 3
-		if k.query.Has("limit") && !k.query.Has("continue") {
-			want = 2
-		}
-		if k.query.Has("continue") {
+		want := 3 // items: all 3, or a page of the limit
+		switch {
+		case k.query.Has("continue"):
 			want = 1
+		case k.query.Get("resourceVersion") == "0" && on:
+			// The watch cache ignores the limit of an rv=0 list.
+		case k.query.Has("limit"):
+			want = 2
 		}
 		before := s.metrics()
 		for j := 0; j < 3; j++ {
