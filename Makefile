@@ -47,6 +47,7 @@ E2E_LONG_TEST_NAMES := TestCaptureWatchStreams \
                        TestProbeIntervalDepthIsABoundWhenNoObjectIsAtTheOldestRV \
                        TestServersNoWatchCacheIsNotAFollowingCache \
                        TestClientsHostileAuditLogAndCacheOff \
+                       TestClientsSnapshotReadsAreNotKnown \
                        TestListContinueExpiredRestartsOnce \
                        TestListExactAtACompactedRVSaysExpiredOnce \
                        TestServersSuggestionsPasteWithEndpoints \

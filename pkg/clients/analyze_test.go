@@ -161,7 +161,8 @@ func TestServerVersionRules(t *testing.T) {
 		{"v1.37.2", "", "secrets#0", "polling", 0, 0, ""},
 		{"v1.37.2", "off", "", "consistent-read-pressure,polling", 12, 0, "runs without a watch cache"},
 		{"", "false", "", "consistent-read-pressure,polling", 12, 0, "every list reads storage"},
-		{"v1.31.0", "on", "", "consistent-read-pressure,polling", 0, 12, "was not checked"},
+		{"v1.31.0", "on", "", "polling", 0, 0, ""},
+		{"v1.32.13", "", "", "consistent-read-pressure,polling", 0, 12, "read in the source of v1.32"},
 	} {
 		mode, err := ParseWatchCache(c.cache)
 		sizes, err2 := ParseWatchCacheSizes(c.sizes)
@@ -209,6 +210,7 @@ func TestListMode(t *testing.T) {
 		"/api/v1/configmaps?resourceVersion=12&limit=500":                                 modeExact, // legacy exact
 		"/api/v1/configmaps?resourceVersion=12":                                           modeNotOlderThan,
 		"/api/v1/configmaps?resourceVersion=12&resourceVersionMatch=NotOlderThan&limit=5": modeNotOlderThan,
+		"/api/v1/configmaps?resourceVersion=0&resourceVersionMatch=NotOlderThan&limit=5":  modeZero,
 		"/api/v1/configmaps?continue=abc&limit=500":                                       modeContinue,
 	} {
 		q, _ := audit.ParseQuery(uri)

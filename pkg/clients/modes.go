@@ -9,13 +9,17 @@ import (
 // listMode is the read mode of a list, as the API server decides it
 // (apiserver delegator.ShouldDelegateList): a continue token first, then
 // resourceVersionMatch, then the legacy exact form (a limit with
-// resourceVersion=N and no match).
+// resourceVersion=N and no match). resourceVersion=0 with NotOlderThan
+// is any state, as without a match: the watch cache serves it, with a
+// limit too, on every version (v1.30's "has a limit" rule spares RV 0).
 func listMode(q audit.Query) string {
 	switch {
 	case q.Continue:
 		return modeContinue
 	case q.ResourceVersionMatch == "Exact":
 		return modeExact
+	case q.ResourceVersionMatch == "NotOlderThan" && q.HasRV && q.ResourceVersion == "0":
+		return modeZero
 	case q.ResourceVersionMatch == "NotOlderThan":
 		return modeNotOlderThan
 	case !q.HasRV:

@@ -228,7 +228,7 @@ func (rs *resourceState) patterns(client, resource string) []Pattern {
 	}
 	if rs.consistent >= consistentMin && rs.consistentFrom != fromCache {
 		ev := fmt.Sprintf("%d consistent lists (no resourceVersion) of %s from %s to %s: %s", rs.consistent, resource, clock(rs.consistentFirst), clock(rs.consistentLast), rs.consistentFromWhy)
-		fix := "Where the newest state is not needed, list with resourceVersion=0 (from the watch cache, where it is on), or use an informer; on v1.33 and later consistent lists are served from the watch cache where it is on."
+		fix := "Where the newest state is not needed, list with resourceVersion=0 (from the watch cache, where it is on), or use an informer; on v1.31 and later consistent lists are served from the watch cache where it is on."
 		if rs.consistentCacheOff {
 			fix = "Without a watch cache every list reads storage, whatever its resourceVersion (resourceVersion=0 too): list less often, narrow it with a label or field selector, or use an informer (one list, then a watch)."
 		}

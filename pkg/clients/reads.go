@@ -155,13 +155,10 @@ func (c cacheConfig) state(resource string) (string, string) {
 
 // readFrom says where a list (first page or continued) of mode on resource
 // is read from: storage when the resource has no watch cache; else by the
-// rules of the server's version, which rest on what was seen on real
-// servers (docs: ../shared/reference/rv-semantics.md "Other versions"):
-// v1.30.14, v1.33.13, v1.35.4 and v1.37.2, a version between two checked
-// ones whose behaviour could differ being "unknown", not guessed. Where the
-// cache's state is not known, a list the cache would serve is unknown too:
-// never "cache" where it may be storage. ifOn is where it is read from
-// when the cache is on.
+// rules of the server's version (versionRule). Where the cache's state is
+// not known, a list the cache would serve is unknown too: never "cache"
+// where it may be storage. ifOn is where it is read from when the cache
+// is on.
 func readFrom(v version, c cacheConfig, resource, mode string, limit bool) (from, why, ifOn string) {
 	state, swhy := c.state(resource)
 	if state == CacheOff {
@@ -174,8 +171,40 @@ func readFrom(v version, c cacheConfig, resource, mode string, limit bool) (from
 	return from, why, from
 }
 
+// The servers the rules were seen on (test/e2e/matrix factReadSources
+// holds them to each server's list counters), and the minors between
+// them whose k8s.io/apiserver source was read instead (pkg/storage/cacher
+// delegation, pkg/features defaults), by minor.
+var (
+	seenOn = map[int]string{30: "v1.30.14", 33: "v1.33.13", 35: "v1.35.4", 36: "v1.36.3", 37: "v1.37.2"}
+	readIn = map[int]string{31: "v0.31.14", 32: "v0.32.13", 34: "v0.34.13"}
+)
+
+const oldestChecked, newestChecked = 30, 37
+
+// restsOn says on what a rule rests for v: seen on that minor's server,
+// or read in its source; a minor outside the checked ones gets the rule
+// of the nearest one checked, and says so.
+func restsOn(v version) string {
+	m := v.minor
+	if s, ok := seenOn[m]; ok {
+		return "seen on " + s
+	}
+	if s, ok := readIn[m]; ok {
+		return "read in the source of " + v.String() + " (k8s.io/apiserver " + s + ")"
+	}
+	if m > newestChecked {
+		return "seen on " + seenOn[newestChecked] + ", the newest version checked; " + v.String() + " was not checked"
+	}
+	return "seen on " + seenOn[oldestChecked] + ", the oldest version checked; " + v.String() + " was not checked"
+}
+
 // versionRule is where a list of mode is read from on v, with the watch
-// cache on.
+// cache on and every feature gate at its default, by the API server's
+// delegation rules (k8s.io/apiserver pkg/storage/cacher: shouldDelegateList
+// up to v1.32, delegator.ShouldDelegateList from v1.33). Where the answer
+// turns on the cache's state at the time, which the audit log does not
+// record, it is "unknown" and the words say on what it turns.
 func versionRule(v version, mode string, limit bool) (string, string) {
 	if !v.known {
 		switch mode {
@@ -188,46 +217,47 @@ func versionRule(v version, mode string, limit bool) (string, string) {
 		}
 		return fromUnknown, "depends on the server's version: pass --server-version"
 	}
-	m := v.minor
+	m, on := v.minor, "; "+restsOn(v)
 	switch mode {
 	case modeUnset:
-		switch {
-		case m <= 30:
-			return fromStorage, "consistent lists read etcd up to v1.30 (ConsistentListFromCache off; seen on v1.30.14)"
-		case m >= 33:
-			return fromCache, "consistent lists are served by the watch cache once it has caught up from v1.33 (seen on v1.33.13, v1.35.4, v1.37.2)"
+		if m <= 30 {
+			return fromStorage, "consistent lists read etcd up to v1.30 (ConsistentListFromCache is off by default)" + on
 		}
-		return fromUnknown, v.String() + " was not checked (ConsistentListFromCache is beta there)"
+		rv := ""
+		if m <= 36 {
+			rv = " (up to v1.36 it first asks etcd for the current RV with a one-item list, which apiserver_storage_list_total counts)"
+		}
+		return fromCache, "consistent lists are served by the watch cache from v1.31 (ConsistentListFromCache, on by default) once it has caught up with etcd" + rv +
+			"; they read etcd instead while the API server has not found that etcd supports progress notifications (3.4.31 or later, 3.5.13 or later), " +
+			"and when the cache does not catch up within 3 s" + on
 	case modeZero:
-		return fromCache, "resourceVersion=0 is served by the watch cache"
+		return fromCache, "resourceVersion=0 is served by the watch cache" + on
 	case modeNotOlderThan:
 		if limit && m <= 30 {
-			return fromStorage, "with a limit, resourceVersion=N lists read etcd up to v1.30 (seen on v1.30.14)"
+			return fromStorage, "with a limit, resourceVersion=N lists read etcd up to v1.30 (the watch cache serves no list with a limit and an RV other than 0)" + on
 		}
-		if limit && m < 33 {
-			return fromUnknown, v.String() + " was not checked for lists with a limit"
+		if limit {
+			return fromCache, "from v1.31 the watch cache serves resourceVersion=N lists with resourceVersionMatch=NotOlderThan and a limit (a limit without a resourceVersionMatch makes the list exact)" + on
 		}
-		return fromCache, "resourceVersion=N (NotOlderThan) is served by the watch cache"
+		return fromCache, "resourceVersion=N (NotOlderThan) is served by the watch cache, once it has reached N" + on
 	case modeExact:
-		switch {
-		case m <= 33:
-			return fromStorage, "exact-RV lists read etcd up to v1.33 (seen on v1.30.14, v1.33.13)"
-		case m >= 35:
-			return fromCache, "exact-RV lists are served from the watch cache's snapshots from v1.35 (ListFromCacheSnapshot; seen on v1.35.4)"
+		if m <= 33 {
+			return fromStorage, "exact-RV lists read etcd up to v1.33 (the watch cache keeps no snapshots: ListFromCacheSnapshot is off by default on v1.33, absent before)" + on
 		}
-		return fromUnknown, v.String() + " was not checked for exact-RV lists"
+		// Seen on v1.36.3 (test/e2e/clients TestClientsSnapshotReadsAreNotKnown):
+		// the same exact list read the cache at once, etcd once the
+		// cache's window had moved past its RV.
+		return fromUnknown, "exact-RV lists from v1.34 are served from the watch cache's snapshots while it keeps one at or below that RV (ListFromCacheSnapshot, on by default), " +
+			"else by etcd: which, the audit log does not tell" + on
 	case modeContinue:
-		switch {
-		case m <= 33:
-			return fromStorage, "continued pages read etcd up to v1.33 (no cache snapshots)"
-		case m >= 35:
-			// The watch cache serves a continued page from its snapshot at
-			// the token's RV while it keeps one, etcd once it does not
-			// (seen on v1.37.2: a page fetched after 150 writes read etcd):
-			// which, the audit log does not tell.
-			return fromUnknown, "continued pages from v1.35 are served from the watch cache's snapshot at the token's RV while it keeps one, else by etcd: which, the audit log does not tell"
+		if m <= 33 {
+			return fromStorage, "continued pages read etcd up to v1.33 (the watch cache keeps no snapshots to serve a continue token from)" + on
 		}
-		return fromUnknown, "continued pages on " + v.String() + " were not checked"
+		// Seen on v1.36.3 (TestClientsSnapshotReadsAreNotKnown): the same
+		// token read the cache at once, etcd once the cache's window had
+		// moved past its RV.
+		return fromUnknown, "continued pages from v1.34 are served from the watch cache's snapshot at the token's RV while it keeps one (ListFromCacheSnapshot, on by default), " +
+			"else by etcd: which, the audit log does not tell" + on
 	}
 	return fromUnknown, "not a list"
 }

@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
+	"github.com/watchrv/kubectl-watchrv/pkg/clients"
 	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
 )
 
@@ -42,7 +43,7 @@ func TestMatrix(t *testing.T) {
 		claims := startClaimChecks(t, cell, c)
 		t.Run("version", func(t *testing.T) { factVersion(t, s, cell) })
 		t.Run("feature-gates", func(t *testing.T) { factFeatureGates(t, s, cell) })
-		t.Run("read-sources", func(t *testing.T) { factReadSources(t, s, cell, ns) })
+		t.Run("read-sources", func(t *testing.T) { factReadSources(t, s, cell, c, ns) })
 		t.Run("streaming-list", func(t *testing.T) { factStreamingList(t, s, cell, ns) })
 		if !cell.WatchCache {
 			t.Run("compaction", func(t *testing.T) { factCompaction(t, s, cell) })
@@ -115,38 +116,104 @@ func gateText(g map[string]float64, name string) string {
 	return "absent"
 }
 
-// factReadSources: who serves each kind of list, witnessed by the list
-// counters of podtemplates (a resource nothing else in a bare API server
-// lists): see listsFromCache and listsFromStorage.
-func factReadSources(t *testing.T, s *server, cell framework.Cell, ns string) {
+// readMode is one list mode whose server the clients command names
+// (pkg/clients versionRule: the Report's reads), as factReadSources sends
+// it: three times, each with a user agent of its own.
+type readMode struct {
+	name   string // as the test's log says it
+	record string // its behaviour on docs/servers.md ("" when not there)
+	rule   string // the ReadRule.Mode clients gives it
+	query  url.Values
+	// fromCache: the cell's watch cache serves it (else storage does).
+	fromCache bool
+	// counted is how many of a client's lists clients puts in this mode.
+	counted func(clients.ListModes) int64
+}
+
+// factReadSources: who serves each list mode the clients command knows,
+// witnessed by the list counters of podtemplates (a resource nothing else
+// in a bare API server lists): see listsFromCache and listsFromStorage;
+// then what clients says of the same requests, read back from the cell's
+// audit log (checkClientsReads).
+func factReadSources(t *testing.T, s *server, cell framework.Cell, c *framework.Cluster, ns string) {
 	path := "/api/v1/namespaces/" + ns + "/podtemplates"
-	rv, _ := s.list(path, nil)
-	v := cell.Version
-	kinds := []struct {
-		name, key string
-		query     url.Values
-		fromCache bool
-	}{
-		{"consistent (RV unset)", "consistent (RV unset)", nil, cell.WatchCache && v >= "v1.33"},
-		{"rv=0", "rv=0", url.Values{"resourceVersion": {"0"}}, cell.WatchCache},
-		{"exact", "exact", url.Values{"resourceVersion": {strconv.FormatUint(rv, 10)}, "resourceVersionMatch": {"Exact"}}, cell.WatchCache && v >= "v1.35"},
+	// N is an RV the watch cache has reached (the RV of an rv=0 list is
+	// the cache's own where it is on): a list from N does not wait for
+	// it, and the cache holds a snapshot at or below it.
+	rv, _ := s.list(path, url.Values{"resourceVersion": {"0"}})
+	n := strconv.FormatUint(rv, 10)
+	// The continue token of a consistent first page of one item, asked
+	// for before the counters are read: its continued pages are counted.
+	code, body := s.getAs(readsAgent("continue-first-page"), path, url.Values{"limit": {"1"}})
+	var first struct {
+		Metadata struct {
+			Continue string `json:"continue"`
+		} `json:"metadata"`
 	}
-	for _, k := range kinds {
+	if code != http.StatusOK || json.Unmarshal(body, &first) != nil || first.Metadata.Continue == "" {
+		t.Fatalf("a first page of 1 of 3 podtemplates: %d, no continue token: %s", code, body)
+	}
+	v, on := cell.Version, cell.WatchCache
+	modes := []readMode{
+		{"consistent (RV unset)", "consistent (RV unset)", "unset (consistent)", nil, on && v >= "v1.33",
+			func(l clients.ListModes) int64 { return l.Unset }},
+		{"rv=0", "rv=0", "0 (any)", url.Values{"resourceVersion": {"0"}}, on,
+			func(l clients.ListModes) int64 { return l.Zero }},
+		// Any state too: the watch cache serves it, its limit ignored.
+		{"rv=0 NotOlderThan, limit 2", "", "0 (any)", url.Values{"resourceVersion": {"0"}, "resourceVersionMatch": {"NotOlderThan"}, "limit": {"2"}}, on,
+			func(l clients.ListModes) int64 { return min(l.Zero, l.Limit) }},
+		{"rv=N (NotOlderThan)", "", "N (NotOlderThan)", url.Values{"resourceVersion": {n}}, on,
+			func(l clients.ListModes) int64 { return min(l.NotOlderThan, l.Total-l.Limit) }},
+		{"rv=N NotOlderThan, limit 2", "", "N (NotOlderThan) with a limit",
+			url.Values{"resourceVersion": {n}, "resourceVersionMatch": {"NotOlderThan"}, "limit": {"2"}}, on && v >= "v1.33",
+			func(l clients.ListModes) int64 { return min(l.NotOlderThan, l.Limit) }},
+		{"exact", "exact", "N (Exact)", url.Values{"resourceVersion": {n}, "resourceVersionMatch": {"Exact"}}, on && v >= "v1.35",
+			func(l clients.ListModes) int64 { return l.Exact }},
+		{"rv=N, limit 2, no match (legacy exact)", "", "N (Exact)", url.Values{"resourceVersion": {n}, "limit": {"2"}}, on && v >= "v1.35",
+			func(l clients.ListModes) int64 { return min(l.Exact, l.Limit) }},
+		{"continue (page 2)", "", "continue (page 2+)", url.Values{"continue": {first.Metadata.Continue}, "limit": {"1"}}, on && v >= "v1.35",
+			func(l clients.ListModes) int64 { return l.Continue }},
+	}
+	served := make([]string, len(modes))
+	for i, k := range modes {
+		want := 3 // items: all 3, or a page of the limit
+		switch {
+		case k.query.Has("continue"):
+			want = 1
+		case k.query.Get("resourceVersion") == "0" && on:
+			// The watch cache ignores the limit of an rv=0 list.
+		case k.query.Has("limit"):
+			want = 2
+		}
 		before := s.metrics()
-		for i := 0; i < 3; i++ {
-			if _, n := s.list(path, k.query); n != 3 {
-				t.Fatalf("%s list: %d items, want 3", k.name, n)
+		for j := 0; j < 3; j++ {
+			code, body := s.getAs(readsAgent(strconv.Itoa(i)), path, k.query)
+			var l struct {
+				Items []json.RawMessage `json:"items"`
+			}
+			if code != http.StatusOK || json.Unmarshal(body, &l) != nil || len(l.Items) != want {
+				t.Fatalf("%s list: %d, want 200 and %d items: %s", k.name, code, want, body)
 			}
 		}
 		after := s.metrics()
 		cache := listsFromCache(after, "podtemplates") - listsFromCache(before, "podtemplates")
 		storage := listsFromStorage(after, "podtemplates") - listsFromStorage(before, "podtemplates")
 		t.Logf("%s list x3: cache +%v, storage +%v", k.name, cache, storage)
-		servedBy := "storage"
-		if cache >= 3 {
-			servedBy = "watch cache"
+		switch {
+		case cache >= 3:
+			served[i] = "watch cache"
+		case cache == 0 && storage >= 3:
+			served[i] = "storage"
+		default:
+			served[i] = fmt.Sprintf("neither counter moved by 3 (cache +%v, storage +%v)", cache, storage)
 		}
-		record(cell, "read "+k.key, servedBy)
+		if k.record != "" {
+			servedBy := "storage"
+			if cache >= 3 {
+				servedBy = "watch cache"
+			}
+			record(cell, "read "+k.record, servedBy)
+		}
 		switch {
 		case k.fromCache && cache < 3:
 			for _, l := range strings.Split(after, "\n") {
@@ -157,6 +224,83 @@ func factReadSources(t *testing.T, s *server, cell framework.Cell, ns string) {
 			t.Errorf("%s list: want served by the watch cache; apiserver_cache_list_total +%v, storage +%v", k.name, cache, storage)
 		case !k.fromCache && (cache != 0 || storage < 3):
 			t.Errorf("%s list: want served by storage; apiserver_cache_list_total +%v, storage +%v", k.name, cache, storage)
+		}
+	}
+	checkClientsReads(t, cell, c, modes, served)
+}
+
+// readsAgent is the user agent of factReadSources' requests of one mode.
+func readsAgent(mode string) string { return "watchrv-e2e-reads-" + mode }
+
+// checkClientsReads runs clients on the cell's audit log with the cell's
+// version and watch cache setting, as a user who knows them would, and
+// holds what it says of each mode's three lists to what the counters
+// showed (served): a mode it says reads storage must have been served by
+// storage, one it says the watch cache serves by the cache; where it says
+// "not known" it claims nothing, and the counters are only logged. Each
+// mode's lists must be counted in that mode, too.
+func checkClientsReads(t *testing.T, cell framework.Cell, c *framework.Cluster, modes []readMode, served []string) {
+	cache := "off"
+	if cell.WatchCache {
+		cache = "on"
+	}
+	args := []string{"clients", "-o", "json", "-f", c.APIServers[0].AuditLog, "--server-version", cell.GitVersion(), "--watch-cache", cache}
+	var rep clients.Report
+	found := map[int]*clients.Client{}
+	// The audit log has each request once its response is written: the
+	// last ones may be a moment late.
+	for try := 0; ; try++ {
+		r := framework.Run(t, "", time.Minute, args...)
+		if r.Code != 0 {
+			t.Fatalf("clients %v: exit %d: %s", args[1:], r.Code, r.Stderr)
+		}
+		rep = clients.Report{}
+		if err := json.Unmarshal([]byte(r.Stdout), &rep); err != nil {
+			t.Fatalf("clients -o json: %v", err)
+		}
+		for i := range modes {
+			found[i] = nil
+			for j, cl := range rep.Clients {
+				if cl.User == "admin" && cl.UserAgent == readsAgent(strconv.Itoa(i)) {
+					found[i] = &rep.Clients[j]
+				}
+			}
+		}
+		all := true
+		for i, k := range modes {
+			all = all && found[i] != nil && k.counted(found[i].Lists) == 3
+		}
+		if all || try == 20 {
+			break
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	rules := map[string]clients.ReadRule{}
+	for _, r := range rep.Reads {
+		rules[r.Mode] = r
+	}
+	for i, k := range modes {
+		cl, rule := found[i], rules[k.rule]
+		if cl == nil || k.counted(cl.Lists) != 3 {
+			t.Errorf("clients: the 3 %s lists (user agent %s) are not counted as %q: %+v", k.name, readsAgent(strconv.Itoa(i)), k.rule, cl)
+			continue
+		}
+		t.Logf("clients on %s, %s: %s (%s); storage lists %d, not known %d; the counters: %s", cell.GitVersion(), k.name, rule.From, rule.Why, cl.StorageLists, cl.StorageUnknown, served[i])
+		switch rule.From {
+		case "storage":
+			if cl.StorageLists != 3 || served[i] != "storage" {
+				t.Errorf("clients says %s lists read storage on %s (%s): it counts %d storage lists; the server's counters: %s", k.name, cell.Name(), rule.Why, cl.StorageLists, served[i])
+			}
+		case "cache":
+			if cl.StorageLists != 0 || cl.StorageUnknown != 0 || served[i] != "watch cache" {
+				t.Errorf("clients says the watch cache serves %s lists on %s (%s): it counts %d storage lists, %d not known; the server's counters: %s", k.name, cell.Name(), rule.Why, cl.StorageLists, cl.StorageUnknown, served[i])
+			}
+		case "unknown":
+			if cl.StorageUnknown != 3 {
+				t.Errorf("clients says who serves %s lists on %s is not known (%s), yet counts %d of 3 as not known", k.name, cell.Name(), rule.Why, cl.StorageUnknown)
+			}
+		default:
+			t.Errorf("clients has no rule %q (rules: %+v)", k.rule, rep.Reads)
 		}
 	}
 }

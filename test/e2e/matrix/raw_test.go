@@ -41,11 +41,25 @@ func newServer(t testing.TB, c *framework.Cluster) *server {
 // get returns the status and body of GET path?query.
 func (s *server) get(path string, query url.Values) (int, []byte) {
 	s.t.Helper()
+	return s.getAs("", path, query)
+}
+
+// getAs is get with the User-Agent agent (client-go's own when ""), the
+// name the request has in the cell's audit log.
+func (s *server) getAs(agent, path string, query url.Values) (int, []byte) {
+	s.t.Helper()
 	u := s.base + path
 	if len(query) > 0 {
 		u += "?" + query.Encode()
 	}
-	resp, err := s.http.Get(u)
+	req, err := http.NewRequest(http.MethodGet, u, nil)
+	if err != nil {
+		s.t.Fatalf("GET %s: %v", u, err)
+	}
+	if agent != "" {
+		req.Header.Set("User-Agent", agent)
+	}
+	resp, err := s.http.Do(req)
 	if err != nil {
 		s.t.Fatalf("GET %s: %v", u, err)
 	}
