@@ -71,11 +71,11 @@ func Why(s string) string {
 	case s == "":
 		return "is empty"
 	case digitsOnly(s):
-		return fmt.Sprintf("is larger than a 64-bit number (%d digits), which no etcd-backed API server issues", len(s))
+		return fmt.Sprintf("is larger than a 64-bit number (%d digits)", len(s))
 	case s[0] == '-' && digitsOnly(s[1:]):
-		return "is negative, which no etcd-backed API server issues"
+		return "is negative"
 	}
-	return "is not a decimal number, which etcd-backed API servers write"
+	return "is not a decimal number"
 }
 
 func digitsOnly(s string) bool {

@@ -34,7 +34,7 @@ func (r ListReport) namespaceText() string {
 // "carry no resourceVersion" over items that carry one: adversary try 19).
 func (r ListReport) noItemRVText() string {
 	if r.UnreadItemRV != "" {
-		return fmt.Sprintf("(not ordered: the items' resourceVersion %q %s)", r.UnreadItemRV, r.UnreadItemRVWhy)
+		return fmt.Sprintf("(not ordered: the items' resourceVersion %q %s; etcd-backed API servers write decimal RVs)", r.UnreadItemRV, r.UnreadItemRVWhy)
 	}
 	return "(the items carry no resourceVersion)"
 }

@@ -237,7 +237,7 @@ func (l Line) MarshalText() ([]byte, error) { return []byte(l.text), nil }
 type InvalidRVError struct{ RV string }
 
 func (e *InvalidRVError) Error() string {
-	return fmt.Sprintf("the server's resourceVersion %q %s, and --rv refuses it", text.Echo(e.RV), rv.Why(e.RV))
+	return fmt.Sprintf("the server's resourceVersion %q %s (etcd-backed API servers write decimal RVs), which --rv refuses", text.Echo(e.RV), rv.Why(e.RV))
 }
 
 // Command builds the line of "kubectl watchrv VERB RESOURCE [NAME] SCOPE
