@@ -190,6 +190,8 @@ type capBody struct {
 	// fails past its deadline says so (pastDeadline).
 	req   *http.Request
 	start time.Time
+	// release ends what awaitAnswer set up for the request (nil: none).
+	release func()
 }
 
 func newCapBody(rc io.ReadCloser, e *BodyTooLargeError, en *entry) *capBody {
@@ -245,6 +247,9 @@ func (b *capBody) StartFrame(offset int64) {
 func (b *capBody) Close() error {
 	err := b.rc.Close()
 	b.entry.finish(nil)
+	if b.release != nil {
+		b.release()
+	}
 	return err
 }
 

@@ -64,9 +64,17 @@ func (m *meter) RoundTrip(req *http.Request) (*http.Response, error) {
 	// 16: a reset GET reached the server 3 times, -v and cost said once).
 	var sends SendCounter
 	req = req.WithContext(sends.Trace(req.Context(), en.sent))
+	req, answered, release := awaitAnswer(req)
 	resp, err := m.next.RoundTrip(req)
+	waited := answered()
 	if err != nil {
+		release()
 		err = pastDeadline(closedBeforeAnswer(http2Lost(headersTooLarge(err, req, u))), req, start, false)
+		if waited {
+			// Not a cancellation by the caller: its chain must not read
+			// as context.Canceled (that is Ctrl-C, "interrupted").
+			err = &DeadlineError{Err: errors.New(text.OneLine(err.Error())), Within: answerWait, Unbounded: true, Connected: true}
+		}
 		var late *DeadlineError
 		var lost *ConnectionLostError
 		switch {
@@ -90,6 +98,7 @@ func (m *meter) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		err := &UnreadableAnswerError{What: "the answer was 101 Switching Protocols, an upgrade of the connection, which the plugin never asks for"}
 		en.finish(err)
+		release()
 		return nil, err
 	}
 	if (resp.Body == nil || resp.Body == http.NoBody) && resp.StatusCode >= 400 && bodyAllowed(req, resp.StatusCode) {
@@ -105,10 +114,11 @@ func (m *meter) RoundTrip(req *http.Request) (*http.Response, error) {
 		// whether or not a caller closes it (client-go's discovery cache
 		// drops a 304's unread).
 		en.finish(io.EOF)
+		release()
 		return resp, nil
 	}
 	cb := newCapBody(resp.Body, &BodyTooLargeError{Kind: kindOf(req, resp.StatusCode), Method: req.Method, URL: u, Status: resp.StatusCode}, en)
-	cb.req, cb.start = req, start
+	cb.req, cb.start, cb.release = req, start, release
 	resp.Body = cb
 	return asStatus(resp, m.errorBodyWithin, en), nil
 }
@@ -179,6 +189,9 @@ type DeadlineError struct {
 	Connected bool
 	// Sent is how many times net/http sent the request (Sent.Again).
 	Sent Sent
+	// Unbounded: the request had no time bound of its own (no
+	// --request-timeout), and AnswerWait passed with no answer begun.
+	Unbounded bool
 }
 
 func (e *DeadlineError) Error() string {
@@ -190,6 +203,9 @@ func (e *DeadlineError) Error() string {
 		return fmt.Sprintf(noConnection+"%s, the request's time bound (the TCP or TLS handshake did not complete)", within)
 	}
 	msg := fmt.Sprintf("no answer within %s, the request's time bound", within)
+	if e.Unbounded {
+		msg = fmt.Sprintf("no answer within %s, the plugin's bound for an answer to begin when no --request-timeout is given (an API server answers a request it cannot finish with a 504 after its own 60 s)", within)
+	}
 	if again := e.Sent.Again(); again != "" {
 		msg += " (" + again + ")"
 	}

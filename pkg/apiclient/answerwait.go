@@ -1,0 +1,42 @@
+package apiclient
+
+import (
+	"context"
+	"net/http"
+	"sync/atomic"
+	"time"
+)
+
+// AnswerWait bounds how long a get or list waits for its answer to begin
+// (its status and headers) when the request has no time bound of its own
+// (no --request-timeout): a server that accepts the connection and never
+// answers held list, probe, streaming and top for ever (fresh user try
+// 19: top hung; the others were bounded only by discovery's 32 s, and not
+// at all once discovery was cached). It is above the API server's own
+// request timeout (60 s by default), after which the server answers a
+// request it cannot finish with a 504, so a slow real answer is never
+// taken for none. The body, once it has begun, is not bounded by it (a
+// large list streams for as long as it takes); a watch is bounded by its
+// own --timeout and stall watchdog.
+const AnswerWait = 75 * time.Second
+
+// answerWait is AnswerWait (a unit test lowers it).
+var answerWait = AnswerWait
+
+// awaitAnswer gives req, when it is no watch and has no deadline, a
+// cancellation that fires if no answer has begun within AnswerWait.
+// answered, called once the round trip returned, says whether it fired
+// (the request then failed for it); release ends the watch of the request
+// (at its body's close, or at once when it has none).
+func awaitAnswer(req *http.Request) (_ *http.Request, fired func() bool, release func()) {
+	if _, ok := req.Context().Deadline(); ok || kindOf(req, 0) == KindWatch {
+		return req, func() bool { return false }, func() {}
+	}
+	ctx, cancel := context.WithCancel(req.Context())
+	var late atomic.Bool
+	t := time.AfterFunc(answerWait, func() {
+		late.Store(true)
+		cancel()
+	})
+	return req.WithContext(ctx), func() bool { t.Stop(); return late.Load() }, cancel
+}
