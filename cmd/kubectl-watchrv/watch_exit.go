@@ -82,7 +82,11 @@ func (r *watchRun) failureError(err error) error {
 	if errors.As(err, &event) {
 		return r.o.requestError(fmt.Errorf("the watch ended with an %w", err), r.o.verbs(), r.target.Resource.Name())
 	}
-	if !r.o.Follow && diagnose.ClassifyFailure(err).Retryable() {
+	var incomplete *follow.ListIncompleteError
+	if !r.o.Follow && diagnose.ClassifyFailure(err).Retryable() && r.session.Stats().Streams > 0 && list == nil && !errors.As(err, &incomplete) {
+		// Only a stream that was open broke; a list before any stream
+		// (--rv list) has no last RV to reconnect from (fresh user try
+		// 19: "the watch stream broke" of a list cut by --timeout).
 		err = fmt.Errorf("the watch stream broke: %w (--follow reconnects from the last RV, as an informer does)", err)
 	}
 	return r.o.requestError(err, r.o.verbs(), r.target.Resource.Name())
