@@ -349,7 +349,10 @@ func (r ListReport) WithServer(in *serverinfo.Info) ListReport {
 }
 
 // pagesRead counts the first pages and the continue pages of every
-// attempt (a restarted walk read page 1 twice).
+// attempt (a restarted walk read page 1 twice), the continue request
+// whose token had expired too: the server read it as any continue page
+// before it answered 410 (fresh user try 19: one storage list short of
+// the server's counter after every restart).
 func (r *ListReport) pagesRead() (first, continues int) {
 	attempts := r.Attempts
 	if attempts == nil {
@@ -359,6 +362,9 @@ func (r *ListReport) pagesRead() (first, continues int) {
 		if len(a.Pages) > 0 {
 			first++
 			continues += len(a.Pages) - 1
+		}
+		if a.ExpiredOnPage > 0 {
+			continues++
 		}
 	}
 	return first, continues

@@ -16,6 +16,7 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
+	"github.com/watchrv/kubectl-watchrv/pkg/serverinfo"
 	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
 )
 
@@ -63,7 +64,9 @@ func TestListContinueExpiredRestartsOnce(t *testing.T) {
 	}
 
 	opts := listing.WalkOptions{PageOptions: listing.PageOptions{Limit: 10}}
+	before := storageLists(t, c)
 	res, err := listing.Walk(ctx, client, target, opts, compactOnce())
+	after := storageLists(t, c)
 	if err != nil {
 		t.Fatalf("the restarted walk should succeed: %v", err)
 	}
@@ -80,6 +83,13 @@ func TestListContinueExpiredRestartsOnce(t *testing.T) {
 	report := render.NewListReport(render.ListQuery{Target: target, Walk: opts}, res)
 	if !report.Restarted || report.Attempts[0].ExpiredOnPage != 2 || report.ItemCount != 31 || !report.Consistent {
 		t.Fatalf("report does not show the restart: %+v", report)
+	}
+	// The storage requests it says storage served are the server's own
+	// count, the continue request answered 410 included (fresh user try
+	// 19: one short after every restart).
+	served := report.WithServer(serverinfo.Read(ctx, client, "", "configmaps", nil)).ServedBy
+	if served == nil || served.StorageRequests == nil || float64(*served.StorageRequests) != after-before {
+		t.Fatalf("storage requests said %v; the server's apiserver_storage_list_total rose by %g", served, after-before)
 	}
 	var out bytes.Buffer
 	p := render.NewPrinter(&out, &out, "", true)
@@ -99,4 +109,24 @@ func TestListContinueExpiredRestartsOnce(t *testing.T) {
 	if st, ok := diagnose.StatusOf(err); !ok || st.Code != 410 {
 		t.Fatalf("the server's answer should be a 410 Status, got %+v", st)
 	}
+}
+
+// storageLists is the server's count of configmaps lists that storage
+// served (apiserver_storage_list_total, every series of configmaps).
+func storageLists(t *testing.T, c *framework.Cluster) float64 {
+	t.Helper()
+	m, err := c.TopMetrics(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum float64
+	for _, l := range strings.Split(m, "\n") {
+		if strings.HasPrefix(l, "apiserver_storage_list_total{") && strings.Contains(l, `resource="configmaps"`) && !strings.Contains(l, `storage="watchcache"`) {
+			var v float64
+			if _, err := fmt.Sscanf(l[strings.LastIndexByte(l, ' ')+1:], "%g", &v); err == nil {
+				sum += v
+			}
+		}
+	}
+	return sum
 }
