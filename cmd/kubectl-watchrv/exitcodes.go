@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"regexp"
 	"strings"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
@@ -86,6 +87,10 @@ func usageErrorf(cmd *cobra.Command, format string, args ...any) error {
 	return withCode(ExitUsage, fmt.Errorf("%s (see '%s --help')", msg, path))
 }
 
+// urlControlCharacter is net/url's refusal of a URL with a control
+// character in it, and the URL it quotes.
+var urlControlCharacter = regexp.MustCompile(`parse ("(?:[^"\\]|\\.)*"): net/url: invalid control character in URL`)
+
 // kubeconfigError is the one error of a kubeconfig that cannot be loaded
 // or used (an unknown context, an auth-provider client-go no longer has, bad
 // certificate data, a credential plugin that fails): exit 2 in every
@@ -110,6 +115,11 @@ func kubeconfigError(err error, names kubeconfigNames) error {
 		// Certificate data the kubeconfig or a flag gave: the fix is that
 		// data, not another kubeconfig (fresh user try 11).
 		return withCode(ExitUsage, fmt.Errorf("cannot use the kubeconfig's certificates: %s: check --certificate-authority, --client-certificate and --client-key (or certificate-authority, client-certificate and client-key, and their -data forms, in the kubeconfig): each must hold PEM data", msg))
+	case urlControlCharacter.MatchString(msg):
+		// net/url's words, of a server or proxy-url as the kubeconfig
+		// or a flag wrote it: the URL quoted before them is redacted.
+		msg = urlControlCharacter.ReplaceAllString(msg, "$1 holds a control character (ESC, a newline, ...), which no URL may hold")
+		return withCode(ExitUsage, fmt.Errorf("cannot load kubeconfig: %s: fix server or proxy-url of the kubeconfig's cluster (kubectl config view), or give the server with --server", msg))
 	case errors.Is(err, fs.ErrNotExist) || strings.Contains(msg, "no such file or directory"):
 		// A path was given (--kubeconfig or KUBECONFIG) and is not there:
 		// "pass --kubeconfig" is no advice to someone who just did.

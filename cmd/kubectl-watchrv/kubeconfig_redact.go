@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
@@ -40,6 +41,10 @@ func (o *RootOptions) redactKubeconfig(msg string) string {
 		// form is the kubeconfig's URL as the user wrote it, redacted.
 		for _, scheme := range []string{"http://", "https://"} {
 			pairs[scheme+u] = text.RedactURL(u)
+			// net/url quotes the URL it could not read (%q): a control
+			// character in it is escaped there, and the raw form above
+			// is not found (adversary try 19: "https://https://...").
+			pairs[strconv.Quote(scheme+u)] = strconv.Quote(text.RedactURL(u))
 		}
 		for _, s := range urlSecrets(u) {
 			secrets = append(secrets, s)

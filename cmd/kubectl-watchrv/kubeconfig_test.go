@@ -164,6 +164,29 @@ func TestMalformedServerURLIsPrintedRedacted(t *testing.T) {
 	}
 }
 
+// A server URL with a control character is named once, escaped and
+// redacted, without a second scheme before it or net/url's words, in every
+// command (adversary try 19: parse "https://https://...": net/url: invalid
+// control character in URL).
+func TestServerURLWithAControlCharacterIsNamedOnce(t *testing.T) {
+	kc := writeUnusableKubeconfig(t, "control", "    token: x")
+	content, err := os.ReadFile(kc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(kc, []byte(strings.Replace(string(content), "server: https://127.0.0.1:9", `server: "https://admin:SECRET@127.0.0.9\e[31mRED:9"`, 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want := `"https://xxxxx@127.0.0.9\x1b[31mRED:9" holds a control character`
+	for _, args := range kubeconfigCommands {
+		out, errOut, code := runWithEnv(t, "/nonexistent-watchrv-unit", append([]string{"--kubeconfig", kc}, args...)...)
+		all := out + errOut
+		if code != ExitUsage || !strings.Contains(errOut, want) || strings.Contains(all, "://http") || strings.Contains(all, "net/url") || strings.Contains(all, "SECRET") || strings.Count(errOut, "error: ") != 1 {
+			t.Errorf("%v: exit %d, want 2 and one line with %s:\n%s", args, code, want, errOut)
+		}
+	}
+}
+
 // TestUnknownKubeconfigNamesGetTheirFix: a --user, --cluster or --context
 // the kubeconfig does not have is named with the ones it has; a
 // --request-timeout client-go cannot read is the flag's fault, not the

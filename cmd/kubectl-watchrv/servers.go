@@ -100,6 +100,10 @@ func (o *RootOptions) findServers(ctx context.Context, s *serversFlags, b *apicl
 		if errors.Is(err, servers.ErrNoReadyAddress) || errors.Is(err, servers.ErrNoEndpointSlice) {
 			return nil, fmt.Errorf("%w: give the servers with --endpoints HOST:PORT[,HOST:PORT]", err)
 		}
+		var many *servers.TooManyServersError
+		if errors.As(err, &many) { // exit 13: an answer past a bound
+			return nil, fmt.Errorf("%s answered: %w: give the API servers to read with --endpoints HOST:PORT[,HOST:PORT]", o.serverName(), err)
+		}
 		err = o.requestError(err, "list", "endpointslices in namespace default")
 		return nil, fmt.Errorf("cannot find the API servers in the EndpointSlices of Service default/kubernetes: %w (or give them with --endpoints HOST:PORT,...)", err)
 	}

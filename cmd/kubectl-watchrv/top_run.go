@@ -189,6 +189,9 @@ func buildServers(fleet *servers.Fleet, prev, cur []sampled, only []schema.Group
 // topServerFix is the fix for one server of several that could not be
 // read, by its failure (pkg/diagnose's classes).
 func topServerFix(err error) string {
+	if servers.IsNotIP(err) {
+		return render.NotIPFix
+	}
 	switch diagnose.ClassifyFailure(err) {
 	case diagnose.FailureTLS:
 		return "give the CA that signed this server's certificate (certificate-authority in the kubeconfig, or --certificate-authority), or --insecure-skip-tls-verify to read it unverified"

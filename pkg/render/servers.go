@@ -81,10 +81,17 @@ func withHints(ss []*servers.Server, resource string) []*servers.Server {
 			// Not even a connection: nothing of etcd is known.
 			c.Hint = "no connection within the request timeout (the TCP or TLS handshake did not complete): the server is down or overloaded, or the address is not an API server's; check it, or leave it out of --endpoints"
 		}
+		if servers.IsNotIP(c.Err) {
+			c.Hint = NotIPFix
+		}
 		out[i] = &c
 	}
 	return out
 }
+
+// NotIPFix is the fix for an address of the EndpointSlices that is no IP
+// address (servers.NotIPError).
+const NotIPFix = "an API server's address there is an IP address: if the EndpointSlices of Service default/kubernetes are wrong, give the API servers with --endpoints HOST:PORT,..."
 
 // serverHint is the fix for a server that failed for reason, in the
 // plugin's words (its flags included).

@@ -39,11 +39,19 @@ func ConfigFor(cfg *rest.Config, addr string) (*rest.Config, error) {
 		}
 		return nil, fmt.Errorf("cannot parse the kubeconfig's server %q: %w", text.RedactURL(cfg.Host), err)
 	}
+	scheme := "https"
 	if u.Scheme == "http" {
-		c.Host = "http://" + addr
-	} else {
-		c.Host = "https://" + addr
+		scheme = "http"
 	}
+	// Built from its parts, once (an IPv6 zone escaped as a URL writes
+	// it), and read back: client-go reads again a host it cannot parse
+	// with a scheme put before it, and quotes it so, in net/url's words
+	// ("https://https://...": adversary try 19).
+	host := (&url.URL{Scheme: scheme, Host: addr}).String()
+	if hu, err := url.Parse(host); err != nil || hu.Host != addr {
+		return nil, fmt.Errorf("%q is not host:port of an IP address or a DNS name", text.Echo(addr))
+	}
+	c.Host = host
 	c.APIPath = ""
 	if c.TLSClientConfig.ServerName == "" && !c.TLSClientConfig.Insecure {
 		if host := u.Hostname(); host != "" {

@@ -13,13 +13,14 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"sort"
 	"strconv"
 	"strings"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
-	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 
@@ -44,7 +45,9 @@ const IdentityLabel = "apiserver.kubernetes.io/identity=kube-apiserver"
 var ErrNoEndpoint = errors.New("no endpoint given")
 
 // ParseEndpoints parses endpoints given by hand: host:port each, an IPv6
-// host in brackets. Duplicates are dropped; the order given is kept.
+// host in brackets, the host an IP address or a DNS name (a name given by
+// hand is resolved: the user chose it). Duplicates are dropped; the order
+// given is kept; at most MaxServers.
 func ParseEndpoints(values []string) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
@@ -55,10 +58,13 @@ func ParseEndpoints(values []string) ([]string, error) {
 		}
 		host, port, err := net.SplitHostPort(v)
 		if err != nil || host == "" {
-			return nil, fmt.Errorf("endpoint %q is not host:port (for example 10.0.0.1:6443, [fd00::1]:6443)", v)
+			return nil, fmt.Errorf("endpoint %q is not host:port (for example 10.0.0.1:6443, [fd00::1]:6443)", text.Echo(v))
+		}
+		if !hostOK(host) {
+			return nil, fmt.Errorf("endpoint %q: %q is neither an IP address nor a DNS name", text.Echo(v), text.Echo(host))
 		}
 		if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
-			return nil, fmt.Errorf("endpoint %q: port %q is not a number from 1 to 65535", v, port)
+			return nil, fmt.Errorf("endpoint %q: port %q is not a number from 1 to 65535", text.Echo(v), text.Echo(port))
 		}
 		addr := net.JoinHostPort(host, port)
 		if !seen[addr] {
@@ -69,55 +75,18 @@ func ParseEndpoints(values []string) ([]string, error) {
 	if len(out) == 0 {
 		return nil, ErrNoEndpoint
 	}
+	if len(out) > MaxServers {
+		return nil, fmt.Errorf("%s given, more than the %d API servers the plugin dials in one run (a control plane has 1 to 7): name fewer", text.Count(len(out), "endpoint"), MaxServers)
+	}
 	return out, nil
 }
 
-// Discover reads the EndpointSlices of Service default/kubernetes (one
-// list request, through the kubeconfig's address) and returns every ready
-// server address as host:port, sorted.
-func Discover(ctx context.Context, c *apiclient.Client, b *apiclient.Budget) (eps []string, slices int, err error) {
-	if err := b.Take(ctx); err != nil {
-		return nil, 0, err
+// hostOK: host is an IP address (with a zone: fe80::1%eth0) or a DNS name.
+func hostOK(host string) bool {
+	if _, err := netip.ParseAddr(host); err == nil {
+		return true
 	}
-	// resourceVersion=0: answered from the watch cache of whichever server
-	// the balancer picks, even one cut off from etcd (a consistent list
-	// would wait for etcd there); the slices change rarely.
-	q := url.Values{"labelSelector": {ServiceLabel}, "resourceVersion": {"0"}}
-	body, err := c.Get(ctx, "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices", q, "application/json")
-	if err != nil {
-		return nil, 0, err
-	}
-	defer body.Close()
-	var l discoveryv1.EndpointSliceList
-	if err := json.NewDecoder(body).Decode(&l); err != nil {
-		return nil, 0, fmt.Errorf("cannot decode the EndpointSlices of default/kubernetes: %w", err)
-	}
-	seen := map[string]bool{}
-	var out []string
-	for _, s := range l.Items {
-		if s.AddressType == discoveryv1.AddressTypeFQDN {
-			continue
-		}
-		for _, p := range s.Ports {
-			if p.Port == nil || (p.Name != nil && *p.Name != "" && *p.Name != "https") {
-				continue
-			}
-			for _, e := range s.Endpoints {
-				if e.Conditions.Ready != nil && !*e.Conditions.Ready {
-					continue
-				}
-				for _, a := range e.Addresses {
-					addr := net.JoinHostPort(a, strconv.Itoa(int(*p.Port)))
-					if !seen[addr] {
-						seen[addr] = true
-						out = append(out, addr)
-					}
-				}
-			}
-		}
-	}
-	sort.Strings(out)
-	return out, len(l.Items), nil
+	return len(validation.IsDNS1123Subdomain(strings.ToLower(strings.TrimSuffix(host, ".")))) == 0
 }
 
 // Leases is what the identity leases tell, when they can be read.

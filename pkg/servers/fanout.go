@@ -14,7 +14,10 @@ import (
 // Found is the list of servers of one run, and how it was found.
 type Found struct {
 	Endpoints []string `json:"endpoints"`
-	From      string   `json:"from"`
+	// NotIP are the addresses the EndpointSlices list that are no IP
+	// address: never dialled, each a failed row after the others.
+	NotIP []NotIPAddress `json:"notIPAddresses,omitempty"`
+	From  string         `json:"from"`
 	// Leases are the identity leases when readable (never required).
 	Leases   Leases `json:"leases"`
 	Requests int    `json:"requests"`
@@ -44,15 +47,15 @@ func Find(ctx context.Context, c *apiclient.Client, given []string, b *apiclient
 	own := b.Share(0)
 	f := Found{Endpoints: given, From: FromFlag}
 	if len(given) == 0 {
-		eps, slices, err := Discover(ctx, c, own)
+		l, err := Discover(ctx, c, own)
 		f.Requests = own.Used()
 		if err != nil {
 			return f, err
 		}
-		if len(eps) == 0 {
-			return f, noAddress(slices)
+		if len(l.Endpoints)+len(l.NotIP) == 0 {
+			return f, noAddress(l.Slices)
 		}
-		f.Endpoints, f.From = eps, FromEndpointSlice
+		f.Endpoints, f.NotIP, f.From = l.Endpoints, l.NotIP, FromEndpointSlice
 	}
 	f.Leases = ReadLeases(ctx, c, own)
 	f.Requests = own.Used()
@@ -74,18 +77,28 @@ type Fleet struct {
 }
 
 // NewFleet builds one client per endpoint found, from the kubeconfig's
-// config. An endpoint whose client cannot be built keeps the error.
+// config. An endpoint whose client cannot be built keeps the error; an
+// address that is no IP address gets no client (NotIPError).
 func NewFleet(cfg *rest.Config, found Found) *Fleet {
-	f := &Fleet{Found: found, Members: make([]Member, len(found.Endpoints))}
-	for i, e := range found.Endpoints {
+	f := &Fleet{Found: found, Members: make([]Member, 0, len(found.Endpoints)+len(found.NotIP))}
+	for _, e := range found.Endpoints {
 		c, err := ClientFor(cfg, e)
-		f.Members[i] = Member{Endpoint: e, Client: c, Err: err}
+		f.Members = append(f.Members, Member{Endpoint: e, Client: c, Err: err})
+	}
+	for _, a := range found.NotIP {
+		f.Members = append(f.Members, Member{Endpoint: a.Address, Err: &NotIPError{a}})
 	}
 	return f
 }
 
+// FanOutWidth is how many servers Each asks at a time: every server of a
+// real control plane (1 to 7) at once, and a fleet of MaxServers in a few
+// rounds, so that the goroutines, connections and answers in flight stay
+// few whatever the fleet's size.
+const FanOutWidth = 16
+
 // Each is the one fan-out over the fleet: fn runs for every member with a
-// client, in parallel, one goroutine each, with its own budget (its own
+// client, in parallel, at most FanOutWidth at a time, with its own budget (its own
 // request count, at most maxPerServer, 0 = unlimited, so n servers cost at
 // most n times one server) that paces with b's --qps together with the
 // others. A member without a client gets failed, inline. Each returns the
@@ -93,15 +106,17 @@ func NewFleet(cfg *rest.Config, found Found) *Fleet {
 func (f *Fleet) Each(ctx context.Context, b *apiclient.Budget, maxPerServer int, fn func(i int, m Member, own *apiclient.Budget), failed func(i int, m Member)) int {
 	shares := make([]*apiclient.Budget, len(f.Members))
 	var wg sync.WaitGroup
+	slots := make(chan struct{}, FanOutWidth)
 	for i, m := range f.Members {
 		if m.Client == nil {
 			failed(i, m)
 			continue
 		}
 		shares[i] = b.Share(maxPerServer)
+		slots <- struct{}{}
 		wg.Add(1)
 		go func() {
-			defer wg.Done()
+			defer func() { <-slots; wg.Done() }()
 			fn(i, m, shares[i])
 		}()
 	}

@@ -17,13 +17,45 @@ func TestParseEndpoints(t *testing.T) {
 	if err != nil || len(got) != 3 || got[2] != "[fd00::1]:6443" {
 		t.Fatalf("got %v, %v", got, err)
 	}
-	for _, bad := range []string{"10.0.0.1", "10.0.0.1:0", "10.0.0.1:https", ":6443"} {
+	for _, bad := range []string{"10.0.0.1", "10.0.0.1:0", "10.0.0.1:https", ":6443", "[10.0.0.1:5]:6443", "10.0.0.1\x1b[31m:6443", "a b:6443", "host/path:6443"} {
 		if _, err := ParseEndpoints([]string{bad}); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
 	}
 	if _, err := ParseEndpoints(nil); err == nil {
 		t.Error("no endpoint accepted")
+	}
+	if got, err := ParseEndpoints([]string{"api-1.example.com:6443", "[fe80::1%eth0]:6443"}); err != nil || len(got) != 2 {
+		t.Errorf("a DNS name or a zoned IPv6 address by hand: %v, %v", got, err)
+	}
+	var many []string
+	for i := 0; i <= MaxServers; i++ {
+		many = append(many, fmt.Sprintf("10.0.%d.%d:6443", i/250, i%250+1))
+	}
+	if _, err := ParseEndpoints(many[:MaxServers]); err != nil {
+		t.Errorf("%d endpoints refused: %v", MaxServers, err)
+	}
+	if _, err := ParseEndpoints(many); err == nil || !strings.Contains(err.Error(), "65 endpoints given, more than the 64") {
+		t.Errorf("%d endpoints: %v", len(many), err)
+	}
+}
+
+// The URL of one server is built from its parts: an IPv6 zone is escaped
+// as a URL writes it, and the scheme is there once.
+func TestConfigForBuildsTheURLOnce(t *testing.T) {
+	for addr, want := range map[string]string{
+		"10.0.0.1:6443":       "https://10.0.0.1:6443",
+		"[fd00::1]:6443":      "https://[fd00::1]:6443",
+		"[fe80::1%eth0]:6443": "https://[fe80::1%25eth0]:6443",
+	} {
+		c, err := ConfigFor(&rest.Config{Host: "https://api.example.test:6443"}, addr)
+		if err != nil || c.Host != want {
+			t.Errorf("%s: got %v, %v, want %s", addr, c, err, want)
+		}
+	}
+	_, err := ConfigFor(&rest.Config{Host: "https://api.example.test:6443"}, "10.0.0.9\x1b[31m:6443")
+	if err == nil || strings.Contains(err.Error(), "://") || strings.Contains(err.Error(), "net/url") {
+		t.Errorf("a host with a control character: %v", err)
 	}
 }
 

@@ -28,6 +28,10 @@ type ScriptAnswer struct {
 	Cut   int
 	Reset bool
 	Hang  bool
+	// Write, when set, writes the body as it goes, in place of Body: an
+	// answer too large to hold in the test process (a child's peak memory
+	// counts the test process's, up to its exec).
+	Write func(io.Writer)
 }
 
 // ScriptServer is an HTTP/1 server on 127.0.0.1 that answers each path
@@ -161,6 +165,10 @@ func (s *ScriptServer) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.WriteHeader(a.Code)
+	if a.Write != nil {
+		a.Write(w)
+		return
+	}
 	_, _ = io.WriteString(w, a.Body)
 }
 

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -68,26 +69,69 @@ const EndpointSlicesPath = "/apis/discovery.k8s.io/v1/namespaces/default/endpoin
 // (as given: an address need not be an IP) at port, 1,000 endpoints a
 // slice as the EndpointSlice controller cuts them.
 func EndpointSliceList(addrs []string, port int) ScriptAnswer {
+	return EndpointSlicesOf(SliceSpec{AddressType: "IPv4", Addrs: addrs, Port: port})
+}
+
+// SliceSpec is what EndpointSlices of one address type list: Addrs (as
+// given) at Port.
+type SliceSpec struct {
+	AddressType string
+	Addrs       []string
+	Port        int
+}
+
+// EndpointSlicesOf is the answer to EndpointSlicesPath with the slices of
+// each spec, 1,000 ready endpoints a slice, written slice by slice as it
+// goes (so that the test process stays small however many there are).
+func EndpointSlicesOf(specs ...SliceSpec) ScriptAnswer {
 	type endpoint struct {
 		Addresses  []string        `json:"addresses"`
 		Conditions map[string]bool `json:"conditions"`
 	}
-	var items []map[string]any
-	for i := 0; i < len(addrs); i += 1000 {
-		var eps []endpoint
-		for _, a := range addrs[i:min(i+1000, len(addrs))] {
-			eps = append(eps, endpoint{Addresses: []string{a}, Conditions: map[string]bool{"ready": true}})
+	write := func(w io.Writer) {
+		_, _ = io.WriteString(w, `{"kind":"EndpointSliceList","apiVersion":"discovery.k8s.io/v1","metadata":{"resourceVersion":"100"},"items":[`)
+		n := 0
+		for _, sp := range specs {
+			for i := 0; i < len(sp.Addrs); i += 1000 {
+				var eps []endpoint
+				for _, a := range sp.Addrs[i:min(i+1000, len(sp.Addrs))] {
+					eps = append(eps, endpoint{Addresses: []string{a}, Conditions: map[string]bool{"ready": true}})
+				}
+				b, _ := json.Marshal(map[string]any{
+					"metadata":    map[string]any{"name": fmt.Sprintf("kubernetes-%d", n), "namespace": "default", "labels": map[string]string{"kubernetes.io/service-name": "kubernetes"}},
+					"addressType": sp.AddressType,
+					"endpoints":   eps,
+					"ports":       []map[string]any{{"name": "https", "port": sp.Port, "protocol": "TCP"}},
+				})
+				if n > 0 {
+					_, _ = io.WriteString(w, ",")
+				}
+				_, _ = w.Write(b)
+				n++
+			}
 		}
-		items = append(items, map[string]any{
-			"metadata":    map[string]any{"name": fmt.Sprintf("kubernetes-%d", i/1000), "namespace": "default", "labels": map[string]string{"kubernetes.io/service-name": "kubernetes"}},
-			"addressType": "IPv4",
-			"endpoints":   eps,
-			"ports":       []map[string]any{{"name": "https", "port": port, "protocol": "TCP"}},
-		})
+		_, _ = io.WriteString(w, "]}")
 	}
-	b, _ := json.Marshal(map[string]any{"kind": "EndpointSliceList", "apiVersion": "discovery.k8s.io/v1",
-		"metadata": map[string]any{"resourceVersion": "100"}, "items": items})
-	return ScriptAnswer{Code: 200, Type: "application/json", Body: string(b)}
+	return ScriptAnswer{Code: 200, Type: "application/json", Write: write}
+}
+
+// OneEndpointSlice is the answer to EndpointSlicesPath of one IPv4 slice
+// whose one endpoint lists n addresses of 127.0.0.0/8 at port: one long
+// list, written as it goes.
+func OneEndpointSlice(n, port int) ScriptAnswer {
+	write := func(w io.Writer) {
+		bw := bufio.NewWriter(w)
+		fmt.Fprintf(bw, `{"kind":"EndpointSliceList","apiVersion":"discovery.k8s.io/v1","metadata":{"resourceVersion":"100"},"items":[{"metadata":{"name":"kubernetes","namespace":"default"},"addressType":"IPv4","ports":[{"name":"https","port":%d,"protocol":"TCP"}],"endpoints":[{"conditions":{"ready":true},"addresses":[`, port)
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				_ = bw.WriteByte(',')
+			}
+			fmt.Fprintf(bw, `"127.%d.%d.%d"`, 1+i/65024%250, (i/254)%256, 1+i%254)
+		}
+		_, _ = bw.WriteString(`]}]}]}`)
+		_ = bw.Flush()
+	}
+	return ScriptAnswer{Code: 200, Type: "application/json", Write: write}
 }
 
 // LoopbackAddrs is n distinct addresses in 127.0.0.0/8 (none of them

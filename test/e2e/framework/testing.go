@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -44,6 +45,9 @@ type Result struct {
 	Stdout, Stderr string
 	Code           int
 	Duration       time.Duration
+	// MaxRSSKiB is the largest resident set the run reached, in KiB (the
+	// plugin's: prlimit runs it in its own place).
+	MaxRSSKiB int64
 }
 
 // Run runs the plugin with args and the given kubeconfig (none when empty),
@@ -128,6 +132,11 @@ func runPlugin(t testing.TB, prefix []string, home, kubeconfig string, stdin []b
 	start := time.Now()
 	err = cmd.Run()
 	r := Result{Stdout: out.String(), Stderr: errb.String(), Duration: time.Since(start)}
+	if ps := cmd.ProcessState; ps != nil {
+		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+			r.MaxRSSKiB = ru.Maxrss
+		}
+	}
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
