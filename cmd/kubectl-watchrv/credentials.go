@@ -33,6 +33,9 @@ type credentialPluginError struct {
 	// stopped is how many processes of the plugin were stopped when it was
 	// given up on (-1: not known on this platform).
 	stopped int
+	// heldOpen: the plugin itself had exited 0, but a process it started
+	// held its stdout, on which the answer was still awaited.
+	heldOpen bool
 }
 
 func (e *credentialPluginError) Error() string {
@@ -47,6 +50,9 @@ func (e *credentialPluginError) Error() string {
 		after = "; none of its processes was left running"
 	case e.stopped < 0:
 		after = "; it may still be running" // where processes are not looked for
+	}
+	if e.heldOpen {
+		after += " (" + heldOpenNote + ")"
 	}
 	return fmt.Sprintf("getting credentials: exec: the credential plugin %s gave no answer within %s (%s)%s", e.command, e.waited, e.bound, after)
 }
@@ -68,6 +74,9 @@ type credentialGuard struct {
 	// for readers outside the guard's once.
 	command string
 	started atomic.Value
+	// relay runs the plugin for client-go, its stdout bounded
+	// (credentials_relay.go).
+	relay credentialRelay
 	// stopOnce: the plugin is stopped at most once per run, and never
 	// after it answered: a late caller cannot stop what another run (in
 	// the same process, as in the tests) started since.
@@ -112,6 +121,7 @@ func (g *credentialGuard) stopIfRunning() {
 		// A re-run after a 401 still going on when the run ends.
 		stopAbandonedPlugin(g.command)
 	}
+	g.relay.close()
 }
 
 // boundRefresh: client-go runs the plugin again, with no bound, inside
@@ -178,9 +188,11 @@ func (g *credentialGuard) wrap(ctx context.Context, cfg *rest.Config) *rest.Conf
 	if cfg.ExecProvider == nil {
 		return cfg
 	}
+	command := cfg.ExecProvider.Command
+	cfg = g.relay.route(cfg)
 	g.once.Do(func() {
-		g.done, g.command = make(chan struct{}), cfg.ExecProvider.Command
-		g.started.Store(cfg.ExecProvider.Command)
+		g.done, g.command = make(chan struct{}), command
+		g.started.Store(command)
 		go func() {
 			defer close(g.done)
 			g.err = runCredentialPlugin(ctx, cfg, g)
@@ -249,12 +261,13 @@ func runCredentialPlugin(ctx context.Context, cfg *rest.Config, g *credentialGua
 	select {
 	case err := <-done:
 		if err != nil {
-			return &credentialPluginError{command: cfg.ExecProvider.Command, err: err}
+			return &credentialPluginError{command: g.command, err: g.relay.explained(err)}
 		}
 		noteAnswered()
 		return nil
 	case <-timeout:
-		return &credentialPluginError{command: cfg.ExecProvider.Command, waited: wait, bound: bound, stopped: g.stop()}
+		heldOpen := g.relay.verdict().kind == verdictHeldOpen
+		return &credentialPluginError{command: g.command, waited: wait, bound: bound, stopped: g.stop(), heldOpen: heldOpen}
 	case <-ctx.Done():
 		g.stop()
 		return ctx.Err()

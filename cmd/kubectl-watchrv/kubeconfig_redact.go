@@ -24,6 +24,9 @@ const minSecretLen = 4
 // line the plugin
 // prints about a kubeconfig, whatever client-go quoted in its error.
 func (o *RootOptions) redactKubeconfig(msg string) string {
+	// client-go names the command it ran: for a credential plugin, the
+	// relay; the line names the plugin (and the relay's verdict).
+	msg = o.credentials.relay.explain(msg)
 	// net/url quotes the bad escape it met, which may be three characters
 	// of a password ("%zz"): no part of one is printed.
 	msg = badEscapeQuote.ReplaceAllString(msg, `invalid URL escape (not shown: it may be part of a password; a "%" in a URL must be written %25)`)

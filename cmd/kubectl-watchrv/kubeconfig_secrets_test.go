@@ -63,6 +63,11 @@ func TestCredentialPluginFailuresAreExit2InEveryCommand(t *testing.T) {
 				if p.kind == "sleeps" && !strings.Contains(line, "gave no answer within 300ms (--request-timeout)") {
 					t.Fatalf("the wait is not bounded by --request-timeout: %s", line)
 				}
+				// client-go ran the relay (credentials_relay.go): the line
+				// names the plugin, with its own exit code.
+				if p.kind == "non-zero exit" && !strings.Contains(line, "executable "+script+" failed with exit code 3") {
+					t.Fatalf("the line does not name the plugin and its exit code: %s", line)
+				}
 			})
 		}
 	}

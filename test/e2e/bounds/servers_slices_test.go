@@ -34,7 +34,7 @@ const (
 	// may take beyond a run over one address. (A child's peak counts the
 	// test process's, up to its exec: the answers are written as they go,
 	// so that the test process stays small, and the runs are compared.)
-	slicesMoreRSS = 64 << 10 // KiB
+	slicesMoreRSS = 64 << 20 // bytes
 )
 
 // serversRun runs args with --request-timeout 5s, under slicesMemoryLimit.
@@ -88,14 +88,14 @@ func TestEndpointSlicesPastTheServerBoundAreRefused(t *testing.T) {
 			t.Run(fmt.Sprintf("%d %s", c.addrs, strings.Join(args[:2], " ")), func(t *testing.T) {
 				r := serversRun(t, kc, args...)
 				line := strings.TrimSpace(r.Stderr)
-				t.Logf("exit %d, %d MiB (one address: %d MiB), %s: %s", r.Code, r.MaxRSSKiB>>10, one.MaxRSSKiB>>10, r.Duration.Round(time.Millisecond), line)
+				t.Logf("exit %d, %d MiB (one address: %d MiB), %s: %s", r.Code, r.MaxRSS>>20, one.MaxRSS>>20, r.Duration.Round(time.Millisecond), line)
 				switch {
 				case r.Code != 13:
 					t.Fatalf("exit %d, want 13 (an answer past a bound); stderr:\n%.2000s", r.Code, r.Stderr)
 				case strings.Contains(line, "\n") || !strings.HasPrefix(line, "error: ") || !strings.Contains(line, want) || !strings.Contains(line, "--endpoints"):
 					t.Fatalf("want one error line with %q and --endpoints; stderr:\n%.2000s", want, r.Stderr)
-				case r.MaxRSSKiB > one.MaxRSSKiB+slicesMoreRSS:
-					t.Fatalf("took %d MiB, more than %d MiB over a run of one address (%d MiB)", r.MaxRSSKiB>>10, slicesMoreRSS>>10, one.MaxRSSKiB>>10)
+				case r.MaxRSS > one.MaxRSS+slicesMoreRSS:
+					t.Fatalf("took %d MiB, more than %d MiB over a run of one address (%d MiB)", r.MaxRSS>>20, slicesMoreRSS>>20, one.MaxRSS>>20)
 				}
 			})
 		}

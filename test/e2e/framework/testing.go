@@ -45,9 +45,10 @@ type Result struct {
 	Stdout, Stderr string
 	Code           int
 	Duration       time.Duration
-	// MaxRSSKiB is the largest resident set the run reached, in KiB (the
-	// plugin's: prlimit runs it in its own place).
-	MaxRSSKiB int64
+	// MaxRSS is the peak resident memory, in bytes, of the plugin's
+	// process and of what it waited for (prlimit runs it in its own
+	// place).
+	MaxRSS int64
 }
 
 // Run runs the plugin with args and the given kubeconfig (none when empty),
@@ -133,9 +134,7 @@ func runPlugin(t testing.TB, prefix []string, home, kubeconfig string, stdin []b
 	err = cmd.Run()
 	r := Result{Stdout: out.String(), Stderr: errb.String(), Duration: time.Since(start)}
 	if ps := cmd.ProcessState; ps != nil {
-		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
-			r.MaxRSSKiB = ru.Maxrss
-		}
+		r.MaxRSS = maxRSS(ps)
 	}
 	var ee *exec.ExitError
 	switch {
@@ -148,8 +147,80 @@ func runPlugin(t testing.TB, prefix []string, home, kubeconfig string, stdin []b
 	if ctx.Err() != nil {
 		t.Fatalf("kubectl-watchrv %s did not finish within %s; stderr: %s", strings.Join(args, " "), timeout, r.Stderr)
 	}
+	noPanic(t, args, r)
+	return r
+}
+
+// noPanic fails the test when the run printed a Go stack.
+func noPanic(t testing.TB, args []string, r Result) {
+	t.Helper()
 	if strings.Contains(r.Stderr, "goroutine ") || strings.Contains(r.Stderr, "panic:") {
 		t.Fatalf("kubectl-watchrv %s panicked:\n%s", strings.Join(args, " "), r.Stderr)
 	}
+}
+
+// RunToExit runs the plugin as RunInHome does (limit > 0: under
+// RunUnderMemoryLimit's address-space limit), with its output in files,
+// and returns at the exit of the plugin's own process, with its peak
+// memory: a process the plugin started and left running (a credential
+// plugin's child) may hold its stdout or stderr open, on which Run's
+// buffers would wait; a terminal does not.
+func RunToExit(t testing.TB, limit int64, home, kubeconfig string, timeout time.Duration, args ...string) Result {
+	t.Helper()
+	bin, err := PluginBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kubeconfig != "" {
+		args = append([]string{"--kubeconfig", kubeconfig}, args...)
+	}
+	argv := append([]string{bin}, args...)
+	if limit > 0 {
+		// prlimit execs the plugin: the process waited for is the plugin's.
+		argv = append([]string{"prlimit", fmt.Sprintf("--as=%d", limit), "--"}, argv...)
+	}
+	dir := t.TempDir()
+	files := [2]*os.File{}
+	for i, name := range []string{"stdout", "stderr"} {
+		if files[i], err = os.Create(filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+		defer files[i].Close()
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), "NO_COLOR=1", "KUBECONFIG=/nonexistent-watchrv-e2e", "HOME="+home)
+	cmd.Stdout, cmd.Stderr = files[0], files[1]
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	timer := time.AfterFunc(timeout, func() { _ = cmd.Process.Kill() })
+	err = cmd.Wait()
+	r := Result{Duration: time.Since(start)}
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		r.Code = ee.ExitCode()
+	default:
+		t.Fatalf("running %s %s: %v", bin, strings.Join(args, " "), err)
+	}
+	out, _ := os.ReadFile(files[0].Name())
+	errb, _ := os.ReadFile(files[1].Name())
+	r.Stdout, r.Stderr = string(out), string(errb)
+	if !timer.Stop() {
+		t.Fatalf("kubectl-watchrv %s did not finish within %s; stderr: %s", strings.Join(args, " "), timeout, r.Stderr)
+	}
+	r.MaxRSS = maxRSS(cmd.ProcessState)
+	noPanic(t, args, r)
 	return r
+}
+
+// maxRSS is a waited process's peak resident memory in bytes (Linux
+// counts ru_maxrss in KiB), 0 where it is not known.
+func maxRSS(ps *os.ProcessState) int64 {
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+		return ru.Maxrss * 1024
+	}
+	return 0
 }

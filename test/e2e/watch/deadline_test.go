@@ -3,10 +3,8 @@
 package watch
 
 import (
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -58,7 +56,9 @@ current-context: c
 		t.Fatalf("warming the discovery cache: exit %d: %s", r.Code, r.Stderr)
 	}
 	for _, mode := range [][]string{nil, {"--follow"}} {
-		r := runToExit(t, home, append([]string{"--kubeconfig", kc, "watch", "cm", "-n", ns, "--timeout", "3s"}, mode...)...)
+		// To the exit of the plugin's own process: the credential plugin
+		// it leaves running (a child of client-go's) keeps a pipe open.
+		r := framework.RunToExit(t, 0, home, kc, time.Minute, append([]string{"watch", "cm", "-n", ns, "--timeout", "3s"}, mode...)...)
 		if r.Code != 4 || r.Duration > 10*time.Second {
 			t.Fatalf("watch %v: want exit 4 within about 3 s, got exit %d after %s:\n%s\n%s", mode, r.Code, r.Duration, r.Stdout, r.Stderr)
 		}
@@ -117,50 +117,6 @@ func TestWatchRVListPrintsBothRequests(t *testing.T) {
 	if !strings.Contains(r.Stdout, watch) || !strings.Contains(r.Stdout, "&timeoutSeconds=2&watch=1") {
 		t.Fatalf("want the watch request (%s...) after the list:\n%s", watch, r.Stdout)
 	}
-}
-
-// runToExit runs the plugin with its output in files, timed to the exit of
-// the plugin's own process: the credential plugin it leaves running (a
-// child of client-go's) keeps a pipe open, on which an exec.Cmd with
-// buffers would wait; a terminal does not.
-func runToExit(t *testing.T, home string, args ...string) framework.Result {
-	t.Helper()
-	bin, err := framework.PluginBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	stdout, err := os.Create(filepath.Join(dir, "stdout"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stdout.Close()
-	stderr, err := os.Create(filepath.Join(dir, "stderr"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stderr.Close()
-	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "NO_COLOR=1", "KUBECONFIG=/nonexistent-watchrv-e2e", "HOME="+home)
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	began := time.Now()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	timer := time.AfterFunc(time.Minute, func() { _ = cmd.Process.Kill() })
-	defer timer.Stop()
-	err = cmd.Wait()
-	r := framework.Result{Duration: time.Since(began)}
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		r.Code = exit.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	out, _ := os.ReadFile(stdout.Name())
-	errb, _ := os.ReadFile(stderr.Name())
-	r.Stdout, r.Stderr = string(out), string(errb)
-	return r
 }
 
 // A connection that hangs (a link that passes no byte: the TLS handshake

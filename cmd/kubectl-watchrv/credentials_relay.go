@@ -1,0 +1,204 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"k8s.io/client-go/rest"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+// The kubeconfig's credential exec plugin is run through a relay
+// (adversary try 19 #1 and #16). client-go's exec authenticator
+// (plugin/pkg/client/auth/exec, refreshCredsLocked) runs the plugin with
+// its stdout in a bytes.Buffer that grows without end, and waits for EOF
+// on it: a plugin that writes without end (`exec yes`) took every byte of
+// memory ("fatal error: out of memory" and a Go stack), and one that
+// answered and exited while a process it started held its stdout
+// (`sleep 300 &`) was waited for up to the bound, then called one that
+// "gave no answer". client-go lets nothing in there: the buffer is made
+// inside refreshCredsLocked, and the config sets only the command, its
+// args and env. Running the plugin ourselves instead would lose what
+// client-go does with it later (its re-run on expiry and after a 401, its
+// certificate rotation). So the command client-go runs is this binary in
+// a hidden mode (credentialRelayArg, credentials_relay_run.go), which runs
+// the plugin as client-go would have: the same program and argv, the env
+// client-go gave the relay (KUBERNETES_EXEC_INFO and the kubeconfig's env
+// in it), stdin and stderr handed on as the files they are (an interactive
+// plugin keeps the terminal; client-go gives stderr as os.Stderr, so
+// neither it nor the relay reads any of it). Only stdout goes through the
+// relay, which reads at most credentialPluginOutputCap of it and stops
+// reading once the plugin itself exited with a complete answer. The relay
+// and the plugin are this process's descendants, as the plugin was: the
+// guard stops them alike (credentials_reap_linux.go).
+//
+// What the relay decides itself (the plugin wrote past the cap, could not
+// be started, was ended by a signal, exited while what it started held its
+// output) it writes to a status file this run made; otherwise its exit
+// code is the plugin's. explain puts that, and the plugin's command where
+// client-go names the relay, in client-go's error.
+
+// credentialRelay is the relay of one run; its zero value relays nothing.
+type credentialRelay struct {
+	once  sync.Once
+	paths atomic.Pointer[relayPaths] // nil: the plugin is not relayed
+}
+
+// relayPaths are what a relayed run names.
+type relayPaths struct {
+	// self is this binary as client-go names the command it ran
+	// (filepath.Clean).
+	self string
+	// plugin is the kubeconfig's command, as client-go would name it.
+	plugin string
+	// status is the relay's status file ("" when none could be made).
+	status string
+}
+
+// route returns cfg with its exec plugin run through the relay, or cfg as
+// it is where client-go must see the plugin's own command: when client-go
+// cannot find it (its error carries the kubeconfig's installHint), and
+// under a plugin policy (kubectl's kuberc), which checks that command.
+func (r *credentialRelay) route(cfg *rest.Config) *rest.Config {
+	ep := cfg.ExecProvider
+	if ep == nil || (len(ep.Args) > 0 && ep.Args[0] == credentialRelayArg) {
+		return cfg
+	}
+	if p := ep.PluginPolicy.PolicyType; p != "" && p != clientcmdapi.PluginPolicyAllowAll {
+		return cfg
+	}
+	// client-go runs exec.Command(filepath.Clean(command)): the path the
+	// relay runs is the one client-go would have found, with this
+	// process's PATH (not the kubeconfig env's, which the relay gets).
+	name := filepath.Clean(ep.Command)
+	path, err := exec.LookPath(name)
+	if err != nil {
+		return cfg
+	}
+	r.once.Do(func() { r.start(name) })
+	p := r.paths.Load()
+	if p == nil {
+		return cfg
+	}
+	c := rest.CopyConfig(cfg)
+	relayed := *c.ExecProvider
+	relayed.Command = p.self
+	relayed.Args = append([]string{credentialRelayArg, p.status, path, name}, ep.Args...)
+	c.ExecProvider = &relayed
+	return c
+}
+
+// start finds this binary and makes the status file, once per run.
+func (r *credentialRelay) start(plugin string) {
+	self, err := os.Executable()
+	if err != nil {
+		return // the plugin runs as client-go runs it
+	}
+	p := &relayPaths{self: filepath.Clean(self), plugin: plugin}
+	if f, err := os.CreateTemp("", "kubectl-watchrv-credential-plugin-*"); err == nil {
+		p.status = f.Name()
+		f.Close()
+	}
+	r.paths.Store(p)
+}
+
+// close removes the status file at the end of the run.
+func (r *credentialRelay) close() {
+	if p := r.paths.Load(); p != nil && p.status != "" {
+		os.Remove(p.status)
+	}
+}
+
+// verdict is what the relay wrote of the plugin's last run (zero: nothing,
+// its exit code is the plugin's).
+func (r *credentialRelay) verdict() relayVerdict {
+	p := r.paths.Load()
+	if p == nil || p.status == "" {
+		return relayVerdict{}
+	}
+	f, err := os.Open(p.status)
+	if err != nil {
+		return relayVerdict{}
+	}
+	defer f.Close()
+	b, _ := io.ReadAll(io.LimitReader(f, 512))
+	kind, detail, _ := strings.Cut(strings.TrimSpace(string(b)), " ")
+	return relayVerdict{kind: kind, detail: detail}
+}
+
+// explain puts client-go's words about a relayed run of the plugin in the
+// plugin's terms: "exec: executable <relay> failed with exit code N" is
+// the relay's verdict when it wrote one, and names the plugin otherwise.
+func (r *credentialRelay) explain(msg string) string {
+	p := r.paths.Load()
+	if p == nil || !strings.Contains(msg, p.self) {
+		return msg
+	}
+	if v := r.verdict(); v.failed() {
+		msg = strings.Replace(msg, fmt.Sprintf("executable %s failed with exit code %d", p.self, relayVerdictExit), v.text(p.plugin), 1)
+	}
+	return strings.ReplaceAll(msg, p.self, p.plugin)
+}
+
+// explained is err in the plugin's terms, told as the run failed (the
+// status file is read now, not when the error is printed).
+func (r *credentialRelay) explained(err error) error {
+	return relayError{err: err, text: r.explain(err.Error())}
+}
+
+// relayError is a plugin's failure in the plugin's terms (explain).
+type relayError struct {
+	err  error
+	text string
+}
+
+func (e relayError) Error() string { return e.text }
+
+func (e relayError) Unwrap() error { return e.err }
+
+// relayVerdict is what the relay tells of a run of the plugin beyond its
+// exit code: one line "KIND DETAIL" in the status file.
+type relayVerdict struct{ kind, detail string }
+
+const (
+	verdictOverCap    = "over-cap"    // wrote past credentialPluginOutputCap: stopped
+	verdictNotStarted = "not-started" // DETAIL: why
+	verdictSignal     = "signal"      // ended by a signal, DETAIL: which
+	// verdictHeldOpen: the plugin exited 0 before its answer was complete,
+	// and its stdout is still open (a process it started holds it). The
+	// relay still waits, as client-go would; told when the run gives up.
+	verdictHeldOpen = "held-open"
+)
+
+// relayVerdictExit is the relay's exit code when it wrote a verdict that
+// failed the run (its status file says which; the code alone says
+// nothing, a plugin may exit with it too).
+const relayVerdictExit = 125
+
+// failed: the run of the plugin failed for the relay's reason.
+func (v relayVerdict) failed() bool {
+	return v.kind == verdictOverCap || v.kind == verdictNotStarted || v.kind == verdictSignal
+}
+
+// text is the verdict in client-go's terms (after "exec: "), for plugin.
+func (v relayVerdict) text(plugin string) string {
+	switch v.kind {
+	case verdictOverCap:
+		return fmt.Sprintf("the credential plugin %s wrote more than %s to its standard output, where an ExecCredential takes a few KB; it was stopped", plugin, credentialPluginOutputCapText)
+	case verdictNotStarted:
+		return fmt.Sprintf("the credential plugin %s could not be started: %s", plugin, v.detail)
+	case verdictSignal:
+		return fmt.Sprintf("the credential plugin %s was ended by a signal (%s)", plugin, v.detail)
+	}
+	return ""
+}
+
+// heldOpenNote is what a run that gave up on the plugin adds when the
+// plugin itself had exited: the fix is then what it started.
+const heldOpenNote = "it had exited 0 without a complete answer, but a process it started kept its stdout open: what the plugin starts must not hold its stdout"

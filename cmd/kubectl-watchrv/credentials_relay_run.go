@@ -1,0 +1,226 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// credentialRelayArg, as the first argument, makes this binary the relay
+// of a credential plugin (credentials_relay.go) and nothing else: it is
+// no command (cobra never sees it), and only client-go, given it by
+// credentialRelay.route, runs it. Its arguments: the status file, the
+// plugin's path, then the plugin's argv.
+const credentialRelayArg = "__credential-plugin-relay"
+
+// credentialPluginOutputCap bounds what is read of a credential plugin's
+// stdout. An ExecCredential is a few KB: a token (a JWT of 1 to 2 KB, a
+// few KB with many groups in it) or a client certificate and key, with a
+// chain, of some KB. 1 MiB is a hundred times that, and a bound the
+// plugin can hold in memory whatever the plugin writes.
+const (
+	credentialPluginOutputCap     = 1 << 20
+	credentialPluginOutputCapText = "1 MiB"
+)
+
+// relayGrace: once the plugin exited 0 with a complete answer (one JSON
+// value), the read ends when no byte came for this long (what the plugin
+// wrote before it exited is in the pipe already: this is the time to read
+// it), instead of waiting for an EOF that a process it started and left
+// holding its stdout may never give.
+const relayGrace = 100 * time.Millisecond
+
+// init: run as the relay, this binary (and the test binary of its
+// package, whose plugins the unit tests run) does only that.
+func init() {
+	if len(os.Args) > 1 && os.Args[1] == credentialRelayArg {
+		os.Exit(runCredentialRelay(os.Args[2:]))
+	}
+}
+
+// runCredentialRelay runs the plugin and copies its answer to stdout,
+// within the cap; it returns the exit code client-go is to see.
+func runCredentialRelay(args []string) int {
+	if len(args) < 3 {
+		fmt.Fprintln(os.Stderr, "error: "+credentialRelayArg+" is internal to kubectl-watchrv: it runs a kubeconfig's credential plugin for it")
+		return 2
+	}
+	st := relayStatus{path: args[0], plugin: args[2]}
+	st.write("") // a verdict of an earlier run is not this one's
+	// Ctrl-C, Ctrl-\ and a closed terminal reach the plugin (the same
+	// process group) and this process's parent, which stops the relay and
+	// the plugin together: the relay neither dies first nor dumps a Go
+	// stack (SIGQUIT). Notify, not Ignore: an ignored signal would stay
+	// ignored in the plugin.
+	signal.Notify(make(chan os.Signal, 1), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	r, w, err := os.Pipe()
+	if err != nil {
+		return st.fail(verdictNotStarted, err.Error())
+	}
+	plugin := &exec.Cmd{Path: args[1], Args: args[2:], Stdin: os.Stdin, Stdout: w, Stderr: os.Stderr}
+	err = plugin.Start()
+	w.Close()
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // "permission denied", without Go's "fork/exec PATH:"
+		}
+		return st.fail(verdictNotStarted, err.Error())
+	}
+	out := &relayOutput{moved: make(chan struct{}, 1), ended: make(chan struct{})}
+	go out.read(r)
+	exited := make(chan struct{})
+	go func() { _ = plugin.Wait(); close(exited) }()
+	select {
+	case <-out.ended:
+		if out.isOver() {
+			_ = plugin.Process.Kill()
+			return st.fail(verdictOverCap, "")
+		}
+		<-exited // EOF first: the plugin's exit is still its answer, as client-go waits for it
+	case <-exited:
+		if plugin.ProcessState.Success() {
+			out.settle(st)
+		}
+		if out.isOver() {
+			return st.fail(verdictOverCap, "")
+		}
+	}
+	if ws, ok := plugin.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return st.fail(verdictSignal, ws.Signal().String())
+	}
+	if code := plugin.ProcessState.ExitCode(); code != 0 {
+		return code // client-go reads nothing of a failed run
+	}
+	if _, err := os.Stdout.Write(out.bytes()); err != nil {
+		return 1
+	}
+	return 0
+}
+
+// relayOutput is the plugin's stdout as read so far.
+type relayOutput struct {
+	mu    sync.Mutex
+	buf   []byte
+	over  bool          // more than credentialPluginOutputCap came (set before ended is closed)
+	moved chan struct{} // a read took bytes
+	ended chan struct{} // closed at EOF, or past the cap
+}
+
+// read reads r to its end or past the cap, and keeps no more than the cap.
+func (o *relayOutput) read(r io.Reader) {
+	defer close(o.ended)
+	chunk := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(chunk)
+		if n > 0 {
+			o.mu.Lock()
+			if len(o.buf)+n > credentialPluginOutputCap {
+				o.over = true
+				o.mu.Unlock()
+				return
+			}
+			o.buf = append(o.buf, chunk[:n]...)
+			o.mu.Unlock()
+			select {
+			case o.moved <- struct{}{}:
+			default:
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// settle, once the plugin exited 0: waits until the output ended, or
+// until no byte came for relayGrace while it is one complete JSON value.
+// While it is not complete, its stdout still open (a process the plugin
+// started holds it), the wait goes on as client-go's would, and the
+// status file says why, for the run that gives up on it.
+func (o *relayOutput) settle(st relayStatus) {
+	quiet := time.NewTimer(relayGrace)
+	defer quiet.Stop()
+	told := false
+	defer func() {
+		if told {
+			st.write("")
+		}
+	}()
+	for {
+		select {
+		case <-o.ended:
+			return
+		case <-o.moved:
+			quiet.Reset(relayGrace)
+		case <-quiet.C:
+			if o.complete() {
+				return
+			}
+			if !told {
+				st.write(verdictHeldOpen)
+				told = true
+			}
+			// Bytes may still come (or be read late on a busy machine):
+			// look again.
+			quiet.Reset(relayGrace)
+		}
+	}
+}
+
+// complete: what was read is one whole JSON value (client-go decodes it).
+func (o *relayOutput) complete() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return json.Valid(bytes.TrimSpace(o.buf))
+}
+
+// isOver: more than the cap came.
+func (o *relayOutput) isOver() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.over
+}
+
+// bytes is what was read.
+func (o *relayOutput) bytes() []byte {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return append([]byte(nil), o.buf...)
+}
+
+// relayStatus is the status file the run made for the relay.
+type relayStatus struct{ path, plugin string }
+
+// write replaces the file's content with verdict (never creating it: the
+// run that made it removes it when it ends).
+func (s relayStatus) write(verdict string) {
+	if s.path == "" {
+		return
+	}
+	if f, err := os.OpenFile(s.path, os.O_WRONLY|os.O_TRUNC, 0); err == nil {
+		_, _ = f.WriteString(verdict)
+		f.Close()
+	}
+}
+
+// fail ends the relay with a verdict that fails the run. Without a status
+// file (the run could not make one), the verdict is told on stderr, so
+// that relayVerdictExit is never taken for the plugin's own exit code.
+func (s relayStatus) fail(kind, detail string) int {
+	v := relayVerdict{kind: kind, detail: detail}
+	if s.path == "" {
+		fmt.Fprintln(os.Stderr, "error: "+v.text(s.plugin))
+	}
+	s.write(kind + " " + detail)
+	return relayVerdictExit
+}
