@@ -90,7 +90,7 @@ func Discover(ctx context.Context, c *apiclient.Client, b *apiclient.Budget) (ep
 	defer body.Close()
 	var l discoveryv1.EndpointSliceList
 	if err := json.NewDecoder(body).Decode(&l); err != nil {
-		return nil, 0, fmt.Errorf("cannot decode the EndpointSlices of default/kubernetes: %w", err)
+		return nil, 0, apiclient.Undecodable("cannot decode the EndpointSlices of default/kubernetes", err)
 	}
 	seen := map[string]bool{}
 	var out []string
@@ -144,7 +144,7 @@ func ReadLeases(ctx context.Context, c *apiclient.Client, b *apiclient.Budget) L
 	defer body.Close()
 	var l coordinationv1.LeaseList
 	if err := json.NewDecoder(body).Decode(&l); err != nil {
-		return Leases{Error: "cannot decode the identity leases: " + err.Error()}
+		return Leases{Error: text.OneLine(apiclient.Undecodable("cannot decode the identity leases", err).Error())}
 	}
 	out := Leases{Count: len(l.Items)}
 	for _, it := range l.Items {
