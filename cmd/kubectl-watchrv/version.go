@@ -79,7 +79,7 @@ func (o *VersionOptions) Run(ctx context.Context) error {
 			if v, err := c.ServerVersion(ctx); err != nil {
 				serr = o.requestError(err, "get", "/version")
 			} else {
-				info.ServerVersion = v
+				info.ServerVersion = v.GitVersion
 			}
 		}
 	}

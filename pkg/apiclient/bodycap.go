@@ -228,7 +228,7 @@ func (b *capBody) Read(p []byte) (int, error) {
 	b.n += int64(n)
 	b.entry.add(int64(n))
 	if err != nil && b.req != nil {
-		err = pastDeadline(http2Lost(err), b.req, b.start, true)
+		err = pastDeadline(http2Lost(refusedAnswer(err, false)), b.req, b.start, true)
 	}
 	if err != nil {
 		b.entry.finish(err)

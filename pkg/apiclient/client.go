@@ -7,7 +7,6 @@ package apiclient
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -93,27 +92,6 @@ func restClientFor(cfg *rest.Config) (rest.Interface, error) {
 		return nil, fmt.Errorf("cannot build API client: %w", err)
 	}
 	return c, nil
-}
-
-// ServerVersion returns the gitVersion from /version, read as every other
-// get (Get: no retries, the error with the server's own words).
-func (c *Client) ServerVersion(ctx context.Context) (string, error) {
-	rc, err := c.Get(ctx, "/version", nil, "application/json")
-	if err != nil {
-		return "", err
-	}
-	defer rc.Close()
-	body, err := io.ReadAll(rc) // within the cap of /version (LimitVersion)
-	if err != nil {
-		return "", capError(err)
-	}
-	var v struct {
-		GitVersion string `json:"gitVersion"`
-	}
-	if err := json.Unmarshal(body, &v); err != nil {
-		return "", fmt.Errorf("cannot decode /version: %w", err)
-	}
-	return v.GitVersion, nil
 }
 
 // CheckDiscovery reads /api and /apis uncached: the real error when cached

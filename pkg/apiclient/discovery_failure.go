@@ -360,6 +360,13 @@ func unreadableDiscovery(gv schema.GroupVersion, err error, l *Ledger) error {
 // unmarshal string into Go value of type struct { APIVersion string ...",
 // "0-length response with status code: 204 ..."; adversary try 14).
 func documentProblem(err error) string {
+	var refused *UnreadableAnswerError
+	if errors.As(err, &refused) {
+		// The transport's own words (a body net/http refused: its
+		// chunked framing broken), under client-go's "... Please retry.
+		// Original error: ".
+		return refused.Error()
+	}
 	if words := decodeWords(err); words != err.Error() {
 		return words // a decoder's typed error, in the API's words
 	}

@@ -3,7 +3,6 @@ package apiclient
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/url"
 )
 
@@ -21,7 +20,7 @@ func (c *Client) GetObjectMeta(ctx context.Context, t Target, namespace, name st
 		Metadata ItemMeta `json:"metadata"`
 	}
 	if err := json.NewDecoder(body).Decode(&obj); err != nil {
-		return ItemMeta{}, fmt.Errorf("cannot decode %s: %w", p, err)
+		return ItemMeta{}, Undecodable("cannot decode "+p, err)
 	}
 	return obj.Metadata, nil
 }

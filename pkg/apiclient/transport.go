@@ -69,7 +69,7 @@ func (m *meter) RoundTrip(req *http.Request) (*http.Response, error) {
 	waited := answered()
 	if err != nil {
 		release()
-		err = pastDeadline(closedBeforeAnswer(http2Lost(headersTooLarge(err, req, u))), req, start, false)
+		err = pastDeadline(closedBeforeAnswer(http2Lost(refusedAnswer(headersTooLarge(err, req, u), true))), req, start, false)
 		if waited {
 			// Not a cancellation by the caller: its chain must not read
 			// as context.Canceled (that is Ctrl-C, "interrupted").
@@ -140,14 +140,6 @@ func headersTooLarge(err error, req *http.Request, u string) error {
 	// HTTP/1: "server response headers exceeded N bytes"; HTTP/2 (the
 	// bundled client, as client-go dials TLS servers): "header list too
 	// large" (1xx answers counted) or "... larger than advertised limit".
-	if _, code, ok := strings.Cut(msg, "connection error: "); ok && strings.HasSuffix(code, "_ERROR") && !strings.ContainsAny(code, " :") {
-		// HTTP/2 gives no more than its code for a head it refuses (a
-		// header past the limit: PROTOCOL_ERROR across CONTINUATION
-		// frames, COMPRESSION_ERROR for one long string): an answer no
-		// API server sends, named with its request (adversary try 13:
-		// raw "connection error: PROTOCOL_ERROR", exit 1 unnamed).
-		return &UnreadableAnswerError{What: fmt.Sprintf("its HTTP/2 head broke the protocol (%s): headers past net/http's 10 MiB, or a frame", code), Head: true}
-	}
 	if !strings.Contains(msg, "server response headers exceeded") && !strings.Contains(msg, "response header list larger than advertised limit") && !strings.Contains(msg, "header list too large") {
 		return err
 	}

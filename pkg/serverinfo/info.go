@@ -9,11 +9,13 @@
 package serverinfo
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"strconv"
 	"time"
+
+	"github.com/watchrv/kubectl-watchrv/internal/text"
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 )
 
 // Tri is a fact known true, known false, or not known.
@@ -49,23 +51,48 @@ type Info struct {
 	FactsReadAt *time.Time `json:"factsReadAt,omitempty"`
 }
 
+// versionUnknown is the assumption of an Info whose /version was not
+// read; versionUnread says why, where a request was sent.
+const versionUnknown = "server version unknown (/version not read)"
+
+// versionUnread puts why /version could not be read (err; nil: it was)
+// into in's assumption of an unknown version: a /version that came and
+// cannot be read (no gitVersion, not JSON) is told in the words every
+// answer no API server sends is told in (adversary try 19 #13).
+func (in *Info) versionUnread(err error) {
+	if err == nil {
+		return
+	}
+	for i, a := range in.Assumed {
+		if a == versionUnknown {
+			in.Assumed[i] = "server version unknown (GET /version: " + text.OneLine(err.Error()) + ")"
+		}
+	}
+}
+
 var minorRE = regexp.MustCompile(`^v?1\.(\d+)`)
 
-// ParseVersion reads a /version body: its gitVersion and minor release.
+// ParseVersion reads a /version body (apiclient.ParseVersion, the one
+// reader of /version): its gitVersion and minor release.
 func ParseVersion(body []byte) (gitVersion string, minor int, err error) {
-	var v struct {
-		GitVersion string `json:"gitVersion"`
-		Minor      string `json:"minor"`
+	v, err := apiclient.ParseVersion(body)
+	if err != nil {
+		return "", 0, err
 	}
-	if err := json.Unmarshal(body, &v); err != nil {
-		return "", 0, fmt.Errorf("cannot decode /version: %w", err)
-	}
+	return v.GitVersion, minorOf(v), nil
+}
+
+// minorOf is the minor release of v: from its gitVersion, else from its
+// minor ("37+" on some distributions); 0 when neither says.
+func minorOf(v apiclient.Version) int {
 	if m := minorRE.FindStringSubmatch(v.GitVersion); m != nil {
-		minor, _ = strconv.Atoi(m[1])
-	} else if n, err := strconv.Atoi(regexp.MustCompile(`\d+`).FindString(v.Minor)); err == nil {
-		minor = n
+		minor, _ := strconv.Atoi(m[1])
+		return minor
 	}
-	return v.GitVersion, minor, nil
+	if n, err := strconv.Atoi(regexp.MustCompile(`\d+`).FindString(v.Minor)); err == nil {
+		return n
+	}
+	return 0
 }
 
 // Build fills an Info from what was read: the version (gitVersion, minor;
@@ -75,7 +102,7 @@ func ParseVersion(body []byte) (gitVersion string, minor int, err error) {
 func Build(gitVersion string, minor int, m *MetricsFacts, metricsNote, resource string) *Info {
 	in := &Info{Version: gitVersion, Minor: minor, Gates: map[string]bool{}, WatchCache: Unknown, Resource: resource, Storage: "unknown"}
 	if gitVersion == "" {
-		in.Assumed = append(in.Assumed, "server version unknown (/version not read)")
+		in.Assumed = append(in.Assumed, versionUnknown)
 	} else if minor > 0 && !measuredMinors[minor] {
 		in.Assumed = append(in.Assumed, fmt.Sprintf("%s is not one of the releases this plugin was checked on (v1.30, v1.33, v1.35, v1.37): its texts follow that release's gate defaults", gitVersion))
 	}

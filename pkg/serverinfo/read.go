@@ -3,7 +3,6 @@ package serverinfo
 import (
 	"context"
 	"fmt"
-	"io"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
@@ -38,7 +37,15 @@ const filterMinor = 37
 // Nothing failing fails the run: what could not be read is assumed, and
 // Info says so.
 func Read(ctx context.Context, c *apiclient.Client, group, resource string, cache *Cache) *Info {
-	git, minor := readVersion(ctx, c)
+	git, minor, verr := readVersion(ctx, c)
+	in := readFacts(ctx, c, git, minor, group, resource, cache)
+	in.versionUnread(verr)
+	return in
+}
+
+// readFacts is Read past /version: what the version says, the facts cache
+// or /metrics.
+func readFacts(ctx context.Context, c *apiclient.Client, git string, minor int, group, resource string, cache *Cache) *Info {
 	name := resource
 	if group != "" && resource != "" {
 		name = resource + "." + group
@@ -61,18 +68,15 @@ func Read(ctx context.Context, c *apiclient.Client, group, resource string, cach
 	return Build(git, minor, facts, note, name)
 }
 
-func readVersion(ctx context.Context, c *apiclient.Client) (string, int) {
-	body, err := c.Get(ctx, "/version", nil, "application/json")
+// readVersion reads /version through the one reader of it
+// (apiclient.ServerVersion): its gitVersion and minor release, or why it
+// could not be read.
+func readVersion(ctx context.Context, c *apiclient.Client) (string, int, error) {
+	v, err := c.ServerVersion(ctx)
 	if err != nil {
-		return "", 0
+		return "", 0, err
 	}
-	defer body.Close()
-	b, err := io.ReadAll(body) // within the one cap of /version (apiclient.LimitVersion)
-	if err != nil {
-		return "", 0
-	}
-	git, minor, _ := ParseVersion(b)
-	return git, minor
+	return v.GitVersion, minorOf(v), nil
 }
 
 // ReadWhole is Read for a verdict checked against the server
@@ -82,13 +86,15 @@ func readVersion(ctx context.Context, c *apiclient.Client) (string, int) {
 // no more memory than Read), so that whether the resource has a watch
 // cache is read, not assumed. The facts cache is not used.
 func ReadWhole(ctx context.Context, c *apiclient.Client, group, resource string) *Info {
-	git, minor := readVersion(ctx, c)
+	git, minor, verr := readVersion(ctx, c)
 	name := resource
 	if group != "" && resource != "" {
 		name = resource + "." + group
 	}
 	facts, note := readMetricsOf(ctx, c, group, resource, minor > 0 && minor < filterMinor)
-	return Build(git, minor, facts, note, name)
+	in := Build(git, minor, facts, note, name)
+	in.versionUnread(verr)
+	return in
 }
 
 func readMetrics(ctx context.Context, c *apiclient.Client, group, resource string) (*MetricsFacts, string) {

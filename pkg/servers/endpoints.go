@@ -113,7 +113,7 @@ func ReadLeases(ctx context.Context, c *apiclient.Client, b *apiclient.Budget) L
 	defer body.Close()
 	var l coordinationv1.LeaseList
 	if err := json.NewDecoder(body).Decode(&l); err != nil {
-		return Leases{Error: "cannot decode the identity leases: " + err.Error()}
+		return Leases{Error: text.OneLine(apiclient.Undecodable("cannot decode the identity leases", err).Error())}
 	}
 	out := Leases{Count: len(l.Items)}
 	for _, it := range l.Items {

@@ -123,15 +123,19 @@ func (w *wireObject) status() (*metav1.Status, error) {
 	st.Kind = w.Kind
 	empty := true
 	for _, f := range []struct {
-		raw json.RawMessage
-		dst any
-	}{{w.Status, &st.Status}, {w.Message, &st.Message}, {w.Reason, &st.Reason}, {w.Details, &st.Details}, {w.Code, &st.Code}} {
+		name string
+		raw  json.RawMessage
+		dst  any
+	}{{"status", w.Status, &st.Status}, {"message", w.Message, &st.Message}, {"reason", w.Reason, &st.Reason}, {"details", w.Details, &st.Details}, {"code", w.Code, &st.Code}} {
 		if len(f.raw) == 0 || string(f.raw) == "null" {
 			continue
 		}
 		empty = false
 		if err := json.Unmarshal(f.raw, f.dst); err != nil {
-			return nil, &apiclient.UnreadableAnswerError{What: "an ERROR event whose Status does not decode", Err: err}
+			// Each field is decoded alone: its name is said here, the
+			// decoder's words say the rest ("it is the JSON number
+			// 99999999999, where the API has a 32-bit integer").
+			return nil, apiclient.Undecodable(fmt.Sprintf("an ERROR event whose Status's %q does not decode", f.name), err)
 		}
 	}
 	switch {
@@ -178,7 +182,9 @@ func (s *Stream) Next() (Event, error) {
 	var w eventFrame
 	s.frames.StartFrame(s.dec.InputOffset())
 	if err := s.dec.Decode(&w); err != nil {
-		return Event{}, err
+		// JSON that is no event is said in the API's words; a read that
+		// failed (a cut, a cap, a deadline) keeps its own class.
+		return Event{}, apiclient.Undecodable("an event that does not decode", err)
 	}
 	e := Event{Type: w.Type, Received: time.Now()}
 	switch w.Type {

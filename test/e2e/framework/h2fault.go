@@ -36,6 +36,15 @@ const (
 	// (a server past its concurrent streams says so): net/http sends the
 	// request again by itself, up to 7 times in a minute.
 	H2RefuseStream H2Fault = "rst-refused"
+	// H2HeaderControl: a head whose header value holds ESC and NUL, which
+	// the HTTP/2 client refuses (adversary try 19 #3).
+	H2HeaderControl H2Fault = "header-control"
+	// H2NoStatus: a head without a :status.
+	H2NoStatus H2Fault = "no-status"
+	// H2StatusNotNumber: a :status that is no number ("2x0").
+	H2StatusNotNumber H2Fault = "status-not-number"
+	// H2DataBeforeHeaders: a DATA frame on the stream before its head.
+	H2DataBeforeHeaders H2Fault = "data-before-headers"
 )
 
 // H2FaultServer is a raw HTTP/2 server (TLS, h2 only) on 127.0.0.1 that
@@ -153,6 +162,14 @@ func (s *H2FaultServer) serve(c net.Conn) {
 		_ = enc.WriteField(hpack.HeaderField{Name: "content-type", Value: ct})
 		return append([]byte(nil), buf.Bytes()...)
 	}
+	// rawHead is a head of the fields as given, in order.
+	rawHead := func(fields ...string) []byte {
+		buf.Reset()
+		for i := 0; i+1 < len(fields); i += 2 {
+			_ = enc.WriteField(hpack.HeaderField{Name: fields[i], Value: fields[i+1]})
+		}
+		return append([]byte(nil), buf.Bytes()...)
+	}
 	for {
 		f, err := fr.ReadFrame()
 		if err != nil {
@@ -184,6 +201,17 @@ func (s *H2FaultServer) serve(c net.Conn) {
 					continue
 				case H2RefuseStream:
 					_ = fr.WriteRSTStream(sid, http2.ErrCodeRefusedStream)
+					continue
+				case H2HeaderControl, H2NoStatus, H2StatusNotNumber:
+					fields := map[H2Fault][]string{
+						H2HeaderControl:   {":status", "200", "content-type", ct, "x-evil", "a\x1b[31mRED\x00"},
+						H2NoStatus:        {"content-type", ct},
+						H2StatusNotNumber: {":status", "2x0", "content-type", ct},
+					}[s.Fault]
+					_ = fr.WriteHeaders(http2.HeadersFrameParam{StreamID: sid, BlockFragment: rawHead(fields...), EndHeaders: true})
+					continue
+				case H2DataBeforeHeaders:
+					_ = fr.WriteData(sid, false, []byte("{}"))
 					continue
 				case H2ResetAfterHeaders:
 					_ = fr.WriteHeaders(http2.HeadersFrameParam{StreamID: sid, BlockFragment: head(code, ct), EndHeaders: true})

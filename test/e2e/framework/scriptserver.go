@@ -20,7 +20,12 @@ import (
 // announced (the connection closed); or a TCP reset (Reset: SO_LINGER 0,
 // no answer at all); or no answer until the client goes (Hang). Written
 // by the adversary of try 16 to reach what FaultServer's named faults do
-// not: any answer at any path, and a count of what arrived.
+// not: any answer at any path, and a count of what arrived. Head, when
+// set, is the answer's head written as it is (the status line and header
+// lines, without the blank line that ends them), then Body: what
+// net/http's Server never writes (a header line with a control character,
+// a status code that is no number, a chunked body whose framing is
+// broken; adversary try 19 #3).
 type ScriptAnswer struct {
 	Code  int
 	Type  string
@@ -28,6 +33,7 @@ type ScriptAnswer struct {
 	Cut   int
 	Reset bool
 	Hang  bool
+	Head  string
 	// Write, when set, writes the body as it goes, in place of Body: an
 	// answer too large to hold in the test process (a child's peak memory
 	// counts the test process's, up to its exec).
@@ -149,6 +155,13 @@ func (s *ScriptServer) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	case a.Hang:
 		<-r.Context().Done()
+		return
+	case a.Head != "":
+		if c, bw, err := w.(http.Hijacker).Hijack(); err == nil {
+			_, _ = fmt.Fprintf(bw, "%s\r\nConnection: close\r\n\r\n%s", a.Head, a.Body)
+			_ = bw.Flush()
+			_ = c.Close()
+		}
 		return
 	}
 	if a.Type != "" {
