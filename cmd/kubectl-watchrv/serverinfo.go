@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
+	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
 	"github.com/watchrv/kubectl-watchrv/pkg/serverinfo"
 )
 
@@ -23,7 +23,7 @@ func (o *RootOptions) serverInfo(ctx context.Context, group, resource string) *s
 }
 
 func (o *RootOptions) readServerInfo(ctx context.Context, client *apiclient.Client, group, resource string) *serverinfo.Info {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, metrics.SideReadWait)
 	defer cancel()
 	return serverinfo.Read(ctx, client, group, resource, o.factsCache())
 }

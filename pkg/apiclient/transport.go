@@ -196,7 +196,7 @@ func (e *DeadlineError) Error() string {
 	}
 	msg := fmt.Sprintf("no answer within %s, the request's time bound", within)
 	if e.Unbounded {
-		msg = fmt.Sprintf("no answer within %s, the plugin's bound for an answer to begin when no --request-timeout is given (an API server answers a request it cannot finish with a 504 after its own 60 s)", within)
+		msg = fmt.Sprintf("no answer within %s, the plugin's bound for an answer to begin to a request without a time bound of its own (an API server answers a request it cannot finish with a 504 after its own 60 s)", within)
 	}
 	if again := e.Sent.Again(); again != "" {
 		msg += " (" + again + ")"
