@@ -230,7 +230,11 @@ func (rs *resourceState) patterns(client, resource string) []Pattern {
 		ev := fmt.Sprintf("%d consistent lists (no resourceVersion) of %s from %s to %s: %s", rs.consistent, resource, clock(rs.consistentFirst), clock(rs.consistentLast), rs.consistentFromWhy)
 		fix := "Where the newest state is not needed, list with resourceVersion=0 (from the watch cache, where it is on), or use an informer; on v1.31 and later consistent lists are served from the watch cache where it is on."
 		if rs.consistentCacheOff {
-			fix = "Without a watch cache every list reads storage, whatever its resourceVersion (resourceVersion=0 too): list less often, narrow it with a label or field selector, or use an informer (one list, then a watch)."
+			// Storage has no index on labels or fields: a selector narrows
+			// what comes back, not what storage reads (fresh user try 19:
+			// the fix named a selector the client already used; top says
+			// the same of the storage-list ratio).
+			fix = "Without a watch cache every list reads storage, whatever its resourceVersion (resourceVersion=0 too), and storage reads every object under the list's prefix whatever its label or field selector (but a field selector on metadata.name, which reads one key): list less often, list one namespace rather than all, or use an informer (one list, then a watch)."
 		}
 		if rs.consistentFrom == fromUnknown {
 			ev = fmt.Sprintf("%d consistent lists (no resourceVersion) of %s from %s to %s; whether they reach storage is not known: %s", rs.consistent, resource, clock(rs.consistentFirst), clock(rs.consistentLast), rs.consistentFromWhy)
