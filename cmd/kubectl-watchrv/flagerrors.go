@@ -108,3 +108,16 @@ func noArgs(cmd *cobra.Command, args []string) error {
 	}
 	return nil
 }
+
+// kubectlHabit is what to type instead of a kubectl flag this command does
+// not take, typed by reflex ("" for any other error): list -w / --watch
+// (kubectl get -w) is the watch command (fresh user try 19: "unknown
+// shorthand flag: 'w' in -w", no hint).
+func kubectlHabit(c *cobra.Command, err error) string {
+	msg := err.Error()
+	watchFlag := strings.Contains(msg, "unknown shorthand flag: 'w'") || strings.Contains(msg, "unknown flag: --watch")
+	if c.Name() == "list" && watchFlag {
+		return ": list reads the collection once; to watch it as kubectl get -w does, use the watch command with the same arguments and --rv list (it lists first, then watches from the list's RV)"
+	}
+	return ""
+}

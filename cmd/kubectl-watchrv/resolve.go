@@ -24,8 +24,15 @@ import (
 // emptyDotPart: the type of arg (before any "/NAME": the dots of a name
 // are the name's, "cm/../x"; fresh user try 16) has an empty part between
 // its dots.
+//
+// RESOURCE.VERSION. (an empty group after the last dot) is kubectl's own
+// form for a core resource at a version (configmaps.v1.): not an empty
+// part (fresh user try 19).
 func emptyDotPart(arg string) bool {
 	typ, _, _ := strings.Cut(strings.TrimSpace(arg), "/")
+	if strings.Count(typ, ".") == 2 && strings.HasSuffix(typ, ".") {
+		typ = strings.TrimSuffix(typ, ".")
+	}
 	return strings.HasPrefix(typ, ".") || strings.HasSuffix(typ, ".") || strings.Contains(typ, "..")
 }
 
@@ -39,7 +46,11 @@ func (o *RootOptions) resolveResource(ctx context.Context, arg string, verbs ...
 		// cli-runtime reads ".apps" as an empty resource of group apps
 		// and fails as if discovery had ("a resource must be present, got:
 		// apps/, Resource="; fresh user try 14).
-		return apiclient.Resource{}, withCode(ExitUsage, fmt.Errorf("%q has an empty part between its dots: give TYPE or TYPE.GROUP (deployments or deployments.apps)", text.Echo(arg)))
+		where := "between its dots"
+		if typ, _, _ := strings.Cut(strings.TrimSpace(arg), "/"); strings.HasSuffix(typ, ".") && !strings.HasPrefix(typ, ".") && !strings.Contains(typ, "..") {
+			where = "after its last dot"
+		}
+		return apiclient.Resource{}, withCode(ExitUsage, fmt.Errorf("%q has an empty part %s: give TYPE, TYPE.GROUP or TYPE.VERSION.GROUP (deployments, deployments.apps, deployments.v1.apps; configmaps.v1. for the core group)", text.Echo(arg), where))
 	case strings.Contains(arg, ","):
 		// kubectl get lists each type of "cm,secrets"; every command here
 		// reads one collection (a list RV, a watch stream, a window), so

@@ -153,7 +153,7 @@ version", or a list says "Too large resource version". It only reads
 	cmd.PersistentFlags().BoolVar(&o.NoColor, "no-color", false, "Never color the output (color is also off for NO_COLOR and when stdout is not a terminal)")
 	o.addVerbosityFlags(cmd.PersistentFlags())
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageErrorf(c, "%v", flagError(err))
+		return usageErrorf(c, "%v"+kubectlHabit(c, err), flagError(err))
 	})
 
 	cmd.AddCommand(

@@ -113,7 +113,14 @@ type Client struct {
 
 // Name is "user / userAgent [/ ip]", as the table prints it.
 func (c Client) Name() string {
-	n := c.User + " / " + c.UserAgent
+	user := c.User
+	if user == "" {
+		// The audit log names no user for a request whose credentials
+		// were refused (401): said so, never an empty name (fresh user
+		// try 19). -o json keeps the field empty, as the log has it.
+		user = "(unauthenticated)"
+	}
+	n := user + " / " + c.UserAgent
 	if c.SourceIP != "" {
 		n += " / " + c.SourceIP
 	}
