@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"strings"
 	"time"
 )
@@ -16,7 +17,7 @@ const (
 	ReasonNotEvent  = "JSON, but no audit event in it"
 	ReasonTooLong   = "line longer than the limit"
 	// ReasonBadTime: an event whose stageTimestamp is missing or not a
-	// time a log can hold (before 1970, after 9999), or one of whose
+	// time a log can hold (before 1970, after 2262), or one of whose
 	// times is not RFC 3339: it cannot be placed in time, so it is not
 	// counted.
 	ReasonBadTime = "audit event without a valid time"
@@ -29,10 +30,14 @@ const (
 
 // The times a log can hold: an event outside them is unreadable
 // (ReasonBadTime); a requestReceivedTimestamp outside them, or after the
-// event's stageTimestamp, is unknown (zero).
+// event's stageTimestamp, is unknown (zero). From 1970 to the last time
+// whose nanoseconds since then fit an int64 (2262-04-11), so that the
+// span between any two is a time.Duration: a log from 1970 to 9999 had a
+// span clamped to 292 years and a chart of 2236962-hour bars (adversary
+// try 19).
 var (
 	minTime = time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)
-	maxTime = time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC)
+	maxTime = time.Unix(0, math.MaxInt64).UTC()
 )
 
 func validTime(t time.Time) bool { return !t.Before(minTime) && !t.After(maxTime) }
