@@ -90,7 +90,7 @@ var behaviours = []struct {
 	{"gates", "Feature gates (`kubernetes_feature_enabled` on /metrics)", "What the server says it has on; a gate missing from the list is the version's default (graduated), not off.", true},
 	{"read consistent (RV unset)", "Who serves a consistent list (RV unset)", "Witnessed by `apiserver_cache_list_total` / `apiserver_storage_list_total` of a resource nothing else lists.", true},
 	{"read rv=0", "Who serves a list with `resourceVersion=0`", "", true},
-	{"read exact", "Who serves an exact-RV list (`resourceVersionMatch=Exact`)", "Where it is storage, an exact list of a compacted RV fails with 410 even while a watch from the same RV works (served by the cache).", true},
+	{"read exact", "Who serves an exact-RV list (`resourceVersionMatch=Exact`)", "Measured at an RV the watch cache has just reached, where it keeps a snapshot. From v1.35 the cache serves an exact list only while it keeps a snapshot at or below the RV: at an older RV storage serves it (seen on v1.36.3 after 80 s and 150 writes), so `clients` counts such lists as not known. Where storage serves it, an exact list of a compacted RV fails with 410 even while a watch from the same RV works (served by the cache).", true},
 	{"streaming list", "A raw streaming list (`sendInitialEvents=true`)", "", true},
 	{"streaming configmaps", "`kubectl watchrv streaming configmaps`", "The plugin's verdict; checked against a real client-go informer on the same server (next table).", true},
 	{"client-go informer syncs from", "A real client-go informer syncs from", "`watchlist`: from the streaming list; `list`: it fell back to list+watch.", true},
