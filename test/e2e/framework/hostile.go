@@ -91,7 +91,7 @@ func (s *HostileServer) serve(w http.ResponseWriter, r *http.Request) {
 	case strings.HasSuffix(path, "/configmaps") && q.Get("watch") == "true" || strings.HasSuffix(path, "/configmaps") && q.Get("watch") == "1":
 		s.serveWatch(w, r)
 	case strings.HasSuffix(path, "/configmaps"):
-		s.serveList(w, q)
+		s.serveList(w, r.URL.Path, q)
 	case strings.HasSuffix(path, "/endpoints") && q.Get("watch") != "":
 		// Endpoints have an RV that is no number (as an aggregated API's
 		// may be): every RV a command prints is the server's text.
@@ -116,12 +116,20 @@ func (s *HostileServer) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// hostileObject is the metadata of one object with Hostile in every field.
-func hostileObject(i int) map[string]any {
+// hostileObject is the metadata of one object with Hostile in every field
+// but its namespace where the request named one (path): an object of
+// another namespace than the one asked breaks the List and Watch contract,
+// which the plugin refuses (a real server's objects are in the namespace
+// asked for); a request of every namespace gets Hostile there too.
+func hostileObject(i int, path string) map[string]any {
+	ns := "default" + Hostile
+	if rest, ok := strings.CutPrefix(path, "/api/v1/namespaces/"); ok {
+		ns, _, _ = strings.Cut(rest, "/")
+	}
 	return map[string]any{
 		"apiVersion": "v1", "kind": "ConfigMap",
 		"metadata": map[string]any{
-			"name": "cm-" + strconv.Itoa(i) + Hostile, "namespace": "default" + Hostile,
+			"name": "cm-" + strconv.Itoa(i) + Hostile, "namespace": ns,
 			"uid": "uid-" + strconv.Itoa(i) + Hostile, "resourceVersion": strconv.Itoa(hostileOldest + i),
 			"labels":            map[string]string{"app" + Hostile: "demo" + Hostile},
 			"creationTimestamp": "2026-12-01T10:00:00Z",
@@ -129,11 +137,11 @@ func hostileObject(i int) map[string]any {
 	}
 }
 
-func (s *HostileServer) serveList(w http.ResponseWriter, q map[string][]string) {
+func (s *HostileServer) serveList(w http.ResponseWriter, path string, q map[string][]string) {
 	limit, _ := strconv.Atoi(first(q["limit"]))
 	var items []any
 	for i := 0; i < hostileListRV-hostileOldest+1 && (limit == 0 || i < limit); i++ {
-		items = append(items, hostileObject(i))
+		items = append(items, hostileObject(i, path))
 	}
 	meta := map[string]any{"resourceVersion": strconv.Itoa(hostileListRV)}
 	if limit > 0 && limit < hostileListRV-hostileOldest+1 {
@@ -169,7 +177,7 @@ func (s *HostileServer) serveWatch(w http.ResponseWriter, r *http.Request) {
 		// A future RV: held silently, as the watch cache does.
 	case q.Get("sendInitialEvents") == "true":
 		for i := 0; i <= hostileListRV-hostileOldest; i++ {
-			_ = enc.Encode(map[string]any{"type": "ADDED", "object": hostileObject(i)})
+			_ = enc.Encode(map[string]any{"type": "ADDED", "object": hostileObject(i, r.URL.Path)})
 		}
 		_ = enc.Encode(map[string]any{"type": "BOOKMARK", "object": map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{
 			"resourceVersion": strconv.Itoa(hostileListRV), "annotations": map[string]string{"k8s.io/initial-events-end": "true"},
@@ -178,7 +186,7 @@ func (s *HostileServer) serveWatch(w http.ResponseWriter, r *http.Request) {
 		// A watch from the current RV (probe's search, a reconnect): quiet.
 	default:
 		for _, typ := range []string{"ADDED", "MODIFIED", "DELETED"} {
-			_ = enc.Encode(map[string]any{"type": typ, "object": hostileObject(hostileListRV - hostileOldest)})
+			_ = enc.Encode(map[string]any{"type": typ, "object": hostileObject(hostileListRV-hostileOldest, r.URL.Path)})
 		}
 		_ = enc.Encode(map[string]any{"type": "ERROR", "object": hostileStatus(http.StatusInternalServerError, "InternalError", "etcd said "+Hostile)})
 		flush()

@@ -94,7 +94,7 @@ func runOracleSeed(t *testing.T, s *server, cell framework.Cell, seed int64, nam
 	o.checkStreaming()
 	o.checkMetrics()
 	o.checkFollow(rvs[0], "")
-	o.checkFollow(mid, "x")
+	o.checkFollow(rvs[0], "x")
 	o.checkDepth() // last: it writes while it probes
 	args := []string{"probe", "configmaps", "-n", ns}
 	if r := framework.Run(t, s.c.Kubeconfig, time.Minute, args...); r.Code == 0 {
