@@ -92,4 +92,4 @@ func Request() string { return metrics.Request(len(Families)) }
 
 // shortRequest is err in the one wording of a /metrics failure
 // (metrics.ShortRequest).
-func shortRequest(err error) error { return metrics.ShortRequest(err, len(Families)) }
+func shortRequest(err error) error { return metrics.ShortRequest(err) }

@@ -14,6 +14,10 @@ import (
 	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
 )
 
+// watchStarts answers a watch from any RV with the change of the one
+// configmap (RV 99): a probe finds at once that nothing has expired.
+var watchStarts = framework.ScriptAnswer{Code: 200, Type: "application/json", Body: `{"type":"ADDED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","namespace":"default","resourceVersion":"99"}}}` + "\n"}
+
 // What each family feeds: top's row fields (-o json) and --check bound,
 // probe --metrics's JSON key and line.
 var (
@@ -64,11 +68,10 @@ var (
 // CHECKED (exit 1), never 0 and "ok". The text unbroken reads whole.
 func TestMetricsOutOfFormAreNeverNumbers(t *testing.T) {
 	bounds := []string{"--interval", "1s", "--check", "--max-watchers", "1000", "--max-terminated", "1000", "--max-storage-list-ratio", "1000", "--max-rejected", "1000"}
-	watchOK := framework.ScriptAnswer{Code: 200, Type: "application/json", Body: `{"type":"ADDED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","namespace":"default","resourceVersion":"99"}}}` + "\n"}
 	serve := func(t *testing.T, text string) string {
 		_, kc := framework.ServeScript(t, map[string]framework.ScriptAnswer{
 			"/metrics": {Code: 200, Type: "text/plain; version=0.0.4", Body: text},
-			"/api/v1/namespaces/default/configmaps?watch": watchOK,
+			"/api/v1/namespaces/default/configmaps?watch": watchStarts,
 		})
 		return kc
 	}
