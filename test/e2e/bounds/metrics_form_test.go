@@ -226,3 +226,53 @@ func probeMetrics(t *testing.T, kc string) (map[string]any, framework.Result) {
 	}
 	return doc.Metrics, res
 }
+
+// TestListServerFactsOutOfForm: list's server facts (the feature gates and
+// the watch cache, read from the two families a v1.37 server sends by
+// name[]) are held to the same form (metrics.Form) as far as list reads:
+// a family of another TYPE is not read, the facts are said to be assumed
+// and the family named; a family repeated or declared twice is not read
+// either, where list reads that far (it stops once its facts are known,
+// each a first match, never a sum), or the facts are the server's.
+func TestListServerFactsOutOfForm(t *testing.T) {
+	families := []struct{ name, typ, lines string }{
+		{"kubernetes_feature_enabled", "gauge", `kubernetes_feature_enabled{name="WatchList",stage="BETA"} 1` + "\n"},
+		{"watch_cache_capacity", "gauge", `watch_cache_capacity{group="",resource="configmaps"} 100` + "\n"},
+	}
+	for _, broken := range families {
+		for _, how := range []framework.MetricsBreak{framework.BreakNone, framework.BreakRepeatedSeries, framework.BreakDeclaredTwice, framework.BreakWrongType} {
+			t.Run(broken.name+"/"+string(how), func(t *testing.T) {
+				var text, again string
+				for _, f := range families {
+					typ, lines := f.typ, f.lines
+					if f.name == broken.name {
+						switch how {
+						case framework.BreakRepeatedSeries:
+							lines += lines
+						case framework.BreakDeclaredTwice:
+							again = "# TYPE " + f.name + " " + typ + "\n" + lines
+						case framework.BreakWrongType:
+							typ = "counter"
+						}
+					}
+					text += "# TYPE " + f.name + " " + typ + "\n" + lines
+				}
+				_, kc := framework.ServeScript(t, map[string]framework.ScriptAnswer{"/metrics": {Code: 200, Type: "text/plain; version=0.0.4", Body: text + again}})
+				r := framework.Run(t, kc, time.Minute, "list", "cm")
+				out := r.Stdout + r.Stderr
+				read := strings.Contains(r.Stdout, "v1.37.2; watch cache for configmaps: on; gates read from /metrics")
+				notRead := strings.Contains(out, "taken as the version's defaults, the watch cache as unknown") && strings.Contains(out, broken.name)
+				want := read && !notRead
+				switch how {
+				case framework.BreakWrongType:
+					want = !read && notRead
+				case framework.BreakRepeatedSeries, framework.BreakDeclaredTwice:
+					want = read != notRead
+				}
+				if r.Code != 0 || !want {
+					t.Errorf("exit %d, facts read %v, not read naming %s %v\n%s", r.Code, read, broken.name, notRead, out)
+				}
+			})
+		}
+	}
+}
