@@ -221,6 +221,16 @@ func verifyError(err error) error {
 	return withCode(ExitFailure, err)
 }
 
+// outOfOrderError is a probe whose RVs went back (probe.OutOfOrderError)
+// with its fix, exit 1; other errors as they are.
+func outOfOrderError(err error) error {
+	var back *probe.OutOfOrderError
+	if errors.As(err, &back) {
+		return withCode(ExitFailure, fmt.Errorf("%w: probe each API server on its own with --servers (or --endpoints) to see which answers what", err))
+	}
+	return err
+}
+
 // budgetError names --max-requests in a probe whose budget ran out
 // (probe.BudgetError); it keeps the error chain for the exit code.
 type budgetError struct{ *probe.BudgetError }
@@ -238,9 +248,12 @@ func (o *ProbeOptions) windowError(w *probe.Result) error {
 	var budget *probe.BudgetError
 	var interrupted *probe.InterruptedError
 	var forbidden *probe.ForbiddenError
+	var back *probe.OutOfOrderError
 	switch {
 	case errors.As(err, &budget):
 		return withCode(ExitBudget, budgetError{budget})
+	case errors.As(err, &back):
+		return outOfOrderError(err)
 	case errors.Is(err, probe.ErrOpaqueRV), errors.As(err, &interrupted):
 		return withCode(ExitFailure, err)
 	case errors.As(err, &forbidden):

@@ -30,5 +30,5 @@ func (o *ProbeOptions) runInterval(ctx context.Context, p *render.Printer, clien
 	if err := p.ProbeSeriesSummary(out); err != nil {
 		return err
 	}
-	return withCode(ExitFailure, s.Err(t))
+	return withCode(ExitFailure, outOfOrderError(s.Err(t)))
 }

@@ -348,7 +348,7 @@ func (o *TopOptions) topExit(r *top.Report, errs []error) error {
 		}
 	}
 	if len(r.Servers) == 1 && len(failures) == 1 {
-		return o.metricsError(failures[0].Err)
+		return o.metricsError(failures[0].Err, r.Servers[0].Endpoint)
 	}
 	if err := sweep.Partial("API servers", len(r.Servers), failures); err != nil {
 		return sweep.SeeAt(err, topFailuresShown)
@@ -372,10 +372,17 @@ func checkFlag(c top.Check) string {
 	return "--max-" + c.Bound + " " + max
 }
 
-// metricsError is a failed read of /metrics in the plugin's words.
-func (o *TopOptions) metricsError(err error) error {
-	if diagnose.ClassifyFailure(err) == diagnose.FailureForbidden {
+// metricsError is a failed read of /metrics of server (its endpoint) in
+// the plugin's words.
+func (o *TopOptions) metricsError(err error, server string) error {
+	switch diagnose.ClassifyFailure(err) {
+	case diagnose.FailureForbidden:
 		return withCode(ExitForbidden, fmt.Errorf(`%w: top reads GET /metrics, which needs a ClusterRole with nonResourceURLs ["/metrics"], verbs ["get"], bound to this user`, err))
+	case diagnose.FailureUnbounded:
+		// The request is named short, without its server
+		// (apiclient.RequestName: "GET /metrics (21 families)"): the
+		// line names the server.
+		return fmt.Errorf("the API server at %s: %w", server, err)
 	}
 	return o.requestError(err, "get", "/metrics")
 }

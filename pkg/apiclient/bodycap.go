@@ -126,7 +126,7 @@ type BodyTooLargeError struct {
 }
 
 func (e *BodyTooLargeError) Error() string {
-	req := e.Method + " " + e.URL
+	req := RequestName(e.Method, e.URL)
 	var head string
 	switch {
 	case e.Headers:

@@ -35,7 +35,7 @@ func (e *BoundError) Unwrap() error { return e.Cause }
 func (e *BoundError) Error() string {
 	req := "the answer"
 	if e.URL != "" {
-		req = "the answer to " + e.Method + " " + e.URL
+		req = "the answer to " + RequestName(e.Method, e.URL)
 	}
 	return fmt.Sprintf("%s %s, %s: the plugin stopped reading it; %s", req, e.Over, e.Bound, e.Fix)
 }

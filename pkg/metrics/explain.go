@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -37,6 +38,10 @@ func explainWindow(r Report, before *WatchCache, p ProbeFacts) (string, string, 
 	switch {
 	case r.Restarted:
 		return LimitRestarted, "the API server restarted between the two reads of /metrics (process_start_time_seconds moved): its counters started again, so they say nothing about the window the probe measured; probe again", ev
+	case len(r.Unmeasured) > 0 || (before != nil && len(before.Unmeasured) > 0):
+		// A counter not measured is not 0 (no sample): no explanation
+		// rests on what could not be read.
+		return LimitUnknown, "not measured: " + strings.Join(unmeasuredOf(r.WatchCache, before), "; ") + ": the counters cannot explain the window", ev
 	case !r.Found():
 		switch p.Source {
 		case "storage":
@@ -91,6 +96,19 @@ func explainWindow(r Report, before *WatchCache, p ProbeFacts) (string, string, 
 	return LimitUndetermined, fmt.Sprintf("%s; the counters cannot tell whether events were evicted: %s received fit in today's capacity %s, but the capacity grew (%s time(s)) and a full cache whose oldest event is older than 75s evicts before it grows", measured, num(events), num(capacity), num(grew)), ev
 }
 
+// unmeasuredOf is what either read could not measure, once each.
+func unmeasuredOf(end WatchCache, start *WatchCache) []string {
+	out := append([]string{}, end.Unmeasured...)
+	if start != nil {
+		for _, u := range start.Unmeasured {
+			if !slices.Contains(out, u) {
+				out = append(out, u)
+			}
+		}
+	}
+	return out
+}
+
 func evictionWhy(events, capacity, shrank float64) string {
 	if shrank > 0 {
 		return fmt.Sprintf("its capacity was halved %s time(s), which drops the oldest events; capacity now %s", num(shrank), num(capacity))
@@ -115,6 +133,8 @@ func (r Report) evidence() []string {
 	var out []string
 	add := func(name string, v *float64, none string) {
 		switch {
+		case r.NotMeasured(name):
+			out = append(out, name+" not measured")
 		case v != nil:
 			out = append(out, name+" "+num(*v))
 		case none != "":

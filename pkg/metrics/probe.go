@@ -40,5 +40,5 @@ func ReadUnder(ctx context.Context, c *apiclient.Client, b *apiclient.Budget) *R
 	case diagnose.ClassifyFailure(err) == diagnose.FailureForbidden:
 		return &Reading{Note: `watch-cache metrics not shown: /metrics is forbidden to this user (it needs a ClusterRole with nonResourceURLs ["/metrics"], verbs ["get"])`}
 	}
-	return &Reading{Note: "watch-cache metrics not shown: " + text.OneLine(ShortRequest(err, len(WatchCacheFamilies)).Error())}
+	return &Reading{Note: "watch-cache metrics not shown: " + text.OneLine(ShortRequest(err).Error())}
 }

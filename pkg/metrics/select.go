@@ -64,31 +64,31 @@ func lineTooLong() error {
 // name[] filter of /metrics and sends everything costs the bytes, not the
 // memory; the bounds above end a text that would take more. A bound's
 // error does not name the request: ReadSelected does (or
-// apiclient.AttachRequest).
-func ParseSelected(r io.Reader, names []string, dropBuckets bool) (Families, map[string]bool, error) {
-	s := &selector{want: map[string]bool{}, seen: map[string]bool{}, types: map[string]string{}, batchFams: map[string]bool{}, out: Families{}}
-	for _, n := range names {
-		s.want[n] = true
-	}
+// apiclient.AttachRequest). The text is held to a kube-apiserver's form
+// (exposition.go): a family declared twice or after its samples, or a
+// series repeated, cannot be read; a family asked for whose TYPE is not a
+// kube-apiserver's is left out and named in Mistyped.
+func ParseSelected(r io.Reader, names []string, dropBuckets bool) (*Selected, error) {
+	s := newSelector(names)
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
 		line, err := readLine(br)
 		if len(line) > 0 {
 			if lerr := s.line(line, dropBuckets); lerr != nil {
-				return nil, nil, lerr
+				return nil, lerr
 			}
 		}
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	if err := s.flush(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	if s.want[FamilyProcessStart] && !anyServerSample(s.out) {
+	if s.want[FamilyProcessStart] && !s.serverSampled {
 		// Every read asks for the process start and for a family only a
 		// kube-apiserver exposes, with a sample on every version, the
 		// watch cache on or off (apiserver_audit_event_total or
@@ -97,38 +97,54 @@ func ParseSelected(r io.Reader, names []string, dropBuckets bool) (Families, map
 		// or another Go program's process_start_time_seconds) is no API
 		// server's /metrics, and read as one it would say 0 watchers, no
 		// watch cache, nothing evicted (adversary tries 11 to 13).
-		return nil, nil, &apiclient.UnreadableAnswerError{What: "the answer holds no sample of the kube-apiserver's families asked for, not even " + FamilyAuditEvents + ", which every kube-apiserver exposes: it is not a kube-apiserver's /metrics"}
+		return nil, &apiclient.UnreadableAnswerError{What: "the answer holds no sample of the kube-apiserver's families asked for, not even " + FamilyAuditEvents + ", which every kube-apiserver exposes: it is not a kube-apiserver's /metrics"}
 	}
-	return s.out, s.seen, nil
+	return &Selected{Families: s.out, Declared: s.form.declared, Mistyped: s.form.Mistyped}, nil
 }
 
 type selector struct {
-	want, seen map[string]bool
-	types      map[string]string // a wanted family -> its "# TYPE" line
-	kept       int
-	batch      bytes.Buffer
-	batchFams  map[string]bool
-	out        Families
+	want  map[string]bool
+	form  *Form
+	types map[string]string // a wanted family -> its "# TYPE" line
+	// serverSampled: a sample came of a family only an API server
+	// exposes (any Go program has a process start; every Kubernetes
+	// component has kubernetes_build_info), kept or not.
+	serverSampled bool
+	// parts counts the _sum and _count lines of each histogram or summary
+	// in the batch (seriesOnce).
+	parts     map[string]*[2]int
+	kept      int
+	batch     bytes.Buffer
+	batchFams map[string]bool
+	out       Families
+}
+
+func newSelector(names []string) *selector {
+	s := &selector{want: map[string]bool{}, form: NewForm(), types: map[string]string{}, parts: map[string]*[2]int{}, batchFams: map[string]bool{}, out: Families{}}
+	for _, n := range names {
+		s.want[n] = true
+	}
+	return s
 }
 
 func (s *selector) line(line []byte, dropBuckets bool) error {
-	name, bucket, ok := lineFamily(line, s.want)
+	name, suffix, ok := lineFamily(line, s.want)
 	switch {
 	case !ok || bytes.HasPrefix(line, []byte("# HELP ")):
 		return nil
 	case bytes.HasPrefix(line, []byte("# TYPE ")):
-		if !s.seen[name] {
-			if len(s.seen) >= MaxDeclaredFamilies {
-				return &apiclient.BoundError{Over: "declares more than " + text.Thousands(MaxDeclaredFamilies) + " metric families", Bound: "the most the plugin tells apart in one /metrics", Fix: notAServer}
-			}
-			s.seen[name] = true
-		}
-		if s.want[name] {
-			s.types[name] = string(line)
-		}
+		return s.declare(name, line)
+	case !s.want[name]:
 		return nil
-	case !s.want[name] || (bucket && dropBuckets):
+	}
+	if name != FamilyProcessStart && name != "kubernetes_build_info" {
+		s.serverSampled = true
+	}
+	if !s.form.Sample(name) || (suffix == "_bucket" && dropBuckets) {
 		return nil
+	}
+	if err := s.part(name, suffix); err != nil {
+		return err
 	}
 	if s.kept++; s.kept > MaxSelectedSeries {
 		return &apiclient.BoundError{
@@ -142,6 +158,47 @@ func (s *selector) line(line []byte, dropBuckets bool) error {
 	s.batchFams[name] = true
 	if s.batch.Len() >= 8*batchBytes || (s.batch.Len() >= batchBytes && s.seriesEnds(name, line)) {
 		return s.flush()
+	}
+	return nil
+}
+
+// declare takes a "# TYPE" line (Form.Declare): a wanted family's is
+// kept, to head its lines in each batch.
+func (s *selector) declare(name string, line []byte) error {
+	if !s.form.declared[name] && len(s.form.declared) >= MaxDeclaredFamilies {
+		return &apiclient.BoundError{Over: "declares more than " + text.Thousands(MaxDeclaredFamilies) + " metric families", Bound: "the most the plugin tells apart in one /metrics", Fix: notAServer}
+	}
+	declared := ""
+	if f := bytes.Fields(line); len(f) >= 4 {
+		declared = string(f[3])
+	}
+	if err := s.form.Declare(name, declared, s.want[name]); err != nil {
+		return err
+	}
+	if s.want[name] && s.form.Mistyped[name] == "" {
+		s.types[name] = string(line)
+	}
+	return nil
+}
+
+// part notes a histogram's sample (suffix: its _bucket, _sum or _count,
+// "" none), which is one of its parts, and counts its _sum and _count
+// lines (seriesOnce).
+func (s *selector) part(name, suffix string) error {
+	if suffix == "" && strings.HasSuffix(s.types[name], " histogram") {
+		return histogramWithoutPart(name)
+	}
+	if suffix == "_sum" || suffix == "_count" {
+		p := s.parts[name]
+		if p == nil {
+			p = new([2]int)
+			s.parts[name] = p
+		}
+		if suffix == "_sum" {
+			p[0]++
+		} else {
+			p[1]++
+		}
 	}
 	return nil
 }
@@ -178,7 +235,11 @@ func (s *selector) flush() error {
 	if err != nil {
 		return err
 	}
+	defer clear(s.parts)
 	for name, mf := range f {
+		if err := s.seriesOnce(name, mf); err != nil {
+			return err
+		}
 		if have := s.out[name]; have != nil && have.GetType() == mf.GetType() {
 			have.Metric = append(have.Metric, mf.Metric...)
 			continue
@@ -205,33 +266,34 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 }
 
 // lineFamily names the family a line belongs to; ok is false for a
-// comment that is neither HELP nor TYPE. bucket: a NAME_bucket sample of
-// a wanted NAME.
-func lineFamily(line []byte, want map[string]bool) (name string, bucket, ok bool) {
+// comment that is neither HELP nor TYPE. suffix: "_bucket", "_sum" or
+// "_count" of a sample NAME_bucket, NAME_sum, NAME_count of a wanted
+// NAME ("" any other line).
+func lineFamily(line []byte, want map[string]bool) (name, suffix string, ok bool) {
 	if line[0] == '#' {
 		f := bytes.Fields(line)
 		if len(f) >= 3 && (string(f[1]) == "HELP" || string(f[1]) == "TYPE") {
-			return string(f[2]), false, true
+			return string(f[2]), "", true
 		}
-		return "", false, false
+		return "", "", false
 	}
 	end := bytes.IndexAny(line, "{ \t")
 	if end < 0 {
 		end = len(line)
 	}
 	if end == 0 {
-		return "", false, false
+		return "", "", false
 	}
 	b := line[:end]
 	if want[string(b)] {
-		return string(b), false, true
+		return string(b), "", true
 	}
 	for _, suffix := range []string{"_bucket", "_sum", "_count"} {
 		if base, found := bytes.CutSuffix(b, []byte(suffix)); found && want[string(base)] {
-			return string(base), suffix == "_bucket", true
+			return string(base), suffix, true
 		}
 	}
-	return string(b), false, true
+	return string(b), "", true
 }
 
 // Selected is one read of chosen families out of /metrics.
@@ -240,6 +302,11 @@ type Selected struct {
 	// Declared is every family the text declared: a server that honours
 	// name[] (v1.37 and later) declares only those asked for.
 	Declared map[string]bool
+	// Mistyped are the families asked for that the text declared with a
+	// TYPE other than a kube-apiserver's, or with none, and why: they are
+	// not in Families, and a reader says they are not measured (never
+	// that the server does not expose them, never 0).
+	Mistyped map[string]string
 }
 
 // ReadSelected is the plugin's read of chosen families out of /metrics:
@@ -252,22 +319,9 @@ func ReadSelected(ctx context.Context, c *apiclient.Client, names []string, drop
 		return nil, err
 	}
 	defer body.Close()
-	f, seen, err := ParseSelected(body, names, dropBuckets)
+	sel, err := ParseSelected(body, names, dropBuckets)
 	if err != nil {
 		return nil, apiclient.AttachRequest(err, body, "/metrics", url.Values{"name[]": names})
 	}
-	return &Selected{Families: f, Declared: seen}, nil
-}
-
-// anySample: some family of fams has a sample.
-// anyServerSample: fams has a sample of a family that only an API server
-// exposes (any Go program has a process start; every Kubernetes
-// component has kubernetes_build_info).
-func anyServerSample(fams Families) bool {
-	for name, f := range fams {
-		if name != FamilyProcessStart && name != "kubernetes_build_info" && len(f.GetMetric()) > 0 {
-			return true
-		}
-	}
-	return false
+	return sel, nil
 }

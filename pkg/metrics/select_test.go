@@ -75,7 +75,7 @@ func heapGrowth(f func()) uint64 {
 func TestParseSelectedBoundsTheSeriesKept(t *testing.T) {
 	var err error
 	grew := heapGrowth(func() {
-		_, _, err = ParseSelected(&hostileMetrics{family: "apiserver_request_total", n: 1_000_000}, []string{"apiserver_request_total"}, true)
+		_, err = ParseSelected(&hostileMetrics{family: "apiserver_request_total", n: 1_000_000}, []string{"apiserver_request_total"}, true)
 	})
 	var b *apiclient.BoundError
 	if !errors.As(err, &b) || diagnose.ClassifyFailure(err) != diagnose.FailureUnbounded || !strings.Contains(err.Error(), "50,000 series") {
@@ -86,17 +86,17 @@ func TestParseSelectedBoundsTheSeriesKept(t *testing.T) {
 		t.Fatalf("the heap grew by %d MiB", grew>>20)
 	}
 	// A family not asked for costs nothing, whatever its size.
-	var fams Families
+	var sel *Selected
 	grew = heapGrowth(func() {
-		fams, _, err = ParseSelected(&hostileMetrics{family: "other_total", n: 1_000_000}, []string{"apiserver_request_total"}, true)
+		sel, err = ParseSelected(&hostileMetrics{family: "other_total", n: 1_000_000}, []string{"apiserver_request_total"}, true)
 	})
-	if err != nil || len(fams) != 0 || grew > 64<<20 {
-		t.Fatalf("a million series not asked for: %v, %d families, heap +%d MiB", err, len(fams), grew>>20)
+	if err != nil || len(sel.Families) != 0 || grew > 64<<20 {
+		t.Fatalf("a million series not asked for: %v, %+v, heap +%d MiB", err, sel, grew>>20)
 	}
 }
 
 func TestParseSelectedBoundsLinesAndFamilies(t *testing.T) {
-	_, _, err := ParseSelected(strings.NewReader("# TYPE a counter\na "+strings.Repeat("1", MaxSelectedLine+1)+"\n"), []string{"a"}, true)
+	_, err := ParseSelected(strings.NewReader("# TYPE a counter\na "+strings.Repeat("1", MaxSelectedLine+1)+"\n"), []string{"a"}, true)
 	if !errors.Is(err, ErrLineTooLong) || diagnose.ClassifyFailure(err) != diagnose.FailureUnbounded {
 		t.Fatalf("a long line: %v", err)
 	}
@@ -104,7 +104,7 @@ func TestParseSelectedBoundsLinesAndFamilies(t *testing.T) {
 	for i := 0; i <= MaxDeclaredFamilies; i++ {
 		fmt.Fprintf(&decl, "# TYPE x%d counter\n", i)
 	}
-	if _, _, err := ParseSelected(strings.NewReader(decl.String()), []string{"a"}, true); diagnose.ClassifyFailure(err) != diagnose.FailureUnbounded {
+	if _, err := ParseSelected(strings.NewReader(decl.String()), []string{"a"}, true); diagnose.ClassifyFailure(err) != diagnose.FailureUnbounded {
 		t.Fatalf("%d families declared: %v", MaxDeclaredFamilies+1, err)
 	}
 }
@@ -137,8 +137,12 @@ func TestParseSelectedMatchesAWholeParse(t *testing.T) {
 			names = append(names, n)
 		}
 		sort.Strings(names)
-		got, declared, err := ParseSelected(strings.NewReader(text), names, false)
-		if err != nil || len(got) != len(whole) || len(declared) != len(whole) {
+		sel, err := ParseSelected(strings.NewReader(text), names, false)
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		got, declared := sel.Families, sel.Declared
+		if len(got) != len(whole) || len(declared) != len(whole) || len(sel.Mistyped) != 0 {
 			t.Fatalf("%s: %d families (%d declared), %v; want %d", file, len(got), len(declared), err, len(whole))
 		}
 		for _, n := range names {

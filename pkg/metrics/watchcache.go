@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
@@ -63,12 +64,15 @@ func Parse(r io.Reader) (Families, error) {
 type Snapshot struct {
 	At       time.Time
 	Families Families
+	// Mistyped are the families declared with a TYPE no kube-apiserver
+	// gives them, and why (Selected.Mistyped): not measured.
+	Mistyped map[string]string
 }
 
 // ProcessStart is when the API server that answered started (its
 // process_start_time_seconds), or the zero time when it does not say.
 func (s *Snapshot) ProcessStart() time.Time {
-	fam := s.Families[FamilyProcessStart]
+	fam := s.Families[FamilyProcessStart] // nil when mistyped
 	if fam == nil || len(fam.GetMetric()) != 1 {
 		return time.Time{}
 	}
@@ -98,7 +102,7 @@ func Read(ctx context.Context, c *apiclient.Client) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Snapshot{At: time.Now(), Families: sel.Families}, nil
+	return &Snapshot{At: time.Now(), Families: sel.Families, Mistyped: sel.Mistyped}, nil
 }
 
 // WatchCache is one resource's watch-cache series. A nil field is a series
@@ -108,8 +112,10 @@ type WatchCache struct {
 	Group    string `json:"group"`
 	Resource string `json:"resource"`
 	// Unmeasured are the series whose value is no number the server can
-	// mean (NaN, ±Inf, below zero, beyond 2^53): left out, never shown or
-	// computed with (JSON cannot carry NaN either).
+	// mean (NaN, ±Inf, below zero, beyond 2^53), and the families declared
+	// with a TYPE no kube-apiserver gives them: left out, never shown or
+	// computed with (JSON cannot carry NaN either), and no explanation
+	// rests on the counters then (explainWindow).
 	Unmeasured []string `json:"unmeasured,omitempty"`
 	// Labels is how the series are labelled: "group,resource" (1.34 and
 	// later) or "resource" (older servers, where it holds resource.group).
@@ -127,19 +133,43 @@ type WatchCache struct {
 	CapacityDecreases *float64 `json:"capacityDecreases,omitempty"`
 }
 
+// NotMeasured reports whether family could not be measured (a value no
+// server can mean, or a TYPE no kube-apiserver gives it): its field is
+// nil, and is not "no sample" either.
+func (w WatchCache) NotMeasured(family string) bool {
+	for _, u := range w.Unmeasured {
+		if strings.HasPrefix(u, family+" ") {
+			return true
+		}
+	}
+	return false
+}
+
 // Found reports whether the server has a watch cache series for the resource.
 func (w WatchCache) Found() bool {
 	return w.Capacity != nil || w.EventsReceived != nil || w.ResourceVersion != nil || w.Initializations != nil
 }
 
+// Pick returns the series of group/resource in the snapshot: a family it
+// could not measure (mistyped) leaves its field out, named in Unmeasured.
+func (s *Snapshot) Pick(group, resource string) WatchCache {
+	return s.Families.pick(group, resource, s.Mistyped)
+}
+
 // Pick returns the series of group/resource.
-func (f Families) Pick(group, resource string) WatchCache {
+func (f Families) Pick(group, resource string) WatchCache { return f.pick(group, resource, nil) }
+
+func (f Families) pick(group, resource string, mistyped map[string]string) WatchCache {
 	w := WatchCache{Group: group, Resource: resource}
 	legacy := resource
 	if group != "" {
 		legacy = resource + "." + group
 	}
 	get := func(name string) *float64 {
+		if why := mistyped[name]; why != "" {
+			w.Unmeasured = append(w.Unmeasured, why)
+			return nil
+		}
 		fam := f[name]
 		if fam == nil {
 			return nil
@@ -183,6 +213,10 @@ func (f Families) Pick(group, resource string) WatchCache {
 	w.CapacityDecreases = get(FamilyCapacityDecreases)
 	if w.EtcdBookmarks = get(FamilyBookmarks); w.EtcdBookmarks == nil {
 		w.EtcdBookmarks = get(FamilyBookmarksLegacy)
+	}
+	if why := mistyped[FamilyProcessStart]; why != "" {
+		// A restart between the two reads cannot be told.
+		w.Unmeasured = append(w.Unmeasured, why)
 	}
 	return w
 }

@@ -107,11 +107,11 @@ func TestPickRecordedV1335(t *testing.T) {
 func TestPickLeavesOutValuesNoServerCanMean(t *testing.T) {
 	text := "# TYPE watch_cache_capacity gauge\nwatch_cache_capacity{group=\"\",resource=\"configmaps\"} NaN\n" +
 		"# TYPE apiserver_watch_cache_resource_version gauge\napiserver_watch_cache_resource_version{group=\"\",resource=\"configmaps\"} 1e300\n"
-	fams, _, err := ParseSelected(strings.NewReader(text), []string{FamilyCapacity, FamilyResourceVersion}, true)
+	sel, err := ParseSelected(strings.NewReader(text), []string{FamilyCapacity, FamilyResourceVersion}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := fams.Pick("", "configmaps")
+	w := sel.Families.Pick("", "configmaps")
 	if w.Capacity != nil || w.ResourceVersion != nil || len(w.Unmeasured) != 2 {
 		t.Fatalf("capacity %v, RV %v, unmeasured %v: want both left out and named", w.Capacity, w.ResourceVersion, w.Unmeasured)
 	}

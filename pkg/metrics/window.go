@@ -89,13 +89,13 @@ type ProbeFacts struct {
 // Explain builds the report of one resource from two snapshots (start may
 // be nil: then no rate) and the probe's findings.
 func Explain(start, end *Snapshot, group, resource string, p ProbeFacts) Report {
-	r := Report{WatchCache: end.Families.Pick(group, resource)}
+	r := Report{WatchCache: end.Pick(group, resource)}
 	var before *WatchCache
 	if t := end.ProcessStart(); !t.IsZero() {
 		r.ServerStarted = &t
 	}
 	if start != nil {
-		s := start.Families.Pick(group, resource)
+		s := start.Pick(group, resource)
 		before = &s
 		r.Seconds = end.At.Sub(start.At).Seconds()
 		if t0, t1 := start.ProcessStart(), end.ProcessStart(); !t0.IsZero() && !t1.IsZero() && t1.Sub(t0).Abs() > time.Second {

@@ -82,8 +82,12 @@ func (w *Result) Failure(maxRequests int) error {
 
 // Reason is the one-word reason of a failed probe.
 func Reason(err error) string {
-	if errors.Is(err, ErrOpaqueRV) {
+	var back *OutOfOrderError
+	switch {
+	case errors.Is(err, ErrOpaqueRV):
 		return "OpaqueRV"
+	case errors.As(err, &back):
+		return "RVsOutOfOrder"
 	}
 	return sweep.Reason(err)
 }

@@ -47,8 +47,12 @@ func (e *TooFewRoundsError) Error() string {
 	return fmt.Sprintf("only %d of %d rounds found the bound of %s: no rate can be measured", e.Found, e.Rounds, e.Resource)
 }
 
-// Err is a *TooFewRoundsError when no rate could be measured.
+// Err is an *OutOfOrderError when the rounds' current RVs went back, a
+// *TooFewRoundsError when no rate could be measured.
 func (s *Series) Err(t apiclient.Target) error {
+	if len(s.Motion.OutOfOrder) > 0 {
+		return &OutOfOrderError{Signs: s.Motion.OutOfOrder}
+	}
 	if s.FirstFailed == nil && s.Motion.Rounds < 2 {
 		return &TooFewRoundsError{Found: s.Motion.Rounds, Rounds: len(s.Rounds), Resource: t.Resource.Name()}
 	}
@@ -103,6 +107,9 @@ func RunSeries(ctx context.Context, c *apiclient.Client, t apiclient.Target, o S
 // metrics the two reads of /metrics give the resource's event rate (used
 // when the watch cache is full and nothing better is known).
 func (s *Series) RefineDepth(ctx context.Context, c *apiclient.Client, t apiclient.Target, b *apiclient.Budget, m0 *metrics.Reading, withMetrics bool) {
+	if len(s.Motion.OutOfOrder) > 0 {
+		return // RVs out of order date no depth
+	}
 	var last *Round
 	for i := len(s.Rounds) - 1; i >= 0; i-- {
 		if s.Rounds[i].Found {

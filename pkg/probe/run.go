@@ -122,6 +122,9 @@ func Run(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options
 			}
 		}
 	}
+	if _, w.Err = settleCurrent(ctx, c, t, w, o.Search); w.Err != nil {
+		return w
+	}
 	if o.Future {
 		w.Future, w.Err = Future(ctx, c, t, w.Search.Current, o.FutureAhead, o.FutureHold, b)
 	}

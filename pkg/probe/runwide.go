@@ -202,15 +202,6 @@ func (r *runWide) fast(ctx context.Context, c *apiclient.Client, t apiclient.Tar
 		sr.Oldest, sr.Found, sr.FirstSucceeding = 1, true, 1
 	case first.Source == SourceWatchCache && first.OldestNamed > 1:
 		y := first.OldestNamed
-		if y > w.Current {
-			// The window moved past the run's RV: read it anew.
-			if cur, raw, _, err := ReadCurrent(ctx, c, t, listing.CurrentOptions{Budget: b, Retry: o.Search.Retry}); err == nil {
-				r.Reads++
-				r.adopt(cur, t, false)
-				w.Current, w.CurrentRaw, w.CurrentFrom = cur, raw, CurrentOwn
-			}
-		}
-		sr.Current = max(w.Current, y)
 		sr.Oldest, sr.Found = y, true
 		sr.LastFailing, sr.FirstSucceeding, sr.LowerBoundFromServer = y-1, y, true
 	default:
@@ -225,7 +216,20 @@ func (r *runWide) fast(ctx context.Context, c *apiclient.Client, t apiclient.Tar
 	}
 	sr.settle()
 	if o.Verify {
-		w.Verify, w.Err = verify(ctx, sr.Oldest, watch, watch, o.Search)
+		if w.Verify, w.Err = verify(ctx, sr.Oldest, watch, watch, o.Search); w.Err != nil {
+			return w
+		}
 	}
+	// A window past the run's RV (the cluster wrote since it was read):
+	// this resource's own current RV, read anew (settleCurrent).
+	reread, err := settleCurrent(ctx, c, t, w, o.Search)
+	if reread {
+		r.Reads++
+		w.CurrentFrom = CurrentOwn
+		if err == nil {
+			r.adopt(w.Current, t, false)
+		}
+	}
+	w.Err = err
 	return w
 }

@@ -36,7 +36,8 @@ type SearchOptions struct {
 
 // SearchResult is where the window starts, and how that was found.
 type SearchResult struct {
-	// Current is the RV the search started from (the newest RV known).
+	// Current is the RV the search started from: the current RV a list
+	// read (settleCurrent may read it again once the probes are done).
 	Current uint64
 	// Oldest is the oldest RV a watch can start from; valid when Found.
 	Oldest uint64
@@ -145,9 +146,9 @@ func Search(ctx context.Context, current uint64, probe TryFunc, o SearchOptions)
 		}
 	}
 	r.LastFailing, r.FirstSucceeding = lo, hi
-	if r.Found && r.Oldest > r.Current {
-		r.Current = r.Oldest
-	}
+	// An oldest above Current (the window moved past it, or another
+	// server answered) leaves Current as read: settleCurrent reads it
+	// again, never reports one no request returned.
 	r.settle()
 	return r
 }

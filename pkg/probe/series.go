@@ -41,11 +41,17 @@ func RoundOf(w *Result) Round {
 type Motion struct {
 	// CurrentRate is how fast the current RV advanced (RVs per second). RVs
 	// are etcd revisions, shared by every resource: this is the write rate
-	// of the whole cluster, which is what ages an etcd window.
-	CurrentRate float64 `json:"currentRVPerSecond"`
+	// of the whole cluster, which is what ages an etcd window. Nil: not
+	// measured (fewer than two rounds found the bound, or OutOfOrder).
+	CurrentRate *float64 `json:"currentRVPerSecond,omitempty"`
 	// OldestRate is how fast the oldest RV advanced: the rate at which the
-	// window forgets (watch-cache evictions, or etcd compactions).
-	OldestRate float64 `json:"oldestRVPerSecond"`
+	// window forgets (watch-cache evictions, or etcd compactions); nil as
+	// CurrentRate.
+	OldestRate *float64 `json:"oldestRVPerSecond,omitempty"`
+	// OutOfOrder says how the current RVs of the rounds went back, as no
+	// one API server's do (rvOrder): different API servers answered, or
+	// etcd was restored. No rate and no depth are given then.
+	OutOfOrder []string `json:"rvsOutOfOrder,omitempty"`
 	// DepthSeconds is how long ago the oldest RV of the last round was the
 	// current RV: the longest disconnect a watcher survives without a relist.
 	// DepthBound says what kind of number it is: with object timestamps it
@@ -172,16 +178,23 @@ func (m *Motion) EstimateDepthFromEvents(capacity, eventsPerSecond float64) {
 	m.DepthEvidence = fmt.Sprintf("assumes the cache, which has evicted, is full: its capacity %.0f events at %.2f events/s of this resource", capacity, eventsPerSecond)
 }
 
-// MeasureMotion computes rates and depth from the rounds that found a bound.
+// MeasureMotion computes rates and depth from the rounds that found a
+// bound, once the current RVs of every round are in order (rvOrder): a
+// current RV below one read before it is no rate (adversary try 19: "-699.8
+// RV/s" and "nothing was written" while the RV moved by 2,800).
 func MeasureMotion(rounds []Round) Motion {
 	var ok []Round
+	var order rvOrder
 	for _, r := range rounds {
 		if r.Found {
 			ok = append(ok, r)
 		}
+		if r.Current > 0 {
+			order.current(r.Current, "the round at "+r.At.UTC().Format("15:04:05.000"))
+		}
 	}
-	m := Motion{Rounds: len(ok)}
-	if len(ok) < 2 {
+	m := Motion{Rounds: len(ok), OutOfOrder: order.signs()}
+	if len(ok) < 2 || len(m.OutOfOrder) > 0 {
 		return m
 	}
 	first, last := ok[0], ok[len(ok)-1]
@@ -189,16 +202,17 @@ func MeasureMotion(rounds []Round) Motion {
 	if span <= 0 {
 		return m
 	}
-	m.CurrentRate = (float64(last.Current) - float64(first.Current)) / span
-	m.OldestRate = (float64(last.Oldest) - float64(first.Oldest)) / span
+	currentRate := (float64(last.Current) - float64(first.Current)) / span
+	m.CurrentRate = &currentRate
+	m.OldestRate = ptr((float64(last.Oldest) - float64(first.Oldest)) / span)
 	target := float64(last.Oldest)
 	for j, r := range ok {
 		if float64(r.Current) < target {
 			continue
 		}
 		if j == 0 {
-			if m.CurrentRate > 0 {
-				m.DepthSeconds = span + (float64(r.Current)-target)/m.CurrentRate
+			if currentRate > 0 {
+				m.DepthSeconds = span + (float64(r.Current)-target)/currentRate
 				m.DepthKnown, m.DepthMethod, m.DepthBound = true, DepthMethodRVRate, DepthBoundEstimate
 			}
 			return m
@@ -212,3 +226,5 @@ func MeasureMotion(rounds []Round) Motion {
 	}
 	return m
 }
+
+func ptr(f float64) *float64 { return &f }

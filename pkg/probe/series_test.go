@@ -20,7 +20,7 @@ func near(a, b float64) bool { return math.Abs(a-b) < 1e-6 }
 func TestMeasureMotionObservedDepth(t *testing.T) {
 	m := MeasureMotion(rounds([]uint64{100, 120, 140, 160}, []uint64{90, 100, 110, 125}))
 	// 125 was current a quarter of the way from t=1s (120) to t=2s (140).
-	if !near(m.CurrentRate, 20) || !near(m.OldestRate, 35.0/3) || !m.DepthKnown || !m.DepthObserved || !near(m.DepthSeconds, 1.75) {
+	if !near(*m.CurrentRate, 20) || !near(*m.OldestRate, 35.0/3) || !m.DepthKnown || !m.DepthObserved || !near(m.DepthSeconds, 1.75) {
 		t.Fatalf("got %+v", m)
 	}
 }
@@ -28,14 +28,14 @@ func TestMeasureMotionObservedDepth(t *testing.T) {
 func TestMeasureMotionExtrapolatedDepth(t *testing.T) {
 	m := MeasureMotion(rounds([]uint64{100, 120, 140, 160}, []uint64{50, 50, 50, 50}))
 	// 50 RVs before the first round at 20 RV/s: 2.5s before it, 5.5s before the last.
-	if !m.DepthKnown || m.DepthObserved || !near(m.DepthSeconds, 5.5) || m.OldestRate != 0 {
+	if !m.DepthKnown || m.DepthObserved || !near(m.DepthSeconds, 5.5) || *m.OldestRate != 0 {
 		t.Fatalf("got %+v", m)
 	}
 }
 
 func TestMeasureMotionNoWritesNoDepth(t *testing.T) {
 	m := MeasureMotion(rounds([]uint64{100, 100, 100}, []uint64{50, 50, 50}))
-	if m.DepthKnown || m.CurrentRate != 0 || m.Rounds != 3 {
+	if m.DepthKnown || *m.CurrentRate != 0 || m.Rounds != 3 {
 		t.Fatalf("got %+v", m)
 	}
 	failed := rounds([]uint64{100, 120}, []uint64{50, 50})
@@ -89,5 +89,15 @@ func TestDateDepthNewerObjectIsALowerBound(t *testing.T) {
 	m.DateDepth(rs[1], []DatedRV{{ResourceVersion: 400, At: now.Add(-600 * time.Second), Object: "depthtest/s0", CreationOnly: true}})
 	if m.DepthBound != DepthBoundAtMost || m.DepthAtLeast != nil || !near(m.DepthSeconds, 600) {
 		t.Fatalf("only an older object: want at most 600s, got %+v", m)
+	}
+}
+
+// A current RV below one read before it (different API servers, or an
+// etcd restored) is no rate and no depth (adversary try 19: "-699.8
+// RV/s", "nothing was written").
+func TestMeasureMotionRVsBackNoRate(t *testing.T) {
+	m := MeasureMotion(rounds([]uint64{4300, 3600, 2900}, []uint64{50, 50, 50}))
+	if m.CurrentRate != nil || m.OldestRate != nil || m.DepthKnown || len(m.OutOfOrder) != 2 || m.Rounds != 3 {
+		t.Fatalf("got %+v", m)
 	}
 }

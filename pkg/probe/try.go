@@ -79,6 +79,9 @@ type Try struct {
 	// ReadTo is the newest RV a drained watch (TryWatchThrough) delivered
 	// without an error.
 	ReadTo uint64 `json:"readTo,omitempty"`
+	// EventRV is the RV of the event a watch replayed first (0 none, or
+	// not a decimal RV): the server holds it (rvOrder).
+	EventRV uint64 `json:"-"`
 	// MissedChangeRV is set when a watch from below an object's RV stayed
 	// silent: the RV of the change it should have replayed. A server whose
 	// watch cache has not seen that change yet answers this way.
@@ -215,6 +218,7 @@ func (r *Try) fromFirstEvent(ev watchstream.Event, err error, rv uint64) {
 	default:
 		r.Outcome = OutcomeOK
 		r.Evidence = fmt.Sprintf("replayed %s %s (RV %s)", ev.Type, ev.Object.Name, ev.Object.ResourceVersion)
+		r.EventRV, _ = apiclient.ParseRV(ev.Object.ResourceVersion)
 	}
 }
 

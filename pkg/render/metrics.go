@@ -19,28 +19,34 @@ func metricsKV(m *metrics.Report) [][2]string {
 	if !m.Found() {
 		return [][2]string{{"Watch-cache metrics", m.LimitText}}
 	}
-	events := optNum(m.EventsReceived)
+	events := metricNum(m, metrics.FamilyEventsReceived, m.EventsReceived)
 	if m.EventsDuringProbe != nil && m.EventRate != nil {
 		events += fmt.Sprintf(" (%s during the probe's %.1fs: %.1f/s)", fmtNum(*m.EventsDuringProbe), m.Seconds, *m.EventRate)
 	}
-	cacheRV := optNum(m.ResourceVersion)
+	cacheRV := metricNum(m, metrics.FamilyResourceVersion, m.ResourceVersion)
 	if m.CacheLag != nil {
 		cacheRV += fmt.Sprintf(" (%d behind the current RV)", *m.CacheLag)
 	}
 	terminated := optNum(m.TerminatedWatchers)
-	if m.TerminatedWatchers == nil {
+	switch {
+	case m.NotMeasured(metrics.FamilyTerminatedWatchers):
+		terminated = notMeasured
+	case m.TerminatedWatchers == nil:
 		terminated = "0 (no sample: none terminated since the server started)"
 	}
 	changes := fmt.Sprintf("%s up, %s down", changeCount(m.CapacityIncreases), changeCount(m.CapacityDecreases))
-	if m.CapacityIncreases == nil && m.CapacityDecreases == nil {
+	switch {
+	case m.NotMeasured(metrics.FamilyCapacityIncreases) || m.NotMeasured(metrics.FamilyCapacityDecreases):
+		changes = notMeasured
+	case m.CapacityIncreases == nil && m.CapacityDecreases == nil:
 		changes = "none (no sample: the capacity never changed since the server started)"
 	}
 	kv := [][2]string{
-		{"Watch-cache capacity", optNum(m.Capacity)},
+		{"Watch-cache capacity", metricNum(m, metrics.FamilyCapacity, m.Capacity)},
 		{"Capacity changes", changes},
 		{"Events received", events},
 		{"Cache RV", cacheRV},
-		{"Initializations", optNum(m.Initializations)},
+		{"Initializations", metricNum(m, metrics.FamilyInitializations, m.Initializations)},
 		{"Terminated watchers", terminated},
 	}
 	if m.ServerStarted != nil {
@@ -103,7 +109,8 @@ func (p *Printer) metricsTableHuman(first string, rows []metricsRow) error {
 		if m.EventRate != nil {
 			rate = fmt.Sprintf("%.1f", *m.EventRate)
 		}
-		t.Row(row.label, optNum(m.Capacity), optNum(m.EventsReceived), rate, optNum(m.ResourceVersion), optNum(m.Initializations), m.Limit)
+		t.Row(row.label, metricNum(m, metrics.FamilyCapacity, m.Capacity), metricNum(m, metrics.FamilyEventsReceived, m.EventsReceived), rate,
+			metricNum(m, metrics.FamilyResourceVersion, m.ResourceVersion), metricNum(m, metrics.FamilyInitializations, m.Initializations), m.Limit)
 	}
 	if read == 0 && len(notes) > 0 && sameNote(notes) {
 		p.Notef("%s", notes[0].m.Note)
@@ -130,6 +137,16 @@ func sameNote(rows []metricsRow) bool {
 		}
 	}
 	return true
+}
+
+// metricNum is the value of family in m: "?" (notMeasured) when the
+// server gave it and it could not be measured ("Counters say" names it),
+// never "-" (no series) nor 0.
+func metricNum(m *metrics.Report, family string, f *float64) string {
+	if m.NotMeasured(family) {
+		return notMeasured
+	}
+	return optNum(f)
 }
 
 func optNum(f *float64) string {

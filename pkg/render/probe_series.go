@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
@@ -85,7 +86,17 @@ func (p *Printer) ProbeSeriesSummary(s *ProbeSeries) error {
 
 func (p *Printer) probeSeriesSummaryHuman(s *ProbeSeries) error {
 	m := s.Motion
-	depth := "unknown: nothing was written during the series, so the window did not age"
+	var depth string
+	switch {
+	case len(m.OutOfOrder) > 0:
+		depth = "not measured: the current RV went back between rounds"
+	case m.CurrentRate == nil:
+		depth = "not measured: fewer than two rounds found the bound"
+	case *m.CurrentRate == 0:
+		depth = "unknown: nothing was written during the series, so the window did not age"
+	default:
+		depth = "unknown"
+	}
 	if m.DepthKnown {
 		how := "extrapolated from the write rate: the oldest RV predates the series"
 		switch m.DepthMethod {
@@ -99,10 +110,22 @@ func (p *Printer) probeSeriesSummaryHuman(s *ProbeSeries) error {
 	fmt.Fprintln(p.Out)
 	return KeyValues(p.Out, append([][2]string{
 		{"Rounds with a bound", fmt.Sprintf("%d of %d", m.Rounds, len(s.Rounds))},
-		{"Current RV advance", fmt.Sprintf("%.1f RV/s (etcd revisions: every write in the cluster)", m.CurrentRate)},
-		{"Oldest RV advance", fmt.Sprintf("%.1f RV/s (how fast the window forgets)", m.OldestRate)},
+		{"Current RV advance", rateText(m, m.CurrentRate, "etcd revisions: every write in the cluster")},
+		{"Oldest RV advance", rateText(m, m.OldestRate, "how fast the window forgets")},
 		{"Window depth", depth},
 	}, metricsKV(s.Metrics)...))
+}
+
+// rateText is one rate of the series, or why there is none: never a rate
+// of RVs that went back (adversary try 19: "-699.8 RV/s").
+func rateText(m probe.Motion, rate *float64, what string) string {
+	switch {
+	case len(m.OutOfOrder) > 0:
+		return "not measured: the current RV went back between rounds (" + strings.Join(m.OutOfOrder, "; ") + "): no rate"
+	case rate == nil:
+		return "not measured: fewer than two rounds found the bound"
+	}
+	return fmt.Sprintf("%.1f RV/s (%s)", *rate, what)
 }
 
 // padAll pads headers to the widths the rows use, so that rows printed one

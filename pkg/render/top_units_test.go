@@ -22,11 +22,11 @@ func recordedTop(t *testing.T, name string) *top.Report {
 			t.Fatal(err)
 		}
 		defer f.Close()
-		fams, _, err := metrics.ParseSelected(f, top.Families, true)
+		sel, err := metrics.ParseSelected(f, top.Families, true)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return top.Extract(fams, nil)
+		return top.Extract(sel, nil)
 	}
 	t0 := time.Date(2026, 12, 1, 20, 0, 0, 0, time.UTC)
 	s := &top.Server{Index: 1, Endpoint: "https://127.0.0.1:6443", ReadRequests: 2,

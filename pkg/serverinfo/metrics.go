@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/watchrv/kubectl-watchrv/internal/countio"
+	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
 )
 
 // The metric families read here.
@@ -55,6 +56,7 @@ type metricsScan struct {
 	cut             bool // the cap was reached first
 	read            int64
 	err             error
+	form            *metrics.Form
 }
 
 // maxMetricsLine bounds one line of /metrics (a sample with its labels).
@@ -68,7 +70,7 @@ func scanMetrics(r io.Reader, limit int64, group, resource string) *metricsScan 
 }
 
 func scanMetricsOf(r io.Reader, limit int64, group, resource string, whole bool) *metricsScan {
-	s := &metricsScan{group: group, resource: resource, gates: map[string]bool{}, cache: Unknown, whole: whole}
+	s := &metricsScan{group: group, resource: resource, gates: map[string]bool{}, cache: Unknown, whole: whole, form: metrics.NewForm()}
 	cr := &countio.Reader{R: io.LimitReader(r, limit+1)}
 	sc := bufio.NewScanner(cr)
 	sc.Buffer(make([]byte, 4096), maxMetricsLine)
@@ -113,8 +115,15 @@ func (s *metricsScan) line(l string) {
 	case l == "":
 		return
 	case strings.HasPrefix(l, "# HELP ") || strings.HasPrefix(l, "# TYPE "):
-		name, _, _ := strings.Cut(l[len("# HELP "):], " ")
+		name, typ, _ := strings.Cut(l[len("# HELP "):], " ")
 		s.family(name)
+		if strings.HasPrefix(l, "# TYPE ") {
+			// Held to a kube-apiserver's form, as every /metrics read is
+			// (metrics.Form): once, before its samples, of the right TYPE.
+			if err := s.form.Declare(name, strings.TrimSpace(typ), name == familyFeatureEnabled || name == familyCacheCapacity); err != nil {
+				s.err = fmt.Errorf("/metrics cannot be read: %w", err)
+			}
+		}
 		return
 	case strings.HasPrefix(l, "#"):
 		return
@@ -128,9 +137,17 @@ func (s *metricsScan) line(l string) {
 	if s.family(name); s.unfiltered || s.skipping {
 		return
 	}
+	if !s.form.Sample(name) {
+		s.err = errors.New(s.form.Mistyped[name] + ": not measured")
+		return
+	}
 	labels, value, err := parseSample(l[end:])
 	if err != nil {
 		s.err = fmt.Errorf("/metrics: %w (line %q)", err, shortLine(l))
+		return
+	}
+	if err := s.form.Series(name, labels); err != nil {
+		s.err = fmt.Errorf("/metrics cannot be read: %w", err)
 		return
 	}
 	switch name {

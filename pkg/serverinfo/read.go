@@ -118,7 +118,7 @@ func readMetricsOf(ctx context.Context, c *apiclient.Client, group, resource str
 		if apierrors.IsForbidden(err) {
 			return nil, ForbiddenNote
 		}
-		return nil, "/metrics not read (" + oneLine(metrics.ShortRequest(err, 2).Error()) + ")" + assumed
+		return nil, "/metrics not read (" + oneLine(metrics.ShortRequest(err).Error()) + ")" + assumed
 	}
 	// Closing early resets the stream: the server stops sending.
 	defer body.Close()

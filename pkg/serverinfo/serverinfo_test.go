@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -291,12 +292,15 @@ func TestScanMetricsDetectsAnUnfilteredServer(t *testing.T) {
 	}
 }
 
-// endless writes feature gate lines forever (a server that never ends its
-// answer, or one far larger than the cap).
+// endless writes feature gate lines forever, each gate once (a server
+// that never ends its answer, or one far larger than the cap).
 type endless struct{ n int }
 
 func (e *endless) Read(p []byte) (int, error) {
-	line := "kubernetes_feature_enabled{name=\"AAA" + strings.Repeat("x", e.n%50) + "\",stage=\"BETA\"} 1\n"
+	line := "kubernetes_feature_enabled{name=\"AAA" + strings.Repeat("x", e.n%50) + strconv.Itoa(e.n) + "\",stage=\"BETA\"} 1\n"
+	if e.n == 0 {
+		line = "# TYPE kubernetes_feature_enabled gauge\n"
+	}
 	e.n++
 	return copy(p, line), nil
 }

@@ -173,7 +173,9 @@ func (s *Server) setWatchCache() {
 		s.WatchCache, s.WatchCacheWhy = CacheOff, "its probes' 410s came from storage: watches go to the watch cache where there is one"
 	case src == probe.SourceWatchCache:
 		s.WatchCache, s.WatchCacheWhy = CacheOn, "its watch cache answered the probes' 410s"
-	case s.Metrics != nil && s.Metrics.Note == "" && !s.Metrics.Found():
+	case s.Metrics != nil && s.Metrics.Note == "" && !s.Metrics.Found() && len(s.Metrics.Unmeasured) == 0:
+		// (A series the server gave and that could not be measured is
+		// not "no series".)
 		s.WatchCache, s.WatchCacheWhy = CacheOff, "its /metrics has no watch-cache series for the resource"
 	case s.Metrics != nil && s.Metrics.Found():
 		s.WatchCache, s.WatchCacheWhy = CacheOn, "its /metrics has watch-cache series for the resource"

@@ -17,22 +17,17 @@ import (
 
 // SignsInWindow looks at one probe's answers: a watch cache that names an
 // older oldest RV than another answer of the same search named (a window
-// only moves forward on one server), or a watch that stays silent below an
-// RV the current-RV read saw a change at (its server's cache has not seen
-// that change yet).
+// only moves forward on one server: probe.WindowSigns, the probe's one
+// order of the RVs it saw), or a watch that stays silent below an RV the
+// current-RV read saw a change at (its server's cache has not seen that
+// change yet). A current RV below an RV the watches showed is the probe's
+// own failure (probe.OutOfOrderError), said in its error line.
 func SignsInWindow(w *probe.Result) []string {
 	if w == nil || w.Search == nil {
 		return nil
 	}
-	var signs []string
-	var named uint64
+	signs := probe.WindowSigns(w)
 	for _, p := range w.Search.Probes {
-		if p.OldestNamed > 0 {
-			if named > 0 && p.OldestNamed < named {
-				signs = append(signs, fmt.Sprintf("one watch cache named RV %d as its oldest, a later one RV %d: the window went backwards", named, p.OldestNamed))
-			}
-			named = max(named, p.OldestNamed)
-		}
 		if p.Outcome == probe.OutcomeTransient && p.MissedChangeRV > 0 {
 			signs = append(signs, fmt.Sprintf("a watch from RV %d stayed silent although the current-RV read saw a change after it (%s): the watch went to a server whose cache has not seen that change", p.ResourceVersion, p.Evidence))
 			break

@@ -15,18 +15,24 @@ import (
 const maxMeant = 1 << 53
 
 // Unmeasured is one sample top did not take: a value no server can mean
-// (NaN, ±Inf, a counter below zero, beyond 2^53). Its cells say "?", its
-// bounds are not checked.
+// (NaN, ±Inf, a counter below zero, beyond 2^53); or a whole family,
+// declared with a TYPE no kube-apiserver gives it (Why). Its cells say
+// "?", its bounds are not checked.
 type Unmeasured struct {
 	Family string `json:"family"`
 	// Resource the series is of ("" none: a series of the server).
 	Resource string `json:"resource,omitempty"`
 	// Value is the sample's value ("NaN", "+Inf", "1e+308", "-100").
-	Value string `json:"value"`
+	Value string `json:"value,omitempty"`
+	// Why, for a family not read at all, says why (its TYPE).
+	Why string `json:"why,omitempty"`
 }
 
 // String is the sample and why it is not measured, for a note.
 func (u Unmeasured) String() string {
+	if u.Why != "" {
+		return u.Why + ": not measured"
+	}
 	series := u.Family
 	if u.Resource != "" {
 		series += fmt.Sprintf("{resource=%q}", u.Resource)
@@ -69,8 +75,12 @@ func meant(x float64, counter bool) bool {
 }
 
 // unmeasured is why field f of gr is not measured in this sample ("" it
-// is).
+// is): its sample was no number the server can mean, or its family was
+// declared with a TYPE no kube-apiserver gives it.
 func (v *Values) unmeasured(gr schema.GroupResource, f Field) string {
+	if why := v.mistyped[v.family(f)]; why != "" {
+		return Unmeasured{Family: v.family(f), Why: why}.String()
+	}
 	return v.bad[gr][f]
 }
 

@@ -81,7 +81,8 @@ const (
 // has any series, a resource never watched since the start has none).
 func (v *Values) availability(gr schema.GroupResource, f Field) string {
 	fam := v.family(f)
-	if f.cacheField() {
+	if f.cacheField() && v.unmeasured(gr, Capacity) == "" {
+		// (A capacity not measured tells neither: no claim of a cache.)
 		series := fam
 		if v.StorageLabel && v.Series[fam] && (f == ListsCache || f == CacheFetched || f == CacheReturned) {
 			series += `{storage="watchcache"}` // the family counts storage's lists too
@@ -151,8 +152,8 @@ func (v *Values) missingFamilies() []Missing {
 	out := []Missing{}
 	seen := map[string]bool{}
 	addMissing := func(fam, reason string) {
-		if v.Series[fam] {
-			return
+		if v.Series[fam] || v.mistyped[fam] != "" {
+			return // a mistyped family is named under Unmeasured
 		}
 		if !seen[fam] {
 			seen[fam] = true
@@ -162,7 +163,7 @@ func (v *Values) missingFamilies() []Missing {
 	for f := Field(0); f < numFields; f++ {
 		fam := v.family(f)
 		switch {
-		case f.cacheField() && !v.AnyCache():
+		case f.cacheField() && !v.AnyCache() && v.mistyped[famCapacity] == "":
 			addMissing(fam, reasonNoCache)
 		case f == Objects && v.ObjectsFamily == "":
 			addMissing(famObjects+" and "+famObjectsLegacy, v.notExposed())

@@ -179,6 +179,15 @@ func unexposedOn(r *Report, c Check) Check {
 		if c.Bound == BoundRejected {
 			fams = append(fams, famAPFRejected)
 		}
+		for _, fam := range fams {
+			for _, sample := range []*Values{s.First.Values, v} {
+				if why := sample.mistyped[fam]; why != "" {
+					// Not measured at all: no row may read it, so the
+					// sum over the rows says nothing.
+					return unknownOn(Check{Bound: c.Bound, Resource: c.Resource, Flag: c.Flag, Max: c.Max}, s.Index, Unmeasured{Family: fam, Why: why}.String())
+				}
+			}
+		}
 		for _, m := range s.Missing {
 			for _, fam := range fams {
 				if m.Family == fam {

@@ -51,11 +51,11 @@ func hostileRecording(t *testing.T, name, series, value string) *Values {
 	if !done {
 		t.Fatalf("no line %s in %s", series, name)
 	}
-	fams, _, err := metrics.ParseSelected(strings.NewReader(strings.Join(lines, "\n")), Families, true)
+	sel, err := metrics.ParseSelected(strings.NewReader(strings.Join(lines, "\n")), Families, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Extract(fams, nil)
+	return Extract(sel, nil)
 }
 
 // A sample no server can mean, in either read, of a gauge or a counter,
@@ -255,11 +255,11 @@ func withoutFamily(t *testing.T, name, fam string) *Values {
 		}
 		kept = append(kept, l)
 	}
-	fams, _, err := metrics.ParseSelected(strings.NewReader(strings.Join(kept, "\n")), Families, true)
+	sel, err := metrics.ParseSelected(strings.NewReader(strings.Join(kept, "\n")), Families, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Extract(fams, nil)
+	return Extract(sel, nil)
 }
 
 // A bound is never "ok" on a family the server does not expose: with each

@@ -41,20 +41,20 @@ func Read(ctx context.Context, c *apiclient.Client, kinds KindResources) (*Sampl
 	defer body.Close()
 	s.At = time.Now()
 	cr := &countingReader{r: body}
-	fams, declared, err := metrics.ParseSelected(cr, Families, true)
+	sel, err := metrics.ParseSelected(cr, Families, true)
 	s.End, s.Bytes = time.Now(), cr.n
 	if err != nil {
 		return nil, shortRequest(apiclient.AttachRequest(err, body, "/metrics", url.Values{"name[]": Families}))
 	}
-	s.Declared = len(declared)
+	s.Declared = len(sel.Declared)
 	s.Filtered = true
-	for name := range declared {
+	for name := range sel.Declared {
 		if !wanted[name] {
 			s.Filtered = false
 			break
 		}
 	}
-	s.Values = Extract(fams, kinds)
+	s.Values = Extract(sel, kinds)
 	return s, nil
 }
 
@@ -92,4 +92,4 @@ func Request() string { return metrics.Request(len(Families)) }
 
 // shortRequest is err in the one wording of a /metrics failure
 // (metrics.ShortRequest).
-func shortRequest(err error) error { return metrics.ShortRequest(err, len(Families)) }
+func shortRequest(err error) error { return metrics.ShortRequest(err) }

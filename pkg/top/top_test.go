@@ -28,11 +28,11 @@ func recorded(t *testing.T, name string, kinds KindResources) (*Values, map[stri
 		t.Fatal(err)
 	}
 	defer f.Close()
-	fams, declared, err := metrics.ParseSelected(f, Families, true)
+	sel, err := metrics.ParseSelected(f, Families, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Extract(fams, kinds), declared
+	return Extract(sel, kinds), sel.Declared
 }
 
 var (
@@ -191,18 +191,18 @@ func TestParseSelectedTellsUnfiltered(t *testing.T) {
 		`apiserver_watch_events_sizes_bucket{group="",resource="pods",version="v1",le="+Inf"} 2` + "\n" +
 		`apiserver_watch_events_sizes_sum{group="",resource="pods",version="v1"} 900` + "\n" +
 		`apiserver_watch_events_sizes_count{group="",resource="pods",version="v1"} 2` + "\n"
-	fams, declared, err := metrics.ParseSelected(strings.NewReader(text), Families, true)
+	sel, err := metrics.ParseSelected(strings.NewReader(text), Families, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fams["other_total"] != nil || !declared["other_total"] || len(fams) != 1 {
+	if fams, declared := sel.Families, sel.Declared; fams["other_total"] != nil || !declared["other_total"] || len(fams) != 1 {
 		t.Errorf("families %v, declared %v", fams, declared)
 	}
-	v := Extract(fams, nil)
+	v := Extract(sel, nil)
 	if v.Resources[schema.GroupResource{Resource: "pods"}][EventBytes] != 900 {
 		t.Errorf("bytes: %v", v.Resources)
 	}
-	if _, _, err := metrics.ParseSelected(strings.NewReader(strings.Repeat("x", metrics.MaxSelectedLine+2)), Families, true); !errors.Is(err, metrics.ErrLineTooLong) {
+	if _, err := metrics.ParseSelected(strings.NewReader(strings.Repeat("x", metrics.MaxSelectedLine+2)), Families, true); !errors.Is(err, metrics.ErrLineTooLong) {
 		t.Errorf("a line without end: %v", err)
 	}
 }
@@ -419,11 +419,11 @@ func TestRequestsNotExposedAreNotZero(t *testing.T) {
 				kept = append(kept, l)
 			}
 		}
-		fams, _, err := metrics.ParseSelected(strings.NewReader(strings.Join(kept, "\n")), Families, true)
+		sel, err := metrics.ParseSelected(strings.NewReader(strings.Join(kept, "\n")), Families, true)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return Extract(fams, nil)
+		return Extract(sel, nil)
 	}
 	t0 := time.Now()
 	s := &Server{Index: 1, First: &Sample{At: t0, Values: strip("v1.37.2-etcd-cache-on.1")}, Second: &Sample{At: t0.Add(5 * time.Second), Values: strip("v1.37.2-etcd-cache-on.2")}}

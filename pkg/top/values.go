@@ -85,11 +85,25 @@ type Values struct {
 	bad        map[schema.GroupResource]map[Field]string
 	// apfBad: some APF rejection sample was not taken.
 	apfBad string
+	// mistyped: the families declared with a TYPE no kube-apiserver gives
+	// them (metrics.Selected.Mistyped), and why: every field read from
+	// one is not measured (unmeasured), never "not exposed" nor 0.
+	mistyped map[string]string
 }
 
 // Extract reads the families top needs from one parsed /metrics.
-func Extract(f metrics.Families, kinds KindResources) *Values {
-	v := &Values{Series: map[string]bool{}, Resources: map[schema.GroupResource]ResourceValues{}, APF: map[APFKey]float64{}}
+func Extract(sel *metrics.Selected, kinds KindResources) *Values {
+	f := sel.Families
+	v := &Values{Series: map[string]bool{}, Resources: map[schema.GroupResource]ResourceValues{}, APF: map[APFKey]float64{}, mistyped: map[string]string{}}
+	for _, name := range Families {
+		if why := sel.Mistyped[name]; why != "" {
+			v.mistyped[name] = why
+			v.Unmeasured = append(v.Unmeasured, Unmeasured{Family: name, Why: why})
+		}
+	}
+	if why := v.mistyped[famAPFRejected]; why != "" {
+		v.apfBad = Unmeasured{Family: famAPFRejected, Why: why}.String()
+	}
 	for name, fam := range f {
 		if len(fam.GetMetric()) > 0 {
 			v.Series[name] = true
@@ -168,6 +182,10 @@ type adder func(gr schema.GroupResource, field Field, family string, x float64)
 // expose both: the newer is taken).
 func (v *Values) extractObjects(f metrics.Families, add adder) {
 	for _, name := range []string{famObjects, famObjectsLegacy} {
+		if v.mistyped[name] != "" {
+			v.ObjectsFamily = name // not measured (unmeasured), never the other one's
+			return
+		}
 		fam := f[name]
 		if fam == nil || len(fam.GetMetric()) == 0 {
 			continue

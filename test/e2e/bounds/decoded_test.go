@@ -25,8 +25,9 @@ func TestDecodedAnswersAreBounded(t *testing.T) {
 	// not page it) at the plugin's item bound.
 	overLimit := []string{"the answer to GET http://", "/configmaps?", "the most the plugin reads of one page of a paged list"}
 	items := []string{"the answer to GET http://", "/configmaps?", "holds more than 1,000,000 items, the most the plugin reads of one list page"}
-	series := []string{"the answer to GET http://", "/metrics?name", "holds more than 50,000 series of the families read"}
-	line := []string{"the answer to GET http://", "/metrics?name", "has a line longer than 1 MiB"}
+	// /metrics is named short, as every /metrics failure (apiclient.RequestName), with its server.
+	series := []string{"the API server at http://127.0.0.1:", "the answer to GET /metrics (21 families)", "holds more than 50,000 series of the families read", "!name%5B%5D"}
+	line := []string{"the API server at http://127.0.0.1:", "the answer to GET /metrics (21 families)", "has a line longer than 1 MiB", "!name%5B%5D"}
 	// Small valid pages whose names add up: -o name holds them until the
 	// walk ends, within the walk's bound of what its caller keeps.
 	names := []string{"lists more than 128 MiB of what is kept of the objects", "the most one walk keeps of the objects it lists"}

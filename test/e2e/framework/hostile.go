@@ -209,14 +209,14 @@ func hostileMetrics() string {
 	r := "configmaps" + Hostile
 	var b strings.Builder
 	for _, m := range []struct {
-		name string
-		v    int
+		name, typ string
+		v         int
 	}{
-		{"apiserver_watch_cache_events_received_total", 8}, {"apiserver_watch_cache_capacity", 100},
-		{"apiserver_watch_cache_initializations_total", 1}, {"apiserver_watch_cache_resource_version", hostileListRV},
-		{"apiserver_watch_events_total", 3},
+		{"apiserver_watch_cache_events_received_total", "counter", 8}, {"apiserver_watch_cache_capacity", "gauge", 100},
+		{"apiserver_watch_cache_initializations_total", "counter", 1}, {"apiserver_watch_cache_resource_version", "gauge", hostileListRV},
+		{"apiserver_watch_events_total", "counter", 3},
 	} {
-		fmt.Fprintf(&b, "# TYPE %s counter\n%s{group=\"\",resource=\"%s\"} %d\n%s{group=\"\",resource=\"configmaps\"} %d\n", m.name, m.name, r, m.v, m.name, m.v)
+		fmt.Fprintf(&b, "# TYPE %s %s\n%s{group=\"\",resource=\"%s\"} %d\n%s{group=\"\",resource=\"configmaps\"} %d\n", m.name, m.typ, m.name, r, m.v, m.name, m.v)
 	}
 	fmt.Fprintf(&b, "# TYPE kubernetes_feature_enabled gauge\nkubernetes_feature_enabled{name=\"WatchList%s\",stage=\"BETA\"} 1\n", Hostile)
 	return b.String()

@@ -49,6 +49,9 @@ type ScriptServer struct {
 	ln     net.Listener
 	script map[string]ScriptAnswer
 	asked  sync.Map // path -> *atomic.Int64
+	// answer, when set, answers a request before the script does (true:
+	// it did): an answer that depends on the request (rvserver.go).
+	answer func(w http.ResponseWriter, r *http.Request) bool
 }
 
 // ScriptDefaults are the answers of a ScriptServer where its script has
@@ -83,6 +86,10 @@ func ScriptDefaults() map[string]ScriptAnswer {
 // StartScriptServer starts a server whose answers are ScriptDefaults with
 // script over them.
 func StartScriptServer(script map[string]ScriptAnswer) (*ScriptServer, error) {
+	return startScript(script, nil)
+}
+
+func startScript(script map[string]ScriptAnswer, answer func(w http.ResponseWriter, r *http.Request) bool) (*ScriptServer, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -91,7 +98,7 @@ func StartScriptServer(script map[string]ScriptAnswer) (*ScriptServer, error) {
 	for p, a := range script {
 		all[p] = a
 	}
-	s := &ScriptServer{ln: ln, script: all}
+	s := &ScriptServer{ln: ln, script: all, answer: answer}
 	s.srv = &http.Server{Handler: http.HandlerFunc(s.serve), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = s.srv.Serve(ln) }()
 	return s, nil
@@ -133,6 +140,9 @@ func (s *ScriptServer) Kubeconfig(dir string) (string, error) {
 func (s *ScriptServer) serve(w http.ResponseWriter, r *http.Request) {
 	n, _ := s.asked.LoadOrStore(r.URL.Path, new(atomic.Int64))
 	n.(*atomic.Int64).Add(1)
+	if s.answer != nil && s.answer(w, r) {
+		return
+	}
 	key := r.URL.Path
 	if r.URL.Query().Get("watch") != "" {
 		key += "?watch"

@@ -1,0 +1,74 @@
+package framework
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// RVScript is how a ScriptServer's collections (configmaps and
+// deployments, in a namespace or across all) answer by RV, as the
+// adversary's fake of try 19 did: each list answers the next of Currents
+// as its current RV (the last one again and again); a watch from below
+// Oldest is refused as a watch cache refuses it, with a 410 that names
+// Named as the oldest (Oldest when 0), and one from Oldest or above
+// replays a change of the one object at its RV + 1. One API server's RVs
+// never go back: Currents that do, or a Named above the current RV, are
+// what different servers behind one address answer.
+type RVScript struct {
+	Currents      []uint64
+	Oldest, Named uint64
+}
+
+// ServeRVScript starts a ScriptServer (its defaults elsewhere) whose
+// collections answer by rs, closed when t ends, and writes its
+// kubeconfig.
+func ServeRVScript(t testing.TB, rs RVScript) (*ScriptServer, string) {
+	t.Helper()
+	var mu sync.Mutex
+	lists := 0
+	answer := func(w http.ResponseWriter, r *http.Request) bool {
+		p := r.URL.Path
+		if !strings.HasSuffix(p, "/configmaps") && !strings.HasSuffix(p, "/deployments") {
+			return false
+		}
+		w.Header().Set("Content-Type", "application/json")
+		kind := "ConfigMap"
+		if strings.HasSuffix(p, "/deployments") {
+			kind = "Deployment"
+		}
+		q := r.URL.Query()
+		if q.Get("watch") == "" {
+			mu.Lock()
+			cur := rs.Currents[min(lists, len(rs.Currents)-1)]
+			lists++
+			mu.Unlock()
+			fmt.Fprintf(w, `{"kind":"%sList","apiVersion":"v1","metadata":{"resourceVersion":"%d"},"items":[%s]}`, kind, cur, faultItem)
+			return true
+		}
+		rv, _ := strconv.ParseUint(q.Get("resourceVersion"), 10, 64)
+		if rv < rs.Oldest {
+			named := rs.Named
+			if named == 0 {
+				named = rs.Oldest
+			}
+			fmt.Fprintf(w, `{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: %d (%d)","reason":"Expired","code":410}}`+"\n", rv, named)
+			return true
+		}
+		fmt.Fprintf(w, `{"type":"ADDED","object":{"kind":"%s","apiVersion":"v1","metadata":{"name":"a","namespace":"default","resourceVersion":"%d"}}}`+"\n", kind, rv+1)
+		return true
+	}
+	s, err := startScript(nil, answer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	kc, err := s.Kubeconfig(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, kc
+}
