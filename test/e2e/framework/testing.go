@@ -111,7 +111,9 @@ func RunUnderMemoryLimit(t testing.TB, limit int64, kubeconfig string, timeout t
 	return runPlugin(t, []string{"prlimit", fmt.Sprintf("--as=%d", limit), "--"}, t.TempDir(), kubeconfig, nil, timeout, args...)
 }
 
-func runPlugin(t testing.TB, prefix []string, home, kubeconfig string, stdin []byte, timeout time.Duration, args ...string) Result {
+// pluginArgv is the command line of one run of the plugin: prefix (a
+// prlimit), the plugin, the kubeconfig (none when empty), args.
+func pluginArgv(t testing.TB, prefix []string, kubeconfig string, args []string) (bin string, argv, withKubeconfig []string) {
 	t.Helper()
 	bin, err := PluginBinary()
 	if err != nil {
@@ -120,9 +122,14 @@ func runPlugin(t testing.TB, prefix []string, home, kubeconfig string, stdin []b
 	if kubeconfig != "" {
 		args = append([]string{"--kubeconfig", kubeconfig}, args...)
 	}
+	return bin, append(append(append([]string{}, prefix...), bin), args...), args
+}
+
+func runPlugin(t testing.TB, prefix []string, home, kubeconfig string, stdin []byte, timeout time.Duration, args ...string) Result {
+	t.Helper()
+	bin, argv, args := pluginArgv(t, prefix, kubeconfig, args)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	argv := append(append(append([]string{}, prefix...), bin), args...)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), "NO_COLOR=1", "KUBECONFIG=/nonexistent-watchrv-e2e", "HOME="+home)
 	var out, errb bytes.Buffer
@@ -131,7 +138,7 @@ func runPlugin(t testing.TB, prefix []string, home, kubeconfig string, stdin []b
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
 	start := time.Now()
-	err = cmd.Run()
+	err := cmd.Run()
 	r := Result{Stdout: out.String(), Stderr: errb.String(), Duration: time.Since(start)}
 	if ps := cmd.ProcessState; ps != nil {
 		r.MaxRSS = maxRSS(ps)
@@ -167,18 +174,13 @@ func noPanic(t testing.TB, args []string, r Result) {
 // buffers would wait; a terminal does not.
 func RunToExit(t testing.TB, limit int64, home, kubeconfig string, timeout time.Duration, args ...string) Result {
 	t.Helper()
-	bin, err := PluginBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if kubeconfig != "" {
-		args = append([]string{"--kubeconfig", kubeconfig}, args...)
-	}
-	argv := append([]string{bin}, args...)
+	var prefix []string
 	if limit > 0 {
 		// prlimit execs the plugin: the process waited for is the plugin's.
-		argv = append([]string{"prlimit", fmt.Sprintf("--as=%d", limit), "--"}, argv...)
+		prefix = []string{"prlimit", fmt.Sprintf("--as=%d", limit), "--"}
 	}
+	bin, argv, args := pluginArgv(t, prefix, kubeconfig, args)
+	var err error
 	dir := t.TempDir()
 	files := [2]*os.File{}
 	for i, name := range []string{"stdout", "stderr"} {

@@ -44,22 +44,7 @@ func TestNamespacesAndNamesStayInTheirPath(t *testing.T) {
 		}
 	}
 	// The same namespace from the kubeconfig's context, not from -n.
-	ctxKubeconfig := filepath.Join(t.TempDir(), "dotdot.kubeconfig")
-	if err := os.WriteFile(ctxKubeconfig, []byte(fmt.Sprintf(`apiVersion: v1
-kind: Config
-clusters:
-- name: c
-  cluster: {server: %q, certificate-authority: %q}
-users:
-- name: u
-  user: {token: %q}
-contexts:
-- name: c
-  context: {cluster: c, user: u, namespace: "../../../api/v1/namespaces/kube-system/secrets"}
-current-context: c
-`, a.URL, a.CAFile, framework.AdminToken)), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	ctxKubeconfig := contextNamespaceKubeconfig(t, a, "../../../api/v1/namespaces/kube-system/secrets")
 	for label, args := range commands {
 		t.Run("context namespace/"+label, func(t *testing.T) {
 			wantUsage(t, framework.Run(t, ctxKubeconfig, time.Minute, args...), "the namespace of the kubeconfig's context")
@@ -131,22 +116,7 @@ func hasRequest(events []framework.AuditEvent, prefix string) bool {
 func TestContextNamespaceIsReadOnlyWhereUsed(t *testing.T) {
 	a := shared.APIServers[0]
 	for _, bad := range []string{"../../../api/v1/namespaces/kube-system/secrets", "ns\x1b[2J", "UPPER"} {
-		kc := filepath.Join(t.TempDir(), "ctxns.kubeconfig")
-		if err := os.WriteFile(kc, []byte(fmt.Sprintf(`apiVersion: v1
-kind: Config
-clusters:
-- name: c
-  cluster: {server: %q, certificate-authority: %q}
-users:
-- name: u
-  user: {token: %q}
-contexts:
-- name: c
-  context: {cluster: c, user: u, namespace: %q}
-current-context: c
-`, a.URL, a.CAFile, framework.AdminToken, bad)), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		kc := contextNamespaceKubeconfig(t, a, bad)
 		for label, args := range map[string][]string{
 			"list -A":                          {"list", "configmaps", "-A", "--rv-only"},
 			"list namespaces":                  {"list", "namespaces", "--rv-only"},
@@ -169,4 +139,27 @@ current-context: c
 		// Where the namespace is read, it is still refused.
 		wantUsage(t, framework.Run(t, kc, time.Minute, "list", "configmaps"), "the namespace of the kubeconfig's context")
 	}
+}
+
+// contextNamespaceKubeconfig is a kubeconfig of API server a whose
+// context's namespace is ns.
+func contextNamespaceKubeconfig(t *testing.T, a *framework.APIServer, ns string) string {
+	t.Helper()
+	kc := filepath.Join(t.TempDir(), "ctxns.kubeconfig")
+	if err := os.WriteFile(kc, []byte(fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: c
+  cluster: {server: %q, certificate-authority: %q}
+users:
+- name: u
+  user: {token: %q}
+contexts:
+- name: c
+  context: {cluster: c, user: u, namespace: %q}
+current-context: c
+`, a.URL, a.CAFile, framework.AdminToken, ns)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return kc
 }
