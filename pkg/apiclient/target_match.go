@@ -18,42 +18,61 @@ import (
 // nothing it says of the collection is the collection's (adversary try
 // 19: an answer that ignored fieldSelector=metadata.name=a was shown as
 // object a). The selectors are read with the API server's own parsers, so
-// both judge alike; one that does not parse judges nothing.
-func (t Target) Excludes(m ItemMeta) string {
-	if t.Resource.Namespaced && t.Namespace != "" && m.Namespace != t.Namespace {
-		return fmt.Sprintf("%s is in namespace %q, not %q", objectName(m), text.Echo(m.Namespace), t.Namespace)
-	}
+// both judge alike; one that does not parse judges nothing. Excludes
+// parses them at each call: a caller that judges many objects keeps
+// t.Matcher().
+func (t Target) Excludes(m ItemMeta) string { return t.Matcher()(m) }
+
+// Matcher is Excludes with t's selectors parsed once.
+func (t Target) Matcher() func(ItemMeta) string {
+	var lsel labels.Selector
 	if t.LabelSelector != "" {
-		if sel, err := labels.Parse(t.LabelSelector); err == nil && !sel.Matches(labels.Set(m.Labels)) {
+		if sel, err := labels.Parse(t.LabelSelector); err == nil {
+			lsel = sel
+		}
+	}
+	var terms []fields.Requirement
+	if t.FieldSelector != "" {
+		if sel, err := fields.ParseSelector(t.FieldSelector); err == nil {
+			terms = sel.Requirements()
+		}
+	}
+	return func(m ItemMeta) string {
+		if t.Resource.Namespaced && t.Namespace != "" && m.Namespace != t.Namespace {
+			return fmt.Sprintf("%s is in namespace %q, not %q", objectName(m), text.Echo(m.Namespace), t.Namespace)
+		}
+		if lsel != nil && !lsel.Matches(labels.Set(m.Labels)) {
 			return fmt.Sprintf("%s does not match the label selector %q", objectName(m), text.Echo(t.LabelSelector))
 		}
-	}
-	if t.FieldSelector == "" {
-		return ""
-	}
-	sel, err := fields.ParseSelector(t.FieldSelector)
-	if err != nil {
-		return ""
-	}
-	for _, r := range sel.Requirements() {
-		var have string
-		switch r.Field {
-		case "metadata.name":
-			have = m.Name
-		case "metadata.namespace":
-			have = m.Namespace
-		default:
-			continue
+		for _, r := range terms {
+			if why := fieldExcludes(r, m); why != "" {
+				return why
+			}
 		}
-		switch r.Operator {
-		case selection.Equals, selection.DoubleEquals:
-			if have != r.Value {
-				return fmt.Sprintf("%s does not match the field selector %s=%s", objectName(m), r.Field, text.Echo(r.Value))
-			}
-		case selection.NotEquals:
-			if have == r.Value {
-				return fmt.Sprintf("%s does not match the field selector %s!=%s", objectName(m), r.Field, text.Echo(r.Value))
-			}
+		return ""
+	}
+}
+
+// fieldExcludes judges one field term on metadata.name or
+// metadata.namespace ("" for other fields).
+func fieldExcludes(r fields.Requirement, m ItemMeta) string {
+	var have string
+	switch r.Field {
+	case "metadata.name":
+		have = m.Name
+	case "metadata.namespace":
+		have = m.Namespace
+	default:
+		return ""
+	}
+	switch r.Operator {
+	case selection.Equals, selection.DoubleEquals:
+		if have != r.Value {
+			return fmt.Sprintf("%s does not match the field selector %s=%s", objectName(m), r.Field, text.Echo(r.Value))
+		}
+	case selection.NotEquals:
+		if have == r.Value {
+			return fmt.Sprintf("%s does not match the field selector %s!=%s", objectName(m), r.Field, text.Echo(r.Value))
 		}
 	}
 	return ""

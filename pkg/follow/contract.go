@@ -35,7 +35,10 @@ func (s *Session) openFloor(start string) {
 // breachOf says how the change m breaks the contract ("" when it does
 // not), and moves the floor past it.
 func (s *Session) breachOf(m apiclient.ItemMeta) string {
-	if why := s.Target.Excludes(m); why != "" {
+	if s.excludes == nil {
+		s.excludes = s.Target.Matcher()
+	}
+	if why := s.excludes(m); why != "" {
 		return "outside the request: " + why
 	}
 	n, ok := rv.Parse(m.ResourceVersion)

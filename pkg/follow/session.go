@@ -101,8 +101,10 @@ type Session struct {
 	// yet; its first event other than ERROR makes the state known.
 	statePending bool
 	mixing       mixingDetector
-	// floor is the RV the open stream's next change must be after.
-	floor contractFloor
+	// floor is the RV the open stream's next change must be after;
+	// excludes is Target.Matcher, built at the first event.
+	floor    contractFloor
+	excludes func(apiclient.ItemMeta) string
 	// relisted: a relist happened and no event has arrived since.
 	relisted bool
 	// streamingList: a streaming list is delivering its initial state

@@ -115,6 +115,7 @@ func walkOnce(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Wa
 	var maxRV uint64
 	opts := o.PageOptions
 	ends := newEndCheck(t.CollectionPath())
+	excludes := t.Matcher()
 	var kept int64 // what the caller keeps of the items so far (Keeps)
 	for i := 1; ; i++ {
 		// Each item is seen as the page streams, and kept only by onItem.
@@ -133,7 +134,7 @@ func walkOnce(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Wa
 			}
 			if j >= delivered {
 				delivered = j + 1
-				if why := t.Excludes(it); why != "" {
+				if why := excludes(it); why != "" {
 					a.Excluded++
 					if a.ExcludedFirst == "" {
 						a.ExcludedFirst = why
