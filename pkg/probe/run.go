@@ -30,6 +30,10 @@ type Options struct {
 	// resource (--all's one watch per resource), which the search takes
 	// as its first probe instead of sending it again.
 	first *Try
+	// witness is the /metrics read that tells whether a watch cache
+	// serves a resource (confirmStarts), shared by the resources of one
+	// --all run; nil: each Run reads its own when it needs it.
+	witness *cacheWitness
 }
 
 // Verification is the proof of the bound: one watch on each side of it.
@@ -88,6 +92,7 @@ func Run(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options
 	if o.first != nil {
 		watch = seeded(watch, *o.first)
 	}
+	watch = confirmedWatch(watch, c, t, o, w.Current)
 	try, etcd := etcdListProbe(c, t, watch, w.Current, b)
 	w.Search = Search(ctx, w.Current, try, o.Search)
 	if w.Err = w.Search.Err; w.Err != nil {

@@ -189,6 +189,7 @@ func (r *runWide) fast(ctx context.Context, c *apiclient.Client, t apiclient.Tar
 	watch := adaptiveProbe(func(ctx context.Context, rv uint64, po TryOptions) Try {
 		return TryWatch(ctx, c, t, rv, po)
 	}, o.Try, 0, o.slowest)
+	watch = confirmedWatch(watch, c, t, o, w.Current)
 	sr := &SearchResult{Current: w.Current, FirstSucceeding: w.Current}
 	w.Search = sr
 	first, err := sr.attempt(ctx, watch, 1, o.Search)

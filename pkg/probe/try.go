@@ -79,6 +79,10 @@ type Try struct {
 	// ReadTo is the newest RV a drained watch (TryWatchThrough) delivered
 	// without an error.
 	ReadTo uint64 `json:"readTo,omitempty"`
+	// Confirmation are the requests sent to confirm this answer before it
+	// was claimed (confirmStarts): the exact list at RV+1, and, when a
+	// longer watch decided, the first, silent watch before it.
+	Confirmation []Try `json:"confirmation,omitempty"`
 	// MissedChangeRV is set when a watch from below an object's RV stayed
 	// silent: the RV of the change it should have replayed. A server whose
 	// watch cache has not seen that change yet answers this way.
