@@ -108,10 +108,11 @@ func (r Try) Err() error {
 	return r.asError()
 }
 
-// timeFrom sets the try's latency: from start to now on clk (deferred by
-// each try, so that every return path is timed).
-func (r *Try) timeFrom(clk clock.PassiveClock, start time.Time) {
-	r.Latency = clk.Since(start)
+// timeFrom sets the try's latency from sw (deferred by each try, so that
+// every return path is timed): from its start to now, less the
+// client-side rate limiters' waits (apiclient.Stopwatch).
+func (r *Try) timeFrom(sw *apiclient.Stopwatch) {
+	r.Latency = sw.Elapsed()
 	r.LatencyMillis = float64(r.Latency.Microseconds()) / 1000
 }
 
@@ -163,7 +164,8 @@ func TryWatch(ctx context.Context, c *apiclient.Client, t apiclient.Target, rv u
 	if !takeToken(ctx, opts.Budget, &res) {
 		return res
 	}
-	defer res.timeFrom(clk, clk.Now())
+	ctx, sw := apiclient.StartStopwatchOn(ctx, clk)
+	defer res.timeFrom(sw)
 	// The server ends the watch by itself shortly after the wait, in case
 	// the close below never reaches it.
 	wo := watchstream.Options{ResourceVersion: strconv.FormatUint(rv, 10), RVSet: true, TimeoutSeconds: int64(opts.Wait/time.Second) + 2}
