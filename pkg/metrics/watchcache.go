@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
+	"strings"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
@@ -125,6 +127,9 @@ type WatchCache struct {
 	// none).
 	CapacityIncreases *float64 `json:"capacityIncreases,omitempty"`
 	CapacityDecreases *float64 `json:"capacityDecreases,omitempty"`
+	// NoSample are the counter families read as 0 for the resource
+	// (countersNoSampleIsZero): exposed, with no series for it yet.
+	NoSample []string `json:"noSample,omitempty"`
 }
 
 // Found reports whether the server has a watch cache series for the resource.
@@ -184,8 +189,57 @@ func (f Families) Pick(group, resource string) WatchCache {
 	if w.EtcdBookmarks = get(FamilyBookmarks); w.EtcdBookmarks == nil {
 		w.EtcdBookmarks = get(FamilyBookmarksLegacy)
 	}
+	w.countersNoSampleIsZero(f)
 	return w
 }
+
+// countersNoSampleIsZero is the one rule for a watch-cache counter that
+// has no series for a resource (probe --metrics and probe --all --metrics
+// read it here; top's availability applies the same): a counter has no
+// series before its first increment, so for a resource whose watch cache
+// this /metrics shows, a counter family the server exposes (it has series
+// for other resources) counts 0 for it: nothing counted yet (fresh user
+// try 19 #6: secrets, with no event since the server started, read "the
+// server exposes the capacity or the events received, not both"). Only a
+// family absent altogether is not exposed (nil). A value that is no
+// number stays unmeasured, never 0.
+func (w *WatchCache) countersNoSampleIsZero(f Families) {
+	if !w.Found() {
+		return // no watch cache here for the resource: nothing to count
+	}
+	for _, c := range []struct {
+		family string
+		field  **float64
+	}{
+		{FamilyEventsReceived, &w.EventsReceived},
+		{FamilyInitializations, &w.Initializations},
+		{FamilyTerminatedWatchers, &w.TerminatedWatchers},
+		{FamilyCapacityIncreases, &w.CapacityIncreases},
+		{FamilyCapacityDecreases, &w.CapacityDecreases},
+	} {
+		if *c.field != nil || len(f[c.family].GetMetric()) == 0 || w.unmeasured(c.family) {
+			continue
+		}
+		zero := 0.0
+		*c.field = &zero
+		w.NoSample = append(w.NoSample, c.family)
+	}
+}
+
+// unmeasured reports whether family's series for the resource was no
+// number (Unmeasured).
+func (w *WatchCache) unmeasured(family string) bool {
+	for _, u := range w.Unmeasured {
+		if strings.HasPrefix(u, family+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// ReadAsZero reports whether family was read as 0 for the resource: no
+// series of its own, its family exposed (countersNoSampleIsZero).
+func (w WatchCache) ReadAsZero(family string) bool { return slices.Contains(w.NoSample, family) }
 
 func value(m *dto.Metric) float64 {
 	switch {
