@@ -96,8 +96,10 @@ func confirmStarts(watch, list, long TryFunc, w cacheAnswer, current uint64) Try
 		case d.Outcome == OutcomeExpired:
 			refused = true
 			d.Evidence = fmt.Sprintf("%s (%s: this 410 came later than that wait)", d.Evidence, first)
-		case d.Outcome == OutcomeOK && d.Silent:
+		case d.Outcome == OutcomeOK && d.Silent && l.Outcome == OutcomeExpired:
 			d.Evidence = fmt.Sprintf("accepted, and no error within %s, though %s: a watch storage served would have been refused by now, so a watch cache serves it and its window reaches RV %d", d.Latency.Round(time.Millisecond), first, rv)
+		case d.Outcome == OutcomeOK && d.Silent:
+			d.Evidence = fmt.Sprintf("accepted, and no error within %s (%s): a 410, from storage or a watch cache, would have come by now", d.Latency.Round(time.Millisecond), first)
 		default:
 			d.Evidence = fmt.Sprintf("%s (%s)", d.Evidence, first)
 		}
