@@ -53,7 +53,9 @@ E2E_LONG_TEST_NAMES := TestCaptureWatchStreams \
                        TestServersSuggestionsPasteWithEndpoints \
                        TestTopCacheOff \
                        TestProbeAllServersDialsARefusingServerOnce \
-                       TestProbeServersAsksASilentServerOnce
+                       TestProbeServersAsksASilentServerOnce \
+                       TestProbeSlowStorage410IsNeverNothingExpired \
+                       TestProbeSilentStartOnAServerThatCompactedItsStorage
 empty :=
 space := $(empty) $(empty)
 E2E_LONG_TESTS := $(subst $(space),|,$(strip $(E2E_LONG_TEST_NAMES)))

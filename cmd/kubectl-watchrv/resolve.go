@@ -382,8 +382,13 @@ func nameSelector(name, fieldSelector string) string {
 func validateRV(cmd *cobra.Command, flag, value string) error {
 	digits := value != "" && strings.Trim(value, "0123456789") == ""
 	if !rv.Valid(value) && !digits {
+		// What omitting the flag does, for each flag (fresh user try 19
+		// #12: --from-rv said "omit it for a consistent read").
 		hint := fmt.Sprintf("0 means any; omit --%s for a consistent read", flag)
-		if cmd != nil && cmd.Name() == "explain-error" {
+		switch {
+		case flag == "from-rv":
+			hint = "a decimal RV above 0; omit --from-rv to judge a reconnect from the newest current RV"
+		case cmd != nil && cmd.Name() == "explain-error":
 			hint = "give the RV the request asked for, as the error or its request names it"
 		}
 		return usageErrorf(cmd, "--%s %q is not a resourceVersion: etcd-backed API servers use decimal numbers such as 12345 (%s)", flag, value, hint)

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/watchrv/kubectl-watchrv/internal/rv"
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
 	"github.com/watchrv/kubectl-watchrv/pkg/servers"
@@ -34,7 +35,7 @@ func (s *serversFlags) addServersFlags(f *pflag.FlagSet, withFromRV bool) {
 	f.BoolVar(&s.Servers, "servers", false, "Every API server behind the address, one row each (found in the kubernetes EndpointSlices; dialled directly with the kubeconfig's credentials, proxy-url and TLS name)")
 	f.StringSliceVar(&s.Endpoints, "endpoints", nil, "The API servers by hand, host:port each (e.g. 10.0.0.1:6443,10.0.0.2:6443); implies --servers")
 	if withFromRV {
-		f.StringVar(&s.FromRV, "from-rv", "", "With --servers: say what each server does with an informer's reconnect from this RV (default: the newest current RV)")
+		f.StringVar(&s.FromRV, "from-rv", "", "With --servers: say what each server does with an informer's reconnect from this RV, a decimal RV above 0 (default: the newest current RV)")
 	}
 }
 
@@ -62,6 +63,12 @@ func (s *serversFlags) validateServers(cmd *cobra.Command, conflict string) erro
 		}
 		if err := validateRV(cmd, "from-rv", s.FromRV); err != nil {
 			return err
+		}
+		if n, _ := rv.Parse(s.FromRV); n == 0 {
+			// RV 0 is "any": a watch from it is never refused, so it
+			// asks nothing of the servers (it was replaced by the
+			// newest current RV without a word: fresh user try 19 #12).
+			return usageErrorf(cmd, "--from-rv %s is no reconnect point: a watch from RV 0 starts from any state and no server refuses it (no 410, no 504); give the RV the informer holds (a decimal RV above 0), or omit --from-rv to judge a reconnect from the newest current RV", text.Echo(s.FromRV))
 		}
 	}
 	if errors.Is(s.endpointsErr, servers.ErrNoEndpoint) {

@@ -135,3 +135,52 @@ func TestCompleteDerivesServerFlags(t *testing.T) {
 		t.Fatalf("fromRV %d, endpoints %v", o.fromRV, o.endpoints)
 	}
 }
+
+// Fresh user try 19 #12: --from-rv abc said "omit --from-rv for a
+// consistent read" (omitting it means the newest current RV), and
+// --from-rv 0 was replaced by the newest current RV without a word. Each
+// refusal says what omitting the flag does; 0 is refused, never dropped.
+func TestFromRVRefusalsSayWhatOmittingDoes(t *testing.T) {
+	t.Setenv("KUBECONFIG", "/nonexistent-watchrv-unit")
+	for _, tc := range []struct {
+		value string
+		want  []string
+	}{
+		{"abc", []string{`--from-rv "abc" is not a resourceVersion`, "omit --from-rv to judge a reconnect from the newest current RV"}},
+		{"0", []string{"--from-rv 0 is no reconnect point", "no server refuses it", "omit --from-rv to judge a reconnect from the newest current RV"}},
+		{"000", []string{"--from-rv 000 is no reconnect point"}},
+	} {
+		o := &ProbeOptions{RootOptions: &RootOptions{ConfigFlags: genericclioptions.NewConfigFlags(true)}}
+		cmd := probeCommand(o)
+		if err := cmd.ParseFlags([]string{"--endpoints", "10.0.0.1:6443", "--from-rv", tc.value, "cm"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := o.Complete(cmd, cmd.Flags().Args()); err != nil {
+			t.Fatal(err)
+		}
+		err := o.Validate(cmd, cmd.Flags().Args())
+		if err == nil || exitCode(err) != ExitUsage {
+			t.Fatalf("--from-rv %s: want a usage error, got %v", tc.value, err)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("--from-rv %s: %q lacks %q", tc.value, err, w)
+			}
+		}
+		if strings.Contains(err.Error(), "consistent read") {
+			t.Errorf("--from-rv %s: %q: omitting --from-rv is no consistent read", tc.value, err)
+		}
+	}
+	// list --rv keeps its own: omitting it is a consistent read.
+	o := &ListOptions{RootOptions: &RootOptions{ConfigFlags: genericclioptions.NewConfigFlags(true)}}
+	cmd := listCommand(o)
+	if err := cmd.ParseFlags([]string{"--rv", "abc", "cm"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Complete(cmd, cmd.Flags().Args()); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Validate(cmd); err == nil || !strings.Contains(err.Error(), "omit --rv for a consistent read") {
+		t.Fatalf("list --rv abc: %v", err)
+	}
+}

@@ -70,6 +70,9 @@ func (l *deadlineLimiter) Wait(ctx context.Context) error {
 	}
 	t := l.clock.NewTimer(delay)
 	defer t.Stop()
+	// Every wait is left out of the durations the plugin prints
+	// (Stopwatch): they are its own pacing, not the server's time.
+	defer func() { notePaced(ctx, l.clock.Since(now)) }()
 	select {
 	case <-t.C():
 		return nil

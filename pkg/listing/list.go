@@ -113,11 +113,14 @@ func List(ctx context.Context, c *apiclient.Client, t apiclient.Target, o PageOp
 // handing each item to each (nil: none) and keeping none: Page.Items stays
 // nil, Page.Count says how many there were.
 func listEach(ctx context.Context, c *apiclient.Client, t apiclient.Target, o PageOptions, each func(int, ItemMeta)) (*Page, error) {
+	// The page's time is the server's: the client-side rate limiters'
+	// waits (--qps's token below, the REST client's own in Get) are left
+	// out (apiclient.Stopwatch).
+	ctx, sw := apiclient.StartStopwatch(ctx)
 	if err := o.Budget.Take(ctx); err != nil {
 		return nil, err
 	}
 	q := o.Query(t)
-	start := time.Now()
 	body, err := c.Get(ctx, t.CollectionPath(), q, apiclient.AcceptMetadataList)
 	if err != nil {
 		return nil, err
@@ -149,7 +152,7 @@ func listEach(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Pa
 		RemainingItemCount: head.RemainingItemCount,
 		Count:              n,
 		Bytes:              cr.N,
-		Duration:           time.Since(start),
+		Duration:           sw.Elapsed(),
 		URL:                apiclient.URL(t.CollectionPath(), q),
 	}, nil
 }

@@ -95,12 +95,12 @@ func (r *WalkResult) Final() *Attempt { return &r.Attempts[len(r.Attempts)-1] }
 // Walk reads the collection page by page. onItem (may be nil) sees every
 // item's metadata once, in order; nothing of the items is kept.
 func Walk(ctx context.Context, c *apiclient.Client, t apiclient.Target, o WalkOptions, onItem func(ItemMeta)) (*WalkResult, error) {
-	start := time.Now()
+	ctx, sw := apiclient.StartStopwatch(ctx) // the rate limiters' waits left out
 	res := &WalkResult{}
 	for {
 		a, err := walkOnce(ctx, c, t, o, onItem)
 		res.Attempts = append(res.Attempts, a)
-		res.Duration = time.Since(start)
+		res.Duration = sw.Elapsed()
 		if err == nil {
 			return res, nil
 		}

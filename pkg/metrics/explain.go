@@ -55,7 +55,16 @@ func explainWindow(r Report, before *WatchCache, p ProbeFacts) (string, string, 
 	case r.InitializationsDuringProbe > 0:
 		return LimitReinitialized, fmt.Sprintf("the watch cache was initialized again %s time(s) while the probe ran: its window restarted at the new initialization, and the window measured may be from before or after it; probe again", num(r.InitializationsDuringProbe)), ev
 	case r.Capacity == nil || r.EventsReceived == nil:
-		return LimitUnknown, "the server exposes the capacity or the events received, not both: the counters cannot explain the window", ev
+		// A family exposed with no series for the resource is 0 by now
+		// (countersNoSampleIsZero): only one absent altogether is here.
+		var missing []string
+		if r.Capacity == nil {
+			missing = append(missing, FamilyCapacity)
+		}
+		if r.EventsReceived == nil {
+			missing = append(missing, FamilyEventsReceived)
+		}
+		return LimitUnknown, "this server does not expose " + strings.Join(missing, " or ") + " (no series at all): the counters cannot explain the window", ev
 	case !p.Found || (p.Source != "watch-cache" && p.Source != "none"):
 		return LimitUnknown, "the probe measured no window of a watch cache to explain (see Answered by)", ev
 	}
@@ -135,6 +144,8 @@ func (r Report) evidence() []string {
 		switch {
 		case r.NotMeasured(name):
 			out = append(out, name+" not measured")
+		case r.ReadAsZero(name):
+			out = append(out, name+" 0 (no sample)")
 		case v != nil:
 			out = append(out, name+" "+num(*v))
 		case none != "":

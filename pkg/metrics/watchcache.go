@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -131,6 +132,9 @@ type WatchCache struct {
 	// none).
 	CapacityIncreases *float64 `json:"capacityIncreases,omitempty"`
 	CapacityDecreases *float64 `json:"capacityDecreases,omitempty"`
+	// NoSample are the counter families read as 0 for the resource
+	// (countersNoSampleIsZero): exposed, with no series for it yet.
+	NoSample []string `json:"noSample,omitempty"`
 }
 
 // NotMeasured reports whether family could not be measured (a value no
@@ -218,8 +222,46 @@ func (f Families) pick(group, resource string, mistyped map[string]string) Watch
 		// A restart between the two reads cannot be told.
 		w.Unmeasured = append(w.Unmeasured, why)
 	}
+	w.countersNoSampleIsZero(f)
 	return w
 }
+
+// countersNoSampleIsZero is the one rule for a watch-cache counter that
+// has no series for a resource (probe --metrics and probe --all --metrics
+// read it here; top's availability applies the same): a counter has no
+// series before its first increment, so for a resource whose watch cache
+// this /metrics shows, a counter family the server exposes (it has series
+// for other resources) counts 0 for it: nothing counted yet (fresh user
+// try 19 #6: secrets, with no event since the server started, read "the
+// server exposes the capacity or the events received, not both"). Only a
+// family absent altogether is not exposed (nil). A value that is no
+// number stays unmeasured, never 0.
+func (w *WatchCache) countersNoSampleIsZero(f Families) {
+	if !w.Found() {
+		return // no watch cache here for the resource: nothing to count
+	}
+	for _, c := range []struct {
+		family string
+		field  **float64
+	}{
+		{FamilyEventsReceived, &w.EventsReceived},
+		{FamilyInitializations, &w.Initializations},
+		{FamilyTerminatedWatchers, &w.TerminatedWatchers},
+		{FamilyCapacityIncreases, &w.CapacityIncreases},
+		{FamilyCapacityDecreases, &w.CapacityDecreases},
+	} {
+		if *c.field != nil || len(f[c.family].GetMetric()) == 0 || w.NotMeasured(c.family) {
+			continue
+		}
+		zero := 0.0
+		*c.field = &zero
+		w.NoSample = append(w.NoSample, c.family)
+	}
+}
+
+// ReadAsZero reports whether family was read as 0 for the resource: no
+// series of its own, its family exposed (countersNoSampleIsZero).
+func (w WatchCache) ReadAsZero(family string) bool { return slices.Contains(w.NoSample, family) }
 
 func value(m *dto.Metric) float64 {
 	switch {

@@ -119,3 +119,45 @@ func TestPickLeavesOutValuesNoServerCanMean(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Fresh user try 19 #6, on the recorded v1.37.2 /metrics: secrets has a
+// watch cache (capacity, one initialization) and no events-received
+// series, while that family has series for other resources. It received
+// nothing yet: 0 (no sample), and the verdict follows (0 events and one
+// initialization: the window starts at the initialization), never "the
+// server exposes the capacity or the events received, not both". A
+// resource without any series stays without a count; a family absent
+// altogether is not exposed.
+func TestCounterExposedWithoutASeriesIsZero(t *testing.T) {
+	f := recorded(t)
+	w := f.Pick("", "secrets")
+	if w.EventsReceived == nil || *w.EventsReceived != 0 || !w.ReadAsZero(FamilyEventsReceived) || *w.Initializations != 1 {
+		t.Fatalf("secrets: %+v", w)
+	}
+	t0 := time.Date(2026, 11, 30, 4, 0, 0, 0, time.UTC)
+	start, end := &Snapshot{At: t0, Families: f}, &Snapshot{At: t0.Add(time.Second), Families: f}
+	for _, p := range []ProbeFacts{
+		{Found: true, Oldest: 200, Current: 211, Source: "watch-cache"},
+		{Found: true, Oldest: 1, Current: 211, Source: "none"},
+	} {
+		r := Explain(start, end, "", "secrets", p)
+		want := LimitInitialization
+		if p.Source == "none" {
+			want = LimitNothingExpired
+		}
+		if r.Limit != want || strings.Contains(r.LimitText, "not both") || *r.EventsDuringProbe != 0 {
+			t.Errorf("%s: %s: %s (%+v)", p.Source, r.Limit, r.LimitText, r.Evidence)
+		}
+		if !strings.Contains(strings.Join(r.Evidence, "; "), FamilyEventsReceived+" 0 (no sample)") {
+			t.Errorf("the evidence must say the 0 is no sample: %v", r.Evidence)
+		}
+	}
+	if n := f.Pick("", "nosuchthings"); n.Found() || n.EventsReceived != nil || len(n.NoSample) > 0 {
+		t.Errorf("a resource without any series got counts: %+v", n)
+	}
+	delete(f, FamilyEventsReceived)
+	r := Explain(&Snapshot{At: t0, Families: f}, &Snapshot{At: t0.Add(time.Second), Families: f}, "", "secrets", ProbeFacts{Found: true, Oldest: 200, Current: 211, Source: "watch-cache"})
+	if r.Limit != LimitUnknown || !strings.Contains(r.LimitText, "does not expose "+FamilyEventsReceived) {
+		t.Errorf("a family absent altogether: %s: %s", r.Limit, r.LimitText)
+	}
+}

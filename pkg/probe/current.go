@@ -57,12 +57,12 @@ func Future(ctx context.Context, c *apiclient.Client, t apiclient.Target, curren
 	}
 	rv := current + ahead
 	f := &FutureCheck{ResourceVersion: strconv.FormatUint(rv, 10), WatchHeldFor: hold.String()}
-	start := time.Now()
-	_, err := listing.List(ctx, c, t, listing.PageOptions{Limit: 1, ResourceVersion: f.ResourceVersion, ResourceVersionMatch: "NotOlderThan", Budget: b})
+	lctx, sw := apiclient.StartStopwatch(ctx) // the --qps pacing left out
+	_, err := listing.List(lctx, c, t, listing.PageOptions{Limit: 1, ResourceVersion: f.ResourceVersion, ResourceVersionMatch: "NotOlderThan", Budget: b})
 	if apiclient.NotSent(err) {
 		return f, err
 	}
-	f.ListMillis = float64(time.Since(start).Microseconds()) / 1000
+	f.ListMillis = float64(sw.Elapsed().Microseconds()) / 1000
 	switch {
 	case err == nil:
 		f.ListOutcome = "ok"

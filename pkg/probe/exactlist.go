@@ -4,9 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"time"
-
-	"k8s.io/utils/clock"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
@@ -29,7 +26,9 @@ import (
 // token taken from b.
 func TryExactList(ctx context.Context, c *apiclient.Client, t apiclient.Target, rv uint64, b *apiclient.Budget) (res Try) {
 	res = Try{ResourceVersion: rv}
-	defer res.timeFrom(clock.RealClock{}, time.Now())
+	// Timed from before the token: the stopwatch leaves its wait out.
+	ctx, sw := apiclient.StartStopwatch(ctx)
+	defer res.timeFrom(sw)
 	_, err := listing.List(ctx, c, t, listing.PageOptions{Limit: 1, ResourceVersion: strconv.FormatUint(rv, 10), ResourceVersionMatch: "Exact", Budget: b})
 	if apiclient.NotSent(err) {
 		res.notSent = err

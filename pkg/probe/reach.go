@@ -48,7 +48,8 @@ func TryWatchThrough(ctx context.Context, c *apiclient.Client, t apiclient.Targe
 	if !takeToken(ctx, opts.Budget, &res) {
 		return res
 	}
-	defer res.timeFrom(clk, clk.Now())
+	ctx, sw := apiclient.StartStopwatchOn(ctx, clk)
+	defer res.timeFrom(sw)
 	wo := watchstream.Options{ResourceVersion: strconv.FormatUint(rv, 10), RVSet: true, TimeoutSeconds: 60}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

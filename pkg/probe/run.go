@@ -30,6 +30,10 @@ type Options struct {
 	// resource (--all's one watch per resource), which the search takes
 	// as its first probe instead of sending it again.
 	first *Try
+	// witness is the /metrics read that tells whether a watch cache
+	// serves a resource (confirmStarts), shared by the resources of one
+	// --all run; nil: each Run reads its own when it needs it.
+	witness *cacheWitness
 }
 
 // Verification is the proof of the bound: one watch on each side of it.
@@ -55,7 +59,10 @@ type Result struct {
 	Future      *FutureCheck
 	Requests    int
 	Started     time.Time
-	Duration    time.Duration
+	// Duration is the probe's time, less the client-side rate limiters'
+	// waits (--qps): the server's answers and the probe's own waits for
+	// them.
+	Duration time.Duration
 	// Err is why the window is not (fully) known: a failed current-RV read,
 	// an opaque RV, a search that ran out of budget or met a fatal error, or
 	// a verification that did not hold.
@@ -69,9 +76,12 @@ func Run(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options
 	w := &Result{Target: t, Started: time.Now()}
 	b := o.Search.Budget
 	used := b.Used()
+	// The row's time is its requests' and its waits for answers, not the
+	// --qps pacing between them (apiclient.Stopwatch).
+	ctx, sw := apiclient.StartStopwatch(ctx)
 	defer func() {
 		w.Requests = b.Used() - used
-		w.Duration = time.Since(w.Started)
+		w.Duration = sw.Elapsed()
 	}()
 	var itemRV uint64
 	w.Current, w.CurrentRaw, itemRV, w.Err = ReadCurrent(ctx, c, t, listing.CurrentOptions{Budget: b, Retry: o.Search.Retry})
@@ -88,6 +98,7 @@ func Run(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options
 	if o.first != nil {
 		watch = seeded(watch, *o.first)
 	}
+	watch = confirmedWatch(watch, c, t, o, w.Current)
 	try, etcd := etcdListProbe(c, t, watch, w.Current, b)
 	w.Search = Search(ctx, w.Current, try, o.Search)
 	if w.Err = w.Search.Err; w.Err != nil {

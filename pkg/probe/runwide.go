@@ -165,8 +165,9 @@ func (r *runWide) adopt(rv uint64, t apiclient.Target, counted bool) {
 func (r *runWide) fast(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options) (w *Result) {
 	b := o.Search.Budget
 	used, start := b.Used(), time.Now()
+	ctx, sw := apiclient.StartStopwatch(ctx) // the --qps pacing left out
 	defer func() {
-		w.Requests, w.Started, w.Duration = b.Used()-used, start, time.Since(start)
+		w.Requests, w.Started, w.Duration = b.Used()-used, start, sw.Elapsed()
 	}()
 	w = &Result{Target: t, Current: r.Current, CurrentRaw: strconv.FormatUint(r.Current, 10), CurrentFrom: CurrentRun}
 	if r.Current == 0 {
@@ -189,6 +190,7 @@ func (r *runWide) fast(ctx context.Context, c *apiclient.Client, t apiclient.Tar
 	watch := adaptiveProbe(func(ctx context.Context, rv uint64, po TryOptions) Try {
 		return TryWatch(ctx, c, t, rv, po)
 	}, o.Try, 0, o.slowest)
+	watch = confirmedWatch(watch, c, t, o, w.Current)
 	sr := &SearchResult{Current: w.Current, FirstSucceeding: w.Current}
 	w.Search = sr
 	first, err := sr.attempt(ctx, watch, 1, o.Search)

@@ -82,6 +82,10 @@ type Try struct {
 	// EventRV is the RV of the event a watch replayed first (0 none, or
 	// not a decimal RV): the server holds it (rvOrder).
 	EventRV uint64 `json:"-"`
+	// Confirmation are the requests sent to confirm this answer before it
+	// was claimed (confirmStarts): the exact list at RV+1, and, when a
+	// longer watch decided, the first, silent watch before it.
+	Confirmation []Try `json:"confirmation,omitempty"`
 	// MissedChangeRV is set when a watch from below an object's RV stayed
 	// silent: the RV of the change it should have replayed. A server whose
 	// watch cache has not seen that change yet answers this way.
@@ -107,10 +111,11 @@ func (r Try) Err() error {
 	return r.asError()
 }
 
-// timeFrom sets the try's latency: from start to now on clk (deferred by
-// each try, so that every return path is timed).
-func (r *Try) timeFrom(clk clock.PassiveClock, start time.Time) {
-	r.Latency = clk.Since(start)
+// timeFrom sets the try's latency from sw (deferred by each try, so that
+// every return path is timed): from its start to now, less the
+// client-side rate limiters' waits (apiclient.Stopwatch).
+func (r *Try) timeFrom(sw *apiclient.Stopwatch) {
+	r.Latency = sw.Elapsed()
 	r.LatencyMillis = float64(r.Latency.Microseconds()) / 1000
 }
 
@@ -162,7 +167,8 @@ func TryWatch(ctx context.Context, c *apiclient.Client, t apiclient.Target, rv u
 	if !takeToken(ctx, opts.Budget, &res) {
 		return res
 	}
-	defer res.timeFrom(clk, clk.Now())
+	ctx, sw := apiclient.StartStopwatchOn(ctx, clk)
+	defer res.timeFrom(sw)
 	// The server ends the watch by itself shortly after the wait, in case
 	// the close below never reaches it.
 	wo := watchstream.Options{ResourceVersion: strconv.FormatUint(rv, 10), RVSet: true, TimeoutSeconds: int64(opts.Wait/time.Second) + 2}

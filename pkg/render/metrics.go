@@ -20,6 +20,9 @@ func metricsKV(m *metrics.Report) [][2]string {
 		return [][2]string{{"Watch-cache metrics", m.LimitText}}
 	}
 	events := metricNum(m, metrics.FamilyEventsReceived, m.EventsReceived)
+	if m.ReadAsZero(metrics.FamilyEventsReceived) {
+		events += " (no sample: none received since the server started)"
+	}
 	if m.EventsDuringProbe != nil && m.EventRate != nil {
 		events += fmt.Sprintf(" (%s during the probe's %.1fs: %.1f/s)", fmtNum(*m.EventsDuringProbe), m.Seconds, *m.EventRate)
 	}
@@ -31,14 +34,14 @@ func metricsKV(m *metrics.Report) [][2]string {
 	switch {
 	case m.NotMeasured(metrics.FamilyTerminatedWatchers):
 		terminated = notMeasured
-	case m.TerminatedWatchers == nil:
+	case m.TerminatedWatchers == nil || m.ReadAsZero(metrics.FamilyTerminatedWatchers):
 		terminated = "0 (no sample: none terminated since the server started)"
 	}
 	changes := fmt.Sprintf("%s up, %s down", changeCount(m.CapacityIncreases), changeCount(m.CapacityDecreases))
 	switch {
 	case m.NotMeasured(metrics.FamilyCapacityIncreases) || m.NotMeasured(metrics.FamilyCapacityDecreases):
 		changes = notMeasured
-	case m.CapacityIncreases == nil && m.CapacityDecreases == nil:
+	case noChange(m, m.CapacityIncreases, metrics.FamilyCapacityIncreases) && noChange(m, m.CapacityDecreases, metrics.FamilyCapacityDecreases):
 		changes = "none (no sample: the capacity never changed since the server started)"
 	}
 	kv := [][2]string{
@@ -53,6 +56,11 @@ func metricsKV(m *metrics.Report) [][2]string {
 		kv = append(kv, [2]string{"Server started", metrics.ClockTime(*m.ServerStarted) + " (process_start_time_seconds: every counter counts from then)"})
 	}
 	return append(kv, [2]string{"Counters say", m.LimitText})
+}
+
+// noChange: no sample of the capacity's changes of one direction.
+func noChange(m *metrics.Report, f *float64, family string) bool {
+	return f == nil || m.ReadAsZero(family)
 }
 
 func changeCount(f *float64) string {

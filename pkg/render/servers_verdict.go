@@ -163,12 +163,20 @@ func commonText(v servers.Verdict, ss []*servers.Server, probe bool, see seeComm
 
 func reconnectText(rc *servers.Reconnect, probe bool, ss []*servers.Server) string {
 	var bad, ok, no504 []string
+	ahead := 0
 	for _, a := range rc.Answers {
 		switch a.Answer {
 		case servers.AnswerExpired:
 			bad = append(bad, fmt.Sprintf("%s answers 410 Expired (%s below its oldest)", a.Endpoint, text.Count(a.By, "RV")))
 		case servers.AnswerTooLarge:
-			bad = append(bad, fmt.Sprintf("%s answers 504 TooLarge on a relist (%s ahead of its cache)", a.Endpoint, text.Count(a.By, "RV")))
+			// Ahead of what the server serves (servers.ReachOf): never
+			// "serves it" (fresh user try 19 #2).
+			ahead++
+			of := "its cache"
+			if a.AheadOfCurrent {
+				of = fmt.Sprintf("the newest current RV %d", a.ServesUpTo)
+			}
+			bad = append(bad, fmt.Sprintf("%s answers 504 TooLarge on a relist (%s ahead of %s)", a.Endpoint, text.Count(a.By, "RV"), of))
 		case servers.AnswerUnknown:
 			bad = append(bad, a.Endpoint+" unknown")
 		case servers.AnswerNotTooLarge:
@@ -185,7 +193,13 @@ func reconnectText(rc *servers.Reconnect, probe bool, ss []*servers.Server) stri
 	if len(bad) == 0 && len(no504) == 0 {
 		return out + "every server serves it"
 	}
+	if ahead == len(rc.Answers) {
+		out += "no server has reached it: "
+	}
 	parts := bad
+	if ahead > 0 {
+		parts = append(parts, "a watch from it is held silently until the server gets there (kine without a watch cache ends it at once)")
+	}
 	if len(ok) > 0 {
 		parts = append(parts, "served by "+strings.Join(ok, ", "))
 	}

@@ -49,6 +49,8 @@ type CrossAnswer struct {
 	Error  string          `json:"error,omitempty"`
 	// Err is the failure itself when a request failed, for the exit code.
 	Err error `json:"-"`
+	// measured is the server's RVs (TooLarge), for ReachOf.
+	measured *Server
 }
 
 // CheckAcross asks every server, in parallel, what the one-server --check
@@ -64,7 +66,7 @@ func CheckAcross(ctx context.Context, f *Fleet, t apiclient.Target, b *apiclient
 		a.Endpoint = m.Endpoint
 		if q.Class == diagnose.ClassTooLarge {
 			s := Measure(ctx, m.Client, t, m.Endpoint, own, MeasureOptions{Mode: ModeRVs})
-			a.CacheRV, a.CacheKnown, a.Follows = s.CacheRV, s.CacheKnown, follows(s)
+			a.CacheRV, a.CacheKnown, a.Follows, a.measured = s.CacheRV, s.CacheKnown, follows(s), s
 			if !s.CacheKnown {
 				a.Reason, a.Error, a.Err = s.Reason, s.Error, s.Err
 			}
@@ -125,44 +127,59 @@ func (a *CrossAnswer) fail(err error) {
 	a.Reason, a.Error, a.Err = string(diagnose.ClassifyFailure(err)), text.OneLine(err.Error()), err
 }
 
-// tooLargeFindings names the servers whose cache has not reached rv, and
-// by how much each is behind the freshest server.
+// tooLargeFindings names the servers that have not reached rv, and by how
+// much each is behind the freshest server, by the one rule of the
+// reconnect verdict (ReachOf: what a server serves is its cache RV, or
+// the newest current RV when it follows storage).
 func tooLargeFindings(as []CrossAnswer, rv uint64) []string {
-	var fresh *CrossAnswer
-	for i := range as {
-		if as[i].CacheKnown && (fresh == nil || as[i].CacheRV > fresh.CacheRV) {
-			fresh = &as[i]
+	var newest uint64
+	for _, a := range as {
+		if s := a.measured; s != nil && s.CurrentKnown {
+			newest = max(newest, s.CurrentRV)
+		}
+	}
+	type reached struct {
+		a     CrossAnswer
+		reach Reach
+	}
+	var fresh *reached
+	var behind []reached
+	answered := 0
+	for _, a := range as {
+		if a.measured == nil {
+			continue
+		}
+		r := reached{a, ReachOf(a.measured, rv, newest)}
+		if !r.reach.Known {
+			continue
+		}
+		answered++
+		if fresh == nil || r.reach.UpTo > fresh.reach.UpTo {
+			fresh = &r
+		}
+		if r.reach.Ahead > 0 {
+			behind = append(behind, r)
 		}
 	}
 	if fresh == nil {
 		return []string{"no server told its cache RV"}
 	}
-	var behind []CrossAnswer
-	answered := 0
-	for _, a := range as {
-		if a.CacheKnown {
-			answered++
-		}
-		if a.CacheKnown && a.CacheRV < rv && !a.Follows {
-			behind = append(behind, a)
-		}
-	}
 	every := "every server"
 	if answered < len(as) {
-		// A server that told no cache RV is not counted as having seen it.
+		// A server that told no RV is not counted as having seen it.
 		every = fmt.Sprintf("every server that answered (%d of %d)", answered, len(as))
 	}
-	sort.SliceStable(behind, func(i, j int) bool { return behind[i].CacheRV < behind[j].CacheRV })
+	sort.SliceStable(behind, func(i, j int) bool { return behind[i].reach.UpTo < behind[j].reach.UpTo })
 	switch {
-	case fresh.CacheRV < rv:
-		return []string{fmt.Sprintf("no server has reached RV %d (the freshest, %s, is at %d): the RV did not come from these servers' watch caches: another cluster, an etcd restore, or a write not seen yet", rv, fresh.Endpoint, fresh.CacheRV)}
+	case fresh.reach.Ahead > 0:
+		return []string{fmt.Sprintf("no server has reached RV %d (the freshest, %s, is at %d): the RV did not come from these servers' watch caches: another cluster, an etcd restore, or a write not seen yet", rv, fresh.a.Endpoint, fresh.reach.UpTo)}
 	case len(behind) == 0:
 		return []string{fmt.Sprintf("%s has now seen RV %d: a server that was behind has caught up; the 504 was transient", every, rv)}
 	}
 	var out []string
-	for _, a := range behind {
+	for _, b := range behind {
 		out = append(out, fmt.Sprintf("server %s is %s behind server %s (cache RV %d vs %d): a client that listed on the first and reconnected to the second gets this 504 (RV %d is %s ahead of its cache)",
-			a.Endpoint, text.Count(fresh.CacheRV-a.CacheRV, "RV"), fresh.Endpoint, a.CacheRV, fresh.CacheRV, rv, text.Count(rv-a.CacheRV, "RV")))
+			b.a.Endpoint, text.Count(fresh.reach.UpTo-b.reach.UpTo, "RV"), fresh.a.Endpoint, b.reach.UpTo, fresh.reach.UpTo, rv, text.Count(b.reach.Ahead, "RV")))
 	}
 	return out
 }

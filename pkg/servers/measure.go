@@ -3,7 +3,6 @@ package servers
 import (
 	"context"
 	"errors"
-	"time"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 
@@ -47,7 +46,9 @@ type Server struct {
 	LagAgainst string `json:"lagAgainst,omitempty"`
 	// The watch window (probe only): a watch from Oldest still starts.
 	// Oldest is a JSON string, as in "probe -o json" and every RV of the
-	// API (docs/probe.md, docs/explain-error.md).
+	// API (docs/probe.md, docs/explain-error.md). Millis is the server's
+	// time, less the client-side rate limiters' waits (--qps, shared by
+	// every server of the run).
 	Oldest      uint64  `json:"oldestResourceVersion,omitempty,string"`
 	Width       uint64  `json:"width,omitempty"`
 	WindowKnown bool    `json:"windowKnown"`
@@ -104,10 +105,12 @@ type MeasureOptions struct {
 // which its watch cache answers on its own. b is this server's budget.
 func Measure(ctx context.Context, c *apiclient.Client, t apiclient.Target, endpoint string, b *apiclient.Budget, o MeasureOptions) *Server {
 	s := &Server{Endpoint: endpoint, Source: probe.SourceUnknown, WatchCache: CacheUnknown}
-	start := time.Now()
+	// The server's time, not the --qps pacing it shares with the others
+	// (apiclient.Stopwatch).
+	ctx, sw := apiclient.StartStopwatch(ctx)
 	defer func() {
 		s.Requests = b.Used()
-		s.Millis = float64(time.Since(start).Microseconds()) / 1000
+		s.Millis = float64(sw.Elapsed().Microseconds()) / 1000
 	}()
 	if o.Mode == ModeRVs {
 		cur, _, _, err := probe.ReadCurrent(ctx, c, t, listing.CurrentOptions{Budget: b, Retry: o.Window.Search.Retry})

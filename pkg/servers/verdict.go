@@ -83,8 +83,13 @@ type ReconnectAnswer struct {
 	Endpoint string `json:"endpoint"`
 	Answer   string `json:"answer"`
 	// By is how far the RV is outside the server's range (RVs below its
-	// oldest for 410, above its cache RV for 504).
+	// oldest for 410, above ServesUpTo for 504).
 	By uint64 `json:"by,omitempty"`
+	// ServesUpTo is, for a 504, the newest RV the server serves (Reach):
+	// its cache RV, or the newest current RV when it follows storage
+	// (AheadOfCurrent).
+	ServesUpTo     uint64 `json:"servesUpTo,omitempty"`
+	AheadOfCurrent bool   `json:"aheadOfCurrent,omitempty"`
 }
 
 // Decide computes the verdict from the measured servers. fromRV is the RV
@@ -149,11 +154,36 @@ func Decide(servers []*Server, fromRV uint64) Verdict {
 	if rv > 0 {
 		r := &Reconnect{ResourceVersion: rv, Why: why}
 		for _, s := range servers {
-			r.Answers = append(r.Answers, answerFor(s, rv))
+			r.Answers = append(r.Answers, answerFor(s, rv, v.NewestCurrent))
 		}
 		v.Reconnect = r
 	}
 	return v
+}
+
+// Reach is the one rule for an RV against what a server has seen
+// (probe --servers's reconnect verdict and explain-error --check
+// --servers alike): UpTo is the newest RV it serves without a 504
+// (servesUpTo), Ahead how far rv is past it (0: it serves rv), Known
+// false when the server told neither its cache RV nor its current one.
+type Reach struct {
+	UpTo, Ahead  uint64
+	Known        bool
+	AheadOfCache bool // UpTo is its cache RV (it lags), not the newest current RV
+}
+
+// ReachOf is where rv stands for s, newest being the newest current RV
+// any server reported. An RV past what a server serves is ahead of it:
+// a list from it gets 504 TooLarge (after ~3 s), a watch from it is held
+// silently until the server gets there (kine without a watch cache ends
+// it at once): it is never served.
+func ReachOf(s *Server, rv, newest uint64) Reach {
+	upTo, ok := servesUpTo(s, newest)
+	r := Reach{UpTo: upTo, Known: ok, AheadOfCache: ok && !follows(s)}
+	if ok && rv > upTo {
+		r.Ahead = rv - upTo
+	}
+	return r
 }
 
 // follows reports whether s keeps up with etcd: its consistent list was
@@ -176,14 +206,16 @@ func servesUpTo(s *Server, newest uint64) (uint64, bool) {
 	return 0, false
 }
 
-// answerFor is what s does with a reconnect from rv.
-func answerFor(s *Server, rv uint64) ReconnectAnswer {
+// answerFor is what s does with a reconnect from rv (newest: the newest
+// current RV any server reported).
+func answerFor(s *Server, rv, newest uint64) ReconnectAnswer {
 	a := ReconnectAnswer{Endpoint: s.Endpoint, Answer: AnswerUnknown}
+	reach := ReachOf(s, rv, newest)
 	switch {
 	case s.WindowKnown && rv < s.Oldest:
 		a.Answer, a.By = AnswerExpired, s.Oldest-rv
-	case s.CacheKnown && rv > s.CacheRV && !follows(s):
-		a.Answer, a.By = AnswerTooLarge, rv-s.CacheRV
+	case reach.Ahead > 0:
+		a.Answer, a.By, a.ServesUpTo, a.AheadOfCurrent = AnswerTooLarge, reach.Ahead, reach.UpTo, !reach.AheadOfCache
 	case (s.CacheKnown || follows(s)) && s.WindowKnown:
 		a.Answer = AnswerStarts
 	case s.CacheKnown:

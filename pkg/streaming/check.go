@@ -256,29 +256,32 @@ func readStream(ctx context.Context, c *apiclient.Client, t apiclient.Target, o 
 	if r.ListCount != nil {
 		limit += *r.ListCount
 	}
-	start := time.Now()
+	// Timed from the send: the --qps pacing before it is left out
+	// (apiclient.Stopwatch), as TO BOOKMARK and OBJ/S are the server's.
+	ctx, sw := apiclient.StartStopwatch(ctx)
 	s, err := watchstream.Open(ctx, c, t, watchstream.Options{SendInitialEvents: true, Budget: o.Budget})
 	if apiclient.NotSent(err) {
 		return err
 	}
 	r.Requests++
 	if err != nil {
-		r.StreamMillis = ms(time.Since(start))
+		r.StreamMillis = ms(sw.Elapsed())
 		refusedOrError(r, err, ctx)
 		return nil
 	}
 	defer s.Close()
-	consume(ctx, s, start, limit, r, store)
+	consume(ctx, s, sw, limit, r, store)
 	return nil
 }
 
 // consume reads the open stream into store until the bookmark, an ERROR
-// event, the end of the stream, ctx's end or more than limit objects.
-func consume(ctx context.Context, s *watchstream.Stream, start time.Time, limit int, r *Result, store *Store) {
+// event, the end of the stream, ctx's end or more than limit objects,
+// timed by sw.
+func consume(ctx context.Context, s *watchstream.Stream, sw *apiclient.Stopwatch, limit int, r *Result, store *Store) {
 	for {
 		e, err := s.Next()
 		if err != nil {
-			r.StreamMillis = ms(time.Since(start))
+			r.StreamMillis = ms(sw.Elapsed())
 			switch {
 			case ctx.Err() == context.DeadlineExceeded:
 				// The deadline closed the stream under Next: a server that
@@ -291,18 +294,18 @@ func consume(ctx context.Context, s *watchstream.Stream, start time.Time, limit 
 			return
 		}
 		if r.FirstEventMillis == 0 {
-			r.FirstEventMillis = max(ms(e.Received.Sub(start)), 0.001)
+			r.FirstEventMillis = max(ms(sw.At(e.Received)), 0.001)
 		}
 		switch {
 		case e.Type == watchstream.EventError:
-			r.StreamMillis = ms(time.Since(start))
+			r.StreamMillis = ms(sw.Elapsed())
 			if e.Status != nil {
 				r.Code, r.Reason, r.Message = e.Status.Code, string(e.Status.Reason), e.Status.Message
 				r.Err = &apierrors.StatusError{ErrStatus: *e.Status}
 			}
 			return
 		case e.IsInitialEventsEnd():
-			d := e.Received.Sub(start)
+			d := sw.At(e.Received)
 			r.BookmarkReceived, r.BookmarkResourceVersion = true, e.Object.ResourceVersion
 			r.BookmarkMillis, r.StreamMillis = ms(d), ms(d)
 			if d > 0 {
@@ -319,7 +322,7 @@ func consume(ctx context.Context, s *watchstream.Stream, start time.Time, limit 
 				r.ChangesBeforeEnd++
 			}
 			if store.Len() > limit {
-				r.StreamMillis = ms(time.Since(start))
+				r.StreamMillis = ms(sw.Elapsed())
 				r.Error = fmt.Sprintf("the stream sent more than %d distinct objects without the initial-events-end bookmark (%s): the check stopped reading it", limit, listHeld(r))
 				return
 			}

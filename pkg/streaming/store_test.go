@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/watchstream"
@@ -128,7 +127,8 @@ func replayCheck(t *testing.T, body []byte, list []apiclient.ItemMeta, listRV st
 	n := len(list)
 	r := Result{ListCount: &n, ListResourceVersion: listRV}
 	store := NewStore()
-	consume(context.Background(), watchstream.FromReader(bytes.NewReader(body)), time.Now(), maxStoredBeyondList+n, &r, store)
+	ctx, sw := apiclient.StartStopwatch(context.Background())
+	consume(ctx, watchstream.FromReader(bytes.NewReader(body)), sw, maxStoredBeyondList+n, &r, store)
 	r.InitialObjects, r.AddedEvents = store.Len(), store.Added
 	if r.BookmarkReceived {
 		compare(context.Background(), nil, apiclient.Target{}, Options{}, &r, store, list, nil)
@@ -146,7 +146,8 @@ func TestEndlessInitialEventsAreBounded(t *testing.T) {
 	}
 	r := Result{}
 	store := NewStore()
-	consume(context.Background(), watchstream.FromReader(&b), time.Now(), 10, &r, store)
+	ctx, sw := apiclient.StartStopwatch(context.Background())
+	consume(ctx, watchstream.FromReader(&b), sw, 10, &r, store)
 	Judge(&r)
 	if store.Len() != 11 || r.Status != StatusError || !strings.Contains(r.Error, "more than 10 distinct objects") {
 		t.Fatalf("store %d, %s: %s", store.Len(), r.Status, r.Error)

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -33,6 +34,10 @@ type WatchFront struct {
 	mu      sync.Mutex
 	answer  WatchAnswer
 	watches int
+	// delay holds the body of the watches of delayed the real server
+	// answers (Delay).
+	delay   time.Duration
+	delayed string
 }
 
 // WatchAnswer answers the n-th watch request (from 0) the front received.
@@ -63,12 +68,18 @@ func StartWatchFront(t testing.TB, a *APIServer) *WatchFront {
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if req.URL.Query().Get("watch") != "" {
 			f.mu.Lock()
-			answer, n := f.answer, f.watches
+			answer, n, delay := f.answer, f.watches, f.delay
+			if !strings.HasSuffix(req.URL.Path, "/"+f.delayed) {
+				delay = 0
+			}
 			f.watches++
 			f.mu.Unlock()
 			if answer != nil {
 				answer(w, req, n)
 				return
+			}
+			if delay > 0 {
+				w = &heldBody{ResponseWriter: w, delay: delay, ctx: req.Context()}
 			}
 		}
 		req.Host = api.Host
@@ -94,6 +105,50 @@ func (f *WatchFront) Answer(a WatchAnswer) {
 	f.mu.Lock()
 	f.answer = a
 	f.mu.Unlock()
+}
+
+// Delay makes the front pass every watch of resource (the last element
+// of its path: "configmaps") to the real server and hold the body of its
+// answer for d after sending its headers at once (0: no delay): a storage
+// that accepts a watch and sends its 410 late, as a loaded etcd does on
+// its next sync of unsynced watchers.
+func (f *WatchFront) Delay(d time.Duration, resource string) {
+	f.mu.Lock()
+	f.delay, f.delayed = d, resource
+	f.mu.Unlock()
+}
+
+// heldBody sends the headers at once and holds the first body bytes for
+// delay (or until the request ends).
+type heldBody struct {
+	http.ResponseWriter
+	delay time.Duration
+	ctx   interface{ Done() <-chan struct{} }
+	held  bool
+}
+
+func (h *heldBody) WriteHeader(code int) {
+	h.ResponseWriter.WriteHeader(code)
+	h.Flush()
+}
+
+func (h *heldBody) Write(b []byte) (int, error) {
+	if !h.held {
+		h.held = true
+		t := time.NewTimer(h.delay)
+		select {
+		case <-t.C:
+		case <-h.ctx.Done():
+			t.Stop()
+		}
+	}
+	return h.ResponseWriter.Write(b)
+}
+
+func (h *heldBody) Flush() {
+	if fl, ok := h.ResponseWriter.(http.Flusher); ok {
+		fl.Flush()
+	}
 }
 
 // Watches is how many watch requests the front received.

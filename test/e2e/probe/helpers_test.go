@@ -42,6 +42,7 @@ type probeJSON struct {
 		ResourceVersion uint64 `json:"resourceVersion"`
 		Outcome         string `json:"outcome"`
 		Message         string `json:"message"`
+		Evidence        string `json:"evidence"`
 	} `json:"probeDetails"`
 	Verify *struct {
 		Holds       bool                     `json:"holds"`
