@@ -205,6 +205,12 @@ func (o *RootOptions) describeRequestError(err error, verb, what string) error {
 	if errors.As(err, &incomplete) {
 		return fmt.Errorf("%w: raise --timeout (--rv list reads the whole collection before it watches)", err)
 	}
+	var breach *diagnose.ContractError
+	if errors.As(err, &breach) {
+		// Whatever the step (a list, the list before a watch, a relist,
+		// a current RV), the same words and fix.
+		return withCode(ExitFailure, fmt.Errorf("%w: %s", breach, contractFix))
+	}
 	server := o.serverName()
 	switch diagnose.ClassifyFailure(err) {
 	case diagnose.FailureUnreachable:

@@ -128,7 +128,7 @@ func (o *WatchOptions) Run(cmd *cobra.Command) error {
 	if st := r.session.Stats(); st.ContractBreaches > 0 && r.session.End() != follow.EndInterrupted && (outcome == nil || errors.As(outcome, &empty)) {
 		// One rule with list: an answer that broke the contract fails,
 		// and a stream that brought only such events ended for that.
-		return withCode(ExitFailure, fmt.Errorf("this API server broke the Watch contract: %s did (the first: %s): %s", text.Count(st.ContractBreaches, "event"), st.FirstBreach, contractFix))
+		return r.o.requestError(&diagnose.ContractError{Contract: "Watch", Breach: fmt.Sprintf("%s did (the first: %s)", text.Count(st.ContractBreaches, "event"), st.FirstBreach)}, r.o.verbs(), r.target.Resource.Name())
 	}
 	return outcome
 }

@@ -53,6 +53,25 @@ func (t Target) Matcher() func(ItemMeta) string {
 	}
 }
 
+// SingleName is the one name t asks for, when it asks for one object: a
+// metadata.name= term in its field selector, and one namespace (or a
+// cluster-scoped resource). A list then holds at most one item.
+func (t Target) SingleName() (string, bool) {
+	if t.FieldSelector == "" || (t.Resource.Namespaced && t.Namespace == "") {
+		return "", false
+	}
+	sel, err := fields.ParseSelector(t.FieldSelector)
+	if err != nil {
+		return "", false
+	}
+	for _, r := range sel.Requirements() {
+		if r.Field == "metadata.name" && (r.Operator == selection.Equals || r.Operator == selection.DoubleEquals) {
+			return r.Value, true
+		}
+	}
+	return "", false
+}
+
 // fieldExcludes judges one field term on metadata.name or
 // metadata.namespace ("" for other fields).
 func fieldExcludes(r fields.Requirement, m ItemMeta) string {

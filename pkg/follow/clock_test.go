@@ -290,7 +290,7 @@ func TestUnproductiveRelistBacksOffOnTheClock(t *testing.T) {
 	expired := recorded(t, "watchstream", "expired.jsonl")
 	list := recorded(t, "listing", "page3.json") // a whole list at RV 215
 	rs, c := newReplayServer(t, func(w http.ResponseWriter, r *http.Request, _ int) { _, _ = w.Write(expired) }, list)
-	s := &Session{Client: c, Target: cmTarget(), Follow: true, Clock: fc,
+	s := &Session{Client: c, Target: recordedListTarget(), Follow: true, Clock: fc,
 		Options: watchstream.Options{ResourceVersion: "213", RVSet: true}}
 	r := start(t, s)
 
@@ -338,7 +338,7 @@ func TestBackoffHonoursRetryAfter(t *testing.T) {
 	tooLarge := recorded(t, "watchstream", "toolarge.jsonl")
 	list := recorded(t, "listing", "page3.json")
 	rs, c := newReplayServer(t, func(w http.ResponseWriter, r *http.Request, _ int) { _, _ = w.Write(tooLarge) }, list)
-	s := &Session{Client: c, Target: cmTarget(), Follow: true, Clock: fc,
+	s := &Session{Client: c, Target: recordedListTarget(), Follow: true, Clock: fc,
 		Options: watchstream.Options{ResourceVersion: "213", RVSet: true},
 		Backoff: Backoff{Initial: 100 * time.Millisecond, Max: 30 * time.Second}}
 	r := start(t, s)

@@ -81,7 +81,7 @@ func TestRelistLoopEndsInsideAnExpiredStreak(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := &Session{
-		Client: c, Target: cmTarget(), Follow: true, Backoff: Backoff{Initial: time.Millisecond, Max: 2 * time.Millisecond},
+		Client: c, Target: recordedListTarget(), Follow: true, Backoff: Backoff{Initial: time.Millisecond, Max: 2 * time.Millisecond},
 		Options: watchstream.Options{ResourceVersion: "213", RVSet: true},
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)

@@ -40,6 +40,16 @@ func cmTarget() apiclient.Target {
 	return apiclient.Target{Resource: apiclient.Resource{GVR: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, Namespaced: true}, Namespace: "capture"}
 }
 
+// recordedListTarget is the target of the recorded lists of
+// ../listing/testdata (namespace "recorded"), for a session whose watches
+// send ERROR events only: a list of another namespace than the target's
+// breaks the List contract.
+func recordedListTarget() apiclient.Target {
+	t := cmTarget()
+	t.Namespace = "recorded"
+	return t
+}
+
 // An error from the event callback (a failed write of the output) ends the
 // run with that error: it is never swallowed into a success.
 func TestCallbackErrorEndsTheRun(t *testing.T) {

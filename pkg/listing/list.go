@@ -42,11 +42,18 @@ type Page struct {
 	// Items are the page's items (List); nil from a walk's read, which
 	// keeps none.
 	Items []ItemMeta
-	// Count is how many items the page held.
-	Count    int
-	Bytes    int64
-	Duration time.Duration
-	URL      string
+	// Count is how many items the page held, those the request excluded
+	// included (Excluded of them, ExcludedFirst says why of the first:
+	// never handed on, nor kept in Items).
+	Count         int
+	Excluded      int64
+	ExcludedFirst string
+	// MaxItemRV is the newest decimal item RV ("" none); UnreadItemRV the
+	// first item RV that is no decimal RV, UnreadItemRVWhy what it is.
+	MaxItemRV, UnreadItemRV, UnreadItemRVWhy string
+	Bytes                                    int64
+	Duration                                 time.Duration
+	URL                                      string
 }
 
 // Query renders the options as URL parameters. resourceVersion and its match
@@ -96,10 +103,17 @@ const MaxIgnoredLimitItems = 100_000
 // Paged walks, relists, current-RV reads and exact-list probes all go
 // through it. The page's items are kept (Page.Items): a walk, which keeps
 // none, reads its pages with listEach.
+//
+// An answer that broke the List contract is a *diagnose.ContractError
+// (contract.go), with no page: no caller draws a number from it.
 func List(ctx context.Context, c *apiclient.Client, t apiclient.Target, o PageOptions) (*Page, error) {
 	var items []ItemMeta
 	p, err := listEach(ctx, c, t, o, func(_ int, it ItemMeta) { items = append(items, it) })
 	if err != nil {
+		return nil, err
+	}
+	a := Attempt{Pages: []PageInfo{p.info(1)}, ItemCount: int64(p.Count), Excluded: p.Excluded, ExcludedFirst: p.ExcludedFirst, MaxItemResourceVersion: p.MaxItemRV}
+	if err := a.contractError(t); err != nil {
 		return nil, err
 	}
 	p.Items = items
@@ -107,6 +121,15 @@ func List(ctx context.Context, c *apiclient.Client, t apiclient.Target, o PageOp
 		p.Items = []ItemMeta{}
 	}
 	return p, nil
+}
+
+// info is what a walk keeps of page i (1-based).
+func (p *Page) info(i int) PageInfo {
+	return PageInfo{
+		Index: i, ResourceVersion: p.ResourceVersion, Items: p.Count,
+		RemainingItemCount: p.RemainingItemCount, More: p.Continue != "", Bytes: p.Bytes,
+		Duration: p.Duration, Millis: float64(p.Duration.Microseconds()) / 1000,
+	}
 }
 
 // listEach sends the list request and decodes its page as it streams,
@@ -127,7 +150,16 @@ func listEach(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Pa
 	}
 	defer body.Close()
 	cr := &countio.Reader{R: body}
-	head, n, err := decodePage(cr, o.maxItems(), each)
+	check := newItemCheck(t)
+	kept := 0
+	head, n, err := decodePage(cr, o.maxItems(), func(_ int, it ItemMeta) {
+		if check.keep(it) {
+			if each != nil {
+				each(kept, it)
+			}
+			kept++
+		}
+	})
 	if err != nil {
 		err = apiclient.AttachRequest(err, body, t.CollectionPath(), q)
 		if cr.Ended && (errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || cr.N == 0) {
@@ -151,6 +183,11 @@ func listEach(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Pa
 		Continue:           head.Continue,
 		RemainingItemCount: head.RemainingItemCount,
 		Count:              n,
+		Excluded:           check.excluded,
+		ExcludedFirst:      check.excludedFirst,
+		MaxItemRV:          check.maxRVText,
+		UnreadItemRV:       check.unread,
+		UnreadItemRVWhy:    check.unreadWhy,
 		Bytes:              cr.N,
 		Duration:           sw.Elapsed(),
 		URL:                apiclient.URL(t.CollectionPath(), q),

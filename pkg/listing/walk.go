@@ -81,6 +81,9 @@ type Attempt struct {
 	UnreadItemRV string `json:"unreadItemResourceVersion,omitempty"`
 	// UnreadItemRVWhy says what it is (rv.Why of the whole value).
 	UnreadItemRVWhy string `json:"-"`
+	// Breach says how the answer broke the List contract ("" when it did
+	// not: contract.go); the walk then ends with a *diagnose.ContractError.
+	Breach string `json:"contractBreach,omitempty"`
 }
 
 // WalkResult is the outcome of a walk.
@@ -115,7 +118,6 @@ func walkOnce(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Wa
 	var maxRV uint64
 	opts := o.PageOptions
 	ends := newEndCheck(t.CollectionPath())
-	excludes := t.Matcher()
 	var kept int64 // what the caller keeps of the items so far (Keeps)
 	for i := 1; ; i++ {
 		// Each item is seen as the page streams, and kept only by onItem.
@@ -124,23 +126,8 @@ func walkOnce(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Wa
 		// items past those it saw.
 		delivered := 0
 		each := func(j int, it ItemMeta) {
-			n, ok := apiclient.ParseRV(it.ResourceVersion)
-			if ok && n > maxRV {
-				maxRV = n
-				a.MaxItemResourceVersion = it.ResourceVersion
-			}
-			if !ok && it.ResourceVersion != "" && a.UnreadItemRV == "" {
-				a.UnreadItemRV, a.UnreadItemRVWhy = text.Echo(it.ResourceVersion), rv.Why(it.ResourceVersion)
-			}
 			if j >= delivered {
 				delivered = j + 1
-				if why := excludes(it); why != "" {
-					a.Excluded++
-					if a.ExcludedFirst == "" {
-						a.ExcludedFirst = why
-					}
-					return
-				}
 				if onItem != nil {
 					if o.Keeps != nil {
 						kept += o.Keeps(it)
@@ -162,14 +149,20 @@ func walkOnce(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Wa
 			}
 			return a, err
 		}
-		a.Pages = append(a.Pages, PageInfo{
-			Index: i, ResourceVersion: p.ResourceVersion, Items: p.Count,
-			RemainingItemCount: p.RemainingItemCount, More: p.Continue != "", Bytes: p.Bytes,
-			Duration: p.Duration, Millis: float64(p.Duration.Microseconds()) / 1000,
-		})
+		a.Pages = append(a.Pages, p.info(i))
 		a.ItemCount += int64(p.Count)
+		a.Excluded += p.Excluded
+		if a.ExcludedFirst == "" {
+			a.ExcludedFirst = p.ExcludedFirst
+		}
+		if n, ok := rv.Parse(p.MaxItemRV); ok && n > maxRV {
+			maxRV, a.MaxItemResourceVersion = n, p.MaxItemRV
+		}
+		if a.UnreadItemRV == "" {
+			a.UnreadItemRV, a.UnreadItemRVWhy = p.UnreadItemRV, p.UnreadItemRVWhy
+		}
 		if p.Continue == "" || (o.MaxPages > 0 && i >= o.MaxPages) {
-			return a, nil
+			return a, a.contractError(t)
 		}
 		if kept > MaxKeptBytes {
 			// Small valid pages whose items add up without end: kept,

@@ -3,7 +3,6 @@ package render
 import (
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/watchrv/kubectl-watchrv/internal/rv"
 	"github.com/watchrv/kubectl-watchrv/internal/text"
@@ -195,7 +194,7 @@ func NewListReport(q ListQuery, w *listing.WalkResult) ListReport {
 	}
 	r.ExcludedItems, r.ExcludedFirst = a.Excluded, a.ExcludedFirst
 	r.UnreadItemRV, r.UnreadItemRVWhy = a.UnreadItemRV, a.UnreadItemRVWhy
-	r.ContractBreach = r.breach(q, a)
+	r.ContractBreach = a.Breach
 	switch {
 	case r.ContractBreach != "":
 		r.WatchAdvice = "not suggested: this answer broke the List contract, so its RV is no start to trust"
@@ -224,58 +223,12 @@ func NewListReport(q ListQuery, w *listing.WalkResult) ListReport {
 func totalOf(p listing.PageInfo) *int64 {
 	total := int64(p.Items)
 	switch {
-	case p.RemainingItemCount != nil && remainingUntrue(p) == "":
+	case p.RemainingItemCount != nil && listing.RemainingUntrue(p) == "":
 		total += *p.RemainingItemCount
 	case p.RemainingItemCount != nil, p.More:
 		return nil
 	}
 	return &total
-}
-
-// remainingUntrue says why a page's remainingItemCount cannot be a count
-// ("" when it can be): below 0, or with the page's items more than an
-// int64 holds (adversary try 19: "-4 in the collection").
-func remainingUntrue(p listing.PageInfo) string {
-	n := p.RemainingItemCount
-	switch {
-	case n == nil:
-		return ""
-	case *n < 0:
-		return fmt.Sprintf("page %d says remainingItemCount %d, which cannot be true of a count", p.Index, *n)
-	case *n > math.MaxInt64-int64(p.Items):
-		return fmt.Sprintf("page %d says remainingItemCount %d, which with its own %s is more than any count holds", p.Index, *n, text.Count(p.Items, "item"))
-	case *n > 0 && !p.More:
-		return fmt.Sprintf("page %d says remainingItemCount %d but carries no continue token to read them", p.Index, *n)
-	}
-	return ""
-}
-
-// breach is how the answer broke the List contract ("" when it did not),
-// the first of: pages at different RVs, an item newer than the list,
-// items the request excluded, more than one object of NAME in one
-// namespace, a remainingItemCount no count can be. Each is an answer no
-// API server gives, so the command fails with it, one rule for all
-// (adversary try 19: an item above the list RV exited 0, pages that
-// disagree exited 1).
-func (r *ListReport) breach(q ListQuery, a *listing.Attempt) string {
-	if !r.Consistent {
-		return fmt.Sprintf("the pages of one list carried different resourceVersions %v", r.PageResourceVersions)
-	}
-	if r.ListBelowNewestItem {
-		return fmt.Sprintf("an item's resourceVersion %s is newer than the list's %s", r.MaxItemResourceVersion, r.ResourceVersion)
-	}
-	if a.Excluded > 0 {
-		return fmt.Sprintf("it answered %s, %d of which the request excluded (the first: %s): it ignored the request's namespace or selectors", text.Count(int(a.ItemCount), "item"), a.Excluded, a.ExcludedFirst)
-	}
-	if one := q.Name != "" && (q.Target.Namespace != "" || !q.Target.Resource.Namespaced); one && a.ItemCount > 1 {
-		return fmt.Sprintf("it answered %s named %q, where one name holds one object", text.Count(int(a.ItemCount), "object"), q.Name)
-	}
-	for _, p := range a.Pages {
-		if why := remainingUntrue(p); why != "" {
-			return why
-		}
-	}
-	return ""
 }
 
 // suggestWatch sets WatchCommand: a watch from the List RV, in the user's

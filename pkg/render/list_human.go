@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
+	"github.com/watchrv/kubectl-watchrv/pkg/listing"
 	"github.com/watchrv/kubectl-watchrv/pkg/serverinfo"
 )
 
@@ -48,7 +49,7 @@ func (r ListReport) itemsText() string {
 	case r.EstimatedTotal != nil:
 		return fmt.Sprintf("%d read, %d in the collection", r.ItemCount, *r.EstimatedTotal)
 	case r.Pages == 1 && r.RemainingItemCount != nil:
-		return fmt.Sprintf("%d read; how many are in the collection is unknown: %s", r.ItemCount, remainingUntrue(r.PageDetails[0]))
+		return fmt.Sprintf("%d read; how many are in the collection is unknown: %s", r.ItemCount, listing.RemainingUntrue(r.PageDetails[0]))
 	case r.Pages == 1:
 		return fmt.Sprintf("%d read; how many are in the collection is unknown: the server sent a continue token but no remainingItemCount (it does not count with a label or field selector)", r.ItemCount)
 	}
@@ -132,6 +133,11 @@ func (p *Printer) listHuman(r ListReport) error {
 		newest = s.Bad.Sprintf("%s — HIGHER THAN THE LIST RV %s: the list RV must never be lower", newest, r.ResourceVersion)
 	default:
 		newest += s.Dim.Sprint("  (list RV is not lower: ok)")
+	}
+	if r.UnreadItemRV != "" && r.MaxItemResourceVersion != "" {
+		// Beside decimal ones: said, never left out of "ok" (fresh
+		// user try 20).
+		newest += s.Warn.Sprintf("; an item's resourceVersion %q %s, so it is not ordered with the others (etcd-backed API servers write decimal RVs)", r.UnreadItemRV, r.UnreadItemRVWhy)
 	}
 	pairs := [][2]string{
 		{"Resource", fmt.Sprintf("%s (%s)", r.Resource, r.GroupVersion)},

@@ -85,6 +85,45 @@ func TestAnswersThatBreakTheContractFail(t *testing.T) {
 	}
 }
 
+// Every command that reads a list holds it to the same contract, through
+// the one list request: the list before a watch (--rv list), streaming's
+// list, probe's current RV (fresh user try 20: watch --rv list started
+// from an answer list refused, streaming counted a foreign item, probe
+// took its current RV from a list with an item newer than it).
+func TestEveryListReaderRefusesABrokenList(t *testing.T) {
+	list := func(items string) framework.ScriptAnswer {
+		return framework.ScriptAnswer{Code: 200, Type: "application/json", Body: `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"100"},"items":[` + items + `]}`}
+	}
+	for name, c := range map[string]struct {
+		answer framework.ScriptAnswer
+		breach string
+	}{
+		"another namespace": {list(`{"metadata":{"name":"b","namespace":"other","uid":"u1","resourceVersion":"10"}}`), `is in namespace "other", not "default"`},
+		"an item newer":     {list(`{"metadata":{"name":"a","namespace":"default","uid":"u2","resourceVersion":"500"}}`), "newer than the list's 100"},
+	} {
+		// The streaming watch ends its (empty) state with the bookmark, so
+		// that streaming's list is what decides.
+		end := `{"type":"BOOKMARK","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"resourceVersion":"100","annotations":{"k8s.io/initial-events-end":"true"}}}}` + "\n"
+		_, kc := framework.ServeScript(t, map[string]framework.ScriptAnswer{
+			"/api/v1/namespaces/default/configmaps":       c.answer,
+			"/api/v1/namespaces/default/configmaps?watch": {Code: 200, Type: "application/json", Body: end},
+		})
+		for _, args := range [][]string{
+			{"watch", "cm", "--rv", "list", "--timeout", "3s"},
+			{"watch", "cm", "--rv", "list", "--follow", "--timeout", "3s"},
+			{"probe", "cm"},
+			{"explain-error", "--check", "too old resource version: 1 (2)"},
+		} {
+			t.Run(name+"/"+strings.Join(args, " "), func(t *testing.T) {
+				r := framework.Run(t, kc, time.Minute, args...)
+				if r.Code != 1 || !strings.Contains(r.Stderr, "broke the List contract") || !strings.Contains(r.Stderr, c.breach) {
+					t.Errorf("exit %d: want 1 and the List contract's breach (%s):\n%s\n%s", r.Code, c.breach, r.Stdout, r.Stderr)
+				}
+			})
+		}
+	}
+}
+
 // A watch --follow whose streams end at once with nothing new (the same
 // events again, bookmarks that do not advance) backs off and gives up as
 // for an empty stream: never a tight loop of reconnects (adversary try

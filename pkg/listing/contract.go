@@ -1,0 +1,123 @@
+package listing
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/watchrv/kubectl-watchrv/internal/rv"
+	"github.com/watchrv/kubectl-watchrv/internal/text"
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
+)
+
+// The List contract is judged in the one list request (listEach), so
+// that every caller of a list (list, watch --rv list and its relists,
+// streaming's list, probe's current RV, the per-server reads) gets an
+// answer that broke it as a *diagnose.ContractError, never as a list to
+// draw numbers from (fresh user try 20: watch --rv list started from the
+// RV of an answer list refused). A walk judges its pages together.
+
+// itemCheck judges the items of one page as they stream: what the
+// request excluded is counted and never handed on, and the newest
+// decimal item RV, and the first that is none, are kept.
+type itemCheck struct {
+	excludes      func(ItemMeta) string
+	excluded      int64
+	excludedFirst string
+	maxRV         uint64
+	maxRVText     string
+	unread        string // the first item RV that is no decimal RV (echoed)
+	unreadWhy     string
+}
+
+func newItemCheck(t apiclient.Target) *itemCheck { return &itemCheck{excludes: t.Matcher()} }
+
+// keep judges one item: false when the request excluded it.
+func (c *itemCheck) keep(it ItemMeta) bool {
+	if why := c.excludes(it); why != "" {
+		c.excluded++
+		if c.excludedFirst == "" {
+			c.excludedFirst = why
+		}
+		return false
+	}
+	n, ok := rv.Parse(it.ResourceVersion)
+	switch {
+	case ok && n > c.maxRV:
+		c.maxRV, c.maxRVText = n, it.ResourceVersion
+	case !ok && it.ResourceVersion != "" && c.unread == "":
+		c.unread, c.unreadWhy = text.Echo(it.ResourceVersion), rv.Why(it.ResourceVersion)
+	}
+	return true
+}
+
+// Breach is how the attempt's answer broke the List contract ("" when it
+// did not), the first of: pages at different RVs, an item newer than the
+// list, items the request excluded, more than one object of the one
+// name t asks for, a remainingItemCount no count can be.
+func (a *Attempt) breach(t apiclient.Target) string {
+	var rvs []string
+	for _, p := range a.Pages {
+		if !slices.Contains(rvs, p.ResourceVersion) {
+			rvs = append(rvs, p.ResourceVersion)
+		}
+	}
+	if len(rvs) > 1 {
+		var all []string
+		for i, p := range a.Pages {
+			if i == 8 {
+				all = append(all, fmt.Sprintf("... (%s)", text.Count(len(a.Pages), "page")))
+				break
+			}
+			all = append(all, text.Echo(p.ResourceVersion))
+		}
+		return fmt.Sprintf("the pages of one list carried different resourceVersions %v", all)
+	}
+	if len(a.Pages) > 0 {
+		if l, ok := rv.Parse(a.Pages[0].ResourceVersion); ok {
+			if m, ok := rv.Parse(a.MaxItemResourceVersion); ok && m > l {
+				return fmt.Sprintf("an item's resourceVersion %d is newer than the list's %d", m, l)
+			}
+		}
+	}
+	if a.Excluded > 0 {
+		return fmt.Sprintf("it answered %s, %d of which the request excluded (the first: %s): it ignored the request's namespace or selectors", text.Count(int(a.ItemCount), "item"), a.Excluded, a.ExcludedFirst)
+	}
+	if name, one := t.SingleName(); one && a.ItemCount > 1 {
+		return fmt.Sprintf("it answered %s named %q, where one name holds one object", text.Count(int(a.ItemCount), "object"), text.Echo(name))
+	}
+	for _, p := range a.Pages {
+		if why := RemainingUntrue(p); why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
+// RemainingUntrue says why a page's remainingItemCount cannot be a count
+// ("" when it can be): below 0, past what an int64 holds with the page's
+// own items, or with no continue token to read the rest (adversary try
+// 19: "-4 in the collection").
+func RemainingUntrue(p PageInfo) string {
+	n := p.RemainingItemCount
+	switch {
+	case n == nil:
+		return ""
+	case *n < 0:
+		return fmt.Sprintf("page %d says remainingItemCount %d, which cannot be true of a count", p.Index, *n)
+	case *n > math.MaxInt64-int64(p.Items):
+		return fmt.Sprintf("page %d says remainingItemCount %d, which with its own %s is more than any count holds", p.Index, *n, text.Count(p.Items, "item"))
+	case *n > 0 && !p.More:
+		return fmt.Sprintf("page %d says remainingItemCount %d but carries no continue token to read them", p.Index, *n)
+	}
+	return ""
+}
+
+// contractError is the attempt's breach as an error (nil when none).
+func (a *Attempt) contractError(t apiclient.Target) error {
+	if a.Breach = a.breach(t); a.Breach == "" {
+		return nil
+	}
+	return &diagnose.ContractError{Contract: "List", Breach: a.Breach}
+}
