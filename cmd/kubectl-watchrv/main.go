@@ -5,6 +5,8 @@
 package main
 
 import (
+	"io"
+	"log"
 	"os"
 
 	"github.com/go-logr/logr"
@@ -19,6 +21,12 @@ func main() {
 	// client-go logs through klog; its lines would break the one-line error
 	// promise, and every failure is reported by the command itself.
 	klog.SetLogger(logr.Discard())
+	// net/http and its HTTP/2 client log through the standard logger
+	// ("Unsolicited response received on idle HTTP channel", of a server
+	// that wrote past its answer): raw, timestamped lines that bypass the
+	// one writer (fresh user try 20); what such a server does to a request
+	// is reported with that request.
+	log.SetOutput(io.Discard)
 	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
 	os.Exit(run(os.Args[1:], streams))
 }
