@@ -163,6 +163,13 @@ var errWrite = errors.New("cannot write the output")
 // stallAdvice says, after a --stall-timeout that proved no hang, what would
 // tell a hung server from a quiet collection here, if anything does.
 func (r *watchRun) stallAdvice() string {
+	// The advice depends on whether bookmarks come here: the server is
+	// read now where it was not before the watch (a short --stall-timeout
+	// without --bookmarks), so that a server without a watch cache is
+	// never sent after bookmarks it does not send (fresh user try 20).
+	if r.server == nil {
+		_ = r.readServer()
+	}
 	if r.server != nil && !r.server.BookmarksExpected() {
 		return r.server.NoStallNote(r.target.Resource.Name()) + ": no --stall-timeout tells a hang from a quiet collection here"
 	}

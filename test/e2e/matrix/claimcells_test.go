@@ -28,7 +28,7 @@ import (
 // beside the others (claim 4 waits out the 90 s stall timeout).
 var claimChecks = map[string]struct{ background, after []claimCheck }{
 	"v1.30/etcd/cache-on":  {after: []claimCheck{checkConsistentReadFromStorage, checkStreamingRefused, checkTooLargeAtOnce, checkExactListRechecked, checkStaleDiscovery}},
-	"v1.37/etcd/cache-off": {background: []claimCheck{checkQuietIsNotStalled}, after: []claimCheck{checkAnyFromStorage, checkPrevKvEndsStream, checkWatchFromHereNoCache}},
+	"v1.37/etcd/cache-off": {background: []claimCheck{checkQuietIsNotStalled}, after: []claimCheck{checkAnyFromStorage, checkPrevKvEndsStream, checkWatchFromHereNoCache, checkShortStallAdvice}},
 	"v1.37/kine/cache-off": {after: []claimCheck{checkCompactionOnKine, checkKineLostChange}},
 	"v1.33/etcd/cache-on":  {after: []claimCheck{checkStreamingRefused, checkStreamingExitCodes}},
 }

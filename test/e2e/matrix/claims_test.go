@@ -174,6 +174,19 @@ var checkQuietIsNotStalled = claimCheck{"claim4-quiet-not-stalled", func(t *test
 	}
 }}
 
+// Claim 4 with a short --stall-timeout and no --bookmarks: the note at
+// the end gives the advice of this server, never "ask for bookmarks" of one
+// whose watches storage serves (fresh user try 20: it sent the user after
+// bookmarks that never come there).
+var checkShortStallAdvice = claimCheck{"claim4-short-stall-advice", func(t *testing.T, _ framework.Cell, c *framework.Cluster) {
+	_, ns := framework.Namespace(t, c, "claim4short")
+	r := framework.Run(t, c.Kubeconfig, time.Minute, "watch", "configmaps", "-n", ns, "--rv", "list", "--stall-timeout", "2s")
+	all := r.Stdout + r.Stderr
+	if r.Code != 0 || strings.Contains(all, "ask for bookmarks") || !strings.Contains(all, "has no watch cache on this server") {
+		t.Errorf("a quiet watch --stall-timeout 2s, watch cache off (exit %d): %s", r.Code, all)
+	}
+}}
+
 // Claim 11 (kine): compaction is clamped to current - 1000 and storage is
 // not named etcd: the advice must not say "a watch from an RV older than
 // the compaction interval fails".
