@@ -1,6 +1,7 @@
 package clients
 
 import (
+	"strings"
 	"time"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/audit"
@@ -47,6 +48,9 @@ type Analyzer struct {
 	requests int64
 	levels   map[string]int64
 	from, to time.Time
+	// sizesMatched are the resources of --watch-cache-sizes that a request
+	// of the log is for.
+	sizesMatched map[string]bool
 }
 
 type clientKey struct{ user, agent, ip string }
@@ -114,6 +118,14 @@ func (a *Analyzer) newRequest(e *audit.Event) *request {
 		k.ip = e.SourceIPs[0]
 	}
 	r := &request{client: k, resource: resourceOf(e), verb: e.Verb, query: e.Query, received: e.RequestReceivedTimestamp, at: e.RequestReceivedTimestamp, level: levelOf(e.Level)}
+	if res, _, _ := strings.Cut(r.resource, "/"); len(a.cache.sizes) > 0 {
+		if _, ok := a.cache.sizes[strings.ToLower(res)]; ok {
+			if a.sizesMatched == nil {
+				a.sizesMatched = map[string]bool{}
+			}
+			a.sizesMatched[strings.ToLower(res)] = true
+		}
+	}
 	if r.at.IsZero() {
 		r.at = e.StageTimestamp
 	}

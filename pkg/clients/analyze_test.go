@@ -185,6 +185,13 @@ func TestServerVersionRules(t *testing.T) {
 			}
 		}
 	}
+	// A size for a name no request is for (kubectl's short name cm, a
+	// typo) applies nothing: the report names it (fresh user try 20).
+	sizes, _ := ParseWatchCacheSizes("cm#0,configmapz#0,configmaps#5")
+	r := analyze(t, log, Options{ServerVersion: "v1.37.2", WatchCacheSizes: sizes})
+	if strings.Join(r.SizesUnmatched, ",") != "cm,configmapz" {
+		t.Errorf("sizes no request is for: %v, want cm and configmapz", r.SizesUnmatched)
+	}
 	for _, bad := range []string{"latest", "2.1", "v1", "v1.x"} {
 		if ValidateVersion(bad) == nil {
 			t.Errorf("--server-version %q accepted", bad)

@@ -22,6 +22,12 @@ func (a *Analyzer) Report(sources []string, st audit.Stats) Report {
 	if len(r.WatchCacheSizes) == 0 {
 		r.WatchCacheSizes = nil
 	}
+	for res := range r.WatchCacheSizes {
+		if !a.sizesMatched[res] {
+			r.SizesUnmatched = append(r.SizesUnmatched, res)
+		}
+	}
+	sort.Strings(r.SizesUnmatched)
 	if a.v.known {
 		r.ServerVersion = a.o.ServerVersion
 	}

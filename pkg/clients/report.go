@@ -62,8 +62,12 @@ type Report struct {
 	// sizes given per resource (0: no cache).
 	WatchCache      string         `json:"watchCache"`
 	WatchCacheSizes map[string]int `json:"watchCacheSizes,omitempty"`
-	Reads           []ReadRule     `json:"reads"`
-	Clients         []Client       `json:"clients"`
+	// SizesUnmatched are the resources of --watch-cache-sizes no request of
+	// the log is for (a short name such as cm, a typo): the API server's
+	// flag names resources in full, and nothing was applied for them.
+	SizesUnmatched []string   `json:"watchCacheSizesUnmatched,omitempty"`
+	Reads          []ReadRule `json:"reads"`
+	Clients        []Client   `json:"clients"`
 	// Folded are the clients not kept apart (more than MaxClients): their
 	// counts together, without patterns; nil when none was folded.
 	Folded *Folded   `json:"folded,omitempty"`

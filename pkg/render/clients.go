@@ -207,6 +207,11 @@ func watchCacheState(r clients.Report) string {
 	if len(sizes) > 0 {
 		s = "on, sizes " + strings.Join(sizes, ",") + " (--watch-cache-sizes; #0 is none; the rules below are for the other resources)"
 	}
+	if len(r.SizesUnmatched) > 0 {
+		// A short name or a typo matches nothing and applies nothing:
+		// said, never echoed as applied (fresh user try 20).
+		s += fmt.Sprintf("; %s of --watch-cache-sizes: no request of the log is for it, so nothing was applied: the API server's flag names resources in full (configmaps#0, deployments.apps#0)", strings.Join(r.SizesUnmatched, ", "))
+	}
 	return s
 }
 
