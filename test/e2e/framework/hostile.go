@@ -146,8 +146,12 @@ func (s *HostileServer) serveList(w http.ResponseWriter, path string, q map[stri
 	meta := map[string]any{"resourceVersion": strconv.Itoa(hostileListRV)}
 	if limit > 0 && limit < hostileListRV-hostileOldest+1 {
 		rem := hostileListRV - hostileOldest + 1 - limit
+		// One page only: the rest is counted, and its continue token
+		// (hostile too) is one no reader of one page follows. A count
+		// without a token breaks the List contract, which the plugin
+		// refuses.
 		meta["remainingItemCount"] = rem
-		meta["continue"] = "" // one page only: the rest is counted, not served
+		meta["continue"] = "next" + Hostile
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"kind": "ConfigMapList", "apiVersion": "v1", "metadata": meta, "items": items})
 }
