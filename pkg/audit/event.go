@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // Stages of an audit event (audit.k8s.io/v1 Stage).
@@ -165,15 +167,19 @@ type Query struct {
 	TimeoutSeconds int64
 }
 
-// ParseQuery parses a requestURI with net/url. A URI that does not parse
-// gives an empty Query and false.
+// ParseQuery parses a requestURI's query as the API server does: it reads
+// req.URL.Query() (net/url.ParseQuery, whose error it ignores) and the
+// first value of each parameter. So a pair holding a ";" or an escape that
+// does not decode is dropped, never the rest of the query, and a query of
+// more than maxQueryParams pairs is read as none. A URI that does not
+// parse gives an empty Query and false.
 func ParseQuery(requestURI string) (Query, bool) {
 	u, err := url.ParseRequestURI(requestURI)
 	if err != nil {
 		return Query{}, false
 	}
 	q := Query{Path: u.Path}
-	if u.RawQuery == "" {
+	if u.RawQuery == "" || strings.Count(u.RawQuery, "&")+1 > maxQueryParams {
 		return q, true
 	}
 	var seen uint8
@@ -182,22 +188,25 @@ func ParseQuery(requestURI string) (Query, bool) {
 	for rest := u.RawQuery; rest != ""; {
 		var pair string
 		pair, rest, _ = strings.Cut(rest, "&")
+		if strings.Contains(pair, ";") {
+			continue // net/url drops it (no longer a separator since Go 1.17)
+		}
 		k, v, _ := strings.Cut(pair, "=")
 		if strings.ContainsAny(k, "%+") {
 			if k, err = url.QueryUnescape(k); err != nil {
-				return q, false
+				continue
 			}
 		}
 		bit := paramBit(k)
 		if bit == 0 || seen&bit != 0 {
 			continue // not read, or not its first value (url.Values.Get's rule)
 		}
-		seen |= bit
 		if strings.ContainsAny(v, "%+") {
 			if v, err = url.QueryUnescape(v); err != nil {
-				return q, false
+				continue // dropped: a later pair may give the first value
 			}
 		}
+		seen |= bit
 		switch k {
 		case "resourceVersion":
 			q.ResourceVersion, q.HasRV = v, v != ""
@@ -219,6 +228,11 @@ func ParseQuery(requestURI string) (Query, bool) {
 	}
 	return q, true
 }
+
+// maxQueryParams is net/url's bound on a query's pairs (Go 1.26, the Go
+// of kube-apiserver v1.37.2): beyond it url.ParseQuery gives no value at
+// all, so the server reads none of them.
+const maxQueryParams = 10000
 
 // paramBit numbers the parameters ParseQuery reads (0: not read).
 func paramBit(k string) uint8 {
@@ -243,9 +257,13 @@ func paramBit(k string) uint8 {
 	return 0
 }
 
-// boolParam reads a query boolean the way the API server does
-// (strconv.ParseBool: 1, t, true, ...).
+// boolParam reads a present query boolean with the API server's own rule,
+// apimachinery's runtime.Convert_Slice_string_To_bool: "0" and "false" (in
+// any case) are false, every other value is true, "" (?watch, ?watch=)
+// and "yes" included. strconv.ParseBool is not that rule: it refuses
+// "yes" and "", which the server serves as true (adversary try 20 #13).
 func boolParam(s string) bool {
-	b, _ := strconv.ParseBool(s)
+	in, b := []string{s}, false
+	_ = runtime.Convert_Slice_string_To_bool(&in, &b, nil) // never fails
 	return b
 }

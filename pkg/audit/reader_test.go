@@ -5,9 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
-	"net/url"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -252,39 +250,6 @@ func TestFastDecodeEqualsEncodingJSON(t *testing.T) {
 		var e Event
 		if fastDecode(lines[5][:n], &e) {
 			t.Errorf("the fast path accepted a line cut at %d bytes", n)
-		}
-	}
-}
-
-// ParseQuery reads what url.Values.Get reads, on every recorded requestURI
-// and on encoded and repeated parameters.
-func TestParseQueryEqualsURLValues(t *testing.T) {
-	uris := []string{
-		"/api/v1/configmaps?resourceVersion=5&resourceVersion=7&limit=%35%30",
-		"/api/v1/configmaps?resource%56ersion=9&watch=1&timeoutSeconds=30",
-		"/api/v1/configmaps?continue=a%2Bb%3D&limit=2",
-	}
-	for _, l := range recordedLines(t) {
-		var e Event
-		if err := json.Unmarshal(l, &e); err != nil {
-			t.Fatal(err)
-		}
-		uris = append(uris, e.RequestURI)
-	}
-	for _, uri := range uris {
-		got, ok := ParseQuery(uri)
-		u, err := url.ParseRequestURI(uri)
-		if err != nil || !ok {
-			t.Fatalf("%s: %v %v", uri, err, ok)
-		}
-		v := u.Query()
-		want := Query{Path: u.Path, ResourceVersion: v.Get("resourceVersion"), HasRV: v.Get("resourceVersion") != "",
-			ResourceVersionMatch: v.Get("resourceVersionMatch"), Continue: v.Get("continue") != "",
-			Watch: boolParam(v.Get("watch")), SendInitialEvents: boolParam(v.Get("sendInitialEvents")), AllowWatchBookmarks: boolParam(v.Get("allowWatchBookmarks"))}
-		want.Limit, _ = strconv.ParseInt(v.Get("limit"), 10, 64)
-		want.TimeoutSeconds, _ = strconv.ParseInt(v.Get("timeoutSeconds"), 10, 64)
-		if got != want {
-			t.Errorf("%s:\n got %+v\nwant %+v", uri, got, want)
 		}
 	}
 }

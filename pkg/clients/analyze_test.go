@@ -227,6 +227,28 @@ func TestListMode(t *testing.T) {
 	}
 }
 
+// A watch's start mode reads its booleans as the API server does (any
+// value but "0" and "false" is true): watch=yes&sendInitialEvents=yes is a
+// streaming list, not a watch with RV unset (adversary try 20 #13).
+func TestWatchModeReadsTheServersBooleans(t *testing.T) {
+	const p = "/api/v1/configmaps?resourceVersionMatch=NotOlderThan&"
+	for uri, want := range map[string]string{
+		p + "watch=1&sendInitialEvents=true":                       "streaming",
+		p + "watch=yes&sendInitialEvents=yes":                      "streaming",
+		p + "watch&sendInitialEvents":                              "streaming",
+		p + "watch=1&sendInitialEvents=&allowWatchBookmarks=no":    "streaming",
+		p + "watch=1&sendInitialEvents=False":                      modeUnset,
+		p + "watch=1&sendInitialEvents=0&resourceVersion=5":        modeExact,
+		p + "watch=1&sendInitialEvents=FALSE&resourceVersion=0":    modeZero,
+		p + "watch=1&sendInitialEvents=0;x&sendInitialEvents=true": "streaming",
+	} {
+		q, _ := audit.ParseQuery(uri)
+		if got := watchMode(q); got != want {
+			t.Errorf("%s: %s, want %s", uri, got, want)
+		}
+	}
+}
+
 // A herd: the looping informer's real lines, copied as three users (new
 // auditIDs), relist in the same seconds. Its 4 relists (10:44:42.1, :46.6,
 // :52.8, 10:45:02.7) make two herds: the first two within 4.4 s, the last
