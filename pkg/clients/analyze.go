@@ -53,12 +53,18 @@ type Analyzer struct {
 	sizesMatched map[string]bool
 }
 
-type clientKey struct{ user, agent, ip string }
+type clientKey struct {
+	user, agent, ip string
+	byIP            bool // Options.BySourceIP
+}
+
+// client is the key's Client, without counts.
+func (k clientKey) client() Client {
+	return Client{User: k.user, UserAgent: k.agent, SourceIP: k.ip, bySourceIP: k.byIP}
+}
 
 // name is how the key is printed (Client.Name).
-func (k clientKey) name() string {
-	return Client{User: k.user, UserAgent: k.agent, SourceIP: k.ip}.Name()
-}
+func (k clientKey) name() string { return k.client().Name() }
 
 type clientState struct {
 	key       clientKey
@@ -113,7 +119,7 @@ func (a *Analyzer) Add(e *audit.Event) {
 }
 
 func (a *Analyzer) newRequest(e *audit.Event) *request {
-	k := clientKey{user: e.User.Username, agent: e.UserAgent}
+	k := clientKey{user: e.User.Username, agent: e.UserAgent, byIP: a.o.BySourceIP}
 	if a.o.BySourceIP && len(e.SourceIPs) > 0 {
 		k.ip = e.SourceIPs[0]
 	}
@@ -142,13 +148,14 @@ func levelOf(l string) string {
 }
 
 // resourceOf names what a request was about: resource[.group][/subresource],
-// or the path of a non-resource request.
+// or the path of a non-resource request; shown, so that no name from the
+// log is taken for otherResources or a placeholder.
 func resourceOf(e *audit.Event) string {
 	if e.ObjectRef == nil || e.ObjectRef.Resource == "" {
 		if e.Query.Path != "" {
-			return e.Query.Path
+			return shown(e.Query.Path, noResource)
 		}
-		return e.RequestURI
+		return shown(e.RequestURI, noResource)
 	}
 	r := e.ObjectRef.Resource
 	if e.ObjectRef.APIGroup != "" {
@@ -157,7 +164,7 @@ func resourceOf(e *audit.Event) string {
 	if e.ObjectRef.Subresource != "" {
 		r += "/" + e.ObjectRef.Subresource
 	}
-	return r
+	return shown(r, noResource)
 }
 
 // Close ends the log: requests still open count as open (watches as open

@@ -43,7 +43,8 @@ func (a *Analyzer) Report(sources []string, st audit.Stats) Report {
 	}
 	var all []ranked
 	for _, c := range a.clients {
-		cl := Client{User: c.key.user, UserAgent: c.key.agent, SourceIP: c.key.ip, Patterns: []Pattern{}}
+		cl := c.key.client()
+		cl.Patterns = []Pattern{}
 		cl.Resources = resources(c, &cl.Totals, &r.Open)
 		for name, rs := range c.resources {
 			cl.Patterns = append(cl.Patterns, rs.patterns(cl.Name(), name)...)

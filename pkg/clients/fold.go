@@ -15,7 +15,6 @@ const (
 	DefaultMaxClients = 20_000
 	maxResources      = 1000
 	maxAllResources   = 100_000
-	otherResources    = "(other resources)"
 )
 
 // load is what the ranking compares (heavier), kept as a client goes.

@@ -179,8 +179,8 @@ func (rs *resourceState) patterns(client, resource string) []Pattern {
 			out = append(out, Pattern{
 				Name: PatternPolling, Client: client, Resource: resource, Count: t.Lists.Total,
 				First: rs.firstList, Last: rs.lastList, PeriodSeconds: round(rs.gapMean),
-				Evidence: fmt.Sprintf("%d lists of %s from %s to %s, one every %s (spread %s), and no watch: not an informer",
-					t.Lists.Total, resource, clock(rs.firstList), clock(rs.lastList), secs(rs.gapMean), secs(spread)),
+				Evidence: fmt.Sprintf("%d lists of %s from %s, one every %s (spread %s), and no watch: not an informer",
+					t.Lists.Total, resource, Span(rs.firstList, rs.lastList), secs(rs.gapMean), secs(spread)),
 				Fix: "Use an informer (list once, then watch from the list's resourceVersion); if a periodic read is really wanted, list with resourceVersion=0 (served from the watch cache, where it is on) at a longer period.",
 			})
 		}
@@ -193,8 +193,8 @@ func (rs *resourceState) patterns(client, resource string) []Pattern {
 		out = append(out, Pattern{
 			Name: PatternRelistLoop, Client: client, Resource: resource, Count: rs.relists,
 			First: rs.relistFirst, Last: rs.relistLast, PeriodSeconds: round(period),
-			Evidence: fmt.Sprintf("%d relists (lists or streaming lists) of %s, each within %s after one of its watches ended (%s), from %s to %s, one every %s",
-				rs.relists, resource, relistWindow, causes(rs.relistCauses), clock(rs.relistFirst), clock(rs.relistLast), secs(period)),
+			Evidence: fmt.Sprintf("%d relists (lists or streaming lists) of %s, each within %s after one of its watches ended (%s), from %s, one every %s",
+				rs.relists, resource, relistWindow, causes(rs.relistCauses), Span(rs.relistFirst, rs.relistLast), secs(period)),
 			Fix: "Each relist re-reads the whole collection: find what ends its watches. After 410s: it resumes from an RV the server no longer holds; watch with allowWatchBookmarks=true so the RV it resumes from stays fresh, and keep its event handlers fast. Watches closed early: look for a proxy or load balancer idle timeout shorter than the watch's timeoutSeconds.",
 		})
 	}
@@ -212,8 +212,8 @@ func (rs *resourceState) patterns(client, resource string) []Pattern {
 		if rs.stale == 0 {
 			how = "ended at once"
 		}
-		ev := fmt.Sprintf("%d watch(es) of %s from an exact RV %s, from %s to %s: %s; the earliest of them asked for RV %s",
-			rs.stale+rs.inStream, resource, how, clock(rs.staleFirst), clock(rs.staleLast), strings.Join(parts, "; "), rs.staleRV)
+		ev := fmt.Sprintf("%d watch(es) of %s from an exact RV %s, from %s: %s; the earliest of them asked for RV %s",
+			rs.stale+rs.inStream, resource, how, Span(rs.staleFirst, rs.staleLast), strings.Join(parts, "; "), rs.staleRV)
 		// Compared only with an RV the server answered at before the watch
 		// came, and only when that is newer: an equal or older one says
 		// nothing of whether the RV was still held.
@@ -227,7 +227,7 @@ func (rs *resourceState) patterns(client, resource string) []Pattern {
 		})
 	}
 	if rs.consistent >= consistentMin && rs.consistentFrom != fromCache {
-		ev := fmt.Sprintf("%d consistent lists (no resourceVersion) of %s from %s to %s: %s", rs.consistent, resource, clock(rs.consistentFirst), clock(rs.consistentLast), rs.consistentFromWhy)
+		ev := fmt.Sprintf("%d consistent lists (no resourceVersion) of %s from %s: %s", rs.consistent, resource, Span(rs.consistentFirst, rs.consistentLast), rs.consistentFromWhy)
 		fix := "Where the newest state is not needed, list with resourceVersion=0 (from the watch cache, where it is on), or use an informer; on v1.31 and later consistent lists are served from the watch cache where it is on."
 		if rs.consistentCacheOff {
 			// Storage has no index on labels or fields: a selector narrows
@@ -237,7 +237,7 @@ func (rs *resourceState) patterns(client, resource string) []Pattern {
 			fix = "Without a watch cache every list reads storage, whatever its resourceVersion (resourceVersion=0 too), and storage reads every object under the list's prefix whatever its label or field selector (but a field selector on metadata.name, which reads one key): list less often, list one namespace rather than all, or use an informer (one list, then a watch)."
 		}
 		if rs.consistentFrom == fromUnknown {
-			ev = fmt.Sprintf("%d consistent lists (no resourceVersion) of %s from %s to %s; whether they reach storage is not known: %s", rs.consistent, resource, clock(rs.consistentFirst), clock(rs.consistentLast), rs.consistentFromWhy)
+			ev = fmt.Sprintf("%d consistent lists (no resourceVersion) of %s from %s; whether they reach storage is not known: %s", rs.consistent, resource, Span(rs.consistentFirst, rs.consistentLast), rs.consistentFromWhy)
 		}
 		out = append(out, Pattern{
 			Name: PatternConsistentReads, Client: client, Resource: resource, Count: rs.consistent,
@@ -367,7 +367,7 @@ func herdPattern(set map[clientKey]struct{}, relists int, first, last time.Time)
 	}
 	return Pattern{
 		Name: PatternHerd, Count: int64(len(set)), First: first, Last: last,
-		Evidence: fmt.Sprintf("%d clients relisted %d times within %s, from %s to %s: %s", len(set), relists, secs(last.Sub(first).Seconds()), clock(first), clock(last), strings.Join(names, ", ")),
+		Evidence: fmt.Sprintf("%d clients relisted %d times within %s, from %s: %s", len(set), relists, secs(last.Sub(first).Seconds()), Span(first, last), strings.Join(names, ", ")),
 		Fix:      "Something ended many watches at once (an API server restart, a balancer moving connections); the API server's own log shows which. Relists with resourceVersion=0 or streaming lists (sendInitialEvents=true) are served from the watch cache (where it is on) instead of storage.",
 	}
 }
@@ -389,8 +389,6 @@ func causes(m map[string]int64) string {
 	}
 	return strings.Join(parts, ", ")
 }
-
-func clock(t time.Time) string { return t.UTC().Format("15:04:05") }
 
 func secs(s float64) string {
 	switch {

@@ -113,20 +113,20 @@ type Client struct {
 	Totals
 	Resources []Resource `json:"resources"`
 	Patterns  []Pattern  `json:"patterns"`
+	// bySourceIP: clients are told apart by their source IP too, so
+	// the name has one, a placeholder where the log gives none.
+	bySourceIP bool
 }
 
-// Name is "user / userAgent [/ ip]", as the table prints it.
+// Name is "user / userAgent [/ ip]", as the table prints it: each field
+// shown, a placeholder where the log leaves it empty (the log names no
+// user for a request whose credentials were refused: fresh user try 19),
+// quoted where it could be read as one. -o json keeps the fields as the
+// log has them.
 func (c Client) Name() string {
-	user := c.User
-	if user == "" {
-		// The audit log names no user for a request whose credentials
-		// were refused (401): said so, never an empty name (fresh user
-		// try 19). -o json keeps the field empty, as the log has it.
-		user = "(unauthenticated)"
-	}
-	n := user + " / " + c.UserAgent
-	if c.SourceIP != "" {
-		n += " / " + c.SourceIP
+	n := shown(c.User, noUser) + " / " + shown(c.UserAgent, noAgent)
+	if c.bySourceIP || c.SourceIP != "" {
+		n += " / " + shown(c.SourceIP, noSourceIP)
 	}
 	return n
 }

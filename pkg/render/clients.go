@@ -30,7 +30,7 @@ func (p *Printer) clientsHuman(r clients.Report, top int) error {
 		if i >= top {
 			break
 		}
-		t.Row(text.OneLine(c.Name()), n(c.Requests), n(c.Lists.Total), n(c.Lists.Continue), n(c.Watches.Total), n(c.Gets), n(c.Other),
+		t.Row(text.Inline(c.Name()), n(c.Requests), n(c.Lists.Total), n(c.Lists.Continue), n(c.Watches.Total), n(c.Gets), n(c.Other),
 			n(c.Codes.Expired), n(c.Codes.TooLarge), n(c.Codes.Throttled), n(c.Codes.Server), storageCell(c.Totals), patternNames(c.Patterns))
 		if len(c.Patterns) > 0 {
 			t.PaintLast(12, s.Bad.Sprint)
@@ -50,7 +50,7 @@ func (p *Printer) clientsHuman(r clients.Report, top int) error {
 		if i >= top {
 			break
 		}
-		w.printf("\n%s\n", s.Bold.Sprint(text.OneLine(c.Name())))
+		w.printf("\n%s\n", s.Bold.Sprint(text.Inline(c.Name())))
 		for _, res := range c.Resources {
 			clientResource(w, res)
 		}
@@ -111,12 +111,8 @@ func clientsRead(r clients.Report) string {
 		levels = append(levels, fmt.Sprintf("%s %s", l, th(c)))
 	}
 	sort.Strings(levels)
-	to := r.To.UTC().Format("15:04:05 MST")
-	if r.To.UTC().YearDay() != r.From.UTC().YearDay() || r.To.Year() != r.From.Year() {
-		to = r.To.UTC().Format("2006-01-02 15:04:05 MST")
-	}
-	line += fmt.Sprintf("\nRequests: %s (level %s) from %s to %s (%s)", th(r.Requests), strings.Join(levels, ", "),
-		r.From.UTC().Format("2006-01-02 15:04:05"), to, r.To.Sub(r.From).Round(time.Second))
+	line += fmt.Sprintf("\nRequests: %s (level %s) from %s (%s)", th(r.Requests), strings.Join(levels, ", "),
+		clients.Span(r.From, r.To), r.To.Sub(r.From).Round(time.Second))
 	if r.Open > 0 {
 		line += fmt.Sprintf("; %s watch(es) still open at the end", th(r.Open))
 	}
@@ -216,7 +212,7 @@ func watchCacheState(r clients.Report) string {
 }
 
 func clientResource(w *errWriter, res clients.Resource) {
-	w.printf("  %s\n", text.OneLine(res.Resource))
+	w.printf("  %s\n", text.Inline(res.Resource))
 	l := res.Lists
 	if l.Total+l.Continue > 0 {
 		var modes []string
@@ -295,14 +291,16 @@ func timelineChart(w *errWriter, tl clients.Timeline) {
 	if len(tl.Clients) > 0 {
 		n = len(tl.Clients[0].Lists)
 	}
-	end := tl.Start.Add(time.Duration(n) * per)
+	// In seconds: n buckets of a log that spans centuries overflow a
+	// time.Duration (the chart of a 1970-2262 log ended in 1680).
+	end := time.Unix(tl.Start.Unix()+int64(n)*tl.BucketSeconds, 0)
 	unit := "minute"
 	if per > time.Minute {
 		unit = per.String()
 	}
-	w.printf("Per %s, %s to %s UTC (bars scaled to each row's peak; 410s: answered 410, or a watch from an exact RV that ended within 1s, as one ended by a 410 inside the stream does):\n", unit, tl.Start.Format("15:04"), end.Format("15:04"))
+	w.printf("Per %s, %s (bars scaled to each row's peak; 410s: answered 410, or a watch from an exact RV that ended within 1s, as one ended by a 410 inside the stream does):\n", unit, clients.Span(tl.Start, end))
 	for _, c := range tl.Clients {
-		w.printf("%s\n", text.OneLine(c.Client))
+		w.printf("%s\n", text.Inline(c.Client))
 		for _, row := range []struct {
 			label string
 			v     []int64
