@@ -48,6 +48,7 @@ E2E_LONG_TEST_NAMES := TestCaptureWatchStreams \
                        TestServersNoWatchCacheIsNotAFollowingCache \
                        TestClientsHostileAuditLogAndCacheOff \
                        TestClientsSnapshotReadsAreNotKnown \
+                       TestClientsReadsTheLogAsTheServerMeantIt \
                        TestListContinueExpiredRestartsOnce \
                        TestListExactAtACompactedRVSaysExpiredOnce \
                        TestServersSuggestionsPasteWithEndpoints \
