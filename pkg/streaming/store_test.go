@@ -131,7 +131,9 @@ func replayCheck(t *testing.T, body []byte, list []apiclient.ItemMeta, listRV st
 	consume(ctx, watchstream.FromReader(bytes.NewReader(body)), sw, maxStoredBeyondList+n, &r, store)
 	r.InitialObjects, r.AddedEvents = store.Len(), store.Added
 	if r.BookmarkReceived {
-		compare(context.Background(), nil, apiclient.Target{}, Options{}, &r, store, list, nil)
+		if err := compare(context.Background(), nil, apiclient.Target{}, Options{}, &r, store, list); err != nil {
+			t.Fatal(err)
+		}
 	}
 	Judge(&r)
 	return r

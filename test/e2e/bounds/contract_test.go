@@ -113,6 +113,8 @@ func TestEveryListReaderRefusesABrokenList(t *testing.T) {
 			{"watch", "cm", "--rv", "list", "--follow", "--timeout", "3s"},
 			{"probe", "cm"},
 			{"explain-error", "--check", "too old resource version: 1 (2)"},
+			{"streaming", "cm"},
+			{"streaming", "cm", "-o", "json"},
 		} {
 			t.Run(name+"/"+strings.Join(args, " "), func(t *testing.T) {
 				r := framework.Run(t, kc, time.Minute, args...)
