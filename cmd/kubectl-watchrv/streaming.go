@@ -140,6 +140,12 @@ func (o *StreamingOptions) Run(ctx context.Context) error {
 			return err
 		}
 		r := streaming.Check(ctx, client, t, opts)
+		if ctx.Err() != nil {
+			// Interrupted: the check the signal cut is no row and no
+			// verdict, as in --all (sweep.Each) and docs/exit-codes.md;
+			// the run ends "interrupted", 130 (fresh user try 20 #9).
+			return ctx.Err()
+		}
 		if err := p.Streaming(render.NewStreamingReport([]streaming.Result{r}, o.Deadline, time.Since(start))); err != nil {
 			return err
 		}
