@@ -267,7 +267,8 @@ func readStream(ctx context.Context, c *apiclient.Client, t apiclient.Target, o 
 	// Timed from the send: the --qps pacing before it is left out
 	// (apiclient.Stopwatch), as TO BOOKMARK and OBJ/S are the server's.
 	ctx, sw := apiclient.StartStopwatch(ctx)
-	s, err := watchstream.Open(ctx, c, t, watchstream.Options{SendInitialEvents: true, Budget: o.Budget})
+	wo := watchstream.Options{SendInitialEvents: true, Budget: o.Budget}
+	s, err := watchstream.Open(ctx, c, t, wo)
 	if apiclient.NotSent(err) {
 		return err
 	}
@@ -278,14 +279,16 @@ func readStream(ctx context.Context, c *apiclient.Client, t apiclient.Target, o 
 		return nil
 	}
 	defer s.Close()
-	consume(ctx, s, sw, limit, r, store)
+	consume(ctx, s, watchstream.NewContract(t, wo), sw, limit, r, store)
 	return nil
 }
 
 // consume reads the open stream into store until the bookmark, an ERROR
-// event, the end of the stream, ctx's end or more than limit objects,
-// timed by sw.
-func consume(ctx context.Context, s *watchstream.Stream, sw *apiclient.Stopwatch, limit int, r *Result, store *Store) {
+// event, the end of the stream, ctx's end, more than limit objects or an
+// event that breaks the Watch contract (judged by contract, the one judge
+// of a stream: an object the request excluded, a state newer than its
+// end bookmark), timed by sw.
+func consume(ctx context.Context, s *watchstream.Stream, contract *watchstream.Contract, sw *apiclient.Stopwatch, limit int, r *Result, store *Store) {
 	for {
 		e, err := s.Next()
 		if err != nil {
@@ -303,6 +306,14 @@ func consume(ctx context.Context, s *watchstream.Stream, sw *apiclient.Stopwatch
 		}
 		if r.FirstEventMillis == 0 {
 			r.FirstEventMillis = max(ms(sw.At(e.Received)), 0.001)
+		}
+		if breach := contract.Judge(e); breach != "" {
+			// Not the API server's stream: the check fails with the
+			// breach, as a list that broke the List contract fails it.
+			r.StreamMillis = ms(sw.Elapsed())
+			r.Err = &diagnose.ContractError{Contract: "Watch", Breach: breach}
+			r.Error = r.Err.Error()
+			return
 		}
 		switch {
 		case e.Type == watchstream.EventError:
