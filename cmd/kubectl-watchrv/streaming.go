@@ -46,7 +46,9 @@ allowWatchBookmarks=true) and report what the server sends:
               list's, with as many objects as a list at that RV
   incorrect   the bookmark arrives, but the count or the RV is wrong
   refused     an error status (400, 403, 422, ...) with the server's words
-  broken      no bookmark within --deadline, or the stream ends without one
+  broken      the watch was answered, and sent no bookmark within
+              --deadline, or the stream ends without one (a watch whose
+              answer never began is no answer: 4)
 
 and, per client-go v0.37.2's Reflector, whether such an informer works,
 falls back to list+watch, retries, or hangs (never syncs).
@@ -62,7 +64,9 @@ server does not stream (it refuses the streaming list, 410 and 422
 included, or ends it at once: informers retry or fall back), or when the
 check could not finish. A request that fails for a reason of its own is
 that failure, with its code, as in every command: 6 credentials rejected
-(401), 7 RBAC (403), 8 throttled (429), 4 unreachable, 5 TLS. With --all:
+(401), 7 RBAC (403), 8 throttled (429), 4 unreachable or no answer
+(the streaming watch's answer did not begin within --deadline), 5 TLS;
+an answer that broke the List contract is 1, as in list. With --all:
 1 when an informer would hang or sync a wrong state on any resource; else
 12 when some resources did not stream or could not be checked (the
 verdict covers those checked), the first one's code when none could (1
@@ -136,6 +140,12 @@ func (o *StreamingOptions) Run(ctx context.Context) error {
 			return err
 		}
 		r := streaming.Check(ctx, client, t, opts)
+		if ctx.Err() != nil {
+			// Interrupted: the check the signal cut is no row and no
+			// verdict, as in --all (sweep.Each) and docs/exit-codes.md;
+			// the run ends "interrupted", 130 (fresh user try 20 #9).
+			return ctx.Err()
+		}
 		if err := p.Streaming(render.NewStreamingReport([]streaming.Result{r}, o.Deadline, time.Since(start))); err != nil {
 			return err
 		}
@@ -188,9 +198,17 @@ func (o *StreamingOptions) resultError(r streaming.Result) error {
 	case streaming.OutcomeSyncs:
 		return nil
 	case streaming.OutcomeFailed:
-		if r.RequestFailure() != diagnose.FailureNone || diagnose.IsUnreadableAnswer(r.Err) {
-			// 401, 403, 429, no connection...: that failure, with its exit
-			// code (6, 7, 8, 4, ...), as every other command gives it.
+		var unanswered *streaming.WatchDeadlineError
+		if errors.As(r.Err, &unanswered) {
+			// The streaming watch was never answered: no answer (4), with
+			// the flag that bounds it, as watch says of its own.
+			return withCode(ExitUnreachable, fmt.Errorf("%s: %w: check that the cluster is up, or raise --deadline", o.serverName(), unanswered))
+		}
+		var breach *diagnose.ContractError
+		if r.RequestFailure() != diagnose.FailureNone || diagnose.IsUnreadableAnswer(r.Err) || errors.As(r.Err, &breach) {
+			// 401, 403, 429, no connection, an answer that broke the List
+			// contract...: that failure, with its exit code (6, 7, 8, 4,
+			// 1 ...), as every other command gives it.
 			return o.requestError(r.Err, "list and watch", r.Resource)
 		}
 		return withCode(ExitFailure, fmt.Errorf("the streaming check of %s failed: %s", r.Resource, text.OneLine(r.Error)))

@@ -39,10 +39,10 @@ func (t Target) Matcher() func(ItemMeta) string {
 	}
 	return func(m ItemMeta) string {
 		if t.Resource.Namespaced && t.Namespace != "" && m.Namespace != t.Namespace {
-			return fmt.Sprintf("%s is in namespace %q, not %q", objectName(m), text.Echo(m.Namespace), t.Namespace)
+			return fmt.Sprintf("%s is in namespace %q, not %q", ObjectName(m), text.Echo(m.Namespace), t.Namespace)
 		}
 		if lsel != nil && !lsel.Matches(labels.Set(m.Labels)) {
-			return fmt.Sprintf("%s does not match the label selector %q", objectName(m), text.Echo(t.LabelSelector))
+			return fmt.Sprintf("%s does not match the label selector %q", ObjectName(m), text.Echo(t.LabelSelector))
 		}
 		for _, r := range terms {
 			if why := fieldExcludes(r, m); why != "" {
@@ -87,19 +87,19 @@ func fieldExcludes(r fields.Requirement, m ItemMeta) string {
 	switch r.Operator {
 	case selection.Equals, selection.DoubleEquals:
 		if have != r.Value {
-			return fmt.Sprintf("%s does not match the field selector %s=%s", objectName(m), r.Field, text.Echo(r.Value))
+			return fmt.Sprintf("%s does not match the field selector %s=%s", ObjectName(m), r.Field, text.Echo(r.Value))
 		}
 	case selection.NotEquals:
 		if have == r.Value {
-			return fmt.Sprintf("%s does not match the field selector %s!=%s", objectName(m), r.Field, text.Echo(r.Value))
+			return fmt.Sprintf("%s does not match the field selector %s!=%s", ObjectName(m), r.Field, text.Echo(r.Value))
 		}
 	}
 	return ""
 }
 
-// objectName is "namespace/name", or the name of a cluster-scoped object,
-// bounded for a line.
-func objectName(m ItemMeta) string {
+// ObjectName is `object "namespace/name"`, or the name of a cluster-scoped
+// object, quoted and bounded for a line.
+func ObjectName(m ItemMeta) string {
 	if m.Namespace == "" {
 		return fmt.Sprintf("object %q", text.Echo(m.Name))
 	}

@@ -48,14 +48,6 @@ const (
 	NoResumeNothingAnswered = "nothing-answered"
 )
 
-// deliversState reports a watch that starts with the state as synthetic
-// ADDED events (RV unset, 0, or a streaming list): sent in key order, not in
-// RV order, so the highest RV seen in it says nothing about the objects not
-// sent yet.
-func deliversState(o watchstream.Options) bool {
-	return o.SendInitialEvents || !o.RVSet || o.ResourceVersion == "" || o.ResourceVersion == "0"
-}
-
 // setResume sets the resume point.
 func (s *Session) setResume(rv, from string) {
 	s.resumeRV, s.resumeFrom, s.noResume = rv, from, ""
@@ -72,7 +64,7 @@ func (s *Session) clearResume(why string) {
 // advanceResume moves the resume point to at (never back) when the stream
 // sends changes in RV order; events of an initial state never move it.
 func (s *Session) advanceResume(at, from string) {
-	if s.inState || !rv.Valid(at) {
+	if s.inState() || !rv.Valid(at) {
 		return
 	}
 	if s.resumeRV == "" || rv.After(at, s.resumeRV) {
@@ -82,11 +74,10 @@ func (s *Session) advanceResume(at, from string) {
 
 // openedStream notes what the stream just opened with opts will deliver.
 func (s *Session) openedStream(opts watchstream.Options) {
-	s.inState = deliversState(opts)
-	s.openFloor(opts.ResourceVersion)
+	s.contract = watchstream.NewContract(s.Target, opts)
 	s.streamingList = opts.SendInitialEvents
 	s.stateSent, s.initialObjects = 0, 0
-	if s.inState {
+	if s.inState() {
 		// The stream repeats the state: whatever resume point there was is
 		// not one for this stream's events (the session only reopens such a
 		// watch while it has none).
@@ -104,7 +95,7 @@ func (s *Session) openedStream(opts watchstream.Options) {
 // (as client-go's Reflector does: it never resumes without a List's RV)
 // completes the state.
 func (s *Session) stateCut(end streamEnd) bool {
-	return s.inState && s.resumeRV == "" && (end.events > 0 || s.tracker.Len() > 0)
+	return s.inState() && s.resumeRV == "" && (end.events > 0 || s.tracker.Len() > 0)
 }
 
 // stateCutReason is the relist's reason after a stateCut.

@@ -78,9 +78,7 @@ type Session struct {
 	// which nothing can have been missed ("" = none: a relist must give
 	// one). resumeFrom says where it came from, noResume why there is none.
 	resumeRV, resumeFrom, noResume string
-	// inState: the open stream is sending an initial state (RV unset, 0, or
-	// a streaming list before its end bookmark); stateSent counts its ADDED.
-	inState   bool
+	// stateSent counts the ADDED of the open stream's initial state.
 	stateSent int
 	// streak is the failure streak the session is in (nil after a healthy
 	// stream); everHealthy, whether any stream was healthy.
@@ -101,10 +99,8 @@ type Session struct {
 	// yet; its first event other than ERROR makes the state known.
 	statePending bool
 	mixing       mixingDetector
-	// floor is the RV the open stream's next change must be after;
-	// excludes is Target.Matcher, built at the first event.
-	floor    contractFloor
-	excludes func(apiclient.ItemMeta) string
+	// contract judges the open stream's events (the Watch contract).
+	contract *watchstream.Contract
 	// relisted: a relist happened and no event has arrived since.
 	relisted bool
 	// streamingList: a streaming list is delivering its initial state
@@ -137,6 +133,9 @@ type Stats struct {
 	Relists    int `json:"relists"`
 	Reconciled int `json:"reconciledByRelist"`
 	Duplicates int `json:"duplicates"`
+	// OlderThanSeen counts the events of an object at an RV older than
+	// the one it was last seen at (not applied; Observation.OlderThan).
+	OlderThanSeen int `json:"olderThanSeen,omitempty"`
 	// LastRV is the highest RV seen; ResumeRV the resume point (see
 	// Session.resumeRV), ResumeFrom where it came from (ResumeFrom*), and
 	// NoResume why there is none (NoResume*).
@@ -224,7 +223,7 @@ func (s *Session) run(ctx context.Context) error {
 		// Until the List completes, it gave no RV (try 17: a refused
 		// list was "the state came in key order").
 		s.clearResume(NoResumeListIncomplete)
-	case deliversState(opts):
+	case opts.DeliversState():
 		s.clearResume(NoResumeStateInKeyOrder)
 	case s.StartAheadOf != "":
 		s.clearResume(NoResumeStartAhead)
@@ -285,7 +284,7 @@ func (s *Session) run(ctx context.Context) error {
 		// anything but an ERROR (handle): a streaming list from an RV the
 		// server has not reached is answered 200, then refused by an ERROR
 		// event, and has sent no state. An exact watch sends changes only.
-		s.statePending = deliversState(opts)
+		s.statePending = opts.DeliversState()
 		s.openedStream(opts)
 		end := s.readStream(stream)
 		stream.Close()

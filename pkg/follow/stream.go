@@ -110,6 +110,9 @@ func (s *Session) handle(ev watchstream.Event, end *streamEnd) (obs Observation,
 	if s.statePending && ev.Type != watchstream.EventError && (ev.Type != watchstream.EventBookmark || !s.streamingList || ev.IsInitialEventsEnd()) {
 		s.statePending, s.knowsState = false, true
 	}
+	// The one judge of the Watch contract; it also ends the state at a
+	// streaming list's end bookmark.
+	breach := s.contract.Judge(ev)
 	switch ev.Type {
 	case watchstream.EventError:
 		// The server ends the stream after every ERROR event; each keeps
@@ -138,29 +141,35 @@ func (s *Session) handle(ev watchstream.Event, end *streamEnd) (obs Observation,
 			s.streamingList = false
 			obs.InitialEventsEnd, obs.InitialObjects = true, s.initialObjects
 			// The state is complete at the bookmark's RV: from here on the
-			// stream sends changes in RV order.
-			s.inState = false
+			// stream sends changes in RV order, after it.
 			s.setResume(ev.Object.ResourceVersion, ResumeFromInitialEventsEnd)
 		} else {
 			s.advanceResume(ev.Object.ResourceVersion, ResumeFromBookmark)
 		}
+		if obs.Breach = breach; breach != "" {
+			// A state newer than its end: said on the bookmark's line.
+			s.breached(breach)
+		}
 	default:
-		if s.inState && ev.Type == watchstream.EventAdded {
+		if s.inState() && ev.Type == watchstream.EventAdded {
 			s.stateSent++
 		}
 		if s.streamingList && ev.Type == watchstream.EventAdded {
 			s.initialObjects++
 		}
-		if obs.Breach = s.breachOf(ev.Object); obs.Breach != "" {
+		if obs.Breach = breach; breach != "" {
 			// Not the collection's, or not in its order: neither tracked
 			// nor a resume point.
 			s.breached(obs.Breach)
 			return obs, false
 		}
 		obs = s.tracker.Observe(ev.Type, ev.Object)
-		if obs.Duplicate {
+		switch {
+		case obs.Duplicate:
 			s.stats.Duplicates++
-		} else {
+		case obs.OlderThan != "":
+			s.stats.OlderThanSeen++
+		default:
 			end.progress++
 			s.advance(ev.Object.ResourceVersion)
 			s.advanceResume(ev.Object.ResourceVersion, ResumeFromEvent)

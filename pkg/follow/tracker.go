@@ -33,10 +33,16 @@ const maxTombstones = 4096
 
 // Observation is what the tracker learned from one event.
 type Observation struct {
-	// Duplicate: the same UID at the same (or an older) RV was already seen;
-	// watch delivers at least once, for example after a reconnect from an
-	// older RV or a second unset-RV watch.
+	// Duplicate: the same UID at the same RV was already seen; watch
+	// delivers at least once, for example after a reconnect from an older
+	// RV or a second unset-RV watch.
 	Duplicate bool
+	// OlderThan is the RV this UID was last seen at when this event's is
+	// older: the tracker keeps one RV per object, so it says that RV, not
+	// "at this RV", and the event is not applied (adversary try 20 #4: a
+	// change at RV 50 after the object at RV 500 was said to be "at this
+	// RV ... delivered before").
+	OlderThan string
 	// PreviousUID is set when this name had another UID: deleted and
 	// recreated.
 	PreviousUID string
@@ -69,7 +75,11 @@ func (t *Tracker) Observe(typ string, m apiclient.ItemMeta) Observation {
 		prev, seen = t.dead[m.UID]
 	}
 	if seen && !rv.After(m.ResourceVersion, prev.RV) {
-		o.Duplicate = true
+		if m.ResourceVersion == prev.RV {
+			o.Duplicate = true
+		} else {
+			o.OlderThan = prev.RV
+		}
 		return o
 	}
 	if !seen {

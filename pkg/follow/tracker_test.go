@@ -3,6 +3,7 @@ package follow
 import (
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -19,16 +20,34 @@ func TestTrackerFlagsDuplicatesOfARecordedStream(t *testing.T) {
 		}
 	}
 	// Delivering the same stream again (a reconnect from an older RV) makes
-	// every event a duplicate: the same UID at an RV already seen.
-	dups := 0
+	// every event a duplicate (the same UID at the RV last seen) or one
+	// older than its object was seen at, which says that RV: never "at
+	// this RV" of an RV the tracker did not see (adversary try 20 #4).
+	dups, older := 0, 0
 	for _, e := range evs {
-		if tr.Observe(e.Type, e.Object).Duplicate {
+		o := tr.Observe(e.Type, e.Object)
+		switch {
+		case o.Duplicate && o.OlderThan == "":
 			dups++
+		case o.OlderThan != "" && !o.Duplicate:
+			if !rvLess(e.Object.ResourceVersion, o.OlderThan) {
+				t.Fatalf("%s %s@%s said older than %s", e.Type, e.Object.Name, e.Object.ResourceVersion, o.OlderThan)
+			}
+			older++
 		}
 	}
-	if dups != len(evs) {
-		t.Fatalf("want %d duplicates on the replay, got %d", len(evs), dups)
+	// The tracker holds each UID's last RV: a@219, b@215, the first c's
+	// @220 (its DELETED) and the second c's @221; a@214, a@218, c@216 and
+	// c@217 are older.
+	if dups != 4 || older != 4 {
+		t.Fatalf("want 4 duplicates and 4 older on the replay, got %d and %d", dups, older)
 	}
+}
+
+func rvLess(a, b string) bool {
+	x, _ := strconv.ParseUint(a, 10, 64)
+	y, _ := strconv.ParseUint(b, 10, 64)
+	return x < y
 }
 
 func TestTrackerPointsOutRecreation(t *testing.T) {

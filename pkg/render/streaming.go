@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
@@ -73,8 +74,11 @@ func (p *Printer) streamingHuman(r StreamingReport) error {
 	t := NewTable("RESOURCE", "NAMESPACE", "STREAM", "INFORMER", "OBJECTS", "LIST", "BOOKMARK RV", "TO BOOKMARK", "OBJ/S", "NOTE")
 	for _, row := range r.Resources {
 		list := "-"
-		if row.ListCount != nil {
+		switch {
+		case row.ListCount != nil:
 			list = strconv.Itoa(*row.ListCount)
+		case row.ListError != "":
+			list = "failed" // the NOTE says why
 		}
 		toBookmark, rate := "-", "-"
 		if row.BookmarkReceived {
@@ -103,15 +107,38 @@ func (p *Printer) streamingHuman(r StreamingReport) error {
 	return KeyValues(p.Out, kv)
 }
 
-// streamingNote is the NOTE cell: the server's refusal, or the first problem.
+// streamingNote is the NOTE cell: the server's refusal, or the first
+// problem; and the failure of the list to compare with, whatever the
+// stream did (never hidden behind a "-" in LIST; fresh user try 20 #1).
 func streamingNote(r streaming.Result) string {
+	note := streamNote(r)
+	if r.ListError != "" && !strings.Contains(note, r.ListError) {
+		if note != "" {
+			note += "; "
+		}
+		note += "the list failed: " + r.ListError
+	}
+	if flag := listTimeoutFlag[r.ListTimedOut]; flag != "" && r.BookmarkReceived {
+		note += " (raise " + flag + " to compare the state)"
+	}
+	return note
+}
+
+// listTimeoutFlag is the flag that gives a list of the check that got no
+// answer in time more time, by the bound that ended it.
+var listTimeoutFlag = map[streaming.ListTimeout]string{
+	streaming.ListTimeoutCheck:   "--deadline",
+	streaming.ListTimeoutRequest: "--request-timeout",
+}
+
+// streamNote is what the streaming watch got: the server's refusal, the
+// check's failure, the first problem, or the missing bookmark.
+func streamNote(r streaming.Result) string {
 	switch {
 	case r.Code != 0:
 		return diagnose.StatusLine(r.Code, r.Reason, r.Message)
 	case r.Error != "":
 		return r.Error
-	case len(r.Problems) > 0 && r.ListTimedOut:
-		return r.Problems[0] + " (raise --request-timeout to compare the state)"
 	case len(r.Problems) > 0:
 		return r.Problems[0]
 	case r.StreamEnded && !r.BookmarkReceived:

@@ -44,6 +44,9 @@ type WatchEventRecord struct {
 	InitialObjects *int `json:"initialObjects,omitempty"`
 	// Duplicate: this UID at this RV was delivered before.
 	Duplicate bool `json:"duplicate,omitempty"`
+	// OlderThan: this UID was delivered before at this newer RV (this
+	// event's RV is older: no duplicate).
+	OlderThan string `json:"olderThan,omitempty"`
 	// PreviousUID: the name had another UID (deleted and recreated).
 	PreviousUID string         `json:"previousUID,omitempty"`
 	DeleteCause string         `json:"deleteCause,omitempty"`
@@ -62,7 +65,7 @@ func NewWatchEventRecord(ev watchstream.Event, obs follow.Observation, start str
 	r := WatchEventRecord{
 		Record: RecordEvent, Time: ev.Received.UTC().Format(time.RFC3339Nano), Type: ev.Type,
 		Namespace: ev.Object.Namespace, Name: ev.Object.Name, UID: ev.Object.UID, ResourceVersion: ev.Object.ResourceVersion,
-		InitialEventsEnd: obs.InitialEventsEnd, Duplicate: obs.Duplicate, PreviousUID: obs.PreviousUID, Status: ev.Status,
+		InitialEventsEnd: obs.InitialEventsEnd, Duplicate: obs.Duplicate, OlderThan: obs.OlderThan, PreviousUID: obs.PreviousUID, Status: ev.Status,
 		ContractBreach: obs.Breach,
 	}
 	if obs.InitialEventsEnd {
@@ -152,6 +155,9 @@ func (p *Printer) eventNote(r WatchEventRecord) string {
 	}
 	if r.Duplicate {
 		notes = append(notes, p.Style.Warn.Sprint("duplicate: this UID at this RV was delivered before"))
+	}
+	if r.OlderThan != "" {
+		notes = append(notes, p.Style.Warn.Sprintf("older than seen: this UID was delivered at RV %s before", text.Echo(r.OlderThan)))
 	}
 	if r.PreviousUID != "" {
 		notes = append(notes, p.Style.Warn.Sprintf("recreated: same name, new UID (was %s)", r.PreviousUID))

@@ -229,8 +229,8 @@ func (p *Printer) watchSummaryHuman(s *WatchSummary) error {
 	kv := [][2]string{
 		{"  Events", fmt.Sprintf("%d (%s)", s.Events, strings.Join(types, ", "))},
 		{"  RVs", fmt.Sprintf("start %s, first %s, last %s (%s)", watchOrDash(s.StartResourceVersion), watchOrDash(s.FirstResourceVersion), watchOrDash(s.LastResourceVersion), resumeLabel(s.ResumeFrom, s.NoResume))},
-		{"  Session", fmt.Sprintf("%d stream(s), %d reconnect(s), %d relist(s), %d object(s) reconciled by relist, %d duplicate(s)",
-			s.Streams, s.Reconnects, s.Relists, s.Reconciled, s.Duplicates)},
+		{"  Session", fmt.Sprintf("%d stream(s), %d reconnect(s), %d relist(s), %d object(s) reconciled by relist, %d duplicate(s)%s",
+			s.Streams, s.Reconnects, s.Relists, s.Reconciled, s.Duplicates, olderThanSeen(s.OlderThanSeen))},
 	}
 	if f := s.FailureStreak; f != nil && f.Attempts == 1 {
 		kv = append(kv, [2]string{"  Failed", fmt.Sprintf("%s: %s", f.Failure, f.Error)})
@@ -310,4 +310,14 @@ func resumeLabel(from, noResume string) string {
 		return "no resume point: no watch was answered, and a watch with RV unset or 0 gives none (--rv list gives one)"
 	}
 	return "no resume point: the state came in key order, not RV order, with no end marker; --rv list gives one"
+}
+
+// olderThanSeen is the Session line's count of events older than their
+// object was seen at ("" for none): no duplicates, for they were never
+// delivered at their RV.
+func olderThanSeen(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %s older than the object was seen at", text.Count(n, "event"))
 }

@@ -126,9 +126,13 @@ type Result struct {
 	// checked (the list failed, or the budget ran out), so the status is
 	// unverified rather than incorrect.
 	CountUnchecked bool `json:"-"`
-	// ListTimedOut: the list to compare with got no answer within its
-	// time bound (the note says which flag raises it).
-	ListTimedOut bool `json:"-"`
+	// ListError is why the consistent list read first failed: the state
+	// was then not compared, whatever the stream did (shown in the NOTE
+	// column, never a silent "-"; fresh user try 20 #1).
+	ListError string `json:"listError,omitempty"`
+	// ListTimedOut is the bound that ended that list when it got no
+	// answer in time ("" otherwise): the note names its flag.
+	ListTimedOut ListTimeout `json:"-"`
 	// ChangesBeforeEnd counts MODIFIED and DELETED events before the
 	// bookmark (allowed, but not what the API server itself sends).
 	ChangesBeforeEnd int `json:"changesBeforeEnd,omitempty"`
@@ -171,11 +175,11 @@ func Check(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Optio
 		// stopped the check.
 		return failed(r, cmp.Or(listErr, ctx.Err()))
 	}
-	switch diagnose.ClassifyFailure(listErr) {
-	case diagnose.FailureUnbounded, diagnose.FailureCredentials:
-		// A list past the plugin's bounds, or credentials that cannot be
-		// used, fail the stream the same way: that is the answer, not a
-		// verdict on the stream.
+	if listErr != nil {
+		r.ListError = diagnose.WithoutLibraryWords(text.OneLine(listErr.Error()))
+		r.ListTimedOut = listTimeoutOf(listErr)
+	}
+	if listFailsTheCheck(listErr) {
 		return failed(r, listErr)
 	}
 	var listItems []apiclient.ItemMeta
@@ -188,10 +192,27 @@ func Check(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Optio
 		return failed(r, err)
 	}
 	if r.BookmarkReceived {
-		compare(ctx, c, t, o, &r, store, listItems, listErr)
+		if err := compare(ctx, c, t, o, &r, store, listItems); err != nil {
+			return failed(r, err)
+		}
 	}
 	Judge(&r)
 	return r
+}
+
+// listFailsTheCheck: the list's failure is the check's answer, not a
+// state left uncompared. A list past the plugin's bounds, or credentials
+// that cannot be used, fail the stream the same way; an answer that broke
+// the List contract was not the API server's (items the request excluded,
+// an item newer than the list): it fails the run as it fails list, watch
+// and probe, never "unverified" (fresh user try 20 #2).
+func listFailsTheCheck(err error) bool {
+	switch diagnose.ClassifyFailure(err) {
+	case diagnose.FailureUnbounded, diagnose.FailureCredentials:
+		return true
+	}
+	var breach *diagnose.ContractError
+	return errors.As(err, &breach)
 }
 
 // listWithin is one list of the check, bounded by listDeadlineFactor times
@@ -213,19 +234,6 @@ func listWithin(ctx context.Context, c *apiclient.Client, t apiclient.Target, o 
 // storage, and a big page takes its time), so it gets six deadlines: a
 // minute at the default 10s.
 const listDeadlineFactor = 6
-
-// ListDeadlineError: a list of the check did not answer within the
-// deadline.
-type ListDeadlineError struct {
-	Deadline, After time.Duration
-}
-
-func (e *ListDeadlineError) Error() string {
-	return fmt.Sprintf("the list to compare the stream with was not read within %s, six times the deadline (stopped after %s)", e.Deadline, e.After)
-}
-
-// FailureClass: no answer in time.
-func (e *ListDeadlineError) FailureClass() diagnose.Failure { return diagnose.FailureNoAnswer }
 
 func failed(r Result, err error) Result {
 	if err == nil {
@@ -259,25 +267,28 @@ func readStream(ctx context.Context, c *apiclient.Client, t apiclient.Target, o 
 	// Timed from the send: the --qps pacing before it is left out
 	// (apiclient.Stopwatch), as TO BOOKMARK and OBJ/S are the server's.
 	ctx, sw := apiclient.StartStopwatch(ctx)
-	s, err := watchstream.Open(ctx, c, t, watchstream.Options{SendInitialEvents: true, Budget: o.Budget})
+	wo := watchstream.Options{SendInitialEvents: true, Budget: o.Budget}
+	s, err := watchstream.Open(ctx, c, t, wo)
 	if apiclient.NotSent(err) {
 		return err
 	}
 	r.Requests++
 	if err != nil {
 		r.StreamMillis = ms(sw.Elapsed())
-		refusedOrError(r, err, ctx)
+		refusedOrError(r, err, ctx, o.Deadline)
 		return nil
 	}
 	defer s.Close()
-	consume(ctx, s, sw, limit, r, store)
+	consume(ctx, s, watchstream.NewContract(t, wo), sw, limit, r, store)
 	return nil
 }
 
 // consume reads the open stream into store until the bookmark, an ERROR
-// event, the end of the stream, ctx's end or more than limit objects,
-// timed by sw.
-func consume(ctx context.Context, s *watchstream.Stream, sw *apiclient.Stopwatch, limit int, r *Result, store *Store) {
+// event, the end of the stream, ctx's end, more than limit objects or an
+// event that breaks the Watch contract (judged by contract, the one judge
+// of a stream: an object the request excluded, a state newer than its
+// end bookmark), timed by sw.
+func consume(ctx context.Context, s *watchstream.Stream, contract *watchstream.Contract, sw *apiclient.Stopwatch, limit int, r *Result, store *Store) {
 	for {
 		e, err := s.Next()
 		if err != nil {
@@ -295,6 +306,14 @@ func consume(ctx context.Context, s *watchstream.Stream, sw *apiclient.Stopwatch
 		}
 		if r.FirstEventMillis == 0 {
 			r.FirstEventMillis = max(ms(sw.At(e.Received)), 0.001)
+		}
+		if breach := contract.Judge(e); breach != "" {
+			// Not the API server's stream: the check fails with the
+			// breach, as a list that broke the List contract fails it.
+			r.StreamMillis = ms(sw.Elapsed())
+			r.Err = &diagnose.ContractError{Contract: "Watch", Breach: breach}
+			r.Error = r.Err.Error()
+			return
 		}
 		switch {
 		case e.Type == watchstream.EventError:
@@ -337,15 +356,17 @@ func listHeld(r *Result) string {
 	return "a consistent list held " + strconv.Itoa(*r.ListCount)
 }
 
-// refusedOrError records a watch that did not open.
-func refusedOrError(r *Result, err error, ctx context.Context) {
+// refusedOrError records a watch that did not open: refused with a
+// status, or failed. One whose answer had not begun when the deadline
+// ended it was never answered: no answer, never a stream held open
+// without the bookmark (WatchDeadlineError).
+func refusedOrError(r *Result, err error, ctx context.Context, deadline time.Duration) {
 	if st, ok := diagnose.StatusOf(err); ok {
 		r.Code, r.Reason, r.Message, r.Err = st.Code, string(st.Reason), st.Message, err
 		return
 	}
 	if ctx.Err() == context.DeadlineExceeded {
-		// No response headers within the deadline: held, never answered.
-		return
+		err = &WatchDeadlineError{Resource: r.Resource, Deadline: deadline, Err: err}
 	}
 	r.Error, r.Err = diagnose.WithoutLibraryWords(err.Error()), err
 }
@@ -353,13 +374,13 @@ func refusedOrError(r *Result, err error, ctx context.Context) {
 // compare checks the informer's store and the bookmark's RV against the
 // list: the consistent one read first, and when the store differs from it
 // and the bookmark is at another RV (writes in between), one at exactly the
-// bookmark's RV, which is what the informer's state claims to be.
-func compare(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options, r *Result, store *Store, listItems []apiclient.ItemMeta, listErr error) {
+// bookmark's RV, which is what the informer's state claims to be. Its
+// error is an exact list that broke the List contract: the check fails.
+func compare(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options, r *Result, store *Store, listItems []apiclient.ItemMeta) error {
 	if r.ListCount == nil {
-		r.Problems = append(r.Problems, "the state was not checked: the list failed: "+diagnose.WithoutLibraryWords(text.OneLine(listErr.Error())))
-		r.ListTimedOut = diagnose.ClassifyFailure(listErr) == diagnose.FailureNoAnswer
+		r.Problems = append(r.Problems, "the state was not checked: the list failed: "+r.ListError)
 		r.CountUnchecked = true
-		return
+		return nil
 	}
 	lrv, lok := rv.Parse(r.ListResourceVersion)
 	brv, bok := rv.Parse(r.BookmarkResourceVersion)
@@ -368,7 +389,7 @@ func compare(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Opt
 	}
 	d := store.Diff(listItems, "a list at RV "+r.ListResourceVersion)
 	if d.Empty() {
-		return
+		return nil
 	}
 	if r.BookmarkResourceVersion == r.ListResourceVersion || !bok {
 		if r.BookmarkResourceVersion == r.ListResourceVersion {
@@ -376,20 +397,23 @@ func compare(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Opt
 		}
 		r.Difference = &d
 		r.Problems = append(r.Problems, d.Sentence())
-		return
+		return nil
 	}
 	// Writes between the list and the watch: compare at the bookmark's RV.
 	p, err := listWithin(ctx, c, t, o, listing.PageOptions{ResourceVersion: r.BookmarkResourceVersion, ResourceVersionMatch: "Exact", Budget: o.Budget})
 	if apiclient.NotSent(err) {
 		r.Problems = append(r.Problems, "the state was not checked at the bookmark's RV: "+err.Error())
 		r.CountUnchecked = true
-		return
+		return nil
 	}
 	r.Requests++
+	if listFailsTheCheck(err) {
+		return err
+	}
 	if err != nil {
 		r.Problems = append(r.Problems, "the state was not checked at the bookmark's RV "+r.BookmarkResourceVersion+": "+text.OneLine(err.Error()))
 		r.CountUnchecked = true
-		return
+		return nil
 	}
 	n := len(p.Items)
 	r.ExactCount = &n
@@ -397,6 +421,7 @@ func compare(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Opt
 		r.Difference = &d
 		r.Problems = append(r.Problems, d.Sentence())
 	}
+	return nil
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

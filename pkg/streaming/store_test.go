@@ -128,13 +128,21 @@ func replayCheck(t *testing.T, body []byte, list []apiclient.ItemMeta, listRV st
 	r := Result{ListCount: &n, ListResourceVersion: listRV}
 	store := NewStore()
 	ctx, sw := apiclient.StartStopwatch(context.Background())
-	consume(ctx, watchstream.FromReader(bytes.NewReader(body)), sw, maxStoredBeyondList+n, &r, store)
+	consume(ctx, watchstream.FromReader(bytes.NewReader(body)), streamingList(), sw, maxStoredBeyondList+n, &r, store)
 	r.InitialObjects, r.AddedEvents = store.Len(), store.Added
 	if r.BookmarkReceived {
-		compare(context.Background(), nil, apiclient.Target{}, Options{}, &r, store, list, nil)
+		if err := compare(context.Background(), nil, apiclient.Target{}, Options{}, &r, store, list); err != nil {
+			t.Fatal(err)
+		}
 	}
 	Judge(&r)
 	return r
+}
+
+// streamingList is the contract of the check's streaming watch, of a
+// collection with no namespace or selector to hold its objects to.
+func streamingList() *watchstream.Contract {
+	return watchstream.NewContract(apiclient.Target{}, watchstream.Options{SendInitialEvents: true})
 }
 
 // A stream that sends objects without end is read into a bounded store:
@@ -147,7 +155,7 @@ func TestEndlessInitialEventsAreBounded(t *testing.T) {
 	r := Result{}
 	store := NewStore()
 	ctx, sw := apiclient.StartStopwatch(context.Background())
-	consume(ctx, watchstream.FromReader(&b), sw, 10, &r, store)
+	consume(ctx, watchstream.FromReader(&b), streamingList(), sw, 10, &r, store)
 	Judge(&r)
 	if store.Len() != 11 || r.Status != StatusError || !strings.Contains(r.Error, "more than 10 distinct objects") {
 		t.Fatalf("store %d, %s: %s", store.Len(), r.Status, r.Error)

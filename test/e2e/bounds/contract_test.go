@@ -28,10 +28,29 @@ func TestAnswersThatBreakTheContractFail(t *testing.T) {
 	events := func(items ...string) framework.ScriptAnswer {
 		var b strings.Builder
 		for _, it := range items {
-			b.WriteString(`{"type":"ADDED","object":` + it + "}\n")
+			if !strings.HasPrefix(it, `{"type"`) {
+				it = `{"type":"ADDED","object":` + it + "}"
+			}
+			b.WriteString(it + "\n")
 		}
 		return framework.ScriptAnswer{Code: 200, Type: "application/json", Body: b.String()}
 	}
+	modified := func(it string) string { return `{"type":"MODIFIED","object":` + it + "}" }
+	// bookmark is a BOOKMARK at rv; end makes it a streaming list's
+	// initial-events-end bookmark.
+	bookmark := func(rv string, end bool) string {
+		ann := ""
+		if end {
+			ann = `,"annotations":{"k8s.io/initial-events-end":"true"}`
+		}
+		return `{"type":"BOOKMARK","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"resourceVersion":"` + rv + `"` + ann + `}}}`
+	}
+	// The streaming lists of adversary try 20 #4, read by every reader of
+	// a stream: watch --send-initial-events (and --follow), streaming.
+	stateNewer := events(item("a", "500", ""), item("b", "600", ""), bookmark("100", true))
+	belowEnd := events(item("a", "90", ""), item("b", "95", ""), bookmark("100", true), item("c", "50", ""))
+	streamingList := []string{"watch", "cm", "--send-initial-events", "--timeout", "3s"}
+	followed := []string{"watch", "cm", "--send-initial-events", "--follow", "--timeout", "3s"}
 	const path = "/api/v1/namespaces/default/configmaps"
 	for _, c := range []struct {
 		name    string
@@ -53,6 +72,16 @@ func TestAnswersThatBreakTheContractFail(t *testing.T) {
 		{"watch -l sent other labels", events(item("a", "10", `"app":"no"`)), true, []string{"watch", "cm", "-l", "app=yes", "--rv", "5", "--timeout", "3s"}, `does not match the label selector`, ""},
 		{"watch sent RVs out of order", events(item("a", "10", ""), item("b", "11", ""), item("c", "3", ""), item("d", "12", "")), true, []string{"watch", "cm", "--rv", "5", "--timeout", "3s"}, `out of order: RV 3 is not after RV 11`, ""},
 		{"watch sent RVs below its start", events(item("a", "3", ""), item("b", "7", "")), true, []string{"watch", "cm", "--rv", "5", "--timeout", "3s"}, `RV 3 is not after RV 5 (the RV this watch started from)`, ""},
+		{"watch sent a change below a bookmark", events(item("a", "101", ""), bookmark("200", false), item("c", "150", "")), true, []string{"watch", "cm", "--rv", "100", "--bookmarks", "--timeout", "3s"}, `RV 150 is not after RV 200 (the bookmark before it)`, ""},
+		{"a streaming list's state newer than its end", stateNewer, true, streamingList, `the initial state holds object "default/b" at RV 600, newer than its initial-events-end bookmark's RV 100`, ""},
+		{"a streaming list's state newer than its end, followed", stateNewer, true, followed, `newer than its initial-events-end bookmark's RV 100`, ""},
+		{"streaming: a state newer than its end", stateNewer, true, []string{"streaming", "cm"}, `newer than its initial-events-end bookmark's RV 100`, ""},
+		{"a change below a streaming list's end", belowEnd, true, streamingList, `RV 50 is not after RV 100 (the initial-events-end bookmark, the state's RV)`, ""},
+		{"a change below a streaming list's end, followed", belowEnd, true, followed, `RV 50 is not after RV 100 (the initial-events-end bookmark, the state's RV)`, ""},
+		{"streaming: a state of another namespace", events(`{"metadata":{"name":"b","namespace":"other","uid":"u-b","resourceVersion":"10"}}`, bookmark("100", true)), true, []string{"streaming", "cm"}, `is in namespace "other", not "default"`, ""},
+		// An older change of an object is said as what it is, never "at
+		// this RV ... delivered before" of an RV never delivered.
+		{"a change older than its object was seen at", events(item("a", "500", ""), bookmark("100", true), modified(item("a", "150", ""))), true, streamingList, `newer than its initial-events-end bookmark's RV 100`, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			key := path
@@ -79,6 +108,9 @@ func TestAnswersThatBreakTheContractFail(t *testing.T) {
 				}
 				if c.notName != "" && len(out) > 0 && out[1] == "name" && strings.Contains(r.Stdout, c.notName) {
 					t.Errorf("%v: prints %s, which the request excluded:\n%s", args, c.notName, r.Stdout)
+				}
+				if len(out) == 0 && strings.HasPrefix(c.name, "a change older") && (strings.Contains(r.Stdout, "duplicate:") || !strings.Contains(r.Stdout, "older than seen: this UID was delivered at RV 500 before")) {
+					t.Errorf("%v: an event older than its object was seen at is not said so (or called a duplicate at an RV never delivered):\n%s", args, r.Stdout)
 				}
 			}
 		})
@@ -113,6 +145,8 @@ func TestEveryListReaderRefusesABrokenList(t *testing.T) {
 			{"watch", "cm", "--rv", "list", "--follow", "--timeout", "3s"},
 			{"probe", "cm"},
 			{"explain-error", "--check", "too old resource version: 1 (2)"},
+			{"streaming", "cm"},
+			{"streaming", "cm", "-o", "json"},
 		} {
 			t.Run(name+"/"+strings.Join(args, " "), func(t *testing.T) {
 				r := framework.Run(t, kc, time.Minute, args...)

@@ -91,11 +91,18 @@ func (p *BackgroundPlugin) WaitFor(s string, timeout time.Duration) {
 // if the plugin does not exit within timeout or panicked.
 func (p *BackgroundPlugin) Interrupt(timeout time.Duration) int {
 	p.t.Helper()
-	_ = p.cmd.Process.Signal(syscall.SIGINT)
+	return p.Stop(syscall.SIGINT, timeout)
+}
+
+// Stop sends sig (SIGINT, SIGTERM, ...) and returns the exit code; the
+// test fails if the plugin does not exit within timeout or panicked.
+func (p *BackgroundPlugin) Stop(sig syscall.Signal, timeout time.Duration) int {
+	p.t.Helper()
+	_ = p.cmd.Process.Signal(sig)
 	select {
 	case <-p.done:
 	case <-time.After(timeout):
-		p.t.Fatalf("the plugin did not exit within %s of Ctrl-C; stderr:\n%s", timeout, p.Stderr())
+		p.t.Fatalf("the plugin did not exit within %s of %v; stderr:\n%s", timeout, sig, p.Stderr())
 	}
 	if s := p.Stderr(); strings.Contains(s, "panic:") || strings.Contains(s, "goroutine ") {
 		p.t.Fatalf("the plugin panicked:\n%s", s)

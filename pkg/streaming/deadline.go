@@ -1,0 +1,79 @@
+package streaming
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
+)
+
+// ListDeadlineError: a list of the check did not answer within the
+// deadline.
+type ListDeadlineError struct {
+	Deadline, After time.Duration
+}
+
+func (e *ListDeadlineError) Error() string {
+	return fmt.Sprintf("the list to compare the stream with was not read within %s, six times the deadline (stopped after %s)", e.Deadline, e.After)
+}
+
+// FailureClass: no answer in time.
+func (e *ListDeadlineError) FailureClass() diagnose.Failure { return diagnose.FailureNoAnswer }
+
+// WatchDeadlineError: the streaming watch's answer never began within the
+// deadline (no response headers, or no connection). No stream existed, so
+// nothing about streaming lists was seen: the check could not be made (no
+// answer, exit 4), as every command reports a request never answered. It
+// is never "hangs", which is what an informer does on a stream that was
+// answered and then sent no initial-events-end bookmark (fresh user try
+// 20 #1: a server that answered nothing was said to make informers hang).
+type WatchDeadlineError struct {
+	Resource string
+	Deadline time.Duration
+	// Err is the request's own failure (an apiclient.DeadlineError): how
+	// far it got.
+	Err error
+}
+
+func (e *WatchDeadlineError) Error() string {
+	what := "it was sent and no response headers came"
+	switch {
+	case apiclient.BodyLate(e.Err):
+		what = "its answer began, and the error it carried did not end in time"
+	case apiclient.NoConnection(e.Err):
+		what = "no connection to the server was made"
+	}
+	return fmt.Sprintf("no answer to the streaming watch of %s within the deadline (%s): %s", e.Resource, e.Deadline, what)
+}
+
+// FailureClass: no answer in time.
+func (e *WatchDeadlineError) FailureClass() diagnose.Failure { return diagnose.FailureNoAnswer }
+
+func (e *WatchDeadlineError) Unwrap() error { return e.Err }
+
+// ListTimeout is what bounded a list of the check that got no answer in
+// time, so that the plugin's voice (render) can name the knob that gives
+// it more: the check's own bound (listDeadlineFactor deadlines) or the
+// request's time bound.
+type ListTimeout string
+
+// List timeouts ("" for a list that answered, or failed otherwise).
+const (
+	ListTimeoutCheck   ListTimeout = "check"
+	ListTimeoutRequest ListTimeout = "request"
+)
+
+// listTimeoutOf is the bound that ended err, a list's failure; "" when
+// err is not a list that got no answer in time.
+func listTimeoutOf(err error) ListTimeout {
+	if diagnose.ClassifyFailure(err) != diagnose.FailureNoAnswer {
+		return ""
+	}
+	var own *ListDeadlineError
+	if errors.As(err, &own) {
+		return ListTimeoutCheck
+	}
+	return ListTimeoutRequest
+}

@@ -1,0 +1,126 @@
+package watchstream
+
+import (
+	"fmt"
+
+	"github.com/watchrv/kubectl-watchrv/internal/rv"
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+)
+
+// The Watch contract, as every API server keeps it:
+//
+//   - a watch sends only objects the request asked for (its namespace,
+//     selectors and NAME);
+//   - an initial state (a watch from RV unset or 0, or a streaming list)
+//     comes in key order, not RV order; a streaming list's state is the
+//     collection at its initial-events-end bookmark's RV, so no object of
+//     it is newer than that RV;
+//   - every change after the state (or of a watch from an exact RV) is
+//     after that RV: the RV the watch started from, the initial-events-end
+//     bookmark's, the change before it, and any bookmark before it (a
+//     bookmark says every change up to its RV was sent).
+//
+// Contract judges one stream's events by it: the one judge for every
+// reader of a stream (watch and --follow, streaming), as listing's
+// contract.go is for every reader of a list (adversary try 20 #4: after a
+// streaming list's "state complete at RV 100", changes at RV 50 and 60
+// passed, the state held objects at RV 500 and 600, and a change after a
+// bookmark at 200 went back to 150, all exit 0).
+type Contract struct {
+	excludes func(apiclient.ItemMeta) string
+	// inState: the stream is sending an initial state, in key order, so
+	// there is no order to judge; untilEnd: the state ends at the
+	// initial-events-end bookmark (a streaming list). A watch from RV unset
+	// or 0 marks no end: its whole stream is left unordered.
+	inState, untilEnd bool
+	floor             floor
+	// newest is the newest RV of a streaming list's state, and whose it
+	// is: its end bookmark's RV must not be older.
+	newest     uint64
+	newestName string
+}
+
+// floor is the RV every next change must be after (ok false: none is
+// known), and what set it, for the breach's words.
+type floor struct {
+	rv   uint64
+	ok   bool
+	what string
+}
+
+// DeliversState says whether a watch with these options starts with the
+// collection's state as synthetic ADDED events (RV unset, "0", or a
+// streaming list): sent in key order, not in RV order, so the highest RV
+// seen in it says nothing about the objects not sent yet.
+func (o Options) DeliversState() bool {
+	return o.SendInitialEvents || !o.RVSet || o.ResourceVersion == "" || o.ResourceVersion == "0"
+}
+
+// NewContract is the contract of one stream of t opened with o.
+func NewContract(t apiclient.Target, o Options) *Contract {
+	c := &Contract{excludes: t.Matcher(), inState: o.DeliversState(), untilEnd: o.SendInitialEvents}
+	if n, ok := rv.Parse(o.ResourceVersion); ok && n > 0 && !c.inState {
+		c.floor = floor{rv: n, ok: true, what: "the RV this watch started from"}
+	}
+	return c
+}
+
+// InState reports a stream still sending its initial state.
+func (c *Contract) InState() bool { return c.inState }
+
+// Judge says how ev breaks the contract ("" when it does not), and moves
+// what the next events are held to. A streaming list's end bookmark ends
+// the state even when it breaks the contract.
+func (c *Contract) Judge(ev Event) string {
+	switch ev.Type {
+	case EventError:
+		return ""
+	case EventBookmark:
+		return c.bookmark(ev)
+	}
+	m := ev.Object
+	if why := c.excludes(m); why != "" {
+		return "outside the request: " + why
+	}
+	n, ok := rv.Parse(m.ResourceVersion)
+	switch {
+	case !ok:
+		return ""
+	case c.inState:
+		if c.untilEnd && n > c.newest {
+			c.newest, c.newestName = n, apiclient.ObjectName(m)
+		}
+		return ""
+	case c.floor.ok && n <= c.floor.rv:
+		return fmt.Sprintf("out of order: RV %d is not after RV %d (%s)", n, c.floor.rv, c.floor.what)
+	}
+	c.floor = floor{rv: n, ok: true, what: "this stream's change before it"}
+	return ""
+}
+
+// bookmark judges a bookmark: the end of a streaming list's state, whose
+// RV holds its objects and floors the changes after it, or a bookmark
+// after the state, whose RV floors the changes after it (never lowering
+// the floor). A bookmark inside a state says nothing of it.
+func (c *Contract) bookmark(ev Event) string {
+	n, ok := rv.Parse(ev.Object.ResourceVersion)
+	if c.untilEnd {
+		if !ev.IsInitialEventsEnd() {
+			return ""
+		}
+		c.inState, c.untilEnd = false, false
+		if !ok {
+			return ""
+		}
+		c.floor = floor{rv: n, ok: true, what: "the initial-events-end bookmark, the state's RV"}
+		if c.newest > n {
+			return fmt.Sprintf("the initial state holds %s at RV %d, newer than its initial-events-end bookmark's RV %d", c.newestName, c.newest, n)
+		}
+		return ""
+	}
+	if c.inState || !ok || (c.floor.ok && n <= c.floor.rv) {
+		return ""
+	}
+	c.floor = floor{rv: n, ok: true, what: "the bookmark before it"}
+	return ""
+}

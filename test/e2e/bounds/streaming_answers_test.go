@@ -1,0 +1,81 @@
+//go:build e2e
+
+package bounds
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/render"
+	"github.com/watchrv/kubectl-watchrv/pkg/streaming"
+	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
+)
+
+// streaming judges a stream only when one existed: a streaming watch
+// whose answer never began is no answer (exit 4, "raise --deadline"),
+// whatever the list did, never "informers will hang", which is what an
+// informer does on a stream that was answered and then sent no bookmark
+// (fresh user try 20 #1: a server that answered nothing was said to make
+// informers hang, exit 1). And the list to compare with, when it failed,
+// says so in LIST and NOTE (and listError), never a bare "-".
+func TestStreamingJudgesOnlyAStreamThatWasAnswered(t *testing.T) {
+	const path = "/api/v1/namespaces/default/configmaps"
+	hang := framework.ScriptAnswer{Hang: true}
+	list := framework.ScriptAnswer{Code: 200, Type: "application/json", Body: `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"100"},"items":[]}`}
+	end := framework.ScriptAnswer{Code: 200, Type: "application/json", Body: `{"type":"BOOKMARK","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"resourceVersion":"100","annotations":{"k8s.io/initial-events-end":"true"}}}}` + "\n"}
+	// silent answers the watch (its head goes out) and sends nothing.
+	silent := framework.ScriptAnswer{Code: 200, Type: "application/json", Write: func(w io.Writer) {
+		w.(http.Flusher).Flush()
+		time.Sleep(20 * time.Second)
+	}}
+	for _, c := range []struct {
+		name        string
+		list, watch framework.ScriptAnswer
+		code        int
+		line        string // in stderr's one line ("" when the exit is 0)
+		status      streaming.Status
+		informer    streaming.Informer
+		listFailed  bool
+	}{
+		{"nothing answered", hang, hang, 4, "no answer to the streaming watch of configmaps within the deadline (1s): it was sent and no response headers came", streaming.StatusError, streaming.InformerUnknown, true},
+		{"the list answered, the watch not", list, hang, 4, "no answer to the streaming watch of configmaps within the deadline (1s)", streaming.StatusError, streaming.InformerUnknown, false},
+		{"the watch answered, the list not", hang, end, 0, "", streaming.StatusUnverified, streaming.InformerWorks, true},
+		{"the watch answered and sent nothing", list, silent, 1, "will hang on configmaps", streaming.StatusBroken, streaming.InformerHangs, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			_, kc := framework.ServeScript(t, map[string]framework.ScriptAnswer{path: c.list, path + "?watch": c.watch})
+			args := []string{"streaming", "cm", "--deadline", "1s"}
+			r := framework.Run(t, kc, time.Minute, args...)
+			line := lastLine(r.Stderr)
+			if r.Code != c.code || !strings.Contains(line, c.line) {
+				t.Errorf("exit %d, last line %q: want %d and %q", r.Code, line, c.code, c.line)
+			}
+			if c.code == 4 && (!strings.Contains(line, "raise --deadline") || strings.Contains(r.Stdout+r.Stderr, "hang")) {
+				t.Errorf("no answer must name --deadline and claim no hang:\n%s\n%s", r.Stdout, r.Stderr)
+			}
+			if c.code != 0 && strings.Count(strings.TrimSpace(r.Stderr), "\n") != 0 {
+				t.Errorf("want one error line, got %q", r.Stderr)
+			}
+			if c.listFailed && (!strings.Contains(r.Stdout, " failed ") || !strings.Contains(r.Stdout, "the list failed: ")) {
+				t.Errorf("the list's failure is not in LIST and NOTE:\n%s", r.Stdout)
+			}
+			if c.status == streaming.StatusUnverified && !strings.Contains(r.Stdout, "(raise --deadline to compare the state)") {
+				t.Errorf("the list bounded by six deadlines must name --deadline:\n%s", r.Stdout)
+			}
+			j := framework.Run(t, kc, time.Minute, append(args, "-o", "json")...)
+			var rep render.StreamingReport
+			if err := json.Unmarshal([]byte(j.Stdout), &rep); err != nil || len(rep.Resources) != 1 {
+				t.Fatalf("exit %d, stdout not one row of JSON: %v\n%s", j.Code, err, j.Stdout)
+			}
+			row := rep.Resources[0]
+			if j.Code != c.code || row.Status != c.status || row.Informer != c.informer || (row.ListError != "") != c.listFailed {
+				t.Errorf("-o json: exit %d, %s/%s, listError %q: want %d, %s/%s, list failed %v", j.Code, row.Status, row.Informer, row.ListError, c.code, c.status, c.informer, c.listFailed)
+			}
+		})
+	}
+}
