@@ -232,6 +232,9 @@ func (o *RootOptions) describeRequestError(err error, verb, what string) error {
 		if apiclient.BodyLate(err) {
 			return fmt.Errorf("%s answered %s %s, and the answer did not end in time: %w: raise --request-timeout, or check the API server's health", server, verb, what, err)
 		}
+		if apiclient.AnswerWaitPassed(err) {
+			return fmt.Errorf("no answer from %s: %w: check that the cluster is up, or give a --request-timeout longer than the server takes", server, err)
+		}
 		return fmt.Errorf("no answer from %s: %w: check that the cluster is up, or raise --request-timeout", server, err)
 	case diagnose.FailureConnectionBroken:
 		return fmt.Errorf("the connection to %s broke: %w: check the network and any proxy in between, then run again", server, err)
