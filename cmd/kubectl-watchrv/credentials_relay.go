@@ -41,7 +41,7 @@ import (
 // guard stops them alike (credentials_reap_linux.go).
 //
 // What the relay decides itself (the plugin wrote past the cap, could not
-// be started, was ended by a signal) it tells in band
+// be started, was ended by a signal, is not to run again) it tells in band
 // (relayVerdict), and that a plugin exited while what it started held its
 // output, in a status file this run made; otherwise its exit code is the
 // plugin's. explain puts that, and the plugin's command where client-go
@@ -99,7 +99,8 @@ func (r *credentialRelay) route(cfg *rest.Config) *rest.Config {
 
 // start finds this binary and makes the status file, once per run ("" when
 // none could be made: a TMPDIR that does not exist; the relay then
-// cannot tell a plugin held open, and every verdict still comes in band).
+// cannot tell a plugin held open, nor be refused a re-run, and every
+// verdict still comes in band).
 func (r *credentialRelay) start(plugin string) {
 	self, err := os.Executable()
 	if err != nil {
@@ -113,6 +114,25 @@ func (r *credentialRelay) start(plugin string) {
 	r.paths.Store(p)
 }
 
+// closeGate: from now on, the relay does not run the plugin again (its
+// verdict: verdictNotRerun), until openGate. A run re-runs the plugin once
+// after a 401 (reauth) and closes the gate until an answer accepts what
+// it gave: client-go's own re-run for a 401 to that is refused.
+func (r *credentialRelay) closeGate() { r.writeStatus(verdictNotRerun) }
+
+// openGate: the relay runs the plugin again when client-go asks.
+func (r *credentialRelay) openGate() {
+	if r.verdict().kind == verdictNotRerun {
+		r.writeStatus("")
+	}
+}
+
+func (r *credentialRelay) writeStatus(s string) {
+	if p := r.paths.Load(); p != nil && p.status != "" {
+		relayStatus{path: p.status}.write(s)
+	}
+}
+
 // close removes the status file at the end of the run.
 func (r *credentialRelay) close() {
 	if p := r.paths.Load(); p != nil && p.status != "" {
@@ -121,7 +141,7 @@ func (r *credentialRelay) close() {
 }
 
 // verdict is what the relay wrote in the status file while it ran (zero:
-// nothing): verdictHeldOpen.
+// nothing): verdictHeldOpen, or the gate (verdictNotRerun).
 func (r *credentialRelay) verdict() relayVerdict {
 	p := r.paths.Load()
 	if p == nil || p.status == "" {
@@ -186,7 +206,7 @@ func (e relayError) Unwrap() error { return e.err }
 // (adversary try 20 #5: the kubeconfig's command, ESC and OSC included,
 // written raw, then "failed with exit code 125"), and a status file needs
 // a TMPDIR that works. The status file holds what the run reads while the
-// relay still runs: verdictHeldOpen.
+// relay still runs: verdictHeldOpen, and the gate (verdictNotRerun).
 type relayVerdict struct{ kind, detail string }
 
 // relayVerdictGroup is the API group of the relay's in-band verdicts: no
@@ -205,11 +225,14 @@ const (
 	// and its stdout is still open (a process it started holds it). The
 	// relay still waits, as client-go would; told when the run gives up.
 	verdictHeldOpen = "held-open"
+	// verdictNotRerun: the plugin was not run: the run closed the gate
+	// (closeGate), after a re-run whose credentials the server rejected.
+	verdictNotRerun = "not-rerun"
 )
 
 // failed: the run of the plugin failed for the relay's reason.
 func (v relayVerdict) failed() bool {
-	return v.kind == verdictOverCap || v.kind == verdictNotStarted || v.kind == verdictSignal
+	return v.kind == verdictOverCap || v.kind == verdictNotStarted || v.kind == verdictSignal || v.kind == verdictNotRerun
 }
 
 // text is the verdict in client-go's terms (after "exec: "), for plugin.
@@ -221,6 +244,8 @@ func (v relayVerdict) text(plugin string) string {
 		return fmt.Sprintf("the credential plugin %s could not be started: %s", plugin, v.detail)
 	case verdictSignal:
 		return fmt.Sprintf("the credential plugin %s was ended by a signal (%s)", plugin, v.detail)
+	case verdictNotRerun:
+		return fmt.Sprintf("the credential plugin %s was not run again: it was run again after a 401 already, and the API server rejected the credentials it gave then", plugin)
 	}
 	return ""
 }

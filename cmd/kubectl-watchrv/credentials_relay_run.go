@@ -58,6 +58,11 @@ func runCredentialRelay(args []string) int {
 		return 2
 	}
 	st := relayStatus{path: args[0]}
+	if st.gateClosed() {
+		// The run refuses client-go's re-run (credentialRelay.closeGate):
+		// the plugin is not started.
+		return tellVerdict(verdictNotRerun, "")
+	}
 	st.write("") // a verdict of an earlier run is not this one's
 	// Ctrl-C, Ctrl-\ and a closed terminal reach the plugin (the same
 	// process group) and this process's parent, which stops the relay and
@@ -215,6 +220,19 @@ func (s relayStatus) write(verdict string) {
 		_, _ = f.WriteString(verdict)
 		f.Close()
 	}
+}
+
+// gateClosed: the status file says the run does not want the plugin run
+// again (verdictNotRerun).
+func (s relayStatus) gateClosed() bool {
+	f, err := os.Open(s.path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	b := make([]byte, len(verdictNotRerun))
+	n, _ := io.ReadFull(f, b)
+	return string(b[:n]) == verdictNotRerun
 }
 
 // tellVerdict ends the relay with a verdict that fails the run, in band

@@ -218,6 +218,9 @@ func (o *RootOptions) describeRequestError(err error, verb, what string) error {
 	case diagnose.FailureTLS:
 		return fmt.Errorf("TLS handshake with %s failed: %w: check the certificate-authority of the kubeconfig (or --certificate-authority)", server, err)
 	case diagnose.FailureUnauthorized:
+		if note := o.credentials.rerunNote(); note != "" {
+			return fmt.Errorf("%s rejected the credentials (401 Unauthorized): %w: %s: log in again with the plugin, or choose another --user/--context", server, err, note)
+		}
 		return fmt.Errorf("%s rejected the credentials (401 Unauthorized): %w: refresh the token or choose another --user/--context", server, err)
 	case diagnose.FailureForbidden:
 		return fmt.Errorf("forbidden: %w: this command needs RBAC permission to %s %s", err, verb, what)

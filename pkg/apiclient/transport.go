@@ -20,9 +20,16 @@ import (
 // client is built from it (root's WrapConfigFn, so discovery too): every
 // body capped and every request counted in l (may be nil; Meter), no
 // hidden retries, no redirects followed, no discovery document that failed
-// sent again.
-func Wrap(cfg *rest.Config, l *Ledger) *rest.Config {
-	return DiscoveryOnce(RefuseRedirects(NoHiddenRetries(Meter(cfg, l))), l)
+// sent again. The inner wrappers (the credentials' one send again after a
+// 401) sit above those, so that each of their sends is counted, bounded
+// and refused a redirect as any request, and below the discovery
+// documents' memory, which keeps what a document's last send got.
+func Wrap(cfg *rest.Config, l *Ledger, inner ...func(http.RoundTripper) http.RoundTripper) *rest.Config {
+	cfg = RefuseRedirects(NoHiddenRetries(Meter(cfg, l)))
+	for _, w := range inner {
+		cfg.Wrap(w)
+	}
+	return DiscoveryOnce(cfg, l)
 }
 
 // Meter puts the body cap (capBody) on every answer of every client built
