@@ -88,6 +88,10 @@ type credentialGuard struct {
 	// was seen, ended once the run is over (the watch stops then).
 	refreshBound               atomic.Int64 // a time.Duration
 	watching, refreshed, ended atomic.Bool
+	// reauth re-runs the plugin once after a 401 and sends the request
+	// again (credentials_reauth.go), once the plugin has answered.
+	reauth     reauth
+	reauthInit sync.Once
 }
 
 // pluginStarted is the exec command of the plugin this run started ("":
@@ -167,21 +171,6 @@ func (g *credentialGuard) boundRefresh(ctx context.Context) {
 	}()
 }
 
-// unauthorizedWatch sees each response before client-go's exec round
-// tripper (which wraps it) re-runs the plugin on a 401.
-type unauthorizedWatch struct {
-	next http.RoundTripper
-	seen func()
-}
-
-func (u unauthorizedWatch) RoundTrip(r *http.Request) (*http.Response, error) {
-	res, err := u.next.RoundTrip(r)
-	if err == nil && res.StatusCode == http.StatusUnauthorized {
-		u.seen()
-	}
-	return res, err
-}
-
 // wrap is part of the WrapConfigFn every rest.Config of the plugin goes
 // through (discovery included); ctx ends the wait on Ctrl-C.
 func (g *credentialGuard) wrap(ctx context.Context, cfg *rest.Config) *rest.Config {
@@ -214,13 +203,11 @@ func (g *credentialGuard) wrap(ctx context.Context, cfg *rest.Config) *rest.Conf
 	if err == nil {
 		// client-go runs the plugin again inside a round trip, unbounded,
 		// after a 401 and when the credentials expire: every re-run is
-		// watched for the whole run (boundRefresh).
+		// watched for the whole run (boundRefresh); after a 401, the run
+		// re-runs it itself, once (reauth, which sees each 401).
 		g.boundRefresh(ctx)
-		c := rest.CopyConfig(cfg)
-		c.Wrap(func(rt http.RoundTripper) http.RoundTripper {
-			return unauthorizedWatch{next: rt, seen: func() { g.boundRefresh(ctx) }}
-		})
-		return c
+		g.reauthInit.Do(func() { g.reauth.init(cfg) })
+		return cfg
 	}
 	c := rest.CopyConfig(cfg)
 	c.ExecProvider = nil

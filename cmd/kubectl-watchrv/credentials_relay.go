@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -39,10 +41,11 @@ import (
 // guard stops them alike (credentials_reap_linux.go).
 //
 // What the relay decides itself (the plugin wrote past the cap, could not
-// be started, was ended by a signal, exited while what it started held its
-// output) it writes to a status file this run made; otherwise its exit
-// code is the plugin's. explain puts that, and the plugin's command where
-// client-go names the relay, in client-go's error.
+// be started, was ended by a signal, is not to run again) it tells in band
+// (relayVerdict), and that a plugin exited while what it started held its
+// output, in a status file this run made; otherwise its exit code is the
+// plugin's. explain puts that, and the plugin's command where client-go
+// names the relay, in client-go's error.
 
 // credentialRelay is the relay of one run; its zero value relays nothing.
 type credentialRelay struct {
@@ -94,7 +97,10 @@ func (r *credentialRelay) route(cfg *rest.Config) *rest.Config {
 	return c
 }
 
-// start finds this binary and makes the status file, once per run.
+// start finds this binary and makes the status file, once per run ("" when
+// none could be made: a TMPDIR that does not exist; the relay then
+// cannot tell a plugin held open, nor be refused a re-run, and every
+// verdict still comes in band).
 func (r *credentialRelay) start(plugin string) {
 	self, err := os.Executable()
 	if err != nil {
@@ -108,6 +114,25 @@ func (r *credentialRelay) start(plugin string) {
 	r.paths.Store(p)
 }
 
+// closeGate: from now on, the relay does not run the plugin again (its
+// verdict: verdictNotRerun), until openGate. A run re-runs the plugin once
+// after a 401 (reauth) and closes the gate until an answer accepts what
+// it gave: client-go's own re-run for a 401 to that is refused.
+func (r *credentialRelay) closeGate() { r.writeStatus(verdictNotRerun) }
+
+// openGate: the relay runs the plugin again when client-go asks.
+func (r *credentialRelay) openGate() {
+	if r.verdict().kind == verdictNotRerun {
+		r.writeStatus("")
+	}
+}
+
+func (r *credentialRelay) writeStatus(s string) {
+	if p := r.paths.Load(); p != nil && p.status != "" {
+		relayStatus{path: p.status}.write(s)
+	}
+}
+
 // close removes the status file at the end of the run.
 func (r *credentialRelay) close() {
 	if p := r.paths.Load(); p != nil && p.status != "" {
@@ -115,8 +140,8 @@ func (r *credentialRelay) close() {
 	}
 }
 
-// verdict is what the relay wrote of the plugin's last run (zero: nothing,
-// its exit code is the plugin's).
+// verdict is what the relay wrote in the status file while it ran (zero:
+// nothing): verdictHeldOpen, or the gate (verdictNotRerun).
 func (r *credentialRelay) verdict() relayVerdict {
 	p := r.paths.Load()
 	if p == nil || p.status == "" {
@@ -133,15 +158,22 @@ func (r *credentialRelay) verdict() relayVerdict {
 }
 
 // explain puts client-go's words about a relayed run of the plugin in the
-// plugin's terms: "exec: executable <relay> failed with exit code N" is
-// the relay's verdict when it wrote one, and names the plugin otherwise.
+// plugin's terms: the relay's verdict where client-go refused the answer
+// that carried it (inBandVerdict), and the plugin where client-go names
+// the relay ("exec: executable <relay> failed with exit code N": N is the
+// plugin's own).
 func (r *credentialRelay) explain(msg string) string {
 	p := r.paths.Load()
-	if p == nil || !strings.Contains(msg, p.self) {
+	if p == nil {
 		return msg
 	}
-	if v := r.verdict(); v.failed() {
-		msg = strings.Replace(msg, fmt.Sprintf("executable %s failed with exit code %d", p.self, relayVerdictExit), v.text(p.plugin), 1)
+	if m := inBandVerdict.FindStringSubmatchIndex(msg); m != nil {
+		if q, err := strconv.Unquote(msg[m[2]:m[3]]); err == nil {
+			kind, detail, _ := strings.Cut(strings.TrimPrefix(q, relayVerdictGroup+"/"), " ")
+			if v := (relayVerdict{kind: kind, detail: detail}); v.failed() {
+				msg = msg[:m[0]] + "exec: " + v.text(p.plugin) + msg[m[1]:]
+			}
+		}
 	}
 	return strings.ReplaceAll(msg, p.self, p.plugin)
 }
@@ -163,8 +195,27 @@ func (e relayError) Error() string { return e.text }
 func (e relayError) Unwrap() error { return e.err }
 
 // relayVerdict is what the relay tells of a run of the plugin beyond its
-// exit code: one line "KIND DETAIL" in the status file.
+// exit code: "KIND DETAIL".
+//
+// One that fails the run (failed) is told in band: the relay exits 0 with
+// an answer whose apiVersion is relayVerdictGroup/"KIND DETAIL", which
+// client-go refuses, naming that version in its error (decoding stdout: no
+// kind "ExecCredential" is registered for version ...), where explain
+// reads it. A relay's own exit code would read as the plugin's, and its
+// own line on stderr would be a second line, past the one sanitizer
+// (adversary try 20 #5: the kubeconfig's command, ESC and OSC included,
+// written raw, then "failed with exit code 125"), and a status file needs
+// a TMPDIR that works. The status file holds what the run reads while the
+// relay still runs: verdictHeldOpen, and the gate (verdictNotRerun).
 type relayVerdict struct{ kind, detail string }
+
+// relayVerdictGroup is the API group of the relay's in-band verdicts: no
+// ExecCredential is registered in it.
+const relayVerdictGroup = "kubectl-watchrv.relay.invalid"
+
+// inBandVerdict is client-go's refusal of an in-band verdict, its version
+// quoted (Go syntax) in group 1.
+var inBandVerdict = regexp.MustCompile(`decoding stdout: no kind "ExecCredential" is registered for version ("` + regexp.QuoteMeta(relayVerdictGroup) + `/(?:[^"\\]|\\.)*") in scheme "(?:[^"\\]|\\.)*"`)
 
 const (
 	verdictOverCap    = "over-cap"    // wrote past credentialPluginOutputCap: stopped
@@ -174,16 +225,14 @@ const (
 	// and its stdout is still open (a process it started holds it). The
 	// relay still waits, as client-go would; told when the run gives up.
 	verdictHeldOpen = "held-open"
+	// verdictNotRerun: the plugin was not run: the run closed the gate
+	// (closeGate), after a re-run whose credentials the server rejected.
+	verdictNotRerun = "not-rerun"
 )
-
-// relayVerdictExit is the relay's exit code when it wrote a verdict that
-// failed the run (its status file says which; the code alone says
-// nothing, a plugin may exit with it too).
-const relayVerdictExit = 125
 
 // failed: the run of the plugin failed for the relay's reason.
 func (v relayVerdict) failed() bool {
-	return v.kind == verdictOverCap || v.kind == verdictNotStarted || v.kind == verdictSignal
+	return v.kind == verdictOverCap || v.kind == verdictNotStarted || v.kind == verdictSignal || v.kind == verdictNotRerun
 }
 
 // text is the verdict in client-go's terms (after "exec: "), for plugin.
@@ -195,6 +244,8 @@ func (v relayVerdict) text(plugin string) string {
 		return fmt.Sprintf("the credential plugin %s could not be started: %s", plugin, v.detail)
 	case verdictSignal:
 		return fmt.Sprintf("the credential plugin %s was ended by a signal (%s)", plugin, v.detail)
+	case verdictNotRerun:
+		return fmt.Sprintf("the credential plugin %s was not run again: it was run again after a 401 already, and the API server rejected the credentials it gave then", plugin)
 	}
 	return ""
 }

@@ -10,9 +10,12 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 )
 
 // credentialRelayArg, as the first argument, makes this binary the relay
@@ -54,7 +57,12 @@ func runCredentialRelay(args []string) int {
 		fmt.Fprintln(os.Stderr, "error: "+credentialRelayArg+" is internal to kubectl-watchrv: it runs a kubeconfig's credential plugin for it")
 		return 2
 	}
-	st := relayStatus{path: args[0], plugin: args[2]}
+	st := relayStatus{path: args[0]}
+	if st.gateClosed() {
+		// The run refuses client-go's re-run (credentialRelay.closeGate):
+		// the plugin is not started.
+		return tellVerdict(verdictNotRerun, "")
+	}
 	st.write("") // a verdict of an earlier run is not this one's
 	// Ctrl-C, Ctrl-\ and a closed terminal reach the plugin (the same
 	// process group) and this process's parent, which stops the relay and
@@ -64,7 +72,7 @@ func runCredentialRelay(args []string) int {
 	signal.Notify(make(chan os.Signal, 1), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	r, w, err := os.Pipe()
 	if err != nil {
-		return st.fail(verdictNotStarted, err.Error())
+		return tellVerdict(verdictNotStarted, err.Error())
 	}
 	plugin := &exec.Cmd{Path: args[1], Args: args[2:], Stdin: os.Stdin, Stdout: w, Stderr: os.Stderr}
 	err = plugin.Start()
@@ -74,7 +82,7 @@ func runCredentialRelay(args []string) int {
 		if errors.As(err, &pe) {
 			err = pe.Err // "permission denied", without Go's "fork/exec PATH:"
 		}
-		return st.fail(verdictNotStarted, err.Error())
+		return tellVerdict(verdictNotStarted, err.Error())
 	}
 	out := &relayOutput{moved: make(chan struct{}, 1), ended: make(chan struct{})}
 	go out.read(r)
@@ -84,7 +92,7 @@ func runCredentialRelay(args []string) int {
 	case <-out.ended:
 		if out.isOver() {
 			_ = plugin.Process.Kill()
-			return st.fail(verdictOverCap, "")
+			return tellVerdict(verdictOverCap, "")
 		}
 		<-exited // EOF first: the plugin's exit is still its answer, as client-go waits for it
 	case <-exited:
@@ -92,11 +100,11 @@ func runCredentialRelay(args []string) int {
 			out.settle(st)
 		}
 		if out.isOver() {
-			return st.fail(verdictOverCap, "")
+			return tellVerdict(verdictOverCap, "")
 		}
 	}
 	if ws, ok := plugin.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return st.fail(verdictSignal, ws.Signal().String())
+		return tellVerdict(verdictSignal, ws.Signal().String())
 	}
 	if code := plugin.ProcessState.ExitCode(); code != 0 {
 		return code // client-go reads nothing of a failed run
@@ -198,8 +206,9 @@ func (o *relayOutput) bytes() []byte {
 	return append([]byte(nil), o.buf...)
 }
 
-// relayStatus is the status file the run made for the relay.
-type relayStatus struct{ path, plugin string }
+// relayStatus is the status file the run made for the relay (the run
+// relays the plugin only once it has made one: credentialRelay.start).
+type relayStatus struct{ path string }
 
 // write replaces the file's content with verdict (never creating it: the
 // run that made it removes it when it ends).
@@ -213,14 +222,33 @@ func (s relayStatus) write(verdict string) {
 	}
 }
 
-// fail ends the relay with a verdict that fails the run. Without a status
-// file (the run could not make one), the verdict is told on stderr, so
-// that relayVerdictExit is never taken for the plugin's own exit code.
-func (s relayStatus) fail(kind, detail string) int {
-	v := relayVerdict{kind: kind, detail: detail}
-	if s.path == "" {
-		fmt.Fprintln(os.Stderr, "error: "+v.text(s.plugin))
+// gateClosed: the status file says the run does not want the plugin run
+// again (verdictNotRerun).
+func (s relayStatus) gateClosed() bool {
+	f, err := os.Open(s.path)
+	if err != nil {
+		return false
 	}
-	s.write(kind + " " + detail)
-	return relayVerdictExit
+	defer f.Close()
+	b := make([]byte, len(verdictNotRerun))
+	n, _ := io.ReadFull(f, b)
+	return string(b[:n]) == verdictNotRerun
+}
+
+// tellVerdict ends the relay with a verdict that fails the run, in band
+// (relayVerdict): an answer client-go refuses, naming the verdict; the
+// relay writes nothing of its own to the terminal (the run tells it, in
+// its one error line, through the one sanitizer), and exits 0 (an exit
+// code of its own would read as the plugin's).
+func tellVerdict(kind, detail string) int {
+	// A "/" would make the version no group/version client-go can read.
+	version := relayVerdictGroup + "/" + strings.TrimSpace(kind+" "+text.OneLine(strings.ReplaceAll(detail, "/", " ")))
+	b, _ := json.Marshal(struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+	}{version, "ExecCredential"})
+	if _, err := os.Stdout.Write(b); err != nil {
+		return 1
+	}
+	return 0
 }

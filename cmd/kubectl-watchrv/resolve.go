@@ -218,6 +218,9 @@ func (o *RootOptions) describeRequestError(err error, verb, what string) error {
 	case diagnose.FailureTLS:
 		return fmt.Errorf("TLS handshake with %s failed: %w: check the certificate-authority of the kubeconfig (or --certificate-authority)", server, err)
 	case diagnose.FailureUnauthorized:
+		if note := o.credentials.rerunNote(); note != "" {
+			return fmt.Errorf("%s rejected the credentials (401 Unauthorized): %w: %s: log in again with the plugin, or choose another --user/--context", server, err, note)
+		}
 		return fmt.Errorf("%s rejected the credentials (401 Unauthorized): %w: refresh the token or choose another --user/--context", server, err)
 	case diagnose.FailureForbidden:
 		return fmt.Errorf("forbidden: %w: this command needs RBAC permission to %s %s", err, verb, what)
@@ -231,6 +234,9 @@ func (o *RootOptions) describeRequestError(err error, verb, what string) error {
 	case diagnose.FailureNoAnswer:
 		if apiclient.BodyLate(err) {
 			return fmt.Errorf("%s answered %s %s, and the answer did not end in time: %w: raise --request-timeout, or check the API server's health", server, verb, what, err)
+		}
+		if apiclient.AnswerWaitPassed(err) {
+			return fmt.Errorf("no answer from %s: %w: check that the cluster is up, or give a --request-timeout longer than the server takes", server, err)
 		}
 		return fmt.Errorf("no answer from %s: %w: check that the cluster is up, or raise --request-timeout", server, err)
 	case diagnose.FailureConnectionBroken:

@@ -81,7 +81,7 @@ func newRootCommand(streams genericiooptions.IOStreams) (*cobra.Command, *RootOp
 		if ctx == nil {
 			ctx = context.Background()
 		}
-		return o.credentials.wrap(ctx, apiclient.Wrap(c, o.ledger))
+		return o.credentials.wrap(ctx, apiclient.Wrap(c, o.ledger, o.credentials.reauthenticate(ctx)))
 	}
 	o.traceRequests()
 	cmd := &cobra.Command{

@@ -44,8 +44,13 @@ func TestAnAnswerThatNeverBeginsEndsAtAnswerWait(t *testing.T) {
 	start := time.Now()
 	_, err = c.Get(ctx, "/api/v1/configmaps", nil, "application/json")
 	var d *DeadlineError
-	if !errors.As(err, &d) || !d.Unbounded || !strings.Contains(err.Error(), "no answer within 300ms, the plugin's bound") {
+	if !errors.As(err, &d) || !d.Unbounded || !AnswerWaitPassed(err) || !strings.Contains(err.Error(), "no answer began within 300ms, the plugin's bound for an answer to begin") {
 		t.Fatalf("a list that never answers: %v", err)
+	}
+	// What happened, only that (adversary try 20 #3): no 504 the server
+	// never sent.
+	if strings.Contains(err.Error(), "504") {
+		t.Fatalf("the error claims a 504: %v", err)
 	}
 	if took := time.Since(start); took > 3*time.Second {
 		t.Fatalf("it took %s", took)
@@ -64,5 +69,39 @@ func TestAnAnswerThatNeverBeginsEndsAtAnswerWait(t *testing.T) {
 	_, err = c.Get(wctx, "/api/v1/configmaps", map[string][]string{"watch": {"1"}}, "application/json")
 	if took := time.Since(start); err == nil || took < time.Second {
 		t.Fatalf("a watch ended after %s (%v): AnswerWait is not a watch's bound", took, err)
+	}
+}
+
+// A --request-timeout given by the user is the bound of an answer that has
+// not begun, not AnswerWait (adversary try 20 #3: a server configured with
+// a longer request timeout answered at 90 s; the plugin cut it at 75 s).
+func TestARequestTimeoutIsTheBoundOfAnAnswerToBegin(t *testing.T) {
+	defer func(d time.Duration) { answerWait = d }(answerWait)
+	answerWait = 300 * time.Millisecond
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(2 * answerWait)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"kind":"ConfigMapList","metadata":{"resourceVersion":"1"},"items":[]}`)
+	}))
+	defer srv.Close()
+	c, err := NewClient(Wrap(&rest.Config{Host: srv.URL, Timeout: 5 * time.Second}, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := c.Get(context.Background(), "/api/v1/configmaps", nil, "application/json")
+	if err != nil {
+		t.Fatalf("an answer that began within --request-timeout, after AnswerWait: %v", err)
+	}
+	if b, err := io.ReadAll(body); err != nil || !strings.Contains(string(b), "ConfigMapList") {
+		t.Fatalf("its body: %q, %v", b, err)
+	}
+	body.Close()
+	short, err := NewClient(Wrap(&rest.Config{Host: srv.URL, Timeout: 100 * time.Millisecond}, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = short.Get(context.Background(), "/api/v1/configmaps", nil, "application/json")
+	if err == nil || AnswerWaitPassed(err) || !strings.Contains(err.Error(), "no answer within 100ms, the request's time bound") {
+		t.Fatalf("a --request-timeout below AnswerWait ends the wait as itself: %v", err)
 	}
 }

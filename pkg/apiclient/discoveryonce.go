@@ -2,6 +2,7 @@ package apiclient
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"io"
 	"mime"
@@ -60,6 +61,14 @@ func (f *documents) get(key string, req *http.Request) *document {
 		// A 304 answers only the condition it was asked with.
 		return nil
 	}
+	if d != nil && d.status == http.StatusUnauthorized && d.credentials != credentialsOf(req) {
+		// A 401 answers only the credentials it was sent with: asked
+		// with the ones a credential plugin gave since (its re-run
+		// after that 401), the document is sent again (adversary try
+		// 20 #1: the 401 was replayed to every ask, the new token never
+		// sent).
+		return nil
+	}
 	return d
 }
 
@@ -110,21 +119,23 @@ func (f *documents) notJSON() string {
 }
 
 // put keeps d as the document of key: the first one, unless that was a
-// 304 (a conditional answer, which a whole one replaces).
+// 304 (a conditional answer, which a whole one replaces) or a 401 (an
+// answer to other credentials).
 func (f *documents) put(key string, d *document) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.m == nil {
 		f.m = map[string]*document{}
 	}
-	if old := f.m[key]; old == nil || old.status == http.StatusNotModified {
+	if old := f.m[key]; old == nil || old.status == http.StatusNotModified || old.status == http.StatusUnauthorized {
 		f.m[key] = d
 	}
 }
 
 // document is what the one request of a document got: no answer (err), or
 // a head (status, header) whose body is body, then bodyErr (nil: it
-// ended). A 304's is the If-None-Match it answered.
+// ended). A 304's is the If-None-Match it answered; a 401's, the
+// credentials it rejected (credentialsOf).
 type document struct {
 	err         error
 	status      int
@@ -132,6 +143,13 @@ type document struct {
 	body        []byte
 	bodyErr     error
 	ifNoneMatch string
+	credentials [sha256.Size]byte
+}
+
+// credentialsOf names the credentials req carries (a digest of its
+// Authorization header: the token is not kept twice).
+func credentialsOf(req *http.Request) [sha256.Size]byte {
+	return sha256.Sum256([]byte(req.Header.Get("Authorization")))
 }
 
 // answer is the document again, for req.
@@ -182,7 +200,13 @@ func (d *discoveryOnce) RoundTrip(req *http.Request) (*http.Response, error) {
 		// it is bounded in time and size (asStatus), and it is small.
 		body, berr := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		doc := &document{status: resp.StatusCode, header: resp.Header.Clone(), body: body, bodyErr: berr}
+		// The credentials of the send that got it, which a wrapper
+		// under this one may have sent again with others (reauth).
+		sent := req
+		if resp.Request != nil {
+			sent = resp.Request
+		}
+		doc := &document{status: resp.StatusCode, header: resp.Header.Clone(), body: body, bodyErr: berr, credentials: credentialsOf(sent)}
 		d.docs.put(key, doc)
 		return doc.answer(req)
 	}

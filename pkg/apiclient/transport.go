@@ -20,9 +20,16 @@ import (
 // client is built from it (root's WrapConfigFn, so discovery too): every
 // body capped and every request counted in l (may be nil; Meter), no
 // hidden retries, no redirects followed, no discovery document that failed
-// sent again.
-func Wrap(cfg *rest.Config, l *Ledger) *rest.Config {
-	return DiscoveryOnce(RefuseRedirects(NoHiddenRetries(Meter(cfg, l))), l)
+// sent again. The inner wrappers (the credentials' one send again after a
+// 401) sit above those, so that each of their sends is counted, bounded
+// and refused a redirect as any request, and below the discovery
+// documents' memory, which keeps what a document's last send got.
+func Wrap(cfg *rest.Config, l *Ledger, inner ...func(http.RoundTripper) http.RoundTripper) *rest.Config {
+	cfg = RefuseRedirects(NoHiddenRetries(Meter(cfg, l)))
+	for _, w := range inner {
+		cfg.Wrap(w)
+	}
+	return DiscoveryOnce(cfg, l)
 }
 
 // Meter puts the body cap (capBody) on every answer of every client built
@@ -186,6 +193,14 @@ type DeadlineError struct {
 	Unbounded bool
 }
 
+// AnswerWaitPassed: err is a request without --request-timeout that
+// AnswerWait ended, no answer begun: its fix is a --request-timeout,
+// which then is its bound.
+func AnswerWaitPassed(err error) bool {
+	var d *DeadlineError
+	return errors.As(err, &d) && d.Unbounded
+}
+
 func (e *DeadlineError) Error() string {
 	within := roundBound(e.Within)
 	if e.Body {
@@ -196,7 +211,11 @@ func (e *DeadlineError) Error() string {
 	}
 	msg := fmt.Sprintf("no answer within %s, the request's time bound", within)
 	if e.Unbounded {
-		msg = fmt.Sprintf("no answer within %s, the plugin's bound for an answer to begin to a request without a time bound of its own (an API server answers a request it cannot finish with a 504 after its own 60 s)", within)
+		// What happened, and only that: no answer began. The server may
+		// still have been working on one (adversary try 20 #3: one with
+		// --request-timeout=5m answered at 90 s); nothing says it would
+		// have answered 504.
+		msg = fmt.Sprintf("no answer began within %s, the plugin's bound for an answer to begin when a request has no time bound of its own (an API server ends a request at its own request timeout: 60 s by default, longer where it is configured so)", within)
 	}
 	if again := e.Sent.Again(); again != "" {
 		msg += " (" + again + ")"

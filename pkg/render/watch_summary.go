@@ -105,7 +105,15 @@ func (p *Printer) watchNoticeHuman(r WatchNoticeRecord) error {
 	if r.MixedServers != "" {
 		line += "\n-- " + p.Style.Warn.Sprint("mixed API servers") + ": " + r.MixedServers + " (see: kubectl watchrv probe RESOURCE --servers)"
 	}
-	if _, err := fmt.Fprintln(p.Out, "-- "+line); err != nil {
+	// The server's values in it (the list's RV, the watch's URL that
+	// carries it, the objects' RVs) are bounded as a "Key:  value" value
+	// is, line by line (adversary try 20 #14: a 60 KB RV made a 120 KB
+	// line).
+	lines := strings.Split("-- "+line, "\n")
+	for i, l := range lines {
+		lines[i] = text.Shorten(l, 2*cellLimit)
+	}
+	if _, err := fmt.Fprintln(p.Out, strings.Join(lines, "\n")); err != nil {
 		return err
 	}
 	// The error that made the relist was diagnosed at its ERROR event

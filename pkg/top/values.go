@@ -7,6 +7,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
 )
 
@@ -111,7 +112,9 @@ func Extract(sel *metrics.Selected, kinds KindResources) *Values {
 	}
 	if fam := f[famBuildInfo]; fam != nil && len(fam.GetMetric()) > 0 {
 		l := labelsOf(fam.GetMetric()[0])
-		v.GitVersion, v.Minor = l["git_version"], minorOf(l["minor"], l["git_version"])
+		// Bounded as /version's (apiclient.ParseVersion): top's title
+		// and notes name it.
+		v.GitVersion, v.Minor = text.Echo(l["git_version"]), minorOf(l["minor"], l["git_version"])
 	}
 	if fam := f[famProcessStart]; fam != nil && len(fam.GetMetric()) > 0 {
 		if s, bad := v.admit(famProcessStart, nil, sampleValue(fam.GetMetric()[0]), true); bad == "" {

@@ -38,6 +38,10 @@ type ScriptAnswer struct {
 	// answer too large to hold in the test process (a child's peak memory
 	// counts the test process's, up to its exec).
 	Write func(io.Writer)
+	// Delay holds the whole answer, its head included, this long: a
+	// server that is slow to begin one (adversary try 20 #3: an
+	// aggregated API answering a list after 90 s).
+	Delay time.Duration
 }
 
 // ScriptServer is an HTTP/1 server on 127.0.0.1 that answers each path
@@ -148,6 +152,13 @@ func (s *ScriptServer) serve(w http.ResponseWriter, r *http.Request) {
 		key += "?watch"
 	}
 	a, ok := s.script[key]
+	if ok && a.Delay > 0 {
+		select {
+		case <-time.After(a.Delay):
+		case <-r.Context().Done():
+			return
+		}
+	}
 	if !ok {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(404)

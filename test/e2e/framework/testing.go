@@ -174,6 +174,13 @@ func noPanic(t testing.TB, args []string, r Result) {
 // buffers would wait; a terminal does not.
 func RunToExit(t testing.TB, limit int64, home, kubeconfig string, timeout time.Duration, args ...string) Result {
 	t.Helper()
+	return RunToExitEnv(t, limit, home, kubeconfig, nil, timeout, args...)
+}
+
+// RunToExitEnv is RunToExit with env ("NAME=value") over the test's
+// environment (a TMPDIR that does not exist).
+func RunToExitEnv(t testing.TB, limit int64, home, kubeconfig string, env []string, timeout time.Duration, args ...string) Result {
+	t.Helper()
 	var prefix []string
 	if limit > 0 {
 		// prlimit execs the plugin: the process waited for is the plugin's.
@@ -190,7 +197,7 @@ func RunToExit(t testing.TB, limit int64, home, kubeconfig string, timeout time.
 		defer files[i].Close()
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), "NO_COLOR=1", "KUBECONFIG=/nonexistent-watchrv-e2e", "HOME="+home)
+	cmd.Env = append(append(os.Environ(), "NO_COLOR=1", "KUBECONFIG=/nonexistent-watchrv-e2e", "HOME="+home), env...)
 	cmd.Stdout, cmd.Stderr = files[0], files[1]
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
