@@ -354,7 +354,7 @@ func (o *TopOptions) topExit(r *top.Report, errs []error) error {
 		return sweep.SeeAt(err, topFailuresShown)
 	}
 	if len(unchecked) > 0 {
-		return withCode(ExitFailure, fmt.Errorf("--check: %d bound(s) could not be checked: %s: drop the bound where the server does not expose what it reads, or read a longer --interval where a counter went down or a server restarted", len(unchecked), strings.Join(unchecked, "; ")))
+		return withCode(ExitFailure, fmt.Errorf("--check: %d bound(s) could not be checked: %s: drop the bound where the server does not measure what it reads (a family not exposed, a resource without a watch cache), or read a longer --interval where a counter went down or a server restarted", len(unchecked), strings.Join(unchecked, "; ")))
 	}
 	return nil
 }

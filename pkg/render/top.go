@@ -82,6 +82,7 @@ func (p *Printer) topHuman(r TopReport) error {
 	kv = append(kv, topAPF(r)...)
 	kv = append(kv, topUnmeasured(r)...)
 	kv = append(kv, topMissing(r)...)
+	kv = append(kv, topNoCache(r)...)
 	kv = append(kv, topChecks(p, r)...)
 	kv = append(kv, [2]string{"Cost", topCost(r)})
 	b.WriteString("\n")
@@ -326,10 +327,12 @@ func quietSentence(r TopReport) string {
 		line += " (" + strings.Join(q.Held, ", ") + ")"
 	}
 	if len(q.Unmeasured) > 0 {
-		line += "; not measured in this interval: " + strings.Join(q.Unmeasured, ", ") + " (see the notes below)"
+		// Each with its reason (top.QuietOf): no reference to a note
+		// that may not be printed.
+		line += "; not measured in this interval: " + strings.Join(q.Unmeasured, ", ")
 	}
 	if cells {
-		line += "; the cells shown as ? were not measured (see \"Not measured\" below)"
+		line += "; the cells shown as ? were not measured (see " + seeBelow(labelUnmeasured) + ")"
 	}
 	return line
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
 	"github.com/watchrv/kubectl-watchrv/pkg/top"
 )
@@ -50,5 +52,98 @@ func TestTopPrintsBytesInOneUnit(t *testing.T) {
 		if m := decimal.FindAllString(out.String(), -1); len(m) > 0 || !strings.Contains(out.String(), "KiB") {
 			t.Errorf("-o %q: byte counts %q not in apiclient.Bytes's unit:\n%s", format, m, out.String())
 		}
+	}
+}
+
+// recordedTopOf is one interval of top over two recordings (pkg/top
+// testdata), of the resources only (nil: those with load).
+func recordedTopOf(t *testing.T, first, second string, only ...schema.GroupResource) *top.Server {
+	t.Helper()
+	read := func(name string) *top.Values {
+		f, err := os.Open("../top/testdata/" + name + ".metrics.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		sel, err := metrics.ParseSelected(f, top.Families, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return top.Extract(sel, nil)
+	}
+	t0 := time.Date(2026, 12, 1, 20, 0, 0, 0, time.UTC)
+	s := &top.Server{Index: 1, Endpoint: "https://127.0.0.1:6443", ReadRequests: 2,
+		First:  &top.Sample{At: t0, Values: read(first), Bytes: 190000, Filtered: true},
+		Second: &top.Sample{At: t0.Add(5 * time.Second), Values: read(second), Bytes: 190500, Filtered: true}}
+	s.Build(only)
+	return s
+}
+
+// noteReference is a reference of top's output to a note under it.
+var noteReference = regexp.MustCompile(`see ([^()]*?) below`)
+
+// unresolvedReferences are the references of out to a note below that
+// out does not print: every one must be `see "LABEL" below`, and a line
+// after it must begin with LABEL.
+func unresolvedReferences(out string) []string {
+	var bad []string
+	for _, m := range noteReference.FindAllStringSubmatchIndex(out, -1) {
+		ref := out[m[2]:m[3]]
+		label, ok := strings.CutPrefix(ref, `"`)
+		label, closed := strings.CutSuffix(label, `"`)
+		if !ok || !closed || !regexp.MustCompile(`(?m)^`+regexp.QuoteMeta(label)).MatchString(out[m[1]:]) {
+			bad = append(bad, ref)
+		}
+	}
+	return bad
+}
+
+// Fresh user try 20 #5, as a class: every reference of top's output to a
+// note below names the note, and the note is printed; and the sentence
+// of what was not measured says why itself. Over recorded intervals: a
+// resource without a watch cache beside one with it, a server without
+// any, a restart between the samples, a server not read beside one read.
+func TestTopReferencesHaveTheirNotes(t *testing.T) {
+	cm, ev := schema.GroupResource{Resource: "configmaps"}, schema.GroupResource{Resource: "events"}
+	failed := &top.Server{Index: 2, Endpoint: "https://127.0.0.2:6443", Err: "connection refused", Reason: "Unreachable"}
+	for name, servers := range map[string]func() []*top.Server{
+		"events beside configmaps": func() []*top.Server {
+			return []*top.Server{recordedTopOf(t, "v1.37.2-etcd-cache-on.1", "v1.37.2-etcd-cache-on.2", cm, ev)}
+		},
+		"events alone": func() []*top.Server {
+			return []*top.Server{recordedTopOf(t, "v1.37.2-etcd-cache-on.1", "v1.37.2-etcd-cache-on.2", ev)}
+		},
+		"no watch cache": func() []*top.Server {
+			return []*top.Server{recordedTopOf(t, "v1.37.2-etcd-cache-off.1", "v1.37.2-etcd-cache-off.2")}
+		},
+		"restarted": func() []*top.Server {
+			return []*top.Server{recordedTopOf(t, "v1.30.14-etcd-cache-on.1", "v1.37.2-etcd-cache-on.2", cm)}
+		},
+		"one server not read": func() []*top.Server {
+			return []*top.Server{recordedTopOf(t, "v1.37.2-etcd-cache-on.1", "v1.37.2-etcd-cache-on.2", cm, ev), failed}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var out bytes.Buffer
+			p := &Printer{Out: &out, ErrOut: &out, Style: NewStyle(false)}
+			r := top.Assemble(servers(), 5*time.Second, "watchers", 1)
+			zero := 0.0
+			r.Checks = top.CheckBounds(r, top.Bounds{Terminated: &zero})
+			if err := p.Top(TopReport{Report: r}); err != nil {
+				t.Fatal(err)
+			}
+			text := out.String()
+			if bad := unresolvedReferences(text); len(bad) > 0 {
+				t.Errorf("references to notes not printed: %q\n%s", bad, text)
+			}
+			if _, rest, ok := strings.Cut(text, "not measured in this interval: "); ok {
+				if !regexp.MustCompile(`^[a-zA-Z/0-9 ]+ \(`).MatchString(rest) {
+					t.Errorf("what was not measured says no reason: %q", rest)
+				}
+			}
+			if strings.Contains(text, " n/a ") && !regexp.MustCompile(`(?m)^(Not exposed|No watch cache) \(n/a\)`).MatchString(text) {
+				t.Errorf("n/a cells, and no note says why:\n%s", text)
+			}
+		})
 	}
 }

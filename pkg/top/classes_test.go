@@ -414,7 +414,7 @@ func TestAPFNotMeasuredNamesTheServer(t *testing.T) {
 	for _, u := range q.Unmeasured {
 		if strings.HasPrefix(u, "APF rejections") {
 			found = true
-			if u != "APF rejections on server 2" {
+			if u != "APF rejections (server 2: not read)" {
 				t.Errorf("unmeasured %q, want it of server 2 only", u)
 			}
 		}

@@ -48,6 +48,9 @@ func TestTopValuesNoServerCanMean(t *testing.T) {
 					t.Errorf("says %q:\n%s", bad, out)
 				}
 			}
+			if bad := framework.UnresolvedNoteReferences(res.Stdout); len(bad) > 0 {
+				t.Errorf("references to notes not printed: %q\n%s", bad, res.Stdout)
+			}
 			if strings.Count(res.Stdout, "NOT CHECKED") != 4 || long.MatchString(out) {
 				t.Errorf("want 4 bounds NOT CHECKED and no 20-digit number:\n%s", out)
 			}
