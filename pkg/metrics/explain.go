@@ -74,7 +74,10 @@ func explainWindow(r Report, before *WatchCache, p ProbeFacts) (string, string, 
 		events = *before.EventsReceived // read before the probe found its bound
 	}
 	grew, shrank := orZero(r.CapacityIncreases), orZero(r.CapacityDecreases)
-	noEviction := grew == 0 && shrank == 0 && events <= capacity
+	// The capacity's changes not exposed (NotExposed) are not known to be
+	// none: no claim of no eviction rests on them.
+	changesKnown := r.CapacityIncreases != nil && r.CapacityDecreases != nil
+	noEviction := changesKnown && grew == 0 && shrank == 0 && events <= capacity
 	evicted := shrank > 0 || (inits <= 1 && events > capacity)
 	since := r.sinceStart()
 	measured := fmt.Sprintf("the window starts at RV %d (measured by the probe)", p.Oldest)
@@ -101,6 +104,8 @@ func explainWindow(r Report, before *WatchCache, p ProbeFacts) (string, string, 
 		return LimitEviction, fmt.Sprintf("%s, after the oldest event the cache still holds: it has evicted events (%s)", measured, evictionWhy(events, capacity, shrank)), ev
 	case inits > 1:
 		return LimitUndetermined, fmt.Sprintf("%s; the counters cannot tell whether it is the cache's last initialization (of %s) or an eviction: they span every initialization", measured, num(inits)), ev
+	case !changesKnown:
+		return LimitUndetermined, fmt.Sprintf("%s; the counters cannot tell whether events were evicted: this server does not expose %s or %s, so whether the capacity changed is not known", measured, FamilyCapacityIncreases, FamilyCapacityDecreases), ev
 	}
 	return LimitUndetermined, fmt.Sprintf("%s; the counters cannot tell whether events were evicted: %s received fit in today's capacity %s, but the capacity grew (%s time(s)) and a full cache whose oldest event is older than 75s evicts before it grows", measured, num(events), num(capacity), num(grew)), ev
 }
@@ -140,7 +145,7 @@ func ClockTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 
 // evidence lists the counters read, as the server named them.
 func (r Report) evidence() []string {
 	var out []string
-	add := func(name string, v *float64, none string) {
+	add := func(name string, v *float64) {
 		switch {
 		case r.NotMeasured(name):
 			out = append(out, name+" not measured")
@@ -148,16 +153,16 @@ func (r Report) evidence() []string {
 			out = append(out, name+" 0 (no sample)")
 		case v != nil:
 			out = append(out, name+" "+num(*v))
-		case none != "":
-			out = append(out, name+" "+none)
+		case slices.Contains(r.NotExposed, name):
+			out = append(out, name+" not exposed")
 		}
 	}
 	if r.Found() {
-		add(FamilyCapacity, r.Capacity, "")
-		add(FamilyEventsReceived, r.EventsReceived, "")
-		add(FamilyInitializations, r.Initializations, "")
-		add(FamilyCapacityIncreases, r.CapacityIncreases, "0 (no sample)")
-		add(FamilyCapacityDecreases, r.CapacityDecreases, "0 (no sample)")
+		add(FamilyCapacity, r.Capacity)
+		add(FamilyEventsReceived, r.EventsReceived)
+		add(FamilyInitializations, r.Initializations)
+		add(FamilyCapacityIncreases, r.CapacityIncreases)
+		add(FamilyCapacityDecreases, r.CapacityDecreases)
 	}
 	if r.ServerStarted != nil {
 		out = append(out, FamilyProcessStart+" "+ClockTime(*r.ServerStarted))

@@ -86,12 +86,13 @@ func (s *Snapshot) ProcessStart() time.Time {
 }
 
 // WatchCacheFamilies are the families Read asks for: the watch cache's
-// series (every name they had across versions), the process start, and
-// the one line that says an API server answered.
+// series (every name they had across versions), the process start, the
+// server's version (which counters it registers: Registered), and the one
+// line that says an API server answered.
 var WatchCacheFamilies = []string{
 	FamilyCapacity, FamilyEventsReceived, FamilyResourceVersion, FamilyInitializations,
 	FamilyTerminatedWatchers, FamilyBookmarks, FamilyBookmarksLegacy,
-	FamilyCapacityIncreases, FamilyCapacityDecreases, FamilyProcessStart, FamilyAuditEvents,
+	FamilyCapacityIncreases, FamilyCapacityDecreases, FamilyProcessStart, FamilyBuildInfo, FamilyAuditEvents,
 }
 
 // Read sends one GET /metrics for the watch-cache families only
@@ -133,8 +134,14 @@ type WatchCache struct {
 	CapacityIncreases *float64 `json:"capacityIncreases,omitempty"`
 	CapacityDecreases *float64 `json:"capacityDecreases,omitempty"`
 	// NoSample are the counter families read as 0 for the resource
-	// (countersNoSampleIsZero): exposed, with no series for it yet.
+	// (countersNoSampleIsZero): no series for it yet, where the family has
+	// series for other resources or the server's version registers it.
 	NoSample []string `json:"noSample,omitempty"`
+	// NotExposed are the families of the block with no value for a
+	// resource whose watch cache the server shows, and no reason to read
+	// them as 0: no series at all, on a version that is not known to
+	// register them (or a gauge with no series of its own).
+	NotExposed []string `json:"notExposed,omitempty"`
 }
 
 // NotMeasured reports whether family could not be measured (a value no
@@ -163,6 +170,8 @@ func (s *Snapshot) Pick(group, resource string) WatchCache {
 // Pick returns the series of group/resource.
 func (f Families) Pick(group, resource string) WatchCache { return f.pick(group, resource, nil) }
 
+// pick reads the series of group/resource (the server's version from f's
+// kubernetes_build_info).
 func (f Families) pick(group, resource string, mistyped map[string]string) WatchCache {
 	w := WatchCache{Group: group, Resource: resource}
 	legacy := resource
@@ -218,9 +227,12 @@ func (f Families) pick(group, resource string, mistyped map[string]string) Watch
 	if w.EtcdBookmarks = get(FamilyBookmarks); w.EtcdBookmarks == nil {
 		w.EtcdBookmarks = get(FamilyBookmarksLegacy)
 	}
-	if why := mistyped[FamilyProcessStart]; why != "" {
-		// A restart between the two reads cannot be told.
-		w.Unmeasured = append(w.Unmeasured, why)
+	for _, fam := range []string{FamilyProcessStart, FamilyBuildInfo} {
+		if why := mistyped[fam]; why != "" {
+			// A restart between the two reads cannot be told; nor
+			// which counters the version registers.
+			w.Unmeasured = append(w.Unmeasured, why)
+		}
 	}
 	w.countersNoSampleIsZero(f)
 	return w
@@ -228,34 +240,43 @@ func (f Families) pick(group, resource string, mistyped map[string]string) Watch
 
 // countersNoSampleIsZero is the one rule for a watch-cache counter that
 // has no series for a resource (probe --metrics and probe --all --metrics
-// read it here; top's availability applies the same): a counter has no
-// series before its first increment, so for a resource whose watch cache
-// this /metrics shows, a counter family the server exposes (it has series
-// for other resources) counts 0 for it: nothing counted yet (fresh user
-// try 19 #6: secrets, with no event since the server started, read "the
-// server exposes the capacity or the events received, not both"). Only a
-// family absent altogether is not exposed (nil). A value that is no
-// number stays unmeasured, never 0.
+// read it here; top's availability applies the same, through
+// Registered): a counter has no series before its first increment, so
+// for a resource whose watch cache this /metrics shows, a counter family
+// with series for other resources, or one the server's version registers
+// (no series at all: no terminated watcher, no capacity change since the
+// server started), counts 0 for it, named in NoSample (fresh user try 19
+// #6; try 20 #10: three families read as 0 were in no noSample, and the
+// JSON had no terminated watchers). Any other family without a value is
+// not exposed (NotExposed). A value that is no number stays unmeasured,
+// never 0.
 func (w *WatchCache) countersNoSampleIsZero(f Families) {
 	if !w.Found() {
 		return // no watch cache here for the resource: nothing to count
 	}
+	_, minor := f.version()
 	for _, c := range []struct {
-		family string
-		field  **float64
+		family  string
+		field   **float64
+		counter bool
 	}{
-		{FamilyEventsReceived, &w.EventsReceived},
-		{FamilyInitializations, &w.Initializations},
-		{FamilyTerminatedWatchers, &w.TerminatedWatchers},
-		{FamilyCapacityIncreases, &w.CapacityIncreases},
-		{FamilyCapacityDecreases, &w.CapacityDecreases},
+		{FamilyCapacity, &w.Capacity, false},
+		{FamilyEventsReceived, &w.EventsReceived, true},
+		{FamilyResourceVersion, &w.ResourceVersion, false},
+		{FamilyInitializations, &w.Initializations, true},
+		{FamilyTerminatedWatchers, &w.TerminatedWatchers, true},
+		{FamilyCapacityIncreases, &w.CapacityIncreases, true},
+		{FamilyCapacityDecreases, &w.CapacityDecreases, true},
 	} {
-		if *c.field != nil || len(f[c.family].GetMetric()) == 0 || w.NotMeasured(c.family) {
-			continue
+		switch {
+		case *c.field != nil || w.NotMeasured(c.family):
+		case c.counter && (len(f[c.family].GetMetric()) > 0 || Registered(c.family, minor)):
+			zero := 0.0
+			*c.field = &zero
+			w.NoSample = append(w.NoSample, c.family)
+		default:
+			w.NotExposed = append(w.NotExposed, c.family)
 		}
-		zero := 0.0
-		*c.field = &zero
-		w.NoSample = append(w.NoSample, c.family)
 	}
 }
 

@@ -13,19 +13,29 @@ import (
 // (WATCHRV_RECORD_METRICS=1) right after a probe of configmaps.
 func recorded(t *testing.T) Families { return recordedOf(t, "v1.37.2") }
 
-// recordedOf parses the recording of one server version.
+// recordedOf parses the recording of one server version, with that
+// server's kubernetes_build_info line: the recordings were made before
+// Read asked for it (WatchCacheFamilies), and the version is what tells a
+// counter with no series at all registered, so 0 (Registered).
 func recordedOf(t *testing.T, version string) Families {
 	t.Helper()
-	f, err := os.Open("testdata/" + version + ".metrics.txt")
+	body, err := os.ReadFile("testdata/" + version + ".metrics.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	fams, err := Parse(f)
+	fams, err := Parse(strings.NewReader(string(body) + buildInfoOf(version)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return fams
+}
+
+// buildInfoOf is the kubernetes_build_info a kube-apiserver of version
+// ("v1.37.2") writes, as its /metrics has it (labels trimmed to those
+// read).
+func buildInfoOf(version string) string {
+	minor := strings.Split(version, ".")[1]
+	return "# TYPE kubernetes_build_info gauge\nkubernetes_build_info{git_version=\"" + version + "\",major=\"1\",minor=\"" + minor + "\"} 1\n"
 }
 
 func TestPickRecordedV1372(t *testing.T) {
@@ -35,9 +45,16 @@ func TestPickRecordedV1372(t *testing.T) {
 	if w.Labels != "group,resource" || *w.Capacity != 100 || *w.EventsReceived != 1 || *w.ResourceVersion != 211 || *w.Initializations != 1 || *w.EtcdBookmarks != 1 {
 		t.Fatalf("got %+v", w)
 	}
-	// No watcher was terminated: the counter vector has no sample at all.
-	if w.TerminatedWatchers != nil {
-		t.Errorf("terminated watchers %v, the recording has no sample", *w.TerminatedWatchers)
+	// No watcher was terminated: the counter vector has no sample at all,
+	// and v1.37 registers it: 0, no sample. The capacity never changed:
+	// the same (fresh user try 20 #10: read as 0, and named nowhere).
+	for _, fam := range []string{FamilyTerminatedWatchers, FamilyCapacityIncreases, FamilyCapacityDecreases} {
+		if !w.ReadAsZero(fam) {
+			t.Errorf("%s: not in noSample %v", fam, w.NoSample)
+		}
+	}
+	if w.TerminatedWatchers == nil || *w.TerminatedWatchers != 0 || len(w.NotExposed) != 0 {
+		t.Errorf("terminated watchers %v, not exposed %v: want 0, and nothing not exposed", w.TerminatedWatchers, w.NotExposed)
 	}
 	// A grouped resource is told apart by its group label.
 	if d := recorded(t).Pick("apps", "deployments"); !d.Found() || d.Labels != "group,resource" {
@@ -155,7 +172,11 @@ func TestCounterExposedWithoutASeriesIsZero(t *testing.T) {
 	if n := f.Pick("", "nosuchthings"); n.Found() || n.EventsReceived != nil || len(n.NoSample) > 0 {
 		t.Errorf("a resource without any series got counts: %+v", n)
 	}
+	// On a server whose version is not known to register it (no
+	// kubernetes_build_info here), a family absent altogether is not
+	// exposed.
 	delete(f, FamilyEventsReceived)
+	delete(f, FamilyBuildInfo)
 	r := Explain(&Snapshot{At: t0, Families: f}, &Snapshot{At: t0.Add(time.Second), Families: f}, "", "secrets", ProbeFacts{Found: true, Oldest: 200, Current: 211, Source: "watch-cache"})
 	if r.Limit != LimitUnknown || !strings.Contains(r.LimitText, "does not expose "+FamilyEventsReceived) {
 		t.Errorf("a family absent altogether: %s: %s", r.Limit, r.LimitText)

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
@@ -30,18 +31,15 @@ func metricsKV(m *metrics.Report) [][2]string {
 	if m.CacheLag != nil {
 		cacheRV += fmt.Sprintf(" (%d behind the current RV)", *m.CacheLag)
 	}
-	terminated := optNum(m.TerminatedWatchers)
-	switch {
-	case m.NotMeasured(metrics.FamilyTerminatedWatchers):
-		terminated = notMeasured
-	case m.TerminatedWatchers == nil || m.ReadAsZero(metrics.FamilyTerminatedWatchers):
+	terminated := metricNum(m, metrics.FamilyTerminatedWatchers, m.TerminatedWatchers)
+	if m.ReadAsZero(metrics.FamilyTerminatedWatchers) {
 		terminated = "0 (no sample: none terminated since the server started)"
 	}
-	changes := fmt.Sprintf("%s up, %s down", changeCount(m.CapacityIncreases), changeCount(m.CapacityDecreases))
+	changes := fmt.Sprintf("%s up, %s down", metricNum(m, metrics.FamilyCapacityIncreases, m.CapacityIncreases), metricNum(m, metrics.FamilyCapacityDecreases, m.CapacityDecreases))
 	switch {
 	case m.NotMeasured(metrics.FamilyCapacityIncreases) || m.NotMeasured(metrics.FamilyCapacityDecreases):
 		changes = notMeasured
-	case noChange(m, m.CapacityIncreases, metrics.FamilyCapacityIncreases) && noChange(m, m.CapacityDecreases, metrics.FamilyCapacityDecreases):
+	case m.ReadAsZero(metrics.FamilyCapacityIncreases) && m.ReadAsZero(metrics.FamilyCapacityDecreases):
 		changes = "none (no sample: the capacity never changed since the server started)"
 	}
 	kv := [][2]string{
@@ -56,18 +54,6 @@ func metricsKV(m *metrics.Report) [][2]string {
 		kv = append(kv, [2]string{"Server started", metrics.ClockTime(*m.ServerStarted) + " (process_start_time_seconds: every counter counts from then)"})
 	}
 	return append(kv, [2]string{"Counters say", m.LimitText})
-}
-
-// noChange: no sample of the capacity's changes of one direction.
-func noChange(m *metrics.Report, f *float64, family string) bool {
-	return f == nil || m.ReadAsZero(family)
-}
-
-func changeCount(f *float64) string {
-	if f == nil {
-		return "0"
-	}
-	return fmtNum(*f)
 }
 
 // ProbeAllMetrics prints one watch-cache row per resource after the --all
@@ -149,10 +135,15 @@ func sameNote(rows []metricsRow) bool {
 
 // metricNum is the value of family in m: "?" (notMeasured) when the
 // server gave it and it could not be measured ("Counters say" names it),
-// never "-" (no series) nor 0.
+// never "-" (no series) nor 0; "not exposed" where the server has no
+// series of it and no reason to read it as 0 (m.NotExposed, the same
+// family as -o json's "notExposed").
 func metricNum(m *metrics.Report, family string, f *float64) string {
-	if m.NotMeasured(family) {
+	switch {
+	case m.NotMeasured(family):
 		return notMeasured
+	case f == nil && slices.Contains(m.NotExposed, family):
+		return "not exposed"
 	}
 	return optNum(f)
 }

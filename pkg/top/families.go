@@ -9,8 +9,7 @@
 package top
 
 import (
-	"strconv"
-	"strings"
+	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
 )
 
 // The families top reads. Names and labels by version (k8s.io/apiserver
@@ -53,7 +52,7 @@ const (
 	famObjects           = "apiserver_resource_objects"
 	famObjectsLegacy     = "apiserver_storage_objects"
 	famProcessStart      = "process_start_time_seconds"
-	famBuildInfo         = "kubernetes_build_info"
+	famBuildInfo         = metrics.FamilyBuildInfo
 	// famAuditEvents tells an API server's /metrics from another
 	// program's (metrics.FamilyAuditEvents); top shows nothing of it.
 	famAuditEvents = "apiserver_audit_event_total"
@@ -71,58 +70,19 @@ var Families = []string{
 	famProcessStart, famBuildInfo, famAuditEvents,
 }
 
-// Known minor versions: the counters below are registered on every
-// version from knownMinMinor to knownMaxMinor, so a counter with no series
-// at all there has counted nothing yet (a counter vector has no series
-// before its first increment). Outside the range a family without series
-// is "not seen", never 0.
+// Known minor versions (metrics.KnownMinMinor, KnownMaxMinor): outside
+// them a family without series is "not seen", never 0.
 const (
-	knownMinMinor = 30
-	knownMaxMinor = 37
+	knownMinMinor = metrics.KnownMinMinor
+	knownMaxMinor = metrics.KnownMaxMinor
 )
 
-// registered reports whether family is registered, series or not, on a
-// kube-apiserver of minor version minor (0: unknown).
-func registered(family string, minor int) bool {
-	if minor < knownMinMinor || minor > knownMaxMinor {
-		return false
-	}
-	switch family {
-	case famCacheList, famCacheListFetched, famCacheListReturned:
-		return minor <= 36
-	case famWatchEvents, famWatchEventSizes, famTerminated, famStorageList, famStorageFetched,
-		famStorageReturned, famAPFRejected, famCacheReceived, famCacheDispatched:
-		return true
-	case famRequests:
-		// Every running server has answered requests (its own loopback
-		// clients' at least): no sample of them is no exposure (a
-		// --disabled-metrics), never a count of 0.
-		return false
-	}
-	return false
-}
+// registered is the one rule of a family with no series at all
+// (metrics.Registered: probe --metrics reads it alike).
+func registered(family string, minor int) bool { return metrics.Registered(family, minor) }
 
-// minorOf reads kubernetes_build_info's "minor" label ("37", "37+"), or,
-// when the server has none, the minor of its git_version ("v1.37.2",
-// "v1.37.2-gke.100"); 0 when neither says.
-func minorOf(minor, gitVersion string) int {
-	if n, err := strconv.Atoi(strings.TrimRight(minor, "+")); err == nil && minor != "" {
-		return n
-	}
-	rest, ok := strings.CutPrefix(gitVersion, "v1.")
-	if !ok {
-		return 0
-	}
-	end := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' })
-	if end < 0 {
-		end = len(rest)
-	}
-	n, err := strconv.Atoi(rest[:end])
-	if err != nil {
-		return 0
-	}
-	return n
-}
+// minorOf is the server's minor version (metrics.MinorOf).
+func minorOf(minor, gitVersion string) int { return metrics.MinorOf(minor, gitVersion) }
 
 // rvReadsCountAsLists: on these minors the watch cache reads etcd's
 // current RV (before a consistent list it serves, or a watch it starts at

@@ -177,3 +177,50 @@ func TestProbeMetricsAfterEvictionBeforeGrowth(t *testing.T) {
 		t.Errorf("want %s naming the measured bound, got %s: %s", metrics.LimitUndetermined, m.Limit, m.LimitText)
 	}
 }
+
+// TestProbeMetricsNoSampleIsInTheJSON (fresh user try 20 #10): on a real
+// kube-apiserver v1.37.2, the counter families with no series at all for
+// any resource (no watcher terminated, no capacity changed since the
+// server started: the harness's own read of /metrics says which) are
+// registered by that version: the human block says "no sample" and 0, and
+// -o json carries the same: the number 0 in the field and the family in
+// noSample; notExposed names nothing.
+func TestProbeMetricsNoSampleIsInTheJSON(t *testing.T) {
+	_, ns := newNamespace(t, shared, "probe-metrics-nosample")
+	raw, err := metrics.Parse(strings.NewReader(readMetrics(t, shared)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, r := probeMetrics(t, shared.Kubeconfig, "configmaps", "-n", ns)
+	if r.Code != 0 || rep.Metrics == nil || rep.Metrics.Note != "" {
+		t.Fatalf("exit %d, metrics %+v; stderr %s", r.Code, rep.Metrics, r.Stderr)
+	}
+	human := framework.Run(t, shared.Kubeconfig, time.Minute, "probe", "configmaps", "-n", ns, "--metrics")
+	m := rep.Metrics
+	none := 0
+	for _, c := range []struct {
+		family, line, says string
+		value              *float64
+	}{
+		{metrics.FamilyTerminatedWatchers, "Terminated watchers:", "0 (no sample: none terminated since the server started)", m.TerminatedWatchers},
+		{metrics.FamilyCapacityIncreases, "Capacity changes:", "none (no sample", m.CapacityIncreases},
+		{metrics.FamilyCapacityDecreases, "Capacity changes:", "none (no sample", m.CapacityDecreases},
+	} {
+		if len(raw[c.family].GetMetric()) > 0 {
+			continue // the server counted some: not this test's case
+		}
+		none++
+		if c.value == nil || *c.value != 0 || !m.ReadAsZero(c.family) {
+			t.Errorf("%s has no series on the server: JSON value %v, noSample %v; want 0 and named", c.family, c.value, m.NoSample)
+		}
+		if !strings.Contains(human.Stdout, c.line) || !strings.Contains(human.Stdout, c.says) {
+			t.Errorf("%s: want %q %q:\n%s", c.family, c.line, c.says, human.Stdout)
+		}
+	}
+	if none == 0 {
+		t.Skip("every family of the case has series on this server")
+	}
+	if len(m.NotExposed) > 0 {
+		t.Errorf("notExposed %v on a v1.37.2 with its watch cache", m.NotExposed)
+	}
+}
