@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
 )
 
@@ -381,6 +382,9 @@ func run(args []string, streams genericiooptions.IOStreams) (code int) {
 	// have answered at once (adversary try 16, A7).
 	cmdCtx, stopRequests := context.WithCancel(ctx)
 	defer stopRequests()
+	// One run's side reads of /metrics: a server whose /metrics gave no
+	// answer is not asked again in the run (metrics.WithSideReads).
+	cmdCtx = metrics.WithSideReads(cmdCtx)
 	o.runCtx = cmdCtx
 	// A credential plugin still running when the run ends (Ctrl-C, a
 	// watch's --timeout) does not outlive it, whatever path returned.

@@ -72,7 +72,9 @@ type Report struct {
 	// user lacks the non-resource "get" grant on /metrics).
 	Note string `json:"note,omitempty"`
 	// Requests is the GETs of /metrics sent for this report (2: before
-	// and after the probe; with --all, the same two serve every row).
+	// and after the probe; with --all, the same two serve every row; 1 or
+	// 0 when a read was not sent: the run's reads of the server had
+	// already failed, or there was no window to explain).
 	Requests int `json:"requests"`
 }
 

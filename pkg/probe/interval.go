@@ -105,10 +105,18 @@ func RunSeries(ctx context.Context, c *apiclient.Client, t apiclient.Target, o S
 // RefineDepth improves the depth once the series is over: one list of the
 // resource dates the oldest RV by the objects' own times, and with
 // metrics the two reads of /metrics give the resource's event rate (used
-// when the watch cache is full and nothing better is known).
+// when the watch cache is full and nothing better is known). With
+// metrics, the series always says what became of them: a window the
+// counters explain, or why they explain none (adversary try 20 #11: no
+// round found the bound, and the read of /metrics was said nowhere).
 func (s *Series) RefineDepth(ctx context.Context, c *apiclient.Client, t apiclient.Target, b *apiclient.Budget, m0 *metrics.Reading, withMetrics bool) {
+	gvr := t.Resource.GVR
 	if len(s.Motion.OutOfOrder) > 0 {
-		return // RVs out of order date no depth
+		// RVs out of order date no depth.
+		if m0 != nil {
+			s.Metrics = metrics.NotShown(m0, gvr.Group, gvr.Resource, "the current RV went back between rounds, so there is no window for the counters to explain")
+		}
+		return
 	}
 	var last *Round
 	for i := len(s.Rounds) - 1; i >= 0; i-- {
@@ -122,18 +130,16 @@ func (s *Series) RefineDepth(ctx context.Context, c *apiclient.Client, t apiclie
 			s.Motion.DateDepth(*last, dated)
 		}
 	}
-	if m0 == nil || last == nil {
+	if m0 == nil {
+		return
+	}
+	if last == nil {
+		s.Metrics = metrics.NotShown(m0, gvr.Group, gvr.Resource, "no round found the bound, so there is no window for the counters to explain")
 		return
 	}
 	m1 := readMetrics(ctx, c, b, withMetrics)
-	if m0.Snapshot == nil || m1.Snapshot == nil {
-		s.Metrics = &metrics.Report{Note: m1.Note + m0.Note, Requests: 2}
-		return
-	}
-	r := metrics.Explain(m0.Snapshot, m1.Snapshot, t.Resource.GVR.Group, t.Resource.GVR.Resource, metrics.ProbeFacts{Found: true, Oldest: last.Oldest, Current: last.Current, Source: last.Source})
-	r.Requests = 2
-	s.Metrics = &r
-	if r.Limit == metrics.LimitEviction && r.Capacity != nil && r.EventRate != nil {
+	s.Metrics = metrics.ReportOf(m0, m1, gvr.Group, gvr.Resource, metrics.ProbeFacts{Found: true, Oldest: last.Oldest, Current: last.Current, Source: last.Source})
+	if r := s.Metrics; r.Limit == metrics.LimitEviction && r.Capacity != nil && r.EventRate != nil {
 		s.Motion.EstimateDepthFromEvents(*r.Capacity, *r.EventRate)
 	}
 }

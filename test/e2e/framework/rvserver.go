@@ -28,6 +28,13 @@ type RVScript struct {
 // kubeconfig.
 func ServeRVScript(t testing.TB, rs RVScript) (*ScriptServer, string) {
 	t.Helper()
+	return ServeRVScriptOver(t, rs, nil)
+}
+
+// ServeRVScriptOver is ServeRVScript with script's answers for the other
+// paths (a /metrics, a /version) over the defaults.
+func ServeRVScriptOver(t testing.TB, rs RVScript, script map[string]ScriptAnswer) (*ScriptServer, string) {
+	t.Helper()
 	var mu sync.Mutex
 	lists := 0
 	answer := func(w http.ResponseWriter, r *http.Request) bool {
@@ -61,7 +68,7 @@ func ServeRVScript(t testing.TB, rs RVScript) (*ScriptServer, string) {
 		fmt.Fprintf(w, `{"type":"ADDED","object":{"kind":"%s","apiVersion":"v1","metadata":{"name":"a","namespace":"default","resourceVersion":"%d"}}}`+"\n", kind, rv+1)
 		return true
 	}
-	s, err := startScript(nil, answer)
+	s, err := startScript(script, answer)
 	if err != nil {
 		t.Fatal(err)
 	}
