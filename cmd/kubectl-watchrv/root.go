@@ -200,7 +200,7 @@ Simply type kubectl watchrv help [path to command] for full details.
 // name and the templates, with cli-runtime's printer (a template file that
 // can no longer be read fails at the first document, as bad input).
 func (o *RootOptions) Printer(out outputChoice) *render.Printer {
-	p := render.NewPrinter(o.Out, o.ErrOut, out.format, o.NoColor).WithCost(o.ledger.Cost)
+	p := render.NewPrinter(o.Out, o.ErrOut, out.format, o.NoColor).WithCost(o.ledger.Cost).WithRunClock(o.ledger.Elapsed)
 	if out.flags == nil {
 		return p
 	}

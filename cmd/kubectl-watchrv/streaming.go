@@ -133,7 +133,6 @@ func (o *StreamingOptions) Run(ctx context.Context) error {
 	}
 	budget := apiclient.NewBudget(0, o.QPS)
 	opts := streaming.Options{Deadline: o.Deadline, Budget: budget}
-	start := time.Now()
 	if !o.All {
 		t, err := o.oneTarget(ctx, &o.resourceScope)
 		if err != nil {
@@ -146,7 +145,7 @@ func (o *StreamingOptions) Run(ctx context.Context) error {
 			// the run ends "interrupted", 130 (fresh user try 20 #9).
 			return ctx.Err()
 		}
-		if err := p.Streaming(render.NewStreamingReport([]streaming.Result{r}, o.Deadline, time.Since(start))); err != nil {
+		if err := p.Streaming(render.NewStreamingReport([]streaming.Result{r}, o.Deadline)); err != nil {
 			return err
 		}
 		return o.resultError(r)

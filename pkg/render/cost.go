@@ -24,6 +24,23 @@ func (p *Printer) WithCost(f func() Cost) *Printer {
 	return p
 }
 
+// WithRunClock gives the printer the run's wall clock (the ledger's
+// Elapsed): every run summary it prints says that time (runMillis).
+func (p *Printer) WithRunClock(f func() time.Duration) *Printer {
+	p.runClock = f
+	return p
+}
+
+// runMillis is the run's wall time so far, in ms: what every summary line
+// of a run says after "in" and its report's "ms" holds (0 without a
+// clock).
+func (p *Printer) runMillis() float64 {
+	if p.runClock == nil {
+		return 0
+	}
+	return float64(p.runClock().Microseconds()) / 1000
+}
+
 // cost is the run's account so far for a report's "cost" field; nil
 // (no field) when the printer has no ledger.
 func (p *Printer) cost() *Cost {

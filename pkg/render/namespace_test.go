@@ -37,7 +37,7 @@ func TestEveryReportNamesTheScopeAlike(t *testing.T) {
 			},
 			"streaming": func(p *Printer) error {
 				r := streaming.Result{Resource: c.target.Resource.Name(), Namespace: c.target.Namespace, Namespaced: c.target.Resource.Namespaced}
-				return p.Streaming(NewStreamingReport([]streaming.Result{r}, time.Second, time.Second))
+				return p.Streaming(NewStreamingReport([]streaming.Result{r}, time.Second))
 			},
 		}
 		for name, print := range outputs {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/fatih/color"
 	"k8s.io/cli-runtime/pkg/printers"
@@ -54,8 +55,10 @@ type Printer struct {
 	Style  Style
 	// progress: ErrOut is a terminal (TERM not dumb), so Progress lines show.
 	progress bool
-	// costOf is the run's request account (WithCost; cost.go).
-	costOf func() Cost
+	// costOf is the run's request account (WithCost; cost.go); runClock
+	// its wall time so far (WithRunClock).
+	costOf   func() Cost
+	runClock func() time.Duration
 	// docPrinter prints every document for -o name and the templates
 	// (UseDocumentPrinter); objects is the type -o name names.
 	// lastDiagnosis is the summary of the diagnosis printed last (a

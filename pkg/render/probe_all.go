@@ -56,7 +56,7 @@ func NewProbeAllReport(a *probe.AllResult) ProbeAllReport {
 		}
 		return a.Resource < b.Resource
 	})
-	r := ProbeAllReport{Resources: rows, Requests: a.Requests(), SharedRequests: a.Shared, CurrentRV: a.RunWide, Millis: float64(a.Duration.Microseconds()) / 1000, Failed: a.Failed}
+	r := ProbeAllReport{Resources: rows, Requests: a.Requests(), SharedRequests: a.Shared, CurrentRV: a.RunWide, Failed: a.Failed}
 	if len(rows) > 0 {
 		r.RequestsPerResource = math.Round(float64(r.Requests)/float64(len(rows))*100) / 100
 	}
@@ -69,7 +69,7 @@ func NewProbeAllReport(a *probe.AllResult) ProbeAllReport {
 
 // ProbeAll prints one row per resource; failing rows carry their reason.
 func (p *Printer) ProbeAll(r ProbeAllReport, verbose bool) error {
-	r.Cost = p.cost()
+	r.Cost, r.Millis = p.cost(), p.runMillis()
 	return p.emit(oneDocument, r, func() error { return p.probeAllHuman(r, verbose) })
 }
 

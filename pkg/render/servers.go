@@ -50,7 +50,9 @@ func NewServersReport(mode string, found servers.Found, v *servers.View, ctx sug
 		Servers:      withHints(v.Servers, t.Resource.Name()),
 		Verdict:      v.Verdict,
 		Requests:     v.Requests + found.Requests,
-		Millis:       float64(v.Duration.Microseconds()) / 1000,
+		// The view's wall time (a row of probe --all --servers); a
+		// run of one view prints the run's (Printer.Servers).
+		Millis: float64(v.Duration.Microseconds()) / 1000,
 	}
 }
 
@@ -134,7 +136,7 @@ type ServersAllReport struct {
 
 // Servers prints the per-server view of one collection.
 func (p *Printer) Servers(r ServersReport) error {
-	r.Cost = p.cost()
+	r.Cost, r.Millis = p.cost(), p.runMillis()
 	return p.emit(oneDocument, r, func() error { return p.serversHuman(r) })
 }
 
@@ -161,7 +163,7 @@ func (p *Printer) serversHuman(r ServersReport) error {
 // ServersAll prints one table for every resource, a server per row, and a
 // verdict line only for the resources whose servers disagree.
 func (p *Printer) ServersAll(r ServersAllReport) error {
-	r.Cost = p.cost()
+	r.Cost, r.Millis = p.cost(), p.runMillis()
 	return p.emit(oneDocument, r, func() error { return p.serversAllHuman(r) })
 }
 

@@ -33,7 +33,7 @@ type StreamingReport struct {
 
 // NewStreamingReport sorts the rows worst first (hangs, falls back,
 // retries, unknown, works), then by name, and adds the cluster's verdict.
-func NewStreamingReport(rows []streaming.Result, deadline, took time.Duration) StreamingReport {
+func NewStreamingReport(rows []streaming.Result, deadline time.Duration) StreamingReport {
 	rank := map[streaming.Informer]int{streaming.InformerHangs: 0, streaming.InformerFallsBack: 1, streaming.InformerRetries: 2, streaming.InformerUnknown: 3, streaming.InformerWorks: 4}
 	sort.SliceStable(rows, func(i, j int) bool {
 		a, b := rows[i], rows[j]
@@ -45,7 +45,7 @@ func NewStreamingReport(rows []streaming.Result, deadline, took time.Duration) S
 	if rows == nil {
 		rows = []streaming.Result{}
 	}
-	r := StreamingReport{Resources: rows, Verdict: streaming.Summarize(rows), DeadlineSeconds: deadline.Seconds(), Millis: float64(took.Microseconds()) / 1000}
+	r := StreamingReport{Resources: rows, Verdict: streaming.Summarize(rows), DeadlineSeconds: deadline.Seconds()}
 	for _, row := range rows {
 		r.Requests += row.Requests
 	}
@@ -55,7 +55,7 @@ func NewStreamingReport(rows []streaming.Result, deadline, took time.Duration) S
 // NewStreamingAllReport is the report of a check of every resource; an
 // interrupted run is marked partial (it exits 130).
 func NewStreamingAllReport(run *sweep.Run[streaming.Result], deadline time.Duration) StreamingReport {
-	r := NewStreamingReport(run.Rows, deadline, run.Duration)
+	r := NewStreamingReport(run.Rows, deadline)
 	r.Requests += run.Cut
 	if run.Interrupted {
 		r.Interrupted = &Interruption{Done: len(run.Rows), Of: run.Of}
@@ -65,7 +65,7 @@ func NewStreamingAllReport(run *sweep.Run[streaming.Result], deadline time.Durat
 
 // Streaming prints the checks and the verdict.
 func (p *Printer) Streaming(r StreamingReport) error {
-	r.Cost = p.cost()
+	r.Cost, r.Millis = p.cost(), p.runMillis()
 	return p.emit(oneDocument, r, func() error { return p.streamingHuman(r) })
 }
 
