@@ -75,14 +75,15 @@ func TestMetricsPastACapAreNamedShort(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Each command and the request it names: top's 21 families, probe's
-	// 11; list's own scan of two families names none past its own cap,
-	// but its request is named when the transport's cap ends it.
+	// 12 (the server's version among them); list's own scan of two
+	// families names none past its own cap, but its request is named when
+	// the transport's cap ends it.
 	commands := []struct {
 		args  []string
 		names string
 	}{
 		{[]string{"top", "--once", "--interval", "1s"}, "GET /metrics (21 families)"},
-		{[]string{"probe", "cm", "--metrics"}, "GET /metrics (11 families)"},
+		{[]string{"probe", "cm", "--metrics"}, "GET /metrics (12 families)"},
 		{[]string{"list", "cm"}, ""},
 	}
 	for _, c := range []struct {
