@@ -62,8 +62,8 @@ func (e *TemplateError) Unwrap() error { return e.Err }
 // A document the contract refused (contractRefused) is not printed: -o
 // name and the templates print for scripts, which read what they print as
 // the collection's, and would not see the mark that -o json and the human
-// output carry (adversary try 20 #7: list -o name printed an object the
-// list answered three times three times).
+// output carry (adversary try 20 #8: watch -o name printed an object of
+// another namespace, where list -o name printed none).
 func (p *Printer) printDocument(doc any) error {
 	if r, ok := doc.(contractRefused); ok && r.brokeContract() {
 		return nil
@@ -127,6 +127,10 @@ func firstLineOf(err error) error {
 // none of it; -o json and -o yaml print it marked (contractBreach), the
 // human output on a line that says so.
 type contractRefused interface{ brokeContract() bool }
+
+// brokeContract: the event broke the Watch contract (an object the
+// request excluded, a change out of RV order).
+func (r WatchEventRecord) brokeContract() bool { return r.ContractBreach != "" }
 
 // brokeContract: the answer broke the List contract; not one of its
 // names is known to be the collection's (the ones it repeated neither).
