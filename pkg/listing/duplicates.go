@@ -15,8 +15,8 @@ import (
 //
 // The check keeps a 64-bit hash of each kept item's namespace/name and
 // of its UID, never the strings, and at most MaxDuplicateHashes of them
-// (about 40 MiB at the most, measured: a Go map of 2^21 uint64 keys is 72
-// MiB): the names and UIDs of the first 524,288 items. Past that bound
+// (about 40 MiB at the most: a Go map of 2^20 uint64 keys measured 36 MiB
+// on Go 1.26): the names and UIDs of the first 524,288 items. Past that bound
 // the items are not checked, and the walk says how many were not
 // (Attempt.NamesUnchecked), so no output claims what was not checked.
 // The hashes are seeded at random for each check: two different names
