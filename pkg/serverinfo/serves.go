@@ -62,7 +62,7 @@ func Serves(name, group string, cache, stored Tri) (Tri, string) {
 	case BuiltInGroup(group), cache == Yes, stored == Yes:
 		return Yes, ""
 	case cache == Unknown && stored == Unknown:
-		return Unknown, "its group is not built in, and /metrics did not show a watch cache or stored objects of it"
+		return Unknown, "its group is not built in, and no /metrics read showed a watch cache or stored objects of it"
 	}
 	return Unknown, "its /metrics shows no watch cache and no stored objects of it, as for an aggregated API's resource, which another server serves, or a custom resource not yet asked for"
 }
