@@ -69,8 +69,8 @@ refused (exit 2).
 continue token follow different rules (before ListFromCacheSnapshot, v1.34,
 continue pages come from storage), with the storage requests counted. It
 rests on the server's version, gates and watch cache, read from /version
-and two families of /metrics (v1.37 and later filter /metrics by name: under
-64 KiB, kept 10 minutes beside kubectl's discovery cache, --cache-dir).
+and two or three families of /metrics (v1.37 and later filter /metrics by name:
+under 256 KiB, kept 10 minutes beside kubectl's discovery cache, --cache-dir).
 Older servers send all of /metrics whatever is asked, so they are not
 asked: their version's defaults are used, and a note says so.
 

@@ -227,7 +227,7 @@ func (o *RootOptions) describeRequestError(err error, verb, what string) error {
 	case diagnose.FailureThrottled:
 		return fmt.Errorf("%s is throttling requests (429 Too Many Requests, API Priority and Fairness): %w: retry later", server, err)
 	case diagnose.FailureBadRequest:
-		if serr := o.streamingRefused(err, server); serr != nil {
+		if serr := o.streamingRefused(err, server, what); serr != nil {
 			return serr
 		}
 		return withCode(ExitUsage, fmt.Errorf("%s refused the request as invalid: %w: check -l, --field-selector and the other request flags", server, err))

@@ -11,15 +11,21 @@ import (
 )
 
 // serverInfo reads what the plugin knows of the server for group/resource
-// (serverinfo.Read: /version and two families of /metrics, or the facts
+// (serverinfo.Read: /version and a few families of /metrics, or the facts
 // cache; bounded to 10 s): the texts that depend on the server are chosen
 // from it.
 func (o *RootOptions) serverInfo(ctx context.Context, group, resource string) *serverinfo.Info {
 	client, err := o.Client()
 	if err != nil {
-		return serverinfo.Build("", 0, nil, "server not read: "+err.Error(), resource)
+		return serverinfo.Build("", 0, nil, "server not read: "+err.Error(), serverinfo.Name(group, resource))
 	}
 	return o.readServerInfo(ctx, client, group, resource)
+}
+
+// serverInfoOf is serverInfo of a resource named "resource.group".
+func (o *RootOptions) serverInfoOf(ctx context.Context, name string) *serverinfo.Info {
+	group, resource := serverinfo.SplitName(name)
+	return o.serverInfo(ctx, group, resource)
 }
 
 func (o *RootOptions) readServerInfo(ctx context.Context, client *apiclient.Client, group, resource string) *serverinfo.Info {
@@ -41,10 +47,12 @@ func (o *RootOptions) factsCache() *serverinfo.Cache {
 // streamingRefused turns the 422 of a server without streaming lists into
 // what it means: the request is fine, the server lacks the feature (exit
 // 1, not 2: nothing in the user's input is wrong). nil for other errors.
-func (o *RootOptions) streamingRefused(err error, server string) error {
+// resource ("resource.group") is the one refused: its server's gate is the
+// one that tells, which is this one's only for its own resources.
+func (o *RootOptions) streamingRefused(err error, server, resource string) error {
 	if !diagnose.IsWatchListRefused(err) {
 		return nil
 	}
-	in := o.serverInfo(context.Background(), "", "")
+	in := o.serverInfoOf(context.Background(), resource)
 	return withCode(ExitFailure, fmt.Errorf("%s refused the streaming list: %w: %s", server, err, in.StreamingRefusedHint()))
 }

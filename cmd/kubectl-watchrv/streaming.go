@@ -181,7 +181,7 @@ func (o *StreamingOptions) Run(ctx context.Context) error {
 func (o *StreamingOptions) allRefused(none *sweep.NoneError, first *streaming.RefusedError) error {
 	what := fmt.Sprintf("none of the %d resources serves streaming lists (the first, %s)", none.Total, text.OneLine(first.Error()))
 	if diagnose.IsWatchListRefused(first) {
-		in := o.serverInfo(context.Background(), "", "")
+		in := o.serverInfoOf(context.Background(), first.Resource)
 		return fmt.Errorf("%s: %s", what, in.StreamingRefusedHint())
 	}
 	return fmt.Errorf("%s: informers fall back to list+watch; see the NOTE column", what)
@@ -231,7 +231,7 @@ func (o *StreamingOptions) resultError(r streaming.Result) error {
 			diagnose.StatusLine(r.Code, http.StatusText(int(r.Code)), text.Shorten(text.OneLine(r.Message), 256)))
 	}
 	if diagnose.IsWatchListRefused(r.Err) {
-		hint := o.serverInfo(context.Background(), "", "").StreamingRefusedHint()
+		hint := o.serverInfoOf(context.Background(), r.Resource).StreamingRefusedHint()
 		return withCode(ExitFailure, fmt.Errorf("%s: %s", refused, hint))
 	}
 	return withCode(ExitFailure, fmt.Errorf("%s; %s", refused, r.RefusalEffect()))

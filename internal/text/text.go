@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -32,16 +33,12 @@ func Inline(s string) string {
 	var b strings.Builder
 	for _, r := range s {
 		switch {
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\v':
-			b.WriteString(`\v`)
-		case r == '\f':
-			b.WriteString(`\f`)
+		case r == '\n', r == '\r', r == '\t', r == '\v', r == '\f':
+			b.WriteString(ByteEscape(byte(r)))
+		case hiddenFormat(r) && r > 0xffff:
+			// As the TerminalWriter shows it: a UTF-16 pair.
+			r1, r2 := utf16.EncodeRune(r)
+			fmt.Fprintf(&b, `\u%04x\u%04x`, r1, r2)
 		case hiddenFormat(r):
 			fmt.Fprintf(&b, `\u%04x`, r)
 		default:

@@ -196,14 +196,17 @@ func withStatusCode(body []byte, status int) (out []byte, isStatus bool) {
 }
 
 // noMessage is the message of an error answer's Status that had none.
-const noMessage = "(the server's Status has no message)"
+// Not in parentheses: the lines that quote a message put it in theirs
+// (adversary try 20 #15: "/metrics not read ((the server's Status has no
+// message))").
+const noMessage = "the server's Status has no message"
 
 // statusOf is the Status of an error answer of status whose body was not
 // a Status: the body, one line and bounded, is its message.
 func statusOf(status int, body []byte) []byte {
 	msg := text.Shorten(text.OneLine(string(body)), errorMessageLimit)
 	if strings.TrimSpace(msg) == "" {
-		msg = "(the answer has no body)"
+		msg = "the answer has no body"
 	}
 	out, _ := json.Marshal(map[string]any{
 		"kind":       "Status",

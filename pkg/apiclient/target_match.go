@@ -11,7 +11,9 @@ import (
 )
 
 // Excludes says why an object the server answered for t is not one t asked
-// for ("" when it is): in another namespace than t's, or not matching t's
+// for ("" when it is): in another namespace than t's, in a namespace at
+// all when t's resource is cluster-scoped (adversary try 20 #15: list ns
+// showed an item of namespace kube-system), or not matching t's
 // label selector, or a term of t's field selector on metadata.name or
 // metadata.namespace (the only fields every object has; other terms are
 // not judged). A server that answers such objects ignored the request:
@@ -40,6 +42,9 @@ func (t Target) Matcher() func(ItemMeta) string {
 	return func(m ItemMeta) string {
 		if t.Resource.Namespaced && t.Namespace != "" && m.Namespace != t.Namespace {
 			return fmt.Sprintf("%s is in namespace %q, not %q", ObjectName(m), text.Echo(m.Namespace), t.Namespace)
+		}
+		if !t.Resource.Namespaced && m.Namespace != "" {
+			return fmt.Sprintf("%s is in namespace %q, where %s are cluster-scoped", ObjectName(m), text.Echo(m.Namespace), t.Resource.Name())
 		}
 		if lsel != nil && !lsel.Matches(labels.Set(m.Labels)) {
 			return fmt.Sprintf("%s does not match the label selector %q", ObjectName(m), text.Echo(t.LabelSelector))

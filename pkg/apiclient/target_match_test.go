@@ -25,6 +25,7 @@ func TestExcludesJudgesWhatTheRequestAsked(t *testing.T) {
 		{Target{Resource: cm, Namespace: "other"}, a, `is in namespace "demo", not "other"`},
 		{Target{Resource: cm}, a, ""}, // every namespace
 		{Target{Resource: ns, Namespace: "demo"}, ItemMeta{Name: "demo"}, ""},
+		{Target{Resource: ns}, ItemMeta{Name: "a", Namespace: "kube-system"}, `is in namespace "kube-system", where namespaces are cluster-scoped`},
 		{Target{Resource: cm, LabelSelector: "app=x"}, a, ""},
 		{Target{Resource: cm, LabelSelector: "app in (x,y),tier!=db,!gone"}, a, ""},
 		{Target{Resource: cm, LabelSelector: "app=y"}, a, `does not match the label selector "app=y"`},

@@ -108,6 +108,19 @@ func (m *meter) RoundTrip(req *http.Request) (*http.Response, error) {
 		release()
 		return nil, err
 	}
+	if c := resp.StatusCode; c < 100 || c > 599 {
+		// net/http takes any three digits as a status (000, 600, 999);
+		// HTTP's are 100 to 599. Read as what they are not, 000 was "a
+		// Status without a code" and 999 "the server failed the
+		// request" (adversary try 20 #15): no API server sends one.
+		if resp.Body != nil {
+			resp.Body.Close()
+		}
+		err := &UnreadableAnswerError{What: fmt.Sprintf("a status code %03d, which is no HTTP status (HTTP's are 100 to 599)", c), Head: true}
+		en.finish(err)
+		release()
+		return nil, err
+	}
 	if (resp.Body == nil || resp.Body == http.NoBody) && resp.StatusCode >= 400 && bodyAllowed(req, resp.StatusCode) {
 		// An error answer with no body (Content-Length: 0) is a Status
 		// of the plugin's words too (asStatus), never client-go's

@@ -55,7 +55,8 @@ func (c *itemCheck) keep(it ItemMeta) bool {
 // Breach is how the attempt's answer broke the List contract ("" when it
 // did not), the first of: pages at different RVs, an item newer than the
 // list, items the request excluded, more than one object of the one
-// name t asks for, a remainingItemCount no count can be.
+// name t asks for, an object answered twice (duplicates.go), a
+// remainingItemCount no count can be.
 func (a *Attempt) breach(t apiclient.Target) string {
 	var rvs []string
 	for _, p := range a.Pages {
@@ -86,6 +87,9 @@ func (a *Attempt) breach(t apiclient.Target) string {
 	}
 	if name, one := t.SingleName(); one && a.ItemCount > 1 {
 		return fmt.Sprintf("it answered %s named %q, where one name holds one object", text.Count(int(a.ItemCount), "object"), text.Echo(name))
+	}
+	if a.repeat != "" {
+		return a.repeat
 	}
 	for _, p := range a.Pages {
 		if why := RemainingUntrue(p); why != "" {

@@ -108,11 +108,16 @@ const MaxIgnoredLimitItems = 100_000
 // (contract.go), with no page: no caller draws a number from it.
 func List(ctx context.Context, c *apiclient.Client, t apiclient.Target, o PageOptions) (*Page, error) {
 	var items []ItemMeta
-	p, err := listEach(ctx, c, t, o, func(_ int, it ItemMeta) { items = append(items, it) })
+	dups := newDupCheck()
+	p, err := listEach(ctx, c, t, o, func(_ int, it ItemMeta) {
+		dups.add(it)
+		items = append(items, it)
+	})
 	if err != nil {
 		return nil, err
 	}
 	a := Attempt{Pages: []PageInfo{p.info(1)}, ItemCount: int64(p.Count), Excluded: p.Excluded, ExcludedFirst: p.ExcludedFirst, MaxItemResourceVersion: p.MaxItemRV}
+	a.repeats(dups)
 	if err := a.contractError(t); err != nil {
 		return nil, err
 	}

@@ -84,6 +84,17 @@ type Attempt struct {
 	// Breach says how the answer broke the List contract ("" when it did
 	// not: contract.go); the walk then ends with a *diagnose.ContractError.
 	Breach string `json:"contractBreach,omitempty"`
+	// Repeated counts the items that repeat an earlier one's namespace/name
+	// or UID (duplicates.go); NotCheckedForRepeats the items past the
+	// check's bound (MaxDuplicateHashes), whose names were not checked.
+	Repeated             int64  `json:"repeatedItems,omitempty"`
+	NotCheckedForRepeats int64  `json:"itemsNotCheckedForRepeats,omitempty"`
+	repeat               string // the breach of the first repeat
+}
+
+// repeats keeps what the attempt's duplicate check found.
+func (a *Attempt) repeats(d *dupCheck) {
+	a.Repeated, a.NotCheckedForRepeats, a.repeat = d.repeats, d.unchecked, d.breach()
 }
 
 // WalkResult is the outcome of a walk.
@@ -119,6 +130,7 @@ func walkOnce(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Wa
 	opts := o.PageOptions
 	ends := newEndCheck(t.CollectionPath())
 	var kept int64 // what the caller keeps of the items so far (Keeps)
+	dups := newDupCheck()
 	for i := 1; ; i++ {
 		// Each item is seen as the page streams, and kept only by onItem.
 		// A page retried after a break comes again from the same continue
@@ -128,6 +140,7 @@ func walkOnce(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Wa
 		each := func(j int, it ItemMeta) {
 			if j >= delivered {
 				delivered = j + 1
+				dups.add(it)
 				if onItem != nil {
 					if o.Keeps != nil {
 						kept += o.Keeps(it)
@@ -162,6 +175,7 @@ func walkOnce(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Wa
 			a.UnreadItemRV, a.UnreadItemRVWhy = p.UnreadItemRV, p.UnreadItemRVWhy
 		}
 		if p.Continue == "" || (o.MaxPages > 0 && i >= o.MaxPages) {
+			a.repeats(dups)
 			return a, a.contractError(t)
 		}
 		if kept > MaxKeptBytes {

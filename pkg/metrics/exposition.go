@@ -46,7 +46,7 @@ func notTheForm(what, read string) error {
 
 // Form holds one /metrics text, as it streams, to a kube-apiserver's
 // form: ParseSelected holds every text it parses to it, and so does a
-// reader that scans its own lines (serverinfo's scan of two families,
+// reader that scans its own lines (serverinfo's scan of three families,
 // which ends early). The families a reader reads are also held to the
 // TYPE a kube-apiserver gives them (familyTypes): one declared another
 // way, or not at all (untyped), is not measured (Mistyped), never read.

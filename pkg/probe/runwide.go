@@ -7,11 +7,11 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
+	"github.com/watchrv/kubectl-watchrv/pkg/serverinfo"
 )
 
 // What an --all run relies on (checked on every cell of the matrix by
@@ -72,33 +72,20 @@ type RunWide struct {
 
 type runWide struct {
 	RunWide
-	// builtin: the groups served by the kube-apiserver itself; shares:
-	// the other group versions (APIService names, <version>.<group>) that
+	// shares: the group versions beside the built-in groups
+	// (serverinfo.BuiltInGroup; APIService names, <version>.<group>) that
 	// share its revision.
-	builtin map[string]bool
-	shares  map[string]bool
+	shares map[string]bool
 }
-
-// ownGroups are served by the kube-apiserver process itself beside the
-// built-in ones of client-go's scheme, their objects stored with the
-// others: the kube-aggregator's own group (it has no APIService) and the
-// apiextensions-apiserver's (the CRDs themselves).
-var ownGroups = []string{"apiregistration.k8s.io", "apiextensions.k8s.io"}
 
 // newRunWide tells the groups that share the cluster's revision: the
 // built-in ones, and the group versions whose APIService is automanaged
 // (one list of APIServices under b, only when some group is not built-in).
 func newRunWide(ctx context.Context, c *apiclient.Client, resources []apiclient.Resource, b *apiclient.Budget) *runWide {
-	r := &runWide{builtin: map[string]bool{}, shares: map[string]bool{}, RunWide: RunWide{Groups: "built-in"}}
-	for _, gv := range scheme.Scheme.PrioritizedVersionsAllGroups() {
-		r.builtin[gv.Group] = true
-	}
-	for _, g := range ownGroups {
-		r.builtin[g] = true
-	}
+	r := &runWide{shares: map[string]bool{}, RunWide: RunWide{Groups: "built-in"}}
 	others := false
 	for _, res := range resources {
-		if !r.builtin[res.GVR.Group] {
+		if !serverinfo.BuiltInGroup(res.GVR.Group) {
 			others = true
 			r.shares[apiServiceName(res.GVR.GroupVersion())] = false
 		}
@@ -130,7 +117,7 @@ func newRunWide(ctx context.Context, c *apiclient.Client, resources []apiclient.
 // sharesRevision: the group version is served by the kube-apiserver
 // itself, from the one storage.
 func (r *runWide) sharesRevision(gv schema.GroupVersion) bool {
-	return r.builtin[gv.Group] || r.shares[apiServiceName(gv)]
+	return serverinfo.BuiltInGroup(gv.Group) || r.shares[apiServiceName(gv)]
 }
 
 // apiServiceName is the APIService of a group version: <version>.<group>.

@@ -47,6 +47,10 @@ type ListReport struct {
 	// UnreadItemRVWhy what it is.
 	UnreadItemRV    string `json:"unreadItemResourceVersion,omitempty"`
 	UnreadItemRVWhy string `json:"-"`
+	// NotCheckedForRepeats counts the items past the bound of the check
+	// that no object is answered twice (listing.MaxDuplicateHashes):
+	// whether they repeat one was not checked.
+	NotCheckedForRepeats int64 `json:"itemsNotCheckedForRepeats,omitempty"`
 	// ContractBreach says how the answer broke the List contract ("" when
 	// it did not): the command then fails (exit 1) with it.
 	ContractBreach string                `json:"contractBreach,omitempty"`
@@ -194,6 +198,7 @@ func NewListReport(q ListQuery, w *listing.WalkResult) ListReport {
 	}
 	r.ExcludedItems, r.ExcludedFirst = a.Excluded, a.ExcludedFirst
 	r.UnreadItemRV, r.UnreadItemRVWhy = a.UnreadItemRV, a.UnreadItemRVWhy
+	r.NotCheckedForRepeats = a.NotCheckedForRepeats
 	r.ContractBreach = a.Breach
 	switch {
 	case r.ContractBreach != "":

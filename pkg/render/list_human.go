@@ -34,6 +34,11 @@ func (r ListReport) namespaceText() string {
 // read: none carried one, or what they carried is no decimal RV (never
 // "carry no resourceVersion" over items that carry one: adversary try 19).
 func (r ListReport) noItemRVText() string {
+	if r.ExcludedItems >= r.ItemCount {
+		// The items came, and the request excluded them all: what they
+		// carry is not the collection's.
+		return "(no item within the request)"
+	}
 	if r.UnreadItemRV != "" {
 		return fmt.Sprintf("(not ordered: the items' resourceVersion %q %s; etcd-backed API servers write decimal RVs)", r.UnreadItemRV, r.UnreadItemRVWhy)
 	}
@@ -41,6 +46,14 @@ func (r ListReport) noItemRVText() string {
 }
 
 func (r ListReport) itemsText() string {
+	n := r.itemsCounted()
+	if r.NotCheckedForRepeats > 0 {
+		n += fmt.Sprintf(" (whether an object is answered twice was checked for the first %d, not for the last %d: past its bound of %d names and UIDs)", r.ItemCount-r.ExcludedItems-r.NotCheckedForRepeats, r.NotCheckedForRepeats, listing.MaxDuplicateHashes)
+	}
+	return n
+}
+
+func (r ListReport) itemsCounted() string {
 	switch {
 	case r.ExcludedItems > 0:
 		return fmt.Sprintf("%d answered, %d of them outside the request (%s)", r.ItemCount, r.ExcludedItems, r.ExcludedFirst)

@@ -139,7 +139,7 @@ func TestListSmallTexts(t *testing.T) {
 	ns := apiclient.Resource{GVR: schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}}
 	o := listing.WalkOptions{PageOptions: listing.PageOptions{Limit: 500}}
 	tg := apiclient.Target{Resource: ns}
-	r := NewListReport(ListQuery{Target: tg, Walk: o, NamespaceIgnored: "demo"}, walkRecorded(t, "name-page1.json", tg, o))
+	r := NewListReport(ListQuery{Target: tg, Walk: o, NamespaceIgnored: "demo"}, walkRecorded(t, "namespaces-page1.json", tg, o))
 	if out := human(t, r); !strings.Contains(out, "- (namespaces is cluster-scoped; -n demo is ignored, as kubectl does)") || strings.Contains(out, "(all") {
 		t.Errorf("cluster-scoped:\n%s", out)
 	}

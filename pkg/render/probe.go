@@ -1,11 +1,13 @@
 package render
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
 	"github.com/watchrv/kubectl-watchrv/pkg/probe"
 	"github.com/watchrv/kubectl-watchrv/pkg/suggest"
@@ -55,6 +57,10 @@ type ProbeReport struct {
 	Metrics              *metrics.Report     `json:"metrics,omitempty"`
 
 	namespaced bool // the resource has namespaces: "" is -A
+	// outOfOrder: the run's RVs went back, or an answer broke the
+	// contract, so no window, bound or answer is drawn from them
+	// (untrusted).
+	outOfOrder bool
 	// ctx is the user's context, which the commands the report suggests
 	// carry (WithContext).
 	ctx suggest.Context
@@ -122,6 +128,28 @@ func NewProbeReport(w *probe.Result, reason string) ProbeReport {
 	}
 	r.Answer = probe.AnswerOf(r.allSteps(), w.Search != nil && w.Search.Found && w.Search.Current <= 1)
 	r.Source = r.Answer.Source
+	return r.untrusted(w.Err)
+}
+
+// untrusted drops from r everything drawn from answers that cannot be
+// one API server's: RVs that went back (probe.OutOfOrderError), or an
+// answer that broke the List or Watch contract (diagnose.ContractError).
+// The bracket, the bound and who answered are then numbers no one API
+// server gave, and the failure alone is the answer (adversary try 20 #9:
+// "(0, 1]" and "nothing has expired" above an error that says no window
+// is given; an --all row gave a window beside "broke the List contract").
+// The probes themselves stay in probeDetails and -v: they are what came.
+func (r ProbeReport) untrusted(err error) ProbeReport {
+	var back *probe.OutOfOrderError
+	var broke *diagnose.ContractError
+	if !errors.As(err, &back) && !errors.As(err, &broke) {
+		return r
+	}
+	r.outOfOrder = true
+	r.Found, r.Bracket, r.OldestResourceVersion, r.Width = false, nil, "", 0
+	r.BoundBy, r.CompactedAt, r.LostAt = "", "", ""
+	r.Answer = probe.Answer{Source: probe.SourceUnknown}
+	r.Source = r.Answer.Source
 	return r
 }
 
@@ -160,7 +188,7 @@ func (p *Printer) probeHuman(r ProbeReport, verbose bool) error {
 		return err
 	}
 	var kv [][2]string
-	if r.Found || len(r.ProbeDetails) > 0 {
+	if (r.Found || len(r.ProbeDetails) > 0) && !r.outOfOrder {
 		kv = append(kv, [2]string{"Answered by", answeredBy(r)})
 	}
 	if r.Found {

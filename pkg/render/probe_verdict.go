@@ -6,6 +6,7 @@ import (
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/probe"
+	"github.com/watchrv/kubectl-watchrv/pkg/serverinfo"
 )
 
 // The verdict lines of a probe ("Answered by", "Bound", the SOURCE cell)
@@ -20,6 +21,15 @@ const storageName = "storage (etcd, or a shim such as kine: the two answer alike
 
 func answeredBy(r ProbeReport) string {
 	a := r.Answer
+	notOwn := r.notOwn()
+	switch {
+	case a.Source == probe.SourceWatchCache && notOwn != "":
+		return "a watch cache (its 410 names the oldest RV: \"too old resource version: X (Y)\"), of the server that serves " + r.Resource + ", which is not known to be this API server: " + notOwn
+	case a.Source == probe.SourceStorage && notOwn != "":
+		return "storage, directly (its 410 is storage's, not a watch cache's), of the server that serves " + r.Resource + ", which is not known to be this API server: " + notOwn
+	case a.Source == probe.SourceMixed && notOwn != "":
+		return fmt.Sprintf("both a watch cache (%d probe(s)) and storage (%d probe(s)) answered 410: the servers behind this address answer differently (%s shows each), whose server is not known to be this API server: %s", a.WatchCache, a.Storage, r.ServersCommand(), notOwn)
+	}
 	switch a.Source {
 	case probe.SourceWatchCache:
 		return "the watch cache of this API server (its 410 names the oldest RV: \"too old resource version: X (Y)\")"
@@ -37,6 +47,22 @@ func answeredBy(r ProbeReport) string {
 		return "not known: the probe was forbidden (it needs RBAC permission to list and watch " + r.Resource + ")"
 	}
 	return "not known: no probe answered about the window (see the probes with -v)"
+}
+
+// notOwn says why the probed resource is not known to be served by the
+// API server itself ("" when it is), by the one decision
+// (serverinfo.Serves): a built-in group, or a watch cache --metrics saw.
+// Then no 410 is called this API server's cache's or storage's.
+func (r ProbeReport) notOwn() string {
+	cache := serverinfo.Unknown
+	if r.Metrics != nil && r.Metrics.Found() {
+		cache = serverinfo.Yes
+	}
+	group, _ := serverinfo.SplitName(r.Resource)
+	if serves, why := serverinfo.Serves(r.Resource, group, cache, serverinfo.Unknown); serves != serverinfo.Yes {
+		return why
+	}
+	return ""
 }
 
 // sourceCell is the SOURCE column: the answer's source, or the failure

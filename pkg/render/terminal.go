@@ -9,6 +9,8 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 )
 
 // TerminalWriter is the one sanitizer: every byte the plugin writes for a
@@ -18,8 +20,9 @@ import (
 // bytes that drive a terminal: ESC sequences that clear the screen or set
 // the window title, C1 controls (U+009B is CSI for many terminals), a \r
 // that overwrites the line. The writer shows every such byte as text, as
-// ls -b does: C0 controls other than \n and \t, DEL, and invalid UTF-8 as
-// \xNN; C1 controls as \uNNNN.
+// ls -b does, in Go's escapes (as %q, which the messages quote outside
+// values with): C0 controls other than \n and \t as \a \b \f \r \v or
+// \xNN, DEL and invalid UTF-8 as \xNN; C1 controls as \uNNNN.
 //
 // The only escape sequences that pass are the palette's own colors (Style):
 // a color-on Style writes marks that carry a key made at random for this
@@ -227,8 +230,10 @@ func formatEscaped(r rune) bool {
 	return r == 0x2028 || r == 0x2029 || unicode.Is(unicode.Cf, r)
 }
 
+// appendByteEscape shows c in the plugin's one form of a byte
+// (text.ByteEscape: Go's escapes, as %q writes them).
 func appendByteEscape(out []byte, c byte) []byte {
-	return append(out, '\\', 'x', hexDigits[c>>4], hexDigits[c&0xf])
+	return append(out, text.ByteEscape(c)...)
 }
 
 // shownEscaped: the C1 controls (U+0080-U+009F; many terminals take U+009B

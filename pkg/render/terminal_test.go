@@ -17,9 +17,9 @@ func TestTerminalWriterShowsEveryControlAsText(t *testing.T) {
 	cases := []struct{ in, want string }{
 		{"plain text\n\tindented\n", "plain text\n\tindented\n"},
 		{"clear \x1b[2J screen", `clear \x1b[2J screen`},
-		{"title \x1b]0;PWNED\a", `title \x1b]0;PWNED\x07`},
-		{"cr\rover", `cr\x0dover`},
-		{"nul\x00 bs\b del\x7f", `nul\x00 bs\x08 del\x7f`},
+		{"title \x1b]0;PWNED\a", `title \x1b]0;PWNED\a`},
+		{"cr\rover", `cr\rover`},
+		{"nul\x00 bs\b del\x7f vt\v ff\f so\x0e", `nul\x00 bs\b del\x7f vt\v ff\f so\x0e`},
 		{"c1 csi \u009b31m nel \u0085", `c1 csi \u009b31m nel \u0085`},
 		{"raw c1 \x9b31m", `raw c1 \x9b31m`},
 		{"invalid \xff\xfe utf8 \xc3(", `invalid \xff\xfe utf8 \xc3(`},
@@ -59,10 +59,10 @@ func TestTerminalWriterPassesOnlyThePalette(t *testing.T) {
 	var on, off bytes.Buffer
 	fmt.Fprint(&TerminalWriter{w: &on, color: true}, msg)
 	fmt.Fprint(&TerminalWriter{w: &off}, msg)
-	if want := "\x1b[31;1mbad \\x1b[2J\x1b[0;22m \x1b[2mdim\\x1b]0;t\\x07\x1b[22m"; on.String() != want {
+	if want := "\x1b[31;1mbad \\x1b[2J\x1b[0;22m \x1b[2mdim\\x1b]0;t\\a\x1b[22m"; on.String() != want {
 		t.Errorf("color on:\n got %q\nwant %q", on.String(), want)
 	}
-	if want := `bad \x1b[2J dim\x1b]0;t\x07`; off.String() != want {
+	if want := `bad \x1b[2J dim\x1b]0;t\a`; off.String() != want {
 		t.Errorf("color off:\n got %q\nwant %q", off.String(), want)
 	}
 	if plain := NewStyle(false).Bad.Sprint("x"); plain != "x" {
@@ -79,7 +79,7 @@ func TestTerminalWriterSplitWrites(t *testing.T) {
 		{"é☃🙂", "é☃🙂"},
 		{"x\u009by", `x\u009by`},
 		{"x\x1b[2Jy", `x\x1b[2Jy`},
-		{"x\x1b]0;T\ay", `x\x1b]0;T\x07y`},
+		{"x\x1b]0;T\ay", `x\x1b]0;T\ay`},
 		{mark, "\x1b[32mok\x1b[0m"},
 		{"\xc3", `\xc3`},
 		{"\xe2\x98", `\xe2\x98`},
@@ -130,7 +130,7 @@ func TestProgressDrawsOnlyItsOwnControls(t *testing.T) {
 	p.progress = true
 	p.Progress("reading %s", "ns/\x1b[2J\r")
 	p.ProgressDone()
-	if want := "\r\x1b[Kreading ns/\\x1b[2J\\x0d\r\x1b[K"; b.String() != want {
+	if want := "\r\x1b[Kreading ns/\\x1b[2J\\r\r\x1b[K"; b.String() != want {
 		t.Fatalf("got %q, want %q", b.String(), want)
 	}
 }

@@ -209,7 +209,11 @@ func (s *WatchSummary) Count(r WatchEventRecord) {
 	if r.Type == watchstream.EventBookmark {
 		s.Bookmarks++
 	}
-	if r.ResourceVersion != "" && r.Type != watchstream.EventError {
+	// An event that broke the contract is counted as arrived, but its RV
+	// is no RV of the collection: neither the first nor the last one
+	// (adversary try 20 #15: "first 101, last 100" from an object of
+	// another namespace).
+	if r.ResourceVersion != "" && r.Type != watchstream.EventError && !r.brokeContract() {
 		if s.FirstResourceVersion == "" {
 			s.FirstResourceVersion = r.ResourceVersion
 		}

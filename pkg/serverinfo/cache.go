@@ -11,7 +11,7 @@ import (
 
 // CacheTTL is how long facts read from /metrics are reused: the gates and
 // whether a resource has a watch cache change only when the API server
-// restarts with other flags, while even the two families asked for cost
+// restarts with other flags, while even the three families asked for cost
 // the server a gather of all its metrics (the filter is applied after it:
 // tens of milliseconds, more than the list of a small collection). kubectl
 // caches discovery the same way (6 h); ten minutes bounds how long a
@@ -37,8 +37,10 @@ type cachedFacts struct {
 	ReadAt     time.Time       `json:"readAt"`
 	Gates      map[string]bool `json:"gatesSeen"`
 	// WatchCache is, per resource asked for ("resource.group"), whether it
-	// had a watch cache.
+	// had a watch cache; Stored whether the server counted stored objects
+	// of it (it serves it itself: serves.go).
 	WatchCache map[string]Tri `json:"watchCache"`
+	Stored     map[string]Tri `json:"stored,omitempty"`
 }
 
 var unsafeFileChars = regexp.MustCompile(`[^\w.]`)
@@ -86,8 +88,14 @@ func (f *cachedFacts) facts(resource string) (*MetricsFacts, bool) {
 		return m, true
 	}
 	tri, ok := f.WatchCache[resource]
-	m.WatchCache = tri
-	return m, ok && tri != Unknown
+	stored, storedKept := f.Stored[resource]
+	m.WatchCache, m.Stored = tri, Unknown
+	if storedKept {
+		m.Stored = stored
+	}
+	// No watch cache says nothing without the count (a file of an
+	// earlier release kept none): read again then.
+	return m, ok && (tri == Yes || tri == No && storedKept)
 }
 
 // store keeps what was just read from /metrics, with what the file held
@@ -104,6 +112,10 @@ func (c *Cache) store(gitVersion, resource string, m *MetricsFacts) {
 	f.Gates = m.Gates
 	if resource != "" && m.WatchCache != Unknown {
 		f.WatchCache[resource] = m.WatchCache
+		if f.Stored == nil {
+			f.Stored = map[string]Tri{}
+		}
+		f.Stored[resource] = m.Stored
 	}
 	b, err := json.Marshal(f)
 	if err != nil {

@@ -6,7 +6,9 @@ package serverinfo
 // is served (the watch cache, or storage when the resource has none) and,
 // since etcd and kine cannot be told apart from the client side, what each
 // storage does when storage serves it. "" when nothing can be said (a
-// server that refuses streaming lists refuses this one too).
+// server that refuses streaming lists refuses this one too; a resource
+// the server is not known to serve itself, whose server's cache and
+// storage are not its own: serves.go).
 //
 // Checked on the matrix: the watch cache holds an exact watch from the
 // future silently (a cacheWatcher sends nothing, not even a bookmark, with
@@ -16,6 +18,9 @@ package serverinfo
 // revision), and an exact watch is held silently by etcd but ended at once
 // with an empty 200 by kine ("future revision").
 func (in *Info) FutureWatch(streaming bool, rv string) string {
+	if in.notOwn() {
+		return ""
+	}
 	if streaming {
 		if in.versionKnown() && !in.Gate(GateWatchList) {
 			return ""

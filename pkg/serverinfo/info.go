@@ -41,6 +41,14 @@ type Info struct {
 	// (watch_cache_capacity for it on /metrics): "yes", "no" or "unknown".
 	WatchCache Tri    `json:"watchCache"`
 	Resource   string `json:"resource,omitempty"`
+	// Serves is whether this API server serves Resource itself ("yes"),
+	// or that is not known ("unknown": its group is not built in, and
+	// /metrics showed no watch cache nor stored objects of it: another
+	// server may serve it, an aggregated API), and ServesWhy why. No
+	// text names the watch cache or the storage of a resource it is
+	// not known to serve (serves.go).
+	Serves    Tri    `json:"servesResource,omitempty"`
+	ServesWhy string `json:"servesWhy,omitempty"`
 	// Storage is "unknown": etcd and a shim such as kine answer alike.
 	Storage string `json:"storage"`
 	// Assumed lists, one line each, what was taken without being seen.
@@ -112,6 +120,18 @@ func Build(gitVersion string, minor int, m *MetricsFacts, metricsNote, resource 
 			in.WatchCache = m.WatchCache
 		}
 	}
+	if resource != "" {
+		group, _ := splitName(resource)
+		stored := Unknown
+		if m != nil {
+			stored = m.Stored
+		}
+		in.Serves, in.ServesWhy = Serves(resource, group, in.WatchCache, stored)
+		if in.Serves != Yes {
+			// No series is no watch cache only of a resource it serves.
+			in.WatchCache = Unknown
+		}
+	}
 	if metricsNote != "" {
 		// First: it is why the rest is assumed (Note shows it).
 		in.Assumed = append([]string{metricsNote}, in.Assumed...)
@@ -135,7 +155,10 @@ func Build(gitVersion string, minor int, m *MetricsFacts, metricsNote, resource 
 			in.Assumed = append(in.Assumed, fmt.Sprintf("%s: taken as v1.%d's default (%s)", g, minor, onOff(on)))
 		}
 	}
-	if resource != "" && in.WatchCache == Unknown {
+	switch {
+	case in.notOwn():
+		in.Assumed = append(in.Assumed, "whether this API server serves "+resource+" itself is not known: "+in.ServesWhy+"; nothing is said of its cache or storage")
+	case resource != "" && in.WatchCache == Unknown:
 		in.Assumed = append(in.Assumed, "watch cache of "+resource+" not known: taken as on (the default for every resource but events)")
 	}
 	return in

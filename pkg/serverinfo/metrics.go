@@ -16,6 +16,12 @@ import (
 const (
 	familyFeatureEnabled = "kubernetes_feature_enabled"
 	familyCacheCapacity  = "watch_cache_capacity"
+	// familyObjects counts the objects the server stores of each resource
+	// it serves itself (serves.go), {group,resource}; familyObjectsLegacy
+	// is its name before v1.35, {resource="R.G"} (v1.35 and v1.36 have
+	// both). They sort before the two above, as the server writes them.
+	familyObjects       = "apiserver_resource_objects"
+	familyObjectsLegacy = "apiserver_storage_objects"
 )
 
 // MetricsFacts is what /metrics says about the gates and a resource's
@@ -23,6 +29,9 @@ const (
 type MetricsFacts struct {
 	Gates      map[string]bool
 	WatchCache Tri
+	// Stored: the server counts stored objects of the resource (it
+	// serves it itself: serves.go); Unknown when no count was read.
+	Stored Tri
 }
 
 // lastGate is the gate that sorts last: the server writes a family's
@@ -51,6 +60,9 @@ type metricsScan struct {
 	gatesDone       bool // a gate name sorting after lastGate, or the next family
 	cache           Tri
 	cacheDone       bool // the resource's series, or one sorting after it
+	seenStored      bool // a stored-object family began
+	stored          Tri
+	storedDone      bool // the resource's count, or past its place
 	unfiltered      bool // a family not asked for: the server ignored name[]
 	eof             bool // the text ended within the cap
 	cut             bool // the cap was reached first
@@ -70,7 +82,7 @@ func scanMetrics(r io.Reader, limit int64, group, resource string) *metricsScan 
 }
 
 func scanMetricsOf(r io.Reader, limit int64, group, resource string, whole bool) *metricsScan {
-	s := &metricsScan{group: group, resource: resource, gates: map[string]bool{}, cache: Unknown, whole: whole, form: metrics.NewForm()}
+	s := &metricsScan{group: group, resource: resource, gates: map[string]bool{}, cache: Unknown, stored: Unknown, whole: whole, form: metrics.NewForm()}
 	cr := &countio.Reader{R: io.LimitReader(r, limit+1)}
 	sc := bufio.NewScanner(cr)
 	sc.Buffer(make([]byte, 4096), maxMetricsLine)
@@ -107,7 +119,7 @@ func scanMetricsOf(r io.Reader, limit int64, group, resource string, whole bool)
 // complete: every fact asked for is known (its series seen, or passed in
 // the server's order).
 func (s *metricsScan) complete() bool {
-	return s.gatesDone && (s.resource == "" || s.cacheDone)
+	return s.gatesDone && (s.resource == "" || s.cacheDone && s.storedDone)
 }
 
 func (s *metricsScan) line(l string) {
@@ -120,7 +132,7 @@ func (s *metricsScan) line(l string) {
 		if strings.HasPrefix(l, "# TYPE ") {
 			// Held to a kube-apiserver's form, as every /metrics read is
 			// (metrics.Form): once, before its samples, of the right TYPE.
-			if err := s.form.Declare(name, strings.TrimSpace(typ), name == familyFeatureEnabled || name == familyCacheCapacity); err != nil {
+			if err := s.form.Declare(name, strings.TrimSpace(typ), name == familyFeatureEnabled || name == familyCacheCapacity || storedFamily(name)); err != nil {
 				s.err = fmt.Errorf("/metrics cannot be read: %w", err)
 			}
 		}
@@ -163,14 +175,29 @@ func (s *metricsScan) line(l string) {
 		}
 	case familyCacheCapacity:
 		s.capacitySeries(labels)
+	case familyObjects, familyObjectsLegacy:
+		s.storedSeries(labels)
 	}
 }
+
+// storedFamily: name counts the stored objects of each resource.
+func storedFamily(name string) bool { return name == familyObjects || name == familyObjectsLegacy }
 
 // family notes that a family's lines began; one not asked for means the
 // server ignored the filter (and sends everything).
 func (s *metricsScan) family(name string) {
 	s.skipping = false
+	if name > familyObjectsLegacy && !s.storedDone {
+		// Past the stored-object families in the server's name order:
+		// a resource whose count did not come has none.
+		s.storedDone = true
+		if s.seenStored && s.stored == Unknown {
+			s.stored = No
+		}
+	}
 	switch name {
+	case familyObjects, familyObjectsLegacy:
+		s.seenStored = true
 	case familyFeatureEnabled:
 		s.seenGates = true
 	case familyCacheCapacity:
@@ -196,6 +223,35 @@ func (s *metricsScan) capacitySeries(labels map[string]string) {
 	if s.resource == "" || s.cacheDone {
 		return
 	}
+	switch s.seriesOrder(labels) {
+	case 0:
+		s.cache, s.cacheDone = Yes, true
+	case 1:
+		// Series come in the order of their label values: past the
+		// resource's place, it has none (no watch cache).
+		s.cache, s.cacheDone = No, true
+	}
+}
+
+// storedSeries: the server counts the objects it stores of each resource
+// it serves, from its storage's start, in the two label forms of
+// watch_cache_capacity.
+func (s *metricsScan) storedSeries(labels map[string]string) {
+	if s.resource == "" || s.storedDone {
+		return
+	}
+	switch s.seriesOrder(labels) {
+	case 0:
+		s.stored, s.storedDone = Yes, true
+	case 1:
+		s.stored, s.storedDone = No, true
+	}
+}
+
+// seriesOrder places a series labelled {group,resource} (v1.34 and later)
+// or {resource="R.G"} (before) against the resource read: 0 it, -1
+// before it, 1 after it.
+func (s *metricsScan) seriesOrder(labels map[string]string) int {
 	var got, want string
 	if g, ok := labels["group"]; ok {
 		got, want = g+"\x00"+labels["resource"], s.group+"\x00"+s.resource
@@ -205,23 +261,19 @@ func (s *metricsScan) capacitySeries(labels map[string]string) {
 			want += "." + s.group
 		}
 	}
-	switch {
-	case got == want:
-		s.cache, s.cacheDone = Yes, true
-	case got > want:
-		// Series come in the order of their label values: past the
-		// resource's place, it has none (no watch cache).
-		s.cache, s.cacheDone = No, true
-	}
+	return strings.Compare(got, want)
 }
 
 // facts is what was read. At the end of the text: a resource whose series
 // never came has no watch cache, and a server whose gates came but no
 // watch_cache_capacity at all caches nothing (--watch-cache=false).
 func (s *metricsScan) facts() *MetricsFacts {
-	m := &MetricsFacts{Gates: s.gates, WatchCache: s.cache}
+	m := &MetricsFacts{Gates: s.gates, WatchCache: s.cache, Stored: s.stored}
 	if s.resource != "" && !s.cacheDone && s.eof && (s.seenCapacity || s.seenGates) {
 		m.WatchCache = No
+	}
+	if s.resource != "" && !s.storedDone && s.eof && s.seenStored {
+		m.Stored = No
 	}
 	return m
 }

@@ -10,12 +10,15 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
 )
 
-// MetricsCap bounds the /metrics read. The two families asked for are
-// about 24 KB on v1.37.2 with 60 resources (kubernetes_feature_enabled 19
-// KB, watch_cache_capacity 80 bytes a resource); the read stops earlier
-// as soon as the facts are complete, and an answer cut at the cap keeps
-// what it had read (the rest is assumed, and said).
-const MetricsCap = 64 << 10
+// MetricsCap bounds the /metrics read. The families asked for are about
+// 24 KB on v1.37.2 with 60 resources (kubernetes_feature_enabled 19 KB,
+// watch_cache_capacity 80 bytes a resource), and for a resource of a group
+// that is not built in apiserver_resource_objects too (about 75 bytes a
+// resource, 29 KB in all), which comes first: 256 KiB reads the gates past
+// the counts of 3,000 resources. The read stops earlier as soon as the
+// facts are complete, and an answer cut at the cap keeps what it had read
+// (the rest is assumed, and said).
+const MetricsCap = 256 << 10
 
 // filterMinor is the first release whose /metrics honours name[] query
 // parameters: kube-apiserver v1.37 is built with prometheus client_golang
@@ -31,7 +34,8 @@ const filterMinor = 37
 // name (v1.37 and later, or a version not known), the facts cache holds
 // for it (cache may be nil: none), else GET
 // /metrics?name[]=kubernetes_feature_enabled&name[]=watch_cache_capacity
-// read line by line through MetricsCap, stopping as soon as the gates and
+// (and name[]=apiserver_resource_objects for a group that is not built
+// in: serves.go) read line by line through MetricsCap, stopping as soon as the gates and
 // the resource's series are seen (and kept in the cache). A server that
 // sends a family not asked for ignored the filter: the read stops there.
 // Nothing failing fails the run: what could not be read is assumed, and
@@ -46,10 +50,7 @@ func Read(ctx context.Context, c *apiclient.Client, group, resource string, cach
 // readFacts is Read past /version: what the version says, the facts cache
 // or /metrics.
 func readFacts(ctx context.Context, c *apiclient.Client, git string, minor int, group, resource string, cache *Cache) *Info {
-	name := resource
-	if group != "" && resource != "" {
-		name = resource + "." + group
-	}
+	name := Name(group, resource)
 	if minor > 0 && minor < filterMinor {
 		return Build(git, minor, nil, fmt.Sprintf("/metrics not read: %s sends all of it (megabytes) whatever is asked; feature gates taken as the version's defaults, the watch cache as unknown", git), name)
 	}
@@ -66,6 +67,15 @@ func readFacts(ctx context.Context, c *apiclient.Client, git string, minor int, 
 		cache.store(git, name, facts)
 	}
 	return Build(git, minor, facts, note, name)
+}
+
+// Name is the name of group/resource as the Info keeps it: "configmaps",
+// "widgets.example.com" ("" for none).
+func Name(group, resource string) string {
+	if group != "" && resource != "" {
+		return resource + "." + group
+	}
+	return resource
 }
 
 // readVersion reads /version through the one reader of it
@@ -87,10 +97,7 @@ func readVersion(ctx context.Context, c *apiclient.Client) (string, int, error) 
 // cache is read, not assumed. The facts cache is not used.
 func ReadWhole(ctx context.Context, c *apiclient.Client, group, resource string) *Info {
 	git, minor, verr := readVersion(ctx, c)
-	name := resource
-	if group != "" && resource != "" {
-		name = resource + "." + group
-	}
+	name := Name(group, resource)
 	facts, note := readMetricsOf(ctx, c, group, resource, minor > 0 && minor < filterMinor)
 	in := Build(git, minor, facts, note, name)
 	in.versionUnread(verr)
@@ -113,7 +120,14 @@ func readMetricsOf(ctx context.Context, c *apiclient.Client, group, resource str
 		// (adversary try 17: "(context deadline exceeded)").
 		return nil, "/metrics not asked: the time for reading the server had run out before it could be sent" + assumed
 	}
-	body, err := c.GetMetrics(ctx, familyFeatureEnabled, familyCacheCapacity)
+	families := []string{familyFeatureEnabled, familyCacheCapacity}
+	if resource != "" && !BuiltInGroup(group) {
+		// Whether the server serves it itself (serves.go): asked only
+		// where the group does not tell, since the family, first in the
+		// server's order, takes about 75 bytes a resource before the gates.
+		families = append([]string{familyObjects}, families...)
+	}
+	body, err := c.GetMetrics(ctx, families...)
 	if err != nil {
 		if apierrors.IsForbidden(err) {
 			return nil, ForbiddenNote
@@ -133,7 +147,7 @@ func readMetricsOf(ctx context.Context, c *apiclient.Client, group, resource str
 	case s.unfiltered:
 		// What was seen: a family not asked for. That the rest is
 		// megabytes is not known (adversary try 14: a 300-byte answer).
-		return nil, "/metrics read no further: this server ignores name[] (it sent a family not asked for), so its whole /metrics would be read for two families; feature gates taken as the version's defaults, the watch cache as unknown"
+		return nil, "/metrics read no further: this server ignores name[] (it sent a family not asked for), so its whole /metrics would be read for three families; feature gates taken as the version's defaults, the watch cache as unknown"
 	case s.cut:
 		return s.facts(), fmt.Sprintf("/metrics cut at %d KiB before every fact was read", limit>>10)
 	}

@@ -19,7 +19,7 @@ import (
 
 // namedAnswer is what a server that honours name[] (v1.37.2) answers to
 // serverinfo's request, taken from a recorded real /metrics text: the
-// lines of the two families asked for, whole, as promhttp's filter keeps
+// lines of the three families asked for, whole, as promhttp's filter keeps
 // them (v1.37.2-etcd-cache-on.metrics-named.txt is such an answer, recorded
 // as it came).
 func namedAnswer(t *testing.T, name string) string {
@@ -34,7 +34,8 @@ func namedAnswer(t *testing.T, name string) string {
 	var out strings.Builder
 	for _, l := range strings.SplitAfter(string(b), "\n") {
 		n := strings.TrimPrefix(strings.TrimPrefix(l, "# HELP "), "# TYPE ")
-		if strings.HasPrefix(n, familyFeatureEnabled+" ") || strings.HasPrefix(n, familyFeatureEnabled+"{") ||
+		if strings.HasPrefix(n, familyObjects+" ") || strings.HasPrefix(n, familyObjects+"{") ||
+			strings.HasPrefix(n, familyFeatureEnabled+" ") || strings.HasPrefix(n, familyFeatureEnabled+"{") ||
 			strings.HasPrefix(n, familyCacheCapacity+" ") || strings.HasPrefix(n, familyCacheCapacity+"{") {
 			out.WriteString(l)
 		}

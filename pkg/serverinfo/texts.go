@@ -17,6 +17,9 @@ import (
 // from the client side etcd and a shim such as kine (k3s) answer alike,
 // with the same 410 wordings, so it is never called etcd unless known.
 func (in *Info) StorageName() string {
+	if in.notOwn() {
+		return "the storage of the server that serves " + text.Echo(in.Resource) + " (not known to be this API server's)"
+	}
 	if in != nil && in.Storage != "" && in.Storage != "unknown" {
 		return in.Storage
 	}
@@ -56,6 +59,9 @@ type Served struct {
 // ListServed says who serves a list with these parameters: rv "" is a
 // consistent read, "0" any; match is "", NotOlderThan or Exact.
 func (in *Info) ListServed(rv, match string, limit int64) Served {
+	if in.notOwn() {
+		return in.notOwnServed()
+	}
 	first, from := in.firstPage(rv, match, limit)
 	exact := match == "Exact" || (match == "" && rv != "" && rv != "0" && limit > 0)
 	cont, cfrom := in.continuePages(exact)
@@ -158,6 +164,10 @@ func (in *Info) TooLargeWait(limit int64) string {
 // watch unless the WatchList feature gate is enabled": the request is
 // fine, the server lacks the feature.
 func (in *Info) StreamingRefusedHint() string {
+	if in.notOwn() {
+		// Its server's gate, not this one's (serves.go).
+		return "the request flags are fine: the server that serves " + text.Echo(in.Resource) + " does not serve streaming lists (whether it is this API server, whose WatchList gate would tell, is not known: " + in.ServesWhy + "); list, then watch from the list's RV, as client-go's informers fall back to"
+	}
 	on := "off"
 	if in.versionKnown() {
 		if _, seen := in.GatesSeen[GateWatchList]; seen {
@@ -193,7 +203,10 @@ func (in *Info) Summary() string {
 		v = "version unknown"
 	}
 	parts := []string{v}
-	if in.Resource != "" {
+	switch {
+	case in.notOwn():
+		parts = append(parts, fmt.Sprintf("%s: served by this API server itself not known (see the note)", text.Echo(in.Resource)))
+	case in.Resource != "":
 		cache := map[Tri]string{Yes: "on", No: "off", Unknown: "unknown"}[in.WatchCache]
 		parts = append(parts, fmt.Sprintf("watch cache for %s: %s", text.Echo(in.Resource), cache))
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
 	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
 	"github.com/watchrv/kubectl-watchrv/pkg/probe"
+	"github.com/watchrv/kubectl-watchrv/pkg/serverinfo"
 )
 
 // Server is what one API server answered for one collection.
@@ -137,7 +138,7 @@ func Measure(ctx context.Context, c *apiclient.Client, t apiclient.Target, endpo
 				s.Oldest, s.Width, s.WindowKnown = sr.Oldest, sr.Width(), true
 			}
 		}
-		s.setWatchCache()
+		s.setWatchCache(t.Resource.Name())
 		if w.Err != nil {
 			s.fail(w.Err)
 		}
@@ -169,13 +170,24 @@ const (
 // setWatchCache tells from what was measured whether the server has a
 // watch cache for the resource: who answered its probes' 410s (a watch
 // always goes to the watch cache where there is one, so storage's 410
-// means there is none), else its own /metrics (no series: none).
-func (s *Server) setWatchCache() {
+// means there is none), else its own /metrics (no series: none, for a
+// resource it serves itself: serverinfo.Serves; of another, such as an
+// aggregated API's, its /metrics shows none either way). resource is the
+// resource's name ("resource.group").
+func (s *Server) setWatchCache(resource string) {
+	group, _ := serverinfo.SplitName(resource)
+	found := serverinfo.Unknown
+	if s.Metrics != nil && s.Metrics.Found() {
+		found = serverinfo.Yes
+	}
+	own, why := serverinfo.Serves(resource, group, found, serverinfo.Unknown)
 	switch src := s.Source; {
 	case src == probe.SourceStorage:
 		s.WatchCache, s.WatchCacheWhy = CacheOff, "its probes' 410s came from storage: watches go to the watch cache where there is one"
 	case src == probe.SourceWatchCache:
 		s.WatchCache, s.WatchCacheWhy = CacheOn, "its watch cache answered the probes' 410s"
+	case s.Metrics != nil && s.Metrics.Note == "" && !s.Metrics.Found() && len(s.Metrics.Unmeasured) == 0 && own != serverinfo.Yes:
+		s.WatchCache, s.WatchCacheWhy = CacheUnknown, "whether it serves the resource itself is not known: "+why
 	case s.Metrics != nil && s.Metrics.Note == "" && !s.Metrics.Found() && len(s.Metrics.Unmeasured) == 0:
 		// (A series the server gave and that could not be measured is
 		// not "no series".)

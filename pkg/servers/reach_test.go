@@ -24,7 +24,7 @@ func TestReachIsOneRuleForReconnectAndExplain(t *testing.T) {
 			{Endpoint: "c", CurrentRV: 1519, CurrentKnown: true, CacheRV: 1519, CacheKnown: true, Oldest: 669, WindowKnown: true, Source: "storage"},
 		}
 		for _, s := range ss {
-			s.setWatchCache()
+			s.setWatchCache("configmaps")
 			s.setLag(s.CurrentRV, "")
 		}
 		return ss

@@ -171,7 +171,7 @@ func TestDecideServerWithoutWatchCache(t *testing.T) {
 	off := &Server{Endpoint: "b:6443", CurrentRV: 224, CurrentKnown: true, CacheRV: 230, CacheKnown: true, Source: "storage", Oldest: 221, WindowKnown: true}
 	unknown := &Server{Endpoint: "c:6443", CurrentRV: 224, CurrentKnown: true, CacheRV: 224, CacheKnown: true, Source: "none", Oldest: 1, WindowKnown: true}
 	for _, s := range []*Server{on, off, unknown} {
-		s.setWatchCache()
+		s.setWatchCache("configmaps")
 		s.setLag(s.CurrentRV, "")
 	}
 	if on.WatchCache != CacheOn || off.WatchCache != CacheOff || unknown.WatchCache != CacheUnknown {

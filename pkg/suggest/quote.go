@@ -3,6 +3,8 @@ package suggest
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 )
 
 // Quote makes w one shell word that the shell gives back unchanged: as it
@@ -24,9 +26,9 @@ func Quote(w string) string {
 	}
 	var b strings.Builder
 	b.WriteString("$'")
-	hex := func(c byte) {
-		b.WriteString(`\x` + string("0123456789abcdef"[c>>4]) + string("0123456789abcdef"[c&0xf]))
-	}
+	// The plugin's one form of a byte (text.ByteEscape), which $'...'
+	// reads back: \a, \r, \x1b as the output shows them.
+	hex := func(c byte) { b.WriteString(text.ByteEscape(c)) }
 	for i := 0; i < len(w); {
 		r, n := utf8.DecodeRuneInString(w[i:])
 		raw := w[i]
@@ -37,10 +39,6 @@ func Quote(w string) string {
 		case r == '\'' || r == '\\':
 			b.WriteByte('\\')
 			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\t':
-			b.WriteString(`\t`)
 		case r < 0x20 || r == 0x7f:
 			hex(byte(r))
 		case r >= 0x80 && r < 0xa0:

@@ -35,7 +35,7 @@ func TestQuoteRoundTripsThroughTheShell(t *testing.T) {
 	words := []string{
 		"plain", "app=demo", "", "a b", "it's", `"double"`, "$HOME", "`id`", "$(id)", "!x", "~root", "=ls",
 		"app in (a,b)", "a;b", "a|b", "a&b", "*", "?", "[x]", "{a,b}", "#c", "tab\there", "new\nline",
-		"esc\x1b[2J", "bell\x07", "c1\u009b", "back\\slash", "ünïcödé", "del\x7f", "bad\xffutf8", "'", `\'`,
+		"esc\x1b[2J", "bell\x07", "cr\r bs\b vt\v ff\f so\x0e", "c1\u009b", "back\\slash", "ünïcödé", "del\x7f", "bad\xffutf8", "'", `\'`,
 	}
 	for _, w := range words {
 		line := "kubectl " + Quote(w)

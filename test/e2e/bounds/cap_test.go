@@ -79,7 +79,7 @@ func TestEveryBodyIsReadWithinItsCap(t *testing.T) {
 
 		{framework.FaultEndlessVersion, []string{"version"}, capped, []string{"went past 64 KiB, the limit of a /version answer"}, quick},
 		{framework.FaultEndlessVersion, []string{"list", "cm"}, 0, nil, quick},
-		// list reads /metrics only as far as the facts it needs (64 KiB).
+		// list reads /metrics only as far as the facts it needs (256 KiB).
 		{framework.FaultEndlessMetrics, []string{"list", "cm"}, 0, nil, quick},
 		{framework.FaultEndlessMetrics, []string{"watch", "cm", "--follow", "--timeout", "3s"}, 0, []string{`re:Summary \(timeout after (2\.9\d*|3(\.\d+)?)s\)`}, quick},
 

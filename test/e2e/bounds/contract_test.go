@@ -121,7 +121,8 @@ func TestAnswersThatBreakTheContractFail(t *testing.T) {
 // the one list request: the list before a watch (--rv list), streaming's
 // list, probe's current RV (fresh user try 20: watch --rv list started
 // from an answer list refused, streaming counted a foreign item, probe
-// took its current RV from a list with an item newer than it).
+// took its current RV from a list with an item newer than it), an object
+// answered twice among them (adversary try 20 #7).
 func TestEveryListReaderRefusesABrokenList(t *testing.T) {
 	list := func(items string) framework.ScriptAnswer {
 		return framework.ScriptAnswer{Code: 200, Type: "application/json", Body: `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"100"},"items":[` + items + `]}`}
@@ -132,6 +133,10 @@ func TestEveryListReaderRefusesABrokenList(t *testing.T) {
 	}{
 		"another namespace": {list(`{"metadata":{"name":"b","namespace":"other","uid":"u1","resourceVersion":"10"}}`), `is in namespace "other", not "default"`},
 		"an item newer":     {list(`{"metadata":{"name":"a","namespace":"default","uid":"u2","resourceVersion":"500"}}`), "newer than the list's 100"},
+		// Adversary try 20 #7: one object three times was counted 3
+		// times, printed 3 times by -o name, and watched from.
+		"the same object thrice":  {list(strings.Repeat(`{"metadata":{"name":"a","namespace":"default","uid":"u-a","resourceVersion":"90"}}`+",", 2) + `{"metadata":{"name":"a","namespace":"default","uid":"u-a","resourceVersion":"90"}}`), `object "default/a" more than once (2 items repeat an earlier one)`},
+		"one UID for two objects": {list(`{"metadata":{"name":"a","namespace":"default","uid":"u1","resourceVersion":"10"}},{"metadata":{"name":"b","namespace":"default","uid":"u1","resourceVersion":"11"}}`), `UID "u1" for more than one object (the second: object "default/b")`},
 	} {
 		// The streaming watch ends its (empty) state with the bookmark, so
 		// that streaming's list is what decides.
@@ -182,6 +187,49 @@ func TestFollowGivesUpOnStreamsThatBringNothingNew(t *testing.T) {
 			}
 			if strings.Contains(r.Stdout+r.Stderr, "from RV abc") {
 				t.Errorf("an opaque bookmark RV became the resume point:\n%s", r.Stderr)
+			}
+		})
+	}
+}
+
+// A cluster-scoped collection holds no object of a namespace, and a list
+// holds an object once across its pages: an answer that breaks either is
+// refused by list, watch --rv list and watch alike (adversary try 20 #15:
+// list ns showed an item of namespace kube-system and suggested a watch;
+// #7: the same object on two pages was counted twice).
+func TestClusterScopedAndPagedBreachesFail(t *testing.T) {
+	const nsDiscovery = `{"kind":"APIResourceList","groupVersion":"v1","resources":[{"name":"configmaps","singularName":"configmap","namespaced":true,"kind":"ConfigMap","verbs":["get","list","watch"],"shortNames":["cm"]},{"name":"namespaces","singularName":"namespace","namespaced":false,"kind":"Namespace","verbs":["get","list","watch"],"shortNames":["ns"]}]}`
+	namespaced := `{"kind":"Namespace","apiVersion":"v1","metadata":{"name":"a","namespace":"kube-system","uid":"u-a","resourceVersion":"90"}}`
+	_, nskc := framework.ServeScript(t, map[string]framework.ScriptAnswer{
+		"/api/v1":                  {Code: 200, Type: "application/json", Body: nsDiscovery},
+		"/api/v1/namespaces":       {Code: 200, Type: "application/json", Body: `{"kind":"NamespaceList","apiVersion":"v1","metadata":{"resourceVersion":"100"},"items":[` + namespaced + `]}`},
+		"/api/v1/namespaces?watch": {Code: 200, Type: "application/json", Body: `{"type":"ADDED","object":` + namespaced + "}\n"},
+	})
+	a := `{"metadata":{"name":"a","namespace":"default","uid":"u-a","resourceVersion":"90"}}`
+	_, pagedkc := framework.ServeScriptPages(t, "/api/v1/namespaces/default/configmaps", []string{
+		`{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"100","continue":"1"},"items":[` + a + `]}`,
+		`{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"100"},"items":[` + a + `]}`,
+	}, nil)
+	for _, c := range []struct {
+		kc, contract, breach string
+		args                 []string
+	}{
+		{nskc, "List", `object "kube-system/a" is in namespace "kube-system", where namespaces are cluster-scoped`, []string{"list", "ns"}},
+		{nskc, "List", "where namespaces are cluster-scoped", []string{"list", "ns", "-o", "name"}},
+		{nskc, "List", "where namespaces are cluster-scoped", []string{"watch", "ns", "--rv", "list", "--timeout", "3s"}},
+		{nskc, "Watch", "where namespaces are cluster-scoped", []string{"watch", "ns", "--rv", "5", "--timeout", "3s"}},
+		{pagedkc, "List", `object "default/a" more than once`, []string{"list", "cm"}},
+		{pagedkc, "List", `object "default/a" more than once`, []string{"list", "cm", "-o", "name"}},
+		{pagedkc, "List", `object "default/a" more than once`, []string{"watch", "cm", "--rv", "list", "--timeout", "3s"}},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			r := framework.Run(t, c.kc, time.Minute, c.args...)
+			line := lastLine(r.Stderr)
+			if r.Code != 1 || !strings.Contains(line, "broke the "+c.contract+" contract") || !strings.Contains(line, c.breach) {
+				t.Errorf("exit %d, last line %q: want exit 1 and the %s contract's breach (%s)", r.Code, line, c.contract, c.breach)
+			}
+			if strings.Contains(r.Stdout, "Watch from here:       kubectl") || strings.Contains(r.Stdout, "namespace/a") || strings.Contains(r.Stdout, "configmap/a") {
+				t.Errorf("prints the refused answer as the collection's:\n%s", r.Stdout)
 			}
 		})
 	}

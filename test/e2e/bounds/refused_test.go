@@ -15,7 +15,7 @@ import (
 
 // netHTTPWords are net/http's (and its HTTP/2 client's) words for an
 // answer it refuses: none may reach any output (adversary try 19 #3).
-var netHTTPWords = []string{"!net/http", "!malformed", "!transport connection broken", "!MIME", "!stream error", "!pseudo header", "!invalid header field", "!invalid byte in chunk length", "!chunked line ends", "!multiple Content-Length"}
+var netHTTPWords = []string{"!the server failed the request", "!a Status without a code", "!net/http", "!malformed", "!transport connection broken", "!MIME", "!stream error", "!pseudo header", "!invalid header field", "!invalid byte in chunk length", "!chunked line ends", "!multiple Content-Length"}
 
 // refusedWords: what every single-target command's one error line says
 // of an answer net/http refuses: the server, the request, what was wrong
@@ -62,6 +62,12 @@ func TestAnAnswerNetHTTPRefusesIsNamed(t *testing.T) {
 		{"folded-first-line", "HTTP/1.1 200 OK\r\n Content-Type: application/json", "{}", "a head", "a first header line that starts with a space (a folded line)"},
 		{"two-content-lengths", "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 3", "{}", "a head", "Content-Length headers that differ"},
 		{"transfer-encoding", "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip", "{}", "a head", `a Transfer-Encoding other than chunked: "gzip"`},
+		// Three digits net/http takes, and no HTTP status (adversary try
+		// 20 #15: 000 was "a Status without a code", 999 "the server
+		// failed the request").
+		{"status-000", "HTTP/1.1 000 X\r\nContent-Type: application/json", "{}", "a head", "a status code 000, which is no HTTP status (HTTP's are 100 to 599)"},
+		{"status-600", "HTTP/1.1 600 X\r\nContent-Type: application/json", "{}", "a head", "a status code 600, which is no HTTP status (HTTP's are 100 to 599)"},
+		{"status-999", "HTTP/1.1 999 X\r\nContent-Type: application/json", "{}", "a head", "a status code 999, which is no HTTP status (HTTP's are 100 to 599)"},
 		{"chunked-framing", "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked", "5\r\n{\"kin\r\nzz\r\n{}\r\n", "a body", "its chunked framing is broken (a chunk length that is not hexadecimal)"},
 	}
 	for _, h := range heads {

@@ -72,6 +72,57 @@ func TestRVsThatGoBackAreNeverNumbers(t *testing.T) {
 			}
 		})
 	}
+	// Adversary try 20 #9: a watch from RV 1 that replays an event above
+	// the current RV (150 over 100): the human output gave a window "(0,
+	// 1]" and "nothing has expired" above the error that says no window is
+	// given. No form gives a window, a bound or who answered then.
+	for _, args := range [][]string{{"probe", "cm"}, {"probe", "--all", "-n", "default"}} {
+		t.Run("an event above the current RV: "+strings.Join(args, " "), func(t *testing.T) {
+			_, kc := framework.ServeScript(t, map[string]framework.ScriptAnswer{
+				"/api/v1/namespaces/default/configmaps?watch": {Code: 200, Type: "application/json", Body: `{"type":"ADDED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","namespace":"default","uid":"u-a","resourceVersion":"150"}}}` + "\n"},
+			})
+			r := framework.Run(t, kc, time.Minute, args...)
+			row := ""
+			for _, l := range strings.Split(r.Stdout, "\n") {
+				if strings.HasPrefix(l, "configmaps ") {
+					row = l
+				}
+			}
+			code := 1
+			if args[1] == "--all" {
+				code = 12 // deployments answered
+			}
+			if r.Code != code || !strings.Contains(r.Stdout+r.Stderr, "below RV 150") || strings.Contains(r.Stdout, "nothing has expired") ||
+				strings.Contains(r.Stdout, "Answered by") || strings.Contains(row, "(0, 1]") || strings.Contains(row, " none ") || len(strings.Fields(row)) < 4 {
+				t.Errorf("exit %d, want %d, the RVs that went back named, and no window nor verdict:\n%s%s", r.Code, code, r.Stdout, r.Stderr)
+			}
+			j := framework.Run(t, kc, time.Minute, append(args, "-o", "json")...)
+			var one map[string]any
+			var all struct {
+				Resources []map[string]any `json:"resources"`
+			}
+			rows := []map[string]any{}
+			if json.Unmarshal([]byte(j.Stdout), &all) == nil && len(all.Resources) > 0 {
+				rows = all.Resources
+			} else if json.Unmarshal([]byte(j.Stdout), &one) == nil {
+				rows = append(rows, one)
+			}
+			seen := false
+			for _, row := range rows {
+				if row["resource"] != "configmaps" {
+					continue
+				}
+				seen = true
+				answer, _ := row["answer"].(map[string]any)
+				if row["found"] != false || row["bracket"] != nil || row["boundBy"] != nil || answer["source"] != "unknown" || answer["startedAt1"] != nil {
+					t.Errorf("-o json: exit %d: a window or a verdict from RVs that went back: %v", j.Code, row)
+				}
+			}
+			if !seen {
+				t.Errorf("-o json: exit %d, no configmaps row:\n%s", j.Code, j.Stdout)
+			}
+		})
+	}
 	t.Run("oldest above the current RV, the cluster wrote since", func(t *testing.T) {
 		_, kc := framework.ServeRVScript(t, framework.RVScript{Currents: []uint64{1000, 6000}, Oldest: 5000})
 		r := framework.Run(t, kc, time.Minute, "probe", "cm", "-o", "json")

@@ -225,3 +225,39 @@ func ServeScript(t testing.TB, script map[string]ScriptAnswer) (*ScriptServer, s
 
 // Host is the server's host:port, as --endpoints takes it.
 func (s *ScriptServer) Host() string { return s.ln.Addr().String() }
+
+// ServeScriptPages is ServeScript with the list of path answered page by
+// page: pages[0] to a request without a continue token, pages[i] to
+// continue=i (each page's body carries the token of the next, "1", "2",
+// ...): an answer of several pages, which one path's script cannot give.
+func ServeScriptPages(t testing.TB, path string, pages []string, script map[string]ScriptAnswer) (*ScriptServer, string) {
+	t.Helper()
+	answer := func(w http.ResponseWriter, r *http.Request) bool {
+		q := r.URL.Query()
+		if r.URL.Path != path || q.Get("watch") != "" {
+			return false
+		}
+		i, err := strconv.Atoi(q.Get("continue"))
+		if q.Get("continue") == "" {
+			i, err = 0, nil
+		}
+		if err != nil || i < 0 || i >= len(pages) {
+			w.WriteHeader(410)
+			_, _ = io.WriteString(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"no such continue token","reason":"Expired","code":410}`)
+			return true
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, pages[i])
+		return true
+	}
+	s, err := startScript(script, answer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	kc, err := s.Kubeconfig(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, kc
+}

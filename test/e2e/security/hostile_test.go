@@ -37,7 +37,8 @@ type hostileRun struct {
 // fields) and neither stdout nor stderr (not terminals here) may hold a
 // control byte: C0 but \n and \t, DEL, C1, invalid UTF-8. The hostile
 // input must show up escaped (\x1b, \u009b), so every field was printed
-// and defanged, not dropped. A real kube-apiserver carries what it can:
+// and defanged, not dropped, and each byte one way everywhere (\a, never
+// \x07 beside it). A real kube-apiserver carries what it can:
 // its Status messages and audit log (an object name with ESC in a path,
 // C1 controls in a user agent and an impersonated user); the hostile fake
 // server (framework.HostileServer) the rest, which no real server stores.
@@ -143,6 +144,15 @@ func TestNoControlByteReachesATerminal(t *testing.T) {
 		}
 		both := res.Stdout + res.Stderr
 		shown := strings.Contains(both, `\x1b`) || strings.Contains(both, `\u009b`)
+		// One form per byte on every path (text.ByteEscape, Go's as %q
+		// writes them): a BEL is \a and a CR \r in a row, a note, a
+		// quoted value and a suggested command alike (adversary try 20
+		// #15: \x07 in a row, \a in the breach line under it).
+		for _, other := range []string{`\x07`, `\x0d`, `\x08`} {
+			if strings.Contains(both, other) {
+				t.Errorf("%s: a byte shown as %s, where every other path shows it in Go's escapes (\\a, \\r, \\b):\n%s", r.name, other, both)
+			}
+		}
 		switch {
 		case r.quiet == "" && !shown:
 			t.Errorf("%s: no hostile field was shown (exit %d): the test proves nothing here:\n%s\n%s", r.name, res.Code, res.Stdout, res.Stderr)

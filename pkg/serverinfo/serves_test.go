@@ -1,0 +1,67 @@
+package serverinfo
+
+import (
+	"strings"
+	"testing"
+)
+
+// Every text that names a watch cache, storage or etcd/kine is of a
+// resource the API server serves itself: on a real v1.37.2 with a custom
+// resource (widgets.example.com) and an aggregated API
+// (gadgets.fake.watchrv.test, served by another server through the
+// kube-aggregator; recorded as v1.37.2-aggregated.metrics-named.txt, the
+// answer to the named request), the aggregated resource is said not known
+// to be the server's, and none of its texts names a cache or a storage
+// (adversary try 20 #6: "Served by: storage (etcd, or a shim such as
+// kine)" and kine's caveat for gadgets); the built-in and custom ones keep
+// theirs.
+func TestOnlyTheServersOwnResourcesNameItsCacheOrStorage(t *testing.T) {
+	git, minor := recordedVersion(t, "v1.37.2-etcd-cache-on")
+	for _, c := range []struct {
+		group, resource string
+		serves          Tri
+		cache           Tri
+		first           string // in ListServed's first page
+	}{
+		{"", "configmaps", Yes, Yes, "the watch cache once it has caught up with storage"},
+		{"", "events", Yes, No, "storage (etcd, or a shim such as kine): this resource has no watch cache"},
+		{"example.com", "widgets", Yes, Yes, "the watch cache once it has caught up with storage"},
+		{"fake.watchrv.test", "gadgets", Unknown, Unknown, "this API server if gadgets.fake.watchrv.test is its own, else another server behind it; which one is not known"},
+	} {
+		name := Name(c.group, c.resource)
+		s := scanMetrics(strings.NewReader(namedAnswer(t, "v1.37.2-aggregated")), MetricsCap, c.group, c.resource)
+		if s.err != nil || s.unfiltered || s.cut {
+			t.Fatalf("%s: %+v", name, s)
+		}
+		in := Build(git, minor, s.facts(), "", name)
+		if in.Serves != c.serves || in.WatchCache != c.cache {
+			t.Errorf("%s: serves %s, watch cache %s; want %s, %s", name, in.Serves, in.WatchCache, c.serves, c.cache)
+		}
+		sv := in.ListServed("", "", 500)
+		texts := []string{sv.First, sv.Continue, in.StorageName(), in.Summary(), in.Note(), in.TooLargeWait(500)}
+		if !strings.Contains(sv.First, c.first) {
+			t.Errorf("%s: first page served by %q, want %q", name, sv.First, c.first)
+		}
+		if c.serves == Yes {
+			continue
+		}
+		for _, txt := range texts {
+			for _, claim := range []string{"etcd", "kine", "the watch cache", "watch cache for", "has no watch cache"} {
+				if strings.Contains(txt, claim) {
+					t.Errorf("%s: %q names %q of a resource the server is not known to serve", name, txt, claim)
+				}
+			}
+		}
+		if sv.FirstFrom != ByEither || sv.ContinueFrom != ByEither || !in.BookmarksExpected() && in.WatchCache != No {
+			t.Errorf("%s: served %+v", name, sv)
+		}
+	}
+	// Not read at all: a group that is not built in is not known to be
+	// the server's; a built-in one is.
+	if in := Build(git, minor, nil, ForbiddenNote, "gadgets.fake.watchrv.test"); in.Serves != Unknown || strings.Contains(in.ListServed("", "", 1).First, "etcd") {
+		t.Errorf("/metrics forbidden: %+v", in)
+	}
+	if in := Build(git, minor, nil, ForbiddenNote, "configmaps"); in.Serves != Yes {
+		t.Errorf("/metrics forbidden, configmaps: %+v", in)
+	}
+}
