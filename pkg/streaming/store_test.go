@@ -1,6 +1,8 @@
 package streaming
 
 import (
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -131,7 +133,7 @@ func replayCheck(t *testing.T, body []byte, list []apiclient.ItemMeta, listRV st
 	consume(ctx, watchstream.FromReader(bytes.NewReader(body)), streamingList(), sw, maxStoredBeyondList+n, &r, store)
 	r.InitialObjects, r.AddedEvents = store.Len(), store.Added
 	if r.BookmarkReceived {
-		if err := compare(context.Background(), nil, apiclient.Target{}, Options{}, &r, store, list); err != nil {
+		if err := compare(context.Background(), nil, allNamespaces, Options{}, &r, store, list); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -140,10 +142,15 @@ func replayCheck(t *testing.T, body []byte, list []apiclient.ItemMeta, listRV st
 }
 
 // streamingList is the contract of the check's streaming watch, of a
-// collection with no namespace or selector to hold its objects to.
+// namespaced collection across all namespaces with no selector (the
+// recordings are configmaps): no namespace or selector to hold its
+// objects to.
 func streamingList() *watchstream.Contract {
-	return watchstream.NewContract(apiclient.Target{}, watchstream.Options{SendInitialEvents: true})
+	return watchstream.NewContract(allNamespaces, watchstream.Options{SendInitialEvents: true})
 }
+
+// allNamespaces is the target of the recordings: configmaps, -A.
+var allNamespaces = apiclient.Target{Resource: apiclient.Resource{GVR: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, Kind: "ConfigMap", Namespaced: true}}
 
 // A stream that sends objects without end is read into a bounded store:
 // the check stops at the limit and says so.
