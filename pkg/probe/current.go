@@ -43,10 +43,11 @@ type FutureCheck struct {
 	ListMessage string  `json:"listMessage,omitempty"`
 	ListMillis  float64 `json:"listMs"`
 	// Watch: a watch from the future RV (expected on v1.37.2: held silently).
-	WatchOutcome  Outcome `json:"watchOutcome"`
-	WatchEvidence string  `json:"watchEvidence"`
-	WatchMillis   float64 `json:"watchMs"`
-	WatchHeldFor  string  `json:"watchHeldFor"`
+	// Empty when the run was cut before the watch was answered.
+	WatchOutcome  Outcome `json:"watchOutcome,omitempty"`
+	WatchEvidence string  `json:"watchEvidence,omitempty"`
+	WatchMillis   float64 `json:"watchMs,omitempty"`
+	WatchHeldFor  string  `json:"watchHeldFor,omitempty"`
 }
 
 // Future shows what this server does with an RV ahead of it: one list and
@@ -56,11 +57,12 @@ func Future(ctx context.Context, c *apiclient.Client, t apiclient.Target, curren
 		return nil, fmt.Errorf("an RV %d past the current RV %d does not fit in 64 bits", ahead, current)
 	}
 	rv := current + ahead
-	f := &FutureCheck{ResourceVersion: strconv.FormatUint(rv, 10), WatchHeldFor: hold.String()}
+	f := &FutureCheck{ResourceVersion: strconv.FormatUint(rv, 10)}
 	lctx, sw := apiclient.StartStopwatch(ctx) // the --qps pacing left out
 	_, err := listing.List(lctx, c, t, listing.PageOptions{Limit: 1, ResourceVersion: f.ResourceVersion, ResourceVersionMatch: "NotOlderThan", Budget: b})
-	if apiclient.NotSent(err) {
-		return f, err
+	if apiclient.Unanswered(ctx, err) {
+		// Not sent, or cut by the signal: nothing of the check to show.
+		return nil, err
 	}
 	f.ListMillis = float64(sw.Elapsed().Microseconds()) / 1000
 	switch {
@@ -75,10 +77,10 @@ func Future(ctx context.Context, c *apiclient.Client, t apiclient.Target, curren
 		f.ListMessage = err.Error()
 	}
 	w := TryWatch(ctx, c, t, rv, TryOptions{Wait: hold, Budget: b})
-	if err := w.NotSent(); err != nil {
-		return f, err
+	if err := w.Unanswered(); err != nil {
+		return f, err // the list's answer only: no watch was answered
 	}
-	f.WatchOutcome, f.WatchEvidence, f.WatchMillis = w.Outcome, w.Evidence, w.LatencyMillis
+	f.WatchOutcome, f.WatchEvidence, f.WatchMillis, f.WatchHeldFor = w.Outcome, w.Evidence, w.LatencyMillis, hold.String()
 	if w.Outcome == OutcomeOK && w.Silent {
 		f.WatchEvidence = fmt.Sprintf("held silently: no event and no error for %s", hold)
 	}

@@ -26,6 +26,7 @@ import (
 // token taken from b.
 func TryExactList(ctx context.Context, c *apiclient.Client, t apiclient.Target, rv uint64, b *apiclient.Budget) (res Try) {
 	res = Try{ResourceVersion: rv}
+	defer res.cutUnanswered(ctx) // run last: after timeFrom
 	// Timed from before the token: the stopwatch leaves its wait out.
 	ctx, sw := apiclient.StartStopwatch(ctx)
 	defer res.timeFrom(sw)

@@ -41,6 +41,10 @@ type InterruptedError struct{ Resource string }
 
 func (e *InterruptedError) Error() string { return "interrupted while probing " + e.Resource }
 
+// Unwrap is the cancel that cut the probe, so that every check of an
+// interruption (errors.Is context.Canceled) sees it.
+func (e *InterruptedError) Unwrap() error { return context.Canceled }
+
 // ForbiddenError: RBAC refused the list or the watch.
 type ForbiddenError struct {
 	Resource string
@@ -83,9 +87,12 @@ func (w *Result) Failure(maxRequests int) error {
 // Reason is the one-word reason of a failed probe.
 func Reason(err error) string {
 	var back *OutOfOrderError
+	var cut *InterruptedError
 	switch {
 	case errors.Is(err, ErrOpaqueRV):
 		return "OpaqueRV"
+	case errors.As(err, &cut):
+		return "Interrupted"
 	case errors.As(err, &back):
 		return "RVsOutOfOrder"
 	}

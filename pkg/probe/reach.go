@@ -48,6 +48,7 @@ func TryWatchThrough(ctx context.Context, c *apiclient.Client, t apiclient.Targe
 	if !takeToken(ctx, opts.Budget, &res) {
 		return res
 	}
+	defer res.cutUnanswered(ctx) // run last: the try's own ctx is below
 	ctx, sw := apiclient.StartStopwatchOn(ctx, clk)
 	defer res.timeFrom(sw)
 	wo := watchstream.Options{ResourceVersion: strconv.FormatUint(rv, 10), RVSet: true, TimeoutSeconds: 60}

@@ -83,6 +83,7 @@ func Run(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options
 		w.Requests = b.Used() - used
 		w.Duration = sw.Elapsed()
 	}()
+	defer w.leaveOutTheCut(ctx)
 	var itemRV uint64
 	w.Current, w.CurrentRaw, itemRV, w.Err = ReadCurrent(ctx, c, t, listing.CurrentOptions{Budget: b, Retry: o.Search.Retry})
 	if w.Err != nil {
@@ -140,6 +141,25 @@ func Run(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options
 		w.Future, w.Err = Future(ctx, c, t, w.Search.Current, o.FutureAhead, o.FutureHold, b)
 	}
 	return w
+}
+
+// leaveOutTheCut drops from a run the signal cut (apiclient.Cut) the step
+// it cut: a search that found no bound, a verification that neither held
+// nor failed (its cut watch is unanswered: Try.Unanswered), and says the
+// run was interrupted, never the cut's "context canceled" as a reason of
+// its own ("Other"). What the signal cut is not printed (docs/exit-codes.md,
+// 130; fresh user try 21 F2); the steps answered before it are.
+func (w *Result) leaveOutTheCut(run context.Context) {
+	if w.Err == nil || !apiclient.Cut(run) {
+		return
+	}
+	w.Err = &InterruptedError{Resource: w.Target.Resource.Name()}
+	if w.Search != nil && !w.Search.Found {
+		w.Search = nil
+	}
+	if v := w.Verify; v != nil && !v.Holds && v.FailureReason == "" {
+		w.Verify = nil
+	}
 }
 
 // settleStorageBound proves with real watches, each read through every

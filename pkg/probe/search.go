@@ -11,7 +11,8 @@ import (
 // TryFunc tries one RV: one request (TryWatch or TryExactList in real
 // use; a simulated server in the unit tests).
 // It takes its token from the search's budget itself (the rule of
-// apiclient.Budget) and says so by Try.NotSent when the budget refused it.
+// apiclient.Budget) and says so by Try.Unanswered when the budget refused
+// it (or the run was cut before its answer).
 type TryFunc func(ctx context.Context, rv uint64) Try
 
 // SearchOptions bound the search.
@@ -176,7 +177,7 @@ func (r *SearchResult) settle() {
 func (r *SearchResult) attempt(ctx context.Context, probe TryFunc, rv uint64, o SearchOptions) (Try, error) {
 	for failed := 1; ; failed++ {
 		res := probe(ctx, rv)
-		if err := res.NotSent(); err != nil {
+		if err := res.Unanswered(); err != nil {
 			return Try{}, err
 		}
 		r.Probes = append(r.Probes, res)

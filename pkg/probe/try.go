@@ -90,8 +90,9 @@ type Try struct {
 	// silent: the RV of the change it should have replayed. A server whose
 	// watch cache has not seen that change yet answers this way.
 	MissedChangeRV uint64 `json:"-"`
-	// notSent is why the request was never sent (the budget refused it):
-	// such a Try is no answer and no probe.
+	// notSent is why the request has no answer: it was never sent (the
+	// budget refused it), or the run was cut before its answer came
+	// (cutUnanswered). Such a Try is no answer and no probe.
 	notSent error
 	// unbounded is an answer past the plugin's bounds (a body over its
 	// cap): fatal, and asError returns it with its class (exit 13).
@@ -119,9 +120,23 @@ func (r *Try) timeFrom(sw *apiclient.Stopwatch) {
 	r.LatencyMillis = float64(r.Latency.Microseconds()) / 1000
 }
 
-// NotSent is why the request of this Try was never sent (the budget
-// refused it), or nil when it was sent.
-func (r Try) NotSent() error { return r.notSent }
+// Unanswered is why the request of this Try has no answer to record (the
+// budget refused it, or the run was cut before its answer: an error
+// wrapping context.Canceled), or nil when the server answered it.
+func (r Try) Unanswered() error { return r.notSent }
+
+// cutUnanswered leaves no outcome on a try the run cut (apiclient.Cut):
+// run is the caller's context (not the try's own, which the try cancels
+// itself on a header timeout). A try the server had answered (a Status,
+// an event, a watch held silently for the whole wait) keeps its answer;
+// any other (a transport error, "cancelled", "the run ended") was the
+// cut's, and is unanswered (fresh user try 21 F2).
+func (r *Try) cutUnanswered(run context.Context) {
+	if r.notSent != nil || !apiclient.Cut(run) || r.Outcome == OutcomeOK || r.Outcome == OutcomeExpired || r.Code != 0 {
+		return
+	}
+	*r = Try{ResourceVersion: r.ResourceVersion, notSent: run.Err()}
+}
 
 // TryOptions tune one probe.
 type TryOptions struct {
@@ -167,6 +182,7 @@ func TryWatch(ctx context.Context, c *apiclient.Client, t apiclient.Target, rv u
 	if !takeToken(ctx, opts.Budget, &res) {
 		return res
 	}
+	defer res.cutUnanswered(ctx) // run last: the try's own ctx is below
 	ctx, sw := apiclient.StartStopwatchOn(ctx, clk)
 	defer res.timeFrom(sw)
 	// The server ends the watch by itself shortly after the wait, in case

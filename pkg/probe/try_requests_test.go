@@ -39,18 +39,18 @@ func TestProbeRequestsTakeTheirOwnToken(t *testing.T) {
 	}
 	tg := apiclient.Target{Resource: apiclient.Resource{GVR: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, Namespaced: true}, Namespace: "recorded"}
 	b := apiclient.NewBudget(1, 0)
-	if r := TryExactList(context.Background(), c, tg, 215, b); r.Outcome != OutcomeOK || r.NotSent() != nil || b.Used() != 1 || requests != 1 {
+	if r := TryExactList(context.Background(), c, tg, 215, b); r.Outcome != OutcomeOK || r.Unanswered() != nil || b.Used() != 1 || requests != 1 {
 		t.Fatalf("want one answered exact list and one token, got %+v, %d tokens, %d requests", r, b.Used(), requests)
 	}
 	r := TryWatch(context.Background(), c, tg, 215, TryOptions{Budget: b})
-	if !errors.Is(r.NotSent(), apiclient.ErrBudgetExhausted) || r.Outcome != "" || requests != 1 || b.Used() != 1 {
-		t.Fatalf("a watch with the budget spent must not be sent: %+v (%v), %d requests", r, r.NotSent(), requests)
+	if !errors.Is(r.Unanswered(), apiclient.ErrBudgetExhausted) || r.Outcome != "" || requests != 1 || b.Used() != 1 {
+		t.Fatalf("a watch with the budget spent must not be sent: %+v (%v), %d requests", r, r.Unanswered(), requests)
 	}
 	// The watch read through to the current RV (a bound storage answered)
 	// is a request of the budget too.
 	r = TryWatchThrough(context.Background(), c, tg, 215, 300, TryOptions{Budget: b})
-	if !errors.Is(r.NotSent(), apiclient.ErrBudgetExhausted) || r.Outcome != "" || requests != 1 || b.Used() != 1 {
-		t.Fatalf("a read-through watch with the budget spent must not be sent: %+v (%v), %d requests", r, r.NotSent(), requests)
+	if !errors.Is(r.Unanswered(), apiclient.ErrBudgetExhausted) || r.Outcome != "" || requests != 1 || b.Used() != 1 {
+		t.Fatalf("a read-through watch with the budget spent must not be sent: %+v (%v), %d requests", r, r.Unanswered(), requests)
 	}
 }
 

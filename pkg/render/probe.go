@@ -250,6 +250,9 @@ func futureText(f *probe.FutureCheck) string {
 	if f.ListCode != 0 {
 		list = fmt.Sprintf("list -> %d %s after %s (%s)", f.ListCode, f.ListOutcome, millis(f.ListMillis), f.ListMessage)
 	}
+	if f.WatchOutcome == "" {
+		return list // the run was cut before the watch was answered
+	}
 	return list + "; watch -> " + f.WatchEvidence
 }
 

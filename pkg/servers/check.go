@@ -2,7 +2,6 @@ package servers
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
@@ -60,8 +59,10 @@ type Repeated struct {
 // The same question for one server (the kubeconfig's) and for every server
 // (CheckAcross).
 func Repeat(ctx context.Context, c *apiclient.Client, t apiclient.Target, q Question, b *apiclient.Budget) Repeated {
-	notSent := func(err error) Repeated {
-		return Repeated{Outcome: probe.OutcomeFatal, Err: err, Tried: &diagnose.Tried{Request: q.request(), Answer: text.OneLine(err.Error())}}
+	// A request with no answer (the budget refused it, or the run was
+	// cut: apiclient.Unanswered) was not tried: no Tried, only its error.
+	unanswered := func(err error) Repeated {
+		return Repeated{Outcome: probe.OutcomeFatal, Err: err}
 	}
 	if q.Class == diagnose.ClassExpired && !q.exactList() {
 		// A watch counts as working only once it replayed every change up
@@ -74,8 +75,8 @@ func Repeat(ctx context.Context, c *apiclient.Client, t apiclient.Target, q Ques
 		} else {
 			r = probe.TryWatch(ctx, c, t, q.RV, probe.TryOptions{Budget: b, Wait: probe.ReachSilence})
 		}
-		if err := r.NotSent(); err != nil {
-			return notSent(err)
+		if err := r.Unanswered(); err != nil {
+			return unanswered(err)
 		}
 		tr := &diagnose.Tried{Request: q.request(), Works: r.Outcome == probe.OutcomeOK, Refused: r.Outcome == probe.OutcomeExpired, Answer: r.Evidence}
 		if r.Message != "" {
@@ -88,9 +89,8 @@ func Repeat(ctx context.Context, c *apiclient.Client, t apiclient.Target, q Ques
 		po.ResourceVersionMatch = "Exact"
 	}
 	_, err := listing.List(ctx, c, t, po)
-	var ns *apiclient.NotSentError
-	if errors.As(err, &ns) {
-		return notSent(err)
+	if apiclient.Unanswered(ctx, err) {
+		return unanswered(err)
 	}
 	rep := Repeated{Tried: &diagnose.Tried{Request: q.request(), Works: err == nil, Answer: "answered"}, Outcome: probe.OutcomeOK}
 	if err != nil {

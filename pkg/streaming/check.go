@@ -407,8 +407,8 @@ func compare(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Opt
 		return nil
 	}
 	r.Requests++
-	if listFailsTheCheck(err) {
-		return err
+	if listFailsTheCheck(err) || apiclient.Unanswered(ctx, err) {
+		return err // a cut list is no problem of the server's
 	}
 	if err != nil {
 		r.Problems = append(r.Problems, "the state was not checked at the bookmark's RV "+r.BookmarkResourceVersion+": "+text.OneLine(err.Error()))

@@ -19,7 +19,9 @@ import (
 // the check the signal cut). Each command is stopped in each request it
 // sends: the list, and streaming's watch after its list answered.
 // (explain-error --check is not here: its explanation of the message is
-// made before any request, and is printed when the check is cut.)
+// made before any request, and is printed when the check is cut; that no
+// command prints a cut request as an answer, whichever request the
+// signal cut, is TestACutRequestIsNoOutcome.)
 func TestAnInterruptedRunPrintsNoRow(t *testing.T) {
 	const path = "/api/v1/namespaces/default/configmaps"
 	hang := framework.ScriptAnswer{Hang: true}

@@ -21,6 +21,10 @@ import (
 type RVScript struct {
 	Currents      []uint64
 	Oldest, Named uint64
+	// HangAt, when set, is the request of a collection (its lists and
+	// watches counted together, from 1) left unanswered until the client
+	// goes: the request a signal is to cut.
+	HangAt int
 }
 
 // ServeRVScript starts a ScriptServer (its defaults elsewhere) whose
@@ -37,10 +41,19 @@ func ServeRVScriptOver(t testing.TB, rs RVScript, script map[string]ScriptAnswer
 	t.Helper()
 	var mu sync.Mutex
 	lists := 0
+	asked := map[string]int{}
 	answer := func(w http.ResponseWriter, r *http.Request) bool {
 		p := r.URL.Path
 		if !strings.HasSuffix(p, "/configmaps") && !strings.HasSuffix(p, "/deployments") {
 			return false
+		}
+		mu.Lock()
+		asked[p]++
+		hang := asked[p] == rs.HangAt
+		mu.Unlock()
+		if hang {
+			<-r.Context().Done()
+			return true
 		}
 		w.Header().Set("Content-Type", "application/json")
 		kind := "ConfigMap"

@@ -1,0 +1,74 @@
+//go:build e2e
+
+package bounds
+
+import (
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
+)
+
+// A request the signal cut is no answer: its error (context canceled) is
+// never printed as one, in any command, whichever of its requests the
+// signal cut (fresh user try 21 F2: probe --future printed the cut list
+// as "list -> Other" and a watch never sent as held for 2s; explain-error
+// --check "a list not older than RV 999999 fails (... context
+// canceled)"). Each command is first run whole, to count the requests of
+// the collection it sends; then once per request, that request left
+// unanswered and the run stopped with SIGINT while it waits: exit 130,
+// "interrupted", and no word of the cut on stdout (what was answered
+// before it may be printed). explain-error --check still prints its
+// explanation, made before any request.
+func TestACutRequestIsNoOutcome(t *testing.T) {
+	const path = "/api/v1/namespaces/default/configmaps"
+	window := framework.RVScript{Currents: []uint64{100}, Oldest: 50}
+	for _, args := range [][]string{
+		{"probe", "cm", "--future"},
+		{"probe", "cm", "--verify"},
+		{"probe", "cm", "--interval", "1s", "--duration", "2s"},
+		{"probe", "cm", "--metrics"},
+		{"explain-error", "--check", "Too large resource version: 999999, current: 100"},
+		{"explain-error", "--check", "too old resource version: 10 (50)"},
+		{"streaming", "cm"},
+	} {
+		s, kc := framework.ServeRVScript(t, window)
+		whole := framework.Run(t, kc, 2*time.Minute, args...)
+		sent := int(s.Asked(path))
+		if sent == 0 {
+			t.Fatalf("%s: no request of %s (exit %d, stderr %q)", strings.Join(args, " "), path, whole.Code, whole.Stderr)
+		}
+		for k := 1; k <= sent; k++ {
+			for _, out := range [][]string{nil, {"-o", "json"}} {
+				run := append(append([]string{}, args...), out...)
+				t.Run(strings.Join(run, " ")+"/request "+strconv.Itoa(k), func(t *testing.T) {
+					cut := window
+					cut.HangAt = k
+					s, kc := framework.ServeRVScript(t, cut)
+					p := framework.StartPlugin(t, kc, run...)
+					for deadline := time.Now().Add(time.Minute); s.Asked(path) < int64(k); time.Sleep(50 * time.Millisecond) {
+						if time.Now().After(deadline) {
+							t.Fatalf("%d request(s) of %s in a minute, want %d; stderr:\n%s", s.Asked(path), path, k, p.Stderr())
+						}
+					}
+					time.Sleep(300 * time.Millisecond) // the request is in flight
+					code := p.Stop(syscall.SIGINT, 30*time.Second)
+					if code != 130 || p.Stderr() != "interrupted\n" {
+						t.Errorf("exit %d, stderr %q: want 130 and only \"interrupted\"", code, p.Stderr())
+					}
+					if args[0] == "explain-error" && p.Stdout() == "" {
+						t.Errorf("explain-error printed no explanation of the message (made before any request):\n%s", p.Stdout())
+					}
+					for _, word := range []string{"cancel", "Other", "run ended", "watchHeldFor"} {
+						if strings.Contains(p.Stdout(), word) {
+							t.Errorf("stdout says %q of the request the signal cut:\n%s", word, p.Stdout())
+						}
+					}
+				})
+			}
+		}
+	}
+}
