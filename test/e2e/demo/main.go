@@ -145,7 +145,8 @@ func run(plugin string, serve, watchCache bool) error {
 		fmt.Printf("\nServing. Use:\n  export KUBECONFIG=%s\n"+
 			"Per-server view (one API server here, and no EndpointSlices to find it by, so give its address):\n"+
 			"  kubectl watchrv probe configmaps -n %s --endpoints %s\n"+
-			"Press Ctrl-C to stop (or kill %d); the cluster's files go with it.\n", c.Kubeconfig, d.ns, host, os.Getpid())
+			"%s"+
+			"Press Ctrl-C to stop (or kill %d); the cluster's files go with it.\n", c.Kubeconfig, d.ns, host, compactionNote(c.EtcdURL, d.ns), os.Getpid())
 		<-ctx.Done()
 		return nil
 	}
@@ -159,6 +160,19 @@ func run(plugin string, serve, watchCache bool) error {
 		}
 	}
 	return nil
+}
+
+// compactionNote says that the served cluster never compacts etcd by
+// itself (the harness runs kube-apiserver with
+// --etcd-compaction-interval=0s, so that tests compact when they choose),
+// so storage's 410 (probe's SOURCE storage) never comes on its own, and
+// gives the one command that compacts it: a POST to etcd's own HTTP
+// gateway, on loopback (fresh user try 21 F3: a user writing "to force
+// compaction" wrote for ever).
+func compactionNote(etcdURL, ns string) string {
+	return fmt.Sprintf("etcd is never compacted by itself here (kube-apiserver runs with --etcd-compaction-interval=0s; a real cluster compacts every 5 minutes),\n"+
+		"so storage keeps every revision and its 410 never comes. To compact it at revision N (the current RV: \"List resourceVersion\" of kubectl watchrv list cm -n %s --rv-only):\n"+
+		"  curl -sS -X POST %s/v3/kv/compaction -d '{\"revision\":\"N\",\"physical\":true}'\n", ns, etcdURL)
 }
 
 func sortSteps() {
