@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"github.com/watchrv/kubectl-watchrv/internal/notetest"
 	"os"
 	"regexp"
 	"strings"
@@ -79,25 +80,6 @@ func recordedTopOf(t *testing.T, first, second string, only ...schema.GroupResou
 	return s
 }
 
-// noteReference is a reference of top's output to a note under it.
-var noteReference = regexp.MustCompile(`see ([^()]*?) below`)
-
-// unresolvedReferences are the references of out to a note below that
-// out does not print: every one must be `see "LABEL" below`, and a line
-// after it must begin with LABEL.
-func unresolvedReferences(out string) []string {
-	var bad []string
-	for _, m := range noteReference.FindAllStringSubmatchIndex(out, -1) {
-		ref := out[m[2]:m[3]]
-		label, ok := strings.CutPrefix(ref, `"`)
-		label, closed := strings.CutSuffix(label, `"`)
-		if !ok || !closed || !regexp.MustCompile(`(?m)^`+regexp.QuoteMeta(label)).MatchString(out[m[1]:]) {
-			bad = append(bad, ref)
-		}
-	}
-	return bad
-}
-
 // Fresh user try 20 #5, as a class: every reference of top's output to a
 // note below names the note, and the note is printed; and the sentence
 // of what was not measured says why itself. Over recorded intervals: a
@@ -133,7 +115,7 @@ func TestTopReferencesHaveTheirNotes(t *testing.T) {
 				t.Fatal(err)
 			}
 			text := out.String()
-			if bad := unresolvedReferences(text); len(bad) > 0 {
+			if bad := notetest.Unresolved(text); len(bad) > 0 {
 				t.Errorf("references to notes not printed: %q\n%s", bad, text)
 			}
 			if _, rest, ok := strings.Cut(text, "not measured in this interval: "); ok {

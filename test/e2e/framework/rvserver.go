@@ -81,14 +81,5 @@ func ServeRVScriptOver(t testing.TB, rs RVScript, script map[string]ScriptAnswer
 		fmt.Fprintf(w, `{"type":"ADDED","object":{"kind":"%s","apiVersion":"v1","metadata":{"name":"a","namespace":"default","resourceVersion":"%d"}}}`+"\n", kind, rv+1)
 		return true
 	}
-	s, err := startScript(script, answer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	kc, err := s.Kubeconfig(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, kc
+	return serveWith(t, script, answer)
 }

@@ -211,16 +211,7 @@ func (s *ScriptServer) serve(w http.ResponseWriter, r *http.Request) {
 // first.
 func ServeScript(t testing.TB, script map[string]ScriptAnswer) (*ScriptServer, string) {
 	t.Helper()
-	s, err := StartScriptServer(script)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	kc, err := s.Kubeconfig(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, kc
+	return serveWith(t, script, nil)
 }
 
 // Host is the server's host:port, as --endpoints takes it.
@@ -250,6 +241,13 @@ func ServeScriptPages(t testing.TB, path string, pages []string, script map[stri
 		_, _ = io.WriteString(w, pages[i])
 		return true
 	}
+	return serveWith(t, script, answer)
+}
+
+// serveWith starts a script server that answers first with answer (when
+// not nil), closed when t ends, and writes its kubeconfig.
+func serveWith(t testing.TB, script map[string]ScriptAnswer, answer func(w http.ResponseWriter, r *http.Request) bool) (*ScriptServer, string) {
+	t.Helper()
 	s, err := startScript(script, answer)
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -339,24 +338,4 @@ func CheckTopLabels(t testing.TB, cell Cell, text string) {
 			t.Errorf("%s: no %s in /metrics", cell.Name(), f)
 		}
 	}
-}
-
-// noteReference is a reference of a report to a note under it.
-var noteReference = regexp.MustCompile(`see ([^()]*?) below`)
-
-// UnresolvedNoteReferences are the references of out to a note below
-// that out does not print: every one must be `see "LABEL" below`, with a
-// line after it that begins with LABEL (fresh user try 20 #5: "see the
-// notes below", and no note).
-func UnresolvedNoteReferences(out string) []string {
-	var bad []string
-	for _, m := range noteReference.FindAllStringSubmatchIndex(out, -1) {
-		ref := out[m[2]:m[3]]
-		label, ok := strings.CutPrefix(ref, `"`)
-		label, closed := strings.CutSuffix(label, `"`)
-		if !ok || !closed || !regexp.MustCompile(`(?m)^`+regexp.QuoteMeta(label)).MatchString(out[m[1]:]) {
-			bad = append(bad, ref)
-		}
-	}
-	return bad
 }

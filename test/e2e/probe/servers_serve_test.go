@@ -3,10 +3,8 @@
 package probe
 
 import (
-	"net"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -57,7 +55,7 @@ func TestProbeAllServersDialsARefusingServerOnce(t *testing.T) {
 	// One that refuses the connection, and one that takes it and never
 	// answers, not even the TLS handshake (fresh user try 15: asked again
 	// for every resource, 21 minutes at the default timeout).
-	for _, dead := range []string{"127.0.0.1:1", silentListener(t)} {
+	for _, dead := range []string{"127.0.0.1:1", framework.SilentServers(t, 1)[0]} {
 		r := framework.Run(t, shared.Kubeconfig, 3*time.Minute, "probe", "--all", "-n", ns, "--qps", "100", "--request-timeout", "2s", "--endpoints", u.Host+","+dead)
 		rows := strings.Count(r.Stdout, " "+dead+" ") // the SERVER column
 		again := strings.Count(r.Stdout, "not dialled again after")
@@ -79,37 +77,6 @@ func TestProbeAllServersDialsARefusingServerOnce(t *testing.T) {
 	}
 }
 
-// silentListener is an address on loopback that takes connections and
-// never answers (what no real server does: a black hole).
-func silentListener(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return ln.Addr().String()
-}
-
 // A server of --endpoints that makes no connection within the request's
 // time bound is asked once, not once more for its cache RV (fresh user
 // try 15: 20 s for a 10 s bound), and its row says so, not "cut off from
@@ -120,7 +87,7 @@ func TestProbeServersAsksASilentServerOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	silent := silentListener(t)
+	silent := framework.SilentServers(t, 1)[0]
 	r := framework.Run(t, shared.Kubeconfig, 2*time.Minute, "probe", "configmaps", "-n", ns, "--request-timeout", "2s", "--endpoints", u.Host+","+silent)
 	t.Logf("exit %d in %s\n%s\n%s", r.Code, r.Duration, r.Stdout, r.Stderr)
 	if r.Code != 12 || !strings.Contains(r.Stdout, "no connection within 2s") || strings.Contains(r.Stdout, "cut off from etcd") {

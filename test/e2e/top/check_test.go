@@ -4,6 +4,7 @@ package top
 
 import (
 	"context"
+	"github.com/watchrv/kubectl-watchrv/internal/notetest"
 	"strings"
 	"testing"
 	"time"
@@ -149,7 +150,7 @@ func TestTopCheckJudgesWhatWasMeasured(t *testing.T) {
 		t.Errorf("--max-watchers services=0 beside configmaps: exit %d, want 14 naming services' watchers\n%s%s", services.Code, services.Stdout, services.Stderr)
 	}
 	human := framework.Run(t, shared.Kubeconfig, time.Minute, "top", "configmaps", "namespaces", "events", "--once", "--interval", "1s")
-	if bad := framework.UnresolvedNoteReferences(human.Stdout); len(bad) > 0 || human.Code != 0 {
+	if bad := notetest.Unresolved(human.Stdout); len(bad) > 0 || human.Code != 0 {
 		t.Errorf("exit %d; references to notes not printed: %q\n%s", human.Code, bad, human.Stdout)
 	}
 	for _, want := range []string{"not measured in this interval: closed watchers (" + notCached, "No watch cache (n/a):  events: no watch cache for this resource"} {

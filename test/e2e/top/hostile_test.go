@@ -3,6 +3,7 @@
 package top
 
 import (
+	"github.com/watchrv/kubectl-watchrv/internal/notetest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -48,7 +49,7 @@ func TestTopValuesNoServerCanMean(t *testing.T) {
 					t.Errorf("says %q:\n%s", bad, out)
 				}
 			}
-			if bad := framework.UnresolvedNoteReferences(res.Stdout); len(bad) > 0 {
+			if bad := notetest.Unresolved(res.Stdout); len(bad) > 0 {
 				t.Errorf("references to notes not printed: %q\n%s", bad, res.Stdout)
 			}
 			if strings.Count(res.Stdout, "NOT CHECKED") != 4 || long.MatchString(out) {
