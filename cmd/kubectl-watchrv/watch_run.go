@@ -301,8 +301,19 @@ func (r *watchRun) onEvent(ev watchstream.Event, obs follow.Observation) error {
 	rec := render.NewWatchEventRecord(ev, obs, r.start)
 	switch ev.Type {
 	case watchstream.EventBookmark:
-		if !rec.InitialEventsEnd && !r.o.Bookmarks {
-			return nil // requested only to keep --follow's RV fresh: neither shown nor counted
+		// Every bookmark received is accounted for: the contract floors
+		// the changes after it and it may be the resume point (adversary
+		// try 21 F1: "not after RV 200 (the bookmark before it)" beside
+		// "bookmarks: 0"). One asked for only to keep the resume point
+		// fresh (--follow, a streaming list) is counted as not shown; one
+		// the watch never asked for is shown, named as unasked.
+		switch {
+		case rec.InitialEventsEnd || r.o.Bookmarks:
+		case !r.o.Follow && !r.o.SendInitialEvents:
+			rec.Unasked = true
+		default:
+			r.summary.CountNotShown(rec)
+			return nil
 		}
 	case watchstream.EventDeleted:
 		if r.o.ExplainDeletes {
