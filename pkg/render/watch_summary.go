@@ -234,6 +234,13 @@ func (s *WatchSummary) CountNotShown(r WatchEventRecord) {
 	}
 }
 
+// Unhide counts as shown a BOOKMARK counted as not shown before.
+func (s *WatchSummary) Unhide(r WatchEventRecord) {
+	s.Bookmarks--
+	s.BookmarksNotShown--
+	s.Count(r)
+}
+
 // WatchSummary writes the summary: the last record, or a block for a person.
 func (p *Printer) WatchSummary(s *WatchSummary) error {
 	s.Cost = p.cost()

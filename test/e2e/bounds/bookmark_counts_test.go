@@ -5,6 +5,7 @@ package bounds
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -32,7 +33,9 @@ func TestEveryBookmarkReceivedIsAccountedFor(t *testing.T) {
 		return `{"type":"BOOKMARK","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"resourceVersion":"` + rv + `"` + ann + `}}}`
 	}
 	changes := []string{obj("ADDED", "b", "110"), bookmark("200", false), obj("MODIFIED", "b", "150"), obj("MODIFIED", "d", "310")}
-	state := []string{obj("ADDED", "a", "50"), bookmark("100", true), obj("MODIFIED", "a", "120"), bookmark("200", false), obj("MODIFIED", "a", "150")}
+	// The bookmark at 200 floors the change at 150, so it is shown with
+	// it even when bookmarks are not; the one at 300 floors nothing.
+	state := []string{obj("ADDED", "a", "50"), bookmark("100", true), obj("MODIFIED", "a", "120"), bookmark("200", false), obj("MODIFIED", "a", "150"), bookmark("300", false)}
 	const path = "/api/v1/namespaces/default/configmaps"
 	for _, c := range []struct {
 		name     string
@@ -44,8 +47,8 @@ func TestEveryBookmarkReceivedIsAccountedFor(t *testing.T) {
 	}{
 		{"unasked", changes, []string{"watch", "cm", "--rv", "100"}, 1, 0, true},
 		{"asked with --bookmarks", changes, []string{"watch", "cm", "--rv", "100", "--bookmarks"}, 1, 0, false},
-		{"a streaming list", state, []string{"watch", "cm", "--send-initial-events"}, 2, 1, false},
-		{"a streaming list with --bookmarks", state, []string{"watch", "cm", "--send-initial-events", "--bookmarks"}, 2, 0, false},
+		{"a streaming list", state, []string{"watch", "cm", "--send-initial-events"}, 3, 1, false},
+		{"a streaming list with --bookmarks", state, []string{"watch", "cm", "--send-initial-events", "--bookmarks"}, 3, 0, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -87,6 +90,9 @@ func TestEveryBookmarkReceivedIsAccountedFor(t *testing.T) {
 			h := framework.Run(t, kc, time.Minute, args...)
 			if c.unasked != strings.Contains(h.Stdout, "sent unasked (the watch did not ask for bookmarks)") {
 				t.Errorf("%v: the unasked bookmark is not named so (or a bookmark asked for is):\n%s", args, h.Stdout)
+			}
+			if !regexp.MustCompile(`(?m)^\S+\s+BOOKMARK\s+200\s`).MatchString(h.Stdout) {
+				t.Errorf("%v: the bookmark the breach names (RV 200) has no line:\n%s", args, h.Stdout)
 			}
 			if (c.notShown > 0) != strings.Contains(h.Stdout, fmt.Sprintf("and %d bookmark not shown", c.notShown)) {
 				t.Errorf("%v: the summary does not count the bookmark not shown:\n%s", args, h.Stdout)
