@@ -201,7 +201,13 @@ func (o *StreamingOptions) resultError(r streaming.Result) error {
 		if errors.As(r.Err, &unanswered) {
 			// The streaming watch was never answered: no answer (4), with
 			// the flag that bounds it, as watch says of its own.
-			return withCode(ExitUnreachable, fmt.Errorf("%s: %w: check that the cluster is up, or raise --deadline", o.serverName(), unanswered))
+			fix := "check that the cluster is up, or raise --deadline"
+			if unanswered.Arriving != nil {
+				// Answered and still sending: the deadline, not the
+				// cluster, stopped it (adversary try 21 F3).
+				fix = "raise --deadline to see it finish"
+			}
+			return withCode(ExitUnreachable, fmt.Errorf("%s: %w: %s", o.serverName(), unanswered, fix))
 		}
 		var breach *diagnose.ContractError
 		if r.RequestFailure() != diagnose.FailureNone || diagnose.IsUnreadableAnswer(r.Err) || errors.As(r.Err, &breach) {

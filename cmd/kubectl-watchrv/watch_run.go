@@ -22,16 +22,19 @@ import (
 
 // watchRun is the state of one "watch" run: what is shown and counted.
 type watchRun struct {
-	ctx     context.Context
-	o       *WatchOptions
-	p       *render.Printer
-	client  *apiclient.Client
-	target  apiclient.Target
-	session *follow.Session
-	summary *render.WatchSummary
-	server  *serverinfo.Info // read only when a text or a rule needs it
-	start   string           // the start RV events are related to
-	shown   int
+	ctx context.Context
+	o   *WatchOptions
+	// notShown is the last bookmark counted as not shown: a change that
+	// goes below it shows it first (showBelowBookmark).
+	notShown *render.WatchEventRecord
+	p        *render.Printer
+	client   *apiclient.Client
+	target   apiclient.Target
+	session  *follow.Session
+	summary  *render.WatchSummary
+	server   *serverinfo.Info // read only when a text or a rule needs it
+	start    string           // the start RV events are related to
+	shown    int
 }
 
 // Run watches and reports. --timeout bounds the whole run (discovery, the
@@ -301,8 +304,20 @@ func (r *watchRun) onEvent(ev watchstream.Event, obs follow.Observation) error {
 	rec := render.NewWatchEventRecord(ev, obs, r.start)
 	switch ev.Type {
 	case watchstream.EventBookmark:
-		if !rec.InitialEventsEnd && !r.o.Bookmarks {
-			return nil // requested only to keep --follow's RV fresh: neither shown nor counted
+		// Every bookmark received is accounted for: the contract floors
+		// the changes after it and it may be the resume point (adversary
+		// try 21 F1: "not after RV 200 (the bookmark before it)" beside
+		// "bookmarks: 0"). One asked for only to keep the resume point
+		// fresh (--follow, a streaming list) is counted as not shown; one
+		// the watch never asked for is shown, named as unasked.
+		switch {
+		case rec.InitialEventsEnd || r.o.Bookmarks:
+		case !r.o.Follow && !r.o.SendInitialEvents:
+			rec.Unasked = true
+		default:
+			r.summary.CountNotShown(rec)
+			r.notShown = &rec
+			return nil
 		}
 	case watchstream.EventDeleted:
 		if r.o.ExplainDeletes {
@@ -311,6 +326,9 @@ func (r *watchRun) onEvent(ev watchstream.Event, obs follow.Observation) error {
 	case watchstream.EventError:
 		d := diagnose.FromStatus(*ev.Status, diagnose.Context{Operation: diagnose.OpWatch, RequestedResourceVersion: r.session.Stats().LastRV})
 		rec.Diagnosis = &d
+	}
+	if err := r.showBelowBookmark(rec, obs); err != nil {
+		return err
 	}
 	r.summary.Count(rec)
 	if err := r.p.WatchEvent(rec); err != nil {
@@ -322,6 +340,22 @@ func (r *watchRun) onEvent(ev watchstream.Event, obs follow.Observation) error {
 	}
 	if r.o.MaxEvents > 0 && r.shown >= r.o.MaxEvents {
 		return &follow.Stop{Reason: "max-events"}
+	}
+	return nil
+}
+
+// showBelowBookmark shows, above a change that went below a bookmark not
+// shown, that bookmark: the breach names it, so its line is shown and
+// counted as shown (adversary try 21 F1).
+func (r *watchRun) showBelowBookmark(rec render.WatchEventRecord, obs follow.Observation) error {
+	b := r.notShown
+	if b == nil || obs.BelowBookmark == "" || b.ResourceVersion != obs.BelowBookmark {
+		return nil
+	}
+	r.notShown = nil
+	r.summary.Unhide(*b)
+	if err := r.p.WatchEvent(*b); err != nil {
+		return fmt.Errorf("%w: %w", errWrite, err)
 	}
 	return nil
 }

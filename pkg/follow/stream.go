@@ -160,6 +160,7 @@ func (s *Session) handle(ev watchstream.Event, end *streamEnd) (obs Observation,
 		if obs.Breach = breach; breach != "" {
 			// Not the collection's, or not in its order: neither tracked
 			// nor a resume point.
+			obs.BelowBookmark = s.contract.BelowBookmark()
 			s.breached(obs.Breach)
 			return obs, false
 		}

@@ -54,6 +54,9 @@ type Observation struct {
 	// Breach says how the event broke the Watch contract ("" when it
 	// did not: contract.go).
 	Breach string
+	// BelowBookmark is the RV of the bookmark a change went below (""
+	// otherwise): the watch shows that bookmark with it, shown or not.
+	BelowBookmark string
 }
 
 // NewTracker returns an empty tracker.

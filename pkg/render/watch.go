@@ -57,6 +57,9 @@ type WatchEventRecord struct {
 	Diagnosis      *diagnose.Diagnosis `json:"diagnosis,omitempty"`
 	// ContractBreach says how the event broke the Watch contract.
 	ContractBreach string `json:"contractBreach,omitempty"`
+	// Unasked: a BOOKMARK the watch did not ask for (no
+	// allowWatchBookmarks), which still floors the changes after it.
+	Unasked bool `json:"unasked,omitempty"`
 }
 
 // NewWatchEventRecord builds the record of one event. start is the start
@@ -146,6 +149,9 @@ func (p *Printer) eventNote(r WatchEventRecord) string {
 		notes = append(notes, p.Style.Good.Sprintf("initial state complete at RV %s: %s", r.ResourceVersion, text.Count(*r.InitialObjects, "object")))
 	case r.InitialEventsEnd:
 		notes = append(notes, p.Style.Good.Sprintf("initial state complete at RV %s", r.ResourceVersion))
+	}
+	if r.Unasked {
+		notes = append(notes, p.Style.Warn.Sprint("sent unasked (the watch did not ask for bookmarks): the changes after it must still be after its RV"))
 	}
 	if r.Status != nil && diagnose.IsPrevKvNil(*r.Status) {
 		notes = append(notes, p.Style.Warn.Sprint("the change it names is lost, and the server ends the stream after this ERROR"))

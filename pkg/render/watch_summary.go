@@ -161,10 +161,15 @@ type WatchSummary struct {
 	// from; none after a watch that sent the state in key order with no end
 	// marker). It is not the RV of the last event, which is
 	// LastEventResourceVersion: the state comes in key order, not RV order.
-	LastResourceVersion      string  `json:"lastResourceVersion,omitempty"`
-	LastEventResourceVersion string  `json:"lastEventResourceVersion,omitempty"`
-	Bookmarks                int     `json:"bookmarks"`
-	DurationSeconds          float64 `json:"durationSeconds"`
+	LastResourceVersion      string `json:"lastResourceVersion,omitempty"`
+	LastEventResourceVersion string `json:"lastEventResourceVersion,omitempty"`
+	// Bookmarks counts every BOOKMARK received, BookmarksNotShown those
+	// asked for only to keep the resume point fresh (--follow, a
+	// streaming list, without --bookmarks): no event line, not in
+	// events or byType.
+	Bookmarks         int     `json:"bookmarks"`
+	BookmarksNotShown int     `json:"bookmarksNotShown,omitempty"`
+	DurationSeconds   float64 `json:"durationSeconds"`
 	// Ended is why the watch stopped: timeout, interrupted, max-events,
 	// until, stream-end or error.
 	Ended string `json:"ended"`
@@ -221,6 +226,21 @@ func (s *WatchSummary) Count(r WatchEventRecord) {
 	}
 }
 
+// CountNotShown counts a BOOKMARK received and not shown.
+func (s *WatchSummary) CountNotShown(r WatchEventRecord) {
+	if r.Type == watchstream.EventBookmark {
+		s.Bookmarks++
+		s.BookmarksNotShown++
+	}
+}
+
+// Unhide counts as shown a BOOKMARK counted as not shown before.
+func (s *WatchSummary) Unhide(r WatchEventRecord) {
+	s.Bookmarks--
+	s.BookmarksNotShown--
+	s.Count(r)
+}
+
 // WatchSummary writes the summary: the last record, or a block for a person.
 func (p *Printer) WatchSummary(s *WatchSummary) error {
 	s.Cost = p.cost()
@@ -239,7 +259,7 @@ func (p *Printer) watchSummaryHuman(s *WatchSummary) error {
 	}
 	fmt.Fprintln(p.Out, p.Style.Header.Sprintf("Summary (%s after %s)", endedLabel(s.Ended), time.Duration(s.DurationSeconds*float64(time.Second)).Round(time.Millisecond)))
 	kv := [][2]string{
-		{"  Events", fmt.Sprintf("%d (%s)", s.Events, strings.Join(types, ", "))},
+		{"  Events", fmt.Sprintf("%d (%s)%s", s.Events, strings.Join(types, ", "), notShown(s.BookmarksNotShown))},
 		{"  RVs", fmt.Sprintf("start %s, first %s, last %s (%s)", watchOrDash(s.StartResourceVersion), watchOrDash(s.FirstResourceVersion), watchOrDash(s.LastResourceVersion), resumeLabel(s.ResumeFrom, s.NoResume))},
 		{"  Session", fmt.Sprintf("%d stream(s), %d reconnect(s), %d relist(s), %d object(s) reconciled by relist, %d duplicate(s)%s",
 			s.Streams, s.Reconnects, s.Relists, s.Reconciled, s.Duplicates, olderThanSeen(s.OlderThanSeen))},
@@ -332,4 +352,13 @@ func olderThanSeen(n int) string {
 		return ""
 	}
 	return fmt.Sprintf(", %s older than the object was seen at", text.Count(n, "event"))
+}
+
+// notShown is the Events line's count of bookmarks received and not shown
+// ("" for none): they may floor a change or be the resume point.
+func notShown(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", and %s not shown (asked for only to keep the resume point fresh; --bookmarks shows them)", text.Count(n, "bookmark"))
 }

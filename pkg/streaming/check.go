@@ -279,7 +279,7 @@ func readStream(ctx context.Context, c *apiclient.Client, t apiclient.Target, o 
 		return nil
 	}
 	defer s.Close()
-	consume(ctx, s, watchstream.NewContract(t, wo), sw, limit, r, store)
+	consume(ctx, s, watchstream.NewContract(t, wo), sw, limit, o.Deadline, r, store)
 	return nil
 }
 
@@ -287,8 +287,10 @@ func readStream(ctx context.Context, c *apiclient.Client, t apiclient.Target, o 
 // event, the end of the stream, ctx's end, more than limit objects or an
 // event that breaks the Watch contract (judged by contract, the one judge
 // of a stream: an object the request excluded, a state newer than its
-// end bookmark), timed by sw.
-func consume(ctx context.Context, s *watchstream.Stream, contract *watchstream.Contract, sw *apiclient.Stopwatch, limit int, r *Result, store *Store) {
+// end bookmark), timed by sw. A stream the deadline cut while it was
+// still sending objects is no hang: its Err says how far it got.
+func consume(ctx context.Context, s *watchstream.Stream, contract *watchstream.Contract, sw *apiclient.Stopwatch, limit int, deadline time.Duration, r *Result, store *Store) {
+	var firstObject, lastObject time.Time
 	for {
 		e, err := s.Next()
 		if err != nil {
@@ -296,7 +298,12 @@ func consume(ctx context.Context, s *watchstream.Stream, contract *watchstream.C
 			switch {
 			case ctx.Err() == context.DeadlineExceeded:
 				// The deadline closed the stream under Next: a server that
-				// holds the watch open without the bookmark.
+				// holds the watch open without the bookmark, unless it
+				// was still sending the state (then the deadline cut it).
+				if a := stillArriving(r, store, firstObject, lastObject, time.Now(), deadline); a != nil {
+					r.Err = &WatchDeadlineError{Resource: r.Resource, Deadline: deadline, Arriving: a}
+					r.Error = r.Err.Error()
+				}
 			case errors.Is(err, io.EOF):
 				r.StreamEnded = true
 			default:
@@ -335,6 +342,10 @@ func consume(ctx context.Context, s *watchstream.Stream, contract *watchstream.C
 			// An ordinary progress bookmark: the stream is alive, go on.
 		default:
 			store.Apply(e)
+			if firstObject.IsZero() {
+				firstObject = e.Received
+			}
+			lastObject = e.Received
 			if e.Type != watchstream.EventAdded {
 				// MODIFIED or DELETED before the end: client-go applies them
 				// to its store like any event; the API server sends none.

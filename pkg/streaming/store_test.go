@@ -1,6 +1,8 @@
 package streaming
 
 import (
+	"time"
+
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"bytes"
@@ -130,7 +132,7 @@ func replayCheck(t *testing.T, body []byte, list []apiclient.ItemMeta, listRV st
 	r := Result{ListCount: &n, ListResourceVersion: listRV}
 	store := NewStore()
 	ctx, sw := apiclient.StartStopwatch(context.Background())
-	consume(ctx, watchstream.FromReader(bytes.NewReader(body)), streamingList(), sw, maxStoredBeyondList+n, &r, store)
+	consume(ctx, watchstream.FromReader(bytes.NewReader(body)), streamingList(), sw, maxStoredBeyondList+n, time.Minute, &r, store)
 	r.InitialObjects, r.AddedEvents = store.Len(), store.Added
 	if r.BookmarkReceived {
 		if err := compare(context.Background(), nil, allNamespaces, Options{}, &r, store, list); err != nil {
@@ -162,7 +164,7 @@ func TestEndlessInitialEventsAreBounded(t *testing.T) {
 	r := Result{}
 	store := NewStore()
 	ctx, sw := apiclient.StartStopwatch(context.Background())
-	consume(ctx, watchstream.FromReader(&b), streamingList(), sw, 10, &r, store)
+	consume(ctx, watchstream.FromReader(&b), streamingList(), sw, 10, time.Minute, &r, store)
 	Judge(&r)
 	if store.Len() != 11 || r.Status != StatusError || !strings.Contains(r.Error, "more than 10 distinct objects") {
 		t.Fatalf("store %d, %s: %s", store.Len(), r.Status, r.Error)

@@ -2,6 +2,7 @@ package watchstream
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/watchrv/kubectl-watchrv/internal/rv"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
@@ -38,6 +39,9 @@ type Contract struct {
 	// is: its end bookmark's RV must not be older.
 	newest     uint64
 	newestName string
+	// belowBookmark is the RV of the bookmark the last event judged went
+	// below ("" when it did not).
+	belowBookmark string
 }
 
 // floor is the RV every next change must be after (ok false: none is
@@ -46,7 +50,14 @@ type floor struct {
 	rv   uint64
 	ok   bool
 	what string
+	// bookmark: a bookmark after the state set it.
+	bookmark bool
 }
+
+// BelowBookmark is the RV of the bookmark the last event judged went below
+// ("" when it did not): a breach that names a bookmark, which a reader
+// that hides bookmarks must show with it.
+func (c *Contract) BelowBookmark() string { return c.belowBookmark }
 
 // DeliversState says whether a watch with these options starts with the
 // collection's state as synthetic ADDED events (RV unset, "0", or a
@@ -78,6 +89,7 @@ func (c *Contract) Judge(ev Event) string {
 	case EventBookmark:
 		return c.bookmark(ev)
 	}
+	c.belowBookmark = ""
 	m := ev.Object
 	if why := c.excludes(m); why != "" {
 		return "outside the request: " + why
@@ -92,6 +104,9 @@ func (c *Contract) Judge(ev Event) string {
 		}
 		return ""
 	case c.floor.ok && n <= c.floor.rv:
+		if c.floor.bookmark {
+			c.belowBookmark = strconv.FormatUint(c.floor.rv, 10)
+		}
 		return fmt.Sprintf("out of order: RV %d is not after RV %d (%s)", n, c.floor.rv, c.floor.what)
 	}
 	c.floor = floor{rv: n, ok: true, what: "this stream's change before it"}
@@ -121,6 +136,6 @@ func (c *Contract) bookmark(ev Event) string {
 	if c.inState || !ok || (c.floor.ok && n <= c.floor.rv) {
 		return ""
 	}
-	c.floor = floor{rv: n, ok: true, what: "the bookmark before it"}
+	c.floor = floor{rv: n, ok: true, what: "the bookmark before it", bookmark: true}
 	return ""
 }

@@ -4,6 +4,7 @@ package bounds
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -32,6 +33,18 @@ func TestStreamingJudgesOnlyAStreamThatWasAnswered(t *testing.T) {
 		w.(http.Flusher).Flush()
 		time.Sleep(20 * time.Second)
 	}}
+	// trickle sends the list's 31 objects one each 100ms, then the end
+	// bookmark: a live stream that a 1s deadline cuts (adversary try 21
+	// F3: "will hang", exit 1); someThenSilent sends 3 and goes silent.
+	list31 := framework.ScriptAnswer{Code: 200, Type: "application/json", Body: configMapList(31)}
+	trickle := framework.ScriptAnswer{Code: 200, Type: "application/json", Write: func(w io.Writer) {
+		sendObjects(w, 31, 100*time.Millisecond)
+		_, _ = io.WriteString(w, end.Body)
+	}}
+	someThenSilent := framework.ScriptAnswer{Code: 200, Type: "application/json", Write: func(w io.Writer) {
+		sendObjects(w, 3, 0)
+		time.Sleep(20 * time.Second)
+	}}
 	for _, c := range []struct {
 		name        string
 		list, watch framework.ScriptAnswer
@@ -45,6 +58,8 @@ func TestStreamingJudgesOnlyAStreamThatWasAnswered(t *testing.T) {
 		{"the list answered, the watch not", list, hang, 4, "no answer to the streaming watch of configmaps within the deadline (1s)", streaming.StatusError, streaming.InformerUnknown, false},
 		{"the watch answered, the list not", hang, end, 0, "", streaming.StatusUnverified, streaming.InformerWorks, true},
 		{"the watch answered and sent nothing", list, silent, 1, "will hang on configmaps", streaming.StatusBroken, streaming.InformerHangs, false},
+		{"the watch still sending the state at the deadline", list31, trickle, 4, "was still sending its initial state when the deadline (1s) ended it: ", streaming.StatusError, streaming.InformerUnknown, false},
+		{"the watch sent some objects and went silent", list31, someThenSilent, 1, "will hang on configmaps", streaming.StatusBroken, streaming.InformerHangs, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -77,5 +92,29 @@ func TestStreamingJudgesOnlyAStreamThatWasAnswered(t *testing.T) {
 				t.Errorf("-o json: exit %d, %s/%s, listError %q: want %d, %s/%s, list failed %v", j.Code, row.Status, row.Informer, row.ListError, c.code, c.status, c.informer, c.listFailed)
 			}
 		})
+	}
+}
+
+// configMapList is a list at RV 100 of n configmaps, cm-0 to cm-(n-1).
+func configMapList(n int) string {
+	items := make([]string, n)
+	for i := range items {
+		items[i] = fmt.Sprintf(`{"metadata":{"name":"cm-%d","namespace":"default","uid":"u-%d","resourceVersion":"%d"}}`, i, i, 10+i)
+	}
+	return `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"100"},"items":[` + strings.Join(items, ",") + `]}`
+}
+
+// sendObjects answers the watch's head, then sends configMapList(n)'s
+// objects as ADDED events, each flushed, every gap; it stops when the
+// client has gone.
+func sendObjects(w io.Writer, n int, gap time.Duration) {
+	w.(http.Flusher).Flush()
+	for i := range n {
+		ev := fmt.Sprintf(`{"type":"ADDED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"cm-%d","namespace":"default","uid":"u-%d","resourceVersion":"%d"}}}`+"\n", i, i, 10+i)
+		if _, err := io.WriteString(w, ev); err != nil {
+			return
+		}
+		w.(http.Flusher).Flush()
+		time.Sleep(gap)
 	}
 }
