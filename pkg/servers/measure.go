@@ -132,6 +132,16 @@ func Measure(ctx context.Context, c *apiclient.Client, t apiclient.Target, endpo
 			s.Metrics = probe.MetricsReport(m0, metrics.ReadUnder(ctx, c, b), w)
 		}
 		s.Window = w
+		if probe.NotOneServers(w.Err) {
+			// Its answers are not one server's (RVs that went back, a
+			// broken contract): no RV of it is a number, and the verdict
+			// over servers leaves it out as one that answered nothing
+			// (adversary try 21 F4: "every server serves up to the
+			// current RV" and "Largest lag: 0" from such a row). Its
+			// rv=0 list would be one more answer of the same address.
+			s.fail(w.Err)
+			return s
+		}
 		if sr := w.Search; sr != nil {
 			s.CurrentRV, s.CurrentKnown, s.Source = sr.Current, true, sr.Source
 			if sr.Found {
@@ -247,6 +257,9 @@ func (s *Server) fail(err error) {
 		return
 	case errors.Is(err, context.Canceled):
 		s.Reason = ReasonInterrupted
+		return
+	case probe.NotOneServers(err):
+		s.Reason = probe.Reason(err) // RVsOutOfOrder, not "Other"
 		return
 	}
 	f := diagnose.ClassifyFailure(err)
