@@ -24,6 +24,7 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
+	"github.com/watchrv/kubectl-watchrv/pkg/servers"
 )
 
 // RootOptions holds what every subcommand shares: the standard kubectl flags,
@@ -385,6 +386,9 @@ func run(args []string, streams genericiooptions.IOStreams) (code int) {
 	// One run's side reads of /metrics: a server whose /metrics gave no
 	// answer is not asked again in the run (metrics.WithSideReads).
 	cmdCtx = metrics.WithSideReads(cmdCtx)
+	// And of the per-server reads: a server that gave no answer is not
+	// asked again (servers.WithSilentServers).
+	cmdCtx = servers.WithSilentServers(cmdCtx)
 	o.runCtx = cmdCtx
 	// A credential plugin still running when the run ends (Ctrl-C, a
 	// watch's --timeout) does not outlive it, whatever path returned.

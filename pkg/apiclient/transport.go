@@ -267,6 +267,17 @@ func NoConnection(err error) bool {
 	return err != nil && strings.Contains(err.Error(), noConnection)
 }
 
+// GaveNoAnswer: err is a request a connection was made for and whose time
+// bound (its own, or AnswerWait) ended before any answer began: the server
+// said nothing, not even a reset (net/http may keep only the text).
+func GaveNoAnswer(err error) bool {
+	var d *DeadlineError
+	if errors.As(err, &d) {
+		return !d.Body && d.Connected
+	}
+	return err != nil && (strings.Contains(err.Error(), "no answer within ") || strings.Contains(err.Error(), "no answer began within "))
+}
+
 // BodyLate: err is a body that its request's time bound ended (a head
 // came: the server answered).
 func BodyLate(err error) bool {

@@ -114,3 +114,16 @@ func (w *Result) VerifyFailure() error {
 	}
 	return nil
 }
+
+// NotOneServers is whether err says the answers of a probe cannot be one
+// API server's: RVs that went back (OutOfOrderError), or an answer that
+// broke the List or Watch contract (diagnose.ContractError). Nothing drawn
+// from such answers is a number to report, nor to judge a server by: no
+// window, bound, verification, current or cache RV, lag (the one probe's
+// row: render's untrusted; a server's row and the run's verdict over
+// servers: pkg/servers). Adversary try 20 #9, try 21 F4/F5.
+func NotOneServers(err error) bool {
+	var back *OutOfOrderError
+	var broke *diagnose.ContractError
+	return errors.As(err, &back) || errors.As(err, &broke)
+}

@@ -1,13 +1,11 @@
 package render
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
 	"github.com/watchrv/kubectl-watchrv/pkg/probe"
 	"github.com/watchrv/kubectl-watchrv/pkg/suggest"
@@ -134,19 +132,20 @@ func NewProbeReport(w *probe.Result, reason string) ProbeReport {
 // untrusted drops from r everything drawn from answers that cannot be
 // one API server's: RVs that went back (probe.OutOfOrderError), or an
 // answer that broke the List or Watch contract (diagnose.ContractError).
-// The bracket, the bound and who answered are then numbers no one API
-// server gave, and the failure alone is the answer (adversary try 20 #9:
+// The bracket, the bound, the verification and who answered are then
+// numbers no one API server gave, and the failure alone is the answer (adversary try 20 #9:
 // "(0, 1]" and "nothing has expired" above an error that says no window
 // is given; an --all row gave a window beside "broke the List contract").
 // The probes themselves stay in probeDetails and -v: they are what came.
 func (r ProbeReport) untrusted(err error) ProbeReport {
-	var back *probe.OutOfOrderError
-	var broke *diagnose.ContractError
-	if !errors.As(err, &back) && !errors.As(err, &broke) {
+	if !probe.NotOneServers(err) {
 		return r
 	}
 	r.outOfOrder = true
 	r.Found, r.Bracket, r.OldestResourceVersion, r.Width = false, nil, "", 0
+	// No verification verdict either (adversary try 21 F5: "Verified: yes"
+	// above the error): its watches stay, among the probes, as what came.
+	r.ProbeDetails, r.Verify = r.allSteps(), nil
 	r.BoundBy, r.CompactedAt, r.LostAt = "", "", ""
 	r.Answer = probe.Answer{Source: probe.SourceUnknown}
 	r.Source = r.Answer.Source

@@ -70,7 +70,9 @@ func CheckAcross(ctx context.Context, f *Fleet, t apiclient.Target, b *apiclient
 			if !s.CacheKnown {
 				a.Reason, a.Error, a.Err = s.Reason, s.Error, s.Err
 			}
-			if errors.Is(s.Err, context.Canceled) || errors.Is(s.Err, apiclient.ErrBudgetExhausted) {
+			if errors.Is(s.Err, context.Canceled) || errors.Is(s.Err, apiclient.ErrBudgetExhausted) || silentBefore(ctx, m.Endpoint) != nil {
+				// (A server that gave no answer is not asked again
+				// in the run: silent.go.)
 				return
 			}
 			// Its answer is the server's word on the RV now (a lagging

@@ -113,6 +113,10 @@ func Measure(ctx context.Context, c *apiclient.Client, t apiclient.Target, endpo
 		s.Requests = b.Used()
 		s.Millis = float64(sw.Elapsed().Microseconds()) / 1000
 	}()
+	if first := silentBefore(ctx, endpoint); first != nil {
+		s.fail(&NotAskedError{First: first})
+		return s
+	}
 	if o.Mode == ModeRVs {
 		cur, _, _, err := probe.ReadCurrent(ctx, c, t, listing.CurrentOptions{Budget: b, Retry: o.Window.Search.Retry})
 		if err != nil {
@@ -132,6 +136,16 @@ func Measure(ctx context.Context, c *apiclient.Client, t apiclient.Target, endpo
 			s.Metrics = probe.MetricsReport(m0, metrics.ReadUnder(ctx, c, b), w)
 		}
 		s.Window = w
+		if probe.NotOneServers(w.Err) {
+			// Its answers are not one server's (RVs that went back, a
+			// broken contract): no RV of it is a number, and the verdict
+			// over servers leaves it out as one that answered nothing
+			// (adversary try 21 F4: "every server serves up to the
+			// current RV" and "Largest lag: 0" from such a row). Its
+			// rv=0 list would be one more answer of the same address.
+			s.fail(w.Err)
+			return s
+		}
 		if sr := w.Search; sr != nil {
 			s.CurrentRV, s.CurrentKnown, s.Source = sr.Current, true, sr.Source
 			if sr.Found {
@@ -153,7 +167,12 @@ func Measure(ctx context.Context, c *apiclient.Client, t apiclient.Target, endpo
 	if errors.Is(s.Err, probe.ErrOpaqueRV) {
 		return s
 	}
-	s.readCache(ctx, c, t, b)
+	if apiclient.GaveNoAnswer(s.Err) {
+		// Cut off from etcd, or silent: a short wait tells (silent.go).
+		s.readCacheAfterNoAnswer(ctx, c, t, b, endpoint, sw.Elapsed())
+	} else if err := s.readCache(ctx, c, t, b); err != nil {
+		s.fail(err)
+	}
 	if s.CurrentKnown {
 		s.setLag(s.CurrentRV, "")
 	}
@@ -201,15 +220,15 @@ func (s *Server) setWatchCache(resource string) {
 
 // readCache reads the cache RV: a list with resourceVersion=0, which the
 // watch cache answers as it stands, without asking etcd.
-func (s *Server) readCache(ctx context.Context, c *apiclient.Client, t apiclient.Target, b *apiclient.Budget) {
+func (s *Server) readCache(ctx context.Context, c *apiclient.Client, t apiclient.Target, b *apiclient.Budget) error {
 	page, err := listing.List(ctx, c, t, listing.PageOptions{Limit: 1, ResourceVersion: "0", Budget: b})
 	if err != nil {
-		s.fail(err)
-		return
+		return err
 	}
 	if n, ok := rv.Parse(page.ResourceVersion); ok {
 		s.CacheRV, s.CacheKnown = n, true
 	}
+	return nil
 }
 
 // setLag sets the lag against current when the cache RV is known.
@@ -247,6 +266,9 @@ func (s *Server) fail(err error) {
 		return
 	case errors.Is(err, context.Canceled):
 		s.Reason = ReasonInterrupted
+		return
+	case probe.NotOneServers(err):
+		s.Reason = probe.Reason(err) // RVsOutOfOrder, not "Other"
 		return
 	}
 	f := diagnose.ClassifyFailure(err)

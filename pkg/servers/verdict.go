@@ -195,9 +195,16 @@ func follows(s *Server) bool {
 }
 
 // servesUpTo is the newest RV s serves without a 504: the newest current
-// RV when it follows etcd, else what its cache has seen.
+// RV when it follows etcd (or its cache RV, where that was read later and
+// is higher), else what its cache has seen. A server without a watch cache
+// has no cache RV: its rv=0 list read storage, an RV the table shows
+// nowhere (CACHE RV none), so its bound is the newest current RV, which
+// the table shows (fresh user try 21 F1: a range "[539, 587]" beside
+// CURRENT RV 586: every number of the verdict is one the rows show).
 func servesUpTo(s *Server, newest uint64) (uint64, bool) {
 	switch {
+	case follows(s) && s.WatchCache == CacheOff:
+		return newest, true
 	case follows(s):
 		return max(newest, s.CacheRV), true
 	case s.CacheKnown:

@@ -1,0 +1,110 @@
+//go:build e2e
+
+package bounds
+
+import (
+	"encoding/json"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
+)
+
+// TestASilentServerIsAskedOnce (adversary try 21 F9): a server that takes
+// the connection and gives no answer to its consistent list gets its rv=0
+// list (which a watch cache cut off from etcd still answers) within a short
+// wait, half the bound here, not the whole bound again; with no answer to
+// that either, it is not asked again in the run, in every per-server
+// command: not its next resource (probe --all), not the check's request
+// (explain-error --check). Each silent server costs two requests and 1.5
+// time bounds in the run, not 2 a resource; the server beside it that
+// answers is measured as ever.
+func TestASilentServerIsAskedOnce(t *testing.T) {
+	good, kc := framework.ServeRVScript(t, framework.RVScript{Currents: []uint64{1000}, Oldest: 50})
+	gu, err := url.Parse(good.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	silent := framework.SilentServers(t, 2)
+	eps := strings.Join(append(silent, gu.Host), ",")
+	for _, args := range [][]string{
+		{"list", "cm", "--endpoints", eps},
+		{"probe", "cm", "--endpoints", eps},
+		{"probe", "--all", "-n", "default", "--endpoints", eps},
+	} {
+		t.Run(strings.Join(args[:2], " "), func(t *testing.T) {
+			r := framework.Run(t, kc, 2*time.Minute, append(args, "--request-timeout", "1s", "-o", "json")...)
+			var one serversView
+			var all struct {
+				Resources []serversView `json:"resources"`
+			}
+			views := []serversView{}
+			if json.Unmarshal([]byte(r.Stdout), &all) == nil && len(all.Resources) > 0 {
+				views = all.Resources
+			} else if json.Unmarshal([]byte(r.Stdout), &one) == nil && len(one.Servers) > 0 {
+				views = append(views, one)
+			}
+			if len(views) == 0 {
+				t.Fatalf("exit %d, no per-server view:\n%s%s", r.Code, r.Stdout, r.Stderr)
+			}
+			asked := map[string]int{}
+			for _, v := range views {
+				for _, s := range v.Servers {
+					asked[s.Endpoint] += s.Requests
+					if s.Endpoint != gu.Host && s.Millis >= 1800 {
+						t.Errorf("silent server %s took %.0f ms, want the bound (1 s) and half of it", s.Endpoint, s.Millis)
+					}
+					if s.Endpoint == gu.Host && (s.Error != "" || s.Requests == 0) {
+						t.Errorf("the server that answers: %+v", s)
+					}
+				}
+			}
+			for _, e := range silent {
+				if asked[e] != 2 {
+					t.Errorf("silent server %s asked %d time(s) in the run, want twice (its consistent list, its rv=0 list):\n%s", e, asked[e], r.Stdout)
+				}
+			}
+		})
+	}
+}
+
+// explain-error --check --servers: its servers count no requests of
+// their own, the check does: the silent servers add two each (consistent
+// list, rv=0 list) to what the server that answers costs alone, and no
+// third (the check's own request).
+func TestASilentServerIsAskedOnceByTheCheck(t *testing.T) {
+	good, kc := framework.ServeRVScript(t, framework.RVScript{Currents: []uint64{1000}, Oldest: 50})
+	gu, err := url.Parse(good.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	silent := framework.SilentServers(t, 2)
+	check := func(eps string) int {
+		r := framework.Run(t, kc, 2*time.Minute, "explain-error", "Too large resource version: 2000, current: 1000", "--check", "cm", "--endpoints", eps, "--request-timeout", "1s", "-o", "json")
+		var doc struct {
+			Servers struct {
+				Requests int `json:"requests"`
+			} `json:"servers"`
+		}
+		if err := json.Unmarshal([]byte(r.Stdout), &doc); err != nil || doc.Servers.Requests == 0 {
+			t.Fatalf("exit %d, %v, no check across servers:\n%s%s", r.Code, err, r.Stdout, r.Stderr)
+		}
+		return doc.Servers.Requests
+	}
+	alone := check(gu.Host)
+	if n := check(strings.Join(append(silent, gu.Host), ",")); n != alone+2*len(silent) {
+		t.Errorf("%d request(s) with %d silent server(s), %d without: want each silent server asked twice (its consistent list, its rv=0 list), never the check's request", n, len(silent), alone)
+	}
+}
+
+// serversView is what these tests read of a per-server view's -o json.
+type serversView struct {
+	Servers []struct {
+		Endpoint string  `json:"endpoint"`
+		Requests int     `json:"requests"`
+		Error    string  `json:"error"`
+		Millis   float64 `json:"ms"`
+	} `json:"servers"`
+}

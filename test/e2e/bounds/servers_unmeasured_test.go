@@ -1,0 +1,94 @@
+//go:build e2e
+
+package bounds
+
+import (
+	"encoding/json"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
+)
+
+// wentBackServer is a server whose watch from RV 1 replays an event above
+// the current RV its lists give (150 over 100): RVs that go back, as no one
+// API server's do. Its host:port, as --endpoints takes it.
+func wentBackServer(t *testing.T) (string, string) {
+	t.Helper()
+	s, kc := framework.ServeScript(t, map[string]framework.ScriptAnswer{
+		"/api/v1/namespaces/default/configmaps?watch": {Code: 200, Type: "application/json", Body: `{"type":"ADDED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","namespace":"default","uid":"u-a","resourceVersion":"150"}}}` + "\n"},
+	})
+	u, err := url.Parse(s.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Host, kc
+}
+
+// TestTheVerdictOverServersIsDrawnFromMeasuredServersOnly (adversary try
+// 21 F4, F5): a server whose RVs went back was measured in nothing: its
+// row gives no current or cache RV nor lag, and the run's verdict over
+// servers (the common range, the reconnect answers, the largest lag) is
+// drawn from the other servers only, in every form (human, -o json); with
+// none measured, it claims nothing. probe --verify on such a server gives
+// no verification verdict.
+func TestTheVerdictOverServersIsDrawnFromMeasuredServersOnly(t *testing.T) {
+	bad, kc := wentBackServer(t)
+	good, _ := framework.ServeRVScript(t, framework.RVScript{Currents: []uint64{1000}, Oldest: 50})
+	gu, err := url.Parse(good.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name      string
+		endpoints string
+	}{{"only the server whose RVs went back", bad}, {"beside a server that answered", bad + "," + gu.Host}} {
+		t.Run(c.name, func(t *testing.T) {
+			alone := !strings.Contains(c.endpoints, ",")
+			r := framework.Run(t, kc, time.Minute, "probe", "cm", "--endpoints", c.endpoints)
+			out := r.Stdout
+			if r.Code == 0 || !strings.Contains(r.Stdout+r.Stderr, "go back") {
+				t.Errorf("exit %d, want a failure naming the RVs that went back:\n%s%s", r.Code, r.Stdout, r.Stderr)
+			}
+			if alone && (strings.Contains(out, "Every server") || strings.Contains(out, "Reconnect from RV") || strings.Contains(out, "Largest lag") || strings.Contains(out, "no 504")) {
+				t.Errorf("a verdict over servers none of which was measured:\n%s", out)
+			}
+			if !alone && (strings.Contains(out, "every server follows") || strings.Contains(out, "every server serves") || strings.Contains(out, "every watch cache has seen") ||
+				!strings.Contains(out, "not known for "+bad) || !strings.Contains(out, bad+" unknown")) {
+				t.Errorf("the verdict speaks for %s, which was not measured:\n%s", bad, out)
+			}
+			j := framework.Run(t, kc, time.Minute, "probe", "cm", "--endpoints", c.endpoints, "-o", "json")
+			var doc struct {
+				Servers []map[string]any `json:"servers"`
+				Verdict map[string]any   `json:"verdict"`
+			}
+			if err := json.Unmarshal([]byte(j.Stdout), &doc); err != nil || len(doc.Servers) == 0 {
+				t.Fatalf("-o json: exit %d, %v:\n%s%s", j.Code, err, j.Stdout, j.Stderr)
+			}
+			row := doc.Servers[0]
+			if row["currentKnown"] != false || row["cacheKnown"] != false || row["lagKnown"] != false || row["windowKnown"] != false {
+				t.Errorf("-o json: the row whose RVs went back gives numbers: %v", row)
+			}
+			v := doc.Verdict
+			if alone && (v["commonKnown"] != false || v["reconnect"] != nil || v["largestLagServer"] != nil) {
+				t.Errorf("-o json: a verdict over servers none of which was measured: %v", v)
+			}
+			if !alone && (v["largestLagServer"] == bad || v["commonToServer"] == bad || v["commonFromServer"] == bad) {
+				t.Errorf("-o json: the verdict drawn from %s: %v", bad, v)
+			}
+		})
+	}
+	t.Run("probe --verify", func(t *testing.T) {
+		r := framework.Run(t, kc, time.Minute, "probe", "cm", "--verify")
+		if r.Code == 0 || strings.Contains(r.Stdout, "Verified") {
+			t.Errorf("exit %d: a verification verdict on a row whose RVs went back:\n%s%s", r.Code, r.Stdout, r.Stderr)
+		}
+		j := framework.Run(t, kc, time.Minute, "probe", "cm", "--verify", "-o", "json")
+		var row map[string]any
+		if err := json.Unmarshal([]byte(j.Stdout), &row); err != nil || row["verify"] != nil {
+			t.Errorf("-o json: %v: a verification verdict on a row whose RVs went back: %v", err, row["verify"])
+		}
+	})
+}
