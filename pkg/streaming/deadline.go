@@ -3,6 +3,7 @@ package streaming
 import (
 	"errors"
 	"fmt"
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"time"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
@@ -65,8 +66,8 @@ func (e *WatchDeadlineError) Error() string {
 				need = fmt.Sprintf("; at that rate the whole state takes about %s", time.Duration(float64(*a.ListCount)/a.PerSecond*float64(time.Second)).Round(time.Second))
 			}
 		}
-		return fmt.Sprintf("the streaming watch of %s was still sending its initial state when the deadline (%s) ended it: %d objects%s received, at %.1f objects/s, the last one %s before it: a live stream cut by the deadline (an informer waits for it up to the watch's 5-10 min)%s",
-			e.Resource, e.Deadline, a.Objects, of, a.PerSecond, a.LastAgo.Round(time.Millisecond), need)
+		return fmt.Sprintf("the streaming watch of %s was still sending its initial state when the deadline (%s) ended it: %s%s received, at %.1f objects/s, the last one %s before it: a live stream cut by the deadline (an informer waits for it up to the watch's 5-10 min)%s",
+			e.Resource, e.Deadline, text.Count(a.Objects, "object"), of, a.PerSecond, a.LastAgo.Round(time.Millisecond), need)
 	}
 	what := "it was sent and no response headers came"
 	switch {
