@@ -217,11 +217,15 @@ func (o *RootOptions) Printer(out outputChoice) *render.Printer {
 
 // restConfig is the rest.Config of the standard kubectl flags. One rule
 // for every command: a kubeconfig that cannot be loaded or used is bad
-// input (exit 2), whichever step finds it.
+// input (exit 2), whichever step finds it; a value it would send as a
+// header is checked here, before any request (unsendableHeaderValue).
 func (o *RootOptions) restConfig() (*rest.Config, error) {
 	cfg, err := o.ConfigFlags.ToRESTConfig()
 	if err != nil {
 		return nil, o.kubeconfigError(err)
+	}
+	if err := unsendableHeaderValue(cfg); err != nil {
+		return nil, err
 	}
 	return cfg, nil
 }

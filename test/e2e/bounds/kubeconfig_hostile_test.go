@@ -64,7 +64,8 @@ func TestHostileKubeconfigValuesReachNoTerminalRaw(t *testing.T) {
 		context, cname string // the context's names of its cluster and user ("": "c" and "u")
 		uname          string
 		args, env      []string
-		codes          []int // documented (docs/exit-codes.md)
+		codes          []int  // documented (docs/exit-codes.md)
+		want           string // in the error line, when given
 	}{
 		{name: "exec command writes past the cap", user: execWith(plugin("yes", "exec yes"), nil), codes: []int{2}},
 		{name: "exec command writes past the cap, TMPDIR unusable", user: execWith(plugin("yes", "exec yes"), nil), env: []string{"TMPDIR=/nonexistent-watchrv-e2e"}, codes: []int{2}},
@@ -82,6 +83,17 @@ func TestHostileKubeconfigValuesReachNoTerminalRaw(t *testing.T) {
 		// are not there: client-go's default server is used, as kubectl
 		// does).
 		{name: "context names a cluster and a user that are not there", cname: "cluster" + hostile, uname: "user" + hostile, user: map[string]any{"token": "t"}, codes: []int{2, 4}},
+		// Every value sent as a header is refused before any request,
+		// in one form naming its field (adversary try 21 F6: net/http's
+		// "invalid header field value for \"Impersonate-User\"", exit 1).
+		{name: "token", user: map[string]any{"token": "t" + hostile}, codes: []int{2}, want: "the token (token or tokenFile"},
+		{name: "as", user: map[string]any{"token": "t", "as": "bob" + hostile}, codes: []int{2}, want: "the impersonated user (as, or --as)"},
+		{name: "as-uid", user: map[string]any{"token": "t", "as": "bob", "as-uid": "1" + hostile}, codes: []int{2}, want: "the impersonated UID"},
+		{name: "as-groups", user: map[string]any{"token": "t", "as": "bob", "as-groups": []string{"g", "g" + hostile}}, codes: []int{2}, want: "an impersonated group"},
+		{name: "as-user-extra", user: map[string]any{"token": "t", "as": "bob", "as-user-extra": map[string]any{"k": []string{"v" + hostile}}}, codes: []int{2}, want: `the impersonated user's extra "k"`},
+		{name: "--as", user: map[string]any{"token": "t"}, args: []string{"--as", "bob" + hostile}, codes: []int{2}, want: "the impersonated user (as, or --as)"},
+		{name: "--as-group", user: map[string]any{"token": "t"}, args: []string{"--as", "bob", "--as-group", "g\r" + hostile}, codes: []int{2}, want: "an impersonated group"},
+		{name: "--as-user-extra", user: map[string]any{"token": "t"}, args: []string{"--as", "bob", "--as-user-extra", "k=v" + hostile}, codes: []int{2}, want: `the impersonated user's extra "k"`},
 	}
 	commands := append(slices.Clone(credentialCommands), []string{"top", "--once", "--interval", "1s"})
 	for _, c := range cases {
@@ -118,6 +130,9 @@ func TestHostileKubeconfigValuesReachNoTerminalRaw(t *testing.T) {
 				}
 				if n := strings.Count(r.Stderr, "error: "); n != 1 || strings.Count(strings.TrimSpace(r.Stderr), "\n") > 1 {
 					t.Fatalf("want one error line (and at most the cost line), got %d: %s", n, r.Stderr)
+				}
+				if c.want != "" && !strings.Contains(r.Stderr, c.want) {
+					t.Fatalf("the error does not name the field (%q): %s", c.want, r.Stderr)
 				}
 				if strings.Contains(r.Stderr, "exit code 125") || strings.Contains(r.Stderr, "__credential") {
 					t.Fatalf("the relay's own words reached the line: %s", r.Stderr)
