@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -327,29 +326,6 @@ func (o *RootOptions) missingKubeconfig() string {
 		which = "KUBECONFIG names " + strings.Join(missing, ", ") + ", none of which exists"
 	}
 	return fmt.Sprintf("%s: no kubeconfig was loaded, so the request went to client-go's default %s, as kubectl's would; point KUBECONFIG or --kubeconfig at your kubeconfig", which, defaultServer)
-}
-
-// kubeconfigError explains a kubeconfig that cannot be used, naming the
-// contexts it has when the context is the problem. client-go quotes the
-// kubeconfig's values in its errors (a malformed server or proxy-url
-// whole, password included): they are redacted (redactKubeconfig).
-func (o *RootOptions) kubeconfigError(err error) error {
-	var names kubeconfigNames
-	if raw, rerr := o.ConfigFlags.ToRawKubeConfigLoader().RawConfig(); rerr == nil {
-		for name := range raw.Contexts {
-			names.contexts = append(names.contexts, name)
-		}
-		for name := range raw.AuthInfos {
-			names.users = append(names.users, name)
-		}
-		for name := range raw.Clusters {
-			names.clusters = append(names.clusters, name)
-		}
-		sort.Strings(names.contexts)
-		sort.Strings(names.users)
-		sort.Strings(names.clusters)
-	}
-	return kubeconfigError(redacted{err, o.redactKubeconfig}, names)
 }
 
 // redacted is err with its text passed through redact.

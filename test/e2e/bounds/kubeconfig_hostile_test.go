@@ -94,6 +94,13 @@ func TestHostileKubeconfigValuesReachNoTerminalRaw(t *testing.T) {
 		{name: "--as", user: map[string]any{"token": "t"}, args: []string{"--as", "bob" + hostile}, codes: []int{2}, want: "the impersonated user (as, or --as)"},
 		{name: "--as-group", user: map[string]any{"token": "t"}, args: []string{"--as", "bob", "--as-group", "g\r" + hostile}, codes: []int{2}, want: "an impersonated group"},
 		{name: "--as-user-extra", user: map[string]any{"token": "t"}, args: []string{"--as", "bob", "--as-user-extra", "k=v" + hostile}, codes: []int{2}, want: `the impersonated user's extra "k"`},
+		// A file the kubeconfig names that cannot be read is that field's
+		// fault, not the kubeconfig path's (adversary try 21 F7).
+		{name: "tokenFile not there", user: map[string]any{"tokenFile": filepath.Join(dir, "no-token"+hostile)}, codes: []int{2}, want: `(tokenFile of user "u")`},
+		{name: "tokenFile a directory", user: map[string]any{"tokenFile": dir}, codes: []int{2}, want: `(tokenFile of user "u") cannot be read (is a directory)`},
+		{name: "certificate-authority not there", server: map[string]any{"server": srv.URL(), "certificate-authority": filepath.Join(dir, "no-ca"+hostile)}, user: map[string]any{"token": "t"}, codes: []int{2}, want: `(certificate-authority of cluster "c")`},
+		{name: "client-key not there", user: map[string]any{"client-certificate": filepath.Join(dir, "no-cert"+hostile), "client-key": filepath.Join(dir, "no-key")}, codes: []int{2}, want: `(client-certificate of user "u")`},
+		{name: "--client-key not there", user: map[string]any{"token": "t"}, args: []string{"--client-certificate", dir, "--client-key", filepath.Join(dir, "no-key")}, codes: []int{2}, want: "(given with --client-"},
 	}
 	commands := append(slices.Clone(credentialCommands), []string{"top", "--once", "--interval", "1s"})
 	for _, c := range cases {
