@@ -405,13 +405,20 @@ func run(args []string, streams genericiooptions.IOStreams) (code int) {
 // is, before the kubeconfig is blamed for it.
 func (o *RootOptions) validateRequestTimeout() error {
 	t := o.ConfigFlags.Timeout
-	if t == nil || *t == "" || *t == "0" {
+	if t == nil || *t == "" {
 		return nil
 	}
-	if n, err := strconv.ParseInt(*t, 10, 64); err == nil && n >= 0 {
+	n, nerr := strconv.ParseInt(*t, 10, 64)
+	d, derr := time.ParseDuration(*t)
+	if (nerr == nil && n == 0) || (derr == nil && d == 0) {
+		if f := o.running.Root().PersistentFlags().Lookup("request-timeout"); f != nil && f.Changed {
+			// Given as 0: no time bound, as kubectl does; the default
+			// (also "0") keeps AnswerWait.
+			apiclient.NoAnswerWait()
+		}
 		return nil
 	}
-	if d, err := time.ParseDuration(*t); err == nil && d >= 0 {
+	if (nerr == nil && n >= 0) || (derr == nil && d >= 0) {
 		return nil
 	}
 	return usageErrorf(o.running, "--request-timeout %q is not a duration: give a number and a unit (ms, s, m, h), for example --request-timeout 30s, or 0 for no limit", *t)

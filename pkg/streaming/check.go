@@ -254,7 +254,7 @@ const maxStoredBeyondList = 100000
 // bookmark, an ERROR event, the end of the stream or the deadline, then
 // closes it.
 func readStream(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options, r *Result, store *Store) error {
-	ctx, cancel := context.WithTimeout(ctx, o.Deadline)
+	ctx, cancel := apiclient.WithNamedBound(ctx, o.Deadline, "--deadline")
 	defer cancel()
 	defer func() {
 		r.InitialObjects, r.AddedEvents = store.Len(), store.Added
