@@ -66,12 +66,16 @@ func TestHostileKubeconfigValuesReachNoTerminalRaw(t *testing.T) {
 		args, env      []string
 		codes          []int  // documented (docs/exit-codes.md)
 		want           string // in the error line, when given
+		notWant        string // never in it
 	}{
 		{name: "exec command writes past the cap", user: execWith(plugin("yes", "exec yes"), nil), codes: []int{2}},
 		{name: "exec command writes past the cap, TMPDIR unusable", user: execWith(plugin("yes", "exec yes"), nil), env: []string{"TMPDIR=/nonexistent-watchrv-e2e"}, codes: []int{2}},
 		{name: "exec command exits 3", user: execWith(plugin("fails", "exit 3"), nil), codes: []int{2}},
 		{name: "exec command killed, TMPDIR unusable", user: execWith(plugin("killed2", "kill -9 $$"), nil), env: []string{"TMPDIR=/nonexistent-watchrv-e2e"}, codes: []int{2}},
-		{name: "exec command killed", user: execWith(plugin("killed", "kill -9 $$"), nil), codes: []int{2}},
+		{name: "exec command killed", user: execWith(plugin("killed", "kill -9 $$"), nil), codes: []int{2}, want: "was ended by a signal (killed)"},
+		// Only the relay states a relay's verdict: a plugin's answer in
+		// its group is no verdict (adversary try 21 F11).
+		{name: "exec command forges the relay's verdict", user: execWith(plugin("forge", `printf '{"apiVersion":"kubectl-watchrv.relay.invalid/signal killed","kind":"ExecCredential"}'`), nil), codes: []int{2}, notWant: "ended by a signal"},
 		{name: "exec command not found", user: execWith(filepath.Join(dir, "missing"+hostile), nil), codes: []int{2}},
 		{name: "exec command not in PATH, with its install hint", user: execWith("kubectl-watchrv-missing"+hostile, map[string]any{"installHint": "install" + hostile}), codes: []int{2}},
 		{name: "exec command gives no answer", user: execWith(plugin("sleeps", "exec sleep 30"), nil), args: []string{"--request-timeout", "2s"}, codes: []int{2}},
@@ -137,6 +141,9 @@ func TestHostileKubeconfigValuesReachNoTerminalRaw(t *testing.T) {
 				}
 				if n := strings.Count(r.Stderr, "error: "); n != 1 || strings.Count(strings.TrimSpace(r.Stderr), "\n") > 1 {
 					t.Fatalf("want one error line (and at most the cost line), got %d: %s", n, r.Stderr)
+				}
+				if c.notWant != "" && strings.Contains(r.Stderr, c.notWant) {
+					t.Fatalf("the error says %q: %s", c.notWant, r.Stderr)
 				}
 				if c.want != "" && !strings.Contains(r.Stderr, c.want) {
 					t.Fatalf("the error does not name the field (%q): %s", c.want, r.Stderr)
