@@ -1,12 +1,15 @@
 package main
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -62,7 +65,16 @@ type relayPaths struct {
 	plugin string
 	// status is the relay's status file ("" when none could be made).
 	status string
+	// nonce is this run's random word that starts every verdict of its
+	// relay (relayNonceEnv): a plugin's own answer in relayVerdictGroup
+	// is no verdict (adversary try 21 F11: a plugin printed a "signal"
+	// verdict and exited 0, and the run said it was ended by a signal).
+	nonce string
 }
+
+// relayNonceEnv carries the run's nonce to the relay, which removes it
+// from its environment before it starts the plugin.
+const relayNonceEnv = "KUBECTL_WATCHRV_RELAY_NONCE"
 
 // route returns cfg with its exec plugin run through the relay, or cfg as
 // it is where client-go must see the plugin's own command: when client-go
@@ -93,6 +105,7 @@ func (r *credentialRelay) route(cfg *rest.Config) *rest.Config {
 	relayed := *c.ExecProvider
 	relayed.Command = p.self
 	relayed.Args = append([]string{credentialRelayArg, p.status, path, name}, ep.Args...)
+	relayed.Env = append(slices.Clone(ep.Env), clientcmdapi.ExecEnvVar{Name: relayNonceEnv, Value: p.nonce})
 	c.ExecProvider = &relayed
 	return c
 }
@@ -106,7 +119,11 @@ func (r *credentialRelay) start(plugin string) {
 	if err != nil {
 		return // the plugin runs as client-go runs it
 	}
-	p := &relayPaths{self: filepath.Clean(self), plugin: plugin}
+	nonce := make([]byte, 16)
+	if _, err := rand.Read(nonce); err != nil {
+		return
+	}
+	p := &relayPaths{self: filepath.Clean(self), plugin: plugin, nonce: hex.EncodeToString(nonce)}
 	if f, err := os.CreateTemp("", "kubectl-watchrv-credential-plugin-*"); err == nil {
 		p.status = f.Name()
 		f.Close()
@@ -169,8 +186,9 @@ func (r *credentialRelay) explain(msg string) string {
 	}
 	if m := inBandVerdict.FindStringSubmatchIndex(msg); m != nil {
 		if q, err := strconv.Unquote(msg[m[2]:m[3]]); err == nil {
-			kind, detail, _ := strings.Cut(strings.TrimPrefix(q, relayVerdictGroup+"/"), " ")
-			if v := (relayVerdict{kind: kind, detail: detail}); v.failed() {
+			nonce, verdict, _ := strings.Cut(strings.TrimPrefix(q, relayVerdictGroup+"/"), " ")
+			kind, detail, _ := strings.Cut(verdict, " ")
+			if v := (relayVerdict{kind: kind, detail: detail}); nonce == p.nonce && v.failed() {
 				msg = msg[:m[0]] + "exec: " + v.text(p.plugin) + msg[m[1]:]
 			}
 		}

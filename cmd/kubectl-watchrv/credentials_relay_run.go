@@ -58,6 +58,9 @@ func runCredentialRelay(args []string) int {
 		return 2
 	}
 	st := relayStatus{path: args[0]}
+	// The run's nonce starts every verdict; the plugin never sees it.
+	relayNonce = os.Getenv(relayNonceEnv)
+	_ = os.Unsetenv(relayNonceEnv)
 	if st.gateClosed() {
 		// The run refuses client-go's re-run (credentialRelay.closeGate):
 		// the plugin is not started.
@@ -235,6 +238,10 @@ func (s relayStatus) gateClosed() bool {
 	return string(b[:n]) == verdictNotRerun
 }
 
+// relayNonce is the run's nonce (relayPaths.nonce), read at the relay's
+// start.
+var relayNonce string
+
 // tellVerdict ends the relay with a verdict that fails the run, in band
 // (relayVerdict): an answer client-go refuses, naming the verdict; the
 // relay writes nothing of its own to the terminal (the run tells it, in
@@ -242,7 +249,7 @@ func (s relayStatus) gateClosed() bool {
 // code of its own would read as the plugin's).
 func tellVerdict(kind, detail string) int {
 	// A "/" would make the version no group/version client-go can read.
-	version := relayVerdictGroup + "/" + strings.TrimSpace(kind+" "+text.OneLine(strings.ReplaceAll(detail, "/", " ")))
+	version := relayVerdictGroup + "/" + relayNonce + " " + strings.TrimSpace(kind+" "+text.OneLine(strings.ReplaceAll(detail, "/", " ")))
 	b, _ := json.Marshal(struct {
 		APIVersion string `json:"apiVersion"`
 		Kind       string `json:"kind"`

@@ -98,6 +98,9 @@ var urlControlCharacter = regexp.MustCompile(`parse ("(?:[^"\\]|\\.)*"): net/url
 func kubeconfigError(err error, names kubeconfigNames) error {
 	// Bounded: client-go quotes a --context or --user value whole.
 	msg := text.Shorten(strings.TrimPrefix(text.OneLine(err.Error()), "cannot build API client: "), 512)
+	if e := unreadableFile(msg, names.files); e != nil {
+		return e
+	}
 	switch {
 	case strings.Contains(msg, `auth info "`) && strings.Contains(msg, "does not exist") && len(names.users) > 0:
 		return withCode(ExitUsage, fmt.Errorf("cannot load kubeconfig: %s: choose a user with --user: %s (kubectl config view)", msg, text.Shorten(strings.Join(names.users, ", "), 512)))
@@ -130,7 +133,10 @@ func kubeconfigError(err error, names kubeconfigNames) error {
 
 // kubeconfigNames are the kubeconfig's contexts, users and clusters, for
 // the fix of a --context, --user or --cluster it does not have.
-type kubeconfigNames struct{ contexts, users, clusters []string }
+type kubeconfigNames struct {
+	contexts, users, clusters []string
+	files                     []referencedFile // the files it and the flags name
+}
 
 // isCredentialPluginError: client-go's exec authenticator failed, at the
 // first request rather than when the client was built. It is the

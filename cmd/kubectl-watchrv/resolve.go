@@ -88,6 +88,11 @@ func (o *RootOptions) resolveResource(ctx context.Context, arg string, verbs ...
 		}
 		return apiclient.Resource{}, usageErrorf(o.running, "%q is not a resource type: give the type alone (%s), then the name as its own argument (%s %s), or select with --field-selector metadata.name=%s; subresources such as pods/log cannot be listed or watched", arg, kind, kind, rest, rest)
 	}
+	// Discovery builds its own rest.Config: the kubeconfig's header
+	// values are checked first, as every request's are (restConfig).
+	if _, err := o.restConfig(); err != nil {
+		return apiclient.Resource{}, err
+	}
 	disco, err := o.ConfigFlags.ToDiscoveryClient()
 	if err != nil {
 		return apiclient.Resource{}, o.kubeconfigError(err)

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -218,11 +217,15 @@ func (o *RootOptions) Printer(out outputChoice) *render.Printer {
 
 // restConfig is the rest.Config of the standard kubectl flags. One rule
 // for every command: a kubeconfig that cannot be loaded or used is bad
-// input (exit 2), whichever step finds it.
+// input (exit 2), whichever step finds it; a value it would send as a
+// header is checked here, before any request (unsendableHeaderValue).
 func (o *RootOptions) restConfig() (*rest.Config, error) {
 	cfg, err := o.ConfigFlags.ToRESTConfig()
 	if err != nil {
 		return nil, o.kubeconfigError(err)
+	}
+	if err := unsendableHeaderValue(cfg); err != nil {
+		return nil, err
 	}
 	return cfg, nil
 }
@@ -326,29 +329,6 @@ func (o *RootOptions) missingKubeconfig() string {
 	return fmt.Sprintf("%s: no kubeconfig was loaded, so the request went to client-go's default %s, as kubectl's would; point KUBECONFIG or --kubeconfig at your kubeconfig", which, defaultServer)
 }
 
-// kubeconfigError explains a kubeconfig that cannot be used, naming the
-// contexts it has when the context is the problem. client-go quotes the
-// kubeconfig's values in its errors (a malformed server or proxy-url
-// whole, password included): they are redacted (redactKubeconfig).
-func (o *RootOptions) kubeconfigError(err error) error {
-	var names kubeconfigNames
-	if raw, rerr := o.ConfigFlags.ToRawKubeConfigLoader().RawConfig(); rerr == nil {
-		for name := range raw.Contexts {
-			names.contexts = append(names.contexts, name)
-		}
-		for name := range raw.AuthInfos {
-			names.users = append(names.users, name)
-		}
-		for name := range raw.Clusters {
-			names.clusters = append(names.clusters, name)
-		}
-		sort.Strings(names.contexts)
-		sort.Strings(names.users)
-		sort.Strings(names.clusters)
-	}
-	return kubeconfigError(redacted{err, o.redactKubeconfig}, names)
-}
-
 // redacted is err with its text passed through redact.
 type redacted struct {
 	err    error
@@ -429,13 +409,20 @@ func run(args []string, streams genericiooptions.IOStreams) (code int) {
 // is, before the kubeconfig is blamed for it.
 func (o *RootOptions) validateRequestTimeout() error {
 	t := o.ConfigFlags.Timeout
-	if t == nil || *t == "" || *t == "0" {
+	if t == nil || *t == "" {
 		return nil
 	}
-	if n, err := strconv.ParseInt(*t, 10, 64); err == nil && n >= 0 {
+	n, nerr := strconv.ParseInt(*t, 10, 64)
+	d, derr := time.ParseDuration(*t)
+	if (nerr == nil && n == 0) || (derr == nil && d == 0) {
+		if f := o.running.Root().PersistentFlags().Lookup("request-timeout"); f != nil && f.Changed {
+			// Given as 0: no time bound, as kubectl does; the default
+			// (also "0") keeps AnswerWait.
+			apiclient.NoAnswerWait()
+		}
 		return nil
 	}
-	if d, err := time.ParseDuration(*t); err == nil && d >= 0 {
+	if (nerr == nil && n >= 0) || (derr == nil && d >= 0) {
 		return nil
 	}
 	return usageErrorf(o.running, "--request-timeout %q is not a duration: give a number and a unit (ms, s, m, h), for example --request-timeout 30s, or 0 for no limit", *t)

@@ -54,6 +54,11 @@ func (s *resourceScope) allTarget(res apiclient.Resource) apiclient.Target {
 // watch (--all); a partly failed discovery is a warning, a wholly failed
 // one the error.
 func (o *RootOptions) listableResources(p *render.Printer) ([]apiclient.Resource, error) {
+	// Discovery builds its own rest.Config: the kubeconfig's header
+	// values are checked first, as every request's are (restConfig).
+	if _, err := o.restConfig(); err != nil {
+		return nil, err
+	}
 	disco, err := o.ConfigFlags.ToDiscoveryClient()
 	if err != nil {
 		return nil, o.kubeconfigError(err)

@@ -132,7 +132,7 @@ func (o *StreamingOptions) Run(ctx context.Context) error {
 		return err
 	}
 	budget := apiclient.NewBudget(0, o.QPS)
-	opts := streaming.Options{Deadline: o.Deadline, Budget: budget}
+	opts := streaming.Options{Deadline: o.Deadline, DeadlineName: "--deadline", Budget: budget}
 	if !o.All {
 		t, err := o.oneTarget(ctx, &o.resourceScope)
 		if err != nil {

@@ -44,7 +44,7 @@ type watchRun struct {
 func (o *WatchOptions) Run(cmd *cobra.Command) error {
 	ctx, cancel := cmd.Context(), context.CancelFunc(func() {})
 	if o.Timeout > 0 {
-		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
+		ctx, cancel = apiclient.WithNamedBound(ctx, o.Timeout, "--timeout")
 	}
 	defer cancel()
 	// The credential plugin's wait ends with the run's time too.

@@ -22,8 +22,15 @@ import (
 // takes); a watch is bounded by its own --timeout and stall watchdog.
 const AnswerWait = 75 * time.Second
 
-// answerWait is AnswerWait (a unit test lowers it).
+// answerWait is AnswerWait (a unit test lowers it); 0: none
+// (NoAnswerWait).
 var answerWait = AnswerWait
+
+// NoAnswerWait lifts AnswerWait for the run: the user gave
+// --request-timeout 0, which kubectl reads as "no time bound" (adversary
+// try 21 F10: the 75 s still cut a list, and its error advised giving a
+// --request-timeout, the flag just given). Called once, before any request.
+func NoAnswerWait() { answerWait = 0 }
 
 // awaitAnswer gives req, when it is no watch and has no deadline, a
 // cancellation that fires if no answer has begun within AnswerWait.
@@ -31,7 +38,7 @@ var answerWait = AnswerWait
 // (the request then failed for it); release ends the watch of the request
 // (at its body's close, or at once when it has none).
 func awaitAnswer(req *http.Request) (_ *http.Request, fired func() bool, release func()) {
-	if _, ok := req.Context().Deadline(); ok || kindOf(req, 0) == KindWatch {
+	if _, ok := req.Context().Deadline(); ok || answerWait <= 0 || kindOf(req, 0) == KindWatch {
 		return req, func() bool { return false }, func() {}
 	}
 	ctx, cancel := context.WithCancel(req.Context())

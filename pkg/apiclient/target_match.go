@@ -2,6 +2,7 @@ package apiclient
 
 import (
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
@@ -56,6 +57,33 @@ func (t Target) Matcher() func(ItemMeta) string {
 		}
 		return ""
 	}
+}
+
+// Restrictions names what t asks of the items that Matcher judges, for
+// the explanation of an answer that broke them: only what the request had
+// (adversary try 21 F2: "it ignored the request's namespace or selectors"
+// of list ns, which has neither).
+func (t Target) Restrictions() string {
+	var parts []string
+	if t.Resource.Namespaced && t.Namespace != "" {
+		parts = append(parts, fmt.Sprintf("the namespace %q", t.Namespace))
+	}
+	if !t.Resource.Namespaced {
+		parts = append(parts, "the collection's cluster scope (it answered objects in a namespace)")
+	}
+	if t.LabelSelector != "" {
+		parts = append(parts, fmt.Sprintf("the label selector %q", text.Echo(t.LabelSelector)))
+	}
+	if t.FieldSelector != "" {
+		parts = append(parts, fmt.Sprintf("the field selector %q", text.Echo(t.FieldSelector)))
+	}
+	switch len(parts) {
+	case 0:
+		return "what the request asked for"
+	case 1:
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
 }
 
 // SingleName is the one name t asks for, when it asks for one object: a

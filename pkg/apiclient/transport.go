@@ -185,7 +185,7 @@ func pastDeadline(err error, req *http.Request, start time.Time, body bool) erro
 	if errors.As(err, &d) {
 		return err
 	}
-	return &DeadlineError{Err: err, Within: deadline.Sub(start), Body: body}
+	return &DeadlineError{Err: err, Within: deadline.Sub(start), Body: body, Bound: boundName(req.Context())}
 }
 
 // DeadlineError is a request, or its answer's body, that its time bound
@@ -204,6 +204,8 @@ type DeadlineError struct {
 	// Unbounded: the request had no time bound of its own (no
 	// --request-timeout), and AnswerWait passed with no answer begun.
 	Unbounded bool
+	// Bound names the time bound that ended it ("": the request's own).
+	Bound string
 }
 
 // AnswerWaitPassed: err is a request without --request-timeout that
@@ -216,13 +218,17 @@ func AnswerWaitPassed(err error) bool {
 
 func (e *DeadlineError) Error() string {
 	within := roundBound(e.Within)
+	bound := e.Bound
+	if bound == "" {
+		bound = "the request's time bound"
+	}
 	if e.Body {
-		return fmt.Sprintf(bodyLate+"%s, the request's time bound", within)
+		return fmt.Sprintf(bodyLate+"%s, %s", within, bound)
 	}
 	if !e.Connected {
-		return fmt.Sprintf(noConnection+"%s, the request's time bound (the TCP or TLS handshake did not complete)", within)
+		return fmt.Sprintf(noConnection+"%s, %s (the TCP or TLS handshake did not complete)", within, bound)
 	}
-	msg := fmt.Sprintf("no answer within %s, the request's time bound", within)
+	msg := fmt.Sprintf("no answer within %s, %s", within, bound)
 	if e.Unbounded {
 		// What happened, and only that: no answer began. The server may
 		// still have been working on one (adversary try 20 #3: one with

@@ -21,7 +21,7 @@ var (
 // only where the plugin's own words of the time bound are there.
 func WithoutLibraryWords(msg string) string {
 	msg = clientGoRetryAdvice.ReplaceAllString(msg, "")
-	if strings.Contains(msg, "the request's time bound") {
+	if strings.Contains(msg, "the request's time bound") || strings.Contains(msg, ", what was left of ") {
 		msg = netHTTPTimerNote.ReplaceAllString(msg, "")
 	}
 	return msg

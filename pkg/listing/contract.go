@@ -83,7 +83,7 @@ func (a *Attempt) breach(t apiclient.Target) string {
 		}
 	}
 	if a.Excluded > 0 {
-		return fmt.Sprintf("it answered %s, %d of which the request excluded (the first: %s): it ignored the request's namespace or selectors", text.Count(int(a.ItemCount), "item"), a.Excluded, a.ExcludedFirst)
+		return fmt.Sprintf("it answered %s, %d of which the request excluded (the first: %s): it ignored %s", text.Count(int(a.ItemCount), "item"), a.Excluded, a.ExcludedFirst, t.Restrictions())
 	}
 	if name, one := t.SingleName(); one && a.ItemCount > 1 {
 		return fmt.Sprintf("it answered %s named %q, where one name holds one object", text.Count(int(a.ItemCount), "object"), text.Echo(name))

@@ -299,6 +299,9 @@ func (r ListReport) WithServer(in *serverinfo.Info) ListReport {
 		return r
 	}
 	sv := in.ListServed(r.Request.ResourceVersion, r.Request.ResourceVersionMatch, r.Request.Limit)
+	if d := in.ConsistentReadText(); d != "" && r.ReadSemantics.Mode == "Consistent" {
+		r.ReadSemantics.Description = d
+	}
 	r.ReadSemantics.Source = "served by " + sv.First
 	first, continues := r.pagesRead()
 	r.ServedBy = servedBy(sv, first, continues)

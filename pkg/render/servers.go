@@ -59,7 +59,12 @@ func NewServersReport(mode string, found servers.Found, v *servers.View, ctx sug
 // seeCommands are the commands the verdict suggests, built by pkg/suggest
 // in the user's context: window, the probe that finds each server's
 // oldest RV; metrics, the one that shows each server's watch cache.
-type seeCommands struct{ window, metrics string }
+type seeCommands struct {
+	window, metrics string
+	// notOwn: the resource is not known to be the servers' own
+	// (ServersReport.notOwn): why, said where their cache would be.
+	notOwn string
+}
 
 func (r ServersReport) seeCommands() seeCommands {
 	line := func(flags ...suggest.Flag) string {
@@ -69,6 +74,7 @@ func (r ServersReport) seeCommands() seeCommands {
 	return seeCommands{
 		window:  line(suggest.Bool("servers")),
 		metrics: line(suggest.Bool("servers"), suggest.Bool("metrics")),
+		notOwn:  r.notOwn(),
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
+	"github.com/watchrv/kubectl-watchrv/pkg/serverinfo"
 	"github.com/watchrv/kubectl-watchrv/pkg/servers"
 )
 
@@ -43,6 +44,9 @@ func serversVerdict(r ServersReport) [][2]string {
 // current RV where a server has one, an rv=0 list that reached it where
 // whether it has one is not known.
 func zeroLagText(v servers.Verdict, see seeCommands) string {
+	if see.notOwn != "" {
+		return "every rv=0 list reached the current RV right after a consistent list (" + see.notOwn + ")"
+	}
 	who := "every watch cache"
 	if len(v.NoWatchCache) > 0 {
 		who = "the watch cache of every server that has one"
@@ -73,9 +77,12 @@ func followsText(v servers.Verdict, see seeCommands) string {
 		parts = append(parts, strings.Join(v.NoWatchCache, ", ")+" read storage directly, with no watch cache for this resource")
 		who = strings.Replace(who, "every server", "every other server", 1)
 	}
-	if len(v.CacheUnknown) > 0 {
+	switch {
+	case see.notOwn != "":
+		parts = append(parts, who+" serves up to the current RV: its rv=0 list reached it right after a consistent list ("+see.notOwn+")")
+	case len(v.CacheUnknown) > 0:
 		parts = append(parts, who+" serves up to the current RV: its rv=0 list reached it right after a consistent list (from its watch cache, or from storage if it has none: "+cacheUnknownText(v, see)+")")
-	} else {
+	default:
 		parts = append(parts, who+" follows storage: its watch cache reached the current RV right after a consistent list")
 	}
 	return "(" + strings.Join(parts, "; ") + ")"
@@ -279,4 +286,23 @@ func no504Text(no504 []string, all bool, ss []*servers.Server) string {
 		parts = append(parts, "no 504 from "+strings.Join(eps, ", ")+" ("+why[st]+")")
 	}
 	return strings.Join(parts, "; ")
+}
+
+// notOwn says, for a resource the API servers are not known to serve
+// themselves (serverinfo.Serves, the one decision: a built-in group, or a
+// watch cache a server's /metrics showed), whose cache or storage their
+// rv=0 lists read; "" for their own. Then no "its watch cache" and no
+// "follows storage" is said of them (adversary try 21 F8).
+func (r ServersReport) notOwn() string {
+	cache := serverinfo.Unknown
+	for _, s := range r.Servers {
+		if s.Metrics != nil && s.Metrics.Found() {
+			cache = serverinfo.Yes
+		}
+	}
+	group, _ := serverinfo.SplitName(r.Resource)
+	if serves, why := serverinfo.Serves(r.Resource, group, cache, serverinfo.Unknown); serves != serverinfo.Yes {
+		return "from the watch cache or the storage of the server that serves " + text.Echo(r.Resource) + ", which is not known to be this API server: " + why
+	}
+	return ""
 }

@@ -26,6 +26,18 @@ func (in *Info) StorageName() string {
 	return "storage (etcd, or a shim such as kine)"
 }
 
+// ConsistentReadText is what a consistent read (resourceVersion unset)
+// gives of a resource this API server is not known to serve itself
+// (Serves): the newest state as the server that serves it gives it, not a
+// quorum read of this server's storage (adversary try 21 F8); "" for its
+// own, whose words listing.SemanticsOf has.
+func (in *Info) ConsistentReadText() string {
+	if !in.notOwn() {
+		return ""
+	}
+	return "consistent read (resourceVersion unset): the newest state, as the server that serves " + text.Echo(in.Resource) + " gives it (not known to be this API server: " + in.ServesWhy + ")"
+}
+
 // Server names who serves a request, as far as the rules and what is known
 // of the server tell: the matrix oracle checks "watch cache" and "storage"
 // against the server's list counters; "unknown" claims nothing.

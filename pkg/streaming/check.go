@@ -68,6 +68,9 @@ type Options struct {
 	// list the check compares it with may take six times as long (a list
 	// that never ends, a trickling proxy, would hold the check for ever).
 	Deadline time.Duration
+	// DeadlineName is how a request the deadline ends names it (the
+	// flag that gave it; "" names it "the deadline").
+	DeadlineName string
 	// Budget gives each request its token (the list, the watch, and the
 	// exact list only when the counts differ), taken by the sender.
 	Budget *apiclient.Budget
@@ -254,7 +257,7 @@ const maxStoredBeyondList = 100000
 // bookmark, an ERROR event, the end of the stream or the deadline, then
 // closes it.
 func readStream(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options, r *Result, store *Store) error {
-	ctx, cancel := context.WithTimeout(ctx, o.Deadline)
+	ctx, cancel := apiclient.WithNamedBound(ctx, o.Deadline, cmp.Or(o.DeadlineName, "the deadline"))
 	defer cancel()
 	defer func() {
 		r.InitialObjects, r.AddedEvents = store.Len(), store.Added

@@ -28,12 +28,18 @@ func TestOnlyTheServersOwnResourcesAreSaidServedByItsCacheOrStorage(t *testing.T
 	agg.Extension.SetExpiry(102, "too old resource version: 50 (102)")
 	defer agg.Extension.SetExpiry(0, "")
 	claims := []string{"shim such as kine", "etcd, or", "PrevKv", `"storageRequests"`, `"firstPageFrom": "storage"`, `"firstPageFrom": "watch cache"`,
-		"watch cache for " + gadgets, "has no watch cache", "the watch cache of this API server", "the watch cache once", "its WatchList feature gate is"}
+		"watch cache for " + gadgets, "has no watch cache", "the watch cache of this API server", "the watch cache once", "its WatchList feature gate is",
+		// list's read semantics and the per-server view (adversary try 21 F8).
+		"quorum read from storage", "follows storage", "every watch cache has seen"}
 	ns := framework.ExtensionNamespace
+	host := strings.TrimPrefix(cluster.APIServers[0].URL, "https://")
 	for _, args := range [][]string{
 		{"list", gadgets, "-n", ns},
 		{"list", gadgets, "-A", "-o", "json"},
 		{"list", gadgets, "-n", ns, "--rv", "0"},
+		{"list", gadgets, "-n", ns, "--endpoints", host},
+		{"probe", gadgets, "-n", ns, "--endpoints", host},
+		{"probe", gadgets, "-n", ns, "--endpoints", host, "-o", "json"},
 		{"watch", gadgets, "-n", ns, "--rv", "list", "--timeout", "3s"},
 		{"watch", gadgets, "-n", ns, "--rv", "99999", "--timeout", "3s"},
 		{"watch", gadgets, "-n", ns, "--rv", "list", "--follow", "--timeout", "3s", "-o", "json"},

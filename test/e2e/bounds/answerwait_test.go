@@ -65,19 +65,37 @@ func TestARequestTimeoutIsTheBoundOfASlowAnswer(t *testing.T) {
 		args []string
 		want string // in stdout: the answer was read
 	}{
-		{[]string{"list", "cm"}, "Items:"},
-		{[]string{"list", "cm", "--rv-only"}, "100"},
-		{[]string{"list", "cm", "-o", "name"}, "configmap/a"},
+		{[]string{"list", "cm", "--request-timeout", "2m"}, "Items:"},
+		{[]string{"list", "cm", "--rv-only", "--request-timeout", "2m"}, "100"},
+		{[]string{"list", "cm", "-o", "name", "--request-timeout", "2m"}, "configmap/a"},
+		// 0 is kubectl's "no time bound": no AnswerWait either
+		// (adversary try 21 F10: cut at 75 s, "give a --request-timeout").
+		{[]string{"list", "cm", "--request-timeout", "0"}, "Items:"},
+		{[]string{"--request-timeout=0s", "list", "cm", "--rv-only"}, "100"},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			t.Parallel()
-			r := framework.Run(t, kc, apiclient.AnswerWait+time.Minute, append(c.args, "--request-timeout", "2m")...)
+			r := framework.Run(t, kc, apiclient.AnswerWait+time.Minute, c.args...)
 			if strings.Contains(r.Stderr, "no answer") || !strings.Contains(r.Stdout, c.want) {
 				t.Fatalf("exit %d: the slow answer was cut, or not printed (want %q):\n%s%s", r.Code, c.want, r.Stdout, r.Stderr)
 			}
-			if c.args[0] == "list" && r.Code != 0 {
+			if r.Code != 0 {
 				t.Fatalf("exit %d: %s", r.Code, r.Stderr)
 			}
 		})
+	}
+}
+
+// A request a command's own time ends is said ended by that time, named
+// as the user gave it, not by "the request's time bound" beside a URL
+// whose timeout= is far longer (adversary try 21 F10: watch --timeout 5s,
+// "no answer within 4.7s, the request's time bound", timeout=1m40s).
+func TestARequestTheCommandsTimeEndsNamesThatTime(t *testing.T) {
+	slow := framework.ScriptDefaults()["/api/v1/namespaces/default/configmaps"]
+	slow.Delay = 30 * time.Second
+	_, kc := framework.ServeScript(t, map[string]framework.ScriptAnswer{"/api/v1/namespaces/default/configmaps": slow})
+	r := framework.Run(t, kc, time.Minute, "watch", "cm", "--rv", "list", "--request-timeout", "100s", "--timeout", "5s")
+	if r.Code != 4 || !strings.Contains(r.Stdout+r.Stderr, "what was left of --timeout") || strings.Contains(r.Stdout+r.Stderr, "the request's time bound") {
+		t.Fatalf("exit %d: want 4 and the cut named as --timeout's:\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 }

@@ -59,36 +59,49 @@ func TestAnswersThatBreakTheContractFail(t *testing.T) {
 		args    []string
 		breach  string // in the error line
 		notName string // -o name must not print it
+		at      string // the path answered ("": path)
 	}{
-		{"list NAME answered with another name", list(`"resourceVersion":"100"`, item("zzz", "50", "")), false, []string{"list", "cm", "a"}, `does not match the field selector metadata.name=a`, "zzz"},
-		{"list NAME answered with the whole collection", list(`"resourceVersion":"100"`, item("b", "10", ""), item("a", "30", "")), false, []string{"list", "cm", "a"}, `does not match the field selector metadata.name=a`, "configmap/b"},
-		{"list NAME answered twice", list(`"resourceVersion":"100"`, item("a", "10", ""), item("a", "30", "")), false, []string{"list", "cm", "a"}, `2 objects named "a"`, ""},
-		{"list -l answered with other labels", list(`"resourceVersion":"100"`, item("b", "10", `"app":"no"`)), false, []string{"list", "cm", "-l", "app=yes"}, `does not match the label selector "app=yes"`, "configmap/b"},
-		{"list answered with another namespace", list(`"resourceVersion":"100"`, `{"metadata":{"name":"b","namespace":"other","resourceVersion":"10"}}`), false, []string{"list", "cm"}, `is in namespace "other", not "default"`, "configmap/b"},
-		{"list item above the list RV", list(`"resourceVersion":"100"`, item("a", "500", "")), false, []string{"list", "cm"}, `an item's resourceVersion 500 is newer than the list's 100`, ""},
-		{"list --rv-only with a negative remainingItemCount", list(`"resourceVersion":"100","remainingItemCount":-5,"continue":"x"`, item("a", "50", "")), false, []string{"list", "cm", "--rv-only"}, `remainingItemCount -5, which cannot be true of a count`, ""},
-		{"list --rv-only with a remainingItemCount past int64", list(`"resourceVersion":"100","remainingItemCount":9223372036854775807,"continue":"x"`, item("a", "50", "")), false, []string{"list", "cm", "--rv-only"}, `more than any count holds`, ""},
-		{"watch NAME sent another name", events(item("a", "10", ""), item("b", "11", "")), true, []string{"watch", "cm", "a", "--rv", "5", "--timeout", "3s"}, `does not match the field selector metadata.name=a`, ""},
-		{"watch -l sent other labels", events(item("a", "10", `"app":"no"`)), true, []string{"watch", "cm", "-l", "app=yes", "--rv", "5", "--timeout", "3s"}, `does not match the label selector`, ""},
-		{"watch sent RVs out of order", events(item("a", "10", ""), item("b", "11", ""), item("c", "3", ""), item("d", "12", "")), true, []string{"watch", "cm", "--rv", "5", "--timeout", "3s"}, `out of order: RV 3 is not after RV 11`, ""},
-		{"watch sent RVs below its start", events(item("a", "3", ""), item("b", "7", "")), true, []string{"watch", "cm", "--rv", "5", "--timeout", "3s"}, `RV 3 is not after RV 5 (the RV this watch started from)`, ""},
-		{"watch sent a change below a bookmark", events(item("a", "101", ""), bookmark("200", false), item("c", "150", "")), true, []string{"watch", "cm", "--rv", "100", "--bookmarks", "--timeout", "3s"}, `RV 150 is not after RV 200 (the bookmark before it)`, ""},
-		{"a streaming list's state newer than its end", stateNewer, true, streamingList, `the initial state holds object "default/b" at RV 600, newer than its initial-events-end bookmark's RV 100`, ""},
-		{"a streaming list's state newer than its end, followed", stateNewer, true, followed, `newer than its initial-events-end bookmark's RV 100`, ""},
-		{"streaming: a state newer than its end", stateNewer, true, []string{"streaming", "cm"}, `newer than its initial-events-end bookmark's RV 100`, ""},
-		{"a change below a streaming list's end", belowEnd, true, streamingList, `RV 50 is not after RV 100 (the initial-events-end bookmark, the state's RV)`, ""},
-		{"a change below a streaming list's end, followed", belowEnd, true, followed, `RV 50 is not after RV 100 (the initial-events-end bookmark, the state's RV)`, ""},
-		{"streaming: a state of another namespace", events(`{"metadata":{"name":"b","namespace":"other","uid":"u-b","resourceVersion":"10"}}`, bookmark("100", true)), true, []string{"streaming", "cm"}, `is in namespace "other", not "default"`, ""},
+		{"list NAME answered with another name", list(`"resourceVersion":"100"`, item("zzz", "50", "")), false, []string{"list", "cm", "a"}, `does not match the field selector metadata.name=a`, "zzz", ""},
+		{"list NAME answered with the whole collection", list(`"resourceVersion":"100"`, item("b", "10", ""), item("a", "30", "")), false, []string{"list", "cm", "a"}, `does not match the field selector metadata.name=a`, "configmap/b", ""},
+		{"list NAME answered twice", list(`"resourceVersion":"100"`, item("a", "10", ""), item("a", "30", "")), false, []string{"list", "cm", "a"}, `2 objects named "a"`, "", ""},
+		{"list -l answered with other labels", list(`"resourceVersion":"100"`, item("b", "10", `"app":"no"`)), false, []string{"list", "cm", "-l", "app=yes"}, `does not match the label selector "app=yes"): it ignored the namespace "default" or the label selector "app=yes"`, "configmap/b", ""},
+		{"list answered with another namespace", list(`"resourceVersion":"100"`, `{"metadata":{"name":"b","namespace":"other","resourceVersion":"10"}}`), false, []string{"list", "cm"}, `is in namespace "other", not "default"): it ignored the namespace "default"`, "configmap/b", ""},
+		// The explanation names only what the request had (adversary try
+		// 21 F2: "ignored the request's namespace or selectors" of list ns).
+		{"list ns answered with a namespaced object", list(`"resourceVersion":"100"`, `{"metadata":{"name":"kube-system","namespace":"kube-system","uid":"u","resourceVersion":"10"}}`), false, []string{"list", "ns"}, `where namespaces are cluster-scoped): it ignored the collection's cluster scope (it answered objects in a namespace)`, "namespace/kube-system", "/api/v1/namespaces"},
+		{"list item above the list RV", list(`"resourceVersion":"100"`, item("a", "500", "")), false, []string{"list", "cm"}, `an item's resourceVersion 500 is newer than the list's 100`, "", ""},
+		{"list --rv-only with a negative remainingItemCount", list(`"resourceVersion":"100","remainingItemCount":-5,"continue":"x"`, item("a", "50", "")), false, []string{"list", "cm", "--rv-only"}, `remainingItemCount -5, which cannot be true of a count`, "", ""},
+		{"list --rv-only with a remainingItemCount past int64", list(`"resourceVersion":"100","remainingItemCount":9223372036854775807,"continue":"x"`, item("a", "50", "")), false, []string{"list", "cm", "--rv-only"}, `more than any count holds`, "", ""},
+		{"watch NAME sent another name", events(item("a", "10", ""), item("b", "11", "")), true, []string{"watch", "cm", "a", "--rv", "5", "--timeout", "3s"}, `does not match the field selector metadata.name=a`, "", ""},
+		{"watch -l sent other labels", events(item("a", "10", `"app":"no"`)), true, []string{"watch", "cm", "-l", "app=yes", "--rv", "5", "--timeout", "3s"}, `does not match the label selector`, "", ""},
+		{"watch sent RVs out of order", events(item("a", "10", ""), item("b", "11", ""), item("c", "3", ""), item("d", "12", "")), true, []string{"watch", "cm", "--rv", "5", "--timeout", "3s"}, `out of order: RV 3 is not after RV 11`, "", ""},
+		{"watch sent RVs below its start", events(item("a", "3", ""), item("b", "7", "")), true, []string{"watch", "cm", "--rv", "5", "--timeout", "3s"}, `RV 3 is not after RV 5 (the RV this watch started from)`, "", ""},
+		{"watch sent a change below a bookmark", events(item("a", "101", ""), bookmark("200", false), item("c", "150", "")), true, []string{"watch", "cm", "--rv", "100", "--bookmarks", "--timeout", "3s"}, `RV 150 is not after RV 200 (the bookmark before it)`, "", ""},
+		{"a streaming list's state newer than its end", stateNewer, true, streamingList, `the initial state holds object "default/b" at RV 600, newer than its initial-events-end bookmark's RV 100`, "", ""},
+		{"a streaming list's state newer than its end, followed", stateNewer, true, followed, `newer than its initial-events-end bookmark's RV 100`, "", ""},
+		{"streaming: a state newer than its end", stateNewer, true, []string{"streaming", "cm"}, `newer than its initial-events-end bookmark's RV 100`, "", ""},
+		{"a change below a streaming list's end", belowEnd, true, streamingList, `RV 50 is not after RV 100 (the initial-events-end bookmark, the state's RV)`, "", ""},
+		{"a change below a streaming list's end, followed", belowEnd, true, followed, `RV 50 is not after RV 100 (the initial-events-end bookmark, the state's RV)`, "", ""},
+		{"streaming: a state of another namespace", events(`{"metadata":{"name":"b","namespace":"other","uid":"u-b","resourceVersion":"10"}}`, bookmark("100", true)), true, []string{"streaming", "cm"}, `is in namespace "other", not "default"`, "", ""},
 		// An older change of an object is said as what it is, never "at
 		// this RV ... delivered before" of an RV never delivered.
-		{"a change older than its object was seen at", events(item("a", "500", ""), bookmark("100", true), modified(item("a", "150", ""))), true, streamingList, `newer than its initial-events-end bookmark's RV 100`, ""},
+		{"a change older than its object was seen at", events(item("a", "500", ""), bookmark("100", true), modified(item("a", "150", ""))), true, streamingList, `newer than its initial-events-end bookmark's RV 100`, "", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			key := path
+			if c.at != "" {
+				key = c.at
+			}
 			if c.watch {
 				key += "?watch"
 			}
-			_, kc := framework.ServeScript(t, map[string]framework.ScriptAnswer{key: c.answer})
+			answers := map[string]framework.ScriptAnswer{key: c.answer}
+			if c.at == "/api/v1/namespaces" {
+				// Discovery with namespaces, cluster-scoped, beside
+				// the script's configmaps.
+				answers["/api/v1"] = framework.ScriptAnswer{Code: 200, Type: "application/json", Body: `{"kind":"APIResourceList","groupVersion":"v1","resources":[{"name":"configmaps","singularName":"configmap","namespaced":true,"kind":"ConfigMap","verbs":["get","list","watch"],"shortNames":["cm"]},{"name":"namespaces","singularName":"namespace","namespaced":false,"kind":"Namespace","verbs":["get","list","watch"],"shortNames":["ns"]}]}`}
+			}
+			_, kc := framework.ServeScript(t, answers)
 			for _, out := range [][]string{nil, {"-o", "json"}, {"-o", "name"}} {
 				if (c.watch || c.args[len(c.args)-1] == "--rv-only") && len(out) > 0 && out[1] == "name" {
 					continue // -o name is for a whole list

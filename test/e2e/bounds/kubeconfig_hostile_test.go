@@ -64,13 +64,18 @@ func TestHostileKubeconfigValuesReachNoTerminalRaw(t *testing.T) {
 		context, cname string // the context's names of its cluster and user ("": "c" and "u")
 		uname          string
 		args, env      []string
-		codes          []int // documented (docs/exit-codes.md)
+		codes          []int  // documented (docs/exit-codes.md)
+		want           string // in the error line, when given
+		notWant        string // never in it
 	}{
 		{name: "exec command writes past the cap", user: execWith(plugin("yes", "exec yes"), nil), codes: []int{2}},
 		{name: "exec command writes past the cap, TMPDIR unusable", user: execWith(plugin("yes", "exec yes"), nil), env: []string{"TMPDIR=/nonexistent-watchrv-e2e"}, codes: []int{2}},
 		{name: "exec command exits 3", user: execWith(plugin("fails", "exit 3"), nil), codes: []int{2}},
 		{name: "exec command killed, TMPDIR unusable", user: execWith(plugin("killed2", "kill -9 $$"), nil), env: []string{"TMPDIR=/nonexistent-watchrv-e2e"}, codes: []int{2}},
-		{name: "exec command killed", user: execWith(plugin("killed", "kill -9 $$"), nil), codes: []int{2}},
+		{name: "exec command killed", user: execWith(plugin("killed", "kill -9 $$"), nil), codes: []int{2}, want: "was ended by a signal (killed)"},
+		// Only the relay states a relay's verdict: a plugin's answer in
+		// its group is no verdict (adversary try 21 F11).
+		{name: "exec command forges the relay's verdict", user: execWith(plugin("forge", `printf '{"apiVersion":"kubectl-watchrv.relay.invalid/signal killed","kind":"ExecCredential"}'`), nil), codes: []int{2}, notWant: "ended by a signal"},
 		{name: "exec command not found", user: execWith(filepath.Join(dir, "missing"+hostile), nil), codes: []int{2}},
 		{name: "exec command not in PATH, with its install hint", user: execWith("kubectl-watchrv-missing"+hostile, map[string]any{"installHint": "install" + hostile}), codes: []int{2}},
 		{name: "exec command gives no answer", user: execWith(plugin("sleeps", "exec sleep 30"), nil), args: []string{"--request-timeout", "2s"}, codes: []int{2}},
@@ -82,6 +87,24 @@ func TestHostileKubeconfigValuesReachNoTerminalRaw(t *testing.T) {
 		// are not there: client-go's default server is used, as kubectl
 		// does).
 		{name: "context names a cluster and a user that are not there", cname: "cluster" + hostile, uname: "user" + hostile, user: map[string]any{"token": "t"}, codes: []int{2, 4}},
+		// Every value sent as a header is refused before any request,
+		// in one form naming its field (adversary try 21 F6: net/http's
+		// "invalid header field value for \"Impersonate-User\"", exit 1).
+		{name: "token", user: map[string]any{"token": "t" + hostile}, codes: []int{2}, want: "the token (token or tokenFile"},
+		{name: "as", user: map[string]any{"token": "t", "as": "bob" + hostile}, codes: []int{2}, want: "the impersonated user (as, or --as)"},
+		{name: "as-uid", user: map[string]any{"token": "t", "as": "bob", "as-uid": "1" + hostile}, codes: []int{2}, want: "the impersonated UID"},
+		{name: "as-groups", user: map[string]any{"token": "t", "as": "bob", "as-groups": []string{"g", "g" + hostile}}, codes: []int{2}, want: "an impersonated group"},
+		{name: "as-user-extra", user: map[string]any{"token": "t", "as": "bob", "as-user-extra": map[string]any{"k": []string{"v" + hostile}}}, codes: []int{2}, want: `the impersonated user's extra "k"`},
+		{name: "--as", user: map[string]any{"token": "t"}, args: []string{"--as", "bob" + hostile}, codes: []int{2}, want: "the impersonated user (as, or --as)"},
+		{name: "--as-group", user: map[string]any{"token": "t"}, args: []string{"--as", "bob", "--as-group", "g\r" + hostile}, codes: []int{2}, want: "an impersonated group"},
+		{name: "--as-user-extra", user: map[string]any{"token": "t"}, args: []string{"--as", "bob", "--as-user-extra", "k=v" + hostile}, codes: []int{2}, want: `the impersonated user's extra "k"`},
+		// A file the kubeconfig names that cannot be read is that field's
+		// fault, not the kubeconfig path's (adversary try 21 F7).
+		{name: "tokenFile not there", user: map[string]any{"tokenFile": filepath.Join(dir, "no-token"+hostile)}, codes: []int{2}, want: `(tokenFile of user "u")`},
+		{name: "tokenFile a directory", user: map[string]any{"tokenFile": dir}, codes: []int{2}, want: `(tokenFile of user "u") cannot be read (is a directory)`},
+		{name: "certificate-authority not there", server: map[string]any{"server": srv.URL(), "certificate-authority": filepath.Join(dir, "no-ca"+hostile)}, user: map[string]any{"token": "t"}, codes: []int{2}, want: `(certificate-authority of cluster "c")`},
+		{name: "client-key not there", user: map[string]any{"client-certificate": filepath.Join(dir, "no-cert"+hostile), "client-key": filepath.Join(dir, "no-key")}, codes: []int{2}, want: `(client-certificate of user "u")`},
+		{name: "--client-key not there", user: map[string]any{"token": "t"}, args: []string{"--client-certificate", dir, "--client-key", filepath.Join(dir, "no-key")}, codes: []int{2}, want: "(given with --client-"},
 	}
 	commands := append(slices.Clone(credentialCommands), []string{"top", "--once", "--interval", "1s"})
 	for _, c := range cases {
@@ -118,6 +141,12 @@ func TestHostileKubeconfigValuesReachNoTerminalRaw(t *testing.T) {
 				}
 				if n := strings.Count(r.Stderr, "error: "); n != 1 || strings.Count(strings.TrimSpace(r.Stderr), "\n") > 1 {
 					t.Fatalf("want one error line (and at most the cost line), got %d: %s", n, r.Stderr)
+				}
+				if c.notWant != "" && strings.Contains(r.Stderr, c.notWant) {
+					t.Fatalf("the error says %q: %s", c.notWant, r.Stderr)
+				}
+				if c.want != "" && !strings.Contains(r.Stderr, c.want) {
+					t.Fatalf("the error does not name the field (%q): %s", c.want, r.Stderr)
 				}
 				if strings.Contains(r.Stderr, "exit code 125") || strings.Contains(r.Stderr, "__credential") {
 					t.Fatalf("the relay's own words reached the line: %s", r.Stderr)
