@@ -19,23 +19,7 @@ import (
 // (pkg/top/testdata).
 func recordedTop(t *testing.T, name string) *top.Report {
 	t.Helper()
-	read := func(n int) *top.Values {
-		f, err := os.Open("../top/testdata/" + name + "." + string(rune('0'+n)) + ".metrics.txt")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		sel, err := metrics.ParseSelected(f, top.Families, true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return top.Extract(sel, nil)
-	}
-	t0 := time.Date(2026, 12, 1, 20, 0, 0, 0, time.UTC)
-	s := &top.Server{Index: 1, Endpoint: "https://127.0.0.1:6443", ReadRequests: 2,
-		First:  &top.Sample{At: t0, Values: read(1), Bytes: 190000, Filtered: true},
-		Second: &top.Sample{At: t0.Add(5 * time.Second), Values: read(2), Bytes: 190500, Filtered: true}}
-	s.Build(nil)
+	s := recordedTopOf(t, name+".1", name+".2")
 	return top.Assemble([]*top.Server{s}, 5*time.Second, "watchers", 1)
 }
 
