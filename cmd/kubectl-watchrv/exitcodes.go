@@ -97,7 +97,7 @@ var urlControlCharacter = regexp.MustCompile(`parse ("(?:[^"\\]|\\.)*"): net/url
 // command.
 func kubeconfigError(err error, names kubeconfigNames) error {
 	// Bounded: client-go quotes a --context or --user value whole.
-	msg := text.Shorten(strings.TrimPrefix(text.OneLine(err.Error()), "cannot build API client: "), 512)
+	msg := text.Shorten(strings.TrimPrefix(diagnose.WithoutLibraryWords(text.OneLine(err.Error())), "cannot build API client: "), 512)
 	if e := unreadableFile(msg, names.files); e != nil {
 		return e
 	}

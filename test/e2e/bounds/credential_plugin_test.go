@@ -198,3 +198,47 @@ func TestCredentialPluginThatAnsweredIsNotWaitedFor(t *testing.T) {
 		})
 	}
 }
+
+// What a credential plugin prints that client-go refuses is said in a
+// user's terms, in every command: the apiVersion it named, or that it
+// was no ExecCredential, never the scheme's Go source position nor
+// encoding/json's Go types (adversary try 21: `no kind "ExecCredential"
+// is registered for version ... in scheme "pkg/runtime/scheme.go:111"`,
+// and `json: cannot unmarshal string into Go value of type struct {
+// APIVersion string "json:\"apiVersion,omitempty\"" ...`).
+func TestCredentialPluginOutputClientGoRefusesIsSaidInUsersWords(t *testing.T) {
+	srv := framework.StartTLSScriptServer(nil)
+	t.Cleanup(srv.Close)
+	base, err := srv.Kubeconfig(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	notExecCredential := "the credential plugin printed what is not an ExecCredential"
+	outputs := []struct{ name, body, want string }{
+		{"an unknown apiVersion", `printf '{"apiVersion":"client.authentication.k8s.io/v9","kind":"ExecCredential","status":{"token":"x"}}'`, `printed an ExecCredential of apiVersion "client.authentication.k8s.io/v9", which this client does not read`},
+		{"another group", `printf '{"apiVersion":"example.com/v1","kind":"ExecCredential","status":{"token":"x"}}'`, `of apiVersion "example.com/v1"`},
+		{"not JSON", `echo 'hello {'`, notExecCredential},
+		{"a JSON string", `echo '"token"'`, notExecCredential},
+		{"a JSON array", `echo '[1,2]'`, notExecCredential},
+	}
+	goWords := []string{"scheme.go", "Go value of type", "json:", "struct {", "version/kind", "pkg/runtime"}
+	for _, o := range outputs {
+		for _, args := range credentialCommands {
+			t.Run(o.name+"/"+strings.Join(args, " "), func(t *testing.T) {
+				t.Parallel()
+				dir := t.TempDir()
+				kc := execKubeconfig(t, base, pluginScript(t, dir, o.body))
+				r := framework.RunToExit(t, memoryLimit, t.TempDir(), kc, time.Minute, append(args, "--request-timeout", "10s")...)
+				line := strings.TrimSpace(r.Stderr)
+				if r.Code != 2 || strings.Count(line, "\n") != 0 || !strings.Contains(line, "cannot use the kubeconfig's credentials: ") || !strings.Contains(line, o.want) {
+					t.Fatalf("want exit 2 and one credentials line with %q, got exit %d:\n%s", o.want, r.Code, r.Stderr)
+				}
+				for _, w := range goWords {
+					if strings.Contains(line, w) {
+						t.Fatalf("the line carries library words %q: %s", w, line)
+					}
+				}
+			})
+		}
+	}
+}
