@@ -3,8 +3,11 @@
 package bounds
 
 import (
+	"io"
+	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -34,9 +37,13 @@ func TestACutRequestIsNoOutcome(t *testing.T) {
 		{"explain-error", "--check", "Too large resource version: 999999, current: 100"},
 		{"explain-error", "--check", "too old resource version: 10 (50)"},
 		{"streaming", "cm"},
+		{"probe", "cm", "--endpoints", "HOST"},
+		{"probe", "cm", "--endpoints", "HOST", "--interval", "1s", "--duration", "2s"},
+		{"list", "cm", "--servers", "--endpoints", "HOST"},
+		{"explain-error", "--check", "too old resource version: 10 (50)", "--endpoints", "HOST"},
 	} {
 		s, kc := framework.ServeRVScript(t, window)
-		whole := framework.Run(t, kc, 2*time.Minute, args...)
+		whole := framework.Run(t, kc, 2*time.Minute, withHost(args, s.Host())...)
 		sent := int(s.Asked(path))
 		if sent == 0 {
 			t.Fatalf("%s: no request of %s (exit %d, stderr %q)", strings.Join(args, " "), path, whole.Code, whole.Stderr)
@@ -48,7 +55,7 @@ func TestACutRequestIsNoOutcome(t *testing.T) {
 					cut := window
 					cut.HangAt = k
 					s, kc := framework.ServeRVScript(t, cut)
-					p := framework.StartPlugin(t, kc, run...)
+					p := framework.StartPlugin(t, kc, withHost(run, s.Host())...)
 					for deadline := time.Now().Add(time.Minute); s.Asked(path) < int64(k); time.Sleep(50 * time.Millisecond) {
 						if time.Now().After(deadline) {
 							t.Fatalf("%d request(s) of %s in a minute, want %d; stderr:\n%s", s.Asked(path), path, k, p.Stderr())
@@ -62,13 +69,80 @@ func TestACutRequestIsNoOutcome(t *testing.T) {
 					if args[0] == "explain-error" && p.Stdout() == "" {
 						t.Errorf("explain-error printed no explanation of the message (made before any request):\n%s", p.Stdout())
 					}
-					for _, word := range []string{"cancel", "Other", "run ended", "watchHeldFor"} {
-						if strings.Contains(p.Stdout(), word) {
-							t.Errorf("stdout says %q of the request the signal cut:\n%s", word, p.Stdout())
-						}
-					}
+					noWordOfTheCut(t, p.Stdout())
 				})
 			}
 		}
 	}
+}
+
+// withHost is args with HOST as host.
+func withHost(args []string, host string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = strings.ReplaceAll(a, "HOST", host)
+	}
+	return out
+}
+
+// noWordOfTheCut fails t when stdout says anything of a request a signal
+// cut: its error, or an outcome it never had.
+func noWordOfTheCut(t *testing.T, stdout string) {
+	t.Helper()
+	for _, word := range []string{"cancel", "Other", "run ended", "watchHeldFor"} {
+		if strings.Contains(stdout, word) {
+			t.Errorf("stdout says %q of the request the signal cut:\n%s", word, stdout)
+		}
+	}
+}
+
+// top's reads are of /metrics: a signal that cuts the first (top --once
+// waits for its second sample) or the second is no outcome either: exit
+// 130, "interrupted", and no row of the cut sample.
+func TestACutMetricsReadIsNoOutcome(t *testing.T) {
+	for _, hangAt := range []int{1, 2} {
+		for _, args := range [][]string{
+			{"top", "--once", "--interval", "1s"},
+			{"top", "--once", "--interval", "1s", "--endpoints", "HOST"},
+			{"top", "--once", "--interval", "1s", "-o", "json"},
+		} {
+			t.Run(strings.Join(args, " ")+"/read "+strconv.Itoa(hangAt), func(t *testing.T) {
+				var mu sync.Mutex
+				reads := 0
+				metrics := framework.ScriptAnswer{Code: 200, Type: "text/plain; version=0.0.4", Write: func(w io.Writer) {
+					mu.Lock()
+					reads++
+					n := reads
+					mu.Unlock()
+					if n == hangAt {
+						time.Sleep(time.Hour) // the signal's to cut
+					}
+					io.WriteString(w, recordedMetrics(t))
+				}}
+				s, kc := framework.ServeScript(t, map[string]framework.ScriptAnswer{"/metrics": metrics})
+				p := framework.StartPlugin(t, kc, withHost(args, s.Host())...)
+				for deadline := time.Now().Add(time.Minute); s.Asked("/metrics") < int64(hangAt); time.Sleep(50 * time.Millisecond) {
+					if time.Now().After(deadline) {
+						t.Fatalf("%d read(s) of /metrics in a minute, want %d; stderr:\n%s", s.Asked("/metrics"), hangAt, p.Stderr())
+					}
+				}
+				time.Sleep(300 * time.Millisecond)
+				code := p.Stop(syscall.SIGINT, 30*time.Second)
+				if code != 130 || p.Stderr() != "interrupted\n" {
+					t.Errorf("exit %d, stderr %q: want 130 and only \"interrupted\"", code, p.Stderr())
+				}
+				noWordOfTheCut(t, p.Stdout())
+			})
+		}
+	}
+}
+
+// recordedMetrics is a real v1.37.2 API server's /metrics, recorded.
+func recordedMetrics(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("../../../pkg/top/testdata/v1.37.2-etcd-cache-on.1.metrics.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
