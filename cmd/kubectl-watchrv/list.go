@@ -235,11 +235,21 @@ func (o *ListOptions) Run(ctx context.Context) error {
 		onItem = func(it listing.ItemMeta) { names = append(names, it.Name) }
 	}
 	var facts chan *serverinfo.Info
+	listCtx, connected := apiclient.Connected(ctx)
+	walked := make(chan struct{})
 	if !o.RVOnly {
+		// Once the list has its connection, to share it (apiclient.Connected).
 		facts = make(chan *serverinfo.Info, 1)
-		go func() { facts <- o.readServerInfo(ctx, client, res.GVR.Group, res.GVR.Resource) }()
+		go func() {
+			select {
+			case <-connected:
+			case <-walked:
+			}
+			facts <- o.readServerInfo(ctx, client, res.GVR.Group, res.GVR.Resource)
+		}()
 	}
-	walk, werr := listing.Walk(ctx, client, t, wo, onItem)
+	walk, werr := listing.Walk(listCtx, client, t, wo, onItem)
+	close(walked)
 	if p.Names() && diagnose.ClassifyFailure(werr) == diagnose.FailureUnbounded {
 		// The names held are a part of a list past a bound: printing them
 		// would cost as much again, for a list that is not whole.

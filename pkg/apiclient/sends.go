@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http/httptrace"
+	"sync"
 	"sync/atomic"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
@@ -78,4 +79,18 @@ func (c *SendCounter) Sent() Sent {
 	n := c.n.Load()
 	h2 := c.h2.Load()
 	return Sent{Times: int(n), HTTP2: n > 0 && h2 >= n}
+}
+
+// Connected is ctx with a client trace that closes the channel returned
+// once the first request made with it has its connection. A request that
+// waits for it before it goes out shares that connection (HTTP/2): two
+// requests begun at once each dial one, two TLS handshakes for what one
+// does (issue 23: `list` made 2 connections where `kubectl get --raw`
+// makes 1).
+func Connected(ctx context.Context) (context.Context, <-chan struct{}) {
+	up := make(chan struct{})
+	var once sync.Once
+	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) {
+		once.Do(func() { close(up) })
+	}}), up
 }

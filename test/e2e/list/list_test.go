@@ -308,3 +308,49 @@ func TestListRVOnlyAtRV0SaysWhatCame(t *testing.T) {
 		t.Fatalf("one item came:\n%s", r.Stdout)
 	}
 }
+
+// A list and the server facts read beside it share one connection, as
+// kubectl get --raw's requests do: two requests begun at once each dialed
+// one, two TLS handshakes for the server (issue 23). Counted by a TCP
+// link in front of the real API server: a first run (facts read from
+// /metrics: /version, /metrics, the list), a second (facts kept: /version
+// and the list), and --rv-only (the list) each open one connection.
+func TestListTakesOneConnection(t *testing.T) {
+	_, ns := newNamespace(t, shared, "list-one-conn")
+	link, err := framework.StartPausableLink(strings.TrimPrefix(shared.APIServers[0].URL, "https://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { link.Close() })
+	kc, err := shared.WriteKubeconfigFor("list-one-conn", "https://"+link.Addr(), shared.APIServers[0].CAFile, framework.AdminToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	// kubectl's discovery cache, warm as a user's second run finds it.
+	if r := framework.RunInHome(t, home, kc, nil, time.Minute, "list", "configmaps", "-n", ns, "--rv-only"); r.Code != 0 {
+		t.Fatalf("warming the discovery cache: exit %d: %s", r.Code, r.Stderr)
+	}
+	for _, run := range []struct {
+		name string
+		args []string
+	}{
+		{"facts read from /metrics", []string{"list", "configmaps", "-n", ns, "-v"}},
+		{"facts kept", []string{"list", "configmaps", "-n", ns, "-v"}},
+		{"--rv-only", []string{"list", "configmaps", "-n", ns, "--rv-only", "-v"}},
+	} {
+		before, _ := link.Accepted()
+		r := framework.RunInHome(t, home, kc, nil, time.Minute, run.args...)
+		if r.Code != 0 {
+			t.Fatalf("%s: exit %d: %s", run.name, r.Code, r.Stderr)
+		}
+		sent := strings.Count(r.Stderr, "-v GET ")
+		if after, _ := link.Accepted(); after-before != 1 {
+			n := after - before
+			t.Errorf("%s: %d connection(s) for %d request(s), want 1:\n%s", run.name, n, sent, r.Stderr)
+		}
+		if run.name == "facts read from /metrics" && !strings.Contains(r.Stderr, "/metrics?") {
+			t.Errorf("%s: no /metrics read, the case proves nothing:\n%s", run.name, r.Stderr)
+		}
+	}
+}
