@@ -55,14 +55,18 @@ JSON field or a JSON string, rotated files and .gz) and tell, per client
 
   lists    by read mode: RV unset (consistent), 0 (any), exact, NotOlderThan;
            with a limit; continued pages
-  watches  by start mode: unset, 0, exact RV, streaming list; how long they
-           lived and how they ended (timed out, closed early, at once, error)
+  watches  by start mode, by what the server sends: state + changes (RV unset
+           or 0), changes only (sendInitialEvents=false), exact RV, streaming
+           list; how long they lived and how they ended (timed out, closed
+           early, at once, error)
   gets, and the 410, 504, 429 and 5xx answers
 
 and the patterns those show, each with its evidence and a fix:
 
   polling                   lists at a steady period, no watch
-  relist-loop               a list right after a watch ended, again and again
+  relist-loop               a re-read of the whole collection (a list, or a
+                            watch that sends it) right after a watch ended,
+                            again and again
   stale-reconnect           watches from an RV the server no longer holds (410)
   herd                      3 or more clients relisting within 10 seconds
   consistent-read-pressure  many lists with no RV that read etcd on the

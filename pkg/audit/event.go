@@ -161,7 +161,13 @@ type Query struct {
 	Limit                int64
 	Continue             bool
 	Watch                bool
+	// SendInitialEvents is the parameter's value; SendInitialEventsSet
+	// says it was given at all (the server's ListOptions.SendInitialEvents
+	// is then not nil): a watch from resourceVersion unset or 0 without it
+	// gets the whole state (the legacy default), with it false only the
+	// changes.
 	SendInitialEvents    bool
+	SendInitialEventsSet bool
 	AllowWatchBookmarks  bool
 	// TimeoutSeconds is the watch's timeoutSeconds, 0 when not given.
 	TimeoutSeconds int64
@@ -219,7 +225,7 @@ func ParseQuery(requestURI string) (Query, bool) {
 		case "watch":
 			q.Watch = boolParam(v)
 		case "sendInitialEvents":
-			q.SendInitialEvents = boolParam(v)
+			q.SendInitialEvents, q.SendInitialEventsSet = optionalBoolParam(v)
 		case "allowWatchBookmarks":
 			q.AllowWatchBookmarks = boolParam(v)
 		case "timeoutSeconds":
@@ -266,4 +272,18 @@ func boolParam(s string) bool {
 	in, b := []string{s}, false
 	_ = runtime.Convert_Slice_string_To_bool(&in, &b, nil) // never fails
 	return b
+}
+
+// optionalBoolParam reads a present optional query boolean (a *bool of
+// ListOptions: sendInitialEvents) with the API server's own rule,
+// apimachinery's runtime.Convert_Slice_string_To_Pointer_bool, which the
+// generated conversion calls only for a parameter given: given, it is set
+// (true or false by the rule of boolParam); absent, nil.
+func optionalBoolParam(s string) (value, set bool) {
+	in, p := []string{s}, (*bool)(nil)
+	_ = runtime.Convert_Slice_string_To_Pointer_bool(&in, &p, nil) // never fails
+	if p == nil {
+		return false, false
+	}
+	return *p, true
 }

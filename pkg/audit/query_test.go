@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
@@ -27,9 +28,18 @@ func serverQuery(t *testing.T, uri string) Query {
 		}
 		return b
 	}
+	// sendInitialEvents is a *bool: read by the generated conversion
+	// itself (nil when absent), alone, so that no other parameter's
+	// error stops it.
+	var lo metav1.ListOptions
+	sie := url.Values{"sendInitialEvents": v["sendInitialEvents"]}
+	if err := metav1.Convert_url_Values_To_v1_ListOptions(&sie, &lo, nil); err != nil {
+		t.Fatal(err)
+	}
 	q := Query{Path: u.Path, ResourceVersion: v.Get("resourceVersion"), HasRV: v.Get("resourceVersion") != "",
 		ResourceVersionMatch: v.Get("resourceVersionMatch"), Continue: v.Get("continue") != "",
-		Watch: serverBool("watch"), SendInitialEvents: serverBool("sendInitialEvents"), AllowWatchBookmarks: serverBool("allowWatchBookmarks")}
+		Watch: serverBool("watch"), AllowWatchBookmarks: serverBool("allowWatchBookmarks"),
+		SendInitialEvents: lo.SendInitialEvents != nil && *lo.SendInitialEvents, SendInitialEventsSet: lo.SendInitialEvents != nil}
 	q.Limit, _ = strconv.ParseInt(v.Get("limit"), 10, 64)
 	q.TimeoutSeconds, _ = strconv.ParseInt(v.Get("timeoutSeconds"), 10, 64)
 	return q
@@ -102,6 +112,30 @@ func TestQueryBooleansAreReadAsTheServerReadsThem(t *testing.T) {
 			if got := field(mustParse(t, uri)); got != sp.want {
 				t.Errorf("%s: read as %v, the API server reads %v", uri, got, sp.want)
 			}
+		}
+	}
+}
+
+// sendInitialEvents is optional (a *bool): given in any spelling, false
+// included, it is set, and a watch from resourceVersion unset or 0 gets
+// no state; absent (or in a pair the server drops), it is not, and the
+// same watch gets the whole state.
+func TestSendInitialEventsGivenIsToldFromAbsent(t *testing.T) {
+	for _, c := range []struct {
+		query string
+		set   bool
+	}{
+		{"watch=1", false}, {"watch=1&sendInitialEvents=false", true}, {"watch=1&sendInitialEvents=0", true},
+		{"watch=1&sendInitialEvents=", true}, {"watch=1&sendInitialEvents", true}, {"watch=1&sendInitialEvents=true", true},
+		{"watch=1&sendInitialEvents=0;x", false}, {"watch=1&sendInitialEvents=%zz", false},
+		{"watch=1&sendInitialEvents=%zz&sendInitialEvents=false", true},
+	} {
+		uri := "/api/v1/pods?" + c.query
+		if want := serverQuery(t, uri).SendInitialEventsSet; want != c.set {
+			t.Fatalf("%s: the table says given %v, apimachinery %v", uri, c.set, want)
+		}
+		if got := mustParse(t, uri).SendInitialEventsSet; got != c.set {
+			t.Errorf("%s: read as given %v, the API server reads %v", uri, got, c.set)
 		}
 	}
 }

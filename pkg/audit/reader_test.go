@@ -184,7 +184,7 @@ func TestParseQuery(t *testing.T) {
 		"/api/v1/namespaces/clients-b/configmaps?allowWatchBookmarks=true&resourceVersion=221&timeout=5m7s&timeoutSeconds=307&watch=true": {
 			Path: "/api/v1/namespaces/clients-b/configmaps", ResourceVersion: "221", HasRV: true, Watch: true, AllowWatchBookmarks: true, TimeoutSeconds: 307},
 		"/api/v1/namespaces/clients-b/configmaps?allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&sendInitialEvents=true&timeout=5m29s&timeoutSeconds=329&watch=true": {
-			Path: "/api/v1/namespaces/clients-b/configmaps", ResourceVersionMatch: "NotOlderThan", SendInitialEvents: true, Watch: true, AllowWatchBookmarks: true, TimeoutSeconds: 329},
+			Path: "/api/v1/namespaces/clients-b/configmaps", ResourceVersionMatch: "NotOlderThan", SendInitialEvents: true, SendInitialEventsSet: true, Watch: true, AllowWatchBookmarks: true, TimeoutSeconds: 329},
 		"/api/v1/namespaces/clients-a/configmaps?limit=500":        {Path: "/api/v1/namespaces/clients-a/configmaps", Limit: 500},
 		"/api/v1/namespaces/clients-a/configmaps?resourceVersion=": {Path: "/api/v1/namespaces/clients-a/configmaps"},
 	} {

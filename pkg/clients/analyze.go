@@ -237,7 +237,7 @@ func (a *Analyzer) finish(r *request, code int, end time.Time, open bool, items 
 	case "watch":
 		c.buckets.add(&a.scale, r.at, 1, 1)
 		how := watchEnd(q, code, lived, open)
-		if code < 400 && !open && watchMode(q) == modeExact && how == endAtOnce {
+		if code < 400 && !open && watchStart(q) == modeExact && how == endAtOnce {
 			// The sign of a 410 sent inside the stream (see patternWatch).
 			c.buckets.add(&a.scale, r.at, 2, 1)
 		}

@@ -237,13 +237,19 @@ func TestWatchModeReadsTheServersBooleans(t *testing.T) {
 		p + "watch=yes&sendInitialEvents=yes":                      "streaming",
 		p + "watch&sendInitialEvents":                              "streaming",
 		p + "watch=1&sendInitialEvents=&allowWatchBookmarks=no":    "streaming",
-		p + "watch=1&sendInitialEvents=False":                      modeUnset,
+		p + "watch=1&sendInitialEvents=False":                      watchChanges,
 		p + "watch=1&sendInitialEvents=0&resourceVersion=5":        modeExact,
-		p + "watch=1&sendInitialEvents=FALSE&resourceVersion=0":    modeZero,
+		p + "watch=1&sendInitialEvents=FALSE&resourceVersion=0":    watchChanges,
 		p + "watch=1&sendInitialEvents=0;x&sendInitialEvents=true": "streaming",
+		// Not given (or dropped with its ";"): the legacy state, from
+		// resourceVersion unset or any decimal 0.
+		"/api/v1/configmaps?watch=1":                                       watchState,
+		"/api/v1/configmaps?watch=1&resourceVersion=00":                    watchState,
+		"/api/v1/configmaps?watch=1&sendInitialEvents=0;x":                 watchState,
+		"/api/v1/configmaps?watch=1&resourceVersion=0&allowWatchBookmarks": watchState,
 	} {
 		q, _ := audit.ParseQuery(uri)
-		if got := watchMode(q); got != want {
+		if got := watchStart(q); got != want {
 			t.Errorf("%s: %s, want %s", uri, got, want)
 		}
 	}

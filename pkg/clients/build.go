@@ -155,6 +155,8 @@ func (t *Totals) add(o Totals) {
 	w.Zero += ow.Zero
 	w.Exact += ow.Exact
 	w.Streaming += ow.Streaming
+	w.StateAndChanges += ow.StateAndChanges
+	w.ChangesOnly += ow.ChangesOnly
 	w.TimedOut += ow.TimedOut
 	w.Early += ow.Early
 	w.AtOnce += ow.AtOnce

@@ -3,6 +3,7 @@ package clients
 import (
 	"time"
 
+	"github.com/watchrv/kubectl-watchrv/internal/rv"
 	"github.com/watchrv/kubectl-watchrv/pkg/audit"
 )
 
@@ -49,30 +50,76 @@ func countListMode(l *ListModes, mode string, q audit.Query) {
 	}
 }
 
-// watchMode is a watch's start mode.
-func watchMode(q audit.Query) string {
+// Watch start modes: what the server sends first, read from the query
+// alone. The same on v1.30 to v1.37, watch cache on or off, over etcd or
+// kine (k8s.io/apiserver: the cacher's getWatchCacheResourceVersion and
+// watchCache.getAllEventsSinceLocked, etcd3's areInitialEventsRequired and
+// getStartWatchResourceVersion); a server that refuses the query (a
+// sendInitialEvents where the WatchList gate is off: v1.30, v1.31 and
+// v1.33 by default; a sendInitialEvents without
+// resourceVersionMatch=NotOlderThan) answers an error code, and sends
+// nothing.
+const (
+	// watchState: resourceVersion unset or 0, sendInitialEvents not given:
+	// the legacy default, the whole collection as synthetic ADDED events,
+	// then the changes, with no initial-events-end bookmark.
+	watchState = "state"
+	// watchStreaming: sendInitialEvents=true, whatever the resourceVersion
+	// (a streaming list): the whole collection as ADDED events, then the
+	// initial-events-end bookmark (where allowWatchBookmarks=true), then
+	// the changes.
+	watchStreaming = "streaming"
+	// watchChanges: sendInitialEvents=false from resourceVersion unset
+	// (the newest RV, read from storage) or 0 (the watch cache's RV, or
+	// storage's without one): the changes only.
+	watchChanges = "changes"
+)
+
+// watchStart is a watch's start mode: one of the above, or modeExact (a
+// resourceVersion N, sendInitialEvents false or not given: the changes
+// after N, or a 410 once N has left the window). Its resourceVersion is
+// read as the server's versioner reads it (storage.APIObjectVersioner: ""
+// and any decimal 0 are 0; internal/rv.Parse is the same ParseUint): a
+// value that is no number is refused with an error code, counted with the
+// exact ones.
+func watchStart(q audit.Query) string {
+	n, ok := rv.Parse(q.ResourceVersion)
+	fromAny := !q.HasRV || (ok && n == 0)
 	switch {
-	case q.SendInitialEvents:
-		return "streaming"
-	case !q.HasRV:
-		return modeUnset
-	case q.ResourceVersion == "0":
-		return modeZero
+	case q.SendInitialEventsSet && q.SendInitialEvents:
+		return watchStreaming
+	case !fromAny:
+		return modeExact
+	case q.SendInitialEventsSet:
+		return watchChanges
 	}
-	return modeExact
+	return watchState
 }
+
+// sendsState: the watch's mode re-reads the whole collection, as a list
+// does (what the relist detector counts).
+func sendsState(mode string) bool { return mode == watchState || mode == watchStreaming }
 
 func countWatch(w *WatchModes, q audit.Query, how string, lived lifetime) {
 	w.Total++
-	switch watchMode(q) {
-	case "streaming":
+	switch mode := watchStart(q); mode {
+	case watchStreaming:
 		w.Streaming++
-	case modeUnset:
-		w.Unset++
-	case modeZero:
-		w.Zero++
-	default:
+	case modeExact:
 		w.Exact++
+	default:
+		// unset and zero keep counting by the RV asked for; the two
+		// modes of these watches are counted apart.
+		if q.HasRV {
+			w.Zero++
+		} else {
+			w.Unset++
+		}
+		if mode == watchState {
+			w.StateAndChanges++
+		} else {
+			w.ChangesOnly++
+		}
 	}
 	switch how {
 	case endOpen:

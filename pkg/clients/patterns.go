@@ -51,9 +51,11 @@ type resourceState struct {
 	watchEndCode int
 	// watchEndRV is the RV an exact-RV watch started from ("" otherwise),
 	// watchStart when it came.
-	watchEndRV   string
-	watchStart   time.Time
-	relists      int64
+	watchEndRV string
+	watchStart time.Time
+	relists    int64
+	// stateRelists of them were legacy watches (watchState).
+	stateRelists int64
 	relistCauses map[string]int64
 	relistFirst  time.Time
 	relistLast   time.Time
@@ -93,7 +95,7 @@ func (a *Analyzer) patternList(c *clientState, r *request, rs *resourceState, mo
 		rs.firstList = t
 	}
 	rs.lastList = t
-	a.relist(c, rs, t)
+	a.relist(c, rs, t, "")
 	if mode == modeUnset {
 		rs.consistent++
 		if rs.consistentFirst.IsZero() {
@@ -106,15 +108,20 @@ func (a *Analyzer) patternList(c *clientState, r *request, rs *resourceState, mo
 	}
 }
 
-// relist counts a full re-read (a list, or a streaming list: a watch with
-// sendInitialEvents=true, which client-go >= 1.35 informers use instead of a
-// list) that starts within relistWindow after one of the same client's
-// watches on the same resource ended.
-func (a *Analyzer) relist(c *clientState, rs *resourceState, t time.Time) {
+// relist counts a full re-read that starts within relistWindow after one
+// of the same client's watches on the same resource ended: a list, or a
+// watch whose start mode sends the whole collection (sendsState): a
+// streaming list (sendInitialEvents=true, which client-go >= 1.35
+// informers use instead of a list), or a legacy watch from
+// resourceVersion unset or 0 (mode, "" for a list).
+func (a *Analyzer) relist(c *clientState, rs *resourceState, t time.Time, mode string) {
 	if rs.watchEnd.IsZero() || !t.After(rs.watchEnd.Add(-time.Second)) || !t.Before(rs.watchEnd.Add(relistWindow)) {
 		return
 	}
 	rs.relists++
+	if mode == watchState {
+		rs.stateRelists++
+	}
 	if rs.relistCauses == nil {
 		rs.relistCauses = map[string]int64{}
 	}
@@ -142,20 +149,23 @@ func (a *Analyzer) relist(c *clientState, rs *resourceState, t time.Time) {
 	a.herd.add(t, c.key)
 }
 
-// patternWatch follows one watch: a streaming list is a relist; its end
-// may be followed by one; a 410 from an exact RV is a stale reconnect.
+// patternWatch follows one watch: one that the server answered and whose
+// start mode sends the whole collection is a relist (one refused with an
+// error code sent nothing); its end may be followed by one; a 410 from an
+// exact RV is a stale reconnect.
 func (a *Analyzer) patternWatch(c *clientState, r *request, rs *resourceState, code int, how string, end time.Time) {
-	if r.query.SendInitialEvents {
-		a.relist(c, rs, r.at)
+	mode := watchStart(r.query)
+	if sendsState(mode) && code < 400 {
+		a.relist(c, rs, r.at, mode)
 	}
 	if how != endOpen {
 		rs.watchEnd, rs.watchEndKind, rs.watchEndCode, rs.watchStart = end, how, code, r.at
 		rs.watchEndRV = ""
-		if watchMode(r.query) == modeExact {
+		if mode == modeExact {
 			rs.watchEndRV = r.query.ResourceVersion
 		}
 	}
-	if code == 410 && watchMode(r.query) == modeExact {
+	if code == 410 && mode == modeExact {
 		rs.stale++
 		if rs.staleFirst.IsZero() {
 			rs.staleFirst = r.at
@@ -190,12 +200,18 @@ func (rs *resourceState) patterns(client, resource string) []Pattern {
 		if rs.relists > 1 {
 			period = rs.relistLast.Sub(rs.relistFirst).Seconds() / float64(rs.relists-1)
 		}
+		what := "lists or streaming lists"
+		fix := "Each relist re-reads the whole collection: find what ends its watches. After 410s: it resumes from an RV the server no longer holds; watch with allowWatchBookmarks=true so the RV it resumes from stays fresh, and keep its event handlers fast. Watches closed early: look for a proxy or load balancer idle timeout shorter than the watch's timeoutSeconds."
+		if rs.stateRelists > 0 {
+			what = fmt.Sprintf("lists, streaming lists, or legacy watches from RV unset or 0, which get the whole collection as ADDED events: %d of them", rs.stateRelists)
+			fix += " A watch from resourceVersion unset or 0 without sendInitialEvents gets the whole collection again each time: resume from the last RV received; where only changes are wanted, ask for sendInitialEvents=false (with resourceVersionMatch=NotOlderThan, where the WatchList gate is on: v1.32, v1.34 and later by default)."
+		}
 		out = append(out, Pattern{
 			Name: PatternRelistLoop, Client: client, Resource: resource, Count: rs.relists,
 			First: rs.relistFirst, Last: rs.relistLast, PeriodSeconds: round(period),
-			Evidence: fmt.Sprintf("%d relists (lists or streaming lists) of %s, each within %s after one of its watches ended (%s), from %s, one every %s",
-				rs.relists, resource, relistWindow, causes(rs.relistCauses), Span(rs.relistFirst, rs.relistLast), secs(period)),
-			Fix: "Each relist re-reads the whole collection: find what ends its watches. After 410s: it resumes from an RV the server no longer holds; watch with allowWatchBookmarks=true so the RV it resumes from stays fresh, and keep its event handlers fast. Watches closed early: look for a proxy or load balancer idle timeout shorter than the watch's timeoutSeconds.",
+			Evidence: fmt.Sprintf("%d relists (%s) of %s, each within %s after one of its watches ended (%s), from %s, one every %s",
+				rs.relists, what, resource, relistWindow, causes(rs.relistCauses), Span(rs.relistFirst, rs.relistLast), secs(period)),
+			Fix: fix,
 		})
 	}
 	if rs.stale+rs.inStream > 0 {

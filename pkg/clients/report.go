@@ -171,11 +171,21 @@ type ListModes struct {
 
 // WatchModes counts watches by start mode, and how they ended.
 type WatchModes struct {
-	Total     int64 `json:"total"`
+	Total int64 `json:"total"`
+	// By the resourceVersion asked for: Unset (none), Zero (a decimal 0),
+	// Exact (N, sendInitialEvents false or not given: the changes after
+	// N), and Streaming (sendInitialEvents=true, any resourceVersion: the
+	// whole collection, then the initial-events-end bookmark).
 	Unset     int64 `json:"unset"`
 	Zero      int64 `json:"zero"`
 	Exact     int64 `json:"exact"`
 	Streaming int64 `json:"streaming"`
+	// Unset and Zero by what the server sends: StateAndChanges without
+	// sendInitialEvents (the legacy default: the whole collection as
+	// ADDED events, then the changes, no initial-events-end bookmark),
+	// ChangesOnly with sendInitialEvents=false (no state).
+	StateAndChanges int64 `json:"stateAndChanges"`
+	ChangesOnly     int64 `json:"changesOnly"`
 	// Ends: TimedOut lived to its timeoutSeconds; AtOnce ended within
 	// a second with a 200; Early ended before its timeout otherwise
 	// (closed by the client, a proxy or the server); Error got an error

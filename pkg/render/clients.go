@@ -242,7 +242,14 @@ func clientResource(w *errWriter, res clients.Resource) {
 		for _, m := range []struct {
 			n     int64
 			label string
-		}{{wm.Unset, "RV unset"}, {wm.Zero, "RV 0"}, {wm.Exact, "exact RV"}, {wm.Streaming, "streaming list"}} {
+		}{
+			// By what the server sends first (docs/clients.md): RV unset
+			// and 0 apart only in -o json, as both send the same.
+			{wm.StateAndChanges, "state + changes (legacy RV unset/0: the whole collection as ADDED)"},
+			{wm.ChangesOnly, "changes only (sendInitialEvents=false)"},
+			{wm.Exact, "exact RV"},
+			{wm.Streaming, "streaming list"},
+		} {
 			if m.n > 0 {
 				modes = append(modes, fmt.Sprintf("%s %s", th(m.n), m.label))
 			}
