@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
+	"github.com/watchrv/kubectl-watchrv/pkg/audit"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
@@ -264,7 +266,21 @@ func (o *ExplainErrorOptions) Run(ctx context.Context) error {
 // runLog scans the log. Interrupted (Ctrl-C, SIGTERM), it prints the
 // summary of the lines read so far, says so, and the run exits 130.
 func (o *ExplainErrorOptions) runLog(ctx context.Context, p *render.Printer) error {
-	s, err := diagnose.SummarizeContext(ctx, o.log, 0)
+	// A log rotated as .gz is read decompressed, as clients reads one
+	// (fresh user try 22: the compressed bytes were scanned, "no
+	// resourceVersion-related error found", exit 3).
+	log, gz, err := audit.Decompressed(bufio.NewReader(diagnose.NewContextReader(ctx, o.log)))
+	if err != nil {
+		return withCode(ExitUsage, fmt.Errorf("cannot read %s: it starts as gzip, but %s", o.label, audit.DescribeEnd(err)))
+	}
+	s, err := diagnose.SummarizeContext(ctx, log, 0)
+	if err != nil && gz && ctx.Err() == nil {
+		// What was read is explained; the end is said in words.
+		if perr := p.LogExplanation(render.LogExplanation{File: o.label, Summary: s}); perr != nil {
+			return perr
+		}
+		return withCode(ExitUsage, fmt.Errorf("%s ended early after %s: %s", o.label, text.Count(s.Lines, "line"), audit.DescribeEnd(err)))
+	}
 	if err != nil && ctx.Err() != nil {
 		if perr := p.LogExplanation(render.LogExplanation{File: o.label, Summary: s}); perr != nil {
 			return perr

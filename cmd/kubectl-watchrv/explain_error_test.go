@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -242,5 +243,37 @@ func TestExplainErrorHelp(t *testing.T) {
 	code, out, _ := runExplain(t, nil, "--help")
 	if code != ExitOK || !strings.Contains(out, "Examples:") || !strings.Contains(out, "--check") || !strings.Contains(out, "Exit codes") {
 		t.Fatalf("code %d:\n%s", code, out)
+	}
+}
+
+// A log rotated as .gz is scanned decompressed, from a file or stdin, as
+// clients reads one (fresh user try 22: the compressed bytes were scanned,
+// "no resourceVersion-related error found", exit 3); one cut short says
+// so after what it read, exit 2.
+func TestExplainErrorFileGzip(t *testing.T) {
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	w.Write([]byte(testLog))
+	w.Close()
+	dir := t.TempDir()
+	whole := filepath.Join(dir, "controller.log.1.gz")
+	if err := os.WriteFile(whole, gz.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := runExplain(t, nil, "-f", whole)
+	if code != ExitOK || !strings.Contains(out, "3 errors of 2 kinds") || !strings.Contains(out, "2 times, lines 2, 4") {
+		t.Fatalf("-f FILE.gz: code %d:\n%s", code, out)
+	}
+	code, out, _ = runExplain(t, bytes.NewReader(gz.Bytes()), "-f", "-")
+	if code != ExitOK || !strings.Contains(out, "3 errors of 2 kinds") {
+		t.Fatalf("-f - of gzip: code %d:\n%s", code, out)
+	}
+	cut := filepath.Join(dir, "cut.gz")
+	if err := os.WriteFile(cut, gz.Bytes()[:gz.Len()-12], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runExplain(t, nil, "-f", cut)
+	if code != ExitUsage || !strings.Contains(errOut, "the gzip stream is cut short") {
+		t.Fatalf("a cut gzip: code %d, stderr %q", code, errOut)
 	}
 }

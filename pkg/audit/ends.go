@@ -8,9 +8,9 @@ import (
 	"io"
 )
 
-// describeEnd says how a source that ended early ends, in words a person
+// DescribeEnd says how a source that ended early ends, in words a person
 // can act on.
-func describeEnd(err error) string {
+func DescribeEnd(err error) string {
 	var corrupt flate.CorruptInputError
 	switch {
 	case errors.Is(err, io.ErrUnexpectedEOF):

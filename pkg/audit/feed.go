@@ -3,7 +3,6 @@ package audit
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"io"
@@ -145,14 +144,15 @@ func (s *stream) feed(ctx context.Context, r io.Reader, o *Options, p *pipeline)
 		r = &watchedReader{r: r, s: s}
 	}
 	br := bufio.NewReaderSize(r, readBuf)
-	if magic, err := br.Peek(2); s.detect && err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
-		gz, err := gzip.NewReader(br)
+	if s.detect {
+		r, gz, err := Decompressed(br)
 		if err != nil {
 			s.err = err
 			return
 		}
-		defer gz.Close()
-		br = bufio.NewReaderSize(gz, readBuf)
+		if gz {
+			br = bufio.NewReaderSize(r, readBuf)
+		}
 	}
 	line, off := s.firstLine, s.offset
 	b := newBatch(line, off)

@@ -142,7 +142,7 @@ func (s *stream) cutSource() *CutSource {
 	if !s.ended || s.err == nil {
 		return nil
 	}
-	return &CutSource{Source: s.name, Lines: s.lines, Bytes: s.endOffset, End: describeEnd(s.err)}
+	return &CutSource{Source: s.name, Lines: s.lines, Bytes: s.endOffset, End: DescribeEnd(s.err)}
 }
 
 // dedupe recognizes an event seen among the last n (by a hash of every

@@ -2,7 +2,6 @@ package audit
 
 import (
 	"bufio"
-	"compress/gzip"
 	"container/heap"
 	"fmt"
 	"io"
@@ -92,16 +91,12 @@ func (f *sortedFile) open(off int64) (io.Reader, io.Closer, error) {
 		return nil, nil, fmt.Errorf("reading %s again to put it in time order: %w", f.src.Name, err)
 	}
 	br := bufio.NewReaderSize(rc, readBuf)
-	var r io.Reader = br
-	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
-		f.gzip = true
-		gz, err := gzip.NewReader(br)
-		if err != nil {
-			rc.Close()
-			return nil, nil, fmt.Errorf("reading %s again: %w", f.src.Name, err)
-		}
-		r = gz
+	r, gz, err := Decompressed(br)
+	if err != nil {
+		rc.Close()
+		return nil, nil, fmt.Errorf("reading %s again: %w", f.src.Name, err)
 	}
+	f.gzip = gz
 	if off > 0 {
 		if _, err := io.CopyN(io.Discard, r, off); err != nil {
 			rc.Close()
