@@ -90,7 +90,7 @@ func TestHostileKubeconfigValuesReachNoTerminalRaw(t *testing.T) {
 		// Every value sent as a header is refused before any request,
 		// in one form naming its field (adversary try 21 F6: net/http's
 		// "invalid header field value for \"Impersonate-User\"", exit 1).
-		{name: "token", user: map[string]any{"token": "t" + hostile}, codes: []int{2}, want: "the token (token or tokenFile"},
+		{name: "token", user: map[string]any{"token": "t" + hostile}, codes: []int{2}, want: "the token (token, or --token)"},
 		{name: "as", user: map[string]any{"token": "t", "as": "bob" + hostile}, codes: []int{2}, want: "the impersonated user (as, or --as)"},
 		{name: "as-uid", user: map[string]any{"token": "t", "as": "bob", "as-uid": "1" + hostile}, codes: []int{2}, want: "the impersonated UID"},
 		{name: "as-groups", user: map[string]any{"token": "t", "as": "bob", "as-groups": []string{"g", "g" + hostile}}, codes: []int{2}, want: "an impersonated group"},
