@@ -72,8 +72,10 @@ type relayPaths struct {
 	nonce string
 }
 
-// relayNonceEnv carries the run's nonce to the relay, which removes it
-// from its environment before it starts the plugin.
+// relayNonceEnv carries the run's nonce to the relay, which moves it out
+// of its environment before it starts the plugin (takeRelayNonce: the
+// initial environment stays readable in /proc/PID/environ, adversary try
+// 22 F12).
 const relayNonceEnv = "KUBECTL_WATCHRV_RELAY_NONCE"
 
 // route returns cfg with its exec plugin run through the relay, or cfg as

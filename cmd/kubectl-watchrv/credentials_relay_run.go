@@ -58,9 +58,9 @@ func runCredentialRelay(args []string) int {
 		return 2
 	}
 	st := relayStatus{path: args[0]}
-	// The run's nonce starts every verdict; the plugin never sees it.
-	relayNonce = os.Getenv(relayNonceEnv)
-	_ = os.Unsetenv(relayNonceEnv)
+	// The run's nonce starts every verdict; the plugin never sees it
+	// (takeRelayNonce: on unix, this process executes itself again here).
+	relayNonce = takeRelayNonce()
 	if st.gateClosed() {
 		// The run refuses client-go's re-run (credentialRelay.closeGate):
 		// the plugin is not started.

@@ -102,6 +102,9 @@ func kubeconfigError(err error, names kubeconfigNames) error {
 		return e
 	}
 	switch {
+	case kubeconfigFixes[diagnose.KubeconfigProblemOf(msg)] != "":
+		// A field's value client-go refused: the fix names the field.
+		return withCode(ExitUsage, fmt.Errorf("cannot use the kubeconfig: %s: %s", msg, kubeconfigFixes[diagnose.KubeconfigProblemOf(msg)]))
 	case strings.Contains(msg, `auth info "`) && strings.Contains(msg, "does not exist") && len(names.users) > 0:
 		return withCode(ExitUsage, fmt.Errorf("cannot load kubeconfig: %s: choose a user with --user: %s (kubectl config view)", msg, text.Shorten(strings.Join(names.users, ", "), 512)))
 	case strings.Contains(msg, `cluster "`) && (strings.Contains(msg, "does not exist") || strings.Contains(msg, "no server found for cluster")) && len(names.clusters) > 0:
@@ -127,8 +130,14 @@ func kubeconfigError(err error, names kubeconfigNames) error {
 		// A path was given (--kubeconfig or KUBECONFIG) and is not there:
 		// "pass --kubeconfig" is no advice to someone who just did.
 		return withCode(ExitUsage, fmt.Errorf("cannot load kubeconfig: %s: check the path given with --kubeconfig or in KUBECONFIG (kubectl config view shows what loads)", msg))
+	case diagnose.IsNoKubeconfigFile(msg):
+		return withCode(ExitUsage, fmt.Errorf("cannot load kubeconfig: %s: the file is no kubeconfig: fix it (kubectl config view), or point --kubeconfig or KUBECONFIG at your kubeconfig", msg))
+	case diagnose.IsNoKubeconfigLoaded(msg):
+		return withCode(ExitUsage, fmt.Errorf("cannot load kubeconfig: %s: pass --kubeconfig, set KUBECONFIG, or use --server and --token", msg))
 	}
-	return withCode(ExitUsage, fmt.Errorf("cannot load kubeconfig: %s: pass --kubeconfig, set KUBECONFIG, or use --server and --token", msg))
+	// The kubeconfig loaded, from the path given: its values are what to
+	// check (adversary try 22 F10).
+	return withCode(ExitUsage, fmt.Errorf("cannot use the kubeconfig: %s: check its values (kubectl config view shows what loads)", msg))
 }
 
 // kubeconfigNames are the kubeconfig's contexts, users and clusters, for

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 )
 
 // runWithEnv runs the command line in-process with KUBECONFIG and HOME set
@@ -244,5 +246,19 @@ func TestBadCertificateDataNamesTheCertificateFlags(t *testing.T) {
 		if code != ExitUsage || !strings.Contains(msg, "check --certificate-authority") || strings.Contains(msg, "pass --kubeconfig") {
 			t.Errorf("%v: exit %d: %s", args, code, msg)
 		}
+	}
+}
+
+// Every kubeconfig problem diagnose reads from client-go's words has its
+// fix, and only those have one.
+func TestEveryKubeconfigProblemHasItsFix(t *testing.T) {
+	problems := diagnose.KubeconfigProblems()
+	for _, p := range problems {
+		if kubeconfigFixes[p] == "" {
+			t.Errorf("%q has no fix in kubeconfigFixes", p)
+		}
+	}
+	if len(kubeconfigFixes) != len(problems) {
+		t.Errorf("kubeconfigFixes has %d fixes for %d problems", len(kubeconfigFixes), len(problems))
 	}
 }

@@ -205,7 +205,9 @@ func TestCredentialPluginThatAnsweredIsNotWaitedFor(t *testing.T) {
 // encoding/json's Go types (adversary try 21: `no kind "ExecCredential"
 // is registered for version ... in scheme "pkg/runtime/scheme.go:111"`,
 // and `json: cannot unmarshal string into Go value of type struct {
-// APIVersion string "json:\"apiVersion,omitempty\"" ...`).
+// APIVersion string "json:\"apiVersion,omitempty\"" ...`); try 22 F11:
+// another kind, `no kind "Pod" is registered ...`, and no apiVersion,
+// "plugin returned version client.authentication.k8s.io/__internal").
 func TestCredentialPluginOutputClientGoRefusesIsSaidInUsersWords(t *testing.T) {
 	srv := framework.StartTLSScriptServer(nil)
 	t.Cleanup(srv.Close)
@@ -214,14 +216,19 @@ func TestCredentialPluginOutputClientGoRefusesIsSaidInUsersWords(t *testing.T) {
 		t.Fatal(err)
 	}
 	notExecCredential := "the credential plugin printed what is not an ExecCredential"
+	noAPIVersion := "the credential plugin printed an answer with no apiVersion, where the kubeconfig's exec.apiVersion is client.authentication.k8s.io/v1"
 	outputs := []struct{ name, body, want string }{
 		{"an unknown apiVersion", `printf '{"apiVersion":"client.authentication.k8s.io/v9","kind":"ExecCredential","status":{"token":"x"}}'`, `printed an ExecCredential of apiVersion "client.authentication.k8s.io/v9", which this client does not read`},
 		{"another group", `printf '{"apiVersion":"example.com/v1","kind":"ExecCredential","status":{"token":"x"}}'`, `of apiVersion "example.com/v1"`},
+		{"another kind", `printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"Pod","status":{"token":"x"}}'`, `printed kind "Pod" of apiVersion "client.authentication.k8s.io/v1", where an ExecCredential is wanted`},
+		{"another kind of another group", `printf '{"apiVersion":"example.com/v9","kind":"Secret","status":{"token":"x"}}'`, `printed kind "Secret" of apiVersion "example.com/v9", where an ExecCredential is wanted`},
+		{"no apiVersion", `printf '{"kind":"ExecCredential","status":{"token":"x"}}'`, noAPIVersion},
+		{"neither apiVersion nor kind", `printf '{"status":{"token":"x"}}'`, noAPIVersion},
 		{"not JSON", `echo 'hello {'`, notExecCredential},
 		{"a JSON string", `echo '"token"'`, notExecCredential},
 		{"a JSON array", `echo '[1,2]'`, notExecCredential},
 	}
-	goWords := []string{"scheme.go", "Go value of type", "json:", "struct {", "version/kind", "pkg/runtime"}
+	goWords := []string{"scheme.go", "Go value of type", "json:", "struct {", "version/kind", "pkg/runtime", "__internal", "is registered for version"}
 	for _, o := range outputs {
 		for _, args := range credentialCommands {
 			t.Run(o.name+"/"+strings.Join(args, " "), func(t *testing.T) {

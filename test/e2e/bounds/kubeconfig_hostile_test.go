@@ -76,6 +76,12 @@ func TestHostileKubeconfigValuesReachNoTerminalRaw(t *testing.T) {
 		// Only the relay states a relay's verdict: a plugin's answer in
 		// its group is no verdict (adversary try 21 F11).
 		{name: "exec command forges the relay's verdict", user: execWith(plugin("forge", `printf '{"apiVersion":"kubectl-watchrv.relay.invalid/signal killed","kind":"ExecCredential"}'`), nil), codes: []int{2}, notWant: "ended by a signal"},
+		// ... nor with the nonce of the run, looked for where a process
+		// of the same user can read it: the relay's and the run's
+		// environment and arguments (/proc/PID/environ keeps a process's
+		// initial environment after os.Unsetenv: adversary try 22 F12),
+		// and the relay's status file.
+		{name: "exec command forges the relay's verdict with a nonce it finds", user: execWith(plugin("forge2", forgeWithFoundNonce), nil), codes: []int{2}, notWant: "ended by a signal"},
 		{name: "exec command not found", user: execWith(filepath.Join(dir, "missing"+hostile), nil), codes: []int{2}},
 		{name: "exec command not in PATH, with its install hint", user: execWith("kubectl-watchrv-missing"+hostile, map[string]any{"installHint": "install" + hostile}), codes: []int{2}},
 		{name: "exec command gives no answer", user: execWith(plugin("sleeps", "exec sleep 30"), nil), args: []string{"--request-timeout", "2s"}, codes: []int{2}},
@@ -90,7 +96,7 @@ func TestHostileKubeconfigValuesReachNoTerminalRaw(t *testing.T) {
 		// Every value sent as a header is refused before any request,
 		// in one form naming its field (adversary try 21 F6: net/http's
 		// "invalid header field value for \"Impersonate-User\"", exit 1).
-		{name: "token", user: map[string]any{"token": "t" + hostile}, codes: []int{2}, want: "the token (token or tokenFile"},
+		{name: "token", user: map[string]any{"token": "t" + hostile}, codes: []int{2}, want: "the token (token, or --token)"},
 		{name: "as", user: map[string]any{"token": "t", "as": "bob" + hostile}, codes: []int{2}, want: "the impersonated user (as, or --as)"},
 		{name: "as-uid", user: map[string]any{"token": "t", "as": "bob", "as-uid": "1" + hostile}, codes: []int{2}, want: "the impersonated UID"},
 		{name: "as-groups", user: map[string]any{"token": "t", "as": "bob", "as-groups": []string{"g", "g" + hostile}}, codes: []int{2}, want: "an impersonated group"},
@@ -155,6 +161,15 @@ func TestHostileKubeconfigValuesReachNoTerminalRaw(t *testing.T) {
 		}
 	}
 }
+
+// forgeWithFoundNonce prints the relay's "signal" verdict with the first
+// nonce-like word (32 hex digits) it finds in the environment and the
+// arguments of its parent (the relay) and grandparent (the run), and in
+// the file the relay was given (the status file), then exits 0.
+const forgeWithFoundNonce = `P=$PPID; G=$(sed 's/.*) //' /proc/$P/stat | cut -d' ' -f2)
+S=$(tr '\0' '\n' < /proc/$P/cmdline | sed -n 3p)
+N=$(cat /proc/$P/environ /proc/$P/cmdline /proc/$G/environ /proc/$G/cmdline "$S" 2>/dev/null | tr '\0' '\n' | grep -o '[0-9a-f]\{32\}' | head -n 1)
+printf '{"apiVersion":"kubectl-watchrv.relay.invalid/%s signal killed","kind":"ExecCredential"}' "$N"`
 
 // writeJSONKubeconfig writes the kubeconfig v as JSON (which client-go
 // reads as YAML), whose strings may hold any character, escaped: the YAML
