@@ -3,6 +3,7 @@
 package bounds
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -254,6 +255,73 @@ func TestFollowGivesUpOnStreamsThatBringNothingNew(t *testing.T) {
 			}
 			if strings.Contains(r.Stdout+r.Stderr, "from RV abc") {
 				t.Errorf("an opaque bookmark RV became the resume point:\n%s", r.Stderr)
+			}
+		})
+	}
+}
+
+// Every replay of an object (the same UID at the RV it was last seen at:
+// a duplicate; at an older one: older than seen) is counted in the
+// summary as docs/watch.md defines it, one that also broke the Watch
+// contract included, and its line says it: the summary's counts are the
+// sum of the lines' flags (adversary try 22: MODIFIED b 120 sent again
+// after --follow reconnected from 120 was a breach only, and the summary
+// said "0 duplicate(s)").
+func TestEveryReplayIsCountedAsTheDocDefinesIt(t *testing.T) {
+	ev := func(typ, rv string) string {
+		return `{"type":"` + typ + `","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"b","namespace":"default","uid":"u-b","resourceVersion":"` + rv + `"}}}` + "\n"
+	}
+	for _, c := range []struct {
+		name            string
+		body            string
+		args            []string
+		duplicates, old int // at least
+		human           string
+	}{
+		{"replayed after a reconnect from its RV", ev("ADDED", "110") + ev("MODIFIED", "120"), []string{"--rv", "100", "--follow", "--timeout", "3s"}, 1, 1, ""},
+		{"the same change twice in one stream", ev("ADDED", "110") + ev("MODIFIED", "120") + ev("MODIFIED", "120"), []string{"--rv", "100", "--timeout", "3s"}, 1, 0, "1 duplicate(s)"},
+		{"an older change in one stream", ev("ADDED", "110") + ev("MODIFIED", "120") + ev("MODIFIED", "115"), []string{"--rv", "100", "--timeout", "3s"}, 0, 1, "0 duplicate(s), 1 event older than the object was seen at"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, kc := framework.ServeScript(t, map[string]framework.ScriptAnswer{
+				"/api/v1/namespaces/default/configmaps?watch": {Code: 200, Type: "application/json", Body: c.body},
+			})
+			args := append([]string{"watch", "cm"}, c.args...)
+			r := framework.Run(t, kc, time.Minute, append(args, "-o", "json")...)
+			var dups, olders int
+			var sum struct {
+				Duplicates    *int `json:"duplicates"`
+				OlderThanSeen int  `json:"olderThanSeen"`
+				Breaches      int  `json:"contractBreaches"`
+			}
+			for _, line := range strings.Split(strings.TrimSpace(r.Stdout), "\n") {
+				var rec struct {
+					Record    string `json:"record"`
+					Duplicate bool   `json:"duplicate"`
+					OlderThan string `json:"olderThan"`
+				}
+				if err := json.Unmarshal([]byte(line), &rec); err != nil {
+					t.Fatalf("not a JSON line: %q", line)
+				}
+				switch {
+				case rec.Record == "summary":
+					if err := json.Unmarshal([]byte(line), &sum); err != nil {
+						t.Fatal(err)
+					}
+				case rec.Duplicate:
+					dups++
+				case rec.OlderThan != "":
+					olders++
+				}
+			}
+			if sum.Duplicates == nil || *sum.Duplicates != dups || sum.OlderThanSeen != olders || dups < c.duplicates || olders < c.old || sum.Breaches == 0 {
+				t.Errorf("lines: %d duplicate(s), %d older; summary %+v: want the lines' counts, at least %d and %d, and the breaches:\n%s", dups, olders, sum, c.duplicates, c.old, r.Stdout)
+			}
+			if c.human != "" {
+				h := framework.Run(t, kc, time.Minute, args...)
+				if !strings.Contains(h.Stdout, c.human) || !strings.Contains(h.Stdout, "breaks the Watch contract") {
+					t.Errorf("want %q and the breach:\n%s", c.human, h.Stdout)
+				}
 			}
 		})
 	}
