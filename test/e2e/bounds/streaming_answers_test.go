@@ -147,9 +147,12 @@ func TestStreamingVerdictOfAStreamWithoutBookmarkIsNotTheDeadlines(t *testing.T)
 		name  string
 		watch framework.ScriptAnswer
 		line  string
+		// informer: run a real client-go informer on the same server,
+		// which must not sync (and not fall back to a list) either.
+		informer bool
 	}{
-		{"the whole state, then only changes", legacy, "no initial-events-end bookmark after the whole state (2 of the list's 2) and "},
-		{"more distinct objects than the list held", beyond, "more than the list's 2) and 0 changes"},
+		{"the whole state, then only changes", legacy, "no initial-events-end bookmark after the whole state (2 of the list's 2) and ", true},
+		{"more distinct objects than the list held", beyond, "more than the list's 2) and 0 changes", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -179,6 +182,9 @@ func TestStreamingVerdictOfAStreamWithoutBookmarkIsNotTheDeadlines(t *testing.T)
 			if want := "exit 1, broken/hangs"; verdicts[0] != want || verdicts[1] != want {
 				t.Errorf("verdicts at 2s and 5s: %q, want %q at both", verdicts, want)
 			}
+			if c.informer {
+				informerHangs(t, kc)
+			}
 		})
 	}
 }
@@ -191,4 +197,32 @@ func sendEvent(w io.Writer, ev string) bool {
 	}
 	w.(http.Flusher).Flush()
 	return true
+}
+
+// informerHangs runs a real client-go informer (test/e2e/informer) on
+// the configmaps of default through kc for 8 s: "hangs" is what it does
+// (no sync, and no fallback to a list), not a guess.
+func informerHangs(t *testing.T, kc string) {
+	t.Helper()
+	in, err := framework.StartInformer(kc, "default", t.TempDir(), "informer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = in.Stop(5 * time.Second) }()
+	_, recs, err := in.WaitFor(8*time.Second, func(r framework.InformerRecord) bool { return r.Type == "synced" })
+	if err == nil {
+		t.Fatalf("a real informer synced where the plugin says it hangs: %+v", recs)
+	}
+	var streaming, lists int
+	for _, r := range recs {
+		switch {
+		case r.Type == "request" && r.Verb == "watch" && r.SendInitialEvents:
+			streaming++
+		case r.Type == "request" && r.Verb == "list":
+			lists++
+		}
+	}
+	if streaming == 0 || lists != 0 {
+		t.Errorf("the informer sent %d streaming watches and %d lists, want >= 1 and 0 (no fallback): %+v", streaming, lists, recs)
+	}
 }
