@@ -11,6 +11,29 @@ import (
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 )
 
+// Restriction is one thing a request asks of the objects it answers; a
+// set of them is their sum (bits).
+type Restriction uint8
+
+// The restrictions Matcher judges.
+const (
+	RestrictNamespace Restriction = 1 << iota
+	RestrictClusterScope
+	RestrictLabels
+	RestrictFields
+)
+
+// Exclusion is why an object the server answered is not one the request
+// asked for: Why says it of the object ("" when it is one), Broke names
+// the restriction it broke, so that an answer's breach names what the
+// server ignored, not every restriction the request had (adversary try
+// 22: list ns -l a=b said "it ignored the collection's cluster scope ...
+// or the label selector" of an object with no namespace).
+type Exclusion struct {
+	Why   string
+	Broke Restriction
+}
+
 // Excludes says why an object the server answered for t is not one t asked
 // for ("" when it is): in another namespace than t's, in a namespace at
 // all when t's resource is cluster-scoped (adversary try 20 #15: list ns
@@ -24,10 +47,11 @@ import (
 // both judge alike; one that does not parse judges nothing. Excludes
 // parses them at each call: a caller that judges many objects keeps
 // t.Matcher().
-func (t Target) Excludes(m ItemMeta) string { return t.Matcher()(m) }
+func (t Target) Excludes(m ItemMeta) string { return t.Matcher()(m).Why }
 
-// Matcher is Excludes with t's selectors parsed once.
-func (t Target) Matcher() func(ItemMeta) string {
+// Matcher is Excludes with t's selectors parsed once, and the restriction
+// each exclusion broke.
+func (t Target) Matcher() func(ItemMeta) Exclusion {
 	var lsel labels.Selector
 	if t.LabelSelector != "" {
 		if sel, err := labels.Parse(t.LabelSelector); err == nil {
@@ -40,41 +64,41 @@ func (t Target) Matcher() func(ItemMeta) string {
 			terms = sel.Requirements()
 		}
 	}
-	return func(m ItemMeta) string {
+	return func(m ItemMeta) Exclusion {
 		if t.Resource.Namespaced && t.Namespace != "" && m.Namespace != t.Namespace {
-			return fmt.Sprintf("%s is in namespace %q, not %q", ObjectName(m), text.Echo(m.Namespace), t.Namespace)
+			return Exclusion{fmt.Sprintf("%s is in namespace %q, not %q", ObjectName(m), text.Echo(m.Namespace), t.Namespace), RestrictNamespace}
 		}
 		if !t.Resource.Namespaced && m.Namespace != "" {
-			return fmt.Sprintf("%s is in namespace %q, where %s are cluster-scoped", ObjectName(m), text.Echo(m.Namespace), t.Resource.Name())
+			return Exclusion{fmt.Sprintf("%s is in namespace %q, where %s are cluster-scoped", ObjectName(m), text.Echo(m.Namespace), t.Resource.Name()), RestrictClusterScope}
 		}
 		if lsel != nil && !lsel.Matches(labels.Set(m.Labels)) {
-			return fmt.Sprintf("%s does not match the label selector %q", ObjectName(m), text.Echo(t.LabelSelector))
+			return Exclusion{fmt.Sprintf("%s does not match the label selector %q", ObjectName(m), text.Echo(t.LabelSelector)), RestrictLabels}
 		}
 		for _, r := range terms {
 			if why := fieldExcludes(r, m); why != "" {
-				return why
+				return Exclusion{why, RestrictFields}
 			}
 		}
-		return ""
+		return Exclusion{}
 	}
 }
 
-// Restrictions names what t asks of the items that Matcher judges, for
-// the explanation of an answer that broke them: only what the request had
-// (adversary try 21 F2: "it ignored the request's namespace or selectors"
-// of list ns, which has neither).
-func (t Target) Restrictions() string {
+// Restrictions names the restrictions of t in broke, for the explanation
+// of an answer that broke them: only what the request had (adversary try
+// 21 F2: "it ignored the request's namespace or selectors" of list ns,
+// which has neither), and only what its excluded objects broke (try 22).
+func (t Target) Restrictions(broke Restriction) string {
 	var parts []string
-	if t.Resource.Namespaced && t.Namespace != "" {
+	if broke&RestrictNamespace != 0 && t.Resource.Namespaced && t.Namespace != "" {
 		parts = append(parts, fmt.Sprintf("the namespace %q", t.Namespace))
 	}
-	if !t.Resource.Namespaced {
+	if broke&RestrictClusterScope != 0 && !t.Resource.Namespaced {
 		parts = append(parts, "the collection's cluster scope (it answered objects in a namespace)")
 	}
-	if t.LabelSelector != "" {
+	if broke&RestrictLabels != 0 && t.LabelSelector != "" {
 		parts = append(parts, fmt.Sprintf("the label selector %q", text.Echo(t.LabelSelector)))
 	}
-	if t.FieldSelector != "" {
+	if broke&RestrictFields != 0 && t.FieldSelector != "" {
 		parts = append(parts, fmt.Sprintf("the field selector %q", text.Echo(t.FieldSelector)))
 	}
 	switch len(parts) {
@@ -83,7 +107,7 @@ func (t Target) Restrictions() string {
 	case 1:
 		return parts[0]
 	}
-	return strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
 // SingleName is the one name t asks for, when it asks for one object: a

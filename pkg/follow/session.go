@@ -132,9 +132,11 @@ type Stats struct {
 	Reconnects int `json:"reconnects"`
 	Relists    int `json:"relists"`
 	Reconciled int `json:"reconciledByRelist"`
-	Duplicates int `json:"duplicates"`
-	// OlderThanSeen counts the events of an object at an RV older than
-	// the one it was last seen at (not applied; Observation.OlderThan).
+	// Duplicates counts the events of an object at the RV it was last
+	// seen at, and OlderThanSeen those at an older RV (not applied;
+	// Observation.OlderThan): every replay, one that also broke the
+	// Watch contract included (countReplay).
+	Duplicates    int `json:"duplicates"`
 	OlderThanSeen int `json:"olderThanSeen,omitempty"`
 	// LastRV is the highest RV seen; ResumeRV the resume point (see
 	// Session.resumeRV), ResumeFrom where it came from (ResumeFrom*), and

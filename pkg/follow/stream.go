@@ -159,17 +159,17 @@ func (s *Session) handle(ev watchstream.Event, end *streamEnd) (obs Observation,
 		}
 		if obs.Breach = breach; breach != "" {
 			// Not the collection's, or not in its order: neither tracked
-			// nor a resume point.
+			// nor a resume point; a replay is still counted as one.
 			obs.BelowBookmark = s.contract.BelowBookmark()
 			s.breached(obs.Breach)
+			replay := s.tracker.Replay(ev.Object)
+			obs.Duplicate, obs.OlderThan = replay.Duplicate, replay.OlderThan
+			s.countReplay(obs)
 			return obs, false
 		}
 		obs = s.tracker.Observe(ev.Type, ev.Object)
 		switch {
-		case obs.Duplicate:
-			s.stats.Duplicates++
-		case obs.OlderThan != "":
-			s.stats.OlderThanSeen++
+		case s.countReplay(obs):
 		default:
 			end.progress++
 			s.advance(ev.Object.ResourceVersion)
@@ -177,6 +177,21 @@ func (s *Session) handle(ev watchstream.Event, end *streamEnd) (obs Observation,
 		}
 	}
 	return obs, false
+}
+
+// countReplay counts obs when it is a replay of its object (a duplicate,
+// or older than the object was seen at), whatever else the event broke:
+// one count per definition of docs/watch.md. It reports whether it was.
+func (s *Session) countReplay(obs Observation) bool {
+	switch {
+	case obs.Duplicate:
+		s.stats.Duplicates++
+	case obs.OlderThan != "":
+		s.stats.OlderThanSeen++
+	default:
+		return false
+	}
+	return true
 }
 
 // EventError is a watch that ended with an ERROR event: the Status the

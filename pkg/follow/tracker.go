@@ -69,10 +69,15 @@ func trackKey(m apiclient.ItemMeta) string { return m.Namespace + "/" + m.Name }
 // Len is the number of live objects known.
 func (t *Tracker) Len() int { return len(t.live) }
 
-// Observe records an ADDED, MODIFIED or DELETED event.
-func (t *Tracker) Observe(typ string, m apiclient.ItemMeta) Observation {
+// Replay says whether m is a replay of its object: the same UID at the
+// RV it was last seen at (Duplicate), or at an older one (OlderThan),
+// without recording anything. Observe records what is no replay; an
+// event that broke the Watch contract is never recorded, and is still
+// counted as the replay it is (adversary try 22: a MODIFIED b 120 sent
+// again after a reconnect from 120 was a breach and "0 duplicate(s)",
+// where docs/watch.md calls it a duplicate).
+func (t *Tracker) Replay(m apiclient.ItemMeta) Observation {
 	var o Observation
-	k := trackKey(m)
 	prev, seen := t.live[m.UID]
 	if !seen {
 		prev, seen = t.dead[m.UID]
@@ -83,7 +88,20 @@ func (t *Tracker) Observe(typ string, m apiclient.ItemMeta) Observation {
 		} else {
 			o.OlderThan = prev.RV
 		}
+	}
+	return o
+}
+
+// Observe records an ADDED, MODIFIED or DELETED event.
+func (t *Tracker) Observe(typ string, m apiclient.ItemMeta) Observation {
+	if o := t.Replay(m); o.Duplicate || o.OlderThan != "" {
 		return o
+	}
+	var o Observation
+	k := trackKey(m)
+	_, seen := t.live[m.UID]
+	if !seen {
+		_, seen = t.dead[m.UID]
 	}
 	if !seen {
 		if old, ok := t.names[k]; ok && old != m.UID {

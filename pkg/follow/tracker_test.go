@@ -150,3 +150,31 @@ func TestReconcileRecreatedNameIsDeleteAndAdd(t *testing.T) {
 		t.Fatalf("want c's old UID deleted and its new UID added, got %+v", g)
 	}
 }
+
+// Replay classifies a replay as Observe does, and records nothing: an
+// event that broke the Watch contract is counted as the replay it is,
+// never applied (adversary try 22).
+func TestReplayClassifiesWithoutRecording(t *testing.T) {
+	evs := readStream(t, "seed.jsonl")
+	tr := NewTracker()
+	for _, e := range evs {
+		if o := tr.Replay(e.Object); o.Duplicate || o.OlderThan != "" {
+			t.Fatalf("first delivery of %s %s@%s is a replay", e.Type, e.Object.Name, e.Object.ResourceVersion)
+		}
+		tr.Observe(e.Type, e.Object)
+	}
+	n := tr.Len()
+	replayed := NewTracker()
+	for _, e := range evs {
+		replayed.Observe(e.Type, e.Object)
+	}
+	for _, e := range evs {
+		got, want := tr.Replay(e.Object), replayed.Observe(e.Type, e.Object)
+		if got.Duplicate != want.Duplicate || got.OlderThan != want.OlderThan {
+			t.Errorf("%s %s@%s: Replay %+v, Observe %+v", e.Type, e.Object.Name, e.Object.ResourceVersion, got, want)
+		}
+	}
+	if tr.Len() != n {
+		t.Errorf("Replay recorded: %d live objects, was %d", tr.Len(), n)
+	}
+}

@@ -22,9 +22,10 @@ import (
 // request excluded is counted and never handed on, and the newest
 // decimal item RV, and the first that is none, are kept.
 type itemCheck struct {
-	excludes      func(ItemMeta) string
+	excludes      func(ItemMeta) apiclient.Exclusion
 	excluded      int64
 	excludedFirst string
+	excludedBroke apiclient.Restriction // the restrictions they broke
 	maxRV         uint64
 	maxRVText     string
 	unread        string // the first item RV that is no decimal RV (echoed)
@@ -35,10 +36,11 @@ func newItemCheck(t apiclient.Target) *itemCheck { return &itemCheck{excludes: t
 
 // keep judges one item: false when the request excluded it.
 func (c *itemCheck) keep(it ItemMeta) bool {
-	if why := c.excludes(it); why != "" {
+	if ex := c.excludes(it); ex.Why != "" {
 		c.excluded++
+		c.excludedBroke |= ex.Broke
 		if c.excludedFirst == "" {
-			c.excludedFirst = why
+			c.excludedFirst = ex.Why
 		}
 		return false
 	}
@@ -83,7 +85,7 @@ func (a *Attempt) breach(t apiclient.Target) string {
 		}
 	}
 	if a.Excluded > 0 {
-		return fmt.Sprintf("it answered %s, %d of which the request excluded (the first: %s): it ignored %s", text.Count(int(a.ItemCount), "item"), a.Excluded, a.ExcludedFirst, t.Restrictions())
+		return fmt.Sprintf("it answered %s, %d of which the request excluded (the first: %s): it ignored %s", text.Count(int(a.ItemCount), "item"), a.Excluded, a.ExcludedFirst, t.Restrictions(a.ExcludedBroke))
 	}
 	if name, one := t.SingleName(); one && a.ItemCount > 1 {
 		return fmt.Sprintf("it answered %s named %q, where one name holds one object", text.Count(int(a.ItemCount), "object"), text.Echo(name))

@@ -48,6 +48,8 @@ type Page struct {
 	Count         int
 	Excluded      int64
 	ExcludedFirst string
+	// ExcludedBroke is the restrictions the excluded items broke.
+	ExcludedBroke apiclient.Restriction
 	// MaxItemRV is the newest decimal item RV ("" none); UnreadItemRV the
 	// first item RV that is no decimal RV, UnreadItemRVWhy what it is.
 	MaxItemRV, UnreadItemRV, UnreadItemRVWhy string
@@ -116,7 +118,7 @@ func List(ctx context.Context, c *apiclient.Client, t apiclient.Target, o PageOp
 	if err != nil {
 		return nil, err
 	}
-	a := Attempt{Pages: []PageInfo{p.info(1)}, ItemCount: int64(p.Count), Excluded: p.Excluded, ExcludedFirst: p.ExcludedFirst, MaxItemResourceVersion: p.MaxItemRV}
+	a := Attempt{Pages: []PageInfo{p.info(1)}, ItemCount: int64(p.Count), Excluded: p.Excluded, ExcludedFirst: p.ExcludedFirst, ExcludedBroke: p.ExcludedBroke, MaxItemResourceVersion: p.MaxItemRV}
 	a.repeats(dups)
 	if err := a.contractError(t); err != nil {
 		return nil, err
@@ -190,6 +192,7 @@ func listEach(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Pa
 		Count:              n,
 		Excluded:           check.excluded,
 		ExcludedFirst:      check.excludedFirst,
+		ExcludedBroke:      check.excludedBroke,
 		MaxItemRV:          check.maxRVText,
 		UnreadItemRV:       check.unread,
 		UnreadItemRVWhy:    check.unreadWhy,

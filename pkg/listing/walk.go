@@ -76,6 +76,9 @@ type Attempt struct {
 	// says why of the first.
 	Excluded      int64  `json:"excludedItems,omitempty"`
 	ExcludedFirst string `json:"excludedFirst,omitempty"`
+	// ExcludedBroke is the restrictions they broke, which the breach
+	// names (only those: never every restriction of the request).
+	ExcludedBroke apiclient.Restriction `json:"-"`
 	// UnreadItemRV is the first item RV that is not a decimal RV (""
 	// when every item's is one, or carries none): no such RV is ordered.
 	UnreadItemRV string `json:"unreadItemResourceVersion,omitempty"`
@@ -165,6 +168,7 @@ func walkOnce(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Wa
 		a.Pages = append(a.Pages, p.info(i))
 		a.ItemCount += int64(p.Count)
 		a.Excluded += p.Excluded
+		a.ExcludedBroke |= p.ExcludedBroke
 		if a.ExcludedFirst == "" {
 			a.ExcludedFirst = p.ExcludedFirst
 		}

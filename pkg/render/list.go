@@ -165,7 +165,7 @@ func NewListReport(q ListQuery, w *listing.WalkResult) ListReport {
 		PageResourceVersions:   []string{},
 		Consistent:             true,
 		MaxItemResourceVersion: a.MaxItemResourceVersion,
-		ReadSemantics:          listing.SemanticsOf(o.ResourceVersion, o.ResourceVersionMatch, o.Limit),
+		ReadSemantics:          semanticsOn(o.ResourceVersion, o.ResourceVersionMatch, o.Limit, serverinfo.NameOnly(t.Resource.Name())),
 		PageDetails:            a.Pages,
 		Restarted:              len(w.Attempts) > 1,
 		Millis:                 float64(w.Duration.Microseconds()) / 1000,
@@ -205,7 +205,7 @@ func NewListReport(q ListQuery, w *listing.WalkResult) ListReport {
 		r.WatchAdvice = "not suggested: this answer broke the List contract, so its RV is no start to trust"
 	case r.ResourceVersion == "" && len(a.Pages) > 0:
 		r.NoResourceVersion = true
-		r.ReadSemantics = listing.ReadSemantics{Mode: "None", Description: "none: the server sent no resourceVersion, so this list was not read from etcd or the watch cache and no RV semantics apply"}
+		r.ReadSemantics = listing.ReadSemantics{Mode: "None", Description: "none: the server sent no resourceVersion, so no RV semantics apply"}
 		r.WatchAdvice = "none: without a List RV there is no point to watch from"
 	case r.ReadSemantics.Mode == "Exact":
 		// An exact list reads the past: its RV may be one the watch window
@@ -299,14 +299,23 @@ func (r ListReport) WithServer(in *serverinfo.Info) ListReport {
 		return r
 	}
 	sv := in.ListServed(r.Request.ResourceVersion, r.Request.ResourceVersionMatch, r.Request.Limit)
-	if d := in.ConsistentReadText(); d != "" && r.ReadSemantics.Mode == "Consistent" {
-		r.ReadSemantics.Description = d
+	if in != nil {
+		r.ReadSemantics = semanticsOn(r.Request.ResourceVersion, r.Request.ResourceVersionMatch, r.Request.Limit, in)
 	}
 	r.ReadSemantics.Source = "served by " + sv.First
 	first, continues := r.pagesRead()
 	r.ServedBy = servedBy(sv, first, continues)
 	r.setWatchCaveat()
 	return r
+}
+
+// semanticsOn is a list request's read semantics as in tells them: the
+// kube-apiserver's rule (a quorum read, compaction, TooLarge) only of a
+// resource it is known to serve itself (serverinfo.Info.ReadText).
+func semanticsOn(rv, match string, limit int64, in *serverinfo.Info) listing.ReadSemantics {
+	s := listing.SemanticsOf(rv, match, limit)
+	s.Description = in.ReadText(s.Asks, s.OwnRule)
+	return s
 }
 
 // pagesRead counts the first pages and the continue pages of every

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strconv"
@@ -144,7 +145,7 @@ func streamNote(r streaming.Result) string {
 	case r.StreamEnded && !r.BookmarkReceived:
 		return "the server ended the stream after " + millis(r.StreamMillis) + " without the bookmark"
 	case r.Status == streaming.StatusBroken:
-		return "no initial-events-end bookmark"
+		return cmp.Or(r.Stall(), "no initial-events-end bookmark")
 	}
 	return ""
 }

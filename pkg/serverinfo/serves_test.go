@@ -1,6 +1,7 @@
 package serverinfo
 
 import (
+	"github.com/watchrv/kubectl-watchrv/pkg/listing"
 	"strings"
 	"testing"
 )
@@ -63,5 +64,35 @@ func TestOnlyTheServersOwnResourcesNameItsCacheOrStorage(t *testing.T) {
 	}
 	if in := Build(git, minor, nil, ForbiddenNote, "configmaps"); in.Serves != Yes {
 		t.Errorf("/metrics forbidden, configmaps: %+v", in)
+	}
+}
+
+// Every mode of a list's read semantics says the kube-apiserver's own
+// rule (a quorum read, compaction, TooLarge) only of a resource it is
+// known to serve, with or without its facts read (NameOnly: list
+// --rv-only); of another, "as the server that serves it gives it"
+// (adversary try 22: "fails with 410 Expired once 50 is compacted" of an
+// aggregated API's resource).
+func TestReadTextSaysTheOwnRuleOnlyOfTheServersOwn(t *testing.T) {
+	git, minor := "v1.37.2", 37
+	for _, c := range []struct{ rv, match string }{{"", ""}, {"0", ""}, {"50", "Exact"}, {"50", ""}, {"50", "NotOlderThan"}} {
+		s := listing.SemanticsOf(c.rv, c.match, 5)
+		for _, in := range []*Info{NameOnly("gadgets.fake.watchrv.test"), Build(git, minor, nil, ForbiddenNote, "gadgets.fake.watchrv.test"), NameOnly("configmaps"), Build(git, minor, nil, ForbiddenNote, "configmaps")} {
+			got := in.ReadText(s.Asks, s.OwnRule)
+			own := in.Serves == Yes
+			if !strings.HasPrefix(got, s.Asks) || own != strings.HasSuffix(got, s.OwnRule) && s.OwnRule != "" {
+				t.Errorf("%s %+v: %q", in.Resource, c, got)
+			}
+			if !own && s.OwnRule != "" && !strings.Contains(got, "as the server that serves gadgets.fake.watchrv.test gives it (not known to be this API server: ") {
+				t.Errorf("%s %+v: %q does not say who keeps the state is not known", in.Resource, c, got)
+			}
+			if !own {
+				for _, claim := range []string{"storage", "compacted", "TooLarge", "etcd", "watch cache"} {
+					if strings.Contains(got, claim) && !strings.Contains(in.ServesWhy, claim) {
+						t.Errorf("%s %+v: %q names %q", in.Resource, c, got, claim)
+					}
+				}
+			}
+		}
 	}
 }

@@ -26,16 +26,29 @@ func (in *Info) StorageName() string {
 	return "storage (etcd, or a shim such as kine)"
 }
 
-// ConsistentReadText is what a consistent read (resourceVersion unset)
-// gives of a resource this API server is not known to serve itself
-// (Serves): the newest state as the server that serves it gives it, not a
-// quorum read of this server's storage (adversary try 21 F8); "" for its
-// own, whose words listing.SemanticsOf has.
-func (in *Info) ConsistentReadText() string {
-	if !in.notOwn() {
-		return ""
+// ReadText is a list's read semantics in words: asks, what the request
+// asks for, then ownRule, what the kube-apiserver's storage or watch
+// cache does with it (listing.ReadSemantics), said only of a resource
+// this API server is known to serve itself (Serves). Of another, the
+// state is as the server that serves it gives it, with why that server
+// is not known to be this one: never a quorum read of this server's
+// storage (adversary try 21 F8), nor etcd's compaction (try 22).
+func (in *Info) ReadText(asks, ownRule string) string {
+	if ownRule == "" || !in.notOwn() {
+		return asks + ownRule
 	}
-	return "consistent read (resourceVersion unset): the newest state, as the server that serves " + text.Echo(in.Resource) + " gives it (not known to be this API server: " + in.ServesWhy + ")"
+	return asks + ", as the server that serves " + text.Echo(in.Resource) + " gives it (not known to be this API server: " + in.ServesWhy + ")"
+}
+
+// NameOnly is the Info of a run that read nothing of the server: who
+// serves resource ("resource.group") is then known from its group alone
+// (Serves, with no /metrics read), so that a text of a run that reads no
+// facts (list --rv-only) goes through the one decision too.
+func NameOnly(resource string) *Info {
+	group, _ := splitName(resource)
+	in := &Info{Resource: resource, WatchCache: Unknown, Storage: "unknown"}
+	in.Serves, in.ServesWhy = Serves(resource, group, Unknown, Unknown)
+	return in
 }
 
 // Server names who serves a request, as far as the rules and what is known

@@ -139,6 +139,9 @@ type Result struct {
 	// ChangesBeforeEnd counts MODIFIED and DELETED events before the
 	// bookmark (allowed, but not what the API server itself sends).
 	ChangesBeforeEnd int `json:"changesBeforeEnd,omitempty"`
+	// stall is what a stream held open without the bookmark had sent
+	// when the deadline closed it (judgeCut): the start of Explanation.
+	stall string
 	// Explanation says, in one sentence, why the informer does what it does.
 	Explanation string `json:"explanation"`
 	Requests    int    `json:"requests"`
@@ -293,7 +296,7 @@ func readStream(ctx context.Context, c *apiclient.Client, t apiclient.Target, o 
 // end bookmark), timed by sw. A stream the deadline cut while it was
 // still sending objects is no hang: its Err says how far it got.
 func consume(ctx context.Context, s *watchstream.Stream, contract *watchstream.Contract, sw *apiclient.Stopwatch, limit int, deadline time.Duration, r *Result, store *Store) {
-	var firstObject, lastObject time.Time
+	var firstObject, lastObject, lastGrowth time.Time
 	for {
 		e, err := s.Next()
 		if err != nil {
@@ -303,10 +306,8 @@ func consume(ctx context.Context, s *watchstream.Stream, contract *watchstream.C
 				// The deadline closed the stream under Next: a server that
 				// holds the watch open without the bookmark, unless it
 				// was still sending the state (then the deadline cut it).
-				if a := stillArriving(r, store, firstObject, lastObject, time.Now(), deadline); a != nil {
-					r.Err = &WatchDeadlineError{Resource: r.Resource, Deadline: deadline, Arriving: a}
-					r.Error = r.Err.Error()
-				}
+				judgeCut(r, cutStream{Objects: store.Len(), ListCount: r.ListCount, Changes: r.ChangesBeforeEnd,
+					FirstObject: firstObject, LastObject: lastObject, LastGrowth: lastGrowth, At: time.Now(), Deadline: deadline})
 			case errors.Is(err, io.EOF):
 				r.StreamEnded = true
 			default:
@@ -344,7 +345,11 @@ func consume(ctx context.Context, s *watchstream.Stream, contract *watchstream.C
 		case e.Type == watchstream.EventBookmark:
 			// An ordinary progress bookmark: the stream is alive, go on.
 		default:
+			held := store.Len()
 			store.Apply(e)
+			if store.Len() > held {
+				lastGrowth = e.Received
+			}
 			if firstObject.IsZero() {
 				firstObject = e.Received
 			}

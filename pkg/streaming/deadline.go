@@ -36,7 +36,7 @@ func (e *ListDeadlineError) FailureClass() diagnose.Failure { return diagnose.Fa
 // the deadline cut it, so the check could not be made either (adversary
 // try 21 F3: 23 of a list's 31 objects at 2.3/s were "will hang", exit
 // 1, on a server that syncs at 14s). Only a stream that went silent is
-// "hangs" (stillArriving gives the rule).
+// "hangs" (cutShapes give the rule).
 type WatchDeadlineError struct {
 	Resource string
 	Deadline time.Duration
@@ -107,24 +107,4 @@ func listTimeoutOf(err error) ListTimeout {
 		return ListTimeoutCheck
 	}
 	return ListTimeoutRequest
-}
-
-// silenceFraction: a stream is "still arriving" at the deadline when its
-// last object event came within the last 1/silenceFraction of it (2.5s
-// of the default 10s); one silent for longer before the deadline went
-// silent, which is what an informer waits on for ever ("hangs").
-const silenceFraction = 4
-
-// stillArriving is the state a stream cut by the deadline was still
-// sending: nil when it had sent no object, or none in the last part of
-// the deadline (a stream gone silent).
-func stillArriving(r *Result, store *Store, firstObject, lastObject, deadlineAt time.Time, deadline time.Duration) *Arrival {
-	if lastObject.IsZero() || deadlineAt.Sub(lastObject) > deadline/silenceFraction {
-		return nil
-	}
-	a := &Arrival{Objects: store.Len(), ListCount: r.ListCount, LastAgo: max(deadlineAt.Sub(lastObject), 0)}
-	if d := deadlineAt.Sub(firstObject); d > 0 {
-		a.PerSecond = float64(store.Len()) / d.Seconds()
-	}
-	return a
 }

@@ -1,6 +1,7 @@
 package streaming
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -78,7 +79,7 @@ func Judge(r *Result) {
 		r.Explanation = "the stream ended without the initial-events-end bookmark: the informer opens a new streaming watch, again and again, and never syncs"
 	default:
 		r.Status, r.Informer = StatusBroken, InformerHangs
-		r.Explanation = "no initial-events-end bookmark within the deadline: the informer waits for it until the watch times out (5-10 min), opens a new one, and never syncs"
+		r.Explanation = cmp.Or(r.stall, "no initial-events-end bookmark within the deadline") + ": the informer waits for it until the watch times out (5-10 min), opens a new one, and never syncs"
 	}
 }
 

@@ -28,7 +28,7 @@ import (
 // passed, the state held objects at RV 500 and 600, and a change after a
 // bookmark at 200 went back to 150, all exit 0).
 type Contract struct {
-	excludes func(apiclient.ItemMeta) string
+	excludes func(apiclient.ItemMeta) apiclient.Exclusion
 	// inState: the stream is sending an initial state, in key order, so
 	// there is no order to judge; untilEnd: the state ends at the
 	// initial-events-end bookmark (a streaming list). A watch from RV unset
@@ -91,7 +91,7 @@ func (c *Contract) Judge(ev Event) string {
 	}
 	c.belowBookmark = ""
 	m := ev.Object
-	if why := c.excludes(m); why != "" {
+	if why := c.excludes(m).Why; why != "" {
 		return "outside the request: " + why
 	}
 	n, ok := rv.Parse(m.ResourceVersion)

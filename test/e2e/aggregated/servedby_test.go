@@ -29,14 +29,21 @@ func TestOnlyTheServersOwnResourcesAreSaidServedByItsCacheOrStorage(t *testing.T
 	defer agg.Extension.SetExpiry(0, "")
 	claims := []string{"shim such as kine", "etcd, or", "PrevKv", `"storageRequests"`, `"firstPageFrom": "storage"`, `"firstPageFrom": "watch cache"`,
 		"watch cache for " + gadgets, "has no watch cache", "the watch cache of this API server", "the watch cache once", "its WatchList feature gate is",
-		// list's read semantics and the per-server view (adversary try 21 F8).
-		"quorum read from storage", "follows storage", "every watch cache has seen"}
+		// list's read semantics and the per-server view (adversary try 21 F8),
+		// etcd's compaction and the cacher's TooLarge of the other modes
+		// (adversary try 22).
+		"quorum read from storage", "follows storage", "every watch cache has seen", "is compacted", "fails with 504 TooLarge"}
 	ns := framework.ExtensionNamespace
 	host := strings.TrimPrefix(cluster.APIServers[0].URL, "https://")
 	for _, args := range [][]string{
 		{"list", gadgets, "-n", ns},
 		{"list", gadgets, "-A", "-o", "json"},
 		{"list", gadgets, "-n", ns, "--rv", "0"},
+		{"list", gadgets, "-n", ns, "--rv-only"},
+		{"list", gadgets, "-n", ns, "--rv", "50", "--rv-match", "Exact"},
+		{"list", gadgets, "-n", ns, "--rv", "50", "--rv-match", "Exact", "--rv-only", "-o", "json"},
+		{"list", gadgets, "-n", ns, "--rv", "50", "--limit", "5"},
+		{"list", gadgets, "-n", ns, "--rv", "50", "--rv-match", "NotOlderThan"},
 		{"list", gadgets, "-n", ns, "--endpoints", host},
 		{"probe", gadgets, "-n", ns, "--endpoints", host},
 		{"probe", gadgets, "-n", ns, "--endpoints", host, "-o", "json"},
@@ -63,12 +70,31 @@ func TestOnlyTheServersOwnResourcesAreSaidServedByItsCacheOrStorage(t *testing.T
 			}
 		})
 	}
+	// Every mode of list's read semantics says the request's meaning, and
+	// of who keeps the state only "as the server that serves it gives
+	// it", through the one decision, with and without the facts read
+	// (--rv-only reads none).
+	for _, args := range [][]string{
+		{"list", gadgets, "-n", ns},
+		{"list", gadgets, "-n", ns, "--rv-only"},
+		{"list", gadgets, "-n", ns, "--rv", "50", "--rv-match", "Exact"},
+		{"list", gadgets, "-n", ns, "--rv", "50", "--rv-match", "Exact", "--rv-only", "-o", "json"},
+		{"list", gadgets, "-n", ns, "--rv", "50", "--limit", "5"},
+		{"list", gadgets, "-n", ns, "--rv", "50", "--rv-match", "NotOlderThan"},
+	} {
+		r := framework.Run(t, cluster.Kubeconfig, 2*time.Minute, args...)
+		if want := "as the server that serves " + gadgets + " gives it (not known to be this API server"; !strings.Contains(r.Stdout, want) {
+			t.Errorf("%v: exit %d, read semantics without %q:\n%s%s", args, r.Code, want, r.Stdout, r.Stderr)
+		}
+	}
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"list", "configmaps", "-n", "default"}, "the watch cache once it has caught up"},
 		{[]string{"list", "events", "-A"}, "this resource has no watch cache on this server"},
+		{[]string{"list", "configmaps", "-n", "default", "--rv-only"}, "as of a quorum read from storage"},
+		{[]string{"list", "configmaps", "-n", "default", "--rv", "1", "--rv-match", "NotOlderThan"}, "fails with 504 TooLarge if the server has not reached 1"},
 	} {
 		r := framework.Run(t, cluster.Kubeconfig, 2*time.Minute, c.args...)
 		if r.Code != 0 || !strings.Contains(r.Stdout, c.want) {

@@ -3,6 +3,7 @@
 package bounds
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -64,7 +65,7 @@ func TestAnswersThatBreakTheContractFail(t *testing.T) {
 		{"list NAME answered with another name", list(`"resourceVersion":"100"`, item("zzz", "50", "")), false, []string{"list", "cm", "a"}, `does not match the field selector metadata.name=a`, "zzz", ""},
 		{"list NAME answered with the whole collection", list(`"resourceVersion":"100"`, item("b", "10", ""), item("a", "30", "")), false, []string{"list", "cm", "a"}, `does not match the field selector metadata.name=a`, "configmap/b", ""},
 		{"list NAME answered twice", list(`"resourceVersion":"100"`, item("a", "10", ""), item("a", "30", "")), false, []string{"list", "cm", "a"}, `2 objects named "a"`, "", ""},
-		{"list -l answered with other labels", list(`"resourceVersion":"100"`, item("b", "10", `"app":"no"`)), false, []string{"list", "cm", "-l", "app=yes"}, `does not match the label selector "app=yes"): it ignored the namespace "default" or the label selector "app=yes"`, "configmap/b", ""},
+		{"list -l answered with other labels", list(`"resourceVersion":"100"`, item("b", "10", `"app":"no"`)), false, []string{"list", "cm", "-l", "app=yes"}, `does not match the label selector "app=yes"): it ignored the label selector "app=yes"`, "configmap/b", ""},
 		{"list answered with another namespace", list(`"resourceVersion":"100"`, `{"metadata":{"name":"b","namespace":"other","resourceVersion":"10"}}`), false, []string{"list", "cm"}, `is in namespace "other", not "default"): it ignored the namespace "default"`, "configmap/b", ""},
 		// The explanation names only what the request had (adversary try
 		// 21 F2: "ignored the request's namespace or selectors" of list ns).
@@ -176,6 +177,60 @@ func TestEveryListReaderRefusesABrokenList(t *testing.T) {
 	}
 }
 
+// A breach of the List contract names only the restrictions the excluded
+// items broke, never every restriction the request had (adversary try
+// 22: list ns -l a=b answered an object without the label, with no
+// namespace, and the line said "it ignored the collection's cluster
+// scope (it answered objects in a namespace) or the label selector";
+// list cm -l a=b "ignored the namespace "default" or the label
+// selector"), for every reader of a list that takes selectors.
+func TestAListBreachNamesOnlyTheRestrictionsBroken(t *testing.T) {
+	const nsDiscovery = `{"kind":"APIResourceList","groupVersion":"v1","resources":[{"name":"configmaps","singularName":"configmap","namespaced":true,"kind":"ConfigMap","verbs":["get","list","watch"],"shortNames":["cm"]},{"name":"namespaces","singularName":"namespace","namespaced":false,"kind":"Namespace","verbs":["get","list","watch"],"shortNames":["ns"]}]}`
+	list := func(kind string, items ...string) framework.ScriptAnswer {
+		return framework.ScriptAnswer{Code: 200, Type: "application/json", Body: `{"kind":"` + kind + `List","apiVersion":"v1","metadata":{"resourceVersion":"100"},"items":[` + strings.Join(items, ",") + `]}`}
+	}
+	nsItem := `{"metadata":{"name":"b","uid":"u-b","resourceVersion":"10","labels":{"a":"c"}}}`
+	cmItem := func(ns, label string) string {
+		return fmt.Sprintf(`{"metadata":{"name":"b-%s","namespace":%q,"uid":"u-%s","resourceVersion":"10","labels":{"app":%q}}}`, ns, ns, ns, label)
+	}
+	for _, c := range []struct {
+		name   string
+		path   string
+		answer framework.ScriptAnswer
+		args   []string // the list's; each reader below adds its own
+		said   string
+		unsaid []string
+	}{
+		{"a cluster-scoped object without the label", "/api/v1/namespaces", list("Namespace", nsItem), []string{"ns", "-l", "a=b"},
+			`it ignored the label selector "a=b"`, []string{"cluster scope"}},
+		{"a cluster-scoped object of another name", "/api/v1/namespaces", list("Namespace", nsItem), []string{"ns", "--field-selector", "metadata.name=x"},
+			`it ignored the field selector "metadata.name=x"`, []string{"cluster scope"}},
+		{"an object of the namespace without the label", "/api/v1/namespaces/default/configmaps", list("ConfigMap", cmItem("default", "no")), []string{"cm", "-l", "app=yes"},
+			`it ignored the label selector "app=yes"`, []string{`namespace "default"`}},
+		{"an object of another namespace with the label", "/api/v1/namespaces/default/configmaps", list("ConfigMap", cmItem("other", "yes")), []string{"cm", "-l", "app=yes"},
+			`it ignored the namespace "default"`, []string{"label selector \"app=yes\""}},
+		{"one of each", "/api/v1/namespaces/default/configmaps", list("ConfigMap", cmItem("other", "yes"), cmItem("default", "no")), []string{"cm", "-l", "app=yes"},
+			`it ignored the namespace "default" and the label selector "app=yes"`, nil},
+	} {
+		_, kc := framework.ServeScript(t, map[string]framework.ScriptAnswer{"/api/v1": {Code: 200, Type: "application/json", Body: nsDiscovery}, c.path: c.answer})
+		for _, reader := range [][]string{{"list"}, {"list", "-o", "json"}, {"watch", "--rv", "list", "--timeout", "3s"}} {
+			args := append(append([]string{reader[0]}, c.args...), reader[1:]...)
+			t.Run(c.name+"/"+strings.Join(args, " "), func(t *testing.T) {
+				r := framework.Run(t, kc, time.Minute, args...)
+				line := lastLine(r.Stderr)
+				if r.Code != 1 || !strings.Contains(line, "broke the List contract") || !strings.Contains(line, c.said) {
+					t.Errorf("exit %d, last line %q: want exit 1 and %q", r.Code, line, c.said)
+				}
+				for _, u := range c.unsaid {
+					if strings.Contains(line, u) {
+						t.Errorf("the line names %q, which no excluded item broke: %q", u, line)
+					}
+				}
+			})
+		}
+	}
+}
+
 // A watch --follow whose streams end at once with nothing new (the same
 // events again, bookmarks that do not advance) backs off and gives up as
 // for an empty stream: never a tight loop of reconnects (adversary try
@@ -200,6 +255,73 @@ func TestFollowGivesUpOnStreamsThatBringNothingNew(t *testing.T) {
 			}
 			if strings.Contains(r.Stdout+r.Stderr, "from RV abc") {
 				t.Errorf("an opaque bookmark RV became the resume point:\n%s", r.Stderr)
+			}
+		})
+	}
+}
+
+// Every replay of an object (the same UID at the RV it was last seen at:
+// a duplicate; at an older one: older than seen) is counted in the
+// summary as docs/watch.md defines it, one that also broke the Watch
+// contract included, and its line says it: the summary's counts are the
+// sum of the lines' flags (adversary try 22: MODIFIED b 120 sent again
+// after --follow reconnected from 120 was a breach only, and the summary
+// said "0 duplicate(s)").
+func TestEveryReplayIsCountedAsTheDocDefinesIt(t *testing.T) {
+	ev := func(typ, rv string) string {
+		return `{"type":"` + typ + `","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"b","namespace":"default","uid":"u-b","resourceVersion":"` + rv + `"}}}` + "\n"
+	}
+	for _, c := range []struct {
+		name            string
+		body            string
+		args            []string
+		duplicates, old int // at least
+		human           string
+	}{
+		{"replayed after a reconnect from its RV", ev("ADDED", "110") + ev("MODIFIED", "120"), []string{"--rv", "100", "--follow", "--timeout", "3s"}, 1, 1, ""},
+		{"the same change twice in one stream", ev("ADDED", "110") + ev("MODIFIED", "120") + ev("MODIFIED", "120"), []string{"--rv", "100", "--timeout", "3s"}, 1, 0, "1 duplicate(s)"},
+		{"an older change in one stream", ev("ADDED", "110") + ev("MODIFIED", "120") + ev("MODIFIED", "115"), []string{"--rv", "100", "--timeout", "3s"}, 0, 1, "0 duplicate(s), 1 event older than the object was seen at"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, kc := framework.ServeScript(t, map[string]framework.ScriptAnswer{
+				"/api/v1/namespaces/default/configmaps?watch": {Code: 200, Type: "application/json", Body: c.body},
+			})
+			args := append([]string{"watch", "cm"}, c.args...)
+			r := framework.Run(t, kc, time.Minute, append(args, "-o", "json")...)
+			var dups, olders int
+			var sum struct {
+				Duplicates    *int `json:"duplicates"`
+				OlderThanSeen int  `json:"olderThanSeen"`
+				Breaches      int  `json:"contractBreaches"`
+			}
+			for _, line := range strings.Split(strings.TrimSpace(r.Stdout), "\n") {
+				var rec struct {
+					Record    string `json:"record"`
+					Duplicate bool   `json:"duplicate"`
+					OlderThan string `json:"olderThan"`
+				}
+				if err := json.Unmarshal([]byte(line), &rec); err != nil {
+					t.Fatalf("not a JSON line: %q", line)
+				}
+				switch {
+				case rec.Record == "summary":
+					if err := json.Unmarshal([]byte(line), &sum); err != nil {
+						t.Fatal(err)
+					}
+				case rec.Duplicate:
+					dups++
+				case rec.OlderThan != "":
+					olders++
+				}
+			}
+			if sum.Duplicates == nil || *sum.Duplicates != dups || sum.OlderThanSeen != olders || dups < c.duplicates || olders < c.old || sum.Breaches == 0 {
+				t.Errorf("lines: %d duplicate(s), %d older; summary %+v: want the lines' counts, at least %d and %d, and the breaches:\n%s", dups, olders, sum, c.duplicates, c.old, r.Stdout)
+			}
+			if c.human != "" {
+				h := framework.Run(t, kc, time.Minute, args...)
+				if !strings.Contains(h.Stdout, c.human) || !strings.Contains(h.Stdout, "breaks the Watch contract") {
+					t.Errorf("want %q and the breach:\n%s", c.human, h.Stdout)
+				}
 			}
 		})
 	}

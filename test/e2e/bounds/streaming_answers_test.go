@@ -118,3 +118,111 @@ func sendObjects(w io.Writer, n int, gap time.Duration) {
 		time.Sleep(gap)
 	}
 }
+
+// A stream held open without the bookmark gets a verdict that does not
+// depend on --deadline: one that sent the whole state and then only
+// changes (a server ignoring sendInitialEvents: the legacy watch's ADDED
+// state, then changes, never the bookmark) hangs an informer, exit 1, at
+// 2s as at 5s; and so does one that sent more distinct objects than the
+// list held. Both were "still sending its initial state ... raise
+// --deadline to see it finish", exit 4, at any deadline (adversary try 22
+// F7: stillArriving looked only at the time of the last event).
+func TestStreamingVerdictOfAStreamWithoutBookmarkIsNotTheDeadlines(t *testing.T) {
+	const path = "/api/v1/namespaces/default/configmaps"
+	list2 := framework.ScriptAnswer{Code: 200, Type: "application/json", Body: configMapList(2)}
+	// legacy: ADDED cm-0, ADDED cm-1, then MODIFIED cm-0 every 0.5s.
+	legacy := framework.ScriptAnswer{Code: 200, Type: "application/json", Write: func(w io.Writer) {
+		sendObjects(w, 2, 0)
+		for rv := 200; rv < 320; rv++ {
+			ev := fmt.Sprintf(`{"type":"MODIFIED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"cm-0","namespace":"default","uid":"u-0","resourceVersion":"%d"}}}`+"\n", rv)
+			if !sendEvent(w, ev) {
+				return
+			}
+			time.Sleep(500 * time.Millisecond)
+		}
+	}}
+	// beyond: distinct ADDED objects every 0.3s, past the list's 2.
+	beyond := framework.ScriptAnswer{Code: 200, Type: "application/json", Write: func(w io.Writer) { sendObjects(w, 200, 300*time.Millisecond) }}
+	for _, c := range []struct {
+		name  string
+		watch framework.ScriptAnswer
+		line  string
+		// informer: run a real client-go informer on the same server,
+		// which must not sync (and not fall back to a list) either.
+		informer bool
+	}{
+		{"the whole state, then only changes", legacy, "no initial-events-end bookmark after the whole state (2 of the list's 2) and ", true},
+		{"more distinct objects than the list held", beyond, "more than the list's 2) and 0 changes", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			_, kc := framework.ServeScript(t, map[string]framework.ScriptAnswer{path: list2, path + "?watch": c.watch})
+			var verdicts []string
+			for _, deadline := range []string{"2s", "5s"} {
+				r := framework.Run(t, kc, time.Minute, "streaming", "cm", "--deadline", deadline)
+				line := lastLine(r.Stderr)
+				if r.Code != 1 || !strings.Contains(line, "will hang on configmaps: ") || !strings.Contains(line, c.line) ||
+					strings.Contains(r.Stdout+r.Stderr, "still sending") || strings.Contains(r.Stdout+r.Stderr, "raise --deadline") {
+					t.Errorf("--deadline %s: exit %d, last line %q: want 1, hangs, %q", deadline, r.Code, line, c.line)
+				}
+				if !strings.Contains(r.Stdout, c.line) {
+					t.Errorf("--deadline %s: the row's NOTE does not say what the stream sent:\n%s", deadline, r.Stdout)
+				}
+				j := framework.Run(t, kc, time.Minute, "streaming", "cm", "--deadline", deadline, "-o", "json")
+				var rep render.StreamingReport
+				if err := json.Unmarshal([]byte(j.Stdout), &rep); err != nil || len(rep.Resources) != 1 {
+					t.Fatalf("exit %d, stdout not one row of JSON: %v\n%s", j.Code, err, j.Stdout)
+				}
+				row := rep.Resources[0]
+				verdicts = append(verdicts, fmt.Sprintf("exit %d, %s/%s", j.Code, row.Status, row.Informer))
+				if !strings.Contains(row.Explanation, c.line) {
+					t.Errorf("--deadline %s: explanation %q, want %q", deadline, row.Explanation, c.line)
+				}
+			}
+			if want := "exit 1, broken/hangs"; verdicts[0] != want || verdicts[1] != want {
+				t.Errorf("verdicts at 2s and 5s: %q, want %q at both", verdicts, want)
+			}
+			if c.informer {
+				informerHangs(t, kc)
+			}
+		})
+	}
+}
+
+// sendEvent writes one event line and flushes it; false when the client
+// has gone.
+func sendEvent(w io.Writer, ev string) bool {
+	if _, err := io.WriteString(w, ev); err != nil {
+		return false
+	}
+	w.(http.Flusher).Flush()
+	return true
+}
+
+// informerHangs runs a real client-go informer (test/e2e/informer) on
+// the configmaps of default through kc for 8 s: "hangs" is what it does
+// (no sync, and no fallback to a list), not a guess.
+func informerHangs(t *testing.T, kc string) {
+	t.Helper()
+	in, err := framework.StartInformer(kc, "default", t.TempDir(), "informer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = in.Stop(5 * time.Second) }()
+	_, recs, err := in.WaitFor(8*time.Second, func(r framework.InformerRecord) bool { return r.Type == "synced" })
+	if err == nil {
+		t.Fatalf("a real informer synced where the plugin says it hangs: %+v", recs)
+	}
+	var streaming, lists int
+	for _, r := range recs {
+		switch {
+		case r.Type == "request" && r.Verb == "watch" && r.SendInitialEvents:
+			streaming++
+		case r.Type == "request" && r.Verb == "list":
+			lists++
+		}
+	}
+	if streaming == 0 || lists != 0 {
+		t.Errorf("the informer sent %d streaming watches and %d lists, want >= 1 and 0 (no fallback): %+v", streaming, lists, recs)
+	}
+}
