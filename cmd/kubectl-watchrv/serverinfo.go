@@ -7,6 +7,7 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
+	"github.com/watchrv/kubectl-watchrv/pkg/render"
 	"github.com/watchrv/kubectl-watchrv/pkg/serverinfo"
 )
 
@@ -34,8 +35,31 @@ func (o *RootOptions) readServerInfo(ctx context.Context, client *apiclient.Clie
 	return serverinfo.Read(ctx, client, group, resource, o.factsCache())
 }
 
+// factsAt holds the facts in (of group/resource) to listRV, the RV of a
+// consistent list of the resource this run made anyway
+// (serverinfo.Cache.SeenRV: no request): an RV below one kept with facts
+// at this address is another storage's, which is said on stderr, and facts
+// that may be the other server's are read again (fresh user try 22 #2: the
+// list RV went from 788 back to 632, and facts of the server before were
+// used).
+func (o *RootOptions) factsAt(ctx context.Context, p *render.Printer, client *apiclient.Client, in *serverinfo.Info, group, resource, listRV string) *serverinfo.Info {
+	cache := o.factsCache()
+	back := cache.SeenRV(in, listRV)
+	if back == nil {
+		return in
+	}
+	p.Warnf("%s", back.Text())
+	if !back.Dropped {
+		return in
+	}
+	in = o.readServerInfo(ctx, client, group, resource)
+	cache.SeenRV(in, listRV)
+	return in
+}
+
 // factsCache keeps the server's facts between runs beside kubectl's
-// discovery cache (--cache-dir), keyed by the server's URL.
+// discovery cache (--cache-dir), keyed by the server's URL and, within it,
+// by the server (serverinfo.Cache).
 func (o *RootOptions) factsCache() *serverinfo.Cache {
 	cfg, err := o.restConfig()
 	if err != nil || o.ConfigFlags.CacheDir == nil {
