@@ -57,6 +57,18 @@ func (o *RootOptions) factsAt(ctx context.Context, p *render.Printer, client *ap
 	return in
 }
 
+// ownerFacts are the facts of res for a command that names who serves it
+// and reads no facts otherwise (probe, --servers), where only they can
+// tell that this API server serves it itself (need: render's
+// NeedsServer): the same facts, from the same cache, as list's
+// (serverinfo.ServesSeen), so that no two commands name its server
+// differently (fresh user try 22 #9). listRV is the RV of a consistent
+// list of it the run made ("" for none): factsAt.
+func (o *RootOptions) ownerFacts(ctx context.Context, p *render.Printer, client *apiclient.Client, res apiclient.Resource, listRV string) *serverinfo.Info {
+	in := o.readServerInfo(ctx, client, res.GVR.Group, res.GVR.Resource)
+	return o.factsAt(ctx, p, client, in, res.GVR.Group, res.GVR.Resource, listRV)
+}
+
 // factsCache keeps the server's facts between runs beside kubectl's
 // discovery cache (--cache-dir), keyed by the server's URL and, within it,
 // by the server (serverinfo.Cache).

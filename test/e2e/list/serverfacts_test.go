@@ -136,6 +136,52 @@ func TestServerFactsAreOfTheServerAtTheAddress(t *testing.T) {
 	}
 }
 
+// Fresh user try 22 #9: list of a CRD said "watch cache for
+// widgets.example.com: on", probe seconds later that its cache was "not
+// known to be this API server" (it read no facts, and ignored list's).
+// Every command that names who serves decides from the same facts: kept
+// by list, or read as list reads them. Held to the server's /metrics.
+func TestEveryCommandNamesTheServerOfACustomResourceAsListDoes(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if _, err := shared.CreateWidgetCRD(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_, ns := newNamespace(t, shared, "facts-crd")
+	for i := 0; i < 3; i++ {
+		if err := shared.CreateWidget(ctx, ns, fmt.Sprintf("w-%d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !hasWatchCache(t, shared, 0, "example.com", "widgets") {
+		t.Fatalf("the server's /metrics has no watch cache of widgets")
+	}
+	listHome := t.TempDir()
+	if l := framework.RunInHome(t, listHome, shared.Kubeconfig, nil, time.Minute, "list", "widgets", "-n", ns); l.Code != 0 || !strings.Contains(l.Stdout, "watch cache for widgets.example.com: on") {
+		t.Fatalf("list: exit %d:\n%s%s", l.Code, l.Stdout, l.Stderr)
+	}
+	host := hostPortOf(t, shared.APIServers[0].URL)
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"probe", []string{"probe", "widgets", "-n", ns}, "the watch cache of this API server"},
+		{"probe --endpoints", []string{"probe", "widgets", "-n", ns, "--endpoints", host}, ""},
+		{"list --endpoints", []string{"list", "widgets", "-n", ns, "--endpoints", host}, ""},
+	} {
+		for _, home := range []struct{ name, dir string }{{"facts kept by list", listHome}, {"no facts kept", t.TempDir()}} {
+			t.Run(c.name+"/"+home.name, func(t *testing.T) {
+				r := framework.RunInHome(t, home.dir, shared.Kubeconfig, nil, time.Minute, c.args...)
+				out := r.Stdout + r.Stderr
+				if r.Code != 0 || strings.Contains(out, "not known to be this API server") || !strings.Contains(out, c.want) {
+					t.Errorf("exit %d: the server's /metrics shows its watch cache of widgets; want %q and never \"not known to be this API server\":\n%s", r.Code, c.want, out)
+				}
+			})
+		}
+	}
+}
+
 // Fresh user try 22 #10: the Server line gave one age, the oldest kept
 // fact's, to the gates and to a watch-cache fact read seconds before. Each
 // fact keeps the time it was read: a read for another resource reads the
