@@ -270,7 +270,11 @@ func (o *ListOptions) Run(ctx context.Context) error {
 		report.ObjectNames = names[len(names)-n:]
 	}
 	if facts != nil {
-		report = report.WithServer(<-facts)
+		in := <-facts
+		if o.RV == "" && o.RVMatch == "" {
+			in = o.factsAt(ctx, p, client, in, res.GVR.Group, res.GVR.Resource, report.ResourceVersion)
+		}
+		report = report.WithServer(in)
 	}
 	if report.NeedsCurrentRV() && werr == nil {
 		current, _, cerr := listing.CurrentRV(ctx, client, t, listing.CurrentOptions{})

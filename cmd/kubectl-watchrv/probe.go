@@ -57,7 +57,10 @@ Each probe is one watch from an exact RV, read until its first event, an
 error or --probe-wait, and closed: it never drains a replay. Only list and
 watch requests are sent, at most --max-requests per resource, at most --qps
 per second; a 429 is waited out (Retry-After), and any answer other than
-"started" or "410" is retried and never moves the bound.
+"started" or "410" is retried and never moves the bound. Of a resource whose
+group is not built in, whether this API server serves it itself is what
+list knows of it: the server facts list keeps (10 minutes, --cache-dir),
+else /version and a few families of /metrics, read as list reads them.
 
 --all reads the current RV once for the resources of the cluster's own
 revision and sends one watch from RV 1 to each whose watch cache answers
@@ -202,6 +205,9 @@ func (o *ProbeOptions) Run(ctx context.Context) error {
 	}
 	report := render.NewProbeReport(w, probe.Reason(w.Err)).WithContext(o.suggest)
 	report.Metrics = metricsReport(m0, o.readMetrics(ctx, client, budget), w)
+	if report.NeedsServer() {
+		report.Server = o.ownerFacts(ctx, p, client, t.Resource, report.CurrentResourceVersion)
+	}
 	if err := p.Probe(report, o.Verbose); err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
+	"github.com/watchrv/kubectl-watchrv/pkg/render"
 	"github.com/watchrv/kubectl-watchrv/pkg/serverinfo"
 )
 
@@ -34,8 +35,43 @@ func (o *RootOptions) readServerInfo(ctx context.Context, client *apiclient.Clie
 	return serverinfo.Read(ctx, client, group, resource, o.factsCache())
 }
 
+// factsAt holds the facts in (of group/resource) to listRV, the RV of a
+// consistent list of the resource this run made anyway
+// (serverinfo.Cache.SeenRV: no request): an RV below one kept with facts
+// at this address is another storage's, which is said on stderr, and facts
+// that may be the other server's are read again (fresh user try 22 #2: the
+// list RV went from 788 back to 632, and facts of the server before were
+// used).
+func (o *RootOptions) factsAt(ctx context.Context, p *render.Printer, client *apiclient.Client, in *serverinfo.Info, group, resource, listRV string) *serverinfo.Info {
+	cache := o.factsCache()
+	back := cache.SeenRV(in, listRV)
+	if back == nil {
+		return in
+	}
+	p.Warnf("%s", back.Text())
+	if !back.Dropped {
+		return in
+	}
+	in = o.readServerInfo(ctx, client, group, resource)
+	cache.SeenRV(in, listRV)
+	return in
+}
+
+// ownerFacts are the facts of res for a command that names who serves it
+// and reads no facts otherwise (probe, --servers), where only they can
+// tell that this API server serves it itself (need: render's
+// NeedsServer): the same facts, from the same cache, as list's
+// (serverinfo.ServesSeen), so that no two commands name its server
+// differently (fresh user try 22 #9). listRV is the RV of a consistent
+// list of it the run made ("" for none): factsAt.
+func (o *RootOptions) ownerFacts(ctx context.Context, p *render.Printer, client *apiclient.Client, res apiclient.Resource, listRV string) *serverinfo.Info {
+	in := o.readServerInfo(ctx, client, res.GVR.Group, res.GVR.Resource)
+	return o.factsAt(ctx, p, client, in, res.GVR.Group, res.GVR.Resource, listRV)
+}
+
 // factsCache keeps the server's facts between runs beside kubectl's
-// discovery cache (--cache-dir), keyed by the server's URL.
+// discovery cache (--cache-dir), keyed by the server's URL and, within it,
+// by the server (serverinfo.Cache).
 func (o *RootOptions) factsCache() *serverinfo.Cache {
 	cfg, err := o.restConfig()
 	if err != nil || o.ConfigFlags.CacheDir == nil {

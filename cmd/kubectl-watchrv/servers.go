@@ -134,3 +134,19 @@ func noteMixedServers(p *render.Printer, signs []string, see string) {
 	}
 	p.Warnf("likely answered by different API servers (%s); see each server's RVs with %s", strings.Join(signs, "; "), see)
 }
+
+// withOwnerFacts is r with the facts of res where its verdict needs them
+// (render.ServersReport.NeedsServer): read at the kubeconfig's address, as
+// list's (ownerFacts); the API servers of one cluster serve the same
+// resources.
+func (o *RootOptions) withOwnerFacts(ctx context.Context, p *render.Printer, r render.ServersReport, res apiclient.Resource) render.ServersReport {
+	if !r.NeedsServer() {
+		return r
+	}
+	client, err := o.Client()
+	if err != nil {
+		return r
+	}
+	r.Server = o.ownerFacts(ctx, p, client, res, "")
+	return r
+}

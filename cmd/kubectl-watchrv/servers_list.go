@@ -30,7 +30,7 @@ func (o *ListOptions) listServers(ctx context.Context, p *render.Printer, t apic
 		return err
 	}
 	v := servers.Observe(ctx, fleet, t, servers.ObserveOptions{Budget: budget, Measure: servers.MeasureOptions{Mode: servers.ModeRVs}})
-	if err := p.Servers(render.NewServersReport("list", fleet.Found, v, o.suggest)); err != nil {
+	if err := p.Servers(o.withOwnerFacts(ctx, p, render.NewServersReport("list", fleet.Found, v, o.suggest), t.Resource)); err != nil {
 		return err
 	}
 	return v.Err(ctx)

@@ -38,7 +38,7 @@ func (o *ProbeOptions) runServers(ctx context.Context, p *render.Printer) error 
 		return err
 	}
 	v := servers.Observe(ctx, fleet, t, oo)
-	if err := p.Servers(render.NewServersReport("probe", fleet.Found, v, o.suggest)); err != nil {
+	if err := p.Servers(o.withOwnerFacts(ctx, p, render.NewServersReport("probe", fleet.Found, v, o.suggest), t.Resource)); err != nil {
 		return err
 	}
 	return v.Err(ctx)

@@ -275,6 +275,10 @@ func (r *watchRun) warnIfAhead(wo watchstream.Options) error {
 	if err := r.readServer(); err != nil {
 		return err
 	}
+	// The current RV came from a consistent list: facts kept with a
+	// higher one are another storage's (factsAt).
+	res := r.target.Resource
+	r.server = r.o.factsAt(r.ctx, r.p, r.client, r.server, res.GVR.Group, res.GVR.Resource, cur.rv)
 	what := r.server.FutureWatch(wo.SendInitialEvents, start)
 	if what != "" {
 		what = ": " + what

@@ -8,6 +8,7 @@ import (
 
 	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
 	"github.com/watchrv/kubectl-watchrv/pkg/probe"
+	"github.com/watchrv/kubectl-watchrv/pkg/serverinfo"
 	"github.com/watchrv/kubectl-watchrv/pkg/suggest"
 )
 
@@ -53,6 +54,11 @@ type ProbeReport struct {
 	Reason               string              `json:"reason,omitempty"`
 	Error                string              `json:"error,omitempty"`
 	Metrics              *metrics.Report     `json:"metrics,omitempty"`
+	// Server is what list reads of the API server (serverinfo.Read: the
+	// facts cache, or /version and a filtered /metrics), read only where
+	// whether it serves the resource itself decides a text and nothing
+	// else told (NeedsServer).
+	Server *serverinfo.Info `json:"server,omitempty"`
 
 	namespaced bool // the resource has namespaces: "" is -A
 	// outOfOrder: the run's RVs went back, or an answer broke the

@@ -51,18 +51,25 @@ func answeredBy(r ProbeReport) string {
 
 // notOwn says why the probed resource is not known to be served by the
 // API server itself ("" when it is), by the one decision
-// (serverinfo.Serves): a built-in group, or a watch cache --metrics saw.
-// Then no 410 is called this API server's cache's or storage's.
+// (serverinfo.ServesSeen): a built-in group, the facts list reads
+// (Server), or a watch cache --metrics saw. Then no 410 is called this API
+// server's cache's or storage's.
 func (r ProbeReport) notOwn() string {
-	cache := serverinfo.Unknown
-	if r.Metrics != nil && r.Metrics.Found() {
-		cache = serverinfo.Yes
-	}
-	group, _ := serverinfo.SplitName(r.Resource)
-	if serves, why := serverinfo.Serves(r.Resource, group, cache, serverinfo.Unknown); serves != serverinfo.Yes {
+	if serves, why := serverinfo.ServesSeen(r.Resource, r.Server, r.Metrics != nil && r.Metrics.Found()); serves != serverinfo.Yes {
 		return why
 	}
 	return ""
+}
+
+// NeedsServer: "Answered by" names a source whose server only the facts
+// list reads can tell (Server): a watch cache or storage answered, of a
+// resource nothing the probe read shows to be this API server's.
+func (r ProbeReport) NeedsServer() bool {
+	switch r.Answer.Source {
+	case probe.SourceWatchCache, probe.SourceStorage, probe.SourceMixed:
+		return r.Server == nil && !r.outOfOrder && r.notOwn() != ""
+	}
+	return false
 }
 
 // sourceCell is the SOURCE column: the answer's source, or the failure

@@ -7,6 +7,7 @@ import (
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
+	"github.com/watchrv/kubectl-watchrv/pkg/serverinfo"
 	"github.com/watchrv/kubectl-watchrv/pkg/servers"
 	"github.com/watchrv/kubectl-watchrv/pkg/suggest"
 )
@@ -28,6 +29,11 @@ type ServersReport struct {
 	// discovery's (EndpointSlices, leases).
 	Requests int     `json:"requests"`
 	Millis   float64 `json:"ms"`
+	// Server is what list reads of the API server behind the kubeconfig's
+	// address (serverinfo.Read), read only where whether the servers serve
+	// the resource themselves decides a text (NeedsServer): the API
+	// servers of one cluster serve the same resources.
+	Server *serverinfo.Info `json:"server,omitempty"`
 
 	// ctx and scope are what the commands the verdict suggests carry
 	// (seeCommands): the user's context, --endpoints included.

@@ -289,20 +289,25 @@ func no504Text(no504 []string, all bool, ss []*servers.Server) string {
 }
 
 // notOwn says, for a resource the API servers are not known to serve
-// themselves (serverinfo.Serves, the one decision: a built-in group, or a
-// watch cache a server's /metrics showed), whose cache or storage their
+// themselves (serverinfo.ServesSeen, the one decision: a built-in group,
+// the facts list reads (Server), or a watch cache a server's /metrics
+// showed), whose cache or storage their
 // rv=0 lists read; "" for their own. Then no "its watch cache" and no
 // "follows storage" is said of them (adversary try 21 F8).
 func (r ServersReport) notOwn() string {
-	cache := serverinfo.Unknown
+	seen := false
 	for _, s := range r.Servers {
 		if s.Metrics != nil && s.Metrics.Found() {
-			cache = serverinfo.Yes
+			seen = true
 		}
 	}
-	group, _ := serverinfo.SplitName(r.Resource)
-	if serves, why := serverinfo.Serves(r.Resource, group, cache, serverinfo.Unknown); serves != serverinfo.Yes {
+	if serves, why := serverinfo.ServesSeen(r.Resource, r.Server, seen); serves != serverinfo.Yes {
 		return "from the watch cache or the storage of the server that serves " + text.Echo(r.Resource) + ", which is not known to be this API server: " + why
 	}
 	return ""
 }
+
+// NeedsServer: the verdict names whose cache or storage the servers'
+// lists read, and only the facts list reads (Server) can tell that they
+// are the servers' own: nothing the run read showed it.
+func (r ServersReport) NeedsServer() bool { return r.Server == nil && r.notOwn() != "" }

@@ -9,39 +9,75 @@ import (
 	"time"
 )
 
-// CacheTTL is how long facts read from /metrics are reused: the gates and
+// CacheTTL is how long a fact read from /metrics is reused: the gates and
 // whether a resource has a watch cache change only when the API server
 // restarts with other flags, while even the three families asked for cost
 // the server a gather of all its metrics (the filter is applied after it:
 // tens of milliseconds, more than the list of a small collection). kubectl
 // caches discovery the same way (6 h); ten minutes bounds how long a
-// restart with another --watch-cache goes unseen, and the Server line says
-// when the facts were read.
+// restart with another --watch-cache goes unseen (a restart keeps the
+// serving certificate, the one thing that tells servers apart for free),
+// and the Server line says when each fact was read.
 const CacheTTL = 10 * time.Minute
 
-// Cache keeps the facts of each server on disk, beside kubectl's
-// discovery cache (CACHE_DIR/watchrv/HOST_PORT/serverinfo.json). Only facts
-// read from /metrics are kept, for the gitVersion they were read with: a
-// server answering another version is read again.
+// maxServersKept bounds how many servers' facts one address keeps: the
+// API servers behind a load balancer (each has its own serving
+// certificate), and a few clusters created anew at the same address.
+const maxServersKept = 8
+
+// Cache keeps the facts of the servers behind one address on disk, beside
+// kubectl's discovery cache (CACHE_DIR/watchrv/HOST_PORT/serverinfo.json).
+// Only facts read from /metrics are kept, each with the time it was read,
+// for the server they were read from: its serving certificate and its
+// gitVersion (a server known by its address alone outlived a change of
+// server at that address: fresh user try 22 #2). With them each resource
+// keeps the RV of a consistent list of it seen with its facts: an RV below
+// it is another storage's (SeenRV).
 type Cache struct {
 	// Dir is kubectl's cache directory (--cache-dir, KUBECACHEDIR,
-	// ~/.kube/cache); Server is the server's URL (the key).
+	// ~/.kube/cache); Server is the server's URL (the file's key).
 	Dir, Server string
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 }
 
-// cachedFacts is the file's content.
-type cachedFacts struct {
-	GitVersion string          `json:"gitVersion"`
-	ReadAt     time.Time       `json:"readAt"`
-	Gates      map[string]bool `json:"gatesSeen"`
-	// WatchCache is, per resource asked for ("resource.group"), whether it
-	// had a watch cache; Stored whether the server counted stored objects
-	// of it (it serves it itself: serves.go).
-	WatchCache map[string]Tri `json:"watchCache"`
-	Stored     map[string]Tri `json:"stored,omitempty"`
+// instance is what identifies the server a fact was read from: the
+// SHA-256 of its serving certificate ("" over plain HTTP) and its
+// gitVersion.
+type instance struct {
+	Cert, GitVersion string
 }
+
+// cacheFile is the file's content: the facts of each server seen at the
+// address whose gates are younger than CacheTTL, the newest read first.
+type cacheFile struct {
+	Servers []*serverFacts `json:"servers"`
+}
+
+// serverFacts are one server's facts.
+type serverFacts struct {
+	Cert        string          `json:"servingCert"`
+	GitVersion  string          `json:"gitVersion"`
+	GatesReadAt time.Time       `json:"gatesReadAt"`
+	Gates       map[string]bool `json:"gatesSeen"`
+	// Resources are, per resource asked for ("resource.group"), its facts.
+	Resources map[string]*resourceFacts `json:"resources"`
+}
+
+// resourceFacts are what /metrics showed of one resource, and when.
+type resourceFacts struct {
+	// WatchCache is whether it had a watch cache; Stored whether the
+	// server counted stored objects of it (it serves it itself: serves.go).
+	WatchCache Tri       `json:"watchCache"`
+	Stored     Tri       `json:"stored"`
+	ReadAt     time.Time `json:"readAt"`
+	// ListRV is the RV of the first consistent list of it made with these
+	// facts, at ListRVAt (SeenRV); 0 before one.
+	ListRV   uint64    `json:"listRV,omitempty"`
+	ListRVAt time.Time `json:"listRVAt,omitempty"`
+}
+
+func (s *serverFacts) id() instance { return instance{s.Cert, s.GitVersion} }
 
 var unsafeFileChars = regexp.MustCompile(`[^\w.]`)
 
@@ -57,72 +93,120 @@ func (c *Cache) now() time.Time {
 	return time.Now()
 }
 
-// load is the cached facts of the server for gitVersion, nil when there
-// are none, they are older than CacheTTL, or for another version.
-func (c *Cache) load(gitVersion string) *cachedFacts {
-	if c == nil || c.Dir == "" || c.Server == "" || gitVersion == "" {
-		return nil
+func (c *Cache) usable() bool { return c != nil && c.Dir != "" && c.Server != "" }
+
+// fresh: t is no older than CacheTTL (and not in the future).
+func (c *Cache) fresh(t time.Time) bool {
+	age := c.now().Sub(t)
+	return age >= 0 && age <= CacheTTL
+}
+
+// read is the file's servers whose gates are still fresh (none when there
+// is no file, it cannot be read, or it is of an earlier release).
+func (c *Cache) read() *cacheFile {
+	f := &cacheFile{}
+	if !c.usable() {
+		return f
 	}
 	b, err := os.ReadFile(c.path())
-	if err != nil || len(b) > 1<<20 {
-		return nil
+	if err != nil || len(b) > 1<<20 || json.Unmarshal(b, f) != nil {
+		return &cacheFile{}
 	}
-	var f cachedFacts
-	if json.Unmarshal(b, &f) != nil || f.GitVersion != gitVersion {
-		return nil
+	kept := f.Servers[:0]
+	for _, s := range f.Servers {
+		if s != nil && s.GitVersion != "" && c.fresh(s.GatesReadAt) && len(kept) < maxServersKept {
+			kept = append(kept, s)
+		}
 	}
-	if age := c.now().Sub(f.ReadAt); age < 0 || age > CacheTTL {
-		return nil
-	}
-	return &f
+	f.Servers = kept
+	return f
 }
 
-// facts is what the cache holds for resource ("" for none): ok is false
-// when the resource was never asked for (a CRD created since, say).
-func (f *cachedFacts) facts(resource string) (*MetricsFacts, bool) {
-	if f == nil {
-		return nil, false
+// find is the facts of the server id, nil when none are kept.
+func (f *cacheFile) find(id instance) *serverFacts {
+	for _, s := range f.Servers {
+		if s.id() == id {
+			return s
+		}
 	}
-	m := &MetricsFacts{Gates: f.Gates, WatchCache: Unknown}
+	return nil
+}
+
+// load is the kept facts of the server id, nil when there are none.
+func (c *Cache) load(id instance) *serverFacts {
+	if id.GitVersion == "" {
+		return nil
+	}
+	return c.read().find(id)
+}
+
+// facts is what the server's kept facts hold for resource ("" for none),
+// with when the resource's fact was read (zero for ""): ok is false when
+// it was never asked for (a CRD created since, say) or its fact is older
+// than CacheTTL.
+func (c *Cache) facts(s *serverFacts, resource string) (m *MetricsFacts, resourceReadAt time.Time, ok bool) {
+	if s == nil {
+		return nil, time.Time{}, false
+	}
+	m = &MetricsFacts{Gates: s.Gates, WatchCache: Unknown, Stored: Unknown}
 	if resource == "" {
-		return m, true
+		return m, time.Time{}, true
 	}
-	tri, ok := f.WatchCache[resource]
-	stored, storedKept := f.Stored[resource]
-	m.WatchCache, m.Stored = tri, Unknown
-	if storedKept {
-		m.Stored = stored
+	r := s.Resources[resource]
+	if r == nil || !c.fresh(r.ReadAt) {
+		return m, time.Time{}, false
 	}
-	// No watch cache says nothing without the count (a file of an
-	// earlier release kept none): read again then.
-	return m, ok && (tri == Yes || tri == No && storedKept)
+	m.WatchCache, m.Stored = r.WatchCache, r.Stored
+	return m, r.ReadAt, r.WatchCache == Yes || r.WatchCache == No
 }
 
-// store keeps what was just read from /metrics, with what the file held
-// for other resources (when it is still good).
-func (c *Cache) store(gitVersion, resource string, m *MetricsFacts) {
-	if c == nil || c.Dir == "" || c.Server == "" || gitVersion == "" || m == nil || len(m.Gates) == 0 {
+// store keeps what was just read from /metrics of the server id: the
+// gates, read now, and the resource's fact, read now; the server's other
+// resources keep theirs, each with its own time.
+func (c *Cache) store(id instance, resource string, m *MetricsFacts) {
+	if !c.usable() || id.GitVersion == "" || m == nil || len(m.Gates) == 0 {
 		return
 	}
-	// A file still good keeps its time: what it held is no younger now.
-	f := c.load(gitVersion)
-	if f == nil {
-		f = &cachedFacts{GitVersion: gitVersion, ReadAt: c.now(), WatchCache: map[string]Tri{}}
+	f := c.read()
+	s := f.find(id)
+	if s == nil {
+		s = &serverFacts{Cert: id.Cert, GitVersion: id.GitVersion}
 	}
-	f.Gates = m.Gates
+	now := c.now()
+	s.Gates, s.GatesReadAt = m.Gates, now
+	if s.Resources == nil {
+		s.Resources = map[string]*resourceFacts{}
+	}
 	if resource != "" && m.WatchCache != Unknown {
-		f.WatchCache[resource] = m.WatchCache
-		if f.Stored == nil {
-			f.Stored = map[string]Tri{}
+		r := s.Resources[resource]
+		if r == nil {
+			r = &resourceFacts{}
 		}
-		f.Stored[resource] = m.Stored
+		// The RV seen stays: the same server, the same storage.
+		r.WatchCache, r.Stored, r.ReadAt = m.WatchCache, m.Stored, now
+		s.Resources[resource] = r
 	}
+	servers := []*serverFacts{s}
+	for _, o := range f.Servers {
+		if o != s {
+			servers = append(servers, o)
+		}
+	}
+	if len(servers) > maxServersKept {
+		servers = servers[:maxServersKept]
+	}
+	f.Servers = servers
+	c.write(f)
+}
+
+// write puts f in the file as kubectl's discovery cache does: private to
+// the user, written whole (a temporary file renamed); a failure only costs
+// the next run a read.
+func (c *Cache) write(f *cacheFile) {
 	b, err := json.Marshal(f)
 	if err != nil {
 		return
 	}
-	// As kubectl's discovery cache: private to the user, written whole
-	// (a temporary file renamed), a failure only costs the next run a read.
 	p := c.path()
 	if os.MkdirAll(filepath.Dir(p), 0o750) != nil {
 		return

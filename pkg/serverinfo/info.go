@@ -53,11 +53,22 @@ type Info struct {
 	Storage string `json:"storage"`
 	// Assumed lists, one line each, what was taken without being seen.
 	Assumed []string `json:"assumed,omitempty"`
-	// FactsReadAt is when the gates and the watch cache were read from
-	// /metrics, when that was an earlier run's read (the facts cache,
-	// CacheTTL); nil when this run read them.
-	FactsReadAt *time.Time `json:"factsReadAt,omitempty"`
+	// GatesReadAt is when the gates were read from /metrics, and
+	// WatchCacheReadAt when the resource's watch cache (and whether the
+	// server stores it) was, where an earlier run read them (the facts
+	// cache, CacheTTL): each fact keeps its own time; nil when this run
+	// read them.
+	GatesReadAt      *time.Time `json:"gatesReadAt,omitempty"`
+	WatchCacheReadAt *time.Time `json:"watchCacheReadAt,omitempty"`
+
+	// cert is the SHA-256 of the serving certificate of the server the
+	// facts are of ("" over plain HTTP, or when /version was not read):
+	// with Version, what tells it from another server at its address.
+	cert string
 }
+
+// id is the server the facts are of.
+func (in *Info) id() instance { return instance{Cert: in.cert, GitVersion: in.Version} }
 
 // versionUnknown is the assumption of an Info whose /version was not
 // read; versionUnread says why, where a request was sent.

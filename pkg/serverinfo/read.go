@@ -40,33 +40,47 @@ const filterMinor = 37
 // sends a family not asked for ignored the filter: the read stops there.
 // Nothing failing fails the run: what could not be read is assumed, and
 // Info says so.
+//
+// The facts cache holds the facts of the server /version's connection
+// reached (its serving certificate, apiclient.ServingCert, and its
+// gitVersion): another server at the same address is read anew.
 func Read(ctx context.Context, c *apiclient.Client, group, resource string, cache *Cache) *Info {
-	git, minor, verr := readVersion(ctx, c)
-	in := readFacts(ctx, c, git, minor, group, resource, cache)
+	vctx, cert := apiclient.ServingCert(ctx)
+	git, minor, verr := readVersion(vctx, c)
+	in := readFacts(ctx, c, instance{Cert: cert(), GitVersion: git}, minor, group, resource, cache)
 	in.versionUnread(verr)
 	return in
 }
 
 // readFacts is Read past /version: what the version says, the facts cache
-// or /metrics.
-func readFacts(ctx context.Context, c *apiclient.Client, git string, minor int, group, resource string, cache *Cache) *Info {
-	name := Name(group, resource)
+// or /metrics, of the server id.
+func readFacts(ctx context.Context, c *apiclient.Client, id instance, minor int, group, resource string, cache *Cache) *Info {
+	name, git := Name(group, resource), id.GitVersion
 	if minor > 0 && minor < filterMinor {
-		return Build(git, minor, nil, fmt.Sprintf("/metrics not read: %s sends all of it (megabytes) whatever is asked; feature gates taken as the version's defaults, the watch cache as unknown", git), name)
+		return Build(git, minor, nil, fmt.Sprintf("/metrics not read: %s sends all of it (megabytes) whatever is asked; feature gates taken as the version's defaults, the watch cache as unknown", git), name).of(id)
 	}
-	if f := cache.load(git); f != nil {
-		if m, ok := f.facts(name); ok {
-			in := Build(git, minor, m, "", name)
-			at := f.ReadAt
-			in.FactsReadAt = &at
+	if s := cache.load(id); s != nil {
+		if m, resourceAt, ok := cache.facts(s, name); ok {
+			in := Build(git, minor, m, "", name).of(id)
+			gatesAt := s.GatesReadAt
+			in.GatesReadAt = &gatesAt
+			if name != "" {
+				in.WatchCacheReadAt = &resourceAt
+			}
 			return in
 		}
 	}
 	facts, note := readMetrics(ctx, c, group, resource)
 	if note == "" {
-		cache.store(git, name, facts)
+		cache.store(id, name, facts)
 	}
-	return Build(git, minor, facts, note, name)
+	return Build(git, minor, facts, note, name).of(id)
+}
+
+// of is in, of the server id.
+func (in *Info) of(id instance) *Info {
+	in.cert = id.Cert
+	return in
 }
 
 // Name is the name of group/resource as the Info keeps it: "configmaps",

@@ -389,12 +389,12 @@ func TestFactsCache(t *testing.T) {
 		in := Read(context.Background(), cl, "", resource, cache)
 		return in, strings.Join(got, " ")
 	}
-	if in, reqs := read("configmaps"); reqs != "/version /metrics" || in.FactsReadAt != nil || in.WatchCache != Yes {
+	if in, reqs := read("configmaps"); reqs != "/version /metrics" || in.GatesReadAt != nil || in.WatchCacheReadAt != nil || in.WatchCache != Yes {
 		t.Fatalf("first run: %s, %+v", reqs, in)
 	}
 	now = now.Add(time.Minute)
 	in, reqs := read("configmaps")
-	if reqs != "/version" || in.WatchCache != Yes || in.FactsReadAt == nil || !in.Gate(GateWatchList) || len(in.Assumed) != 0 {
+	if reqs != "/version" || in.WatchCache != Yes || in.GatesReadAt == nil || in.WatchCacheReadAt == nil || !in.Gate(GateWatchList) || len(in.Assumed) != 0 {
 		t.Fatalf("second run: %s, %+v", reqs, in)
 	}
 	if s := in.Summary(); !strings.Contains(s, "from /metrics") || !strings.Contains(s, "ago") {
@@ -416,8 +416,8 @@ func TestFactsCache(t *testing.T) {
 	}
 	// What was not read from /metrics is never kept.
 	forbidden := &Cache{Dir: t.TempDir(), Server: "https://x"}
-	forbidden.store("v1.37.2", "configmaps", nil)
-	if forbidden.load("v1.37.2") != nil {
+	forbidden.store(instance{GitVersion: "v1.37.2"}, "configmaps", nil)
+	if forbidden.load(instance{GitVersion: "v1.37.2"}) != nil {
 		t.Errorf("nothing read, yet something kept")
 	}
 }

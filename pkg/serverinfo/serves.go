@@ -87,3 +87,29 @@ func (in *Info) notOwnServed() Served {
 	why := "this API server if " + text.Echo(in.Resource) + " is its own, else another server behind it; which one is not known: " + in.ServesWhy
 	return Served{First: why, FirstFrom: ByEither, Continue: why, ContinueFrom: ByEither}
 }
+
+// ServesSeen is Serves of the resource name by every read that tells: the
+// facts (Read's Info of it, which list and watch name the server by; nil
+// when none were read) and a watch cache another read of the server's
+// /metrics saw (probe --metrics, a server's under --servers). The commands
+// that name who serves decide by it, so that none says "not known" of a
+// resource whose facts another one read (fresh user try 22 #9: probe of a
+// CRD said its cache was not known to be this API server's, while list had
+// read its watch cache seconds before).
+func ServesSeen(name string, facts *Info, cacheSeen bool) (Tri, string) {
+	of := facts != nil && facts.Resource == name
+	if of && facts.Serves == Yes {
+		return Yes, ""
+	}
+	cache := Unknown
+	if cacheSeen {
+		cache = Yes
+	}
+	group, _ := splitName(name)
+	serves, why := Serves(name, group, cache, Unknown)
+	if serves != Yes && of && facts.ServesWhy != "" {
+		// What the facts read showed: more than that nothing was read.
+		why = facts.ServesWhy
+	}
+	return serves, why
+}

@@ -96,3 +96,37 @@ func TestReadTextSaysTheOwnRuleOnlyOfTheServersOwn(t *testing.T) {
 		}
 	}
 }
+
+// Fresh user try 22 #9: probe decided who serves a CRD from --metrics
+// alone, list from its facts. ServesSeen decides from both, on the same
+// recorded v1.37.2 answers: the facts of widgets (its watch cache) make it
+// the server's own whatever --metrics read; those of gadgets (neither a
+// watch cache nor stored objects) keep it not known, with the facts' why;
+// no facts and no cache seen is not known, a cache seen is own.
+func TestServesSeenDecidesFromTheFactsAndTheCacheSeen(t *testing.T) {
+	git, minor := recordedVersion(t, "v1.37.2-etcd-cache-on")
+	facts := func(group, resource string) *Info {
+		s := scanMetrics(strings.NewReader(namedAnswer(t, "v1.37.2-aggregated")), MetricsCap, group, resource)
+		return Build(git, minor, s.facts(), "", Name(group, resource))
+	}
+	widgets, gadgets := "widgets.example.com", "gadgets.fake.watchrv.test"
+	for _, c := range []struct {
+		name      string
+		facts     *Info
+		cacheSeen bool
+		want      Tri
+		why       string
+	}{
+		{widgets, facts("example.com", "widgets"), false, Yes, ""},
+		{widgets, nil, false, Unknown, "no /metrics read showed"},
+		{widgets, nil, true, Yes, ""},
+		{widgets, facts("fake.watchrv.test", "gadgets"), false, Unknown, "no /metrics read showed"}, // another resource's facts tell nothing
+		{gadgets, facts("fake.watchrv.test", "gadgets"), false, Unknown, "as for an aggregated API's resource"},
+		{"configmaps", nil, false, Yes, ""},
+	} {
+		got, why := ServesSeen(c.name, c.facts, c.cacheSeen)
+		if got != c.want || !strings.Contains(why, c.why) {
+			t.Errorf("%s (facts of %v, cache seen %v): %s (%q), want %s (%q)", c.name, c.facts != nil, c.cacheSeen, got, why, c.want, c.why)
+		}
+	}
+}

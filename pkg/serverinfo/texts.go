@@ -236,8 +236,8 @@ func (in *Info) Summary() string {
 		parts = append(parts, fmt.Sprintf("watch cache for %s: %s", text.Echo(in.Resource), cache))
 	}
 	switch {
-	case len(in.GatesSeen) > 0 && in.FactsReadAt != nil:
-		parts = append(parts, fmt.Sprintf("gates and cache from /metrics %s ago, kept %s", time.Since(*in.FactsReadAt).Round(time.Second), strings.TrimSuffix(CacheTTL.String(), "0s")))
+	case len(in.GatesSeen) > 0 && in.GatesReadAt != nil:
+		parts = append(parts, in.keptFacts())
 	case len(in.GatesSeen) > 0:
 		parts = append(parts, "gates read from /metrics")
 	case in.versionKnown():
@@ -249,6 +249,24 @@ func (in *Info) Summary() string {
 		parts = append(parts, fmt.Sprintf("%d assumed (see the note)", n))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// keptFacts says how long ago each kept fact was read: the gates and the
+// resource's watch cache are read at different times (a read for another
+// resource reads the gates again), so one age is said only where both
+// have it (fresh user try 22 #10: "gates and cache ... 6m8s ago" of a
+// cache fact read 10 s before).
+func (in *Info) keptFacts() string {
+	kept := strings.TrimSuffix(CacheTTL.String(), "0s")
+	gates := time.Since(*in.GatesReadAt).Round(time.Second)
+	if in.WatchCacheReadAt == nil || in.Resource == "" {
+		return fmt.Sprintf("gates from /metrics %s ago, kept %s", gates, kept)
+	}
+	cache := time.Since(*in.WatchCacheReadAt).Round(time.Second)
+	if cache == gates {
+		return fmt.Sprintf("gates and cache from /metrics %s ago, kept %s", gates, kept)
+	}
+	return fmt.Sprintf("gates from /metrics %s ago and cache %s ago, kept %s", gates, cache, kept)
 }
 
 // Note is the one line that says why something was assumed (the first
