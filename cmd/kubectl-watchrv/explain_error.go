@@ -273,7 +273,10 @@ func (o *ExplainErrorOptions) runLog(ctx context.Context, p *render.Printer) err
 	if err != nil {
 		return withCode(ExitUsage, fmt.Errorf("cannot read %s: it starts as gzip, but %s", o.label, audit.DescribeEnd(err)))
 	}
-	s, err := diagnose.SummarizeContext(ctx, log, 0)
+	// log already ends a blocked read at ctx's end: read it as it is (a
+	// second context reader above the buffer could lose what the first
+	// had handed over when the signal came).
+	s, err := diagnose.Summarize(log, 0)
 	if err != nil && gz && ctx.Err() == nil {
 		// What was read is explained; the end is said in words.
 		if perr := p.LogExplanation(render.LogExplanation{File: o.label, Summary: s}); perr != nil {
