@@ -92,3 +92,30 @@ func TestTheVerdictOverServersIsDrawnFromMeasuredServersOnly(t *testing.T) {
 		}
 	})
 }
+
+// TestProbeProofsAreRefusedWithServers (adversary try 22 F6): --verify
+// and --future prove something of one server's window, which the
+// per-server view does not show: with --servers or --endpoints they are
+// refused (exit 2), naming the flag, and nothing is sent (they were sent
+// on every server and shown nowhere, and a verify that failed exited 0).
+func TestProbeProofsAreRefusedWithServers(t *testing.T) {
+	for _, args := range [][]string{
+		{"probe", "cm", "--verify", "--endpoints", "HOST"},
+		{"probe", "cm", "--future", "--endpoints", "HOST"},
+		{"probe", "--all", "--verify", "--endpoints", "HOST"},
+		{"probe", "cm", "--verify", "--servers"},
+		{"probe", "cm", "--future", "--servers", "-o", "json"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			s, kc := framework.ServeRVScript(t, framework.RVScript{Currents: []uint64{100}, Oldest: 50})
+			r := framework.Run(t, kc, time.Minute, withHost(args, s.Host())...)
+			flag := args[2] // (of probe --all too)
+			if r.Code != 2 || !strings.Contains(r.Stderr, flag+" cannot be combined with --servers") {
+				t.Errorf("exit %d, want 2 and a line naming %s:\n%s%s", r.Code, flag, r.Stdout, r.Stderr)
+			}
+			if sent := s.AskedPaths(); len(sent) != 0 {
+				t.Errorf("requests sent for a refused run: %v", sent)
+			}
+		})
+	}
+}
