@@ -344,7 +344,7 @@ func (o *TopOptions) topExit(r *top.Report, errs []error) error {
 	var failures []sweep.Failure
 	for i, err := range errs {
 		if err != nil {
-			failures = append(failures, sweep.Failure{Name: fmt.Sprintf("server %d %s", i+1, r.Servers[i].Endpoint), Err: err})
+			failures = append(failures, sweep.Failure{Name: fmt.Sprintf("server %d %s", i+1, r.Servers[i].Endpoint), Reason: r.Servers[i].Reason, Err: err})
 		}
 	}
 	if len(r.Servers) == 1 && len(failures) == 1 {

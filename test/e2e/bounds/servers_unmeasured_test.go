@@ -52,6 +52,11 @@ func TestTheVerdictOverServersIsDrawnFromMeasuredServersOnly(t *testing.T) {
 			if r.Code == 0 || !strings.Contains(r.Stdout+r.Stderr, "go back") {
 				t.Errorf("exit %d, want a failure naming the RVs that went back:\n%s%s", r.Code, r.Stdout, r.Stderr)
 			}
+			// The error line's class is the row's (adversary try 22: the
+			// line said "Other", the row and JSON RVsOutOfOrder).
+			if !alone && !strings.Contains(r.Stderr, "server "+bad+": RVsOutOfOrder: ") {
+				t.Errorf("the error line does not give the row's class (RVsOutOfOrder):\n%s", r.Stderr)
+			}
 			if alone && (strings.Contains(out, "Every server") || strings.Contains(out, "Reconnect from RV") || strings.Contains(out, "Largest lag") || strings.Contains(out, "no 504")) {
 				t.Errorf("a verdict over servers none of which was measured:\n%s", out)
 			}
