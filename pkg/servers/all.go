@@ -39,8 +39,9 @@ func ObserveAll(ctx context.Context, f *Fleet, resources []apiclient.Resource, o
 	return sweep.Each(ctx, resources, sweep.Options{Verb: "probing", Progress: o.Progress, What: "resource probes on the servers"},
 		func(ctx context.Context, res apiclient.Resource) sweep.Step[*View] {
 			v := Observe(ctx, fleet, o.Target(res), o.Observe)
-			for i, srv := range v.Servers {
-				if i >= len(fleet.Members) || fleet.Members[i].Client == nil || fleet.Members[i].Endpoint != srv.Endpoint {
+			for _, srv := range v.Servers {
+				i := srv.Index - 1
+				if i < 0 || i >= len(fleet.Members) || fleet.Members[i].Client == nil || fleet.Members[i].Endpoint != srv.Endpoint {
 					continue
 				}
 				closed := srv.Err != nil && apiclient.ClosedBeforeAnswer(srv.Err)
