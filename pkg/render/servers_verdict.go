@@ -77,7 +77,7 @@ func followsText(v servers.Verdict, see seeCommands) string {
 	}
 	who := see.every("server")
 	if len(v.NewestUnknown) > 0 {
-		who += " that gave an RV"
+		who += " whose cache RV was read"
 	}
 	var parts []string
 	if len(v.NoWatchCache) > 0 {
@@ -131,10 +131,7 @@ func commonText(v servers.Verdict, ss []*servers.Server, probe bool, see seeComm
 	if v.CommonToLagging {
 		high = fmt.Sprintf("(above %d server %s has not seen the RV and does not catch up: 504 on a relist, a watch held)", v.CommonTo, v.CommonToServer)
 	}
-	unknownTo := ""
-	if len(v.NewestUnknown) > 0 {
-		unknownTo = "; not known for " + strings.Join(v.NewestUnknown, ", ") + ": no RV was read from it"
-	}
+	unknownTo := newestUnknownText(v, ss)
 	if !v.CommonFromKnown {
 		// No window was measured: below which RV a server answers 410 is
 		// unknown, so no range is claimed, only the 504 side.
@@ -144,7 +141,7 @@ func commonText(v servers.Verdict, ss []*servers.Server, probe bool, see seeComm
 		}
 		who := see.any("server")
 		if len(v.NewestUnknown) > 0 {
-			who = "the servers that gave an RV"
+			who = "the servers whose cache RV was read"
 		}
 		return fmt.Sprintf("a reconnect from an RV up to %d gets no 504 from %s %s%s; whether it gets 410 is unknown: %s",
 			v.CommonTo, who, high, unknownTo, why)
@@ -315,4 +312,29 @@ func (r ServersReport) notOwn() string {
 		return "from the watch cache or the storage of the server that serves " + text.Echo(r.Resource) + ", which is not known to be this API server: " + why
 	}
 	return ""
+}
+
+// newestUnknownText names the servers up to which RV a reconnect is
+// served is not known of (Verdict.NewestUnknown), each with what its row
+// shows: no RV at all, or a current RV and no cache RV (its rv=0 list
+// failed: adversary try 22, "no RV was read from it" beside a row with
+// CURRENT RV and OLDEST RV).
+func newestUnknownText(v servers.Verdict, ss []*servers.Server) string {
+	var none, noCache []string
+	for _, e := range v.NewestUnknown {
+		i := slices.IndexFunc(ss, func(s *servers.Server) bool { return s.Endpoint == e })
+		if i >= 0 && ss[i].CurrentKnown {
+			noCache = append(noCache, e)
+		} else {
+			none = append(none, e)
+		}
+	}
+	out := ""
+	if len(none) > 0 {
+		out += "; not known for " + strings.Join(none, ", ") + ": no RV was read from it"
+	}
+	if len(noCache) > 0 {
+		out += "; not known for " + strings.Join(noCache, ", ") + ": its cache RV was not read (see the NOTE column), only its current RV"
+	}
+	return out
 }

@@ -41,10 +41,11 @@ func (s *Server) readCacheAfterNoAnswer(ctx context.Context, c *apiclient.Client
 	}
 	if apiclient.GaveNoAnswer(err) || errors.Is(err, context.DeadlineExceeded) {
 		noteSilent(ctx, endpoint, s.Err)
+		s.failedRead = ReadNeither
 		s.Error += fmt.Sprintf("; its rv=0 list, which a watch cache answers at once (even cut off from etcd), had no answer within %s either: it is not asked again in this run", wait)
 		return
 	}
-	s.fail(err)
+	s.failAt(ReadCache, err)
 }
 
 type silentKey struct{}
