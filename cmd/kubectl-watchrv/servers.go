@@ -80,7 +80,7 @@ func (s *serversFlags) validateServers(cmd *cobra.Command, conflict string) erro
 		return nil
 	}
 	if conflict != "" {
-		return usageErrorf(cmd, "%s cannot be combined with --servers", conflict)
+		return usageErrorf(cmd, "%s cannot be combined with --servers or --endpoints (the per-server view neither measures nor shows what it asks for): drop one of them", conflict)
 	}
 	if s.endpointsErr != nil {
 		return usageErrorf(cmd, "--endpoints: %v", s.endpointsErr)

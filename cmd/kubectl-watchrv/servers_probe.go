@@ -8,10 +8,20 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/servers"
 )
 
-// serversConflict names the probe flags that --servers does not support.
+// serversConflict names the probe flags that --servers does not support:
+// the per-server view shows each server's RVs and window, and no proof of
+// one server's bound nor of its answer to a future RV. --verify and
+// --future were sent on every server and shown nowhere, and a verify that
+// failed exited 0 under a range it disproved (adversary try 22 F6): they
+// are refused, nothing sent.
 func (o *ProbeOptions) serversConflict() string {
-	if o.Interval > 0 || o.Duration > 0 {
+	switch {
+	case o.Interval > 0 || o.Duration > 0:
 		return "--interval/--duration"
+	case o.Verify:
+		return "--verify"
+	case o.Future:
+		return "--future"
 	}
 	return ""
 }

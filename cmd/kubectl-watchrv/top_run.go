@@ -24,10 +24,12 @@ import (
 // historyLength is how many intervals a row's sparkline shows.
 const historyLength = 20
 
-// sampled is one server's read of one refresh.
+// sampled is one server's read of one refresh; sent: its request was
+// sent (not a server without a client, nor one not asked again).
 type sampled struct {
 	sample *top.Sample
 	err    error
+	sent   bool
 }
 
 // Run reads every server's /metrics, --interval apart, and prints each
@@ -79,11 +81,7 @@ func (o *TopOptions) Run(ctx context.Context) error {
 		// The reads each server was sent for this interval: both samples
 		// on the first, unless no second was sent (adversary try 16: 2
 		// counted, 1 sent).
-		reads := 1
-		if refresh == 1 && second {
-			reads = 2
-		}
-		srvs, errs := buildServers(fleet, prev, cur, only, reads)
+		srvs, errs := buildServers(fleet, prev, cur, only, refresh == 1 && second)
 		report := top.Assemble(srvs, o.Interval, o.Sort, refresh)
 		if o.Check {
 			report.Checks = top.CheckBounds(report, bounds)
@@ -150,11 +148,20 @@ func everyReadFailed(reads []sampled) bool {
 	return allFailed(errs)
 }
 
+// A server that gave no answer to a read is not asked again in the run
+// (servers.AskUnlessSilent): its row says so, and the interval is not
+// held for its time bound a second time.
 func readFleet(ctx context.Context, fleet *servers.Fleet, kinds top.KindResources) []sampled {
 	out := make([]sampled, len(fleet.Members))
 	fleet.Each(ctx, apiclient.NewBudget(0, 0), 0, func(i int, m servers.Member, _ *apiclient.Budget) {
-		s, err := top.Read(ctx, m.Client, kinds)
-		out[i] = sampled{sample: s, err: err}
+		var s *top.Sample
+		sent := false
+		err := servers.AskUnlessSilent(ctx, m.Endpoint, func() (err error) {
+			sent = true
+			s, err = top.Read(ctx, m.Client, kinds)
+			return err
+		})
+		out[i] = sampled{sample: s, err: err, sent: sent}
 	}, func(i int, m servers.Member) {
 		out[i] = sampled{err: m.Err}
 	})
@@ -162,11 +169,20 @@ func readFleet(ctx context.Context, fleet *servers.Fleet, kinds top.KindResource
 }
 
 // buildServers pairs each server's two reads into its interval; errs are
-// the failures by server (nil where both reads were answered).
-func buildServers(fleet *servers.Fleet, prev, cur []sampled, only []schema.GroupResource, reads int) ([]*top.Server, []error) {
+// the failures by server (nil where both reads were answered). both: the
+// first sample was read for this interval too (the first refresh, when
+// its second was asked for), so its request counts here.
+func buildServers(fleet *servers.Fleet, prev, cur []sampled, only []schema.GroupResource, both bool) ([]*top.Server, []error) {
 	out := make([]*top.Server, len(fleet.Members))
 	errs := make([]error, len(fleet.Members))
 	for i, m := range fleet.Members {
+		reads := 0
+		if cur[i].sent {
+			reads++
+		}
+		if both && prev[i].sent {
+			reads++
+		}
 		s := &top.Server{Index: i + 1, Endpoint: m.Endpoint, First: prev[i].sample, Second: cur[i].sample, ReadRequests: reads}
 		err := cur[i].err
 		if err == nil {
@@ -176,9 +192,6 @@ func buildServers(fleet *servers.Fleet, prev, cur []sampled, only []schema.Group
 			errs[i] = err
 			s.Err, s.Reason, s.Fix = text.OneLine(err.Error()), sweep.Reason(err), topServerFix(err)
 			s.First, s.Second = nil, nil
-			if fleet.Members[i].Client == nil {
-				s.ReadRequests = 0
-			}
 		}
 		s.Build(only)
 		out[i] = s
@@ -344,7 +357,7 @@ func (o *TopOptions) topExit(r *top.Report, errs []error) error {
 	var failures []sweep.Failure
 	for i, err := range errs {
 		if err != nil {
-			failures = append(failures, sweep.Failure{Name: fmt.Sprintf("server %d %s", i+1, r.Servers[i].Endpoint), Err: err})
+			failures = append(failures, sweep.Failure{Name: fmt.Sprintf("server %d %s", i+1, r.Servers[i].Endpoint), Reason: r.Servers[i].Reason, Err: err})
 		}
 	}
 	if len(r.Servers) == 1 && len(failures) == 1 {

@@ -5,8 +5,6 @@ import (
 	"strconv"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
-	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
-	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/serverinfo"
 	"github.com/watchrv/kubectl-watchrv/pkg/servers"
 	"github.com/watchrv/kubectl-watchrv/pkg/suggest"
@@ -34,6 +32,10 @@ type ServersReport struct {
 	// the resource themselves decides a text (NeedsServer): the API
 	// servers of one cluster serve the same resources.
 	Server *serverinfo.Info `json:"server,omitempty"`
+	// Interrupted is set when Ctrl-C or SIGTERM stopped the run: the rows
+	// are the servers measured before the signal, and the verdict is
+	// theirs only.
+	Interrupted *Interruption `json:"interrupted,omitempty"`
 
 	// ctx and scope are what the commands the verdict suggests carry
 	// (seeCommands): the user's context, --endpoints included.
@@ -45,7 +47,12 @@ type ServersReport struct {
 // context, which the commands the verdict suggests carry.
 func NewServersReport(mode string, found servers.Found, v *servers.View, ctx suggest.Context) ServersReport {
 	t := v.Target
+	var cut *Interruption
+	if v.Interrupted {
+		cut = &Interruption{Done: len(v.Servers), Of: v.Of}
+	}
 	return ServersReport{
+		Interrupted:  cut,
 		ctx:          ctx,
 		scope:        suggest.Scope{Namespace: t.Namespace, AllNamespaces: t.Resource.Namespaced && t.Namespace == ""},
 		Resource:     t.Resource.Name(),
@@ -70,65 +77,33 @@ type seeCommands struct {
 	// notOwn: the resource is not known to be the servers' own
 	// (ServersReport.notOwn): why, said where their cache would be.
 	notOwn string
+	// measured is "measured " when the signal cut the run: each claim of
+	// the verdict is then of the servers measured before it ("every
+	// measured server"), never of the fleet (adversary try 22 F4/F5);
+	// "" otherwise.
+	measured string
 }
+
+// every is "every NOUN" of the servers the verdict is drawn from (with
+// any and no: the same, for "any" and "no").
+func (see seeCommands) every(noun string) string { return "every " + see.measured + noun }
+func (see seeCommands) any(noun string) string   { return "any " + see.measured + noun }
+func (see seeCommands) no(noun string) string    { return "no " + see.measured + noun }
 
 func (r ServersReport) seeCommands() seeCommands {
 	line := func(flags ...suggest.Flag) string {
 		l, _ := r.ctx.Command("probe", r.Resource, r.scope, flags...) // no --rv: no error
 		return l.String()
 	}
-	return seeCommands{
+	see := seeCommands{
 		window:  line(suggest.Bool("servers")),
 		metrics: line(suggest.Bool("servers"), suggest.Bool("metrics")),
 		notOwn:  r.notOwn(),
 	}
-}
-
-// withHints is the servers with each failed one's hint (Server.Hint), on
-// copies: the view stays as measured.
-func withHints(ss []*servers.Server, resource string) []*servers.Server {
-	out := make([]*servers.Server, len(ss))
-	for i, s := range ss {
-		c := *s
-		c.Hint = serverHint(c.Reason, resource)
-		if apiclient.NoConnection(c.Err) {
-			// Not even a connection: nothing of etcd is known.
-			c.Hint = "no connection within the request timeout (the TCP or TLS handshake did not complete): the server is down or overloaded, or the address is not an API server's; check it, or leave it out of --endpoints"
-		}
-		if servers.IsNotIP(c.Err) {
-			c.Hint = NotIPFix
-		}
-		out[i] = &c
+	if r.Interrupted != nil {
+		see.measured = "measured "
 	}
-	return out
-}
-
-// NotIPFix is the fix for an address of the EndpointSlices that is no IP
-// address (servers.NotIPError).
-const NotIPFix = "an API server's address there is an IP address: if the EndpointSlices of Service default/kubernetes are wrong, give the API servers with --endpoints HOST:PORT,..."
-
-// serverHint is the fix for a server that failed for reason, in the
-// plugin's words (its flags included).
-func serverHint(reason, resource string) string {
-	switch reason {
-	case servers.ReasonBudgetExhausted:
-		return "raise --max-requests (it applies to each server)"
-	case servers.ReasonOpaqueRV:
-		return "this resource has no etcd revision to compare"
-	case string(diagnose.FailureUnreachable):
-		return "this address cannot be reached from here: if the servers sit on a private network, set proxy-url in the kubeconfig (a bastion), or give reachable addresses with --endpoints"
-	case string(diagnose.FailureTLS):
-		return "the server's certificate must name the kubeconfig's server (it is verified against that name); check the certificate-authority"
-	case string(diagnose.FailureUnauthorized):
-		return "the kubeconfig's credentials were rejected by this server"
-	case string(diagnose.FailureForbidden):
-		return "needs RBAC permission to list and watch " + resource
-	case string(diagnose.FailureNoAnswer), string(diagnose.FailureTimeout):
-		return "no answer within the request timeout: the server may be cut off from etcd (a consistent list waits for etcd); raise --request-timeout to wait longer"
-	case string(diagnose.FailureThrottled):
-		return "API Priority and Fairness is throttling: lower --qps or retry later"
-	}
-	return ""
+	return see
 }
 
 // ServersAllReport is the schema of "probe --all --servers -o json|yaml".
@@ -157,10 +132,13 @@ func (p *Printer) serversHuman(r ServersReport) error {
 	if err := p.table(p.serversTable(r, false)); err != nil {
 		return err
 	}
+	if err := p.interruptedLine(r.Interrupted, "servers"); err != nil {
+		return err
+	}
 	fmt.Fprintln(p.Out)
 	kv := serversVerdict(r)
 	kv = append(kv, [2]string{"Requests", fmt.Sprintf("%d to %d server(s) + %d to find them, in %s",
-		r.Requests-r.Discovery.Requests, len(r.Servers), r.Discovery.Requests, millis(r.Millis))})
+		r.Requests-r.Discovery.Requests, r.fleet(), r.Discovery.Requests, millis(r.Millis))})
 	if err := KeyValues(p.Out, kv); err != nil {
 		return err
 	}
@@ -203,8 +181,16 @@ func (p *Printer) serversAllHuman(r ServersAllReport) error {
 		return err
 	}
 	fmt.Fprintln(p.Out)
-	if len(notes) == 0 {
-		notes = []string{"every server agrees: no lag, and a common window on every resource"}
+	if len(notes) == 0 && len(r.Resources) > 0 {
+		// Drawn from the rows only: with none, no line (adversary try
+		// 22 F5: "every server agrees ... on every resource" after 0 of
+		// 3 resources were measured), and of the measured ones only
+		// when the signal cut the run.
+		agree := "every server agrees: no lag, and a common window on every resource"
+		if in := r.Interrupted; in != nil {
+			agree = fmt.Sprintf("of the %d resources measured before the signal (of %d), every server agrees on each: no lag, and a common window", in.Done, in.Of)
+		}
+		notes = []string{agree}
 	}
 	for _, n := range notes {
 		fmt.Fprintln(p.Out, n)
@@ -218,7 +204,16 @@ func serversTitle(r ServersReport) string {
 	if r.Namespace != "" {
 		scope += " in namespace " + r.Namespace
 	}
-	return fmt.Sprintf("%s on %d API server(s) (%s)", scope, len(r.Servers), discoveryText(r.Discovery))
+	return fmt.Sprintf("%s on %d API server(s) (%s)", scope, r.fleet(), discoveryText(r.Discovery))
+}
+
+// fleet is how many servers the run had: the rows, and when the signal
+// cut it, those it did not measure too (the requests sent to them count).
+func (r ServersReport) fleet() int {
+	if r.Interrupted != nil {
+		return r.Interrupted.Of
+	}
+	return len(r.Servers)
 }
 
 func discoveryText(f servers.Found) string {

@@ -55,12 +55,12 @@ func TestServersVerdictSuggestsWholeCommandsAndFollowsTheCache(t *testing.T) {
 
 	// Measured: no watch cache on one server, one on the other.
 	ss[0].WatchCache, ss[1].WatchCache = servers.CacheOff, servers.CacheOn
-	got := no504Text([]string{ss[0].Endpoint, ss[1].Endpoint}, true, ss)
+	got := no504Text([]string{ss[0].Endpoint, ss[1].Endpoint}, true, ss, seeCommands{})
 	if want := "no 504 from 127.0.0.2:6443 (the RV is within the watch cache there); no 504 from 127.0.0.1:6443 (no watch cache there: storage serves every RV up to its current one)"; got != want {
 		t.Errorf("no504Text = %q, want %q", got, want)
 	}
 	ss[1].WatchCache = servers.CacheOff
-	if got := no504Text([]string{ss[0].Endpoint, ss[1].Endpoint}, true, ss); got != "no server answers 504 (no watch cache there: storage serves every RV up to its current one)" {
+	if got := no504Text([]string{ss[0].Endpoint, ss[1].Endpoint}, true, ss, seeCommands{}); got != "no server answers 504 (no watch cache there: storage serves every RV up to its current one)" {
 		t.Errorf("no504Text of two servers without a cache = %q", got)
 	}
 }

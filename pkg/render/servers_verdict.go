@@ -20,12 +20,19 @@ func serversVerdict(r ServersReport) [][2]string {
 	v := r.Verdict
 	var kv [][2]string
 	see := r.seeCommands()
+	if len(r.Servers) == 0 {
+		return nil // nothing measured: no verdict is drawn from nothing
+	}
 	kv = append(kv, [2]string{"Answered", answeredText(r)})
 	if v.CommonKnown {
-		kv = append(kv, [2]string{"Every server", commonText(v, r.Servers, r.Mode == "probe", see)})
+		key := "Every server"
+		if see.measured != "" {
+			key = "Every measured server"
+		}
+		kv = append(kv, [2]string{key, commonText(v, r.Servers, r.Mode == "probe", see)})
 	}
 	if rc := v.Reconnect; rc != nil {
-		kv = append(kv, [2]string{fmt.Sprintf("Reconnect from RV %d", rc.ResourceVersion), reconnectText(rc, r.Mode == "probe", r.Servers)})
+		kv = append(kv, [2]string{fmt.Sprintf("Reconnect from RV %d", rc.ResourceVersion), reconnectText(rc, r.Mode == "probe", r.Servers, see)})
 	}
 	if v.LargestLagServer != "" {
 		lag := fmt.Sprintf("%s, server %s", text.Count(v.LargestLag, "RV"), v.LargestLagServer)
@@ -45,17 +52,17 @@ func serversVerdict(r ServersReport) [][2]string {
 // whether it has one is not known.
 func zeroLagText(v servers.Verdict, see seeCommands) string {
 	if see.notOwn != "" {
-		return "every rv=0 list reached the current RV right after a consistent list (" + see.notOwn + ")"
+		return see.every("rv=0 list") + " reached the current RV right after a consistent list (" + see.notOwn + ")"
 	}
-	who := "every watch cache"
+	who := see.every("watch cache")
 	if len(v.NoWatchCache) > 0 {
-		who = "the watch cache of every server that has one"
+		who = "the watch cache of " + see.every("server") + " that has one"
 	}
 	if len(v.NewestUnknown) > 0 {
 		who += " that was read"
 	}
 	if len(v.CacheUnknown) > 0 {
-		return "every rv=0 list reached the current RV right after a consistent list (read from the server's watch cache, or from storage where it has none: " + cacheUnknownText(v, see) + ")"
+		return see.every("rv=0 list") + " reached the current RV right after a consistent list (read from the server's watch cache, or from storage where it has none: " + cacheUnknownText(v, see) + ")"
 	}
 	return who + " has seen the current RV"
 }
@@ -66,16 +73,16 @@ func zeroLagText(v servers.Verdict, see seeCommands) string {
 // known showed only that its rv=0 list reached the current RV.
 func followsText(v servers.Verdict, see seeCommands) string {
 	if len(v.NoWatchCache) == v.Servers {
-		return "(no server has a watch cache for this resource: each reads storage, always current)"
+		return "(" + see.no("server") + " has a watch cache for this resource: each reads storage, always current)"
 	}
-	who := "every server"
+	who := see.every("server")
 	if len(v.NewestUnknown) > 0 {
-		who += " that gave an RV"
+		who += " whose cache RV was read"
 	}
 	var parts []string
 	if len(v.NoWatchCache) > 0 {
 		parts = append(parts, strings.Join(v.NoWatchCache, ", ")+" read storage directly, with no watch cache for this resource")
-		who = strings.Replace(who, "every server", "every other server", 1)
+		who = strings.Replace(who, "every ", "every other ", 1)
 	}
 	switch {
 	case see.notOwn != "":
@@ -93,6 +100,9 @@ func followsText(v servers.Verdict, see seeCommands) string {
 func answeredText(r ServersReport) string {
 	v := r.Verdict
 	out := fmt.Sprintf("%d of %d server(s)", v.Answered, v.Servers)
+	if in := r.Interrupted; in != nil {
+		out = fmt.Sprintf("%d of the %d server(s) measured before the signal (of %d)", v.Answered, in.Done, in.Of)
+	}
 	var partly, none []string
 	for _, s := range r.Servers {
 		switch {
@@ -114,27 +124,24 @@ func answeredText(r ServersReport) string {
 
 func commonText(v servers.Verdict, ss []*servers.Server, probe bool, see seeCommands) string {
 	if v.CommonEmpty {
-		return fmt.Sprintf("no RV is served by every server now: server %s forgets below RV %d, server %s has seen only up to RV %d",
-			v.CommonFromServer, v.CommonFrom, v.CommonToServer, v.CommonTo)
+		return fmt.Sprintf("no RV is served by %s now: server %s forgets below RV %d, server %s has seen only up to RV %d",
+			see.every("server"), v.CommonFromServer, v.CommonFrom, v.CommonToServer, v.CommonTo)
 	}
 	high := followsText(v, see)
 	if v.CommonToLagging {
 		high = fmt.Sprintf("(above %d server %s has not seen the RV and does not catch up: 504 on a relist, a watch held)", v.CommonTo, v.CommonToServer)
 	}
-	unknownTo := ""
-	if len(v.NewestUnknown) > 0 {
-		unknownTo = "; not known for " + strings.Join(v.NewestUnknown, ", ") + ": no RV was read from it"
-	}
+	unknownTo := newestUnknownText(v, ss)
 	if !v.CommonFromKnown {
 		// No window was measured: below which RV a server answers 410 is
 		// unknown, so no range is claimed, only the 504 side.
 		why := "no window was searched (" + see.window + " finds each server's oldest RV)"
 		if probe {
-			why = "no server's window was measured (see the NOTE column)"
+			why = see.no("server") + "'s window was measured (see the NOTE column)"
 		}
-		who := "any server"
+		who := see.any("server")
 		if len(v.NewestUnknown) > 0 {
-			who = "the servers that gave an RV"
+			who = "the servers whose cache RV was read"
 		}
 		return fmt.Sprintf("a reconnect from an RV up to %d gets no 504 from %s %s%s; whether it gets 410 is unknown: %s",
 			v.CommonTo, who, high, unknownTo, why)
@@ -143,16 +150,16 @@ func commonText(v servers.Verdict, ss []*servers.Server, probe bool, see seeComm
 	all := len(covered) == len(ss)
 	low := fmt.Sprintf("(below %d server %s answers a watch with 410)", v.CommonFrom, v.CommonFromServer)
 	if v.CommonFrom <= 1 {
-		low = "(nothing has expired on any server)"
+		low = "(nothing has expired on " + see.any("server") + ")"
 		if len(v.OldestUnknown) > 0 {
 			low = "(nothing has expired on the servers whose window was measured)"
 		}
 	}
-	who := "every server"
+	who := see.every("server")
 	if !all {
 		who = strings.Join(covered, ", ") + " (the servers whose window and cache RV were measured)"
 		if len(covered) == 0 {
-			who = "no server known to serve all of it (its bounds were measured on different servers)"
+			who = see.no("server") + " known to serve all of it (its bounds were measured on different servers)"
 		}
 	}
 	out := fmt.Sprintf("a reconnect from any RV in [%d, %d] is served at once by %s %s %s", v.CommonFrom, v.CommonTo, who, low, high)
@@ -168,7 +175,7 @@ func commonText(v servers.Verdict, ss []*servers.Server, probe bool, see seeComm
 	return out + unknownTo
 }
 
-func reconnectText(rc *servers.Reconnect, probe bool, ss []*servers.Server) string {
+func reconnectText(rc *servers.Reconnect, probe bool, ss []*servers.Server, see seeCommands) string {
 	var bad, ok, no504 []string
 	ahead := 0
 	for _, a := range rc.Answers {
@@ -198,10 +205,10 @@ func reconnectText(rc *servers.Reconnect, probe bool, ss []*servers.Server) stri
 	}
 	out := "(" + why + ") "
 	if len(bad) == 0 && len(no504) == 0 {
-		return out + "every server serves it"
+		return out + see.every("server") + " serves it"
 	}
 	if ahead == len(rc.Answers) {
-		out += "no server has reached it: "
+		out += see.no("server") + " has reached it: "
 	}
 	parts := bad
 	if ahead > 0 {
@@ -215,7 +222,7 @@ func reconnectText(rc *servers.Reconnect, probe bool, ss []*servers.Server) stri
 		if probe {
 			what = "its window was not measured"
 		}
-		parts = append(parts, fmt.Sprintf("%s; 410 not known (%s)", no504Text(no504, len(no504) == len(rc.Answers), ss), what))
+		parts = append(parts, fmt.Sprintf("%s; 410 not known (%s)", no504Text(no504, len(no504) == len(rc.Answers), ss, see), what))
 	}
 	return out + strings.Join(parts, "; ")
 }
@@ -256,7 +263,7 @@ func cacheUnknownText(v servers.Verdict, see seeCommands) string {
 // cache (Server.WatchCache): one with none serves the RV from storage, and
 // where that is not known, the RV is at most what its rv=0 list returned,
 // whoever served it. all: every server answered so.
-func no504Text(no504 []string, all bool, ss []*servers.Server) string {
+func no504Text(no504 []string, all bool, ss []*servers.Server, see seeCommands) string {
 	state := map[string]string{}
 	for _, s := range ss {
 		state[s.Endpoint] = s.WatchCache
@@ -281,7 +288,7 @@ func no504Text(no504 []string, all bool, ss []*servers.Server) string {
 			continue
 		}
 		if all && len(groups) == 1 {
-			return "no server answers 504 (" + why[st] + ")"
+			return see.no("server") + " answers 504 (" + why[st] + ")"
 		}
 		parts = append(parts, "no 504 from "+strings.Join(eps, ", ")+" ("+why[st]+")")
 	}
@@ -311,3 +318,28 @@ func (r ServersReport) notOwn() string {
 // lists read, and only the facts list reads (Server) can tell that they
 // are the servers' own: nothing the run read showed it.
 func (r ServersReport) NeedsServer() bool { return r.Server == nil && r.notOwn() != "" }
+
+// newestUnknownText names the servers up to which RV a reconnect is
+// served is not known of (Verdict.NewestUnknown), each with what its row
+// shows: no RV at all, or a current RV and no cache RV (its rv=0 list
+// failed: adversary try 22, "no RV was read from it" beside a row with
+// CURRENT RV and OLDEST RV).
+func newestUnknownText(v servers.Verdict, ss []*servers.Server) string {
+	var none, noCache []string
+	for _, e := range v.NewestUnknown {
+		i := slices.IndexFunc(ss, func(s *servers.Server) bool { return s.Endpoint == e })
+		if i >= 0 && ss[i].CurrentKnown {
+			noCache = append(noCache, e)
+		} else {
+			none = append(none, e)
+		}
+	}
+	out := ""
+	if len(none) > 0 {
+		out += "; not known for " + strings.Join(none, ", ") + ": no RV was read from it"
+	}
+	if len(noCache) > 0 {
+		out += "; not known for " + strings.Join(noCache, ", ") + ": its cache RV was not read (see the NOTE column), only its current RV"
+	}
+	return out
+}

@@ -139,13 +139,14 @@ func topChecks(p *Printer, r TopReport) [][2]string {
 // topCost is the cost line: the reads of /metrics, their bytes, and
 // whether the servers filtered them.
 func topCost(r TopReport) string {
-	per := "2 per server: both samples"
+	per, full := "2 per server: both samples", 2
 	switch {
 	case r.Refresh > 1:
-		per = "1 per server: the first sample is the previous refresh's second"
+		per, full = "1 per server: the first sample is the previous refresh's second", 1
 	case !secondSampleSent(r.Servers):
-		per = "1 per server: no second sample was asked for, as no server answered the first"
+		per, full = "1 per server: no second sample was asked for, as no server answered the first", 1
 	}
+	per += fewerReads(r.Servers, full)
 	s := fmt.Sprintf("%d GET /metrics for this interval (%s), %s read", r.Cost.Reads, per, apiclient.Bytes(r.Cost.Bytes))
 	switch {
 	case r.Cost.Bytes == 0 && !r.Cost.Filtered && len(r.Cost.Unfiltered) == 0:
@@ -156,6 +157,28 @@ func topCost(r TopReport) string {
 		s += fmt.Sprintf("; server(s) %s ignore the name[] filter (it needs kube-apiserver v1.37: client_golang v1.24) and send every family: top keeps those of the %d it asks for", joinIndexes(r.Cost.Unfiltered), r.Cost.Families)
 	}
 	return s
+}
+
+// fewerReads names the servers sent fewer than full reads for this
+// interval: one without a client, or one not asked again (it gave no
+// answer to an earlier read of the run), which its "not read" line says.
+func fewerReads(ss []*top.Server, full int) string {
+	byCount := map[int][]int{}
+	for _, s := range ss {
+		if s.ReadRequests < full {
+			byCount[s.ReadRequests] = append(byCount[s.ReadRequests], s.Index)
+		}
+	}
+	var parts []string
+	for n := 0; n < full; n++ {
+		if idx := byCount[n]; len(idx) > 0 {
+			parts = append(parts, fmt.Sprintf("%d to server(s) %s", n, joinIndexes(idx)))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "; " + strings.Join(parts, ", ") + ` (see their "not read" lines)`
 }
 
 // secondSampleSent: a server of the first interval was sent its second

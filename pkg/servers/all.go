@@ -7,7 +7,6 @@ import (
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
-	"github.com/watchrv/kubectl-watchrv/pkg/probe"
 	"github.com/watchrv/kubectl-watchrv/pkg/sweep"
 )
 
@@ -40,8 +39,9 @@ func ObserveAll(ctx context.Context, f *Fleet, resources []apiclient.Resource, o
 	return sweep.Each(ctx, resources, sweep.Options{Verb: "probing", Progress: o.Progress, What: "resource probes on the servers"},
 		func(ctx context.Context, res apiclient.Resource) sweep.Step[*View] {
 			v := Observe(ctx, fleet, o.Target(res), o.Observe)
-			for i, srv := range v.Servers {
-				if i >= len(fleet.Members) || fleet.Members[i].Client == nil || fleet.Members[i].Endpoint != srv.Endpoint {
+			for _, srv := range v.Servers {
+				i := srv.Index - 1
+				if i < 0 || i >= len(fleet.Members) || fleet.Members[i].Client == nil || fleet.Members[i].Endpoint != srv.Endpoint {
 					continue
 				}
 				closed := srv.Err != nil && apiclient.ClosedBeforeAnswer(srv.Err)
@@ -57,7 +57,7 @@ func ObserveAll(ctx context.Context, f *Fleet, resources []apiclient.Resource, o
 			s := sweep.Step[*View]{Row: v, Requests: v.Requests, Targets: len(v.Servers)}
 			for _, srv := range v.Servers {
 				if srv.Err != nil {
-					s.Failures = append(s.Failures, sweep.Failure{Name: res.Name() + " on server " + srv.Endpoint, Reason: probe.Reason(srv.Err), Err: srv.Err})
+					s.Failures = append(s.Failures, srv.Failure(res.Name()+" on server "+srv.Endpoint))
 				}
 			}
 			return s
@@ -75,8 +75,16 @@ func (v *View) Err(ctx context.Context) error {
 	var failed []sweep.Failure
 	for _, s := range v.Servers {
 		if s.Err != nil {
-			failed = append(failed, sweep.Failure{Name: "server " + s.Endpoint, Err: s.Err})
+			failed = append(failed, s.Failure("server "+s.Endpoint))
 		}
 	}
 	return sweep.Partial("API servers", len(v.Servers), failed)
+}
+
+// Failure is the server's failure as the partial-failure rule counts it,
+// named name, with the server's own class (Reason, set by fail): the one
+// source of the class its row, its JSON and the stderr line say
+// (adversary try 22: the line said "Other" of a row's RVsOutOfOrder).
+func (s *Server) Failure(name string) sweep.Failure {
+	return sweep.Failure{Name: name, Reason: s.Reason, Err: s.Err}
 }

@@ -32,7 +32,8 @@ func TestQuestionOf(t *testing.T) {
 	}
 }
 
-// The servers asked follow the one partial-failure rule.
+// The servers asked follow the one partial-failure rule, and the line
+// says each one's class as its row does (its Reason, never "Other").
 func TestCrossCheckErr(t *testing.T) {
 	ok := CrossAnswer{Endpoint: "10.0.0.1:6443", Watch: "ok"}
 	bad := CrossAnswer{Endpoint: "10.0.0.2:6443", Reason: "transient", Error: "the stream ended before any event"}
@@ -40,7 +41,7 @@ func TestCrossCheckErr(t *testing.T) {
 		t.Fatalf("every server answered: %v", err)
 	}
 	err := (&CrossCheck{Servers: []CrossAnswer{ok, bad}}).Err()
-	if err == nil || err.Error() != "1 of 2 API servers failed (the first, server 10.0.0.2:6443: Other: transient: the stream ended before any event): the verdict covers only what was answered: see the NOTE column for each one's reason and its fix" {
+	if err == nil || err.Error() != "1 of 2 API servers failed (the first, server 10.0.0.2:6443: transient: the stream ended before any event): the verdict covers only what was answered: see the NOTE column for each one's reason and its fix" {
 		t.Fatalf("one of two failed: %v", err)
 	}
 }

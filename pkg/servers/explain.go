@@ -117,9 +117,10 @@ func (cc *CrossCheck) Err() error {
 		if a.Error != "" {
 			err := a.Err
 			if err == nil {
-				err = errors.New(a.Reason + ": " + a.Error)
+				err = errors.New(a.Error)
 			}
-			failed = append(failed, sweep.Failure{Name: "server " + a.Endpoint, Err: err})
+			// The row's class (Reason) is the line's: one source.
+			failed = append(failed, sweep.Failure{Name: "server " + a.Endpoint, Reason: a.Reason, Err: err})
 		}
 	}
 	return sweep.Partial("API servers", len(cc.Servers), failed)

@@ -63,8 +63,10 @@ type Server struct {
 	Reason string `json:"reason,omitempty"`
 	Error  string `json:"error,omitempty"`
 	Hint   string `json:"hint,omitempty"`
-	// Err is the first error itself, for the exit code.
-	Err error `json:"-"`
+	// Err is the first error itself, for the exit code; failedRead the
+	// read it came from (FailedRead).
+	Err        error `json:"-"`
+	failedRead Read
 
 	// Window is the full probe of this server (for -v); nil for list.
 	Window *probe.Result `json:"-"`
@@ -114,13 +116,13 @@ func Measure(ctx context.Context, c *apiclient.Client, t apiclient.Target, endpo
 		s.Millis = float64(sw.Elapsed().Microseconds()) / 1000
 	}()
 	if first := silentBefore(ctx, endpoint); first != nil {
-		s.fail(&NotAskedError{First: first})
+		s.failAt(ReadNeither, &NotAskedError{First: first})
 		return s
 	}
 	if o.Mode == ModeRVs {
 		cur, _, _, err := probe.ReadCurrent(ctx, c, t, listing.CurrentOptions{Budget: b, Retry: o.Window.Search.Retry})
 		if err != nil {
-			s.fail(err)
+			s.failAt(ReadConsistent, err)
 		} else {
 			s.CurrentRV, s.CurrentKnown = cur, true
 		}
@@ -143,7 +145,7 @@ func Measure(ctx context.Context, c *apiclient.Client, t apiclient.Target, endpo
 			// (adversary try 21 F4: "every server serves up to the
 			// current RV" and "Largest lag: 0" from such a row). Its
 			// rv=0 list would be one more answer of the same address.
-			s.fail(w.Err)
+			s.failAt(ReadConsistent, w.Err)
 			return s
 		}
 		if sr := w.Search; sr != nil {
@@ -154,7 +156,11 @@ func Measure(ctx context.Context, c *apiclient.Client, t apiclient.Target, endpo
 		}
 		s.setWatchCache(t.Resource.Name())
 		if w.Err != nil {
-			s.fail(w.Err)
+			read := ReadConsistent
+			if s.CurrentKnown {
+				read = ReadWindow
+			}
+			s.failAt(read, w.Err)
 		}
 	}
 	if f := diagnose.ClassifyFailure(s.Err); s.Err != nil && (f == diagnose.FailureUnreachable || f == diagnose.FailureTLS || f == diagnose.FailureUnauthorized || apiclient.NoConnection(s.Err) || apiclient.ClosedBeforeAnswer(s.Err) || errors.Is(s.Err, context.Canceled)) {
@@ -171,7 +177,7 @@ func Measure(ctx context.Context, c *apiclient.Client, t apiclient.Target, endpo
 		// Cut off from etcd, or silent: a short wait tells (silent.go).
 		s.readCacheAfterNoAnswer(ctx, c, t, b, endpoint, sw.Elapsed())
 	} else if err := s.readCache(ctx, c, t, b); err != nil {
-		s.fail(err)
+		s.failAt(ReadCache, err)
 	}
 	if s.CurrentKnown {
 		s.setLag(s.CurrentRV, "")

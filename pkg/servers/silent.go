@@ -41,10 +41,30 @@ func (s *Server) readCacheAfterNoAnswer(ctx context.Context, c *apiclient.Client
 	}
 	if apiclient.GaveNoAnswer(err) || errors.Is(err, context.DeadlineExceeded) {
 		noteSilent(ctx, endpoint, s.Err)
+		s.failedRead = ReadNeither
 		s.Error += fmt.Sprintf("; its rv=0 list, which a watch cache answers at once (even cut off from etcd), had no answer within %s either: it is not asked again in this run", wait)
 		return
 	}
-	s.fail(err)
+	s.failAt(ReadCache, err)
+}
+
+// AskUnlessSilent is the same rule for a single read of a server (top's
+// samples of /metrics): read, unless the run already got no answer from
+// endpoint (then a *NotAskedError, and nothing sent); a read whose time
+// bound ended with no answer (none began, no connection, or a body that
+// did not end) makes endpoint silent for the rest of the run. Adversary
+// try 22 F8: top --endpoints sent its second sample to a server that had
+// not answered the first, one interval of --interval 2s took 20 s. A
+// read the run's cut ended is no answer and no silence.
+func AskUnlessSilent(ctx context.Context, endpoint string, read func() error) error {
+	if first := silentBefore(ctx, endpoint); first != nil {
+		return &NotAskedError{First: first}
+	}
+	err := read()
+	if apiclient.GaveNoAnswer(err) || apiclient.NoConnection(err) || apiclient.BodyLate(err) {
+		noteSilent(ctx, endpoint, err)
+	}
+	return err
 }
 
 type silentKey struct{}

@@ -52,7 +52,8 @@ type Server struct {
 	Fix string `json:"fix,omitempty"`
 	// ReadRequests is the GETs of /metrics sent to this server for this
 	// interval (2, or 1 when the first sample is the previous interval's
-	// second).
+	// second; fewer for a server not asked again: it gave no answer to an
+	// earlier read of the run).
 	ReadRequests int `json:"readRequests"`
 
 	rows []*Row

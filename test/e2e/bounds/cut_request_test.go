@@ -3,8 +3,11 @@
 package bounds
 
 import (
+	"encoding/json"
 	"io"
 	"os"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,7 +41,6 @@ func TestACutRequestIsNoOutcome(t *testing.T) {
 		{"explain-error", "--check", "too old resource version: 10 (50)"},
 		{"streaming", "cm"},
 		{"probe", "cm", "--endpoints", "HOST"},
-		{"probe", "cm", "--endpoints", "HOST", "--interval", "1s", "--duration", "2s"},
 		{"list", "cm", "--servers", "--endpoints", "HOST"},
 		{"explain-error", "--check", "too old resource version: 10 (50)", "--endpoints", "HOST"},
 	} {
@@ -70,6 +72,9 @@ func TestACutRequestIsNoOutcome(t *testing.T) {
 						t.Errorf("explain-error printed no explanation of the message (made before any request):\n%s", p.Stdout())
 					}
 					noWordOfTheCut(t, p.Stdout())
+					if slices.Contains(args, "--endpoints") {
+						noCutServer(t, p.Stdout())
+					}
 				})
 			}
 		}
@@ -86,14 +91,151 @@ func withHost(args []string, host string) []string {
 }
 
 // noWordOfTheCut fails t when stdout says anything of a request a signal
-// cut: its error, or an outcome it never had.
+// cut: its error, or an outcome it never had. "Interrupted:" is only the
+// marker of a partial run ("Interrupted: N of M ..."), never a row's
+// class (adversary try 22 F4: a server's row "Interrupted: Get URL:
+// interrupt signal received").
 func noWordOfTheCut(t *testing.T, stdout string) {
 	t.Helper()
-	for _, word := range []string{"cancel", "Other", "run ended", "watchHeldFor"} {
+	for _, word := range []string{"cancel", "Other", "run ended", "watchHeldFor", "signal received"} {
 		if strings.Contains(stdout, word) {
 			t.Errorf("stdout says %q of the request the signal cut:\n%s", word, stdout)
 		}
 	}
+	for _, at := range regexp.MustCompile(`Interrupted:[^\n]*`).FindAllString(stdout, -1) {
+		if !interruptedMarker.MatchString(at) {
+			t.Errorf("stdout says %q: a cut request as a row, not the run's marker:\n%s", at, stdout)
+		}
+	}
+}
+
+// noCutServer fails t when the output of a per-server run counts a server
+// the signal cut: a row whose class is "Interrupted" (JSON "reason"), or
+// one counted among the failed.
+func noCutServer(t *testing.T, stdout string) {
+	t.Helper()
+	for _, word := range []string{`"Interrupted"`, "(Interrupted)"} {
+		if strings.Contains(stdout, word) {
+			t.Errorf("stdout says %q: the server the signal cut is a row:\n%s", word, stdout)
+		}
+	}
+}
+
+// interruptedMarker is the line under an interrupted run's table.
+var interruptedMarker = regexp.MustCompile(`^Interrupted: (\d+) of (\d+) (servers|resources) measured before the signal`)
+
+// TestACutServerIsNoRow (adversary try 22 F4, F5): a per-server run of two
+// servers (list, probe, probe --all with --endpoints), one of which the
+// signal cuts in its request. The server being measured is no row, its
+// failure counts nowhere (no "Interrupted" class, no "only partly"), the
+// run is marked "Interrupted: N of M ... measured before the signal"
+// ("interrupted": {"done": N, "of": M} in JSON), and every verdict line is
+// of the measured rows only: of "the N measured", none with no row (no
+// "every server agrees ... on every resource" after 0 resources). No JSON
+// array is null. Exit 130, "interrupted".
+func TestACutServerIsNoRow(t *testing.T) {
+	const path = "/api/v1/namespaces/default/configmaps"
+	window := framework.RVScript{Currents: []uint64{100}, Oldest: 50}
+	for _, c := range []struct {
+		args []string
+		what string // the marker's noun
+		done int    // rows measured before the signal
+	}{
+		{[]string{"list", "cm", "--endpoints", "GOOD,CUT"}, "servers", 1},
+		{[]string{"probe", "cm", "--endpoints", "GOOD,CUT"}, "servers", 1},
+		{[]string{"probe", "cm", "--endpoints", "CUT,GOOD"}, "servers", 1},
+		// Every resource's first request hangs on CUT: the first resource
+		// is cut, none measured.
+		{[]string{"probe", "--all", "-n", "default", "--endpoints", "GOOD,CUT"}, "resources", 0},
+	} {
+		for _, out := range [][]string{nil, {"-o", "json"}} {
+			args := append(append([]string{}, c.args...), out...)
+			t.Run(strings.Join(args, " "), func(t *testing.T) {
+				good, kc := framework.ServeRVScript(t, window)
+				cutWindow := window
+				cutWindow.HangAt = 1
+				cut, _ := framework.ServeRVScript(t, cutWindow)
+				run := make([]string, len(args))
+				for i, a := range args {
+					run[i] = strings.NewReplacer("GOOD", good.Host(), "CUT", cut.Host()).Replace(a)
+				}
+				p := framework.StartPlugin(t, kc, run...)
+				for deadline := time.Now().Add(time.Minute); cut.Asked(path) < 1; time.Sleep(50 * time.Millisecond) {
+					if time.Now().After(deadline) {
+						t.Fatalf("no request of %s reached the server to cut in a minute; stderr:\n%s", path, p.Stderr())
+					}
+				}
+				time.Sleep(time.Second) // the cut request is in flight, GOOD's answered
+				code := p.Stop(syscall.SIGINT, 30*time.Second)
+				stdout := p.Stdout()
+				// (probe --all's NOTE line of what it did may come first.)
+				if code != 130 || !strings.HasSuffix(p.Stderr(), "\ninterrupted\n") && p.Stderr() != "interrupted\n" {
+					t.Errorf("exit %d, stderr %q: want 130 and \"interrupted\" last", code, p.Stderr())
+				}
+				noWordOfTheCut(t, stdout)
+				noWordOfTheCut(t, p.Stderr())
+				noCutServer(t, stdout)
+				row := regexp.MustCompile(`\d ` + regexp.QuoteMeta(cut.Host()) + `  `)
+				if row.MatchString(stdout) || strings.Contains(stdout, "only partly") || strings.Contains(stdout, "failed:") {
+					t.Errorf("the server the signal cut is a row, or counted as a failure:\n%s", stdout)
+				}
+				if out == nil {
+					m := interruptedMarker.FindStringSubmatch(lineWith(stdout, "Interrupted:"))
+					if m == nil || m[1] != strconv.Itoa(c.done) || m[2] != "2" && c.what == "servers" || m[3] != c.what {
+						t.Errorf("want \"Interrupted: %d of ... %s measured before the signal\":\n%s", c.done, c.what, stdout)
+					}
+					verdictOfTheMeasured(t, stdout, c.done)
+					return
+				}
+				var doc struct {
+					Interrupted *struct{ Done, Of int } `json:"interrupted"`
+					Servers     []struct {
+						Endpoint string `json:"endpoint"`
+					} `json:"servers"`
+				}
+				if err := json.Unmarshal([]byte(stdout), &doc); err != nil || doc.Interrupted == nil || doc.Interrupted.Done != c.done || c.what == "servers" && doc.Interrupted.Of != 2 {
+					t.Errorf("-o json: %v: want \"interrupted\": {\"done\": %d, ...}:\n%s", err, c.done, stdout)
+				}
+				for _, srv := range doc.Servers {
+					if srv.Endpoint == cut.Host() {
+						t.Errorf("-o json: the server the signal cut is a row:\n%s", stdout)
+					}
+				}
+				if strings.Contains(stdout, "null") {
+					t.Errorf("-o json: a null where an empty array (or nothing) is meant:\n%s", stdout)
+				}
+			})
+		}
+	}
+}
+
+// verdictOfTheMeasured fails t when a verdict line of an interrupted
+// per-server run speaks of every server or resource, not of the measured
+// ones, or when there is one with nothing measured.
+func verdictOfTheMeasured(t *testing.T, stdout string, done int) {
+	t.Helper()
+	for _, l := range strings.Split(stdout, "\n") {
+		switch {
+		case done == 0 && (strings.Contains(l, "agrees") || strings.HasPrefix(l, "Answered") || strings.HasPrefix(l, "Every")):
+			t.Errorf("a verdict drawn from nothing measured: %q", l)
+		case strings.Contains(l, "agrees") && !strings.Contains(l, "measured before the signal"):
+			t.Errorf("an agreement of every resource, of an interrupted run: %q", l)
+		case strings.Contains(l, "agrees"):
+			// of the resources measured: each one's servers all were
+		case regexp.MustCompile(`(?i)\b(every|any|no) server\b`).MatchString(l) && !strings.HasPrefix(l, "Interrupted:"):
+			t.Errorf("a verdict of every server, of an interrupted run: %q", l)
+		}
+	}
+}
+
+// lineWith is the first line of s that contains sub ("" when none).
+func lineWith(s, sub string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			return l
+		}
+	}
+	return ""
 }
 
 // top's reads are of /metrics: a signal that cuts the first (top --once

@@ -108,3 +108,55 @@ type serversView struct {
 		Millis   float64 `json:"ms"`
 	} `json:"servers"`
 }
+
+// TestASilentServerIsAskedOnceByTop (adversary try 22 F8): top's samples
+// follow the same rule: a server that gave no answer to its first read of
+// /metrics is not sent the second (it would take the time bound again,
+// for an interval that cannot be drawn), and its line says so; the
+// server beside it is read twice, its interval drawn. The run takes one
+// time bound, not two; the cost line and -o json count what was sent.
+func TestASilentServerIsAskedOnceByTop(t *testing.T) {
+	metrics := framework.ScriptAnswer{Code: 200, Type: "text/plain; version=0.0.4", Body: recordedMetrics(t)}
+	good, kc := framework.ServeScript(t, map[string]framework.ScriptAnswer{"/metrics": metrics})
+	for _, out := range [][]string{nil, {"-o", "json"}} {
+		t.Run(strings.Join(append([]string{"top"}, out...), " "), func(t *testing.T) {
+			silent, _ := framework.ServeScript(t, map[string]framework.ScriptAnswer{"/metrics": {Hang: true}})
+			before := good.Asked("/metrics")
+			start := time.Now()
+			r := framework.Run(t, kc, time.Minute, append([]string{"top", "--once", "--interval", "1s", "--endpoints", good.Host() + "," + silent.Host(), "--request-timeout", "2s"}, out...)...)
+			took := time.Since(start)
+			if n := silent.Asked("/metrics"); n != 1 || took > 3500*time.Millisecond {
+				t.Errorf("the silent server was sent %d GET /metrics (want 1), the run took %s (want one 2s bound, not two):\n%s%s", n, took.Round(100*time.Millisecond), r.Stdout, r.Stderr)
+			}
+			if n := good.Asked("/metrics") - before; n != 2 {
+				t.Errorf("the server that answers was read %d times, want both samples", n)
+			}
+			if r.Code != 12 {
+				t.Errorf("exit %d, want 12 (one of two servers read):\n%s%s", r.Code, r.Stdout, r.Stderr)
+			}
+			if out == nil {
+				if !strings.Contains(r.Stdout, "server 2 "+silent.Host()+": not read: NoAnswer: not asked: it gave no answer to an earlier read of this run") ||
+					!strings.Contains(r.Stdout, "3 GET /metrics for this interval (2 per server: both samples; 1 to server(s) 2") {
+					t.Errorf("no line says the silent server was not asked again, or the cost line counts what was not sent:\n%s", r.Stdout)
+				}
+				return
+			}
+			var doc struct {
+				Servers []struct {
+					Endpoint     string `json:"endpoint"`
+					ReadRequests int    `json:"readRequests"`
+					Error        string `json:"error"`
+				} `json:"servers"`
+				Cost struct {
+					Reads int `json:"reads"`
+				} `json:"metricsCost"`
+			}
+			if err := json.Unmarshal([]byte(r.Stdout), &doc); err != nil || len(doc.Servers) != 2 {
+				t.Fatalf("-o json: %v:\n%s", err, r.Stdout)
+			}
+			if s := doc.Servers[1]; s.ReadRequests != 1 || !strings.Contains(s.Error, "not asked") || doc.Cost.Reads != 3 {
+				t.Errorf("-o json: the silent server: %+v, reads %d; want 1 read, \"not asked\", 3 reads in all", s, doc.Cost.Reads)
+			}
+		})
+	}
+}

@@ -52,6 +52,11 @@ func TestTheVerdictOverServersIsDrawnFromMeasuredServersOnly(t *testing.T) {
 			if r.Code == 0 || !strings.Contains(r.Stdout+r.Stderr, "go back") {
 				t.Errorf("exit %d, want a failure naming the RVs that went back:\n%s%s", r.Code, r.Stdout, r.Stderr)
 			}
+			// The error line's class is the row's (adversary try 22: the
+			// line said "Other", the row and JSON RVsOutOfOrder).
+			if !alone && !strings.Contains(r.Stderr, "server "+bad+": RVsOutOfOrder: ") {
+				t.Errorf("the error line does not give the row's class (RVsOutOfOrder):\n%s", r.Stderr)
+			}
 			if alone && (strings.Contains(out, "Every server") || strings.Contains(out, "Reconnect from RV") || strings.Contains(out, "Largest lag") || strings.Contains(out, "no 504")) {
 				t.Errorf("a verdict over servers none of which was measured:\n%s", out)
 			}
@@ -91,4 +96,81 @@ func TestTheVerdictOverServersIsDrawnFromMeasuredServersOnly(t *testing.T) {
 			t.Errorf("-o json: %v: a verification verdict on a row whose RVs went back: %v", err, row["verify"])
 		}
 	})
+}
+
+// TestTheServersVerdictSaysWhatEachRowShows (adversary try 22): a server
+// whose consistent list was answered and whose rv=0 list got no answer
+// shows a CURRENT RV and no CACHE RV. The verdict names it as one whose
+// cache RV was not read, never "no RV was read from it", and its hint
+// speaks of the request that got no answer (the rv=0 list, which a watch
+// cache answers from memory), never of "cut off from etcd" (which a
+// consistent list answered disproves), in list and probe, human and JSON.
+func TestTheServersVerdictSaysWhatEachRowShows(t *testing.T) {
+	const path = "/api/v1/namespaces/default/configmaps"
+	window := framework.RVScript{Currents: []uint64{100}, Oldest: 50}
+	for _, args := range [][]string{{"list", "cm"}, {"probe", "cm"}} {
+		// The rv=0 list is the last request of a server's measure.
+		alone, kc := framework.ServeRVScript(t, window)
+		framework.Run(t, kc, time.Minute, append(args, "--endpoints", alone.Host())...)
+		rv0 := window
+		rv0.HangAt = int(alone.Asked(path))
+		for _, out := range [][]string{nil, {"-o", "json"}} {
+			run := append(append([]string{}, args...), out...)
+			t.Run(strings.Join(run, " "), func(t *testing.T) {
+				good, kc := framework.ServeRVScript(t, window)
+				hung, _ := framework.ServeRVScript(t, rv0)
+				r := framework.Run(t, kc, time.Minute, append(run, "--endpoints", good.Host()+","+hung.Host(), "--request-timeout", "1s")...)
+				if r.Code != 12 {
+					t.Fatalf("exit %d, want 12 (one server answered only partly):\n%s%s", r.Code, r.Stdout, r.Stderr)
+				}
+				if strings.Contains(r.Stdout, "no RV was read from it") || strings.Contains(r.Stdout, "cut off from etcd") || !strings.Contains(r.Stdout, "rv=0 list") {
+					t.Errorf("the verdict or the hint says what %s's row disproves (its current RV was read):\n%s", hung.Host(), r.Stdout)
+				}
+				if out == nil {
+					return
+				}
+				var doc struct {
+					Servers []struct {
+						Endpoint     string `json:"endpoint"`
+						CurrentKnown bool   `json:"currentKnown"`
+						CacheKnown   bool   `json:"cacheKnown"`
+						Hint         string `json:"hint"`
+					} `json:"servers"`
+				}
+				if err := json.Unmarshal([]byte(r.Stdout), &doc); err != nil || len(doc.Servers) != 2 {
+					t.Fatalf("-o json: %v:\n%s", err, r.Stdout)
+				}
+				if s := doc.Servers[1]; !s.CurrentKnown || s.CacheKnown || !strings.Contains(s.Hint, "rv=0 list") {
+					t.Errorf("-o json: %+v: want its current RV, no cache RV, a hint of its rv=0 list", s)
+				}
+			})
+		}
+	}
+}
+
+// TestProbeProofsAreRefusedWithServers (adversary try 22 F6): --verify
+// and --future prove something of one server's window, which the
+// per-server view does not show: with --servers or --endpoints they are
+// refused (exit 2), naming the flag, and nothing is sent (they were sent
+// on every server and shown nowhere, and a verify that failed exited 0).
+func TestProbeProofsAreRefusedWithServers(t *testing.T) {
+	for _, args := range [][]string{
+		{"probe", "cm", "--verify", "--endpoints", "HOST"},
+		{"probe", "cm", "--future", "--endpoints", "HOST"},
+		{"probe", "--all", "--verify", "--endpoints", "HOST"},
+		{"probe", "cm", "--verify", "--servers"},
+		{"probe", "cm", "--future", "--servers", "-o", "json"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			s, kc := framework.ServeRVScript(t, framework.RVScript{Currents: []uint64{100}, Oldest: 50})
+			r := framework.Run(t, kc, time.Minute, withHost(args, s.Host())...)
+			flag := args[2] // (of probe --all too)
+			if r.Code != 2 || !strings.Contains(r.Stderr, flag+" cannot be combined with --servers") {
+				t.Errorf("exit %d, want 2 and a line naming %s:\n%s%s", r.Code, flag, r.Stdout, r.Stderr)
+			}
+			if sent := s.AskedPaths(); len(sent) != 0 {
+				t.Errorf("requests sent for a refused run: %v", sent)
+			}
+		})
+	}
 }

@@ -1,0 +1,75 @@
+package render
+
+import (
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
+	"github.com/watchrv/kubectl-watchrv/pkg/servers"
+)
+
+// The hint of a failed server's row (Server.Hint): its fix in the
+// plugin's words.
+
+// withHints is the servers with each failed one's hint (Server.Hint), on
+// copies: the view stays as measured.
+func withHints(ss []*servers.Server, resource string) []*servers.Server {
+	out := make([]*servers.Server, len(ss)) // [], never null, in JSON
+	for i, s := range ss {
+		c := *s
+		c.Hint = serverHint(&c, resource)
+		if apiclient.NoConnection(c.Err) {
+			// Not even a connection: nothing of etcd is known.
+			c.Hint = "no connection within the request timeout (the TCP or TLS handshake did not complete): the server is down or overloaded, or the address is not an API server's; check it, or leave it out of --endpoints"
+		}
+		if servers.IsNotIP(c.Err) {
+			c.Hint = NotIPFix
+		}
+		out[i] = &c
+	}
+	return out
+}
+
+// NotIPFix is the fix for an address of the EndpointSlices that is no IP
+// address (servers.NotIPError).
+const NotIPFix = "an API server's address there is an IP address: if the EndpointSlices of Service default/kubernetes are wrong, give the API servers with --endpoints HOST:PORT,..."
+
+// serverHint is the fix for a server that failed (its Reason, and the
+// read that failed: FailedRead), in the plugin's words (its flags
+// included).
+func serverHint(s *servers.Server, resource string) string {
+	switch s.Reason {
+	case servers.ReasonBudgetExhausted:
+		return "raise --max-requests (it applies to each server)"
+	case servers.ReasonOpaqueRV:
+		return "this resource has no etcd revision to compare"
+	case string(diagnose.FailureUnreachable):
+		return "this address cannot be reached from here: if the servers sit on a private network, set proxy-url in the kubeconfig (a bastion), or give reachable addresses with --endpoints"
+	case string(diagnose.FailureTLS):
+		return "the server's certificate must name the kubeconfig's server (it is verified against that name); check the certificate-authority"
+	case string(diagnose.FailureUnauthorized):
+		return "the kubeconfig's credentials were rejected by this server"
+	case string(diagnose.FailureForbidden):
+		return "needs RBAC permission to list and watch " + resource
+	case string(diagnose.FailureNoAnswer), string(diagnose.FailureTimeout):
+		return noAnswerHint(s.FailedRead())
+	case string(diagnose.FailureThrottled):
+		return "API Priority and Fairness is throttling: lower --qps or retry later"
+	}
+	return ""
+}
+
+// noAnswerHint is the fix for a server that gave no answer to read: what
+// that read waits for, so that the hint says of the request that had no
+// answer what the row shows (adversary try 22: "may be cut off from etcd"
+// beside a row whose consistent list was answered).
+func noAnswerHint(read servers.Read) string {
+	const wait = "; raise --request-timeout to wait longer"
+	switch read {
+	case servers.ReadCache:
+		return "no answer to its rv=0 list within the request timeout, though its consistent list (which waits for etcd) was answered: a watch cache answers an rv=0 list from memory, so the server is overloaded or its watch cache for the resource is not ready" + wait
+	case servers.ReadWindow:
+		return "no answer to a watch of its window search within the request timeout, though its consistent list (which waits for etcd) was answered: the server is overloaded, or API Priority and Fairness queues its watches" + wait
+	case servers.ReadNeither:
+		return "no answer to its consistent list nor to its rv=0 list (which a watch cache answers even cut off from etcd): the server is not serving, or overloaded; check it, or leave it out of --endpoints"
+	}
+	return "no answer within the request timeout: the server may be cut off from etcd (a consistent list waits for etcd)" + wait
+}
