@@ -119,3 +119,26 @@ func TestSettleStorageBoundWatchesTheCurrentRV(t *testing.T) {
 		t.Fatalf("want the last watch from the current RV 810, refused: %+v", r.Probes)
 	}
 }
+
+// The verification's failure names what moved the window by who refused
+// the watch (AnswerOf): storage compacts, a watch cache evicts (recorded
+// answers of kube-apiserver v1.37.2).
+func TestVerifyFailureNamesWhoMovedTheWindow(t *testing.T) {
+	for _, tc := range []struct {
+		file      string
+		rv        uint64
+		want, not string
+	}{
+		{"etcd-watch-from-R-2.json", 458, "storage was compacted", "evict"},
+		{"cache-expired-event.json", 1, "evicted it from the watch cache", "compact"},
+	} {
+		ev, err := recordedEvent(t, tc.file)
+		var refused Try
+		refused.fromFirstEvent(ev, err, tc.rv)
+		at := func(context.Context, uint64) Try { return refused }
+		v, verr := verify(context.Background(), tc.rv, at, at, SearchOptions{})
+		if verr != nil || v.Holds || !strings.Contains(v.FailureReason, tc.want) || strings.Contains(v.FailureReason, tc.not) {
+			t.Fatalf("%s: want a failure that says %q (never %q), got %q (%v)", tc.file, tc.want, tc.not, v.FailureReason, verr)
+		}
+	}
+}

@@ -131,8 +131,14 @@ func Run(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options
 		}
 		if *etcd && !w.Verify.Holds {
 			// The bound came from exact lists and real watches disagree:
-			// search again with watches only, and prove that bound.
+			// search again with watches only, and prove that bound. The
+			// first search and its verification stay the first rows, as
+			// what came (fresh user try 22 #1: the table dropped the
+			// answers that disagreed with the bound).
+			earlier := append(append([]Try{}, w.Search.Probes...), w.Verify.rows("verify, before the search again with watches only: ")...)
 			w.Search = Search(ctx, w.Current, watch, o.Search)
+			w.Search.Probes = append(earlier, w.Search.Probes...)
+			w.Search.settle()
 			if w.Err = w.Search.Err; w.Err != nil {
 				return w
 			}
@@ -242,6 +248,19 @@ func (r *SearchResult) settleStorage() {
 	}
 }
 
+// rows are the verification's watches, the one at the bound first, each
+// evidence said after prefix.
+func (v *Verification) rows(prefix string) []Try {
+	out := []Try{v.AtOldest}
+	if v.BelowOldest != nil {
+		out = append(out, *v.BelowOldest)
+	}
+	for i := range out {
+		out[i].Evidence = prefix + out[i].Evidence
+	}
+	return out
+}
+
 // verify proves the bound with one watch on each side of it: the one at
 // the bound by atProbe (read through to the current RV when storage
 // answered), the one below by probe. Transient answers are retried as in
@@ -268,7 +287,7 @@ func verify(ctx context.Context, oldest uint64, atProbe, probe TryFunc, o Search
 	}
 	switch {
 	case at.Outcome != OutcomeOK:
-		v.FailureReason = "the watch from the oldest RV did not start: the window moved since the search (new writes evicted it)"
+		v.FailureReason = "the watch from the oldest RV did not start: the window moved since the search (" + whoMovedTheWindow(at) + ")"
 	case v.BelowOldest != nil && v.BelowOldest.Outcome != OutcomeExpired:
 		v.FailureReason = "the watch from one below the oldest RV started: the bound is not tight"
 	case !v.Holds:

@@ -115,10 +115,7 @@ func (w *Result) probes() []Try {
 		out = append(out, w.Search.Probes...)
 	}
 	if v := w.Verify; v != nil {
-		out = append(out, v.AtOldest)
-		if v.BelowOldest != nil {
-			out = append(out, *v.BelowOldest)
-		}
+		out = append(out, v.rows("")...)
 	}
 	return out
 }

@@ -100,6 +100,9 @@ func TestProbeCompactedAboveTheCurrentRVMidSearch(t *testing.T) {
 			if got.Found && mode.args != nil && (got.Verify == nil || !got.Verify.Holds) {
 				t.Fatalf("--verify: a bound that real watches started from must verify: %+v", got.Verify)
 			}
+			if mode.name == "verify-after-settle" && !earlierVerifyShown(got, old-1) {
+				t.Fatalf("the first verification's watch from RV %d (refused: the window moved) is not among the probes: %+v", old-1, got.ProbeDetails)
+			}
 		})
 	}
 	onlyReads(t, audit)
@@ -208,4 +211,15 @@ func checkRounds(t *testing.T, cs kubernetes.Interface, path, stdout string, cod
 		}
 		checkBound(t, cs, path, what, r.Found, fmt.Sprint(r.Oldest), fmt.Sprint(r.Current), r.Error, ws)
 	}
+}
+
+// earlierVerifyShown: the watch of the first verification from rv, which
+// the compaction made fail, is among the probes after the search ran again.
+func earlierVerifyShown(got probeJSON, rv uint64) bool {
+	for _, p := range got.ProbeDetails {
+		if p.ResourceVersion == rv && p.Outcome == "expired" && strings.HasPrefix(p.Evidence, "verify, before the search again") {
+			return true
+		}
+	}
+	return false
 }
