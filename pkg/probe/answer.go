@@ -105,3 +105,17 @@ func (r *SearchResult) Answer(extra ...Try) Answer {
 	rows := append(append([]Try{}, r.Probes...), extra...)
 	return AnswerOf(rows, r.Found && r.Current <= 1)
 }
+
+// whoMovedTheWindow says what moved the window past an RV, from who
+// refused the watch from it (AnswerOf, the one decision of who answered):
+// a watch cache evicts, storage compacts (fresh user try 22 #1: "new
+// writes evicted it" where storage had compacted).
+func whoMovedTheWindow(refused Try) string {
+	switch AnswerOf([]Try{refused}, false).Source {
+	case SourceWatchCache:
+		return "new writes evicted it from the watch cache"
+	case SourceStorage:
+		return "storage was compacted past it"
+	}
+	return "who moved it is not known: " + refused.Evidence
+}

@@ -48,12 +48,13 @@ func TryExactList(ctx context.Context, c *apiclient.Client, t apiclient.Target, 
 }
 
 // etcdListProbe answers "does a watch from rv start?" with an exact list at
-// rv+1 once etcd is known to answer; until then, and for the current RV,
-// it asks watch.
-func etcdListProbe(c *apiclient.Client, t apiclient.Target, watch TryFunc, current uint64, b *apiclient.Budget) (TryFunc, *bool) {
+// rv+1 once etcd is known to answer; until then, and for the current RV
+// (current: the newest read, which the search may read again), it asks
+// watch: a bound at the current RV is one a watch started from.
+func etcdListProbe(c *apiclient.Client, t apiclient.Target, watch TryFunc, current func() uint64, b *apiclient.Budget) (TryFunc, *bool) {
 	etcd := new(bool)
 	return func(ctx context.Context, rv uint64) Try {
-		if *etcd && rv+1 <= current {
+		if *etcd && rv+1 <= current() {
 			r := TryExactList(ctx, c, t, rv+1, b)
 			if r.notSent != nil {
 				return r

@@ -100,7 +100,15 @@ func Run(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options
 		watch = seeded(watch, *o.first)
 	}
 	watch = confirmedWatch(watch, c, t, o, w.Current)
-	try, etcd := etcdListProbe(c, t, watch, w.Current, b)
+	// Every RV up to the current RV failed (the window moved past it while
+	// the search ran): the current RV is read again by the one rule that
+	// rereads it (settleCurrent), and the search goes on above it.
+	o.Search.currentAgain = func(ctx context.Context, s *SearchResult) error {
+		w.Search = s
+		_, err := settleCurrent(ctx, c, t, w, o.Search)
+		return err
+	}
+	try, etcd := etcdListProbe(c, t, watch, func() uint64 { return w.Current }, b)
 	w.Search = Search(ctx, w.Current, try, o.Search)
 	if w.Err = w.Search.Err; w.Err != nil {
 		return w
@@ -123,8 +131,14 @@ func Run(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options
 		}
 		if *etcd && !w.Verify.Holds {
 			// The bound came from exact lists and real watches disagree:
-			// search again with watches only, and prove that bound.
+			// search again with watches only, and prove that bound. The
+			// first search and its verification stay the first rows, as
+			// what came (fresh user try 22 #1: the table dropped the
+			// answers that disagreed with the bound).
+			earlier := append(append([]Try{}, w.Search.Probes...), w.Verify.rows("verify, before the search again with watches only: ")...)
 			w.Search = Search(ctx, w.Current, watch, o.Search)
+			w.Search.Probes = append(earlier, w.Search.Probes...)
+			w.Search.settle()
 			if w.Err = w.Search.Err; w.Err != nil {
 				return w
 			}
@@ -170,9 +184,14 @@ func (w *Result) leaveOutTheCut(run context.Context) {
 // Every watch from below that change meets it, so the bound moves to it,
 // and the next watch is read from there, until one reaches the current RV.
 // A plain 410 moves the bound up by one, once (kine refuses a watch from
-// its compaction revision). Each watch is one request of the budget.
+// its compaction revision). A bound moved past the current RV has the
+// current RV read again (readCurrentAgain), and a watch from it settles it
+// as any other: no bound is taken to start unwatched. Each watch and
+// each read is one request of the budget.
 func settleStorageBound(ctx context.Context, r *SearchResult, reach TryFunc, o SearchOptions) error {
 	if !r.Found || r.Oldest >= r.Current {
+		// At the current RV the search asked a watch itself
+		// (etcdListProbe), and it started.
 		return nil
 	}
 	r.ListBound = r.Oldest
@@ -205,8 +224,11 @@ func settleStorageBound(ctx context.Context, r *SearchResult, reach TryFunc, o S
 		}
 		r.LastFailing, r.LowerBoundFromServer = next-1, false
 		r.Oldest, r.FirstSucceeding = next, next
-		if r.Oldest >= r.Current {
-			return nil // the newest RV always starts
+		if r.Oldest > r.Current {
+			if err := r.readCurrentAgain(ctx, next-1, o); err != nil {
+				r.Err, r.Found = err, false
+				return err
+			}
 		}
 	}
 }
@@ -224,6 +246,19 @@ func (r *SearchResult) settleStorage() {
 	case r.Source == SourceStorage:
 		r.BoundBy = BoundCompaction
 	}
+}
+
+// rows are the verification's watches, the one at the bound first, each
+// evidence said after prefix.
+func (v *Verification) rows(prefix string) []Try {
+	out := []Try{v.AtOldest}
+	if v.BelowOldest != nil {
+		out = append(out, *v.BelowOldest)
+	}
+	for i := range out {
+		out[i].Evidence = prefix + out[i].Evidence
+	}
+	return out
 }
 
 // verify proves the bound with one watch on each side of it: the one at
@@ -252,7 +287,7 @@ func verify(ctx context.Context, oldest uint64, atProbe, probe TryFunc, o Search
 	}
 	switch {
 	case at.Outcome != OutcomeOK:
-		v.FailureReason = "the watch from the oldest RV did not start: the window moved since the search (new writes evicted it)"
+		v.FailureReason = "the watch from the oldest RV did not start: the window moved since the search (" + whoMovedTheWindow(at) + ")"
 	case v.BelowOldest != nil && v.BelowOldest.Outcome != OutcomeExpired:
 		v.FailureReason = "the watch from one below the oldest RV started: the bound is not tight"
 	case !v.Holds:

@@ -70,9 +70,14 @@ func (o *rvOrder) signs() []string {
 
 // try notes the RVs a watch of the search showed: the oldest RV a watch
 // cache named, the event it replayed, the newest RV a drained watch read,
-// the change it lost.
+// the change it lost, and the RV above one refused with 410 (the window
+// had moved past it, so the server holds a newer RV: fresh user try 22
+// #1, storage compacted above the current RV a list read before).
 func (o *rvOrder) try(t Try) {
 	from := t.ResourceVersion
+	if t.Outcome == OutcomeExpired && from > 0 {
+		o.saw(from+1, fmt.Sprintf("RV %d at least, as a probe found RV %d expired (the window had moved past it)", from+1, from))
+	}
 	if y := t.OldestNamed; y > 0 {
 		if y < o.oldest {
 			o.windowBack = append(o.windowBack, fmt.Sprintf("one watch cache named RV %d as its oldest, a later one RV %d: the window went backwards", o.oldest, y))
@@ -110,10 +115,7 @@ func (w *Result) probes() []Try {
 		out = append(out, w.Search.Probes...)
 	}
 	if v := w.Verify; v != nil {
-		out = append(out, v.AtOldest)
-		if v.BelowOldest != nil {
-			out = append(out, *v.BelowOldest)
-		}
+		out = append(out, v.rows("")...)
 	}
 	return out
 }

@@ -33,12 +33,19 @@ type SearchOptions struct {
 	// and the RV below before it bisects. A wrong hint costs two probes and
 	// moves no bound falsely: the search goes on from what they showed.
 	Hint uint64
+	// currentAgain reads the current RV again when every RV up to the one
+	// the search has failed (the window moved past it: storage compacted,
+	// or the watch cache evicted, above it while the search ran): Run's
+	// settleCurrent, which sets r.Current to the RV read, or says why none
+	// is (the RVs went back). Nil: the search stops there, the window
+	// moved (WindowMovedError).
+	currentAgain func(ctx context.Context, r *SearchResult) error
 }
 
 // SearchResult is where the window starts, and how that was found.
 type SearchResult struct {
-	// Current is the RV the search started from: the current RV a list
-	// read (settleCurrent may read it again once the probes are done).
+	// Current is the newest RV the search knows: the current RV a list
+	// read, read again (settleCurrent) when the window moved past it.
 	Current uint64
 	// Oldest is the oldest RV a watch can start from; valid when Found.
 	Oldest uint64
@@ -82,16 +89,24 @@ func (r *SearchResult) Width() uint64 {
 // etcd 410 names nothing, so the search bisects between the last failing and
 // the first succeeding RV. Answers other than success and Expired are
 // retried and never move a bound.
+//
+// A bound is only ever one a request showed (fresh user try 22 #1: with
+// storage compacted above the current RV while the search ran, every RV up
+// to it failed and the current RV, never tried, was reported as the bound,
+// which a watch refused with 410): the current RV bounds the bisection from
+// above, but it is the answer only once a watch from it started; when the
+// failures reach it, the current RV is read again (o.currentAgain) and the
+// search goes on above it.
 func Search(ctx context.Context, current uint64, probe TryFunc, o SearchOptions) *SearchResult {
 	r := &SearchResult{Current: current}
-	// Invariant: lo fails (0 = no exact RV below), hi succeeds (current is
-	// assumed to: a watch from the newest RV always starts). Windows only
-	// move forward, so a failure stays true for ever, but a success is true
-	// only when it was seen: hiSeq and loSeq (probe counts) tell whether hi
-	// was proven before the last failure, and then it is proven again before
-	// it is the answer (a compaction or an eviction during the search).
-	lo, hi, hiProven := uint64(0), current, true
-	hiSeq, loSeq := 0, 0
+	// Invariant: lo fails (0 = no exact RV below), hi succeeds or is the
+	// current RV, which bounds the search but is no answer until it is
+	// shown. Windows only move forward, so a failure stays true for ever,
+	// but a success is true only when it was seen: hiSeq and loSeq (probe
+	// counts; hiSeq -1 when no request showed hi) tell whether hi was shown
+	// after the last failure, and else it is shown (again) before it is
+	// the answer (a compaction or an eviction during the search).
+	lo, hi, hiSeq, loSeq := uint64(0), current, -1, 0
 	if current <= 1 {
 		r.Oldest, r.Found, r.FirstSucceeding = current, true, current
 		r.settle()
@@ -108,7 +123,7 @@ func Search(ctx context.Context, current uint64, probe TryFunc, o SearchOptions)
 		switch res.Outcome {
 		case OutcomeOK:
 			if next <= hi {
-				hi, hiProven, hiSeq = next, true, len(r.Probes)
+				hi, hiSeq = next, len(r.Probes)
 			}
 		case OutcomeExpired:
 			if next > lo {
@@ -118,23 +133,29 @@ func Search(ctx context.Context, current uint64, probe TryFunc, o SearchOptions)
 			if y := res.OldestNamed; y > 1 && y-1 > lo {
 				lo, r.LowerBoundFromServer, loSeq = y-1, true, len(r.Probes)
 			}
-			if lo >= hi {
-				// The window moved past hi while searching: search again
-				// up to the newest RV known (which always starts).
-				hi, hiProven, hiSeq = max(r.Current, lo+1), lo+1 < r.Current, len(r.Probes)
-			}
 		}
-		if hi-lo <= 1 && hiProven {
-			if hiSeq >= loSeq || hi == r.Current {
+		if lo >= hi {
+			// The window moved past hi while searching: search again up to
+			// the newest RV known, read again when the window moved past
+			// it too.
+			if lo >= r.Current {
+				if err := r.readCurrentAgain(ctx, lo, o); err != nil {
+					r.Err = err
+					break
+				}
+			}
+			hi, hiSeq = r.Current, -1
+		}
+		if hi-lo <= 1 {
+			if hiSeq > loSeq {
 				r.Oldest, r.Found = hi, true
 				break
 			}
-			hiProven = false // proven before the last failure: prove it again
+			next = hi // shown before the last failure, or never: show it
+			continue
 		}
 		switch {
-		case !hiProven:
-			next = hi
-		case res.OldestNamed > 0 && lo+1 < hi:
+		case res.OldestNamed > 0:
 			next = lo + 1 // confirm the RV the server named
 		case !hintBelow && hint > lo+1 && hint <= hi:
 			// The RV below the hint first, then the hint: a failure and
@@ -147,11 +168,41 @@ func Search(ctx context.Context, current uint64, probe TryFunc, o SearchOptions)
 		}
 	}
 	r.LastFailing, r.FirstSucceeding = lo, hi
-	// An oldest above Current (the window moved past it, or another
-	// server answered) leaves Current as read: settleCurrent reads it
-	// again, never reports one no request returned.
 	r.settle()
 	return r
+}
+
+// readCurrentAgain reads the current RV again (o.currentAgain) once every
+// RV up to failed, at or above it, has failed: the window moved past it.
+// An RV read at or below failed is no RV a watch can start from: the
+// window moved past it as well (or the RVs went back: settleCurrent says).
+func (r *SearchResult) readCurrentAgain(ctx context.Context, failed uint64, o SearchOptions) error {
+	if o.currentAgain != nil {
+		if err := o.currentAgain(ctx, r); err != nil {
+			return err
+		}
+	}
+	if r.Current <= failed {
+		return &WindowMovedError{Failed: failed, Current: r.Current, Again: o.currentAgain != nil}
+	}
+	return nil
+}
+
+// WindowMovedError: every RV up to the current RV failed, and no current
+// RV above them was read: the window moved past every RV the probe knows.
+type WindowMovedError struct {
+	// Failed is the highest RV that failed, Current the current RV read
+	// (Again: read once more after the failures).
+	Failed, Current uint64
+	Again           bool
+}
+
+func (e *WindowMovedError) Error() string {
+	again := ", and it was not read again"
+	if e.Again {
+		again = ", read again after the failures"
+	}
+	return fmt.Sprintf("the window moved past the current RV during the probe: a watch from every RV up to %d failed, and the current RV is %d%s: no RV a watch starts from is known; probe again", e.Failed, e.Current, again)
 }
 
 // settle derives Source from the probes and, when the bound is found,
