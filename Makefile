@@ -56,7 +56,10 @@ E2E_LONG_TEST_NAMES := TestCaptureWatchStreams \
                        TestProbeAllServersDialsARefusingServerOnce \
                        TestProbeServersAsksASilentServerOnce \
                        TestProbeSlowStorage410IsNeverNothingExpired \
-                       TestProbeSilentStartOnAServerThatCompactedItsStorage
+                       TestProbeSilentStartOnAServerThatCompactedItsStorage \
+                       TestClientsWatchStartModes \
+                       TestProbeCompactedAboveTheCurrentRVMidSearch \
+                       TestServerFactsAreOfTheServerAtTheAddress
 empty :=
 space := $(empty) $(empty)
 E2E_LONG_TESTS := $(subst $(space),|,$(strip $(E2E_LONG_TEST_NAMES)))

@@ -2,6 +2,7 @@ package clients
 
 import (
 	"fmt"
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"math"
 	"sort"
 	"strings"
@@ -209,8 +210,8 @@ func (rs *resourceState) patterns(client, resource string) []Pattern {
 		out = append(out, Pattern{
 			Name: PatternRelistLoop, Client: client, Resource: resource, Count: rs.relists,
 			First: rs.relistFirst, Last: rs.relistLast, PeriodSeconds: round(period),
-			Evidence: fmt.Sprintf("%d relists (%s) of %s, each within %s after one of its watches ended (%s), from %s, one every %s",
-				rs.relists, what, resource, relistWindow, causes(rs.relistCauses), Span(rs.relistFirst, rs.relistLast), secs(period)),
+			Evidence: fmt.Sprintf("%s (%s) of %s, each within %s after one of its watches ended (%s), from %s, one every %s",
+				text.Count(rs.relists, "relist"), what, resource, relistWindow, causes(rs.relistCauses), Span(rs.relistFirst, rs.relistLast), secs(period)),
 			Fix: fix,
 		})
 	}
