@@ -2,13 +2,13 @@ package clients
 
 import (
 	"fmt"
-	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"math"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/watchrv/kubectl-watchrv/internal/rv"
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 )
 
 // Thresholds of the patterns: what makes a behaviour a pattern rather than
