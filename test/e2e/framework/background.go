@@ -87,6 +87,21 @@ func (p *BackgroundPlugin) WaitFor(s string, timeout time.Duration) {
 	}
 }
 
+// Wait waits for the plugin to exit by itself and returns its exit code;
+// the test fails if it does not within timeout or panicked.
+func (p *BackgroundPlugin) Wait(timeout time.Duration) int {
+	p.t.Helper()
+	select {
+	case <-p.done:
+	case <-time.After(timeout):
+		p.t.Fatalf("the plugin did not exit within %s; stderr:\n%s", timeout, p.Stderr())
+	}
+	if s := p.Stderr(); strings.Contains(s, "panic:") || strings.Contains(s, "goroutine ") {
+		p.t.Fatalf("the plugin panicked:\n%s", s)
+	}
+	return p.cmd.ProcessState.ExitCode()
+}
+
 // Interrupt sends Ctrl-C (SIGINT) and returns the exit code; the test fails
 // if the plugin does not exit within timeout or panicked.
 func (p *BackgroundPlugin) Interrupt(timeout time.Duration) int {
