@@ -261,7 +261,7 @@ func (o *ListOptions) Run(ctx context.Context) error {
 	if err := o.notFound(res, t, walk, werr); err != nil {
 		return err
 	}
-	q := render.ListQuery{Target: t, Walk: wo, RVOnly: o.RVOnly, Name: o.Name, FieldSelector: o.FieldSelector, Context: o.suggest}
+	q := render.ListQuery{Target: t, Walk: wo, RVOnly: o.RVOnly, Name: o.Name, FieldSelector: o.FieldSelector, Context: o.suggest, RateLimit: client.RateLimit()}
 	if !res.Namespaced && o.namespaceGiven != "" {
 		q.NamespaceIgnored = o.namespaceGiven
 	}

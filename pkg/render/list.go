@@ -67,9 +67,12 @@ type ListReport struct {
 	ReadSemantics  listing.ReadSemantics `json:"readSemantics"`
 	// ServedBy is who served the pages, by the server's rules (set with
 	// the server's facts, so not with --rv-only).
-	ServedBy    *ListServedBy      `json:"servedBy,omitempty"`
-	Bytes       int64              `json:"bytes"`
-	Millis      float64            `json:"ms"`
+	ServedBy *ListServedBy `json:"servedBy,omitempty"`
+	Bytes    int64         `json:"bytes"`
+	Millis   float64       `json:"ms"`
+	// Pacing is the walk's wait for the client-side rate limit, which
+	// Millis leaves out (absent when it did not wait).
+	Pacing      *ListPacing        `json:"pacing,omitempty"`
 	PageDetails []listing.PageInfo `json:"pageDetails"`
 	Restarted   bool               `json:"restarted"`
 	Attempts    []listing.Attempt  `json:"attempts,omitempty"`
@@ -118,6 +121,13 @@ type ListIncomplete struct {
 	Why            string `json:"why"`
 }
 
+// ListPacing is the walk's wait for the client-side rate limit (RateLimit):
+// the plugin's own pacing, not the server's time.
+type ListPacing struct {
+	Millis float64 `json:"ms"`
+	apiclient.RateLimit
+}
+
 // ListServedBy is serverinfo.Served for this list's pages, with the list
 // requests storage and the watch cache served when the rules tell (nil
 // when they do not): the matrix oracle holds them to the server's list
@@ -141,6 +151,8 @@ type ListQuery struct {
 	// NamespaceIgnored is -n given for a cluster-scoped resource.
 	NamespaceIgnored string
 	Context          suggest.Context
+	// RateLimit is the client's, which paced the walk (Pacing).
+	RateLimit apiclient.RateLimit
 }
 
 // Scope is how a suggested command narrows the collection as the user did.
@@ -212,6 +224,9 @@ func NewListReport(q ListQuery, w *listing.WalkResult) ListReport {
 		} else if p.ResourceVersion != r.ResourceVersion {
 			r.pagesAgree = false
 		}
+	}
+	if w.Paced > 0 {
+		r.Pacing = &ListPacing{Millis: float64(w.Paced.Microseconds()) / 1000, RateLimit: q.RateLimit}
 	}
 	if q.RVOnly && len(a.Pages) == 1 {
 		r.EstimatedTotal = totalOf(a.Pages[0])

@@ -274,17 +274,31 @@ func humanBytes(n int64) string {
 const gzipThresholdBytes = 128 << 10
 
 // transferText says what the byte count is: the decoded bodies, which the
-// wire carries gzipped when a page is over 128 KiB.
+// wire carries gzipped when a page is over 128 KiB; and the time, the
+// server's and the network's, with the plugin's own wait for its rate
+// limit said beside it, never left out unsaid (fresh user try 22 F7: a
+// 303-page walk of 4.2 s said "decoded in 477.1 ms").
 func transferText(r ListReport) string {
-	took := fmt.Sprintf("%.1f ms", r.Millis)
-	if r.Millis >= 1000 {
-		took = fmt.Sprintf("%.2f s", r.Millis/1000) // as the other lines say a time past a second
-	}
-	s := fmt.Sprintf("%s decoded in %s", humanBytes(r.Bytes), took)
+	s := fmt.Sprintf("%s decoded in %s", humanBytes(r.Bytes), millisText(r.Millis))
 	for _, p := range r.PageDetails {
 		if p.Bytes > gzipThresholdBytes {
-			return s + " (bodies as decoded; the server gzips a body over 128 KiB, so fewer bytes crossed the wire)"
+			s += " (bodies as decoded; the server gzips a body over 128 KiB, so fewer bytes crossed the wire)"
+			break
+		}
+	}
+	if pc := r.Pacing; pc != nil {
+		s += fmt.Sprintf(", and %s more waiting for the plugin's own rate limit", millisText(pc.Millis))
+		if pc.QPS > 0 {
+			s += fmt.Sprintf(" (%g requests a second after a burst of %d: a larger --limit sends fewer requests)", pc.QPS, pc.Burst)
 		}
 	}
 	return s
+}
+
+// millisText is a time in ms as the report says it: in seconds past one.
+func millisText(ms float64) string {
+	if ms >= 1000 {
+		return fmt.Sprintf("%.2f s", ms/1000) // as the other lines say a time past a second
+	}
+	return fmt.Sprintf("%.1f ms", ms)
 }

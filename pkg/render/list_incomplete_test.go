@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 )
 
 // The recorded walk cut after its first two pages (page 3 unread) is a
@@ -49,5 +52,16 @@ func TestAPartReportSaysNothingOfTheWholeList(t *testing.T) {
 	}
 	if !part.notTheAnswer() || whole.notTheAnswer() {
 		t.Error("-o name and the templates must print nothing of a part of the list, and print a whole one")
+	}
+}
+
+// The walk's wait for the client's rate limit is said beside its time.
+func TestTransferSaysTheWaitForTheRateLimit(t *testing.T) {
+	tg, o, w := recordedWalk(t)
+	w.Paced = 3690 * time.Millisecond
+	r := NewListReport(ListQuery{Target: tg, Walk: o, RateLimit: apiclient.RateLimit{QPS: 50, Burst: 100}}, w)
+	want := ", and 3.69 s more waiting for the plugin's own rate limit (50 requests a second after a burst of 100: a larger --limit sends fewer requests)"
+	if got := transferText(r); !strings.HasSuffix(got, want) || r.Pacing == nil || r.Pacing.Millis != 3690 {
+		t.Fatalf("Transfer: %q, pacing %+v; want it to end %q", got, r.Pacing, want)
 	}
 }
