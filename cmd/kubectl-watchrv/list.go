@@ -261,7 +261,7 @@ func (o *ListOptions) Run(ctx context.Context) error {
 	if err := o.notFound(res, t, walk, werr); err != nil {
 		return err
 	}
-	q := render.ListQuery{Target: t, Walk: wo, RVOnly: o.RVOnly, Name: o.Name, FieldSelector: o.FieldSelector, Context: o.suggest}
+	q := render.ListQuery{Target: t, Walk: wo, RVOnly: o.RVOnly, Name: o.Name, FieldSelector: o.FieldSelector, Context: o.suggest, RateLimit: client.RateLimit()}
 	if !res.Namespaced && o.namespaceGiven != "" {
 		q.NamespaceIgnored = o.namespaceGiven
 	}
@@ -279,6 +279,15 @@ func (o *ListOptions) Run(ctx context.Context) error {
 	if report.NeedsCurrentRV() && werr == nil {
 		current, _, cerr := listing.CurrentRV(ctx, client, t, listing.CurrentOptions{})
 		report.CheckWatchStart(current, cerr)
+	}
+	if apiclient.Cut(ctx) {
+		// The signal cut the run before its report (in the walk, or in a
+		// read beside it): a list stopped in its requests prints only
+		// "interrupted" (docs/exit-codes.md, 130), never the pages read
+		// as the list, nor a cut read as an answer (fresh user try 22 F2:
+		// "Items: 223" of 305, "all 223 pages", a watch from there, and
+		// "context canceled" in -o json).
+		return ctx.Err()
 	}
 	if len(walk.Attempts) > 1 {
 		p.Warnf("%s; restarted from page 1 once (attempt 1 stopped at page %d)", firstLine(walk.Attempts[0].Error), walk.Attempts[0].ExpiredOnPage)

@@ -53,8 +53,9 @@ func NewClient(cfg *rest.Config) (*Client, error) {
 	base.NegotiatedSerializer = statusCodecs.WithoutConversion()
 	if base.QPS == 0 {
 		// Paged lists of large collections need more than client-go's default
-		// 5 QPS; probe applies its own, lower limit.
-		base.QPS, base.Burst = 50, 100
+		// 5 QPS (kubectl's too: it raises only discovery's, to 50 and a
+		// burst of 300); probe applies its own, lower limit.
+		base.QPS, base.Burst = ClientQPS, ClientBurst
 	}
 	short, err := restClientFor(base)
 	if err != nil {
@@ -67,6 +68,32 @@ func NewClient(cfg *rest.Config) (*Client, error) {
 		return nil, err
 	}
 	return &Client{config: base, short: short, stream: stream}, nil
+}
+
+// ClientQPS and ClientBurst are the REST client's own client-side rate
+// limit: a burst of 100 requests, then 50 a second. A paged list of more
+// than 100 pages waits for it (a --limit 1 walk of 300 objects: 4 s), and
+// says so (RateLimit, listing.WalkResult.Paced).
+const (
+	ClientQPS   = 50
+	ClientBurst = 100
+)
+
+// RateLimit is a client-side rate limit: QPS requests a second after a
+// burst of Burst.
+type RateLimit struct {
+	QPS   float32 `json:"qps"`
+	Burst int     `json:"burst"`
+}
+
+// RateLimit is the REST client's own rate limit, which paces every request
+// the client sends (a Budget's --qps paces on top of it).
+func (c *Client) RateLimit() RateLimit {
+	burst := c.config.Burst
+	if burst == 0 {
+		burst = rest.DefaultBurst // as restClientFor builds it
+	}
+	return RateLimit{QPS: c.config.QPS, Burst: burst}
 }
 
 // restClientFor builds a REST client whose http.Client follows no

@@ -63,6 +63,16 @@ type Attempt struct {
 	Error                  string     `json:"error,omitempty"`
 	// ExpiredOnPage is the 1-based page whose continue token had expired.
 	ExpiredOnPage int `json:"expiredOnPage,omitempty"`
+	// UnreadFromPage is the first page the attempt did not read, when it
+	// ended before the list's last page: its request failed (an expired
+	// continue token, an error, the signal), or a bound ended the walk
+	// (walkend.go, MaxKeptBytes). 0 when it read the list to its last
+	// page (or to MaxPages, as asked). What such an attempt read is a part
+	// of the list, never the list (WalkResult.Whole).
+	UnreadFromPage int `json:"unreadFromPage,omitempty"`
+	// requestFailed: page UnreadFromPage was asked for and its request
+	// failed (not a bound that ended the walk before asking).
+	requestFailed bool
 	// Retries counts page requests repeated after a transient failure (the
 	// API server restarting or overloaded).
 	Retries int `json:"retries,omitempty"`
@@ -103,11 +113,63 @@ func (a *Attempt) repeats(d *dupCheck) {
 // WalkResult is the outcome of a walk.
 type WalkResult struct {
 	Attempts []Attempt
+	// Duration is the walk's time less its waits for a client-side rate
+	// limiter (Stopwatch), which Paced is: the server's and the network's
+	// time, and the plugin's own pacing, said apart.
 	Duration time.Duration
+	Paced    time.Duration
 }
 
 // Final is the last attempt.
 func (r *WalkResult) Final() *Attempt { return &r.Attempts[len(r.Attempts)-1] }
+
+// Whole reports whether the walk's last attempt read the list: from page 1
+// to its last page (or to MaxPages, as asked). Only then is what it read
+// the list; everything said of the whole list (its total, that all its
+// pages share one RV, that its RV is not below its newest item, the watch
+// that continues from it) rests on it. A walk the signal cut, whose
+// continue token expired, whose page failed or that a bound ended read a
+// part of the list, whatever its pages say.
+func (r *WalkResult) Whole() bool {
+	a := r.Final()
+	return len(a.Pages) > 0 && a.UnreadFromPage == 0
+}
+
+// PageRequests counts a walk's page requests, every attempt's: the one
+// count of what the walk asked the server for, which "Served by" divides
+// between storage and the watch cache.
+type PageRequests struct {
+	// First and Continues are the requests the server read as a list: the
+	// pages answered, and a continue request answered 410 Expired (the
+	// server read it as any continue page before it found the token's
+	// revision compacted: fresh user try 19, and try 22 F3, where a walk
+	// with NoRestart left it out and counted one storage request fewer
+	// than the server).
+	First, Continues int
+	// Unknown are the requests sent whose read is not known: those
+	// repeated after a transient failure (a 429 never reaches storage, a
+	// 500 may have) and one that failed otherwise.
+	Unknown int
+}
+
+// Requests counts the walk's page requests (PageRequests).
+func (r *WalkResult) Requests() PageRequests {
+	var n PageRequests
+	for _, a := range r.Attempts {
+		if len(a.Pages) > 0 {
+			n.First++
+			n.Continues += len(a.Pages) - 1
+		}
+		n.Unknown += a.Retries
+		switch {
+		case a.ExpiredOnPage > 0:
+			n.Continues++
+		case a.requestFailed:
+			n.Unknown++
+		}
+	}
+	return n
+}
 
 // Walk reads the collection page by page. onItem (may be nil) sees every
 // item's metadata once, in order; nothing of the items is kept.
@@ -117,7 +179,7 @@ func Walk(ctx context.Context, c *apiclient.Client, t apiclient.Target, o WalkOp
 	for {
 		a, err := walkOnce(ctx, c, t, o, onItem)
 		res.Attempts = append(res.Attempts, a)
-		res.Duration = sw.Elapsed()
+		res.Duration, res.Paced = sw.Elapsed(), sw.Paced()
 		if err == nil {
 			return res, nil
 		}
@@ -156,6 +218,7 @@ func walkOnce(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Wa
 		a.Retries += retries
 		if err != nil {
 			a.Err, a.Error = err, err.Error()
+			a.UnreadFromPage, a.requestFailed = i, true
 			if i > 1 && diagnose.ClassifyFailure(err) == diagnose.FailureExpired {
 				a.ExpiredOnPage = i
 				if st, ok := diagnose.StatusOf(err); ok && st.ListMeta.Continue != "" {
@@ -191,11 +254,11 @@ func walkOnce(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Wa
 				Bound: "the most one walk keeps of the objects it lists",
 				Fix:   "read a narrower list (one namespace, a label or a field selector)",
 			}
-			a.Err, a.Error = err, err.Error()
+			a.Err, a.Error, a.UnreadFromPage = err, err.Error(), i+1
 			return a, err
 		}
 		if err := ends.next(i, p.Count, a.ItemCount, p.Continue); err != nil {
-			a.Err, a.Error = err, err.Error()
+			a.Err, a.Error, a.UnreadFromPage = err, err.Error(), i+1
 			return a, err
 		}
 		opts.Continue = p.Continue

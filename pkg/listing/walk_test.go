@@ -78,6 +78,9 @@ func TestWalkRecordedPages(t *testing.T) {
 	if a.MaxItemResourceVersion != "215" {
 		t.Fatalf("newest item RV: want 215, got %s", a.MaxItemResourceVersion)
 	}
+	if !res.Whole() || a.UnreadFromPage != 0 || res.Requests() != (PageRequests{First: 1, Continues: 2}) {
+		t.Fatalf("a walk read to its last page is whole, of 3 requests: whole %v, unread from %d, %+v", res.Whole(), a.UnreadFromPage, res.Requests())
+	}
 	// Page 1 carries the limit only; later pages the continue token and no RV.
 	if (*queries)[0] != "limit=2" {
 		t.Fatalf("first query: %q", (*queries)[0])
@@ -156,6 +159,11 @@ func TestWalkRetriesABrokenPageOnTheInjectedClock(t *testing.T) {
 	if w := clk.Waits(); len(w) != 1 || w[0] != 250*time.Millisecond {
 		t.Fatalf("want one 250ms wait on the clock, got %v", w)
 	}
+	// The broken request was sent and read by the server, or not: its
+	// read is not known.
+	if !res.Whole() || res.Requests() != (PageRequests{First: 1, Continues: 2, Unknown: 1}) {
+		t.Fatalf("whole %v, %+v: want whole, 3 pages and one request of unknown read", res.Whole(), res.Requests())
+	}
 }
 
 // The one current-RV read: one consistent list of one item, its token taken
@@ -201,6 +209,10 @@ func TestWalkEndsAtARepeatedContinueToken(t *testing.T) {
 	}
 	if requests != 2 || len(res.Final().Pages) != 2 || res.Final().Error == "" {
 		t.Fatalf("%d requests, %d pages kept, error %q", requests, len(res.Final().Pages), res.Final().Error)
+	}
+	// Page 3 was never asked for: the walk read a part of the list.
+	if res.Whole() || res.Final().UnreadFromPage != 3 || res.Requests() != (PageRequests{First: 1, Continues: 1}) {
+		t.Fatalf("whole %v, unread from page %d, %+v: want a part, page 3 unread, 2 requests", res.Whole(), res.Final().UnreadFromPage, res.Requests())
 	}
 	if !diagnose.IsUnbounded(err) || diagnose.ClassifyFailure(err) != diagnose.FailureUnbounded {
 		t.Fatalf("the error is not of class Unbounded: %v", err)
@@ -248,4 +260,33 @@ func atMostLimit(t *testing.T, page []byte, limit string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// A walk cut while page 2 is in flight (the signal cancels the run) read
+// a part of the list: never whole, whatever its pages say.
+func TestACutWalkIsNotWhole(t *testing.T) {
+	page1, err := os.ReadFile(filepath.Join("testdata", "page1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("continue") != "" {
+			cancel() // the signal, while page 2 is asked for
+			<-r.Context().Done()
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(page1)
+	}))
+	defer srv.Close()
+	c, err := apiclient.NewClient(&rest.Config{Host: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Walk(ctx, c, cmTarget(), WalkOptions{PageOptions: PageOptions{Limit: 2}}, nil)
+	if err == nil || res.Whole() || len(res.Final().Pages) != 1 || res.Final().UnreadFromPage != 2 {
+		t.Fatalf("err %v, whole %v, %d pages, unread from page %d: want a part of the list, page 2 unread", err, res.Whole(), len(res.Final().Pages), res.Final().UnreadFromPage)
+	}
 }

@@ -59,13 +59,15 @@ func (e *TemplateError) Unwrap() error { return e.Err }
 // made in a buffer first: a failed go-template writes its debugging dump
 // (the whole document) to its writer, and that is not output.
 //
-// A document the contract refused (contractRefused) is not printed: -o
-// name and the templates print for scripts, which read what they print as
-// the collection's, and would not see the mark that -o json and the human
+// A document that is not the answer it stands for (notTheAnswer: one the
+// contract refused, a list read in part) is not printed: -o name and the
+// templates print for scripts, which read what they print as the
+// collection's, and would not see the mark that -o json and the human
 // output carry (adversary try 20 #8: watch -o name printed an object of
-// another namespace, where list -o name printed none).
+// another namespace, where list -o name printed none; fresh user try 22
+// F3: the names of the pages read before a continue token expired).
 func (p *Printer) printDocument(doc any) error {
-	if r, ok := doc.(contractRefused); ok && r.brokeContract() {
+	if r, ok := doc.(notTheAnswer); ok && r.notTheAnswer() {
 		return nil
 	}
 	var objs []*unstructured.Unstructured
@@ -121,21 +123,27 @@ func firstLineOf(err error) error {
 	return errors.New(strings.TrimSuffix(s, ". Printing more information for debugging the template:"))
 }
 
-// contractRefused is a document that may stand for an answer that broke
-// the List or the Watch contract (diagnose.ContractError): what it names
-// is not known to be the collection's. -o name and the templates print
-// none of it; -o json and -o yaml print it marked (contractBreach), the
-// human output on a line that says so.
-type contractRefused interface{ brokeContract() bool }
+// notTheAnswer is a document that may stand for what is not the answer it
+// would be read as: an answer that broke the List or the Watch contract
+// (diagnose.ContractError), whose names are not known to be the
+// collection's, or a list read in part. -o name and the templates print
+// none of it; -o json and -o yaml print it marked (contractBreach,
+// incomplete), the human output on a line that says so.
+type notTheAnswer interface{ notTheAnswer() bool }
+
+// notTheAnswer: the event broke the Watch contract.
+func (r WatchEventRecord) notTheAnswer() bool { return r.brokeContract() }
 
 // brokeContract: the event broke the Watch contract (an object the
 // request excluded, a change out of RV order).
 func (r WatchEventRecord) brokeContract() bool { return r.ContractBreach != "" }
 
-// brokeContract: the answer broke the List contract; not one of its
-// names is known to be the collection's (the ones it repeated neither).
-// A template sees nothing of it: the run's error line says what broke.
-func (r ListReport) brokeContract() bool { return r.ContractBreach != "" }
+// notTheAnswer: the answer broke the List contract (not one of its names
+// is known to be the collection's, the ones it repeated neither), or the
+// walk stopped before the list's last page (its names and numbers are a
+// part's). A template sees nothing of it: the run's error line says what
+// happened.
+func (r ListReport) notTheAnswer() bool { return r.ContractBreach != "" || r.Incomplete != nil }
 
 // objectNamer is a document that names objects of the watched or listed
 // type: what -o name prints.

@@ -7,6 +7,7 @@ import (
 	"github.com/watchrv/kubectl-watchrv/internal/rv"
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
 	"github.com/watchrv/kubectl-watchrv/pkg/serverinfo"
 	"github.com/watchrv/kubectl-watchrv/pkg/suggest"
@@ -25,19 +26,28 @@ type ListReport struct {
 	NamespaceIgnored string `json:"namespaceIgnored,omitempty"`
 	// Name, LabelSelector and FieldSelector are how the user narrowed the
 	// list (the request's field selector holds NAME as metadata.name).
-	Name                   string      `json:"name,omitempty"`
-	LabelSelector          string      `json:"labelSelector,omitempty"`
-	FieldSelector          string      `json:"fieldSelector,omitempty"`
-	Request                ListRequest `json:"request"`
-	ResourceVersion        string      `json:"resourceVersion"`
-	ItemCount              int64       `json:"itemCount"`
-	EstimatedTotal         *int64      `json:"estimatedTotal,omitempty"`
-	Pages                  int         `json:"pages"`
-	PageResourceVersions   []string    `json:"pageResourceVersions"`
-	Consistent             bool        `json:"consistent"`
-	RemainingItemCount     *int64      `json:"remainingItemCount,omitempty"`
-	MaxItemResourceVersion string      `json:"maxItemResourceVersion"`
-	ListBelowNewestItem    bool        `json:"listResourceVersionBelowNewestItem"`
+	Name                 string      `json:"name,omitempty"`
+	LabelSelector        string      `json:"labelSelector,omitempty"`
+	FieldSelector        string      `json:"fieldSelector,omitempty"`
+	Request              ListRequest `json:"request"`
+	ResourceVersion      string      `json:"resourceVersion"`
+	ItemCount            int64       `json:"itemCount"`
+	EstimatedTotal       *int64      `json:"estimatedTotal,omitempty"`
+	Pages                int         `json:"pages"`
+	PageResourceVersions []string    `json:"pageResourceVersions"`
+	// Consistent (every page at one RV) and ListBelowNewestItem (the list
+	// RV below its newest item's) are verdicts on the whole list: absent
+	// when it was not read whole (Incomplete).
+	Consistent             *bool  `json:"consistent,omitempty"`
+	RemainingItemCount     *int64 `json:"remainingItemCount,omitempty"`
+	MaxItemResourceVersion string `json:"maxItemResourceVersion"`
+	ListBelowNewestItem    *bool  `json:"listResourceVersionBelowNewestItem,omitempty"`
+	// Incomplete says the walk ended before the list's last page (the
+	// signal aside: a list the signal cut is not printed at all): the
+	// counts (itemCount, pages, maxItemResourceVersion, ...) are then of
+	// the pages read, and nothing said only of a whole list is said (no
+	// consistent, no listResourceVersionBelowNewestItem, no watchCommand).
+	Incomplete *ListIncomplete `json:"incomplete,omitempty"`
 	// ExcludedItems are the items the server answered that the request
 	// excluded (another namespace, not matching a selector or NAME);
 	// ExcludedFirst says why of the first. They are in ItemCount.
@@ -57,9 +67,12 @@ type ListReport struct {
 	ReadSemantics  listing.ReadSemantics `json:"readSemantics"`
 	// ServedBy is who served the pages, by the server's rules (set with
 	// the server's facts, so not with --rv-only).
-	ServedBy    *ListServedBy      `json:"servedBy,omitempty"`
-	Bytes       int64              `json:"bytes"`
-	Millis      float64            `json:"ms"`
+	ServedBy *ListServedBy `json:"servedBy,omitempty"`
+	Bytes    int64         `json:"bytes"`
+	Millis   float64       `json:"ms"`
+	// Pacing is the walk's wait for the client-side rate limit, which
+	// Millis leaves out (absent when it did not wait).
+	Pacing      *ListPacing        `json:"pacing,omitempty"`
 	PageDetails []listing.PageInfo `json:"pageDetails"`
 	Restarted   bool               `json:"restarted"`
 	Attempts    []listing.Attempt  `json:"attempts,omitempty"`
@@ -92,6 +105,27 @@ type ListReport struct {
 
 	checkCurrent bool
 	watch        watchSuggestion
+	// pagesAgree and itemAboveList are what Consistent and
+	// ListBelowNewestItem say, of the pages read whole or not: the human
+	// output says them of the pages read when the list is incomplete.
+	pagesAgree, itemAboveList bool
+	// requests are the walk's page requests (listing.PageRequests).
+	requests listing.PageRequests
+}
+
+// ListIncomplete is a list read in part: its walk stopped before page
+// UnreadFromPage (Why: its continue token expired, its request failed, a
+// bound ended it), so what the report counts is of the pages before it.
+type ListIncomplete struct {
+	UnreadFromPage int    `json:"unreadFromPage"`
+	Why            string `json:"why"`
+}
+
+// ListPacing is the walk's wait for the client-side rate limit (RateLimit):
+// the plugin's own pacing, not the server's time.
+type ListPacing struct {
+	Millis float64 `json:"ms"`
+	apiclient.RateLimit
 }
 
 // ListServedBy is serverinfo.Served for this list's pages, with the list
@@ -117,6 +151,8 @@ type ListQuery struct {
 	// NamespaceIgnored is -n given for a cluster-scoped resource.
 	NamespaceIgnored string
 	Context          suggest.Context
+	// RateLimit is the client's, which paced the walk (Pacing).
+	RateLimit apiclient.RateLimit
 }
 
 // Scope is how a suggested command narrows the collection as the user did.
@@ -163,7 +199,8 @@ func NewListReport(q ListQuery, w *listing.WalkResult) ListReport {
 		ItemCount:              a.ItemCount,
 		Pages:                  len(a.Pages),
 		PageResourceVersions:   []string{},
-		Consistent:             true,
+		pagesAgree:             true,
+		requests:               w.Requests(),
 		MaxItemResourceVersion: a.MaxItemResourceVersion,
 		ReadSemantics:          semanticsOn(o.ResourceVersion, o.ResourceVersionMatch, o.Limit, serverinfo.NameOnly(t.Resource.Name())),
 		PageDetails:            a.Pages,
@@ -185,22 +222,36 @@ func NewListReport(q ListQuery, w *listing.WalkResult) ListReport {
 			r.ResourceVersion = p.ResourceVersion
 			r.RemainingItemCount = p.RemainingItemCount
 		} else if p.ResourceVersion != r.ResourceVersion {
-			r.Consistent = false
+			r.pagesAgree = false
 		}
+	}
+	if w.Paced > 0 {
+		r.Pacing = &ListPacing{Millis: float64(w.Paced.Microseconds()) / 1000, RateLimit: q.RateLimit}
 	}
 	if q.RVOnly && len(a.Pages) == 1 {
 		r.EstimatedTotal = totalOf(a.Pages[0])
 	}
 	if lr, ok := rv.Parse(r.ResourceVersion); ok {
 		if mr, ok := rv.Parse(r.MaxItemResourceVersion); ok && mr > lr {
-			r.ListBelowNewestItem = true
+			r.itemAboveList = true
 		}
+	}
+	if w.Whole() {
+		agree, above := r.pagesAgree, r.itemAboveList
+		r.Consistent, r.ListBelowNewestItem = &agree, &above
+	} else {
+		r.Incomplete = &ListIncomplete{UnreadFromPage: a.UnreadFromPage, Why: whyUnread(a)}
 	}
 	r.ExcludedItems, r.ExcludedFirst = a.Excluded, a.ExcludedFirst
 	r.UnreadItemRV, r.UnreadItemRVWhy = a.UnreadItemRV, a.UnreadItemRVWhy
 	r.NotCheckedForRepeats = a.NotCheckedForRepeats
 	r.ContractBreach = a.Breach
 	switch {
+	case r.Incomplete != nil:
+		// Its RV is page 1's, but a watch from it would continue a list
+		// the user does not have (fresh user try 22 F3: -o json suggested
+		// one after an expired continue token).
+		r.WatchAdvice = fmt.Sprintf("none: the list was not read whole (it stopped before page %d), so no watch continues from it", a.UnreadFromPage)
 	case r.ContractBreach != "":
 		r.WatchAdvice = "not suggested: this answer broke the List contract, so its RV is no start to trust"
 	case r.ResourceVersion == "" && len(a.Pages) > 0:
@@ -219,6 +270,17 @@ func NewListReport(q ListQuery, w *listing.WalkResult) ListReport {
 		r.checkCurrent = true
 	}
 	return r
+}
+
+// whyUnread says why an attempt stopped before the list's last page.
+func whyUnread(a *listing.Attempt) string {
+	switch {
+	case a.ExpiredOnPage > 0:
+		return "its continue token had expired: 410 Expired"
+	case diagnose.ClassifyFailure(a.Err) == diagnose.FailureUnbounded:
+		return "the list went past one of the plugin's bounds"
+	}
+	return "its request failed"
 }
 
 // totalOf is the collection's size as one page tells it: the items read
@@ -273,7 +335,7 @@ func (r *ListReport) NeedsCurrentRV() bool { return r.checkCurrent }
 func (r *ListReport) CheckWatchStart(current string, err error) {
 	r.checkCurrent = false
 	if r.Server != nil {
-		r.CurrentRVServedBy = servedBy(r.Server.ListServed("", "", 1), 1, 0)
+		r.CurrentRVServedBy = servedBy(r.Server.ListServed("", "", 1), listing.PageRequests{First: 1})
 	}
 	mode := "--rv 0"
 	if r.ReadSemantics.Mode == "NotOlderThan" {
@@ -303,8 +365,10 @@ func (r ListReport) WithServer(in *serverinfo.Info) ListReport {
 		r.ReadSemantics = semanticsOn(r.Request.ResourceVersion, r.Request.ResourceVersionMatch, r.Request.Limit, in)
 	}
 	r.ReadSemantics.Source = "served by " + sv.First
-	first, continues := r.pagesRead()
-	r.ServedBy = servedBy(sv, first, continues)
+	// The walk's one count of its requests, whichever way it ended: a
+	// restarted walk's page 1 twice, the continue request answered 410
+	// (with or without a restart: fresh user try 22 F3).
+	r.ServedBy = servedBy(sv, r.requests)
 	r.setWatchCaveat()
 	return r
 }
@@ -316,73 +380,6 @@ func semanticsOn(rv, match string, limit int64, in *serverinfo.Info) listing.Rea
 	s := listing.SemanticsOf(rv, match, limit)
 	s.Description = in.ReadText(s.Asks, s.OwnRule)
 	return s
-}
-
-// pagesRead counts the first pages and the continue pages of every
-// attempt (a restarted walk read page 1 twice), the continue request
-// whose token had expired too: the server read it as any continue page
-// before it answered 410 (fresh user try 19: one storage list short of
-// the server's counter after every restart).
-func (r *ListReport) pagesRead() (first, continues int) {
-	attempts := r.Attempts
-	if attempts == nil {
-		attempts = []listing.Attempt{{Pages: r.PageDetails}}
-	}
-	for _, a := range attempts {
-		if len(a.Pages) > 0 {
-			first++
-			continues += len(a.Pages) - 1
-		}
-		if a.ExpiredOnPage > 0 {
-			continues++
-		}
-	}
-	return first, continues
-}
-
-// span is a count known to lie between lo and hi.
-type span struct{ lo, hi int }
-
-func (s *span) add(lo, hi int) { s.lo, s.hi = s.lo+lo, s.hi+hi }
-
-func (s span) known() *int {
-	if s.lo != s.hi {
-		return nil
-	}
-	n := s.lo
-	return &n
-}
-
-// servedBy counts the list requests storage and the watch cache served, by
-// the rules: a page of a source not known here may be either; the watch
-// cache's current-RV list (RVFromStorageList) goes to storage once per
-// first page, whoever serves that page (storage serves it, or the cache
-// after asking storage).
-func servedBy(sv serverinfo.Served, first, continues int) *ListServedBy {
-	var st, ca span
-	for i, part := range []struct {
-		from  serverinfo.Server
-		pages int
-	}{{sv.FirstFrom, first}, {sv.ContinueFrom, continues}} {
-		n := part.pages
-		switch part.from {
-		case serverinfo.ByStorage:
-			st.add(n, n)
-		case serverinfo.ByWatchCache:
-			ca.add(n, n)
-			if i == 0 && sv.RVFromStorageList {
-				st.add(n, n)
-			}
-		default:
-			ca.add(0, n)
-			if i == 0 && sv.RVFromStorageList {
-				st.add(n, n) // storage serves the page, or the cache's RV read
-			} else {
-				st.add(0, n)
-			}
-		}
-	}
-	return &ListServedBy{Served: sv, StorageRequests: st.known(), CacheRequests: ca.known()}
 }
 
 // setWatchCaveat: without a watch cache, the suggested watch is served by

@@ -94,7 +94,7 @@ func TestListHumanOutputFlagsDisagreement(t *testing.T) {
 	if err := NewPrinter(&out, &out, "", false).List(r); err != nil {
 		t.Fatal(err)
 	}
-	if r.Consistent || !strings.Contains(out.String(), "PAGES DISAGREE") {
+	if r.Consistent == nil || *r.Consistent || !strings.Contains(out.String(), "PAGES DISAGREE") {
 		t.Fatalf("disagreeing pages not flagged:\n%s", out.String())
 	}
 }

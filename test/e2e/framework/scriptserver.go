@@ -152,18 +152,23 @@ func (s *ScriptServer) serve(w http.ResponseWriter, r *http.Request) {
 		key += "?watch"
 	}
 	a, ok := s.script[key]
-	if ok && a.Delay > 0 {
-		select {
-		case <-time.After(a.Delay):
-		case <-r.Context().Done():
-			return
-		}
-	}
 	if !ok {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(404)
 		_, _ = io.WriteString(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404}`)
 		return
+	}
+	writeScriptAnswer(w, r, a)
+}
+
+// writeScriptAnswer answers r as a says.
+func writeScriptAnswer(w http.ResponseWriter, r *http.Request, a ScriptAnswer) {
+	if a.Delay > 0 {
+		select {
+		case <-time.After(a.Delay):
+		case <-r.Context().Done():
+			return
+		}
 	}
 	switch {
 	case a.Reset:
@@ -223,6 +228,18 @@ func (s *ScriptServer) Host() string { return s.ln.Addr().String() }
 // ...): an answer of several pages, which one path's script cannot give.
 func ServeScriptPages(t testing.TB, path string, pages []string, script map[string]ScriptAnswer) (*ScriptServer, string) {
 	t.Helper()
+	answers := make([]ScriptAnswer, len(pages))
+	for i, p := range pages {
+		answers[i] = ScriptAnswer{Code: 200, Type: "application/json", Body: p}
+	}
+	return ServeScriptPageAnswers(t, path, answers, script)
+}
+
+// ServeScriptPageAnswers is ServeScriptPages with each page's answer a
+// ScriptAnswer: a page that fails (an error status, no answer until the
+// client goes) after pages that were answered.
+func ServeScriptPageAnswers(t testing.TB, path string, pages []ScriptAnswer, script map[string]ScriptAnswer) (*ScriptServer, string) {
+	t.Helper()
 	answer := func(w http.ResponseWriter, r *http.Request) bool {
 		q := r.URL.Query()
 		if r.URL.Path != path || q.Get("watch") != "" {
@@ -237,8 +254,7 @@ func ServeScriptPages(t testing.TB, path string, pages []string, script map[stri
 			_, _ = io.WriteString(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"no such continue token","reason":"Expired","code":410}`)
 			return true
 		}
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, pages[i])
+		writeScriptAnswer(w, r, pages[i])
 		return true
 	}
 	return serveWith(t, script, answer)

@@ -81,7 +81,7 @@ func TestListContinueExpiredRestartsOnce(t *testing.T) {
 		t.Fatalf("the restarted walk should see all 31 configmaps, got %d", got)
 	}
 	report := render.NewListReport(render.ListQuery{Target: target, Walk: opts}, res)
-	if !report.Restarted || report.Attempts[0].ExpiredOnPage != 2 || report.ItemCount != 31 || !report.Consistent {
+	if !report.Restarted || report.Attempts[0].ExpiredOnPage != 2 || report.ItemCount != 31 || report.Consistent == nil || !*report.Consistent {
 		t.Fatalf("report does not show the restart: %+v", report)
 	}
 	// The storage requests it says storage served are the server's own
