@@ -225,9 +225,10 @@ func (s *Server) setWatchCache(resource string) {
 }
 
 // readCache reads the cache RV: a list with resourceVersion=0, which the
-// watch cache answers as it stands, without asking etcd.
+// watch cache answers as it stands, without asking etcd; narrowed to one
+// key, so that it costs one object, not the collection (cacherv.go).
 func (s *Server) readCache(ctx context.Context, c *apiclient.Client, t apiclient.Target, b *apiclient.Budget) error {
-	page, err := listing.List(ctx, c, t, listing.PageOptions{Limit: 1, ResourceVersion: "0", Budget: b})
+	page, err := listCacheRV(ctx, c, t, b)
 	if err != nil {
 		return err
 	}

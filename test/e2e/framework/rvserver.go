@@ -2,6 +2,7 @@ package framework
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -25,6 +26,16 @@ type RVScript struct {
 	// watches counted together, from 1) left unanswered until the client
 	// goes: the request a signal is to cut.
 	HangAt int
+	// A list with a metadata.name field selector answers the objects of
+	// that name only (none but "a"), as a real server does; Narrowed,
+	// when set, answers it instead (a server that refuses or ignores the
+	// selector: the per-server view's cache RV read, pkg/servers
+	// cacherv.go), without taking an RV of Currents.
+	Narrowed *ScriptAnswer
+	// AnyRV, when set, is the RV of a list at resourceVersion=0 with no
+	// selector (a watch cache behind etcd), in place of the next of
+	// Currents.
+	AnyRV uint64
 }
 
 // ServeRVScript starts a ScriptServer (its defaults elsewhere) whose
@@ -62,11 +73,29 @@ func ServeRVScriptOver(t testing.TB, rs RVScript, script map[string]ScriptAnswer
 		}
 		q := r.URL.Query()
 		if q.Get("watch") == "" {
+			name, named := strings.CutPrefix(q.Get("fieldSelector"), "metadata.name=")
+			if named && rs.Narrowed != nil {
+				a := *rs.Narrowed
+				if a.Type != "" {
+					w.Header().Set("Content-Type", a.Type)
+				}
+				w.WriteHeader(a.Code)
+				_, _ = io.WriteString(w, a.Body)
+				return true
+			}
+			items := faultItem
+			if named && name != "a" {
+				items = ""
+			}
+			if rs.AnyRV != 0 && q.Get("resourceVersion") == "0" && q.Get("fieldSelector") == "" && q.Get("labelSelector") == "" {
+				fmt.Fprintf(w, `{"kind":"%sList","apiVersion":"v1","metadata":{"resourceVersion":"%d"},"items":[%s]}`, kind, rs.AnyRV, items)
+				return true
+			}
 			mu.Lock()
 			cur := rs.Currents[min(lists, len(rs.Currents)-1)]
 			lists++
 			mu.Unlock()
-			fmt.Fprintf(w, `{"kind":"%sList","apiVersion":"v1","metadata":{"resourceVersion":"%d"},"items":[%s]}`, kind, cur, faultItem)
+			fmt.Fprintf(w, `{"kind":"%sList","apiVersion":"v1","metadata":{"resourceVersion":"%d"},"items":[%s]}`, kind, cur, items)
 			return true
 		}
 		rv, _ := strconv.ParseUint(q.Get("resourceVersion"), 10, 64)
