@@ -59,7 +59,7 @@ type CrossAnswer struct {
 // does: a server that follows etcd catches up on the first, so only a
 // server that cannot shows a lag): the finding names by how much a server
 // is behind. Other classes ask nothing.
-func CheckAcross(ctx context.Context, f *Fleet, t apiclient.Target, b *apiclient.Budget, q Question) CrossCheck {
+func CheckAcross(ctx context.Context, f *Fleet, t apiclient.Target, b *apiclient.Budget, q Question, try probe.TryOptions) CrossCheck {
 	cc := CrossCheck{Class: string(q.Class), RequestedResourceVersion: q.RV, Request: q.request(), Servers: make([]CrossAnswer, len(f.Members))}
 	cc.Requests = f.Each(ctx, b, 0, func(i int, m Member, own *apiclient.Budget) {
 		a := &cc.Servers[i]
@@ -77,10 +77,10 @@ func CheckAcross(ctx context.Context, f *Fleet, t apiclient.Target, b *apiclient
 			}
 			// Its answer is the server's word on the RV now (a lagging
 			// server refuses it or times out): no failure of the check.
-			a.Tried = Repeat(ctx, m.Client, t, q, own).Tried
+			a.Tried = Repeat(ctx, m.Client, t, q, own, try).Tried
 			return
 		}
-		r := Repeat(ctx, m.Client, t, q, own)
+		r := Repeat(ctx, m.Client, t, q, own, try)
 		a.Tried = r.Tried
 		switch {
 		case r.Outcome == probe.OutcomeOK || r.Outcome == probe.OutcomeExpired:

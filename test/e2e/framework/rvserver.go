@@ -25,6 +25,10 @@ type RVScript struct {
 	// watches counted together, from 1) left unanswered until the client
 	// goes: the request a signal is to cut.
 	HangAt int
+	// HangWatches leaves every watch of a collection without an answer
+	// (no response headers) until the client goes: lists answer, watches
+	// never begin (a proxy that holds a watch's headers, APF queueing it).
+	HangWatches bool
 }
 
 // ServeRVScript starts a ScriptServer (its defaults elsewhere) whose
@@ -49,7 +53,7 @@ func ServeRVScriptOver(t testing.TB, rs RVScript, script map[string]ScriptAnswer
 		}
 		mu.Lock()
 		asked[p]++
-		hang := asked[p] == rs.HangAt
+		hang := asked[p] == rs.HangAt || (rs.HangWatches && r.URL.Query().Get("watch") != "")
 		mu.Unlock()
 		if hang {
 			<-r.Context().Done()
