@@ -26,9 +26,16 @@ import (
 // "interrupted", and no word of the cut on stdout (what was answered
 // before it may be printed). explain-error --check still prints its
 // explanation, made before any request.
+//
+// explain-error --check with --endpoints of two servers, one of them
+// silent (it takes the connection and never answers: its question is in
+// flight whenever the signal comes): the cut server is no row (adversary
+// try 22 F3: "Other: context canceled", in the table and in JSON), and
+// the run says how many servers were asked before the signal.
 func TestACutRequestIsNoOutcome(t *testing.T) {
 	const path = "/api/v1/namespaces/default/configmaps"
 	window := framework.RVScript{Currents: []uint64{100}, Oldest: 50}
+	silent := framework.SilentServers(t, 1)[0]
 	for _, args := range [][]string{
 		{"probe", "cm", "--future"},
 		{"probe", "cm", "--verify"},
@@ -38,10 +45,14 @@ func TestACutRequestIsNoOutcome(t *testing.T) {
 		{"explain-error", "--check", "too old resource version: 10 (50)"},
 		{"streaming", "cm"},
 		{"probe", "cm", "--endpoints", "HOST"},
-		{"probe", "cm", "--endpoints", "HOST", "--interval", "1s", "--duration", "2s"},
 		{"list", "cm", "--servers", "--endpoints", "HOST"},
 		{"explain-error", "--check", "too old resource version: 10 (50)", "--endpoints", "HOST"},
+		{"explain-error", "--check", "too old resource version: 10 (50)", "--endpoints", "HOST,SILENT"},
+		{"explain-error", "--check", "Too large resource version: 999999, current: 100", "--endpoints", "HOST,SILENT"},
 	} {
+		for i := range args {
+			args[i] = strings.ReplaceAll(args[i], "SILENT", silent)
+		}
 		s, kc := framework.ServeRVScript(t, window)
 		whole := framework.Run(t, kc, 2*time.Minute, withHost(args, s.Host())...)
 		sent := int(s.Asked(path))
@@ -70,6 +81,9 @@ func TestACutRequestIsNoOutcome(t *testing.T) {
 						t.Errorf("explain-error printed no explanation of the message (made before any request):\n%s", p.Stdout())
 					}
 					noWordOfTheCut(t, p.Stdout())
+					if strings.Contains(strings.Join(args, " "), silent) && !strings.Contains(p.Stdout(), " of 2 servers measured before the signal") && !strings.Contains(p.Stdout(), `"interrupted": {`) {
+						t.Errorf("the silent server's question was cut, and the output does not say the run was interrupted:\n%s", p.Stdout())
+					}
 				})
 			}
 		}
