@@ -208,6 +208,11 @@ func (o *ProbeOptions) Run(ctx context.Context) error {
 	}
 	report := render.NewProbeReport(w, probe.Reason(w.Err)).WithContext(o.suggest)
 	report.Metrics = metricsReport(m0, o.readMetrics(ctx, client, budget), w)
+	if report.NeedsServer() && ctx.Err() == nil {
+		// Whose watch cache or storage answered: list's facts read
+		// (version, and /metrics' few families or the facts cache).
+		report = report.WithServer(o.readServerInfo(ctx, client, t.Resource.GVR.Group, t.Resource.GVR.Resource))
+	}
 	if err := p.Probe(report, o.Verbose); err != nil {
 		return err
 	}

@@ -51,7 +51,9 @@ func answeredBy(r ProbeReport) string {
 
 // notOwn says why the probed resource is not known to be served by the
 // API server itself ("" when it is), by the one decision
-// (serverinfo.Serves): a built-in group, or a watch cache --metrics saw.
+// (serverinfo.Serves): a built-in group, or a watch cache --metrics saw,
+// else what the server's facts said (Server: the same decision, from its
+// /metrics' watch cache and stored objects).
 // Then no 410 is called this API server's cache's or storage's.
 func (r ProbeReport) notOwn() string {
 	cache := serverinfo.Unknown
@@ -59,7 +61,11 @@ func (r ProbeReport) notOwn() string {
 		cache = serverinfo.Yes
 	}
 	group, _ := serverinfo.SplitName(r.Resource)
-	if serves, why := serverinfo.Serves(r.Resource, group, cache, serverinfo.Unknown); serves != serverinfo.Yes {
+	serves, why := serverinfo.Serves(r.Resource, group, cache, serverinfo.Unknown)
+	if serves != serverinfo.Yes && r.Server != nil && r.Server.Resource == r.Resource {
+		serves, why = r.Server.Serves, r.Server.ServesWhy
+	}
+	if serves != serverinfo.Yes {
 		return why
 	}
 	return ""
