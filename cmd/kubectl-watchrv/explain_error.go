@@ -16,6 +16,7 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/audit"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
+	"github.com/watchrv/kubectl-watchrv/pkg/probe"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
 	"github.com/watchrv/kubectl-watchrv/pkg/serverinfo"
 )
@@ -346,7 +347,7 @@ func (o *ExplainErrorOptions) check(ctx context.Context, d diagnose.Diagnosis) (
 		cancel()
 		now.NoWatchCache = in.WatchCache == serverinfo.No
 	}
-	tried, err := checkNow(ctx, client, t, d, requested, current)
+	tried, err := checkNow(ctx, client, t, d, requested, current, o.watchAnswerBound(probe.TryOptions{}))
 	c := diagnose.CompareNow(d, requested, now, tried)
 	c.Resource, c.Namespace = res.Name(), t.Namespace
 	if err != nil {

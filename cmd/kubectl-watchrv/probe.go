@@ -161,7 +161,7 @@ const maxFutureAhead = 1 << 62
 // windowOptions are the per-resource options shared by every mode.
 func (o *ProbeOptions) windowOptions(b *apiclient.Budget) probe.Options {
 	return probe.Options{
-		Try:         probe.TryOptions{Wait: o.ProbeWait, HeaderTimeout: o.headerTimeout()},
+		Try:         o.watchAnswerBound(probe.TryOptions{Wait: o.ProbeWait}),
 		Search:      probe.SearchOptions{Budget: b},
 		Verify:      o.Verify,
 		Future:      o.Future,
@@ -170,11 +170,17 @@ func (o *ProbeOptions) windowOptions(b *apiclient.Budget) probe.Options {
 	}
 }
 
-func (o *ProbeOptions) headerTimeout() time.Duration {
+// watchAnswerBound is opts with the bound of a probe's watch for its
+// answer to begin: --request-timeout where given (and so named in the
+// error of a watch it cut), else the probe's own (probe.TryOptions'
+// defaults), which --request-timeout sets: "raise --request-timeout", the
+// fix of any request without an answer, holds for it. probe and
+// explain-error --check (its watch is a probe's) bound it alike.
+func (o *RootOptions) watchAnswerBound(opts probe.TryOptions) probe.TryOptions {
 	if cfg, err := o.ConfigFlags.ToRESTConfig(); err == nil && cfg.Timeout > 0 {
-		return cfg.Timeout
+		opts.HeaderTimeout, opts.HeaderBound = cfg.Timeout, "--request-timeout"
 	}
-	return 10 * time.Second
+	return opts
 }
 
 // Run probes and reports.
@@ -205,7 +211,7 @@ func (o *ProbeOptions) Run(ctx context.Context) error {
 	}
 	report := render.NewProbeReport(w, probe.Reason(w.Err)).WithContext(o.suggest)
 	report.Metrics = metricsReport(m0, o.readMetrics(ctx, client, budget), w)
-	if report.NeedsServer() {
+	if report.NeedsServer() && ctx.Err() == nil {
 		report.Server = o.ownerFacts(ctx, p, client, t.Resource, report.CurrentResourceVersion)
 	}
 	if err := p.Probe(report, o.Verbose); err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/watchrv/kubectl-watchrv/internal/rv"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
+	"github.com/watchrv/kubectl-watchrv/pkg/probe"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
 	"github.com/watchrv/kubectl-watchrv/pkg/servers"
 )
@@ -67,7 +68,7 @@ func (o *ExplainErrorOptions) checkServers(ctx context.Context, d diagnose.Diagn
 	if err != nil {
 		return nil, err
 	}
-	cc := servers.CheckAcross(ctx, fleet, t, budget, q)
+	cc := servers.CheckAcross(ctx, fleet, t, budget, q, o.watchAnswerBound(probe.TryOptions{}))
 	cc.Requests += fleet.Found.Requests
 	return &cc, nil
 }

@@ -176,7 +176,10 @@ func headersTooLarge(err error, req *http.Request, u string) error {
 // the ledger (the -v line, a discovery failure told from it) had only
 // those, unclassified (adversary tries 13 and 14: a hung /apis/apps/v1
 // exit 1, a trickled /metrics "use of closed network connection").
+// A request a WithNamedBoundOn bound cut is its DeadlineError too
+// (cutByNamedBound).
 func pastDeadline(err error, req *http.Request, start time.Time, body bool) error {
+	err = cutByNamedBound(err, req, body)
 	deadline, ok := req.Context().Deadline()
 	if err == nil || err == io.EOF || !ok || time.Now().Before(deadline) {
 		return err

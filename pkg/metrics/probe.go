@@ -79,9 +79,10 @@ func ReadUnder(ctx context.Context, c *apiclient.Client, b *apiclient.Budget) *R
 	return r
 }
 
-// readWithin sends the read, within SideReadWait.
+// readWithin sends the read, within SideReadWait (named in the error of a
+// read it cut: apiclient.WithNamedBound).
 func readWithin(ctx context.Context, c *apiclient.Client) *Reading {
-	ctx, cancel := context.WithTimeout(ctx, SideReadWait)
+	ctx, cancel := apiclient.WithNamedBound(ctx, SideReadWait, "the plugin's bound for a /metrics read")
 	defer cancel()
 	s, err := Read(ctx, c)
 	switch {

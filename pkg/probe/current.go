@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"time"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
@@ -51,8 +51,11 @@ type FutureCheck struct {
 }
 
 // Future shows what this server does with an RV ahead of it: one list and
-// one watch, two requests from the budget.
-func Future(ctx context.Context, c *apiclient.Client, t apiclient.Target, current uint64, ahead uint64, hold time.Duration, b *apiclient.Budget) (*FutureCheck, error) {
+// one watch, two requests from the budget (try.Budget). The watch is held
+// for try.Wait, its wait for an answer to begin bounded as every probe's
+// watch (try.HeaderTimeout: --request-timeout where given).
+func Future(ctx context.Context, c *apiclient.Client, t apiclient.Target, current uint64, ahead uint64, try TryOptions) (*FutureCheck, error) {
+	hold, b := try.Wait, try.Budget
 	if ahead > math.MaxUint64-current {
 		return nil, fmt.Errorf("an RV %d past the current RV %d does not fit in 64 bits", ahead, current)
 	}
@@ -76,13 +79,18 @@ func Future(ctx context.Context, c *apiclient.Client, t apiclient.Target, curren
 	} else if err != nil {
 		f.ListMessage = err.Error()
 	}
-	w := TryWatch(ctx, c, t, rv, TryOptions{Wait: hold, Budget: b})
+	w := TryWatch(ctx, c, t, rv, try)
 	if err := w.Unanswered(); err != nil {
 		return f, err // the list's answer only: no watch was answered
 	}
-	f.WatchOutcome, f.WatchEvidence, f.WatchMillis, f.WatchHeldFor = w.Outcome, w.Evidence, w.LatencyMillis, hold.String()
-	if w.Outcome == OutcomeOK && w.Silent {
-		f.WatchEvidence = fmt.Sprintf("held silently: no event and no error for %s", hold)
+	f.WatchOutcome, f.WatchEvidence, f.WatchMillis = w.Outcome, w.Evidence, w.LatencyMillis
+	switch {
+	case w.Outcome == OutcomeOK && w.Silent:
+		f.WatchEvidence, f.WatchHeldFor = fmt.Sprintf("held silently: no event and no error for %s", hold), hold.String()
+	case w.Code == 0 && w.Message != "":
+		// A failure of its own (no answer within its bound, no
+		// connection) is said with its words, not only "request failed".
+		f.WatchEvidence += ": " + text.OneLine(w.Message)
 	}
 	return f, nil
 }

@@ -37,9 +37,7 @@ const maxReachEvents = 10000
 // the same lost change), the end of the stream, or maxReachEvents.
 // One request.
 func TryWatchThrough(ctx context.Context, c *apiclient.Client, t apiclient.Target, rv, current uint64, opts TryOptions) (res Try) {
-	if opts.HeaderTimeout <= 0 {
-		opts.HeaderTimeout = 10 * time.Second
-	}
+	opts = opts.withDefaults()
 	// Before the first event, the wait the caller gives (adaptiveProbe
 	// raises it where an event must come); between events, ReachSilence.
 	silence := max(opts.Wait, ReachSilence)
@@ -52,9 +50,9 @@ func TryWatchThrough(ctx context.Context, c *apiclient.Client, t apiclient.Targe
 	ctx, sw := apiclient.StartStopwatchOn(ctx, clk)
 	defer res.timeFrom(sw)
 	wo := watchstream.Options{ResourceVersion: strconv.FormatUint(rv, 10), RVSet: true, TimeoutSeconds: 60}
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, headersCame, cancel := apiclient.WithNamedBoundOn(ctx, clk, opts.HeaderTimeout, opts.HeaderBound)
 	defer cancel()
-	stream := openTry(ctx, cancel, c, t, wo, opts, clk, &res)
+	stream := openTry(ctx, headersCame, c, t, wo, &res)
 	if stream == nil {
 		return res
 	}

@@ -152,7 +152,9 @@ func Run(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options
 		return w
 	}
 	if o.Future {
-		w.Future, w.Err = Future(ctx, c, t, w.Search.Current, o.FutureAhead, o.FutureHold, b)
+		try := o.Try
+		try.Wait, try.Budget = o.FutureHold, b
+		w.Future, w.Err = Future(ctx, c, t, w.Search.Current, o.FutureAhead, try)
 	}
 	return w
 }

@@ -252,8 +252,11 @@ func (r *SearchResult) attempt(ctx context.Context, probe TryFunc, rv uint64, o 
 }
 
 // NoAnswerError: one RV got no answer about the window in all its tries.
-// A throttled last answer unwraps to its 429, so that the failure (and the
-// exit code) is the throttling's.
+// A throttled last answer unwraps to its 429, and a last try that failed
+// with an error of its own (no answer within a bound, no connection)
+// unwraps to that error, so that the failure (and the exit code) is
+// theirs: a watch whose headers never came is NoAnswer, exit 4, as in
+// watch and streaming, not Other, exit 1 (adversary try 22 F2).
 type NoAnswerError struct {
 	RV    uint64
 	Tries int
@@ -267,7 +270,7 @@ func (e *NoAnswerError) Error() string {
 }
 
 func (e *NoAnswerError) Unwrap() error {
-	if e.Last.Outcome == OutcomeThrottled {
+	if e.Last.Outcome == OutcomeThrottled || e.Last.failed != nil {
 		return e.Last.asError()
 	}
 	return nil

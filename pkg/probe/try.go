@@ -145,8 +145,12 @@ type TryOptions struct {
 	// its next sync of unsynced watchers (every 100 ms, later when loaded),
 	// so adaptiveProbe raises the wait above the slowest 410 seen.
 	Wait time.Duration
-	// HeaderTimeout bounds the wait for the response headers.
+	// HeaderTimeout bounds the wait for the response headers
+	// (DefaultHeaderTimeout when 0); HeaderBound names it in the error of
+	// a watch it cut (DefaultHeaderBound when ""): "--request-timeout"
+	// where that set it.
 	HeaderTimeout time.Duration
+	HeaderBound   string
 	// Budget (nil = unbounded) gives the watch its token (taken by
 	// watchstream.Open, the sender).
 	Budget *apiclient.Budget
@@ -166,17 +170,33 @@ func (o TryOptions) clock() clock.WithDelayedExecution {
 // DefaultTryWait is the default of TryOptions.Wait.
 const DefaultTryWait = 250 * time.Millisecond
 
+// DefaultHeaderTimeout and DefaultHeaderBound are the defaults of
+// TryOptions.HeaderTimeout and HeaderBound.
+const (
+	DefaultHeaderTimeout = 10 * time.Second
+	DefaultHeaderBound   = "the probe's bound for a watch's answer to begin"
+)
+
+// withDefaults is o with its zero fields set to their defaults.
+func (o TryOptions) withDefaults() TryOptions {
+	if o.Wait <= 0 {
+		o.Wait = DefaultTryWait
+	}
+	if o.HeaderTimeout <= 0 {
+		o.HeaderTimeout = DefaultHeaderTimeout
+	}
+	if o.HeaderBound == "" {
+		o.HeaderBound = DefaultHeaderBound
+	}
+	return o
+}
+
 // TryWatch opens one watch from exactly rv, reads only until the first
 // event, an end of stream or opts.Wait, and closes it: it never drains a
 // replay. It makes exactly one request, so that the request budget counts
 // every request sent.
 func TryWatch(ctx context.Context, c *apiclient.Client, t apiclient.Target, rv uint64, opts TryOptions) (res Try) {
-	if opts.Wait <= 0 {
-		opts.Wait = DefaultTryWait
-	}
-	if opts.HeaderTimeout <= 0 {
-		opts.HeaderTimeout = 10 * time.Second
-	}
+	opts = opts.withDefaults()
 	res = Try{ResourceVersion: rv}
 	clk := opts.clock()
 	if !takeToken(ctx, opts.Budget, &res) {
@@ -188,9 +208,9 @@ func TryWatch(ctx context.Context, c *apiclient.Client, t apiclient.Target, rv u
 	// The server ends the watch by itself shortly after the wait, in case
 	// the close below never reaches it.
 	wo := watchstream.Options{ResourceVersion: strconv.FormatUint(rv, 10), RVSet: true, TimeoutSeconds: int64(opts.Wait/time.Second) + 2}
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, headersCame, cancel := apiclient.WithNamedBoundOn(ctx, clk, opts.HeaderTimeout, opts.HeaderBound)
 	defer cancel()
-	stream := openTry(ctx, cancel, c, t, wo, opts, clk, &res)
+	stream := openTry(ctx, headersCame, c, t, wo, &res)
 	if stream == nil {
 		return res
 	}
@@ -360,13 +380,13 @@ func takeToken(ctx context.Context, b *apiclient.Budget, res *Try) bool {
 }
 
 // openTry opens the watch of a try (one request, its token already taken
-// by takeToken), the wait for its headers bounded by opts.HeaderTimeout on
-// clk (cancel ends it). A nil stream means res says why: the server
-// answered an error.
-func openTry(ctx context.Context, cancel context.CancelFunc, c *apiclient.Client, t apiclient.Target, wo watchstream.Options, opts TryOptions, clk clock.WithDelayedExecution, res *Try) *watchstream.Stream {
-	headerTimer := clk.AfterFunc(opts.HeaderTimeout, cancel)
+// by takeToken) under ctx, whose bound for its headers (TryOptions'
+// HeaderTimeout, armed by apiclient.WithNamedBoundOn: a watch it cut fails
+// as no answer, naming it) headersCame disarms. A nil stream means res
+// says why: the server answered an error, or no answer came in time.
+func openTry(ctx context.Context, headersCame func(), c *apiclient.Client, t apiclient.Target, wo watchstream.Options, res *Try) *watchstream.Stream {
 	stream, err := watchstream.Open(ctx, c, t, wo)
-	headerTimer.Stop()
+	headersCame()
 	if apiclient.NotSent(err) {
 		res.notSent = err
 		return nil

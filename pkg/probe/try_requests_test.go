@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 )
 
 // The request functions take their own token (the rule of
@@ -91,13 +93,22 @@ func TestTryWatchSilenceIsTimedByTheClock(t *testing.T) {
 }
 
 // A server that never answers the watch request: the header timeout, on
-// the probe's clock, abandons it as a transient answer.
+// the probe's clock, abandons it as a transient answer, which is no
+// answer named by its bound (NoAnswer), never a cancellation (adversary
+// try 22 F2: "context canceled", class Other).
 func TestTryWatchHeaderTimeoutIsTimedByTheClock(t *testing.T) {
 	r := tryWatchOnAFakeClock(t, func(w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done()
 	}, TryOptions{HeaderTimeout: 5 * time.Second}, time.Second)
 	if r.Outcome != OutcomeTransient || r.Latency < 5*time.Second {
 		t.Fatalf("want a transient answer after 5s of the clock, got %+v", r)
+	}
+	err := r.Err()
+	if f := diagnose.ClassifyFailure(err); f != diagnose.FailureNoAnswer || !apiclient.GaveNoAnswer(err) || errors.Is(err, context.Canceled) {
+		t.Errorf("class %s, no answer %v, a cancellation %v: want NoAnswer, not a cancellation: %v", f, apiclient.GaveNoAnswer(err), errors.Is(err, context.Canceled), err)
+	}
+	if want := "no answer within 5s, " + DefaultHeaderBound; !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "cancel") {
+		t.Errorf("the error %q does not name the bound (%q)", err, want)
 	}
 }
 

@@ -354,11 +354,19 @@ type ServersExplanation struct {
 	Cost *Cost `json:"cost,omitempty"`
 	Explanation
 	Servers *servers.CrossCheck `json:"servers"`
+	// Interrupted is set when Ctrl-C or SIGTERM cut the question of a
+	// server: it is not among Servers (servers.CrossCheck.Interrupted).
+	Interrupted *Interruption `json:"interrupted,omitempty"`
 }
 
 // ExplanationServers prints an explanation and what every server said.
 func (p *Printer) ExplanationServers(e ServersExplanation) error {
 	e.Cost = p.cost()
+	if e.Servers != nil {
+		if done, of, ok := e.Servers.Interrupted(); ok {
+			e.Interrupted = &Interruption{Done: done, Of: of}
+		}
+	}
 	return p.emit(oneDocument, e, func() error { return p.explanationServersHuman(e) })
 }
 
@@ -395,12 +403,19 @@ func (p *Printer) explanationServersHuman(e ServersExplanation) error {
 		if a.Error != "" {
 			note = a.Reason + ": " + a.Error
 		}
-		t.Row(strconv.Itoa(i+1)+" "+a.Endpoint, cache, watch, note)
+		n := a.Index
+		if n == 0 {
+			n = i + 1
+		}
+		t.Row(strconv.Itoa(n)+" "+a.Endpoint, cache, watch, note)
 		if note != "" {
 			t.PaintLast(3, p.Style.Bad.Sprint)
 		}
 	}
 	if err := p.table(t); err != nil {
+		return err
+	}
+	if err := p.interruptedLine(e.Interrupted, "servers"); err != nil {
 		return err
 	}
 	for _, f := range cc.Findings {

@@ -57,8 +57,9 @@ type Repeated struct {
 // the watch cache: a watch that works proves nothing about the list (seen
 // on v1.30 and v1.35). One request, whose sender takes its token from b.
 // The same question for one server (the kubeconfig's) and for every server
-// (CheckAcross).
-func Repeat(ctx context.Context, c *apiclient.Client, t apiclient.Target, q Question, b *apiclient.Budget) Repeated {
+// (CheckAcross). try bounds a watch's wait for its answer to begin
+// (HeaderTimeout and HeaderBound; the zero value: probe's defaults).
+func Repeat(ctx context.Context, c *apiclient.Client, t apiclient.Target, q Question, b *apiclient.Budget, try probe.TryOptions) Repeated {
 	// A request with no answer (the budget refused it, or the run was
 	// cut: apiclient.Unanswered) was not tried: no Tried, only its error.
 	unanswered := func(err error) Repeated {
@@ -70,10 +71,12 @@ func Repeat(ctx context.Context, c *apiclient.Client, t apiclient.Target, q Ques
 		// storage a 410 can come after a quarter second, and on kine a
 		// lost change fails a watch that started (probe/reach.go).
 		var r probe.Try
+		try.Budget = b
 		if q.Current > q.RV {
-			r = probe.TryWatchThrough(ctx, c, t, q.RV, q.Current, probe.TryOptions{Budget: b})
+			r = probe.TryWatchThrough(ctx, c, t, q.RV, q.Current, try)
 		} else {
-			r = probe.TryWatch(ctx, c, t, q.RV, probe.TryOptions{Budget: b, Wait: probe.ReachSilence})
+			try.Wait = probe.ReachSilence
+			r = probe.TryWatch(ctx, c, t, q.RV, try)
 		}
 		if err := r.Unanswered(); err != nil {
 			return unanswered(err)

@@ -26,11 +26,17 @@ type CrossCheck struct {
 	Servers  []CrossAnswer `json:"servers"`
 	Findings []string      `json:"findings"`
 	Requests int           `json:"requests"`
+	// asked is how many servers were to be asked: more than Servers when
+	// the run was cut (Interrupted).
+	asked int
 }
 
 // CrossAnswer is one server's side of the check.
 type CrossAnswer struct {
 	Endpoint string `json:"endpoint"`
+	// Index is the server's place in the fleet, from 1 (its row's number,
+	// kept when a server before it was cut from the table).
+	Index int `json:"-"`
 	// CacheRV is what the server's watch cache has seen (TooLarge).
 	CacheRV    uint64 `json:"cacheResourceVersion,omitempty"`
 	CacheKnown bool   `json:"cacheKnown"`
@@ -51,6 +57,9 @@ type CrossAnswer struct {
 	Err error `json:"-"`
 	// measured is the server's RVs (TooLarge), for ReachOf.
 	measured *Server
+	// cut: the signal cut its question (apiclient.Unanswered): no answer,
+	// and no row.
+	cut bool
 }
 
 // CheckAcross asks every server, in parallel, what the one-server --check
@@ -59,13 +68,17 @@ type CrossAnswer struct {
 // does: a server that follows etcd catches up on the first, so only a
 // server that cannot shows a lag): the finding names by how much a server
 // is behind. Other classes ask nothing.
-func CheckAcross(ctx context.Context, f *Fleet, t apiclient.Target, b *apiclient.Budget, q Question) CrossCheck {
-	cc := CrossCheck{Class: string(q.Class), RequestedResourceVersion: q.RV, Request: q.request(), Servers: make([]CrossAnswer, len(f.Members))}
+func CheckAcross(ctx context.Context, f *Fleet, t apiclient.Target, b *apiclient.Budget, q Question, try probe.TryOptions) CrossCheck {
+	cc := CrossCheck{Class: string(q.Class), RequestedResourceVersion: q.RV, Request: q.request(), Servers: make([]CrossAnswer, len(f.Members)), asked: len(f.Members)}
 	cc.Requests = f.Each(ctx, b, 0, func(i int, m Member, own *apiclient.Budget) {
 		a := &cc.Servers[i]
-		a.Endpoint = m.Endpoint
+		a.Endpoint, a.Index = m.Endpoint, i+1
 		if q.Class == diagnose.ClassTooLarge {
 			s := Measure(ctx, m.Client, t, m.Endpoint, own, MeasureOptions{Mode: ModeRVs})
+			if apiclient.Unanswered(ctx, s.Err) && apiclient.Cut(ctx) {
+				a.cut = true
+				return
+			}
 			a.CacheRV, a.CacheKnown, a.Follows, a.measured = s.CacheRV, s.CacheKnown, follows(s), s
 			if !s.CacheKnown {
 				a.Reason, a.Error, a.Err = s.Reason, s.Error, s.Err
@@ -77,10 +90,15 @@ func CheckAcross(ctx context.Context, f *Fleet, t apiclient.Target, b *apiclient
 			}
 			// Its answer is the server's word on the RV now (a lagging
 			// server refuses it or times out): no failure of the check.
-			a.Tried = Repeat(ctx, m.Client, t, q, own).Tried
+			r := Repeat(ctx, m.Client, t, q, own, try)
+			a.Tried, a.cut = r.Tried, r.Tried == nil && apiclient.Cut(ctx)
 			return
 		}
-		r := Repeat(ctx, m.Client, t, q, own)
+		r := Repeat(ctx, m.Client, t, q, own, try)
+		if r.Tried == nil && apiclient.Unanswered(ctx, r.Err) && apiclient.Cut(ctx) {
+			a.cut = true
+			return
+		}
 		a.Tried = r.Tried
 		switch {
 		case r.Outcome == probe.OutcomeOK || r.Outcome == probe.OutcomeExpired:
@@ -97,7 +115,7 @@ func CheckAcross(ctx context.Context, f *Fleet, t apiclient.Target, b *apiclient
 			a.Reason, a.Error = string(r.Outcome), r.Tried.Answer
 		}
 	}, func(i int, m Member) {
-		cc.Servers[i].Endpoint = m.Endpoint
+		cc.Servers[i].Endpoint, cc.Servers[i].Index = m.Endpoint, i+1
 		cc.Servers[i].fail(m.Err)
 	})
 	switch q.Class {
@@ -106,7 +124,36 @@ func CheckAcross(ctx context.Context, f *Fleet, t apiclient.Target, b *apiclient
 	case diagnose.ClassExpired:
 		cc.Findings = expiredFindings(cc.Servers, q.RV)
 	}
+	cc.leaveOutCut()
 	return cc
+}
+
+// A server whose question the signal (Ctrl-C, SIGTERM) cut has no answer:
+// its request's error is the cut's, and was printed as the server's row
+// "Other: context canceled" (adversary try 22 F3). It is no row; the
+// report says how many servers were asked before the signal
+// (Interrupted), as every run over several targets does
+// (docs/exit-codes.md). The findings, drawn before, count it as a server
+// that did not answer; with no server answered, there are none.
+
+// leaveOutCut drops the servers the signal cut.
+func (cc *CrossCheck) leaveOutCut() {
+	kept := cc.Servers[:0]
+	for _, a := range cc.Servers {
+		if !a.cut {
+			kept = append(kept, a)
+		}
+	}
+	cc.Servers = kept
+	if len(kept) == 0 && cc.asked > 0 {
+		cc.Findings = []string{}
+	}
+}
+
+// Interrupted is how many servers were asked before the signal, of how
+// many were to be; ok is false when no server's question was cut.
+func (cc *CrossCheck) Interrupted() (done, of int, ok bool) {
+	return len(cc.Servers), cc.asked, len(cc.Servers) < cc.asked
 }
 
 // Err applies the one partial-failure rule (sweep.Partial) to the servers

@@ -33,7 +33,7 @@ const CacheAfterNoAnswerWait = 2 * time.Second
 // bound: the consistent list's).
 func (s *Server) readCacheAfterNoAnswer(ctx context.Context, c *apiclient.Client, t apiclient.Target, b *apiclient.Budget, endpoint string, waited time.Duration) {
 	wait := min(CacheAfterNoAnswerWait, max(waited/2, 100*time.Millisecond))
-	rctx, cancel := context.WithTimeout(ctx, wait)
+	rctx, cancel := apiclient.WithNamedBound(ctx, wait, "the short wait for the rv=0 list of a server that gave no answer")
 	defer cancel()
 	err := s.readCache(rctx, c, t, b)
 	if err == nil {

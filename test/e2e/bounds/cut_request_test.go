@@ -29,9 +29,16 @@ import (
 // "interrupted", and no word of the cut on stdout (what was answered
 // before it may be printed). explain-error --check still prints its
 // explanation, made before any request.
+//
+// explain-error --check with --endpoints of two servers, one of them
+// silent (it takes the connection and never answers: its question is in
+// flight whenever the signal comes): the cut server is no row (adversary
+// try 22 F3: "Other: context canceled", in the table and in JSON), and
+// the run says how many servers were asked before the signal.
 func TestACutRequestIsNoOutcome(t *testing.T) {
 	const path = "/api/v1/namespaces/default/configmaps"
 	window := framework.RVScript{Currents: []uint64{100}, Oldest: 50}
+	silent := framework.SilentServers(t, 1)[0]
 	for _, args := range [][]string{
 		{"probe", "cm", "--future"},
 		{"probe", "cm", "--verify"},
@@ -43,7 +50,12 @@ func TestACutRequestIsNoOutcome(t *testing.T) {
 		{"probe", "cm", "--endpoints", "HOST"},
 		{"list", "cm", "--servers", "--endpoints", "HOST"},
 		{"explain-error", "--check", "too old resource version: 10 (50)", "--endpoints", "HOST"},
+		{"explain-error", "--check", "too old resource version: 10 (50)", "--endpoints", "HOST,SILENT"},
+		{"explain-error", "--check", "Too large resource version: 999999, current: 100", "--endpoints", "HOST,SILENT"},
 	} {
+		for i := range args {
+			args[i] = strings.ReplaceAll(args[i], "SILENT", silent)
+		}
 		s, kc := framework.ServeRVScript(t, window)
 		whole := framework.Run(t, kc, 2*time.Minute, withHost(args, s.Host())...)
 		sent := int(s.Asked(path))
@@ -74,6 +86,9 @@ func TestACutRequestIsNoOutcome(t *testing.T) {
 					noWordOfTheCut(t, p.Stdout())
 					if slices.Contains(args, "--endpoints") {
 						noCutServer(t, p.Stdout())
+					}
+					if strings.Contains(strings.Join(args, " "), silent) && !strings.Contains(p.Stdout(), " of 2 servers measured before the signal") && !strings.Contains(p.Stdout(), `"interrupted": {`) {
+						t.Errorf("the silent server's question was cut, and the output does not say the run was interrupted:\n%s", p.Stdout())
 					}
 				})
 			}

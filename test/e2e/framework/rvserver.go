@@ -36,6 +36,10 @@ type RVScript struct {
 	// selector (a watch cache behind etcd), in place of the next of
 	// Currents.
 	AnyRV uint64
+	// HangWatches leaves every watch of a collection without an answer
+	// (no response headers) until the client goes: lists answer, watches
+	// never begin (a proxy that holds a watch's headers, APF queueing it).
+	HangWatches bool
 }
 
 // ServeRVScript starts a ScriptServer (its defaults elsewhere) whose
@@ -60,7 +64,7 @@ func ServeRVScriptOver(t testing.TB, rs RVScript, script map[string]ScriptAnswer
 		}
 		mu.Lock()
 		asked[p]++
-		hang := asked[p] == rs.HangAt
+		hang := asked[p] == rs.HangAt || (rs.HangWatches && r.URL.Query().Get("watch") != "")
 		mu.Unlock()
 		if hang {
 			<-r.Context().Done()
