@@ -58,6 +58,7 @@ E2E_LONG_TEST_NAMES := TestCaptureWatchStreams \
                        TestProbeSlowStorage410IsNeverNothingExpired \
                        TestProbeSilentStartOnAServerThatCompactedItsStorage \
                        TestClientsWatchStartModes \
+                       TestClientsRefusedReadsAreNotServed \
                        TestProbeCompactedAboveTheCurrentRVMidSearch \
                        TestServerFactsAreOfTheServerAtTheAddress
 empty :=

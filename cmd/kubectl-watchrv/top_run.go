@@ -6,10 +6,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/clock"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
@@ -52,28 +52,21 @@ func (o *TopOptions) Run(ctx context.Context) error {
 	once := o.once(p)
 	kinds := o.kindResources()
 	history := top.NewHistory(historyLength)
-	next := time.Now()
-	prev := readFleet(ctx, fleet, kinds)
+	sampler := &topSampler{clock: clock.RealClock{}, interval: o.Interval, read: func() []sampled { return readFleet(ctx, fleet, kinds) }}
+	prev, err := sampler.sample(ctx)
+	if err != nil {
+		return err
+	}
 	for refresh := 1; ; refresh++ {
-		// The first interval runs from when the first answers came (the
-		// moment the server sampled its counters, as near as a client can
-		// tell), not from when they were asked: a slow first answer would
-		// otherwise shorten it. Later refreshes keep the cadence (each
-		// starts from the previous second sample, read on time).
-		if refresh == 1 {
-			next = answeredAt(prev, next)
-		}
-		next = next.Add(o.Interval)
 		cur := prev
 		second := refresh > 1 || !everyReadFailed(prev)
 		if second {
 			// (When no server answered the first read, a second would
 			// take its time bound again to the same end: adversary try
 			// 14, a trickled /metrics took twice --request-timeout.)
-			if err := sleepUntil(ctx, next); err != nil {
+			if cur, err = sampler.sample(ctx); err != nil {
 				return err
 			}
-			cur = readFleet(ctx, fleet, kinds)
 		}
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -127,18 +120,6 @@ func (o *TopOptions) topFleet(ctx context.Context) (*servers.Fleet, *servers.Fou
 }
 
 // readFleet reads every server's /metrics at once (top.Read, one GET each).
-// answeredAt is the latest time a server's answer came in one refresh's
-// reads (its headers), or sent when none was answered.
-func answeredAt(reads []sampled, sent time.Time) time.Time {
-	at := sent
-	for _, r := range reads {
-		if r.sample != nil && r.sample.At.After(at) {
-			at = r.sample.At
-		}
-	}
-	return at
-}
-
 // everyReadFailed: no server answered reads (allFailed of their errors).
 func everyReadFailed(reads []sampled) bool {
 	errs := make([]error, len(reads))
@@ -230,22 +211,6 @@ func allFailed(errs []error) bool {
 		}
 	}
 	return true
-}
-
-// sleepUntil waits until t or the end of ctx.
-func sleepUntil(ctx context.Context, t time.Time) error {
-	d := time.Until(t)
-	if d <= 0 {
-		return ctx.Err()
-	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-timer.C:
-		return nil
-	}
 }
 
 // topResources resolves RESOURCE... through discovery.

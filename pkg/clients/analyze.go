@@ -168,9 +168,17 @@ func resourceOf(e *audit.Event) string {
 }
 
 // Close ends the log: requests still open count as open (watches as open
-// at the end, with the time they had lived so far).
+// at the end, with the time they had lived so far), but those an earlier
+// stage gave a code that refused them (reachedRead): they ended then,
+// with it (a 401 is logged at ResponseStarted only).
 func (a *Analyzer) Close() {
-	a.open.each(func(r *request) { a.finish(r, 0, a.to, true, -1) })
+	a.open.each(func(r *request) {
+		if !reachedRead(r.verb, r.code) {
+			a.finish(r, r.code, r.codeAt, false, -1)
+			return
+		}
+		a.finish(r, 0, a.to, true, -1)
+	})
 	a.herd.flush(time.Time{})
 	a.herd.fold()
 }
@@ -213,12 +221,14 @@ func (a *Analyzer) finish(r *request, code int, end time.Time, open bool, items 
 		c.buckets.add(&a.scale, r.at, 0, 1)
 		c.load.lists++
 		mode := listMode(q)
+		read := reachedRead(r.verb, code)
 		from, _, _ := readFrom(a.v, a.cache, r.resource, mode, q.Limit > 0)
-		switch from {
-		case fromStorage:
+		switch {
+		case !read:
+		case from == fromStorage:
 			t.StorageLists++
 			c.load.storage++
-		case fromUnknown:
+		case from == fromUnknown:
 			t.StorageUnknown++
 		}
 		if items >= 0 {
@@ -233,11 +243,11 @@ func (a *Analyzer) finish(r *request, code int, end time.Time, open bool, items 
 			return
 		}
 		countListMode(&t.Lists, mode, q)
-		a.patternList(c, r, rs, mode)
+		a.patternList(c, r, rs, mode, read)
 	case "watch":
 		c.buckets.add(&a.scale, r.at, 1, 1)
 		how := watchEnd(q, code, lived, open)
-		if code < 400 && !open && watchStart(q) == modeExact && how == endAtOnce {
+		if reachedRead(r.verb, code) && !open && watchStart(q) == modeExact && how == endAtOnce {
 			// The sign of a 410 sent inside the stream (see patternWatch).
 			c.buckets.add(&a.scale, r.at, 2, 1)
 		}

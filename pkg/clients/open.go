@@ -19,6 +19,12 @@ type request struct {
 	// at places the request in time: received, or its stage's time.
 	at    time.Time
 	level string
+	// code is the code of its latest stage that gave one, at codeAt: a
+	// request refused before it was authenticated is logged at
+	// ResponseStarted only, with its 401 (fresh user try 23 F2: it was
+	// held as open, and counted as a storage list at the log's end).
+	code   int
+	codeAt time.Time
 
 	id    string
 	fp    uint64
@@ -80,6 +86,7 @@ func (o *openRequests) start(e *audit.Event, newRequest func(*audit.Event) *requ
 	first := o.byID[e.AuditID]
 	for r := first; r != nil; r = r.next {
 		if r.fp == fp {
+			r.noteCode(e)
 			return
 		}
 	}
@@ -91,6 +98,7 @@ func (o *openRequests) start(e *audit.Event, newRequest func(*audit.Event) *requ
 		o.dropped++
 	}
 	r := newRequest(e)
+	r.noteCode(e)
 	r.id, r.fp, r.next = e.AuditID, fp, first
 	o.byID[e.AuditID] = r
 	r.older = o.newest
@@ -101,6 +109,12 @@ func (o *openRequests) start(e *audit.Event, newRequest func(*audit.Event) *requ
 	}
 	o.newest = r
 	o.n++
+}
+
+func (r *request) noteCode(e *audit.Event) {
+	if c := e.Code(); c != 0 {
+		r.code, r.codeAt = c, e.StageTimestamp
+	}
 }
 
 // end takes the held request of a last stage out; nil when none is held

@@ -84,7 +84,10 @@ type resourceState struct {
 	consistentCacheOff bool
 }
 
-func (a *Analyzer) patternList(c *clientState, r *request, rs *resourceState, mode string) {
+// patternList follows one list: each is one poll (the client's
+// behaviour, whatever the answer); one that reached the read (read) may
+// be a relist or a consistent read, one the server refused read nothing.
+func (a *Analyzer) patternList(c *clientState, r *request, rs *resourceState, mode string, read bool) {
 	t := r.at
 	if !rs.lastList.IsZero() {
 		gap := math.Abs(t.Sub(rs.lastList).Seconds())
@@ -96,6 +99,9 @@ func (a *Analyzer) patternList(c *clientState, r *request, rs *resourceState, mo
 		rs.firstList = t
 	}
 	rs.lastList = t
+	if !read {
+		return
+	}
 	a.relist(c, rs, t, "")
 	if mode == modeUnset {
 		rs.consistent++
@@ -156,7 +162,7 @@ func (a *Analyzer) relist(c *clientState, rs *resourceState, t time.Time, mode s
 // exact RV is a stale reconnect.
 func (a *Analyzer) patternWatch(c *clientState, r *request, rs *resourceState, code int, how string, end time.Time) {
 	mode := watchStart(r.query)
-	if sendsState(mode) && code < 400 {
+	if sendsState(mode) && reachedRead(r.verb, code) {
 		a.relist(c, rs, r.at, mode)
 	}
 	if how != endOpen {

@@ -281,6 +281,13 @@ func clientBlock(report, name string) string {
 // WATCHRV_RECORD_AUDIT/watch-modes-CELL.log (CELL with "/" as "-") when
 // that directory is set: pkg/clients/testdata's recorded watch modes.
 func recordWatchModes(t *testing.T, auditLog, cell string) {
+	recordAudit(t, auditLog, "watchrv-e2e-watch-", "watch-modes-"+strings.ReplaceAll(cell, "/", "-")+".log")
+}
+
+// recordAudit keeps the lines of the clients whose user agent starts with
+// agentPrefix in WATCHRV_RECORD_AUDIT/name when that directory is set: the
+// recorded real lines of pkg/clients/testdata.
+func recordAudit(t *testing.T, auditLog, agentPrefix, name string) {
 	dir := os.Getenv("WATCHRV_RECORD_AUDIT")
 	if dir == "" {
 		return
@@ -294,7 +301,7 @@ func recordWatchModes(t *testing.T, auditLog, cell string) {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {
-		if bytes.Contains(sc.Bytes(), []byte(`"userAgent":"watchrv-e2e-watch-`)) {
+		if bytes.Contains(sc.Bytes(), []byte(`"userAgent":"`+agentPrefix)) {
 			kept.Write(sc.Bytes())
 			kept.WriteByte('\n')
 		}
@@ -302,7 +309,6 @@ func recordWatchModes(t *testing.T, auditLog, cell string) {
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	name := "watch-modes-" + strings.ReplaceAll(cell, "/", "-") + ".log"
 	if err := os.WriteFile(filepath.Join(dir, name), kept.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
