@@ -107,7 +107,11 @@ func (r *credentialRelay) route(cfg *rest.Config) *rest.Config {
 	relayed := *c.ExecProvider
 	relayed.Command = p.self
 	relayed.Args = append([]string{credentialRelayArg, p.status, path, name}, ep.Args...)
-	relayed.Env = append(slices.Clone(ep.Env), clientcmdapi.ExecEnvVar{Name: relayNonceEnv, Value: p.nonce})
+	// The nonce is the run's alone: an exec.env entry of its name (the
+	// kubeconfig's, meant for no plugin) is dropped, and the run's comes
+	// last, over one inherited from the shell (exec.Cmd keeps the last).
+	relayed.Env = append(slices.DeleteFunc(slices.Clone(ep.Env), func(e clientcmdapi.ExecEnvVar) bool { return e.Name == relayNonceEnv }),
+		clientcmdapi.ExecEnvVar{Name: relayNonceEnv, Value: p.nonce})
 	c.ExecProvider = &relayed
 	return c
 }

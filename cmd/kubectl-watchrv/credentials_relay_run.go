@@ -53,14 +53,14 @@ func init() {
 // runCredentialRelay runs the plugin and copies its answer to stdout,
 // within the cap; it returns the exit code client-go is to see.
 func runCredentialRelay(args []string) int {
+	// The run's nonce starts every verdict; the plugin never sees it
+	// (takeRelayNonce: on unix, this process executes itself again here).
+	relayNonce, args = takeRelayNonce(args)
 	if len(args) < 3 {
 		fmt.Fprintln(os.Stderr, "error: "+credentialRelayArg+" is internal to kubectl-watchrv: it runs a kubeconfig's credential plugin for it")
 		return 2
 	}
 	st := relayStatus{path: args[0]}
-	// The run's nonce starts every verdict; the plugin never sees it
-	// (takeRelayNonce: on unix, this process executes itself again here).
-	relayNonce = takeRelayNonce()
 	if st.gateClosed() {
 		// The run refuses client-go's re-run (credentialRelay.closeGate):
 		// the plugin is not started.

@@ -217,12 +217,16 @@ func (o *RootOptions) Printer(out outputChoice) *render.Printer {
 
 // restConfig is the rest.Config of the standard kubectl flags. One rule
 // for every command: a kubeconfig that cannot be loaded or used is bad
-// input (exit 2), whichever step finds it; a value it would send as a
-// header is checked here, before any request (unsendableHeaderValue).
+// input (exit 2), whichever step finds it; the server (unusableServer) and
+// a value it would send as a header (unsendableHeaderValue) are checked
+// here, before any request.
 func (o *RootOptions) restConfig() (*rest.Config, error) {
 	cfg, err := o.ConfigFlags.ToRESTConfig()
 	if err != nil {
 		return nil, o.kubeconfigError(err)
+	}
+	if err := o.unusableServer(cfg); err != nil {
+		return nil, err
 	}
 	if err := unsendableHeaderValue(cfg); err != nil {
 		return nil, err

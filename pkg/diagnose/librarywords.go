@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 )
 
 // Library words that say nothing a user can act on, once the plugin has
@@ -45,13 +47,64 @@ var execDecodeRefusal = regexp.MustCompile(`decoding stdout: (?:no kind (` + quo
 // version no plugin printed. Group 1: the kubeconfig's exec.apiVersion.
 var execNoAPIVersion = regexp.MustCompile(`exec plugin is configured to use API version (\S+), plugin returned version \S+/__internal`)
 
+// execFieldRefusal is client-go's refusal of an ExecCredential one of
+// whose fields has the wrong JSON type (encoding/json's
+// UnmarshalTypeError, with Go's struct and type names): group 1 the JSON
+// type ("number", or "number 1e999"), 2 the field's JSON path
+// ("status.token"), 3 the Go type.
+var execFieldRefusal = regexp.MustCompile(`decoding stdout: json: cannot unmarshal (\w+)(?: \S+)? into Go struct field \w*\.(\S+) of type (\S+)`)
+
+// execTimeRefusal is client-go's refusal of a status.expirationTimestamp
+// that is no RFC 3339 time (metav1.Time: time.Parse's ParseError, with Go's
+// layout "2006-01-02T15:04:05Z07:00"), the ExecCredential's only time:
+// group 1 the value, quoted.
+var execTimeRefusal = regexp.MustCompile(`decoding stdout: parsing time (` + quoted + `)(?: as ` + quoted + `: cannot parse ` + quoted + ` as ` + quoted + `|: extra text: ` + quoted + `|: [a-z ]+)`)
+
+// execBase64Refusal is client-go's refusal of a []byte field that is no
+// base64 (encoding/base64's words, with no field): the ExecCredential's
+// only one is spec.cluster.certificate-authority-data.
+var execBase64Refusal = regexp.MustCompile(`decoding stdout: illegal base64 data at input byte \d+`)
+
+// jsonTypeOfGo is what a JSON value must be to fill a field of the Go type
+// encoding/json names.
+func jsonTypeOfGo(goType, field string) string {
+	switch {
+	case field == "status.expirationTimestamp":
+		return "an RFC 3339 time (a string such as 2030-01-02T15:04:05Z)"
+	case goType == "string":
+		return "a string"
+	case goType == "bool":
+		return "true or false"
+	case goType == "[]uint8":
+		return "a base64 string"
+	case strings.HasPrefix(goType, "[]"):
+		return "an array"
+	case strings.Trim(goType, "*abcdefghijklmnopqrstuvwxyz0123456789") == "":
+		return "a number" // int64, uint32, float64 ...
+	}
+	return "an object" // a struct or a map
+}
+
 // credentialPluginWords is msg with client-go's refusal of a credential
 // plugin's output said in a user's terms: the scheme's source position,
 // its internal version and encoding/json's Go types say nothing a user
 // can act on (adversary try 21: "in scheme \"pkg/runtime/scheme.go:111\"";
-// try 22 F11: a kind other than ExecCredential, and no apiVersion).
+// try 22 F11: a kind other than ExecCredential, and no apiVersion; try 23
+// F3: a field of the wrong JSON type, "into Go struct field
+// ExecCredentialStatus.status.token of type string", and a time that is
+// none, with Go's layout): each field by its JSON path, and what it must
+// be.
 func credentialPluginWords(msg string) string {
 	msg = execNoAPIVersion.ReplaceAllString(msg, "the credential plugin printed an answer with no apiVersion, where the kubeconfig's exec.apiVersion is $1: the plugin must print an ExecCredential of apiVersion $1")
+	msg = execFieldRefusal.ReplaceAllStringFunc(msg, func(m string) string {
+		v := execFieldRefusal.FindStringSubmatch(m)
+		return "the credential plugin printed an ExecCredential with a JSON " + v[1] + " as " + v[2] + ": " + v[2] + " must be " + jsonTypeOfGo(v[3], v[2])
+	})
+	msg = execTimeRefusal.ReplaceAllStringFunc(msg, func(m string) string {
+		v := execTimeRefusal.FindStringSubmatch(m)
+		return "the credential plugin printed an ExecCredential with " + text.Echo(v[1]) + " as status.expirationTimestamp: status.expirationTimestamp must be " + jsonTypeOfGo("", "status.expirationTimestamp")
+	})
+	msg = execBase64Refusal.ReplaceAllString(msg, "the credential plugin printed an ExecCredential whose spec.cluster.certificate-authority-data is not base64: spec.cluster.certificate-authority-data must be base64")
 	return execDecodeRefusal.ReplaceAllStringFunc(msg, func(m string) string {
 		v := execDecodeRefusal.FindStringSubmatch(m)
 		if v[1] == "" {

@@ -227,8 +227,28 @@ func TestCredentialPluginOutputClientGoRefusesIsSaidInUsersWords(t *testing.T) {
 		{"not JSON", `echo 'hello {'`, notExecCredential},
 		{"a JSON string", `echo '"token"'`, notExecCredential},
 		{"a JSON array", `echo '[1,2]'`, notExecCredential},
+		// Each field of the wrong JSON type, and a time that is none, is
+		// named in the API's words (adversary try 23 F3: "json: cannot
+		// unmarshal number into Go struct field
+		// ExecCredentialStatus.status.token of type string", and Go's
+		// time layout, "parsing time \"tomorrow\" as
+		// \"2006-01-02T15:04:05Z07:00\"").
+		{"a token that is a number", execCredential(`"status":{"token":42}`), `printed an ExecCredential with a JSON number as status.token: status.token must be a string`},
+		{"a token that is an object", execCredential(`"status":{"token":{"a":1}}`), `a JSON object as status.token: status.token must be a string`},
+		{"a client certificate that is a list", execCredential(`"status":{"clientCertificateData":["x"],"clientKeyData":"k"}`), `a JSON array as status.clientCertificateData: status.clientCertificateData must be a string`},
+		{"a client key that is true", execCredential(`"status":{"clientCertificateData":"c","clientKeyData":true}`), `a JSON bool as status.clientKeyData: status.clientKeyData must be a string`},
+		{"a status that is a string", execCredential(`"status":"ok"`), `a JSON string as status: status must be an object`},
+		{"a spec that is a number", execCredential(`"spec":1,"status":{"token":"x"}`), `a JSON number as spec: spec must be an object`},
+		{"spec.interactive a string", execCredential(`"spec":{"interactive":"no"},"status":{"token":"x"}`), `a JSON string as spec.interactive: spec.interactive must be true or false`},
+		{"spec.cluster.server a number", execCredential(`"spec":{"cluster":{"server":1}},"status":{"token":"x"}`), `a JSON number as spec.cluster.server: spec.cluster.server must be a string`},
+		{"spec.cluster.certificate-authority-data not base64", execCredential(`"spec":{"cluster":{"certificate-authority-data":"%%%"}},"status":{"token":"x"}`), `spec.cluster.certificate-authority-data must be base64`},
+		{"spec.cluster.certificate-authority-data a number", execCredential(`"spec":{"cluster":{"certificate-authority-data":5}},"status":{"token":"x"}`), `a JSON number as spec.cluster.certificate-authority-data: spec.cluster.certificate-authority-data must be a base64 string`},
+		{"an expirationTimestamp that is no time", execCredential(`"status":{"token":"x","expirationTimestamp":"tomorrow"}`), `printed an ExecCredential with "tomorrow" as status.expirationTimestamp: status.expirationTimestamp must be an RFC 3339 time`},
+		{"an expirationTimestamp out of range", execCredential(`"status":{"token":"x","expirationTimestamp":"2030-13-01T00:00:00Z"}`), `status.expirationTimestamp must be an RFC 3339 time`},
+		{"an expirationTimestamp without its zone", execCredential(`"status":{"token":"x","expirationTimestamp":"2030-01-01T00:00:00"}`), `status.expirationTimestamp must be an RFC 3339 time`},
+		{"an expirationTimestamp that is a number", execCredential(`"status":{"token":"x","expirationTimestamp":1700000000}`), `status.expirationTimestamp must be an RFC 3339 time`},
 	}
-	goWords := []string{"scheme.go", "Go value of type", "json:", "struct {", "version/kind", "pkg/runtime", "__internal", "is registered for version"}
+	goWords := []string{"scheme.go", "Go value of type", "json:", "struct {", "version/kind", "pkg/runtime", "__internal", "is registered for version", "Go struct field", "Go value", "2006-01-02", "of type ", "ExecCredentialStatus", "v1.", "[]uint8", "illegal base64"}
 	for _, o := range outputs {
 		for _, args := range credentialCommands {
 			t.Run(o.name+"/"+strings.Join(args, " "), func(t *testing.T) {
@@ -248,4 +268,10 @@ func TestCredentialPluginOutputClientGoRefusesIsSaidInUsersWords(t *testing.T) {
 			})
 		}
 	}
+}
+
+// execCredential is a plugin body that prints a v1 ExecCredential with
+// the given fields.
+func execCredential(fields string) string {
+	return `printf '%s' '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential",` + fields + `}'`
 }

@@ -82,6 +82,18 @@ func TestHostileKubeconfigValuesReachNoTerminalRaw(t *testing.T) {
 		// initial environment after os.Unsetenv: adversary try 22 F12),
 		// and the relay's status file.
 		{name: "exec command forges the relay's verdict with a nonce it finds", user: execWith(plugin("forge2", forgeWithFoundNonce), nil), codes: []int{2}, notWant: "ended by a signal"},
+		// ... whatever the kubeconfig's exec.env and the user's shell
+		// set of the relay's variables: only the relay decides that it
+		// executed itself again, and it reads no descriptor an
+		// environment names (adversary try 23 F2: with
+		// KUBECTL_WATCHRV_RELAY_NONCE_FD set, the nonce stayed in the
+		// plugin's environment, and the relay read and closed fd 0 or 1).
+		{name: "exec command forges the relay's verdict, exec.env names the nonce's descriptor 1", user: execWith(plugin("forge3", forgeWithFoundNonce), relayEnv("KUBECTL_WATCHRV_RELAY_NONCE_FD", "1")), codes: []int{2}, notWant: "ended by a signal"},
+		{name: "exec command forges the relay's verdict, exec.env gives both variables", user: execWith(plugin("forge4", forgeWithFoundNonce), relayEnv("KUBECTL_WATCHRV_RELAY_NONCE_FD", "0", "KUBECTL_WATCHRV_RELAY_NONCE", shellNonce)), codes: []int{2}, notWant: "ended by a signal"},
+		{name: "exec command forges the relay's verdict, the shell names the nonce's descriptor 0", user: execWith(plugin("forge5", forgeWithFoundNonce), nil), env: []string{"KUBECTL_WATCHRV_RELAY_NONCE_FD=0"}, codes: []int{2}, notWant: "ended by a signal"},
+		{name: "exec command forges the relay's verdict, the shell gives both variables", user: execWith(plugin("forge6", forgeWithFoundNonce), nil), env: []string{"KUBECTL_WATCHRV_RELAY_NONCE_FD=3", "KUBECTL_WATCHRV_RELAY_NONCE=" + shellNonce}, codes: []int{2}, notWant: "ended by a signal"},
+		// ... and the relay's own verdict is still believed.
+		{name: "exec command killed, exec.env and the shell name the nonce's descriptor", user: execWith(plugin("killed3", "kill -9 $$"), relayEnv("KUBECTL_WATCHRV_RELAY_NONCE_FD", "1")), env: []string{"KUBECTL_WATCHRV_RELAY_NONCE_FD=0"}, codes: []int{2}, want: "was ended by a signal (killed)"},
 		{name: "exec command not found", user: execWith(filepath.Join(dir, "missing"+hostile), nil), codes: []int{2}},
 		{name: "exec command not in PATH, with its install hint", user: execWith("kubectl-watchrv-missing"+hostile, map[string]any{"installHint": "install" + hostile}), codes: []int{2}},
 		{name: "exec command gives no answer", user: execWith(plugin("sleeps", "exec sleep 30"), nil), args: []string{"--request-timeout", "2s"}, codes: []int{2}},
@@ -163,13 +175,27 @@ func TestHostileKubeconfigValuesReachNoTerminalRaw(t *testing.T) {
 }
 
 // forgeWithFoundNonce prints the relay's "signal" verdict with the first
-// nonce-like word (32 hex digits) it finds in the environment and the
-// arguments of its parent (the relay) and grandparent (the run), and in
-// the file the relay was given (the status file), then exits 0.
+// nonce-like word (32 hex digits) it finds in its own environment, in the
+// environment of its parent (the relay), in the files the relay was given
+// (the status file), in the environment of its grandparent (the run), and
+// in the arguments of both, then exits 0.
 const forgeWithFoundNonce = `P=$PPID; G=$(sed 's/.*) //' /proc/$P/stat | cut -d' ' -f2)
-S=$(tr '\0' '\n' < /proc/$P/cmdline | sed -n 3p)
-N=$(cat /proc/$P/environ /proc/$P/cmdline /proc/$G/environ /proc/$G/cmdline "$S" 2>/dev/null | tr '\0' '\n' | grep -o '[0-9a-f]\{32\}' | head -n 1)
+N=$({ printf '%s\n' "$KUBECTL_WATCHRV_RELAY_NONCE"; cat /proc/$P/environ
+tr '\0' '\n' < /proc/$P/cmdline | while read -r a; do [ -f "$a" ] && [ ! -x "$a" ] && cat "$a"; done
+cat /proc/$G/environ /proc/$P/cmdline /proc/$G/cmdline; } 2>/dev/null | tr '\0' '\n' | grep -o '[0-9a-f]\{32\}' | head -n 1)
 printf '{"apiVersion":"kubectl-watchrv.relay.invalid/%s signal killed","kind":"ExecCredential"}' "$N"`
+
+// shellNonce is a nonce a kubeconfig or a shell sets for the relay.
+const shellNonce = "0123456789abcdef0123456789abcdef"
+
+// relayEnv is an exec.env of the given names and values.
+func relayEnv(nameValues ...string) map[string]any {
+	var env []map[string]string
+	for i := 0; i+1 < len(nameValues); i += 2 {
+		env = append(env, map[string]string{"name": nameValues[i], "value": nameValues[i+1]})
+	}
+	return map[string]any{"env": env}
+}
 
 // writeJSONKubeconfig writes the kubeconfig v as JSON (which client-go
 // reads as YAML), whose strings may hold any character, escaped: the YAML
