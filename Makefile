@@ -38,6 +38,7 @@ E2E_LONG_TEST_NAMES := TestCaptureWatchStreams \
                        TestWatchFollowSurvivesRestartAndReportsTheGap \
                        TestWatchExpiredFromCompactedEtcdWithoutWatchCache \
                        TestWatchFromTheFutureOnEachStorage \
+                       TestWatchFollowNoticesAServerBehindTheResumePoint \
                        TestProbeWatchCacheAfterRestart \
                        TestProbeMetricsAfterEvictionBeforeGrowth \
                        TestProbeCompactedAtAModification \

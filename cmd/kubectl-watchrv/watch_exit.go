@@ -25,7 +25,9 @@ import (
 // code of its HTTP status; an ERROR event, the code of its status (400 2,
 // 401 6, 403 7, 404 9, 410 and TooLarge 10, 429 8, 500, 503 and a 504 that
 // is not TooLarge 1); a stream cut 4; a stream the server ended at once
-// with nothing from an RV ahead of it 10. With --follow the last attempt is
+// with nothing from an RV ahead of it 10, and so is a reconnect that found
+// the server behind the resume point (another storage) when the run ended
+// before a relist and a healthy stream after it. With --follow the last attempt is
 // the failure streak the session ended in (nil once a stream was healthy
 // again); without it, the one attempt. serr is what the session returned.
 func (r *watchRun) exit(st *follow.Streak, serr error) error {
@@ -51,17 +53,18 @@ func (r *watchRun) exit(st *follow.Streak, serr error) error {
 // its own words, and the fix.
 func (r *watchRun) failureError(err error) error {
 	var (
-		stall *follow.StalledError
-		empty *follow.EmptyStreamError
-		event *follow.EventError
+		stall  *follow.StalledError
+		empty  *follow.EmptyStreamError
+		event  *follow.EventError
+		behind *follow.ServerBehindError
 	)
 	switch {
 	case errors.As(err, &stall):
 		// Its message names the flag whose time ran out (--timeout or
 		// --stall-timeout) and how far the request got.
 		return fmt.Errorf("%s: %w", r.o.serverName(), err)
-	case errors.As(err, &empty):
-		return err
+	case errors.As(err, &empty), errors.As(err, &behind):
+		return err // in its own words, which say the fix
 	}
 	step, op, rv := "the watch", diagnose.OpWatch, r.session.Stats().LastRV
 	var list *follow.ListStepError

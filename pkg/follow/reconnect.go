@@ -39,6 +39,12 @@ func (s *Session) afterOpenFailure(ctx context.Context, err error, next watchstr
 // afterStream decides what follows a stream that ended, with Follow; next
 // are the options of the next watch.
 func (s *Session) afterStream(ctx context.Context, end streamEnd, opened time.Time, next watchstream.Options) (*relistCause, error) {
+	if end.behind {
+		// Another storage answers: its RVs are not comparable with the
+		// ones seen (no mixing sign), and only a consistent list gives a
+		// resume point of it.
+		return &relistCause{reason: end.reason, err: end.err, otherStorage: true}, nil
+	}
 	if end.expired {
 		s.mixing.failure(end.failure, s.lastRV)
 		return &relistCause{reason: end.reason, err: end.err, unproductive: s.relisted && end.events <= 1}, nil

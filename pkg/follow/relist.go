@@ -96,8 +96,13 @@ func (s *Session) relist(ctx context.Context, c *relistCause) error {
 	reason, cause := c.reason, c.err
 	from := s.lastRV
 	tries := []string{""}
-	if from != "" && from != "0" && !c.unproductive {
+	if from != "" && from != "0" && !c.unproductive && !c.otherStorage {
 		tries = []string{from, ""}
+	}
+	if c.otherStorage {
+		// The RVs seen before are another storage's: no sign of mixed
+		// servers of one storage is read from them.
+		s.mixing = mixingDetector{}
 	}
 	n, err := s.list(ctx, tries)
 	if err != nil {
@@ -137,6 +142,9 @@ type relistCause struct {
 	// point (an initial state not known complete), not on an RV error.
 	noResumePoint bool
 	stateSent     int
+	// otherStorage: the server answering is behind the resume point
+	// (ServerBehindError): a consistent list at once, from no RV seen.
+	otherStorage bool
 }
 
 // listFirst is --rv list: list, then watch from the List's RV.

@@ -46,6 +46,10 @@ const (
 	// watch with RV unset or 0 refused, or not answered in time): no
 	// state came, and none gives a resume point but a List.
 	NoResumeNothingAnswered = "nothing-answered"
+	// NoResumeServerBehind: the server answering a reconnect was behind
+	// the resume point (ServerBehindError): another storage, whose RVs the
+	// ones seen are not; only a List of it gives one.
+	NoResumeServerBehind = "server-behind-resume-point"
 )
 
 // setResume sets the resume point.

@@ -66,11 +66,23 @@ type Session struct {
 	// none). Silence for StallTimeout proves a hang only when StallTimeout
 	// exceeds it: shorter silence is what a quiet collection sends.
 	BookmarkPeriod time.Duration
+	// BookmarkFacts says, from the server's facts, who sends those
+	// bookmarks, or why none come ("" = not known: no text names who
+	// serves the watch).
+	BookmarkFacts string
+	// ServerFacts (may be nil) reads what the server now answering is,
+	// given the current RV a consistent list of it just gave ("" for
+	// none), and returns its BookmarkPeriod and BookmarkFacts: a
+	// reconnect may reach another server than the facts were read of.
+	ServerFacts func(ctx context.Context, currentRV string) (time.Duration, string)
 	// CredentialPlugin is the kubeconfig's exec credential command ("" =
 	// none): a request that never reached the network is named after it.
 	CredentialPlugin string
 
 	tracker *Tracker
+	// factsStream is the stream whose server BookmarkPeriod and
+	// BookmarkFacts are of (the first one's are read before it).
+	factsStream int
 	// lastRV is the highest RV seen (of an event, a bookmark or a List):
 	// what a relist asks "not older than", never by itself a watch's start.
 	lastRV string
@@ -153,6 +165,10 @@ type Stats struct {
 	// (contract.go); FirstBreach says how the first did.
 	ContractBreaches int    `json:"contractBreaches,omitempty"`
 	FirstBreach      string `json:"firstContractBreach,omitempty"`
+	// ServerBehind counts the reconnects that reached a server whose
+	// current RV was below the resume point (ServerBehindError): another
+	// storage; each was followed by a relist.
+	ServerBehind int `json:"serverBehindResumePoint,omitempty"`
 }
 
 // Stats returns the counts so far.
@@ -216,6 +232,7 @@ func (s *Session) Run(ctx context.Context) error {
 func (s *Session) run(ctx context.Context) error {
 	s.tracker = NewTracker()
 	s.began = s.clock().Now()
+	s.factsStream = 1 // the caller read them for the first stream
 	opts := s.Options
 	if opts.RVSet {
 		s.lastRV = opts.ResourceVersion
@@ -248,8 +265,14 @@ func (s *Session) run(ctx context.Context) error {
 		}
 	}
 	var pending *relistCause // an Expired or TooLarge asks for a relist
+	// reconnect: the next watch starts from the resume point after a
+	// stream or a watch request of this session; not after a list, whose
+	// RV is the answering storage's own, nor the first watch, whose start
+	// was checked before it.
+	reconnect := false
 	for ctx.Err() == nil {
 		if pending != nil {
+			reconnect = false
 			retry, err := s.relistFor(ctx, pending)
 			if err != nil || ctx.Err() != nil {
 				return err
@@ -274,6 +297,7 @@ func (s *Session) run(ctx context.Context) error {
 				return nil
 			}
 			s.failed(err)
+			reconnect = true
 			if pending, err = s.afterOpenFailure(ctx, err, opts); err != nil {
 				return err
 			}
@@ -288,7 +312,8 @@ func (s *Session) run(ctx context.Context) error {
 		// event, and has sent no state. An exact watch sends changes only.
 		s.statePending = opts.DeliversState()
 		s.openedStream(opts)
-		end := s.readStream(stream)
+		end := s.readStream(ctx, stream, reconnect)
+		reconnect = true
 		stream.Close()
 		release()
 		if end.callbackErr != nil {

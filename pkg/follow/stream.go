@@ -1,10 +1,13 @@
 package follow
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"sync/atomic"
+
+	"k8s.io/utils/clock"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -33,21 +36,45 @@ type streamEnd struct {
 	// quietStall: the stream was answered and then silent for
 	// StallTimeout, which here proves no hang (see Session.BookmarkPeriod).
 	quietStall bool
+	// behind: closed because the server is behind the resume point
+	// (ServerBehindError); a relist follows.
+	behind bool
 }
 
-// readStream reads one stream to its end, under the stall watchdog.
-func (s *Session) readStream(stream *watchstream.Stream) streamEnd {
-	if s.StallTimeout <= 0 {
-		return s.drain(stream, nil)
-	}
+// readStream reads one stream to its end, under the stall watchdog and,
+// for a reconnect, the check that the server is not behind the resume
+// point (behindCheck).
+func (s *Session) readStream(ctx context.Context, stream *watchstream.Stream, reconnect bool) streamEnd {
+	check := s.armBehindCheck(ctx, stream, reconnect)
 	var stalled atomic.Bool
-	timer := s.clock().AfterFunc(s.StallTimeout, func() {
-		stalled.Store(true)
-		stream.Close()
+	var timer clock.Timer
+	if s.StallTimeout > 0 {
+		timer = s.clock().AfterFunc(s.StallTimeout, func() {
+			stalled.Store(true)
+			stream.Close()
+		})
+		defer timer.Stop()
+	}
+	end := s.drain(stream, func(moved bool) {
+		if timer != nil {
+			timer.Reset(s.StallTimeout)
+		}
+		if moved {
+			check.moved()
+		}
 	})
-	defer timer.Stop()
-	end := s.drain(stream, func() { timer.Reset(s.StallTimeout) })
+	current, behind := check.stop(s)
+	if current != "" {
+		s.refreshFacts(ctx, current)
+	}
+	if behind != nil && end.callbackErr == nil {
+		s.behindEnd(&end, behind)
+		return end
+	}
 	if stalled.Load() && end.callbackErr == nil {
+		// Whether silence proves a hang depends on who serves the
+		// watch: the server now answering, after a reconnect.
+		s.refreshFacts(ctx, "")
 		err := &StalledError{After: s.StallTimeout}
 		if hang, why := s.silenceProvesHang(); hang {
 			err.Hint = why
@@ -66,9 +93,9 @@ func (s *Session) readStream(stream *watchstream.Stream) streamEnd {
 	return end
 }
 
-// drain reads events until the stream ends; alive (may be nil) is called at
-// every event.
-func (s *Session) drain(stream *watchstream.Stream, alive func()) streamEnd {
+// drain reads events until the stream ends; alive is called at every
+// event, with whether it moved the session on (streamEnd.progress).
+func (s *Session) drain(stream *watchstream.Stream, alive func(moved bool)) streamEnd {
 	var end streamEnd
 	for {
 		ev, err := stream.Next()
@@ -80,14 +107,13 @@ func (s *Session) drain(stream *watchstream.Stream, alive func()) streamEnd {
 			}
 			return end
 		}
-		if alive != nil {
-			alive()
-		}
 		end.events++
 		if ev.Type != watchstream.EventError {
 			end.good++
 		}
+		progress := end.progress
 		obs, last := s.handle(ev, &end)
+		alive(end.progress > progress)
 		if s.OnEvent != nil {
 			if err := s.OnEvent(ev, obs); err != nil {
 				end.callbackErr = err
@@ -223,10 +249,16 @@ func (s *Session) silenceProvesHang() (bool, string) {
 		return false, "the start RV is ahead of the server, which sends no bookmark before it gets there, so silence is expected"
 	case !s.Options.AllowBookmarks && !s.Options.SendInitialEvents:
 		return false, "a quiet collection sends nothing, and no bookmark was asked for: silence is not taken for a hang"
+	case s.BookmarkPeriod <= 0 && s.BookmarkFacts != "":
+		return false, s.BookmarkFacts
 	case s.BookmarkPeriod <= 0:
-		return false, "a quiet collection sends nothing here: its watches get no bookmark (storage serves them), so silence is not taken for a hang"
+		return false, "a quiet collection sends nothing here as far as is known of the server answering (no bookmark is known to come), so silence is not taken for a hang"
 	case s.StallTimeout <= s.BookmarkPeriod:
 		return false, fmt.Sprintf("a quiet collection sends nothing for longer than that (at most a bookmark about every %s, from the watch cache; none from storage), so silence is not taken for a hang", s.BookmarkPeriod)
+	case s.BookmarkFacts != "":
+		return true, "a bookmark was due: " + s.BookmarkFacts
 	}
-	return true, fmt.Sprintf("a bookmark was due: the watch cache sends one about every %s", s.BookmarkPeriod)
+	// Who serves the watch was not read (the facts say nothing of it):
+	// the claim is the watch cache's rule, not this server's.
+	return true, fmt.Sprintf("a bookmark was due if the watch cache serves this watch (it sends one about every %s; whether it does here was not read)", s.BookmarkPeriod)
 }

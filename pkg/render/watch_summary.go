@@ -1,6 +1,7 @@
 package render
 
 import (
+	"errors"
 	"fmt"
 	"github.com/watchrv/kubectl-watchrv/internal/rv"
 	"github.com/watchrv/kubectl-watchrv/pkg/serverinfo"
@@ -30,8 +31,12 @@ type WatchNoticeRecord struct {
 	Tried               []string `json:"tried,omitempty"`
 	// RVsAdvanced counts etcd revisions of the whole cluster between the
 	// last RV seen and the new List's RV, not events of this collection.
-	RVsAdvanced  uint64              `json:"clusterRVsAdvanced,omitempty"`
-	MixedServers string              `json:"mixedServers,omitempty"`
+	RVsAdvanced  uint64 `json:"clusterRVsAdvanced,omitempty"`
+	MixedServers string `json:"mixedServers,omitempty"`
+	// ServerBehind: the relist follows a reconnect that reached a server
+	// behind the resume point (another storage): the gap is against the
+	// state the other storage had.
+	ServerBehind bool                `json:"serverBehindResumePoint,omitempty"`
 	Gap          *follow.Gap         `json:"gap,omitempty"`
 	Diagnosis    *diagnose.Diagnosis `json:"diagnosis,omitempty"`
 }
@@ -49,6 +54,8 @@ func NewWatchNoticeRecord(n follow.Notice, d *diagnose.Diagnosis) WatchNoticeRec
 	}
 	if n.Kind == follow.NoticeRelist {
 		r.Gap = n.Gap
+		var behind *follow.ServerBehindError
+		r.ServerBehind = errors.As(n.Err, &behind)
 	}
 	return r
 }
@@ -77,7 +84,9 @@ func (p *Printer) watchNoticeHuman(r WatchNoticeRecord) error {
 			tried[i] = fmt.Sprintf("%q", t)
 		}
 		advanced := fmt.Sprintf("the cluster's RV advanced %d since RV %s (writes to every resource, not events of this collection)", r.RVsAdvanced, watchOrDash(r.FromResourceVersion))
-		if from, ok := rv.Parse(r.FromResourceVersion); ok {
+		if from, ok := rv.Parse(r.FromResourceVersion); ok && r.ServerBehind {
+			advanced = fmt.Sprintf("RV %s was another storage's, which this one has not reached", r.FromResourceVersion)
+		} else if ok {
 			if listed, ok := rv.Parse(r.ListResourceVersion); ok && from > listed {
 				// The RV the watch had was never the cluster's: nothing advanced.
 				advanced = fmt.Sprintf("the list's RV is below RV %s, which the cluster had not reached", r.FromResourceVersion)
@@ -92,6 +101,8 @@ func (p *Printer) watchNoticeHuman(r WatchNoticeRecord) error {
 			if r.Gap.NoResumePoint {
 				line += fmt.Sprintf("\n-- gap: the watch had sent %d object(s) of the state (in key order, not RV order) and no resume point; the list adds %d it never sent (or created since), %d modified and %d deleted since they were sent",
 					r.Gap.StateObjectsSent, len(r.Gap.Added), len(r.Gap.Modified), len(r.Gap.Deleted))
+			} else if r.ServerBehind {
+				line += fmt.Sprintf("\n-- gap: %d added, %d modified, %d deleted against the state the other storage had", len(r.Gap.Added), len(r.Gap.Modified), len(r.Gap.Deleted))
 			} else {
 				line += fmt.Sprintf("\n-- gap: %d added, %d modified, %d deleted while the watch was broken", len(r.Gap.Added), len(r.Gap.Modified), len(r.Gap.Deleted))
 			}
@@ -276,6 +287,9 @@ func (p *Printer) watchSummaryHuman(s *WatchSummary) error {
 	if s.ContractBreaches > 0 {
 		kv = append(kv, [2]string{"  Contract", p.Style.Bad.Sprintf("%s broke the Watch contract (the first: %s)", text.Count(s.ContractBreaches, "event"), s.FirstBreach)})
 	}
+	if s.ServerBehind > 0 {
+		kv = append(kv, [2]string{"  Server behind", p.Style.Bad.Sprintf("%s reached a server whose current RV was below the resume point: another storage answered, and each was followed by a relist (a Reflector would have kept watching and seen nothing)", text.Count(s.ServerBehind, "reconnect"))})
+	}
 	if s.MixedServers > 0 {
 		// Counted by the session (pkg/follow mixing signs); each one is also a notice.
 		kv = append(kv, [2]string{"  Mixed servers", fmt.Sprintf("%d sign(s) that the answers came from different API servers (see: kubectl watchrv probe RESOURCE --servers)", s.MixedServers)})
@@ -338,6 +352,8 @@ func resumeLabel(from, noResume string) string {
 		return "no resume point: storage lost a change after the last RV (PrevKv=nil), which a watch from it meets again; list again"
 	case follow.NoResumeListIncomplete:
 		return "no resume point: the List did not complete, so no RV was read"
+	case follow.NoResumeServerBehind:
+		return "no resume point: the server answering was behind it (another storage, whose RVs the ones seen are not); list again"
 	case follow.NoResumeNothingAnswered:
 		return "no resume point: no watch was answered, and a watch with RV unset or 0 gives none (--rv list gives one)"
 	}

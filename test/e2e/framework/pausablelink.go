@@ -96,6 +96,21 @@ func (l *PausableLink) Close() error {
 	return err
 }
 
+// Cut closes every open connection now (a connection lost, as a client
+// sees it); the link keeps listening, and new connections go to its
+// current target.
+func (l *PausableLink) Cut() {
+	l.mu.Lock()
+	conns := make([]net.Conn, 0, len(l.conns))
+	for c := range l.conns {
+		conns = append(conns, c)
+	}
+	l.mu.Unlock()
+	for _, c := range conns {
+		c.Close()
+	}
+}
+
 func (l *PausableLink) gate() chan struct{} {
 	l.mu.Lock()
 	defer l.mu.Unlock()

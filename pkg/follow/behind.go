@@ -1,0 +1,156 @@
+// A reconnect may reach another storage: the check that tells a server
+// behind the resume point (fresh user try 23 #1).
+
+package follow
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/utils/clock"
+
+	"github.com/watchrv/kubectl-watchrv/internal/rv"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
+	"github.com/watchrv/kubectl-watchrv/pkg/listing"
+	"github.com/watchrv/kubectl-watchrv/pkg/watchstream"
+)
+
+// BehindCheckAfter is how long a reconnected stream may stay without an
+// event that moves the session on before the server's current RV is read
+// (one consistent list of one item, metadata only). A server whose
+// storage is behind the resume point (another cluster at the address, one
+// created anew, an etcd restored from a backup) holds a watch from it
+// silently, the watch cache and etcd alike: nothing else tells it from a
+// quiet collection. A stream that brings a change or a bookmark past the
+// last RV first is of a storage that got there, and costs no request.
+const BehindCheckAfter = 2 * time.Second
+
+// behindCheckWait bounds the check's list: a server that cannot reach its
+// storage (where a consistent list waits) must not hold the watch up.
+const behindCheckWait = 5 * time.Second
+
+// ServerBehindError: the server now answering has a current RV below the
+// session's resume point, which one storage's RVs never do (every API
+// server over it answers a consistent list at or above any revision it
+// gave): another storage answers there now. A watch from the resume point
+// is held until that storage gets there, and every change made there
+// meanwhile is never delivered; a Reflector keeps that watch and does not
+// notice. Only a new List gives a resume point of this storage.
+type ServerBehindError struct {
+	ResumeRV, CurrentRV string
+}
+
+func (e *ServerBehindError) Error() string {
+	return fmt.Sprintf("the server now answering is behind the resume point: a consistent list gives its current RV %s, below RV %s, which this run had seen; one storage's RVs never go back, so another storage answers here now (another cluster, one created anew, or an etcd restored from a backup). The watch from RV %s is held until that storage gets there, and no change made there meanwhile is delivered (a Reflector keeps such a watch and does not notice); listing again for a resume point of this storage",
+		e.CurrentRV, e.ResumeRV, e.ResumeRV)
+}
+
+// FailureClass: the resume RV is too large for this server (exit 10), as
+// a watch from an RV ahead of it is.
+func (e *ServerBehindError) FailureClass() diagnose.Failure { return diagnose.FailureTooLarge }
+
+// behindCheck is the check of one reconnected stream: armed when it
+// opens, run once by its timer if nothing moved the session on by then.
+type behindCheck struct {
+	timer    clock.Timer
+	cancel   context.CancelFunc
+	done     chan struct{} // closed once the timer's function returned
+	progress atomic.Bool
+	// Written by the timer's function before done is closed.
+	url, current string
+	err          error
+	behind       *ServerBehindError
+}
+
+// armBehindCheck arms the check for a stream opened as a reconnect from
+// the resume point (nil otherwise: the first watch's start was checked
+// before it, and a list's RV is the answering storage's own).
+func (s *Session) armBehindCheck(ctx context.Context, stream *watchstream.Stream, reconnect bool) *behindCheck {
+	resume := s.resumeRV
+	if !reconnect || !rv.Valid(resume) || s.Client == nil {
+		return nil
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	c := &behindCheck{cancel: cancel, done: make(chan struct{})}
+	c.timer = s.clock().AfterFunc(BehindCheckAfter, func() {
+		defer close(c.done)
+		if c.progress.Load() {
+			return
+		}
+		lctx, stop := context.WithTimeout(cctx, behindCheckWait)
+		defer stop()
+		cur, page, err := listing.CurrentRV(lctx, s.Client, s.Target, listing.CurrentOptions{})
+		c.url = s.Target.CollectionPath() + "?limit=1"
+		if page != nil {
+			c.url = page.URL
+		}
+		c.current, c.err = cur, err
+		n, ok1 := rv.Parse(cur)
+		r, ok2 := rv.Parse(resume)
+		if err == nil && ok1 && ok2 && n < r {
+			c.behind = &ServerBehindError{ResumeRV: resume, CurrentRV: cur}
+			stream.Close() // set above, read once drain returns
+		}
+	})
+	return c
+}
+
+// moved notes an event that moved the session on: the check is not due.
+func (c *behindCheck) moved() {
+	if c != nil {
+		c.progress.Store(true)
+	}
+}
+
+// stop ends the check once its stream ended, and returns what it found:
+// the server's current RV ("" when it was not read) and whether it is
+// behind. A check still running is cancelled (its stream ended anyway).
+func (c *behindCheck) stop(s *Session) (current string, behind *ServerBehindError) {
+	if c == nil {
+		return "", nil
+	}
+	defer c.cancel()
+	if c.timer.Stop() {
+		close(c.done)
+		return "", nil
+	}
+	c.cancel()
+	<-c.done
+	switch {
+	case c.err != nil:
+		s.trace("GET %s: %v", c.url, c.err)
+	case c.current != "":
+		s.trace("GET %s: current RV %s", c.url, c.current)
+	}
+	return c.current, c.behind
+}
+
+// behindEnd makes end the end of a stream closed because the server is
+// behind the resume point: no resume point is left, and a relist follows.
+func (s *Session) behindEnd(end *streamEnd, b *ServerBehindError) {
+	s.stats.ServerBehind++
+	s.clearResume(NoResumeServerBehind)
+	end.reason, end.err, end.failure = b.Error(), b, b.FailureClass()
+	end.broken, end.expired, end.quietStall, end.behind = false, false, false, true
+}
+
+// refreshFacts asks the caller what the server now answering is
+// (ServerFacts), with the current RV a consistent list of it gave ("" for
+// none), and takes its bookmark facts: the facts read before the watch
+// were of the server that answered then, and a reconnect may reach
+// another (fresh user try 23 #1: "a bookmark was due: the watch cache
+// sends one" of a server without a watch cache). Without ServerFacts
+// nothing is known of it: no bookmark is counted on.
+func (s *Session) refreshFacts(ctx context.Context, currentRV string) {
+	if s.factsStream == s.stats.Streams {
+		return
+	}
+	s.factsStream = s.stats.Streams
+	if s.ServerFacts == nil {
+		s.BookmarkPeriod, s.BookmarkFacts = 0, ""
+		return
+	}
+	s.BookmarkPeriod, s.BookmarkFacts = s.ServerFacts(ctx, currentRV)
+}
