@@ -270,10 +270,7 @@ func (o *ListOptions) Run(ctx context.Context) error {
 		report.ObjectNames = names[len(names)-n:]
 	}
 	if facts != nil {
-		in := <-facts
-		if o.RV == "" && o.RVMatch == "" {
-			in = o.factsAt(ctx, p, client, in, res.GVR.Group, res.GVR.Resource, report.ResourceVersion)
-		}
+		in := o.factsAt(ctx, p, client, <-facts, res.GVR.Group, res.GVR.Resource, report.StorageRV())
 		report = report.WithServer(in)
 	}
 	if report.NeedsCurrentRV() && werr == nil {

@@ -41,7 +41,9 @@ func (o *RootOptions) readServerInfo(ctx context.Context, client *apiclient.Clie
 // at this address is another storage's, which is said on stderr, and facts
 // that may be the other server's are read again (fresh user try 22 #2: the
 // list RV went from 788 back to 632, and facts of the server before were
-// used).
+// used). listRV is only ever an RV of an answer that kept the List
+// contract (render.ListReport.StorageRV, listing.List's page): one the
+// run refuses says nothing of the storage (adversary try 23 F5).
 func (o *RootOptions) factsAt(ctx context.Context, p *render.Printer, client *apiclient.Client, in *serverinfo.Info, group, resource, listRV string) *serverinfo.Info {
 	cache := o.factsCache()
 	back := cache.SeenRV(in, listRV)
