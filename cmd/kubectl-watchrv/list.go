@@ -270,8 +270,13 @@ func (o *ListOptions) Run(ctx context.Context) error {
 		report.ObjectNames = names[len(names)-n:]
 	}
 	if facts != nil {
-		in := o.factsAt(ctx, p, client, <-facts, res.GVR.Group, res.GVR.Resource, report.StorageRV())
-		report = report.WithServer(in)
+		in := <-facts
+		if in != nil {
+			in = o.factsAt(ctx, p, client, in, res.GVR.Group, res.GVR.Resource, report.StorageRV())
+		}
+		if in != nil { // nil: the signal cut the read (readServerInfo)
+			report = report.WithServer(in)
+		}
 	}
 	if report.NeedsCurrentRV() && werr == nil {
 		current, _, cerr := listing.CurrentRV(ctx, client, t, listing.CurrentOptions{})
