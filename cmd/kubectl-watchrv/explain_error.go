@@ -337,6 +337,9 @@ func (o *ExplainErrorOptions) check(ctx context.Context, d diagnose.Diagnosis) (
 		rctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 		in := serverinfo.ReadWhole(rctx, client, res.GVR.Group, res.GVR.Resource)
 		cancel()
+		if cutFacts(ctx) {
+			return diagnose.Check{}, ctx.Err()
+		}
 		now.Storage, now.ServedBy = in.StorageName(), "served by "+in.ListServed("", "", 1).First
 	}
 	if d.Kind == diagnose.KindWatchCacheWindow {
@@ -345,6 +348,9 @@ func (o *ExplainErrorOptions) check(ctx context.Context, d diagnose.Diagnosis) (
 		rctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 		in := serverinfo.ReadWhole(rctx, client, res.GVR.Group, res.GVR.Resource)
 		cancel()
+		if cutFacts(ctx) {
+			return diagnose.Check{}, ctx.Err()
+		}
 		now.NoWatchCache = in.WatchCache == serverinfo.No
 	}
 	tried, err := checkNow(ctx, client, t, d, requested, current, o.watchAnswerBound(probe.TryOptions{}))

@@ -271,10 +271,12 @@ func (o *ListOptions) Run(ctx context.Context) error {
 	}
 	if facts != nil {
 		in := <-facts
-		if o.RV == "" && o.RVMatch == "" {
-			in = o.factsAt(ctx, p, client, in, res.GVR.Group, res.GVR.Resource, report.ResourceVersion)
+		if in != nil {
+			in = o.factsAt(ctx, p, client, in, res.GVR.Group, res.GVR.Resource, report.StorageRV())
 		}
-		report = report.WithServer(in)
+		if in != nil { // nil: the signal cut the read (readServerInfo)
+			report = report.WithServer(in)
+		}
 	}
 	if report.NeedsCurrentRV() && werr == nil {
 		current, _, cerr := listing.CurrentRV(ctx, client, t, listing.CurrentOptions{})

@@ -29,11 +29,27 @@ func (o *RootOptions) serverInfoOf(ctx context.Context, name string) *serverinfo
 	return o.serverInfo(ctx, group, resource)
 }
 
+// readServerInfo is every command's read of the server's facts but
+// explain-error --check's (ReadWhole: cutFacts). nil when the run was cut
+// (Ctrl-C, SIGTERM) while it read them: what a read the signal cut got is
+// the signal's, not the server's (list printed "/metrics not read (...:
+// interrupt signal received)" and its gates as assumed: adversary try 23
+// F6), so it is no facts at all, as apiclient.Unanswered makes a cut
+// request no outcome; the run then prints what was answered before the
+// signal and ends "interrupted", 130.
 func (o *RootOptions) readServerInfo(ctx context.Context, client *apiclient.Client, group, resource string) *serverinfo.Info {
-	ctx, cancel := context.WithTimeout(ctx, metrics.SideReadWait)
+	rctx, cancel := context.WithTimeout(ctx, metrics.SideReadWait)
 	defer cancel()
-	return serverinfo.Read(ctx, client, group, resource, o.factsCache())
+	in := serverinfo.Read(rctx, client, group, resource, o.factsCache())
+	if cutFacts(ctx) {
+		return nil
+	}
+	return in
 }
+
+// cutFacts: the run whose context is run was cut while the facts were
+// read (readServerInfo).
+func cutFacts(run context.Context) bool { return apiclient.Cut(run) }
 
 // factsAt holds the facts in (of group/resource) to listRV, the RV of a
 // consistent list of the resource this run made anyway
@@ -41,7 +57,9 @@ func (o *RootOptions) readServerInfo(ctx context.Context, client *apiclient.Clie
 // at this address is another storage's, which is said on stderr, and facts
 // that may be the other server's are read again (fresh user try 22 #2: the
 // list RV went from 788 back to 632, and facts of the server before were
-// used).
+// used). listRV is only ever an RV of an answer that kept the List
+// contract (render.ListReport.StorageRV, listing.List's page): one the
+// run refuses says nothing of the storage (adversary try 23 F5).
 func (o *RootOptions) factsAt(ctx context.Context, p *render.Printer, client *apiclient.Client, in *serverinfo.Info, group, resource, listRV string) *serverinfo.Info {
 	cache := o.factsCache()
 	back := cache.SeenRV(in, listRV)

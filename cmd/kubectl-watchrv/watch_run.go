@@ -178,12 +178,19 @@ func (r *watchRun) endedBeforeWatch(began time.Time, err error) error {
 	} else {
 		st.ResumeRV, st.ResumeFrom, st.NoResume = "", follow.ResumeFromNone, follow.NoResumeNothingAnswered
 	}
+	streak, ended := &follow.Streak{Err: err, Failure: failureOf(err), Attempts: 1, Since: began}, follow.EndError
+	if apiclient.Cut(r.ctx) {
+		// A check the signal cut failed with the cut's error, which says
+		// nothing of the server: no failure (adversary try 23 F6: "Failed:
+		// Other: context canceled" of the facts' read).
+		streak, ended = nil, follow.EndInterrupted
+	}
 	r.summary = render.NewWatchSummary(r.start)
 	r.summary.Server = r.server
-	r.summary.SetSession(st, r.o.redactedStreak(&follow.Streak{Err: err, Failure: failureOf(err), Attempts: 1, Since: began}))
+	r.summary.SetSession(st, r.o.redactedStreak(streak))
 	r.summary.DurationSeconds = time.Since(began).Seconds()
 	r.summary.StartResourceVersion = r.start
-	r.summary.Ended = string(follow.EndError)
+	r.summary.Ended = string(ended)
 	if werr := r.p.WatchSummary(r.summary); werr != nil {
 		return fmt.Errorf("%w: %w", errWrite, werr)
 	}
@@ -274,6 +281,9 @@ func (r *watchRun) readServer() error {
 	if err != nil {
 		return err
 	}
+	if in == nil {
+		return r.ctx.Err() // the signal cut the read: no facts, the run ends
+	}
 	r.server = in
 	return nil
 }
@@ -320,6 +330,9 @@ func (r *watchRun) warnIfAhead(wo watchstream.Options) error {
 	// higher one are another storage's (factsAt).
 	res := r.target.Resource
 	r.server = r.o.factsAt(r.ctx, r.p, r.client, r.server, res.GVR.Group, res.GVR.Resource, cur.rv)
+	if r.server == nil {
+		return r.ctx.Err() // the signal cut the facts' read again
+	}
 	what := r.server.FutureWatch(wo.SendInitialEvents, start)
 	if what != "" {
 		what = ": " + what

@@ -353,6 +353,22 @@ func (r *ListReport) CheckWatchStart(current string, err error) {
 	}
 }
 
+// StorageRV is the RV this list vouches for as its storage's revision:
+// that of a consistent list (resourceVersion unset) whose answer kept the
+// List contract; "" otherwise. Only it may feed the facts cache's RV check
+// (serverinfo.Cache.SeenRV, through the command's factsAt): an answer the
+// run refuses as not the API server's recorded its RV, and a proxy
+// answering a low one made the run say "another storage answers at this
+// address" and drop good facts (adversary try 23 F5). The other readers
+// of an RV for it (the current RV of watch and probe) go through
+// listing.List, which gives no page of an answer that broke the contract.
+func (r ListReport) StorageRV() string {
+	if r.ContractBreach != "" || r.ReadSemantics.Mode != "Consistent" || r.Request.ResourceVersionMatch != "" || r.Consistent == nil || !*r.Consistent {
+		return ""
+	}
+	return r.ResourceVersion
+}
+
 // WithServer adds what is known of the server: who served each page (by
 // its rules), and what a suggested watch may meet there.
 func (r ListReport) WithServer(in *serverinfo.Info) ListReport {

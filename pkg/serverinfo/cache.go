@@ -1,6 +1,8 @@
 package serverinfo
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -26,7 +28,7 @@ const CacheTTL = 10 * time.Minute
 const maxServersKept = 8
 
 // Cache keeps the facts of the servers behind one address on disk, beside
-// kubectl's discovery cache (CACHE_DIR/watchrv/HOST_PORT/serverinfo.json).
+// kubectl's discovery cache (CACHE_DIR/watchrv/HOST_PORT-HASH/serverinfo.json).
 // Only facts read from /metrics are kept, each with the time it was read,
 // for the server they were read from: its serving certificate and its
 // gitVersion (a server known by its address alone outlived a change of
@@ -79,11 +81,27 @@ type resourceFacts struct {
 
 func (s *serverFacts) id() instance { return instance{s.Cert, s.GitVersion} }
 
+// unsafeFileChars are what a directory's name keeps of a host only as "_".
 var unsafeFileChars = regexp.MustCompile(`[^\w.]`)
 
+// maxReadableKey bounds the readable part of a cache directory's name.
+const maxReadableKey = 64
+
+// path is the server's file: always one directory below
+// CACHE_DIR/watchrv. The directory's name is the server's host, for the
+// reader (bounded, each character but a letter, digit, "_" or "." as
+// "_"), then "-" and a hash of the whole URL: a name that is never "."
+// or "..", holds no separator, fits any file system, and is one server's
+// alone (a host of ".." through a proxy-url wrote CACHE_DIR/serverinfo.json:
+// adversary try 23 F4; "a:b" and "a_b" shared one).
 func (c *Cache) path() string {
 	host := strings.TrimPrefix(strings.TrimPrefix(c.Server, "https://"), "http://")
-	return filepath.Join(c.Dir, "watchrv", unsafeFileChars.ReplaceAllString(host, "_"), "serverinfo.json")
+	readable := unsafeFileChars.ReplaceAllString(host, "_")
+	if len(readable) > maxReadableKey {
+		readable = readable[:maxReadableKey]
+	}
+	sum := sha256.Sum256([]byte(c.Server))
+	return filepath.Join(c.Dir, "watchrv", readable+"-"+hex.EncodeToString(sum[:8]), "serverinfo.json")
 }
 
 func (c *Cache) now() time.Time {

@@ -3,8 +3,11 @@ package serverinfo
 import (
 	"context"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -158,4 +161,50 @@ func TestAnRVGoingBackDropsTheFacts(t *testing.T) {
 	if back := cache.SeenRV(agg, "1"); back != nil {
 		t.Errorf("an aggregated resource's RV was noted: %+v", back)
 	}
+}
+
+// Adversary try 23 F4: the cache's file was named after the server's
+// host, kept as it came but for characters other than letters, digits,
+// "_" and "." ("http://.." through a proxy-url wrote
+// CACHE_DIR/serverinfo.json, "http://." CACHE_DIR/watchrv/serverinfo.json).
+// Whatever the host, the file is in its own directory right below
+// CACHE_DIR/watchrv, one per server URL, with a name any file system
+// takes.
+func TestTheCacheFileOfAnyHostStaysUnderItsDirectory(t *testing.T) {
+	hosts := []string{"..", ".", "a/../..", "", "/", "../../../etc", `..\..`, "...", "a" + strings.Repeat("é", 300),
+		strings.Repeat("x", 5000), "\x1b[31m..\x00\n", "127.0.0.1:8443", "127.0.0.1_8443", "%2e%2e", "\xff\xfe.."}
+	dir := t.TempDir()
+	root := filepath.Join(dir, "watchrv")
+	seen := map[string]string{}
+	for _, host := range hosts {
+		for _, scheme := range []string{"http://", "https://"} {
+			c := &Cache{Dir: dir, Server: scheme + host}
+			p := c.path()
+			name := filepath.Base(filepath.Dir(p))
+			if filepath.Dir(filepath.Dir(p)) != root || filepath.Clean(p) != p || filepath.Base(p) != "serverinfo.json" ||
+				name == "." || name == ".." || strings.ContainsAny(name, `/\`) || len(name) > 255 {
+				t.Errorf("server %q: file %q, want serverinfo.json in a directory of its own right below %s", c.Server, p, root)
+			}
+			for _, r := range name {
+				if r < 0x20 || r > 0x7e {
+					t.Errorf("server %q: the directory's name %q holds %q", c.Server, name, r)
+				}
+			}
+			if other, ok := seen[p]; ok {
+				t.Errorf("servers %q and %q share the file %s", other, c.Server, p)
+			}
+			seen[p] = c.Server
+			c.write(&cacheFile{})
+			if _, err := os.Stat(p); err != nil {
+				t.Errorf("server %q: the file was not written where path says: %v", c.Server, err)
+			}
+		}
+	}
+	// Nothing was written anywhere else.
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && filepath.Dir(filepath.Dir(p)) != root {
+			t.Errorf("a file outside %s/*/: %s", root, p)
+		}
+		return nil
+	})
 }

@@ -46,21 +46,27 @@ type cutShape struct {
 	says func(c cutStream) string
 }
 
-// cutShapes are the shapes, first match wins. A stream is "arriving" only
-// while its state is short of the list's count and grew recently: one
-// that sent the whole state and then only changes is what a server that
-// ignores sendInitialEvents sends (a legacy watch: the state as ADDED,
-// then changes, never the bookmark), on which a client-go >= 1.35
-// informer hangs; judging by the last object event alone called it
-// "still sending", exit 4, at any deadline (adversary try 22 F7).
+// cutShapes are the shapes, first match wins. A stream is "arriving"
+// while its store grew recently (a new object within the deadline's last
+// quarter), whatever the list's count: a collection that grew between
+// the check's list and its stream holds more than the list did before
+// the bookmark, and a stream cut while it still adds new objects is a
+// live one (judging "the whole state" first called it "will hang", exit
+// 1, at a deadline a longer one passes: adversary try 23 F1). One that
+// sent the whole state and then, for the deadline's last quarter, no new
+// object (only changes, or nothing) is what a server that ignores
+// sendInitialEvents sends (a legacy watch: the state as ADDED, then
+// changes, never the bookmark), on which a client-go >= 1.35 informer
+// hangs; judging by the last object event alone called it "still
+// sending", exit 4, at any deadline (adversary try 22 F7).
 var cutShapes = []cutShape{
 	{name: "nothing sent", is: func(c cutStream) bool { return c.LastObject.IsZero() },
 		says: func(cutStream) string { return "no initial-events-end bookmark within the deadline, and no object" }},
+	{name: "the state still arriving", is: cutStream.growing, arriving: true},
 	{name: "the whole state, then no bookmark", is: cutStream.wholeState,
 		says: func(c cutStream) string {
 			return fmt.Sprintf("no initial-events-end bookmark after the whole state (%s) and %s", c.ofList(), text.Count(c.Changes, "change"))
 		}},
-	{name: "the state still arriving", is: cutStream.growing, arriving: true},
 	{name: "part of the state, then no new object", is: func(cutStream) bool { return true },
 		says: func(c cutStream) string {
 			since := c.LastGrowth

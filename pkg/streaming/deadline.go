@@ -59,15 +59,20 @@ type Arrival struct {
 
 func (e *WatchDeadlineError) Error() string {
 	if a := e.Arriving; a != nil {
-		of, need := "", ""
-		if a.ListCount != nil {
-			of = fmt.Sprintf(" of the list's %d", *a.ListCount)
+		received, need := text.Count(a.Objects, "object")+" received", ""
+		switch {
+		case a.ListCount != nil && a.Objects > *a.ListCount:
+			// Still new objects past the list's count: the collection grew
+			// after the list (adversary try 23 F1), so no end is foreseen.
+			received = fmt.Sprintf("%s received, more than the list's %d (the collection grew after the list)", text.Count(a.Objects, "object"), *a.ListCount)
+		case a.ListCount != nil:
+			received = fmt.Sprintf("%s of the list's %d received", text.Count(a.Objects, "object"), *a.ListCount)
 			if a.PerSecond > 0 && *a.ListCount > a.Objects {
 				need = fmt.Sprintf("; at that rate the whole state takes about %s", time.Duration(float64(*a.ListCount)/a.PerSecond*float64(time.Second)).Round(time.Second))
 			}
 		}
-		return fmt.Sprintf("the streaming watch of %s was still sending its initial state when the deadline (%s) ended it: %s%s received, at %.1f objects/s, the last one %s before it: a live stream cut by the deadline (an informer waits for it up to the watch's 5-10 min)%s",
-			e.Resource, e.Deadline, text.Count(a.Objects, "object"), of, a.PerSecond, a.LastAgo.Round(time.Millisecond), need)
+		return fmt.Sprintf("the streaming watch of %s was still sending its initial state when the deadline (%s) ended it: %s, at %.1f objects/s, the last one %s before it: a live stream cut by the deadline (an informer waits for it up to the watch's 5-10 min)%s",
+			e.Resource, e.Deadline, received, a.PerSecond, a.LastAgo.Round(time.Millisecond), need)
 	}
 	what := "it was sent and no response headers came"
 	switch {

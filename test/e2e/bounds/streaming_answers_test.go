@@ -123,10 +123,13 @@ func sendObjects(w io.Writer, n int, gap time.Duration) {
 // depend on --deadline: one that sent the whole state and then only
 // changes (a server ignoring sendInitialEvents: the legacy watch's ADDED
 // state, then changes, never the bookmark) hangs an informer, exit 1, at
-// 2s as at 5s; and so does one that sent more distinct objects than the
-// list held. Both were "still sending its initial state ... raise
-// --deadline to see it finish", exit 4, at any deadline (adversary try 22
-// F7: stillArriving looked only at the time of the last event).
+// 2s as at 5s (it was "still sending its initial state ... raise
+// --deadline to see it finish", exit 4, at any deadline: adversary try 22
+// F7, stillArriving looked only at the time of the last event). And one
+// still adding new objects at the cut is arriving, exit 4, "raise
+// --deadline", at 3s as at 5s, though it holds more than the list did: a
+// collection that grew between the list and the stream (adversary try 23
+// F1: "will hang", exit 1, on a stream that a longer deadline sees end).
 func TestStreamingVerdictOfAStreamWithoutBookmarkIsNotTheDeadlines(t *testing.T) {
 	const path = "/api/v1/namespaces/default/configmaps"
 	list2 := framework.ScriptAnswer{Code: 200, Type: "application/json", Body: configMapList(2)}
@@ -141,31 +144,50 @@ func TestStreamingVerdictOfAStreamWithoutBookmarkIsNotTheDeadlines(t *testing.T)
 			time.Sleep(500 * time.Millisecond)
 		}
 	}}
-	// beyond: distinct ADDED objects every 0.3s, past the list's 2.
-	beyond := framework.ScriptAnswer{Code: 200, Type: "application/json", Write: func(w io.Writer) { sendObjects(w, 200, 300*time.Millisecond) }}
+	// grown: the list held 20; the stream sends 60 distinct ADDED objects,
+	// one every 0.1s (the collection grew), then the end bookmark.
+	list20 := framework.ScriptAnswer{Code: 200, Type: "application/json", Body: configMapList(20)}
+	grown := framework.ScriptAnswer{Code: 200, Type: "application/json", Write: func(w io.Writer) {
+		sendObjects(w, 60, 100*time.Millisecond)
+		end := `{"type":"BOOKMARK","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"resourceVersion":"200","annotations":{"k8s.io/initial-events-end":"true"}}}}` + "\n"
+		if sendEvent(w, end) {
+			time.Sleep(20 * time.Second)
+		}
+	}}
 	for _, c := range []struct {
-		name  string
-		watch framework.ScriptAnswer
-		line  string
+		name        string
+		list, watch framework.ScriptAnswer
+		deadlines   [2]string
+		code        int
+		verdict     string // -o json's exit and status/informer
+		line        string
 		// informer: run a real client-go informer on the same server,
 		// which must not sync (and not fall back to a list) either.
 		informer bool
 	}{
-		{"the whole state, then only changes", legacy, "no initial-events-end bookmark after the whole state (2 of the list's 2) and ", true},
-		{"more distinct objects than the list held", beyond, "more than the list's 2) and 0 changes", false},
+		{"the whole state, then only changes", list2, legacy, [2]string{"2s", "5s"}, 1, "exit 1, broken/hangs",
+			"no initial-events-end bookmark after the whole state (2 of the list's 2) and ", true},
+		{"a collection grown after the list, its new objects still coming", list20, grown, [2]string{"3s", "5s"}, 4, "exit 4, error/unknown",
+			"more than the list's 20 (the collection grew after the list)", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			_, kc := framework.ServeScript(t, map[string]framework.ScriptAnswer{path: list2, path + "?watch": c.watch})
+			_, kc := framework.ServeScript(t, map[string]framework.ScriptAnswer{path: c.list, path + "?watch": c.watch})
 			var verdicts []string
-			for _, deadline := range []string{"2s", "5s"} {
+			for _, deadline := range c.deadlines {
 				r := framework.Run(t, kc, time.Minute, "streaming", "cm", "--deadline", deadline)
-				line := lastLine(r.Stderr)
-				if r.Code != 1 || !strings.Contains(line, "will hang on configmaps: ") || !strings.Contains(line, c.line) ||
-					strings.Contains(r.Stdout+r.Stderr, "still sending") || strings.Contains(r.Stdout+r.Stderr, "raise --deadline") {
-					t.Errorf("--deadline %s: exit %d, last line %q: want 1, hangs, %q", deadline, r.Code, line, c.line)
+				line, out := lastLine(r.Stderr), r.Stdout+r.Stderr
+				if r.Code != c.code || !strings.Contains(line, c.line) {
+					t.Errorf("--deadline %s: exit %d, last line %q: want %d, %q", deadline, r.Code, line, c.code, c.line)
 				}
-				if !strings.Contains(r.Stdout, c.line) {
+				hangs := c.code == 1
+				if hangs && (!strings.Contains(line, "will hang on configmaps: ") || strings.Contains(out, "still sending") || strings.Contains(out, "raise --deadline")) {
+					t.Errorf("--deadline %s: want hangs, never the deadline's no answer:\n%s", deadline, out)
+				}
+				if !hangs && (!strings.Contains(line, "was still sending its initial state") || !strings.Contains(line, "raise --deadline") || strings.Contains(out, "hang ")) {
+					t.Errorf("--deadline %s: want the deadline's no answer naming --deadline, never a hang:\n%s", deadline, out)
+				}
+				if hangs && !strings.Contains(r.Stdout, c.line) {
 					t.Errorf("--deadline %s: the row's NOTE does not say what the stream sent:\n%s", deadline, r.Stdout)
 				}
 				j := framework.Run(t, kc, time.Minute, "streaming", "cm", "--deadline", deadline, "-o", "json")
@@ -175,12 +197,12 @@ func TestStreamingVerdictOfAStreamWithoutBookmarkIsNotTheDeadlines(t *testing.T)
 				}
 				row := rep.Resources[0]
 				verdicts = append(verdicts, fmt.Sprintf("exit %d, %s/%s", j.Code, row.Status, row.Informer))
-				if !strings.Contains(row.Explanation, c.line) {
-					t.Errorf("--deadline %s: explanation %q, want %q", deadline, row.Explanation, c.line)
+				if !strings.Contains(row.Explanation+row.Error, c.line) {
+					t.Errorf("--deadline %s: explanation %q, error %q, want %q", deadline, row.Explanation, row.Error, c.line)
 				}
 			}
-			if want := "exit 1, broken/hangs"; verdicts[0] != want || verdicts[1] != want {
-				t.Errorf("verdicts at 2s and 5s: %q, want %q at both", verdicts, want)
+			if verdicts[0] != c.verdict || verdicts[1] != c.verdict {
+				t.Errorf("verdicts at %s and %s: %q, want %q at both", c.deadlines[0], c.deadlines[1], verdicts, c.verdict)
 			}
 			if c.informer {
 				informerHangs(t, kc)
