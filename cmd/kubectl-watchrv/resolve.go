@@ -237,6 +237,9 @@ func (o *RootOptions) describeRequestError(err error, verb, what string) error {
 		}
 		return withCode(ExitUsage, fmt.Errorf("%s refused the request as invalid: %w: check -l, --field-selector and the other request flags", server, err))
 	case diagnose.FailureNoAnswer:
+		if apiclient.HandshakeCut(err) {
+			return fmt.Errorf("no answer from %s: %w: %s", server, err, apiclient.HandshakeFix)
+		}
 		if apiclient.BodyLate(err) {
 			return fmt.Errorf("%s answered %s %s, and the answer did not end in time: %w: raise --request-timeout, or check the API server's health", server, verb, what, err)
 		}

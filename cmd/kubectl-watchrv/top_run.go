@@ -192,6 +192,9 @@ func topServerFix(err error) string {
 	if servers.IsNotIP(err) {
 		return render.NotIPFix
 	}
+	if apiclient.HandshakeCut(err) {
+		return apiclient.HandshakeFix
+	}
 	switch diagnose.ClassifyFailure(err) {
 	case diagnose.FailureTLS:
 		return "give the CA that signed this server's certificate (certificate-authority in the kubeconfig, or --certificate-authority), or --insecure-skip-tls-verify to read it unverified"

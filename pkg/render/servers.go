@@ -86,8 +86,10 @@ func withHints(ss []*servers.Server, resource string) []*servers.Server {
 		c := *s
 		c.Hint = serverHint(c.Reason, resource)
 		if apiclient.NoConnection(c.Err) {
-			// Not even a connection: nothing of etcd is known.
-			c.Hint = "no connection within the request timeout (the TCP or TLS handshake did not complete): the server is down or overloaded, or the address is not an API server's; check it, or leave it out of --endpoints"
+			// Not even a connection: nothing of etcd is known. The
+			// bound that ended it is the error's to name (the request's,
+			// or the TLS handshake's, which no flag changes).
+			c.Hint = "no connection in time (the TCP or TLS handshake did not complete): the server is down or overloaded, or the address is not an API server's; check it, or leave it out of --endpoints"
 		}
 		if servers.IsNotIP(c.Err) {
 			c.Hint = NotIPFix
