@@ -281,7 +281,7 @@ func (o *RootOptions) describeRequestError(err error, verb, what string) error {
 		if strings.TrimSpace(words) == "" {
 			words = "no message"
 		}
-		return &worded{msg: fmt.Sprintf("%s answered %s %s with %s: %s%s", server, verb, what, diagnose.StatusText(st), words, fix), err: err}
+		return &worded{msg: fmt.Sprintf("%s answered %s %s with %s%s", server, verb, what, diagnose.StatusAnswer(st, words), fix), err: err}
 	}
 	if diagnose.IsUnreadableAnswer(err) {
 		part := "a body"

@@ -119,8 +119,13 @@ func serverHint(reason, resource string) string {
 		return "the kubeconfig's credentials were rejected by this server"
 	case string(diagnose.FailureForbidden):
 		return "needs RBAC permission to list and watch " + resource
-	case string(diagnose.FailureNoAnswer), string(diagnose.FailureTimeout):
+	case string(diagnose.FailureNoAnswer):
 		return "no answer within the request timeout: the server may be cut off from etcd (a consistent list waits for etcd); raise --request-timeout to wait longer"
+	case string(diagnose.FailureTimeout):
+		// The server answered (504): it ended the request at its
+		// timeout, the one the request was sent with (user try 22 #6:
+		// "no answer" beside the server's own 504).
+		return "the server answered that the request did not complete in time, at the timeout it was sent with: it may be cut off from etcd (a consistent list waits for etcd) or slow; raise --request-timeout to give it longer"
 	case string(diagnose.FailureThrottled):
 		return "API Priority and Fairness is throttling: lower --qps or retry later"
 	}
@@ -306,7 +311,7 @@ func serverCells(s *servers.Server, probe bool, seeMetrics string) map[string]st
 	}
 	note := ""
 	if s.Error != "" {
-		note = s.Reason + ": " + s.Error
+		note = diagnose.Prefixed(s.Reason, s.Error)
 		if s.Hint != "" {
 			note += " (hint: " + s.Hint + ")"
 		}
@@ -394,7 +399,7 @@ func (p *Printer) explanationServersHuman(e ServersExplanation) error {
 		}
 		note := ""
 		if a.Error != "" {
-			note = a.Reason + ": " + a.Error
+			note = diagnose.Prefixed(a.Reason, a.Error)
 		}
 		t.Row(strconv.Itoa(i+1)+" "+a.Endpoint, cache, watch, note)
 		if note != "" {

@@ -117,7 +117,7 @@ func (cc *CrossCheck) Err() error {
 		if a.Error != "" {
 			err := a.Err
 			if err == nil {
-				err = errors.New(a.Reason + ": " + a.Error)
+				err = errors.New(diagnose.Prefixed(a.Reason, a.Error))
 			}
 			failed = append(failed, sweep.Failure{Name: "server " + a.Endpoint, Err: err})
 		}

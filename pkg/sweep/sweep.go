@@ -164,8 +164,8 @@ func (e *PartialError) Error() string {
 	if reason == "" {
 		reason = Reason(first.Err)
 	}
-	return fmt.Sprintf("%d of %d %s failed (the first, %s: %s: %s): the verdict covers only what was answered: see %s for each one's reason and its fix",
-		len(e.Failed), e.Total, e.What, first.Name, reason, text.OneLine(first.Err.Error()), seeOr(e.See))
+	return fmt.Sprintf("%d of %d %s failed (the first, %s: %s): the verdict covers only what was answered: see %s for each one's reason and its fix",
+		len(e.Failed), e.Total, e.What, first.Name, diagnose.Prefixed(reason, text.OneLine(first.Err.Error())), seeOr(e.See))
 }
 
 // NoneError: no target could be measured. It unwraps to the first
