@@ -356,6 +356,8 @@ func run(args []string, streams genericiooptions.IOStreams) (code int) {
 	// and no Go stack is dumped (Go's default for SIGQUIT).
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	defer stop()
+	// The requests the signal cuts are said apart in the run's cost.
+	o.ledger.CutBy(ctx)
 	// The command's own context: when it returns, the requests it left in
 	// flight (a read beside a list that failed: /version, /metrics) are
 	// cancelled before the account is settled, so that their -v lines say

@@ -152,7 +152,7 @@ func everyReadFailed(reads []sampled) bool {
 
 func readFleet(ctx context.Context, fleet *servers.Fleet, kinds top.KindResources) []sampled {
 	out := make([]sampled, len(fleet.Members))
-	fleet.Each(ctx, apiclient.NewBudget(0, 0), 0, func(i int, m servers.Member, _ *apiclient.Budget) {
+	fleet.Each(ctx, apiclient.NewBudget(0, 0), 0, func(ctx context.Context, i int, m servers.Member, _ *apiclient.Budget) {
 		s, err := top.Read(ctx, m.Client, kinds)
 		out[i] = sampled{sample: s, err: err}
 	}, func(i int, m servers.Member) {

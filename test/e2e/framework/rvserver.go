@@ -25,6 +25,9 @@ type RVScript struct {
 	// watches counted together, from 1) left unanswered until the client
 	// goes: the request a signal is to cut.
 	HangAt int
+	// HangPath, when set, is the one collection's path HangAt applies
+	// to (every collection's when empty).
+	HangPath string
 }
 
 // ServeRVScript starts a ScriptServer (its defaults elsewhere) whose
@@ -49,7 +52,7 @@ func ServeRVScriptOver(t testing.TB, rs RVScript, script map[string]ScriptAnswer
 		}
 		mu.Lock()
 		asked[p]++
-		hang := asked[p] == rs.HangAt
+		hang := asked[p] == rs.HangAt && (rs.HangPath == "" || rs.HangPath == p)
 		mu.Unlock()
 		if hang {
 			<-r.Context().Done()
