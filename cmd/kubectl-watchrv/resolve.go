@@ -237,6 +237,9 @@ func (o *RootOptions) describeRequestError(err error, verb, what string) error {
 		}
 		return withCode(ExitUsage, fmt.Errorf("%s refused the request as invalid: %w: check -l, --field-selector and the other request flags", server, err))
 	case diagnose.FailureNoAnswer:
+		if apiclient.HandshakeCut(err) {
+			return fmt.Errorf("no answer from %s: %w: %s", server, err, apiclient.HandshakeFix)
+		}
 		if apiclient.BodyLate(err) {
 			return fmt.Errorf("%s answered %s %s, and the answer did not end in time: %w: raise --request-timeout, or check the API server's health", server, verb, what, err)
 		}
@@ -278,7 +281,7 @@ func (o *RootOptions) describeRequestError(err error, verb, what string) error {
 		if strings.TrimSpace(words) == "" {
 			words = "no message"
 		}
-		return &worded{msg: fmt.Sprintf("%s answered %s %s with %s: %s%s", server, verb, what, diagnose.StatusText(st), words, fix), err: err}
+		return &worded{msg: fmt.Sprintf("%s answered %s %s with %s%s", server, verb, what, diagnose.StatusAnswer(st, words), fix), err: err}
 	}
 	if diagnose.IsUnreadableAnswer(err) {
 		part := "a body"

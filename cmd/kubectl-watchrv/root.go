@@ -360,6 +360,8 @@ func run(args []string, streams genericiooptions.IOStreams) (code int) {
 	// and no Go stack is dumped (Go's default for SIGQUIT).
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	defer stop()
+	// The requests the signal cuts are said apart in the run's cost.
+	o.ledger.CutBy(ctx)
 	// The command's own context: when it returns, the requests it left in
 	// flight (a read beside a list that failed: /version, /metrics) are
 	// cancelled before the account is settled, so that their -v lines say
@@ -408,6 +410,17 @@ func run(args []string, streams genericiooptions.IOStreams) (code int) {
 	return exitCode(err)
 }
 
+// requestTimeoutGiven: --request-timeout was given (0 included: no time
+// bound, as kubectl reads it), so it bounds every request, the plugin's
+// own defaults (version's, AnswerWait) none.
+func (o *RootOptions) requestTimeoutGiven() bool {
+	if o.running == nil {
+		return false
+	}
+	f := o.running.Root().PersistentFlags().Lookup("request-timeout")
+	return f != nil && f.Changed
+}
+
 // validateRequestTimeout refuses a --request-timeout client-go cannot read
 // (an integer of seconds, or a duration such as 30s) as the bad flag it
 // is, before the kubeconfig is blamed for it.
@@ -419,7 +432,7 @@ func (o *RootOptions) validateRequestTimeout() error {
 	n, nerr := strconv.ParseInt(*t, 10, 64)
 	d, derr := time.ParseDuration(*t)
 	if (nerr == nil && n == 0) || (derr == nil && d == 0) {
-		if f := o.running.Root().PersistentFlags().Lookup("request-timeout"); f != nil && f.Changed {
+		if o.requestTimeoutGiven() {
 			// Given as 0: no time bound, as kubectl does; the default
 			// (also "0") keeps AnswerWait.
 			apiclient.NoAnswerWait()

@@ -134,7 +134,7 @@ func everyReadFailed(reads []sampled) bool {
 // held for its time bound a second time.
 func readFleet(ctx context.Context, fleet *servers.Fleet, kinds top.KindResources) []sampled {
 	out := make([]sampled, len(fleet.Members))
-	fleet.Each(ctx, apiclient.NewBudget(0, 0), 0, func(i int, m servers.Member, _ *apiclient.Budget) {
+	fleet.Each(ctx, apiclient.NewBudget(0, 0), 0, func(ctx context.Context, i int, m servers.Member, _ *apiclient.Budget) {
 		var s *top.Sample
 		sent := false
 		err := servers.AskUnlessSilent(ctx, m.Endpoint, func() (err error) {
@@ -185,6 +185,9 @@ func buildServers(fleet *servers.Fleet, prev, cur []sampled, only []schema.Group
 func topServerFix(err error) string {
 	if servers.IsNotIP(err) {
 		return render.NotIPFix
+	}
+	if apiclient.HandshakeCut(err) {
+		return apiclient.HandshakeFix
 	}
 	switch diagnose.ClassifyFailure(err) {
 	case diagnose.FailureTLS:

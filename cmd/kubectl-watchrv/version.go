@@ -9,7 +9,16 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
+)
+
+// versionBound is version's own time bound of /version when no
+// --request-timeout is given (docs/requests.md), named so where it ends
+// the request.
+const (
+	versionBound     = 5 * time.Second
+	versionBoundName = "version's own bound, which a --request-timeout replaces"
 )
 
 // VersionOptions prints the plugin version and, when reachable, the server's.
@@ -74,8 +83,16 @@ func (o *VersionOptions) Run(ctx context.Context) error {
 		if c, err := o.RootOptions.Client(); err != nil {
 			serr = err
 		} else {
-			ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			defer cancel()
+			if !o.requestTimeoutGiven() {
+				// A server that takes the connection and says nothing
+				// must not hold a version check for AnswerWait; a
+				// --request-timeout given replaces this bound, as it
+				// bounds every other request (user try 22 #4: cut at
+				// 5 s with --request-timeout 8s, "raise it").
+				var cancel context.CancelFunc
+				ctx, cancel = apiclient.WithRequestBound(ctx, versionBound, versionBoundName)
+				defer cancel()
+			}
 			if v, err := c.ServerVersion(ctx); err != nil {
 				serr = o.requestError(err, "get", "/version")
 			} else {

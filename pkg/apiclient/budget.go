@@ -72,6 +72,12 @@ func (b *Budget) Take(ctx context.Context) error {
 	if b == nil {
 		return nil
 	}
+	if Cut(ctx) {
+		// The signal cut the run: the request would fail before it is
+		// sent, so it is not counted (a budget without a rate limiter
+		// counted two requests of a run already cut; user try 22 #11).
+		return &NotSentError{Err: ctx.Err()}
+	}
 	b.mu.Lock()
 	if b.Max > 0 && b.used >= b.Max {
 		b.mu.Unlock()

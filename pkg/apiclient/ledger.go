@@ -34,6 +34,10 @@ type Ledger struct {
 	documents documents
 	// started is when the run began (the ledger is the run's).
 	started time.Time
+	// run is the run's context (CutBy), and cut the requests its cut
+	// ended (Cost.Cut).
+	run context.Context
+	cut int
 }
 
 // NewLedger starts an empty account, at the start of a run.
@@ -64,6 +68,9 @@ type Cost struct {
 	// ByKind splits both by what was asked: list, watch, object, version,
 	// metrics, discovery.
 	ByKind map[BodyKind]KindCost `json:"byKind,omitempty"`
+	// Cut counts the requests of Requests that the signal cut (CutBy):
+	// sent, so counted, but no answer of the run's (cutshare.go).
+	Cut int `json:"cut,omitempty"`
 }
 
 // KindCost is the share of one kind of request.
@@ -167,7 +174,7 @@ func (l *Ledger) Cost() Cost {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	c := Cost{Requests: l.requests, Bytes: l.bytes, ByKind: map[BodyKind]KindCost{}}
+	c := Cost{Requests: l.requests, Bytes: l.bytes, ByKind: map[BodyKind]KindCost{}, Cut: l.cut}
 	for k, v := range l.byKind {
 		c.ByKind[k] = *v
 	}
@@ -351,6 +358,7 @@ func (en *entry) finish(err error) {
 	en.e.Cancelled = errors.Is(err, context.Canceled) && en.cancelled()
 	e := en.e
 	en.mu.Unlock()
+	en.noteCut(e)
 	en.l.mu.Lock()
 	delete(en.l.open, en)
 	if (err != nil || e.Status >= 400) && len(en.l.failures) < maxFailures {
@@ -384,6 +392,7 @@ func (en *entry) settle() {
 	en.e.Cancelled = en.e.Status == 0 && en.cancelled()
 	e := en.e
 	en.mu.Unlock()
+	en.noteCut(e)
 	en.l.mu.Lock()
 	delete(en.l.open, en)
 	en.l.mu.Unlock()

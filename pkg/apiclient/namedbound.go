@@ -79,6 +79,19 @@ type namedBoundKey struct{}
 type namedBound struct {
 	name     string
 	deadline time.Time
+	// whole: set for one request, so it is named as it is, not as what
+	// was left of it.
+	whole bool
+}
+
+// WithRequestBound is WithNamedBound for a bound set for one request
+// only, named as name whole (version's 5 s without --request-timeout:
+// user try 22 #4, "the request's time bound" beside a URL with
+// timeout=8s).
+func WithRequestBound(ctx context.Context, d time.Duration, name string) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	deadline, _ := ctx.Deadline()
+	return context.WithValue(ctx, namedBoundKey{}, namedBound{name: name, deadline: deadline, whole: true}), cancel
 }
 
 // boundName is what ended a request whose deadline is ctx's: the name a
@@ -87,6 +100,9 @@ type namedBound struct {
 func boundName(ctx context.Context) string {
 	nb, ok := ctx.Value(namedBoundKey{}).(namedBound)
 	if deadline, has := ctx.Deadline(); ok && has && !deadline.Before(nb.deadline) {
+		if nb.whole {
+			return nb.name
+		}
 		return "what was left of " + nb.name
 	}
 	return "the request's time bound"

@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 )
 
 // protobufMagic starts every Kubernetes protobuf body (k8s.io/apimachinery
@@ -165,14 +166,21 @@ func withStatusCode(body []byte, status int) (out []byte, isStatus bool) {
 	if json.Unmarshal(body, &obj) != nil {
 		return nil, false
 	}
-	var kind string
-	if json.Unmarshal(obj["kind"], &kind) != nil || kind != "Status" {
+	var kind, st, msg string
+	if raw, has := obj["kind"]; has && json.Unmarshal(raw, &kind) != nil {
 		return nil, false
 	}
-	var st, msg string
 	_ = json.Unmarshal(obj["status"], &st)
+	if !diagnose.IsStatusObject(kind, st) {
+		return nil, false
+	}
 	_ = json.Unmarshal(obj["message"], &msg)
-	if raw, has := obj["code"]; has && st == "Failure" && strings.TrimSpace(msg) != "" {
+	if kind == "" {
+		// client-go decodes no object without its kind: a Status
+		// without one (the API server's own 504 of its timeout filter)
+		// gets the type it has, so that its reason and words are read.
+		obj["kind"], obj["apiVersion"] = json.RawMessage(`"Status"`), json.RawMessage(`"v1"`)
+	} else if raw, has := obj["code"]; has && st == "Failure" && strings.TrimSpace(msg) != "" {
 		var code float64
 		if json.Unmarshal(raw, &code) == nil && code == float64(status) {
 			return body, true

@@ -31,6 +31,10 @@ type Stopwatch struct {
 	clk    clock.PassiveClock
 	start  time.Time
 	paced  atomic.Int64 // nanoseconds
+	// span is the context the stopwatch was started under, and cut the
+	// requests the signal cut under it (cutshare.go).
+	span context.Context
+	cut  cutTally
 }
 
 type stopwatchKey struct{}
@@ -46,7 +50,7 @@ func StartStopwatchOn(ctx context.Context, clk clock.PassiveClock) (context.Cont
 	if clk == nil {
 		clk = clock.RealClock{}
 	}
-	s := &Stopwatch{clk: clk, start: clk.Now()}
+	s := &Stopwatch{clk: clk, start: clk.Now(), span: ctx}
 	s.parent, _ = ctx.Value(stopwatchKey{}).(*Stopwatch)
 	return context.WithValue(ctx, stopwatchKey{}, s), s
 }

@@ -76,7 +76,7 @@ func (m *meter) RoundTrip(req *http.Request) (*http.Response, error) {
 	waited := answered()
 	if err != nil {
 		release()
-		err = pastDeadline(closedBeforeAnswer(http2Lost(refusedAnswer(headersTooLarge(err, req, u), true))), req, start, false)
+		err = pastDeadline(handshakeTimedOut(closedBeforeAnswer(http2Lost(refusedAnswer(headersTooLarge(err, req, u), true))), m.next), req, start, false)
 		if waited {
 			// Not a cancellation by the caller: its chain must not read
 			// as context.Canceled (that is Ctrl-C, "interrupted").
@@ -209,6 +209,9 @@ type DeadlineError struct {
 	Unbounded bool
 	// Bound names the time bound that ended it ("": the request's own).
 	Bound string
+	// Handshake: net/http's TLS handshake bound ended it (HandshakeCut),
+	// not the request's.
+	Handshake bool
 }
 
 // AnswerWaitPassed: err is a request without --request-timeout that
@@ -227,6 +230,9 @@ func (e *DeadlineError) Error() string {
 	}
 	if e.Body {
 		return fmt.Sprintf(bodyLate+"%s, %s", within, bound)
+	}
+	if e.Handshake {
+		return fmt.Sprintf(noConnection+"%s, %s: the server took the TCP connection and did not complete TLS", within, bound)
 	}
 	if !e.Connected {
 		return fmt.Sprintf(noConnection+"%s, %s (the TCP or TLS handshake did not complete)", within, bound)

@@ -38,7 +38,7 @@ type Analyzer struct {
 	byLoad    byLoad
 	seq       int64
 	fold      *clientState
-	folded    int64
+	folded    foldedClients
 
 	open  openRequests
 	herd  herdState

@@ -58,7 +58,13 @@ func (a *Analyzer) Report(sources []string, st audit.Stats) Report {
 		all = append(all, ranked{cl, c})
 	}
 	if a.fold != nil {
-		f := &Folded{Clients: a.folded, MaxClients: a.o.MaxClients}
+		f := &Folded{MaxClients: a.o.MaxClients}
+		f.Clients, f.ClientsAtLeast = a.folded.count()
+		for k := range a.clients {
+			if a.folded.has(k) {
+				f.SeenAgain++
+			}
+		}
 		f.Resources = resources(a.fold, &f.Totals, &r.Open)
 		r.Folded = f
 	}

@@ -96,7 +96,7 @@ func (a *Analyzer) foldLightest() {
 		a.resource(a.fold, name).totals.add(rs.totals)
 	}
 	a.fold.buckets.merge(&a.scale, &c.buckets)
-	a.folded++
+	a.folded.add(c.key)
 }
 
 // resource is c's state of one resource; past maxResources (or

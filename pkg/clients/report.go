@@ -90,9 +90,13 @@ type Input struct {
 
 // Folded is the clients folded together.
 type Folded struct {
-	// Clients counts the folds: a client folded, seen again and folded
-	// again counts twice (its counts are split between its row and here).
-	Clients    int64 `json:"clients"`
+	// Clients counts the clients folded, each once however often it was
+	// (a floor when ClientsAtLeast: past the most told apart).
+	Clients        int64 `json:"clients"`
+	ClientsAtLeast bool  `json:"clientsAtLeast,omitempty"`
+	// SeenAgain counts the clients folded that came again after their
+	// fold and have a row too: their counts are split between it and here.
+	SeenAgain  int64 `json:"seenAgain,omitempty"`
 	MaxClients int   `json:"maxClients"`
 	Totals
 	Resources []Resource `json:"resources"`

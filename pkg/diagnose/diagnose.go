@@ -148,7 +148,7 @@ func wholeStatus(t string) (metav1.Status, string, bool) {
 		raw, src = ev.Object, "watch event "+ev.Type
 	}
 	var st metav1.Status
-	if err := json.Unmarshal(raw, &st); err != nil || st.Kind != "Status" || st.Code == 0 {
+	if err := json.Unmarshal(raw, &st); err != nil || !IsStatusObject(st.Kind, st.Status) || st.Code == 0 {
 		return metav1.Status{}, "", false
 	}
 	return st, src, true

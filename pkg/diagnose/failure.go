@@ -283,6 +283,19 @@ func StatusText(st metav1.Status) string {
 	return strings.TrimSpace(fmt.Sprintf("%d %s", st.Code, text.OneLine(reason)))
 }
 
+// StatusAnswer is st (StatusText) with message, the server's words, on
+// one line: "CODE Reason: message", the reason not said twice when the
+// message begins with it (the API server's own Timeout messages do:
+// "504 Timeout: request did not complete ...", never "504 Timeout:
+// Timeout: ...").
+func StatusAnswer(st metav1.Status, message string) string {
+	head := StatusText(st)
+	if st.Code != 0 && st.Reason != "" && HasPrefixWord(message, string(st.Reason)) {
+		return StatusLine(st.Code, string(st.Reason), message)
+	}
+	return Prefixed(head, message)
+}
+
 // IsAnswer: err is an answer of the server, a Status with its HTTP code
 // (an error answer whose body did not come is one, as apiclient reads it).
 func IsAnswer(err error) bool {

@@ -57,3 +57,45 @@ func TestServingWordsFollowTheKindsOneFact(t *testing.T) {
 		}
 	}
 }
+
+// bookmarkClause is a clause that names bookmarks; bookmarkDenied one
+// that says they are not sent or cannot help (no recommendation).
+var (
+	bookmarkClause = regexp.MustCompile(`(?i)[^;.:]*bookmark[^;.:]*`)
+	bookmarkDenied = regexp.MustCompile(`(?i)\b(no|without) bookmarks?\b|\bbookmarks? (cannot|do not|does not|never|are not|is not)\b`)
+)
+
+// User try 22 #3: a text recommends bookmarks only where the side that
+// answers the kind's request sends them. Storage sends none to a watch
+// (etcd3/watcher.go asks etcd for progress notifications only for the
+// watch cache's own watch; 0 bookmarks in 80 s on a cache-off server), so
+// a kind answered by storage ("off") never recommends them, and a kind that
+// does not say who answered recommends them only under a condition. Every
+// kind of the taxonomy, with and without numbers, and its inconsistent form.
+func TestBookmarkAdviceOnlyWhereTheAnsweringSideSendsThem(t *testing.T) {
+	for kind := range advices {
+		forms := map[string]Diagnosis{
+			"plain":        withAdvice(Diagnosis{Kind: kind}),
+			"numbers":      withAdvice(Diagnosis{Kind: kind, RequestedResourceVersion: "100", OldestResourceVersion: "200", CurrentResourceVersion: "300"}),
+			"inconsistent": withAdvice(Diagnosis{Kind: kind, Inconsistent: "a test"}),
+		}
+		for form, d := range forms {
+			paragraphs := map[string]string{"what": d.What, "why": d.Why, "clientGo": d.ClientGo, "fix": d.Fix}
+			for name, p := range paragraphs {
+				for _, clause := range bookmarkClause.FindAllString(p, -1) {
+					if bookmarkDenied.MatchString(clause) {
+						continue
+					}
+					switch watchCacheOf(kind) {
+					case "off":
+						t.Errorf("%s (%s, answered by storage, which sends no bookmarks): %s recommends %q", kind, form, name, strings.TrimSpace(clause))
+					case "":
+						if !qualified.MatchString(clause) {
+							t.Errorf("%s (%s, who answered not known): %s recommends %q without a condition", kind, form, name, strings.TrimSpace(clause))
+						}
+					}
+				}
+			}
+		}
+	}
+}

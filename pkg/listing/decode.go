@@ -10,6 +10,7 @@ import (
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 )
 
 // MaxPageItems bounds the items of one list page. A page is decoded one
@@ -68,8 +69,10 @@ func decodePage(r io.Reader, max int, each func(i int, it ItemMeta)) (pageHead, 
 	if _, err := dec.Token(); err != nil { // the closing brace
 		return head, n, err
 	}
-	var kind string
-	if json.Unmarshal(status["kind"], &kind) == nil && kind == "Status" {
+	var kind, st string
+	_ = json.Unmarshal(status["kind"], &kind)
+	_ = json.Unmarshal(status["status"], &st)
+	if diagnose.IsStatusObject(kind, st) {
 		return head, n, statusPageError(status)
 	}
 	return head, n, nil

@@ -65,14 +65,16 @@ func All(ctx context.Context, c *apiclient.Client, resources []apiclient.Resourc
 	o.slowest = new(time.Duration)
 	r := &AllResult{}
 	o.Budget.Reset()
-	m0 := readMetrics(ctx, c, o.Budget, o.Metrics)
+	// The shared reads' count leaves out what the signal cut (Kept).
+	sctx, sw := apiclient.StartStopwatch(ctx)
+	m0 := readMetrics(sctx, c, o.Budget, o.Metrics)
 	// One /metrics for the run (--metrics's first read, when there is
 	// one) tells which resources a watch cache serves: a silent watch
 	// from RV 1 is then confirmed at no further cost (confirmStarts).
 	witness := &cacheWitness{reading: m0, first: true}
 	o.witness = witness
-	run := newRunWide(ctx, c, resources, o.Budget)
-	r.Shared = o.Budget.Used()
+	run := newRunWide(sctx, c, resources, o.Budget)
+	r.Shared, _ = sw.Kept(o.Budget.Used())
 	var hint uint64
 	r.Run = sweep.Each(ctx, resources, sweep.Options{Verb: "probing", Progress: o.Progress, What: "resources"},
 		func(ctx context.Context, res apiclient.Resource) sweep.Step[*Result] {
@@ -100,8 +102,10 @@ func All(ctx context.Context, c *apiclient.Client, resources []apiclient.Resourc
 	r.Metrics = make([]*metrics.Report, len(r.Run.Rows))
 	if !r.Run.Interrupted {
 		o.Budget.Reset()
-		m1 := readMetrics(ctx, c, o.Budget, o.Metrics)
-		r.Shared += o.Budget.Used()
+		mctx, sw := apiclient.StartStopwatch(ctx)
+		m1 := readMetrics(mctx, c, o.Budget, o.Metrics)
+		n, _ := sw.Kept(o.Budget.Used())
+		r.Shared += n
 		for i, w := range r.Run.Rows {
 			r.Metrics[i] = MetricsReport(m0, m1, w)
 		}

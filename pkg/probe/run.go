@@ -77,11 +77,11 @@ func Run(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options
 	b := o.Search.Budget
 	used := b.Used()
 	// The row's time is its requests' and its waits for answers, not the
-	// --qps pacing between them (apiclient.Stopwatch).
+	// --qps pacing between them (apiclient.Stopwatch); neither counts
+	// what the signal cut (Kept).
 	ctx, sw := apiclient.StartStopwatch(ctx)
 	defer func() {
-		w.Requests = b.Used() - used
-		w.Duration = sw.Elapsed()
+		w.Requests, w.Duration = sw.Kept(b.Used() - used)
 	}()
 	defer w.leaveOutTheCut(ctx)
 	var itemRV uint64

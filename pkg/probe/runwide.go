@@ -154,7 +154,8 @@ func (r *runWide) fast(ctx context.Context, c *apiclient.Client, t apiclient.Tar
 	used, start := b.Used(), time.Now()
 	ctx, sw := apiclient.StartStopwatch(ctx) // the --qps pacing left out
 	defer func() {
-		w.Requests, w.Started, w.Duration = b.Used()-used, start, sw.Elapsed()
+		w.Started = start
+		w.Requests, w.Duration = sw.Kept(b.Used() - used)
 	}()
 	w = &Result{Target: t, Current: r.Current, CurrentRaw: strconv.FormatUint(r.Current, 10), CurrentFrom: CurrentRun}
 	if r.Current == 0 {

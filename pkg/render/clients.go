@@ -43,8 +43,22 @@ func (p *Printer) clientsHuman(r clients.Report, top int) error {
 		w.printf("(%d more %s: --top %d shows them, -o json has them all)\n", len(r.Clients)-top, text.Noun(len(r.Clients)-top, "client"), len(r.Clients))
 	}
 	if f := r.Folded; f != nil {
-		w.printf("(%s folded into one, the lightest each time more than %s were seen: %s, %s, %s, %s storage lists together; their patterns are not judged, and a client seen again after its fold has its counts split: --max-clients keeps more apart)\n",
-			text.Count(f.Clients, "client"), th(int64(f.MaxClients)), text.Count(f.Requests, "request"), text.Count(f.Lists.Total+f.Lists.Continue, "list"), text.Count(f.Watches.Total, "watch"), storageCell(f.Totals))
+		// Clients, not folds: one folded again after it came back is
+		// one client (user try 22 #5).
+		folded := text.Count(f.Clients, "client")
+		if f.ClientsAtLeast {
+			folded = "at least " + folded
+		}
+		split := ""
+		if f.SeenAgain > 0 {
+			has := "have"
+			if f.SeenAgain == 1 {
+				has = "has"
+			}
+			split = fmt.Sprintf(", and %s of them came again after their fold and %s a row too, with the counts split between it and this", th(f.SeenAgain), has)
+		}
+		w.printf("(%s folded into one, the lightest each time more than %s were seen: %s, %s, %s, %s storage lists together; their patterns are not judged%s: --max-clients keeps more apart)\n",
+			folded, th(int64(f.MaxClients)), text.Count(f.Requests, "request"), text.Count(f.Lists.Total+f.Lists.Continue, "list"), text.Count(f.Watches.Total, "watch"), storageCell(f.Totals), split)
 	}
 	for i, c := range r.Clients {
 		if i >= top {

@@ -64,7 +64,12 @@ func (p *Printer) CostLine(c Cost) {
 }
 
 func costText(c Cost) string {
-	return fmt.Sprintf("%s, %s read from the API server", text.Count(c.Requests, "request"), apiclient.Bytes(c.Bytes))
+	cut := ""
+	if c.Cut > 0 {
+		// Sent, so counted; cut, so no answer of the run's.
+		cut = fmt.Sprintf(" (%d cut by the signal)", c.Cut)
+	}
+	return fmt.Sprintf("%s%s, %s read from the API server", text.Count(c.Requests, "request"), cut, apiclient.Bytes(c.Bytes))
 }
 
 // RequestLine is one -v line of the request ledger, as kubectl's -v=6

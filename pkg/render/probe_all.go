@@ -17,8 +17,9 @@ type ProbeAllReport struct {
 	Cost      *Cost         `json:"cost,omitempty"`
 	Resources []ProbeReport `json:"resources"`
 	// Requests counts every request of the run (discovery aside): the
-	// rows' and SharedRequests (the APIService list, /metrics);
-	// RequestsPerResource is Requests over the rows.
+	// rows' and SharedRequests (the APIService list, /metrics), never
+	// those of the resource the signal cut, no row (Interrupted says
+	// them); RequestsPerResource is Requests over the rows.
 	Requests            int     `json:"requests"`
 	SharedRequests      int     `json:"sharedRequests"`
 	RequestsPerResource float64 `json:"requestsPerResource"`
@@ -60,10 +61,8 @@ func NewProbeAllReport(a *probe.AllResult) ProbeAllReport {
 	if len(rows) > 0 {
 		r.RequestsPerResource = math.Round(float64(r.Requests)/float64(len(rows))*100) / 100
 	}
-	if a.Interrupted {
-		// What was measured, marked partial; the run exits 130.
-		r.Interrupted = &Interruption{Done: len(a.Rows), Of: a.Of}
-	}
+	// What was measured, marked partial; the run exits 130.
+	r.Interrupted = interruptionOf(a.Run)
 	return r
 }
 

@@ -2,6 +2,9 @@ package render
 
 import (
 	"fmt"
+
+	"github.com/watchrv/kubectl-watchrv/internal/text"
+	"github.com/watchrv/kubectl-watchrv/pkg/sweep"
 )
 
 // Progress shows what slow work is doing now, on one line of stderr that the
@@ -36,6 +39,19 @@ func (p *Printer) Tracef(format string, args ...any) {
 type Interruption struct {
 	Done int `json:"done"`
 	Of   int `json:"of"`
+	// CutRequests counts the requests of the target the signal cut: in
+	// no count of the rows (the report's requests, per resource), said
+	// here apart (user try 22 F13).
+	CutRequests int `json:"cutRequests"`
+}
+
+// interruptionOf is the Interruption of run, nil when it was not
+// interrupted: the one place a report of a sweep says what the signal cut.
+func interruptionOf[T any](run *sweep.Run[T]) *Interruption {
+	if !run.Interrupted {
+		return nil
+	}
+	return &Interruption{Done: len(run.Rows), Of: run.Of, CutRequests: run.Cut}
 }
 
 // interruptedLine is the line under an interrupted table, on stdout with
@@ -44,6 +60,14 @@ func (p *Printer) interruptedLine(in *Interruption, what string) error {
 	if in == nil {
 		return nil
 	}
-	_, err := fmt.Fprintf(p.Out, "Interrupted: %d of %d %s measured before the signal; the others were not\n", in.Done, in.Of, what)
+	_, err := fmt.Fprintf(p.Out, "Interrupted: %d of %d %s measured before the signal; the others were not%s\n", in.Done, in.Of, what, in.cutText())
 	return err
+}
+
+// cutText says the requests of the target the signal cut ("" for none).
+func (in *Interruption) cutText() string {
+	if in == nil || in.CutRequests == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%s of the one the signal cut: in no count of the rows)", text.Count(in.CutRequests, "request"))
 }

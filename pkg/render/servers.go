@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/serverinfo"
 	"github.com/watchrv/kubectl-watchrv/pkg/servers"
 	"github.com/watchrv/kubectl-watchrv/pkg/suggest"
@@ -305,7 +306,7 @@ func serverCells(s *servers.Server, probe bool, seeMetrics string) map[string]st
 	}
 	note := ""
 	if s.Error != "" {
-		note = s.Reason + ": " + s.Error
+		note = diagnose.Prefixed(s.Reason, s.Error)
 		if s.Hint != "" {
 			note += " (hint: " + s.Hint + ")"
 		}
@@ -401,7 +402,7 @@ func (p *Printer) explanationServersHuman(e ServersExplanation) error {
 		}
 		note := ""
 		if a.Error != "" {
-			note = a.Reason + ": " + a.Error
+			note = diagnose.Prefixed(a.Reason, a.Error)
 		}
 		n := a.Index
 		if n == 0 {

@@ -19,8 +19,6 @@ func NewServersAllReport(found servers.Found, run *sweep.Run[*servers.View], ctx
 		row.Discovery = found
 		all.Resources = append(all.Resources, row)
 	}
-	if run.Interrupted {
-		all.Interrupted = &Interruption{Done: len(run.Rows), Of: run.Of}
-	}
+	all.Interrupted = interruptionOf(run)
 	return all
 }

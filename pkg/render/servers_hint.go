@@ -17,8 +17,10 @@ func withHints(ss []*servers.Server, resource string) []*servers.Server {
 		c := *s
 		c.Hint = serverHint(&c, resource)
 		if apiclient.NoConnection(c.Err) {
-			// Not even a connection: nothing of etcd is known.
-			c.Hint = "no connection within the request timeout (the TCP or TLS handshake did not complete): the server is down or overloaded, or the address is not an API server's; check it, or leave it out of --endpoints"
+			// Not even a connection: nothing of etcd is known. The
+			// bound that ended it is the error's to name (the request's,
+			// or the TLS handshake's, which no flag changes).
+			c.Hint = "no connection in time (the TCP or TLS handshake did not complete): the server is down or overloaded, or the address is not an API server's; check it, or leave it out of --endpoints"
 		}
 		if servers.IsNotIP(c.Err) {
 			c.Hint = NotIPFix
@@ -49,8 +51,13 @@ func serverHint(s *servers.Server, resource string) string {
 		return "the kubeconfig's credentials were rejected by this server"
 	case string(diagnose.FailureForbidden):
 		return "needs RBAC permission to list and watch " + resource
-	case string(diagnose.FailureNoAnswer), string(diagnose.FailureTimeout):
+	case string(diagnose.FailureNoAnswer):
 		return noAnswerHint(s.FailedRead())
+	case string(diagnose.FailureTimeout):
+		// The server answered (504): it ended the request at its
+		// timeout, the one the request was sent with (user try 22 #6:
+		// "no answer" beside the server's own 504).
+		return "the server answered that the request did not complete in time, at the timeout it was sent with: it may be cut off from etcd (a consistent list waits for etcd) or slow; raise --request-timeout to give it longer"
 	case string(diagnose.FailureThrottled):
 		return "API Priority and Fairness is throttling: lower --qps or retry later"
 	}

@@ -30,7 +30,7 @@ func TestServersReportHints(t *testing.T) {
 		"this address cannot be reached from here: if the servers sit on a private network, set proxy-url in the kubeconfig (a bastion), or give reachable addresses with --endpoints",
 		"raise --max-requests (it applies to each server)",
 		"needs RBAC permission to list and watch configmaps",
-		"no answer within the request timeout: the server may be cut off from etcd (a consistent list waits for etcd); raise --request-timeout to wait longer",
+		"the server answered that the request did not complete in time, at the timeout it was sent with: it may be cut off from etcd (a consistent list waits for etcd) or slow; raise --request-timeout to give it longer",
 		"API Priority and Fairness is throttling: lower --qps or retry later",
 		"",
 	}

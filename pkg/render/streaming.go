@@ -57,10 +57,7 @@ func NewStreamingReport(rows []streaming.Result, deadline time.Duration) Streami
 // interrupted run is marked partial (it exits 130).
 func NewStreamingAllReport(run *sweep.Run[streaming.Result], deadline time.Duration) StreamingReport {
 	r := NewStreamingReport(run.Rows, deadline)
-	r.Requests += run.Cut
-	if run.Interrupted {
-		r.Interrupted = &Interruption{Done: len(run.Rows), Of: run.Of}
-	}
+	r.Interrupted = interruptionOf(run)
 	return r
 }
 
@@ -103,7 +100,7 @@ func (p *Printer) streamingHuman(r StreamingReport) error {
 	}
 	kv = append(kv, [2]string{"Requests", fmt.Sprintf("%d in %s (one streaming watch per resource, closed at the verdict; deadline %s)", r.Requests, millis(r.Millis), time.Duration(r.DeadlineSeconds*float64(time.Second)))})
 	if in := r.Interrupted; in != nil {
-		kv = append(kv, [2]string{"Interrupted", fmt.Sprintf("%d of %d resources checked before the signal; the verdict is theirs only", in.Done, in.Of)})
+		kv = append(kv, [2]string{"Interrupted", fmt.Sprintf("%d of %d resources checked before the signal; the verdict is theirs only%s", in.Done, in.Of, in.cutText())})
 	}
 	return KeyValues(p.Out, kv)
 }

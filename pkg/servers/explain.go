@@ -70,7 +70,7 @@ type CrossAnswer struct {
 // is behind. Other classes ask nothing.
 func CheckAcross(ctx context.Context, f *Fleet, t apiclient.Target, b *apiclient.Budget, q Question, try probe.TryOptions) CrossCheck {
 	cc := CrossCheck{Class: string(q.Class), RequestedResourceVersion: q.RV, Request: q.request(), Servers: make([]CrossAnswer, len(f.Members)), asked: len(f.Members)}
-	cc.Requests = f.Each(ctx, b, 0, func(i int, m Member, own *apiclient.Budget) {
+	cc.Requests = f.Each(ctx, b, 0, func(ctx context.Context, i int, m Member, own *apiclient.Budget) {
 		a := &cc.Servers[i]
 		a.Endpoint, a.Index = m.Endpoint, i+1
 		if q.Class == diagnose.ClassTooLarge {
@@ -107,6 +107,8 @@ func CheckAcross(ctx context.Context, f *Fleet, t apiclient.Target, b *apiclient
 			} else {
 				a.Watch, a.OldestNamed = string(r.Outcome), r.OldestNamed
 			}
+		case r.Err != nil && apiclient.Cut(ctx):
+			// The signal cut it: no outcome (docs/exit-codes.md, 130).
 		case r.Err != nil:
 			a.fail(r.Err)
 		case r.Watch != nil: // a watch that neither started nor was refused

@@ -45,10 +45,11 @@ func noAddress(slices int) error {
 // either way when readable. Its requests pace with b.
 func Find(ctx context.Context, c *apiclient.Client, given []string, b *apiclient.Budget) (Found, error) {
 	own := b.Share(0)
+	ctx, sw := apiclient.StartStopwatch(ctx) // what the signal cut left out (Kept)
 	f := Found{Endpoints: given, From: FromFlag}
 	if len(given) == 0 {
 		l, err := Discover(ctx, c, own)
-		f.Requests = own.Used()
+		f.Requests, _ = sw.Kept(own.Used())
 		if err != nil {
 			return f, err
 		}
@@ -58,7 +59,7 @@ func Find(ctx context.Context, c *apiclient.Client, given []string, b *apiclient
 		f.Endpoints, f.NotIP, f.From = l.Endpoints, l.NotIP, FromEndpointSlice
 	}
 	f.Leases = ReadLeases(ctx, c, own)
-	f.Requests = own.Used()
+	f.Requests, _ = sw.Kept(own.Used())
 	return f, nil
 }
 
@@ -102,9 +103,12 @@ const FanOutWidth = 16
 // request count, at most maxPerServer, 0 = unlimited, so n servers cost at
 // most n times one server) that paces with b's --qps together with the
 // others. A member without a client gets failed, inline. Each returns the
-// requests every member's budget let through: the fleet's one count.
-func (f *Fleet) Each(ctx context.Context, b *apiclient.Budget, maxPerServer int, fn func(i int, m Member, own *apiclient.Budget), failed func(i int, m Member)) int {
+// requests every member's budget let through, less those the signal cut
+// (apiclient.Stopwatch.Kept: fn sends under the ctx it is given): the
+// fleet's one count.
+func (f *Fleet) Each(ctx context.Context, b *apiclient.Budget, maxPerServer int, fn func(ctx context.Context, i int, m Member, own *apiclient.Budget), failed func(i int, m Member)) int {
 	shares := make([]*apiclient.Budget, len(f.Members))
+	kept := make([]int, len(f.Members))
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, FanOutWidth)
 	for i, m := range f.Members {
@@ -117,15 +121,15 @@ func (f *Fleet) Each(ctx context.Context, b *apiclient.Budget, maxPerServer int,
 		wg.Add(1)
 		go func() {
 			defer func() { <-slots; wg.Done() }()
-			fn(i, m, shares[i])
+			mctx, sw := apiclient.StartStopwatch(ctx)
+			fn(mctx, i, m, shares[i])
+			kept[i], _ = sw.Kept(shares[i].Used())
 		}()
 	}
 	wg.Wait()
 	n := 0
-	for _, s := range shares {
-		if s != nil {
-			n += s.Used()
-		}
+	for _, k := range kept {
+		n += k
 	}
 	return n
 }
@@ -143,7 +147,7 @@ func (f *Fleet) Each(ctx context.Context, b *apiclient.Budget, maxPerServer int,
 // of len(f.Members).
 func MeasureAll(ctx context.Context, f *Fleet, t apiclient.Target, b *apiclient.Budget, maxPerServer int, o MeasureOptions) (measured []*Server, requests int) {
 	out := make([]*Server, len(f.Members))
-	requests = f.Each(ctx, b, maxPerServer, func(i int, m Member, own *apiclient.Budget) {
+	requests = f.Each(ctx, b, maxPerServer, func(ctx context.Context, i int, m Member, own *apiclient.Budget) {
 		s := Measure(ctx, m.Client, t, m.Endpoint, own, o)
 		s.Index = i + 1
 		if apiclient.Cut(ctx) {

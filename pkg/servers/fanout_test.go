@@ -22,7 +22,7 @@ func TestEachAsksAFixedNumberAtATime(t *testing.T) {
 	var now, most, asked, failed atomic.Int64
 	var mu sync.Mutex
 	seen := map[int]bool{}
-	f.Each(context.Background(), apiclient.NewBudget(0, 0), 0, func(i int, _ Member, _ *apiclient.Budget) {
+	f.Each(context.Background(), apiclient.NewBudget(0, 0), 0, func(_ context.Context, i int, _ Member, _ *apiclient.Budget) {
 		n := now.Add(1)
 		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
 		}

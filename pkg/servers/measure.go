@@ -112,8 +112,8 @@ func Measure(ctx context.Context, c *apiclient.Client, t apiclient.Target, endpo
 	// (apiclient.Stopwatch).
 	ctx, sw := apiclient.StartStopwatch(ctx)
 	defer func() {
-		s.Requests = b.Used()
-		s.Millis = float64(sw.Elapsed().Microseconds()) / 1000
+		n, d := sw.Kept(b.Used()) // what the signal cut left out
+		s.Requests, s.Millis = n, float64(d.Microseconds())/1000
 	}()
 	if first := silentBefore(ctx, endpoint); first != nil {
 		s.failAt(ReadNeither, &NotAskedError{First: first})

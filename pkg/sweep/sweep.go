@@ -57,8 +57,10 @@ type Run[T any] struct {
 	Rows []T
 	// Of is how many resources were planned; len(Rows) were checked.
 	Of int
-	// Requests counts every request sent, those of a check cut by an
-	// interruption included; Cut is that check's share.
+	// Requests counts the requests of the rows; Cut those of the check
+	// an interruption cut, which is no row: said apart, never in a count
+	// over the rows (user try 22 F13: "10.00 per resource" of 3 rows that
+	// cost 25, the cut one's 5 in it).
 	Requests, Cut int
 	// Interrupted: the context ended (Ctrl-C, SIGTERM) before every
 	// resource was checked.
@@ -81,11 +83,11 @@ func Each[T any](ctx context.Context, resources []apiclient.Resource, o Options,
 			o.Progress.Progress("%s %d of %d: %s (%s so far)", o.Verb, i+1, len(resources), res.Name(), text.Count(r.Requests, "request"))
 		}
 		s := check(ctx, res)
-		r.Requests += s.Requests
 		if ctx.Err() != nil {
 			r.Cut = s.Requests // this check was cut: not a row
 			break
 		}
+		r.Requests += s.Requests
 		r.Rows = append(r.Rows, s.Row)
 		r.Targets += max(s.Targets, 1)
 		r.Failures = append(r.Failures, s.Failures...)
@@ -164,8 +166,8 @@ func (e *PartialError) Error() string {
 	if reason == "" {
 		reason = Reason(first.Err)
 	}
-	return fmt.Sprintf("%d of %d %s failed (the first, %s: %s: %s): the verdict covers only what was answered: see %s for each one's reason and its fix",
-		len(e.Failed), e.Total, e.What, first.Name, reason, text.OneLine(first.Err.Error()), seeOr(e.See))
+	return fmt.Sprintf("%d of %d %s failed (the first, %s: %s): the verdict covers only what was answered: see %s for each one's reason and its fix",
+		len(e.Failed), e.Total, e.What, first.Name, diagnose.Prefixed(reason, text.OneLine(first.Err.Error())), seeOr(e.See))
 }
 
 // NoneError: no target could be measured. It unwraps to the first

@@ -3,6 +3,7 @@
 package bounds
 
 import (
+	"cmp"
 	"encoding/json"
 	"io"
 	"os"
@@ -35,49 +36,72 @@ import (
 // flight whenever the signal comes): the cut server is no row (adversary
 // try 22 F3: "Other: context canceled", in the table and in JSON), and
 // the run says how many servers were asked before the signal.
+//
+// Nor is it in any count of -o json but the cost's (user try 22 #11 and
+// F13: an interrupted probe --future counted the cut list in the row's
+// requests, 4, and its wait in the row's time, 1.38 s; probe --all's
+// "per resource" counted the requests of the resource the signal cut,
+// which is no row): no count of requests is above what the server
+// answered, no row's time holds the wait for the cut request, and the
+// cost says the cut apart (cost.cut). probe --all is cut in its second
+// resource, after a row.
 func TestACutRequestIsNoOutcome(t *testing.T) {
 	const path = "/api/v1/namespaces/default/configmaps"
+	const deployments = "/apis/apps/v1/deployments" // probe --all reads every namespace
 	window := framework.RVScript{Currents: []uint64{100}, Oldest: 50}
 	silent := framework.SilentServers(t, 1)[0]
-	for _, args := range [][]string{
-		{"probe", "cm", "--future"},
-		{"probe", "cm", "--verify"},
-		{"probe", "cm", "--interval", "1s", "--duration", "2s"},
-		{"probe", "cm", "--metrics"},
-		{"explain-error", "--check", "Too large resource version: 999999, current: 100"},
-		{"explain-error", "--check", "too old resource version: 10 (50)"},
-		{"streaming", "cm"},
-		{"probe", "cm", "--endpoints", "HOST"},
-		{"list", "cm", "--servers", "--endpoints", "HOST"},
-		{"explain-error", "--check", "too old resource version: 10 (50)", "--endpoints", "HOST"},
-		{"explain-error", "--check", "too old resource version: 10 (50)", "--endpoints", "HOST,SILENT"},
-		{"explain-error", "--check", "Too large resource version: 999999, current: 100", "--endpoints", "HOST,SILENT"},
+	for _, c := range []struct {
+		args []string
+		path string // the collection whose requests are cut ("": configmaps)
+	}{
+		{args: []string{"probe", "cm", "--future"}},
+		{args: []string{"probe", "cm", "--verify"}},
+		{args: []string{"probe", "cm", "--interval", "1s", "--duration", "2s"}},
+		{args: []string{"probe", "cm", "--metrics"}},
+		{args: []string{"probe", "--all", "--verify"}, path: deployments},
+		{args: []string{"explain-error", "--check", "Too large resource version: 999999, current: 100"}},
+		{args: []string{"explain-error", "--check", "too old resource version: 10 (50)"}},
+		{args: []string{"streaming", "cm"}},
+		{args: []string{"probe", "cm", "--endpoints", "HOST"}},
+		{args: []string{"list", "cm", "--servers", "--endpoints", "HOST"}},
+		{args: []string{"explain-error", "--check", "too old resource version: 10 (50)", "--endpoints", "HOST"}},
+		{args: []string{"explain-error", "--check", "too old resource version: 10 (50)", "--endpoints", "HOST,SILENT"}},
+		{args: []string{"explain-error", "--check", "Too large resource version: 999999, current: 100", "--endpoints", "HOST,SILENT"}},
 	} {
+		args, cutPath := c.args, cmp.Or(c.path, path)
 		for i := range args {
 			args[i] = strings.ReplaceAll(args[i], "SILENT", silent)
 		}
 		s, kc := framework.ServeRVScript(t, window)
 		whole := framework.Run(t, kc, 2*time.Minute, withHost(args, s.Host())...)
-		sent := int(s.Asked(path))
+		sent := int(s.Asked(cutPath))
 		if sent == 0 {
-			t.Fatalf("%s: no request of %s (exit %d, stderr %q)", strings.Join(args, " "), path, whole.Code, whole.Stderr)
+			t.Fatalf("%s: no request of %s (exit %d, stderr %q)", strings.Join(args, " "), cutPath, whole.Code, whole.Stderr)
 		}
 		for k := 1; k <= sent; k++ {
 			for _, out := range [][]string{nil, {"-o", "json"}} {
 				run := append(append([]string{}, args...), out...)
 				t.Run(strings.Join(run, " ")+"/request "+strconv.Itoa(k), func(t *testing.T) {
 					cut := window
-					cut.HangAt = k
+					cut.HangAt, cut.HangPath = k, cutPath
 					s, kc := framework.ServeRVScript(t, cut)
 					p := framework.StartPlugin(t, kc, withHost(run, s.Host())...)
-					for deadline := time.Now().Add(time.Minute); s.Asked(path) < int64(k); time.Sleep(50 * time.Millisecond) {
+					for deadline := time.Now().Add(time.Minute); s.Asked(cutPath) < int64(k); time.Sleep(50 * time.Millisecond) {
 						if time.Now().After(deadline) {
-							t.Fatalf("%d request(s) of %s in a minute, want %d; stderr:\n%s", s.Asked(path), path, k, p.Stderr())
+							t.Fatalf("%d request(s) of %s in a minute, want %d; stderr:\n%s", s.Asked(cutPath), cutPath, k, p.Stderr())
 						}
 					}
-					time.Sleep(300 * time.Millisecond) // the request is in flight
+					// The request is in flight, and waits long enough to
+					// be told from any answered one in a row's time.
+					time.Sleep(cutWait)
 					code := p.Stop(syscall.SIGINT, 30*time.Second)
-					if code != 130 || p.Stderr() != "interrupted\n" {
+					stderr := p.Stderr()
+					if args[1] == "--all" {
+						// Its run's line goes to stderr, before "interrupted".
+						stderr = stderr[strings.LastIndex(strings.TrimSuffix(stderr, "\n"), "\n")+1:]
+						noWordOfTheCut(t, p.Stderr())
+					}
+					if code != 130 || stderr != "interrupted\n" {
 						t.Errorf("exit %d, stderr %q: want 130 and only \"interrupted\"", code, p.Stderr())
 					}
 					if args[0] == "explain-error" && p.Stdout() == "" {
@@ -90,10 +114,73 @@ func TestACutRequestIsNoOutcome(t *testing.T) {
 					if strings.Contains(strings.Join(args, " "), silent) && !strings.Contains(p.Stdout(), " of 2 servers measured before the signal") && !strings.Contains(p.Stdout(), `"interrupted": {`) {
 						t.Errorf("the silent server's question was cut, and the output does not say the run was interrupted:\n%s", p.Stdout())
 					}
+					if out != nil && strings.TrimSpace(p.Stdout()) != "" {
+						countsLeaveOutTheCut(t, p.Stdout(), answeredRequests(s.AskedPaths())-1)
+					}
 				})
 			}
 		}
 	}
+}
+
+// cutWait is how long the cut request waits for the signal.
+const cutWait = time.Second
+
+// answeredRequests is what the server was asked that a report counts:
+// every request but discovery's and /version's (no command's count holds
+// those; the cost does).
+func answeredRequests(asked map[string]int64) int {
+	n := 0
+	for p, c := range asked {
+		slashes := strings.Count(p, "/")
+		if p == "/api" || p == "/apis" || p == "/version" || strings.HasPrefix(p, "/api/") && slashes <= 2 || strings.HasPrefix(p, "/apis/") && slashes <= 3 {
+			continue
+		}
+		n += int(c)
+	}
+	return n
+}
+
+// countsLeaveOutTheCut fails t when a count of the -o json document doc
+// holds the request the signal cut: a "requests" above answered (the
+// requests answered before it), a row's "ms" as long as the cut's wait, or
+// a cost that does not say the cut apart.
+func countsLeaveOutTheCut(t *testing.T, doc string, answered int) {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(doc), &v); err != nil {
+		t.Fatalf("stdout is no JSON document: %v\n%s", err, doc)
+	}
+	root, _ := v.(map[string]any)
+	if cost, _ := root["cost"].(map[string]any); cost != nil {
+		if n, _ := cost["cut"].(float64); n < 1 {
+			t.Errorf("cost.cut is %v: the request the signal cut is not said apart:\n%s", cost["cut"], doc)
+		}
+	}
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch o := v.(type) {
+		case map[string]any:
+			if n, ok := o["requests"].(float64); ok && int(n) > answered {
+				t.Errorf("%s.requests is %v, above the %d request(s) answered before the cut:\n%s", path, n, answered, doc)
+			}
+			_, aggregate := o["resources"]
+			_, servers := o["servers"]
+			if ms, ok := o["ms"].(float64); ok && !aggregate && !servers && ms >= float64(cutWait.Milliseconds()) {
+				t.Errorf("%s.ms is %v: it holds the wait for the request the signal cut:\n%s", path, ms, doc)
+			}
+			for k, c := range o {
+				if k != "cost" {
+					walk(path+"."+k, c)
+				}
+			}
+		case []any:
+			for i, c := range o {
+				walk(path+"["+strconv.Itoa(i)+"]", c)
+			}
+		}
+	}
+	walk("", root)
 }
 
 // withHost is args with HOST as host.

@@ -40,6 +40,9 @@ type RVScript struct {
 	// (no response headers) until the client goes: lists answer, watches
 	// never begin (a proxy that holds a watch's headers, APF queueing it).
 	HangWatches bool
+	// HangPath, when set, is the one collection's path HangAt applies
+	// to (every collection's when empty).
+	HangPath string
 }
 
 // ServeRVScript starts a ScriptServer (its defaults elsewhere) whose
@@ -64,7 +67,7 @@ func ServeRVScriptOver(t testing.TB, rs RVScript, script map[string]ScriptAnswer
 		}
 		mu.Lock()
 		asked[p]++
-		hang := asked[p] == rs.HangAt || (rs.HangWatches && r.URL.Query().Get("watch") != "")
+		hang := (asked[p] == rs.HangAt && (rs.HangPath == "" || rs.HangPath == p)) || (rs.HangWatches && r.URL.Query().Get("watch") != "")
 		mu.Unlock()
 		if hang {
 			<-r.Context().Done()
