@@ -61,7 +61,8 @@ E2E_LONG_TEST_NAMES := TestCaptureWatchStreams \
                        TestClientsWatchStartModes \
                        TestClientsRefusedReadsAreNotServed \
                        TestProbeCompactedAboveTheCurrentRVMidSearch \
-                       TestServerFactsAreOfTheServerAtTheAddress
+                       TestServerFactsAreOfTheServerAtTheAddress \
+                       TestAnExpiredContinueTokenIsNoListAndIsCounted
 empty :=
 space := $(empty) $(empty)
 E2E_LONG_TESTS := $(subst $(space),|,$(strip $(E2E_LONG_TEST_NAMES)))
