@@ -1,7 +1,6 @@
 package framework
 
 import (
-	"net"
 	"sync"
 )
 
@@ -83,15 +82,7 @@ func (t *linkTriggers) sent(l *PausableLink, n int) {
 		return
 	}
 	if cut {
-		l.mu.Lock()
-		conns := make([]net.Conn, 0, len(l.conns))
-		for c := range l.conns {
-			conns = append(conns, c)
-		}
-		l.mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
+		l.Cut()
 	} else {
 		// Not Pause: this goroutine holds no write in flight now, but Pause
 		// would wait for the others, which may be this very connection's

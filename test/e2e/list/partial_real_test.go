@@ -5,7 +5,6 @@ package list
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -105,19 +104,5 @@ func transferLine(out string) string {
 // listRequests is the server's count of LIST requests of configmaps
 // (apiserver_request_total, every series of verb LIST).
 func listRequests(t *testing.T, c *framework.Cluster) float64 {
-	t.Helper()
-	m, err := c.TopMetrics(context.Background(), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sum float64
-	for _, l := range strings.Split(m, "\n") {
-		if strings.HasPrefix(l, "apiserver_request_total{") && strings.Contains(l, `resource="configmaps"`) && strings.Contains(l, `verb="LIST"`) {
-			var v float64
-			if _, err := fmt.Sscanf(l[strings.LastIndexByte(l, ' ')+1:], "%g", &v); err == nil {
-				sum += v
-			}
-		}
-	}
-	return sum
+	return sumSeries(t, c, "apiserver_request_total", func(l string) bool { return strings.Contains(l, `verb="LIST"`) })
 }

@@ -114,6 +114,12 @@ func TestListContinueExpiredRestartsOnce(t *testing.T) {
 // storageLists is the server's count of configmaps lists that storage
 // served (apiserver_storage_list_total, every series of configmaps).
 func storageLists(t *testing.T, c *framework.Cluster) float64 {
+	return sumSeries(t, c, "apiserver_storage_list_total", func(l string) bool { return !strings.Contains(l, `storage="watchcache"`) })
+}
+
+// sumSeries is the sum of the configmaps series of family on the server
+// now, those keep says yes to.
+func sumSeries(t *testing.T, c *framework.Cluster, family string, keep func(line string) bool) float64 {
 	t.Helper()
 	m, err := c.TopMetrics(context.Background(), 0)
 	if err != nil {
@@ -121,7 +127,7 @@ func storageLists(t *testing.T, c *framework.Cluster) float64 {
 	}
 	var sum float64
 	for _, l := range strings.Split(m, "\n") {
-		if strings.HasPrefix(l, "apiserver_storage_list_total{") && strings.Contains(l, `resource="configmaps"`) && !strings.Contains(l, `storage="watchcache"`) {
+		if strings.HasPrefix(l, family+"{") && strings.Contains(l, `resource="configmaps"`) && keep(l) {
 			var v float64
 			if _, err := fmt.Sscanf(l[strings.LastIndexByte(l, ' ')+1:], "%g", &v); err == nil {
 				sum += v
