@@ -25,13 +25,20 @@ import (
 // all is client-go's default, http://localhost (missingKubeconfig).
 func (o *RootOptions) unusableServer(cfg *rest.Config) error {
 	u, _, err := rest.DefaultServerUrlFor(cfg)
-	if err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" {
+	web := err == nil && (u.Scheme == "https" || u.Scheme == "http")
+	if web && u.Hostname() != "" && validPort(u.Port()) {
 		return nil
 	}
 	why := "is no URL an API server is reached at (an https:// URL, or a host:port)"
 	switch w, perr := url.Parse(cfg.Host); {
 	case strings.IndexFunc(cfg.Host, unicode.IsControl) >= 0:
 		why = "holds a control character (ESC, a newline, ...), which no URL may hold"
+	case web && u.Hostname() == "", perr == nil && (w.Scheme == "http" || w.Scheme == "https") && w.Hostname() == "":
+		// adversary try 24 F3: "http://" was "a URL of scheme http".
+		why = "has no host: an API server is reached at a URL such as https://HOST:PORT"
+	case web:
+		// adversary try 24 F4: port 99999 reached net/http's dial.
+		why = fmt.Sprintf("has port %s, which is no TCP port (1 to 65535)", strconv.Quote(text.Echo(u.Port())))
 	case perr == nil && w.Scheme != "" && strings.Contains(cfg.Host, ":/"):
 		// The scheme as written (client-go's own reading of file:///x
 		// fails before it names one), where one was: "localhost:6443/x"
@@ -70,4 +77,13 @@ func (o *RootOptions) serverField() (field, fix string) {
 		return "server of the kubeconfig's cluster", fix
 	}
 	return fmt.Sprintf("server of cluster %s", strconv.Quote(text.Echo(cluster))), fix
+}
+
+// validPort: no port (the scheme's), or a TCP port, 1 to 65535.
+func validPort(p string) bool {
+	if p == "" {
+		return true
+	}
+	n, err := strconv.Atoi(p)
+	return err == nil && n >= 1 && n <= 65535
 }

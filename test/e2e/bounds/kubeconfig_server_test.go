@@ -37,6 +37,10 @@ func TestKubeconfigServerOfAnotherSchemeIsRefusedNamingItsField(t *testing.T) {
 		{name: "a scheme with a newline", server: "ftp\n://" + host, want: "holds a control character (ESC, a newline, ...), which no URL may hold"},
 		{name: "--server ftp", server: "http://" + host, args: []string{"--server", "ftp://" + host}, want: `the server (given with --server) "ftp://` + host + `" is a URL of scheme "ftp"`},
 		{name: "--server with a control character", server: "http://" + host, args: []string{"--server", "gopher\x1b[31m://" + host}, want: "holds a control character"},
+		{name: "http without a host", server: "http://", want: "has no host"},
+		{name: "http with a path and no host", server: "http:///api", want: "has no host"},
+		{name: "a port past 65535", server: "http://127.0.0.1:99999", want: `has port "99999", which is no TCP port`},
+		{name: "port 0", server: "https://127.0.0.1:0", want: `has port "0", which is no TCP port`},
 		{name: "a host:port without a scheme", server: host},
 		{name: "http", server: "http://" + host},
 	}
