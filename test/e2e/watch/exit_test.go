@@ -55,7 +55,7 @@ func TestWatchExitRuleOverModesAndOutcomes(t *testing.T) {
 		{name: "ERROR 410 Gone", answer: status(410, "Gone", "too old resource version: 5 (9)"), want: 10, status: 410, noResume: "rv-expired-or-too-large"},
 		{name: "ERROR 429", answer: status(429, "TooManyRequests", "Too many requests, please try again later."), want: 8, status: 429},
 		{name: "ERROR 500", answer: status(500, "InternalError", "Internal error occurred: boom"), want: 1, status: 500, stderr: "500 InternalError: Internal error occurred: boom"},
-		{name: "ERROR 500 PrevKv=nil", answer: status(500, "InternalError", prevKv), want: 1, status: 500, noResume: "change-lost"},
+		{name: "ERROR 500 PrevKv=nil", answer: status(500, "InternalError", prevKv), want: 1, status: 500, noResume: "change-lost", stderr: "Relist, or watch again from"},
 		// A server's words are never the kubeconfig's failure (adversary
 		// round 6: exit 2, "check the exec command of the kubeconfig").
 		{name: "ERROR 500 quoting a credential plugin", answer: status(500, "InternalError", "getting credentials: exec: executable boom failed"), want: 1, status: 500},
@@ -91,7 +91,11 @@ func TestWatchExitRuleOverModesAndOutcomes(t *testing.T) {
 				if c.stderr != "" && !strings.Contains(out.Stderr, c.stderr) {
 					t.Fatalf("%s: stderr lacks %q: %s", where, c.stderr, out.Stderr)
 				}
-				for _, bad := range []string{"Timeout: Timeout:", "raise --request-timeout"} {
+				bads := []string{"Timeout: Timeout:", "raise --request-timeout"}
+				if c.noResume == "change-lost" {
+					bads = append(bads, "then run again") // the same lost change again (user try 24 F2)
+				}
+				for _, bad := range bads {
 					if strings.Contains(out.Stderr+out.Stdout, bad) {
 						t.Fatalf("%s: the output says %q:\n%s\n%s", where, bad, out.Stderr, out.Stdout)
 					}
