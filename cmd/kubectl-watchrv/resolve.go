@@ -276,7 +276,7 @@ func (o *RootOptions) describeRequestError(err error, verb, what string) error {
 		fix := ": check what the API server, or a proxy in front of it, answers: run again with -v=6 to see each request and its status"
 		if st.Code >= 500 {
 			fix = ": the server failed the request; check the API server's health and logs, then run again"
-			if d := diagnose.FromError(err, diagnose.Context{}); d.Recognized() && d.Fix != "" {
+			if d := diagnose.FromError(err, diagnose.Context{}); d.CausedByResourceVersion() && d.Fix != "" {
 				// A 5xx the one classifier knows as a resourceVersion
 				// error has its fix: running again meets it again (user
 				// try 24 F2: a watch's 500 PrevKv=nil said "run again",

@@ -392,3 +392,24 @@ func TestFromTextSamples(t *testing.T) {
 		})
 	}
 }
+
+// TestOnlyAResourceVersionCauseTakesTheRVFix: the error line of a 5xx
+// takes the classifier's fix only where the cause is the request's RV
+// (a rerun meets it again); a timeout or a 429 keeps "check the server".
+func TestOnlyAResourceVersionCauseTakesTheRVFix(t *testing.T) {
+	seen := map[bool]int{}
+	for _, s := range samples {
+		d := FromText(s.text)
+		want := s.class == ClassExpired || s.class == ClassTooLarge || s.kind == KindInternalErrorAtCompaction || s.kind == KindWatchEventLostAtCompaction
+		if s.kind == KindRequestTimeout || s.kind == KindTooManyRequests || s.kind == KindServerError {
+			want = false
+		}
+		if got := d.CausedByResourceVersion(); got != want {
+			t.Errorf("%s: CausedByResourceVersion %v, want %v (kind %s)", s.name, got, want, d.Kind)
+		}
+		seen[want]++
+	}
+	if seen[true] == 0 || seen[false] == 0 {
+		t.Fatalf("samples cover one side only: %v", seen)
+	}
+}

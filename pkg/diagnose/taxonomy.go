@@ -126,6 +126,14 @@ func (d Diagnosis) IsRVProblem() bool {
 	return d.Class == ClassExpired || d.Class == ClassTooLarge
 }
 
+// CausedByResourceVersion reports whether the failure comes from the
+// request's resourceVersion: Expired or TooLarge, or a 5xx that carries
+// etcd's compaction (its fix is a relist, where a rerun meets it again).
+// A generic 5xx, 504 or 429 is not: its fix is the server's health.
+func (d Diagnosis) CausedByResourceVersion() bool {
+	return d.IsRVProblem() || d.Kind == KindInternalErrorAtCompaction || d.Kind == KindWatchEventLostAtCompaction
+}
+
 // Recognized reports whether anything was recognized.
 func (d Diagnosis) Recognized() bool { return d.Class != ClassUnrecognized && d.Class != "" }
 

@@ -51,7 +51,7 @@ func TestProbeAllServersAsksAgainAfterOneReset(t *testing.T) {
 			case c.measured != "" && (row == "" || strings.Contains(row, "not dialled again") || strings.Contains(row, "reset")):
 				t.Fatalf("the %s row is not measured (%q):\n%s\n%s", c.measured, row, r.Stdout, r.Stderr)
 			case c.measured != "" && r.Code != 12:
-				t.Fatalf("exit %d, want 12 (one target of several failed):\n%s", r.Code, r.Stderr)
+				t.Fatalf("exit %d, want 12 (one target of several failed):\n%s\n%s", r.Code, r.Stdout, r.Stderr)
 			case c.asked != "" && s.Asked(c.asked) != 0:
 				t.Fatalf("%s was asked %d times after two resources in a row were reset:\n%s", c.asked, s.Asked(c.asked), r.Stdout)
 			case c.asked != "" && !strings.Contains(r.Stdout, "not dialled again after"):

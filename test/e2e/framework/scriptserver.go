@@ -42,6 +42,18 @@ type ScriptAnswer struct {
 	// server that is slow to begin one (adversary try 20 #3: an
 	// aggregated API answering a list after 90 s).
 	Delay time.Duration
+	// StartsFrom, when set, starts a watch from this resourceVersion or
+	// above (200, then silence until the client goes) in place of the
+	// answer: a watch cache refuses only an RV below its window, so a
+	// server whose window starts at 50 and whose current RV is 100 never
+	// refuses a watch from 100 (one that did would read as different
+	// servers behind one address: pkg/probe rvorder).
+	StartsFrom uint64
+	// Replay, with StartsFrom, is the one event of the collection (at
+	// ReplayRV) that a watch from below ReplayRV is sent first, as a
+	// watch cache replays what came after the RV it starts from.
+	Replay   string
+	ReplayRV uint64
 }
 
 // ScriptServer is an HTTP/1 server on 127.0.0.1 that answers each path
@@ -60,13 +72,14 @@ type ScriptServer struct {
 
 // ScriptDefaults are the answers of a ScriptServer where its script has
 // none: discovery of configmaps (v1) and deployments (apps/v1), a
-// /version, a 403 /metrics, a list of one configmap, watches refused with
-// 410.
+// /version, a 403 /metrics, a list of one configmap at RV 100, watches
+// from below RV 50 refused with 410 (from 50 on, started and silent).
 func ScriptDefaults() map[string]ScriptAnswer {
 	j := func(body string) ScriptAnswer { return ScriptAnswer{Code: 200, Type: "application/json", Body: body} }
 	// A watch is refused as a watch cache refuses one from an RV below
 	// its window: an ERROR 410 event that names the oldest RV.
 	expired := j(`{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 1 (50)","reason":"Expired","code":410}}` + "\n")
+	expired.StartsFrom = 50
 	all := map[string]ScriptAnswer{
 		"/api":                                  j(faultAPIVersions),
 		"/apis":                                 j(`{"kind":"APIGroupList","apiVersion":"v1","groups":[{"name":"apps","versions":[{"groupVersion":"apps/v1","version":"v1"}],"preferredVersion":{"groupVersion":"apps/v1","version":"v1"}}]}`),
@@ -80,7 +93,15 @@ func ScriptDefaults() map[string]ScriptAnswer {
 		"/apis/apps/v1/deployments":                    j(`{"kind":"DeploymentList","apiVersion":"apps/v1","metadata":{"resourceVersion":"100"},"items":[]}`),
 	}
 	for p := range all {
-		if strings.HasSuffix(p, "/configmaps") || strings.HasSuffix(p, "/deployments") {
+		switch {
+		case strings.HasSuffix(p, "/configmaps"):
+			// The list's one configmap (RV 99) is replayed to a watch
+			// from below it.
+			w := expired
+			w.Replay = `{"type":"MODIFIED","object":{"kind":"ConfigMap","apiVersion":"v1",` + strings.TrimPrefix(faultItem, "{") + "}\n"
+			w.ReplayRV = 99
+			all[p+"?watch"] = w
+		case strings.HasSuffix(p, "/deployments"):
 			all[p+"?watch"] = expired
 		}
 	}
@@ -167,6 +188,18 @@ func writeScriptAnswer(w http.ResponseWriter, r *http.Request, a ScriptAnswer) {
 		select {
 		case <-time.After(a.Delay):
 		case <-r.Context().Done():
+			return
+		}
+	}
+	if a.StartsFrom > 0 && r.URL.Query().Get("watch") != "" {
+		if from, err := strconv.ParseUint(r.URL.Query().Get("resourceVersion"), 10, 64); err == nil && from >= a.StartsFrom {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(200)
+			if from < a.ReplayRV {
+				_, _ = io.WriteString(w, a.Replay)
+			}
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
 			return
 		}
 	}
