@@ -111,7 +111,15 @@ func RetryAfter(err error) (time.Duration, bool) {
 }
 
 // Wait waits d on the policy's clock, or until ctx ends (then ctx's error).
-func (r Retry) Wait(ctx context.Context, d time.Duration) error { return WaitOn(ctx, r.clock(), d) }
+// The wait is the plugin's own, before a retry: it is noted on the
+// Stopwatch of ctx, which leaves it out of the times it measures and says
+// it apart (RetryWaited, Retries), as it does a rate limiter's.
+func (r Retry) Wait(ctx context.Context, d time.Duration) error {
+	clk := r.clock()
+	start := clk.Now()
+	defer func() { noteRetryWait(ctx, clk.Since(start)) }()
+	return WaitOn(ctx, clk, d)
+}
 
 // WaitOn waits d on clk, or until ctx ends (then ctx's error): every wait
 // of the plugin's on an injected clock.

@@ -31,6 +31,13 @@ type Stopwatch struct {
 	clk    clock.PassiveClock
 	start  time.Time
 	paced  atomic.Int64 // nanoseconds
+	// retryWait and retries are the waits of the one retry policy
+	// (Retry.Wait) before a request sent again, and how many: the
+	// plugin's own backoff, no more the server's time than its pacing
+	// (adversary try 24 F5: a page that answered 504 five times made
+	// "275 B decoded in 7.85 s" of a page read in 2 ms).
+	retryWait atomic.Int64 // nanoseconds
+	retries   atomic.Int64
 	// span is the context the stopwatch was started under, and cut the
 	// requests the signal cut under it (cutshare.go).
 	span context.Context
@@ -55,18 +62,26 @@ func StartStopwatchOn(ctx context.Context, clk clock.PassiveClock) (context.Cont
 	return context.WithValue(ctx, stopwatchKey{}, s), s
 }
 
-// Elapsed is the time since the start, less the rate-limiter waits.
+// Elapsed is the time since the start, less the plugin's own waits: for a
+// rate limiter (Paced) and before a retry (RetryWaited).
 func (s *Stopwatch) Elapsed() time.Duration { return s.At(s.clk.Now()) }
 
 // At is the time from the start to t (a moment seen since: an event's
-// arrival), less the rate-limiter waits so far: they all came before the
+// arrival), less the plugin's own waits so far: they all came before the
 // requests were sent.
 func (s *Stopwatch) At(t time.Time) time.Duration {
-	return max(t.Sub(s.start)-s.Paced(), 0)
+	return max(t.Sub(s.start)-s.Paced()-s.RetryWaited(), 0)
 }
 
 // Paced is the time spent waiting for a client-side rate limiter so far.
 func (s *Stopwatch) Paced() time.Duration { return time.Duration(s.paced.Load()) }
+
+// RetryWaited is the time spent waiting to send a request again (the
+// retry policy's backoff, or the server's Retry-After) so far.
+func (s *Stopwatch) RetryWaited() time.Duration { return time.Duration(s.retryWait.Load()) }
+
+// Retries is how many requests were sent again after such a wait so far.
+func (s *Stopwatch) Retries() int { return int(s.retries.Load()) }
 
 // notePaced adds a rate limiter's wait to the stopwatch of ctx and to
 // every stopwatch it is nested in.
@@ -77,5 +92,15 @@ func notePaced(ctx context.Context, d time.Duration) {
 	s, _ := ctx.Value(stopwatchKey{}).(*Stopwatch)
 	for ; s != nil; s = s.parent {
 		s.paced.Add(int64(d))
+	}
+}
+
+// noteRetryWait adds a retry's wait to the stopwatch of ctx and to every
+// stopwatch it is nested in, and counts the retry.
+func noteRetryWait(ctx context.Context, d time.Duration) {
+	s, _ := ctx.Value(stopwatchKey{}).(*Stopwatch)
+	for ; s != nil; s = s.parent {
+		s.retryWait.Add(int64(max(d, 0)))
+		s.retries.Add(1)
 	}
 }

@@ -76,6 +76,8 @@ type Attempt struct {
 	// Retries counts page requests repeated after a transient failure (the
 	// API server restarting or overloaded).
 	Retries int `json:"retries,omitempty"`
+	// RetriedPages are the 1-based pages sent again, each once.
+	RetriedPages []int `json:"retriedPages,omitempty"`
 	// InconsistentContinue is true when the 410 offered a fresh continue
 	// token for an inconsistent continuation (not used: it would mix snapshots).
 	InconsistentContinue bool `json:"inconsistentContinueOffered,omitempty"`
@@ -113,11 +115,15 @@ func (a *Attempt) repeats(d *dupCheck) {
 // WalkResult is the outcome of a walk.
 type WalkResult struct {
 	Attempts []Attempt
-	// Duration is the walk's time less its waits for a client-side rate
-	// limiter (Stopwatch), which Paced is: the server's and the network's
-	// time, and the plugin's own pacing, said apart.
-	Duration time.Duration
-	Paced    time.Duration
+	// Duration is the walk's time less the plugin's own waits (Stopwatch):
+	// for a client-side rate limiter, which Paced is, and before a page
+	// sent again after a transient failure, which RetryWaited is (Retries
+	// of them): the server's and the network's time, and the plugin's
+	// own, said apart.
+	Duration    time.Duration
+	Paced       time.Duration
+	RetryWaited time.Duration
+	Retries     int
 }
 
 // Final is the last attempt.
@@ -180,6 +186,7 @@ func Walk(ctx context.Context, c *apiclient.Client, t apiclient.Target, o WalkOp
 		a, err := walkOnce(ctx, c, t, o, onItem)
 		res.Attempts = append(res.Attempts, a)
 		res.Duration, res.Paced = sw.Elapsed(), sw.Paced()
+		res.RetryWaited, res.Retries = sw.RetryWaited(), sw.Retries()
 		if err == nil {
 			return res, nil
 		}
@@ -216,6 +223,9 @@ func walkOnce(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Wa
 		}
 		p, retries, err := listPageRetrying(ctx, c, t, o, opts, i > 1, each)
 		a.Retries += retries
+		if retries > 0 {
+			a.RetriedPages = append(a.RetriedPages, i)
+		}
 		if err != nil {
 			a.Err, a.Error = err, err.Error()
 			a.UnreadFromPage, a.requestFailed = i, true

@@ -72,7 +72,11 @@ type ListReport struct {
 	Millis   float64       `json:"ms"`
 	// Pacing is the walk's wait for the client-side rate limit, which
 	// Millis leaves out (absent when it did not wait).
-	Pacing      *ListPacing        `json:"pacing,omitempty"`
+	Pacing *ListPacing `json:"pacing,omitempty"`
+	// RetryWait is the walk's wait before pages sent again after a
+	// transient failure, which Millis leaves out too (absent when no page
+	// was sent again).
+	RetryWait   *ListRetryWait     `json:"retryWait,omitempty"`
 	PageDetails []listing.PageInfo `json:"pageDetails"`
 	Restarted   bool               `json:"restarted"`
 	Attempts    []listing.Attempt  `json:"attempts,omitempty"`
@@ -228,6 +232,7 @@ func NewListReport(q ListQuery, w *listing.WalkResult) ListReport {
 	if w.Paced > 0 {
 		r.Pacing = &ListPacing{Millis: float64(w.Paced.Microseconds()) / 1000, RateLimit: q.RateLimit}
 	}
+	r.RetryWait = retryWaitOf(w)
 	if q.RVOnly && len(a.Pages) == 1 {
 		r.EstimatedTotal = totalOf(a.Pages[0])
 	}

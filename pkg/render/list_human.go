@@ -292,6 +292,9 @@ func transferText(r ListReport) string {
 			s += fmt.Sprintf(" (%g requests a second after a burst of %d: a larger --limit sends fewer requests)", pc.QPS, pc.Burst)
 		}
 	}
+	if rw := r.RetryWait; rw != nil {
+		s += retryWaitText(rw)
+	}
 	return s
 }
 
