@@ -171,7 +171,7 @@ func withStatusCode(body []byte, status int) (out []byte, isStatus bool) {
 		return nil, false
 	}
 	_ = json.Unmarshal(obj["status"], &st)
-	if !diagnose.IsStatusObject(kind, st) {
+	if _, hasItems := obj["items"]; !diagnose.IsStatusObject(kind, st, hasItems) {
 		return nil, false
 	}
 	_ = json.Unmarshal(obj["message"], &msg)

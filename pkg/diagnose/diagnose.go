@@ -148,7 +148,10 @@ func wholeStatus(t string) (metav1.Status, string, bool) {
 		raw, src = ev.Object, "watch event "+ev.Type
 	}
 	var st metav1.Status
-	if err := json.Unmarshal(raw, &st); err != nil || !IsStatusObject(st.Kind, st.Status) || st.Code == 0 {
+	var list struct {
+		Items json.RawMessage `json:"items"` // a list's, never a Status's
+	}
+	if err := json.Unmarshal(raw, &st); err != nil || json.Unmarshal(raw, &list) != nil || !IsStatusObject(st.Kind, st.Status, len(list.Items) > 0) || st.Code == 0 {
 		return metav1.Status{}, "", false
 	}
 	return st, src, true

@@ -41,7 +41,7 @@ func decodePage(r io.Reader, max int, each func(i int, it ItemMeta)) (pageHead, 
 	if err := expectDelim(dec, '{', "a list page"); err != nil {
 		return head, 0, err
 	}
-	n := 0
+	n, hasItems := 0, false
 	status := map[string]json.RawMessage{} // the fields a Status has
 	for dec.More() {
 		tok, err := dec.Token()
@@ -53,6 +53,7 @@ func decodePage(r io.Reader, max int, each func(i int, it ItemMeta)) (pageHead, 
 		case "metadata":
 			err = dec.Decode(&head)
 		case "items":
+			hasItems = true
 			n, err = decodeItems(dec, max, each)
 		case "kind", "status", "message", "reason", "code", "details":
 			var raw json.RawMessage
@@ -72,8 +73,11 @@ func decodePage(r io.Reader, max int, each func(i int, it ItemMeta)) (pageHead, 
 	var kind, st string
 	_ = json.Unmarshal(status["kind"], &kind)
 	_ = json.Unmarshal(status["status"], &st)
-	if diagnose.IsStatusObject(kind, st) {
+	if diagnose.IsStatusObject(kind, st, hasItems) {
 		return head, n, statusPageError(status)
+	}
+	if broken := diagnose.BrokenListPage(kind, st, hasItems); broken != "" {
+		return head, n, &apiclient.UnreadableAnswerError{What: broken}
 	}
 	return head, n, nil
 }
