@@ -169,6 +169,10 @@ type Stats struct {
 	// current RV was below the resume point (ServerBehindError): another
 	// storage; each was followed by a relist.
 	ServerBehind int `json:"serverBehindResumePoint,omitempty"`
+	// Unchecked counts the checks of a reconnect's server that ran and
+	// could not tell whether it is behind the resume point (each said
+	// by a NoticeUnchecked).
+	Unchecked int `json:"behindUnchecked,omitempty"`
 }
 
 // Stats returns the counts so far.
