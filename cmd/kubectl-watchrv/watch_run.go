@@ -217,7 +217,7 @@ func (r *watchRun) beforeWatch(wo watchstream.Options) error {
 		}
 	}
 	r.session.BookmarkPeriod, r.session.BookmarkFacts = r.bookmarkFacts()
-	r.session.ServerFacts = r.serverNow
+	r.session.ServerFacts, r.session.FactsRead = r.serverNow, r.server != nil
 	if wo.RVSet && wo.ResourceVersion != "0" {
 		r.start = wo.ResourceVersion
 		return r.warnIfAhead(wo)
@@ -299,8 +299,7 @@ func (r *watchRun) warnIfAhead(wo watchstream.Options) error {
 		rv  string
 		err error
 	}
-	// Advisory: bounded, so that a server that cannot reach etcd (where a
-	// consistent list waits) does not hold up the watch itself.
+	// Advisory: bounded, so that a server without etcd holds no watch up.
 	cur, err := boundedBy(r.ctx, func() (current, error) {
 		ctx, cancel := context.WithTimeout(r.ctx, 5*time.Second)
 		defer cancel()
@@ -317,17 +316,20 @@ func (r *watchRun) warnIfAhead(wo watchstream.Options) error {
 		r.p.Warnf("cannot read the current RV to check --rv %s against it: %s", start, text.OneLine(cur.err.Error()))
 		return nil
 	}
+	c, why := rv.OfStorage(cur.rv)
+	if why != "" { // said, never taken for an RV (adversary try 24 F2)
+		r.p.Warnf("cannot read the current RV to check --rv %s against it: the consistent list's resourceVersion %q %s", start, text.Echo(cur.rv), why)
+		return nil
+	}
 	n, ok1 := rv.Parse(start)
-	c, ok2 := rv.Parse(cur.rv)
-	if !ok1 || !ok2 || n <= c {
+	if !ok1 || n <= c {
 		return nil
 	}
 	r.session.StartAheadOf = cur.rv
 	if err := r.readServer(); err != nil {
 		return err
 	}
-	// The current RV came from a consistent list: facts kept with a
-	// higher one are another storage's (factsAt).
+	// From a consistent list: facts kept at a higher RV are another storage's (factsAt).
 	res := r.target.Resource
 	r.server = r.o.factsAt(r.ctx, r.p, r.client, r.server, res.GVR.Group, res.GVR.Resource, cur.rv)
 	if r.server == nil {

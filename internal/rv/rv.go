@@ -89,3 +89,20 @@ func digitsOnly(s string) bool {
 	}
 	return true
 }
+
+// OfStorage parses an RV a server gave as its current one (a list's, a
+// consistent list's): every storage counts its revisions from 1, so "0"
+// (and anything Parse refuses) is no RV of a storage, and never compared
+// with one (adversary try 24 F2: a consistent list at RV "0" was taken for
+// a storage behind the resume point). why finishes "the resourceVersion
+// ..." when ok is false.
+func OfStorage(s string) (n uint64, why string) {
+	n, ok := Parse(s)
+	switch {
+	case !ok:
+		return 0, Why(s)
+	case n == 0:
+		return 0, "is 0, which no storage gives as its RV (its revisions count from 1)"
+	}
+	return n, ""
+}

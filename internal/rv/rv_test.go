@@ -89,3 +89,19 @@ func TestWhyNamesWhatAnRVIs(t *testing.T) {
 		}
 	}
 }
+
+func TestOfStorageRefusesWhatNoStorageGives(t *testing.T) {
+	for in, want := range map[string]string{
+		"1":      "",
+		"500":    "",
+		"0":      "is 0",
+		"00":     "is 0",
+		"":       "is empty",
+		"1\x1b[": "is not a decimal number",
+	} {
+		n, why := OfStorage(in)
+		if (want == "") != (why == "") || !strings.HasPrefix(why, want) || (why != "" && n != 0) {
+			t.Errorf("OfStorage(%q) = %d, %q, want a why starting with %q", in, n, why, want)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/watchrv/kubectl-watchrv/internal/rv"
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
 	"github.com/watchrv/kubectl-watchrv/pkg/watchstream"
@@ -62,6 +63,9 @@ type behindCheck struct {
 	url, current string
 	err          error
 	behind       *ServerBehindError
+	// unchecked says why the check ran and could not tell ("" = it told,
+	// or it did not run): its list failed, or gave no RV of a storage.
+	unchecked string
 }
 
 // armBehindCheck arms the check for a stream opened as a reconnect from
@@ -86,12 +90,28 @@ func (s *Session) armBehindCheck(ctx context.Context, stream *watchstream.Stream
 		if page != nil {
 			c.url = page.URL
 		}
-		c.current, c.err = cur, err
-		n, ok1 := rv.Parse(cur)
-		r, ok2 := rv.Parse(resume)
-		if err == nil && ok1 && ok2 && n < r {
+		c.err = err
+		if cctx.Err() != nil {
+			return // the stream or the run ended first: cut, not failed
+		}
+		n, why := rv.OfStorage(cur)
+		r, _ := rv.Parse(resume)
+		switch {
+		case err != nil:
+			c.unchecked = text.OneLine(err.Error())
+		case why != "":
+			// No current RV was read: neither behind nor not behind
+			// (adversary try 24 F2: RV "0" was taken for behind).
+			c.unchecked = fmt.Sprintf("the consistent list's resourceVersion %q %s", text.Echo(cur), why)
+		case n < r:
+			c.current = cur
 			c.behind = &ServerBehindError{ResumeRV: resume, CurrentRV: cur}
 			stream.Close() // set above, read once drain returns
+		default:
+			c.current = cur
+		}
+		if c.unchecked != "" {
+			c.unchecked = fmt.Sprintf("could not check whether the server now answering is behind RV %s: %s (GET %s)", resume, c.unchecked, c.url)
 		}
 	})
 	return c
@@ -107,6 +127,9 @@ func (c *behindCheck) moved() {
 // stop ends the check once its stream ended, and returns what it found:
 // the server's current RV ("" when it was not read) and whether it is
 // behind. A check still running is cancelled (its stream ended anyway).
+// A check that ran and could not tell is said (NoticeUnchecked), never
+// left to the -v trace alone: a watch held by a storage behind looks
+// exactly like a quiet collection (adversary try 24 F1).
 func (c *behindCheck) stop(s *Session) (current string, behind *ServerBehindError) {
 	if c == nil {
 		return "", nil
@@ -123,6 +146,10 @@ func (c *behindCheck) stop(s *Session) (current string, behind *ServerBehindErro
 		s.trace("GET %s: %v", c.url, c.err)
 	case c.current != "":
 		s.trace("GET %s: current RV %s", c.url, c.current)
+	}
+	if c.unchecked != "" {
+		s.stats.Unchecked++
+		s.notify(Notice{Kind: NoticeUnchecked, Time: s.clock().Now(), Reason: c.unchecked, Err: c.err})
 	}
 	return c.current, c.behind
 }

@@ -29,9 +29,9 @@ func (m *mixingDetector) seen(v string) {
 // listedAt records a successful list; a list RV below one already seen
 // means this answer came from a server that is behind.
 func (m *mixingDetector) listedAt(v string) string {
-	n, ok := rv.Parse(v)
-	if !ok {
-		return ""
+	n, why := rv.OfStorage(v)
+	if why != "" {
+		return "" // no RV of a storage ("0"): no order with the others
 	}
 	if n < m.highest {
 		sign := fmt.Sprintf("the List's RV %d is older than RV %d seen before: likely answered by another API server, %s behind", n, m.highest, text.Count(m.highest-n, "RV"))

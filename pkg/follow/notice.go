@@ -15,6 +15,10 @@ const (
 	NoticeListed    NoticeKind = "LISTED"    // --rv list: the initial List
 	NoticeReconnect NoticeKind = "RECONNECT" // a stream ended or failed; watching again from the last RV
 	NoticeRelist    NoticeKind = "RELIST"    // Expired or TooLarge: listed again and reconciled
+	// NoticeUnchecked: a check the session ran could not tell (the check
+	// that a reconnect reached a server behind the resume point: its
+	// list failed, or gave no RV of a storage); Reason says which and why.
+	NoticeUnchecked NoticeKind = "UNCHECKED"
 )
 
 // Notice is one step of a session that is not an event.

@@ -75,6 +75,12 @@ type Session struct {
 	// none), and returns its BookmarkPeriod and BookmarkFacts: a
 	// reconnect may reach another server than the facts were read of.
 	ServerFacts func(ctx context.Context, currentRV string) (time.Duration, string)
+	// FactsRead: BookmarkPeriod and BookmarkFacts were read of the server
+	// before the first watch. Without it the first stream's silence asks
+	// ServerFacts too, as every later one's does: one source for every
+	// stall line (fresh user try 24 F1: the first said the generic rule,
+	// later ones "no watch cache on this server").
+	FactsRead bool
 	// CredentialPlugin is the kubeconfig's exec credential command ("" =
 	// none): a request that never reached the network is named after it.
 	CredentialPlugin string
@@ -169,6 +175,10 @@ type Stats struct {
 	// current RV was below the resume point (ServerBehindError): another
 	// storage; each was followed by a relist.
 	ServerBehind int `json:"serverBehindResumePoint,omitempty"`
+	// Unchecked counts the checks of a reconnect's server that ran and
+	// could not tell whether it is behind the resume point (each said
+	// by a NoticeUnchecked).
+	Unchecked int `json:"behindUnchecked,omitempty"`
 }
 
 // Stats returns the counts so far.
@@ -232,7 +242,9 @@ func (s *Session) Run(ctx context.Context) error {
 func (s *Session) run(ctx context.Context) error {
 	s.tracker = NewTracker()
 	s.began = s.clock().Now()
-	s.factsStream = 1 // the caller read them for the first stream
+	if s.FactsRead || s.ServerFacts == nil {
+		s.factsStream = 1 // the caller's are the first stream's
+	}
 	opts := s.Options
 	if opts.RVSet {
 		s.lastRV = opts.ResourceVersion

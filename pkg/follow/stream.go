@@ -253,6 +253,8 @@ func (s *Session) silenceProvesHang() (bool, string) {
 		return false, s.BookmarkFacts
 	case s.BookmarkPeriod <= 0:
 		return false, "a quiet collection sends nothing here as far as is known of the server answering (no bookmark is known to come), so silence is not taken for a hang"
+	case s.StallTimeout <= s.BookmarkPeriod && s.BookmarkFacts != "":
+		return false, "a quiet collection sends nothing for longer than that: " + s.BookmarkFacts + ", so silence is not taken for a hang"
 	case s.StallTimeout <= s.BookmarkPeriod:
 		return false, fmt.Sprintf("a quiet collection sends nothing for longer than that (at most a bookmark about every %s, from the watch cache; none from storage), so silence is not taken for a hang", s.BookmarkPeriod)
 	case s.BookmarkFacts != "":

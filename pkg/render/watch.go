@@ -24,6 +24,9 @@ const (
 	RecordListed    = "listed"
 	RecordReconnect = "reconnect"
 	RecordRelist    = "relist"
+	// RecordUnchecked: a check the watch ran could not tell (its reason
+	// says which check, and why).
+	RecordUnchecked = "unchecked"
 	RecordSummary   = "summary"
 )
 

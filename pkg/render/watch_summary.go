@@ -48,7 +48,7 @@ func NewWatchNoticeRecord(n follow.Notice, d *diagnose.Diagnosis) WatchNoticeRec
 		FromResourceVersion: n.FromResourceVersion, URL: n.URL, DelaySeconds: n.Delay.Round(time.Millisecond).Seconds(),
 		ListResourceVersion: n.ListResourceVersion, Tried: n.Tried, RVsAdvanced: n.RVsAdvanced, MixedServers: n.MixedServers, Diagnosis: d,
 	}
-	if n.Kind != follow.NoticeReconnect {
+	if n.Kind == follow.NoticeListed || n.Kind == follow.NoticeRelist {
 		items := n.Items
 		r.Items = &items
 	}
@@ -76,6 +76,8 @@ func (p *Printer) watchNoticeHuman(r WatchNoticeRecord) error {
 		if r.URL != "" {
 			line += ": " + r.URL
 		}
+	case RecordUnchecked:
+		line = p.Style.Warn.Sprint("unchecked") + ": " + r.Reason
 	case RecordReconnect:
 		line = p.Style.Warn.Sprintf("reconnect in %.1fs from RV %s", r.DelaySeconds, watchOrDash(r.FromResourceVersion)) + ": " + r.Reason
 	case RecordRelist:
@@ -289,6 +291,9 @@ func (p *Printer) watchSummaryHuman(s *WatchSummary) error {
 	}
 	if s.ServerBehind > 0 {
 		kv = append(kv, [2]string{"  Server behind", p.Style.Bad.Sprintf("%s reached a server whose current RV was below the resume point: another storage answered, and each was followed by a relist (a Reflector would have kept watching and seen nothing)", text.Count(s.ServerBehind, "reconnect"))})
+	}
+	if s.Unchecked > 0 {
+		kv = append(kv, [2]string{"  Unchecked", p.Style.Warn.Sprintf("%s could not tell whether the server now answering is behind the resume point (its consistent list failed, or gave no RV of a storage): a watch held there looks like a quiet collection", text.Count(s.Unchecked, "check"))})
 	}
 	if s.MixedServers > 0 {
 		// Counted by the session (pkg/follow mixing signs); each one is also a notice.

@@ -43,6 +43,15 @@ type RVScript struct {
 	// HangPath, when set, is the one collection's path HangAt applies
 	// to (every collection's when empty).
 	HangPath string
+	// QuietAfter, when set, holds every watch after the first QuietAfter
+	// open and silent (200, no event) until the client goes, as a
+	// storage holds a watch from an RV it has not reached.
+	QuietAfter int
+	// Current, when set, answers a consistent list of one item (limit=1,
+	// no resourceVersion, no selector: the read of the server's current
+	// RV) in place of the next of Currents: a failure, or an RV that is
+	// no storage's (adversary try 24 F1, F2).
+	Current *ScriptAnswer
 }
 
 // ServeRVScript starts a ScriptServer (its defaults elsewhere) whose
@@ -58,7 +67,7 @@ func ServeRVScript(t testing.TB, rs RVScript) (*ScriptServer, string) {
 func ServeRVScriptOver(t testing.TB, rs RVScript, script map[string]ScriptAnswer) (*ScriptServer, string) {
 	t.Helper()
 	var mu sync.Mutex
-	lists := 0
+	lists, watches := 0, 0
 	asked := map[string]int{}
 	answer := func(w http.ResponseWriter, r *http.Request) bool {
 		p := r.URL.Path
@@ -90,6 +99,15 @@ func ServeRVScriptOver(t testing.TB, rs RVScript, script map[string]ScriptAnswer
 				_, _ = io.WriteString(w, a.Body)
 				return true
 			}
+			if rs.Current != nil && q.Get("limit") == "1" && !q.Has("resourceVersion") && q.Get("fieldSelector") == "" && q.Get("labelSelector") == "" {
+				a := *rs.Current
+				if a.Type != "" {
+					w.Header().Set("Content-Type", a.Type)
+				}
+				w.WriteHeader(a.Code)
+				_, _ = io.WriteString(w, a.Body)
+				return true
+			}
 			items := faultItem
 			if named && name != "a" {
 				items = ""
@@ -103,6 +121,16 @@ func ServeRVScriptOver(t testing.TB, rs RVScript, script map[string]ScriptAnswer
 			lists++
 			mu.Unlock()
 			fmt.Fprintf(w, `{"kind":"%sList","apiVersion":"v1","metadata":{"resourceVersion":"%d"},"items":[%s]}`, kind, cur, items)
+			return true
+		}
+		mu.Lock()
+		watches++
+		quiet := rs.QuietAfter > 0 && watches > rs.QuietAfter
+		mu.Unlock()
+		if quiet {
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
 			return true
 		}
 		rv, _ := strconv.ParseUint(q.Get("resourceVersion"), 10, 64)
