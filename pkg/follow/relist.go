@@ -2,6 +2,7 @@ package follow
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/watchrv/kubectl-watchrv/internal/rv"
 	"github.com/watchrv/kubectl-watchrv/internal/text"
@@ -28,17 +29,24 @@ const relistPageSize = 500
 func (s *Session) list(ctx context.Context, tries []string) (Notice, error) {
 	n := Notice{Kind: NoticeListed, Time: s.clock().Now()}
 	var lastErr error
-	for _, rv := range tries {
-		n.Tried = append(n.Tried, rv)
-		listRV, items, err := s.listAt(ctx, rv)
+	for _, at := range tries {
+		n.Tried = append(n.Tried, at)
+		listRV, items, err := s.listAt(ctx, at)
 		if err != nil {
 			lastErr = err
 			f := diagnose.ClassifyFailure(err)
-			s.mixing.failure(f, rv)
+			s.mixing.failure(f, at)
 			if f == diagnose.FailureExpired || f == diagnose.FailureTooLarge {
 				continue
 			}
 			return n, err
+		}
+		if _, why := rv.OfStorage(listRV); why != "" {
+			// A watch from it would send the state again, not the
+			// changes after the list (adversary try 24 F2, its relist):
+			// the list gave no resume point, and the session says so
+			// rather than resume from nothing.
+			return n, &NoResumePointError{ResourceVersion: listRV, Why: why}
 		}
 		n.ListResourceVersion = listRV
 		n.Items = len(items)
@@ -50,6 +58,14 @@ func (s *Session) list(ctx context.Context, tries []string) (Notice, error) {
 		return n, nil
 	}
 	return n, lastErr
+}
+
+// NoResumePointError: a whole list whose resourceVersion is no RV of a
+// storage ("0", empty, not a decimal): no watch can resume from it.
+type NoResumePointError struct{ ResourceVersion, Why string }
+
+func (e *NoResumePointError) Error() string {
+	return fmt.Sprintf("the list gave no resume point: its resourceVersion %q %s, so a watch from it would not start after the list; check what answers at the kubeconfig's server (an API server over etcd or kine gives its revision)", text.Echo(e.ResourceVersion), e.Why)
 }
 
 // ListURL is the first request of ListFirst as it is sent (path and
