@@ -16,7 +16,9 @@ import (
 // once the context of a span was cut (Cut) was cut by it. A Stopwatch is
 // such a span (a probe row, a server's measure): Kept gives its requests
 // and time without those; the Ledger's span is the run (CutBy), and its
-// Cost says them apart (Cost.Cut), as they were sent.
+// Cost says them apart (Cost.Cut), as they were sent. A request cancelled
+// before it had a connection was not sent, and is in no count at all
+// (noteFate; user try 24 F3).
 
 // cutTally is the requests the signal cut under a span, and when the
 // first of them was sent.
@@ -52,39 +54,60 @@ func (l *Ledger) CutBy(run context.Context) {
 	l.mu.Unlock()
 }
 
-// noteCut tells the spans of a request that ended cancelled (e) that the
-// signal cut it, when it did: the stopwatches under it, and the run.
-func (en *entry) noteCut(e Entry) {
+// noteFate decides, once, the fate of a request that ended (e), and tells
+// every count of the run: the ledger (Cost.Requests, Cost.Cut) and the
+// stopwatches it was sent under (Kept: a row's and a server's requests).
+// The fates are three, and one request has one:
+//   - not sent (Entry.NotSent): cancelled before it had a connection. It
+//     is in no count: the ledger takes back the request begin counted,
+//     and every stopwatch over it leaves it out;
+//   - sent and cut: cancelled once the run's context was cut (CutBy),
+//     after it had its connection. The cost counts it and says it apart
+//     (Cost.Cut); a cut span leaves it, and its wait, out (Kept);
+//   - sent: every other, answered or not, in every count.
+func (en *entry) noteFate(e Entry) {
 	if !e.Cancelled {
 		return
 	}
-	noteCut(en.ctx, en.start)
+	notSent := e.NotSent()
+	noteCut(en.ctx, en.start, notSent)
 	en.l.mu.Lock()
-	if en.l.run != nil && Cut(en.l.run) {
+	defer en.l.mu.Unlock()
+	switch {
+	case notSent:
+		en.l.requests--
+		en.l.byKind[e.Kind].Requests--
+	case en.l.run != nil && Cut(en.l.run):
 		en.l.cut++
 	}
-	en.l.mu.Unlock()
 }
 
-// noteCut tells every stopwatch of ctx whose span was cut that a request
-// sent at sent, under ctx, ended cancelled: the signal cut it.
-func noteCut(ctx context.Context, sent time.Time) {
+// noteCut tells every stopwatch of ctx that a request sent at sent, under
+// ctx, ended cancelled: one whose span was cut, that the signal cut it;
+// any other, when it was never sent (notSent), that it is no request.
+func noteCut(ctx context.Context, sent time.Time, notSent bool) {
 	if ctx == nil {
 		return
 	}
 	s, _ := ctx.Value(stopwatchKey{}).(*Stopwatch)
 	for ; s != nil; s = s.parent {
-		if s.span != nil && Cut(s.span) {
+		switch {
+		case s.span != nil && Cut(s.span):
 			s.cut.add(sent)
+		case notSent:
+			s.unsent.Add(1)
 		}
 	}
 }
 
 // Kept is requests, the span's count (its budget's takes), and its time,
-// less what the signal cut: each request it cut, and the time from the
-// send of the first of them on (the wait for an answer that never came).
+// less what the signal cut and what was never sent (noteFate): each
+// request it cut, and the time from the send of the first of them on (the
+// wait for an answer that never came); each request cancelled before it
+// had a connection, which took a budget's turn and reached no server.
 func (s *Stopwatch) Kept(requests int) (int, time.Duration) {
 	n, first := s.cut.get()
+	requests = max(requests-int(s.unsent.Load()), 0)
 	if n == 0 {
 		return requests, s.Elapsed()
 	}

@@ -61,7 +61,8 @@ func (l *Ledger) Elapsed() time.Duration {
 // Cost is the account of a run as reports carry it (-o json|yaml: "cost").
 type Cost struct {
 	// Requests is every request sent, answered or not: each time net/http
-	// sent one again by itself (Entry.Sent) is one more.
+	// sent one again by itself (Entry.Sent) is one more. One the plugin
+	// cancelled before it had a connection was not sent (Entry.NotSent).
 	Requests int `json:"requests"`
 	// Bytes is every body byte read, decoded (gzip is not measured).
 	Bytes int64 `json:"bytes"`
@@ -128,10 +129,21 @@ func (e Entry) CancelledWords() string {
 		return ""
 	case e.Status != 0:
 		return "cancelled by the plugin (the run stopped) before its body ended"
-	case e.Sent.Times == 0:
+	case e.NotSent():
 		return "cancelled by the plugin (the run stopped) before it was sent"
 	}
 	return "cancelled by the plugin (the run stopped) before its answer came"
+}
+
+// NotSent: the plugin cancelled the request before net/http got it a
+// connection (TCP, and TLS where asked, never completed: a server that
+// accepts and never answers), so no byte of it reached a server. It is
+// the one test of that fate (noteFate): such a request is in no count of
+// requests (the cost, a row's, a server's) and is no cut one, and its -v
+// line says "before it was sent" (user try 24 F3: -v said not sent, the
+// cost counted it and as cut).
+func (e Entry) NotSent() bool {
+	return e.Cancelled && e.Status == 0 && e.Sent.Times == 0
 }
 
 // Observe calls f with every request as it completes, and with every
@@ -358,7 +370,7 @@ func (en *entry) finish(err error) {
 	en.e.Cancelled = errors.Is(err, context.Canceled) && en.cancelled()
 	e := en.e
 	en.mu.Unlock()
-	en.noteCut(e)
+	en.noteFate(e)
 	en.l.mu.Lock()
 	delete(en.l.open, en)
 	if (err != nil || e.Status >= 400) && len(en.l.failures) < maxFailures {
@@ -392,7 +404,7 @@ func (en *entry) settle() {
 	en.e.Cancelled = en.e.Status == 0 && en.cancelled()
 	e := en.e
 	en.mu.Unlock()
-	en.noteCut(e)
+	en.noteFate(e)
 	en.l.mu.Lock()
 	delete(en.l.open, en)
 	en.l.mu.Unlock()

@@ -42,6 +42,9 @@ type Stopwatch struct {
 	// requests the signal cut under it (cutshare.go).
 	span context.Context
 	cut  cutTally
+	// unsent are the requests under it cancelled before they were sent,
+	// not by the signal (noteFate): no request of the span's.
+	unsent atomic.Int64
 }
 
 type stopwatchKey struct{}

@@ -50,7 +50,7 @@ func NewServersReport(mode string, found servers.Found, v *servers.View, ctx sug
 	t := v.Target
 	var cut *Interruption
 	if v.Interrupted {
-		cut = &Interruption{Done: len(v.Servers), Of: v.Of}
+		cut = &Interruption{Done: len(v.Servers), Of: v.Of, CutRequests: v.Cut}
 	}
 	return ServersReport{
 		Interrupted:  cut,
@@ -139,7 +139,7 @@ func (p *Printer) serversHuman(r ServersReport) error {
 	fmt.Fprintln(p.Out)
 	kv := serversVerdict(r)
 	kv = append(kv, [2]string{"Requests", fmt.Sprintf("%d to %d server(s) + %d to find them, in %s",
-		r.Requests-r.Discovery.Requests, r.fleet(), r.Discovery.Requests, millis(r.Millis))})
+		r.Requests-r.Discovery.Requests, r.asked(), r.Discovery.Requests, millis(r.Millis))})
 	if err := KeyValues(p.Out, kv); err != nil {
 		return err
 	}
@@ -206,15 +206,6 @@ func serversTitle(r ServersReport) string {
 		scope += " in namespace " + r.Namespace
 	}
 	return fmt.Sprintf("%s on %d API server(s) (%s)", scope, r.fleet(), discoveryText(r.Discovery))
-}
-
-// fleet is how many servers the run had: the rows, and when the signal
-// cut it, those it did not measure too (the requests sent to them count).
-func (r ServersReport) fleet() int {
-	if r.Interrupted != nil {
-		return r.Interrupted.Of
-	}
-	return len(r.Servers)
 }
 
 func discoveryText(f servers.Found) string {
@@ -365,7 +356,7 @@ func (p *Printer) ExplanationServers(e ServersExplanation) error {
 	e.Cost = p.cost()
 	if e.Servers != nil {
 		if done, of, ok := e.Servers.Interrupted(); ok {
-			e.Interrupted = &Interruption{Done: done, Of: of}
+			e.Interrupted = &Interruption{Done: done, Of: of, CutRequests: e.Servers.Cut}
 		}
 	}
 	return p.emit(oneDocument, e, func() error { return p.explanationServersHuman(e) })

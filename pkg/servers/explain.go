@@ -26,6 +26,9 @@ type CrossCheck struct {
 	Servers  []CrossAnswer `json:"servers"`
 	Findings []string      `json:"findings"`
 	Requests int           `json:"requests"`
+	// Cut counts the requests of the servers the signal cut before it
+	// did: no row's, said apart (Interruption.CutRequests).
+	Cut int `json:"-"`
 	// asked is how many servers were to be asked: more than Servers when
 	// the run was cut (Interrupted).
 	asked int
@@ -70,7 +73,7 @@ type CrossAnswer struct {
 // is behind. Other classes ask nothing.
 func CheckAcross(ctx context.Context, f *Fleet, t apiclient.Target, b *apiclient.Budget, q Question, try probe.TryOptions) CrossCheck {
 	cc := CrossCheck{Class: string(q.Class), RequestedResourceVersion: q.RV, Request: q.request(), Servers: make([]CrossAnswer, len(f.Members)), asked: len(f.Members)}
-	cc.Requests = f.Each(ctx, b, 0, func(ctx context.Context, i int, m Member, own *apiclient.Budget) {
+	kept := f.Each(ctx, b, 0, func(ctx context.Context, i int, m Member, own *apiclient.Budget) {
 		a := &cc.Servers[i]
 		a.Endpoint, a.Index = m.Endpoint, i+1
 		if q.Class == diagnose.ClassTooLarge {
@@ -125,6 +128,13 @@ func CheckAcross(ctx context.Context, f *Fleet, t apiclient.Target, b *apiclient
 		cc.Findings = tooLargeFindings(cc.Servers, q.RV)
 	case diagnose.ClassExpired:
 		cc.Findings = expiredFindings(cc.Servers, q.RV)
+	}
+	for i, n := range kept {
+		if cc.Servers[i].cut {
+			cc.Cut += n
+		} else {
+			cc.Requests += n
+		}
 	}
 	cc.leaveOutCut()
 	return cc

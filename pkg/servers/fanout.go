@@ -102,13 +102,14 @@ const FanOutWidth = 16
 // client, in parallel, at most FanOutWidth at a time, with its own budget (its own
 // request count, at most maxPerServer, 0 = unlimited, so n servers cost at
 // most n times one server) that paces with b's --qps together with the
-// others. A member without a client gets failed, inline. Each returns the
-// requests every member's budget let through, less those the signal cut
-// (apiclient.Stopwatch.Kept: fn sends under the ctx it is given): the
-// fleet's one count.
-func (f *Fleet) Each(ctx context.Context, b *apiclient.Budget, maxPerServer int, fn func(ctx context.Context, i int, m Member, own *apiclient.Budget), failed func(i int, m Member)) int {
+// others. A member without a client gets failed, inline. Each returns,
+// by member, the requests its budget let through less those the signal
+// cut or that were never sent (apiclient.Stopwatch.Kept: fn sends under
+// the ctx it is given): the fleet's one count, which the caller splits
+// into its rows' and the cut servers' (Interruption.CutRequests).
+func (f *Fleet) Each(ctx context.Context, b *apiclient.Budget, maxPerServer int, fn func(ctx context.Context, i int, m Member, own *apiclient.Budget), failed func(i int, m Member)) (kept []int) {
 	shares := make([]*apiclient.Budget, len(f.Members))
-	kept := make([]int, len(f.Members))
+	kept = make([]int, len(f.Members))
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, FanOutWidth)
 	for i, m := range f.Members {
@@ -127,11 +128,7 @@ func (f *Fleet) Each(ctx context.Context, b *apiclient.Budget, maxPerServer int,
 		}()
 	}
 	wg.Wait()
-	n := 0
-	for _, k := range kept {
-		n += k
-	}
-	return n
+	return kept
 }
 
 // MeasureAll measures every server of the fleet (Measure, through Each).
@@ -144,10 +141,13 @@ func (f *Fleet) Each(ctx context.Context, b *apiclient.Budget, maxPerServer int,
 // counted as a failure, and the verdict lines were drawn about it. The
 // rows are those measured before the cut, in the fleet's order (their
 // Index is their place in the fleet); measured says how many there are
-// of len(f.Members).
-func MeasureAll(ctx context.Context, f *Fleet, t apiclient.Target, b *apiclient.Budget, maxPerServer int, o MeasureOptions) (measured []*Server, requests int) {
+// of len(f.Members). requests are the rows' (each row's Requests), cut
+// those sent to the servers the signal cut before it did: no row's, so in
+// no count of the rows, said apart (Interruption.CutRequests), as
+// sweep.Run.Cut is of the resource it cut (user try 24 F3).
+func MeasureAll(ctx context.Context, f *Fleet, t apiclient.Target, b *apiclient.Budget, maxPerServer int, o MeasureOptions) (measured []*Server, requests, cut int) {
 	out := make([]*Server, len(f.Members))
-	requests = f.Each(ctx, b, maxPerServer, func(ctx context.Context, i int, m Member, own *apiclient.Budget) {
+	kept := f.Each(ctx, b, maxPerServer, func(ctx context.Context, i int, m Member, own *apiclient.Budget) {
 		s := Measure(ctx, m.Client, t, m.Endpoint, own, o)
 		s.Index = i + 1
 		if apiclient.Cut(ctx) {
@@ -160,12 +160,15 @@ func MeasureAll(ctx context.Context, f *Fleet, t apiclient.Target, b *apiclient.
 		out[i] = s
 	})
 	measured = make([]*Server, 0, len(out))
-	for _, s := range out {
-		if s != nil {
-			measured = append(measured, s)
+	for i, s := range out {
+		if s == nil {
+			cut += kept[i]
+			continue
 		}
+		measured = append(measured, s)
+		requests += kept[i]
 	}
-	return measured, requests
+	return measured, requests, cut
 }
 
 // View is the per-server view of one collection.
@@ -178,7 +181,9 @@ type View struct {
 	Of          int
 	Interrupted bool
 	Verdict     Verdict
-	Requests    int
+	// Requests are the rows' requests; Cut, those of the servers the
+	// signal cut (MeasureAll), in no row.
+	Requests, Cut int
 	// Duration is the view's wall time: every server's measurement, at
 	// most FanOutWidth at a time, pacing included (adversary try 20 #10:
 	// the longest server's time said 10 s of 64 servers measured in four
@@ -201,7 +206,7 @@ type ObserveOptions struct {
 func Observe(ctx context.Context, f *Fleet, t apiclient.Target, o ObserveOptions) *View {
 	v := &View{Target: t, Of: len(f.Members)}
 	start := time.Now()
-	v.Servers, v.Requests = MeasureAll(ctx, f, t, o.Budget, o.MaxPerServer, o.Measure)
+	v.Servers, v.Requests, v.Cut = MeasureAll(ctx, f, t, o.Budget, o.MaxPerServer, o.Measure)
 	v.Duration = time.Since(start)
 	v.Interrupted = apiclient.Cut(ctx)
 	v.Verdict = Decide(v.Servers, o.FromRV)

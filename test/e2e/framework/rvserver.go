@@ -66,10 +66,31 @@ func ServeRVScript(t testing.TB, rs RVScript) (*ScriptServer, string) {
 // paths (a /metrics, a /version) over the defaults.
 func ServeRVScriptOver(t testing.TB, rs RVScript, script map[string]ScriptAnswer) (*ScriptServer, string) {
 	t.Helper()
+	return serveWith(t, script, rs.answer())
+}
+
+// ServeRVScriptTLS is ServeRVScript over TLS (a TLSScriptServer): beside
+// a server that takes the connection and never completes the handshake
+// (SilentServers), whose requests are then never sent, as a real API
+// server's would be.
+func ServeRVScriptTLS(t testing.TB, rs RVScript) (*TLSScriptServer, string) {
+	t.Helper()
+	s := startTLSScript(nil, rs.answer())
+	t.Cleanup(s.Close)
+	kc, err := s.Kubeconfig(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, kc
+}
+
+// answer answers the requests of the collections by rs (ScriptServer's
+// answer).
+func (rs RVScript) answer() func(w http.ResponseWriter, r *http.Request) bool {
 	var mu sync.Mutex
 	lists, watches := 0, 0
 	asked := map[string]int{}
-	answer := func(w http.ResponseWriter, r *http.Request) bool {
+	return func(w http.ResponseWriter, r *http.Request) bool {
 		p := r.URL.Path
 		if !strings.HasSuffix(p, "/configmaps") && !strings.HasSuffix(p, "/deployments") {
 			return false
@@ -145,5 +166,4 @@ func ServeRVScriptOver(t testing.TB, rs RVScript, script map[string]ScriptAnswer
 		fmt.Fprintf(w, `{"type":"ADDED","object":{"kind":"%s","apiVersion":"v1","metadata":{"name":"a","namespace":"default","resourceVersion":"%d"}}}`+"\n", kind, rv+1)
 		return true
 	}
-	return serveWith(t, script, answer)
 }

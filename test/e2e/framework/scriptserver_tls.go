@@ -34,11 +34,17 @@ type TLSScriptServer struct {
 // StartTLSScriptServer starts a TLS server whose answers are
 // ScriptDefaults with script over them.
 func StartTLSScriptServer(script map[string]ScriptAnswer) *TLSScriptServer {
+	return startTLSScript(script, nil)
+}
+
+// startTLSScript is StartTLSScriptServer with answer before the script
+// (ScriptServer's answer; nil: none).
+func startTLSScript(script map[string]ScriptAnswer, answer func(w http.ResponseWriter, r *http.Request) bool) *TLSScriptServer {
 	all := ScriptDefaults()
 	for p, a := range script {
 		all[p] = a
 	}
-	s := &ScriptServer{script: all}
+	s := &ScriptServer{script: all, answer: answer}
 	ts := httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
 	ts.EnableHTTP2 = true
 	ts.StartTLS()
