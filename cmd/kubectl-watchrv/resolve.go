@@ -217,6 +217,12 @@ func (o *RootOptions) describeRequestError(err error, verb, what string) error {
 		return withCode(ExitFailure, fmt.Errorf("%w: %s", breach, contractFix))
 	}
 	server := o.serverName()
+	// verb is what the command needs (a refusal's fix names it); a
+	// server's answer is of the one request that got it.
+	answered := verb
+	if v := apiclient.AnsweredVerb(err); v != "" {
+		answered = v
+	}
 	switch diagnose.ClassifyFailure(err) {
 	case diagnose.FailureUnreachable:
 		return fmt.Errorf("cannot reach %s: %w: check --server, --context or --kubeconfig, and that the cluster is up", server, err)
@@ -255,7 +261,7 @@ func (o *RootOptions) describeRequestError(err error, verb, what string) error {
 			// Gone, Timeout): one without is a proxy's or another
 			// server's, and its words alone name neither (adversary try
 			// 11: "error: gone away: Relist ...").
-			return &worded{msg: fmt.Sprintf("%s answered %s %s with %s: %s", server, verb, what, diagnose.StatusText(st), diagnose.WithFix(err)), err: err}
+			return &worded{msg: fmt.Sprintf("%s answered %s %s with %s: %s", server, answered, what, diagnose.StatusText(st), diagnose.WithFix(err)), err: err}
 		}
 		return diagnose.WithFix(err)
 	case diagnose.FailureUnbounded:
@@ -266,7 +272,7 @@ func (o *RootOptions) describeRequestError(err error, verb, what string) error {
 			// each request (--request-timeout): the same as no answer in
 			// that time, whichever side's clock ran out first (fresh user
 			// try 12: exit 4 or 1, "check the API server's health").
-			return withCode(ExitUnreachable, &worded{msg: fmt.Sprintf("%s answered %s %s with %s: the request did not complete within its --request-timeout (the server ends a request at the timeout it is sent): raise --request-timeout", server, verb, what, diagnose.StatusLine(st.Code, string(st.Reason), text.OneLine(st.Message))), err: err})
+			return withCode(ExitUnreachable, &worded{msg: fmt.Sprintf("%s answered %s %s with %s: the request did not complete within its --request-timeout (the server ends a request at the timeout it is sent): raise --request-timeout", server, answered, what, diagnose.StatusLine(st.Code, string(st.Reason), text.OneLine(st.Message))), err: err})
 		}
 	}
 	// Any other answer of the server: its words alone ("boom") name
@@ -288,7 +294,7 @@ func (o *RootOptions) describeRequestError(err error, verb, what string) error {
 		if strings.TrimSpace(words) == "" {
 			words = "no message"
 		}
-		return &worded{msg: fmt.Sprintf("%s answered %s %s with %s%s", server, verb, what, diagnose.StatusAnswer(st, words), fix), err: err}
+		return &worded{msg: fmt.Sprintf("%s answered %s %s with %s%s", server, answered, what, diagnose.StatusAnswer(st, words), fix), err: err}
 	}
 	if diagnose.IsUnreadableAnswer(err) {
 		part := "a body"

@@ -3,6 +3,7 @@
 package bounds
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -12,13 +13,17 @@ import (
 // TestServerErrorsNameTheRequest: a server answer the plugin has no words
 // of its own for (a 500 "boom", a 503 Status without a reason) ends every
 // command with one error line that names the server, the request and the
-// status, not the server's message alone.
+// status, not the server's message alone. The request named is the one
+// that got the answer, never every request the command sends (fresh user
+// try 25 F1: probe and watch --rv list said "answered list and watch" of
+// a 500 to their first list; the fault answers every list 500, every
+// watch 503).
 func TestServerErrorsNameTheRequest(t *testing.T) {
 	const within = 30 * time.Second
-	named := func(status string) []string {
-		return []string{"the API server at http://127.0.0.1:", " answered ", " with " + status + ": ", "check the API server's health"}
+	named := func(request, status string) []string {
+		return []string{"the API server at http://127.0.0.1:", " answered " + request + " with " + status + ": ", "check the API server's health", "!list and watch"}
 	}
-	boom, busy := named("500 InternalError"), named("503 Service Unavailable")
+	boom, busy := named("list configmaps", "500 InternalError"), named("watch configmaps", "503 Service Unavailable")
 	var cases []faultCase
 	for _, c := range []struct {
 		args []string
@@ -30,9 +35,32 @@ func TestServerErrorsNameTheRequest(t *testing.T) {
 		{[]string{"watch", "cm", "--timeout", "5s"}, busy},
 		{[]string{"watch", "cm", "--rv", "list", "--timeout", "5s"}, boom},
 		{[]string{"probe", "cm"}, boom},
-		{[]string{"top", "--once", "--interval", "1s"}, boom},
+		{[]string{"watch", "cm", "--rv", "list", "--follow", "--timeout", "5s"}, boom},
+		{[]string{"probe", "cm", "-o", "json"}, boom},
+		{[]string{"top", "--once", "--interval", "1s"}, named("get /metrics", "500 InternalError")},
 	} {
 		cases = append(cases, faultCase{framework.FaultServerError, c.args, 1, c.want, within})
 	}
 	runFaultCases(t, cases, memoryLimit)
+}
+
+// TestAWatchsServerErrorNamesTheWatch: the list answered, the watch got
+// the 500: the error line names the watch (fresh user try 25 F1: "answered
+// list and watch configmaps with 500", of a list answered 200).
+func TestAWatchsServerErrorNamesTheWatch(t *testing.T) {
+	const path = "/api/v1/namespaces/default/configmaps"
+	failed := framework.ScriptAnswer{Code: 500, Type: "application/json", Body: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"etcdserver: request timed out","reason":"InternalError","code":500}`}
+	_, kc := framework.ServeScript(t, map[string]framework.ScriptAnswer{path + "?watch": failed})
+	for _, args := range [][]string{
+		{"probe", "cm"},
+		{"watch", "cm", "--rv", "list", "--timeout", "5s"},
+		{"watch", "cm", "--rv", "list", "--follow", "--timeout", "5s"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			r := framework.RunUnderMemoryLimit(t, memoryLimit, kc, 30*time.Second, args...)
+			if !strings.Contains(r.Stderr, " answered watch configmaps with 500 InternalError") || strings.Contains(r.Stderr, "list and watch") {
+				t.Fatalf("exit %d: the error line does not name the watch that got the 500:\n%s", r.Code, r.Stderr)
+			}
+		})
+	}
 }
