@@ -2,7 +2,6 @@ package framework
 
 import (
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -112,21 +111,11 @@ func (rs RVScript) answer() func(w http.ResponseWriter, r *http.Request) bool {
 		if q.Get("watch") == "" {
 			name, named := strings.CutPrefix(q.Get("fieldSelector"), "metadata.name=")
 			if named && rs.Narrowed != nil {
-				a := *rs.Narrowed
-				if a.Type != "" {
-					w.Header().Set("Content-Type", a.Type)
-				}
-				w.WriteHeader(a.Code)
-				_, _ = io.WriteString(w, a.Body)
+				writeScriptAnswer(w, r, *rs.Narrowed)
 				return true
 			}
 			if rs.Current != nil && q.Get("limit") == "1" && !q.Has("resourceVersion") && q.Get("fieldSelector") == "" && q.Get("labelSelector") == "" {
-				a := *rs.Current
-				if a.Type != "" {
-					w.Header().Set("Content-Type", a.Type)
-				}
-				w.WriteHeader(a.Code)
-				_, _ = io.WriteString(w, a.Body)
+				writeScriptAnswer(w, r, *rs.Current)
 				return true
 			}
 			items := faultItem
