@@ -363,6 +363,8 @@ func resumeLabel(from, noResume string) string {
 		return "no resume point: storage lost a change after the last RV (PrevKv=nil), which a watch from it meets again; list again"
 	case follow.NoResumeListIncomplete:
 		return "no resume point: the List did not complete, so no RV was read"
+	case follow.NoResumeListRVNotStorage:
+		return "no resume point: the List completed, and its resourceVersion is no storage's RV (0, empty or not a decimal), so no watch can start after it"
 	case follow.NoResumeServerBehind:
 		return "no resume point: the server answering was behind it (another storage, whose RVs the ones seen are not); list again"
 	case follow.NoResumeNothingAnswered:
