@@ -87,10 +87,7 @@ func (p *Printer) watchNoticeHuman(r WatchNoticeRecord) error {
 	case RecordReconnect:
 		line = p.Style.Warn.Sprintf("reconnect in %.1fs from RV %s", r.DelaySeconds, watchOrDash(r.FromResourceVersion)) + watchHeld(r) + ": " + r.Reason
 	case RecordRelist:
-		tried := make([]string, len(r.Tried))
-		for i, t := range r.Tried {
-			tried[i] = fmt.Sprintf("%q", t)
-		}
+		tried := watchTried(r)
 		advanced := fmt.Sprintf("the cluster's RV advanced %d since RV %s (writes to every resource, not events of this collection)", r.RVsAdvanced, watchOrDash(r.FromResourceVersion))
 		if from, ok := rv.Parse(r.FromResourceVersion); ok && r.ServerBehind {
 			advanced = fmt.Sprintf("RV %s was another storage's, which this one has not reached", r.FromResourceVersion)
@@ -100,8 +97,8 @@ func (p *Printer) watchNoticeHuman(r WatchNoticeRecord) error {
 				advanced = fmt.Sprintf("the list's RV is below RV %s, which the cluster had not reached", r.FromResourceVersion)
 			}
 		}
-		line = p.Style.Bad.Sprint("RELIST") + watchHeld(r) + fmt.Sprintf(" after %s: listed %s at RV %s (tried RV %s); %s",
-			r.Reason, text.Count(watchDeref(r.Items), "object"), r.ListResourceVersion, strings.Join(tried, " then "), advanced)
+		line = p.Style.Bad.Sprint("RELIST") + watchHeld(r) + fmt.Sprintf(" after %s: listed %s at RV %s (%s); %s",
+			r.Reason, text.Count(watchDeref(r.Items), "object"), r.ListResourceVersion, tried, advanced)
 		switch {
 		case r.Gap != nil && r.Gap.Initial:
 			line += fmt.Sprintf("\n-- first list of the collection: %s; no state had come through the watch before it (an exact RV sends changes only; a stream refused or ended before its state sent none), so what changed while it was broken cannot be told apart from the state", text.Count(watchDeref(r.Items), "object"))
