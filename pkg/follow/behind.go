@@ -170,6 +170,11 @@ func (s *Session) behindEnd(end *streamEnd, b *ServerBehindError) {
 // another (fresh user try 23 #1: "a bookmark was due: the watch cache
 // sends one" of a server without a watch cache). Without ServerFacts
 // nothing is known of it: no bookmark is counted on.
+//
+// The read holds what follows (the reconnect, the relist): it is bounded
+// by FactsWait, and the wait is kept in s.held for the next notice to say
+// (adversary try 25 F1: a hung /version held the reconnect 10 s that the
+// line called "reconnect in 0.0s").
 func (s *Session) refreshFacts(ctx context.Context, currentRV string) {
 	if s.factsStream == s.stats.Streams {
 		return
@@ -179,5 +184,33 @@ func (s *Session) refreshFacts(ctx context.Context, currentRV string) {
 		s.BookmarkPeriod, s.BookmarkFacts = 0, ""
 		return
 	}
-	s.BookmarkPeriod, s.BookmarkFacts = s.ServerFacts(ctx, currentRV)
+	began := s.clock().Now()
+	fctx, cancel := context.WithTimeout(ctx, FactsWait)
+	defer cancel()
+	s.BookmarkPeriod, s.BookmarkFacts = s.ServerFacts(fctx, currentRV)
+	took := s.clock().Since(began)
+	switch {
+	case ctx.Err() != nil:
+	case fctx.Err() != nil:
+		s.held = Held{For: took, By: fmt.Sprintf("reading the server's facts from /version and /metrics: no answer within %s, so who serves the watch was not read", FactsWait)}
+	case took >= heldShown:
+		s.held = Held{For: took, By: "reading the server's facts from /version and /metrics"}
+	}
+}
+
+// FactsWait bounds the read of the server's facts after a stream
+// (refreshFacts): the facts explain a stall or a relist, and are not
+// needed to reconnect, so a server that does not answer them holds the
+// reconnect no longer than this.
+const FactsWait = 2 * time.Second
+
+// heldShown is the shortest wait a notice says: a line's delays are
+// shown to the tenth of a second.
+const heldShown = 50 * time.Millisecond
+
+// Held is a wait the session added before a reconnect or a relist, on
+// top of its backoff: a notice says it, as the time it took and what for.
+type Held struct {
+	For time.Duration
+	By  string
 }

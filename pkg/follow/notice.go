@@ -36,6 +36,9 @@ type Notice struct {
 	// URL is, for LISTED, the watch request that follows (path and query).
 	URL   string
 	Delay time.Duration
+	// Held is a wait the session added before this reconnect or relist
+	// (zero when none): Delay is counted after it.
+	Held Held
 	// For LISTED and RELIST: the List's RV, its size, the RVs tried in
 	// order ("" is the consistent read of last resort), and what changed
 	// meanwhile.

@@ -2,6 +2,7 @@ package follow
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/watchrv/kubectl-watchrv/internal/rv"
@@ -45,7 +46,9 @@ func (s *Session) list(ctx context.Context, tries []string) (Notice, error) {
 			// A watch from it would send the state again, not the
 			// changes after the list (adversary try 24 F2, its relist):
 			// the list gave no resume point, and the session says so
-			// rather than resume from nothing.
+			// rather than resume from nothing, and why: the list was
+			// answered, so not "did not complete".
+			s.clearResume(NoResumeListRVNotStorage)
 			return n, &NoResumePointError{ResourceVersion: listRV, Why: why}
 		}
 		n.ListResourceVersion = listRV
@@ -121,10 +124,15 @@ func (s *Session) relist(ctx context.Context, c *relistCause) error {
 		s.mixing = mixingDetector{}
 	}
 	n, err := s.list(ctx, tries)
+	var none *NoResumePointError
+	if err == nil || errors.As(err, &none) {
+		// The relist's list was sent and answered, resume point or not
+		// (adversary try 25 F2: "0 relist(s)" after a relist answered RV 0).
+		s.stats.Relists++
+	}
 	if err != nil {
 		return err
 	}
-	s.stats.Relists++
 	if c.noResumePoint {
 		n.Gap.NoResumePoint, n.Gap.StateObjectsSent = true, c.stateSent
 	}

@@ -50,6 +50,11 @@ const (
 	// the resume point (ServerBehindError): another storage, whose RVs the
 	// ones seen are not; only a List of it gives one.
 	NoResumeServerBehind = "server-behind-resume-point"
+	// NoResumeListRVNotStorage: a List (of --rv list, or a relist)
+	// completed, and its resourceVersion is no storage's ("0", empty, not
+	// a decimal: NoResumePointError), so no watch starts after it; not
+	// "the List did not complete" (adversary try 25 F2).
+	NoResumeListRVNotStorage = "list-rv-not-storage"
 )
 
 // setResume sets the resume point.

@@ -126,8 +126,11 @@ type Session struct {
 	streamingList  bool
 	initialObjects int
 	stats          Stats
-	end            End
-	endReason      string
+	// held is the wait added since the last reconnect or relist notice,
+	// which the next one says (refreshFacts).
+	held      Held
+	end       End
+	endReason string
 }
 
 // End says how a session ended.
@@ -179,6 +182,11 @@ type Stats struct {
 	// could not tell whether it is behind the resume point (each said
 	// by a NoticeUnchecked).
 	Unchecked int `json:"behindUnchecked,omitempty"`
+	// Stalls counts the streams the stall watchdog closed (silent for
+	// StallTimeout), counted when closed: a run cut before the reconnect
+	// that follows still records the stall it acted on (adversary try 25
+	// F1).
+	Stalls int `json:"stalledStreams,omitempty"`
 }
 
 // Stats returns the counts so far.
@@ -379,6 +387,9 @@ func (s *Session) trace(format string, args ...any) {
 }
 
 func (s *Session) notify(n Notice) {
+	if n.Kind == NoticeReconnect || n.Kind == NoticeRelist {
+		n.Held, s.held = s.held, Held{}
+	}
 	if s.OnNotice != nil {
 		s.OnNotice(n)
 	}

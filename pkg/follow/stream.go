@@ -72,6 +72,7 @@ func (s *Session) readStream(ctx context.Context, stream *watchstream.Stream, re
 		return end
 	}
 	if stalled.Load() && end.callbackErr == nil {
+		s.stats.Stalls++
 		// Whether silence proves a hang depends on who serves the
 		// watch: the server now answering, after a reconnect.
 		s.refreshFacts(ctx, "")

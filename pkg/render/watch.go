@@ -186,7 +186,7 @@ func (p *Printer) eventNote(r WatchEventRecord) string {
 }
 
 // diagnosisLines writes a diagnosis under an ERROR event or an HTTP error:
-// the class and summary, then the fix, one line each.
+// the class and summary, its notes, then the fix, one line each.
 func (p *Printer) diagnosisLines(w io.Writer, d diagnose.Diagnosis) error {
 	p.lastDiagnosis = d.Summary
 	paint := p.Style.Warn
@@ -199,6 +199,14 @@ func (p *Printer) diagnosisLines(w io.Writer, d diagnose.Diagnosis) error {
 	}
 	if _, err := fmt.Fprintf(w, "  %s %s\n", paint.Sprint(head+":"), d.Summary); err != nil {
 		return err
+	}
+	// The notes, as list, probe and explain-error print them: a summary
+	// may say "(see Note)", and one that pointed at no line did
+	// (adversary try 25 F7).
+	for _, note := range d.Notes {
+		if _, err := fmt.Fprintf(w, "  %s %s\n", p.Style.Bold.Sprint("note:"), text.Inline(text.Shorten(note, 2*cellLimit))); err != nil {
+			return err
+		}
 	}
 	if d.Fix != "" {
 		_, err := fmt.Fprintf(w, "  %s %s\n", p.Style.Bold.Sprint("fix:"), d.Fix)

@@ -24,8 +24,13 @@ type WatchNoticeRecord struct {
 	FromResourceVersion string `json:"fromResourceVersion,omitempty"`
 	// URL is, for "listed", the watch request that follows the list (path
 	// and query, as sent).
-	URL                 string   `json:"url,omitempty"`
-	DelaySeconds        float64  `json:"delaySeconds,omitempty"`
+	URL          string  `json:"url,omitempty"`
+	DelaySeconds float64 `json:"delaySeconds,omitempty"`
+	// HeldSeconds and HeldBy: a wait the plugin added before this
+	// reconnect or relist, on top of DelaySeconds, and what for
+	// (follow.Held): never a wait shown as nothing.
+	HeldSeconds         float64  `json:"heldSeconds,omitempty"`
+	HeldBy              string   `json:"heldBy,omitempty"`
 	ListResourceVersion string   `json:"listResourceVersion,omitempty"`
 	Items               *int     `json:"items,omitempty"`
 	Tried               []string `json:"tried,omitempty"`
@@ -47,6 +52,7 @@ func NewWatchNoticeRecord(n follow.Notice, d *diagnose.Diagnosis) WatchNoticeRec
 		Record: strings.ToLower(string(n.Kind)), Time: n.Time.UTC().Format(time.RFC3339Nano), Reason: text.OneLine(n.Reason),
 		FromResourceVersion: n.FromResourceVersion, URL: n.URL, DelaySeconds: n.Delay.Round(time.Millisecond).Seconds(),
 		ListResourceVersion: n.ListResourceVersion, Tried: n.Tried, RVsAdvanced: n.RVsAdvanced, MixedServers: n.MixedServers, Diagnosis: d,
+		HeldSeconds: n.Held.For.Round(time.Millisecond).Seconds(), HeldBy: n.Held.By,
 	}
 	if n.Kind == follow.NoticeListed || n.Kind == follow.NoticeRelist {
 		items := n.Items
@@ -79,12 +85,9 @@ func (p *Printer) watchNoticeHuman(r WatchNoticeRecord) error {
 	case RecordUnchecked:
 		line = p.Style.Warn.Sprint("unchecked") + ": " + r.Reason
 	case RecordReconnect:
-		line = p.Style.Warn.Sprintf("reconnect in %.1fs from RV %s", r.DelaySeconds, watchOrDash(r.FromResourceVersion)) + ": " + r.Reason
+		line = p.Style.Warn.Sprintf("reconnect in %.1fs from RV %s", r.DelaySeconds, watchOrDash(r.FromResourceVersion)) + watchHeld(r) + ": " + r.Reason
 	case RecordRelist:
-		tried := make([]string, len(r.Tried))
-		for i, t := range r.Tried {
-			tried[i] = fmt.Sprintf("%q", t)
-		}
+		tried := watchTried(r)
 		advanced := fmt.Sprintf("the cluster's RV advanced %d since RV %s (writes to every resource, not events of this collection)", r.RVsAdvanced, watchOrDash(r.FromResourceVersion))
 		if from, ok := rv.Parse(r.FromResourceVersion); ok && r.ServerBehind {
 			advanced = fmt.Sprintf("RV %s was another storage's, which this one has not reached", r.FromResourceVersion)
@@ -94,8 +97,8 @@ func (p *Printer) watchNoticeHuman(r WatchNoticeRecord) error {
 				advanced = fmt.Sprintf("the list's RV is below RV %s, which the cluster had not reached", r.FromResourceVersion)
 			}
 		}
-		line = p.Style.Bad.Sprint("RELIST") + fmt.Sprintf(" after %s: listed %s at RV %s (tried RV %s); %s",
-			r.Reason, text.Count(watchDeref(r.Items), "object"), r.ListResourceVersion, strings.Join(tried, " then "), advanced)
+		line = p.Style.Bad.Sprint("RELIST") + watchHeld(r) + fmt.Sprintf(" after %s: listed %s at RV %s (%s); %s",
+			r.Reason, text.Count(watchDeref(r.Items), "object"), r.ListResourceVersion, tried, advanced)
 		switch {
 		case r.Gap != nil && r.Gap.Initial:
 			line += fmt.Sprintf("\n-- first list of the collection: %s; no state had come through the watch before it (an exact RV sends changes only; a stream refused or ended before its state sent none), so what changed while it was broken cannot be told apart from the state", text.Count(watchDeref(r.Items), "object"))
@@ -274,8 +277,8 @@ func (p *Printer) watchSummaryHuman(s *WatchSummary) error {
 	kv := [][2]string{
 		{"  Events", fmt.Sprintf("%d (%s)%s", s.Events, strings.Join(types, ", "), notShown(s.BookmarksNotShown))},
 		{"  RVs", fmt.Sprintf("start %s, first %s, last %s (%s)", watchOrDash(s.StartResourceVersion), watchOrDash(s.FirstResourceVersion), watchOrDash(s.LastResourceVersion), resumeLabel(s.ResumeFrom, s.NoResume))},
-		{"  Session", fmt.Sprintf("%d stream(s), %d reconnect(s), %d relist(s), %d object(s) reconciled by relist, %d duplicate(s)%s",
-			s.Streams, s.Reconnects, s.Relists, s.Reconciled, s.Duplicates, olderThanSeen(s.OlderThanSeen))},
+		{"  Session", fmt.Sprintf("%d stream(s), %d reconnect(s), %d relist(s), %d object(s) reconciled by relist, %d duplicate(s)%s%s",
+			s.Streams, s.Reconnects, s.Relists, s.Reconciled, s.Duplicates, olderThanSeen(s.OlderThanSeen), stalledStreams(s.Stalls))},
 	}
 	if f := s.FailureStreak; f != nil && f.Attempts == 1 {
 		kv = append(kv, [2]string{"  Failed", fmt.Sprintf("%s: %s", f.Failure, f.Error)})
@@ -357,6 +360,8 @@ func resumeLabel(from, noResume string) string {
 		return "no resume point: storage lost a change after the last RV (PrevKv=nil), which a watch from it meets again; list again"
 	case follow.NoResumeListIncomplete:
 		return "no resume point: the List did not complete, so no RV was read"
+	case follow.NoResumeListRVNotStorage:
+		return "no resume point: the List completed, and its resourceVersion is no storage's RV (0, empty or not a decimal), so no watch can start after it"
 	case follow.NoResumeServerBehind:
 		return "no resume point: the server answering was behind it (another storage, whose RVs the ones seen are not); list again"
 	case follow.NoResumeNothingAnswered:

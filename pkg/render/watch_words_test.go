@@ -46,6 +46,9 @@ func TestWatchSummaryNamesWhyThereIsNoResumePoint(t *testing.T) {
 		// No state came: never "the state came in key order" (try 17).
 		{follow.NoResumeListIncomplete, "the List did not complete", "key order"},
 		{follow.NoResumeNothingAnswered, "no watch was answered", "key order"},
+		// Answered, with an RV no storage gives: never "did not complete"
+		// nor "list again" (adversary try 25 F2).
+		{follow.NoResumeListRVNotStorage, "the List completed, and its resourceVersion is no storage's RV", "did not complete"},
 	} {
 		got := resumeLabel(follow.ResumeFromNone, c.why)
 		if !strings.Contains(got, c.want) || (c.not != "" && strings.Contains(got, c.not)) {

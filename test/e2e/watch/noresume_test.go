@@ -36,8 +36,54 @@ func TestAListWithoutAStorageRVGivesNoResumePoint(t *testing.T) {
 				if strings.Contains(all, "\x1b") {
 					t.Errorf("a control character of the answer reached the terminal:\n%q", all)
 				}
+				// The list was answered: the summary says why there is no
+				// resume point as it was (adversary try 25 F2).
+				if strings.Contains(all, "did not complete") || strings.Contains(all, "list-incomplete") ||
+					!(strings.Contains(all, "its resourceVersion is no storage's RV") || strings.Contains(all, `"noResumePoint":"list-rv-not-storage"`)) {
+					t.Errorf("the summary does not say the List completed with no storage's RV:\n%s", all)
+				}
 				if n := s.Asked(path); n != 1 {
 					t.Errorf("%s asked %d times, want the one list (no watch from no RV, no relist loop)", path, n)
+				}
+			})
+		}
+	}
+}
+
+// Adversary try 25 F2, the relist: a relist whose list answered RV "0"
+// was summarized "the last RV was answered Expired or TooLarge; list
+// again" with "0 relist(s)", though that relist's list was sent and
+// answered. The relist is counted, and the reason is the list's RV.
+func TestARelistWithoutAStorageRVIsCountedAndNamed(t *testing.T) {
+	t.Parallel()
+	const path = "/api/v1/namespaces/default/configmaps"
+	expired := framework.ScriptAnswer{Code: 200, Type: "application/json", Body: `{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 100 (150)","reason":"Expired","code":410}}` + "\n"}
+	for name, rv := range map[string]string{"RV 0": "0", "RV empty": ""} {
+		for _, out := range []string{"human", "json"} {
+			t.Run(name+"/"+out, func(t *testing.T) {
+				t.Parallel()
+				_, kc := framework.ServeScript(t, map[string]framework.ScriptAnswer{
+					path:            {Code: 200, Type: "application/json", Body: `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"` + rv + `"},"items":[]}`},
+					path + "?watch": expired,
+				})
+				args := []string{"watch", "configmaps", "--follow", "--rv", "100", "--timeout", "6s"}
+				want := []string{"1 relist(s)", "the List completed, and its resourceVersion is no storage's RV"}
+				if out == "json" {
+					args = append(args, "-o", "json")
+					want = []string{`"relists":1`, `"noResumePoint":"list-rv-not-storage"`}
+				}
+				res := framework.Run(t, kc, 30*time.Second, args...)
+				all := res.Stdout + res.Stderr
+				if res.Code != 1 || !strings.Contains(res.Stderr, "the list gave no resume point: its resourceVersion") {
+					t.Fatalf("exit %d, want 1 naming the relist's resourceVersion as no resume point:\n%s", res.Code, all)
+				}
+				for _, w := range want {
+					if !strings.Contains(res.Stdout, w) {
+						t.Errorf("the summary lacks %q:\n%s", w, all)
+					}
+				}
+				if strings.Contains(res.Stdout, "Expired or TooLarge; list again") || strings.Contains(res.Stdout, "did not complete") {
+					t.Errorf("the summary says the relist did not happen:\n%s", all)
 				}
 			})
 		}
