@@ -31,6 +31,7 @@ func TestAListOutsideItsOwnBoundIsABrokenAnswer(t *testing.T) {
 		{"list NotOlderThan -o json", []string{"list", "cm", "-n", "default", "--rv", "746", "--rv-match", "NotOlderThan", "-o", "json"}, "a list not older than RV 746 was answered at RV 100"},
 		{"list legacy exact (a limit, no match)", []string{"list", "cm", "-n", "default", "--rv", "746"}, "an exact list at RV 746 was answered at RV 100"},
 		{"list paged Exact", []string{"list", "cm", "-n", "default", "--rv", "50", "--rv-match", "Exact", "--limit", "1"}, "an exact list at RV 50 was answered at RV 100"},
+		{"probe --future", []string{"probe", "cm", "-n", "default", "--future"}, "a list not older than RV "},
 		{"list Exact within", []string{"list", "cm", "-n", "default", "--rv", "100", "--rv-match", "Exact"}, ""},
 		{"list NotOlderThan within", []string{"list", "cm", "-n", "default", "--rv", "50", "--rv-match", "NotOlderThan"}, ""},
 	} {
