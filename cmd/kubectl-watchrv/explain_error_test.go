@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -156,7 +157,9 @@ func TestExplainErrorFile(t *testing.T) {
 
 // fakeAPIServer serves discovery for configmaps, a metadata list whose
 // resourceVersion is rv, and, to a watch, the 410 ERROR event recorded from
-// the real v1.37.2 server (pkg/probe/testdata).
+// the real v1.37.2 server (pkg/probe/testdata); to a list not older than
+// an RV above rv, the 504 TooLarge recorded from it: a list at rv would
+// break the bound the request set (adversary try 25 F5).
 func fakeAPIServer(t *testing.T, rv string) *httptest.Server {
 	t.Helper()
 	mux := http.NewServeMux()
@@ -173,6 +176,10 @@ func fakeAPIServer(t *testing.T, rv string) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
+	tooLarge, err := os.ReadFile(filepath.Join("..", "..", "pkg", "probe", "testdata", "toolarge-list.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	mux.HandleFunc("/api/v1/namespaces/demo/configmaps", func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("watch") != "" {
 			reply(string(expired))(w, r)
@@ -180,6 +187,13 @@ func fakeAPIServer(t *testing.T, rv string) *httptest.Server {
 		}
 		if r.URL.Query().Get("limit") != "1" {
 			t.Errorf("the check must read one item, got %s", r.URL.RawQuery)
+		}
+		asked, _ := strconv.ParseUint(r.URL.Query().Get("resourceVersion"), 10, 64)
+		if current, _ := strconv.ParseUint(rv, 10, 64); r.URL.Query().Get("resourceVersionMatch") == "NotOlderThan" && asked > current {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusGatewayTimeout)
+			_, _ = w.Write(tooLarge)
+			return
 		}
 		reply(`{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"`+rv+`"},"items":[]}`)(w, r)
 	})

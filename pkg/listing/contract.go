@@ -55,11 +55,11 @@ func (c *itemCheck) keep(it ItemMeta) bool {
 }
 
 // Breach is how the attempt's answer broke the List contract ("" when it
-// did not), the first of: pages at different RVs, an item newer than the
-// list, items the request excluded, more than one object of the one
+// did not), the first of: pages at different RVs, a list RV outside the
+// request's own bound (boundBreach), an item newer than the list, items the request excluded, more than one object of the one
 // name t asks for, an object answered twice (duplicates.go), a
 // remainingItemCount no count can be.
-func (a *Attempt) breach(t apiclient.Target) string {
+func (a *Attempt) breach(t apiclient.Target, o PageOptions) string {
 	var rvs []string
 	for _, p := range a.Pages {
 		if !slices.Contains(rvs, p.ResourceVersion) {
@@ -78,6 +78,9 @@ func (a *Attempt) breach(t apiclient.Target) string {
 		return fmt.Sprintf("the pages of one list carried different resourceVersions %v", all)
 	}
 	if len(a.Pages) > 0 {
+		if why := boundBreach(o, a.Pages[0].ResourceVersion); why != "" {
+			return why
+		}
 		if l, ok := rv.Parse(a.Pages[0].ResourceVersion); ok {
 			if m, ok := rv.Parse(a.MaxItemResourceVersion); ok && m > l {
 				return fmt.Sprintf("an item's resourceVersion %d is newer than the list's %d", m, l)
@@ -120,9 +123,39 @@ func RemainingUntrue(p PageInfo) string {
 	return ""
 }
 
-// contractError is the attempt's breach as an error (nil when none).
-func (a *Attempt) contractError(t apiclient.Target) error {
-	if a.Breach = a.breach(t); a.Breach == "" {
+// boundBreach says how a list answered at RV got broke the bound its
+// request o (the first page's) set ("" when it kept it, or set none): a
+// list not older than N answered below N, an exact list at N answered at
+// another RV. A check's verdict is drawn from the answer, never from "no
+// error" (adversary try 25 F5: "a list not older than RV 746 works",
+// answered at RV 100). Only decimal RVs are compared: an opaque one is
+// no storage's to order.
+func boundBreach(o PageOptions, got string) string {
+	asked, ok := rv.Parse(o.ResourceVersion)
+	if !ok || o.Continue != "" {
+		return ""
+	}
+	n, ok := rv.Parse(got)
+	if !ok {
+		return ""
+	}
+	switch SemanticsOf(o.ResourceVersion, o.ResourceVersionMatch, o.Limit).Mode {
+	case "NotOlderThan":
+		if n < asked {
+			return fmt.Sprintf("a list not older than RV %d was answered at RV %d, older than it asked", asked, n)
+		}
+	case "Exact":
+		if n != asked {
+			return fmt.Sprintf("an exact list at RV %d was answered at RV %d", asked, n)
+		}
+	}
+	return ""
+}
+
+// contractError is the attempt's breach as an error (nil when none); o is
+// the options of its first page, which set the bound.
+func (a *Attempt) contractError(t apiclient.Target, o PageOptions) error {
+	if a.Breach = a.breach(t, o); a.Breach == "" {
 		return nil
 	}
 	return &diagnose.ContractError{Contract: "List", Breach: a.Breach}

@@ -120,7 +120,7 @@ func List(ctx context.Context, c *apiclient.Client, t apiclient.Target, o PageOp
 	}
 	a := Attempt{Pages: []PageInfo{p.info(1)}, ItemCount: int64(p.Count), Excluded: p.Excluded, ExcludedFirst: p.ExcludedFirst, ExcludedBroke: p.ExcludedBroke, MaxItemResourceVersion: p.MaxItemRV}
 	a.repeats(dups)
-	if err := a.contractError(t); err != nil {
+	if err := a.contractError(t, o); err != nil {
 		return nil, err
 	}
 	p.Items = items

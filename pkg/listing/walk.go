@@ -253,7 +253,7 @@ func walkOnce(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Wa
 		}
 		if p.Continue == "" || (o.MaxPages > 0 && i >= o.MaxPages) {
 			a.repeats(dups)
-			return a, a.contractError(t)
+			return a, a.contractError(t, o.PageOptions)
 		}
 		if kept > MaxKeptBytes {
 			// Small valid pages whose items add up without end: kept,

@@ -79,6 +79,13 @@ func Future(ctx context.Context, c *apiclient.Client, t apiclient.Target, curren
 	} else if err != nil {
 		f.ListMessage = err.Error()
 	}
+	var broke *diagnose.ContractError
+	if errors.As(err, &broke) {
+		// An answer that broke the List contract (below the RV the list
+		// asked not to be older than: adversary try 25 F5) is no outcome
+		// of the check: the run's failure, the list's row saying it.
+		return f, err
+	}
 	w := TryWatch(ctx, c, t, rv, try)
 	if err := w.Unanswered(); err != nil {
 		return f, err // the list's answer only: no watch was answered

@@ -252,8 +252,13 @@ func verifyText(s Style, v *probe.Verification) string {
 
 func futureText(f *probe.FutureCheck) string {
 	list := fmt.Sprintf("list -> %s after %s", f.ListOutcome, millis(f.ListMillis))
-	if f.ListCode != 0 {
+	switch {
+	case f.ListCode != 0:
 		list = fmt.Sprintf("list -> %d %s after %s (%s)", f.ListCode, f.ListOutcome, millis(f.ListMillis), f.ListMessage)
+	case f.ListMessage != "":
+		// A failure of its own (a broken answer): said with its words,
+		// never only "Other".
+		list = fmt.Sprintf("list -> %s after %s (%s)", f.ListOutcome, millis(f.ListMillis), f.ListMessage)
 	}
 	if f.WatchOutcome == "" {
 		return list // the run was cut before the watch was answered

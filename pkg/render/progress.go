@@ -43,6 +43,11 @@ type Interruption struct {
 	// no count of the rows (the report's requests, per resource), said
 	// here apart (user try 22 F13).
 	CutRequests int `json:"cutRequests"`
+	// CutTargets is how many targets the signal cut when more than the
+	// one being measured can be (the servers of a fleet, measured side by
+	// side: of - done); 0 says the one (a sweep's). Adversary try 25 F4:
+	// "of the one the signal cut" when it cut three servers.
+	CutTargets int `json:"-"`
 }
 
 // interruptionOf is the Interruption of run, nil when it was not
@@ -60,14 +65,19 @@ func (p *Printer) interruptedLine(in *Interruption, what string) error {
 	if in == nil {
 		return nil
 	}
-	_, err := fmt.Fprintf(p.Out, "Interrupted: %d of %d %s measured before the signal; the others were not%s\n", in.Done, in.Of, what, in.cutText())
+	_, err := fmt.Fprintf(p.Out, "Interrupted: %d of %d %s measured before the signal; the others were not%s\n", in.Done, in.Of, what, in.cutText(what))
 	return err
 }
 
-// cutText says the requests of the target the signal cut ("" for none).
-func (in *Interruption) cutText() string {
+// cutText says the requests of the targets (what) the signal cut (""
+// for none).
+func (in *Interruption) cutText(what string) string {
 	if in == nil || in.CutRequests == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" (%s of the one the signal cut: in no count of the rows)", text.Count(in.CutRequests, "request"))
+	whom := "the one"
+	if in.CutTargets > 1 {
+		whom = fmt.Sprintf("the %d %s", in.CutTargets, what)
+	}
+	return fmt.Sprintf(" (%s of %s the signal cut: in no count of the rows)", text.Count(in.CutRequests, "request"), whom)
 }

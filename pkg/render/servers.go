@@ -50,7 +50,7 @@ func NewServersReport(mode string, found servers.Found, v *servers.View, ctx sug
 	t := v.Target
 	var cut *Interruption
 	if v.Interrupted {
-		cut = &Interruption{Done: len(v.Servers), Of: v.Of, CutRequests: v.Cut}
+		cut = &Interruption{Done: len(v.Servers), Of: v.Of, CutRequests: v.Cut, CutTargets: v.Of - len(v.Servers)}
 	}
 	return ServersReport{
 		Interrupted:  cut,
@@ -138,8 +138,7 @@ func (p *Printer) serversHuman(r ServersReport) error {
 	}
 	fmt.Fprintln(p.Out)
 	kv := serversVerdict(r)
-	kv = append(kv, [2]string{"Requests", fmt.Sprintf("%d to %d server(s) + %d to find them, in %s",
-		r.Requests-r.Discovery.Requests, r.asked(), r.Discovery.Requests, millis(r.Millis))})
+	kv = append(kv, [2]string{"Requests", r.requestsText()})
 	if err := KeyValues(p.Out, kv); err != nil {
 		return err
 	}
@@ -356,7 +355,7 @@ func (p *Printer) ExplanationServers(e ServersExplanation) error {
 	e.Cost = p.cost()
 	if e.Servers != nil {
 		if done, of, ok := e.Servers.Interrupted(); ok {
-			e.Interrupted = &Interruption{Done: done, Of: of, CutRequests: e.Servers.Cut}
+			e.Interrupted = &Interruption{Done: done, Of: of, CutRequests: e.Servers.Cut, CutTargets: of - done}
 		}
 	}
 	return p.emit(oneDocument, e, func() error { return p.explanationServersHuman(e) })

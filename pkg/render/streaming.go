@@ -100,7 +100,7 @@ func (p *Printer) streamingHuman(r StreamingReport) error {
 	}
 	kv = append(kv, [2]string{"Requests", fmt.Sprintf("%d in %s (one streaming watch per resource, closed at the verdict; deadline %s)", r.Requests, millis(r.Millis), time.Duration(r.DeadlineSeconds*float64(time.Second)))})
 	if in := r.Interrupted; in != nil {
-		kv = append(kv, [2]string{"Interrupted", fmt.Sprintf("%d of %d resources checked before the signal; the verdict is theirs only%s", in.Done, in.Of, in.cutText())})
+		kv = append(kv, [2]string{"Interrupted", fmt.Sprintf("%d of %d resources checked before the signal; the verdict is theirs only%s", in.Done, in.Of, in.cutText("resources"))})
 	}
 	return KeyValues(p.Out, kv)
 }

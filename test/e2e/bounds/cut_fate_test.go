@@ -26,12 +26,16 @@ import (
 // command that takes --endpoints is run over GOOD (a fake API server)
 // and a second server the signal cuts: SILENT (no TLS answer: its
 // request is never sent) or HANG (it answers its first request of the
-// collection and leaves the second unanswered: sent, then cut). With one
+// collection and leaves the second unanswered: sent, then cut), and a
+// third like it, so that the signal cuts two servers. With one
 // run's -o json and -v: the cost is the rows' requests, plus those of the
 // servers the signal cut (cutRequests), plus the cut ones (cost.cut);
 // the -v lines are the cost's requests, the not-sent ones apart; the
 // not-sent ones are in no count; the human Requests line names only the
-// servers its requests went to, and its count is the JSON's.
+// servers its requests went to, and its parts add up to the JSON's
+// cost.requests, every part said (adversary try 25 F4: the human lines
+// said 17 of 19, the 2 the signal cut in flight in none); the Interrupted
+// line counts the servers the signal cut ("of the one" when it cut 3).
 func TestOneRequestHasOneFateInEveryCount(t *testing.T) {
 	const path = "/api/v1/namespaces/default/configmaps"
 	window := framework.RVScript{Currents: []uint64{100}, Oldest: 50}
@@ -47,10 +51,10 @@ func TestOneRequestHasOneFateInEveryCount(t *testing.T) {
 		all       bool
 		humanLine *regexp.Regexp
 	}{
-		{[]string{"list", "cm", "--endpoints", "GOOD,CUT"}, []string{"requests"}, true, requestsLine},
-		{[]string{"probe", "cm", "--endpoints", "GOOD,CUT"}, []string{"requests"}, true, requestsLine},
-		{[]string{"probe", "--all", "-n", "default", "--endpoints", "GOOD,CUT"}, []string{"requests"}, true, nil},
-		{[]string{"explain-error", "--check", tooLarge, "cm", "--endpoints", "GOOD,CUT"}, []string{"servers", "requests"}, false, askedLine},
+		{[]string{"list", "cm", "--endpoints", "GOOD,CUT,CUT2"}, []string{"requests"}, true, requestsLine},
+		{[]string{"probe", "cm", "--endpoints", "GOOD,CUT,CUT2"}, []string{"requests"}, true, requestsLine},
+		{[]string{"probe", "--all", "-n", "default", "--endpoints", "GOOD,CUT,CUT2"}, []string{"requests"}, true, nil},
+		{[]string{"explain-error", "--check", tooLarge, "cm", "--endpoints", "GOOD,CUT,CUT2"}, []string{"servers", "requests"}, false, askedLine},
 	} {
 		for _, cutBy := range []string{"SILENT", "HANG"} {
 			t.Run(strings.Join(c.args[:2], " ")+"/"+cutBy, func(t *testing.T) {
@@ -58,18 +62,20 @@ func TestOneRequestHasOneFateInEveryCount(t *testing.T) {
 				// ever, and a run waits for GOOD's first two.
 				run := func(more ...string) (stdout, stderr string) {
 					good, kc := framework.ServeRVScriptTLS(t, window)
-					cutHost, sentToCut, wantCut := "", func() int64 { return 0 }, int64(0)
+					var cutHosts []string
+					sentToCut, wantCut := func() int64 { return 0 }, int64(0)
 					if cutBy == "SILENT" {
-						cutHost = framework.SilentServers(t, 1)[0]
+						cutHosts = framework.SilentServers(t, 2)
 					} else {
 						hang := window
 						hang.HangAt = 2
 						cut, _ := framework.ServeRVScriptTLS(t, hang)
-						cutHost, sentToCut, wantCut = cut.Host(), func() int64 { return cut.Asked(path) }, 2
+						cut2, _ := framework.ServeRVScriptTLS(t, hang)
+						cutHosts, sentToCut, wantCut = []string{cut.Host(), cut2.Host()}, func() int64 { return cut.Asked(path) + cut2.Asked(path) }, 4
 					}
 					args := make([]string, 0, len(c.args)+len(more))
 					for _, a := range append(append([]string{}, c.args...), more...) {
-						args = append(args, strings.NewReplacer("GOOD", good.Host(), "CUT", cutHost).Replace(a))
+						args = append(args, strings.NewReplacer("GOOD", good.Host(), "CUT2", cutHosts[1], "CUT", cutHosts[0]).Replace(a))
 					}
 					return interruptedRun(t, kc, good, sentToCut, wantCut, args...)
 				}
@@ -134,6 +140,20 @@ func TestOneRequestHasOneFateInEveryCount(t *testing.T) {
 				if cutRequests > 0 && !strings.Contains(lineWith(human, "Interrupted:"), strconv.Itoa(cutRequests)+" request") {
 					t.Errorf("human: the Interrupted line does not say the %d request(s) of the server the signal cut:\n%s", cutRequests, human)
 				}
+				if cutRequests > 0 && !strings.Contains(lineWith(human, "Interrupted:"), "of the 2 servers the signal cut") {
+					t.Errorf("human: the Interrupted line does not count the 2 servers the signal cut:\n%s", human)
+				}
+				if c.humanLine != requestsLine {
+					return
+				}
+				sum := 0
+				for _, part := range requestsPart.FindAllStringSubmatch(lineWith(human, "Requests:"), -1) {
+					n, _ := strconv.Atoi(part[1])
+					sum += n
+				}
+				if sum != cost {
+					t.Errorf("human: the Requests line's parts add up to %d, the JSON's cost.requests is %d (cut %d, cutRequests %d):\n%s\n%s", sum, cost, cut, cutRequests, human, doc)
+				}
 			})
 		}
 	}
@@ -149,6 +169,10 @@ var requestLine = regexp.MustCompile(`^-v (GET|POST|PUT|PATCH|DELETE) https?://`
 var (
 	requestsLine = regexp.MustCompile(`Requests:\s+(\d+) to (\d+) server\(s\) \+ (\d+) to find them`)
 	askedLine    = regexp.MustCompile(`Every API server, asked about RV \d+ \((\d+) request\(s\)\)`)
+	// requestsPart is one part of the Requests line's count: "3 to",
+	// "1 to find them", "16 answered by", "2 cut by" (never the servers'
+	// counts, "1 server(s)").
+	requestsPart = regexp.MustCompile(`\b(\d+) (?:to|answered|cut)\b`)
 )
 
 // interruptedRun runs the plugin with args and stops it with SIGINT once
