@@ -125,6 +125,9 @@ func (s *Session) relist(ctx context.Context, c *relistCause) error {
 		return err
 	}
 	s.stats.Relists++
+	if c.otherStorage {
+		s.stats.ServerBehindRelisted++
+	}
 	if c.noResumePoint {
 		n.Gap.NoResumePoint, n.Gap.StateObjectsSent = true, c.stateSent
 	}
