@@ -27,9 +27,12 @@ import (
 // is not TooLarge 1); a stream cut 4; a stream the server ended at once
 // with nothing from an RV ahead of it 10, and so is a reconnect that found
 // the server behind the resume point (another storage) when the run ended
-// before a relist and a healthy stream after it. With --follow the last attempt is
-// the failure streak the session ended in (nil once a stream was healthy
-// again); without it, the one attempt. serr is what the session returned.
+// before the relist after it was answered; a relist refused or failed is
+// the last attempt, with its own code (fresh user try 25 F3: no exception
+// for the behind state, which the summary's noResumePoint names). With
+// --follow the last attempt is the failure streak the session ended in
+// (nil once a stream was healthy again); without it, the one attempt.
+// serr is what the session returned.
 func (r *watchRun) exit(st *follow.Streak, serr error) error {
 	if st == nil {
 		if serr != nil && r.session.End() != follow.EndInterrupted {
