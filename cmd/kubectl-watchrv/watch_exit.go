@@ -179,7 +179,7 @@ func (r *watchRun) stallAdvice() string {
 	if r.server != nil && !r.server.BookmarksExpected() {
 		return r.server.NoStallNote(r.target.Resource.Name()) + ": no --stall-timeout tells a hang from a quiet collection here"
 	}
-	return fmt.Sprintf("to tell a hung server from a quiet collection, ask for bookmarks (--bookmarks) and set --stall-timeout above %s: where the watch cache serves the watch, it sends one about once a minute", follow.WatchCacheBookmarkPeriod)
+	return fmt.Sprintf("to tell a hung server from a quiet collection, ask for bookmarks (--bookmarks) and set --stall-timeout above %s: where the watch cache serves the watch, it sends %s", follow.WatchCacheBookmarkPeriod, follow.BookmarkEvery(follow.WatchCacheBookmarkPeriod))
 }
 
 // watchError is a failure in the watch's own words that still unwraps to
