@@ -27,9 +27,12 @@ import (
 // is not TooLarge 1); a stream cut 4; a stream the server ended at once
 // with nothing from an RV ahead of it 10, and so is a reconnect that found
 // the server behind the resume point (another storage) when the run ended
-// before a relist and a healthy stream after it. With --follow the last attempt is
-// the failure streak the session ended in (nil once a stream was healthy
-// again); without it, the one attempt. serr is what the session returned.
+// before the relist after it was answered; a relist refused or failed is
+// the last attempt, with its own code (fresh user try 25 F3: no exception
+// for the behind state, which the summary's noResumePoint names). With
+// --follow the last attempt is the failure streak the session ended in
+// (nil once a stream was healthy again); without it, the one attempt.
+// serr is what the session returned.
 func (r *watchRun) exit(st *follow.Streak, serr error) error {
 	if st == nil {
 		if serr != nil && r.session.End() != follow.EndInterrupted {
@@ -176,7 +179,7 @@ func (r *watchRun) stallAdvice() string {
 	if r.server != nil && !r.server.BookmarksExpected() {
 		return r.server.NoStallNote(r.target.Resource.Name()) + ": no --stall-timeout tells a hang from a quiet collection here"
 	}
-	return fmt.Sprintf("to tell a hung server from a quiet collection, ask for bookmarks (--bookmarks) and set --stall-timeout above %s: where the watch cache serves the watch, it sends one about once a minute", follow.WatchCacheBookmarkPeriod)
+	return fmt.Sprintf("to tell a hung server from a quiet collection, ask for bookmarks (--bookmarks) and set --stall-timeout above %s: where the watch cache serves the watch, it sends %s", follow.WatchCacheBookmarkPeriod, follow.BookmarkEvery(follow.WatchCacheBookmarkPeriod))
 }
 
 // watchError is a failure in the watch's own words that still unwraps to

@@ -30,7 +30,7 @@ func (r *watchRun) bookmarkFactsOf(in *serverinfo.Info) (time.Duration, string) 
 	case !in.BookmarksExpected():
 		return 0, in.NoStallNote(name)
 	case in.WatchCache == serverinfo.Yes && in.Serves == serverinfo.Yes:
-		return follow.WatchCacheBookmarkPeriod, fmt.Sprintf("%s has a watch cache on the server answering (server facts: %s), which sends a quiet watch one about every %s", name, in.Summary(), follow.WatchCacheBookmarkPeriod)
+		return follow.WatchCacheBookmarkPeriod, fmt.Sprintf("%s has a watch cache on the server answering (server facts: %s), which sends a quiet watch %s", name, in.Summary(), follow.BookmarkEvery(follow.WatchCacheBookmarkPeriod))
 	}
 	return follow.WatchCacheBookmarkPeriod, ""
 }

@@ -161,6 +161,7 @@ func (s *Session) behindEnd(end *streamEnd, b *ServerBehindError) {
 	s.clearResume(NoResumeServerBehind)
 	end.reason, end.err, end.failure = b.Error(), b, b.FailureClass()
 	end.broken, end.expired, end.quietStall, end.behind = false, false, false, true
+	s.notify(Notice{Kind: NoticeBehind, Time: s.clock().Now(), Reason: b.Error(), Err: b, Failure: b.FailureClass(), FromResourceVersion: b.ResumeRV})
 }
 
 // refreshFacts asks the caller what the server now answering is

@@ -19,6 +19,10 @@ const (
 	// that a reconnect reached a server behind the resume point: its
 	// list failed, or gave no RV of a storage); Reason says which and why.
 	NoticeUnchecked NoticeKind = "UNCHECKED"
+	// NoticeBehind: a reconnect reached a server behind the resume point
+	// (ServerBehindError, Reason its words), said when it is found, before
+	// the relist it calls for, which may fail (fresh user try 25 F4).
+	NoticeBehind NoticeKind = "BEHIND"
 )
 
 // Notice is one step of a session that is not an event.

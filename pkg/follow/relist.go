@@ -133,6 +133,11 @@ func (s *Session) relist(ctx context.Context, c *relistCause) error {
 	if err != nil {
 		return err
 	}
+	if c.otherStorage {
+		// A completed relist, with a resume point of the storage now
+		// answering (fresh user try 25 F4).
+		s.stats.ServerBehindRelisted++
+	}
 	if c.noResumePoint {
 		n.Gap.NoResumePoint, n.Gap.StateObjectsSent = true, c.stateSent
 	}

@@ -176,8 +176,11 @@ type Stats struct {
 	FirstBreach      string `json:"firstContractBreach,omitempty"`
 	// ServerBehind counts the reconnects that reached a server whose
 	// current RV was below the resume point (ServerBehindError): another
-	// storage; each was followed by a relist.
-	ServerBehind int `json:"serverBehindResumePoint,omitempty"`
+	// storage; a relist is tried after each. ServerBehindRelisted counts
+	// those the relist completed after: one that failed, or that the run
+	// ended in, mended nothing (fresh user try 25 F4).
+	ServerBehind         int `json:"serverBehindResumePoint,omitempty"`
+	ServerBehindRelisted int `json:"serverBehindRelisted,omitempty"`
 	// Unchecked counts the checks of a reconnect's server that ran and
 	// could not tell whether it is behind the resume point (each said
 	// by a NoticeUnchecked).

@@ -257,11 +257,11 @@ func (s *Session) silenceProvesHang() (bool, string) {
 	case s.StallTimeout <= s.BookmarkPeriod && s.BookmarkFacts != "":
 		return false, "a quiet collection sends nothing for longer than that: " + s.BookmarkFacts + ", so silence is not taken for a hang"
 	case s.StallTimeout <= s.BookmarkPeriod:
-		return false, fmt.Sprintf("a quiet collection sends nothing for longer than that (at most a bookmark about every %s, from the watch cache; none from storage), so silence is not taken for a hang", s.BookmarkPeriod)
+		return false, fmt.Sprintf("a quiet collection sends nothing for longer than that (the watch cache sends %s; storage sends none), so silence is not taken for a hang", BookmarkEvery(s.BookmarkPeriod))
 	case s.BookmarkFacts != "":
 		return true, "a bookmark was due: " + s.BookmarkFacts
 	}
 	// Who serves the watch was not read (the facts say nothing of it):
 	// the claim is the watch cache's rule, not this server's.
-	return true, fmt.Sprintf("a bookmark was due if the watch cache serves this watch (it sends one about every %s; whether it does here was not read)", s.BookmarkPeriod)
+	return true, fmt.Sprintf("a bookmark was due if the watch cache serves this watch (it sends %s; whether it does here was not read)", BookmarkEvery(s.BookmarkPeriod))
 }

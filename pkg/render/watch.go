@@ -27,7 +27,10 @@ const (
 	// RecordUnchecked: a check the watch ran could not tell (its reason
 	// says which check, and why).
 	RecordUnchecked = "unchecked"
-	RecordSummary   = "summary"
+	// RecordBehind: a reconnect reached a server behind the resume point
+	// (said when found, whatever the relist after it does).
+	RecordBehind  = "behind"
+	RecordSummary = "summary"
 )
 
 // WatchEventRecord is one event, as "watch -o json" writes it.

@@ -84,6 +84,8 @@ func (p *Printer) watchNoticeHuman(r WatchNoticeRecord) error {
 		}
 	case RecordUnchecked:
 		line = p.Style.Warn.Sprint("unchecked") + ": " + r.Reason
+	case RecordBehind:
+		line = p.Style.Bad.Sprint("behind") + ": " + r.Reason
 	case RecordReconnect:
 		line = p.Style.Warn.Sprintf("reconnect in %.1fs from RV %s", r.DelaySeconds, watchOrDash(r.FromResourceVersion)) + watchHeld(r) + ": " + r.Reason
 	case RecordRelist:
@@ -293,7 +295,7 @@ func (p *Printer) watchSummaryHuman(s *WatchSummary) error {
 		kv = append(kv, [2]string{"  Contract", p.Style.Bad.Sprintf("%s broke the Watch contract (the first: %s)", text.Count(s.ContractBreaches, "event"), s.FirstBreach)})
 	}
 	if s.ServerBehind > 0 {
-		kv = append(kv, [2]string{"  Server behind", p.Style.Bad.Sprintf("%s reached a server whose current RV was below the resume point: another storage answered, and each was followed by a relist (a Reflector would have kept watching and seen nothing)", text.Count(s.ServerBehind, "reconnect"))})
+		kv = append(kv, [2]string{"  Server behind", p.Style.Bad.Sprintf("%s reached a server whose current RV was below the resume point: another storage answered; %d followed by a completed relist (a Reflector would have kept watching and seen nothing)", text.Count(s.ServerBehind, "reconnect"), s.ServerBehindRelisted)})
 	}
 	if s.Unchecked > 0 {
 		kv = append(kv, [2]string{"  Unchecked", p.Style.Warn.Sprintf("%s could not tell whether the server now answering is behind the resume point (its consistent list failed, or gave no RV of a storage): a watch held there looks like a quiet collection", text.Count(s.Unchecked, "check"))})

@@ -51,6 +51,10 @@ type RVScript struct {
 	// RV) in place of the next of Currents: a failure, or an RV that is
 	// no storage's (adversary try 24 F1, F2).
 	Current *ScriptAnswer
+	// Relists, when set, answers every whole list after the first (not
+	// the read of the current RV) in place of Currents: a relist that
+	// fails, or is held (fresh user try 25 F3).
+	Relists *ScriptAnswer
 }
 
 // ServeRVScript starts a ScriptServer (its defaults elsewhere) whose
@@ -124,6 +128,13 @@ func (rs RVScript) answer() func(w http.ResponseWriter, r *http.Request) bool {
 			}
 			if rs.AnyRV != 0 && q.Get("resourceVersion") == "0" && q.Get("fieldSelector") == "" && q.Get("labelSelector") == "" {
 				fmt.Fprintf(w, `{"kind":"%sList","apiVersion":"v1","metadata":{"resourceVersion":"%d"},"items":[%s]}`, kind, rs.AnyRV, items)
+				return true
+			}
+			mu.Lock()
+			relist := rs.Relists != nil && lists > 0
+			mu.Unlock()
+			if relist {
+				writeScriptAnswer(w, r, *rs.Relists)
 				return true
 			}
 			mu.Lock()

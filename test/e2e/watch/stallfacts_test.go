@@ -15,10 +15,14 @@ import (
 // none from storage") on both servers, and only later ones the server's
 // case (on the cache-off server). Every stall line, the first included,
 // draws on the facts of the server answering: the first must name the
-// case, on a server with the watch cache and on one without.
+// case, on a server with the watch cache and on one without. Fresh user
+// try 25 F5: every line that states the watch cache's bookmark period
+// (the stall line, and the advice after a --stall-timeout without
+// --follow) says it as the docs do, in one phrase (follow.BookmarkEvery).
 func TestWatchFollowFirstStallLineNamesWhoServesTheWatch(t *testing.T) {
 	t.Parallel()
 	off := framework.StartT(t, framework.APIServerOptions{DisableWatchCache: true})
+	const period = "a bookmark about once a minute (at most 1m15s apart)"
 	for _, c := range []struct {
 		name    string
 		cluster *framework.Cluster
@@ -47,6 +51,14 @@ func TestWatchFollowFirstStallLineNamesWhoServesTheWatch(t *testing.T) {
 			}
 			if !strings.Contains(first, c.want) || strings.Contains(first, "from the watch cache; none from storage") {
 				t.Errorf("the first stall line does not name the server's case (want %q):\n%s", c.want, first)
+			}
+			if c.cluster == shared && !strings.Contains(first, period) {
+				t.Errorf("the stall line does not state the bookmark period as %q:\n%s", period, first)
+			}
+			// Without --follow the advice after the stall states it too.
+			r = framework.Run(t, c.cluster.Kubeconfig, time.Minute, "watch", "cm", "-n", ns, "--rv", "list", "--stall-timeout", "3s", "--timeout", "5s")
+			if all := r.Stdout + r.Stderr; r.Code != 0 || strings.Contains(all, "about every") || (c.cluster == shared) != strings.Contains(all, period) {
+				t.Errorf("without --follow: exit %d; a period must be stated as %q, where the watch cache serves the watch only:\n%s", r.Code, period, all)
 			}
 		})
 	}
