@@ -24,8 +24,11 @@ type WatchNoticeRecord struct {
 	FromResourceVersion string `json:"fromResourceVersion,omitempty"`
 	// URL is, for "listed", the watch request that follows the list (path
 	// and query, as sent).
-	URL                 string   `json:"url,omitempty"`
-	DelaySeconds        float64  `json:"delaySeconds,omitempty"`
+	URL          string  `json:"url,omitempty"`
+	DelaySeconds float64 `json:"delaySeconds,omitempty"`
+	// DelayByServer: the server's Retry-After set the delay, not the
+	// plugin's backoff.
+	DelayByServer       bool     `json:"delayByServerRetryAfter,omitempty"`
 	ListResourceVersion string   `json:"listResourceVersion,omitempty"`
 	Items               *int     `json:"items,omitempty"`
 	Tried               []string `json:"tried,omitempty"`
@@ -46,6 +49,7 @@ func NewWatchNoticeRecord(n follow.Notice, d *diagnose.Diagnosis) WatchNoticeRec
 	r := WatchNoticeRecord{
 		Record: strings.ToLower(string(n.Kind)), Time: n.Time.UTC().Format(time.RFC3339Nano), Reason: text.OneLine(n.Reason),
 		FromResourceVersion: n.FromResourceVersion, URL: n.URL, DelaySeconds: n.Delay.Round(time.Millisecond).Seconds(),
+		DelayByServer:       n.DelayByServer,
 		ListResourceVersion: n.ListResourceVersion, Tried: n.Tried, RVsAdvanced: n.RVsAdvanced, MixedServers: n.MixedServers, Diagnosis: d,
 	}
 	if n.Kind == follow.NoticeListed || n.Kind == follow.NoticeRelist {
@@ -79,7 +83,11 @@ func (p *Printer) watchNoticeHuman(r WatchNoticeRecord) error {
 	case RecordUnchecked:
 		line = p.Style.Warn.Sprint("unchecked") + ": " + r.Reason
 	case RecordReconnect:
-		line = p.Style.Warn.Sprintf("reconnect in %.1fs from RV %s", r.DelaySeconds, watchOrDash(r.FromResourceVersion)) + ": " + r.Reason
+		by := ""
+		if r.DelayByServer {
+			by = ", as the server's Retry-After asked,"
+		}
+		line = p.Style.Warn.Sprintf("reconnect in %.1fs%s from RV %s", r.DelaySeconds, by, watchOrDash(r.FromResourceVersion)) + ": " + r.Reason
 	case RecordRelist:
 		tried := make([]string, len(r.Tried))
 		for i, t := range r.Tried {
