@@ -16,41 +16,43 @@ import (
 // on. A kind whose texts (advice.go, summary) are true only for some codes
 // says so here; classify never gives it to an answer of another code.
 
-// kindCodes are the codes each code-tied kind's texts are true for. A
-// kind not here names no code, or names the measured one ({code}).
-var kindCodes = map[string]func(code int) bool{
+// kindCodes are the code each code-tied kind's texts are true for. A kind
+// not here names no code, or names the measured one (serverWorded).
+var kindCodes = map[string]int{
 	// The Expired kinds: every one of them is a 410 (their texts and the
 	// Reflector's relist, which needs a 410 or a TooLarge 504).
-	KindWatchCacheWindow:               is(410),
-	KindWatchCacheSnapshot:             is(410),
-	KindEtcdCompactedWatch:             is(410),
-	KindEtcdCompactedExactList:         is(410),
-	KindContinueExpired:                is(410),
-	KindContinueExpiredInconsistent:    is(410),
-	KindTooOldResourceVersion:          is(410),
-	KindGone:                           is(410),
-	KindResourceVersionTooLarge:        is(504),
-	KindConsistentReadCacheLagging:     is(429),
-	KindTooManyRequests:                is(429),
-	KindWatchCacheInitializing:         is(429),
-	KindConflict:                       is(409),
-	KindResourceVersionMissingOnUpdate: is(422),
-	KindInvalidContinue:                is(400),
-	KindResourceVersionSetOnCreate:     is(500),
-	KindWatchEventLostAtCompaction:     is(500),
-	// Worded with the measured code ({code}): any server error.
-	KindInternalErrorAtCompaction: isServerError,
-	KindServerError:               isServerError,
+	KindWatchCacheWindow:               410,
+	KindWatchCacheSnapshot:             410,
+	KindEtcdCompactedWatch:             410,
+	KindEtcdCompactedExactList:         410,
+	KindContinueExpired:                410,
+	KindContinueExpiredInconsistent:    410,
+	KindTooOldResourceVersion:          410,
+	KindGone:                           410,
+	KindResourceVersionTooLarge:        504,
+	KindConsistentReadCacheLagging:     429,
+	KindTooManyRequests:                429,
+	KindWatchCacheInitializing:         429,
+	KindConflict:                       409,
+	KindResourceVersionMissingOnUpdate: 422,
+	KindInvalidContinue:                400,
+	KindResourceVersionSetOnCreate:     500,
+	KindWatchEventLostAtCompaction:     500,
 }
 
-func is(want int) func(int) bool { return func(c int) bool { return c == want } }
-
-func isServerError(c int) bool { return c >= 500 && c <= 599 }
+// serverWorded kinds are worded with the measured code ({code}): true for
+// any server error.
+var serverWorded = map[string]bool{KindInternalErrorAtCompaction: true, KindServerError: true}
 
 // fitsCode: kind's texts are true for code (0: no code was measured).
 func fitsCode(kind string, code int) bool {
-	fits, tied := kindCodes[kind]
-	return !tied || code == 0 || fits(code)
+	if code == 0 {
+		return true
+	}
+	if want, tied := kindCodes[kind]; tied {
+		return code == want
+	}
+	return !serverWorded[kind] || code >= 500 && code <= 599
 }
 
 // byMeasuredCode is the diagnosis of an answer whose words are those of
@@ -60,7 +62,11 @@ func fitsCode(kind string, code int) bool {
 func byMeasuredCode(s *signals, wordsOf string, message string) Diagnosis {
 	bare := &signals{code: s.code, op: s.op, requested: s.requested, askedRV: s.askedRV, source: s.source}
 	d := Diagnosis{Code: int32(s.code), Reason: s.reason, Operation: s.op, Source: s.source, RequestedResourceVersion: s.requested}
-	said := fmt.Sprintf("the server answered %s, and its words (%q) are those of %s, which comes as another code: the status code is what clients act on (client-go relists only on a 410, or a 504 for a too new RV), so the answer is told as its code says", codeWords(s.code), text.Shorten(text.OneLine(message), 120), wordsOf)
+	comesAs := "a server error"
+	if c, tied := kindCodes[wordsOf]; tied {
+		comesAs = "a " + fmt.Sprint(c)
+	}
+	said := fmt.Sprintf("the server answered %s, and its words (%q) are those of %s, which comes as %s: the status code is what clients act on (client-go relists only on a 410, or a 504 for a too new RV), so the answer is told as its code says", codeWords(s.code), text.Shorten(text.OneLine(message), 120), wordsOf, comesAs)
 	if !matchCodeOnly(bare, &d) || !fitsCode(d.Kind, s.code) {
 		u := unrecognized()
 		u.Code, u.Reason, u.Source = d.Code, d.Reason, d.Source
