@@ -34,6 +34,8 @@ func TestTheVerdictNamesTheMeasuredCode(t *testing.T) {
 	}
 	compacted503 := statusBody("503", "ServiceUnavailable", compacted)
 	expiredIn500 := statusBody("410", "Expired", tooOld)
+	tooLargeIn500 := `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Timeout: Too large resource version: 5000, current: 400","reason":"Timeout","details":{"causes":[{"reason":"ResourceVersionTooLarge","message":"Too large resource version"}],"retryAfterSeconds":1},"code":504}`
+	tooLargeFix := []string{"too new:", "List with resourceVersion unset"}
 	// The words of the other code: a 503 said as a 500, or a 500 given
 	// the fix of a 410.
 	as500 := []string{"report the 500", "as 500", "500 Internal"}
@@ -61,6 +63,8 @@ func TestTheVerdictNamesTheMeasuredCode(t *testing.T) {
 			[]string{"watch", "cm", "--rv", "50", "--timeout", "5s"}, "500 Expired: " + tooOld, expiredFix},
 		{"watch ERROR event 500 reason Expired", map[string]framework.ScriptAnswer{collection + "?watch": event(statusBody("500", "Expired", tooOld))},
 			[]string{"watch", "cm", "--rv", "50", "--timeout", "5s"}, "500 Expired: " + tooOld, expiredFix},
+		{"list answered 500 carrying the TooLarge cause", map[string]framework.ScriptAnswer{collection: answer(500, tooLargeIn500)},
+			[]string{"list", "cm", "--rv", "5000"}, "500 Timeout: ", tooLargeFix},
 		{"probe's current read answered 500 whose Status says 410", map[string]framework.ScriptAnswer{collection: answer(500, expiredIn500)},
 			[]string{"probe", "cm"}, "500 Expired: " + tooOld, expiredFix},
 	} {
