@@ -83,20 +83,36 @@ func (r Retry) Backoff(failed int) time.Duration {
 	return d
 }
 
+// Pause is one wait of the policy before a request sent again, and who
+// set it: ServerAsked is the server's Retry-After when that set the wait
+// (0 when the plugin's backoff did), so that a line can say which
+// (adversary try 25 F6: a wait of the server's "Retry-After: 3" was
+// credited to "the plugin's retry policy").
+type Pause struct {
+	time.Duration
+	ServerAsked time.Duration
+}
+
 // Delay is the wait after the failed-th failure, whose error is err: the
-// backoff, but never shorter than the server's Retry-After (capped at Max).
-func (r Retry) Delay(failed int, err error) time.Duration {
-	d := r.Backoff(failed)
+// backoff, but never shorter than the server's Retry-After (capped at
+// Max), nor than DefaultThrottleWait for a 429 that names no delay.
+func (r Retry) Delay(failed int, err error) Pause {
+	p := Pause{Duration: r.Backoff(failed)}
 	if ra, ok := RetryAfter(err); ok {
-		d = max(d, min(ra, r.Cap()))
+		if ra = min(ra, r.Cap()); ra >= p.Duration {
+			p = Pause{Duration: ra, ServerAsked: ra}
+		}
+	} else if apierrors.IsTooManyRequests(err) {
+		p.Duration = max(p.Duration, min(DefaultThrottleWait, r.Cap()))
 	}
-	return d
+	return p
 }
 
 // RetryAfter is how long the server asked the client to wait before trying
-// again: the retryAfterSeconds of its Status (a 429, or a 504 TooLarge), or
-// DefaultThrottleWait for a 429 that names no delay. ok is false when the
-// server asked nothing.
+// again: the retryAfterSeconds of its Status (a 429, a 503, or a 504
+// TooLarge), where the transport also writes the answer's Retry-After
+// header when the Status names no delay (asStatus: the body's value wins
+// when both do). ok is false when the server asked nothing.
 func RetryAfter(err error) (time.Duration, bool) {
 	if err == nil {
 		return 0, false
@@ -104,21 +120,18 @@ func RetryAfter(err error) (time.Duration, bool) {
 	if s, ok := apierrors.SuggestsClientDelay(err); ok && s > 0 {
 		return time.Duration(s) * time.Second, true
 	}
-	if apierrors.IsTooManyRequests(err) {
-		return DefaultThrottleWait, true
-	}
 	return 0, false
 }
 
-// Wait waits d on the policy's clock, or until ctx ends (then ctx's error).
+// Wait waits p on the policy's clock, or until ctx ends (then ctx's error).
 // The wait is the plugin's own, before a retry: it is noted on the
 // Stopwatch of ctx, which leaves it out of the times it measures and says
 // it apart (RetryWaited, Retries), as it does a rate limiter's.
-func (r Retry) Wait(ctx context.Context, d time.Duration) error {
+func (r Retry) Wait(ctx context.Context, p Pause) error {
 	clk := r.clock()
 	start := clk.Now()
-	defer func() { noteRetryWait(ctx, clk.Since(start)) }()
-	return WaitOn(ctx, clk, d)
+	defer func() { noteRetryWait(ctx, clk.Since(start), p.ServerAsked) }()
+	return WaitOn(ctx, clk, p.Duration)
 }
 
 // WaitOn waits d on clk, or until ctx ends (then ctx's error): every wait

@@ -33,7 +33,7 @@ func TestRetryBackoffDoublesUpToTheCap(t *testing.T) {
 	r := Retry{Initial: 250 * time.Millisecond, Max: 2 * time.Second}
 	want := []time.Duration{250 * time.Millisecond, 500 * time.Millisecond, time.Second, 2 * time.Second, 2 * time.Second}
 	for i, w := range want {
-		if d := r.Delay(i+1, errors.New("connection refused")); d != w {
+		if d := r.Delay(i+1, errors.New("connection refused")); d.Duration != w || d.ServerAsked != 0 {
 			t.Fatalf("wait after failure %d: got %s, want %s", i+1, d, w)
 		}
 	}
@@ -50,13 +50,13 @@ func TestRetryHonoursTheRecordedRetryAfterUpToTheCap(t *testing.T) {
 	if ra, ok := RetryAfter(err); !ok || ra != time.Second {
 		t.Fatalf("the recorded 504 asks for 1s, got %s %v", ra, ok)
 	}
-	if d := (Retry{Initial: 100 * time.Millisecond}).Delay(1, err); d != time.Second {
+	if d := (Retry{Initial: 100 * time.Millisecond}).Delay(1, err); d.Duration != time.Second || d.ServerAsked != time.Second {
 		t.Fatalf("want the server's 1s over a 100ms backoff, got %s", d)
 	}
-	if d := (Retry{Initial: 100 * time.Millisecond, Max: 300 * time.Millisecond}).Delay(1, err); d != 300*time.Millisecond {
+	if d := (Retry{Initial: 100 * time.Millisecond, Max: 300 * time.Millisecond}).Delay(1, err); d.Duration != 300*time.Millisecond {
 		t.Fatalf("want the Retry-After capped at Max (300ms), got %s", d)
 	}
-	if d := (Retry{Initial: 4 * time.Second}).Delay(1, err); d != 4*time.Second {
+	if d := (Retry{Initial: 4 * time.Second}).Delay(1, err); d.Duration != 4*time.Second || d.ServerAsked != 0 {
 		t.Fatalf("a longer backoff wins over a shorter Retry-After, got %s", d)
 	}
 	if _, ok := RetryAfter(errors.New("EOF")); ok {
@@ -79,7 +79,7 @@ func TestRetryWaitsOnTheInjectedClock(t *testing.T) {
 	fc := testingclock.NewFakeClock(time.Unix(0, 0))
 	r := Retry{Clock: fc}
 	done := make(chan error, 1)
-	go func() { done <- r.Wait(context.Background(), time.Second) }()
+	go func() { done <- r.Wait(context.Background(), Pause{Duration: time.Second}) }()
 	for !fc.HasWaiters() {
 		time.Sleep(time.Millisecond)
 	}
@@ -95,7 +95,7 @@ func TestRetryWaitsOnTheInjectedClock(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := r.Wait(ctx, time.Hour); !errors.Is(err, context.Canceled) {
+	if err := r.Wait(ctx, Pause{Duration: time.Hour}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("a cancelled wait returns the context's error, got %v", err)
 	}
 }

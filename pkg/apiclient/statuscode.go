@@ -85,6 +85,10 @@ func asStatus(resp *http.Response, within time.Duration, en *entry) *http.Respon
 		rewrite = func(body []byte) []byte { return statusOf(code, body) }
 		resp.Header.Set("Content-Type", "application/json")
 	}
+	if seconds := retryAfterHeader(resp.Header); seconds > 0 {
+		coded := rewrite
+		rewrite = func(body []byte) []byte { return withRetryAfter(coded(body), seconds) }
+	}
 	resp.ContentLength = -1
 	resp.Header.Del("Content-Length")
 	resp.Body = &rewrittenBody{orig: resp.Body, rewrite: rewrite, code: code, within: within, en: en}

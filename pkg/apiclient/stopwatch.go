@@ -38,6 +38,11 @@ type Stopwatch struct {
 	// "275 B decoded in 7.85 s" of a page read in 2 ms).
 	retryWait atomic.Int64 // nanoseconds
 	retries   atomic.Int64
+	// serverRetries are the retries whose wait the server's Retry-After
+	// set, and serverAsked the longest it asked (nanoseconds): the line
+	// says who set the wait (adversary try 25 F6).
+	serverRetries atomic.Int64
+	serverAsked   atomic.Int64
 	// span is the context the stopwatch was started under, and cut the
 	// requests the signal cut under it (cutshare.go).
 	span context.Context
@@ -100,10 +105,21 @@ func notePaced(ctx context.Context, d time.Duration) {
 
 // noteRetryWait adds a retry's wait to the stopwatch of ctx and to every
 // stopwatch it is nested in, and counts the retry.
-func noteRetryWait(ctx context.Context, d time.Duration) {
+func noteRetryWait(ctx context.Context, d, serverAsked time.Duration) {
 	s, _ := ctx.Value(stopwatchKey{}).(*Stopwatch)
 	for ; s != nil; s = s.parent {
 		s.retryWait.Add(int64(max(d, 0)))
 		s.retries.Add(1)
+		if serverAsked > 0 {
+			s.serverRetries.Add(1)
+			for old := s.serverAsked.Load(); int64(serverAsked) > old && !s.serverAsked.CompareAndSwap(old, int64(serverAsked)); old = s.serverAsked.Load() {
+			}
+		}
 	}
+}
+
+// ServerAskedRetries is how many of Retries waited as the server's
+// Retry-After asked, and the longest it asked.
+func (s *Stopwatch) ServerAskedRetries() (int, time.Duration) {
+	return int(s.serverRetries.Load()), time.Duration(s.serverAsked.Load())
 }

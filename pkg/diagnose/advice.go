@@ -115,10 +115,10 @@ var advices = map[string]advice{
 		"Slow down: share informers instead of listing, page large lists, and check the FlowSchema and PriorityLevelConfiguration that classify this client (kubectl get flowschemas).",
 	},
 	KindInternalErrorAtCompaction: {ClassOther,
-		"The server answered 500 Internal Error with etcd's compaction message inside: a compacted revision reached the client as an internal error instead of a 410.",
-		"When an etcd compaction error is not translated into a 410 Expired on its way out (a wrapped error, an aggregated API server or a storage layer other than the built-in one), the generic error path reports it as 500. The cause is the same as a 410: the requested revision is older than etcd's compaction.",
-		"client-go does not treat a 500 as Expired: the Reflector retries the watch after an internal error a few times, then lists again, which recovers.",
-		"Treat it like an Expired error: relist and watch from the new list's resourceVersion; report the 500 to whoever runs that API server.",
+		"The server answered {code} with etcd's compaction message inside: a compacted revision reached the client as a server error instead of a 410.",
+		"When an etcd compaction error is not translated into a 410 Expired on its way out (a wrapped error, an aggregated API server, a storage layer other than the built-in one, or a proxy in between), it is reported as a server error: the API server's generic error path answers 500. The cause is the same as a 410: the requested revision is older than etcd's compaction.",
+		"client-go does not treat a {codeNumber} as Expired: the Reflector retries the watch after a server error, then lists again, which recovers.",
+		"Treat it like an Expired error: relist and watch from the new list's resourceVersion; report the {codeNumber} to whoever runs that API server.",
 	},
 	KindServerError: {ClassOther,
 		"The server answered with a 5xx error. It is not a resourceVersion error.",
@@ -225,6 +225,8 @@ func fillTexts(d Diagnosis, text string) string {
 		"{cur}", rvOr(d.CurrentResourceVersion, "an older RV"),
 		"{servedBy}", served,
 		"{consistentBy}", consistent,
+		"{codeNumber}", codeNumber(int(d.Code)),
+		"{code}", codeWords(int(d.Code)),
 	).Replace(text)
 }
 

@@ -93,6 +93,9 @@ func classify(s *signals) Diagnosis {
 	}
 	for _, m := range matchers {
 		if m(s, &d) {
+			if !fitsCode(d.Kind, s.code) {
+				return byMeasuredCode(s, d.Kind, orKeep(s.message, d.Message))
+			}
 			markNumbers(&d)
 			checkOperation(&d, s)
 			if why := contradiction(d, s); why != "" {

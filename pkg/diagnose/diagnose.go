@@ -230,7 +230,7 @@ func summary(d Diagnosis) string {
 	case KindTooManyRequests:
 		return "not a resourceVersion error: the API server is throttling (429 Too Many Requests)"
 	case KindInternalErrorAtCompaction:
-		return "a compacted revision reported as 500 Internal Error: an Expired error in disguise"
+		return "a compacted revision reported as " + codeWords(int(d.Code)) + ": an Expired error in disguise"
 	case KindServerError:
 		return "not a resourceVersion error: a server-side (5xx) failure"
 	case KindWatchEnded:

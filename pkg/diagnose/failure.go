@@ -204,9 +204,15 @@ func IsUnbounded(err error) bool {
 	return errors.As(err, &u) && u.Unbounded()
 }
 
-// IsTooLarge reports a 504 whose cause is ResourceVersionTooLarge, or the
-// message-only form older servers send.
+// IsTooLarge reports a 504 (or the cacher's 429) whose cause is
+// ResourceVersionTooLarge, or the message-only form older servers send.
 func IsTooLarge(err error) bool {
+	if st, ok := StatusOf(err); ok && st.Code != 0 && !fitsCode(KindResourceVersionTooLarge, int(st.Code)) &&
+		!fitsCode(KindConsistentReadCacheLagging, int(st.Code)) {
+		// The HTTP status wins (kindcode.go): a 500 carrying the cause is
+		// a server error, as its diagnosis says (adversary try 25 F3).
+		return false
+	}
 	if apierrors.HasStatusCause(err, metav1.CauseTypeResourceVersionTooLarge) {
 		return true
 	}

@@ -43,6 +43,9 @@ type Notice struct {
 	// Held is a wait the session added before this reconnect or relist
 	// (zero when none): Delay is counted after it.
 	Held Held
+	// DelayByServer: the server's Retry-After set Delay, not the plugin's
+	// backoff (adversary try 25 F6: the line says who set the wait).
+	DelayByServer bool
 	// For LISTED and RELIST: the List's RV, its size, the RVs tried in
 	// order ("" is the consistent read of last resort), and what changed
 	// meanwhile.
@@ -88,7 +91,7 @@ func (b *Backoff) Delay() time.Duration {
 // DelayAfter is the delay after the failure err: Delay, but never shorter
 // than the server's Retry-After (retryAfterSeconds of a 429, or of a 504
 // TooLarge), which is honoured up to Max: one policy, one cap.
-func (b *Backoff) DelayAfter(err error) time.Duration {
+func (b *Backoff) DelayAfter(err error) apiclient.Pause {
 	b.failed++
 	return b.policy().Delay(b.failed, err)
 }

@@ -124,6 +124,11 @@ type WalkResult struct {
 	Paced       time.Duration
 	RetryWaited time.Duration
 	Retries     int
+	// ServerAskedRetries of the Retries waited as the server's
+	// Retry-After asked (the longest it asked: ServerAsked); the others
+	// waited the plugin's backoff.
+	ServerAskedRetries int
+	ServerAsked        time.Duration
 }
 
 // Final is the last attempt.
@@ -187,6 +192,7 @@ func Walk(ctx context.Context, c *apiclient.Client, t apiclient.Target, o WalkOp
 		res.Attempts = append(res.Attempts, a)
 		res.Duration, res.Paced = sw.Elapsed(), sw.Paced()
 		res.RetryWaited, res.Retries = sw.RetryWaited(), sw.Retries()
+		res.ServerAskedRetries, res.ServerAsked = sw.ServerAskedRetries()
 		if err == nil {
 			return res, nil
 		}

@@ -16,6 +16,11 @@ type ListRetryWait struct {
 	Millis  float64 `json:"ms"`
 	Retries int     `json:"retries"`
 	Pages   []int   `json:"pages"`
+	// ServerAskedRetries of the Retries waited as the server's
+	// Retry-After asked, the longest RetryAfterSeconds; the others the
+	// plugin's backoff (adversary try 25 F6: who set the wait is said).
+	ServerAskedRetries int     `json:"serverAskedRetries,omitempty"`
+	RetryAfterSeconds  float64 `json:"retryAfterSeconds,omitempty"`
 }
 
 // retryWaitOf is the walk's ListRetryWait, nil when it retried nothing.
@@ -23,7 +28,8 @@ func retryWaitOf(w *listing.WalkResult) *ListRetryWait {
 	if w.Retries == 0 {
 		return nil
 	}
-	rw := &ListRetryWait{Millis: float64(w.RetryWaited.Microseconds()) / 1000, Retries: w.Retries, Pages: []int{}}
+	rw := &ListRetryWait{Millis: float64(w.RetryWaited.Microseconds()) / 1000, Retries: w.Retries, Pages: []int{},
+		ServerAskedRetries: w.ServerAskedRetries, RetryAfterSeconds: w.ServerAsked.Seconds()}
 	for _, a := range w.Attempts {
 		for _, p := range a.RetriedPages {
 			if !slices.Contains(rw.Pages, p) {
@@ -37,14 +43,35 @@ func retryWaitOf(w *listing.WalkResult) *ListRetryWait {
 
 // retryWaitText is what the Transfer line says of the retry wait, beside
 // the transfer's time and never inside it: "and 7.75 s more waiting to
-// send page 2 again after a transient failure (5 retries, by the plugin's retry policy
-// backoff)". The retries show so without -v (adversary try 24 F5).
+// send page 2 again after a transient failure (5 retries, by the plugin's
+// backoff)". The retries show so without -v (adversary try 24 F5), and
+// who set their wait: the plugin's backoff or the server's Retry-After
+// (adversary try 25 F6).
 func retryWaitText(rw *ListRetryWait) string {
-	retries := "1 retry"
-	if rw.Retries != 1 {
-		retries = strconv.Itoa(rw.Retries) + " retries"
+	return fmt.Sprintf(", and %s more waiting to send %s again after a transient failure (%s)", millisText(rw.Millis), pagesText(rw.Pages), whoSetTheWait(rw))
+}
+
+// whoSetTheWait: "5 retries, by the plugin's backoff", "1 retry, as the
+// server's Retry-After asked: 3 s", or both counted apart.
+func whoSetTheWait(rw *ListRetryWait) string {
+	retries := func(n int) string {
+		if n == 1 {
+			return "1 retry"
+		}
+		return strconv.Itoa(n) + " retries"
 	}
-	return fmt.Sprintf(", and %s more waiting to send %s again after a transient failure (%s, by the plugin's retry policy)", millisText(rw.Millis), pagesText(rw.Pages), retries)
+	asked := "the server's Retry-After asked: " + millisText(rw.RetryAfterSeconds*1000)
+	server, own := rw.ServerAskedRetries, rw.Retries-rw.ServerAskedRetries
+	switch {
+	case server <= 0:
+		return retries(rw.Retries) + ", by the plugin's backoff"
+	case own <= 0:
+		return retries(rw.Retries) + ", as " + asked
+	}
+	if server > 1 {
+		asked = "the server's Retry-After asked: up to " + millisText(rw.RetryAfterSeconds*1000)
+	}
+	return fmt.Sprintf("%s: %s as %s, %s by the plugin's backoff", retries(rw.Retries), retries(server), asked, retries(own))
 }
 
 // pagesText names the pages: "page 2", "pages 2 and 5", "pages 2, 3 and 5".

@@ -29,8 +29,11 @@ type WatchNoticeRecord struct {
 	// HeldSeconds and HeldBy: a wait the plugin added before this
 	// reconnect or relist, on top of DelaySeconds, and what for
 	// (follow.Held): never a wait shown as nothing.
-	HeldSeconds         float64  `json:"heldSeconds,omitempty"`
-	HeldBy              string   `json:"heldBy,omitempty"`
+	HeldSeconds float64 `json:"heldSeconds,omitempty"`
+	HeldBy      string  `json:"heldBy,omitempty"`
+	// DelayByServer: the server's Retry-After set the delay, not the
+	// plugin's backoff.
+	DelayByServer       bool     `json:"delayByServerRetryAfter,omitempty"`
 	ListResourceVersion string   `json:"listResourceVersion,omitempty"`
 	Items               *int     `json:"items,omitempty"`
 	Tried               []string `json:"tried,omitempty"`
@@ -51,6 +54,7 @@ func NewWatchNoticeRecord(n follow.Notice, d *diagnose.Diagnosis) WatchNoticeRec
 	r := WatchNoticeRecord{
 		Record: strings.ToLower(string(n.Kind)), Time: n.Time.UTC().Format(time.RFC3339Nano), Reason: text.OneLine(n.Reason),
 		FromResourceVersion: n.FromResourceVersion, URL: n.URL, DelaySeconds: n.Delay.Round(time.Millisecond).Seconds(),
+		DelayByServer:       n.DelayByServer,
 		ListResourceVersion: n.ListResourceVersion, Tried: n.Tried, RVsAdvanced: n.RVsAdvanced, MixedServers: n.MixedServers, Diagnosis: d,
 		HeldSeconds: n.Held.For.Round(time.Millisecond).Seconds(), HeldBy: n.Held.By,
 	}
@@ -87,7 +91,11 @@ func (p *Printer) watchNoticeHuman(r WatchNoticeRecord) error {
 	case RecordBehind:
 		line = p.Style.Bad.Sprint("behind") + ": " + r.Reason
 	case RecordReconnect:
-		line = p.Style.Warn.Sprintf("reconnect in %.1fs from RV %s", r.DelaySeconds, watchOrDash(r.FromResourceVersion)) + watchHeld(r) + ": " + r.Reason
+		by := ""
+		if r.DelayByServer {
+			by = ", as the server's Retry-After asked,"
+		}
+		line = p.Style.Warn.Sprintf("reconnect in %.1fs%s from RV %s", r.DelaySeconds, by, watchOrDash(r.FromResourceVersion)) + watchHeld(r) + ": " + r.Reason
 	case RecordRelist:
 		tried := watchTried(r)
 		advanced := fmt.Sprintf("the cluster's RV advanced %d since RV %s (writes to every resource, not events of this collection)", r.RVsAdvanced, watchOrDash(r.FromResourceVersion))
