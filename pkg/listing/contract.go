@@ -128,15 +128,17 @@ func RemainingUntrue(p PageInfo) string {
 // list not older than N answered below N, an exact list at N answered at
 // another RV. A check's verdict is drawn from the answer, never from "no
 // error" (adversary try 25 F5: "a list not older than RV 746 works",
-// answered at RV 100). Only decimal RVs are compared: an opaque one is
-// no storage's to order.
+// answered at RV 100). Only a storage's RVs are compared (rv.OfStorage):
+// an opaque one is no storage's to order, and "0" or an empty one is said
+// by whoever needs an RV from the answer (watch's resume point:
+// follow.NoResumePointError), not taken for an RV below the bound.
 func boundBreach(o PageOptions, got string) string {
 	asked, ok := rv.Parse(o.ResourceVersion)
 	if !ok || o.Continue != "" {
 		return ""
 	}
-	n, ok := rv.Parse(got)
-	if !ok {
+	n, why := rv.OfStorage(got)
+	if why != "" {
 		return ""
 	}
 	switch SemanticsOf(o.ResourceVersion, o.ResourceVersionMatch, o.Limit).Mode {
