@@ -193,9 +193,12 @@ func summary(d Diagnosis) string {
 		return fmt.Sprintf("too old: the watch asked etcd v2 for the events after index %s, but its history starts at %s (%s behind)", d.RequestedResourceVersion, d.OldestResourceVersion, orUnknown(d.Gap))
 	case KindTooOldResourceVersion:
 		if d.RequestedResourceVersion != "" {
-			// checkOperation: the numbers are there, the request named
-			// is not the one the wording belongs to.
-			return fmt.Sprintf("too old: RV %s expired, but the text's request and the server's wording disagree (see Note): confidence low", d.RequestedResourceVersion)
+			// Either checkOperation (the request named is not the one
+			// the wording belongs to) or a text without the numbers,
+			// whose RV is the caller's: in both, which window expired is
+			// not told, and a note says why (fresh try 25: "disagree (see
+			// Note)" above a note that said the numbers were missing).
+			return fmt.Sprintf("too old: RV %s expired; which window it expired from is not known (see the note): confidence low", d.RequestedResourceVersion)
 		}
 		return "too old, probably: \"too old resource version\" without the numbers the server prints with it (cut or reworded): confidence low"
 	case KindConflict:
