@@ -85,7 +85,10 @@ func (r Retry) Backoff(failed int) time.Duration {
 
 // Pause is one wait of the policy before a request sent again, and who
 // set it: ServerAsked is the server's Retry-After when that set the wait
-// (0 when the plugin's backoff did), so that a line can say which
+// (0 when the plugin's backoff did), as the server asked it: above the
+// wait when the policy's Max cut it (adversary try 26 F1: the cap of
+// 30 s was said as "the server's Retry-After asked: 30 s" of a 3600), so
+// that a line can say which
 // (adversary try 25 F6: a wait of the server's "Retry-After: 3" was
 // credited to "the plugin's retry policy").
 type Pause struct {
@@ -99,8 +102,8 @@ type Pause struct {
 func (r Retry) Delay(failed int, err error) Pause {
 	p := Pause{Duration: r.Backoff(failed)}
 	if ra, ok := RetryAfter(err); ok {
-		if ra = min(ra, r.Cap()); ra >= p.Duration {
-			p = Pause{Duration: ra, ServerAsked: ra}
+		if capped := min(ra, r.Cap()); capped >= p.Duration {
+			p = Pause{Duration: capped, ServerAsked: ra}
 		}
 	} else if apierrors.IsTooManyRequests(err) {
 		p.Duration = max(p.Duration, min(DefaultThrottleWait, r.Cap()))

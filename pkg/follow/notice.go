@@ -46,6 +46,9 @@ type Notice struct {
 	// DelayByServer: the server's Retry-After set Delay, not the plugin's
 	// backoff (adversary try 25 F6: the line says who set the wait).
 	DelayByServer bool
+	// ServerAsked is what the server's Retry-After asked when it set
+	// Delay: above Delay when the policy's cap cut it.
+	ServerAsked time.Duration
 	// For LISTED and RELIST: the List's RV, its size, the RVs tried in
 	// order ("" is the consistent read of last resort), and what changed
 	// meanwhile.

@@ -88,7 +88,7 @@ func (s *Session) afterStream(ctx context.Context, end streamEnd, opened time.Ti
 // sleep notifies a reconnect and waits its backoff; false when ctx ended.
 func (s *Session) sleep(ctx context.Context, n Notice) bool {
 	p := s.Backoff.DelayAfter(n.Err)
-	n.Delay, n.DelayByServer = p.Duration, p.ServerAsked > 0
+	n.Delay, n.DelayByServer, n.ServerAsked = p.Duration, p.ServerAsked > 0, p.ServerAsked
 	if endsWithin(ctx, n.Delay) {
 		// The run ends before the wait does: no reconnect will be made,
 		// and none is announced or counted (adversary try 17: "reconnect

@@ -61,6 +61,11 @@ func whoSetTheWait(rw *ListRetryWait) string {
 		return strconv.Itoa(n) + " retries"
 	}
 	asked := "the server's Retry-After asked: " + millisText(rw.RetryAfterSeconds*1000)
+	if rw.RetryAfterSeconds*1000 > rw.Millis {
+		// The policy's cap cut what the server asked: the wait said
+		// beside is the plugin's, not the server's.
+		asked += ", capped by the plugin's retry policy"
+	}
 	server, own := rw.ServerAskedRetries, rw.Retries-rw.ServerAskedRetries
 	switch {
 	case server <= 0:

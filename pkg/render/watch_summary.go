@@ -33,7 +33,10 @@ type WatchNoticeRecord struct {
 	HeldBy      string  `json:"heldBy,omitempty"`
 	// DelayByServer: the server's Retry-After set the delay, not the
 	// plugin's backoff.
-	DelayByServer       bool     `json:"delayByServerRetryAfter,omitempty"`
+	DelayByServer bool `json:"delayByServerRetryAfter,omitempty"`
+	// RetryAfterSeconds: what the server's Retry-After asked, when it set
+	// the delay (above DelaySeconds when the plugin's cap cut it).
+	RetryAfterSeconds   float64  `json:"retryAfterSeconds,omitempty"`
 	ListResourceVersion string   `json:"listResourceVersion,omitempty"`
 	Items               *int     `json:"items,omitempty"`
 	Tried               []string `json:"tried,omitempty"`
@@ -54,7 +57,7 @@ func NewWatchNoticeRecord(n follow.Notice, d *diagnose.Diagnosis) WatchNoticeRec
 	r := WatchNoticeRecord{
 		Record: strings.ToLower(string(n.Kind)), Time: n.Time.UTC().Format(time.RFC3339Nano), Reason: text.OneLine(n.Reason),
 		FromResourceVersion: n.FromResourceVersion, URL: n.URL, DelaySeconds: n.Delay.Round(time.Millisecond).Seconds(),
-		DelayByServer:       n.DelayByServer,
+		DelayByServer: n.DelayByServer, RetryAfterSeconds: n.ServerAsked.Seconds(),
 		ListResourceVersion: n.ListResourceVersion, Tried: n.Tried, RVsAdvanced: n.RVsAdvanced, MixedServers: n.MixedServers, Diagnosis: d,
 		HeldSeconds: n.Held.For.Round(time.Millisecond).Seconds(), HeldBy: n.Held.By,
 	}
@@ -94,6 +97,9 @@ func (p *Printer) watchNoticeHuman(r WatchNoticeRecord) error {
 		by := ""
 		if r.DelayByServer {
 			by = ", as the server's Retry-After asked,"
+			if r.RetryAfterSeconds > r.DelaySeconds {
+				by = fmt.Sprintf(" (the server's Retry-After asked %s, capped by the plugin's retry policy)", time.Duration(r.RetryAfterSeconds*float64(time.Second)))
+			}
 		}
 		line = p.Style.Warn.Sprintf("reconnect in %.1fs%s from RV %s", r.DelaySeconds, by, watchOrDash(r.FromResourceVersion)) + watchHeld(r) + ": " + r.Reason
 	case RecordRelist:

@@ -90,3 +90,20 @@ func TestTheServersRetryAfterHeaderIsWaitedForAndSaid(t *testing.T) {
 		})
 	}
 }
+
+// A Retry-After above the policy's cap (30 s) is waited for up to the
+// cap, and the line says the server's ask and the cap apart (adversary
+// try 26 F1: "as the server's Retry-After asked: 30.00 s" of a 3600).
+func TestARetryAfterAboveTheCapIsSaidApartFromTheWait(t *testing.T) {
+	const collection = "/api/v1/namespaces/default/configmaps"
+	last := `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"400"},"items":[{"metadata":{"name":"b","namespace":"default","uid":"u-b","resourceVersion":"301"}}]}`
+	long := retryAfterHead(429, "Too Many Requests")
+	long.Head = strings.Replace(long.Head, "Retry-After: 3", "Retry-After: 3600", 1)
+	answers := []framework.ScriptAnswer{{Code: 200, Type: "application/json", Body: retryPage1}, long, {Code: 200, Type: "application/json", Body: last}}
+	_, kc := framework.ServeScriptSequence(t, collection, answers, nil)
+	r := framework.Run(t, kc, 2*time.Minute, "list", "cm", "--limit", "1")
+	out := r.Stdout + r.Stderr
+	if r.Code != 0 || !strings.Contains(out, "as the server's Retry-After asked: 3600.00 s, capped by the plugin's retry policy") || !strings.Contains(out, "and 30.0") {
+		t.Fatalf("exit %d: the server's ask and the plugin's capped wait are not said apart:\n%s", r.Code, out)
+	}
+}
