@@ -64,3 +64,22 @@ func TestAWatchsServerErrorNamesTheWatch(t *testing.T) {
 		})
 	}
 }
+
+// TestTheCachersLaggingAnswerIsNotCalledThrottling: the 429 a watch cache
+// answers a consistent read it could not serve in time ("Too large
+// resource version" in a TooManyRequests Status, docs/explain-error.md's
+// own example) is said as that, with the throttled exit (8), never as API
+// Priority and Fairness (adversary try 26 F2).
+func TestTheCachersLaggingAnswerIsNotCalledThrottling(t *testing.T) {
+	const path = "/api/v1/namespaces/default/configmaps"
+	lagging := framework.ScriptAnswer{Code: 429, Type: "application/json", Body: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Timeout: Too large resource version: 900, current: 800","reason":"TooManyRequests","details":{"retryAfterSeconds":1},"code":429}`}
+	_, kc := framework.ServeScript(t, map[string]framework.ScriptAnswer{path: lagging})
+	for _, args := range [][]string{{"list", "cm"}, {"list", "cm", "--rv-only"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			r := framework.RunUnderMemoryLimit(t, memoryLimit, kc, time.Minute, args...)
+			if r.Code != 8 || !strings.Contains(r.Stderr, "its watch cache lags storage") || strings.Contains(r.Stderr, "Priority and Fairness") {
+				t.Fatalf("exit %d, want 8 naming the lagging watch cache:\n%s", r.Code, r.Stderr)
+			}
+		})
+	}
+}
