@@ -12,7 +12,8 @@ import (
 // RVScript is how a ScriptServer's collections (configmaps and
 // deployments, in a namespace or across all) answer by RV, as the
 // adversary's fake of try 19 did: each list answers the next of Currents
-// as its current RV (the last one again and again); a watch from below
+// as its current RV (the last one again and again), or a 504 TooLarge
+// to a list at an RV above it, as kube-apiserver does; a watch from below
 // Oldest is refused as a watch cache refuses it, with a 410 that names
 // Named as the oldest (Oldest when 0), and one from Oldest or above
 // replays a change of the one object at its RV + 1. One API server's RVs
@@ -141,6 +142,16 @@ func (rs RVScript) answer() func(w http.ResponseWriter, r *http.Request) bool {
 			cur := rs.Currents[min(lists, len(rs.Currents)-1)]
 			lists++
 			mu.Unlock()
+			if from, err := strconv.ParseUint(q.Get("resourceVersion"), 10, 64); err == nil && from > cur {
+				// A list at an RV the server has not reached is answered
+				// as kube-apiserver answers it (a 504 TooLarge, after its
+				// watch cache waited), never below the RV it asked for:
+				// that would break the List contract (pkg/listing
+				// boundBreach).
+				w.WriteHeader(http.StatusGatewayTimeout)
+				fmt.Fprintf(w, `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Timeout: Too large resource version: %d, current: %d","reason":"Timeout","details":{"causes":[{"reason":"ResourceVersionTooLarge","message":"Too large resource version"}],"retryAfterSeconds":1},"code":504}`, from, cur)
+				return true
+			}
 			fmt.Fprintf(w, `{"kind":"%sList","apiVersion":"v1","metadata":{"resourceVersion":"%d"},"items":[%s]}`, kind, cur, items)
 			return true
 		}
