@@ -36,7 +36,7 @@ func TestAListOutsideItsOwnBoundIsABrokenAnswer(t *testing.T) {
 		{"list NotOlderThan within", []string{"list", "cm", "-n", "default", "--rv", "50", "--rv-match", "NotOlderThan"}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, kc := framework.ServeRVScript(t, framework.RVScript{Currents: []uint64{100}, Oldest: 50})
+			_, kc := framework.ServeRVScript(t, framework.RVScript{Currents: []uint64{100}, Oldest: 50, BelowBound: true})
 			r := framework.Run(t, kc, time.Minute, c.args...)
 			out := r.Stdout + r.Stderr
 			if c.broke == "" {

@@ -43,6 +43,10 @@ type RVScript struct {
 	// HangPath, when set, is the one collection's path HangAt applies
 	// to (every collection's when empty).
 	HangPath string
+	// BelowBound answers a list at an RV above the current one at the
+	// current RV, below what it asked: a server that breaks the List
+	// contract (adversary try 25 F5), where kube-apiserver answers 504.
+	BelowBound bool
 	// QuietAfter, when set, holds every watch after the first QuietAfter
 	// open and silent (200, no event) until the client goes, as a
 	// storage holds a watch from an RV it has not reached.
@@ -142,7 +146,7 @@ func (rs RVScript) answer() func(w http.ResponseWriter, r *http.Request) bool {
 			cur := rs.Currents[min(lists, len(rs.Currents)-1)]
 			lists++
 			mu.Unlock()
-			if from, err := strconv.ParseUint(q.Get("resourceVersion"), 10, 64); err == nil && from > cur {
+			if from, err := strconv.ParseUint(q.Get("resourceVersion"), 10, 64); err == nil && from > cur && !rs.BelowBound {
 				// A list at an RV the server has not reached is answered
 				// as kube-apiserver answers it (a 504 TooLarge, after its
 				// watch cache waited), never below the RV it asked for:
