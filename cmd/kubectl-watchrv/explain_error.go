@@ -120,7 +120,7 @@ unreachable, 6 unauthorized, 7 forbidden, ...).`,
 	f.StringVarP(&o.Filename, "filename", "f", "", `A log file to scan for every resourceVersion error ("-" for stdin)`)
 	o.outputFlags = newOutputFlags(render.FormatJSON, render.FormatYAML)
 	o.addOutputFlag(f)
-	f.StringVar(&o.Operation, "operation", "", "What the failed request was, when the message does not say: watch, list, list-exact or list-continue")
+	f.StringVar(&o.Operation, "operation", "", "What the failed request was, when the message does not say: watch, streaming-list, list, list-exact or list-continue")
 	f.StringVar(&o.RV, "rv", "", "The resourceVersion the failed request asked for, when the message does not say")
 	f.BoolVar(&o.Check, "check", false, "Also read the cluster's current resourceVersion now and compare it with the error's (one list of one item)")
 	f.StringVar(&o.Resource, "resource", "configmaps", "With --check: the resource whose current resourceVersion is read (in the current namespace)")
@@ -140,9 +140,9 @@ func (o *ExplainErrorOptions) Validate(cmd *cobra.Command, args []string) error 
 		return usageErrorf(cmd, "--rv, --operation and --check describe one message; they do not apply to a log read with -f")
 	}
 	switch o.Operation {
-	case "", diagnose.OpWatch, diagnose.OpList, diagnose.OpListExact, diagnose.OpListContinue:
+	case "", diagnose.OpWatch, diagnose.OpStreamingList, diagnose.OpList, diagnose.OpListExact, diagnose.OpListContinue:
 	default:
-		return usageErrorf(cmd, "--operation %q is not a request kind: use watch, list, list-exact or list-continue", o.Operation)
+		return usageErrorf(cmd, "--operation %q is not a request kind: use watch, streaming-list, list, list-exact or list-continue", o.Operation)
 	}
 	if o.RV != "" {
 		if err := validateRV(cmd, "rv", o.RV); err != nil {

@@ -298,6 +298,17 @@ func (r *watchRun) warnIfAhead(wo watchstream.Options) error {
 	return nil
 }
 
+// sentOp is the operation the classifier is told: the request the open (or
+// last) stream was, a streaming list or a watch (fresh user try 26 F1: a
+// streaming list's own 504 TooLarge was said to be pieced together, as a
+// watch's would be).
+func (r *watchRun) sentOp() string {
+	if r.session.StreamingList() {
+		return diagnose.OpStreamingList
+	}
+	return diagnose.OpWatch
+}
+
 // showHTTPStatus shows a 410 or 504 that answered the watch request itself
 // like an ERROR event; true when it did.
 func (r *watchRun) showHTTPStatus(serr error) bool {
@@ -306,7 +317,7 @@ func (r *watchRun) showHTTPStatus(serr error) bool {
 	if !ok || errors.As(serr, &list) {
 		return false // a list's answer is no event of a watch
 	}
-	d := diagnose.FromError(serr, diagnose.Context{Operation: diagnose.OpWatch, RequestedResourceVersion: r.session.Stats().LastRV})
+	d := diagnose.FromError(serr, diagnose.Context{Operation: r.sentOp(), RequestedResourceVersion: r.session.Stats().LastRV})
 	if !d.IsRVProblem() {
 		return false
 	}
@@ -339,7 +350,7 @@ func (r *watchRun) onEvent(ev watchstream.Event, obs follow.Observation) error {
 			rec.DeleteCause = r.explainDelete(ev.Object)
 		}
 	case watchstream.EventError:
-		d := diagnose.FromStatus(*ev.Status, diagnose.Context{Operation: diagnose.OpWatch, RequestedResourceVersion: r.session.Stats().LastRV})
+		d := diagnose.FromStatus(*ev.Status, diagnose.Context{Operation: r.sentOp(), RequestedResourceVersion: r.session.Stats().LastRV})
 		rec.Diagnosis = &d
 	}
 	if err := r.showBelowBookmark(rec, obs); err != nil {
@@ -395,7 +406,7 @@ func (r *watchRun) onNotice(n follow.Notice) {
 		r.summary.StartResourceVersion = r.start
 	}
 	if n.Kind == follow.NoticeRelist && n.Err != nil {
-		dd := diagnose.FromError(n.Err, diagnose.Context{Operation: diagnose.OpWatch, RequestedResourceVersion: n.FromResourceVersion})
+		dd := diagnose.FromError(n.Err, diagnose.Context{Operation: r.sentOp(), RequestedResourceVersion: n.FromResourceVersion})
 		d = &dd
 	}
 	if err := r.p.WatchNotice(render.NewWatchNoticeRecord(n, d)); err != nil && !errors.Is(err, context.Canceled) {

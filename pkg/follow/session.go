@@ -125,7 +125,11 @@ type Session struct {
 	// (initialObjects ADDED so far) and its end bookmark has not come.
 	streamingList  bool
 	initialObjects int
-	stats          Stats
+	// askedState: the stream open (or last opened) was asked with
+	// sendInitialEvents=true, a streaming list (kept after its end
+	// bookmark: the request sent stays what it was).
+	askedState bool
+	stats      Stats
 	// held is the wait added since the last reconnect or relist notice,
 	// which the next one says (refreshFacts).
 	held      Held
@@ -209,6 +213,12 @@ func (s *Session) Stats() Stats {
 
 // End is how the session ended (valid after Run).
 func (s *Session) End() End { return s.end }
+
+// StreamingList reports whether the stream open (or last opened) was a
+// streaming list (sendInitialEvents=true): its errors answer that request,
+// which the server refuses as a list (504 TooLarge), not as a watch
+// (fresh user try 26 F1).
+func (s *Session) StreamingList() bool { return s.askedState }
 
 // EndReason says, in words, why the last stream ended (valid after Run).
 func (s *Session) EndReason() string { return s.endReason }
