@@ -213,7 +213,10 @@ func (r *watchRun) beforeWatch(wo watchstream.Options) error {
 		if !r.server.BookmarksExpected() && o.stallDefault {
 			o.StallTimeout = 0
 			r.session.StallTimeout = 0
-			r.p.Notef("%s (--stall-timeout turns the check on)", r.server.NoStallNote(res.Name()))
+			// Said as what happened to --follow's default, which the docs
+			// give as on (fresh user try 26 F6: "turns the check on" read
+			// as if the check were never on with --follow).
+			r.p.Notef("%s: --follow's stall check (default --stall-timeout %.0fs) is off here; --stall-timeout D turns it on (a stream silent for D is then closed and watched again from the last RV)", r.server.NoStallNote(res.Name()), defaultFollowStallTimeout.Seconds())
 		}
 	}
 	r.session.BookmarkPeriod, r.session.BookmarkFacts = r.bookmarkFacts()
