@@ -342,8 +342,9 @@ func (o *ExplainErrorOptions) check(ctx context.Context, d diagnose.Diagnosis) (
 		}
 		now.Storage, now.ServedBy = in.StorageName(), "served by "+in.ListServed("", "", 1).First
 	}
-	if d.Kind == diagnose.KindWatchCacheWindow {
-		// The text names a watch cache: whether this server has one for
+	if diagnose.NamesWatchAnswerer(d.Kind) {
+		// The text names who answered a watch (the watch cache, or storage
+		// where there is none): whether this server has a watch cache for
 		// the resource now says whether it can have come from here.
 		rctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 		in := serverinfo.ReadWhole(rctx, client, res.GVR.Group, res.GVR.Resource)
@@ -351,7 +352,7 @@ func (o *ExplainErrorOptions) check(ctx context.Context, d diagnose.Diagnosis) (
 		if cutFacts(ctx) {
 			return diagnose.Check{}, ctx.Err()
 		}
-		now.NoWatchCache = in.WatchCache == serverinfo.No
+		now.NoWatchCache, now.WatchCache = in.WatchCache == serverinfo.No, in.WatchCache == serverinfo.Yes
 	}
 	tried, err := checkNow(ctx, client, t, d, requested, current, o.watchAnswerBound(probe.TryOptions{}))
 	c := diagnose.CompareNow(d, requested, now, tried)
