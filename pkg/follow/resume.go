@@ -85,7 +85,6 @@ func (s *Session) advanceResume(at, from string) {
 func (s *Session) openedStream(opts watchstream.Options) {
 	s.contract = watchstream.NewContract(s.Target, opts)
 	s.streamingList = opts.SendInitialEvents
-	s.askedState = opts.SendInitialEvents
 	s.stateSent, s.initialObjects = 0, 0
 	if s.inState() {
 		// The stream repeats the state: whatever resume point there was is

@@ -125,8 +125,8 @@ type Session struct {
 	// (initialObjects ADDED so far) and its end bookmark has not come.
 	streamingList  bool
 	initialObjects int
-	// askedState: the stream open (or last opened) was asked with
-	// sendInitialEvents=true, a streaming list (kept after its end
+	// askedState: the watch request last sent (its stream open or not)
+	// had sendInitialEvents=true, a streaming list (kept after its end
 	// bookmark: the request sent stays what it was).
 	askedState bool
 	stats      Stats
@@ -214,7 +214,7 @@ func (s *Session) Stats() Stats {
 // End is how the session ended (valid after Run).
 func (s *Session) End() End { return s.end }
 
-// StreamingList reports whether the stream open (or last opened) was a
+// StreamingList reports whether the watch request last sent was a
 // streaming list (sendInitialEvents=true): its errors answer that request,
 // which the server refuses as a list (504 TooLarge), not as a watch
 // (fresh user try 26 F1).
@@ -316,6 +316,10 @@ func (s *Session) run(ctx context.Context) error {
 			pending = nil
 			opts = s.resumeOptions(opts)
 		}
+		// The request sent, whether or not a stream opens: a refusal of
+		// the request itself (a 504 where storage serves a streaming
+		// list) answers it too.
+		s.askedState = opts.SendInitialEvents
 		stream, release, err := s.openWatch(ctx, opts)
 		if err != nil {
 			if outOfTime(ctx, err) {
