@@ -22,7 +22,7 @@ var flagValues = map[string][]string{
 	"watch until":             {watchstream.EventAdded, watchstream.EventModified, watchstream.EventDeleted, watchstream.EventBookmark, watchstream.EventError},
 	"watch rv":                {"0", rvList},
 	"list rv":                 {"0"},
-	"explain-error operation": {diagnose.OpWatch, diagnose.OpList, diagnose.OpListExact, diagnose.OpListContinue},
+	"explain-error operation": {diagnose.OpWatch, diagnose.OpStreamingList, diagnose.OpList, diagnose.OpListExact, diagnose.OpListContinue},
 	"top sort":                top.SortKeys,
 	"clients watch-cache":     {clients.CacheOn, clients.CacheOff, clients.CacheUnknown},
 }

@@ -120,7 +120,7 @@ unreachable, 6 unauthorized, 7 forbidden, ...).`,
 	f.StringVarP(&o.Filename, "filename", "f", "", `A log file to scan for every resourceVersion error ("-" for stdin)`)
 	o.outputFlags = newOutputFlags(render.FormatJSON, render.FormatYAML)
 	o.addOutputFlag(f)
-	f.StringVar(&o.Operation, "operation", "", "What the failed request was, when the message does not say: watch, list, list-exact or list-continue")
+	f.StringVar(&o.Operation, "operation", "", "What the failed request was, when the message does not say: watch, streaming-list, list, list-exact or list-continue")
 	f.StringVar(&o.RV, "rv", "", "The resourceVersion the failed request asked for, when the message does not say")
 	f.BoolVar(&o.Check, "check", false, "Also read the cluster's current resourceVersion now and compare it with the error's (one list of one item)")
 	f.StringVar(&o.Resource, "resource", "configmaps", "With --check: the resource whose current resourceVersion is read (in the current namespace)")
@@ -140,9 +140,9 @@ func (o *ExplainErrorOptions) Validate(cmd *cobra.Command, args []string) error 
 		return usageErrorf(cmd, "--rv, --operation and --check describe one message; they do not apply to a log read with -f")
 	}
 	switch o.Operation {
-	case "", diagnose.OpWatch, diagnose.OpList, diagnose.OpListExact, diagnose.OpListContinue:
+	case "", diagnose.OpWatch, diagnose.OpStreamingList, diagnose.OpList, diagnose.OpListExact, diagnose.OpListContinue:
 	default:
-		return usageErrorf(cmd, "--operation %q is not a request kind: use watch, list, list-exact or list-continue", o.Operation)
+		return usageErrorf(cmd, "--operation %q is not a request kind: use watch, streaming-list, list, list-exact or list-continue", o.Operation)
 	}
 	if o.RV != "" {
 		if err := validateRV(cmd, "rv", o.RV); err != nil {
@@ -342,8 +342,9 @@ func (o *ExplainErrorOptions) check(ctx context.Context, d diagnose.Diagnosis) (
 		}
 		now.Storage, now.ServedBy = in.StorageName(), "served by "+in.ListServed("", "", 1).First
 	}
-	if d.Kind == diagnose.KindWatchCacheWindow {
-		// The text names a watch cache: whether this server has one for
+	if diagnose.NamesWatchAnswerer(d.Kind) {
+		// The text names who answered a watch (the watch cache, or storage
+		// where there is none): whether this server has a watch cache for
 		// the resource now says whether it can have come from here.
 		rctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 		in := serverinfo.ReadWhole(rctx, client, res.GVR.Group, res.GVR.Resource)
@@ -351,7 +352,7 @@ func (o *ExplainErrorOptions) check(ctx context.Context, d diagnose.Diagnosis) (
 		if cutFacts(ctx) {
 			return diagnose.Check{}, ctx.Err()
 		}
-		now.NoWatchCache = in.WatchCache == serverinfo.No
+		now.NoWatchCache, now.WatchCache = in.WatchCache == serverinfo.No, in.WatchCache == serverinfo.Yes
 	}
 	tried, err := checkNow(ctx, client, t, d, requested, current, o.watchAnswerBound(probe.TryOptions{}))
 	c := diagnose.CompareNow(d, requested, now, tried)

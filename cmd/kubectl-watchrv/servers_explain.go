@@ -27,14 +27,19 @@ func (o *ExplainErrorOptions) printExplanation(ctx context.Context, p *render.Pr
 	if !o.Check || !o.serversOn() {
 		return p.Explanation(e)
 	}
-	cc, err := o.checkServers(ctx, e.Diagnosis)
+	// What the one-server check asked the kubeconfig's server (before the
+	// servers are asked), said apart on the view's Requests line; discovery
+	// and /version are said there whole.
+	before := o.ledger.Cost()
+	kubeconfigCheck := before.Requests - before.ByKind[apiclient.KindDiscovery].Requests - before.ByKind[apiclient.KindVersion].Requests - before.Cut
+	cc, found, err := o.checkServers(ctx, e.Diagnosis)
 	if err != nil {
 		if perr := p.Explanation(e); perr != nil {
 			return perr
 		}
 		return err
 	}
-	if err := p.ExplanationServers(render.ServersExplanation{Explanation: e, Servers: cc}); err != nil {
+	if err := p.ExplanationServers(render.ServersExplanation{Explanation: e, Servers: cc, ToFind: found, KubeconfigCheck: kubeconfigCheck}); err != nil {
 		return err
 	}
 	if cc == nil {
@@ -45,7 +50,8 @@ func (o *ExplainErrorOptions) printExplanation(ctx context.Context, p *render.Pr
 
 // checkServers asks every API server what --check asks one
 // (servers.CheckAcross), and for TooLarge each one's cache RV.
-func (o *ExplainErrorOptions) checkServers(ctx context.Context, d diagnose.Diagnosis) (*servers.CrossCheck, error) {
+// found is how many of its requests went to find the servers.
+func (o *ExplainErrorOptions) checkServers(ctx context.Context, d diagnose.Diagnosis) (cc *servers.CrossCheck, found int, err error) {
 	requested := d.RequestedResourceVersion
 	if o.RV != "" {
 		requested = o.RV
@@ -53,22 +59,22 @@ func (o *ExplainErrorOptions) checkServers(ctx context.Context, d diagnose.Diagn
 	want, _ := rv.Parse(requested)
 	q, ask := servers.QuestionOf(d, want)
 	if !ask {
-		return nil, nil
+		return nil, 0, nil
 	}
 	res, err := o.resolveResource(ctx, o.Resource, "list", "watch")
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	t, err := o.targetOf(res, false)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	budget := apiclient.NewBudget(0, 0)
 	fleet, err := o.findServers(ctx, &o.serversFlags, budget)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	cc := servers.CheckAcross(ctx, fleet, t, budget, q, o.watchAnswerBound(probe.TryOptions{}))
-	cc.Requests += fleet.Found.Requests
-	return &cc, nil
+	across := servers.CheckAcross(ctx, fleet, t, budget, q, o.watchAnswerBound(probe.TryOptions{}))
+	across.Requests += fleet.Found.Requests
+	return &across, fleet.Found.Requests, nil
 }

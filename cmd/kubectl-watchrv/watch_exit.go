@@ -69,7 +69,7 @@ func (r *watchRun) failureError(err error) error {
 	case errors.As(err, &empty), errors.As(err, &behind):
 		return err // in its own words, which say the fix
 	}
-	step, op, rv := "the watch", diagnose.OpWatch, r.session.Stats().LastRV
+	step, op, rv := "the watch", r.sentOp(), r.session.Stats().LastRV
 	var list *follow.ListStepError
 	if errors.As(err, &list) {
 		step, op, rv = "the list", diagnose.OpList, ""

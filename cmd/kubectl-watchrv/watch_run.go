@@ -213,7 +213,10 @@ func (r *watchRun) beforeWatch(wo watchstream.Options) error {
 		if !r.server.BookmarksExpected() && o.stallDefault {
 			o.StallTimeout = 0
 			r.session.StallTimeout = 0
-			r.p.Notef("%s (--stall-timeout turns the check on)", r.server.NoStallNote(res.Name()))
+			// Said as what happened to --follow's default, which the docs
+			// give as on (fresh user try 26 F6: "turns the check on" read
+			// as if the check were never on with --follow).
+			r.p.Notef("%s: --follow's stall check (default --stall-timeout %.0fs) is off here; --stall-timeout D turns it on (a stream silent for D is then closed and watched again from the last RV)", r.server.NoStallNote(res.Name()), defaultFollowStallTimeout.Seconds())
 		}
 	}
 	r.session.BookmarkPeriod, r.session.BookmarkFacts = r.bookmarkFacts()
@@ -298,6 +301,17 @@ func (r *watchRun) warnIfAhead(wo watchstream.Options) error {
 	return nil
 }
 
+// sentOp is the operation the classifier is told: the request the open (or
+// last) stream was, a streaming list or a watch (fresh user try 26 F1: a
+// streaming list's own 504 TooLarge was said to be pieced together, as a
+// watch's would be).
+func (r *watchRun) sentOp() string {
+	if r.session.StreamingList() {
+		return diagnose.OpStreamingList
+	}
+	return diagnose.OpWatch
+}
+
 // showHTTPStatus shows a 410 or 504 that answered the watch request itself
 // like an ERROR event; true when it did.
 func (r *watchRun) showHTTPStatus(serr error) bool {
@@ -306,7 +320,7 @@ func (r *watchRun) showHTTPStatus(serr error) bool {
 	if !ok || errors.As(serr, &list) {
 		return false // a list's answer is no event of a watch
 	}
-	d := diagnose.FromError(serr, diagnose.Context{Operation: diagnose.OpWatch, RequestedResourceVersion: r.session.Stats().LastRV})
+	d := diagnose.FromError(serr, diagnose.Context{Operation: r.sentOp(), RequestedResourceVersion: r.session.Stats().LastRV})
 	if !d.IsRVProblem() {
 		return false
 	}
@@ -339,7 +353,7 @@ func (r *watchRun) onEvent(ev watchstream.Event, obs follow.Observation) error {
 			rec.DeleteCause = r.explainDelete(ev.Object)
 		}
 	case watchstream.EventError:
-		d := diagnose.FromStatus(*ev.Status, diagnose.Context{Operation: diagnose.OpWatch, RequestedResourceVersion: r.session.Stats().LastRV})
+		d := diagnose.FromStatus(*ev.Status, diagnose.Context{Operation: r.sentOp(), RequestedResourceVersion: r.session.Stats().LastRV})
 		rec.Diagnosis = &d
 	}
 	if err := r.showBelowBookmark(rec, obs); err != nil {
@@ -395,7 +409,7 @@ func (r *watchRun) onNotice(n follow.Notice) {
 		r.summary.StartResourceVersion = r.start
 	}
 	if n.Kind == follow.NoticeRelist && n.Err != nil {
-		dd := diagnose.FromError(n.Err, diagnose.Context{Operation: diagnose.OpWatch, RequestedResourceVersion: n.FromResourceVersion})
+		dd := diagnose.FromError(n.Err, diagnose.Context{Operation: r.sentOp(), RequestedResourceVersion: n.FromResourceVersion})
 		d = &dd
 	}
 	if err := r.p.WatchNotice(render.NewWatchNoticeRecord(n, d)); err != nil && !errors.Is(err, context.Canceled) {

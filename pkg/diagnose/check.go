@@ -23,6 +23,10 @@ type Check struct {
 	// NoWatchCache: the resource has no watch cache on this server now,
 	// from its /metrics (set only for a text that names a watch cache).
 	NoWatchCache bool `json:"noWatchCache,omitempty"`
+	// WatchCache: the resource has a watch cache on this server now, from
+	// its /metrics (set only for a text that names storage as the watch's
+	// answerer: NamesWatchAnswerer).
+	WatchCache bool `json:"watchCache,omitempty"`
 	// Tried is the request repeated now to check the verdict (nil when
 	// nothing was tried: then the verdict claims nothing about it).
 	Tried *Tried `json:"tried,omitempty"`
@@ -57,16 +61,35 @@ type Now struct {
 	ResourceVersion string
 	Storage         string
 	ServedBy        string
-	// NoWatchCache: the server's /metrics shows no watch cache for the
-	// resource now (read only for a text that names one).
-	NoWatchCache bool
+	// NoWatchCache and WatchCache: the server's /metrics shows no watch
+	// cache, or one, for the resource now (read only for a text that names
+	// who answered a watch: NamesWatchAnswerer).
+	NoWatchCache, WatchCache bool
 }
+
+// watchAnswerer is who answers a watch with the kind's words: the watch
+// cache (its window's 410) or storage (etcd's compaction, where no watch
+// cache serves the watch); "" for a kind that does not tell.
+func watchAnswerer(kind string) string {
+	switch kind {
+	case KindWatchCacheWindow:
+		return "cache"
+	case KindEtcdCompactedWatch:
+		return "storage"
+	}
+	return ""
+}
+
+// NamesWatchAnswerer reports whether the kind's words name who answered a
+// watch, so that --check reads whether the server has a watch cache for
+// the resource now (Reconcile weighs it).
+func NamesWatchAnswerer(kind string) bool { return watchAnswerer(kind) != "" }
 
 // CompareNow builds a Check from a diagnosis, the RV it is about (requested,
 // from the error or given by the user) and the current RV read now.
 func CompareNow(d Diagnosis, requested string, now Now, tried *Tried) (c Check) {
 	current := now.ResourceVersion
-	c = Check{CurrentResourceVersion: current, RequestedResourceVersion: requested, Tried: tried, ServedBy: now.ServedBy, NoWatchCache: now.NoWatchCache}
+	c = Check{CurrentResourceVersion: current, RequestedResourceVersion: requested, Tried: tried, ServedBy: now.ServedBy, NoWatchCache: now.NoWatchCache, WatchCache: now.WatchCache}
 	defer func() {
 		if tried != nil {
 			c.Verdict += "; " + tried.sentence()
@@ -109,13 +132,21 @@ func CompareNow(d Diagnosis, requested string, now Now, tried *Tried) (c Check) 
 }
 
 // Reconcile keeps a diagnosis from contradicting what --check measured:
-// when the request repeated now is refused as another kind of the same
-// class (the text is the watch cache's 410, the server answers with
-// storage's now), the text's kind says who answered then, not who answers
-// here, so the diagnosis says so and its confidence is low.
+// when the text names who answered a watch (the watch cache, or storage)
+// and the server's /metrics shows the other one serves the resource's
+// watches now, or when the request repeated now is refused as another kind
+// of the same class (the text is the watch cache's 410, the server answers
+// with storage's now), the text's kind says who answered then, not who
+// answers here, so the diagnosis says so and its confidence is low. Both
+// directions are weighed alike (fresh user try 26 F3: storage's text on a
+// server with a watch cache kept "high", no note).
 func Reconcile(d Diagnosis, c Check) Diagnosis {
-	if d.Kind == KindWatchCacheWindow && c.NoWatchCache {
+	switch who := watchAnswerer(d.Kind); {
+	case who == "cache" && c.NoWatchCache:
 		d.Notes = append(append([]string(nil), d.Notes...), fmt.Sprintf("this server has no watch cache for %s now (its /metrics): the error came from another server or another setup (the watch cache switched off since, another API server behind the same address), so who answered it then is not certain", c.Resource))
+		d.Confidence = ConfidenceLow
+	case who == "storage" && c.WatchCache:
+		d.Notes = append(append([]string(nil), d.Notes...), fmt.Sprintf("this server has a watch cache for %s now (its /metrics), which answers a watch from an RV before its window with \"too old resource version: X (Y)\", not with storage's words: the error came from another server or another setup (the watch cache switched on since, another API server behind the same address), so who answered it then is not certain", c.Resource))
 		d.Confidence = ConfidenceLow
 	}
 	if c.Tried == nil || !c.Tried.Refused {

@@ -37,18 +37,41 @@ func TestReconcile(t *testing.T) {
 	}
 }
 
-// A text that names a watch cache, checked on a server whose /metrics
-// shows none for the resource (a fresh user, cache off: "high", blaming a
-// cache the server lacks): lowered, the fact named; the text's kind kept.
-// A text that names no watch cache is not touched by the fact.
+// A text that names who answered a watch, checked on a server whose
+// /metrics shows the other one serves the resource's watches now: lowered,
+// the fact named, the text's kind kept, in both directions (a fresh user,
+// cache off: "high", blaming a cache the server lacks; fresh user try 26
+// F3: storage's words on a server with a watch cache kept "high"). A fact
+// that agrees with the text, or a text that names no answerer, changes
+// nothing.
 func TestReconcileNoWatchCache(t *testing.T) {
 	works := &Tried{Request: "watch from RV 5", Works: true, Answer: "the watch started"}
-	got := Reconcile(FromText("too old resource version: 5 (9)"), Check{Resource: "configmaps", NoWatchCache: true, Tried: works})
-	if got.Kind != KindWatchCacheWindow || got.Confidence != ConfidenceLow || !strings.Contains(strings.Join(got.Notes, "\n"), "this server has no watch cache for configmaps now") {
-		t.Fatalf("kind %s, confidence %s, notes %q", got.Kind, got.Confidence, got.Notes)
-	}
-	storage := FromText("The resourceVersion for the provided watch is too old.")
-	if got := Reconcile(storage, Check{Resource: "configmaps", NoWatchCache: true, Tried: works}); got.Confidence != storage.Confidence || len(got.Notes) != len(storage.Notes) {
-		t.Fatalf("storage's text changed by the cache fact: %s %q", got.Confidence, got.Notes)
+	const cacheText, storageText = "too old resource version: 5 (9)", "The resourceVersion for the provided watch is too old."
+	for _, c := range []struct {
+		name, text string
+		noCache    bool // the server's /metrics: no watch cache for it (else: one)
+		note       string
+	}{
+		{"cache's words, no cache", cacheText, true, "this server has no watch cache for configmaps now"},
+		{"storage's words, a cache", storageText, false, "this server has a watch cache for configmaps now"},
+		{"cache's words, a cache", cacheText, false, ""},
+		{"storage's words, no cache", storageText, true, ""},
+		{"an exact list's words, a cache", "The resourceVersion for the provided list is too old.", false, ""},
+	} {
+		d := FromText(c.text)
+		got := Reconcile(d, Check{Resource: "configmaps", NoWatchCache: c.noCache, WatchCache: !c.noCache, Tried: works})
+		if got.Kind != d.Kind {
+			t.Errorf("%s: the kind changed to %s: the text still says what it says", c.name, got.Kind)
+		}
+		notes := strings.Join(got.Notes, "\n")
+		if c.note == "" {
+			if got.Confidence != d.Confidence || len(got.Notes) != len(d.Notes) {
+				t.Errorf("%s: changed by a fact that agrees: %s %q", c.name, got.Confidence, got.Notes)
+			}
+			continue
+		}
+		if got.Confidence != ConfidenceLow || !strings.Contains(notes, c.note) {
+			t.Errorf("%s: confidence %s, notes %q; want low and %q", c.name, got.Confidence, got.Notes, c.note)
+		}
 	}
 }

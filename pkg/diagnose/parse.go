@@ -253,8 +253,8 @@ func unescapeOnce(s string) string {
 }
 
 // urlHints reads the request from a URL in the text (client-go's
-// round_trippers lines, audit logs, curl): resourceVersion, watch, continue
-// and resourceVersionMatch.
+// round_trippers lines, audit logs, curl): resourceVersion, watch,
+// sendInitialEvents, continue and resourceVersionMatch.
 func urlHints(s string) (op, rv string) {
 	i := strings.Index(s, "resourceVersion=")
 	if i >= 0 {
@@ -263,8 +263,11 @@ func urlHints(s string) (op, rv string) {
 	if !strings.Contains(s, "?") && !strings.Contains(s, "/watch/") {
 		return "", rv
 	}
+	watch := strings.Contains(s, "watch=true") || strings.Contains(s, "watch=1") || strings.Contains(s, "/watch/")
 	switch {
-	case strings.Contains(s, "watch=true") || strings.Contains(s, "watch=1") || strings.Contains(s, "/watch/"):
+	case watch && strings.Contains(s, "sendInitialEvents=true"):
+		op = OpStreamingList
+	case watch:
 		op = OpWatch
 	case strings.Contains(s, "continue="):
 		op = OpListContinue

@@ -36,6 +36,11 @@ const (
 	OpList         = "list"
 	OpListExact    = "list-exact"
 	OpListContinue = "list-continue"
+	// OpStreamingList is a watch with sendInitialEvents=true: the server
+	// answers a future RV as it answers a list (504 TooLarge, as an ERROR
+	// event in a 200 stream when the watch cache serves it), not by
+	// holding it as it holds a plain watch.
+	OpStreamingList = "streaming-list"
 )
 
 // Kinds: the sub-kind of a class. Each one has its own text in advice.go and
@@ -98,8 +103,8 @@ type Diagnosis struct {
 	Reason  string `json:"reason,omitempty"`
 	Message string `json:"message,omitempty"`
 
-	// Operation is the request the error answered, when known: watch, list,
-	// list-exact or list-continue.
+	// Operation is the request the error answered, when known: watch,
+	// streaming-list, list, list-exact or list-continue.
 	Operation string `json:"operation,omitempty"`
 	// Source names the wrapper the error was found in (kubectl, client-go
 	// reflector, Python client, ...), for FromText and ScanLog.
@@ -117,7 +122,7 @@ type Diagnosis struct {
 // Context is what the caller knows about the request that failed. Both
 // fields are optional.
 type Context struct {
-	Operation                string // "watch", "list", "list-exact", "list-continue", "" unknown
+	Operation                string // "watch", "streaming-list", "list", "list-exact", "list-continue", "" unknown
 	RequestedResourceVersion string
 }
 

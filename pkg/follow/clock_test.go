@@ -112,7 +112,13 @@ type running struct {
 
 func start(t *testing.T, s *Session) *running {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
+	return startIn(t, context.Background(), s)
+}
+
+// startIn is start under parent (a deadline: the run's --timeout).
+func startIn(t *testing.T, parent context.Context, s *Session) *running {
+	t.Helper()
+	ctx, cancel := context.WithCancel(parent)
 	r := &running{notices: make(chan Notice, 100), events: make(chan watchstream.Event, 1000), done: make(chan error, 1), cancel: cancel}
 	// A session that runs on after the test stopped reading (an immediate
 	// reconnect loop) must not block on a full channel once cancelled.

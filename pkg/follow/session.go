@@ -125,7 +125,11 @@ type Session struct {
 	// (initialObjects ADDED so far) and its end bookmark has not come.
 	streamingList  bool
 	initialObjects int
-	stats          Stats
+	// askedState: the watch request last sent (its stream open or not)
+	// had sendInitialEvents=true, a streaming list (kept after its end
+	// bookmark: the request sent stays what it was).
+	askedState bool
+	stats      Stats
 	// held is the wait added since the last reconnect or relist notice,
 	// which the next one says (refreshFacts).
 	held      Held
@@ -209,6 +213,12 @@ func (s *Session) Stats() Stats {
 
 // End is how the session ended (valid after Run).
 func (s *Session) End() End { return s.end }
+
+// StreamingList reports whether the watch request last sent was a
+// streaming list (sendInitialEvents=true): its errors answer that request,
+// which the server refuses as a list (504 TooLarge), not as a watch
+// (fresh user try 26 F1).
+func (s *Session) StreamingList() bool { return s.askedState }
 
 // EndReason says, in words, why the last stream ended (valid after Run).
 func (s *Session) EndReason() string { return s.endReason }
@@ -306,6 +316,10 @@ func (s *Session) run(ctx context.Context) error {
 			pending = nil
 			opts = s.resumeOptions(opts)
 		}
+		// The request sent, whether or not a stream opens: a refusal of
+		// the request itself (a 504 where storage serves a streaming
+		// list) answers it too.
+		s.askedState = opts.SendInitialEvents
 		stream, release, err := s.openWatch(ctx, opts)
 		if err != nil {
 			if outOfTime(ctx, err) {
@@ -354,12 +368,16 @@ func (s *Session) run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
-		if s.Follow && end.err == nil && endsWithin(ctx, time.Second) {
+		if s.Follow && end.err == nil && !end.quietStall && endsWithin(ctx, time.Second) {
 			// The server ended the stream at the run's own end (the
-			// watch's timeoutSeconds is what --timeout left): a reconnect
-			// would have no time, and none is announced or counted
-			// (fresh user try 16: "reconnect in 0.0s", then the summary
-			// of 1 stream and 1 reconnect).
+			// watch's timeoutSeconds is what --timeout left, in whole
+			// seconds): a reconnect would have no time, and none is
+			// announced or counted (fresh user try 16: "reconnect in
+			// 0.0s", then the summary of 1 stream and 1 reconnect). A
+			// stream the stall watchdog closed is no end of the server's:
+			// its reconnect is dropped only when its wait would pass
+			// --timeout (sleep), as the docs say (fresh user try 26 F5: one
+			// of 0.0 s was dropped with 0.9 s left).
 			<-ctx.Done()
 			return nil
 		}

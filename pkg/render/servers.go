@@ -348,11 +348,17 @@ type ServersExplanation struct {
 	// Interrupted is set when Ctrl-C or SIGTERM cut the question of a
 	// server: it is not among Servers (servers.CrossCheck.Interrupted).
 	Interrupted *Interruption `json:"interrupted,omitempty"`
+	// ToFind and KubeconfigCheck are parts of the Requests line (its
+	// builder, requestParts): the requests that found the servers (in
+	// Servers.Requests too), and the one-server --check's.
+	ToFind          int `json:"-"`
+	KubeconfigCheck int `json:"-"`
+	millis          float64
 }
 
 // ExplanationServers prints an explanation and what every server said.
 func (p *Printer) ExplanationServers(e ServersExplanation) error {
-	e.Cost = p.cost()
+	e.Cost, e.millis = p.cost(), p.runMillis()
 	if e.Servers != nil {
 		if done, of, ok := e.Servers.Interrupted(); ok {
 			e.Interrupted = &Interruption{Done: done, Of: of, CutRequests: e.Servers.Cut, CutTargets: of - done}
@@ -414,7 +420,9 @@ func (p *Printer) explanationServersHuman(e ServersExplanation) error {
 			return err
 		}
 	}
-	return nil
+	// Every part of the run's cost, as every per-server view says it.
+	q := requestParts{toServers: cc.Requests - e.ToFind, asked: len(cc.Servers), toFind: e.ToFind, kubeconfigCheck: e.KubeconfigCheck, cost: e.Cost, in: e.Interrupted, millis: e.millis}
+	return KeyValues(p.Out, [][2]string{{"Requests", q.text()}})
 }
 
 // discoverySource says where the servers' addresses came from.

@@ -35,25 +35,48 @@ func (r ServersReport) fleet() int {
 	return len(r.Servers)
 }
 
-// requestsText is the Requests line: every part of the run's cost
+// requestsText is the Requests line of the per-server view of one
+// collection (requestParts).
+func (r ServersReport) requestsText() string {
+	return requestParts{toServers: r.Requests - r.Discovery.Requests, asked: r.asked(), toFind: r.Discovery.Requests, cost: r.Cost, in: r.Interrupted, millis: r.Millis}.text()
+}
+
+// requestParts are the parts of every per-server view's Requests line
+// (the one builder: list, probe and explain-error --check --servers).
+type requestParts struct {
+	toServers, asked, toFind int
+	// kubeconfigCheck: explain-error's one-server --check, asked of the
+	// kubeconfig's server before the servers were (its requests but
+	// discovery and /version, which are said with the others').
+	kubeconfigCheck int
+	cost            *Cost
+	in              *Interruption
+	millis          float64
+}
+
+// text is the Requests line: every part of the run's cost
 // (Cost.Requests), each said, so that they add up to the JSON's: the
 // rows' (to the servers measured, and to find them), the resource's
-// discovery and /version, those the servers the signal cut had answered
-// (Interruption.CutRequests), and those the signal cut in flight
-// (Cost.Cut). Adversary try 25 F4: the human line said 17 of the JSON's
-// 19, the 2 the signal cut in no human line.
-func (r ServersReport) requestsText() string {
-	s := fmt.Sprintf("%d to %d server(s) + %d to find them", r.Requests-r.Discovery.Requests, r.asked(), r.Discovery.Requests)
-	if r.Cost != nil {
-		if n := r.Cost.ByKind[apiclient.KindDiscovery].Requests + r.Cost.ByKind[apiclient.KindVersion].Requests; n > 0 {
+// discovery and /version, explain-error's one-server check, those the
+// servers the signal cut had answered (Interruption.CutRequests), and
+// those the signal cut in flight (Cost.Cut). Adversary try 25 F4: the
+// human line said 17 of the JSON's 19, the 2 the signal cut in no human
+// line; fresh user try 26 F4: explain-error's view had no Requests line.
+func (q requestParts) text() string {
+	s := fmt.Sprintf("%d to %d server(s) + %d to find them", q.toServers, q.asked, q.toFind)
+	if q.cost != nil {
+		if n := q.cost.ByKind[apiclient.KindDiscovery].Requests + q.cost.ByKind[apiclient.KindVersion].Requests; n > 0 {
 			s += fmt.Sprintf(" + %d to discover the resource and read /version", n)
 		}
 	}
-	if in := r.Interrupted; in != nil && in.CutRequests > 0 {
+	if q.kubeconfigCheck > 0 {
+		s += fmt.Sprintf(" + %d to the kubeconfig's server for --check", q.kubeconfigCheck)
+	}
+	if in := q.in; in != nil && in.CutRequests > 0 {
 		s += fmt.Sprintf(" + %d answered by the %d server(s) the signal cut", in.CutRequests, in.CutTargets)
 	}
-	if r.Cost != nil && r.Cost.Cut > 0 {
-		s += fmt.Sprintf(" + %d cut by the signal before their answer", r.Cost.Cut)
+	if q.cost != nil && q.cost.Cut > 0 {
+		s += fmt.Sprintf(" + %d cut by the signal before their answer", q.cost.Cut)
 	}
-	return s + ", in " + millis(r.Millis)
+	return s + ", in " + millis(q.millis)
 }

@@ -211,7 +211,8 @@ func (in *Info) StreamingRefusedHint() string {
 func (in *Info) BookmarksExpected() bool { return !in.cacheOff() }
 
 // NoStallNote says why a following watch does not treat silence as a
-// stall here (the caller names the setting that turns the check on).
+// stall here (the caller says what became of its check, and how to turn
+// it on).
 func (in *Info) NoStallNote(resource string) string {
 	return resource + " has no watch cache on this server: its watches are served by " + in.StorageName() + ", which sends no bookmarks, so a quiet stream stays silent and is not taken for a stall"
 }

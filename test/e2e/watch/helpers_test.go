@@ -35,10 +35,13 @@ type record struct {
 		Message string `json:"message"`
 	} `json:"status"`
 	Diagnosis *struct {
-		Class                 string `json:"class"`
-		Kind                  string `json:"kind"`
-		Fix                   string `json:"fix"`
-		OldestResourceVersion string `json:"oldestResourceVersion"`
+		Class                 string   `json:"class"`
+		Kind                  string   `json:"kind"`
+		Fix                   string   `json:"fix"`
+		OldestResourceVersion string   `json:"oldestResourceVersion"`
+		Confidence            string   `json:"confidence"`
+		Operation             string   `json:"operation"`
+		Notes                 []string `json:"notes"`
 	} `json:"diagnosis"`
 	// notices
 	ListResourceVersion string              `json:"listResourceVersion"`

@@ -1,0 +1,47 @@
+//go:build e2e
+
+package explain
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
+)
+
+// A text that names who answered a watch (the watch cache's window, or
+// storage's compaction where no watch cache serves the watch), checked on
+// a server whose /metrics shows the other one serves configmaps' watches
+// now, is lowered with that fact as its note, in both directions; where
+// the server agrees with the text, no such note. Fresh user try 26 F3:
+// storage's words on a cache-on server kept "high", no note, while the
+// mirror case was lowered.
+func TestCheckWeighsWhoAnswersAWatchBothWays(t *testing.T) {
+	const cacheText, storageText = "too old resource version: %d (%d)", "The resourceVersion for the provided watch is too old."
+	for _, cell := range []string{"v1.37/etcd/cache-on", "v1.37/etcd/cache-off"} {
+		t.Run(cell, func(t *testing.T) {
+			t.Parallel()
+			c := framework.StartCell(t, cell)
+			cs, ns := framework.Namespace(t, c, "explain-answerer")
+			w := framework.ConfigMapWriter{T: t, Clientset: cs, Namespace: ns}
+			start := framework.RVNum(t, w.Create("a", nil).ResourceVersion)
+			on := strings.HasSuffix(cell, "cache-on")
+			for _, r := range []struct {
+				name  string
+				args  []string
+				noted bool // the text's answerer is not the one serving now
+			}{
+				{"the watch cache's words", []string{fmt.Sprintf(cacheText, start, start+2)}, !on},
+				{"storage's words", []string{"--rv", fmt.Sprint(start), "--operation", "watch", storageText}, on},
+			} {
+				e := explain(t, c, nil, append([]string{"--check", "-n", ns}, r.args...)...)
+				notes := strings.Join(e.Notes, "\n")
+				fact := strings.Contains(notes, "watch cache for configmaps now")
+				if fact != r.noted || (e.Confidence == "low") != r.noted {
+					t.Errorf("%s, %s: confidence %s, notes %q; want the server's watch cache named and low: %v", cell, r.name, e.Confidence, e.Notes, r.noted)
+				}
+			}
+		})
+	}
+}
