@@ -26,6 +26,11 @@ type WalkOptions struct {
 	// (zero fields: 6 tries, 250 ms doubling, the server's Retry-After
 	// honoured, waits capped at 30 s).
 	Retry apiclient.Retry
+	// FirstPageOnce sends the first page once: for a caller that sends
+	// the whole list again itself after a failure (watch --follow's
+	// relist, within its reconnect backoff), so that no request is
+	// retried by two policies one inside the other.
+	FirstPageOnce bool
 	// Keeps is what the caller keeps of each item onItem sees, in bytes
 	// (nil: nothing; KeptItem for the whole ItemMeta, as a watch's list
 	// keeps it; -o name its name): the walk ends past MaxKeptBytes of
@@ -227,7 +232,7 @@ func walkOnce(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Wa
 				}
 			}
 		}
-		p, retries, err := listPageRetrying(ctx, c, t, o, opts, i > 1, each)
+		p, retries, err := listPageRetrying(ctx, c, t, o, opts, i > 1 || !o.FirstPageOnce, each)
 		a.Retries += retries
 		if retries > 0 {
 			a.RetriedPages = append(a.RetriedPages, i)
@@ -286,7 +291,11 @@ func walkOnce(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Wa
 // the server's Retry-After. A continue token stays valid across an API
 // server restart as long as etcd keeps the revision, so waiting out a
 // restart (a few seconds) is better than starting over. The first page is
-// not retried: it has nothing to lose, and the error is the answer.
+// retried alike (fresh user try 26 F2: a 503 with Retry-After on page 1
+// ended the list at once, where kubectl get waits it out and
+// docs/list.md says any page is sent again): a transient failure is one
+// whatever the page. What is retried is the one classifier's retryable
+// set: a 504 TooLarge, a 410 are answers, never sent again.
 func (o WalkOptions) pageRetry() apiclient.Retry {
 	r := o.Retry
 	if r.Tries <= 0 {
