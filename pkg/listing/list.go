@@ -218,8 +218,8 @@ func (p *Page) NewestItemRV() uint64 {
 type CurrentOptions struct {
 	// Budget (nil = unbounded) gives one token to each request sent.
 	Budget *apiclient.Budget
-	// Retry is how a transient failure (the one classifier's retryable
-	// set: a 5xx, a 429, a broken connection) is waited out, the server's
+	// Retry is how a transient failure (sendAgain: a 5xx, a 429, a broken
+	// connection; not an answer that never began in its bound) is waited out, the server's
 	// Retry-After honoured and capped, as a walk's pages are (fresh user
 	// try 26 F2: a 503 was retried on a continue page, never here); any
 	// other answer (a 410, a 504 TooLarge, a 403) is the answer.
@@ -237,7 +237,7 @@ func CurrentRV(ctx context.Context, c *apiclient.Client, t apiclient.Target, o C
 		if err == nil {
 			return p.ResourceVersion, p, nil
 		}
-		if !transient(err) || !o.Retry.More(failed) || o.Budget.Remaining() == 0 {
+		if !sendAgain(err, false) || !o.Retry.More(failed) || o.Budget.Remaining() == 0 {
 			return "", nil, err
 		}
 		if werr := o.Retry.Wait(ctx, o.Retry.Delay(failed, err)); werr != nil {

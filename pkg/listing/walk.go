@@ -318,7 +318,7 @@ func listPageRetrying(ctx context.Context, c *apiclient.Client, t apiclient.Targ
 		} else {
 			wo.trace("GET %s: %s at RV %s, %s (%s)", url, text.Count(p.Count, "item"), p.ResourceVersion, text.Count(p.Bytes, "byte"), p.Duration.Round(time.Millisecond))
 		}
-		if err == nil || !retry || !policy.More(failed) || !transient(err) {
+		if err == nil || !retry || !policy.More(failed) || !sendAgain(err, o.Continue != "") {
 			return p, failed - 1, err
 		}
 		wait := policy.Delay(failed, err)
@@ -329,9 +329,17 @@ func listPageRetrying(ctx context.Context, c *apiclient.Client, t apiclient.Targ
 	}
 }
 
-// transient reports failures worth one more try: no connection, a 5xx, 429.
-func transient(err error) bool {
-	return diagnose.ClassifyFailure(err).Retryable()
+// sendAgain reports a list request's failure worth one more try: the one
+// classifier's retryable set (no connection, a broken one, a 5xx, a 429)
+// for every request of the one list path. An answer that never began
+// within its bound (FailureNoAnswer: --request-timeout, or AnswerWait) is
+// sent again only for a continue page, which has a snapshot to lose: a
+// first page or a current-RV read that waited its whole bound ends there,
+// as docs/requests.md promises ("no answer began within 1m15s", exit 4),
+// never six bounds later.
+func sendAgain(err error, continued bool) bool {
+	f := diagnose.ClassifyFailure(err)
+	return f.Retryable() && (continued || f != diagnose.FailureNoAnswer)
 }
 
 // ContinueExpiredError says a continue token expired mid-list.
