@@ -296,11 +296,8 @@ func (o *RootOptions) describeRequestError(err error, verb, what string) error {
 				fix = ": " + d.Fix
 			}
 		}
-		words := text.OneLine(err.Error())
-		if strings.TrimSpace(words) == "" {
-			words = "no message"
-		}
-		return &worded{msg: fmt.Sprintf("%s answered %s %s with %s%s", server, answered, what, diagnose.StatusAnswer(st, words), fix), err: err}
+		said, _ := apiclient.AnswerWords(server, verb, what, err) // the one describer of an answer
+		return &worded{msg: said + fix, err: err}
 	}
 	if diagnose.IsUnreadableAnswer(err) {
 		part := "a body"

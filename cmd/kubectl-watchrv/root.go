@@ -374,7 +374,7 @@ func run(args []string, streams genericiooptions.IOStreams) (code int) {
 	cmdCtx = metrics.WithSideReads(cmdCtx)
 	// And of the per-server reads: a server that gave no answer is not
 	// asked again (servers.WithSilentServers).
-	cmdCtx = servers.WithSilentServers(cmdCtx)
+	cmdCtx = o.countRetryWaits(servers.WithSilentServers(cmdCtx))
 	o.runCtx = cmdCtx
 	// A credential plugin still running when the run ends (Ctrl-C, a
 	// watch's --timeout) does not outlive it, whatever path returned.
@@ -406,7 +406,7 @@ func run(args []string, streams genericiooptions.IOStreams) (code int) {
 	// parser's echo of a huge value): the head and the fix at the end stay.
 	// The kubeconfig's URLs and secrets are redacted in every error line,
 	// whichever step quoted them.
-	fmt.Fprintln(streams.ErrOut, text.Shorten("error: "+text.Inline(o.redactKubeconfig(withoutRetryAdvice(err))), text.MaxLine))
+	fmt.Fprintln(streams.ErrOut, text.Shorten("error: "+text.Inline(o.withRetryWaits(o.redactKubeconfig(withoutRetryAdvice(err)))), text.MaxLine))
 	return exitCode(err)
 }
 

@@ -271,7 +271,9 @@ func (r *watchRun) warnIfAhead(wo watchstream.Options) error {
 		if r.ctx.Err() != nil {
 			return r.ctx.Err()
 		}
-		r.p.Warnf("cannot read the current RV to check --rv %s against it: %s", start, text.OneLine(cur.err.Error()))
+		// The answer said as the error line says it (fresh user try 26
+		// F7: a 502's HTML page alone read as the reason).
+		r.p.Warnf("cannot read the current RV to check --rv %s against it: %s", start, apiclient.FailureWords("list", r.target.Resource.Name(), cur.err))
 		return nil
 	}
 	c, why := rv.OfStorage(cur.rv)
@@ -396,7 +398,7 @@ func (r *watchRun) explainDelete(m apiclient.ItemMeta) string {
 	defer cancel()
 	cause, err := follow.DeleteCause(ctx, r.client, r.target, m)
 	if err != nil {
-		r.p.Warnf("--explain-deletes: cannot GET %s/%s: %s", m.Namespace, m.Name, text.OneLine(err.Error()))
+		r.p.Warnf("--explain-deletes: cannot GET %s/%s: %s", m.Namespace, m.Name, apiclient.FailureWords("get", r.target.Resource.Name()+" "+m.Name, err))
 	}
 	return cause
 }

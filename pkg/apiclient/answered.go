@@ -2,8 +2,13 @@ package apiclient
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/watchrv/kubectl-watchrv/internal/text"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 )
 
 // answeredError is a server's error answer (a Status) to one request Get
@@ -45,4 +50,37 @@ func AnsweredVerb(err error) string {
 		return a.verb
 	}
 	return ""
+}
+
+// AnswerWords is the one way a server's error answer is said, by the
+// final error line and by a note or warning that quotes it alike:
+// "<server> answered <verb> <what> with <status>: <message>" (the verb of
+// the request that got it when Get marked one, else verb). ok is false
+// when err carries no Status (no connection, a body that broke): its own
+// words then say it. A note that quoted a 5xx's body
+// alone read an HTML page or "etcdserver: leader changed" as the reason
+// itself, without its status nor its request (fresh user try 26 F7).
+func AnswerWords(server, verb, what string, err error) (string, bool) {
+	st, ok := diagnose.StatusOf(err)
+	if !ok {
+		return "", false
+	}
+	if v := AnsweredVerb(err); v != "" {
+		verb = v
+	}
+	words := text.OneLine(err.Error())
+	if strings.TrimSpace(words) == "" {
+		words = "no message"
+	}
+	return fmt.Sprintf("%s answered %s %s with %s", server, verb, what, diagnose.StatusAnswer(st, words)), true
+}
+
+// FailureWords is how a note or a warning says a request's failure:
+// AnswerWords of "the API server" for an answer, the error's own words
+// on one line otherwise.
+func FailureWords(verb, what string, err error) string {
+	if w, ok := AnswerWords("the API server", verb, what, err); ok {
+		return w
+	}
+	return text.OneLine(err.Error())
 }

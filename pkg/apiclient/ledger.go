@@ -38,6 +38,8 @@ type Ledger struct {
 	// ended (Cost.Cut).
 	run context.Context
 	cut int
+	// waits is the run's stopwatch, whose retry waits Cost says.
+	waits *Stopwatch
 }
 
 // NewLedger starts an empty account, at the start of a run.
@@ -72,6 +74,9 @@ type Cost struct {
 	// Cut counts the requests of Requests that the signal cut (CutBy):
 	// sent, so counted, but no answer of the run's (cutshare.go).
 	Cut int `json:"cut,omitempty"`
+	// RetryWait is the retry policy's waits before requests sent again
+	// (retrywait.go): the plugin's own, said apart from its requests.
+	RetryWait *RetryWait `json:"retryWait,omitempty"`
 }
 
 // KindCost is the share of one kind of request.
@@ -186,7 +191,7 @@ func (l *Ledger) Cost() Cost {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	c := Cost{Requests: l.requests, Bytes: l.bytes, ByKind: map[BodyKind]KindCost{}, Cut: l.cut}
+	c := Cost{Requests: l.requests, Bytes: l.bytes, ByKind: map[BodyKind]KindCost{}, Cut: l.cut, RetryWait: retryWait(l.waits)}
 	for k, v := range l.byKind {
 		c.ByKind[k] = *v
 	}

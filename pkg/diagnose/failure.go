@@ -204,13 +204,17 @@ func IsUnbounded(err error) bool {
 	return errors.As(err, &u) && u.Unbounded()
 }
 
-// IsTooLarge reports a 504 (or the cacher's 429) whose cause is
-// ResourceVersionTooLarge, or the message-only form older servers send.
+// IsTooLarge reports a 504 whose cause is ResourceVersionTooLarge, or the
+// message-only form older servers send: the failure of exit 10 and of a
+// relist.
 func IsTooLarge(err error) bool {
-	if st, ok := StatusOf(err); ok && st.Code != 0 && !fitsCode(KindResourceVersionTooLarge, int(st.Code)) &&
-		!fitsCode(KindConsistentReadCacheLagging, int(st.Code)) {
+	if st, ok := StatusOf(err); ok && st.Code != 0 && !fitsCode(KindResourceVersionTooLarge, int(st.Code)) {
 		// The HTTP status wins (kindcode.go): a 500 carrying the cause is
-		// a server error, as its diagnosis says (adversary try 25 F3).
+		// a server error, as its diagnosis says (adversary try 25 F3),
+		// and a 429 is a 429 whatever its body's reason or code say (the
+		// cacher's lagging 429 among them: a wait, exit 8), not exit 10
+		// for the bodies that said Timeout or 504 and exit 8 for those
+		// that said TooManyRequests (adversary try 26 F2).
 		return false
 	}
 	if apierrors.HasStatusCause(err, metav1.CauseTypeResourceVersionTooLarge) {

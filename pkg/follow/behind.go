@@ -13,6 +13,7 @@ import (
 
 	"github.com/watchrv/kubectl-watchrv/internal/rv"
 	"github.com/watchrv/kubectl-watchrv/internal/text"
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
 	"github.com/watchrv/kubectl-watchrv/pkg/watchstream"
@@ -98,7 +99,9 @@ func (s *Session) armBehindCheck(ctx context.Context, stream *watchstream.Stream
 		r, _ := rv.Parse(resume)
 		switch {
 		case err != nil:
-			c.unchecked = text.OneLine(err.Error())
+			// Said as the error line says the answer: its status and
+			// request, not its body alone (fresh user try 26 F7).
+			c.unchecked = apiclient.FailureWords("list", s.Target.Resource.Name(), err)
 		case why != "":
 			// No current RV was read: neither behind nor not behind
 			// (adversary try 24 F2: RV "0" was taken for behind).

@@ -27,12 +27,16 @@ const relistPageSize = 500
 // RV the watch just found too old. Like every request of the plugin it is
 // sent once: a 504 TooLarge falls back to "" at once instead of after
 // client-go's ten hidden retries (~40 s).
-func (s *Session) list(ctx context.Context, tries []string) (Notice, error) {
+//
+// again is a relist: its caller (relistFor) sends it again after the
+// reconnect backoff, so its first page is sent once (no retry inside a
+// retry); --rv list's first list is retried by the walk's policy.
+func (s *Session) list(ctx context.Context, tries []string, again bool) (Notice, error) {
 	n := Notice{Kind: NoticeListed, Time: s.clock().Now()}
 	var lastErr error
 	for _, at := range tries {
 		n.Tried = append(n.Tried, at)
-		listRV, items, err := s.listAt(ctx, at)
+		listRV, items, err := s.listAt(ctx, at, again)
 		if err != nil {
 			lastErr = err
 			f := diagnose.ClassifyFailure(err)
@@ -79,7 +83,7 @@ func (s *Session) ListURL() string {
 }
 
 // listAt is one list of the whole collection at rv.
-func (s *Session) listAt(ctx context.Context, rv string) (string, []apiclient.ItemMeta, error) {
+func (s *Session) listAt(ctx context.Context, rv string, again bool) (string, []apiclient.ItemMeta, error) {
 	if rv != "" && rv != "0" {
 		o := listing.PageOptions{ResourceVersion: rv}
 		p, err := listing.List(ctx, s.Client, s.Target, o)
@@ -91,7 +95,7 @@ func (s *Session) listAt(ctx context.Context, rv string) (string, []apiclient.It
 		return p.ResourceVersion, p.Items, nil
 	}
 	var items []apiclient.ItemMeta
-	res, err := listing.Walk(ctx, s.Client, s.Target, listing.WalkOptions{PageOptions: listing.PageOptions{Limit: relistPageSize, ResourceVersion: rv}, Trace: s.Trace, Keeps: listing.KeptItem},
+	res, err := listing.Walk(ctx, s.Client, s.Target, listing.WalkOptions{PageOptions: listing.PageOptions{Limit: relistPageSize, ResourceVersion: rv}, Trace: s.Trace, Keeps: listing.KeptItem, FirstPageOnce: again},
 		func(m apiclient.ItemMeta) { items = append(items, m) })
 	if err != nil {
 		return "", nil, err
@@ -123,7 +127,7 @@ func (s *Session) relist(ctx context.Context, c *relistCause) error {
 		// servers of one storage is read from them.
 		s.mixing = mixingDetector{}
 	}
-	n, err := s.list(ctx, tries)
+	n, err := s.list(ctx, tries, true)
 	var none *NoResumePointError
 	if err == nil || errors.As(err, &none) {
 		// The relist's list was sent and answered, resume point or not
@@ -178,7 +182,7 @@ type relistCause struct {
 
 // listFirst is --rv list: list, then watch from the List's RV.
 func (s *Session) listFirst(ctx context.Context, opts watchstream.Options) (watchstream.Options, error) {
-	n, err := s.list(ctx, []string{""})
+	n, err := s.list(ctx, []string{""}, false)
 	if err != nil {
 		return opts, &ListStepError{Err: err}
 	}

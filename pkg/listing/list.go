@@ -218,14 +218,18 @@ func (p *Page) NewestItemRV() uint64 {
 type CurrentOptions struct {
 	// Budget (nil = unbounded) gives one token to each request sent.
 	Budget *apiclient.Budget
-	// Retry is how a 429 is waited out (the server's Retry-After, capped);
-	// nothing else is retried: any other answer is the answer.
+	// Retry is how a transient failure (sendAgain: a 5xx, a 429, a broken
+	// connection; not an answer that never began in its bound) is waited out, the server's
+	// Retry-After honoured and capped, as a walk's pages are (fresh user
+	// try 26 F2: a 503 was retried on a continue page, never here); any
+	// other answer (a 410, a 504 TooLarge, a 403) is the answer.
 	Retry apiclient.Retry
 }
 
 // CurrentRV is the plugin's one read of a collection's current RV: a
 // consistent list of one item, metadata only (about a kilobyte whatever the
-// collection size), within the budget, a 429 waited out by o.Retry. The
+// collection size), within the budget, a transient failure waited out by
+// o.Retry. The
 // page comes back too: its item tells the RV of one object.
 func CurrentRV(ctx context.Context, c *apiclient.Client, t apiclient.Target, o CurrentOptions) (string, *Page, error) {
 	for failed := 1; ; failed++ {
@@ -233,7 +237,7 @@ func CurrentRV(ctx context.Context, c *apiclient.Client, t apiclient.Target, o C
 		if err == nil {
 			return p.ResourceVersion, p, nil
 		}
-		if !apierrors.IsTooManyRequests(err) || !o.Retry.More(failed) || o.Budget.Remaining() == 0 {
+		if !sendAgain(err, false) || !o.Retry.More(failed) || o.Budget.Remaining() == 0 {
 			return "", nil, err
 		}
 		if werr := o.Retry.Wait(ctx, o.Retry.Delay(failed, err)); werr != nil {

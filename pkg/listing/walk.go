@@ -26,6 +26,11 @@ type WalkOptions struct {
 	// (zero fields: 6 tries, 250 ms doubling, the server's Retry-After
 	// honoured, waits capped at 30 s).
 	Retry apiclient.Retry
+	// FirstPageOnce sends the first page once: for a caller that sends
+	// the whole list again itself after a failure (watch --follow's
+	// relist, within its reconnect backoff), so that no request is
+	// retried by two policies one inside the other.
+	FirstPageOnce bool
 	// Keeps is what the caller keeps of each item onItem sees, in bytes
 	// (nil: nothing; KeptItem for the whole ItemMeta, as a watch's list
 	// keeps it; -o name its name): the walk ends past MaxKeptBytes of
@@ -227,7 +232,7 @@ func walkOnce(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Wa
 				}
 			}
 		}
-		p, retries, err := listPageRetrying(ctx, c, t, o, opts, i > 1, each)
+		p, retries, err := listPageRetrying(ctx, c, t, o, opts, i > 1 || !o.FirstPageOnce, each)
 		a.Retries += retries
 		if retries > 0 {
 			a.RetriedPages = append(a.RetriedPages, i)
@@ -286,7 +291,11 @@ func walkOnce(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Wa
 // the server's Retry-After. A continue token stays valid across an API
 // server restart as long as etcd keeps the revision, so waiting out a
 // restart (a few seconds) is better than starting over. The first page is
-// not retried: it has nothing to lose, and the error is the answer.
+// retried alike (fresh user try 26 F2: a 503 with Retry-After on page 1
+// ended the list at once, where kubectl get waits it out and
+// docs/list.md says any page is sent again): a transient failure is one
+// whatever the page. What is retried is the one classifier's retryable
+// set: a 504 TooLarge, a 410 are answers, never sent again.
 func (o WalkOptions) pageRetry() apiclient.Retry {
 	r := o.Retry
 	if r.Tries <= 0 {
@@ -309,7 +318,7 @@ func listPageRetrying(ctx context.Context, c *apiclient.Client, t apiclient.Targ
 		} else {
 			wo.trace("GET %s: %s at RV %s, %s (%s)", url, text.Count(p.Count, "item"), p.ResourceVersion, text.Count(p.Bytes, "byte"), p.Duration.Round(time.Millisecond))
 		}
-		if err == nil || !retry || !policy.More(failed) || !transient(err) {
+		if err == nil || !retry || !policy.More(failed) || !sendAgain(err, o.Continue != "") {
 			return p, failed - 1, err
 		}
 		wait := policy.Delay(failed, err)
@@ -320,9 +329,17 @@ func listPageRetrying(ctx context.Context, c *apiclient.Client, t apiclient.Targ
 	}
 }
 
-// transient reports failures worth one more try: no connection, a 5xx, 429.
-func transient(err error) bool {
-	return diagnose.ClassifyFailure(err).Retryable()
+// sendAgain reports a list request's failure worth one more try: the one
+// classifier's retryable set (no connection, a broken one, a 5xx, a 429)
+// for every request of the one list path. An answer that never began
+// within its bound (FailureNoAnswer: --request-timeout, or AnswerWait) is
+// sent again only for a continue page, which has a snapshot to lose: a
+// first page or a current-RV read that waited its whole bound ends there,
+// as docs/requests.md promises ("no answer began within 1m15s", exit 4),
+// never six bounds later.
+func sendAgain(err error, continued bool) bool {
+	f := diagnose.ClassifyFailure(err)
+	return f.Retryable() && (continued || f != diagnose.FailureNoAnswer)
 }
 
 // ContinueExpiredError says a continue token expired mid-list.

@@ -8,7 +8,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
 	"github.com/watchrv/kubectl-watchrv/pkg/serverinfo"
@@ -94,7 +93,7 @@ func newRunWide(ctx context.Context, c *apiclient.Client, resources []apiclient.
 		r.Groups = "apiservices"
 		page, err := listing.List(ctx, c, apiclient.Target{Resource: apiclient.Resource{GVR: apiServicesGVR}}, listing.PageOptions{Budget: b})
 		if err != nil {
-			r.Groups = "built-in only: the APIServices could not be read (" + text.OneLine(err.Error()) + "), so the other groups are probed with their own current RV"
+			r.Groups = "built-in only: the APIServices could not be read (" + apiclient.FailureWords("list", apiServicesGVR.Resource, err) + "), so the other groups are probed with their own current RV"
 		} else {
 			for _, it := range page.Items {
 				if _, asked := r.shares[it.Name]; asked && it.Labels[automanagedLabel] != "" {

@@ -69,7 +69,13 @@ func costText(c Cost) string {
 		// Sent, so counted; cut, so no answer of the run's.
 		cut = fmt.Sprintf(" (%d cut by the signal)", c.Cut)
 	}
-	return fmt.Sprintf("%s%s, %s read from the API server", text.Count(c.Requests, "request"), cut, apiclient.Bytes(c.Bytes))
+	waited := ""
+	if w := AfterRetriesText(c.RetryWait); w != "" {
+		// The plugin's own waits before requests sent again, said on
+		// the run's last line as on its error line (adversary try 26 F3).
+		waited = " (" + w + ")"
+	}
+	return fmt.Sprintf("%s%s, %s read from the API server%s", text.Count(c.Requests, "request"), cut, apiclient.Bytes(c.Bytes), waited)
 }
 
 // RequestLine is one -v line of the request ledger, as kubectl's -v=6

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/watchrv/kubectl-watchrv/internal/rv"
-	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
@@ -348,7 +347,7 @@ func (r *ListReport) CheckWatchStart(current string, err error) {
 	}
 	switch {
 	case err != nil:
-		r.WatchAdvice = fmt.Sprintf("not suggested: a list at %s may lag the current state, and the current RV could not be read to check it (%s); list without --rv (a consistent read) for a start that works", mode, text.OneLine(err.Error()))
+		r.WatchAdvice = fmt.Sprintf("not suggested: a list at %s may lag the current state, and the current RV could not be read to check it (%s); list without --rv (a consistent read) for a start that works", mode, apiclient.FailureWords("list", r.Resource, err))
 	case current == r.ResourceVersion:
 		r.CurrentResourceVersion = current
 		r.suggestWatch()

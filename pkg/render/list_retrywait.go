@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
 )
 
@@ -54,12 +55,32 @@ func retryWaitText(rw *ListRetryWait) string {
 // whoSetTheWait: "5 retries, by the plugin's backoff", "1 retry, as the
 // server's Retry-After asked: 3 s", or both counted apart.
 func whoSetTheWait(rw *ListRetryWait) string {
-	retries := func(n int) string {
-		if n == 1 {
-			return "1 retry"
-		}
-		return strconv.Itoa(n) + " retries"
+	return setTheWait(retriesText(rw.Retries), rw)
+}
+
+// AfterRetriesText is what a run's final error line says of the retry
+// policy's waits, with the Transfer line's words: "after 2 retries and
+// 60.00 s waiting, as the server's Retry-After asked: 999999999.00 s,
+// capped by the plugin's retry policy" ("" when nothing was sent again).
+// One text for every command's error (adversary try 26 F3).
+func AfterRetriesText(w *apiclient.RetryWait) string {
+	if w == nil || w.Retries == 0 {
+		return ""
 	}
+	rw := &ListRetryWait{Millis: w.Millis, Retries: w.Retries, ServerAskedRetries: w.ServerAskedRetries, RetryAfterSeconds: w.RetryAfterSeconds}
+	return setTheWait(fmt.Sprintf("after %s and %s waiting", retriesText(rw.Retries), millisText(rw.Millis)), rw)
+}
+
+func retriesText(n int) string {
+	if n == 1 {
+		return "1 retry"
+	}
+	return strconv.Itoa(n) + " retries"
+}
+
+// setTheWait is head said with who set the waits: the plugin's backoff,
+// the server's Retry-After (and the cap that cut it), or both apart.
+func setTheWait(head string, rw *ListRetryWait) string {
 	asked := "the server's Retry-After asked: " + millisText(rw.RetryAfterSeconds*1000)
 	if rw.RetryAfterSeconds*1000 > rw.Millis {
 		// The policy's cap cut what the server asked: the wait said
@@ -69,14 +90,14 @@ func whoSetTheWait(rw *ListRetryWait) string {
 	server, own := rw.ServerAskedRetries, rw.Retries-rw.ServerAskedRetries
 	switch {
 	case server <= 0:
-		return retries(rw.Retries) + ", by the plugin's backoff"
+		return head + ", by the plugin's backoff"
 	case own <= 0:
-		return retries(rw.Retries) + ", as " + asked
+		return head + ", as " + asked
 	}
 	if server > 1 {
 		asked = "the server's Retry-After asked: up to " + millisText(rw.RetryAfterSeconds*1000)
 	}
-	return fmt.Sprintf("%s: %s as %s, %s by the plugin's backoff", retries(rw.Retries), retries(server), asked, retries(own))
+	return fmt.Sprintf("%s: %s as %s, %s by the plugin's backoff", head, retriesText(server), asked, retriesText(own))
 }
 
 // pagesText names the pages: "page 2", "pages 2 and 5", "pages 2, 3 and 5".

@@ -430,7 +430,7 @@ func compare(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Opt
 		return err // a cut list is no problem of the server's
 	}
 	if err != nil {
-		r.Problems = append(r.Problems, "the state was not checked at the bookmark's RV "+r.BookmarkResourceVersion+": "+text.OneLine(err.Error()))
+		r.Problems = append(r.Problems, "the state was not checked at the bookmark's RV "+r.BookmarkResourceVersion+": "+apiclient.FailureWords("list", t.Resource.Name(), err))
 		r.CountUnchecked = true
 		return nil
 	}

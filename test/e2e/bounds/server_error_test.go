@@ -83,3 +83,32 @@ func TestTheCachersLaggingAnswerIsNotCalledThrottling(t *testing.T) {
 		})
 	}
 }
+
+// One HTTP 429 gets one exit (8) and one verdict whatever its Status body
+// says of its reason or code: the HTTP status wins (docs/exit-codes.md).
+// A 429 whose body said code 504 or reason Timeout with "Too large
+// resource version" exited 10 as a too new RV, the same 429 with reason
+// TooManyRequests 8 (adversary try 26 F2).
+func TestOneHTTP429GetsOneExitWhateverItsBodySays(t *testing.T) {
+	const path = "/api/v1/namespaces/default/configmaps"
+	msg := `"message":"Timeout: Too large resource version: 900, current: 800"`
+	for _, body := range []string{
+		`"code":429,"reason":"TooManyRequests"`,
+		`"code":504,"reason":"Timeout"`,
+		`"reason":"Timeout"`,
+		`"code":429,"reason":"Timeout"`,
+		`"code":504,"reason":"Timeout","details":{"causes":[{"reason":"ResourceVersionTooLarge","message":"Too large resource version"}]}`,
+	} {
+		answer := framework.ScriptAnswer{Code: 429, Type: "application/json", Body: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",` + body + `,` + msg + `}`}
+		for _, args := range [][]string{{"list", "cm", "--rv-only"}, {"watch", "cm", "--rv", "list", "--timeout", "30s"}} {
+			t.Run(body+" "+strings.Join(args, " "), func(t *testing.T) {
+				t.Parallel()
+				_, kc := framework.ServeScript(t, map[string]framework.ScriptAnswer{path: answer})
+				r := framework.Run(t, kc, time.Minute, args...)
+				if r.Code != 8 || !strings.Contains(r.Stderr, "429") {
+					t.Fatalf("exit %d, want 8 of the 429:\n%s", r.Code, r.Stderr)
+				}
+			})
+		}
+	}
+}

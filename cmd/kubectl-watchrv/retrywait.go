@@ -1,0 +1,30 @@
+package main
+
+import (
+	"context"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/render"
+)
+
+// countRetryWaits puts the run's requests under one stopwatch, whose
+// retry waits (Retry.Wait notes each on the stopwatches it is nested in)
+// the run's cost carries: every command's JSON cost and final error line
+// say them, from the one count (adversary try 26 F3: a probe waited out
+// 60 s of a server's Retry-After and said none of it).
+func (o *RootOptions) countRetryWaits(ctx context.Context) context.Context {
+	ctx, sw := apiclient.StartStopwatch(ctx)
+	o.ledger.CountRetriesOf(sw)
+	return ctx
+}
+
+// withRetryWaits is a final error line with the run's retry waits said at
+// its end: "... retry later (after 2 retries and 60.00 s waiting, as the
+// server's Retry-After asked: ...)". A wait the plugin added is never
+// hidden, and an error after one is not read as the first answer.
+func (o *RootOptions) withRetryWaits(line string) string {
+	if t := render.AfterRetriesText(o.ledger.Cost().RetryWait); t != "" {
+		return line + " (" + t + ")"
+	}
+	return line
+}

@@ -1,0 +1,33 @@
+package render
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+)
+
+// The run's retry waits are said in the Transfer line's words wherever a
+// run ends (its error line, its cost line), and who set them (adversary
+// try 26 F3).
+func TestAfterRetriesTextSaysWhoSetTheWait(t *testing.T) {
+	for _, c := range []struct {
+		w    *apiclient.RetryWait
+		want string
+	}{
+		{nil, ""},
+		{&apiclient.RetryWait{Retries: 2, Millis: 600}, "after 2 retries and 600.0 ms waiting, by the plugin's backoff"},
+		{&apiclient.RetryWait{Retries: 2, Millis: 60000, ServerAskedRetries: 2, RetryAfterSeconds: 999999999},
+			"after 2 retries and 60.00 s waiting, as the server's Retry-After asked: 999999999.00 s, capped by the plugin's retry policy"},
+		{&apiclient.RetryWait{Retries: 1, Millis: 3000, ServerAskedRetries: 1, RetryAfterSeconds: 3}, "after 1 retry and 3.00 s waiting, as the server's Retry-After asked: 3.00 s"},
+		{&apiclient.RetryWait{Retries: 3, Millis: 3500, ServerAskedRetries: 1, RetryAfterSeconds: 3}, "after 3 retries and 3.50 s waiting: 1 retry as the server's"},
+	} {
+		got := AfterRetriesText(c.w)
+		if c.want == "" && got != "" || !strings.HasPrefix(got, c.want) {
+			t.Errorf("AfterRetriesText(%+v) = %q, want %q...", c.w, got, c.want)
+		}
+	}
+	if got := costText(Cost{Requests: 3, RetryWait: &apiclient.RetryWait{Retries: 2, Millis: 600}}); !strings.HasSuffix(got, "(after 2 retries and 600.0 ms waiting, by the plugin's backoff)") {
+		t.Errorf("the cost line does not say the waits: %q", got)
+	}
+}
