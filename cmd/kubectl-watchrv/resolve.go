@@ -208,6 +208,13 @@ func (o *RootOptions) describeRequestError(err error, verb, what string) error {
 	}
 	var incomplete *follow.ListIncompleteError
 	if errors.As(err, &incomplete) {
+		if _, ok := diagnose.StatusOf(incomplete.Err); ok {
+			// The retries of a failed list ran into --timeout: the
+			// server's last answer is the failure, said as its own
+			// error line says it (the retried first page lost its
+			// words: "(boom)").
+			return fmt.Errorf("the first list did not complete before the watch's time ran out, so no watch was started; its last answer: %w", o.describeRequestError(incomplete.Err, verb, what))
+		}
 		return fmt.Errorf("%w: raise --timeout (--rv list reads the whole collection before it watches)", err)
 	}
 	var breach *diagnose.ContractError
