@@ -34,6 +34,7 @@ E2E_LONG_PKGS := ./test/e2e/informerlog ./test/e2e/faults ./test/e2e/demo ./test
 # probe of a server that never answers (4 s).
 E2E_LONG_TEST_PKGS := ./test/e2e/watch ./test/e2e/probe ./test/e2e/ha ./test/e2e/clients ./test/e2e/list ./test/e2e/top
 E2E_LONG_TEST_NAMES := TestCaptureWatchStreams \
+                       TestWatchStreamingListFromTheFutureIsTooLarge \
                        TestWatchFollowFirstStallLineNamesWhoServesTheWatch \
                        TestWatchExpiredAfterWatchCacheRestart \
                        TestWatchFollowSurvivesRestartAndReportsTheGap \
