@@ -269,6 +269,12 @@ func (r *watchRun) warnIfAhead(wo watchstream.Options) error {
 	}
 	if cur.err != nil {
 		if r.ctx.Err() != nil {
+			if diagnose.IsAnswer(cur.err) {
+				// The run's time cut a retry of the server's answer: the
+				// answer is the failure, never "no answer" (fresh user
+				// try 27 F1: a 429 said as "check that the cluster is up").
+				return cur.err
+			}
 			return r.ctx.Err()
 		}
 		// The answer said as the error line says it (fresh user try 26

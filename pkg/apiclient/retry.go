@@ -130,7 +130,15 @@ func RetryAfter(err error) (time.Duration, bool) {
 // The wait is the plugin's own, before a retry: it is noted on the
 // Stopwatch of ctx, which leaves it out of the times it measures and says
 // it apart (RetryWaited, Retries), as it does a rate limiter's.
+//
+// A wait that would end after ctx's deadline is not begun: no request can
+// follow it, so the caller ends at once with the last answer, and no
+// retry is counted (fresh user try 27 F1, adversary try 27 F3: a 429's
+// Retry-After waited out to --timeout, then said as "no answer").
 func (r Retry) Wait(ctx context.Context, p Pause) error {
+	if dl, ok := ctx.Deadline(); ok && r.Clock == nil && time.Until(dl) < p.Duration {
+		return context.DeadlineExceeded
+	}
 	clk := r.clock()
 	start := clk.Now()
 	defer func() { noteRetryWait(ctx, clk.Since(start), p.ServerAsked) }()

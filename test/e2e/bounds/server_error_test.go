@@ -3,6 +3,7 @@
 package bounds
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -110,5 +111,36 @@ func TestOneHTTP429GetsOneExitWhateverItsBodySays(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestARetryThatCannotEndInTimeIsNotWaited: the current-RV read before a
+// watch, answered 429 or 503 with a Retry-After past --timeout, is not
+// waited out: the check says the server's answer at once, as the error
+// line words it, and the watch goes on; never "no answer ... check that
+// the cluster is up" (fresh user try 27 F1, adversary try 27 F3: exit 4
+// after waiting to --timeout, of a server that had answered at once).
+func TestARetryThatCannotEndInTimeIsNotWaited(t *testing.T) {
+	const path = "/api/v1/namespaces/default/configmaps"
+	status := func(code int, reason string) framework.ScriptAnswer {
+		return framework.ScriptAnswer{Code: code, Type: "application/json", Body: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"slow down","reason":"` + reason + `","details":{"retryAfterSeconds":10},"code":` + strconv.Itoa(code) + `}`}
+	}
+	for _, c := range []struct {
+		answer framework.ScriptAnswer
+		words  string
+	}{
+		{status(429, "TooManyRequests"), "answered list configmaps with 429"},
+		{status(503, "ServiceUnavailable"), "answered list configmaps with 503"},
+	} {
+		t.Run(c.words, func(t *testing.T) {
+			s, kc := framework.ServeScript(t, map[string]framework.ScriptAnswer{path: c.answer})
+			r := framework.RunUnderMemoryLimit(t, memoryLimit, kc, time.Minute, "watch", "cm", "--rv", "5", "--timeout", "4s")
+			if !strings.Contains(r.Stderr, "cannot read the current RV to check --rv 5 against it: the API server "+c.words) || strings.Contains(r.Stderr, "no answer") || strings.Contains(r.Stderr, "retry") {
+				t.Fatalf("exit %d: the check does not say the server's answer at once:\n%s", r.Code, r.Stderr)
+			}
+			if n := s.Asked(path); n != 2 {
+				t.Errorf("%s asked %d times, want the check's one list and the watch (no retry that could not end in time)", path, n)
+			}
+		})
 	}
 }
