@@ -141,7 +141,7 @@ func (r Retry) Wait(ctx context.Context, p Pause) error {
 	}
 	clk := r.clock()
 	start := clk.Now()
-	defer func() { noteRetryWait(ctx, clk.Since(start), p.ServerAsked) }()
+	defer func() { noteRetryWait(ctx, clk.Since(start), p.ServerAsked, p.ServerAsked > p.Duration) }()
 	return WaitOn(ctx, clk, p.Duration)
 }
 

@@ -12,6 +12,7 @@ type RetryWait struct {
 	Millis             float64 `json:"ms"`
 	ServerAskedRetries int     `json:"serverAskedRetries,omitempty"`
 	RetryAfterSeconds  float64 `json:"retryAfterSeconds,omitempty"`
+	CappedRetries      int     `json:"cappedRetries,omitempty"`
 }
 
 // CountRetriesOf makes the ledger's Cost carry the retry waits of sw, the
@@ -33,5 +34,5 @@ func retryWait(sw *Stopwatch) *RetryWait {
 	}
 	n, asked := sw.ServerAskedRetries()
 	return &RetryWait{Retries: sw.Retries(), Millis: float64(sw.RetryWaited().Microseconds()) / 1000,
-		ServerAskedRetries: n, RetryAfterSeconds: asked.Seconds()}
+		ServerAskedRetries: n, RetryAfterSeconds: asked.Seconds(), CappedRetries: sw.CappedRetries()}
 }

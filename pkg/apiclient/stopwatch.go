@@ -43,6 +43,9 @@ type Stopwatch struct {
 	// says who set the wait (adversary try 25 F6).
 	serverRetries atomic.Int64
 	serverAsked   atomic.Int64
+	// cappedRetries: the waits the policy's cap cut below what the
+	// server asked (adversary try 27 F1: two capped waits went unsaid).
+	cappedRetries atomic.Int64
 	// span is the context the stopwatch was started under, and cut the
 	// requests the signal cut under it (cutshare.go).
 	span context.Context
@@ -105,11 +108,14 @@ func notePaced(ctx context.Context, d time.Duration) {
 
 // noteRetryWait adds a retry's wait to the stopwatch of ctx and to every
 // stopwatch it is nested in, and counts the retry.
-func noteRetryWait(ctx context.Context, d, serverAsked time.Duration) {
+func noteRetryWait(ctx context.Context, d, serverAsked time.Duration, capped bool) {
 	s, _ := ctx.Value(stopwatchKey{}).(*Stopwatch)
 	for ; s != nil; s = s.parent {
 		s.retryWait.Add(int64(max(d, 0)))
 		s.retries.Add(1)
+		if capped {
+			s.cappedRetries.Add(1)
+		}
 		if serverAsked > 0 {
 			s.serverRetries.Add(1)
 			for old := s.serverAsked.Load(); int64(serverAsked) > old && !s.serverAsked.CompareAndSwap(old, int64(serverAsked)); old = s.serverAsked.Load() {
@@ -120,6 +126,10 @@ func noteRetryWait(ctx context.Context, d, serverAsked time.Duration) {
 
 // ServerAskedRetries is how many of Retries waited as the server's
 // Retry-After asked, and the longest it asked.
+// CappedRetries is how many of the waits the policy's cap cut below what
+// the server's Retry-After asked.
+func (s *Stopwatch) CappedRetries() int { return int(s.cappedRetries.Load()) }
+
 func (s *Stopwatch) ServerAskedRetries() (int, time.Duration) {
 	return int(s.serverRetries.Load()), time.Duration(s.serverAsked.Load())
 }

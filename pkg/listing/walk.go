@@ -133,6 +133,8 @@ type WalkResult struct {
 	// Retry-After asked (the longest it asked: ServerAsked); the others
 	// waited the plugin's backoff.
 	ServerAskedRetries int
+	// CappedRetries of them the policy's cap cut below the ask.
+	CappedRetries int
 	ServerAsked        time.Duration
 }
 
@@ -198,6 +200,7 @@ func Walk(ctx context.Context, c *apiclient.Client, t apiclient.Target, o WalkOp
 		res.Duration, res.Paced = sw.Elapsed(), sw.Paced()
 		res.RetryWaited, res.Retries = sw.RetryWaited(), sw.Retries()
 		res.ServerAskedRetries, res.ServerAsked = sw.ServerAskedRetries()
+		res.CappedRetries = sw.CappedRetries()
 		if err == nil {
 			return res, nil
 		}

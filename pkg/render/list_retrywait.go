@@ -22,6 +22,8 @@ type ListRetryWait struct {
 	// plugin's backoff (adversary try 25 F6: who set the wait is said).
 	ServerAskedRetries int     `json:"serverAskedRetries,omitempty"`
 	RetryAfterSeconds  float64 `json:"retryAfterSeconds,omitempty"`
+	// CappedRetries of them the plugin's cap (30 s) cut below the ask.
+	CappedRetries int `json:"cappedRetries,omitempty"`
 }
 
 // retryWaitOf is the walk's ListRetryWait, nil when it retried nothing.
@@ -30,7 +32,7 @@ func retryWaitOf(w *listing.WalkResult) *ListRetryWait {
 		return nil
 	}
 	rw := &ListRetryWait{Millis: float64(w.RetryWaited.Microseconds()) / 1000, Retries: w.Retries, Pages: []int{},
-		ServerAskedRetries: w.ServerAskedRetries, RetryAfterSeconds: w.ServerAsked.Seconds()}
+		ServerAskedRetries: w.ServerAskedRetries, RetryAfterSeconds: w.ServerAsked.Seconds(), CappedRetries: w.CappedRetries}
 	for _, a := range w.Attempts {
 		for _, p := range a.RetriedPages {
 			if !slices.Contains(rw.Pages, p) {
@@ -67,7 +69,7 @@ func AfterRetriesText(w *apiclient.RetryWait) string {
 	if w == nil || w.Retries == 0 {
 		return ""
 	}
-	rw := &ListRetryWait{Millis: w.Millis, Retries: w.Retries, ServerAskedRetries: w.ServerAskedRetries, RetryAfterSeconds: w.RetryAfterSeconds}
+	rw := &ListRetryWait{Millis: w.Millis, Retries: w.Retries, ServerAskedRetries: w.ServerAskedRetries, RetryAfterSeconds: w.RetryAfterSeconds, CappedRetries: w.CappedRetries}
 	return setTheWait(fmt.Sprintf("after %s and %s waiting", retriesText(rw.Retries), millisText(rw.Millis)), rw)
 }
 
@@ -81,21 +83,23 @@ func retriesText(n int) string {
 // setTheWait is head said with who set the waits: the plugin's backoff,
 // the server's Retry-After (and the cap that cut it), or both apart.
 func setTheWait(head string, rw *ListRetryWait) string {
+	server, own := rw.ServerAskedRetries, rw.Retries-rw.ServerAskedRetries
 	asked := "the server's Retry-After asked: " + millisText(rw.RetryAfterSeconds*1000)
-	if rw.RetryAfterSeconds*1000 > rw.Millis {
-		// The policy's cap cut what the server asked: the wait said
-		// beside is the plugin's, not the server's.
+	if server > 1 {
+		// Several asks: the longest is said (adversary try 27 F1: 2 s
+		// and 3 s said as "asked: 3.00 s" of 5 s waited).
+		asked = "the server's Retry-After asked: up to " + millisText(rw.RetryAfterSeconds*1000)
+	}
+	if rw.CappedRetries > 0 {
+		// The policy's cap cut what the server asked (counted per wait,
+		// not guessed from the total: adversary try 27 F1).
 		asked += ", capped by the plugin's retry policy"
 	}
-	server, own := rw.ServerAskedRetries, rw.Retries-rw.ServerAskedRetries
 	switch {
 	case server <= 0:
 		return head + ", by the plugin's backoff"
 	case own <= 0:
 		return head + ", as " + asked
-	}
-	if server > 1 {
-		asked = "the server's Retry-After asked: up to " + millisText(rw.RetryAfterSeconds*1000)
 	}
 	return fmt.Sprintf("%s: %s as %s, %s by the plugin's backoff", head, retriesText(server), asked, retriesText(own))
 }

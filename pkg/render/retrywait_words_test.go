@@ -17,8 +17,15 @@ func TestAfterRetriesTextSaysWhoSetTheWait(t *testing.T) {
 	}{
 		{nil, ""},
 		{&apiclient.RetryWait{Retries: 2, Millis: 600}, "after 2 retries and 600.0 ms waiting, by the plugin's backoff"},
-		{&apiclient.RetryWait{Retries: 2, Millis: 60000, ServerAskedRetries: 2, RetryAfterSeconds: 999999999},
-			"after 2 retries and 60.00 s waiting, as the server's Retry-After asked: 999999999.00 s, capped by the plugin's retry policy"},
+		{&apiclient.RetryWait{Retries: 2, Millis: 60000, ServerAskedRetries: 2, RetryAfterSeconds: 999999999, CappedRetries: 2},
+			"after 2 retries and 60.00 s waiting, as the server's Retry-After asked: up to 999999999.00 s, capped by the plugin's retry policy"},
+		// Two capped asks of 31 s: the cap is said from the waits it
+		// cut, not guessed from the total (adversary try 27 F1).
+		{&apiclient.RetryWait{Retries: 2, Millis: 60040, ServerAskedRetries: 2, RetryAfterSeconds: 31, CappedRetries: 2},
+			"after 2 retries and 60.04 s waiting, as the server's Retry-After asked: up to 31.00 s, capped by the plugin's retry policy"},
+		// Asks of 2 s and 3 s: the longest is said as such.
+		{&apiclient.RetryWait{Retries: 2, Millis: 5000, ServerAskedRetries: 2, RetryAfterSeconds: 3},
+			"after 2 retries and 5.00 s waiting, as the server's Retry-After asked: up to 3.00 s"},
 		{&apiclient.RetryWait{Retries: 1, Millis: 3000, ServerAskedRetries: 1, RetryAfterSeconds: 3}, "after 1 retry and 3.00 s waiting, as the server's Retry-After asked: 3.00 s"},
 		{&apiclient.RetryWait{Retries: 3, Millis: 3500, ServerAskedRetries: 1, RetryAfterSeconds: 3}, "after 3 retries and 3.50 s waiting: 1 retry as the server's"},
 	} {
