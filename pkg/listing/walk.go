@@ -135,7 +135,7 @@ type WalkResult struct {
 	ServerAskedRetries int
 	// CappedRetries of them the policy's cap cut below the ask.
 	CappedRetries int
-	ServerAsked        time.Duration
+	ServerAsked   time.Duration
 }
 
 // Final is the last attempt.
