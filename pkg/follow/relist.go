@@ -175,6 +175,9 @@ type relistCause struct {
 	// point (an initial state not known complete), not on an RV error.
 	noResumePoint bool
 	stateSent     int
+	// backedOff: the last relist failed and its backoff was waited: the
+	// next try is sent at once.
+	backedOff bool
 	// otherStorage: the server answering is behind the resume point
 	// (ServerBehindError): a consistent list at once, from no RV seen.
 	otherStorage bool
@@ -198,14 +201,18 @@ func (s *Session) listFirst(ctx context.Context, opts watchstream.Options) (watc
 // relistFor relists after c; retry is true when the relist failed in a way
 // worth another try after a backoff (already waited).
 func (s *Session) relistFor(ctx context.Context, c *relistCause) (retry bool, err error) {
-	if c.unproductive && !s.sleep(ctx, Notice{Kind: NoticeReconnect, Reason: "the watch from the relist's RV failed again: " + c.reason, Err: c.err, Failure: diagnose.ClassifyFailure(c.err), FromResourceVersion: s.lastRV}) {
+	// After a failed relist the backoff was waited (and said) already:
+	// the unproductive watch's wait is not waited, nor said, again
+	// (adversary try 27 F2: a second reconnect line with the old reason,
+	// counted, and no request after it).
+	if c.unproductive && !c.backedOff && !s.sleep(ctx, Notice{Kind: NoticeReconnect, Reason: "the watch from the relist's RV failed again: " + c.reason, Err: c.err, Failure: diagnose.ClassifyFailure(c.err), FromResourceVersion: s.lastRV}) {
 		return false, nil
 	}
 	if err = s.relist(ctx, c); err != nil {
 		err = &ListStepError{Err: err}
 	}
 	if err == nil {
-		c.unproductive = false
+		c.unproductive, c.backedOff = false, false
 		s.relisted = true
 		return false, nil
 	}
@@ -220,5 +227,6 @@ func (s *Session) relistFor(ctx context.Context, c *relistCause) (retry bool, er
 	if !s.sleep(ctx, Notice{Kind: NoticeReconnect, Reason: "relist failed: " + err.Error(), Err: err, Failure: f, FromResourceVersion: s.lastRV}) {
 		return false, nil
 	}
+	c.backedOff = true
 	return true, nil
 }
