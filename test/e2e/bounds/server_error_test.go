@@ -144,3 +144,16 @@ func TestARetryThatCannotEndInTimeIsNotWaited(t *testing.T) {
 		})
 	}
 }
+
+// TestAProxysPlainTextTooManyRequestsIsNotCalledAPF: a 429 whose body is
+// no API server's Status (a proxy's or a load balancer's text) exits 8 as
+// any 429, and is never said to be API Priority and Fairness (fresh user
+// try 27 F7).
+func TestAProxysPlainTextTooManyRequestsIsNotCalledAPF(t *testing.T) {
+	const path = "/api/v1/namespaces/default/configmaps"
+	_, kc := framework.ServeScript(t, map[string]framework.ScriptAnswer{path: {Code: 429, Type: "text/plain", Body: "upstream busy"}})
+	r := framework.RunUnderMemoryLimit(t, memoryLimit, kc, time.Minute, "list", "cm", "--rv-only")
+	if r.Code != 8 || !strings.Contains(r.Stderr, "answered list configmaps with 429 Too Many Requests, not in an API server's words") || strings.Contains(r.Stderr, "Priority and Fairness") {
+		t.Fatalf("exit %d, want 8 without API Priority and Fairness:\n%s", r.Code, r.Stderr)
+	}
+}
