@@ -1,0 +1,191 @@
+package main
+
+// The one describer of a failed request: a line of the plugin's own
+// words that names the server, the request, its answer and the fix, and
+// keeps the error chain for the exit code (docs/exit-codes.md).
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/watchrv/kubectl-watchrv/internal/text"
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
+	"github.com/watchrv/kubectl-watchrv/pkg/follow"
+	"github.com/watchrv/kubectl-watchrv/pkg/listing"
+)
+
+// requestError turns a failed request into one actionable line, keeping the
+// error chain so that the exit code can be derived from it. When no
+// kubeconfig was found, the line says so (missingKubeconfig).
+func (o *RootOptions) requestError(err error, verb, what string) error {
+	e := o.describeRequestError(err, verb, what)
+	if note := o.missingKubeconfig(); note != "" {
+		return fmt.Errorf("%w (%s)", e, note)
+	}
+	return e
+}
+
+func (o *RootOptions) describeRequestError(err error, verb, what string) error {
+	if diagnose.ClassifyFailure(err) == diagnose.FailureCredentials {
+		return o.kubeconfigError(err)
+	}
+	var incomplete *follow.ListIncompleteError
+	if errors.As(err, &incomplete) {
+		if _, ok := diagnose.StatusOf(incomplete.Err); ok {
+			// The retries of a failed list ran into --timeout: the
+			// server's last answer is the failure, said as its own
+			// error line says it (the retried first page lost its
+			// words: "(boom)").
+			return fmt.Errorf("the first list did not complete before the watch's time ran out, so no watch was started; its last answer: %w", o.describeRequestError(incomplete.Err, verb, what))
+		}
+		return fmt.Errorf("%w: raise --timeout (--rv list reads the whole collection before it watches)", err)
+	}
+	var breach *diagnose.ContractError
+	if errors.As(err, &breach) {
+		// Whatever the step (a list, the list before a watch, a relist,
+		// a current RV), the same words and fix.
+		return withCode(ExitFailure, fmt.Errorf("%w: %s", breach, contractFix))
+	}
+	server := o.serverName()
+	// verb is what the command needs (a refusal's fix names it); a
+	// server's answer is of the one request that got it.
+	answered := verb
+	if v := apiclient.AnsweredVerb(err); v != "" {
+		answered = v
+	}
+	switch diagnose.ClassifyFailure(err) {
+	case diagnose.FailureUnreachable:
+		return fmt.Errorf("cannot reach %s: %w: check --server, --context or --kubeconfig, and that the cluster is up", server, err)
+	case diagnose.FailureTLS:
+		return fmt.Errorf("TLS handshake with %s failed: %w: check the certificate-authority of the kubeconfig (or --certificate-authority)", server, err)
+	case diagnose.FailureUnauthorized:
+		if note := o.credentials.rerunNote(); note != "" {
+			return fmt.Errorf("%s rejected the credentials (401 Unauthorized): %w: %s: log in again with the plugin, or choose another --user/--context", server, err, note)
+		}
+		return fmt.Errorf("%s rejected the credentials (401 Unauthorized): %w: refresh the token or choose another --user/--context", server, err)
+	case diagnose.FailureForbidden:
+		return fmt.Errorf("forbidden: %w: this command needs RBAC permission to %s %s", err, verb, what)
+	case diagnose.FailureThrottled:
+		if diagnose.FromError(err, diagnose.Context{}).Kind == diagnose.KindConsistentReadCacheLagging {
+			// The cacher's 429 (storage/cacher/delegator.go): a
+			// consistent read its watch cache could not serve in time,
+			// not API Priority and Fairness (adversary try 26 F2).
+			return fmt.Errorf("%s answered %s %s with 429 Too Many Requests: its watch cache lags storage (a consistent read it could not serve in time): %w: retry after a while; if it persists, check the watch cache's and etcd's latency", server, answered, what, err)
+		}
+		if st, ok := diagnose.StatusOf(err); ok && st.Reason == "TooManyRequests" {
+			return fmt.Errorf("%s is throttling requests (429 Too Many Requests, API Priority and Fairness): %w: retry later", server, err)
+		}
+		// No API server's Status names it: a proxy's or a load
+		// balancer's 429, which says nothing of API Priority and
+		// Fairness (fresh user try 27 F7).
+		return fmt.Errorf("%s answered %s %s with 429 Too Many Requests, not in an API server's words (a proxy or a load balancer in front may have sent it): %w: retry later", server, answered, what, err)
+	case diagnose.FailureBadRequest:
+		if serr := o.streamingRefused(err, server, what); serr != nil {
+			return serr
+		}
+		return withCode(ExitUsage, fmt.Errorf("%s refused the request as invalid: %w: check -l, --field-selector and the other request flags", server, err))
+	case diagnose.FailureNoAnswer:
+		if apiclient.HandshakeCut(err) {
+			return fmt.Errorf("no answer from %s: %w: %s", server, err, apiclient.HandshakeFix)
+		}
+		if apiclient.BodyLate(err) {
+			return fmt.Errorf("%s answered %s %s, and the answer did not end in time: %w: raise --request-timeout, or check the API server's health", server, verb, what, err)
+		}
+		if apiclient.AnswerWaitPassed(err) {
+			return fmt.Errorf("no answer from %s: %w: check that the cluster is up, or give a --request-timeout longer than the server takes", server, err)
+		}
+		return fmt.Errorf("no answer from %s: %w: check that the cluster is up, or raise --request-timeout", server, err)
+	case diagnose.FailureConnectionBroken:
+		return fmt.Errorf("the connection to %s broke: %w: check the network and any proxy in between, then run again", server, err)
+	case diagnose.FailureExpired, diagnose.FailureTooLarge:
+		if st, ok := diagnose.StatusOf(err); ok && st.Reason == "" {
+			// An API server's 410 and 504 carry their reason (Expired,
+			// Gone, Timeout): one without is a proxy's or another
+			// server's, and its words alone name neither (adversary try
+			// 11: "error: gone away: Relist ...").
+			return &worded{msg: fmt.Sprintf("%s answered %s %s with %s: %s", server, answered, what, diagnose.StatusText(st), diagnose.WithFix(err)), err: err}
+		}
+		return diagnose.WithFix(err)
+	case diagnose.FailureUnbounded:
+		return unboundedFix(err)
+	case diagnose.FailureTimeout:
+		if st, ok := diagnose.StatusOf(err); ok && strings.Contains(st.Message, "within requested timeout") {
+			// The server's own end of the timeout the plugin sends with
+			// each request (--request-timeout): the same as no answer in
+			// that time, whichever side's clock ran out first (fresh user
+			// try 12: exit 4 or 1, "check the API server's health").
+			return withCode(ExitUnreachable, &worded{msg: fmt.Sprintf("%s answered %s %s with %s: the request did not complete within its --request-timeout (the server ends a request at the timeout it is sent): raise --request-timeout", server, answered, what, diagnose.StatusLine(st.Code, string(st.Reason), text.OneLine(st.Message))), err: err})
+		}
+	}
+	// Any other answer of the server: its words alone ("boom") name
+	// neither the request, nor the server, nor the status.
+	if st, ok := diagnose.StatusOf(err); ok {
+		// Every failure line ends with a fix (docs/exit-codes.md).
+		fix := ": check what the API server, or a proxy in front of it, answers: run again with -v=6 to see each request and its status"
+		if st.Code >= 500 {
+			fix = ": the server failed the request; check the API server's health and logs, then run again"
+			if d := diagnose.FromError(err, diagnose.Context{}); d.CausedByResourceVersion() && d.Fix != "" {
+				// A 5xx the one classifier knows as a resourceVersion
+				// error has its fix: running again meets it again (user
+				// try 24 F2: a watch's 500 PrevKv=nil said "run again",
+				// where a relist is the fix).
+				fix = ": " + d.Fix
+			}
+		}
+		said, _ := apiclient.AnswerWords(server, verb, what, err) // the one describer of an answer
+		return &worded{msg: said + fix, err: err}
+	}
+	if diagnose.IsUnreadableAnswer(err) {
+		part := "a body"
+		var ue *apiclient.UnreadableAnswerError
+		if errors.As(err, &ue) && ue.Head {
+			part = "a head"
+		}
+		return &worded{msg: fmt.Sprintf("%s answered %s %s with %s that cannot be read: %s: no API server sends it; check that the kubeconfig's server is the API server and what any proxy in front of it answers", server, verb, what, part, text.OneLine(err.Error())), err: err}
+	}
+	return err
+}
+
+// worded is err with a line of the plugin's own: its class and exit code
+// stay err's.
+type worded struct {
+	msg string
+	err error
+}
+
+func (w *worded) Error() string { return w.msg }
+func (w *worded) Unwrap() error { return w.err }
+
+// unboundedFix names the flags that help with an answer past the plugin's
+// bounds, where any do (the libraries say it in the API's words).
+func unboundedFix(err error) error {
+	var big *apiclient.BodyTooLargeError
+	var endless *listing.EndlessListError
+	switch {
+	case errors.As(err, &big) && big.Kind == apiclient.KindList && !big.Headers:
+		return fmt.Errorf("%w: list with a lower --limit, or without --rv 0", err)
+	case errors.As(err, &endless) && endless.TooManyPages():
+		return fmt.Errorf("%w: list with a higher --limit, or a narrower list (-n, -l, --field-selector)", err)
+	}
+	return err
+}
+
+// serverName is how messages name the kubeconfig's server: its address
+// with any password in it redacted. Read once, before any request
+// (noteServerName): client-go's ClientConfig writes into the loaded
+// kubeconfig, so a second call races with a step still running aside.
+func (o *RootOptions) serverName() string {
+	o.serverOnce.Do(o.noteServerName)
+	return o.server
+}
+
+// noteServerName reads the kubeconfig as written (the run's config waits
+// for a credential plugin: credentialGuard).
+func (o *RootOptions) noteServerName() {
+	o.server = "the API server"
+	if cfg, err := o.ConfigFlags.ToRawKubeConfigLoader().ClientConfig(); err == nil && cfg.Host != "" {
+		o.server = "the API server at " + text.RedactURL(cfg.Host)
+	}
+}
