@@ -11,19 +11,12 @@ import (
 
 // ListRetryWait is the walk's wait before it sent pages again (the one
 // retry policy's backoff, or the server's Retry-After): the plugin's own
-// wait, not the server's time. Retries counts the requests sent again,
-// Pages the pages they were of.
+// wait, not the server's time. It is the run's RetryWait (who set each
+// wait: adversary tries 25 F6, 27 F1) of the walk, with the pages the
+// requests sent again were of.
 type ListRetryWait struct {
-	Millis  float64 `json:"ms"`
-	Retries int     `json:"retries"`
-	Pages   []int   `json:"pages"`
-	// ServerAskedRetries of the Retries waited as the server's
-	// Retry-After asked, the longest RetryAfterSeconds; the others the
-	// plugin's backoff (adversary try 25 F6: who set the wait is said).
-	ServerAskedRetries int     `json:"serverAskedRetries,omitempty"`
-	RetryAfterSeconds  float64 `json:"retryAfterSeconds,omitempty"`
-	// CappedRetries of them the plugin's cap (30 s) cut below the ask.
-	CappedRetries int `json:"cappedRetries,omitempty"`
+	apiclient.RetryWait
+	Pages []int `json:"pages"`
 }
 
 // retryWaitOf is the walk's ListRetryWait, nil when it retried nothing.
@@ -31,8 +24,8 @@ func retryWaitOf(w *listing.WalkResult) *ListRetryWait {
 	if w.Retries == 0 {
 		return nil
 	}
-	rw := &ListRetryWait{Millis: float64(w.RetryWaited.Microseconds()) / 1000, Retries: w.Retries, Pages: []int{},
-		ServerAskedRetries: w.ServerAskedRetries, RetryAfterSeconds: w.ServerAsked.Seconds(), CappedRetries: w.CappedRetries}
+	rw := &ListRetryWait{RetryWait: apiclient.RetryWait{Millis: float64(w.RetryWaited.Microseconds()) / 1000, Retries: w.Retries,
+		ServerAskedRetries: w.ServerAskedRetries, RetryAfterSeconds: w.ServerAsked.Seconds(), CappedRetries: w.CappedRetries}, Pages: []int{}}
 	for _, a := range w.Attempts {
 		for _, p := range a.RetriedPages {
 			if !slices.Contains(rw.Pages, p) {
@@ -57,7 +50,7 @@ func retryWaitText(rw *ListRetryWait) string {
 // whoSetTheWait: "5 retries, by the plugin's backoff", "1 retry, as the
 // server's Retry-After asked: 3 s", or both counted apart.
 func whoSetTheWait(rw *ListRetryWait) string {
-	return setTheWait(retriesText(rw.Retries), rw)
+	return setTheWait(retriesText(rw.Retries), &rw.RetryWait)
 }
 
 // AfterRetriesText is what a run's final error line says of the retry
@@ -69,8 +62,7 @@ func AfterRetriesText(w *apiclient.RetryWait) string {
 	if w == nil || w.Retries == 0 {
 		return ""
 	}
-	rw := &ListRetryWait{Millis: w.Millis, Retries: w.Retries, ServerAskedRetries: w.ServerAskedRetries, RetryAfterSeconds: w.RetryAfterSeconds, CappedRetries: w.CappedRetries}
-	return setTheWait(fmt.Sprintf("after %s and %s waiting", retriesText(rw.Retries), millisText(rw.Millis)), rw)
+	return setTheWait(fmt.Sprintf("after %s and %s waiting", retriesText(w.Retries), millisText(w.Millis)), w)
 }
 
 func retriesText(n int) string {
@@ -82,7 +74,7 @@ func retriesText(n int) string {
 
 // setTheWait is head said with who set the waits: the plugin's backoff,
 // the server's Retry-After (and the cap that cut it), or both apart.
-func setTheWait(head string, rw *ListRetryWait) string {
+func setTheWait(head string, rw *apiclient.RetryWait) string {
 	server, own := rw.ServerAskedRetries, rw.Retries-rw.ServerAskedRetries
 	asked := "the server's Retry-After asked: " + millisText(rw.RetryAfterSeconds*1000)
 	if server > 1 {
