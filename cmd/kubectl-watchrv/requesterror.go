@@ -74,13 +74,13 @@ func (o *RootOptions) describeRequestError(err error, verb, what string) error {
 			// not API Priority and Fairness (adversary try 26 F2).
 			return fmt.Errorf("%s answered %s %s with 429 Too Many Requests: its watch cache lags storage (a consistent read it could not serve in time): %w: retry after a while; if it persists, check the watch cache's and etcd's latency", server, answered, what, err)
 		}
-		if st, ok := diagnose.StatusOf(err); ok && st.Reason == "TooManyRequests" {
+		if diagnose.RejectedByAPF(err) {
 			return fmt.Errorf("%s is throttling requests (429 Too Many Requests, API Priority and Fairness): %w: retry later", server, err)
 		}
-		// No API server's Status names it: a proxy's or a load
-		// balancer's 429, which says nothing of API Priority and
-		// Fairness (fresh user try 27 F7).
-		return fmt.Errorf("%s answered %s %s with 429 Too Many Requests, not in an API server's words (a proxy or a load balancer in front may have sent it): %w: retry later", server, answered, what, err)
+		// No mark of API Priority and Fairness (diagnose.RejectedByAPF):
+		// the max-in-flight limit of a server whose APF is off, or a
+		// proxy's or a load balancer's 429 (fresh user try 27 F7).
+		return fmt.Errorf("%s answered %s %s with 429 Too Many Requests, not marked as API Priority and Fairness's rejection (a text answer with its X-Kubernetes-PF-* headers; the server's max-in-flight limit, or a proxy or a load balancer in front, may have sent it): %w: retry later", server, answered, what, err)
 	case diagnose.FailureBadRequest:
 		if serr := o.streamingRefused(err, server, what); serr != nil {
 			return serr

@@ -23,8 +23,9 @@ func (o *RootOptions) countRetryWaits(ctx context.Context) context.Context {
 // server's Retry-After asked: ...)". A wait the plugin added is never
 // hidden, and an error after one is not read as the first answer.
 func (o *RootOptions) withRetryWaits(line string) string {
-	if t := render.AfterRetriesText(o.ledger.Cost().RetryWait); t != "" {
-		return line + " (" + t + ")"
+	rw := o.ledger.Cost().RetryWait
+	if t := render.AfterRetriesText(rw); t != "" {
+		return line + " (" + t + render.RetryCauseText(rw, line) + ")"
 	}
 	return line
 }

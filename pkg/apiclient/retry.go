@@ -94,16 +94,22 @@ func (r Retry) Backoff(failed int) time.Duration {
 type Pause struct {
 	time.Duration
 	ServerAsked time.Duration
+	// Cause is the failure the request is sent again after (Delay sets
+	// it): the run's first is said beside its retries, so that a final
+	// error of another kind does not hide why the first try failed (CI:
+	// a first page whose connection was lost was sent again, and only
+	// the retry's TLS handshake stall was said).
+	Cause error
 }
 
 // Delay is the wait after the failed-th failure, whose error is err: the
 // backoff, but never shorter than the server's Retry-After (capped at
 // Max), nor than DefaultThrottleWait for a 429 that names no delay.
 func (r Retry) Delay(failed int, err error) Pause {
-	p := Pause{Duration: r.Backoff(failed)}
+	p := Pause{Duration: r.Backoff(failed), Cause: err}
 	if ra, ok := RetryAfter(err); ok {
 		if capped := min(ra, r.Cap()); capped >= p.Duration {
-			p = Pause{Duration: capped, ServerAsked: ra}
+			p = Pause{Duration: capped, ServerAsked: ra, Cause: err}
 		}
 	} else if apierrors.IsTooManyRequests(err) {
 		p.Duration = max(p.Duration, min(DefaultThrottleWait, r.Cap()))
@@ -141,7 +147,7 @@ func (r Retry) Wait(ctx context.Context, p Pause) error {
 	}
 	clk := r.clock()
 	start := clk.Now()
-	defer func() { noteRetryWait(ctx, clk.Since(start), p.ServerAsked, p.ServerAsked > p.Duration) }()
+	defer func() { noteRetryWait(ctx, clk.Since(start), p) }()
 	return WaitOn(ctx, clk, p.Duration)
 }
 

@@ -99,3 +99,20 @@ func TestRetryWaitsOnTheInjectedClock(t *testing.T) {
 		t.Fatalf("a cancelled wait returns the context's error, got %v", err)
 	}
 }
+
+// The first retry's cause is kept on the run's stopwatch and carried by
+// its RetryWait; a later retry's cause does not replace it.
+func TestTheFirstRetrysCauseIsKept(t *testing.T) {
+	ctx, sw := StartStopwatch(context.Background())
+	r := Retry{Initial: time.Millisecond, Max: time.Millisecond}
+	first, later := recordedTooLarge(t), errors.New("http2: client connection lost")
+	for _, err := range []error{first, later} {
+		if werr := r.Wait(ctx, r.Delay(1, err)); werr != nil {
+			t.Fatal(werr)
+		}
+	}
+	rw := retryWait(sw)
+	if rw == nil || rw.Retries != 2 || rw.FirstCause != first.Error() {
+		t.Fatalf("RetryWait = %+v, want 2 retries, first cause %q", rw, first.Error())
+	}
+}

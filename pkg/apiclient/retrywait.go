@@ -13,6 +13,9 @@ type RetryWait struct {
 	ServerAskedRetries int     `json:"serverAskedRetries,omitempty"`
 	RetryAfterSeconds  float64 `json:"retryAfterSeconds,omitempty"`
 	CappedRetries      int     `json:"cappedRetries,omitempty"`
+	// FirstCause is the failure the first retry was sent after, in its
+	// own words (one line, bounded).
+	FirstCause string `json:"firstCause,omitempty"`
 }
 
 // CountRetriesOf makes the ledger's Cost carry the retry waits of sw, the
@@ -34,5 +37,6 @@ func retryWait(sw *Stopwatch) *RetryWait {
 	}
 	n, asked := sw.ServerAskedRetries()
 	return &RetryWait{Retries: sw.Retries(), Millis: float64(sw.RetryWaited().Microseconds()) / 1000,
-		ServerAskedRetries: n, RetryAfterSeconds: asked.Seconds(), CappedRetries: sw.CappedRetries()}
+		ServerAskedRetries: n, RetryAfterSeconds: asked.Seconds(), CappedRetries: sw.CappedRetries(),
+		FirstCause: sw.FirstRetryCause()}
 }

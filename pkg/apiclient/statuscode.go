@@ -83,6 +83,9 @@ func asStatus(resp *http.Response, within time.Duration, en *entry) *http.Respon
 		}
 	default:
 		rewrite = func(body []byte) []byte { return statusOf(code, body) }
+		if code == http.StatusTooManyRequests && shedByAPF(resp.Header) {
+			rewrite = func(body []byte) []byte { return withAPFMark(statusOf(code, body)) }
+		}
 		resp.Header.Set("Content-Type", "application/json")
 	}
 	if seconds := retryAfterHeader(resp.Header); seconds > 0 {

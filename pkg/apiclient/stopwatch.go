@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"k8s.io/utils/clock"
+
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 )
 
 // Every duration the plugin prints for its requests (a probe row's TIME,
@@ -46,6 +48,9 @@ type Stopwatch struct {
 	// cappedRetries: the waits the policy's cap cut below what the
 	// server asked (adversary try 27 F1: two capped waits went unsaid).
 	cappedRetries atomic.Int64
+	// firstCause is the words of the failure the first retry was sent
+	// after (Pause.Cause), bounded: said beside the retries.
+	firstCause atomic.Pointer[string]
 	// span is the context the stopwatch was started under, and cut the
 	// requests the signal cut under it (cutshare.go).
 	span context.Context
@@ -108,11 +113,20 @@ func notePaced(ctx context.Context, d time.Duration) {
 
 // noteRetryWait adds a retry's wait to the stopwatch of ctx and to every
 // stopwatch it is nested in, and counts the retry.
-func noteRetryWait(ctx context.Context, d, serverAsked time.Duration, capped bool) {
+func noteRetryWait(ctx context.Context, d time.Duration, p Pause) {
+	serverAsked, capped := p.ServerAsked, p.ServerAsked > p.Duration
+	var cause *string
+	if p.Cause != nil {
+		w := text.Shorten(text.OneLine(p.Cause.Error()), causeWordsLimit)
+		cause = &w
+	}
 	s, _ := ctx.Value(stopwatchKey{}).(*Stopwatch)
 	for ; s != nil; s = s.parent {
 		s.retryWait.Add(int64(max(d, 0)))
 		s.retries.Add(1)
+		if cause != nil {
+			s.firstCause.CompareAndSwap(nil, cause)
+		}
 		if capped {
 			s.cappedRetries.Add(1)
 		}
@@ -128,6 +142,19 @@ func noteRetryWait(ctx context.Context, d, serverAsked time.Duration, capped boo
 // Retry-After asked, and the longest it asked.
 // CappedRetries is how many of the waits the policy's cap cut below what
 // the server's Retry-After asked.
+// FirstRetryCause is the words of the failure the first retry was sent
+// after ("" when no retry named one).
+func (s *Stopwatch) FirstRetryCause() string {
+	if w := s.firstCause.Load(); w != nil {
+		return *w
+	}
+	return ""
+}
+
+// causeWordsLimit bounds a retry's cause as said: the request and the
+// failure, not a page of a proxy's text.
+const causeWordsLimit = 400
+
 func (s *Stopwatch) CappedRetries() int { return int(s.cappedRetries.Load()) }
 
 func (s *Stopwatch) ServerAskedRetries() (int, time.Duration) {

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
 )
@@ -63,6 +65,27 @@ func AfterRetriesText(w *apiclient.RetryWait) string {
 		return ""
 	}
 	return setTheWait(fmt.Sprintf("after %s and %s waiting", retriesText(w.Retries), millisText(w.Millis)), w)
+}
+
+// RetryCauseText is what a line ending with AfterRetriesText says of why
+// the first request was sent again: "; first sent again after: GET ...:
+// http2: client connection lost", "" when line already holds those words
+// (a 429 answered every time is said once) or no cause was noted. A
+// final error of another kind then does not hide the first try's (CI: a
+// list's first page lost its connection, and only the retry's TLS
+// handshake stall was said).
+func RetryCauseText(w *apiclient.RetryWait, line string) string {
+	if w == nil || w.FirstCause == "" {
+		return ""
+	}
+	head := w.FirstCause
+	if i := strings.Index(head, " …["); i > 0 {
+		head = head[:i] // a shortened cause: its head is the words to look for
+	}
+	if strings.Contains(text.OneLine(line), head) {
+		return ""
+	}
+	return "; first sent again after: " + w.FirstCause
 }
 
 func retriesText(n int) string {

@@ -38,3 +38,24 @@ func TestAfterRetriesTextSaysWhoSetTheWait(t *testing.T) {
 		t.Errorf("the cost line does not say the waits: %q", got)
 	}
 }
+
+// The failure the first retry was sent after is said beside the retries,
+// unless the line already says it (CI: a list's first page lost its
+// connection, and only its retry's TLS handshake stall was said).
+func TestRetryCauseTextSaysTheFirstTrysFailureOnce(t *testing.T) {
+	lost := `GET "https://127.0.0.1:1/api/v1/configmaps?limit=3000": http2: client connection lost`
+	w := &apiclient.RetryWait{Retries: 1, Millis: 250, FirstCause: lost}
+	if got := RetryCauseText(w, "error: no connection within 10s"); got != "; first sent again after: "+lost {
+		t.Errorf("a retry's other cause is not said: %q", got)
+	}
+	if got := RetryCauseText(w, "error: the list response broke off: "+lost+": retry"); got != "" {
+		t.Errorf("a cause the line says is said twice: %q", got)
+	}
+	long := strings.Repeat("x", 300) + " …[99 bytes left out]… end"
+	if got := RetryCauseText(&apiclient.RetryWait{Retries: 1, FirstCause: long}, "line "+strings.Repeat("x", 400)); got != "" {
+		t.Errorf("a shortened cause the line holds is said again: %q", got)
+	}
+	if got := RetryCauseText(&apiclient.RetryWait{Retries: 1}, "x"); got != "" {
+		t.Errorf("no cause noted, yet said: %q", got)
+	}
+}

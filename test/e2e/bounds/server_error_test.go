@@ -145,15 +145,27 @@ func TestARetryThatCannotEndInTimeIsNotWaited(t *testing.T) {
 	}
 }
 
-// TestAProxysPlainTextTooManyRequestsIsNotCalledAPF: a 429 whose body is
-// no API server's Status (a proxy's or a load balancer's text) exits 8 as
-// any 429, and is never said to be API Priority and Fairness (fresh user
-// try 27 F7).
+// TestAProxysPlainTextTooManyRequestsIsNotCalledAPF: a 429 without API
+// Priority and Fairness's mark exits 8 as any 429, and is never said to
+// be APF's: a proxy's text (fresh user try 27 F7), and a JSON Status 429
+// that carries APF's headers, as every request APF lets through does (a
+// handler's 429 after APF, as the watch cache's). APF's own rejection, a
+// text 429 with its headers, is said so on the real server
+// (test/e2e/faults TestAccessFailuresHaveDistinctExitCodes).
 func TestAProxysPlainTextTooManyRequestsIsNotCalledAPF(t *testing.T) {
 	const path = "/api/v1/namespaces/default/configmaps"
-	_, kc := framework.ServeScript(t, map[string]framework.ScriptAnswer{path: {Code: 429, Type: "text/plain", Body: "upstream busy"}})
-	r := framework.RunUnderMemoryLimit(t, memoryLimit, kc, time.Minute, "list", "cm", "--rv-only")
-	if r.Code != 8 || !strings.Contains(r.Stderr, "answered list configmaps with 429 Too Many Requests, not in an API server's words") || strings.Contains(r.Stderr, "Priority and Fairness") {
-		t.Fatalf("exit %d, want 8 without API Priority and Fairness:\n%s", r.Code, r.Stderr)
+	const apfHeaders = "X-Kubernetes-PF-FlowSchema-UID: 5e4b1f1e-0000-4000-8000-000000000001\r\nX-Kubernetes-PF-PriorityLevel-UID: 5e4b1f1e-0000-4000-8000-000000000002"
+	for name, a := range map[string]framework.ScriptAnswer{
+		"a proxy's text": {Code: 429, Type: "text/plain", Body: "upstream busy"},
+		"a handler's Status after APF": {Head: "HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\n" + apfHeaders,
+			Body: `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"TooManyRequests","message":"busy","code":429}`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, kc := framework.ServeScript(t, map[string]framework.ScriptAnswer{path: a})
+			r := framework.RunUnderMemoryLimit(t, memoryLimit, kc, time.Minute, "list", "cm", "--rv-only")
+			if r.Code != 8 || !strings.Contains(r.Stderr, "answered list configmaps with 429 Too Many Requests, not marked as API Priority and Fairness's rejection") || strings.Contains(r.Stderr, "is throttling requests") {
+				t.Fatalf("exit %d, want 8 not said to be API Priority and Fairness's:\n%s", r.Code, r.Stderr)
+			}
+		})
 	}
 }

@@ -39,7 +39,7 @@ func TestAccessFailuresHaveDistinctExitCodes(t *testing.T) {
 		{"wrong CA", kubeconfigFor(t, "wrongca.kubeconfig", a.URL, wrongCA, framework.AdminToken), 5, []string{"TLS", "certificate"}},
 		{"invalid token", kubeconfigFor(t, "badtoken.kubeconfig", a.URL, a.CAFile, "not-a-valid-token"), 6, []string{"401", "credentials"}},
 		{"forbidden", shared.UserKubeconfig, 7, []string{"forbidden", `"nobody"`, "cannot list"}},
-		{"throttled by APF", kubeconfigFor(t, "throttled.kubeconfig", a.URL, a.CAFile, framework.ThrottledToken), 8, []string{"429", "Priority and Fairness"}},
+		{"throttled by APF", kubeconfigFor(t, "throttled.kubeconfig", a.URL, a.CAFile, framework.ThrottledToken), 8, []string{"is throttling requests (429 Too Many Requests, API Priority and Fairness)"}},
 	}
 	// The APF configuration reaches the server's dispatcher asynchronously.
 	waitForThrottling(t, cases[4].kubeconfig)
