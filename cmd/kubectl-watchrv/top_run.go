@@ -14,6 +14,7 @@ import (
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
+	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
 	"github.com/watchrv/kubectl-watchrv/pkg/servers"
 	"github.com/watchrv/kubectl-watchrv/pkg/suggest"
@@ -171,7 +172,9 @@ func buildServers(fleet *servers.Fleet, prev, cur []sampled, only []schema.Group
 		}
 		if err != nil {
 			errs[i] = err
-			s.Err, s.Reason, s.Fix = text.OneLine(err.Error()), sweep.Reason(err), topServerFix(err)
+			// Top reads only /metrics: its row says a failed answer as
+			// every note of /metrics does (metrics.FailureWords).
+			s.Err, s.Reason, s.Fix = metrics.FailureWords(err), sweep.Reason(err), topServerFix(err)
 			s.First, s.Second = nil, nil
 		}
 		s.Build(only)

@@ -5,8 +5,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/watchrv/kubectl-watchrv/internal/text"
-
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 )
@@ -91,7 +89,7 @@ func readWithin(ctx context.Context, c *apiclient.Client) *Reading {
 	case diagnose.ClassifyFailure(err) == diagnose.FailureForbidden:
 		return &Reading{Sent: true, Note: `watch-cache metrics not shown: /metrics is forbidden to this user (it needs a ClusterRole with nonResourceURLs ["/metrics"], verbs ["get"])`}
 	}
-	return &Reading{Sent: true, Note: "watch-cache metrics not shown: " + text.OneLine(ShortRequest(err).Error())}
+	return &Reading{Sent: true, Note: "watch-cache metrics not shown: " + FailureWords(err)}
 }
 
 // ReportOf is the one report of a pair of reads around a probe (before,

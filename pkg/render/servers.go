@@ -211,7 +211,9 @@ func discoveryText(f servers.Found) string {
 	from := discoverySource(f)
 	switch {
 	case f.Leases.Error != "":
-		return from + "; identity leases not readable: " + firstWords(f.Leases.Error, 12)
+		// 20 words: an answer's status and request take 9 of them
+		// (apiclient.FailureWords), its message the rest.
+		return from + "; identity leases not readable: " + firstWords(f.Leases.Error, 20)
 	default:
 		return fmt.Sprintf("%s; %d kube-apiserver identity lease(s)", from, f.Leases.Count)
 	}

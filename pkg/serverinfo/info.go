@@ -16,6 +16,7 @@ import (
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 )
 
 // Tri is a fact known true, known false, or not known.
@@ -84,9 +85,19 @@ func (in *Info) versionUnread(err error) {
 	}
 	for i, a := range in.Assumed {
 		if a == versionUnknown {
-			in.Assumed[i] = "server version unknown (GET /version: " + text.OneLine(err.Error()) + ")"
+			in.Assumed[i] = "server version unknown (" + versionFailure(err) + ")"
 		}
 	}
+}
+
+// versionFailure is why /version was not read: an answer as the error
+// line says one (apiclient.FailureWords, fresh user try 27 F3: its body
+// alone read as the reason), any other failure with its request named.
+func versionFailure(err error) string {
+	if diagnose.IsAnswer(err) {
+		return apiclient.FailureWords("get", "/version", err)
+	}
+	return "GET /version: " + text.OneLine(err.Error())
 }
 
 var minorRE = regexp.MustCompile(`^v?1\.(\d+)`)

@@ -146,7 +146,7 @@ func readMetricsOf(ctx context.Context, c *apiclient.Client, group, resource str
 		if apierrors.IsForbidden(err) {
 			return nil, ForbiddenNote
 		}
-		return nil, "/metrics not read (" + oneLine(metrics.ShortRequest(err).Error()) + ")" + assumed
+		return nil, "/metrics not read (" + metrics.FailureWords(err) + ")" + assumed
 	}
 	// Closing early resets the stream: the server stops sending.
 	defer body.Close()

@@ -108,7 +108,8 @@ func ReadLeases(ctx context.Context, c *apiclient.Client, b *apiclient.Budget) L
 	q := url.Values{"labelSelector": {IdentityLabel}, "resourceVersion": {"0"}}
 	body, err := c.Get(ctx, "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases", q, "application/json")
 	if err != nil {
-		return Leases{Error: text.OneLine(err.Error())}
+		// Said as the error line says an answer (fresh user try 27 F3).
+		return Leases{Error: apiclient.FailureWords("list", "leases", err)}
 	}
 	defer body.Close()
 	var l coordinationv1.LeaseList

@@ -1,0 +1,54 @@
+//go:build e2e
+
+package bounds
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
+)
+
+// A /metrics that answered with an error is said, in every command's note
+// of it, as the error line says an answer (apiclient.FailureWords): its
+// status and its request with its words, never the body alone (fresh user
+// try 27 F3: list's note said "/metrics not read (injected metrics
+// outage)", no 503, no request). A 403 keeps its own note, which says
+// what the user needs.
+func TestAMetricsNoteSaysTheAnswerAsTheErrorLineDoes(t *testing.T) {
+	answers := []struct {
+		name   string
+		answer framework.ScriptAnswer
+		want   string
+	}{
+		{"503 Status", framework.ScriptAnswer{Code: 503, Type: "application/json", Body: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"injected metrics outage","reason":"ServiceUnavailable","code":503}`},
+			"answered get /metrics with 503 ServiceUnavailable: injected metrics outage"},
+		{"plain-text 500", framework.ScriptAnswer{Code: 500, Type: "text/plain", Body: "upstream metrics broke"},
+			"answered get /metrics with 500 Internal Server Error: upstream metrics broke"},
+		{"403 Status", framework.ScriptAnswer{Code: 403, Type: "application/json", Body: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"forbidden: User \"u\" cannot get path \"/metrics\"","reason":"Forbidden","code":403}`},
+			"forbidden"},
+	}
+	commands := []struct {
+		name string
+		args []string
+	}{
+		{"list", []string{"list", "cm"}},
+		{"probe --metrics", []string{"probe", "cm", "--metrics"}},
+		{"top", []string{"top", "--once", "--interval", "1s"}},
+	}
+	for _, a := range answers {
+		for _, c := range commands {
+			t.Run(a.name+"/"+c.name, func(t *testing.T) {
+				t.Parallel()
+				_, kc := framework.ServeScript(t, map[string]framework.ScriptAnswer{"/metrics": a.answer})
+				r := framework.Run(t, kc, time.Minute, c.args...)
+				out := r.Stdout + r.Stderr
+				t.Logf("exit %d:\n%s", r.Code, out)
+				if !strings.Contains(out, a.want) {
+					t.Fatalf("%v: exit %d, no %q: the note of /metrics does not say its answer as the error line does:\n%s", c.args, r.Code, a.want, out)
+				}
+			})
+		}
+	}
+}
