@@ -74,7 +74,12 @@ func (r *watchRun) failureError(err error) error {
 	if errors.As(err, &list) {
 		step, op, rv = "the list", diagnose.OpList, ""
 	}
-	if st, ok := diagnose.StatusOf(err); ok {
+	// Only an ERROR event inside a stream, or a list step's answer, "ended"
+	// the watch or the list; a refusal of the watch request itself is said
+	// as any refused request's answer (requestError: "answered watch
+	// configmaps with 429 Too Many Requests: its watch cache lags
+	// storage"), whatever its body (adversary try 27 F4).
+	if st, ok := diagnose.StatusOf(err); ok && (list != nil || errors.As(err, &event)) {
 		d := diagnose.FromError(err, diagnose.Context{Operation: op, RequestedResourceVersion: rv})
 		if d.IsRVProblem() {
 			// The server's message is in the line as it came: the line

@@ -105,9 +105,11 @@ func (o *WatchOptions) Run(cmd *cobra.Command) error {
 	if serr != nil && errors.Is(serr, errWrite) {
 		return serr
 	}
-	if serr != nil {
-		r.showHTTPStatus(serr)
-	}
+	// A refusal of the watch request itself (an HTTP 410, 429, 504, whatever
+	// its body says) is no event: it is said by the error line as any
+	// refused request's, never counted or shown as an ERROR row (adversary
+	// try 27 F4: a 429 "Too large resource version" was "Events: 1 (ERROR
+	// 1)" beside "Session: 0 stream(s)"). Only onEvent counts events.
 	// Every run ends with its summary, one refused before any stream
 	// (403, 401, TLS, a bad selector) too: -o json's last record and its
 	// failureStreak are there whenever the exit is not 0 (fresh user try
@@ -116,7 +118,7 @@ func (o *WatchOptions) Run(cmd *cobra.Command) error {
 	if r.session.End() == follow.EndInterrupted {
 		streak = nil
 	}
-	r.summary.SetSession(r.session.Stats(), r.o.redactedStreak(streak))
+	r.summary.SetSession(r.session.Stats(), r.wordedStreak(streak))
 	r.summary.DurationSeconds = time.Since(began).Seconds()
 	r.summary.StartResourceVersion = r.start
 	r.summary.Ended = string(r.session.End())
@@ -279,7 +281,10 @@ func (r *watchRun) warnIfAhead(wo watchstream.Options) error {
 		}
 		// The answer said as the error line says it (fresh user try 26
 		// F7: a 502's HTML page alone read as the reason).
-		r.p.Warnf("cannot read the current RV to check --rv %s against it: %s", start, apiclient.FailureWords("list", r.target.Resource.Name(), cur.err))
+		// Its retries said as the error line's (withRetryWaits: adversary
+		// try 27 F5, "(after 2 retries and 0.60 s waiting ...)"); only the
+		// reads before the watch have run yet.
+		r.p.Warnf("%s", r.o.withRetryWaits(fmt.Sprintf("cannot read the current RV to check --rv %s against it: %s", start, apiclient.FailureWords("list", r.target.Resource.Name(), cur.err))))
 		return nil
 	}
 	c, why := rv.OfStorage(cur.rv)
@@ -318,23 +323,6 @@ func (r *watchRun) sentOp() string {
 		return diagnose.OpStreamingList
 	}
 	return diagnose.OpWatch
-}
-
-// showHTTPStatus shows a 410 or 504 that answered the watch request itself
-// like an ERROR event; true when it did.
-func (r *watchRun) showHTTPStatus(serr error) bool {
-	st, ok := diagnose.StatusOf(serr)
-	var list *follow.ListStepError
-	if !ok || errors.As(serr, &list) {
-		return false // a list's answer is no event of a watch
-	}
-	d := diagnose.FromError(serr, diagnose.Context{Operation: r.sentOp(), RequestedResourceVersion: r.session.Stats().LastRV})
-	if !d.IsRVProblem() {
-		return false
-	}
-	rec := render.WatchEventRecord{Record: render.RecordEvent, Time: time.Now().UTC().Format(time.RFC3339Nano), Type: watchstream.EventError, Status: &st, Diagnosis: &d, FromHTTPStatus: true}
-	r.summary.Count(rec)
-	return r.p.WatchEvent(rec) == nil
 }
 
 func (r *watchRun) onEvent(ev watchstream.Event, obs follow.Observation) error {
@@ -410,7 +398,9 @@ func (r *watchRun) explainDelete(m apiclient.ItemMeta) string {
 }
 
 func (r *watchRun) onNotice(n follow.Notice) {
-	n.Reason = r.o.redactKubeconfig(n.Reason) // its error's URL may hold a kubeconfig secret
+	// Its error's URL may hold a kubeconfig secret; its failure is said
+	// with its status and request (noticeWords).
+	n.Reason = r.o.redactKubeconfig(r.noticeWords(n.Reason, n.Err))
 	var d *diagnose.Diagnosis
 	if n.Kind == follow.NoticeListed {
 		r.start = n.ListResourceVersion

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
+	"github.com/watchrv/kubectl-watchrv/pkg/follow"
+)
+
+// failureWords is how watch's summary (Failed:, Failing:) and its notices
+// (reconnect, relist) say a failed attempt: a server's answer with its
+// status and request, as the error line says it (apiclient.FailureWords),
+// never its body alone (fresh user try 27 F3: "Failed: Throttled: ...
+// (Too many requests, please try again later.)" said neither 429 nor
+// which request). An ERROR event inside a stream is said as the event it
+// was: it answered no request. Redacted as every line of the run.
+func (r *watchRun) failureWords(err error) string {
+	return r.o.redactKubeconfig(r.answerWords(err))
+}
+
+func (r *watchRun) answerWords(err error) string {
+	what := r.target.Resource.Name()
+	var (
+		event      *follow.EventError
+		incomplete *follow.ListIncompleteError
+		list       *follow.ListStepError
+	)
+	switch {
+	case errors.As(err, &event):
+		return err.Error()
+	case errors.As(err, &incomplete):
+		if _, ok := diagnose.StatusOf(incomplete.Err); ok {
+			return "the first list did not complete before the watch's time ran out, so no watch was started; its last answer: " + apiclient.FailureWords("list", what, incomplete.Err)
+		}
+		return err.Error()
+	case errors.As(err, &list):
+		return apiclient.FailureWords("list", what, list.Err)
+	}
+	return apiclient.FailureWords("watch", what, err)
+}
+
+// noticeWords is a notice's reason with its failure said by failureWords:
+// the reason ends with the failure's own words ("relist failed: busy"),
+// which are replaced, so that what the session said before them stays.
+func (r *watchRun) noticeWords(reason string, err error) string {
+	if err == nil {
+		return reason
+	}
+	own := err.Error()
+	if !strings.HasSuffix(reason, own) {
+		return reason
+	}
+	return strings.TrimSuffix(reason, own) + r.answerWords(err)
+}
+
+// wordedStreak is the run's failure streak whose error says itself by
+// failureWords (worded: it still unwraps to the failure, its class and code).
+func (r *watchRun) wordedStreak(st *follow.Streak) *follow.Streak {
+	if st == nil || st.Err == nil {
+		return st
+	}
+	c := *st
+	c.Err = &worded{msg: r.failureWords(st.Err), err: st.Err}
+	return &c
+}

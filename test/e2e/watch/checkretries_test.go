@@ -1,0 +1,36 @@
+//go:build e2e
+
+package watch
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
+)
+
+// Adversary try 27 F5: watch --rv N's check read was sent 3 times (a 500,
+// retried by the plugin's backoff), and its warning said the 500 but not
+// the retries nor the wait, as every final error line does. The warning
+// after retried reads says them with the one text (withRetryWaits).
+func TestWatchRVCheckWarningSaysItsRetries(t *testing.T) {
+	t.Parallel()
+	const path = "/api/v1/namespaces/default/configmaps"
+	failed := framework.ScriptAnswer{Code: 500, Type: "application/json", Body: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"boom","reason":"InternalError","code":500}`}
+	srv, kc := framework.ServeScriptSequence(t, path, []framework.ScriptAnswer{failed, failed, failed}, nil)
+	r := framework.Run(t, kc, 30*time.Second, "watch", "configmaps", "--rv", "100", "--timeout", "3s")
+	all := r.Stdout + r.Stderr
+	if srv.Asked(path) < 3 {
+		t.Fatalf("the check read was not retried: the case does not reach what it attacks:\n%s", all)
+	}
+	for _, line := range strings.Split(all, "\n") {
+		if strings.Contains(line, "cannot read the current RV to check --rv 100") {
+			if !strings.Contains(line, "answered list configmaps with 500") || !strings.Contains(line, "(after 2 retries and ") {
+				t.Errorf("the check warning does not say its answer and its retries:\n%s", line)
+			}
+			return
+		}
+	}
+	t.Fatalf("no check warning:\n%s", all)
+}
