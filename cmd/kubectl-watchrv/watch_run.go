@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
@@ -105,11 +106,9 @@ func (o *WatchOptions) Run(cmd *cobra.Command) error {
 	if serr != nil && errors.Is(serr, errWrite) {
 		return serr
 	}
-	// A refusal of the watch request itself (an HTTP 410, 429, 504, whatever
-	// its body says) is no event: it is said by the error line as any
-	// refused request's, never counted or shown as an ERROR row (adversary
-	// try 27 F4: a 429 "Too large resource version" was "Events: 1 (ERROR
-	// 1)" beside "Session: 0 stream(s)"). Only onEvent counts events.
+	if serr != nil {
+		r.showHTTPStatus(serr)
+	}
 	// Every run ends with its summary, one refused before any stream
 	// (403, 401, TLS, a bad selector) too: -o json's last record and its
 	// failureStreak are there whenever the exit is not 0 (fresh user try
@@ -323,6 +322,29 @@ func (r *watchRun) sentOp() string {
 		return diagnose.OpStreamingList
 	}
 	return diagnose.OpWatch
+}
+
+// showHTTPStatus shows a 410 or a 504 that answered the watch request
+// itself (no stream) with its diagnosis, as an ERROR event's is shown: the
+// 410 comes in both forms (a client must handle both), and -o json
+// carries its diagnosis (fromHTTPStatus: true). It is the request's
+// answer, no event of a stream: not counted as one (adversary try 27 F4:
+// "Events: 1 (ERROR 1)" beside "Session: 0 stream(s)"). Only a 410 or a
+// 504: the HTTP status wins, so a 429 (the watch cache's lagging answer
+// says "Too large resource version") is throttling, said by the error
+// line alone, whatever its body.
+func (r *watchRun) showHTTPStatus(serr error) bool {
+	st, ok := diagnose.StatusOf(serr)
+	var list *follow.ListStepError
+	if !ok || errors.As(serr, &list) || (st.Code != http.StatusGone && st.Code != http.StatusGatewayTimeout) {
+		return false // a list's answer is no event of a watch
+	}
+	d := diagnose.FromError(serr, diagnose.Context{Operation: r.sentOp(), RequestedResourceVersion: r.session.Stats().LastRV})
+	if !d.IsRVProblem() {
+		return false
+	}
+	rec := render.WatchEventRecord{Record: render.RecordEvent, Time: time.Now().UTC().Format(time.RFC3339Nano), Type: watchstream.EventError, Status: &st, Diagnosis: &d, FromHTTPStatus: true}
+	return r.p.WatchEvent(rec) == nil
 }
 
 func (r *watchRun) onEvent(ev watchstream.Event, obs follow.Observation) error {

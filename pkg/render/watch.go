@@ -54,10 +54,14 @@ type WatchEventRecord struct {
 	// event's RV is older: no duplicate).
 	OlderThan string `json:"olderThan,omitempty"`
 	// PreviousUID: the name had another UID (deleted and recreated).
-	PreviousUID string              `json:"previousUID,omitempty"`
-	DeleteCause string              `json:"deleteCause,omitempty"`
-	Status      *metav1.Status      `json:"status,omitempty"`
-	Diagnosis   *diagnose.Diagnosis `json:"diagnosis,omitempty"`
+	PreviousUID string         `json:"previousUID,omitempty"`
+	DeleteCause string         `json:"deleteCause,omitempty"`
+	Status      *metav1.Status `json:"status,omitempty"`
+	// FromHTTPStatus: the Status answered the watch request itself (an
+	// HTTP 410 or 504), not an ERROR event inside a stream; no event of
+	// the summary's count.
+	FromHTTPStatus bool                `json:"fromHTTPStatus,omitempty"`
+	Diagnosis      *diagnose.Diagnosis `json:"diagnosis,omitempty"`
 	// ContractBreach says how the event broke the Watch contract.
 	ContractBreach string `json:"contractBreach,omitempty"`
 	// Unasked: a BOOKMARK the watch did not ask for (no

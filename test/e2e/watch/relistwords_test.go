@@ -31,9 +31,7 @@ func TestWatchLinesNameWhatTheyReferTo(t *testing.T) {
 	}{
 		{"ERROR event", framework.ScriptAnswer{Code: 200, Type: "application/json", Body: `{"type":"ERROR","object":` + status + "}\n"}, nil},
 		{"ERROR event/follow", framework.ScriptAnswer{Code: 200, Type: "application/json", Body: `{"type":"ERROR","object":` + status + "}\n"}, []string{"--follow"}},
-		// A 410 that refuses the watch request itself, without --follow,
-		// is said by the error line alone: no diagnosis row (adversary
-		// try 27 F4, TestARefusedWatchRequestIsNoEvent).
+		{"410 answer", framework.ScriptAnswer{Code: 410, Type: "application/json", Body: status}, nil},
 		{"410 answer/follow", framework.ScriptAnswer{Code: 410, Type: "application/json", Body: status}, []string{"--follow"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
