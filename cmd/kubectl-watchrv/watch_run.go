@@ -218,6 +218,15 @@ func (r *watchRun) beforeWatch(wo watchstream.Options) error {
 			// give as on (fresh user try 26 F6: "turns the check on" read
 			// as if the check were never on with --follow).
 			r.p.Notef("%s: --follow's stall check (default --stall-timeout %.0fs) is off here; --stall-timeout D turns it on (a stream silent for D is then closed and watched again from the last RV)", r.server.NoStallNote(res.Name()), defaultFollowStallTimeout.Seconds())
+		} else if o.stallDefault && r.server.WatchCache == serverinfo.Unknown {
+			// Whether the check fits is not known: said, not left silent
+			// (fresh user try 27 F4: with /metrics unreadable nothing was
+			// said, and a storage-served quiet stream would be closed).
+			why := r.server.Note()
+			if why == "" {
+				why = "the server's facts do not say"
+			}
+			r.p.Notef("%s: whether a watch cache serves %s is not known here, so --follow's stall check stays on (default --stall-timeout %.0fs): a stream silent that long is closed and watched again from the last RV, which a quiet stream that storage serves (no bookmarks) would be; --stall-timeout D sets it", why, res.Name(), defaultFollowStallTimeout.Seconds())
 		}
 	}
 	r.session.BookmarkPeriod, r.session.BookmarkFacts = r.bookmarkFacts()

@@ -52,3 +52,20 @@ func TestAMetricsNoteSaysTheAnswerAsTheErrorLineDoes(t *testing.T) {
 		}
 	}
 }
+
+// TestFollowSaysItsStallCheckWhenTheCacheIsUnknown: with /metrics not
+// read, whether a watch cache serves the resource is unknown, and
+// --follow's stall check stays on: said once, with why the facts are
+// unknown (fresh user try 27 F4: nothing was said).
+func TestFollowSaysItsStallCheckWhenTheCacheIsUnknown(t *testing.T) {
+	_, kc := framework.ServeScript(t, map[string]framework.ScriptAnswer{"/metrics": {Code: 503, Type: "text/plain", Body: "metrics down"}})
+	r := framework.Run(t, kc, time.Minute, "watch", "cm", "--follow", "--timeout", "2s")
+	for _, want := range []string{"answered get /metrics with 503 Service Unavailable: metrics down", "whether a watch cache serves configmaps is not known here, so --follow's stall check stays on (default --stall-timeout 90s)"} {
+		if !strings.Contains(r.Stderr, want) {
+			t.Fatalf("exit %d, no %q:\n%s\n%s", r.Code, want, r.Stdout, r.Stderr)
+		}
+	}
+	if n := strings.Count(r.Stderr, "stall check"); n != 1 {
+		t.Fatalf("the stall check said %d times, want once:\n%s", n, r.Stderr)
+	}
+}
