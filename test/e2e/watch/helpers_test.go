@@ -44,6 +44,7 @@ type record struct {
 		Notes                 []string `json:"notes"`
 	} `json:"diagnosis"`
 	// notices
+	Reason              string              `json:"reason"`
 	ListResourceVersion string              `json:"listResourceVersion"`
 	Items               *int                `json:"items"`
 	Tried               []string            `json:"tried"`
