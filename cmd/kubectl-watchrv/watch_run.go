@@ -289,10 +289,10 @@ func (r *watchRun) warnIfAhead(wo watchstream.Options) error {
 		}
 		// The answer said as the error line says it (fresh user try 26
 		// F7: a 502's HTML page alone read as the reason).
-		// Its retries said as the error line's (withRetryWaits: adversary
-		// try 27 F5, "(after 2 retries and 0.60 s waiting ...)"); only the
-		// reads before the watch have run yet.
-		r.p.Warnf("%s", r.o.withRetryWaits(fmt.Sprintf("cannot read the current RV to check --rv %s against it: %s", start, apiclient.FailureWords("list", r.target.Resource.Name(), cur.err))))
+		// Its own retries said as the error line says a run's
+		// (render.RetriesSaid: adversary try 27 F5, "(after 2 retries and
+		// 600.0 ms waiting ...)").
+		r.p.Warnf("cannot read the current RV to check --rv %s against it: %s%s", start, apiclient.FailureWords("list", r.target.Resource.Name(), cur.err), render.RetriesSaid(cur.err))
 		return nil
 	}
 	c, why := rv.OfStorage(cur.rv)

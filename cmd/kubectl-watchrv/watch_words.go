@@ -7,6 +7,7 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/follow"
+	"github.com/watchrv/kubectl-watchrv/pkg/render"
 )
 
 // failureWords is how watch's summary (Failed:, Failing:) and its notices
@@ -44,15 +45,18 @@ func (r *watchRun) answerWords(err error) string {
 // noticeWords is a notice's reason with its failure said by failureWords:
 // the reason ends with the failure's own words ("relist failed: busy"),
 // which are replaced, so that what the session said before them stays.
+// A read the retry policy sent again says its retries at the end
+// (render.RetriesSaid: the behind check's current-RV read; adversary try
+// 27 F5).
 func (r *watchRun) noticeWords(reason string, err error) string {
 	if err == nil {
 		return reason
 	}
 	own := err.Error()
-	if !strings.HasSuffix(reason, own) {
-		return reason
+	if strings.HasSuffix(reason, own) {
+		reason = strings.TrimSuffix(reason, own) + r.answerWords(err)
 	}
-	return strings.TrimSuffix(reason, own) + r.answerWords(err)
+	return reason + render.RetriesSaid(err)
 }
 
 // wordedStreak is the run's failure streak whose error says itself by

@@ -1,5 +1,7 @@
 package apiclient
 
+import "errors"
+
 // RetryWait is what the one retry policy (Retry.Wait) waited in a run:
 // how many requests it sent again, the time it waited before them, and
 // how many of those waits the server's Retry-After set (the longest it
@@ -39,4 +41,39 @@ func retryWait(sw *Stopwatch) *RetryWait {
 	return &RetryWait{Retries: sw.Retries(), Millis: float64(sw.RetryWaited().Microseconds()) / 1000,
 		ServerAskedRetries: n, RetryAfterSeconds: asked.Seconds(), CappedRetries: sw.CappedRetries(),
 		FirstCause: sw.FirstRetryCause()}
+}
+
+// RetriedError is a read's failure after the retry policy sent it again:
+// its words and class are Err's, and Wait is that read's own retries
+// (not the run's), so that a note or a warning about the read can say
+// them as an error line does (adversary try 27 F5: watch --rv N's check
+// warning said the 500 of a read sent 3 times, not its retries).
+type RetriedError struct {
+	Err  error
+	Wait RetryWait
+}
+
+func (e *RetriedError) Error() string { return e.Err.Error() }
+func (e *RetriedError) Unwrap() error { return e.Err }
+
+// RetriesOf is the retries a failure carries (RetriedError), nil when
+// it was sent once.
+func RetriesOf(err error) *RetryWait {
+	var re *RetriedError
+	if errors.As(err, &re) {
+		return &re.Wait
+	}
+	return nil
+}
+
+// WithRetriesOf is err carrying the retries noted on sw, the stopwatch of
+// its read alone; err as it is when the read was sent once.
+func WithRetriesOf(err error, sw *Stopwatch) error {
+	if err == nil {
+		return nil
+	}
+	if rw := retryWait(sw); rw != nil {
+		return &RetriedError{Err: err, Wait: *rw}
+	}
+	return err
 }

@@ -231,7 +231,17 @@ type CurrentOptions struct {
 // collection size), within the budget, a transient failure waited out by
 // o.Retry. The
 // page comes back too: its item tells the RV of one object.
+//
+// A failure after retries carries them (apiclient.RetriedError): the
+// read's own, timed on its own stopwatch, so that a warning about it says
+// them (render.RetriesSaid).
 func CurrentRV(ctx context.Context, c *apiclient.Client, t apiclient.Target, o CurrentOptions) (string, *Page, error) {
+	ctx, sw := apiclient.StartStopwatch(ctx)
+	rv, p, err := currentRV(ctx, c, t, o)
+	return rv, p, apiclient.WithRetriesOf(err, sw)
+}
+
+func currentRV(ctx context.Context, c *apiclient.Client, t apiclient.Target, o CurrentOptions) (string, *Page, error) {
 	for failed := 1; ; failed++ {
 		p, err := List(ctx, c, t, PageOptions{Limit: 1, Budget: o.Budget})
 		if err == nil {

@@ -347,7 +347,7 @@ func (r *ListReport) CheckWatchStart(current string, err error) {
 	}
 	switch {
 	case err != nil:
-		r.WatchAdvice = fmt.Sprintf("not suggested: a list at %s may lag the current state, and the current RV could not be read to check it (%s); list without --rv (a consistent read) for a start that works", mode, apiclient.FailureWords("list", r.Resource, err))
+		r.WatchAdvice = fmt.Sprintf("not suggested: a list at %s may lag the current state, and the current RV could not be read to check it (%s%s); list without --rv (a consistent read) for a start that works", mode, apiclient.FailureWords("list", r.Resource, err), RetriesSaid(err))
 	case current == r.ResourceVersion:
 		r.CurrentResourceVersion = current
 		r.suggestWatch()

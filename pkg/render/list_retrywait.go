@@ -88,6 +88,19 @@ func RetryCauseText(w *apiclient.RetryWait, line string) string {
 	return "; first sent again after: " + w.FirstCause
 }
 
+// RetriesSaid is what a note or a warning about a failed read ends with
+// when the read was sent again (apiclient.RetriesOf: its own retries, not
+// the run's): " (after 2 retries and 600.0 ms waiting, by the plugin's
+// backoff)", with the first retry's cause when the read's last failure is
+// another; "" when it was sent once (adversary try 27 F5).
+func RetriesSaid(err error) string {
+	rw := apiclient.RetriesOf(err)
+	if t := AfterRetriesText(rw); t != "" {
+		return " (" + t + RetryCauseText(rw, err.Error()) + ")"
+	}
+	return ""
+}
+
 func retriesText(n int) string {
 	if n == 1 {
 		return "1 retry"

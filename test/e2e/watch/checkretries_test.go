@@ -34,3 +34,19 @@ func TestWatchRVCheckWarningSaysItsRetries(t *testing.T) {
 	}
 	t.Fatalf("no check warning:\n%s", all)
 }
+
+// The class across commands: list --rv 0's current-RV read, sent again
+// after 500s, says its own retries in the advice that could not be
+// checked, as watch's --rv check warning does (render.RetriesSaid).
+func TestListCurrentRVCheckSaysItsRetries(t *testing.T) {
+	t.Parallel()
+	const path = "/api/v1/namespaces/default/configmaps"
+	failed := framework.ScriptAnswer{Code: 500, Type: "application/json", Body: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"boom","reason":"InternalError","code":500}`}
+	list := framework.ScriptDefaults()[path]
+	_, kc := framework.ServeScriptSequence(t, path, []framework.ScriptAnswer{list, failed, failed, failed}, nil)
+	r := framework.Run(t, kc, 30*time.Second, "list", "configmaps", "--rv", "0")
+	all := r.Stdout + r.Stderr
+	if !strings.Contains(all, "the current RV could not be read to check it (the API server answered list configmaps with 500 InternalError: boom (after 2 retries and ") {
+		t.Fatalf("exit %d: the advice does not say the read's answer and its own retries:\n%s", r.Code, all)
+	}
+}
