@@ -28,7 +28,7 @@ type CrossCheck struct {
 	Requests int           `json:"requests"`
 	// Cut counts the requests of the servers the signal cut before it
 	// did: no row's, said apart (Interruption.CutRequests).
-	Cut int `json:"-"`
+	Cut CutShare `json:"-"`
 	// asked is how many servers were to be asked: more than Servers when
 	// the run was cut (Interrupted).
 	asked int
@@ -129,13 +129,7 @@ func CheckAcross(ctx context.Context, f *Fleet, t apiclient.Target, b *apiclient
 	case diagnose.ClassExpired:
 		cc.Findings = expiredFindings(cc.Servers, q.RV)
 	}
-	for i, n := range kept {
-		if cc.Servers[i].cut {
-			cc.Cut += n
-		} else {
-			cc.Requests += n
-		}
-	}
+	cc.Requests, cc.Cut = splitKept(kept, func(i int) bool { return cc.Servers[i].cut })
 	cc.leaveOutCut()
 	return cc
 }
