@@ -401,8 +401,13 @@ func (p *Printer) explanationServersHuman(e ServersExplanation) error {
 			watch += fmt.Sprintf(" (oldest %d)", a.OldestNamed)
 		}
 		note := ""
-		if a.Error != "" {
+		switch {
+		case a.Error != "":
 			note = diagnose.Prefixed(a.Reason, a.Error)
+		case a.Inconsistent != "":
+			// Its 410 answers no watch from this RV (adversary try 27 F6).
+			watch += ", inconsistent"
+			note = "its 410's numbers are inconsistent: " + a.Inconsistent
 		}
 		n := a.Index
 		if n == 0 {
