@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/watchrv/kubectl-watchrv/internal/rv"
 )
@@ -139,26 +140,30 @@ func CompareNow(d Diagnosis, requested string, now Now, tried *Tried) (c Check) 
 // with storage's now), the text's kind says who answered then, not who
 // answers here, so the diagnosis says so and its confidence is low. Both
 // directions are weighed alike (fresh user try 26 F3: storage's text on a
-// server with a watch cache kept "high", no note).
+// server with a watch cache kept "high", no note). What --check found is
+// one note, every fact that contradicts the text in it, and the texts after
+// it say who answered only as the text's claim (answererUnsure): fresh
+// user try 27 F5, two notes said the same, then client-go's paragraph and
+// the Fix stated as fact what they had just said is not certain.
 func Reconcile(d Diagnosis, c Check) Diagnosis {
+	var found []string
 	switch who := watchAnswerer(d.Kind); {
 	case who == "cache" && c.NoWatchCache:
-		d.Notes = append(append([]string(nil), d.Notes...), fmt.Sprintf("this server has no watch cache for %s now (its /metrics): the error came from another server or another setup (the watch cache switched off since, another API server behind the same address), so who answered it then is not certain", c.Resource))
-		d.Confidence = ConfidenceLow
+		found = append(found, fmt.Sprintf("this server has no watch cache for %s now (its /metrics)", c.Resource))
 	case who == "storage" && c.WatchCache:
-		d.Notes = append(append([]string(nil), d.Notes...), fmt.Sprintf("this server has a watch cache for %s now (its /metrics), which answers a watch from an RV before its window with \"too old resource version: X (Y)\", not with storage's words: the error came from another server or another setup (the watch cache switched on since, another API server behind the same address), so who answered it then is not certain", c.Resource))
-		d.Confidence = ConfidenceLow
+		found = append(found, fmt.Sprintf("this server has a watch cache for %s now (its /metrics), which answers a watch from an RV before its window with \"too old resource version: X (Y)\", not with storage's words", c.Resource))
 	}
-	if c.Tried == nil || !c.Tried.Refused {
-		// Nothing tried, it worked, or it failed otherwise (a 500 that
-		// quotes a 410's words is no refusal of the RV).
+	if c.Tried != nil && c.Tried.Refused {
+		// (Nothing tried, it worked, or it failed otherwise: a 500 that
+		// quotes a 410's words is no refusal of the RV.)
+		if now := FromText(c.Tried.Answer); now.Recognized() && now.Class == d.Class && now.Kind != d.Kind {
+			found = append(found, fmt.Sprintf("the same request, tried now, is refused by this server as %s, not as the text's %s", now.Kind, d.Kind))
+		}
+	}
+	if len(found) == 0 {
 		return d
 	}
-	now := FromText(c.Tried.Answer)
-	if !now.Recognized() || now.Class != d.Class || now.Kind == d.Kind {
-		return d
-	}
-	d.Notes = append(append([]string(nil), d.Notes...), fmt.Sprintf("the same request, tried now, is refused by this server as %s, not as the text's %s: the error came from another server or another setup (a watch cache switched on or off, another API server behind the same address), so who answered it then is not certain", now.Kind, d.Kind))
+	d.Notes = append(append([]string(nil), d.Notes...), strings.Join(found, "; and ")+": the error came from another server or another setup (a watch cache switched on or off since, another API server behind the same address), so who answered it then is not certain")
 	d.Confidence = ConfidenceLow
-	return d
+	return answererUnsure(d)
 }

@@ -65,6 +65,12 @@ type Try struct {
 	// OldestNamed is the oldest RV the watch cache named in its 410
 	// ("too old resource version: X (Y)" names Y); 0 when none was named.
 	OldestNamed uint64 `json:"oldestNamed,omitempty"`
+	// Inconsistent says why the 410's numbers cannot come from one
+	// answer to this watch (diagnose's one consistency check: it names
+	// another RV than the one asked, or an oldest at or below it); ""
+	// when they can. Such a 410 names no oldest (OldestNamed 0): nothing
+	// is drawn from its numbers (adversary try 27 F6).
+	Inconsistent string `json:"inconsistent,omitempty"`
 	// Source is watch-cache, storage or unknown (a wording the plugin does
 	// not know) for an Expired outcome, from the wording.
 	Source string `json:"source,omitempty"`
@@ -303,10 +309,11 @@ func (r *Try) fromStatus(st metav1.Status, rv uint64, how string) {
 	case d.Class == diagnose.ClassExpired || st.Code == 410:
 		r.Outcome = OutcomeExpired
 		r.Source = SourceUnknown
+		r.Inconsistent = d.Inconsistent
 		switch d.Kind {
 		case diagnose.KindWatchCacheWindow:
 			r.Source = SourceWatchCache
-			if y, ok := apiclient.ParseRV(d.OldestResourceVersion); ok {
+			if y, ok := apiclient.ParseRV(d.OldestResourceVersion); ok && d.Inconsistent == "" {
 				r.OldestNamed = y
 			}
 		case diagnose.KindEtcdCompactedWatch, diagnose.KindEtcdCompacted:

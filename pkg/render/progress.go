@@ -43,10 +43,13 @@ type Interruption struct {
 	// no count of the rows (the report's requests, per resource), said
 	// here apart (user try 22 F13).
 	CutRequests int `json:"cutRequests"`
-	// CutTargets is how many targets the signal cut when more than the
-	// one being measured can be (the servers of a fleet, measured side by
-	// side: of - done); 0 says the one (a sweep's). Adversary try 25 F4:
-	// "of the one the signal cut" when it cut three servers.
+	// CutTargets is how many of the targets the signal cut had the
+	// requests of CutRequests answered, when more than the one being
+	// measured can be (the servers of a fleet, measured side by side:
+	// servers.CutShare, from the ledger's fates); 0 says the one (a
+	// sweep's). Adversary try 25 F4: "of the one the signal cut" when it
+	// cut three servers; fresh user try 27 F2: "of the 2 servers" when one
+	// of them was never sent a request.
 	CutTargets int `json:"-"`
 }
 

@@ -50,7 +50,7 @@ func NewServersReport(mode string, found servers.Found, v *servers.View, ctx sug
 	t := v.Target
 	var cut *Interruption
 	if v.Interrupted {
-		cut = &Interruption{Done: len(v.Servers), Of: v.Of, CutRequests: v.Cut, CutTargets: v.Of - len(v.Servers)}
+		cut = &Interruption{Done: len(v.Servers), Of: v.Of, CutRequests: v.Cut.Requests, CutTargets: v.Cut.Servers}
 	}
 	return ServersReport{
 		Interrupted:  cut,
@@ -363,7 +363,7 @@ func (p *Printer) ExplanationServers(e ServersExplanation) error {
 	e.Cost, e.millis = p.cost(), p.runMillis()
 	if e.Servers != nil {
 		if done, of, ok := e.Servers.Interrupted(); ok {
-			e.Interrupted = &Interruption{Done: done, Of: of, CutRequests: e.Servers.Cut, CutTargets: of - done}
+			e.Interrupted = &Interruption{Done: done, Of: of, CutRequests: e.Servers.Cut.Requests, CutTargets: e.Servers.Cut.Servers}
 		}
 	}
 	return p.emit(oneDocument, e, func() error { return p.explanationServersHuman(e) })
@@ -378,7 +378,11 @@ func (p *Printer) explanationServersHuman(e ServersExplanation) error {
 		return nil
 	}
 	fmt.Fprintln(p.Out)
-	fmt.Fprintln(p.Out, p.Style.Header.Sprintf("Every API server, asked about RV %d (%d request(s))", cc.RequestedResourceVersion, cc.Requests))
+	// The header's count is the Requests line's first part (the servers'
+	// rows), not the rows' with the ones that found the servers: fresh
+	// user try 27 F2, it said 1 (the lease read) of a run whose servers
+	// were sent 3.
+	fmt.Fprintln(p.Out, p.Style.Header.Sprintf("Every API server, asked about RV %d (%d request(s))", cc.RequestedResourceVersion, cc.Requests-e.ToFind))
 	asked := "WATCH FROM RV"
 	for _, a := range cc.Servers {
 		if a.List != "" {
@@ -399,8 +403,13 @@ func (p *Printer) explanationServersHuman(e ServersExplanation) error {
 			watch += fmt.Sprintf(" (oldest %d)", a.OldestNamed)
 		}
 		note := ""
-		if a.Error != "" {
+		switch {
+		case a.Error != "":
 			note = diagnose.Prefixed(a.Reason, a.Error)
+		case a.Inconsistent != "":
+			// Its 410 answers no watch from this RV (adversary try 27 F6).
+			watch += ", inconsistent"
+			note = "its 410's numbers are inconsistent: " + a.Inconsistent
 		}
 		n := a.Index
 		if n == 0 {

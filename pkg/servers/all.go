@@ -56,7 +56,7 @@ func ObserveAll(ctx context.Context, f *Fleet, resources []apiclient.Resource, o
 			}
 			// The cut servers' requests too: the resource the signal cut
 			// is no row, and sweep says all of its requests apart.
-			s := sweep.Step[*View]{Row: v, Requests: v.Requests + v.Cut, Targets: len(v.Servers)}
+			s := sweep.Step[*View]{Row: v, Requests: v.Requests + v.Cut.Requests, Targets: len(v.Servers)}
 			for _, srv := range v.Servers {
 				if srv.Err != nil {
 					s.Failures = append(s.Failures, srv.Failure(res.Name()+" on server "+srv.Endpoint))

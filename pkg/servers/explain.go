@@ -28,7 +28,7 @@ type CrossCheck struct {
 	Requests int           `json:"requests"`
 	// Cut counts the requests of the servers the signal cut before it
 	// did: no row's, said apart (Interruption.CutRequests).
-	Cut int `json:"-"`
+	Cut CutShare `json:"-"`
 	// asked is how many servers were to be asked: more than Servers when
 	// the run was cut (Interrupted).
 	asked int
@@ -52,6 +52,10 @@ type CrossAnswer struct {
 	Watch       string `json:"watch,omitempty"`
 	List        string `json:"list,omitempty"`
 	OldestNamed uint64 `json:"oldestNamed,omitempty"`
+	// Inconsistent says why the server's 410 cannot be one answer to the
+	// watch asked (probe.Try.Inconsistent, diagnose's one check): no
+	// finding is drawn from it.
+	Inconsistent string `json:"inconsistent,omitempty"`
 	// Tried is the request repeated on this server (Repeat) and its answer.
 	Tried  *diagnose.Tried `json:"tried,omitempty"`
 	Reason string          `json:"reason,omitempty"`
@@ -109,6 +113,9 @@ func CheckAcross(ctx context.Context, f *Fleet, t apiclient.Target, b *apiclient
 				a.List = string(r.Outcome)
 			} else {
 				a.Watch, a.OldestNamed = string(r.Outcome), r.OldestNamed
+				if r.Watch != nil {
+					a.Inconsistent = r.Watch.Inconsistent
+				}
 			}
 		case r.Err != nil && apiclient.Cut(ctx):
 			// The signal cut it: no outcome (docs/exit-codes.md, 130).
@@ -129,13 +136,7 @@ func CheckAcross(ctx context.Context, f *Fleet, t apiclient.Target, b *apiclient
 	case diagnose.ClassExpired:
 		cc.Findings = expiredFindings(cc.Servers, q.RV)
 	}
-	for i, n := range kept {
-		if cc.Servers[i].cut {
-			cc.Cut += n
-		} else {
-			cc.Requests += n
-		}
-	}
+	cc.Requests, cc.Cut = splitKept(kept, func(i int) bool { return cc.Servers[i].cut })
 	cc.leaveOutCut()
 	return cc
 }
@@ -246,14 +247,21 @@ func tooLargeFindings(as []CrossAnswer, rv uint64) []string {
 	return out
 }
 
-// expiredFindings says on which servers rv is inside the window.
+// expiredFindings says on which servers rv is inside the window. A
+// server whose 410 is inconsistent (its numbers cannot answer the watch
+// asked: adversary try 27 F6, "its oldest is 50" of a refused 214) is on
+// neither side: its finding says so, and nothing is drawn from it.
 func expiredFindings(as []CrossAnswer, rv uint64) []string {
-	var in, out []string
+	var in, out, odd []string
 	asked := "watch"
 	for _, a := range as {
 		answer := a.Watch
 		if a.List != "" {
 			answer, asked = a.List, "list"
+		}
+		if a.Inconsistent != "" {
+			odd = append(odd, fmt.Sprintf("server %s refused the watch from RV %d with a 410 whose numbers are inconsistent (%s): whether RV %d is inside its window was not checked", a.Endpoint, rv, a.Inconsistent, rv))
+			continue
 		}
 		switch answer {
 		case string(probe.OutcomeOK):
@@ -266,13 +274,26 @@ func expiredFindings(as []CrossAnswer, rv uint64) []string {
 			out = append(out, s)
 		}
 	}
+	return append(windowFindings(in, out, rv, asked, len(odd) > 0), odd...)
+}
+
+// windowFindings is the finding over the servers whose answer is
+// consistent (in: the RV served, out: refused); some says others
+// answered inconsistently, so "every server" is not said of them.
+func windowFindings(in, out []string, rv uint64, asked string, some bool) []string {
+	every := "every server that answered"
+	if some {
+		every = "every server that answered consistently"
+	}
 	switch {
 	case len(in) > 0 && len(out) > 0:
 		return []string{fmt.Sprintf("RV %d is inside the window of %s but not of %s: a client that reconnects through the balancer gets 410 only from the latter", rv, strings.Join(in, ", "), strings.Join(out, ", "))}
 	case len(out) > 0:
-		return []string{fmt.Sprintf("RV %d is outside the window of every server that answered (%s): relist", rv, strings.Join(out, ", "))}
+		return []string{fmt.Sprintf("RV %d is outside the window of %s (%s): relist", rv, every, strings.Join(out, ", "))}
 	case len(in) > 0:
-		return []string{fmt.Sprintf("a watch from RV %d starts on every server that answered (%s) now", rv, strings.Join(in, ", "))}
+		return []string{fmt.Sprintf("a watch from RV %d starts on %s (%s) now", rv, every, strings.Join(in, ", "))}
+	case some:
+		return nil
 	}
 	return []string{"no server answered the " + asked}
 }

@@ -145,7 +145,7 @@ func (f *Fleet) Each(ctx context.Context, b *apiclient.Budget, maxPerServer int,
 // those sent to the servers the signal cut before it did: no row's, so in
 // no count of the rows, said apart (Interruption.CutRequests), as
 // sweep.Run.Cut is of the resource it cut (user try 24 F3).
-func MeasureAll(ctx context.Context, f *Fleet, t apiclient.Target, b *apiclient.Budget, maxPerServer int, o MeasureOptions) (measured []*Server, requests, cut int) {
+func MeasureAll(ctx context.Context, f *Fleet, t apiclient.Target, b *apiclient.Budget, maxPerServer int, o MeasureOptions) (measured []*Server, requests int, cut CutShare) {
 	out := make([]*Server, len(f.Members))
 	kept := f.Each(ctx, b, maxPerServer, func(ctx context.Context, i int, m Member, own *apiclient.Budget) {
 		s := Measure(ctx, m.Client, t, m.Endpoint, own, o)
@@ -160,15 +160,42 @@ func MeasureAll(ctx context.Context, f *Fleet, t apiclient.Target, b *apiclient.
 		out[i] = s
 	})
 	measured = make([]*Server, 0, len(out))
-	for i, s := range out {
-		if s == nil {
-			cut += kept[i]
-			continue
+	for _, s := range out {
+		if s != nil {
+			measured = append(measured, s)
 		}
-		measured = append(measured, s)
-		requests += kept[i]
 	}
+	requests, cut = splitKept(kept, func(i int) bool { return out[i] == nil })
 	return measured, requests, cut
+}
+
+// CutShare is what the servers the signal cut had answered before it did:
+// no row's (Interruption.CutRequests, CutTargets).
+type CutShare struct {
+	// Requests are their requests the ledger counted (Each's kept: the
+	// answered ones; the cut in flight are Cost.Cut, the never sent none).
+	Requests int
+	// Servers is how many of them had a request counted: a server whose
+	// one request was never sent answered nothing (fresh user try 27 F2:
+	// "2 answered by the 2 servers the signal cut" of one server's 2).
+	Servers int
+}
+
+// splitKept is the one split of the fleet's count (Each's kept, read from
+// the ledger's fates) into the rows' requests and the cut servers' share,
+// for every per-server view (MeasureAll, CheckAcross): every count the
+// report prints comes from it.
+func splitKept(kept []int, isCut func(i int) bool) (rows int, cut CutShare) {
+	for i, n := range kept {
+		switch {
+		case !isCut(i):
+			rows += n
+		case n > 0:
+			cut.Requests += n
+			cut.Servers++
+		}
+	}
+	return rows, cut
 }
 
 // View is the per-server view of one collection.
@@ -183,7 +210,8 @@ type View struct {
 	Verdict     Verdict
 	// Requests are the rows' requests; Cut, those of the servers the
 	// signal cut (MeasureAll), in no row.
-	Requests, Cut int
+	Requests int
+	Cut      CutShare
 	// Duration is the view's wall time: every server's measurement, at
 	// most FanOutWidth at a time, pacing included (adversary try 20 #10:
 	// the longest server's time said 10 s of 64 servers measured in four

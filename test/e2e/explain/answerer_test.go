@@ -13,8 +13,10 @@ import (
 // A text that names who answered a watch (the watch cache's window, or
 // storage's compaction where no watch cache serves the watch), checked on
 // a server whose /metrics shows the other one serves configmaps' watches
-// now, is lowered with that fact as its note, in both directions; where
-// the server agrees with the text, no such note. Fresh user try 26 F3:
+// now, is lowered with that fact as its note, in both directions (one
+// note, and no paragraph after it that states who answered as a fact:
+// fresh user try 27 F5); where the server agrees with the text, no such
+// note. Fresh user try 26 F3:
 // storage's words on a cache-on server kept "high", no note, while the
 // mirror case was lowered.
 func TestCheckWeighsWhoAnswersAWatchBothWays(t *testing.T) {
@@ -41,7 +43,34 @@ func TestCheckWeighsWhoAnswersAWatchBothWays(t *testing.T) {
 				if fact != r.noted || (e.Confidence == "low") != r.noted {
 					t.Errorf("%s, %s: confidence %s, notes %q; want the server's watch cache named and low: %v", cell, r.name, e.Confidence, e.Notes, r.noted)
 				}
+				if !r.noted {
+					continue
+				}
+				// One note says it, and no paragraph after it states as
+				// fact who answered (fresh user try 27 F5).
+				if n := strings.Count(notes, "not certain"); n != 1 {
+					t.Errorf("%s, %s: %d notes say who answered is not certain, want one: %q", cell, r.name, n, e.Notes)
+				}
+				for name, p := range map[string]string{"what": e.What, "why": e.Why, "clientGo": e.ClientGo, "fix": e.Fix} {
+					if strings.HasPrefix(p, "If it was answered by ") {
+						continue
+					}
+					for _, claim := range answererClaims {
+						if strings.Contains(p, claim) {
+							t.Errorf("%s, %s: %s states %q as fact, after the note that who answered is not certain:\n%s", cell, r.name, name, claim, p)
+						}
+					}
+				}
 			}
 		})
 	}
+}
+
+// answererClaims are the words of the explanations that say who answered
+// a watch, or what the resource's watch cache is, as a fact.
+var answererClaims = []string{
+	"as this resource has no watch cache", "Turn the watch cache on",
+	"served from the watch cache (", "this API server's watch cache only holds",
+	"This form comes from storage", "A watch reached storage",
+	"The watch cache keeps a window",
 }

@@ -22,6 +22,10 @@ import (
 type RVScript struct {
 	Currents      []uint64
 	Oldest, Named uint64
+	// NamesRV, when set, is the RV a watch's 410 names as the requested
+	// one, in place of the RV asked: an answer to another watch (a proxy
+	// or cache that mixes answers up: adversary try 27 F6).
+	NamesRV uint64
 	// HangAt, when set, is the request of a collection (its lists and
 	// watches counted together, from 1) left unanswered until the client
 	// goes: the request a signal is to cut.
@@ -171,11 +175,14 @@ func (rs RVScript) answer() func(w http.ResponseWriter, r *http.Request) bool {
 		}
 		rv, _ := strconv.ParseUint(q.Get("resourceVersion"), 10, 64)
 		if rv < rs.Oldest {
-			named := rs.Named
+			named, names := rs.Named, rv
 			if named == 0 {
 				named = rs.Oldest
 			}
-			fmt.Fprintf(w, `{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: %d (%d)","reason":"Expired","code":410}}`+"\n", rv, named)
+			if rs.NamesRV != 0 {
+				names = rs.NamesRV
+			}
+			fmt.Fprintf(w, `{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: %d (%d)","reason":"Expired","code":410}}`+"\n", names, named)
 			return true
 		}
 		fmt.Fprintf(w, `{"type":"ADDED","object":{"kind":"%s","apiVersion":"v1","metadata":{"name":"a","namespace":"default","resourceVersion":"%d"}}}`+"\n", kind, rv+1)
