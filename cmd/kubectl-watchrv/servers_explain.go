@@ -32,7 +32,11 @@ func (o *ExplainErrorOptions) printExplanation(ctx context.Context, p *render.Pr
 	// and /version are said there whole.
 	before := o.ledger.Cost()
 	kubeconfigCheck := before.Requests - before.ByKind[apiclient.KindDiscovery].Requests - before.ByKind[apiclient.KindVersion].Requests - before.Cut
-	cc, found, err := o.checkServers(ctx, e.Diagnosis)
+	current := ""
+	if e.Check != nil {
+		current = e.Check.CurrentResourceVersion
+	}
+	cc, found, err := o.checkServers(ctx, e.Diagnosis, current)
 	if err != nil {
 		if perr := p.Explanation(e); perr != nil {
 			return perr
@@ -51,7 +55,11 @@ func (o *ExplainErrorOptions) printExplanation(ctx context.Context, p *render.Pr
 // checkServers asks every API server what --check asks one
 // (servers.CheckAcross), and for TooLarge each one's cache RV.
 // found is how many of its requests went to find the servers.
-func (o *ExplainErrorOptions) checkServers(ctx context.Context, d diagnose.Diagnosis) (cc *servers.CrossCheck, found int, err error) {
+// current is the current RV the one-server check read (its storage's,
+// which every server of the cluster shares): each server's watch is read
+// through to it, as the one-server check reads its own (a watch ended
+// after one change was "fails" there and "ok" in its row).
+func (o *ExplainErrorOptions) checkServers(ctx context.Context, d diagnose.Diagnosis, current string) (cc *servers.CrossCheck, found int, err error) {
 	requested := d.RequestedResourceVersion
 	if o.RV != "" {
 		requested = o.RV
@@ -60,6 +68,9 @@ func (o *ExplainErrorOptions) checkServers(ctx context.Context, d diagnose.Diagn
 	q, ask := servers.QuestionOf(d, want)
 	if !ask {
 		return nil, 0, nil
+	}
+	if cur, ok := rv.Parse(current); ok {
+		q.Current = cur
 	}
 	res, err := o.resolveResource(ctx, o.Resource, "list", "watch")
 	if err != nil {

@@ -34,6 +34,13 @@ func TestPerServerViewDrawsNothingFromAnInconsistent410(t *testing.T) {
 			args := []string{"explain-error", "--check", text, "cm", "--endpoints", good.Host() + "," + bad.Host()}
 			human := framework.Run(t, kc, time.Minute, args...)
 			doc := framework.Run(t, kc, time.Minute, append(args, "-o", "json")...)
+			// The kubeconfig's server is asked as the one-server check
+			// asks it, read through to the current RV: its row and
+			// "Checked now" say the same (the stream this fake ends after
+			// one change was "fails" there and "ok" in its row).
+			if goodRow := lineWith(human.Stdout, good.Host()); !strings.Contains(goodRow, "the stream ended after 1 change(s)") || !strings.Contains(human.Stdout, "fails (the stream ended after 1 change(s)") {
+				t.Errorf("the kubeconfig server's row and the one-server check disagree: %q\n%s", goodRow, human.Stdout)
+			}
 			if strings.Contains(human.Stdout, "but not of") || strings.Contains(human.Stdout, "its oldest is") {
 				t.Errorf("a finding drawn from the inconsistent 410:\n%s", human.Stdout)
 			}
