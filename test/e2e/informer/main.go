@@ -103,8 +103,12 @@ func run() error {
 	}
 	factory.Start(ctx.Done())
 
-	go watchSync(ctx, rec, inf)
+	// "stop" is the last record: watchSync has returned before it is
+	// written (a lastSync of its last tick came after "stop" once).
+	syncDone := make(chan struct{})
+	go func() { defer close(syncDone); watchSync(ctx, rec, inf) }()
 	<-ctx.Done()
+	<-syncDone
 	factory.Shutdown()
 	rec.write(record{Type: "stop", ResourceVersion: inf.LastSyncResourceVersion()})
 	return nil
