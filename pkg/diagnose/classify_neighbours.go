@@ -170,7 +170,7 @@ const (
 func matchCodeOnly(s *signals, d *Diagnosis) bool {
 	t := s.text
 	switch {
-	case s.code == 410 || s.reason == "Expired" || s.reason == "Gone":
+	case s.says(410, "Expired", "Gone"):
 		return matchGone(s, d)
 	case strings.Contains(t, phraseJavaExpired):
 		if i := strings.Index(t, qualJavaRV); i >= 0 {
@@ -184,11 +184,11 @@ func matchCodeOnly(s *signals, d *Diagnosis) bool {
 		// The official Java client's message is the HTTP reason phrase of the 410.
 		d.Code = 410
 		return set(d, KindGone, ConfidenceLow, "Gone")
-	case s.code == 429 || s.reason == "TooManyRequests" || containsAny(t, throttleWords):
+	case s.says(429, "TooManyRequests") || containsAny(t, throttleWords):
 		return set(d, KindTooManyRequests, wordConfidence(s, 429, "TooManyRequests", t, throttleWords), firstOf(t, throttleWords))
 	}
 	timeout := containsAny(t, timeoutWords)
-	if s.code == 504 || s.reason == "Timeout" || s.reason == "ServerTimeout" || timeout {
+	if s.says(504, "Timeout", "ServerTimeout") || timeout {
 		// A 504 on a list at resourceVersion=N with the body lost is how
 		// TooLarge looks from outside; a watch never answers TooLarge (it
 		// waits), and a plain timeout says so.

@@ -38,7 +38,7 @@ func matchTooLarge(s *signals, d *Diagnosis) bool {
 		note(d, "the current RV is missing from this text (the server prints \"Too large resource version: N, current: M\"): the gap is unknown")
 	}
 	kind := KindResourceVersionTooLarge
-	if s.code == 429 || s.reason == "TooManyRequests" {
+	if s.says(429, "TooManyRequests") {
 		kind = KindConsistentReadCacheLagging
 	}
 	return set(d, kind, conf, s.text[start:end])

@@ -60,8 +60,8 @@ func fitsCode(kind string, code int) bool {
 // (matchCodeOnly), with a note of the words; unrecognized when the code
 // alone says nothing the plugin knows.
 func byMeasuredCode(s *signals, wordsOf string, message string) Diagnosis {
-	bare := &signals{code: s.code, op: s.op, requested: s.requested, askedRV: s.askedRV, source: s.source}
-	d := Diagnosis{Code: int32(s.code), Reason: s.reason, Operation: s.op, Source: s.source, RequestedResourceVersion: s.requested}
+	bare := &signals{code: s.code, op: s.op, requested: s.requested, askedRV: s.askedRV, source: s.source, live: s.live, noRVSent: s.noRVSent}
+	d := Diagnosis{Code: int32(s.code), Reason: s.reason, Operation: s.op, Source: s.source, RequestedResourceVersion: s.requested, live: s.live}
 	comesAs := "a server error"
 	if c, tied := kindCodes[wordsOf]; tied {
 		comesAs = "a " + fmt.Sprint(c)
@@ -98,4 +98,21 @@ func codeNumber(code int) string {
 		return "5xx"
 	}
 	return fmt.Sprint(code)
+}
+
+// says: the answer is of this code, by its measured HTTP status, or, only
+// when no status was measured, by a Status reason of that code. A reason
+// never outvotes the status (adversary try 28 F6: a 504 whose Status said
+// TooManyRequests was taken as the watch cache's 429 and then, its code
+// not fitting, as no resourceVersion error at all).
+func (s *signals) says(code int, reasons ...string) bool {
+	if s.code != 0 {
+		return s.code == code
+	}
+	for _, r := range reasons {
+		if s.reason == r {
+			return true
+		}
+	}
+	return false
 }
