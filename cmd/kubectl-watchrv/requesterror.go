@@ -68,7 +68,7 @@ func (o *RootOptions) describeRequestError(err error, verb, what string) error {
 	case diagnose.FailureForbidden:
 		return fmt.Errorf("forbidden: %w: this command needs RBAC permission to %s %s", err, verb, what)
 	case diagnose.FailureThrottled:
-		if diagnose.FromError(err, diagnose.Context{}).Kind == diagnose.KindConsistentReadCacheLagging {
+		if diagnose.FromError(err, diagnose.Context{Live: true}).Kind == diagnose.KindConsistentReadCacheLagging {
 			// The cacher's 429 (storage/cacher/delegator.go): a
 			// consistent read its watch cache could not serve in time,
 			// not API Priority and Fairness (adversary try 26 F2).
@@ -126,7 +126,7 @@ func (o *RootOptions) describeRequestError(err error, verb, what string) error {
 		fix := ": check what the API server, or a proxy in front of it, answers: run again with -v=6 to see each request and its status"
 		if st.Code >= 500 {
 			fix = ": the server failed the request; check the API server's health and logs, then run again"
-			if d := diagnose.FromError(err, diagnose.Context{}); d.CausedByResourceVersion() && d.Fix != "" {
+			if d := diagnose.FromError(err, diagnose.Context{Live: true}); d.CausedByResourceVersion() && d.Fix != "" {
 				// A 5xx the one classifier knows as a resourceVersion
 				// error has its fix: running again meets it again (user
 				// try 24 F2: a watch's 500 PrevKv=nil said "run again",

@@ -69,10 +69,10 @@ func (r *watchRun) failureError(err error) error {
 	case errors.As(err, &empty), errors.As(err, &behind):
 		return err // in its own words, which say the fix
 	}
-	step, op, rv := "the watch", r.sentOp(), r.session.Stats().LastRV
+	step, ctx := "the watch", r.sentContext()
 	var list *follow.ListStepError
 	if errors.As(err, &list) {
-		step, op, rv = "the list", diagnose.OpList, ""
+		step, ctx = "the list", diagnose.Context{Operation: diagnose.OpList, Live: true}
 	}
 	// Only an ERROR event inside a stream, or a list step's answer, "ended"
 	// the watch or the list; a refusal of the watch request itself is said
@@ -80,7 +80,7 @@ func (r *watchRun) failureError(err error) error {
 	// configmaps with 429 Too Many Requests: its watch cache lags
 	// storage"), whatever its body (adversary try 27 F4).
 	if st, ok := diagnose.StatusOf(err); ok && (list != nil || errors.As(err, &event)) {
-		d := diagnose.FromError(err, diagnose.Context{Operation: op, RequestedResourceVersion: rv})
+		d := diagnose.FromError(err, ctx)
 		if d.IsRVProblem() {
 			// The server's message is in the line as it came: the line
 			// says what it means, and explain-error reads it again with

@@ -102,6 +102,12 @@ func (o *WatchOptions) Run(cmd *cobra.Command) error {
 	if err := r.p.WatchHeader(); err != nil {
 		return err
 	}
+	// The summary's time is the session's, from its first request: the
+	// checks before it (discovery, the facts, the --rv check read and its
+	// retry waits) are the plugin's, never the stream's (adversary try 28
+	// F9: "the server ended the stream after 2.056s" of a stream that
+	// lasted ms after 2 s of the check read's waits).
+	sessionBegan := time.Now()
 	serr := r.session.Run(ctx)
 	if serr != nil && errors.Is(serr, errWrite) {
 		return serr
@@ -118,7 +124,7 @@ func (o *WatchOptions) Run(cmd *cobra.Command) error {
 		streak = nil
 	}
 	r.summary.SetSession(r.session.Stats(), r.wordedStreak(streak))
-	r.summary.DurationSeconds = time.Since(began).Seconds()
+	r.summary.DurationSeconds = time.Since(sessionBegan).Seconds()
 	r.summary.StartResourceVersion = r.start
 	r.summary.Ended = string(r.session.End())
 	if err := r.p.WatchSummary(r.summary); err != nil {
@@ -333,6 +339,15 @@ func (r *watchRun) sentOp() string {
 	return diagnose.OpWatch
 }
 
+// sentContext is what the watch request last sent, for the diagnosis of
+// its answer (a 410 or 504 to it, an ERROR event in its stream): its
+// resourceVersion, or none, never the highest RV seen since (adversary
+// try 28 F5), and that the answer is live, the server's own.
+func (r *watchRun) sentContext() diagnose.Context {
+	v, sent := r.session.SentResourceVersion()
+	return diagnose.Context{Operation: r.sentOp(), RequestedResourceVersion: v, NoResourceVersionSent: !sent, Live: true}
+}
+
 // showHTTPStatus shows a 410 or a 504 that answered the watch request
 // itself (no stream) with its diagnosis, as an ERROR event's is shown: the
 // 410 comes in both forms (a client must handle both), and -o json
@@ -348,7 +363,7 @@ func (r *watchRun) showHTTPStatus(serr error) bool {
 	if !ok || errors.As(serr, &list) || (st.Code != http.StatusGone && st.Code != http.StatusGatewayTimeout) {
 		return false // a list's answer is no event of a watch
 	}
-	d := diagnose.FromError(serr, diagnose.Context{Operation: r.sentOp(), RequestedResourceVersion: r.session.Stats().LastRV})
+	d := diagnose.FromError(serr, r.sentContext())
 	if !d.IsRVProblem() {
 		return false
 	}
@@ -380,7 +395,7 @@ func (r *watchRun) onEvent(ev watchstream.Event, obs follow.Observation) error {
 			rec.DeleteCause = r.explainDelete(ev.Object)
 		}
 	case watchstream.EventError:
-		d := diagnose.FromStatus(*ev.Status, diagnose.Context{Operation: r.sentOp(), RequestedResourceVersion: r.session.Stats().LastRV})
+		d := diagnose.FromStatus(*ev.Status, r.sentContext())
 		rec.Diagnosis = &d
 	}
 	if err := r.showBelowBookmark(rec, obs); err != nil {
@@ -438,7 +453,7 @@ func (r *watchRun) onNotice(n follow.Notice) {
 		r.summary.StartResourceVersion = r.start
 	}
 	if n.Kind == follow.NoticeRelist && n.Err != nil {
-		dd := diagnose.FromError(n.Err, diagnose.Context{Operation: r.sentOp(), RequestedResourceVersion: n.FromResourceVersion})
+		dd := diagnose.FromError(n.Err, diagnose.Context{Operation: r.sentOp(), RequestedResourceVersion: n.FromResourceVersion, Live: true})
 		d = &dd
 	}
 	if err := r.p.WatchNotice(render.NewWatchNoticeRecord(n, d)); err != nil && !errors.Is(err, context.Canceled) {

@@ -76,13 +76,13 @@ var advices = map[string]advice{
 		"The text says \"too old resource version\" without the numbers the API server always prints with it: an expiry, but of which RV and in which window is not known.",
 		"The API server writes \"too old resource version: X (Y)\" (the watch cache window) or \"too old resource version: X\" (a watch cache snapshot). Without the numbers the line was cut, reworded by a client or a log pipeline, or written by a proxy or a test fake: the confidence is low.",
 		reflectorRelists,
-		"Relist and watch from the new list's resourceVersion; to know how far behind the RV was, find the full message (the server's Status, or the whole log line).",
+		"Relist and watch from the new list's resourceVersion; " + findFull,
 	},
 	KindGone: {ClassExpired,
 		"The server answered 410 Gone: the resourceVersion (or continue token) of the request is older than what the server still keeps.",
 		"Without the server's message it is not known which window dropped it: the watch cache's (watches), or etcd's compaction (watch cache off, exact lists, continue tokens). Servers before 1.18 used reason Gone; since then the reason is Expired.",
 		reflectorRelists,
-		"Relist without a resourceVersion (or from page 1) and watch from the new list's resourceVersion; to know which window, paste the full message or JSON Status.",
+		"Relist without a resourceVersion (or from page 1) and watch from the new list's resourceVersion; " + toKnowWindow,
 	},
 	KindResourceVersionTooLarge: {ClassTooLarge,
 		"A request asked for data at least as new as {req}, but this API server has only reached {cur} and did not catch up (504, reason Timeout, cause ResourceVersionTooLarge). A list the watch cache serves waits up to ~3 s for it first; one storage serves is answered at once (v1.30 and older serve lists with a limit from storage, and so does a server without a watch cache for the resource).",
@@ -201,16 +201,18 @@ func withAdvice(d Diagnosis) Diagnosis {
 		d.Class = a.class
 	}
 	if d.Inconsistent != "" {
-		return inconsistentAdvice(d, a)
+		return liveFix(inconsistentAdvice(d, a))
 	}
 	d.What, d.Why, d.ClientGo, d.Fix = fillTexts(d, a.what), fillTexts(d, a.why), fillTexts(d, a.clientGo), fillTexts(d, a.fix)
 	if d.Kind == KindTooOldResourceVersion && d.RequestedResourceVersion != "" {
 		// The numbers are known; which request and window are not
 		// (checkOperation): say only that.
-		d.What = fillTexts(d, "{req} was too old for the server (410 Expired); the text names one request and the server's wording belongs to the other, so which request expired, and in which window, is not known.")
-		d.Why = "The watch cache answers a watch from before its window with \"too old resource version: X (Y)\" and an exact list older than its snapshots with \"too old resource version: X\". A text that names the other request was pieced together, cut, or reworded: the confidence is low."
+		d.What = fillTexts(d, said(d, "{req} was too old for the server (410 Expired); the text names one request and the server's wording belongs to the other, so which request expired, and in which window, is not known.",
+			"{req} was too old for the server (410 Expired); the request was one, and the server's wording belongs to the other, so which window expired is not known."))
+		d.Why = "The watch cache answers a watch from before its window with \"too old resource version: X (Y)\" and an exact list older than its snapshots with \"too old resource version: X\". " +
+			said(d, "A text that names the other request was pieced together, cut, or reworded: the confidence is low.", "An answer in the other request's wording did not come from the watch cache as it is: the confidence is low.")
 	}
-	return d
+	return liveFix(d)
 }
 
 // answererUnsure is d's texts when --check found that this server's

@@ -89,7 +89,7 @@ var matchers = []matcher{
 func classify(s *signals) Diagnosis {
 	d := Diagnosis{
 		Code: int32(s.code), Reason: s.reason, Operation: s.op, Source: s.source,
-		RequestedResourceVersion: s.requested,
+		RequestedResourceVersion: s.requested, live: s.live,
 	}
 	for _, m := range matchers {
 		if m(s, &d) {
@@ -100,7 +100,8 @@ func classify(s *signals) Diagnosis {
 			checkOperation(&d, s)
 			if why := contradiction(d, s); why != "" {
 				d.Inconsistent, d.Confidence, d.Gap = why, ConfidenceLow, ""
-				note(&d, "the numbers are inconsistent: "+why+": the text was edited or pieced together, so what happened is unknown")
+				note(&d, said(d, "the numbers are inconsistent: "+why+": the text was edited or pieced together, so what happened is unknown",
+					"the answer is inconsistent: "+why+": something other than the API server answered, or the server is broken, so what happened is unknown"))
 			}
 			d = withAdvice(d)
 			d.Summary = summary(d)
@@ -244,15 +245,16 @@ func checkOperation(d *Diagnosis, s *signals) {
 		// The API server holds a watch from an RV it has not reached (or,
 		// kine without a watch cache, ends it with an empty answer): it
 		// never answers a watch "Too large resource version".
-		note(d, fmt.Sprintf("the text names a watch (%s), but \"Too large resource version\" is a list's answer: an API server holds a watch from an RV it has not reached instead; the line was pieced together, or names the wrong request", orNamed(s.opNamedBy, s.op)))
+		note(d, said(*d, fmt.Sprintf("the text names a watch (%s), but \"Too large resource version\" is a list's answer: an API server holds a watch from an RV it has not reached instead; the line was pieced together, or names the wrong request", orNamed(s.opNamedBy, s.op)),
+			"the server answered a watch with \"Too large resource version\", a list's answer: an API server holds a watch from an RV it has not reached instead; something other than the API server answered, or the server is broken"))
 		d.Confidence = ConfidenceLow
 		return
 	}
 	switch {
 	case d.Kind == KindWatchCacheWindow && !watch:
-		note(d, fmt.Sprintf("the text names a list (%s), but \"too old resource version: X (Y)\" is the watch cache's answer to a watch from an RV before its window: which request expired, and in which window, is not certain", orNamed(s.opNamedBy, s.op)))
+		note(d, said(*d, "the text names a list ("+orNamed(s.opNamedBy, s.op)+")", "the request was a list ("+s.op+")")+", but \"too old resource version: X (Y)\" is the watch cache's answer to a watch from an RV before its window: which request expired, and in which window, is not certain")
 	case d.Kind == KindWatchCacheSnapshot && watch:
-		note(d, fmt.Sprintf("the text names a watch (%s), but \"too old resource version: X\" without \"(Y)\" is the watch cache's answer to an exact list (a watch's answer names the oldest RV): the text may be cut; which window expired is not known", orNamed(s.opNamedBy, s.op)))
+		note(d, said(*d, "the text names a watch ("+orNamed(s.opNamedBy, s.op)+")", "the request was a watch")+", but \"too old resource version: X\" without \"(Y)\" is the watch cache's answer to an exact list (a watch's answer names the oldest RV): "+said(*d, "the text may be cut", "the answer is not the watch cache's as it is")+"; which window expired is not known")
 	default:
 		return
 	}

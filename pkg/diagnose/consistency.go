@@ -22,6 +22,9 @@ func contradiction(d Diagnosis, s *signals) string {
 			return fmt.Sprintf("RV %s has %d digits, more than a 64-bit number holds, and no API server issues such an RV", shortDigits(n), len(n))
 		}
 	}
+	if why := noRVSentContradiction(d, s); why != "" {
+		return why
+	}
 	switch d.Kind {
 	case KindWatchCacheWindow:
 		if atLeast(req, old) {
@@ -98,20 +101,24 @@ func inconsistentSummary(d Diagnosis) string {
 	if says == "" {
 		says = d.Kind
 	}
-	return fmt.Sprintf("%s, says the text, but its numbers are inconsistent: %s: confidence low", says, d.Inconsistent)
+	return fmt.Sprintf("%s, %s, but %s: %s: confidence low", says, said(d, "says the text", "says the server's answer"),
+		said(d, "its numbers are inconsistent", "it cannot be an API server's answer to this request"), d.Inconsistent)
 }
 
 // inconsistentAdvice tells the texts of a kind as what the text claims, not
 // as what happened: the numbers are left out, and each paragraph says it
 // holds only if the error is real.
 func inconsistentAdvice(d Diagnosis, a advice) Diagnosis {
-	real := "If it is a real " + d.Kind + " error (with other numbers): "
-	d.What = fmt.Sprintf("Not known. The text reads as %s / %s, but its numbers cannot come from one answer: %s. It was edited, cut and pieced together, or written by something other than an API server.", d.Class, d.Kind, d.Inconsistent)
+	real := said(d, "If it is a real "+d.Kind+" error (with other numbers): ", "If a real API server gives a "+d.Kind+" error: ")
+	d.What = said(d,
+		fmt.Sprintf("Not known. The text reads as %s / %s, but its numbers cannot come from one answer: %s. It was edited, cut and pieced together, or written by something other than an API server.", d.Class, d.Kind, d.Inconsistent),
+		fmt.Sprintf("Not known. The server's answer reads as %s / %s, but no API server answers so: %s. Something other than the API server answered (a proxy, a shim or a fake in front of it), or the server is broken.", d.Class, d.Kind, d.Inconsistent))
 	// The kind's texts without its numbers: the kind is what the text
 	// claims (its serving facts hold of a real one), the numbers are not.
 	generic := Diagnosis{Kind: d.Kind}
 	d.Why = real + fillTexts(generic, a.why)
 	d.ClientGo = real + fillTexts(generic, a.clientGo)
-	d.Fix = "Find the original error (the server's JSON Status, or the whole log line) before acting on this text. " + real + fillTexts(generic, a.fix)
+	d.Fix = said(d, "Find the original error (the server's JSON Status, or the whole log line) before acting on this text. ",
+		"Do not act on this answer's numbers: find out what answered the request (the server address of the kubeconfig, and any proxy on the way). ") + real + fillTexts(generic, a.fix)
 	return d
 }

@@ -22,7 +22,7 @@ func FromStatus(st metav1.Status, ctx Context) Diagnosis {
 	s := &signals{
 		text: st.Message, code: int(st.Code), reason: string(st.Reason), message: st.Message,
 		freshToken: st.Continue != "", op: ctx.Operation, requested: ctx.RequestedResourceVersion,
-		askedRV: ctx.RequestedResourceVersion,
+		askedRV: ctx.RequestedResourceVersion, live: ctx.Live, noRVSent: ctx.NoResourceVersionSent,
 	}
 	if st.Details != nil {
 		for _, c := range st.Details.Causes {
@@ -70,7 +70,7 @@ func FromError(err error, ctx Context) Diagnosis {
 		return d
 	}
 	out := withAdvice(Diagnosis{Kind: kind, Confidence: ConfidenceMedium, Message: err.Error(),
-		Operation: ctx.Operation, RequestedResourceVersion: ctx.RequestedResourceVersion})
+		Operation: ctx.Operation, RequestedResourceVersion: ctx.RequestedResourceVersion, live: ctx.Live})
 	out.Summary = summary(out)
 	return out
 }
@@ -102,7 +102,8 @@ func fromText(text string, ctx Context) Diagnosis {
 // classifyText reads the signals of a text and classifies it (shared with
 // ScanLog, which calls it on one line).
 func classifyText(t string, ctx Context) Diagnosis {
-	s := &signals{text: t, reason: reasonIn(t), op: ctx.Operation, requested: ctx.RequestedResourceVersion, askedRV: ctx.RequestedResourceVersion}
+	s := &signals{text: t, reason: reasonIn(t), op: ctx.Operation, requested: ctx.RequestedResourceVersion, askedRV: ctx.RequestedResourceVersion,
+		live: ctx.Live, noRVSent: ctx.NoResourceVersionSent}
 	s.code, s.codeByName = statusCodeOf(t)
 	op, rv := urlHints(t)
 	s.urlRV = rv

@@ -35,6 +35,8 @@ type signals struct {
 	// checked against the other and the server's message (contradiction).
 	askedRV, urlRV string
 	source         string
+	// live and noRVSent are Context.Live and NoResourceVersionSent.
+	live, noRVSent bool
 }
 
 // digitsAt returns the run of decimal digits starting at s[i] (its first

@@ -117,13 +117,27 @@ type Diagnosis struct {
 	// message that names another RV than the request): then the texts say
 	// what the text claims, never what happened, and the confidence is low.
 	Inconsistent string `json:"inconsistent,omitempty"`
+
+	// live is Context.Live: which words the texts use (said).
+	live bool
 }
 
-// Context is what the caller knows about the request that failed. Both
-// fields are optional.
+// Context is what the caller knows about the request that failed. Every
+// field is optional.
 type Context struct {
 	Operation                string // "watch", "streaming-list", "list", "list-exact", "list-continue", "" unknown
 	RequestedResourceVersion string
+	// Live: the error is an answer the plugin received itself (a watch's
+	// HTTP status, an ERROR event, a probe's answer), not a pasted text:
+	// the plugin holds the server's Status, so the diagnosis speaks of
+	// the server's answer and never asks to find or paste the original
+	// (adversary try 28 F5). The one switch of that wording: said.
+	Live bool
+	// NoResourceVersionSent: the request is known to have sent no
+	// resourceVersion (a watch from the current state): an answer that
+	// names a requested RV then contradicts the request (no API server
+	// answers too old or too new to a request without an RV).
+	NoResourceVersionSent bool
 }
 
 // IsRVProblem reports whether the diagnosis is Expired or TooLarge.

@@ -129,7 +129,11 @@ type Session struct {
 	// had sendInitialEvents=true, a streaming list (kept after its end
 	// bookmark: the request sent stays what it was).
 	askedState bool
-	stats      Stats
+	// sentRV, sentRVSet: the resourceVersion the watch request last sent
+	// (SentResourceVersion).
+	sentRV    string
+	sentRVSet bool
+	stats     Stats
 	// held is the wait added since the last reconnect or relist notice,
 	// which the next one says (refreshFacts).
 	held      Held
@@ -219,6 +223,13 @@ func (s *Session) End() End { return s.end }
 // which the server refuses as a list (504 TooLarge), not as a watch
 // (fresh user try 26 F1).
 func (s *Session) StreamingList() bool { return s.askedState }
+
+// SentResourceVersion is the resourceVersion the watch request last sent
+// (sent false: it sent none): what an answer to that request refers to,
+// never the highest RV seen since, which is the server's (adversary try
+// 28 F5: a 410 to a watch that sent no RV was diagnosed as "the watch
+// asked for the events after RV 400").
+func (s *Session) SentResourceVersion() (rv string, sent bool) { return s.sentRV, s.sentRVSet }
 
 // EndReason says, in words, why the last stream ended (valid after Run).
 func (s *Session) EndReason() string { return s.endReason }
@@ -320,6 +331,7 @@ func (s *Session) run(ctx context.Context) error {
 		// the request itself (a 504 where storage serves a streaming
 		// list) answers it too.
 		s.askedState = opts.SendInitialEvents
+		s.sentRV, s.sentRVSet = opts.ResourceVersion, opts.RVSet && opts.ResourceVersion != ""
 		stream, release, err := s.openWatch(ctx, opts)
 		if err != nil {
 			if outOfTime(ctx, err) {

@@ -289,7 +289,7 @@ func (r *Try) fromError(err error, rv uint64) {
 func (r *Try) fromStatus(st metav1.Status, rv uint64, how string) {
 	r.Code, r.Message = st.Code, st.Message
 	r.Evidence = how + " " + diagnose.StatusText(st)
-	d := diagnose.FromStatus(st, diagnose.Context{Operation: diagnose.OpWatch, RequestedResourceVersion: strconv.FormatUint(rv, 10)})
+	d := diagnose.FromStatus(st, diagnose.Context{Operation: diagnose.OpWatch, RequestedResourceVersion: strconv.FormatUint(rv, 10), Live: true})
 	switch {
 	case diagnose.IsPrevKvNil(st):
 		// 500 "etcd event received with PrevKv=nil": storage dropped the

@@ -91,5 +91,5 @@ func cacheRVFallsBack(err error) bool {
 	case diagnose.ClassifyFailure(err) == diagnose.FailureBadRequest:
 		return true
 	}
-	return diagnose.FromError(err, diagnose.Context{}).Kind == diagnose.KindWatchCacheInitializing
+	return diagnose.FromError(err, diagnose.Context{Live: true}).Kind == diagnose.KindWatchCacheInitializing
 }
