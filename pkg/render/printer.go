@@ -235,16 +235,22 @@ func inlineArgs(args []any) []any {
 	out := args
 	for i, a := range args {
 		s, ok := a.(string)
-		if !ok || text.Inline(s) == s {
+		if !ok || text.Inline(s) == s && len(s) <= maxArg {
 			continue
 		}
 		if &out[0] == &args[0] {
 			out = append([]any(nil), args...)
 		}
-		out[i] = text.Inline(s)
+		// Each argument (where a server's words come in) is bounded, so
+		// that the line's own words stay whole (adversary try 28 F10);
+		// the line's bound is only the last resort.
+		out[i] = text.Inline(text.Shorten(s, maxArg))
 	}
 	return out
 }
+
+// maxArg bounds one argument of a warning line.
+const maxArg = text.MaxLine / 4
 
 // Notef writes an informational line to ErrOut.
 func (p *Printer) Notef(format string, args ...any) {

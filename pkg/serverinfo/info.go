@@ -97,7 +97,7 @@ func versionFailure(err error) string {
 	if diagnose.IsAnswer(err) {
 		return apiclient.FailureWords("get", "/version", err)
 	}
-	return "GET /version: " + text.OneLine(err.Error())
+	return "GET /version: " + text.Shorten(text.OneLine(err.Error()), 512) // Info.Note does not cut
 }
 
 var minorRE = regexp.MustCompile(`^v?1\.(\d+)`)

@@ -3,6 +3,7 @@ package serverinfo
 import (
 	"context"
 	"fmt"
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
@@ -157,7 +158,8 @@ func readMetricsOf(ctx context.Context, c *apiclient.Client, group, resource str
 	s := scanMetricsOf(body, limit, group, resource, whole)
 	switch {
 	case s.err != nil:
-		return nil, oneLine(s.err.Error()) + ": feature gates taken as the version's defaults, the watch cache as unknown"
+		// Bounded here: Info.Note shows it whole.
+		return nil, text.Shorten(oneLine(s.err.Error()), 512) + ": feature gates taken as the version's defaults, the watch cache as unknown"
 	case s.unfiltered:
 		// What was seen: a family not asked for. That the rest is
 		// megabytes is not known (adversary try 14: a 300-byte answer).

@@ -280,5 +280,10 @@ func (in *Info) Note() string {
 	if n := len(in.Assumed) - 1; n > 0 {
 		more = fmt.Sprintf(" (and %d more: -o json has them all, under server.assumed)", n)
 	}
-	return text.Shorten(in.Assumed[0], 300) + more
+	// Whole: the plugin's own sentence is never cut; the server's parts
+	// in it were bounded where they were read (apiclient's error answers,
+	// versionFailure, readMetricsOf), and the note was cut mid-word in
+	// the plugin's words when it was shortened as a whole (adversary try
+	// 28 F10).
+	return in.Assumed[0] + more
 }
