@@ -89,7 +89,7 @@ var matchers = []matcher{
 func classify(s *signals) Diagnosis {
 	d := Diagnosis{
 		Code: int32(s.code), Reason: s.reason, Operation: s.op, Source: s.source,
-		RequestedResourceVersion: s.requested, live: s.live,
+		RequestedResourceVersion: s.requested, live: s.live, noRVSent: s.noRVSent,
 	}
 	for _, m := range matchers {
 		if m(s, &d) {

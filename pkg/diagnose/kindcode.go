@@ -61,7 +61,7 @@ func fitsCode(kind string, code int) bool {
 // alone says nothing the plugin knows.
 func byMeasuredCode(s *signals, wordsOf string, message string) Diagnosis {
 	bare := &signals{code: s.code, op: s.op, requested: s.requested, askedRV: s.askedRV, source: s.source, live: s.live, noRVSent: s.noRVSent}
-	d := Diagnosis{Code: int32(s.code), Reason: s.reason, Operation: s.op, Source: s.source, RequestedResourceVersion: s.requested, live: s.live}
+	d := Diagnosis{Code: int32(s.code), Reason: s.reason, Operation: s.op, Source: s.source, RequestedResourceVersion: s.requested, live: s.live, noRVSent: s.noRVSent}
 	comesAs := "a server error"
 	if c, tied := kindCodes[wordsOf]; tied {
 		comesAs = "a " + fmt.Sprint(c)

@@ -1,7 +1,6 @@
 package diagnose
 
 import (
-	"fmt"
 	"strings"
 )
 
@@ -20,20 +19,20 @@ func said(d Diagnosis, pasted, live string) string {
 	return pasted
 }
 
-// noRVSentContradiction: an Expired or TooLarge answer to a request known
-// to have sent no resourceVersion. Such a request reads the current state,
-// so no API server answers it too old or too new: the answer cannot be
-// the API server's own (adversary try 28 F5: "the watch asked for the
-// events after RV 400" of a watch that sent none).
+// noRVSentContradiction: an Expired answer to a request known to have
+// sent no resourceVersion. Such a request reads the current state, so no
+// API server answers it too old: the answer cannot be the API server's
+// own (adversary try 28 F5: "the watch asked for the events after RV 400"
+// of a watch that sent none). Not TooLarge: a watch cache that lags
+// storage answers a consistent read (no RV: a list, a streaming list) with
+// "Too large resource version" when it cannot catch up in time (the
+// cacher's 429, ConsistentReadCacheLagging, and the streaming list's 504
+// of waitUntilFreshAndBlock), so that answer is the server's own.
 func noRVSentContradiction(d Diagnosis, s *signals) string {
-	if !s.noRVSent || s.askedRV != "" {
+	if !s.noRVSent || s.askedRV != "" || advices[d.Kind].class != ClassExpired {
 		return ""
 	}
-	says := map[Class]string{ClassExpired: "too old", ClassTooLarge: "too new"}[advices[d.Kind].class]
-	if says == "" {
-		return ""
-	}
-	return fmt.Sprintf("the request sent no resourceVersion (it reads the current state), and no API server answers such a request %s", says)
+	return "the request sent no resourceVersion (it reads the current state), and no API server answers such a request too old"
 }
 
 // toKnowWindow ends the fix of a bare 410 read from a pasted text.
@@ -42,6 +41,7 @@ const toKnowWindow = "to know which window, paste the full message or JSON Statu
 // liveFix: a fix that asks for the original of an answer the plugin
 // holds whole says instead that the answer did not say it.
 func liveFix(d Diagnosis) Diagnosis {
+	d = consistentRead(d)
 	if d.live && strings.HasSuffix(d.Fix, toKnowWindow) {
 		d.Fix = strings.TrimSuffix(d.Fix, toKnowWindow) + "which window expired is not known: the server's answer names none (no message the API server writes with it)."
 	}
@@ -60,3 +60,16 @@ const cutLine = "Without the numbers the line was cut, reworded by a client or a
 
 // findFull ends the fix of a "too old" text without its numbers.
 const findFull = "to know how far behind the RV was, find the full message (the server's Status, or the whole log line)."
+
+// consistentRead (and summary's words): a TooLarge answer to a request that sent no
+// resourceVersion (a consistent read: a list, a streaming list) names the
+// RV the server waited for, storage's current one, which its watch cache
+// did not reach in time; the request asked for none (adversary try 28
+// F5: "the request asked for RV 500" of a watch that sent none).
+func consistentRead(d Diagnosis) Diagnosis {
+	if !d.noRVSent || d.Class != ClassTooLarge || d.RequestedResourceVersion == "" {
+		return d
+	}
+	d.Notes = append(d.Notes, "the request sent no resourceVersion: RV "+d.RequestedResourceVersion+" is the one this API server's watch cache had to reach to serve a consistent read (storage's current RV), so its watch cache lags storage; the request's own RV is not the problem")
+	return d
+}

@@ -120,6 +120,9 @@ type Diagnosis struct {
 
 	// live is Context.Live: which words the texts use (said).
 	live bool
+	// noRVSent is Context.NoResourceVersionSent: a TooLarge's RV is then
+	// the one a consistent read waited for, not the request's (consistentRead).
+	noRVSent bool
 }
 
 // Context is what the caller knows about the request that failed. Every
