@@ -215,26 +215,6 @@ func withAdvice(d Diagnosis) Diagnosis {
 	return liveFix(d)
 }
 
-// answererUnsure is d's texts when --check found that this server's
-// serving of the resource contradicts who the text says answered
-// (Reconcile): who serves the Reflector's reads is said for either setup,
-// and the paragraphs that hold only if the text's answerer answered (what
-// happened, why, the fix) say so first. Only the kinds whose texts say who
-// answered (watchCacheOf) are rewritten: the others' texts claim neither.
-// The texts of a text whose numbers are inconsistent are conditional
-// already.
-func answererUnsure(d Diagnosis) Diagnosis {
-	a, ok := advices[d.Kind]
-	who := map[string]string{"on": "the watch cache", "off": "storage (etcd, or a shim such as kine)"}[watchCacheOf(d.Kind)]
-	if !ok || who == "" || d.Inconsistent != "" {
-		return d
-	}
-	cond := "If it was answered by " + who + ", as the text says (this server, checked now, says otherwise): "
-	d.What, d.Why, d.Fix = cond+fillServed(d, a.what, ""), cond+fillServed(d, a.why, ""), cond+fillServed(d, a.fix, "")
-	d.ClientGo = fillServed(d, a.clientGo, "")
-	return d
-}
-
 // fillTexts puts d's numbers and the serving facts of its kind into text.
 func fillTexts(d Diagnosis, text string) string {
 	return fillServed(d, text, watchCacheOf(d.Kind))

@@ -41,6 +41,11 @@ type Tried struct {
 	// for an Expired RV, a 504 for a TooLarge one), not another failure.
 	Refused bool   `json:"refused,omitempty"`
 	Answer  string `json:"answer"`
+	// Inconsistent says why the refusal's numbers cannot come from one
+	// answer to the request tried (the damaged-numbers rule, consistency.go,
+	// as every --endpoints row applies it): such a refusal confirms
+	// nothing, and Reconcile lowers the confidence (adversary try 28 F7).
+	Inconsistent string `json:"inconsistent,omitempty"`
 }
 
 // sentence is the request tried, as the verdict ends with it: after the
@@ -49,6 +54,9 @@ type Tried struct {
 func (t *Tried) sentence() string {
 	if t.Works {
 		return fmt.Sprintf("tried: %s works (%s)", t.Request, t.Answer)
+	}
+	if t.Inconsistent != "" {
+		return fmt.Sprintf("tried: %s is refused (%s), but that answer's numbers are inconsistent (%s), so it confirms nothing: whether the RV is still served was not checked", t.Request, t.Answer, t.Inconsistent)
 	}
 	return fmt.Sprintf("tried: %s fails (%s)", t.Request, t.Answer)
 }
@@ -132,38 +140,61 @@ func CompareNow(d Diagnosis, requested string, now Now, tried *Tried) (c Check) 
 	return c
 }
 
-// Reconcile keeps a diagnosis from contradicting what --check measured:
-// when the text names who answered a watch (the watch cache, or storage)
-// and the server's /metrics shows the other one serves the resource's
-// watches now, or when the request repeated now is refused as another kind
-// of the same class (the text is the watch cache's 410, the server answers
-// with storage's now), the text's kind says who answered then, not who
-// answers here, so the diagnosis says so and its confidence is low. Both
-// directions are weighed alike (fresh user try 26 F3: storage's text on a
-// server with a watch cache kept "high", no note). What --check found is
-// one note, every fact that contradicts the text in it, and the texts after
-// it say who answered only as the text's claim (answererUnsure): fresh
-// user try 27 F5, two notes said the same, then client-go's paragraph and
-// the Fix stated as fact what they had just said is not certain.
+// Reconcile keeps a diagnosis from contradicting what --check measured.
+// Facts against the text's claim: the text names who answered a watch (the
+// watch cache, or storage) and the server's /metrics shows the other one
+// serves the resource's watches now; the request repeated now is refused
+// as another kind of the same class (the text is the watch cache's 410,
+// the server answers with storage's now); or the text's RV is said to
+// have expired but is ahead of the current RV (it never was in this
+// cluster's history). Both answerer directions are weighed alike (fresh
+// user try 26 F3). What --check found is one note, every fact in it (fresh
+// user try 27 F5), the confidence is low, and every text that states the
+// claim, headline included, is told as the text's claim (contradicted:
+// adversary try 28 F8). A refusal whose own numbers are inconsistent is
+// no such fact, nor a confirmation: it lowers the confidence, with a note
+// (adversary try 28 F7).
 func Reconcile(d Diagnosis, c Check) Diagnosis {
-	var found []string
-	switch who := watchAnswerer(d.Kind); {
+	var found, claims []string
+	who := watchAnswerer(d.Kind)
+	switch {
 	case who == "cache" && c.NoWatchCache:
 		found = append(found, fmt.Sprintf("this server has no watch cache for %s now (its /metrics)", c.Resource))
 	case who == "storage" && c.WatchCache:
 		found = append(found, fmt.Sprintf("this server has a watch cache for %s now (its /metrics), which answers a watch from an RV before its window with \"too old resource version: X (Y)\", not with storage's words", c.Resource))
 	}
-	if c.Tried != nil && c.Tried.Refused {
+	damaged := c.Tried != nil && c.Tried.Inconsistent != ""
+	if c.Tried != nil && c.Tried.Refused && !damaged {
 		// (Nothing tried, it worked, or it failed otherwise: a 500 that
 		// quotes a 410's words is no refusal of the RV.)
 		if now := FromText(c.Tried.Answer); now.Recognized() && now.Class == d.Class && now.Kind != d.Kind {
 			found = append(found, fmt.Sprintf("the same request, tried now, is refused by this server as %s, not as the text's %s", now.Kind, d.Kind))
 		}
 	}
-	if len(found) == 0 {
+	if len(found) > 0 {
+		claims = append(claims, "it was answered by "+map[string]string{"cache": "the watch cache", "storage": "storage (etcd, or a shim such as kine)"}[who])
+		if who == "" {
+			claims[0] = "it was answered as " + d.Kind
+		}
+	}
+	if d.Class == ClassExpired && c.Ahead != "" {
+		found = append(found, fmt.Sprintf("RV %s is %s ahead of the current RV %s, so no API server or storage of this cluster has expired it", c.RequestedResourceVersion, c.Ahead, c.CurrentResourceVersion))
+		claims = append(claims, fmt.Sprintf("RV %s expired in this cluster's history", c.RequestedResourceVersion))
+	}
+	var notes []string
+	if len(found) > 0 {
+		notes = append(notes, strings.Join(found, "; and ")+": the error came from another server or another setup (a watch cache switched on or off since, another API server behind the same address, another cluster, or a restore of etcd), so what the text says happened is not certain")
+	}
+	if damaged {
+		notes = append(notes, fmt.Sprintf("the same request, tried now, was refused with numbers that cannot come from one answer (%s): that refusal confirms nothing", c.Tried.Inconsistent))
+	}
+	if len(notes) == 0 {
 		return d
 	}
-	d.Notes = append(append([]string(nil), d.Notes...), strings.Join(found, "; and ")+": the error came from another server or another setup (a watch cache switched on or off since, another API server behind the same address), so who answered it then is not certain")
+	d.Notes = append(append([]string(nil), d.Notes...), notes...)
 	d.Confidence = ConfidenceLow
-	return answererUnsure(d)
+	if len(claims) == 0 {
+		return d
+	}
+	return contradicted(d, claims)
 }

@@ -81,7 +81,9 @@ func Repeat(ctx context.Context, c *apiclient.Client, t apiclient.Target, q Ques
 		if err := r.Unanswered(); err != nil {
 			return unanswered(err)
 		}
-		tr := &diagnose.Tried{Request: q.request(), Works: r.Outcome == probe.OutcomeOK, Refused: r.Outcome == probe.OutcomeExpired, Answer: r.Evidence}
+		// Inconsistent: the one check of a 410's numbers (probe.Try), for
+		// the one-server check and every --endpoints row alike.
+		tr := &diagnose.Tried{Request: q.request(), Works: r.Outcome == probe.OutcomeOK, Refused: r.Outcome == probe.OutcomeExpired, Answer: r.Evidence, Inconsistent: r.Inconsistent}
 		if r.Message != "" {
 			tr.Answer += ": " + r.Message
 		}
@@ -107,8 +109,21 @@ func Repeat(ctx context.Context, c *apiclient.Client, t apiclient.Target, q Ques
 			rep.Outcome, rep.Err = probe.OutcomeFatal, err
 		}
 		rep.Tried.Refused = rep.Outcome == probe.OutcomeExpired
+		if st, ok := diagnose.StatusOf(err); ok && rep.Tried.Refused {
+			// The same rule as a watch's refusal (probe.Try): a refusal
+			// whose numbers contradict the list asked confirms nothing.
+			rep.Tried.Inconsistent = diagnose.FromStatus(st, diagnose.Context{Operation: q.operation(), RequestedResourceVersion: fmt.Sprint(q.RV)}).Inconsistent
+		}
 	}
 	return rep
+}
+
+// operation is the request Repeat sends, in diagnose's words.
+func (q Question) operation() string {
+	if q.exactList() {
+		return diagnose.OpListExact
+	}
+	return diagnose.OpList
 }
 
 // request names the request Repeat sends.

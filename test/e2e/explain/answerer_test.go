@@ -51,6 +51,11 @@ func TestCheckWeighsWhoAnswersAWatchBothWays(t *testing.T) {
 				if n := strings.Count(notes, "not certain"); n != 1 {
 					t.Errorf("%s, %s: %d notes say who answered is not certain, want one: %q", cell, r.name, n, e.Notes)
 				}
+				// The headline too (adversary try 28 F8: it still said
+				// storage had compacted the RV).
+				if !strings.HasPrefix(e.Summary, "the text says: ") {
+					t.Errorf("%s, %s: the headline states the text's claim as fact: %q", cell, r.name, e.Summary)
+				}
 				for name, p := range map[string]string{"what": e.What, "why": e.Why, "clientGo": e.ClientGo, "fix": e.Fix} {
 					if strings.HasPrefix(p, "If it was answered by ") {
 						continue
@@ -59,6 +64,40 @@ func TestCheckWeighsWhoAnswersAWatchBothWays(t *testing.T) {
 						if strings.Contains(p, claim) {
 							t.Errorf("%s, %s: %s states %q as fact, after the note that who answered is not certain:\n%s", cell, r.name, name, claim, p)
 						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestCheckedRVAheadIsNoExpiry (adversary try 28 F8): an Expired text for
+// an RV ahead of the server's current one, checked on a real server (the
+// watch cache on and off): the RV never expired in this history, so no
+// field states the text's expiry as fact, the headline included (before:
+// "storage ... has compacted the revision the watch started from, RV 600"
+// under "Checked now: RV 600 is 57 ahead of the current RV 543").
+func TestCheckedRVAheadIsNoExpiry(t *testing.T) {
+	texts := []string{"The resourceVersion for the provided watch is too old.", "too old resource version: %d (%d)", "The resourceVersion for the provided list is too old."}
+	for _, cell := range []string{"v1.37/etcd/cache-on", "v1.37/etcd/cache-off"} {
+		t.Run(cell, func(t *testing.T) {
+			t.Parallel()
+			c := framework.StartCell(t, cell)
+			cs, ns := framework.Namespace(t, c, "explain-ahead")
+			w := framework.ConfigMapWriter{T: t, Clientset: cs, Namespace: ns}
+			ahead := framework.RVNum(t, w.Create("a", nil).ResourceVersion) + 1000
+			for _, text := range texts {
+				if strings.Contains(text, "%d") {
+					text = fmt.Sprintf(text, ahead, ahead+5)
+				}
+				e := explain(t, c, nil, "--check", "-n", ns, "--rv", fmt.Sprint(ahead), text)
+				if e.Confidence != "low" || !strings.HasPrefix(e.Summary, "the text says: ") || e.Check == nil || !strings.Contains(e.Check.Verdict, "ahead of the current RV") {
+					t.Errorf("%s, %q: confidence %s, headline %q, check %+v: want low, the headline as the text's claim", cell, text, e.Confidence, e.Summary, e.Check)
+				}
+				claim := fmt.Sprintf("RV %d expired in this cluster's history, as the text says", ahead)
+				for name, p := range map[string]string{"what": e.What, "why": e.Why, "fix": e.Fix} {
+					if !strings.HasPrefix(p, "If ") || !strings.Contains(p, claim) {
+						t.Errorf("%s, %q: %s states the expiry as fact:\n%s", cell, text, name, p)
 					}
 				}
 			}
