@@ -208,7 +208,8 @@ func IsUnbounded(err error) bool {
 // message-only form older servers send: the failure of exit 10 and of a
 // relist.
 func IsTooLarge(err error) bool {
-	if st, ok := StatusOf(err); ok && st.Code != 0 && !fitsCode(KindResourceVersionTooLarge, int(st.Code)) {
+	st, ok := StatusOf(err)
+	if ok && st.Code != 0 && !fitsCode(KindResourceVersionTooLarge, int(st.Code)) {
 		// The HTTP status wins (kindcode.go): a 500 carrying the cause is
 		// a server error, as its diagnosis says (adversary try 25 F3),
 		// and a 429 is a 429 whatever its body's reason or code say (the
@@ -220,7 +221,9 @@ func IsTooLarge(err error) bool {
 	if apierrors.HasStatusCause(err, metav1.CauseTypeResourceVersionTooLarge) {
 		return true
 	}
-	return apierrors.IsTimeout(err) && MentionsTooLarge(err.Error())
+	// A 504 by its HTTP status, whatever its reason (adversary try 28 F6:
+	// reason TooManyRequests in a 504 made it exit 1 beside a TooLarge row).
+	return (apierrors.IsTimeout(err) || ok && st.Code == 504) && MentionsTooLarge(err.Error())
 }
 
 // IsStreamReset reports an HTTP/2 stream the server reset with

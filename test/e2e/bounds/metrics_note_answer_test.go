@@ -69,3 +69,19 @@ func TestFollowSaysItsStallCheckWhenTheCacheIsUnknown(t *testing.T) {
 		t.Fatalf("the stall check said %d times, want once:\n%s", n, r.Stderr)
 	}
 }
+
+// TestANoteKeepsThePluginsOwnWordsWhole: a /metrics answer past its cap
+// (a 300 KB 500) is said by the cap's own sentence, whole: only what the
+// server sent may be shortened, never the plugin's words (adversary try 28
+// F10: "the limit of an er …[91 bytes left out]… beconfig's").
+func TestANoteKeepsThePluginsOwnWordsWhole(t *testing.T) {
+	big := framework.ScriptAnswer{Code: 500, Type: "text/plain", Body: strings.Repeat("metrics broke ", 300*1024/14)}
+	for _, args := range [][]string{{"list", "cm"}, {"watch", "cm", "--follow", "--timeout", "2s"}, {"probe", "cm", "--metrics"}} {
+		_, kc := framework.ServeScript(t, map[string]framework.ScriptAnswer{"/metrics": big})
+		r := framework.RunUnderMemoryLimit(t, memoryLimit, kc, time.Minute, args...)
+		out := r.Stdout + r.Stderr
+		if !strings.Contains(out, "went past") || strings.Contains(out, "bytes left out") {
+			t.Errorf("%v: exit %d: the cap's sentence is not said whole:\n%s", args, r.Code, out)
+		}
+	}
+}
