@@ -68,8 +68,24 @@ func (p *Printer) interruptedLine(in *Interruption, what string) error {
 	if in == nil {
 		return nil
 	}
-	_, err := fmt.Fprintf(p.Out, "Interrupted: %d of %d %s measured before the signal; the others were not%s\n", in.Done, in.Of, what, in.cutText(what))
+	_, err := fmt.Fprintf(p.Out, "Interrupted: %d of %d %s measured before the signal; %s%s\n", in.Done, in.Of, what, in.notMeasured(), in.cutText(what))
 	return err
+}
+
+// notMeasured says the targets the signal left unmeasured as many as they
+// are (fresh user try 28 F5: "0 of 1 servers ...; the others were not").
+func (in *Interruption) notMeasured() string {
+	switch left := in.Of - in.Done; {
+	case left <= 0:
+		return "none was left"
+	case in.Done == 0 && left == 1:
+		return "it was not"
+	case in.Done == 0:
+		return "none was"
+	case left == 1:
+		return "the other was not"
+	}
+	return "the others were not"
 }
 
 // cutText says the requests of the targets (what) the signal cut (""
