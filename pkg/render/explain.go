@@ -44,7 +44,16 @@ func (p *Printer) explanationHuman(e Explanation) error {
 	p.explainVerdict(w, e.Diagnosis, "")
 	p.explainDetails(w, e.Diagnosis, "", "")
 	if e.Check != nil {
-		p.explainField(w, "", "Checked now", explainCheck(*e.Check))
+		checked := explainCheck(*e.Check)
+		if e.Cost != nil {
+			// The check's reads the retry policy sent again, said as
+			// every line that ends a run says them (fresh user try 28 F6:
+			// 2 s of Retry-After said only in -o json's cost).
+			if t := AfterRetriesText(e.Cost.RetryWait); t != "" {
+				checked += " (its reads: " + t + RetryCauseText(e.Cost.RetryWait, checked) + ")"
+			}
+		}
+		p.explainField(w, "", "Checked now", checked)
 	}
 	return w.err
 }

@@ -56,3 +56,18 @@ func TestEveryCommandsErrorSaysTheRetryWaits(t *testing.T) {
 		})
 	}
 }
+
+// TestACheckSaysTheRetriesOfItsReads: an explain-error --check whose reads
+// were sent again and then answered says those retries on its Checked now
+// line, not only in -o json's cost (fresh user try 28 F6).
+func TestACheckSaysTheRetriesOfItsReads(t *testing.T) {
+	const collection = "/api/v1/namespaces/default/configmaps"
+	throttled := retryAfterHead(429, "Too Many Requests")
+	throttled.Head = strings.Replace(throttled.Head, "Retry-After: 3", "Retry-After: 1", 1)
+	_, kc := framework.ServeScriptSequence(t, collection, []framework.ScriptAnswer{throttled}, nil)
+	r := framework.Run(t, kc, time.Minute, "explain-error", "--check", "too old resource version: 1 (50)")
+	out := strings.Join(strings.Fields(r.Stdout), " ") // the explanation wraps its lines
+	if r.Code != 0 || !strings.Contains(out, "(its reads: after 1 retry and ") || !strings.Contains(out, "as the server's Retry-After asked: 1.00 s") {
+		t.Fatalf("exit %d: Checked now does not say the retries of the check's reads:\n%s\n%s", r.Code, r.Stdout, r.Stderr)
+	}
+}
