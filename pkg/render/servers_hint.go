@@ -59,7 +59,9 @@ func serverHint(s *servers.Server, resource string) string {
 		// "no answer" beside the server's own 504).
 		return "the server answered that the request did not complete in time, at the timeout it was sent with: it may be cut off from etcd (a consistent list waits for etcd) or slow; raise --request-timeout to give it longer"
 	case string(diagnose.FailureThrottled):
-		return "the server answered 429 Too Many Requests (API Priority and Fairness, its max-in-flight limit, or a proxy in front): lower --qps or retry later"
+		// Who sent it, as the error line says (adversary try 28 F2: the
+		// watch cache's lag and APF's marked rejection had one hint).
+		return diagnose.ThrottledFix(s.Err)
 	}
 	return ""
 }
