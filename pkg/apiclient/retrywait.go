@@ -18,6 +18,8 @@ type RetryWait struct {
 	// FirstCause is the failure the first retry was sent after, in its
 	// own words (one line, bounded).
 	FirstCause string `json:"firstCause,omitempty"`
+	// FirstCauseKey is FirstCause's key (SameFailure): compared, not said.
+	FirstCauseKey string `json:"-"`
 }
 
 // CountRetriesOf makes the ledger's Cost carry the retry waits of sw, the
@@ -40,7 +42,7 @@ func retryWait(sw *Stopwatch) *RetryWait {
 	n, asked := sw.ServerAskedRetries()
 	return &RetryWait{Retries: sw.Retries(), Millis: float64(sw.RetryWaited().Microseconds()) / 1000,
 		ServerAskedRetries: n, RetryAfterSeconds: asked.Seconds(), CappedRetries: sw.CappedRetries(),
-		FirstCause: sw.FirstRetryCause()}
+		FirstCause: sw.FirstRetryCause(), FirstCauseKey: sw.firstRetryCauseKey()}
 }
 
 // RetriedError is a read's failure after the retry policy sent it again:
