@@ -34,6 +34,11 @@ func (l *Ledger) CountRetriesOf(sw *Stopwatch) {
 	l.waits = sw
 }
 
+// RetryWaitOf is the retries noted on sw, nil when nothing was sent
+// again: a fan-out member's own (each member's stopwatch is its own:
+// servers.Fleet.Each), said on its row (adversary try 28 F3).
+func RetryWaitOf(sw *Stopwatch) *RetryWait { return retryWait(sw) }
+
 // retryWait is sw's RetryWait, nil when nothing was sent again.
 func retryWait(sw *Stopwatch) *RetryWait {
 	if sw == nil || sw.Retries() == 0 {
