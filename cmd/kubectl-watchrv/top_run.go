@@ -204,7 +204,7 @@ func topServerFix(err error) string {
 	case diagnose.FailureNoAnswer, diagnose.FailureTimeout:
 		return "no answer within the request timeout: raise --request-timeout, or check the server"
 	case diagnose.FailureThrottled:
-		return diagnose.ThrottledFix(err)
+		return render.ThrottledFix(err)
 	}
 	return ""
 }

@@ -1,8 +1,8 @@
 package diagnose
 
 // Who sent a 429, decided once for every line that says it: the final
-// error line (cmd requesterror.go), a --servers/--endpoints row's hint
-// (render servers_hint.go) and top's row fix (cmd top_run.go). Each
+// error line (cmd requesterror.go), and a per-server row's fix (render
+// ThrottledFix: a --servers/--endpoints row's hint, top's row fix). Each
 // decided it apart, and the rows' hint called the watch cache's lag and
 // APF's marked rejection alike "API Priority and Fairness, its
 // max-in-flight limit, or a proxy" (adversary try 28 F2).
@@ -32,16 +32,4 @@ func ThrottledBy(err error) Throttler {
 		return ThrottleAPF
 	}
 	return ThrottleUnmarked
-}
-
-// ThrottledFix is the hint of a row (one server of several) that got
-// err, a 429, by ThrottledBy, with the error line's words.
-func ThrottledFix(err error) string {
-	switch ThrottledBy(err) {
-	case ThrottleCacheLag:
-		return "the server answered 429 Too Many Requests: its watch cache lags storage (a consistent read it could not serve in time): retry after a while; if it persists, check the watch cache's and etcd's latency"
-	case ThrottleAPF:
-		return "API Priority and Fairness is throttling (429 Too Many Requests with its X-Kubernetes-PF-* headers): lower --qps or retry later"
-	}
-	return "the server answered 429 Too Many Requests, not marked as API Priority and Fairness's rejection (the server's max-in-flight limit, or a proxy or a load balancer in front, may have sent it): lower --qps or retry later"
 }
