@@ -68,13 +68,13 @@ func (o *RootOptions) describeRequestError(err error, verb, what string) error {
 	case diagnose.FailureForbidden:
 		return fmt.Errorf("forbidden: %w: this command needs RBAC permission to %s %s", err, verb, what)
 	case diagnose.FailureThrottled:
-		if diagnose.FromError(err, diagnose.Context{Live: true}).Kind == diagnose.KindConsistentReadCacheLagging {
+		switch diagnose.ThrottledBy(err) {
+		case diagnose.ThrottleCacheLag:
 			// The cacher's 429 (storage/cacher/delegator.go): a
 			// consistent read its watch cache could not serve in time,
 			// not API Priority and Fairness (adversary try 26 F2).
 			return fmt.Errorf("%s answered %s %s with 429 Too Many Requests: its watch cache lags storage (a consistent read it could not serve in time): %w: retry after a while; if it persists, check the watch cache's and etcd's latency", server, answered, what, err)
-		}
-		if diagnose.RejectedByAPF(err) {
+		case diagnose.ThrottleAPF:
 			return fmt.Errorf("%s is throttling requests (429 Too Many Requests, API Priority and Fairness): %w: retry later", server, err)
 		}
 		// No mark of API Priority and Fairness (diagnose.RejectedByAPF):

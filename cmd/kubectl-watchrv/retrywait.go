@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
+	"github.com/watchrv/kubectl-watchrv/pkg/sweep"
 )
 
 // countRetryWaits puts the run's requests under one stopwatch, whose
@@ -21,11 +23,23 @@ func (o *RootOptions) countRetryWaits(ctx context.Context) context.Context {
 // withRetryWaits is a final error line with the run's retry waits said at
 // its end: "... retry later (after 2 retries and 60.00 s waiting, as the
 // server's Retry-After asked: ...)". A wait the plugin added is never
-// hidden, and an error after one is not read as the first answer.
-func (o *RootOptions) withRetryWaits(line string) string {
+// hidden, and an error after one is not read as the first answer. err is
+// the failure line says (the first retry's cause is said unless it is
+// that same failure: render.RetryCauseText).
+func (o *RootOptions) withRetryWaits(line string, err error) string {
 	rw := o.ledger.Cost().RetryWait
+	var perTarget sweep.RetriesPerTarget
+	if errors.As(err, &perTarget) && perTarget.RetriesPerTarget() {
+		// Each row says its server's own retries: the run's sum is of
+		// waits at the same time, and its first cause is one server's
+		// (adversary try 28 F3).
+		if t := render.FanOutRetriesText(rw); t != "" {
+			return line + " (" + t + ")"
+		}
+		return line
+	}
 	if t := render.AfterRetriesText(rw); t != "" {
-		return line + " (" + t + render.RetryCauseText(rw, line) + ")"
+		return line + " (" + t + render.RetryCauseText(rw, err) + ")"
 	}
 	return line
 }

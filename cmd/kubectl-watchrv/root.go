@@ -406,7 +406,7 @@ func run(args []string, streams genericiooptions.IOStreams) (code int) {
 	// parser's echo of a huge value): the head and the fix at the end stay.
 	// The kubeconfig's URLs and secrets are redacted in every error line,
 	// whichever step quoted them.
-	fmt.Fprintln(streams.ErrOut, text.Shorten("error: "+text.Inline(o.withRetryWaits(o.redactKubeconfig(withoutRetryAdvice(err)))), text.MaxLine))
+	fmt.Fprintln(streams.ErrOut, text.Shorten("error: "+text.Inline(o.withRetryWaits(o.redactKubeconfig(withoutRetryAdvice(err)), err)), text.MaxLine))
 	return exitCode(err)
 }
 

@@ -204,10 +204,7 @@ func topServerFix(err error) string {
 	case diagnose.FailureNoAnswer, diagnose.FailureTimeout:
 		return "no answer within the request timeout: raise --request-timeout, or check the server"
 	case diagnose.FailureThrottled:
-		if diagnose.RejectedByAPF(err) {
-			return "API Priority and Fairness is throttling: retry later"
-		}
-		return "429 Too Many Requests, not marked as API Priority and Fairness's rejection (the max-in-flight limit, or a proxy in front, may have sent it): retry later"
+		return render.ThrottledFix(err)
 	}
 	return ""
 }

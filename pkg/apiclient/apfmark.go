@@ -31,6 +31,7 @@ func withAPFMark(status []byte) []byte {
 	obj["reason"] = "TooManyRequests"
 	obj["details"] = map[string]any{"causes": []map[string]string{{
 		"reason":  diagnose.APFRejectedCause,
+		"field":   diagnose.APFMarkField, // the mark is the transport's alone
 		"message": "the 429 carried API Priority and Fairness's X-Kubernetes-PF-* headers",
 	}}}
 	out, err := json.Marshal(obj)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -12,6 +13,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	testingclock "k8s.io/utils/clock/testing"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 )
 
 // recordedTooLarge is the 504 TooLarge recorded from the real v1.37.2
@@ -112,7 +115,12 @@ func TestTheFirstRetrysCauseIsKept(t *testing.T) {
 		}
 	}
 	rw := retryWait(sw)
-	if rw == nil || rw.Retries != 2 || rw.FirstCause != first.Error() {
-		t.Fatalf("RetryWait = %+v, want 2 retries, first cause %q", rw, first.Error())
+	st, _ := diagnose.StatusOf(first)
+	want := diagnose.StatusAnswer(st, first.Error()) // its status said, as AnswerWords says it (adversary try 28 F4)
+	if rw == nil || rw.Retries != 2 || rw.FirstCause != want {
+		t.Fatalf("RetryWait = %+v, want 2 retries, first cause %q", rw, want)
+	}
+	if !SameFailure(rw, fmt.Errorf("list: %w", first)) || SameFailure(rw, later) {
+		t.Fatalf("SameFailure: the first cause is not told from another failure")
 	}
 }

@@ -18,6 +18,8 @@ type RetryWait struct {
 	// FirstCause is the failure the first retry was sent after, in its
 	// own words (one line, bounded).
 	FirstCause string `json:"firstCause,omitempty"`
+	// FirstCauseKey is FirstCause's key (SameFailure): compared, not said.
+	FirstCauseKey string `json:"-"`
 }
 
 // CountRetriesOf makes the ledger's Cost carry the retry waits of sw, the
@@ -32,6 +34,11 @@ func (l *Ledger) CountRetriesOf(sw *Stopwatch) {
 	l.waits = sw
 }
 
+// RetryWaitOf is the retries noted on sw, nil when nothing was sent
+// again: a fan-out member's own (each member's stopwatch is its own:
+// servers.Fleet.Each), said on its row (adversary try 28 F3).
+func RetryWaitOf(sw *Stopwatch) *RetryWait { return retryWait(sw) }
+
 // retryWait is sw's RetryWait, nil when nothing was sent again.
 func retryWait(sw *Stopwatch) *RetryWait {
 	if sw == nil || sw.Retries() == 0 {
@@ -40,7 +47,7 @@ func retryWait(sw *Stopwatch) *RetryWait {
 	n, asked := sw.ServerAskedRetries()
 	return &RetryWait{Retries: sw.Retries(), Millis: float64(sw.RetryWaited().Microseconds()) / 1000,
 		ServerAskedRetries: n, RetryAfterSeconds: asked.Seconds(), CappedRetries: sw.CappedRetries(),
-		FirstCause: sw.FirstRetryCause()}
+		FirstCause: sw.FirstRetryCause(), FirstCauseKey: sw.firstRetryCauseKey()}
 }
 
 // RetriedError is a read's failure after the retry policy sent it again:

@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"k8s.io/utils/clock"
-
-	"github.com/watchrv/kubectl-watchrv/internal/text"
 )
 
 // Every duration the plugin prints for its requests (a probe row's TIME,
@@ -48,9 +46,10 @@ type Stopwatch struct {
 	// cappedRetries: the waits the policy's cap cut below what the
 	// server asked (adversary try 27 F1: two capped waits went unsaid).
 	cappedRetries atomic.Int64
-	// firstCause is the words of the failure the first retry was sent
-	// after (Pause.Cause), bounded: said beside the retries.
-	firstCause atomic.Pointer[string]
+	// firstCause is the failure the first retry was sent after
+	// (Pause.Cause): its words, bounded, said beside the retries, and its
+	// key (retryCause), compared with the final failure.
+	firstCause atomic.Pointer[noted]
 	// span is the context the stopwatch was started under, and cut the
 	// requests the signal cut under it (cutshare.go).
 	span context.Context
@@ -115,10 +114,10 @@ func notePaced(ctx context.Context, d time.Duration) {
 // stopwatch it is nested in, and counts the retry.
 func noteRetryWait(ctx context.Context, d time.Duration, p Pause) {
 	serverAsked, capped := p.ServerAsked, p.ServerAsked > p.Duration
-	var cause *string
+	var cause *noted
 	if p.Cause != nil {
-		w := text.Shorten(text.OneLine(p.Cause.Error()), causeWordsLimit)
-		cause = &w
+		w, k := retryCause(p.Cause)
+		cause = &noted{words: w, key: k}
 	}
 	s, _ := ctx.Value(stopwatchKey{}).(*Stopwatch)
 	for ; s != nil; s = s.parent {
@@ -146,10 +145,21 @@ func noteRetryWait(ctx context.Context, d time.Duration, p Pause) {
 // after ("" when no retry named one).
 func (s *Stopwatch) FirstRetryCause() string {
 	if w := s.firstCause.Load(); w != nil {
-		return *w
+		return w.words
 	}
 	return ""
 }
+
+// firstRetryCauseKey is the key of FirstRetryCause (SameFailure).
+func (s *Stopwatch) firstRetryCauseKey() string {
+	if w := s.firstCause.Load(); w != nil {
+		return w.key
+	}
+	return ""
+}
+
+// noted is a retry's cause as a stopwatch keeps it.
+type noted struct{ words, key string }
 
 // causeWordsLimit bounds a retry's cause as said: the request and the
 // failure, not a page of a proxy's text.

@@ -1,5 +1,10 @@
 package diagnose
 
+import (
+	"crypto/rand"
+	"encoding/hex"
+)
+
 // A real API server sheds a request it cannot seat in two filters, both
 // with the same plain-text answer ("Too many requests, please try again
 // later.", a 429 with a Retry-After header; k8s.io/apiserver
@@ -20,14 +25,34 @@ package diagnose
 // Priority and Fairness's rejection.
 const APFRejectedCause = "APIPriorityAndFairnessRejected"
 
-// RejectedByAPF: err is a 429 that API Priority and Fairness sent.
+// APFMarkField is the field of the transport's mark: a random word made
+// once per process, never sent nor said, so that the mark is the
+// transport's alone. A server's JSON 429 may carry a cause of type
+// APFRejectedCause too; without this word it is the server's claim, not
+// the mark (adversary try 28 F1: a JSON 429 that claimed the cause, with
+// no X-Kubernetes-PF-* headers, was called API Priority and Fairness).
+var APFMarkField = newAPFMarkField()
+
+func newAPFMarkField() string {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		// No randomness: no mark can be told from a server's claim, so
+		// none is ever taken for one ("" is never a mark's field).
+		return ""
+	}
+	return "apf-mark-" + hex.EncodeToString(b)
+}
+
+// RejectedByAPF: err is a 429 that API Priority and Fairness sent, as the
+// transport marked it (APFMarkField); a server's own cause of that type
+// is not the mark.
 func RejectedByAPF(err error) bool {
 	st, ok := StatusOf(err)
-	if !ok || st.Code != 429 || st.Details == nil {
+	if !ok || st.Code != 429 || st.Details == nil || APFMarkField == "" {
 		return false
 	}
 	for _, c := range st.Details.Causes {
-		if string(c.Type) == APFRejectedCause {
+		if string(c.Type) == APFRejectedCause && c.Field == APFMarkField {
 			return true
 		}
 	}

@@ -73,7 +73,7 @@ func costText(c Cost) string {
 	if w := AfterRetriesText(c.RetryWait); w != "" {
 		// The plugin's own waits before requests sent again, said on
 		// the run's last line as on its error line (adversary try 26 F3).
-		waited = " (" + w + RetryCauseText(c.RetryWait, "") + ")"
+		waited = " (" + w + RetryCauseText(c.RetryWait, nil) + ")"
 	}
 	return fmt.Sprintf("%s%s, %s read from the API server%s", text.Count(c.Requests, "request"), cut, apiclient.Bytes(c.Bytes), waited)
 }

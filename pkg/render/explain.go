@@ -50,7 +50,7 @@ func (p *Printer) explanationHuman(e Explanation) error {
 			// every line that ends a run says them (fresh user try 28 F6:
 			// 2 s of Retry-After said only in -o json's cost).
 			if t := AfterRetriesText(e.Cost.RetryWait); t != "" {
-				checked += " (its reads: " + t + RetryCauseText(e.Cost.RetryWait, checked) + ")"
+				checked += " (its reads: " + t + RetryCauseText(e.Cost.RetryWait, nil) + ")"
 			}
 		}
 		p.explainField(w, "", "Checked now", checked)

@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 
-	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
 )
@@ -68,21 +66,17 @@ func AfterRetriesText(w *apiclient.RetryWait) string {
 }
 
 // RetryCauseText is what a line ending with AfterRetriesText says of why
-// the first request was sent again: "; first sent again after: GET ...:
-// http2: client connection lost", "" when line already holds those words
-// (a 429 answered every time is said once) or no cause was noted. A
-// final error of another kind then does not hide the first try's (CI: a
-// list's first page lost its connection, and only the retry's TLS
-// handshake stall was said).
-func RetryCauseText(w *apiclient.RetryWait, line string) string {
-	if w == nil || w.FirstCause == "" {
-		return ""
-	}
-	head := w.FirstCause
-	if i := strings.Index(head, " …["); i > 0 {
-		head = head[:i] // a shortened cause: its head is the words to look for
-	}
-	if strings.Contains(text.OneLine(line), head) {
+// the first request was sent again: "; first sent again after: 503
+// ServiceUnavailable: etcd leader changed", or a failure with no answer in
+// its own words; "" when no cause was noted or final, the failure the
+// line says, is the same (apiclient.SameFailure: the same status and
+// message, compared as recorded, not as words of the line: adversary try
+// 28 F4). A final error of another kind then does not hide the first
+// try's (CI: a list's first page lost its connection, and only the
+// retry's TLS handshake stall was said). final nil: the line says no
+// failure (the cost line).
+func RetryCauseText(w *apiclient.RetryWait, final error) string {
+	if w == nil || w.FirstCause == "" || apiclient.SameFailure(w, final) {
 		return ""
 	}
 	return "; first sent again after: " + w.FirstCause
@@ -96,7 +90,7 @@ func RetryCauseText(w *apiclient.RetryWait, line string) string {
 func RetriesSaid(err error) string {
 	rw := apiclient.RetriesOf(err)
 	if t := AfterRetriesText(rw); t != "" {
-		return " (" + t + RetryCauseText(rw, err.Error()) + ")"
+		return " (" + t + RetryCauseText(rw, err) + ")"
 	}
 	return ""
 }

@@ -308,6 +308,7 @@ func serverCells(s *servers.Server, probe bool, seeMetrics string) map[string]st
 	} else if s.LagAgainst != "" {
 		note = "*lag against the " + s.LagAgainst
 	}
+	note = withServerRetries(note, s)
 	cache := rv(s.CacheKnown, s.CacheRV)
 	if s.CacheKnown && (s.WatchCache == servers.CacheUnknown || s.WatchCache == "") {
 		// An rv=0 list is the watch cache's answer only where the resource

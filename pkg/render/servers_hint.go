@@ -59,7 +59,9 @@ func serverHint(s *servers.Server, resource string) string {
 		// "no answer" beside the server's own 504).
 		return "the server answered that the request did not complete in time, at the timeout it was sent with: it may be cut off from etcd (a consistent list waits for etcd) or slow; raise --request-timeout to give it longer"
 	case string(diagnose.FailureThrottled):
-		return "the server answered 429 Too Many Requests (API Priority and Fairness, its max-in-flight limit, or a proxy in front): lower --qps or retry later"
+		// Who sent it, as the error line says (adversary try 28 F2: the
+		// watch cache's lag and APF's marked rejection had one hint).
+		return ThrottledFix(s.Err)
 	}
 	return ""
 }
@@ -79,4 +81,17 @@ func noAnswerHint(read servers.Read) string {
 		return "no answer to its consistent list nor to its rv=0 list (which a watch cache answers even cut off from etcd): the server is not serving, or overloaded; check it, or leave it out of --endpoints"
 	}
 	return "no answer within the request timeout: the server may be cut off from etcd (a consistent list waits for etcd)" + wait
+}
+
+// ThrottledFix is the fix of a row (one server of several: a
+// --servers/--endpoints row, top's) that got err, a 429, by who sent it
+// (diagnose.ThrottledBy), in the error line's words (adversary try 28 F2).
+func ThrottledFix(err error) string {
+	switch diagnose.ThrottledBy(err) {
+	case diagnose.ThrottleCacheLag:
+		return "the server answered 429 Too Many Requests: its watch cache lags storage (a consistent read it could not serve in time): retry after a while; if it persists, check the watch cache's and etcd's latency"
+	case diagnose.ThrottleAPF:
+		return "API Priority and Fairness is throttling (429 Too Many Requests with its X-Kubernetes-PF-* headers): lower --qps or retry later"
+	}
+	return "the server answered 429 Too Many Requests, not marked as API Priority and Fairness's rejection (the server's max-in-flight limit, or a proxy or a load balancer in front, may have sent it): lower --qps or retry later"
 }

@@ -31,7 +31,7 @@ func TestServersReportHints(t *testing.T) {
 		"raise --max-requests (it applies to each server)",
 		"needs RBAC permission to list and watch configmaps",
 		"the server answered that the request did not complete in time, at the timeout it was sent with: it may be cut off from etcd (a consistent list waits for etcd) or slow; raise --request-timeout to give it longer",
-		"the server answered 429 Too Many Requests (API Priority and Fairness, its max-in-flight limit, or a proxy in front): lower --qps or retry later",
+		"the server answered 429 Too Many Requests, not marked as API Priority and Fairness's rejection (the server's max-in-flight limit, or a proxy or a load balancer in front, may have sent it): lower --qps or retry later",
 		"",
 	}
 	for i, s := range r.Servers {

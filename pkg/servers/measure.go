@@ -56,6 +56,11 @@ type Server struct {
 	Source      string  `json:"source,omitempty"`
 	Requests    int     `json:"requests"`
 	Millis      float64 `json:"ms"`
+	// RetryWait is this server's own retries and their waits, left out of
+	// Millis: servers are measured at the same time, so the run's sum of
+	// waits is no server's (adversary try 28 F3: a row said TIME 49ms
+	// and nothing of its 2 s of Retry-After).
+	RetryWait *apiclient.RetryWait `json:"retryWait,omitempty"`
 	// Reason and Error explain a server that could not be measured (or
 	// only partly): Unreachable, TLS, Forbidden, NoAnswer... Hint, the fix
 	// in words, is render's (it names the plugin's flags): this package
@@ -114,6 +119,7 @@ func Measure(ctx context.Context, c *apiclient.Client, t apiclient.Target, endpo
 	defer func() {
 		n, d := sw.Kept(b.Used()) // what the signal cut left out
 		s.Requests, s.Millis = n, float64(d.Microseconds())/1000
+		s.RetryWait = apiclient.RetryWaitOf(sw)
 	}()
 	if first := silentBefore(ctx, endpoint); first != nil {
 		s.failAt(ReadNeither, &NotAskedError{First: first})

@@ -158,6 +158,8 @@ type PartialError struct {
 	Failed []Failure
 	// See is where the output names each failure ("" the NOTE column).
 	See string
+	// PerTarget: each target's row says its own retries (WithRetriesPerTarget).
+	PerTarget bool
 }
 
 func (e *PartialError) Error() string {
@@ -178,6 +180,8 @@ type NoneError struct {
 	Failed []Failure
 	// See is where the output names each failure ("" the NOTE column).
 	See string
+	// PerTarget: each target's row says its own retries (WithRetriesPerTarget).
+	PerTarget bool
 }
 
 func (e *NoneError) Error() string {

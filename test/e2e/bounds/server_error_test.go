@@ -149,8 +149,10 @@ func TestARetryThatCannotEndInTimeIsNotWaited(t *testing.T) {
 // Priority and Fairness's mark exits 8 as any 429, and is never said to
 // be APF's: a proxy's text (fresh user try 27 F7), and a JSON Status 429
 // that carries APF's headers, as every request APF lets through does (a
-// handler's 429 after APF, as the watch cache's). APF's own rejection, a
-// text 429 with its headers, is said so on the real server
+// handler's 429 after APF, as the watch cache's), and a JSON 429 that
+// claims the mark's cause itself: the server's claim, not the transport's
+// mark (adversary try 28 F1). APF's own rejection, a text 429 with its
+// headers, is said so on the real server
 // (test/e2e/faults TestAccessFailuresHaveDistinctExitCodes).
 func TestAProxysPlainTextTooManyRequestsIsNotCalledAPF(t *testing.T) {
 	const path = "/api/v1/namespaces/default/configmaps"
@@ -159,6 +161,12 @@ func TestAProxysPlainTextTooManyRequestsIsNotCalledAPF(t *testing.T) {
 		"a proxy's text": {Code: 429, Type: "text/plain", Body: "upstream busy"},
 		"a handler's Status after APF": {Head: "HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\n" + apfHeaders,
 			Body: `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"TooManyRequests","message":"busy","code":429}`},
+		// The server's own claim of the mark's cause, with no headers:
+		// only the transport's mark counts (adversary try 28 F1).
+		"a JSON Status that claims APF's cause": {Code: 429, Type: "application/json",
+			Body: `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"TooManyRequests","message":"busy","code":429,"details":{"causes":[{"reason":"APIPriorityAndFairnessRejected","message":"the 429 carried API Priority and Fairness's X-Kubernetes-PF-* headers"}]}}`},
+		"a JSON Status that claims APF's cause with a field": {Code: 429, Type: "application/json",
+			Body: `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"TooManyRequests","message":"busy","code":429,"details":{"causes":[{"reason":"APIPriorityAndFairnessRejected","field":"apf-mark-00000000000000000000000000000000"}]}}`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, kc := framework.ServeScript(t, map[string]framework.ScriptAnswer{path: a})

@@ -1,0 +1,65 @@
+package apiclient
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/watchrv/kubectl-watchrv/internal/text"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
+)
+
+// The failure a run's first retry was sent after is said beside its
+// retries as the answer it was ("503 ServiceUnavailable: server", as
+// AnswerWords says an answer), and left out only when the final failure
+// is the same answer: the same status code and message, or for a failure
+// with no answer, the same failure in the final error's chain. Compared
+// as recorded, never as a substring of the final line (adversary try 28
+// F4: a 503 "server" was left out because the line says "the API server
+// at", and a 503 was taken for the final 500 of the same message).
+
+// retryCause is the words of err, a failure a request is sent again
+// after, and its key: what SameFailure compares.
+func retryCause(err error) (words, key string) {
+	if st, ok := diagnose.StatusOf(err); ok && st.Code != 0 {
+		msg := text.OneLine(err.Error())
+		if strings.TrimSpace(msg) == "" {
+			msg = "no message"
+		}
+		return text.Shorten(diagnose.StatusAnswer(st, msg), causeWordsLimit), answerKey(st.Code, st.Message)
+	}
+	return text.Shorten(text.OneLine(err.Error()), causeWordsLimit), failureKey(err)
+}
+
+// answerKey and failureKey are bounded (a digest): a key is compared, never said.
+func answerKey(code int32, message string) string {
+	return digest(fmt.Sprintf("answer %d\x00%s", code, message))
+}
+
+func failureKey(err error) string { return digest("failure\x00" + err.Error()) }
+
+func digest(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// SameFailure: final, a run's or a read's last failure, is the failure
+// w's first retry was sent after (its status code and message, or the
+// failure itself somewhere in final's chain when it had no answer), so
+// that the line saying final needs not say it again.
+func SameFailure(w *RetryWait, final error) bool {
+	if w == nil || w.FirstCauseKey == "" || final == nil {
+		return false
+	}
+	if st, ok := diagnose.StatusOf(final); ok && st.Code != 0 {
+		return answerKey(st.Code, st.Message) == w.FirstCauseKey
+	}
+	for e := final; e != nil; e = errors.Unwrap(e) {
+		if failureKey(e) == w.FirstCauseKey {
+			return true
+		}
+	}
+	return false
+}

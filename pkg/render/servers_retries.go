@@ -1,0 +1,48 @@
+package render
+
+import (
+	"fmt"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/servers"
+)
+
+// A server's retries are its row's (servers.Server.RetryWait): servers
+// are measured at the same time, so a wait is said of the server that
+// waited, and the run's sum only as one over servers that waited at once
+// (adversary try 28 F3).
+
+// serverRetriesNote is what a row's NOTE says of its server's retries:
+// "after 2 retries and 2.00 s waiting, as the server's Retry-After asked:
+// 1.00 s, not in TIME; first sent again after: 429 TooManyRequests: ..."
+// ("" when it was sent nothing again).
+func serverRetriesNote(s *servers.Server) string {
+	t := AfterRetriesText(s.RetryWait)
+	if t == "" {
+		return ""
+	}
+	return t + ", not in TIME" + RetryCauseText(s.RetryWait, s.Err)
+}
+
+// withServerRetries is note with the server's retries said after it.
+func withServerRetries(note string, s *servers.Server) string {
+	r := serverRetriesNote(s)
+	switch {
+	case r == "":
+		return note
+	case note == "":
+		return r
+	}
+	return note + " (" + r + ")"
+}
+
+// FanOutRetriesText is what the final error line of a run whose rows each
+// say their own retries says of the run's: their count and the sum of
+// their waits, said as waits at the same time, not one after another
+// ("" when nothing was sent again).
+func FanOutRetriesText(w *apiclient.RetryWait) string {
+	if w == nil || w.Retries == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s in all and %s of waits added up over servers that waited at the same time, not one after another: each row says its own", retriesText(w.Retries), millisText(w.Millis))
+}

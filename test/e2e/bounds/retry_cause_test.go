@@ -1,0 +1,49 @@
+//go:build e2e
+
+package bounds
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
+)
+
+// TestTheFirstRetrysCauseIsSaidUnlessItIsTheFinalAnswer (adversary try 28
+// F4): the failure the first retry was sent after is said with its status
+// ("503 ServiceUnavailable: server"), and left out only when the final
+// answer is the same status and message: not because the line holds its
+// message somewhere ("server" is in "the API server at"), nor because the
+// final 500 has the 503's message.
+func TestTheFirstRetrysCauseIsSaidUnlessItIsTheFinalAnswer(t *testing.T) {
+	const path = "/api/v1/namespaces/default/configmaps"
+	status := func(code int, reason, msg string) framework.ScriptAnswer {
+		return framework.ScriptAnswer{Head: "HTTP/1.1 " + map[int]string{500: "500 Internal Server Error", 503: "503 Service Unavailable"}[code] + "\r\nContent-Type: application/json\r\nRetry-After: 1",
+			Body: `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"` + reason + `","message":"` + msg + `","code":` + map[int]string{500: "500", 503: "503"}[code] + `}`}
+	}
+	final := status(500, "InternalError", "etcd leader changed")
+	for _, c := range []struct {
+		name  string
+		first framework.ScriptAnswer
+		want  string // "": no first cause said
+	}{
+		{"a message the line holds", status(503, "ServiceUnavailable", "server"), "; first sent again after: 503 ServiceUnavailable: server"},
+		{"the final answer's message", status(503, "ServiceUnavailable", "etcd leader changed"), "; first sent again after: 503 ServiceUnavailable: etcd leader changed"},
+		{"the final answer itself", final, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			answers := []framework.ScriptAnswer{c.first}
+			for range 10 {
+				answers = append(answers, final)
+			}
+			_, kc := framework.ServeScriptSequence(t, path, answers, nil)
+			r := framework.Run(t, kc, time.Minute, "list", "configmaps", "--rv-only")
+			said := strings.Contains(r.Stderr, "first sent again after")
+			if !strings.Contains(r.Stderr, "etcd leader changed") || !strings.Contains(r.Stderr, "retries") ||
+				c.want == "" && said || c.want != "" && !strings.Contains(r.Stderr, c.want) {
+				t.Fatalf("exit %d, want the first cause %q:\n%s", r.Code, c.want, r.Stderr)
+			}
+		})
+	}
+}
