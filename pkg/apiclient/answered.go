@@ -3,6 +3,7 @@ package apiclient
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -72,7 +73,11 @@ func AnswerWords(server, verb, what string, err error) (string, bool) {
 	if strings.TrimSpace(words) == "" {
 		words = "no message"
 	}
-	return fmt.Sprintf("%s answered %s %s with %s", server, verb, what, diagnose.StatusAnswer(st, words)), true
+	said := fmt.Sprintf("%s answered %s %s with %s", server, verb, what, diagnose.StatusAnswer(st, words))
+	if st.Code == http.StatusTooManyRequests {
+		said += " (" + diagnose.ThrottledBy(err).Words() + ")"
+	}
+	return said, true
 }
 
 // FailureWords is how a note or a warning says a request's failure:

@@ -33,3 +33,17 @@ func ThrottledBy(err error) Throttler {
 	}
 	return ThrottleUnmarked
 }
+
+// Words is who sent the 429, in the words every note and warning that
+// quotes one says it with (apiclient.AnswerWords), as the error line does
+// (fresh user try 28 F3: "429 TooManyRequests: busy" in Failed: lines and
+// notes, where the error line said whose it was).
+func (t Throttler) Words() string {
+	switch t {
+	case ThrottleCacheLag:
+		return "its watch cache lags storage"
+	case ThrottleAPF:
+		return "API Priority and Fairness's rejection"
+	}
+	return "not marked as API Priority and Fairness's rejection"
+}

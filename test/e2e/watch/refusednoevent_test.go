@@ -79,6 +79,11 @@ func TestARefusedWatchRequestIsNoEvent(t *testing.T) {
 						if !strings.Contains(line, "answered watch configmaps with "+strconv.Itoa(rf.code)) && !strings.Contains(line, "answered list configmaps with") {
 							t.Errorf("the summary's failure does not say the answer with its status and request:\n%s", line)
 						}
+						// A 429 is said with whose it is, as the error
+						// line says it (fresh user try 28 F3).
+						if rf.code == 429 && !strings.Contains(line, "(its watch cache lags storage)") && !strings.Contains(line, "(not marked as API Priority and Fairness's rejection)") {
+							t.Errorf("the summary's 429 does not say whose it is:\n%s", line)
+						}
 					}
 				}
 				// A 429 is said as the list's 429 is ("answered list configmaps
