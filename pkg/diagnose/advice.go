@@ -94,7 +94,7 @@ var advices = map[string]advice{
 		"A consistent read (resourceVersion unset) could not be served from the watch cache: storage is at {req} but the cache has only reached {cur}, and it did not catch up in time, so the server answered 429 Too Many Requests.",
 		"The client's RV is not the problem: the API server's own watch cache lags etcd (a restart, heavy load, or a slow etcd). With ConsistentListFromCacheSkipTimeoutFallback the server does not fall back to etcd and asks the client to retry instead.",
 		"client-go retries 429 responses after their Retry-After by itself; the Reflector backs off and relists.",
-		"Retry after the Retry-After delay; if it persists, check the API server's watch cache and etcd latency (apiserver_watch_cache_* and etcd_request_duration_seconds metrics).",
+		"Retry after the Retry-After delay; if it persists, check the API server's watch cache and etcd latency (apiserver_watch_cache_* and etcd_request_duration_seconds metrics).", // consistentReadFix's words
 	},
 	KindEtcdFutureRevision: {ClassTooLarge,
 		"etcd refused a read at a revision it has not reached yet.",

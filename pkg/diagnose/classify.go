@@ -242,6 +242,9 @@ func checkOperation(d *Diagnosis, s *signals) {
 	}
 	watch := s.op == OpWatch
 	if d.Kind == KindResourceVersionTooLarge && watch {
+		if s.noRVSent && s.askedRV == "" {
+			return // noRVSentContradiction says it: one note
+		}
 		// The API server holds a watch from an RV it has not reached (or,
 		// kine without a watch cache, ends it with an empty answer): it
 		// never answers a watch "Too large resource version".

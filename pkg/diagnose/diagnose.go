@@ -218,7 +218,7 @@ func summary(d Diagnosis) string {
 	case KindGone:
 		return "too old: 410 Gone" + rv(" for RV ") + ", without the message that names the window"
 	case KindResourceVersionTooLarge:
-		if d.noRVSent && d.RequestedResourceVersion != "" {
+		if consistentReadLag(d) {
 			// A consistent read (no RV sent) names the RV it waited for
 			// (consistentRead): as the cacher's 429 is said.
 			return fmt.Sprintf("too new for the watch cache: a consistent read (no resourceVersion sent) waited for RV %s, storage's current one, and the cache is at %s (%s behind storage); answered %d", d.RequestedResourceVersion, orUnknown(d.CurrentResourceVersion), orUnknown(d.Gap), d.Code)

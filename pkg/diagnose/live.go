@@ -23,16 +23,38 @@ func said(d Diagnosis, pasted, live string) string {
 // sent no resourceVersion. Such a request reads the current state, so no
 // API server answers it too old: the answer cannot be the API server's
 // own (adversary try 28 F5: "the watch asked for the events after RV 400"
-// of a watch that sent none). Not TooLarge: a watch cache that lags
-// storage answers a consistent read (no RV: a list, a streaming list) with
-// "Too large resource version" when it cannot catch up in time (the
-// cacher's 429, ConsistentReadCacheLagging, and the streaming list's 504
-// of waitUntilFreshAndBlock), so that answer is the server's own.
+// of a watch that sent none). TooLarge only of a plain watch: a watch
+// cache that lags storage answers a consistent read (no RV: a list, a
+// streaming list; consistentReadOp) with "Too large resource version"
+// when it cannot catch up in time (the cacher's 429,
+// ConsistentReadCacheLagging, and the streaming list's 504 of
+// waitUntilFreshAndBlock), so that answer is the server's own; a plain
+// watch that sent none starts at the current state, no consistent read
+// (fresh user try 29 F3, adversary try 29 F2).
 func noRVSentContradiction(d Diagnosis, s *signals) string {
-	if !s.noRVSent || s.askedRV != "" || advices[d.Kind].class != ClassExpired {
+	if !s.noRVSent || s.askedRV != "" {
 		return ""
 	}
-	return "the request sent no resourceVersion (it reads the current state), and no API server answers such a request too old"
+	switch advices[d.Kind].class {
+	case ClassExpired:
+		return "the request sent no resourceVersion (it reads the current state), and no API server answers such a request too old"
+	case ClassTooLarge:
+		if s.op == OpWatch {
+			return "the watch sent no resourceVersion and no sendInitialEvents (it starts at the current state, no consistent read that waits for a watch cache), and no API server answers such a watch too new"
+		}
+	}
+	return ""
+}
+
+// consistentReadOp: the requests whose no-RV form is a consistent read a
+// lagging watch cache can answer "Too large resource version".
+func consistentReadOp(op string) bool { return op == OpList || op == OpStreamingList }
+
+// consistentReadLag: d is a TooLarge answer to a consistent read that
+// sent no resourceVersion (consistentRead).
+func consistentReadLag(d Diagnosis) bool {
+	return d.noRVSent && d.Inconsistent == "" && d.Class == ClassTooLarge && d.Kind == KindResourceVersionTooLarge &&
+		d.RequestedResourceVersion != "" && consistentReadOp(d.Operation)
 }
 
 // toKnowWindow ends the fix of a bare 410 read from a pasted text.
@@ -65,11 +87,18 @@ const findFull = "to know how far behind the RV was, find the full message (the 
 // resourceVersion (a consistent read: a list, a streaming list) names the
 // RV the server waited for, storage's current one, which its watch cache
 // did not reach in time; the request asked for none (adversary try 28
-// F5: "the request asked for RV 500" of a watch that sent none).
+// F5: "the request asked for RV 500" of a watch that sent none). Its fix
+// is the cacher's 429's: the consistent read was what failed, so doing it
+// again now is no fix (adversary try 29 F2).
 func consistentRead(d Diagnosis) Diagnosis {
-	if !d.noRVSent || d.Class != ClassTooLarge || d.RequestedResourceVersion == "" {
+	if !consistentReadLag(d) {
 		return d
 	}
 	d.Notes = append(d.Notes, "the request sent no resourceVersion: RV "+d.RequestedResourceVersion+" is the one this API server's watch cache had to reach to serve a consistent read (storage's current RV), so its watch cache lags storage; the request's own RV is not the problem")
+	d.Fix = consistentReadFix
 	return d
 }
+
+// consistentReadFix is the fix of a consistent read its lagging watch
+// cache could not serve, a 504 TooLarge or the cacher's 429 alike.
+const consistentReadFix = "Retry after a while; if it persists, check the API server's watch cache and etcd latency (apiserver_watch_cache_* and etcd_request_duration_seconds metrics)."
