@@ -76,7 +76,7 @@ func TestNoErrorLineDoublesItsPrefix(t *testing.T) {
 		err := apierrors.FromObject(&st)
 		lines := []string{
 			o.requestError(err, "watch", "configmaps").Error(),
-			diagnose.WithFix(err).Error(),
+			diagnose.WithFix(err, diagnose.Context{Live: true}).Error(),
 			diagnose.StatusLine(st.Code, string(st.Reason), st.Message),
 		}
 		for _, l := range lines {

@@ -256,7 +256,9 @@ func (o *ListOptions) Run(ctx context.Context) error {
 		return o.requestError(werr, "list", res.Name())
 	}
 	if werr != nil && (walk == nil || len(walk.Final().Pages) == 0) && !listing.IsContinueExpired(werr) {
-		return o.requestError(werr, "list", res.Name())
+		// The first page's answer: of the RV it sent, or none (adversary
+		// try 29 F4: a list that sent none answered Expired).
+		return o.sentRequestError(werr, "list", res.Name(), firstPageSent(o.RV, o.RVMatch))
 	}
 	if err := o.notFound(res, t, walk, werr); err != nil {
 		return err
@@ -353,4 +355,14 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// firstPageSent is what a list's first page sent, for the diagnosis of
+// its answer.
+func firstPageSent(rv, match string) diagnose.Context {
+	op := diagnose.OpList
+	if rv != "" && rv != "0" && match == "Exact" {
+		op = diagnose.OpListExact
+	}
+	return diagnose.Context{Operation: op, RequestedResourceVersion: rv, NoResourceVersionSent: rv == "", Live: true}
 }

@@ -18,16 +18,26 @@ import (
 
 // requestError turns a failed request into one actionable line, keeping the
 // error chain so that the exit code can be derived from it. When no
-// kubeconfig was found, the line says so (missingKubeconfig).
+// kubeconfig was found, the line says so (missingKubeconfig). The answer
+// is the server's own, so its diagnosis is live (diagnose.Context.Live).
 func (o *RootOptions) requestError(err error, verb, what string) error {
-	e := o.describeRequestError(err, verb, what)
+	return o.sentRequestError(err, verb, what, diagnose.Context{})
+}
+
+// sentRequestError is requestError of a request whose resourceVersion the
+// caller knows (sent: what it sent, or NoResourceVersionSent): the one
+// way every failed request's answer is diagnosed, always as live, so the
+// error line says what the diagnosis above it says (adversary try 29 F4).
+func (o *RootOptions) sentRequestError(err error, verb, what string, sent diagnose.Context) error {
+	sent.Live = true
+	e := o.describeRequestError(err, verb, what, sent)
 	if note := o.missingKubeconfig(); note != "" {
 		return fmt.Errorf("%w (%s)", e, note)
 	}
 	return e
 }
 
-func (o *RootOptions) describeRequestError(err error, verb, what string) error {
+func (o *RootOptions) describeRequestError(err error, verb, what string, sent diagnose.Context) error {
 	if diagnose.ClassifyFailure(err) == diagnose.FailureCredentials {
 		return o.kubeconfigError(err)
 	}
@@ -38,7 +48,7 @@ func (o *RootOptions) describeRequestError(err error, verb, what string) error {
 			// server's last answer is the failure, said as its own
 			// error line says it (the retried first page lost its
 			// words: "(boom)").
-			return fmt.Errorf("the first list did not complete before the watch's time ran out, so no watch was started; its last answer: %w", o.describeRequestError(incomplete.Err, verb, what))
+			return fmt.Errorf("the first list did not complete before the watch's time ran out, so no watch was started; its last answer: %w", o.describeRequestError(incomplete.Err, verb, what, diagnose.Context{Live: true}))
 		}
 		return fmt.Errorf("%w: raise --timeout (--rv list reads the whole collection before it watches)", err)
 	}
@@ -105,9 +115,9 @@ func (o *RootOptions) describeRequestError(err error, verb, what string) error {
 			// Gone, Timeout): one without is a proxy's or another
 			// server's, and its words alone name neither (adversary try
 			// 11: "error: gone away: Relist ...").
-			return &worded{msg: fmt.Sprintf("%s answered %s %s with %s: %s", server, answered, what, diagnose.StatusText(st), diagnose.WithFix(err)), err: err}
+			return &worded{msg: fmt.Sprintf("%s answered %s %s with %s: %s", server, answered, what, diagnose.StatusText(st), diagnose.WithFix(err, sent)), err: err}
 		}
-		return diagnose.WithFix(err)
+		return diagnose.WithFix(err, sent)
 	case diagnose.FailureUnbounded:
 		return unboundedFix(err)
 	case diagnose.FailureTimeout:
@@ -126,7 +136,7 @@ func (o *RootOptions) describeRequestError(err error, verb, what string) error {
 		fix := ": check what the API server, or a proxy in front of it, answers: run again with -v=6 to see each request and its status"
 		if st.Code >= 500 {
 			fix = ": the server failed the request; check the API server's health and logs, then run again"
-			if d := diagnose.FromError(err, diagnose.Context{Live: true}); d.CausedByResourceVersion() && d.Fix != "" {
+			if d := diagnose.FromError(err, sent); d.CausedByResourceVersion() && d.Fix != "" {
 				// A 5xx the one classifier knows as a resourceVersion
 				// error has its fix: running again meets it again (user
 				// try 24 F2: a watch's 500 PrevKv=nil said "run again",

@@ -36,7 +36,7 @@ import (
 func (r *watchRun) exit(st *follow.Streak, serr error) error {
 	if st == nil {
 		if serr != nil && r.session.End() != follow.EndInterrupted {
-			return r.o.requestError(serr, r.o.verbs(), r.target.Resource.Name())
+			return r.answerError(serr)
 		}
 		return nil
 	}
@@ -69,11 +69,9 @@ func (r *watchRun) failureError(err error) error {
 	case errors.As(err, &empty), errors.As(err, &behind):
 		return err // in its own words, which say the fix
 	}
-	step, ctx := "the watch", r.sentContext()
+	step, ctx := r.answerContext(err)
 	var list *follow.ListStepError
-	if errors.As(err, &list) {
-		step, ctx = "the list", diagnose.Context{Operation: diagnose.OpList, Live: true}
-	}
+	errors.As(err, &list)
 	// Only an ERROR event inside a stream, or a list step's answer, "ended"
 	// the watch or the list; a refusal of the watch request itself is said
 	// as any refused request's answer (requestError: "answered watch
@@ -91,7 +89,7 @@ func (r *watchRun) failureError(err error) error {
 		}
 	}
 	if errors.As(err, &event) {
-		return r.o.requestError(fmt.Errorf("the watch ended with an %w", err), r.o.verbs(), r.target.Resource.Name())
+		return r.answerError(fmt.Errorf("the watch ended with an %w", err))
 	}
 	var incomplete *follow.ListIncompleteError
 	if !r.o.Follow && diagnose.ClassifyFailure(err).Retryable() && r.session.Stats().Streams > 0 && list == nil && !errors.As(err, &incomplete) {
@@ -100,7 +98,7 @@ func (r *watchRun) failureError(err error) error {
 		// 19: "the watch stream broke" of a list cut by --timeout).
 		err = fmt.Errorf("the watch stream broke: %w (--follow reconnects from the last RV, as an informer does)", err)
 	}
-	return r.o.requestError(err, r.o.verbs(), r.target.Resource.Name())
+	return r.answerError(err)
 }
 
 // beforeWatchError is the error of a step before the watch: the run's time

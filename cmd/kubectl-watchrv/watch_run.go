@@ -433,7 +433,10 @@ func (r *watchRun) onNotice(n follow.Notice) {
 		r.summary.StartResourceVersion = r.start
 	}
 	if n.Kind == follow.NoticeRelist && n.Err != nil {
-		dd := diagnose.FromError(n.Err, diagnose.Context{Operation: r.sentOp(), RequestedResourceVersion: n.FromResourceVersion, Live: true})
+		// Of the request that got the answer, never of the RV the
+		// relist starts from (fresh user try 29 F2).
+		_, ctx := r.answerContext(n.Err)
+		dd := diagnose.FromError(n.Err, ctx)
 		d = &dd
 	}
 	if err := r.p.WatchNotice(render.NewWatchNoticeRecord(n, d)); err != nil && !errors.Is(err, context.Canceled) {

@@ -1,6 +1,11 @@
 package main
 
-import "github.com/watchrv/kubectl-watchrv/pkg/diagnose"
+import (
+	"errors"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
+	"github.com/watchrv/kubectl-watchrv/pkg/follow"
+)
 
 // sentOp is the operation the classifier is told: the request the open (or
 // last) stream was, a streaming list or a watch (fresh user try 26 F1: a
@@ -20,4 +25,24 @@ func (r *watchRun) sentOp() string {
 func (r *watchRun) sentContext() diagnose.Context {
 	v, sent := r.session.SentResourceVersion()
 	return diagnose.Context{Operation: r.sentOp(), RequestedResourceVersion: v, NoResourceVersionSent: !sent, Live: true}
+}
+
+// answerContext is what the request that got err sent: the list step's
+// (a list, no RV the classifier is told), or the watch's (sentContext).
+// Every diagnosis of an answer in watch is given it: a row, an ERROR
+// event, a relist notice, the error line (fresh user try 29 F2: the
+// relist notice read the message's numbers as the watch's RV).
+func (r *watchRun) answerContext(err error) (step string, ctx diagnose.Context) {
+	var list *follow.ListStepError
+	if errors.As(err, &list) {
+		return "the list", diagnose.Context{Operation: diagnose.OpList, Live: true}
+	}
+	return "the watch", r.sentContext()
+}
+
+// answerError is requestError of the request that got err, with what it
+// sent (answerContext).
+func (r *watchRun) answerError(err error) error {
+	_, ctx := r.answerContext(err)
+	return r.o.sentRequestError(err, r.o.verbs(), r.target.Resource.Name(), ctx)
 }

@@ -12,13 +12,19 @@ import (
 // in front when it does not start with one ("Expired: The resourceVersion
 // for the provided list is too old: ..."; a TooLarge already reads
 // "Timeout: Too large ..."). It unwraps to err, so exit codes still read it.
-// Without a fix it is err.
-func WithFix(err error) error {
-	d := FromError(err, Context{})
+// Without a fix it is err. ctx is what the request sent, as every
+// diagnosis of an answer is given it (Context.Live, NoResourceVersionSent):
+// the line's fix is then the same as the diagnosis printed above it, and
+// an answer no API server gives says so (adversary try 29 F4).
+func WithFix(err error, ctx Context) error {
+	d := FromError(err, ctx)
 	if err == nil || d.Fix == "" {
 		return err
 	}
 	msg := Prefixed(string(apierrors.ReasonForError(err)), strings.TrimRight(err.Error(), ". "))
+	if d.Inconsistent != "" {
+		msg += ": " + said(d, "its numbers are inconsistent", "it cannot be an API server's answer to this request") + " (" + d.Inconsistent + ")"
+	}
 	return &fixedError{err: err, text: msg + ": " + d.Fix}
 }
 
