@@ -30,6 +30,10 @@ const (
 	// NoResumeRVProblem: the last RV was answered Expired or TooLarge: only
 	// a new List gives a start.
 	NoResumeRVProblem = "rv-expired-or-too-large"
+	// NoResumeNoRVRefused: the watch sent no RV and was answered Expired
+	// or TooLarge all the same (no API server answers so): no RV was
+	// answered, and only a new List gives a start (fresh user try 29 F8).
+	NoResumeNoRVRefused = "no-rv-sent-refused"
 	// NoResumeStartAhead: the start RV (--rv N) is ahead of the server's
 	// current RV (checked before the watch): no change after it has
 	// happened yet, so it says nothing about what the collection holds.
@@ -63,6 +67,16 @@ func (s *Session) setResume(rv, from string) {
 	if rv == "" {
 		s.resumeFrom = ResumeFromNone
 	}
+}
+
+// clearRVProblem: an Expired or TooLarge answer to the watch: of the RV
+// it sent, or of none (NoResumeNoRVRefused).
+func (s *Session) clearRVProblem() {
+	if !s.sentRVSet {
+		s.clearResume(NoResumeNoRVRefused)
+		return
+	}
+	s.clearResume(NoResumeRVProblem)
 }
 
 // clearResume says there is no resume point, and why.

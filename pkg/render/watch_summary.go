@@ -105,7 +105,11 @@ func (p *Printer) watchNoticeHuman(r WatchNoticeRecord) error {
 	case RecordRelist:
 		tried := watchTried(r)
 		advanced := fmt.Sprintf("the cluster's RV advanced %d since RV %s (writes to every resource, not events of this collection)", r.RVsAdvanced, watchOrDash(r.FromResourceVersion))
-		if from, ok := rv.Parse(r.FromResourceVersion); ok && r.ServerBehind {
+		if r.FromResourceVersion == "" {
+			// No RV to count from (fresh user try 29 F8: "advanced 0
+			// since RV -").
+			advanced = "no RV to count the cluster's advance from"
+		} else if from, ok := rv.Parse(r.FromResourceVersion); ok && r.ServerBehind {
 			advanced = fmt.Sprintf("RV %s was another storage's, which this one has not reached", r.FromResourceVersion)
 		} else if ok {
 			if listed, ok := rv.Parse(r.ListResourceVersion); ok && from > listed {
@@ -370,6 +374,8 @@ func resumeLabel(from, noResume string) string {
 		return "no resume point: the initial-events-end bookmark did not come"
 	case follow.NoResumeRVProblem:
 		return "no resume point: the last RV was answered Expired or TooLarge; list again"
+	case follow.NoResumeNoRVRefused:
+		return "no resume point: the watch sent no RV (it reads the current state) and was answered Expired or TooLarge all the same, which no API server answers; list again"
 	case follow.NoResumeStartAhead:
 		return "no resume point: the start RV is ahead of the server's current RV, so nothing after it has happened yet; list again (--rv list)"
 	case follow.NoResumeChangeLost:
