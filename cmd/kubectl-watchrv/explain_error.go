@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+
 	"bufio"
 	"context"
 	"errors"
@@ -237,7 +239,10 @@ func (o *ExplainErrorOptions) Run(ctx context.Context) error {
 	e := render.Explanation{Diagnosis: d}
 	var checkErr error
 	if o.Check {
-		c, err := o.check(ctx, d)
+		// Its own reads' retries, apart from any --endpoints row's.
+		cctx, sw := apiclient.StartStopwatch(ctx)
+		c, err := o.check(cctx, d)
+		e.CheckRetryWait = apiclient.RetryWaitOf(sw)
 		checkErr = err
 		if err == nil || c.Resource != "" {
 			// A check whose request failed still shows what it tried.
