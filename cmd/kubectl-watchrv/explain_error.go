@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+
 	"bufio"
 	"context"
 	"errors"
@@ -237,7 +239,10 @@ func (o *ExplainErrorOptions) Run(ctx context.Context) error {
 	e := render.Explanation{Diagnosis: d}
 	var checkErr error
 	if o.Check {
-		c, err := o.check(ctx, d)
+		// Its own reads' retries, apart from any --endpoints row's.
+		cctx, sw := apiclient.StartStopwatch(ctx)
+		c, err := o.check(cctx, d)
+		e.CheckRetryWait = apiclient.RetryWaitOf(sw)
 		checkErr = err
 		if err == nil || c.Resource != "" {
 			// A check whose request failed still shows what it tried.
@@ -329,30 +334,26 @@ func (o *ExplainErrorOptions) check(ctx context.Context, d diagnose.Diagnosis) (
 		requested = o.RV
 	}
 	now := diagnose.Now{ResourceVersion: current}
-	if d.Class == diagnose.ClassTooLarge {
-		// Its verdict rests on who served the read: named from what is
-		// known of the server (version, gates, the resource's watch cache)
-		// by the rule list uses (serverinfo.ListServed); a check reads the
-		// server's facts whole, even where /metrics ignores name[].
+	if d.Class == diagnose.ClassTooLarge || diagnose.NamesWatchAnswerer(d.Kind) {
+		// A TooLarge verdict rests on who served the read: named from what
+		// is known of the server (version, gates, the resource's watch
+		// cache) by the rule list uses (serverinfo.ListServed); a check
+		// reads the server's facts whole, even where /metrics ignores
+		// name[]. A text that names who answered (the watch cache, or
+		// storage where there is none) is weighed by whether this server
+		// has a watch cache for the resource now: one read for both.
 		rctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 		in := serverinfo.ReadWhole(rctx, client, res.GVR.Group, res.GVR.Resource)
 		cancel()
 		if cutFacts(ctx) {
 			return diagnose.Check{}, ctx.Err()
 		}
-		now.Storage, now.ServedBy = in.StorageName(), "served by "+in.ListServed("", "", 1).First
-	}
-	if diagnose.NamesWatchAnswerer(d.Kind) {
-		// The text names who answered a watch (the watch cache, or storage
-		// where there is none): whether this server has a watch cache for
-		// the resource now says whether it can have come from here.
-		rctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-		in := serverinfo.ReadWhole(rctx, client, res.GVR.Group, res.GVR.Resource)
-		cancel()
-		if cutFacts(ctx) {
-			return diagnose.Check{}, ctx.Err()
+		if d.Class == diagnose.ClassTooLarge {
+			now.Storage, now.ServedBy = in.StorageName(), "served by "+in.ListServed("", "", 1).First
 		}
-		now.NoWatchCache, now.WatchCache = in.WatchCache == serverinfo.No, in.WatchCache == serverinfo.Yes
+		if diagnose.NamesWatchAnswerer(d.Kind) {
+			now.NoWatchCache, now.WatchCache = in.WatchCache == serverinfo.No, in.WatchCache == serverinfo.Yes
+		}
 	}
 	tried, err := checkNow(ctx, client, t, d, requested, current, o.watchAnswerBound(probe.TryOptions{}))
 	c := diagnose.CompareNow(d, requested, now, tried)

@@ -76,12 +76,16 @@ type Now struct {
 	NoWatchCache, WatchCache bool
 }
 
-// watchAnswerer is who answers a watch with the kind's words: the watch
-// cache (its window's 410) or storage (etcd's compaction, where no watch
-// cache serves the watch); "" for a kind that does not tell.
+// watchAnswerer is who answers a request with the kind's words: the watch
+// cache (its window's 410, its "Too large resource version" while it
+// catches up) or storage (etcd's compaction, where no watch cache serves
+// the watch); "" for a kind that does not tell. One rule for both classes:
+// a server whose /metrics shows the other answerer now weighs against the
+// text (fresh user try 29 F6: a TooLarge lag blamed "a watch cache
+// catching up" on a server with none).
 func watchAnswerer(kind string) string {
 	switch kind {
-	case KindWatchCacheWindow:
+	case KindWatchCacheWindow, KindResourceVersionTooLarge, KindConsistentReadCacheLagging:
 		return "cache"
 	case KindEtcdCompactedWatch:
 		return "storage"
@@ -130,6 +134,8 @@ func CompareNow(d Diagnosis, requested string, now Now, tried *Tried) (c Check) 
 			served = ", " + now.ServedBy
 		}
 		c.Verdict = fmt.Sprintf("RV %s is still %s ahead of the current RV %s, the current revision of %s (a consistent read%s): that storage never had it; it comes from another cluster or from before a restore of the storage", requested, c.Ahead, current, storage, served)
+	case d.Class == ClassTooLarge && now.NoWatchCache:
+		c.Verdict = fmt.Sprintf("the cluster has reached RV %s since (it is at %s, %s past it): the error was a lag, but not of this server's watch cache, which it has none of for the resource now (another API server behind, or a watch cache switched off since)", requested, current, c.Behind)
 	case d.Class == ClassTooLarge:
 		c.Verdict = fmt.Sprintf("the cluster has reached RV %s since (it is at %s, %s past it): the error was a lag (a watch cache catching up, or another API server behind)", requested, current, c.Behind)
 	case ahead:
@@ -177,13 +183,25 @@ func Reconcile(d Diagnosis, c Check) Diagnosis {
 			claims[0] = "it was answered as " + d.Kind
 		}
 	}
+	if d.Class == ClassExpired && c.Tried != nil && c.Tried.Works {
+		// The text says the RV could no longer be served; the same request,
+		// tried now, is served by this server: no server's window moves
+		// back, so the refusal came from elsewhere or before (adversary
+		// try 29 F3).
+		req := c.RequestedResourceVersion
+		if req == "" {
+			req = d.RequestedResourceVersion
+		}
+		found = append(found, fmt.Sprintf("the same request, tried now, works on this server (%s: %s), so this server serves RV %s now", c.Tried.Request, c.Tried.Answer, req))
+		claims = append(claims, fmt.Sprintf("RV %s could no longer be served by the API server that answered", req))
+	}
 	if d.Class == ClassExpired && c.Ahead != "" {
 		found = append(found, fmt.Sprintf("RV %s is %s ahead of the current RV %s, so no API server or storage of this cluster has expired it", c.RequestedResourceVersion, c.Ahead, c.CurrentResourceVersion))
 		claims = append(claims, fmt.Sprintf("RV %s expired in this cluster's history", c.RequestedResourceVersion))
 	}
 	var notes []string
 	if len(found) > 0 {
-		notes = append(notes, strings.Join(found, "; and ")+": the error came from another server or another setup (a watch cache switched on or off since, another API server behind the same address, another cluster, or a restore of etcd), so what the text says happened is not certain")
+		notes = append(notes, strings.Join(found, "; and ")+": the error came from another server or another setup (another API server behind the same address (HA), this server before a restart (another window then), a watch cache switched on or off since, another cluster, or a restore of etcd), so what the text says happened is not certain")
 	}
 	if damaged {
 		notes = append(notes, fmt.Sprintf("the same request, tried now, was refused with numbers that cannot come from one answer (%s): that refusal confirms nothing", c.Tried.Inconsistent))

@@ -21,7 +21,6 @@ func TestReconcile(t *testing.T) {
 	}{
 		{"storage refuses it now", &Tried{Request: "watch from RV 5", Refused: true, Answer: "410 Expired: The resourceVersion for the provided watch is too old."}, true},
 		{"the watch cache refuses it now", &Tried{Request: "watch from RV 5", Refused: true, Answer: "410 Expired: too old resource version: 5 (12)"}, false},
-		{"it works now", &Tried{Request: "watch from RV 5", Works: true, Answer: "the watch started"}, false},
 		{"an answer of another class", &Tried{Request: "watch from RV 5", Answer: "403 Forbidden: configmaps is forbidden"}, false},
 		{"a 500 that quotes storage's words", &Tried{Request: "watch from RV 5", Answer: "500 InternalError: The resourceVersion for the provided watch is too old."}, false},
 		{"nothing tried", nil, false},
@@ -45,7 +44,9 @@ func TestReconcile(t *testing.T) {
 // that agrees with the text, or a text that names no answerer, changes
 // nothing.
 func TestReconcileNoWatchCache(t *testing.T) {
-	works := &Tried{Request: "watch from RV 5", Works: true, Answer: "the watch started"}
+	// Nothing tried: a request that works now is a fact of its own
+	// (TestReconcileWorksNow).
+	var works *Tried
 	const cacheText, storageText = "too old resource version: 5 (9)", "The resourceVersion for the provided watch is too old."
 	for _, c := range []struct {
 		name, text string
@@ -57,6 +58,11 @@ func TestReconcileNoWatchCache(t *testing.T) {
 		{"cache's words, a cache", cacheText, false, ""},
 		{"storage's words, no cache", storageText, true, ""},
 		{"an exact list's words, a cache", "The resourceVersion for the provided list is too old.", false, ""},
+		// fresh user try 29 F6: the watch cache's TooLarge words weigh as
+		// its 410's do (one rule).
+		{"TooLarge's words, no cache", "Timeout: Too large resource version: 560, current: 550", true, "this server has no watch cache for configmaps now"},
+		{"TooLarge's words, a cache", "Timeout: Too large resource version: 560, current: 550", false, ""},
+		{"a lagging consistent read, no cache", "429 TooManyRequests: Too large resource version: 560, current: 550", true, "this server has no watch cache for configmaps now"},
 	} {
 		d := FromText(c.text)
 		got := Reconcile(d, Check{Resource: "configmaps", NoWatchCache: c.noCache, WatchCache: !c.noCache, Tried: works})
@@ -72,6 +78,47 @@ func TestReconcileNoWatchCache(t *testing.T) {
 		}
 		if got.Confidence != ConfidenceLow || !strings.Contains(notes, c.note) {
 			t.Errorf("%s: confidence %s, notes %q; want low and %q", c.name, got.Confidence, got.Notes, c.note)
+		}
+	}
+}
+
+// The text says the RV expired; the same request, tried now, works on
+// this server: no server's window moves back, so every Expired kind's
+// claim about "this API server" is contradicted (adversary try 29 F3:
+// "the oldest RV this API server can still serve is 380" stayed high
+// while a watch from RV 350 replayed to the current RV). It was "it
+// works now: not lowered" in TestReconcile before: changed deliberately.
+// A TooLarge text's request working now agrees with a lag: nothing.
+func TestReconcileWorksNow(t *testing.T) {
+	works := &Tried{Request: "a watch from RV 350", Works: true, Answer: "replayed 1 change(s) without an error, up to RV 401"}
+	for _, c := range []struct {
+		name, text string
+		lowers     bool
+	}{
+		{"the watch cache's window", "too old resource version: 350 (380)", true},
+		{"storage's compaction, watch", "The resourceVersion for the provided watch is too old.", true},
+		{"storage's compaction, exact list", "The resourceVersion for the provided list is too old.", true},
+		{"the cache's snapshots", "too old resource version: 350", true},
+		{"a bare 410", "410 Gone: too old resource version", true},
+		{"TooLarge, a lag", "Timeout: Too large resource version: 350, current: 300", false},
+	} {
+		d := FromTextContext(c.text, Context{RequestedResourceVersion: "350"})
+		got := Reconcile(d, Check{Resource: "configmaps", RequestedResourceVersion: "350", CurrentResourceVersion: "401", Behind: "51", Tried: works})
+		notes := strings.Join(got.Notes, "\n")
+		if !c.lowers {
+			if got.Confidence != d.Confidence || len(got.Notes) != len(d.Notes) {
+				t.Errorf("%s: changed by a request that agrees: %s %q", c.name, got.Confidence, got.Notes)
+			}
+			continue
+		}
+		if got.Confidence != ConfidenceLow || len(got.Notes) != len(d.Notes)+1 || !strings.Contains(notes, "works on this server") || !strings.Contains(notes, "another API server") {
+			t.Errorf("%s: confidence %s, notes %q: want low and one note saying it works on this server", c.name, got.Confidence, got.Notes)
+		}
+		if d.Inconsistent == "" && (!strings.HasPrefix(got.Summary, "the text says: ") || (got.What != "" && !strings.HasPrefix(got.What, "If RV 350 could no longer be served"))) {
+			t.Errorf("%s: the claim kept as fact: %q / %q", c.name, got.Summary, got.What)
+		}
+		if got.Kind != d.Kind {
+			t.Errorf("%s: the kind changed to %s", c.name, got.Kind)
 		}
 	}
 }

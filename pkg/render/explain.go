@@ -1,6 +1,8 @@
 package render
 
 import (
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+
 	"fmt"
 	"io"
 	"strconv"
@@ -17,6 +19,9 @@ type Explanation struct {
 	Cost *Cost `json:"cost,omitempty"`
 	diagnose.Diagnosis
 	Check *diagnose.Check `json:"check,omitempty"`
+	// CheckRetryWait is the one-server check's own retries (a stopwatch
+	// around its reads), said on its "Checked now" line.
+	CheckRetryWait *apiclient.RetryWait `json:"-"`
 }
 
 // LogExplanation is the stable schema of "explain-error -f FILE -o
@@ -49,8 +54,10 @@ func (p *Printer) explanationHuman(e Explanation) error {
 			// The check's reads the retry policy sent again, said as
 			// every line that ends a run says them (fresh user try 28 F6:
 			// 2 s of Retry-After said only in -o json's cost).
-			if t := AfterRetriesText(e.Cost.RetryWait); t != "" {
-				checked += " (its reads: " + t + RetryCauseText(e.Cost.RetryWait, nil) + ")"
+			// Only the one-server check's own reads (CheckRetryWait): an
+			// --endpoints row's are its row's (fresh user try 29 F1).
+			if t := AfterRetriesText(e.CheckRetryWait); t != "" {
+				checked += " (its reads: " + t + RetryCauseText(e.CheckRetryWait, nil) + ")"
 			}
 		}
 		p.explainField(w, "", "Checked now", checked)

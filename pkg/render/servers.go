@@ -412,6 +412,7 @@ func (p *Printer) explanationServersHuman(e ServersExplanation) error {
 			watch += ", inconsistent"
 			note = "its 410's numbers are inconsistent: " + a.Inconsistent
 		}
+		note = withRowRetries(note, a.RetryWait, a.Err)
 		n := a.Index
 		if n == 0 {
 			n = i + 1

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/servers"
@@ -17,11 +18,18 @@ import (
 // 1.00 s, not in TIME; first sent again after: 429 TooManyRequests: ..."
 // ("" when it was sent nothing again).
 func serverRetriesNote(s *servers.Server) string {
-	t := AfterRetriesText(s.RetryWait)
+	return rowRetriesNote(s.RetryWait, s.Err, ", not in TIME")
+}
+
+// rowRetriesNote is what a row's NOTE says of its own retries (a measured
+// server's, or one asked by explain-error --check --servers: fresh user
+// try 29 F1), after the words of where its waits are not counted.
+func rowRetriesNote(w *apiclient.RetryWait, err error, notIn string) string {
+	t := AfterRetriesText(w)
 	if t == "" {
 		return ""
 	}
-	return t + ", not in TIME" + RetryCauseText(s.RetryWait, s.Err)
+	return t + notIn + RetryCauseText(w, err)
 }
 
 // withServerRetries is note with the server's retries said after it.
@@ -45,4 +53,12 @@ func FanOutRetriesText(w *apiclient.RetryWait) string {
 		return ""
 	}
 	return fmt.Sprintf("%s in all and %s of waits added up over servers that waited at the same time, not one after another: each row says its own", retriesText(w.Retries), millisText(w.Millis))
+}
+
+// withRowRetries is a row's note with its own retries said after it.
+func withRowRetries(note string, w *apiclient.RetryWait, err error) string {
+	if r := rowRetriesNote(w, err, ""); r != "" {
+		return strings.TrimPrefix(note+"; "+r, "; ")
+	}
+	return note
 }

@@ -56,6 +56,11 @@ type CrossAnswer struct {
 	// watch asked (probe.Try.Inconsistent, diagnose's one check): no
 	// finding is drawn from it.
 	Inconsistent string `json:"inconsistent,omitempty"`
+	// RetryWait is this server's own retries and their waits, as a
+	// measured row's (Server.RetryWait): servers are asked at the same
+	// time, so no row's wait is another's, nor the one-server check's
+	// (fresh user try 29 F1).
+	RetryWait *apiclient.RetryWait `json:"retryWait,omitempty"`
 	// Tried is the request repeated on this server (Repeat) and its answer.
 	Tried  *diagnose.Tried `json:"tried,omitempty"`
 	Reason string          `json:"reason,omitempty"`
@@ -80,6 +85,8 @@ func CheckAcross(ctx context.Context, f *Fleet, t apiclient.Target, b *apiclient
 	kept := f.Each(ctx, b, 0, func(ctx context.Context, i int, m Member, own *apiclient.Budget) {
 		a := &cc.Servers[i]
 		a.Endpoint, a.Index = m.Endpoint, i+1
+		ctx, sw := apiclient.StartStopwatch(ctx)
+		defer func() { a.RetryWait = apiclient.RetryWaitOf(sw) }()
 		if q.Class == diagnose.ClassTooLarge {
 			s := Measure(ctx, m.Client, t, m.Endpoint, own, MeasureOptions{Mode: ModeRVs})
 			if apiclient.Unanswered(ctx, s.Err) && apiclient.Cut(ctx) {
@@ -183,7 +190,9 @@ func (cc *CrossCheck) Err() error {
 			failed = append(failed, sweep.Failure{Name: "server " + a.Endpoint, Reason: a.Reason, Err: err})
 		}
 	}
-	return sweep.Partial("API servers", len(cc.Servers), failed)
+	// Each row says its own retries (RetryWait): the line says the sum as
+	// one over servers that waited at once (fresh user try 29 F1).
+	return sweep.WithRetriesPerTarget(sweep.Partial("API servers", len(cc.Servers), failed))
 }
 
 func (a *CrossAnswer) fail(err error) {

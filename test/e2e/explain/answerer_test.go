@@ -40,11 +40,12 @@ func TestCheckWeighsWhoAnswersAWatchBothWays(t *testing.T) {
 				e := explain(t, c, nil, append([]string{"--check", "-n", ns}, r.args...)...)
 				notes := strings.Join(e.Notes, "\n")
 				fact := strings.Contains(notes, "watch cache for configmaps now")
-				if fact != r.noted || (e.Confidence == "low") != r.noted {
-					t.Errorf("%s, %s: confidence %s, notes %q; want the server's watch cache named and low: %v", cell, r.name, e.Confidence, e.Notes, r.noted)
-				}
-				if !r.noted {
-					continue
+				// The watch from a recent RV works on a real server: that
+				// is a fact against the text too (adversary try 29 F3), so
+				// every row is low, with one note.
+				works := strings.Contains(notes, "works on this server")
+				if fact != r.noted || !works || e.Confidence != "low" {
+					t.Errorf("%s, %s: confidence %s, notes %q; want low, the watch that works now named, and the server's watch cache named: %v", cell, r.name, e.Confidence, e.Notes, r.noted)
 				}
 				// One note says it, and no paragraph after it states as
 				// fact who answered (fresh user try 27 F5).
@@ -57,7 +58,7 @@ func TestCheckWeighsWhoAnswersAWatchBothWays(t *testing.T) {
 					t.Errorf("%s, %s: the headline states the text's claim as fact: %q", cell, r.name, e.Summary)
 				}
 				for name, p := range map[string]string{"what": e.What, "why": e.Why, "clientGo": e.ClientGo, "fix": e.Fix} {
-					if strings.HasPrefix(p, "If it was answered by ") {
+					if strings.HasPrefix(p, "If ") {
 						continue
 					}
 					for _, claim := range answererClaims {
