@@ -71,3 +71,27 @@ func TestServersRowsSayTheirOwnRetries(t *testing.T) {
 		})
 	}
 }
+
+// TestEveryExplainRowSaysItsOwnRetries (fresh user try 29 F1): explain-
+// error --check --endpoints put one endpoint's retry on the kubeconfig
+// server's Checked now line, and that endpoint's row said none. Each row
+// says its own, and Checked now only the one-server check's reads'.
+func TestEveryExplainRowSaysItsOwnRetries(t *testing.T) {
+	const path = "/api/v1/namespaces/default/configmaps"
+	busy := framework.ScriptAnswer{Head: "HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nRetry-After: 1",
+		Body: `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"TooManyRequests","message":"slow down","code":429}`}
+	g, kc := framework.ServeScript(t, nil)
+	once, _ := framework.ServeScriptSequence(t, path, []framework.ScriptAnswer{busy}, nil)
+	r := framework.Run(t, kc, 2*time.Minute, "explain-error", "--check", "Timeout: Too large resource version: 5000, current: 100", "cm",
+		"--endpoints", g.Host()+","+once.Host(), "--request-timeout", "5s")
+	out := strings.Join(strings.Fields(r.Stdout), " ")
+	if strings.Contains(out, "its reads:") {
+		t.Errorf("Checked now says another server's retry as the kubeconfig server's reads':\n%s", r.Stdout)
+	}
+	if row := lineWith(r.Stdout, once.Host()); !strings.Contains(row, "after 1 retry and ") {
+		t.Errorf("the row of the server sent a read again does not say so: %q\n%s", row, r.Stdout)
+	}
+	if row := lineWith(r.Stdout, g.Host()); strings.Contains(row, "retr") {
+		t.Errorf("the row of a server sent nothing again says retries: %q", row)
+	}
+}
