@@ -3,7 +3,6 @@ package apiclient
 import (
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -73,11 +72,7 @@ func AnswerWords(server, verb, what string, err error) (string, bool) {
 	if strings.TrimSpace(words) == "" {
 		words = "no message"
 	}
-	said := fmt.Sprintf("%s answered %s %s with %s", server, verb, what, diagnose.StatusAnswer(st, words))
-	if st.Code == http.StatusTooManyRequests {
-		said += " (" + diagnose.ThrottledBy(err).Words() + ")"
-	}
-	return said, true
+	return fmt.Sprintf("%s answered %s %s with %s%s", server, verb, what, diagnose.StatusAnswer(st, words), throttledWords(st, err)), true
 }
 
 // FailureWords is how a note or a warning says a request's failure:
