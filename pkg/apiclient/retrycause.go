@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -30,11 +29,8 @@ import (
 // after, and its key: what SameFailure compares.
 func retryCause(err error) (words, key string) {
 	if st, ok := diagnose.StatusOf(err); ok && st.Code != 0 {
-		msg := text.OneLine(err.Error())
-		if strings.TrimSpace(msg) == "" {
-			msg = "no message"
-		}
-		return text.Shorten(diagnose.StatusAnswer(st, msg)+throttledWords(st, err), causeWordsLimit), answerKey(st, err)
+		w, _ := StatusWords(err)
+		return text.Shorten(w, causeWordsLimit), answerKey(st, err)
 	}
 	return text.Shorten(text.OneLine(err.Error()), causeWordsLimit), failureKey(err)
 }
