@@ -9,9 +9,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/term"
 	"k8s.io/client-go/rest"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/watchrv/kubectl-watchrv/pkg/render"
 )
 
 // credentialPluginTimeout bounds a credential exec plugin that gives no
@@ -228,7 +229,7 @@ func runCredentialPlugin(ctx context.Context, cfg *rest.Config, g *credentialGua
 		return nil
 	}
 	wait, bound := cfg.Timeout, "--request-timeout"
-	interactive := cfg.ExecProvider.InteractiveMode != clientcmdapi.NeverExecInteractiveMode && term.IsTerminal(int(os.Stdin.Fd()))
+	interactive := cfg.ExecProvider.InteractiveMode != clientcmdapi.NeverExecInteractiveMode && render.IsTerminal(os.Stdin)
 	if wait == 0 && !interactive {
 		wait, bound = credentialPluginTimeout, "the bound of a plugin that cannot ask the user, without --request-timeout"
 	}

@@ -391,14 +391,7 @@ func openCancellable(ctx context.Context, name string) (*os.File, error) {
 }
 
 // explainStdinIsTerminal reports whether r is a terminal (so nothing was piped in).
-func explainStdinIsTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
+func explainStdinIsTerminal(r io.Reader) bool { return render.IsTerminal(r) }
 
 // explainPathError drops the "open FILE:" prefix the message already has.
 func explainPathError(err error) error {

@@ -200,7 +200,7 @@ func topServerFix(err error) string {
 	case diagnose.FailureUnauthorized:
 		return "this server rejected the kubeconfig's credentials: refresh the token or choose another --user/--context"
 	case diagnose.FailureForbidden:
-		return `reading /metrics needs a ClusterRole with nonResourceURLs ["/metrics"], verbs ["get"], bound to this user`
+		return "reading /metrics needs " + metricsNeeds
 	case diagnose.FailureNoAnswer, diagnose.FailureTimeout:
 		return "no answer within the request timeout: raise --request-timeout, or check the server"
 	case diagnose.FailureThrottled:
@@ -335,7 +335,7 @@ func (o *TopOptions) topExit(r *top.Report, errs []error) error {
 		return o.metricsError(failures[0].Err, r.Servers[0].Endpoint)
 	}
 	if err := sweep.Partial("API servers", len(r.Servers), failures); err != nil {
-		return sweep.SeeAt(err, topFailuresShown)
+		return sweep.SeeAt(sweep.ReadAs(err, sweep.Read{Verb: "get", What: "/metrics", Needs: metricsNeeds}), topFailuresShown)
 	}
 	if len(unchecked) > 0 {
 		return withCode(ExitFailure, fmt.Errorf("--check: %d bound(s) could not be checked: %s: drop the bound where the server does not measure what it reads (a family not exposed, a resource without a watch cache), or read a longer --interval where a counter went down or a server restarted", len(unchecked), strings.Join(unchecked, "; ")))
@@ -356,12 +356,17 @@ func checkFlag(c top.Check) string {
 	return "--max-" + c.Bound + " " + max
 }
 
+// metricsNeeds is what top's read of /metrics needs: the one source of
+// its rows' hint, the one-server line and the none-measured line (adversary
+// try 29 F6: "it needs RBAC permission to list and watch them").
+const metricsNeeds = `a ClusterRole with nonResourceURLs ["/metrics"], verbs ["get"], bound to this user`
+
 // metricsError is a failed read of /metrics of server (its endpoint) in
 // the plugin's words.
 func (o *TopOptions) metricsError(err error, server string) error {
 	switch diagnose.ClassifyFailure(err) {
 	case diagnose.FailureForbidden:
-		return withCode(ExitForbidden, fmt.Errorf(`%w: top reads GET /metrics, which needs a ClusterRole with nonResourceURLs ["/metrics"], verbs ["get"], bound to this user`, err))
+		return withCode(ExitForbidden, fmt.Errorf("%w: top reads GET /metrics, which needs "+metricsNeeds, err))
 	case diagnose.FailureUnbounded:
 		// The request is named short, without its server
 		// (apiclient.RequestName: "GET /metrics (21 families)"): the

@@ -3,7 +3,6 @@ package apiclient
 import (
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -62,22 +61,30 @@ func AnsweredVerb(err error) string {
 // alone read an HTML page or "etcdserver: leader changed" as the reason
 // itself, without its status nor its request (fresh user try 26 F7).
 func AnswerWords(server, verb, what string, err error) (string, bool) {
-	st, ok := diagnose.StatusOf(err)
+	w, ok := StatusWords(err)
 	if !ok {
 		return "", false
 	}
 	if v := AnsweredVerb(err); v != "" {
 		verb = v
 	}
+	return fmt.Sprintf("%s answered %s %s with %s", server, verb, what, w), true
+}
+
+// StatusWords is an answer as AnswerWords says it after "with": its
+// status, message and, for a 429, who sent it ("429 Too Many Requests:
+// busy (not marked as API Priority and Fairness's rejection)"); false for
+// a failure with no answer.
+func StatusWords(err error) (string, bool) {
+	st, ok := diagnose.StatusOf(err)
+	if !ok {
+		return "", false
+	}
 	words := text.OneLine(err.Error())
 	if strings.TrimSpace(words) == "" {
 		words = "no message"
 	}
-	said := fmt.Sprintf("%s answered %s %s with %s", server, verb, what, diagnose.StatusAnswer(st, words))
-	if st.Code == http.StatusTooManyRequests {
-		said += " (" + diagnose.ThrottledBy(err).Words() + ")"
-	}
-	return said, true
+	return diagnose.StatusAnswer(st, words) + throttledWords(st, err), true
 }
 
 // FailureWords is how a note or a warning says a request's failure:

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fatih/color"
+	"golang.org/x/term"
 	"k8s.io/cli-runtime/pkg/printers"
 	"sigs.k8s.io/yaml"
 
@@ -310,25 +311,29 @@ func NewStyle(enabled bool) Style {
 	}
 }
 
-func isTerminal(w io.Writer) bool {
+func isTerminal(w io.Writer) bool { return IsTerminal(w) }
+
+// IsTerminal reports whether s (an io.Reader or io.Writer, or a wrapper
+// with Unwrap() io.Writer) is a terminal: the one terminal check of the
+// plugin (color, progress, top's live view, stdin left unpiped, exec
+// credentials' prompts). It asks the terminal driver (isatty), never the
+// file mode: /dev/null is a character device and no terminal (fresh user
+// try 29 F4: "top > /dev/null" refreshed forever).
+func IsTerminal(s any) bool {
 	// A wrapper (the TerminalWriter every Printer writes through) is asked
-	// about the stream under it: one rule for every terminal check.
+	// about the stream under it.
 	for {
-		u, ok := w.(interface{ Unwrap() io.Writer })
+		u, ok := s.(interface{ Unwrap() io.Writer })
 		if !ok {
 			break
 		}
-		w = u.Unwrap()
+		s = u.Unwrap()
 	}
-	f, ok := w.(*os.File)
-	if !ok {
+	f, ok := s.(*os.File)
+	if !ok || f == nil {
 		return false
 	}
-	st, err := f.Stat()
-	if err != nil {
-		return false
-	}
-	return st.Mode()&os.ModeCharDevice != 0
+	return term.IsTerminal(int(f.Fd()))
 }
 
 // VersionInfo is the schema of "version -o json|yaml".

@@ -73,19 +73,20 @@ func (p *Printer) interruptedLine(in *Interruption, what string) error {
 }
 
 // notMeasured says the targets the signal left unmeasured as many as they
-// are (fresh user try 28 F5: "0 of 1 servers ...; the others were not").
+// are, said whole (fresh user try 28 F5: "0 of 1 servers ...; the others
+// were not"; fresh user try 29 F7: "; none was" read unfinished).
 func (in *Interruption) notMeasured() string {
 	switch left := in.Of - in.Done; {
 	case left <= 0:
-		return "none was left"
+		return "none was left unmeasured"
 	case in.Done == 0 && left == 1:
-		return "it was not"
+		return "it was not measured"
 	case in.Done == 0:
-		return "none was"
+		return "none of them was measured"
 	case left == 1:
-		return "the other was not"
+		return "the other was not measured"
 	}
-	return "the others were not"
+	return "the others were not measured"
 }
 
 // cutText says the requests of the targets (what) the signal cut (""

@@ -8,7 +8,7 @@ func TestInterruptedLineSaysTheUnmeasuredAsManyAsTheyAre(t *testing.T) {
 	for _, c := range []struct {
 		done, of int
 		want     string
-	}{{0, 1, "it was not"}, {0, 3, "none was"}, {1, 2, "the other was not"}, {1, 3, "the others were not"}, {2, 2, "none was left"}} {
+	}{{0, 1, "it was not measured"}, {0, 3, "none of them was measured"}, {1, 2, "the other was not measured"}, {1, 3, "the others were not measured"}, {2, 2, "none was left unmeasured"}} {
 		if got := (&Interruption{Done: c.done, Of: c.of}).notMeasured(); got != c.want {
 			t.Errorf("%d of %d: %q, want %q", c.done, c.of, got, c.want)
 		}

@@ -126,6 +126,51 @@ func seeOr(see string) string {
 	return see
 }
 
+// Read is what each target's request was, as the command that sent it
+// says it: how the first failure's answer is said (apiclient.AnswerWords:
+// "server X answered list configmaps with 429 Too Many Requests: ...", as
+// a one-server run says it; fresh user try 29 F5) and what a target
+// forbidden needs (adversary try 29 F6: top's /metrics needs no
+// permission to list and watch). One source per command: ReadAs.
+type Read struct {
+	Verb, What string // "list", "configmaps"; "get", "/metrics"
+	// Needs is the permission the read needs ("" RBAC permission to list
+	// and watch What, or them).
+	Needs string
+}
+
+func (r Read) needs() string {
+	switch {
+	case r.Needs != "":
+		return r.Needs
+	case r.What != "":
+		return "RBAC permission to list and watch " + r.What
+	}
+	return "RBAC permission to list and watch them"
+}
+
+// words is f as the error line names it: its answer in AnswerWords's
+// words (the status, the message, a 429's sender), else its failure.
+func (r Read) words(f Failure) string {
+	if r.What != "" {
+		if w, ok := apiclient.AnswerWords(f.Name, r.Verb, r.What, f.Err); ok {
+			return w
+		}
+	} else if w, ok := apiclient.StatusWords(f.Err); ok {
+		return f.Name + ": " + w
+	}
+	return f.Name + ": " + text.OneLine(f.Err.Error())
+}
+
+// ReadAs is err (a *NoneError of Partial) saying its targets' read as r;
+// any other err as it is.
+func ReadAs(err error, r Read) error {
+	if e, ok := err.(*NoneError); ok {
+		e.Read = r
+	}
+	return err
+}
+
 // SeeAt is err (a *PartialError or *NoneError of Partial) pointing the
 // user to see, where the command's output names each failure (a command
 // without a NOTE column); any other err as it is.
@@ -182,16 +227,17 @@ type NoneError struct {
 	See string
 	// PerTarget: each target's row says its own retries (WithRetriesPerTarget).
 	PerTarget bool
+	// Read is what each target's request was (ReadAs).
+	Read Read
 }
 
 func (e *NoneError) Error() string {
-	first := e.Failed[0]
 	prefix, hint := "", ": see "+seeOr(e.See)
 	if e.AllForbidden() {
-		prefix, hint = "forbidden: ", ": it needs RBAC permission to list and watch them"
+		prefix, hint = "forbidden: ", ": it needs "+e.Read.needs()
 	}
-	return fmt.Sprintf("%snone of the %d %s could be measured (the first, %s: %s)%s",
-		prefix, e.Total, e.What, first.Name, text.OneLine(first.Err.Error()), hint)
+	return fmt.Sprintf("%snone of the %d %s could be measured (the first, %s)%s",
+		prefix, e.Total, e.What, e.Read.words(e.Failed[0]), hint)
 }
 
 func (e *NoneError) Unwrap() error { return e.Failed[0].Err }

@@ -47,3 +47,38 @@ func TestTheFirstRetrysCauseIsSaidUnlessItIsTheFinalAnswer(t *testing.T) {
 		})
 	}
 }
+
+// TestTheFirstRetrysCauseIsWhoSentThe429 (adversary try 29 F1): a 429 is
+// also who sent it (diagnose.ThrottledBy): API Priority and Fairness's 429
+// and an unmarked one of the same text are two failures, and the first
+// is said beside the retries with whose it was; the same 429 twice is one.
+func TestTheFirstRetrysCauseIsWhoSentThe429(t *testing.T) {
+	const path = "/api/v1/namespaces/default/configmaps"
+	const apf = "\r\nX-Kubernetes-PF-FlowSchema-UID: 5e4b1f1e-0000-4000-8000-000000000001\r\nX-Kubernetes-PF-PriorityLevel-UID: 5e4b1f1e-0000-4000-8000-000000000002"
+	busy := func(headers string) framework.ScriptAnswer {
+		return framework.ScriptAnswer{Head: "HTTP/1.1 429 Too Many Requests\r\nContent-Type: text/plain; charset=utf-8\r\nRetry-After: 0" + headers,
+			Body: "Too many requests, please try again later.\n"}
+	}
+	for _, c := range []struct {
+		name         string
+		first, final framework.ScriptAnswer
+		want         string // the first cause's end ("": none said)
+	}{
+		{"APF's, then an unmarked one", busy(apf), busy(""), "please try again later. (API Priority and Fairness's rejection))"},
+		{"an unmarked one, then APF's", busy(""), busy(apf), "please try again later. (not marked as API Priority and Fairness's rejection))"},
+		{"APF's twice", busy(apf), busy(apf), ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			answers := []framework.ScriptAnswer{c.first}
+			for range 10 {
+				answers = append(answers, c.final)
+			}
+			_, kc := framework.ServeScriptSequence(t, path, answers, nil)
+			r := framework.Run(t, kc, time.Minute, "list", "configmaps", "--rv-only")
+			said := strings.Contains(r.Stderr, "first sent again after")
+			if !strings.Contains(r.Stderr, "retries") || c.want == "" && said || c.want != "" && !strings.Contains(r.Stderr, "; first sent again after: 429 ") || !strings.HasSuffix(strings.TrimSpace(r.Stderr), c.want) {
+				t.Fatalf("exit %d, want the first cause %q:\n%s", r.Code, c.want, r.Stderr)
+			}
+		})
+	}
+}
