@@ -4,6 +4,7 @@ package watch
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -151,3 +152,9 @@ func (w cmWriter) modify(name string) *corev1.ConfigMap { w.t.Helper(); return w
 func (w cmWriter) remove(name string) { w.t.Helper(); w.fw().Remove(name) }
 
 var rvNum = framework.RVNum
+
+// statusBody is a Status answer's JSON body: code is the body's own,
+// which a hostile answer may set apart from its HTTP status.
+func statusBody(code int, reason, msg string) string {
+	return `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"` + msg + `","reason":"` + reason + `","code":` + strconv.Itoa(code) + `}`
+}

@@ -22,9 +22,6 @@ import (
 func TestAWatchsOwnAnswerIsDiagnosedAsTheAnswerItIs(t *testing.T) {
 	t.Parallel()
 	const path = "/api/v1/namespaces/default/configmaps"
-	status := func(code, reason, msg string) string {
-		return `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"` + msg + `","reason":"` + reason + `","code":` + code + `}`
-	}
 	pasted := []string{"pieced together", "Find the original", "find the full message", "paste the full message", "the line was", "The text says"}
 	cases := []struct {
 		name   string
@@ -35,13 +32,13 @@ func TestAWatchsOwnAnswerIsDiagnosedAsTheAnswerItIs(t *testing.T) {
 		wants  []string // in the output
 		refuse []string // never in the output
 	}{
-		{"410 to a watch that sent no RV", 410, status("410", "Expired", "too old resource version: 400 (450)"), nil, 10,
+		{"410 to a watch that sent no RV", 410, statusBody(410, "Expired", "too old resource version: 400 (450)"), nil, 10,
 			[]string{"sent no resourceVersion"}, []string{"asked for the events after RV 400"}},
-		{"410 to a watch from RV 300", 410, status("410", "Expired", "too old resource version: 300 (450)"), []string{"--rv", "300"}, 10,
+		{"410 to a watch from RV 300", 410, statusBody(410, "Expired", "too old resource version: 300 (450)"), []string{"--rv", "300"}, 10,
 			[]string{"after RV 300"}, nil},
-		{"504 TooLarge, reason Timeout", 504, status("504", "Timeout", "Too large resource version: 500, current: 400"), []string{"--rv", "500", "--send-initial-events"}, 10,
+		{"504 TooLarge, reason Timeout", 504, statusBody(504, "Timeout", "Too large resource version: 500, current: 400"), []string{"--rv", "500", "--send-initial-events"}, 10,
 			[]string{"TooLarge"}, nil},
-		{"504 TooLarge, reason TooManyRequests", 504, status("429", "TooManyRequests", "Too large resource version: 500, current: 400"), []string{"--rv", "500", "--send-initial-events"}, 10,
+		{"504 TooLarge, reason TooManyRequests", 504, statusBody(429, "TooManyRequests", "Too large resource version: 500, current: 400"), []string{"--rv", "500", "--send-initial-events"}, 10,
 			[]string{"TooLarge"}, []string{"the server failed the request"}},
 	}
 	for _, c := range cases {

@@ -20,12 +20,9 @@ import (
 func TestAnAnswerToNoRVIsDiagnosedOfWhatWasSent(t *testing.T) {
 	t.Parallel()
 	const path = "/api/v1/namespaces/default/configmaps"
-	status := func(code, reason, msg string) string {
-		return `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"` + msg + `","reason":"` + reason + `","code":` + code + `}`
-	}
-	expired := framework.ScriptAnswer{Code: 410, Type: "application/json", Body: status("410", "Expired", "too old resource version: 5 (500)")}
-	bare := framework.ScriptAnswer{Code: 410, Type: "application/json", Body: status("410", "Expired", "too old resource version")}
-	large := framework.ScriptAnswer{Code: 504, Type: "application/json", Body: status("504", "Timeout", "Too large resource version: 9000, current: 542")}
+	expired := framework.ScriptAnswer{Code: 410, Type: "application/json", Body: statusBody(410, "Expired", "too old resource version: 5 (500)")}
+	bare := framework.ScriptAnswer{Code: 410, Type: "application/json", Body: statusBody(410, "Expired", "too old resource version")}
+	large := framework.ScriptAnswer{Code: 504, Type: "application/json", Body: statusBody(504, "Timeout", "Too large resource version: 9000, current: 542")}
 	listed := framework.ScriptAnswer{Code: 200, Type: "application/json", Body: `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"600"},"items":[]}`}
 	pasted := []string{"pieced together", "Find the original", "find the full message", "paste the full message", "the line was"}
 	// Not "the last RV was answered": --follow's later watches send the

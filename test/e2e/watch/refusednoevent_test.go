@@ -31,18 +31,15 @@ var noEvents = regexp.MustCompile(`(?m)^  Events:\s+0 \(none\)`)
 func TestARefusedWatchRequestIsNoEvent(t *testing.T) {
 	t.Parallel()
 	const path = "/api/v1/namespaces/default/configmaps"
-	status := func(code int, reason, msg string) string {
-		return `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"` + msg + `","reason":"` + reason + `","code":` + strconv.Itoa(code) + `}`
-	}
 	refusals := []struct {
 		name string
 		code int
 		body string
 	}{
-		{"429 TooLarge", 429, status(429, "TooManyRequests", "Too large resource version: 500, current: 400")},
-		{"429 plain", 429, status(429, "TooManyRequests", "slow down")},
-		{"410", 410, status(410, "Expired", "too old resource version: 1 (50)")},
-		{"504 TooLarge", 504, status(504, "Timeout", "Too large resource version: 500, current: 400")},
+		{"429 TooLarge", 429, statusBody(429, "TooManyRequests", "Too large resource version: 500, current: 400")},
+		{"429 plain", 429, statusBody(429, "TooManyRequests", "slow down")},
+		{"410", 410, statusBody(410, "Expired", "too old resource version: 1 (50)")},
+		{"504 TooLarge", 504, statusBody(504, "Timeout", "Too large resource version: 500, current: 400")},
 	}
 	modes := [][]string{nil, {"--rv", "100"}, {"--rv", "list"}, {"--send-initial-events"}, {"--follow"}}
 	for _, rf := range refusals {
