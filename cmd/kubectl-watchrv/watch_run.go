@@ -270,18 +270,26 @@ func (r *watchRun) readServer() error {
 func (r *watchRun) warnIfAhead(wo watchstream.Options) error {
 	start := wo.ResourceVersion
 	type current struct {
-		rv  string
-		err error
+		rv      string
+		err     error
+		retried *apiclient.RetryWait // its own retries (its own stopwatch)
 	}
 	// Advisory: bounded, so that a server without etcd holds no watch up.
 	cur, err := boundedBy(r.ctx, func() (current, error) {
 		ctx, cancel := context.WithTimeout(r.ctx, 5*time.Second)
 		defer cancel()
+		ctx, sw := apiclient.StartStopwatch(ctx)
 		c, _, err := listing.CurrentRV(ctx, r.client, r.target, listing.CurrentOptions{})
-		return current{c, err}, nil
+		return current{c, err, apiclient.RetryWaitOf(sw)}, nil
 	})
 	if err != nil {
 		return err
+	}
+	if cur.err == nil && cur.retried != nil {
+		// Answered after retries: said, so that the run's retries on a
+		// later error line are not read as the watch's own, and the
+		// wait before the watch is not silent (adversary try 29 F5).
+		r.p.Notef("the read of the current RV that checks --rv %s was answered after retries (%s%s), before the watch was sent", start, render.AfterRetriesText(cur.retried), render.RetryCauseText(cur.retried, nil))
 	}
 	if cur.err != nil {
 		if r.ctx.Err() != nil {

@@ -50,3 +50,18 @@ func TestListCurrentRVCheckSaysItsRetries(t *testing.T) {
 		t.Fatalf("exit %d: the advice does not say the read's answer and its own retries:\n%s", r.Code, all)
 	}
 }
+
+// Adversary try 29 F5: a --rv check read answered after retries says so
+// before the watch, so that the wait is not silent and the run's retries
+// on a later error line are not read as the watch's own.
+func TestWatchRVCheckAnsweredAfterRetriesSaysThem(t *testing.T) {
+	t.Parallel()
+	const path = "/api/v1/namespaces/default/configmaps"
+	failed := framework.ScriptAnswer{Code: 503, Type: "application/json", Body: statusBody(503, "ServiceUnavailable", "busy")}
+	_, kc := framework.ServeScriptSequence(t, path, []framework.ScriptAnswer{failed}, nil)
+	r := framework.Run(t, kc, 30*time.Second, "watch", "configmaps", "--rv", "100", "--timeout", "2s")
+	if !strings.Contains(r.Stderr, "the read of the current RV that checks --rv 100 was answered after retries (after 1 retry and ") ||
+		!strings.Contains(r.Stderr, "first sent again after: 503 ServiceUnavailable: busy") {
+		t.Fatalf("exit %d: the check read's retries are not said:\n%s", r.Code, r.Stderr)
+	}
+}
