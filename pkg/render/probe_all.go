@@ -89,7 +89,7 @@ func (p *Printer) probeAllHuman(r ProbeAllReport, verbose bool) error {
 			t.PaintLast(7, s.Bad.Sprint)
 		}
 	}
-	if err := p.table(t); err != nil {
+	if err := p.tableOfRun(t, r.Interrupted); err != nil {
 		return err
 	}
 	if err := p.interruptedLine(r.Interrupted, "resources"); err != nil {

@@ -62,6 +62,16 @@ func interruptionOf[T any](run *sweep.Run[T]) *Interruption {
 	return &Interruption{Done: len(run.Rows), Of: run.Of, CutRequests: run.Cut}
 }
 
+// tableOfRun is the table of a run's rows, none when the signal came
+// before any row: a header over nothing, then the Interrupted line, read
+// as an empty result (fresh user try 29 F7).
+func (p *Printer) tableOfRun(t *Table, in *Interruption) error {
+	if in != nil && t.Len() == 0 {
+		return nil
+	}
+	return p.table(t)
+}
+
 // interruptedLine is the line under an interrupted table, on stdout with
 // the table, so a saved output says it is partial.
 func (p *Printer) interruptedLine(in *Interruption, what string) error {

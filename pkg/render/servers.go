@@ -130,7 +130,7 @@ func (p *Printer) Servers(r ServersReport) error {
 
 func (p *Printer) serversHuman(r ServersReport) error {
 	fmt.Fprintln(p.Out, p.Style.Header.Sprint(serversTitle(r)))
-	if err := p.table(p.serversTable(r, false)); err != nil {
+	if err := p.tableOfRun(p.serversTable(r, false), r.Interrupted); err != nil {
 		return err
 	}
 	if err := p.interruptedLine(r.Interrupted, "servers"); err != nil {
@@ -174,7 +174,7 @@ func (p *Printer) serversAllHuman(r ServersAllReport) error {
 			notes = append(notes, res.Resource+": "+oneLineVerdict(v))
 		}
 	}
-	if err := p.table(t); err != nil {
+	if err := p.tableOfRun(t, r.Interrupted); err != nil {
 		return err
 	}
 	if err := p.interruptedLine(r.Interrupted, "resources"); err != nil {
@@ -422,7 +422,7 @@ func (p *Printer) explanationServersHuman(e ServersExplanation) error {
 			t.PaintLast(3, p.Style.Bad.Sprint)
 		}
 	}
-	if err := p.table(t); err != nil {
+	if err := p.tableOfRun(t, e.Interrupted); err != nil {
 		return err
 	}
 	if err := p.interruptedLine(e.Interrupted, "servers"); err != nil {
