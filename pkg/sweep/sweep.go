@@ -162,10 +162,13 @@ func (r Read) words(f Failure) string {
 	return f.Name + ": " + text.OneLine(f.Err.Error())
 }
 
-// ReadAs is err (a *NoneError of Partial) saying its targets' read as r;
+// ReadAs is err (a *NoneError or *PartialError of Partial) saying its targets' read as r;
 // any other err as it is.
 func ReadAs(err error, r Read) error {
-	if e, ok := err.(*NoneError); ok {
+	switch e := err.(type) {
+	case *NoneError:
+		e.Read = r
+	case *PartialError:
 		e.Read = r
 	}
 	return err
@@ -205,16 +208,25 @@ type PartialError struct {
 	See string
 	// PerTarget: each target's row says its own retries (WithRetriesPerTarget).
 	PerTarget bool
+	// Read is what each target's request was (ReadAs).
+	Read Read
 }
 
 func (e *PartialError) Error() string {
 	first := e.Failed[0]
-	reason := first.Reason
-	if reason == "" {
-		reason = Reason(first.Err)
+	said := e.Read.words(first)
+	if _, answered := diagnose.StatusOf(first.Err); !answered {
+		// No answer: its reason class and its own words, as before.
+		reason := first.Reason
+		if reason == "" {
+			reason = Reason(first.Err)
+		}
+		said = first.Name + ": " + diagnose.Prefixed(reason, text.OneLine(first.Err.Error()))
 	}
-	return fmt.Sprintf("%d of %d %s failed (the first, %s: %s): the verdict covers only what was answered: see %s for each one's reason and its fix",
-		len(e.Failed), e.Total, e.What, first.Name, diagnose.Prefixed(reason, text.OneLine(first.Err.Error())), seeOr(e.See))
+	// An answer is said with its status and request, as the none-measured
+	// line says it (fresh user try 29 F5: "Throttled: upstream busy").
+	return fmt.Sprintf("%d of %d %s failed (the first, %s): the verdict covers only what was answered: see %s for each one's reason and its fix",
+		len(e.Failed), e.Total, e.What, said, seeOr(e.See))
 }
 
 // NoneError: no target could be measured. It unwraps to the first

@@ -63,3 +63,20 @@ func TestNoneMeasuredSaysTheFirstAnswerAndWhatTheReadNeeds(t *testing.T) {
 		})
 	}
 }
+
+// TestPartlyMeasuredSaysTheFirstAnswer: when some servers answered and
+// some failed, the line says the first failure as an answer of its read
+// too, with its status, never "Throttled: upstream busy" (fresh user try
+// 29 F5, the partial line).
+func TestPartlyMeasuredSaysTheFirstAnswer(t *testing.T) {
+	const path = "/api/v1/namespaces/default/configmaps"
+	busy := framework.ScriptAnswer{Head: "HTTP/1.1 429 Too Many Requests\r\nContent-Type: text/plain\r\nRetry-After: 0", Body: "upstream busy"}
+	good, kc := framework.ServeScript(t, nil)
+	bad, _ := framework.ServeScript(t, map[string]framework.ScriptAnswer{path: busy})
+	for _, args := range [][]string{{"probe", "configmaps"}, {"list", "configmaps"}} {
+		r := framework.Run(t, kc, 2*time.Minute, append(args, "--endpoints", good.Host()+","+bad.Host(), "--request-timeout", "5s")...)
+		if !strings.Contains(r.Stderr, "1 of 2 API servers failed (the first, server "+bad.Host()+" answered list configmaps with 429 Too Many Requests: upstream busy") {
+			t.Errorf("%v: exit %d, the partial line does not say the answer with its status and request:\n%s", args, r.Code, r.Stderr)
+		}
+	}
+}
