@@ -150,4 +150,3 @@ func (r *watchRun) warnIfAhead(wo watchstream.Options) error {
 	r.p.Warnf("--rv %s is %d ahead of the server's current RV %s%s. Such an RV usually comes from another API server, another cluster, or from before an etcd restore: list again (--rv list) for a real starting point", start, n-c, cur.rv, what)
 	return nil
 }
-
