@@ -28,7 +28,15 @@ func (o *RootOptions) requestError(err error, verb, what string) error {
 // caller knows (sent: what it sent, or NoResourceVersionSent): the one
 // way every failed request's answer is diagnosed, always as live, so the
 // error line says what the diagnosis above it says (adversary try 29 F4).
+//
+// An answer that carries the request it answered (diagnose.AnsweredContext:
+// its query, as sent) is judged against that request, whatever the caller
+// thought it sent (adversary try 30 F1: a relist's answer was judged as a
+// request of no known RV).
 func (o *RootOptions) sentRequestError(err error, verb, what string, sent diagnose.Context) error {
+	if c, ok := diagnose.AnsweredContext(err); ok {
+		sent = c
+	}
 	sent.Live = true
 	e := o.describeRequestError(err, verb, what, sent)
 	if note := o.missingKubeconfig(); note != "" {
@@ -84,6 +92,8 @@ func (o *RootOptions) describeRequestError(err error, verb, what string, sent di
 			// consistent read its watch cache could not serve in time,
 			// not API Priority and Fairness (adversary try 26 F2).
 			return fmt.Errorf("%s answered %s %s with 429 Too Many Requests: its watch cache lags storage (a consistent read it could not serve in time): %w: retry after a while; if it persists, check the watch cache's and etcd's latency", server, answered, what, err)
+		case diagnose.ThrottleCacheLagMisfit:
+			return fmt.Errorf("%s answered %s %s with 429 Too Many Requests, %s: %w: retry later, and check what answers at the kubeconfig's server (a proxy or a shim in front)", server, answered, what, diagnose.MisfitCacheLagWords, err)
 		case diagnose.ThrottleAPF:
 			return fmt.Errorf("%s is throttling requests (429 Too Many Requests, API Priority and Fairness): %w: retry later", server, err)
 		}

@@ -27,17 +27,24 @@ func (r *watchRun) sentContext() diagnose.Context {
 	return diagnose.Context{Operation: r.sentOp(), RequestedResourceVersion: v, NoResourceVersionSent: !sent, Live: true}
 }
 
-// answerContext is what the request that got err sent: the list step's
-// (a list, no RV the classifier is told), or the watch's (sentContext).
-// Every diagnosis of an answer in watch is given it: a row, an ERROR
-// event, a relist notice, the error line (fresh user try 29 F2: the
-// relist notice read the message's numbers as the watch's RV).
+// answerContext is what the request that got err sent: as the answer
+// carries it (diagnose.AnsweredContext: the query of the request it
+// answered), else the list step's (a list) or the watch's (sentContext:
+// an ERROR event in its stream). Every diagnosis of an answer in watch is
+// given it: a row, an ERROR event, a relist notice, the error line (fresh
+// user try 29 F2: the relist notice read the message's numbers as the
+// watch's RV; adversary try 30 F1: a relist that sent no RV was told of
+// none, and its 504 read as a request for the message's RV).
 func (r *watchRun) answerContext(err error) (step string, ctx diagnose.Context) {
 	var list *follow.ListStepError
+	step, ctx = "the watch", r.sentContext()
 	if errors.As(err, &list) {
-		return "the list", diagnose.Context{Operation: diagnose.OpList, Live: true}
+		step, ctx = "the list", diagnose.Context{Operation: diagnose.OpList, Live: true}
 	}
-	return "the watch", r.sentContext()
+	if sent, ok := diagnose.AnsweredContext(err); ok {
+		ctx = sent
+	}
+	return step, ctx
 }
 
 // answerError is requestError of the request that got err, with what it

@@ -3,6 +3,7 @@ package apiclient
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -19,15 +20,24 @@ import (
 // watch after a list that was answered 200).
 type answeredError struct {
 	verb string
+	sent diagnose.Context
 	err  error
 }
 
 func (e *answeredError) Error() string { return e.err.Error() }
 func (e *answeredError) Unwrap() error { return e.err }
 
-// answeredBy is err, a Status answer to a request of kind, marked with
-// that request's verb; any other error as it is.
-func answeredBy(kind BodyKind, err error) error {
+// SentContext is what the request that got the answer sent
+// (diagnose.AnsweredContext): every diagnosis of the answer, whoever
+// makes it, judges it against that request (adversary try 30 F2: a 429
+// "Too large resource version" to a plain watch was said as a lagging
+// watch cache's answer to a consistent read, which only a list is).
+func (e *answeredError) SentContext() diagnose.Context { return e.sent }
+
+// answeredBy is err, a Status answer to a request of kind with query q,
+// marked with that request's verb and what it sent (sentBy); any other
+// error as it is.
+func answeredBy(kind BodyKind, q url.Values, err error) error {
 	var status apierrors.APIStatus
 	if err == nil || !errors.As(err, &status) {
 		return err
@@ -39,7 +49,42 @@ func answeredBy(kind BodyKind, err error) error {
 	case KindList:
 		verb = "list"
 	}
-	return &answeredError{verb: verb, err: err}
+	return &answeredError{verb: verb, sent: sentBy(kind, q), err: err}
+}
+
+// sentBy is what a request of kind with query q asked for, as the
+// classifier is told it: the operation (a watch, a streaming list, a
+// list, its exact or continue form) and its resourceVersion, or that it
+// sent none. The answer is the server's own (Live).
+func sentBy(kind BodyKind, q url.Values) diagnose.Context {
+	ctx := diagnose.Context{Live: true}
+	switch kind {
+	case KindWatch:
+		ctx.Operation = diagnose.OpWatch
+		if q.Get("sendInitialEvents") == "true" {
+			ctx.Operation = diagnose.OpStreamingList
+		}
+	case KindList:
+		ctx.Operation = diagnose.OpList
+		switch {
+		case q.Get("continue") != "":
+			// The token carries the RV the page is read at: no RV is
+			// said sent, nor none (a continue page is answered 410
+			// when its token's RV was compacted).
+			ctx.Operation = diagnose.OpListContinue
+			return ctx
+		case q.Get("resourceVersionMatch") == "Exact":
+			ctx.Operation = diagnose.OpListExact
+		}
+	default:
+		return ctx
+	}
+	if v := q.Get("resourceVersion"); v != "" {
+		ctx.RequestedResourceVersion = v
+	} else {
+		ctx.NoResourceVersionSent = true
+	}
+	return ctx
 }
 
 // AnsweredVerb is the verb of the request whose Status answer err carries

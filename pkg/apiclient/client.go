@@ -160,7 +160,7 @@ func (c *Client) Get(ctx context.Context, path string, q url.Values, accept stri
 		}
 	}
 	body, err := req.Stream(ctx)
-	return body, answeredBy(kind, capError(err))
+	return body, answeredBy(kind, q, capError(err))
 }
 
 // capError is err, or the *BodyTooLargeError in its chain: client-go wraps

@@ -242,7 +242,7 @@ func checkOperation(d *Diagnosis, s *signals) {
 	}
 	watch := s.op == OpWatch
 	if d.Kind == KindResourceVersionTooLarge && watch {
-		if s.noRVSent && s.askedRV == "" {
+		if s.noRVSent && s.askedRV == "" || sentRVZero(s) {
 			return // noRVSentContradiction says it: one note
 		}
 		// The API server holds a watch from an RV it has not reached (or,

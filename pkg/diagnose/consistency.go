@@ -25,6 +25,9 @@ func contradiction(d Diagnosis, s *signals) string {
 	if why := noRVSentContradiction(d, s); why != "" {
 		return why
 	}
+	if why := cacheLagContradiction(d, s); why != "" {
+		return why
+	}
 	switch d.Kind {
 	case KindWatchCacheWindow:
 		if atLeast(req, old) {

@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"fmt"
 	"strings"
 )
 
@@ -30,8 +31,20 @@ func said(d Diagnosis, pasted, live string) string {
 // ConsistentReadCacheLagging, and the streaming list's 504 of
 // waitUntilFreshAndBlock), so that answer is the server's own; a plain
 // watch that sent none starts at the current state, no consistent read
-// (fresh user try 29 F3, adversary try 29 F2).
+// (fresh user try 29 F3, adversary try 29 F2). A request the plugin sent
+// with resourceVersion 0 asks for any state the server holds (the watch
+// cache's, or storage's newest), with no wait for a newer one: no API
+// server answers it too old or too new either (adversary try 30 F4).
 func noRVSentContradiction(d Diagnosis, s *signals) string {
+	if sentRVZero(s) {
+		switch advices[d.Kind].class {
+		case ClassExpired:
+			return "the request sent resourceVersion 0 (any state the server holds), and no API server answers such a request too old"
+		case ClassTooLarge:
+			return "the request sent resourceVersion 0 (any state the server holds, with no wait for a newer one), and no API server answers such a request too new"
+		}
+		return ""
+	}
 	if !s.noRVSent || s.askedRV != "" {
 		return ""
 	}
@@ -42,6 +55,29 @@ func noRVSentContradiction(d Diagnosis, s *signals) string {
 		if s.op == OpWatch {
 			return "the watch sent no resourceVersion and no sendInitialEvents (it starts at the current state, no consistent read that waits for a watch cache), and no API server answers such a watch too new"
 		}
+	}
+	return ""
+}
+
+// sentRVZero: the plugin itself sent the request with resourceVersion 0
+// (a live answer: a pasted text's RV is the text's claim).
+func sentRVZero(s *signals) bool { return s.live && s.askedRV == "0" }
+
+// cacheLagContradiction: the watch cache's 429 "Too large resource
+// version" (ConsistentReadCacheLagging) answers only a consistent read, a
+// list with resourceVersion unset and no continue token (storage/cacher
+// delegator.go GetList); a live answer to any other request the plugin
+// sent cannot be it (adversary try 30 F2: a plain watch and a list from RV
+// 300 were said to meet a lagging cache's consistent read).
+func cacheLagContradiction(d Diagnosis, s *signals) string {
+	if d.Kind != KindConsistentReadCacheLagging || !s.live {
+		return ""
+	}
+	switch {
+	case s.op != "" && s.op != OpList:
+		return fmt.Sprintf("the request was a %s, no consistent read, and the watch cache answers 429 \"Too large resource version\" only to a consistent read (a list with resourceVersion unset)", opWords(s.op))
+	case s.askedRV != "":
+		return fmt.Sprintf("the request sent resourceVersion %s, so it was no consistent read, and the watch cache answers 429 \"Too large resource version\" only to a consistent read (a list with resourceVersion unset)", s.askedRV)
 	}
 	return ""
 }
@@ -102,3 +138,18 @@ func consistentRead(d Diagnosis) Diagnosis {
 // consistentReadFix is the fix of a consistent read its lagging watch
 // cache could not serve, a 504 TooLarge or the cacher's 429 alike.
 const consistentReadFix = "Retry after a while; if it persists, check the API server's watch cache and etcd latency (apiserver_watch_cache_* and etcd_request_duration_seconds metrics)."
+
+// opWords names an operation as a sentence does.
+func opWords(op string) string {
+	switch op {
+	case OpWatch:
+		return "watch"
+	case OpStreamingList:
+		return "streaming list (a watch with sendInitialEvents)"
+	case OpListExact:
+		return "list at an exact resourceVersion"
+	case OpListContinue:
+		return "list's continue page"
+	}
+	return op
+}

@@ -1,5 +1,7 @@
 package diagnose
 
+import "errors"
+
 // Who sent a 429, decided once for every line that says it: the final
 // error line (cmd requesterror.go), and a per-server row's fix (render
 // ThrottledFix: a --servers/--endpoints row's hint, top's row fix). Each
@@ -21,11 +23,26 @@ const (
 	// ThrottleCacheLag: the watch cache's 429 (storage/cacher
 	// delegator.go): a consistent read it could not serve in time.
 	ThrottleCacheLag
+	// ThrottleCacheLagMisfit: the watch cache's 429 text answering a
+	// request that was no consistent read (a watch, a list from an RV):
+	// not the watch cache's answer (adversary try 30 F2).
+	ThrottleCacheLagMisfit
 )
 
-// ThrottledBy is who sent err, a 429 (ClassifyFailure FailureThrottled).
+// ThrottledBy is who sent err, a 429 (ClassifyFailure FailureThrottled),
+// judged against the request that got it (AnsweredContext): the watch
+// cache's 429 answers only a consistent read, a list with resourceVersion
+// unset (storage/cacher delegator.go), so the same text answering a watch
+// or a list that sent an RV is not the cache's lag (adversary try 30 F2).
 func ThrottledBy(err error) Throttler {
-	if FromError(err, Context{Live: true}).Kind == KindConsistentReadCacheLagging {
+	ctx, ok := AnsweredContext(err)
+	if !ok {
+		ctx = Context{Live: true}
+	}
+	if d := FromError(err, ctx); d.Kind == KindConsistentReadCacheLagging {
+		if d.Inconsistent != "" {
+			return ThrottleCacheLagMisfit
+		}
 		return ThrottleCacheLag
 	}
 	if RejectedByAPF(err) {
@@ -33,6 +50,9 @@ func ThrottledBy(err error) Throttler {
 	}
 	return ThrottleUnmarked
 }
+
+// MisfitCacheLagWords says a ThrottleCacheLagMisfit 429.
+const MisfitCacheLagWords = "its text is a lagging watch cache's, which answers only a consistent read (a list with resourceVersion unset), and this request was no consistent read: not the watch cache's answer"
 
 // Words is who sent the 429, in the words every note and warning that
 // quotes one says it with (apiclient.AnswerWords), as the error line does
@@ -42,8 +62,21 @@ func (t Throttler) Words() string {
 	switch t {
 	case ThrottleCacheLag:
 		return "its watch cache lags storage"
+	case ThrottleCacheLagMisfit:
+		return MisfitCacheLagWords
 	case ThrottleAPF:
 		return "API Priority and Fairness's rejection"
 	}
 	return "not marked as API Priority and Fairness's rejection"
+}
+
+// AnsweredContext is what the request whose answer err carries sent, when
+// the client that sent it marked the answer with it (apiclient's Get does
+// for every request): false for an error of no such request.
+func AnsweredContext(err error) (Context, bool) {
+	var a interface{ SentContext() Context }
+	if errors.As(err, &a) {
+		return a.SentContext(), true
+	}
+	return Context{}, false
 }

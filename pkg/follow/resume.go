@@ -30,9 +30,10 @@ const (
 	// NoResumeRVProblem: the last RV was answered Expired or TooLarge: only
 	// a new List gives a start.
 	NoResumeRVProblem = "rv-expired-or-too-large"
-	// NoResumeNoRVRefused: the watch sent no RV and was answered Expired
-	// or TooLarge all the same (no API server answers so): no RV was
-	// answered, and only a new List gives a start (fresh user try 29 F8).
+	// NoResumeNoRVRefused: the watch sent no RV, or RV 0 (any state), and
+	// was answered Expired or TooLarge all the same (no API server answers
+	// so): no RV was answered, and only a new List gives a start (fresh
+	// user try 29 F8; adversary try 30 F4: RV 0 was "the last RV").
 	NoResumeNoRVRefused = "no-rv-sent-refused"
 	// NoResumeStartAhead: the start RV (--rv N) is ahead of the server's
 	// current RV (checked before the watch): no change after it has
@@ -70,9 +71,9 @@ func (s *Session) setResume(rv, from string) {
 }
 
 // clearRVProblem: an Expired or TooLarge answer to the watch: of the RV
-// it sent, or of none (NoResumeNoRVRefused).
+// it sent, or of none or 0 (NoResumeNoRVRefused).
 func (s *Session) clearRVProblem() {
-	if !s.sentRVSet {
+	if !s.sentRVSet || s.sentRV == "0" {
 		s.clearResume(NoResumeNoRVRefused)
 		return
 	}

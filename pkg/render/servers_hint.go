@@ -90,6 +90,8 @@ func ThrottledFix(err error) string {
 	switch diagnose.ThrottledBy(err) {
 	case diagnose.ThrottleCacheLag:
 		return "the server answered 429 Too Many Requests: its watch cache lags storage (a consistent read it could not serve in time): retry after a while; if it persists, check the watch cache's and etcd's latency"
+	case diagnose.ThrottleCacheLagMisfit:
+		return "the server answered 429 Too Many Requests, " + diagnose.MisfitCacheLagWords + ": retry later, and check what answers at that address"
 	case diagnose.ThrottleAPF:
 		return "API Priority and Fairness is throttling (429 Too Many Requests with its X-Kubernetes-PF-* headers): lower --qps or retry later"
 	}
