@@ -26,8 +26,16 @@ func (o *RootOptions) countRetryWaits(ctx context.Context) context.Context {
 // hidden, and an error after one is not read as the first answer. err is
 // the failure line says (the first retry's cause is said unless it is
 // that same failure: render.RetryCauseText).
+//
+// The retries said are the run's less those said on a line of their own
+// (Ledger.LineRetryWait), and always the failed read's own when it
+// carries them (apiclient.RetriesOf): a read said apart that failed the
+// run is said with its retries on the error line too.
 func (o *RootOptions) withRetryWaits(line string, err error) string {
-	rw := o.ledger.Cost().RetryWait
+	rw := o.ledger.LineRetryWait()
+	if own := apiclient.RetriesOf(err); own != nil && (rw == nil || own.Retries > rw.Retries) {
+		rw = own
+	}
 	var perTarget sweep.RetriesPerTarget
 	if errors.As(err, &perTarget) && perTarget.RetriesPerTarget() {
 		// Each row says its server's own retries: the run's sum is of

@@ -93,7 +93,8 @@ func (r *watchRun) warnIfAhead(wo watchstream.Options) error {
 	cur, err := boundedBy(r.ctx, func() (current, error) {
 		ctx, cancel := context.WithTimeout(r.ctx, 5*time.Second)
 		defer cancel()
-		ctx, sw := apiclient.StartStopwatch(ctx)
+		// Its retries are said by its own note or warning below.
+		ctx, sw := apiclient.StartOwnLineStopwatch(ctx)
 		c, _, err := listing.CurrentRV(ctx, r.client, r.target, listing.CurrentOptions{})
 		return current{c, err, apiclient.RetryWaitOf(sw)}, nil
 	})

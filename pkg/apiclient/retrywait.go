@@ -41,13 +41,28 @@ func RetryWaitOf(sw *Stopwatch) *RetryWait { return retryWait(sw) }
 
 // retryWait is sw's RetryWait, nil when nothing was sent again.
 func retryWait(sw *Stopwatch) *RetryWait {
-	if sw == nil || sw.Retries() == 0 {
+	if sw == nil {
 		return nil
 	}
-	n, asked := sw.ServerAskedRetries()
-	return &RetryWait{Retries: sw.Retries(), Millis: float64(sw.RetryWaited().Microseconds()) / 1000,
-		ServerAskedRetries: n, RetryAfterSeconds: asked.Seconds(), CappedRetries: sw.CappedRetries(),
-		FirstCause: sw.FirstRetryCause(), FirstCauseKey: sw.firstRetryCauseKey()}
+	return sw.all.retryWait()
+}
+
+// LineRetryWait is the run's retries a line about the run says: those of
+// the run's stopwatch less the ones already said on a line of their own
+// (StartOwnLineStopwatch: watch --rv N's check read, explain-error's
+// check), nil when none is left (adversary try 30 F3: the watch's error
+// line said the check read's 2 retries and its 503 as the watch's, sent
+// once and answered 500).
+func (l *Ledger) LineRetryWait() *RetryWait {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.waits == nil {
+		return nil
+	}
+	return l.waits.line.retryWait()
 }
 
 // RetriedError is a read's failure after the retry policy sent it again:

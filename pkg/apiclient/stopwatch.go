@@ -31,25 +31,13 @@ type Stopwatch struct {
 	clk    clock.PassiveClock
 	start  time.Time
 	paced  atomic.Int64 // nanoseconds
-	// retryWait and retries are the waits of the one retry policy
-	// (Retry.Wait) before a request sent again, and how many: the
-	// plugin's own backoff, no more the server's time than its pacing
-	// (adversary try 24 F5: a page that answered 504 five times made
-	// "275 B decoded in 7.85 s" of a page read in 2 ms).
-	retryWait atomic.Int64 // nanoseconds
-	retries   atomic.Int64
-	// serverRetries are the retries whose wait the server's Retry-After
-	// set, and serverAsked the longest it asked (nanoseconds): the line
-	// says who set the wait (adversary try 25 F6).
-	serverRetries atomic.Int64
-	serverAsked   atomic.Int64
-	// cappedRetries: the waits the policy's cap cut below what the
-	// server asked (adversary try 27 F1: two capped waits went unsaid).
-	cappedRetries atomic.Int64
-	// firstCause is the failure the first retry was sent after
-	// (Pause.Cause): its words, bounded, said beside the retries, and its
-	// key (retryCause), compared with the final failure.
-	firstCause atomic.Pointer[noted]
+	// all is every retry of the one retry policy under the stopwatch
+	// (retryTally); line leaves out those of a span said on its own line
+	// (StartOwnLineStopwatch): what a later line about the run says.
+	all, line retryTally
+	// ownLine: the retries under this stopwatch are said on a line of
+	// their own (a note or a warning about its read).
+	ownLine bool
 	// span is the context the stopwatch was started under, and cut the
 	// requests the signal cut under it (cutshare.go).
 	span context.Context
@@ -77,6 +65,17 @@ func StartStopwatchOn(ctx context.Context, clk clock.PassiveClock) (context.Cont
 	return context.WithValue(ctx, stopwatchKey{}, s), s
 }
 
+// StartOwnLineStopwatch is StartStopwatch of a read whose retries are
+// said on a line of their own (a note or a warning about it): they count
+// in the cost of every stopwatch it is nested in, but a later line about
+// the run (Ledger.LineRetryWait) does not say them again as another
+// request's.
+func StartOwnLineStopwatch(ctx context.Context) (context.Context, *Stopwatch) {
+	ctx, s := StartStopwatch(ctx)
+	s.ownLine = true
+	return ctx, s
+}
+
 // Elapsed is the time since the start, less the plugin's own waits: for a
 // rate limiter (Paced) and before a retry (RetryWaited).
 func (s *Stopwatch) Elapsed() time.Duration { return s.At(s.clk.Now()) }
@@ -93,10 +92,10 @@ func (s *Stopwatch) Paced() time.Duration { return time.Duration(s.paced.Load())
 
 // RetryWaited is the time spent waiting to send a request again (the
 // retry policy's backoff, or the server's Retry-After) so far.
-func (s *Stopwatch) RetryWaited() time.Duration { return time.Duration(s.retryWait.Load()) }
+func (s *Stopwatch) RetryWaited() time.Duration { return time.Duration(s.all.wait.Load()) }
 
 // Retries is how many requests were sent again after such a wait so far.
-func (s *Stopwatch) Retries() int { return int(s.retries.Load()) }
+func (s *Stopwatch) Retries() int { return int(s.all.retries.Load()) }
 
 // notePaced adds a rate limiter's wait to the stopwatch of ctx and to
 // every stopwatch it is nested in.
@@ -111,62 +110,31 @@ func notePaced(ctx context.Context, d time.Duration) {
 }
 
 // noteRetryWait adds a retry's wait to the stopwatch of ctx and to every
-// stopwatch it is nested in, and counts the retry.
+// stopwatch it is nested in, and counts the retry; above a stopwatch whose
+// retries are said on their own line, it counts in all only, not in line.
 func noteRetryWait(ctx context.Context, d time.Duration, p Pause) {
-	serverAsked, capped := p.ServerAsked, p.ServerAsked > p.Duration
 	var cause *noted
 	if p.Cause != nil {
 		w, k := retryCause(p.Cause)
 		cause = &noted{words: w, key: k}
 	}
+	said := false
 	s, _ := ctx.Value(stopwatchKey{}).(*Stopwatch)
 	for ; s != nil; s = s.parent {
-		s.retryWait.Add(int64(max(d, 0)))
-		s.retries.Add(1)
-		if cause != nil {
-			s.firstCause.CompareAndSwap(nil, cause)
+		s.all.note(d, p, cause)
+		if !said {
+			s.line.note(d, p, cause)
 		}
-		if capped {
-			s.cappedRetries.Add(1)
-		}
-		if serverAsked > 0 {
-			s.serverRetries.Add(1)
-			for old := s.serverAsked.Load(); int64(serverAsked) > old && !s.serverAsked.CompareAndSwap(old, int64(serverAsked)); old = s.serverAsked.Load() {
-			}
-		}
+		said = said || s.ownLine
 	}
 }
 
 // ServerAskedRetries is how many of Retries waited as the server's
 // Retry-After asked, and the longest it asked.
+func (s *Stopwatch) ServerAskedRetries() (int, time.Duration) {
+	return int(s.all.serverRetries.Load()), time.Duration(s.all.serverAsked.Load())
+}
+
 // CappedRetries is how many of the waits the policy's cap cut below what
 // the server's Retry-After asked.
-// FirstRetryCause is the words of the failure the first retry was sent
-// after ("" when no retry named one).
-func (s *Stopwatch) FirstRetryCause() string {
-	if w := s.firstCause.Load(); w != nil {
-		return w.words
-	}
-	return ""
-}
-
-// firstRetryCauseKey is the key of FirstRetryCause (SameFailure).
-func (s *Stopwatch) firstRetryCauseKey() string {
-	if w := s.firstCause.Load(); w != nil {
-		return w.key
-	}
-	return ""
-}
-
-// noted is a retry's cause as a stopwatch keeps it.
-type noted struct{ words, key string }
-
-// causeWordsLimit bounds a retry's cause as said: the request and the
-// failure, not a page of a proxy's text.
-const causeWordsLimit = 400
-
-func (s *Stopwatch) CappedRetries() int { return int(s.cappedRetries.Load()) }
-
-func (s *Stopwatch) ServerAskedRetries() (int, time.Duration) {
-	return int(s.serverRetries.Load()), time.Duration(s.serverAsked.Load())
-}
+func (s *Stopwatch) CappedRetries() int { return int(s.all.capped.Load()) }
