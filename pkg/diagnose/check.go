@@ -77,15 +77,18 @@ type Now struct {
 }
 
 // watchAnswerer is who answers a request with the kind's words: the watch
-// cache (its window's 410, its "Too large resource version" while it
-// catches up) or storage (etcd's compaction, where no watch cache serves
-// the watch); "" for a kind that does not tell. One rule for both classes:
-// a server whose /metrics shows the other answerer now weighs against the
-// text (fresh user try 29 F6: a TooLarge lag blamed "a watch cache
-// catching up" on a server with none).
+// cache (its window's 410, its 429 while it catches up) or storage (etcd's
+// compaction, where no watch cache serves the watch); "" for a kind that
+// does not tell. One rule for both classes: a server whose /metrics shows
+// the other answerer now weighs against the text (fresh user try 29 F6).
+// The 504 "Too large resource version" tells neither: storage answers a
+// list from an RV it has not reached with the same words (etcd3 store's
+// validateMinimumResourceVersion; fresh user try 30 F2: a server without
+// a watch cache, answering that very 504 now, was said to be "another
+// server or another setup").
 func watchAnswerer(kind string) string {
 	switch kind {
-	case KindWatchCacheWindow, KindResourceVersionTooLarge, KindConsistentReadCacheLagging:
+	case KindWatchCacheWindow, KindConsistentReadCacheLagging:
 		return "cache"
 	case KindEtcdCompactedWatch:
 		return "storage"

@@ -38,8 +38,12 @@ func TestCheckedRequestThatWorksIsNoExpiry(t *testing.T) {
 
 // A TooLarge text checked on a server whose /metrics shows no watch cache
 // for the resource: its lag is no watch cache's, so the verdict does not
-// name one, the confidence is low and one note says the fact; with a
-// watch cache, the lag verdict stands (fresh user try 29 F6).
+// name one (fresh user try 29 F6); with a watch cache, the lag verdict
+// stands. Neither lowers the text: storage answers a list from an RV it
+// has not reached with the same 504 words, so the missing watch cache
+// does not contradict them (fresh user try 30 F2: this very server
+// answered the same 504 in Checked now, and the Note said the error came
+// from "another server or another setup").
 func TestCheckedTooLargeWeighsTheWatchCache(t *testing.T) {
 	onCacheCells(t, "explain-toolarge", func(t *testing.T, cell string, c *framework.Cluster, ns string, w framework.ConfigMapWriter, rvA uint64) {
 		cur := rvA
@@ -51,11 +55,11 @@ func TestCheckedTooLargeWeighsTheWatchCache(t *testing.T) {
 			t.Fatalf("%s: no check", cell)
 		}
 		catching := strings.Contains(e.Check.Verdict, "a watch cache catching up")
-		if noted != off || catching == off || (e.Confidence == "low") != off {
-			t.Errorf("%s: confidence %s, notes %q, verdict %q: want the missing watch cache named, not blamed, and low: %v", cell, e.Confidence, e.Notes, e.Check.Verdict, off)
+		if noted || catching == off || e.Confidence == "low" {
+			t.Errorf("%s: confidence %s, notes %q, verdict %q: want a watch cache blamed only where one serves (%v), and the text not lowered", cell, e.Confidence, e.Notes, e.Check.Verdict, !off)
 		}
-		if off && (!strings.HasPrefix(e.Summary, "the text says: ") || !strings.HasPrefix(e.Why, "If it was answered by the watch cache")) {
-			t.Errorf("%s: the watch cache's lag stated as fact: %q / %q", cell, e.Summary, e.Why)
+		if strings.HasPrefix(e.Summary, "the text says: ") {
+			t.Errorf("%s: the text's claim is made conditional, though nothing measured contradicts it: %q", cell, e.Summary)
 		}
 	})
 }
