@@ -101,6 +101,15 @@ func Summarize(results []Result) ClusterVerdict {
 	v := ClusterVerdict{Works: []string{}, FallsBack: []string{}, Hangs: []string{}, Retries: []string{}, Unknown: []string{}, Incorrect: []string{}}
 	var unverified []string
 	for _, r := range results {
+		if r.RequestFailure() != diagnose.FailureNone {
+			// The check's own request failed (403, 429, no answer ...):
+			// the row is not measured, and the verdict covers only what
+			// was answered (fresh user try 30 F3: "will fall back to
+			// list+watch on ... and 58 more" of 63 forbidden rows, above
+			// "none of the 63 resources could be measured").
+			v.Unknown = append(v.Unknown, r.Resource)
+			continue
+		}
 		switch r.Informer {
 		case InformerWorks:
 			v.Works = append(v.Works, r.Resource)

@@ -1,8 +1,12 @@
 package streaming
 
 import (
+	"errors"
 	"strings"
 	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // The observations below are those of real runs against kube-apiserver
@@ -64,5 +68,21 @@ func TestSummarizeSaysWhatWasNotCompared(t *testing.T) {
 	want := "informers built with client-go >= 1.35 will work on configmaps; the state synced was not compared with a list on configmaps (unverified: see its note)"
 	if v.Summary != want {
 		t.Fatalf("got %q\nwant %q", v.Summary, want)
+	}
+}
+
+// A row whose own request failed (403, 429, no answer) was not measured:
+// the cluster verdict says it is unknown, never what its informer will do
+// (fresh user try 30 F3: "will fall back to list+watch" of 63 forbidden
+// rows, whose run said none could be measured).
+func TestSummarizeLeavesAFailedRequestUnknown(t *testing.T) {
+	forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "secrets"}, "", errors.New("nope"))
+	v := Summarize([]Result{
+		{Resource: "configmaps", Informer: InformerWorks},
+		{Resource: "secrets", Informer: InformerFallsBack, Err: forbidden},
+	})
+	want := "informers built with client-go >= 1.35 will work on configmaps; are unknown (the check failed) on secrets"
+	if v.Summary != want || len(v.FallsBack) != 0 {
+		t.Fatalf("got %q (falls back: %v)\nwant %q", v.Summary, v.FallsBack, want)
 	}
 }

@@ -151,9 +151,19 @@ func (r Read) needs() string {
 
 // words is f as the error line names it: its answer in AnswerWords's
 // words (the status, the message, a 429's sender), else its failure.
+//
+// A target that is itself the resource (What "": probe --all, streaming
+// --all) is said as the request that got the answer, "the API server
+// answered list apiservices... with 403 Forbidden: ..." (fresh user try
+// 30 F4: the status was said, and which request only inside the
+// server's own message).
 func (r Read) words(f Failure) string {
 	if r.What != "" {
 		if w, ok := apiclient.AnswerWords(f.Name, r.Verb, r.What, f.Err); ok {
+			return w
+		}
+	} else if v := apiclient.AnsweredVerb(f.Err); v != "" {
+		if w, ok := apiclient.AnswerWords("the API server", v, f.Name, f.Err); ok {
 			return w
 		}
 	} else if w, ok := apiclient.StatusWords(f.Err); ok {
