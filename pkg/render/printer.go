@@ -71,6 +71,9 @@ type Printer struct {
 	// NoHeaders leaves out the header line of every table (--no-headers,
 	// as kubectl get's).
 	NoHeaders bool
+	// watchHeaderDue: WatchHeader was asked for and is written before the
+	// watch's first line, never over nothing.
+	watchHeaderDue bool
 }
 
 // table writes t to Out, with its header line unless NoHeaders: the one

@@ -95,15 +95,23 @@ func NewWatchEventRecord(ev watchstream.Event, obs follow.Observation, start str
 // as soon as its event arrives, so the widths are fixed, not measured.
 var watchColumns = []int{12, 8, 32, 8, 10, 8}
 
-// WatchHeader writes the column headers of the human event lines.
+// WatchHeader makes the column headers of the human event lines due: they
+// are written before the first line of the watch (an event, a notice), so
+// that a watch refused or failed before any stream prints no header over
+// nothing, as an interrupted one does not (fresh user try 30 F5).
 func (p *Printer) WatchHeader() error {
-	return p.emit(noDocument, nil, func() error { return p.watchHeaderHuman() })
+	return p.emit(noDocument, nil, func() error {
+		p.watchHeaderDue = true
+		return nil
+	})
 }
 
+// watchHeaderHuman writes the column headers if they are due.
 func (p *Printer) watchHeaderHuman() error {
-	if p.NoHeaders {
+	if p.NoHeaders || !p.watchHeaderDue {
 		return nil
 	}
+	p.watchHeaderDue = false
 	line := watchLine([]string{"TIME", "TYPE", "NAMESPACE/NAME", "UID", "RV", "START+", "NOTE"}, p.Wide())
 	_, err := fmt.Fprintln(p.Out, p.Style.Header.Sprint(line))
 	return err
@@ -116,6 +124,9 @@ func (p *Printer) WatchEvent(r WatchEventRecord) error {
 }
 
 func (p *Printer) watchEventHuman(r WatchEventRecord) error {
+	if err := p.watchHeaderHuman(); err != nil {
+		return err
+	}
 	name := r.Name
 	if r.Namespace != "" {
 		name = r.Namespace + "/" + r.Name
