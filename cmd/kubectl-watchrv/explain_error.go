@@ -351,7 +351,10 @@ func (o *ExplainErrorOptions) check(ctx context.Context, d diagnose.Diagnosis) (
 		if d.Class == diagnose.ClassTooLarge {
 			now.Storage, now.ServedBy = in.StorageName(), "served by "+in.ListServed("", "", 1).First
 		}
-		if diagnose.NamesWatchAnswerer(d.Kind) {
+		if diagnose.NamesWatchAnswerer(d.Kind) || d.Class == diagnose.ClassTooLarge {
+			// A TooLarge verdict names a watch cache's lag only where one
+			// serves (CompareNow); Reconcile weighs it against the text
+			// only for the words that name who answered.
 			now.NoWatchCache, now.WatchCache = in.WatchCache == serverinfo.No, in.WatchCache == serverinfo.Yes
 		}
 	}

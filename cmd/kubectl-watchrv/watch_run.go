@@ -81,6 +81,7 @@ func (o *WatchOptions) Run(cmd *cobra.Command) error {
 	r.session = &follow.Session{
 		Client: client, Target: t, Options: wo, ListFirst: o.RV == rvList, Follow: o.Follow,
 		StallTimeout: o.StallTimeout, OnEvent: r.onEvent, OnNotice: r.onNotice, CredentialPlugin: o.credentialPlugin(),
+		OnOpen: func() { _ = r.p.WatchOpened() }, // a write error is the next line's
 	}
 	if err := r.beforeWatch(wo); err != nil {
 		return r.endedBeforeWatch(began, o.beforeWatchError(ctx, err, "checking the server before the watch", "watch", res.Name()))

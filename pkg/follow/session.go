@@ -43,6 +43,9 @@ type Session struct {
 	OnEvent func(watchstream.Event, Observation) error
 	// OnNotice sees the list, reconnects and relists.
 	OnNotice func(Notice)
+	// OnOpen, when set, is called as each stream is answered (before its
+	// first event).
+	OnOpen func()
 	// StallTimeout (0 = off) closes a stream that has sent nothing, not even
 	// a bookmark, for that long, and abandons a watch request whose answer
 	// has not begun by then: a hung API server (or a network that drops
@@ -354,6 +357,9 @@ func (s *Session) run(ctx context.Context) error {
 		}
 		s.stats.Streams++
 		s.answered = true
+		if s.OnOpen != nil {
+			s.OnOpen()
+		}
 		opened := s.clock().Now()
 		// A watch that sends the state makes it known once it sends
 		// anything but an ERROR (handle): a streaming list from an RV the

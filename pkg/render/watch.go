@@ -96,14 +96,20 @@ func NewWatchEventRecord(ev watchstream.Event, obs follow.Observation, start str
 var watchColumns = []int{12, 8, 32, 8, 10, 8}
 
 // WatchHeader makes the column headers of the human event lines due: they
-// are written before the first line of the watch (an event, a notice), so
-// that a watch refused or failed before any stream prints no header over
-// nothing, as an interrupted one does not (fresh user try 30 F5).
+// are written as the first stream is answered (WatchOpened) or before the
+// first line of the watch (a list's notice, an event), so that a watch
+// refused or failed before any stream prints no header over nothing, as
+// an interrupted one does not (fresh user try 30 F5).
 func (p *Printer) WatchHeader() error {
 	return p.emit(noDocument, nil, func() error {
 		p.watchHeaderDue = true
 		return nil
 	})
+}
+
+// WatchOpened writes the column headers, if due, as a stream is answered.
+func (p *Printer) WatchOpened() error {
+	return p.emit(noDocument, nil, func() error { return p.watchHeaderHuman() })
 }
 
 // watchHeaderHuman writes the column headers if they are due.
