@@ -3,7 +3,6 @@
 package bounds
 
 import (
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -26,10 +25,7 @@ import (
 //     expired", fix "Relist".
 func TestAnAnswerIsJudgedByTheRequestItAnswered(t *testing.T) {
 	const path = "/api/v1/namespaces/default/configmaps"
-	status := func(code int, reason, msg string) framework.ScriptAnswer {
-		return framework.ScriptAnswer{Code: code, Type: "application/json",
-			Body: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"` + msg + `","reason":"` + reason + `","code":` + strconv.Itoa(code) + `}`}
-	}
+	status := framework.StatusAnswer
 	tooLarge := status(504, "Timeout", "Timeout: Too large resource version: 500, current: 400")
 	bare410 := status(410, "Expired", "too old resource version")
 	lag429 := status(429, "TooManyRequests", "Too large resource version: 500, current: 400")

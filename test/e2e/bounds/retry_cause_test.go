@@ -19,8 +19,9 @@ import (
 func TestTheFirstRetrysCauseIsSaidUnlessItIsTheFinalAnswer(t *testing.T) {
 	const path = "/api/v1/namespaces/default/configmaps"
 	status := func(code int, reason, msg string) framework.ScriptAnswer {
-		return framework.ScriptAnswer{Head: "HTTP/1.1 " + map[int]string{500: "500 Internal Server Error", 503: "503 Service Unavailable"}[code] + "\r\nContent-Type: application/json\r\nRetry-After: 1",
-			Body: `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"` + reason + `","message":"` + msg + `","code":` + map[int]string{500: "500", 503: "503"}[code] + `}`}
+		a := framework.StatusAnswer(code, reason, msg)
+		a.Head = "HTTP/1.1 " + map[int]string{500: "500 Internal Server Error", 503: "503 Service Unavailable"}[code] + "\r\nContent-Type: application/json\r\nRetry-After: 1"
+		return a
 	}
 	final := status(500, "InternalError", "etcd leader changed")
 	for _, c := range []struct {

@@ -19,6 +19,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -205,4 +206,11 @@ func (s *RawHeadServer) Kubeconfig(dir string) (string, error) {
 	p := filepath.Join(dir, "rawhead.kubeconfig")
 	cfg := fmt.Sprintf("apiVersion: v1\nkind: Config\nclusters:\n- name: raw\n  cluster:\n    server: %s\ncontexts:\n- name: raw\n  context:\n    cluster: raw\n    user: raw\n    namespace: default\ncurrent-context: raw\nusers:\n- name: raw\n  user:\n    token: raw-token\n", s.URL())
 	return p, os.WriteFile(p, []byte(cfg), 0o600)
+}
+
+// StatusAnswer is an API server's JSON Status answer: code, reason and
+// message, with that HTTP status.
+func StatusAnswer(code int, reason, msg string) ScriptAnswer {
+	return ScriptAnswer{Code: code, Type: "application/json",
+		Body: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"` + msg + `","reason":"` + reason + `","code":` + strconv.Itoa(code) + `}`}
 }
