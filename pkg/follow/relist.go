@@ -153,7 +153,9 @@ func (s *Session) relist(ctx context.Context, c *relistCause) error {
 		n.Failure = diagnose.ClassifyFailure(cause)
 	}
 	if a, ok := rv.Parse(n.ListResourceVersion); ok {
-		if b, ok := rv.Parse(from); ok && a > b {
+		// RV 0 is "any state", no point of the cluster's history to
+		// count from (adversary try 31 F2: "advanced 400 since RV 0").
+		if b, ok := rv.Parse(from); ok && b > 0 && a > b {
 			n.RVsAdvanced = a - b
 		}
 	}

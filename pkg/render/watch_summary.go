@@ -108,9 +108,9 @@ func (p *Printer) watchNoticeHuman(r WatchNoticeRecord) error {
 	case RecordRelist:
 		tried := watchTried(r)
 		advanced := fmt.Sprintf("the cluster's RV advanced %d since RV %s (writes to every resource, not events of this collection)", r.RVsAdvanced, watchOrDash(r.FromResourceVersion))
-		if r.FromResourceVersion == "" {
+		if r.FromResourceVersion == "" || r.FromResourceVersion == "0" {
 			// No RV to count from (fresh user try 29 F8: "advanced 0
-			// since RV -").
+			// since RV -"; adversary try 31 F2: RV 0 is any state).
 			advanced = "no RV to count the cluster's advance from"
 		} else if from, ok := rv.Parse(r.FromResourceVersion); ok && r.ServerBehind {
 			advanced = fmt.Sprintf("RV %s was another storage's, which this one has not reached", r.FromResourceVersion)

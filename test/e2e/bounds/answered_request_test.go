@@ -88,6 +88,21 @@ func TestAnAnswerIsJudgedByTheRequestItAnswered(t *testing.T) {
 	}
 }
 
+// TestARelistAfterRV0CountsNoAdvance (adversary try 31 F2): a relist after
+// a watch from RV 0 (any state) has no point of the cluster's history to
+// count from: "advanced 100 since RV 0" was a number derived from nothing.
+func TestARelistAfterRV0CountsNoAdvance(t *testing.T) {
+	const path = "/api/v1/namespaces/default/configmaps"
+	_, kc := framework.ServeScript(t, map[string]framework.ScriptAnswer{path + "?watch": framework.StatusAnswer(410, "Expired", "too old resource version")})
+	r := framework.RunUnderMemoryLimit(t, memoryLimit, kc, time.Minute, "watch", "cm", "--rv", "0", "--follow", "--timeout", "3s")
+	if !strings.Contains(r.Stdout, "RELIST") {
+		t.Fatalf("exit %d: no relist after the 410:\n%s\n%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if strings.Contains(r.Stdout, "since RV 0") || !strings.Contains(r.Stdout, "no RV to count the cluster's advance from") {
+		t.Errorf("the relist counts an advance from RV 0:\n%s", r.Stdout)
+	}
+}
+
 // TestARetriedCheckReadIsNotTheWatchsRetries (adversary try 30 F3): the
 // read of the current RV that checks watch --rv N says its own retries on
 // its own line; the watch's error line after it says the watch's answer
