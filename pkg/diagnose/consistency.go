@@ -67,6 +67,14 @@ func requestClaimsDiffer(d Diagnosis, s *signals) string {
 	switch d.Kind {
 	case KindWatchCacheWindow, KindWatchCacheSnapshot, KindResourceVersionTooLarge, KindEtcdV2IndexCleared:
 		claims = append(claims, claim{"the server's message", d.RequestedResourceVersion})
+	case KindTooOldResourceVersion:
+		// The watch cache's words lowered to this kind for the request
+		// they do not fit (checkOperation) still print the request's RV
+		// (adversary try 31 F1: a list from RV 300 answered "too old
+		// resource version: 5 (300)" was not found inconsistent).
+		if d.OldestResourceVersion != "" {
+			claims = append(claims, claim{"the server's message", d.RequestedResourceVersion})
+		}
 	}
 	var first claim
 	for _, c := range claims {

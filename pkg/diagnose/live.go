@@ -104,7 +104,15 @@ func liveFix(d Diagnosis) Diagnosis {
 		d.Fix = strings.TrimSuffix(d.Fix, toKnowWindow) + "which window expired is not known: the server's answer names none (no message the API server writes with it)."
 	}
 	if d.live && d.Kind == KindTooOldResourceVersion && strings.HasSuffix(d.Fix, findFull) {
-		d.Fix = strings.TrimSuffix(d.Fix, findFull) + "how far behind the RV was is not known: the server's answer has none of the numbers the API server prints with it."
+		base := strings.TrimSuffix(d.Fix, findFull)
+		d.Fix = base + "how far behind the RV was is not known: the server's answer has none of the numbers the API server prints with it."
+		if d.OldestResourceVersion != "" {
+			// The watch cache's words lowered for a request they do not
+			// fit: the numbers are there; which window is not known
+			// (adversary try 31 F1: "has none of the numbers" of "too
+			// old resource version: 5 (300)").
+			d.Fix = base + "which window expired is not known: the answer's words are the watch cache's answer to a watch, and this request was no watch."
+		}
 	}
 	if d.live {
 		d.Why = strings.Replace(d.Why, cutLine, "An answer without them was not written by the API server as it is (a proxy, a shim or a fake answered)", 1)

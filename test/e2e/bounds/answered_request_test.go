@@ -54,6 +54,10 @@ func TestAnAnswerIsJudgedByTheRequestItAnswered(t *testing.T) {
 			want{[]string{"sent resourceVersion 0"}, []string{"RV 0 expired"}}},
 		{"watch rv 0 bare 410", bare410, []string{"watch", "cm", "--rv", "0", "--timeout", "3s"},
 			want{[]string{"sent resourceVersion 0"}, []string{"RV 0 expired", "the last RV was answered"}}},
+		// adversary try 31 F1: the watch cache's words to a list from RV
+		// 300 name RV 5: inconsistent, and their numbers are there.
+		{"list rv 300 window words", framework.StatusAnswer(410, "Expired", "too old resource version: 5 (300)"), []string{"list", "cm", "--rv", "300"},
+			want{[]string{"the server's message names RV 5"}, []string{"has none of the numbers"}}},
 		// F2: the cache's 429 answers a consistent read only.
 		{"list 429 lag", lag429, []string{"list", "cm"},
 			want{[]string{"its watch cache lags storage"}, nil}},
