@@ -91,6 +91,12 @@ func TestAllRunsFollowTheOneRule(t *testing.T) {
 	if err := run(syncs, refused, incorrect); !errors.As(err, &defect) || len(defect.Incorrect) != 1 {
 		t.Errorf("a wrong state: %v, want the defect (1)", err)
 	}
+	// adversary try 31 F3: refusals are answers; only the failed request
+	// was not measured.
+	throttled := Result{Resource: "secrets", Err: apierrors.NewTooManyRequests("slow down", 1)}
+	if err := run(refused, throttled, refused); !errors.As(err, &partial) || len(partial.Failed) != 1 || partial.Failed[0].Name != "secrets" {
+		t.Errorf("refusals and one throttled check: %v, want a partial failure of the throttled one alone", err)
+	}
 	if err := run(syncs, syncs); err != nil {
 		t.Errorf("every resource syncs: %v", err)
 	}
