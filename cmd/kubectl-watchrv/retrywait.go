@@ -46,8 +46,18 @@ func (o *RootOptions) withRetryWaits(line string, err error) string {
 		}
 		return line
 	}
-	if t := render.AfterRetriesText(rw); t != "" {
-		return line + " (" + t + render.RetryCauseText(rw, err) + ")"
+	t := render.AfterRetriesText(rw)
+	if t == "" {
+		return line
 	}
-	return line
+	var none *sweep.NoneError
+	var partial *sweep.PartialError
+	if errors.As(err, &none) || errors.As(err, &partial) {
+		// A run over several targets names one target's failure; its
+		// retries are the run's, of any target (fresh user try 31 F6:
+		// the secrets watches' 503 retries read as the 403 of configmaps,
+		// never sent again).
+		return line + " (the run's requests, of any target: " + t + render.RetryCauseText(rw, err) + ")"
+	}
+	return line + " (" + t + render.RetryCauseText(rw, err) + ")"
 }

@@ -184,7 +184,11 @@ func (o *StreamingOptions) allRefused(none *sweep.NoneError, first *streaming.Re
 		in := o.serverInfoOf(context.Background(), first.Resource)
 		return fmt.Errorf("%s: %s", what, in.StreamingRefusedHint())
 	}
-	return fmt.Errorf("%s: informers fall back to list+watch; see the NOTE column", what)
+	// What informers do is each row's (a fallback to list+watch, or a
+	// retry of the streaming watch after a 410 or TooLarge): said by the
+	// INFORMER column and the Verdict, not here for all (fresh user try
+	// 31 F4: "informers fall back" under a Verdict of "will retry").
+	return fmt.Errorf("%s: what an informer does on each (falls back to list+watch, or retries the streaming watch) is in the INFORMER column and the Verdict; see the NOTE column", what)
 }
 
 // resultError is the exit of a one-resource check, by the one rule

@@ -111,8 +111,14 @@ func (o *WatchOptions) Run(cmd *cobra.Command) error {
 	if serr != nil && errors.Is(serr, errWrite) {
 		return serr
 	}
-	if serr != nil {
-		r.showHTTPStatus(serr)
+	if serr != nil && !r.showHTTPStatus(serr) {
+		// A relist that failed ends the run: the watch's own answer it
+		// was for has its row, as without --follow (fresh user try 31
+		// F3: nothing said it, the RELIST line that names it never came).
+		var list *follow.ListStepError
+		if errors.As(serr, &list) && list.Cause != nil && apiclient.AnsweredVerb(list.Cause) == "watch" {
+			r.showHTTPStatus(list.Cause)
+		}
 	}
 	// Every run ends with its summary, one refused before any stream
 	// (403, 401, TLS, a bad selector) too: -o json's last record and its
@@ -218,7 +224,8 @@ func (r *watchRun) showHTTPStatus(serr error) bool {
 	if !ok || errors.As(serr, &list) || (st.Code != http.StatusGone && st.Code != http.StatusGatewayTimeout) {
 		return false // a list's answer is no event of a watch
 	}
-	d := diagnose.FromError(serr, r.sentContext())
+	_, ctx := r.answerContext(serr)
+	d := diagnose.FromError(serr, ctx)
 	if !d.IsRVProblem() {
 		return false
 	}

@@ -24,16 +24,18 @@ const (
 	// delegator.go): a consistent read it could not serve in time.
 	ThrottleCacheLag
 	// ThrottleCacheLagMisfit: the watch cache's 429 text answering a
-	// request that was no consistent read (a watch, a list from an RV):
-	// not the watch cache's answer (adversary try 30 F2).
+	// request other than a list with resourceVersion unset (a watch, a
+	// streaming list, a list from an RV): not the watch cache's answer
+	// (adversary try 30 F2).
 	ThrottleCacheLagMisfit
 )
 
 // ThrottledBy is who sent err, a 429 (ClassifyFailure FailureThrottled),
 // judged against the request that got it (AnsweredContext): the watch
-// cache's 429 answers only a consistent read, a list with resourceVersion
-// unset (storage/cacher delegator.go), so the same text answering a watch
-// or a list that sent an RV is not the cache's lag (adversary try 30 F2).
+// cache's 429 answers only a list with resourceVersion unset (GetList's
+// consistent read, storage/cacher delegator.go), so the same text
+// answering a watch, a streaming list or a list that sent an RV is not
+// the cache's lag (adversary try 30 F2).
 func ThrottledBy(err error) Throttler {
 	ctx, ok := AnsweredContext(err)
 	if !ok {
@@ -52,7 +54,7 @@ func ThrottledBy(err error) Throttler {
 }
 
 // MisfitCacheLagWords says a ThrottleCacheLagMisfit 429.
-const MisfitCacheLagWords = "its text is a lagging watch cache's, which answers only a consistent read (a list with resourceVersion unset), and this request was no consistent read: not the watch cache's answer"
+const MisfitCacheLagWords = "its text is a lagging watch cache's, which answers 429 only to a list with resourceVersion unset, and this request was none: not the watch cache's answer"
 
 // Words is who sent the 429, in the words every note and warning that
 // quotes one says it with (apiclient.AnswerWords), as the error line does

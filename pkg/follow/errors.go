@@ -27,7 +27,12 @@ func (e *ListIncompleteError) Unwrap() error { return e.Err }
 // told as the list's, never as a watch's (a 410 of an expired continue
 // token was "the watch ended with 410 ... the watch asked for the events
 // after RV 5").
-type ListStepError struct{ Err error }
+type ListStepError struct {
+	Err error
+	// Cause is what the relist was for (the watch's Expired or TooLarge
+	// answer), nil for the first list of --rv list.
+	Cause error
+}
 
 func (e *ListStepError) Error() string { return e.Err.Error() }
 func (e *ListStepError) Unwrap() error { return e.Err }

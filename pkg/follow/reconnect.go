@@ -20,7 +20,7 @@ import (
 func (s *Session) afterOpenFailure(ctx context.Context, err error, next watchstream.Options) (*relistCause, error) {
 	f := diagnose.ClassifyFailure(err)
 	if f == diagnose.FailureExpired || f == diagnose.FailureTooLarge {
-		s.clearRVProblem()
+		s.clearRVProblem(err)
 	}
 	if !s.Follow {
 		return nil, err

@@ -211,7 +211,7 @@ func (s *Session) relistFor(ctx context.Context, c *relistCause) (retry bool, er
 		return false, nil
 	}
 	if err = s.relist(ctx, c); err != nil {
-		err = &ListStepError{Err: err}
+		err = &ListStepError{Err: err, Cause: c.err}
 	}
 	if err == nil {
 		c.unproductive, c.backedOff = false, false

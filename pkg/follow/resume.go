@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/watchrv/kubectl-watchrv/internal/rv"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/watchstream"
 )
 
@@ -35,6 +36,10 @@ const (
 	// so): no RV was answered, and only a new List gives a start (fresh
 	// user try 29 F8; adversary try 30 F4: RV 0 was "the last RV").
 	NoResumeNoRVRefused = "no-rv-sent-refused"
+	// NoResumeConsistentReadLag: a streaming list that sent no RV (a
+	// consistent read) was answered TooLarge: its watch cache lags
+	// storage; only a new List (or a later streaming list) gives a start.
+	NoResumeConsistentReadLag = "consistent-read-lag"
 	// NoResumeStartAhead: the start RV (--rv N) is ahead of the server's
 	// current RV (checked before the watch): no change after it has
 	// happened yet, so it says nothing about what the collection holds.
@@ -70,14 +75,36 @@ func (s *Session) setResume(rv, from string) {
 	}
 }
 
-// clearRVProblem: an Expired or TooLarge answer to the watch: of the RV
-// it sent, or of none or 0 (NoResumeNoRVRefused).
-func (s *Session) clearRVProblem() {
+// clearRVProblem: err, an Expired or TooLarge answer to the watch: of the
+// RV it sent, or of none or 0 (NoResumeNoRVRefused), unless the answer
+// fits the request (a streaming list that sent none is a consistent read
+// its watch cache may fail to serve in time: NoResumeConsistentReadLag;
+// fresh user try 31 F2: "which no API server answers" under a row that
+// called it the cache's lag).
+func (s *Session) clearRVProblem(err error) {
 	if !s.sentRVSet || s.sentRV == "0" {
+		if ctx := s.sentContext(err); ctx.Operation == diagnose.OpStreamingList && diagnose.FromError(err, ctx).Inconsistent == "" {
+			s.clearResume(NoResumeConsistentReadLag)
+			return
+		}
 		s.clearResume(NoResumeNoRVRefused)
 		return
 	}
 	s.clearResume(NoResumeRVProblem)
+}
+
+// sentContext is what the watch that got err sent, as the classifier is
+// told it: as the answer carries it (an answer to the request), else the
+// session's last watch request (an ERROR event in its stream).
+func (s *Session) sentContext(err error) diagnose.Context {
+	if ctx, ok := diagnose.AnsweredContext(err); ok {
+		return ctx
+	}
+	op := diagnose.OpWatch
+	if s.streamingList {
+		op = diagnose.OpStreamingList
+	}
+	return diagnose.Context{Operation: op, RequestedResourceVersion: s.sentRV, NoResourceVersionSent: !s.sentRVSet, Live: true}
 }
 
 // clearResume says there is no resume point, and why.

@@ -151,7 +151,7 @@ func (s *Session) handle(ev watchstream.Event, end *streamEnd) (obs Observation,
 		switch {
 		case end.failure == diagnose.FailureExpired || end.failure == diagnose.FailureTooLarge:
 			end.expired = true
-			s.clearRVProblem()
+			s.clearRVProblem(serr)
 		case diagnose.IsPrevKvNil(*ev.Status):
 			// An expiry in disguise: a rewatch from the same RV meets the
 			// same lost change, a relist recovers (as the Reflector's).

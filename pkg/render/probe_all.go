@@ -105,24 +105,37 @@ func (p *Printer) probeAllHuman(r ProbeAllReport, verbose bool) error {
 // runCurrentText says where the rows' current RV came from, from the rows
 // themselves (their currentFrom): the run's RV is claimed shared only by
 // as many rows as used it.
+//
+// A row counts as having read its own only when its read answered (fresh
+// user try 31 F6: "1 read their own" of a row whose read was a 403).
 func runCurrentText(c probe.RunWide, rows []ProbeReport) string {
-	shared := 0
+	shared, own := 0, 0
 	for _, r := range rows {
-		if r.CurrentFrom == probe.CurrentRun {
+		switch {
+		case r.CurrentFrom == probe.CurrentRun:
 			shared++
+		case r.CurrentResourceVersion != "":
+			own++
 		}
 	}
+	unread := ""
+	if n := len(rows) - shared - own; n > 0 {
+		unread = fmt.Sprintf("; %d read none (its read failed)", n)
+	}
 	if c.Current == 0 || shared == 0 {
-		return "every row read its own current RV (no row shared the run's)"
+		if own == 0 {
+			return "no row read a current RV" + unread
+		}
+		return fmt.Sprintf("%d of the %s read its own current RV (no row shared the run's)", own, text.Count(len(rows), "row")) + unread
 	}
 	// The row whose list read the run's RV is one of the rows that share
 	// it (fresh user try 12: it was counted among those that read their
 	// own).
 	out := fmt.Sprintf("current RV %d (a consistent list of %s) shared by %d of the %s", c.Current, c.From, shared, text.Count(len(rows), "row"))
-	own := len(rows) - shared
 	if own > 0 {
 		out += fmt.Sprintf("; %d read their own (searched in full, or a group of its own)", own)
 	}
+	out += unread
 	if c.Reads > 1 {
 		out += fmt.Sprintf(" (the run's RV was read %s: a window moved past it)", text.Count(c.Reads, "time"))
 	}

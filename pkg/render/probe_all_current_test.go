@@ -13,12 +13,22 @@ import (
 // cache: every row is searched in full).
 func TestRunCurrentTextClaimsOnlyTheRowsThatShared(t *testing.T) {
 	c := probe.RunWide{Current: 564, From: "validatingadmissionpolicies.admissionregistration.k8s.io", Reads: 1}
-	own := []ProbeReport{{CurrentFrom: probe.CurrentOwn}, {CurrentFrom: probe.CurrentOwn}, {CurrentFrom: probe.CurrentOwn}}
+	own := []ProbeReport{{CurrentFrom: probe.CurrentOwn, CurrentResourceVersion: "560"}, {CurrentFrom: probe.CurrentOwn, CurrentResourceVersion: "561"}, {CurrentFrom: probe.CurrentOwn, CurrentResourceVersion: "562"}}
 	if got := runCurrentText(c, own); !strings.Contains(got, "no row shared") || strings.Contains(got, "564") {
 		t.Errorf("every row its own: %q", got)
 	}
-	mixed := []ProbeReport{{CurrentFrom: probe.CurrentOwn}, {CurrentFrom: probe.CurrentRun}, {CurrentFrom: probe.CurrentRun}}
+	mixed := []ProbeReport{{CurrentFrom: probe.CurrentOwn, CurrentResourceVersion: "563"}, {CurrentFrom: probe.CurrentRun}, {CurrentFrom: probe.CurrentRun}}
 	if got := runCurrentText(c, mixed); !strings.Contains(got, "shared by 2 of the 3 rows") || !strings.Contains(got, "1 read their own") {
 		t.Errorf("two of three shared: %q", got)
+	}
+}
+
+// A row whose own read failed read no current RV: it is not counted among
+// those that read their own (fresh user try 31 F6).
+func TestRunCurrentTextCountsOnlyTheReadsThatAnswered(t *testing.T) {
+	c := probe.RunWide{Current: 564, From: "secrets", Reads: 1}
+	rows := []ProbeReport{{CurrentFrom: probe.CurrentOwn}, {CurrentFrom: probe.CurrentRun}}
+	if got := runCurrentText(c, rows); strings.Contains(got, "read their own") || !strings.Contains(got, "1 read none (its read failed)") {
+		t.Errorf("a failed own read: %q", got)
 	}
 }

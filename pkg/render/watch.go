@@ -97,9 +97,10 @@ var watchColumns = []int{12, 8, 32, 8, 10, 8}
 
 // WatchHeader makes the column headers of the human event lines due: they
 // are written as the first stream is answered (WatchOpened) or before the
-// first line of the watch (a list's notice, an event), so that a watch
-// refused or failed before any stream prints no header over nothing, as
-// an interrupted one does not (fresh user try 30 F5).
+// first event row, never over nothing or over notices alone: a watch
+// refused or failed before any stream prints none, as an interrupted one
+// does not (fresh user try 30 F5; fresh user try 31 F7: over the reconnect
+// notes of --follow with 0 streams).
 func (p *Printer) WatchHeader() error {
 	return p.emit(noDocument, nil, func() error {
 		p.watchHeaderDue = true

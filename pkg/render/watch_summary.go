@@ -82,9 +82,6 @@ func (p *Printer) WatchNotice(r WatchNoticeRecord) error {
 }
 
 func (p *Printer) watchNoticeHuman(r WatchNoticeRecord) error {
-	if err := p.watchHeaderHuman(); err != nil {
-		return err
-	}
 	var line string
 	switch r.Record {
 	case RecordListed:
@@ -379,6 +376,8 @@ func resumeLabel(from, noResume string) string {
 		return "no resume point: the last RV was answered Expired or TooLarge; list again"
 	case follow.NoResumeNoRVRefused:
 		return "no resume point: the watch sent no RV or RV 0 (it reads the current state, or any state) and was answered Expired or TooLarge all the same, which no API server answers; list again"
+	case follow.NoResumeConsistentReadLag:
+		return "no resume point: the streaming list's consistent read was answered TooLarge (its watch cache lags storage); list again, or retry after a while"
 	case follow.NoResumeStartAhead:
 		return "no resume point: the start RV is ahead of the server's current RV, so nothing after it has happened yet; list again (--rv list)"
 	case follow.NoResumeChangeLost:
