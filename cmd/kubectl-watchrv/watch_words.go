@@ -56,8 +56,18 @@ func (r *watchRun) noticeWords(reason string, err error) string {
 	if strings.HasSuffix(reason, own) {
 		reason = strings.TrimSuffix(reason, own) + r.answerWords(err)
 	}
+	// A relist that failed says what it was for: the watch's answer,
+	// which no RELIST line will name (fresh user try 32 F1: a relist
+	// failing with a 500 until --timeout never said the 410 it was for).
+	var list *follow.ListStepError
+	if errors.As(err, &list) && list.Cause != nil && strings.HasPrefix(reason, relistFailed) {
+		reason = "relist (after " + r.answerWords(list.Cause) + ") failed: " + strings.TrimPrefix(reason, relistFailed)
+	}
 	return reason + render.RetriesSaid(err)
 }
+
+// relistFailed begins the session's notice of a relist that failed.
+const relistFailed = "relist failed: "
 
 // wordedStreak is the run's failure streak whose error says itself by
 // failureWords (worded: it still unwraps to the failure, its class and code).

@@ -254,7 +254,10 @@ func checkOperation(d *Diagnosis, s *signals) {
 		return
 	}
 	switch {
-	case d.Kind == KindWatchCacheWindow && !watch:
+	case d.Kind == KindWatchCacheWindow && !watch && s.op != OpStreamingList:
+		// A streaming list is a watch request: the watch cache answers
+		// one from before its window with these words too (fresh user
+		// try 32 F3: "this request was no watch" of a watch=1 request).
 		note(d, said(*d, "the text names a list ("+orNamed(s.opNamedBy, s.op)+")", "the request was a list ("+s.op+")")+", but \"too old resource version: X (Y)\" is the watch cache's answer to a watch from an RV before its window: which request expired, and in which window, is not certain")
 	case d.Kind == KindWatchCacheSnapshot && watch:
 		note(d, said(*d, "the text names a watch ("+orNamed(s.opNamedBy, s.op)+")", "the request was a watch")+", but \"too old resource version: X\" without \"(Y)\" is the watch cache's answer to an exact list (a watch's answer names the oldest RV): "+said(*d, "the text may be cut", "the answer is not the watch cache's as it is")+"; which window expired is not known")

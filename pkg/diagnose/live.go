@@ -78,9 +78,9 @@ func cacheLagContradiction(d Diagnosis, s *signals) string {
 		// A streaming list is a consistent read too, but the cacher
 		// answers its lag with a 504 (waitUntilFreshAndBlock), never a
 		// 429 (fresh user try 31 F1: "no consistent read" of one).
-		return fmt.Sprintf("the request was a %s, and the watch cache answers 429 \"Too large resource version\" only to a list with resourceVersion unset (GetList; a streaming list that waits gets a 504)", opWords(s.op))
+		return fmt.Sprintf("the request was a %s, and the watch cache answers 429 \"Too large resource version\" only to a list with resourceVersion unset and no continue token (GetList's consistent read; a streaming list that waits gets a 504)", opWords(s.op))
 	case s.askedRV != "":
-		return fmt.Sprintf("the request sent resourceVersion %s, and the watch cache answers 429 \"Too large resource version\" only to a list with resourceVersion unset", s.askedRV)
+		return fmt.Sprintf("the request sent resourceVersion %s, and the watch cache answers 429 \"Too large resource version\" only to a list with resourceVersion unset and no continue token", s.askedRV)
 	}
 	return ""
 }

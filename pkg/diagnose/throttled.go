@@ -54,7 +54,7 @@ func ThrottledBy(err error) Throttler {
 }
 
 // MisfitCacheLagWords says a ThrottleCacheLagMisfit 429.
-const MisfitCacheLagWords = "its text is a lagging watch cache's, which answers 429 only to a list with resourceVersion unset, and this request was none: not the watch cache's answer"
+const MisfitCacheLagWords = "its text is a lagging watch cache's, which answers 429 only to a list with resourceVersion unset and no continue token, and this request was none: not the watch cache's answer"
 
 // Words is who sent the 429, in the words every note and warning that
 // quotes one says it with (apiclient.AnswerWords), as the error line does

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
 )
@@ -80,7 +81,7 @@ func confirmStarts(watch, list, long TryFunc, w cacheAnswer, current uint64) Try
 			r.Evidence = fmt.Sprintf("%s; confirmed by an exact list at RV %d (answered in %s): RV %d is still held, so storage would not refuse this watch, and a watch cache refuses at once", r.Evidence, rv+1, l.Latency.Round(100*time.Microsecond), rv+1)
 			return r
 		}
-		unconfirmed := fmt.Sprintf("the exact list at RV %d that would have confirmed it got %s", rv+1, strings.TrimPrefix(l.Evidence, "exact list: "))
+		unconfirmed := fmt.Sprintf("the exact list at RV %d that would have confirmed it %s", rv+1, listWords(l))
 		if yes, how := w.cached(ctx); yes {
 			r.Confirmation = []Try{l}
 			r.Evidence = fmt.Sprintf("%s; %s, but %s: a watch cache serves this watch and would have refused it at once, so its window reaches RV %d", r.Evidence, unconfirmed, how, rv)
@@ -166,4 +167,15 @@ func confirmedWatch(watch TryFunc, c *apiclient.Client, t apiclient.Target, o Op
 		return w.caches(ctx, c, o.Try.Budget, gvr.Group, gvr.Resource)
 	}
 	return confirmStarts(watch, list, decide, cacheAnswer{cached: cached, first: w.first}, current)
+}
+
+// listWords is what became of a confirming exact list: its answer ("got
+// 410 Expired ..."), or its failure in its own words, such as an answer at
+// another RV that broke the List contract (fresh user try 32 F2: "got
+// request failed").
+func listWords(l Try) string {
+	if l.Evidence == requestFailed && l.Message != "" {
+		return "failed: " + text.Shorten(text.OneLine(l.Message), 300)
+	}
+	return "got " + strings.TrimPrefix(l.Evidence, "exact list: ")
 }

@@ -179,3 +179,14 @@ func TestConfirmStartsClaimsNothingWithoutItsRequests(t *testing.T) {
 		t.Fatalf("a silent start that could not be confirmed must not be claimed: %+v", r)
 	}
 }
+
+// A confirming exact list that got no answer it could use is said in its
+// own words (fresh user try 32 F2: "that would have confirmed it got
+// request failed" of an answer at another RV, a List contract break).
+func TestListWordsSaysAFailedListsOwnWords(t *testing.T) {
+	var l Try
+	l.fromError(errors.New("this API server broke the List contract: an exact list at RV 2 was answered at RV 100"), 2)
+	if got := listWords(l); got != "failed: this API server broke the List contract: an exact list at RV 2 was answered at RV 100" {
+		t.Errorf("got %q", got)
+	}
+}

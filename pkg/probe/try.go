@@ -270,6 +270,10 @@ func (r *Try) fromFirstEvent(ev watchstream.Event, err error, rv uint64) {
 	}
 }
 
+// requestFailed is the evidence of a request that got no answer it could
+// use; its Message says why.
+const requestFailed = "request failed"
+
 // fromError classifies a request that failed before a stream was open.
 func (r *Try) fromError(err error, rv uint64) {
 	r.failed = err
@@ -277,7 +281,7 @@ func (r *Try) fromError(err error, rv uint64) {
 		r.fromStatus(st, rv, "HTTP")
 		return
 	}
-	r.Outcome, r.Evidence, r.Message = OutcomeTransient, "request failed", err.Error()
+	r.Outcome, r.Evidence, r.Message = OutcomeTransient, requestFailed, err.Error()
 	if f := diagnose.ClassifyFailure(err); f == diagnose.FailureTLS || f == diagnose.FailureUnauthorized || f == diagnose.FailureForbidden || f == diagnose.FailureBadRequest {
 		r.Outcome = OutcomeFatal
 	} else if f == diagnose.FailureUnbounded {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/streaming"
 	"github.com/watchrv/kubectl-watchrv/pkg/sweep"
@@ -64,6 +65,13 @@ func NewStreamingAllReport(run *sweep.Run[streaming.Result], deadline time.Durat
 // Streaming prints the checks and the verdict.
 func (p *Printer) Streaming(r StreamingReport) error {
 	r.Cost, r.Millis = p.cost(), p.runMillis()
+	if r.Cost != nil {
+		// The checks' requests as the ledger counted them sent: a GET
+		// net/http sent again by itself after a reset is one more, as the
+		// row's NOTE says it (adversary try 32 F2: "Requests: 6" beside
+		// "it was sent 3 times" and a cost of 8).
+		r.Requests = r.Cost.ByKind[apiclient.KindList].Requests + r.Cost.ByKind[apiclient.KindWatch].Requests
+	}
 	return p.emit(oneDocument, r, func() error { return p.streamingHuman(r) })
 }
 

@@ -58,6 +58,9 @@ func TestAnAnswerIsJudgedByTheRequestItAnswered(t *testing.T) {
 		// 300 name RV 5: inconsistent, and their numbers are there.
 		{"list rv 300 window words", framework.StatusAnswer(410, "Expired", "too old resource version: 5 (300)"), []string{"list", "cm", "--rv", "300"},
 			want{[]string{"the server's message names RV 5"}, []string{"has none of the numbers"}}},
+		// adversary try 32 F3: their numbers are checked as a watch's.
+		{"list rv 5 impossible window", framework.StatusAnswer(410, "Expired", "too old resource version: 5 (2)"), []string{"list", "cm", "--rv", "5"},
+			want{[]string{"is not below the oldest servable RV 2"}, nil}},
 		// fresh user try 31 F1, F2: a streaming list is a consistent read
 		// whose lag is a 504, never the cacher's 429.
 		{"streaming list 429", lag429, []string{"watch", "cm", "--send-initial-events", "--timeout", "3s"},
@@ -124,6 +127,14 @@ func TestFollowRowsAreOfAnsweredStreams(t *testing.T) {
 	r := framework.RunUnderMemoryLimit(t, memoryLimit, kc, time.Minute, "watch", "cm", "--follow", "--timeout", "3s")
 	if !strings.Contains(r.Stdout, "ERROR") || !strings.Contains(r.Stdout, "TIME ") {
 		t.Errorf("exit %d: the watch's own 410, whose relist failed, has no row:\n%s\n%s", r.Code, r.Stdout, r.Stderr)
+	}
+	// fresh user try 32 F1: a relist that fails with a retryable 500
+	// until --timeout says, in each reconnect note, the answer it was for.
+	broke := framework.StatusAnswer(500, "InternalError", "etcd exploded")
+	_, kc = framework.ServeScript(t, map[string]framework.ScriptAnswer{path: broke, path + "?watch": gone})
+	r = framework.RunUnderMemoryLimit(t, memoryLimit, kc, time.Minute, "watch", "cm", "--follow", "--timeout", "3s")
+	if !strings.Contains(r.Stdout, "relist (after the API server answered watch configmaps with 410") {
+		t.Errorf("exit %d: a failing relist does not say the watch answer it was for:\n%s\n%s", r.Code, r.Stdout, r.Stderr)
 	}
 	busy := framework.StatusAnswer(503, "ServiceUnavailable", "busy")
 	_, kc = framework.ServeScript(t, map[string]framework.ScriptAnswer{path + "?watch": busy})
