@@ -36,7 +36,7 @@ func TestWatchFollowWaitsOnceAfterAFailedRelist(t *testing.T) {
 				t.Fatalf("a reconnect after the failed relist's own, with no relist between (%q):\n%s", rec.Reason, out.Stdout)
 			}
 		}
-		failedRelist = rec.Record == "reconnect" && strings.HasPrefix(rec.Reason, "relist failed")
+		failedRelist = rec.Record == "reconnect" && (strings.HasPrefix(rec.Reason, "relist failed") || strings.HasPrefix(rec.Reason, "relist (after "))
 	}
 	if !checked {
 		t.Fatalf("no relist failed then went on: the case does not reach what it attacks:\n%s\n%s", out.Stdout, out.Stderr)
