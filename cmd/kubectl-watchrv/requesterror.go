@@ -120,12 +120,14 @@ func (o *RootOptions) describeRequestError(err error, verb, what string, sent di
 	case diagnose.FailureConnectionBroken:
 		return fmt.Errorf("the connection to %s broke: %w: check the network and any proxy in between, then run again", server, err)
 	case diagnose.FailureExpired, diagnose.FailureTooLarge:
-		if st, ok := diagnose.StatusOf(err); ok && st.Reason == "" {
-			// An API server's 410 and 504 carry their reason (Expired,
-			// Gone, Timeout): one without is a proxy's or another
-			// server's, and its words alone name neither (adversary try
-			// 11: "error: gone away: Relist ...").
-			return &worded{msg: fmt.Sprintf("%s answered %s %s with %s: %s", server, answered, what, diagnose.StatusText(st), diagnose.WithFix(err, sent)), err: err}
+		if st, ok := diagnose.StatusOf(err); ok {
+			// Named as every answer is: the server, the request and
+			// the status, then the message, its diagnosis and the fix
+			// (adversary try 11: "error: gone away: Relist ..."; fresh
+			// user tries 30 F1, 32 F6, 33 F4: "error: Expired: ..."
+			// named neither, while its fix says to find out what
+			// answered the request).
+			return &worded{msg: fmt.Sprintf("%s answered %s %s with %s: %s", server, answered, what, diagnose.StatusText(st), diagnose.FixedMessage(err, sent)), err: err}
 		}
 		return diagnose.WithFix(err, sent)
 	case diagnose.FailureUnbounded:

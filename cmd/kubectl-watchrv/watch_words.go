@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/follow"
@@ -61,13 +62,19 @@ func (r *watchRun) noticeWords(reason string, err error) string {
 	// failing with a 500 until --timeout never said the 410 it was for).
 	var list *follow.ListStepError
 	if errors.As(err, &list) && list.Cause != nil && strings.HasPrefix(reason, relistFailed) {
-		reason = "relist (after " + r.answerWords(list.Cause) + ") failed: " + strings.TrimPrefix(reason, relistFailed)
+		// Bounded on its own, so that the relist's own failure after it
+		// stays in the note's bound (adversary try 33 F1: a 5000-byte
+		// 410 cut the relist's 500 out of the line).
+		reason = "relist (after " + text.Shorten(r.answerWords(list.Cause), causeLimit) + ") failed: " + strings.TrimPrefix(reason, relistFailed)
 	}
 	return reason + render.RetriesSaid(err)
 }
 
 // relistFailed begins the session's notice of a relist that failed.
 const relistFailed = "relist failed: "
+
+// causeLimit bounds the answer a failed relist was for, in its note.
+const causeLimit = 512
 
 // wordedStreak is the run's failure streak whose error says itself by
 // failureWords (worded: it still unwraps to the failure, its class and code).

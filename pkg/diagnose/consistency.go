@@ -36,6 +36,11 @@ func contradiction(d Diagnosis, s *signals) string {
 		if atLeast(req, old) {
 			// The watch cache says too old only for an RV below the
 			// oldest it can serve: a watch from that RV itself starts.
+			if d.Kind == KindTooOldResourceVersion {
+				// Said of no watch: the request was another (adversary
+				// try 33 F4: "a watch from 3 starts" of a list).
+				return fmt.Sprintf("the requested RV %s is not below the oldest servable RV %s the words name, and the watch cache answers too old only below it", req, old)
+			}
 			return fmt.Sprintf("the requested RV %s is not below the oldest servable RV %s, and no API server answers too old then (a watch from %s starts)", req, old, old)
 		}
 	case KindEtcdV2IndexCleared:

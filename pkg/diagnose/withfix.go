@@ -21,11 +21,36 @@ func WithFix(err error, ctx Context) error {
 	if err == nil || d.Fix == "" {
 		return err
 	}
-	msg := Prefixed(string(apierrors.ReasonForError(err)), strings.TrimRight(err.Error(), ". "))
+	return &fixedError{err: err, text: Prefixed(string(apierrors.ReasonForError(err)), fixedText(err, d))}
+}
+
+// FixedMessage is WithFix's line without the reason in front: the
+// server's message, why it cannot be an answer when so, and the fix,
+// for a line that says the status itself ("... answered list configmaps
+// with 410 Expired: <FixedMessage>"); err's own words without a fix.
+func FixedMessage(err error, ctx Context) string {
+	if err == nil {
+		return ""
+	}
+	d := FromError(err, ctx)
+	text := strings.TrimSpace(err.Error())
+	if d.Fix != "" {
+		text = fixedText(err, d)
+	}
+	// The line says the status ("504 Timeout"): a message that begins
+	// with its reason ("Timeout: Too large ...") says it once.
+	if r := string(apierrors.ReasonForError(err)); r != "" {
+		text = strings.TrimPrefix(text, r+": ")
+	}
+	return text
+}
+
+func fixedText(err error, d Diagnosis) string {
+	msg := strings.TrimRight(err.Error(), ". ")
 	if d.Inconsistent != "" {
 		msg += ": " + said(d, "its numbers are inconsistent", "it cannot be an API server's answer to this request") + " (" + d.Inconsistent + ")"
 	}
-	return &fixedError{err: err, text: msg + ": " + d.Fix}
+	return msg + ": " + d.Fix
 }
 
 type fixedError struct {

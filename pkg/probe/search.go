@@ -6,6 +6,7 @@ import (
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 )
 
 // TryFunc tries one RV: one request (TryWatch or TryExactList in real
@@ -233,7 +234,17 @@ func (r *SearchResult) attempt(ctx context.Context, probe TryFunc, rv uint64, o 
 		}
 		r.Probes = append(r.Probes, res)
 		switch res.Outcome {
-		case OutcomeOK, OutcomeExpired:
+		case OutcomeExpired:
+			if res.Inconsistent != "" {
+				// A 410 whose numbers contradict the watch that got it
+				// is no API server's answer to it: no window is drawn
+				// from it (adversary try 33 F3: an empty interval
+				// "(400, 400]" and a watch-cache source from 410s all
+				// marked inconsistent).
+				return res, &diagnose.ContractError{Contract: "Watch", Breach: fmt.Sprintf("the watch from RV %d was answered with a 410 that cannot be its answer (%s), so no window is drawn from it", rv, res.Inconsistent)}
+			}
+			return res, nil
+		case OutcomeOK:
 			return res, nil
 		case OutcomeFatal:
 			return res, res.asError()
