@@ -55,18 +55,24 @@ func Judge(r *Result) {
 	case r.Code != 0:
 		r.Status = StatusRefused
 		switch {
-		case r.Code == 429:
-			r.Informer = InformerRetries
-			r.Explanation = "429 is retried after a backoff as a streaming watch again (isWatchErrorRetriable): no fallback, the informer waits for the server"
+		case r.Code == 429 || r.Code == 403:
+			// The check's own request failed (throttled, or RBAC):
+			// nothing about streaming lists was checked, as of a 401,
+			// and the row says so as the verdict does (adversary tries
+			// 32 F1 and 33 F2: "retries" and "falls-back" in the row,
+			// "unknown" in the verdict). What client-go does with such
+			// an answer is said as what it would do.
+			r.Informer = InformerUnknown
+			r.Explanation = fmt.Sprintf("%s: throttled, so nothing about streaming lists was checked (an informer retries a 429 after a backoff as a streaming watch again, isWatchErrorRetriable)", r.statusText())
+			if r.Code == 403 {
+				r.Explanation = fmt.Sprintf("%s: RBAC, so nothing about streaming lists was checked (an informer would fall back to a list, then a watch, which this user is likely refused too: grant list and watch)", r.statusText())
+			}
 		case r.Code == 410 || metav1.StatusReason(r.Reason) == metav1.StatusReasonExpired || metav1.StatusReason(r.Reason) == metav1.StatusReasonGone || diagnose.MentionsTooLarge(r.Message):
 			r.Informer = InformerRetries
 			r.Explanation = fmt.Sprintf("%s is retried as a streaming watch from RV \"\" (the Reflector resets its RV): no fallback", r.statusText())
 		default:
 			r.Informer = InformerFallsBack
 			r.Explanation = fmt.Sprintf("%s is returned by watchList: the informer falls back to a list, then a watch", r.statusText())
-			if r.Code == 403 {
-				r.Explanation += " (which this user is likely refused too: grant list and watch)"
-			}
 		}
 	case r.Error != "":
 		r.Status, r.Informer = StatusError, InformerUnknown

@@ -22,8 +22,8 @@ func TestJudge(t *testing.T) {
 	}{
 		{"configmaps", Result{InitialObjects: 37, ListCount: &n, ListResourceVersion: "266", BookmarkResourceVersion: "266", BookmarkReceived: true, BookmarkMillis: 11.5}, StatusCorrect, InformerWorks},
 		{"gadgets held open", Result{InitialObjects: 3, StreamMillis: 3000, FirstEventMillis: 40}, StatusBroken, InformerHangs},
-		{"forbidden", Result{Code: 403, Reason: "Forbidden", Message: `configmaps is forbidden: User "nobody" cannot watch resource "configmaps" in API group "" in the namespace "default"`}, StatusRefused, InformerFallsBack},
-		{"throttled", Result{Code: 429, Reason: "TooManyRequests"}, StatusRefused, InformerRetries},
+		{"forbidden", Result{Code: 403, Reason: "Forbidden", Message: `configmaps is forbidden: User "nobody" cannot watch resource "configmaps" in API group "" in the namespace "default"`}, StatusRefused, InformerUnknown},
+		{"throttled", Result{Code: 429, Reason: "TooManyRequests"}, StatusRefused, InformerUnknown},
 		{"ended at once, no event", Result{StreamEnded: true, StreamMillis: 20}, StatusBroken, InformerFallsBack},
 		{"ended after events", Result{StreamEnded: true, StreamMillis: 20, FirstEventMillis: 5, InitialObjects: 3}, StatusBroken, InformerHangs},
 	}
