@@ -83,7 +83,7 @@ func (s *Session) setResume(rv, from string) {
 // called it the cache's lag).
 func (s *Session) clearRVProblem(err error) {
 	if !s.sentRVSet || s.sentRV == "0" {
-		if ctx := s.sentContext(err); ctx.Operation == diagnose.OpStreamingList && diagnose.FromError(err, ctx).Inconsistent == "" {
+		if ctx := s.SentContext(err); ctx.Operation == diagnose.OpStreamingList && diagnose.FromError(err, ctx).Inconsistent == "" {
 			s.clearResume(NoResumeConsistentReadLag)
 			return
 		}
@@ -93,15 +93,19 @@ func (s *Session) clearRVProblem(err error) {
 	s.clearResume(NoResumeRVProblem)
 }
 
-// sentContext is what the watch that got err sent, as the classifier is
-// told it: as the answer carries it (an answer to the request), else the
-// session's last watch request (an ERROR event in its stream).
-func (s *Session) sentContext(err error) diagnose.Context {
+// SentContext is what the watch request that got err sent, as the
+// classifier is told it: as the answer carries it (an answer to the
+// request: diagnose.AnsweredContext), else the session's last watch
+// request as it was sent (an ERROR event in its stream, or err nil): a
+// streaming list or a watch, its resourceVersion or none, never the
+// highest RV seen since (adversary try 28 F5). The one source of it for
+// the session and for every line of the watch command.
+func (s *Session) SentContext(err error) diagnose.Context {
 	if ctx, ok := diagnose.AnsweredContext(err); ok {
 		return ctx
 	}
 	op := diagnose.OpWatch
-	if s.streamingList {
+	if s.askedState {
 		op = diagnose.OpStreamingList
 	}
 	return diagnose.Context{Operation: op, RequestedResourceVersion: s.sentRV, NoResourceVersionSent: !s.sentRVSet, Live: true}

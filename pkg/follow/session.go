@@ -221,19 +221,6 @@ func (s *Session) Stats() Stats {
 // End is how the session ended (valid after Run).
 func (s *Session) End() End { return s.end }
 
-// StreamingList reports whether the watch request last sent was a
-// streaming list (sendInitialEvents=true): its errors answer that request,
-// which the server refuses as a list (504 TooLarge), not as a watch
-// (fresh user try 26 F1).
-func (s *Session) StreamingList() bool { return s.askedState }
-
-// SentResourceVersion is the resourceVersion the watch request last sent
-// (sent false: it sent none): what an answer to that request refers to,
-// never the highest RV seen since, which is the server's (adversary try
-// 28 F5: a 410 to a watch that sent no RV was diagnosed as "the watch
-// asked for the events after RV 400").
-func (s *Session) SentResourceVersion() (rv string, sent bool) { return s.sentRV, s.sentRVSet }
-
 // EndReason says, in words, why the last stream ended (valid after Run).
 func (s *Session) EndReason() string { return s.endReason }
 

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/watchstream"
 )
 
@@ -33,8 +34,8 @@ func TestStreamingListIsTheRequestSentStreamOrNot(t *testing.T) {
 			if err := s.Run(context.Background()); err == nil {
 				t.Fatal("want the 504's error")
 			}
-			if s.StreamingList() != c.want {
-				t.Fatalf("StreamingList() = %v after a refused request, want %v", s.StreamingList(), c.want)
+			if got := s.SentContext(nil).Operation == diagnose.OpStreamingList; got != c.want {
+				t.Fatalf("SentContext(nil) is a streaming list: %v after a refused request, want %v", got, c.want)
 			}
 		})
 	}
