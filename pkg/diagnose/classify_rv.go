@@ -12,6 +12,15 @@ import (
 
 func matchTooLarge(s *signals, d *Diagnosis) bool {
 	i := strings.Index(s.text, phraseTooLarge)
+	if i >= 0 && !strings.HasPrefix(s.text[i+len(phraseTooLarge):], ": ") && !s.causeLarge {
+		// The words alone are the status cause's message (client-go's
+		// reflector matches them): the API server's own message always
+		// carries "N, current: M". Like the bare "too old resource
+		// version", the text was cut or retold: the class is known, the
+		// numbers are not (fresh user try 33 F5).
+		note(d, "the wording has none of the numbers the API server prints with it (\"Too large resource version: N, current: M\"): the requested and current RVs are unknown, and so is the gap")
+		return set(d, KindResourceVersionTooLarge, ConfidenceLow, phraseTooLarge)
+	}
 	if i < 0 || !strings.HasPrefix(s.text[i+len(phraseTooLarge):], ": ") {
 		if !s.causeLarge {
 			return false

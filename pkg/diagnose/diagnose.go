@@ -224,7 +224,10 @@ func summary(d Diagnosis) string {
 			return fmt.Sprintf("too new for the watch cache: a consistent read (no resourceVersion sent) waited for RV %s, storage's current one, and the cache is at %s (%s behind storage); answered %d", d.RequestedResourceVersion, orUnknown(d.CurrentResourceVersion), orUnknown(d.Gap), d.Code)
 		}
 		if d.CurrentResourceVersion == "" {
-			return "too new: the request asked for RV" + rv(" ") + " which this API server has not reached"
+			if d.RequestedResourceVersion == "" {
+				return "too new: the request asked for an RV which this API server has not reached (the RVs are not in the text)"
+			}
+			return "too new: the request asked for RV " + d.RequestedResourceVersion + " which this API server has not reached"
 		}
 		if d.CurrentResourceVersion == "0" {
 			return fmt.Sprintf("too new: the request asked for RV %s; the API server could not read its current RV (it reported 0)", d.RequestedResourceVersion)

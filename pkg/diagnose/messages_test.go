@@ -318,6 +318,13 @@ var samples = []sample{
 	// The wording without numbers, as fakes and proxies write it and cut logs leave it.
 	{name: "bare too old", text: `{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version","reason":"Expired","code":410}}`,
 		class: ClassExpired, kind: KindTooOldResourceVersion, conf: ConfidenceLow, code: 410, note: "none of the numbers"},
+	// The v1.37.2 status cause's message alone (storage/errors.go
+	// tooLargeResourceVersionCauseMsg), as client-go's reflector matches it
+	// and a retold log keeps it (fresh user try 33 F5: it went unrecognized).
+	{name: "bare too large", text: `Too large resource version`,
+		class: ClassTooLarge, kind: KindResourceVersionTooLarge, conf: ConfidenceLow, note: "none of the numbers"},
+	{name: "bare too large in a log", text: `E1206 20:58:01.123456   4242 reflector.go:166] "Unhandled Error" err="failed to list *v1.ConfigMap: Too large resource version"`,
+		class: ClassTooLarge, kind: KindResourceVersionTooLarge, conf: ConfidenceLow, note: "none of the numbers"},
 
 	// kubectl. format: kubectl cmd/util/helpers.go StandardErrorMessage and "error when %s %q: %v".
 	{name: "kubectl replace conflict", text: `Error from server (Conflict): error when replacing "cm.yaml": Operation cannot be fulfilled on configmaps "cm-7": the object has been modified; please apply your changes to the latest version and try again`,
