@@ -6,6 +6,7 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/probe"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
+	"github.com/watchrv/kubectl-watchrv/pkg/sweep"
 )
 
 // runAll probes every resource that supports list and watch (probe.All),
@@ -24,5 +25,6 @@ func (o *ProbeOptions) runAll(ctx context.Context, p *render.Printer, client *ap
 	if err := p.ProbeAll(r, o.Verbose); err != nil {
 		return err
 	}
-	return o.allOutcome(a.Err(ctx))
+	// "the first" failure is the first failed row a user sees.
+	return o.allOutcome(sweep.InTableOrder(a.Err(ctx), r.RowNames()))
 }

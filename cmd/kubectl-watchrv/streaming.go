@@ -160,7 +160,7 @@ func (o *StreamingOptions) Run(ctx context.Context) error {
 	if err := p.Streaming(r); err != nil {
 		return err
 	}
-	err = streaming.AllErr(ctx, run)
+	err = sweep.InTableOrder(streaming.AllErr(ctx, run), r.RowNames())
 	var defect *streaming.DefectError
 	var none *sweep.NoneError
 	var refused *streaming.RefusedError

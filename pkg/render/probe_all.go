@@ -66,6 +66,16 @@ func NewProbeAllReport(a *probe.AllResult) ProbeAllReport {
 	return r
 }
 
+// RowNames are the rows' resources, top down: the order of the table, in
+// which an error line counts "the first" failure (sweep.InTableOrder).
+func (r ProbeAllReport) RowNames() []string {
+	names := make([]string, len(r.Resources))
+	for i, row := range r.Resources {
+		names[i] = row.Resource
+	}
+	return names
+}
+
 // ProbeAll prints one row per resource; failing rows carry their reason.
 func (p *Printer) ProbeAll(r ProbeAllReport, verbose bool) error {
 	r.Cost, r.Millis = p.cost(), p.runMillis()

@@ -54,6 +54,16 @@ func NewStreamingReport(rows []streaming.Result, deadline time.Duration) Streami
 	return r
 }
 
+// RowNames are the rows' resources, top down: the order of the table, in
+// which an error line counts "the first" failure (sweep.InTableOrder).
+func (r StreamingReport) RowNames() []string {
+	names := make([]string, len(r.Resources))
+	for i, row := range r.Resources {
+		names[i] = row.Resource
+	}
+	return names
+}
+
 // NewStreamingAllReport is the report of a check of every resource; an
 // interrupted run is marked partial (it exits 130).
 func NewStreamingAllReport(run *sweep.Run[streaming.Result], deadline time.Duration) StreamingReport {

@@ -41,7 +41,7 @@ func step(r Result) sweep.Step[Result] {
 		}
 		s.Failures = []sweep.Failure{{Name: r.Resource, Err: err}}
 	case OutcomeNoStream:
-		s.Failures = []sweep.Failure{{Name: r.Resource, Reason: "Refused", Err: &RefusedError{Resource: r.Resource, Err: r.Err, Why: r.Explanation}}}
+		s.Failures = []sweep.Failure{{Name: r.Resource, Reason: "Refused", Err: &RefusedError{Resource: r.Resource, Err: r.Err, Why: r.Explanation}, Answered: true}}
 	}
 	return s
 }
@@ -110,30 +110,5 @@ func AllErr(ctx context.Context, run *sweep.Run[Result]) error {
 		sort.Strings(defect.Incorrect)
 		return &defect
 	}
-	return answeredRefusals(run.Err(ctx))
-}
-
-// answeredRefusals: a refusal of the streaming list is an answer (the
-// informer falls back, as the verdict says), so a run where every other
-// resource failed is not "none could be measured": it is a partial
-// failure of the others alone (adversary try 31 F3: "none of the 3
-// resources could be measured" under a verdict of "will fall back" on
-// two that refused). A run whose every resource refused stays a NoneError
-// of refusals (the caller's "none serves streaming lists").
-func answeredRefusals(err error) error {
-	var none *sweep.NoneError
-	if !errors.As(err, &none) {
-		return err
-	}
-	var failed []sweep.Failure
-	for _, f := range none.Failed {
-		var refused *RefusedError
-		if !errors.As(f.Err, &refused) {
-			failed = append(failed, f)
-		}
-	}
-	if len(failed) == 0 || len(failed) == len(none.Failed) {
-		return err
-	}
-	return &sweep.PartialError{What: none.What, Total: none.Total, Failed: failed, See: none.See, PerTarget: none.PerTarget, Read: none.Read}
+	return run.Err(ctx)
 }

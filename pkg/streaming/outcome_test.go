@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -94,8 +95,16 @@ func TestAllRunsFollowTheOneRule(t *testing.T) {
 	// adversary try 31 F3: refusals are answers; only the failed request
 	// was not measured.
 	throttled := Result{Resource: "secrets", Err: apierrors.NewTooManyRequests("slow down", 1)}
-	if err := run(refused, throttled, refused); !errors.As(err, &partial) || len(partial.Failed) != 1 || partial.Failed[0].Name != "secrets" {
-		t.Errorf("refusals and one throttled check: %v, want a partial failure of the throttled one alone", err)
+	if err := run(refused, throttled, refused); !errors.As(err, &partial) || !strings.HasPrefix(err.Error(), "1 of 3 resources could not be measured (the first, secrets: ") || !strings.Contains(err.Error(), "and 2 more failed the check by their answer") {
+		t.Errorf("refusals and one throttled check: %v, want a partial failure of the throttled one alone, the refusals counted apart", err)
+	}
+	// fresh user try 33 F3: among streams too, the refusals are not
+	// counted among what could not be measured, and an answer is said once.
+	if err := run(refused, syncs, throttled); !errors.As(err, &partial) || !strings.HasPrefix(err.Error(), "1 of 3 resources could not be measured (the first, secrets: ") || !strings.Contains(err.Error(), "and 1 more failed the check by their answer") {
+		t.Errorf("a refusal, a stream and a throttled check: %v, want 1 of 3 not measured and 1 answered apart", err)
+	}
+	if err := run(syncs, refused); err == nil || strings.Contains(err.Error(), "refused the streaming list: ") || !strings.Contains(err.Error(), "1 of 2 resources failed the check by their answer (the first, configmaps: 410 Expired") {
+		t.Errorf("one refusal among streams: %v, want the refusal said as its answer, once", err)
 	}
 	if err := run(syncs, syncs); err != nil {
 		t.Errorf("every resource syncs: %v", err)

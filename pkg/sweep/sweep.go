@@ -9,6 +9,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"sort"
 	"time"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
@@ -30,6 +32,13 @@ type Failure struct {
 	Name   string
 	Reason string
 	Err    error
+	// Answered: the target answered, and its answer failed the check (a
+	// refusal of the streaming list): it was measured, so it is never
+	// among those that "could not be measured", and the error line counts
+	// it apart (fresh user try 33 F3: "3 of 4 resources failed" of one
+	// 403 and two refusals, under "the verdict covers only what was
+	// answered").
+	Answered bool
 }
 
 // Step is what checking one resource gave.
@@ -158,6 +167,16 @@ func (r Read) needs() string {
 // 30 F4: the status was said, and which request only inside the
 // server's own message).
 func (r Read) words(f Failure) string {
+	if f.Answered {
+		// A failure by its answer wraps the answer: say the answer, once
+		// (fresh user try 33 F3: "answered watch endpoints with 504
+		// Timeout: endpoints refused the streaming list: ...").
+		inner := errors.Unwrap(f.Err)
+		if inner == nil {
+			return text.OneLine(f.Err.Error())
+		}
+		f.Err = inner
+	}
 	if r.What != "" {
 		if w, ok := apiclient.AnswerWords(f.Name, r.Verb, r.What, f.Err); ok {
 			return w
@@ -198,15 +217,62 @@ func SeeAt(err error, see string) error {
 }
 
 // Partial applies the partial-failure rule to total targets of which
-// failed could not be measured.
+// failed did not pass. A run where every target failed, some by their
+// answer (Answered) and some for want of one, is partial: what answered
+// is measured (adversary try 31 F3: "none of the 3 resources could be
+// measured" under a verdict on two that refused).
 func Partial(what string, total int, failed []Failure) error {
 	if len(failed) == 0 || total == 0 {
 		return nil
 	}
-	if len(failed) < total {
+	answered := countAnswered(failed)
+	if len(failed) < total || answered > 0 && answered < len(failed) {
 		return &PartialError{What: what, Total: total, Failed: failed}
 	}
 	return &NoneError{What: what, Total: total, Failed: failed}
+}
+
+func countAnswered(failed []Failure) int {
+	n := 0
+	for _, f := range failed {
+		if f.Answered {
+			n++
+		}
+	}
+	return n
+}
+
+// InTableOrder is err (a *PartialError or *NoneError of Partial) with its
+// failures in the order the command's table shows them (names: the rows'
+// names, top down), so that "the first" it names is the first failed row
+// a user sees, not the first checked (fresh user try 33 F3: the line's
+// "first" was the third failed row). Any other err as it is.
+func InTableOrder(err error, names []string) error {
+	var failed []Failure
+	switch e := err.(type) {
+	case *PartialError:
+		e.Failed = slices.Clone(e.Failed)
+		failed = e.Failed
+	case *NoneError:
+		e.Failed = slices.Clone(e.Failed)
+		failed = e.Failed
+	default:
+		return err
+	}
+	at := make(map[string]int, len(names))
+	for i, n := range names {
+		if _, seen := at[n]; !seen {
+			at[n] = i
+		}
+	}
+	pos := func(f Failure) int {
+		if i, ok := at[f.Name]; ok {
+			return i
+		}
+		return len(names)
+	}
+	sort.SliceStable(failed, func(i, j int) bool { return pos(failed[i]) < pos(failed[j]) })
+	return err
 }
 
 // PartialError: some targets answered, some failed (exit 12).
@@ -223,20 +289,39 @@ type PartialError struct {
 }
 
 func (e *PartialError) Error() string {
-	first := e.Failed[0]
-	said := e.Read.words(first)
-	if _, answered := diagnose.StatusOf(first.Err); !answered {
-		// No answer: its reason class and its own words, as before.
-		reason := first.Reason
-		if reason == "" {
-			reason = Reason(first.Err)
+	var unmeasured []Failure
+	for _, f := range e.Failed {
+		if !f.Answered {
+			unmeasured = append(unmeasured, f)
 		}
-		said = first.Name + ": " + diagnose.Prefixed(reason, text.OneLine(first.Err.Error()))
 	}
-	// An answer is said with its status and request, as the none-measured
-	// line says it (fresh user try 29 F5: "Throttled: upstream busy").
-	return fmt.Sprintf("%d of %d %s failed (the first, %s): the verdict covers only what was answered: see %s for each one's reason and its fix",
-		len(e.Failed), e.Total, e.What, said, seeOr(e.See))
+	answered := len(e.Failed) - len(unmeasured)
+	if len(unmeasured) == 0 {
+		// Every failure is an answer: the verdict covers them all.
+		return fmt.Sprintf("%d of %d %s failed the check by their answer (the first, %s): see %s for each one's answer and what it means",
+			len(e.Failed), e.Total, e.What, e.said(e.Failed[0]), seeOr(e.See))
+	}
+	failed, more := "failed", ""
+	if answered > 0 {
+		failed, more = "could not be measured", fmt.Sprintf(", and %d more failed the check by their answer", answered)
+	}
+	return fmt.Sprintf("%d of %d %s %s (the first, %s)%s: the verdict covers only what was answered: see %s for each one's reason and its fix",
+		len(unmeasured), e.Total, e.What, failed, e.said(unmeasured[0]), more, seeOr(e.See))
+}
+
+// said is one failure as the line names it. An answer is said with its
+// status and request, as the none-measured line says it (fresh user try
+// 29 F5: "Throttled: upstream busy"); no answer, by its reason class and
+// its own words.
+func (e *PartialError) said(f Failure) string {
+	if _, answered := diagnose.StatusOf(f.Err); answered || f.Answered {
+		return e.Read.words(f)
+	}
+	reason := f.Reason
+	if reason == "" {
+		reason = Reason(f.Err)
+	}
+	return f.Name + ": " + diagnose.Prefixed(reason, text.OneLine(f.Err.Error()))
 }
 
 // NoneError: no target could be measured. It unwraps to the first

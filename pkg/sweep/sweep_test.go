@@ -3,6 +3,7 @@ package sweep
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -72,5 +73,33 @@ func TestEachPartialFailureRule(t *testing.T) {
 	}
 	if err := Each(ctx, resources("a"), Options{}, check("x")).Err(ctx); err != nil {
 		t.Fatalf("none failed: want nil, got %v", err)
+	}
+}
+
+// The error line's "the first" is the first failed row of the command's
+// table, not the first checked (fresh user try 33 F3), and a failure by
+// its answer is counted apart from what could not be measured.
+func TestPartialErrorNamesTheFirstRowAndCountsAnswersApart(t *testing.T) {
+	failed := []Failure{
+		{Name: "endpoints", Err: errors.New("endpoints refused"), Answered: true},
+		{Name: "secrets", Err: errors.New("secrets refused"), Answered: true},
+		{Name: "services", Err: apiclient.ErrBudgetExhausted},
+	}
+	err := InTableOrder(Partial("resources", 4, failed), []string{"secrets", "services", "endpoints", "configmaps"})
+	want := "1 of 4 resources could not be measured (the first, services: "
+	if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), ", and 2 more failed the check by their answer") {
+		t.Fatalf("got %v, want it to start %q and count the 2 answers apart", err, want)
+	}
+	all := InTableOrder(Partial("resources", 4, failed[:2]), []string{"secrets", "services", "endpoints", "configmaps"})
+	if all == nil || !strings.HasPrefix(all.Error(), "2 of 4 resources failed the check by their answer (the first, secrets refused)") {
+		t.Fatalf("got %v, want the answers alone, the first row's first", all)
+	}
+	var partial *PartialError
+	if err := Partial("resources", 3, failed); !errors.As(err, &partial) {
+		t.Fatalf("every target failed, some by their answer: %v, want a partial failure (the answers were measured)", err)
+	}
+	var none *NoneError
+	if err := Partial("resources", 2, failed[:2]); !errors.As(err, &none) {
+		t.Fatalf("every target failed by its answer: %v, want a NoneError (the caller's \"none serves\")", err)
 	}
 }
