@@ -106,7 +106,13 @@ func (r ListReport) servedText() string {
 		// after page 1 alone but -o name's, which prints no report).
 		pages = max(pages, 2)
 	}
-	if pages <= 1 && len(r.Attempts) == 0 {
+	for _, a := range r.Attempts {
+		// A lost attempt asked for its pages too: the last page it asked
+		// for (adversary try 34 F1: "pages 2-1" of a restart whose
+		// second attempt read one page).
+		pages = max(pages, len(a.Pages), a.ExpiredOnPage, a.UnreadFromPage)
+	}
+	if pages <= 1 {
 		if r.Request.ResourceVersion == "0" && sv.FirstFrom == serverinfo.ByWatchCache && r.ItemCount > r.Request.Limit {
 			// What the page shows: the cache answered rv=0 whole.
 			n += fmt.Sprintf("; one page of %s for a limit of %d: the watch cache does not page an rv=0 list", text.Count(r.ItemCount, "item"), r.Request.Limit)
