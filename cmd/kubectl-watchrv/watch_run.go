@@ -229,7 +229,11 @@ func (r *watchRun) showHTTPStatus(serr error) bool {
 	if !d.IsRVProblem() {
 		return false
 	}
-	rec := render.WatchEventRecord{Record: render.RecordEvent, Time: time.Now().UTC().Format(time.RFC3339Nano), Type: watchstream.EventError, Status: &st, Diagnosis: &d, FromHTTPStatus: true}
+	at, ok := apiclient.AnsweredAt(serr)
+	if !ok {
+		at = time.Now()
+	}
+	rec := render.WatchEventRecord{Record: render.RecordEvent, Time: at.UTC().Format(time.RFC3339Nano), Type: watchstream.EventError, Status: &st, Diagnosis: &d, FromHTTPStatus: true}
 	return r.p.WatchEvent(rec) == nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
@@ -22,6 +23,11 @@ type answeredError struct {
 	verb string
 	sent diagnose.Context
 	err  error
+	// at is when the answer came: a row that shows it later (a watch's
+	// 410 shown after its relist failed) carries the answer's time, not
+	// its own (adversary try 34 F2: the row was stamped 4 s after the
+	// 410, when the relist gave up).
+	at time.Time
 }
 
 func (e *answeredError) Error() string { return e.err.Error() }
@@ -49,7 +55,7 @@ func answeredBy(kind BodyKind, q url.Values, err error) error {
 	case KindList:
 		verb = "list"
 	}
-	return &answeredError{verb: verb, sent: sentBy(kind, q), err: err}
+	return &answeredError{verb: verb, sent: sentBy(kind, q), err: err, at: time.Now()}
 }
 
 // sentBy is what a request of kind with query q asked for, as the
@@ -85,6 +91,16 @@ func sentBy(kind BodyKind, q url.Values) diagnose.Context {
 		ctx.NoResourceVersionSent = true
 	}
 	return ctx
+}
+
+// AnsweredAt is when the Status answer err carries came, as Get marked
+// it; false when err carries none.
+func AnsweredAt(err error) (time.Time, bool) {
+	var a *answeredError
+	if errors.As(err, &a) && !a.at.IsZero() {
+		return a.at, true
+	}
+	return time.Time{}, false
 }
 
 // AnsweredVerb is the verb of the request whose Status answer err carries

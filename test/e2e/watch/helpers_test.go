@@ -18,6 +18,7 @@ import (
 // record is one line of "watch -o json" (every record kind in one struct).
 type record struct {
 	Record           string `json:"record"`
+	Time             string `json:"time"`
 	Type             string `json:"type"`
 	Namespace        string `json:"namespace"`
 	Name             string `json:"name"`
