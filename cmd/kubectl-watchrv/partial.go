@@ -14,6 +14,11 @@ import (
 func partialExitCode(err error) (int, bool) {
 	var partial *sweep.PartialError
 	if errors.As(err, &partial) {
+		if sweep.ContractBroken(partial.Failed) {
+			// A measured answer of its own code, as the verdict's
+			// hang or wrong state: 1, whatever else failed.
+			return ExitFailure, true
+		}
 		return ExitPartial, true
 	}
 	var none *sweep.NoneError

@@ -162,24 +162,48 @@ func (o *StreamingOptions) Run(ctx context.Context) error {
 	}
 	err = sweep.InTableOrder(streaming.AllErr(ctx, run), r.RowNames())
 	var defect *streaming.DefectError
-	var none *sweep.NoneError
-	var refused *streaming.RefusedError
+	var partial *sweep.PartialError
 	switch {
 	case errors.As(err, &defect):
 		return withCode(ExitFailure, err)
-	case errors.As(err, &none) && errors.As(none.Failed[0].Err, &refused):
-		// Every resource failed, the first by refusing the stream: the
-		// code a one-resource check gives a refusal (1), not a 422's 2.
-		return withCode(ExitFailure, o.allRefused(none, refused))
+	case errors.As(err, &partial) && len(partial.Failed) == partial.Total:
+		if first, ok := everyOneRefused(partial.Failed); ok {
+			// Every resource refused the stream: the code a
+			// one-resource check gives a refusal (1), not a 422's 2.
+			return withCode(ExitFailure, o.allRefused(partial.Total, first))
+		}
 	}
 	return o.allOutcome(err)
 }
 
-// allRefused is the error of an --all run where no resource streamed, the
-// first refusing: the server's words, and what a server without WatchList
-// means (the request is fine).
-func (o *StreamingOptions) allRefused(none *sweep.NoneError, first *streaming.RefusedError) error {
-	what := fmt.Sprintf("none of the %d resources serves streaming lists (the first, %s)", none.Total, text.OneLine(first.Error()))
+// everyOneRefused: every failure is a refusal of the streaming list; the
+// first of them.
+func everyOneRefused(failed []sweep.Failure) (*streaming.RefusedError, bool) {
+	var first *streaming.RefusedError
+	for i, f := range failed {
+		var refused *streaming.RefusedError
+		if !errors.As(f.Err, &refused) {
+			return nil, false
+		}
+		if i == 0 {
+			first = refused
+		}
+	}
+	return first, first != nil
+}
+
+// allRefused is the error of an --all run where no resource streamed, each
+// refusing: the server's words, and what a server without WatchList means
+// (the request is fine).
+func (o *StreamingOptions) allRefused(total int, first *streaming.RefusedError) error {
+	said := text.OneLine(first.Error())
+	if first.Err != nil {
+		// The answer as every line says one: who answered which request
+		// with what status (fresh user try 34 F1: "configmaps refused
+		// the streaming list: busy" of a 503).
+		said = apiclient.FailureWords("watch", first.Resource, first.Err)
+	}
+	what := fmt.Sprintf("none of the %d resources serves streaming lists (the first, %s)", total, said)
 	if diagnose.IsWatchListRefused(first) {
 		in := o.serverInfoOf(context.Background(), first.Resource)
 		return fmt.Errorf("%s: %s", what, in.StreamingRefusedHint())

@@ -15,7 +15,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
-	"github.com/watchrv/kubectl-watchrv/internal/text"
 
 	"github.com/watchrv/kubectl-watchrv/internal/rv"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
@@ -182,7 +181,10 @@ func Check(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Optio
 		return failed(r, cmp.Or(listErr, ctx.Err()))
 	}
 	if listErr != nil {
-		r.ListError = diagnose.WithoutLibraryWords(text.OneLine(listErr.Error()))
+		// Said as every line says an answer: who answered which request
+		// with what status (adversary try 34 F3: "the list failed: slow"
+		// of a 429).
+		r.ListError = diagnose.WithoutLibraryWords(apiclient.FailureWords("list", r.Resource, listErr))
 		r.ListTimedOut = listTimeoutOf(listErr)
 	}
 	if listFailsTheCheck(listErr) {

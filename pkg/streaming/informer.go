@@ -2,6 +2,7 @@ package streaming
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -96,6 +97,10 @@ type ClusterVerdict struct {
 	Hangs     []string `json:"hangs"`
 	Retries   []string `json:"retries"`
 	Unknown   []string `json:"unknown"`
+	// ContractBroken lists the resources whose list or stream broke the
+	// List or Watch contract: measured, not unknown for want of an
+	// answer (adversary try 34 F3); the run exits 1.
+	ContractBroken []string `json:"contractBroken"`
 	// Incorrect lists the resources whose stream syncs an informer with a
 	// state that does not match a list.
 	Incorrect []string `json:"incorrect"`
@@ -104,7 +109,7 @@ type ClusterVerdict struct {
 
 // Summarize builds the verdict for the cluster.
 func Summarize(results []Result) ClusterVerdict {
-	v := ClusterVerdict{Works: []string{}, FallsBack: []string{}, Hangs: []string{}, Retries: []string{}, Unknown: []string{}, Incorrect: []string{}}
+	v := ClusterVerdict{Works: []string{}, FallsBack: []string{}, Hangs: []string{}, Retries: []string{}, Unknown: []string{}, ContractBroken: []string{}, Incorrect: []string{}}
 	var unverified []string
 	for _, r := range results {
 		if r.RequestFailure() != diagnose.FailureNone {
@@ -114,6 +119,11 @@ func Summarize(results []Result) ClusterVerdict {
 			// list+watch on ... and 58 more" of 63 forbidden rows, above
 			// "none of the 63 resources could be measured").
 			v.Unknown = append(v.Unknown, r.Resource)
+			continue
+		}
+		var breach *diagnose.ContractError
+		if errors.As(r.Err, &breach) {
+			v.ContractBroken = append(v.ContractBroken, r.Resource)
 			continue
 		}
 		switch r.Informer {
@@ -146,6 +156,7 @@ func Summarize(results []Result) ClusterVerdict {
 	add("will retry the streaming watch", v.Retries)
 	add("will work", v.Works)
 	add("are unknown (the check failed)", v.Unknown)
+	add("are unknown, as this API server broke the List or Watch contract (see the NOTE)", v.ContractBroken)
 	if len(parts) == 0 {
 		v.Summary = "no resource was checked"
 		return v

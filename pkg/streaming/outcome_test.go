@@ -86,8 +86,12 @@ func TestAllRunsFollowTheOneRule(t *testing.T) {
 	if err := run(syncs, refused); !errors.As(err, &partial) {
 		t.Errorf("one refusal among streams: %v, want a partial failure (12)", err)
 	}
-	if err := run(refused, refused); !errors.As(err, &none) || !errors.As(none.Failed[0].Err, &refusal) {
-		t.Errorf("every resource refused: %v, want none answered, the first a refusal (1)", err)
+	if err := run(refused, refused); !errors.As(err, &partial) || len(partial.Failed) != 2 || !errors.As(partial.Failed[0].Err, &refusal) {
+		t.Errorf("every resource refused: %v, want a run of answers, each a refusal (the caller's 1)", err)
+	}
+	throttledToo := Result{Resource: "secrets", Err: apierrors.NewTooManyRequests("slow down", 1)}
+	if err := run(throttledToo, throttledToo); !errors.As(err, &none) {
+		t.Errorf("no resource answered: %v, want none measured", err)
 	}
 	if err := run(syncs, refused, incorrect); !errors.As(err, &defect) || len(defect.Incorrect) != 1 {
 		t.Errorf("a wrong state: %v, want the defect (1)", err)

@@ -41,6 +41,31 @@ type Failure struct {
 	Answered bool
 }
 
+// answered: the failure is the target's answer: a refusal marked so, or
+// an answer that broke the List or Watch contract, which the plugin
+// measured (adversary try 34 F3: a measured Watch contract break was
+// "unknown (the check failed)", exit 12).
+func (f Failure) answered() bool {
+	var breach *diagnose.ContractError
+	return f.Answered || errors.As(f.Err, &breach)
+}
+
+// ContractBroken: a failure is an answer that broke the List or Watch
+// contract. The run exits 1, as a one-target run with that answer does,
+// whatever else happened (docs/exit-codes.md).
+func ContractBroken(failed []Failure) bool { return len(contractBreaks(failed)) > 0 }
+
+func contractBreaks(failed []Failure) []Failure {
+	var out []Failure
+	for _, f := range failed {
+		var breach *diagnose.ContractError
+		if errors.As(f.Err, &breach) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // Step is what checking one resource gave.
 type Step[T any] struct {
 	Row      T
@@ -217,16 +242,17 @@ func SeeAt(err error, see string) error {
 }
 
 // Partial applies the partial-failure rule to total targets of which
-// failed did not pass. A run where every target failed, some by their
-// answer (Answered) and some for want of one, is partial: what answered
-// is measured (adversary try 31 F3: "none of the 3 resources could be
-// measured" under a verdict on two that refused).
+// failed did not pass. A target that failed by its answer (a refusal, a
+// broken contract) was measured: a run where every target failed, some
+// by their answer, is partial, never "none could be measured"
+// (adversary try 31 F3: "none of the 3 resources could be measured"
+// under a verdict on two that refused). A *NoneError is a run where no
+// target answered.
 func Partial(what string, total int, failed []Failure) error {
 	if len(failed) == 0 || total == 0 {
 		return nil
 	}
-	answered := countAnswered(failed)
-	if len(failed) < total || answered > 0 && answered < len(failed) {
+	if len(failed) < total || countAnswered(failed) > 0 {
 		return &PartialError{What: what, Total: total, Failed: failed}
 	}
 	return &NoneError{What: what, Total: total, Failed: failed}
@@ -235,7 +261,7 @@ func Partial(what string, total int, failed []Failure) error {
 func countAnswered(failed []Failure) int {
 	n := 0
 	for _, f := range failed {
-		if f.Answered {
+		if f.answered() {
 			n++
 		}
 	}
@@ -289,9 +315,18 @@ type PartialError struct {
 }
 
 func (e *PartialError) Error() string {
+	if broken := contractBreaks(e.Failed); len(broken) > 0 {
+		// The failure that gives the run its code (1) leads the line.
+		more := ""
+		if others := len(e.Failed) - len(broken); others > 0 {
+			more = fmt.Sprintf(", and %d more failed", others)
+		}
+		return fmt.Sprintf("%d of %d %s answered in breach of the List or Watch contract (the first, %s)%s: see %s for each one's answer",
+			len(broken), e.Total, e.What, e.said(broken[0]), more, seeOr(e.See))
+	}
 	var unmeasured []Failure
 	for _, f := range e.Failed {
-		if !f.Answered {
+		if !f.answered() {
 			unmeasured = append(unmeasured, f)
 		}
 	}
@@ -314,12 +349,18 @@ func (e *PartialError) Error() string {
 // 29 F5: "Throttled: upstream busy"); no answer, by its reason class and
 // its own words.
 func (e *PartialError) said(f Failure) string {
-	if _, answered := diagnose.StatusOf(f.Err); answered || f.Answered {
+	if _, answered := diagnose.StatusOf(f.Err); answered || f.answered() {
 		return e.Read.words(f)
 	}
 	reason := f.Reason
 	if reason == "" {
 		reason = Reason(f.Err)
+	}
+	if reason == string(diagnose.FailureOther) {
+		// "Other" is a class, not a reason: the failure's words say it
+		// (adversary try 34 F3: "namespaces: Other: this API server
+		// broke the Watch contract").
+		reason = ""
 	}
 	return f.Name + ": " + diagnose.Prefixed(reason, text.OneLine(f.Err.Error()))
 }

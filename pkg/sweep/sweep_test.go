@@ -98,8 +98,11 @@ func TestPartialErrorNamesTheFirstRowAndCountsAnswersApart(t *testing.T) {
 	if err := Partial("resources", 3, failed); !errors.As(err, &partial) {
 		t.Fatalf("every target failed, some by their answer: %v, want a partial failure (the answers were measured)", err)
 	}
+	if err := Partial("resources", 2, failed[:2]); !errors.As(err, &partial) || !strings.HasPrefix(err.Error(), "2 of 2 resources failed the check by their answer") {
+		t.Fatalf("every target failed by its answer: %v, want a partial failure of answers (never \"none could be measured\")", err)
+	}
 	var none *NoneError
-	if err := Partial("resources", 2, failed[:2]); !errors.As(err, &none) {
-		t.Fatalf("every target failed by its answer: %v, want a NoneError (the caller's \"none serves\")", err)
+	if err := Partial("resources", 1, failed[2:]); !errors.As(err, &none) {
+		t.Fatalf("no target answered: %v, want a NoneError", err)
 	}
 }
