@@ -269,7 +269,9 @@ func (o *ProbeOptions) windowError(w *probe.Result) error {
 	case errors.Is(err, probe.ErrOpaqueRV), errors.As(err, &interrupted):
 		return withCode(ExitFailure, err)
 	case errors.As(err, &forbidden):
-		return withCode(ExitForbidden, err)
+		// The one describer names the server, the request and the
+		// status, as every command's 403 line does (fresh user try 34 F4).
+		return withCode(ExitForbidden, o.requestError(forbidden.Err, "list and watch", w.Target.Resource.Name()))
 	}
 	return o.requestError(err, "list and watch", w.Target.Resource.Name())
 }

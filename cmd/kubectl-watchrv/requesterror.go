@@ -84,7 +84,10 @@ func (o *RootOptions) describeRequestError(err error, verb, what string, sent di
 		}
 		return fmt.Errorf("%s rejected the credentials (401 Unauthorized): %w: refresh the token or choose another --user/--context", server, err)
 	case diagnose.FailureForbidden:
-		return fmt.Errorf("forbidden: %w: this command needs RBAC permission to %s %s", err, verb, what)
+		// Named as every answer is: the server, the request and the
+		// status (fresh user try 34 F4: "forbidden: <message>" under a
+		// Failed line that said "answered watch secrets with 403").
+		return fmt.Errorf("forbidden: %s answered %s %s with 403 Forbidden: %w: this command needs RBAC permission to %s %s", server, answered, what, err, verb, what)
 	case diagnose.FailureThrottled:
 		switch diagnose.ThrottledBy(err) {
 		case diagnose.ThrottleCacheLag:

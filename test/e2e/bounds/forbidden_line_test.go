@@ -1,0 +1,38 @@
+//go:build e2e
+
+package bounds
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
+)
+
+// TestAForbiddenLineNamesTheAnswer (fresh user try 34 F4): the error line
+// of a 403 names the server, the request that got it and its status, as
+// every other answer's line does and as the run's own Failed line or NOTE
+// says it, on every one-target command; exit 7; never "forbidden:
+// forbidden:".
+func TestAForbiddenLineNamesTheAnswer(t *testing.T) {
+	forbidden := framework.ScriptAnswer{Code: 403, Type: "application/json", Body: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"configmaps is forbidden: User \"u\" cannot list resource \"configmaps\"","reason":"Forbidden","details":{"kind":"configmaps"},"code":403}`}
+	script := map[string]framework.ScriptAnswer{}
+	for _, p := range []string{"/api/v1/namespaces/default/configmaps", "/api/v1/configmaps"} {
+		script[p], script[p+"?watch"] = forbidden, forbidden
+	}
+	s, kc := framework.ServeScript(t, script)
+	line := regexp.MustCompile(`(?m)^error: (no watch of this session succeeded \(1 failed attempt\(s\) in a row since [0-9:]+\): )?forbidden: the API server at ` + regexp.QuoteMeta(s.URL()) + ` answered (list|watch) configmaps with 403 Forbidden: configmaps is forbidden: `)
+	for _, args := range [][]string{
+		{"list", "cm"}, {"list", "cm", "--rv-only"}, {"watch", "cm", "--timeout", "2s"}, {"watch", "cm", "--rv", "list", "--timeout", "2s"},
+		{"watch", "cm", "--follow", "--timeout", "2s"}, {"probe", "cm"}, {"streaming", "cm"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			r := framework.Run(t, kc, time.Minute, args...)
+			if r.Code != 7 || !line.MatchString(r.Stderr) || strings.Contains(r.Stderr, "forbidden: forbidden") {
+				t.Errorf("exit %d, want 7 and a line matching /%s/:\n%s", r.Code, line, r.Stderr)
+			}
+		})
+	}
+}
