@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
+	"github.com/watchrv/kubectl-watchrv/pkg/serverinfo"
 	"github.com/watchrv/kubectl-watchrv/pkg/watchstream"
 )
 
@@ -203,7 +204,9 @@ func (o *WatchOptions) watchOptions() watchstream.Options {
 	return w
 }
 
-func (o *WatchOptions) describeStart() string {
+// describeStart is the header's account of what the watch starts with;
+// in is the server's facts (nil when not read).
+func (o *WatchOptions) describeStart(in *serverinfo.Info) string {
 	switch {
 	case o.RV == rvList:
 		return "list first, then the changes after the List's RV"
@@ -212,6 +215,9 @@ func (o *WatchOptions) describeStart() string {
 	case !o.rvSet:
 		return "RV unset: the current state as ADDED, then changes"
 	case o.RV == "0":
+		if said := in.WatchFromZero(); said != "" {
+			return said
+		}
 		return "RV 0: the state as the watch cache holds it (possibly older; storage's newest where the resource has no watch cache), then changes"
 	}
 	return fmt.Sprintf("exactly the changes after RV %s", o.RV)

@@ -50,6 +50,12 @@ func (r *watchRun) beforeWatch(wo watchstream.Options) error {
 			r.p.Notef("%s: whether a watch cache serves %s is not known here, so --follow's stall check stays on (default --stall-timeout %.0fs): a stream silent that long is closed and watched again from the last RV, which a quiet stream that storage serves (no bookmarks) would be; --stall-timeout D sets it", why, res.Name(), defaultFollowStallTimeout.Seconds())
 		}
 	}
+	if wo.RVSet && wo.ResourceVersion == "0" && !wo.SendInitialEvents {
+		// The header says what RV 0 starts with: who serves it decides.
+		if err := r.readServer(); err != nil {
+			return err
+		}
+	}
 	r.session.BookmarkPeriod, r.session.BookmarkFacts = r.bookmarkFacts()
 	r.session.ServerFacts, r.session.FactsRead = r.serverNow, r.server != nil
 	if wo.RVSet && wo.ResourceVersion != "0" {

@@ -90,7 +90,7 @@ func (o *WatchOptions) Run(cmd *cobra.Command) error {
 		if o.RV == rvList {
 			r.p.Notef("listing %s, then watching the changes after the List's RV", r.session.ListURL())
 		} else {
-			r.p.Notef("watching %s (%s)", apiclient.URL(t.CollectionPath(), wo.Query(t)), o.describeStart())
+			r.p.Notef("watching %s (%s)", apiclient.URL(t.CollectionPath(), wo.Query(t)), o.describeStart(r.server))
 		}
 	}
 	r.summary = render.NewWatchSummary(r.start)

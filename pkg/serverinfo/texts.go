@@ -210,6 +210,23 @@ func (in *Info) StreamingRefusedHint() string {
 // of the matrix with the cache off), so silence there is not a stall.
 func (in *Info) BookmarksExpected() bool { return !in.cacheOff() }
 
+// WatchFromZero is what a watch from RV 0 starts with, as the facts say
+// who serves it ("" where they do not: the caller says both cases). A
+// resource without a watch cache is watched from storage, whose RV 0 is
+// its newest state, as rv=0 lists read it there (fresh user try 34 F5:
+// the header spoke of the watch cache on a server without one).
+func (in *Info) WatchFromZero() string {
+	switch {
+	case in == nil || in.notOwn():
+		return ""
+	case in.cacheOff():
+		return "RV 0: the newest state, from " + in.StorageName() + " (this resource has no watch cache on this server), then changes"
+	case in.WatchCache == Yes:
+		return "RV 0: the state as the watch cache holds it (possibly older than the newest in " + in.StorageName() + "), then changes"
+	}
+	return ""
+}
+
 // NoStallNote says why a following watch does not treat silence as a
 // stall here (the caller says what became of its check, and how to turn
 // it on).

@@ -39,7 +39,7 @@ type claimCheck struct {
 }
 
 // startClaimChecks starts the cell's background claim checks; the returned
-// func runs checkServerInfo, checkListPages and checkCacheRVRead (on every cell) and the cell's other claim
+// func runs checkServerInfo, checkListPages, checkCacheRVRead and checkWatchFromZeroHeader (on every cell) and the cell's other claim
 // checks, then waits for the background ones.
 func startClaimChecks(t *testing.T, cell framework.Cell, c *framework.Cluster) (runRest func()) {
 	checks := claimChecks[cell.Name()]
@@ -52,7 +52,7 @@ func startClaimChecks(t *testing.T, cell framework.Cell, c *framework.Cluster) (
 		}()
 	}
 	return func() {
-		for _, ch := range append([]claimCheck{checkServerInfo, checkListPages, checkCacheRVRead}, checks.after...) {
+		for _, ch := range append([]claimCheck{checkServerInfo, checkListPages, checkCacheRVRead, checkWatchFromZeroHeader}, checks.after...) {
 			t.Run(ch.name, func(t *testing.T) { ch.run(t, cell, c) })
 		}
 		wg.Wait()

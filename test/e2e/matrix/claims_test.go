@@ -248,3 +248,27 @@ var checkStreamingExitCodes = claimCheck{"claim8-streaming-exit-codes", func(t *
 		t.Errorf("streaming --all, every resource refused: exit %d, want 1 and the refusal named: %s", r.Code, r.Stderr)
 	}
 }}
+
+// The watch header's account of RV 0 (fresh user try 34 F5), on every
+// cell: storage's newest state where the cell runs without a watch cache,
+// the watch cache's state where it runs with one, as the cell was started
+// (the ground truth); never the other.
+var checkWatchFromZeroHeader = claimCheck{"watch-rv0-header", func(t *testing.T, cell framework.Cell, c *framework.Cluster) {
+	_, ns := framework.Namespace(t, c, "rv0-header")
+	r := framework.Run(t, c.Kubeconfig, time.Minute, "watch", "configmaps", "-n", ns, "--rv", "0", "--timeout", "1s")
+	var header string
+	for _, l := range strings.Split(r.Stderr+"\n"+r.Stdout, "\n") {
+		if strings.HasPrefix(l, "watching ") {
+			header = l
+		}
+	}
+	if r.Code != 0 || header == "" {
+		t.Fatalf("exit %d, no header:\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	cacheWords, storageWords := "as the watch cache holds it (possibly older than", "no watch cache on this server"
+	if cell.WatchCache && (!strings.Contains(header, cacheWords) || strings.Contains(header, storageWords)) ||
+		!cell.WatchCache && (!strings.Contains(header, storageWords) || strings.Contains(header, "watch cache holds")) {
+		t.Errorf("watch cache %v: the header says %q", cell.WatchCache, header)
+	}
+	record(cell, "watch rv=0 header", header[strings.Index(header, "(RV 0"):])
+}}
