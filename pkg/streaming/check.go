@@ -15,7 +15,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
-
 	"github.com/watchrv/kubectl-watchrv/internal/rv"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
