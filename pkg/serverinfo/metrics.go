@@ -34,19 +34,6 @@ type MetricsFacts struct {
 	Stored Tri
 }
 
-// lastGate is the gate that sorts last: the server writes a family's
-// series in the order of their label values, so the gates are all seen
-// once a name sorts after it.
-var lastGate = func() string {
-	last := ""
-	for _, g := range Gates {
-		if g > last {
-			last = g
-		}
-	}
-	return last
-}()
-
 // metricsScan reads a /metrics text (Prometheus text format) line by line,
 // keeping only the facts: never the text, so memory does not grow with it.
 type metricsScan struct {
@@ -57,9 +44,14 @@ type metricsScan struct {
 	gates           map[string]bool
 	seenGates       bool // the kubernetes_feature_enabled family began
 	seenCapacity    bool // the watch_cache_capacity family began
-	gatesDone       bool // a gate name sorting after lastGate, or the next family
+	gatesDone       bool // the gates' family ended (the next family began)
 	cache           Tri
-	cacheDone       bool // the resource's series, or one sorting after it
+	cacheDone       bool // the resource's series, or the end of its family
+	// current is the family whose lines are being read: a fact that no
+	// series of a family gave is decided at that family's end, never from
+	// the order of its series (adversary try 35 F2: "no watch cache" of
+	// configmaps from a secrets series listed before it).
+	current string
 	seenStored      bool // a stored-object family began
 	stored          Tri
 	storedDone      bool // the resource's count, or past its place
@@ -107,6 +99,9 @@ func scanMetricsOf(r io.Reader, limit int64, group, resource string, whole bool)
 	}
 	s.cut = cr.N > limit
 	s.eof = !s.cut
+	if s.eof {
+		s.endFamily(s.current) // the text's end ends its last family
+	}
 	if s.eof && !s.seenGates && !s.seenCapacity && !s.unfiltered {
 		// Every kube-apiserver exposes its feature gates: an answer with
 		// no family at all (an empty 200) is no server's /metrics, and
@@ -170,9 +165,6 @@ func (s *metricsScan) line(l string) {
 				s.gates[g] = value == 1
 			}
 		}
-		if g > lastGate {
-			s.gatesDone = true
-		}
 	case familyCacheCapacity:
 		s.capacitySeries(labels)
 	case familyObjects, familyObjectsLegacy:
@@ -186,6 +178,10 @@ func storedFamily(name string) bool { return name == familyObjects || name == fa
 // family notes that a family's lines began; one not asked for means the
 // server ignored the filter (and sends everything).
 func (s *metricsScan) family(name string) {
+	if name != s.current {
+		s.endFamily(s.current)
+		s.current = name
+	}
 	s.skipping = false
 	if name > familyObjectsLegacy && !s.storedDone {
 		// Past the stored-object families in the server's name order:
@@ -217,51 +213,49 @@ func (s *metricsScan) family(name string) {
 	}
 }
 
+// endFamily decides what the family that ended did not say: every gate
+// it had was seen; a resource none of whose series came has no watch
+// cache. Decided at the family's end, whatever order its series came in.
+func (s *metricsScan) endFamily(name string) {
+	switch name {
+	case familyFeatureEnabled:
+		s.gatesDone = true
+	case familyCacheCapacity:
+		if s.resource != "" && !s.cacheDone {
+			s.cache, s.cacheDone = No, true
+		}
+	}
+}
+
 // capacitySeries: a cacher exposes watch_cache_capacity from its start,
 // labelled {group,resource} on v1.34+ and {resource="R.G"} before.
 func (s *metricsScan) capacitySeries(labels map[string]string) {
-	if s.resource == "" || s.cacheDone {
-		return
-	}
-	switch s.seriesOrder(labels) {
-	case 0:
+	if s.resource != "" && !s.cacheDone && s.isResource(labels) {
 		s.cache, s.cacheDone = Yes, true
-	case 1:
-		// Series come in the order of their label values: past the
-		// resource's place, it has none (no watch cache).
-		s.cache, s.cacheDone = No, true
 	}
 }
 
 // storedSeries: the server counts the objects it stores of each resource
 // it serves, from its storage's start, in the two label forms of
-// watch_cache_capacity.
+// watch_cache_capacity. A resource without a count is decided past the
+// stored-object families (family).
 func (s *metricsScan) storedSeries(labels map[string]string) {
-	if s.resource == "" || s.storedDone {
-		return
-	}
-	switch s.seriesOrder(labels) {
-	case 0:
+	if s.resource != "" && !s.storedDone && s.isResource(labels) {
 		s.stored, s.storedDone = Yes, true
-	case 1:
-		s.stored, s.storedDone = No, true
 	}
 }
 
-// seriesOrder places a series labelled {group,resource} (v1.34 and later)
-// or {resource="R.G"} (before) against the resource read: 0 it, -1
-// before it, 1 after it.
-func (s *metricsScan) seriesOrder(labels map[string]string) int {
-	var got, want string
+// isResource: a series labelled {group,resource} (v1.34 and later) or
+// {resource="R.G"} (before) is the resource read's.
+func (s *metricsScan) isResource(labels map[string]string) bool {
 	if g, ok := labels["group"]; ok {
-		got, want = g+"\x00"+labels["resource"], s.group+"\x00"+s.resource
-	} else {
-		got, want = labels["resource"], s.resource
-		if s.group != "" {
-			want += "." + s.group
-		}
+		return g == s.group && labels["resource"] == s.resource
 	}
-	return strings.Compare(got, want)
+	want := s.resource
+	if s.group != "" {
+		want += "." + s.group
+	}
+	return labels["resource"] == want
 }
 
 // facts is what was read. At the end of the text: a resource whose series
