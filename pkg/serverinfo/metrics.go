@@ -51,16 +51,16 @@ type metricsScan struct {
 	// series of a family gave is decided at that family's end, never from
 	// the order of its series (adversary try 35 F2: "no watch cache" of
 	// configmaps from a secrets series listed before it).
-	current string
-	seenStored      bool // a stored-object family began
-	stored          Tri
-	storedDone      bool // the resource's count, or past its place
-	unfiltered      bool // a family not asked for: the server ignored name[]
-	eof             bool // the text ended within the cap
-	cut             bool // the cap was reached first
-	read            int64
-	err             error
-	form            *metrics.Form
+	current    string
+	seenStored bool // a stored-object family began
+	stored     Tri
+	storedDone bool // the resource's count, or past its place
+	unfiltered bool // a family not asked for: the server ignored name[]
+	eof        bool // the text ended within the cap
+	cut        bool // the cap was reached first
+	read       int64
+	err        error
+	form       *metrics.Form
 }
 
 // maxMetricsLine bounds one line of /metrics (a sample with its labels).
