@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
@@ -315,33 +316,52 @@ type PartialError struct {
 }
 
 func (e *PartialError) Error() string {
-	if broken := contractBreaks(e.Failed); len(broken) > 0 {
-		// The failure that gives the run its code (1) leads the line.
-		more := ""
-		if others := len(e.Failed) - len(broken); others > 0 {
-			more = fmt.Sprintf(", and %d more failed", others)
-		}
-		return fmt.Sprintf("%d of %d %s answered in breach of the List or Watch contract (the first, %s)%s: see %s for each one's answer",
-			len(broken), e.Total, e.What, e.said(broken[0]), more, seeOr(e.See))
-	}
-	var unmeasured []Failure
+	var broken, unmeasured, refusals []Failure
 	for _, f := range e.Failed {
-		if !f.answered() {
+		var breach *diagnose.ContractError
+		switch {
+		case errors.As(f.Err, &breach):
+			broken = append(broken, f)
+		case !f.answered():
 			unmeasured = append(unmeasured, f)
+		default:
+			refusals = append(refusals, f)
 		}
 	}
-	answered := len(e.Failed) - len(unmeasured)
+	// Each kind counted apart, in one order: a contract break (it gives
+	// the run its code, 1) leads, then what could not be measured, then
+	// what failed the check by its answer (fresh user try 33 F3,
+	// adversary try 35 F3: "and 2 more failed" of a reset and a refusal).
+	kinds := []struct {
+		failed []Failure
+		words  string
+	}{
+		{broken, "answered in breach of the List or Watch contract"},
+		{unmeasured, "could not be measured"},
+		{refusals, "failed the check by their answer"},
+	}
+	if len(broken) == 0 && len(refusals) == 0 {
+		kinds[1].words = "failed"
+	}
+	var lead string
+	var more []string
+	for _, k := range kinds {
+		switch {
+		case len(k.failed) == 0:
+		case lead == "":
+			lead = fmt.Sprintf("%d of %d %s %s (the first, %s)", len(k.failed), e.Total, e.What, k.words, e.said(k.failed[0]))
+		default:
+			more = append(more, fmt.Sprintf("%d more %s", len(k.failed), k.words))
+		}
+	}
+	if len(more) > 0 {
+		lead += ", and " + strings.Join(more, ", and ")
+	}
 	if len(unmeasured) == 0 {
 		// Every failure is an answer: the verdict covers them all.
-		return fmt.Sprintf("%d of %d %s failed the check by their answer (the first, %s): see %s for each one's answer and what it means",
-			len(e.Failed), e.Total, e.What, e.said(e.Failed[0]), seeOr(e.See))
+		return fmt.Sprintf("%s: see %s for each one's answer and what it means", lead, seeOr(e.See))
 	}
-	failed, more := "failed", ""
-	if answered > 0 {
-		failed, more = "could not be measured", fmt.Sprintf(", and %d more failed the check by their answer", answered)
-	}
-	return fmt.Sprintf("%d of %d %s %s (the first, %s)%s: the verdict covers only what was answered: see %s for each one's reason and its fix",
-		len(unmeasured), e.Total, e.What, failed, e.said(unmeasured[0]), more, seeOr(e.See))
+	return fmt.Sprintf("%s: the verdict covers only what was answered: see %s for each one's reason and its fix", lead, seeOr(e.See))
 }
 
 // said is one failure as the line names it. An answer is said with its

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 )
 
 type recorder struct{ lines, done int }
@@ -104,5 +105,20 @@ func TestPartialErrorNamesTheFirstRowAndCountsAnswersApart(t *testing.T) {
 	var none *NoneError
 	if err := Partial("resources", 1, failed[2:]); !errors.As(err, &none) {
 		t.Fatalf("no target answered: %v, want a NoneError", err)
+	}
+}
+
+// A contract break leads the line, and the others are counted by kind
+// (adversary try 35 F3: "and 2 more failed" of a reset and a refusal).
+func TestAContractBreakLeadsAndTheOthersAreCountedByKind(t *testing.T) {
+	failed := []Failure{
+		{Name: "deployments", Err: apiclient.ErrBudgetExhausted},
+		{Name: "configmaps", Err: errors.New("configmaps refused"), Answered: true},
+		{Name: "namespaces", Err: &diagnose.ContractError{Contract: "Watch", Breach: "outside the request"}},
+	}
+	err := Partial("resources", 4, failed)
+	want := "1 of 4 resources answered in breach of the List or Watch contract (the first, namespaces: this API server broke the Watch contract: outside the request), and 1 more could not be measured, and 1 more failed the check by their answer: the verdict covers only what was answered"
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("got %v\nwant it to start %q", err, want)
 	}
 }
