@@ -366,7 +366,9 @@ const metricsNeeds = `a ClusterRole with nonResourceURLs ["/metrics"], verbs ["g
 func (o *TopOptions) metricsError(err error, server string) error {
 	switch diagnose.ClassifyFailure(err) {
 	case diagnose.FailureForbidden:
-		return withCode(ExitForbidden, fmt.Errorf("%w: top reads GET /metrics, which needs "+metricsNeeds, err))
+		// Named as every command's 403 is: the server, the request and
+		// the status, then the server's words (adversary try 35 F4).
+		return withCode(ExitForbidden, fmt.Errorf("forbidden: the API server at %s answered get /metrics with 403 Forbidden: %w: top reads GET /metrics, which needs "+metricsNeeds, text.RedactURL(server), err))
 	case diagnose.FailureUnbounded:
 		// The request is named short, without its server
 		// (apiclient.RequestName: "GET /metrics (21 families)"): the

@@ -36,3 +36,18 @@ func TestAForbiddenLineNamesTheAnswer(t *testing.T) {
 		})
 	}
 }
+
+// top's read of /metrics refused: the same line, with what the read needs
+// (adversary try 35 F4). The message is v1.37.2's own for a user without
+// the nonResourceURLs grant.
+func TestTopsForbiddenLineNamesTheAnswer(t *testing.T) {
+	s, kc := framework.ServeScript(t, map[string]framework.ScriptAnswer{
+		"/metrics": {Code: 403, Type: "application/json", Body: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"forbidden: User \"nobody\" cannot get path \"/metrics\"","reason":"Forbidden","details":{},"code":403}`},
+	})
+	r := framework.Run(t, kc, time.Minute, "top", "--once", "--interval", "1s")
+	want := "error: forbidden: the API server at " + s.URL() + " answered get /metrics with 403 Forbidden: forbidden: User \"nobody\" cannot get path \"/metrics\": top reads GET /metrics, which needs a ClusterRole"
+	if r.Code != 7 || !strings.Contains(r.Stderr, want) {
+		t.Errorf("exit %d, want 7 and %q:\n%s", r.Code, want, r.Stderr)
+	}
+}
+
