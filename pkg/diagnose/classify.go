@@ -19,7 +19,10 @@ const (
 	// errors.go NewTooLargeResourceVersionError, wrapped by apimachinery
 	// NewTimeoutError as "Timeout: %s".
 	phraseTooLarge = "Too large resource version"
-	qualCurrent    = ", current: "
+	// phraseTooLargeLower: the same words lowercased (a log pipeline's),
+	// read as reworded (matchTooLarge).
+	phraseTooLargeLower = "too large resource version"
+	qualCurrent         = ", current: "
 	// etcd3/errors.go.
 	phraseWatchTooOld    = "The resourceVersion for the provided watch is too old."
 	phraseListTooOld     = "The resourceVersion for the provided list is too old" // no period: the plugin's own list error reads "too old: Do not list ..." (WithFix)

@@ -12,6 +12,15 @@ import (
 
 func matchTooLarge(s *signals, d *Diagnosis) bool {
 	i := strings.Index(s.text, phraseTooLarge)
+	if i < 0 && !s.causeLarge {
+		// The words lowercased (a log pipeline that lowercases):
+		// reworded, as the bare words are (adversary try 35 F5: the
+		// lowercase bare "too old" was recognized, "too large" not).
+		if j := strings.Index(s.text, phraseTooLargeLower); j >= 0 {
+			note(d, "the wording is the API server's lowercased, without the numbers it prints with it (\"Too large resource version: N, current: M\"): reworded, so the requested and current RVs are unknown")
+			return set(d, KindResourceVersionTooLarge, ConfidenceLow, s.text[j:j+len(phraseTooLarge)])
+		}
+	}
 	if i >= 0 && !strings.HasPrefix(s.text[i+len(phraseTooLarge):], ": ") && !s.causeLarge {
 		// The words alone are the status cause's message (client-go's
 		// reflector matches them): the API server's own message always
@@ -40,7 +49,14 @@ func matchTooLarge(s *signals, d *Diagnosis) bool {
 		start = i - len("Timeout: ")
 	}
 	conf := ConfidenceHigh
-	if n == "" || m == "" {
+	switch {
+	case n == "" && m == "":
+		// The form without its numbers tells no more than the bare
+		// words (adversary try 35 F5: "Too large resource version: ,
+		// current: " was more certain than "Too large resource version").
+		conf = ConfidenceLow
+		note(d, "the numbers the API server prints with these words are empty: the requested and current RVs are unknown, and so is the gap")
+	case n == "" || m == "":
 		conf = ConfidenceMedium
 	}
 	if n != "" && m == "" {

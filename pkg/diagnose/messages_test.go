@@ -323,6 +323,12 @@ var samples = []sample{
 	// and a retold log keeps it (fresh user try 33 F5: it went unrecognized).
 	{name: "bare too large", text: `Too large resource version`,
 		class: ClassTooLarge, kind: KindResourceVersionTooLarge, conf: ConfidenceLow, note: "none of the numbers"},
+	// adversary try 35 F5: the words lowercased by a log pipeline, and the
+	// form with its numbers emptied, are no more certain than the bare words.
+	{name: "bare too large lowercased", text: `failed to list *v1.ConfigMap: too large resource version`,
+		class: ClassTooLarge, kind: KindResourceVersionTooLarge, conf: ConfidenceLow, note: "lowercased"},
+	{name: "too large with empty numbers", text: `Timeout: Too large resource version: , current: `,
+		class: ClassTooLarge, kind: KindResourceVersionTooLarge, conf: ConfidenceLow, note: "are empty"},
 	{name: "bare too large in a log", text: `E1206 20:58:01.123456   4242 reflector.go:166] "Unhandled Error" err="failed to list *v1.ConfigMap: Too large resource version"`,
 		class: ClassTooLarge, kind: KindResourceVersionTooLarge, conf: ConfidenceLow, note: "none of the numbers"},
 
