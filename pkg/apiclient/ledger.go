@@ -9,6 +9,7 @@ import (
 
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -83,6 +84,11 @@ type Cost struct {
 type KindCost struct {
 	Requests int   `json:"requests"`
 	Bytes    int64 `json:"bytes"`
+	// Resent counts the sends of Requests that net/http made by itself
+	// (Entry.Sent): a report whose rows count the plugin's requests says
+	// them apart, never in one count and out of another (adversary try
+	// 35 F1).
+	Resent int `json:"resent,omitempty"`
 }
 
 // Entry is one request, as -v shows it.
@@ -287,6 +293,9 @@ func (l *Ledger) begin(ctx context.Context, method, url string, k BodyKind) *ent
 	if l == nil {
 		return nil
 	}
+	if t, ok := ctx.Value(requestTallyKey{}).(*RequestTally); ok {
+		t.n.Add(1)
+	}
 	l.mu.Lock()
 	l.requests++
 	kc := l.byKind[k]
@@ -322,6 +331,7 @@ func (en *entry) sent(s Sent) {
 	l.mu.Lock()
 	l.requests += again
 	l.byKind[kind].Requests += again
+	l.byKind[kind].Resent += again
 	l.mu.Unlock()
 }
 
@@ -438,3 +448,22 @@ func (l *Ledger) emit(e Entry) {
 		f(e)
 	}
 }
+
+// RequestTally counts the requests the plugin sent under one context, as
+// the ledger counts them (every retry of the retry policy is one; a send
+// net/http made again by itself is not: KindCost.Resent says those): the
+// one count of a row of a run over resources (streaming's checks), which
+// the run's total adds up (adversary try 35 F1: rows of 2+2+2 under a
+// total of 9).
+type RequestTally struct{ n atomic.Int64 }
+
+type requestTallyKey struct{}
+
+// WithRequestTally is ctx counting its requests in the returned tally.
+func WithRequestTally(ctx context.Context) (context.Context, *RequestTally) {
+	t := &RequestTally{}
+	return context.WithValue(ctx, requestTallyKey{}, t), t
+}
+
+// Requests is how many requests were sent under the tally's context.
+func (t *RequestTally) Requests() int { return int(t.n.Load()) }

@@ -111,10 +111,10 @@ func TestLedgerCountsEveryRequestAndByte(t *testing.T) {
 		t.Fatalf("cost %+v, want 5 requests and %d bytes", cost, wantBytes)
 	}
 	for k, want := range map[BodyKind]KindCost{
-		KindList:      {1, int64(len(listBody))},
-		KindWatch:     {1, int64(len(event))},
-		KindDiscovery: {2, int64(len(apiBody) + len(errBody))},
-		KindVersion:   {1, 0},
+		KindList:      {Requests: 1, Bytes: int64(len(listBody))},
+		KindWatch:     {Requests: 1, Bytes: int64(len(event))},
+		KindDiscovery: {Requests: 2, Bytes: int64(len(apiBody) + len(errBody))},
+		KindVersion:   {Requests: 1},
 	} {
 		if cost.ByKind[k] != want {
 			t.Errorf("byKind[%s] = %+v, want %+v", k, cost.ByKind[k], want)

@@ -156,3 +156,26 @@ func ms(d time.Duration) string {
 	}
 	return d.Round(time.Millisecond).String()
 }
+
+// resentByTransport is how many list and watch sends net/http made by
+// itself, below the plugin, after a reset before any answer or a refused
+// HTTP/2 stream (apiclient.Sent; the ledger's KindCost.Resent). One rule
+// for every run over resources: its rows and total count the plugin's
+// requests, and these are said apart, never in one count and out of
+// another (adversary try 35 F1: streaming's total 9 over rows of 2+2+2,
+// probe --all's 7 beside a cost of 9).
+func resentByTransport(c *Cost) int {
+	if c == nil {
+		return 0
+	}
+	return c.ByKind[apiclient.KindList].Resent + c.ByKind[apiclient.KindWatch].Resent
+}
+
+// resentWords says resentByTransport's count after a request count ("" for
+// none).
+func resentWords(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", and %s that net/http sent again by itself on another connection (in cost, not in the rows)", text.Count(n, "more send"))
+}

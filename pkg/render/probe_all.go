@@ -20,8 +20,11 @@ type ProbeAllReport struct {
 	// rows' and SharedRequests (the APIService list, /metrics), never
 	// those of the resource the signal cut, no row (Interrupted says
 	// them); RequestsPerResource is Requests over the rows.
-	Requests            int     `json:"requests"`
-	SharedRequests      int     `json:"sharedRequests"`
+	Requests       int `json:"requests"`
+	SharedRequests int `json:"sharedRequests"`
+	// ResentByTransport: list and watch sends beyond Requests, which
+	// net/http made by itself (resentByTransport).
+	ResentByTransport   int     `json:"resentByTransport,omitempty"`
 	RequestsPerResource float64 `json:"requestsPerResource"`
 	// CurrentRV is the run's one current-RV read, shared by the rows
 	// whose currentFrom is "run" (probe.RunWide).
@@ -79,6 +82,7 @@ func (r ProbeAllReport) RowNames() []string {
 // ProbeAll prints one row per resource; failing rows carry their reason.
 func (p *Printer) ProbeAll(r ProbeAllReport, verbose bool) error {
 	r.Cost, r.Millis = p.cost(), p.runMillis()
+	r.ResentByTransport = resentByTransport(r.Cost)
 	return p.emit(oneDocument, r, func() error { return p.probeAllHuman(r, verbose) })
 }
 
@@ -108,7 +112,7 @@ func (p *Printer) probeAllHuman(r ProbeAllReport, verbose bool) error {
 	if err := p.ProbeAllMetrics(r); err != nil {
 		return err
 	}
-	p.Notef("%s, %d failed, %s (%.2f per resource) in %s; %s", text.Count(len(r.Resources), "resource"), r.Failed, text.Count(r.Requests, "request"), r.RequestsPerResource, millis(r.Millis), runCurrentText(r.CurrentRV, r.Resources))
+	p.Notef("%s, %d failed, %s (%.2f per resource)%s in %s; %s", text.Count(len(r.Resources), "resource"), r.Failed, text.Count(r.Requests, "request"), r.RequestsPerResource, resentWords(r.ResentByTransport), millis(r.Millis), runCurrentText(r.CurrentRV, r.Resources))
 	return nil
 }
 

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/streaming"
 	"github.com/watchrv/kubectl-watchrv/pkg/sweep"
@@ -24,7 +23,10 @@ type StreamingReport struct {
 	// DeadlineSeconds is --deadline: how long a stream had to send the bookmark.
 	DeadlineSeconds float64 `json:"deadlineSeconds"`
 	Requests        int     `json:"requests"`
-	Millis          float64 `json:"ms"`
+	// ResentByTransport: list and watch sends beyond Requests, which
+	// net/http made by itself (resentByTransport).
+	ResentByTransport int     `json:"resentByTransport,omitempty"`
+	Millis            float64 `json:"ms"`
 	// Interrupted is set when Ctrl-C or SIGTERM stopped the run: the rows
 	// and the verdict are those of the resources checked before it.
 	Interrupted *Interruption `json:"interrupted,omitempty"`
@@ -75,13 +77,9 @@ func NewStreamingAllReport(run *sweep.Run[streaming.Result], deadline time.Durat
 // Streaming prints the checks and the verdict.
 func (p *Printer) Streaming(r StreamingReport) error {
 	r.Cost, r.Millis = p.cost(), p.runMillis()
-	if r.Cost != nil {
-		// The checks' requests as the ledger counted them sent: a GET
-		// net/http sent again by itself after a reset is one more, as the
-		// row's NOTE says it (adversary try 32 F2: "Requests: 6" beside
-		// "it was sent 3 times" and a cost of 8).
-		r.Requests = r.Cost.ByKind[apiclient.KindList].Requests + r.Cost.ByKind[apiclient.KindWatch].Requests
-	}
+	// The rows' requests, and apart the GETs net/http sent again by
+	// itself (adversary tries 32 F2 and 35 F1).
+	r.ResentByTransport = resentByTransport(r.Cost)
 	return p.emit(oneDocument, r, func() error { return p.streamingHuman(r) })
 }
 
@@ -116,7 +114,7 @@ func (p *Printer) streamingHuman(r StreamingReport) error {
 	if len(r.Resources) == 1 {
 		kv = append(kv, [2]string{"Why", r.Resources[0].Explanation})
 	}
-	kv = append(kv, [2]string{"Requests", fmt.Sprintf("%d in %s (one streaming watch per resource, closed at the verdict; deadline %s)", r.Requests, millis(r.Millis), time.Duration(r.DeadlineSeconds*float64(time.Second)))})
+	kv = append(kv, [2]string{"Requests", fmt.Sprintf("%d in %s (one streaming watch per resource, closed at the verdict; deadline %s)%s", r.Requests, millis(r.Millis), time.Duration(r.DeadlineSeconds*float64(time.Second)), resentWords(r.ResentByTransport))})
 	if in := r.Interrupted; in != nil {
 		kv = append(kv, [2]string{"Interrupted", fmt.Sprintf("%d of %d resources checked before the signal; the verdict is theirs only%s", in.Done, in.Of, in.cutText("resources"))})
 	}

@@ -168,7 +168,19 @@ func (r Result) RequestFailure() diagnose.Failure {
 // Check runs the check on one collection: one consistent list (to compare
 // with), one streaming watch closed as soon as the verdict is known, and
 // one exact list only when the store must be compared at the bookmark's RV.
+//
+// Its Requests are every request the check sent, retries included, as the
+// ledger counts them (apiclient.RequestTally): the rows add up to the
+// run's total, and net/http's own resends are said apart (adversary try
+// 35 F1).
 func Check(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options) Result {
+	ctx, tally := apiclient.WithRequestTally(ctx)
+	r := check(ctx, c, t, o)
+	r.Requests = tally.Requests()
+	return r
+}
+
+func check(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options) Result {
 	r := Result{Resource: t.Resource.Name(), GroupVersion: t.Resource.GVR.GroupVersion().String(), Namespace: t.Namespace, Namespaced: t.Resource.Namespaced, Informer: InformerUnknown}
 	list, listErr := listWithin(ctx, c, t, o, listing.PageOptions{Budget: o.Budget})
 	if !apiclient.NotSent(listErr) {
