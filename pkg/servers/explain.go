@@ -32,6 +32,10 @@ type CrossCheck struct {
 	// asked is how many servers were to be asked: more than Servers when
 	// the run was cut (Interrupted).
 	asked int
+	// read is what each server was sent, as the error line says a
+	// failure's answer (sweep.ReadAs; fresh user try 35 F1: "answered
+	// watch server 127.0.0.1:21207 with 403", "list and watch them").
+	read sweep.Read
 }
 
 // CrossAnswer is one server's side of the check.
@@ -81,7 +85,11 @@ type CrossAnswer struct {
 // server that cannot shows a lag): the finding names by how much a server
 // is behind. Other classes ask nothing.
 func CheckAcross(ctx context.Context, f *Fleet, t apiclient.Target, b *apiclient.Budget, q Question, try probe.TryOptions) CrossCheck {
-	cc := CrossCheck{Class: string(q.Class), RequestedResourceVersion: q.RV, Request: q.request(), Servers: make([]CrossAnswer, len(f.Members)), asked: len(f.Members)}
+	cc := CrossCheck{Class: string(q.Class), RequestedResourceVersion: q.RV, Request: q.request(), Servers: make([]CrossAnswer, len(f.Members)), asked: len(f.Members),
+		read: sweep.Read{Verb: "list", What: t.Resource.Name()}}
+	if q.Class == diagnose.ClassExpired && !q.exactList() {
+		cc.read.Verb = "watch"
+	}
 	kept := f.Each(ctx, b, 0, func(ctx context.Context, i int, m Member, own *apiclient.Budget) {
 		a := &cc.Servers[i]
 		a.Endpoint, a.Index = m.Endpoint, i+1
@@ -192,7 +200,7 @@ func (cc *CrossCheck) Err() error {
 	}
 	// Each row says its own retries (RetryWait): the line says the sum as
 	// one over servers that waited at once (fresh user try 29 F1).
-	return sweep.WithRetriesPerTarget(sweep.Partial("API servers", len(cc.Servers), failed))
+	return sweep.WithRetriesPerTarget(sweep.ReadAs(sweep.Partial("API servers", len(cc.Servers), failed), cc.read))
 }
 
 func (a *CrossAnswer) fail(err error) {

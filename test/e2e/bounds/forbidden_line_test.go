@@ -51,3 +51,21 @@ func TestTopsForbiddenLineNamesTheAnswer(t *testing.T) {
 	}
 }
 
+// explain-error --check --endpoints of servers that refuse with 403: the
+// line names each server's request by its resource, and what it needs
+// (fresh user try 35 F1: "answered watch server 127.0.0.1:21207 with
+// 403", "it needs RBAC permission to list and watch them").
+func TestAForbiddenServerOfTheCheckIsNamedByItsRequest(t *testing.T) {
+	forbidden := framework.ScriptAnswer{Code: 403, Type: "application/json", Body: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"configmaps is forbidden: User \"u\" cannot list resource \"configmaps\"","reason":"Forbidden","details":{"kind":"configmaps"},"code":403}`}
+	script := map[string]framework.ScriptAnswer{}
+	for _, p := range []string{"/api/v1/namespaces/default/configmaps", "/api/v1/configmaps"} {
+		script[p], script[p+"?watch"] = forbidden, forbidden
+	}
+	s, kc := framework.ServeScript(t, script)
+	r := framework.Run(t, kc, time.Minute, "explain-error", "--check", "--endpoints", s.Host(), "too old resource version: 5 (10)")
+	out := r.Stdout + r.Stderr
+	if strings.Contains(out, "answered watch server ") || strings.Contains(out, "list and watch them") || !strings.Contains(r.Stderr, "answered watch configmaps with 403 Forbidden") && !strings.Contains(r.Stderr, "answered list configmaps with 403 Forbidden") {
+		t.Errorf("exit %d: the line does not name the request by its resource:\n%s", r.Code, out)
+	}
+}
+
