@@ -17,7 +17,7 @@ func matchTooLarge(s *signals, d *Diagnosis) bool {
 		// reworded, as the bare words are (adversary try 35 F5: the
 		// lowercase bare "too old" was recognized, "too large" not).
 		if j := strings.Index(s.text, phraseTooLargeLower); j >= 0 {
-			note(d, "the wording is the API server's lowercased, without the numbers it prints with it (\"Too large resource version: N, current: M\"): reworded, so the requested and current RVs are unknown")
+			note(d, "the wording is the API server's lowercased, without the numbers it prints with it (\"Too large resource version: N, current: M\"): reworded, so "+s.unknownRVs("current")+"")
 			return set(d, KindResourceVersionTooLarge, ConfidenceLow, s.text[j:j+len(phraseTooLarge)])
 		}
 	}
@@ -27,7 +27,7 @@ func matchTooLarge(s *signals, d *Diagnosis) bool {
 		// carries "N, current: M". Like the bare "too old resource
 		// version", the text was cut or retold: the class is known, the
 		// numbers are not (fresh user try 33 F5).
-		note(d, "the wording has none of the numbers the API server prints with it (\"Too large resource version: N, current: M\"): the requested and current RVs are unknown, and so is the gap")
+		note(d, "the wording has none of the numbers the API server prints with it (\"Too large resource version: N, current: M\"): "+s.unknownRVs("current")+", and so is the gap")
 		return set(d, KindResourceVersionTooLarge, ConfidenceLow, phraseTooLarge)
 	}
 	if i < 0 || !strings.HasPrefix(s.text[i+len(phraseTooLarge):], ": ") {
@@ -55,7 +55,7 @@ func matchTooLarge(s *signals, d *Diagnosis) bool {
 		// words (adversary try 35 F5: "Too large resource version: ,
 		// current: " was more certain than "Too large resource version").
 		conf = ConfidenceLow
-		note(d, "the numbers the API server prints with these words are empty: the requested and current RVs are unknown, and so is the gap")
+		note(d, "the numbers the API server prints with these words are empty: "+s.unknownRVs("current")+", and so is the gap")
 	case n == "" || m == "":
 		conf = ConfidenceMedium
 	}
@@ -81,7 +81,7 @@ func matchTooOld(s *signals, d *Diagnosis) bool {
 	if x == "" {
 		// The server always prints the requested RV: this text was cut, or
 		// written by a client, a proxy or a fake server.
-		note(d, "the wording has none of the numbers the API server prints with it (\"too old resource version: X (Y)\"): the requested and oldest RVs are unknown, and so is which window expired")
+		note(d, "the wording has none of the numbers the API server prints with it (\"too old resource version: X (Y)\"): "+s.unknownRVs("oldest")+", and so is which window expired")
 		return set(d, KindTooOldResourceVersion, ConfidenceLow, phraseTooOld)
 	}
 	d.RequestedResourceVersion = x
@@ -223,3 +223,16 @@ func etcdMessage(t string, i int, phrase string) string {
 	}
 	return t[start : i+len(phrase)]
 }
+
+// unknownRVs says which RVs a text without its numbers leaves unknown:
+// the requested one is known when the request's own RV was given (--rv,
+// or the request the answer came to), the other ("current", "oldest")
+// never (fresh user try 35 F3: "the requested ... RVs are unknown" beside
+// "requested 5000" of --rv 5000).
+func (s *signals) unknownRVs(other string) string {
+	if s.requested != "" {
+		return "the " + other + " RV is unknown (the requested one, " + s.requested + ", is the request's, not the text's)"
+	}
+	return "the requested and " + other + " RVs are unknown"
+}
+
