@@ -235,4 +235,3 @@ func (s *signals) unknownRVs(other string) string {
 	}
 	return "the requested and " + other + " RVs are unknown"
 }
-
