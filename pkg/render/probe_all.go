@@ -97,7 +97,13 @@ func (p *Printer) probeAllHuman(r ProbeAllReport, verbose bool) error {
 		if row.Error != "" {
 			note = row.Reason + ": " + row.Error
 		}
-		t.Row(row.Resource, orDash(row.CurrentResourceVersion), oldest, width, sourceCell(row), strconv.Itoa(row.Requests), millis(row.Millis), note)
+		current := row.CurrentResourceVersion
+		if row.Error != "" && row.CurrentFrom == probe.CurrentRun {
+			// The run's RV, not this row's measure: its own request
+			// failed (fresh user try 35 F4).
+			current = ""
+		}
+		t.Row(row.Resource, orDash(current), oldest, width, sourceCell(row), strconv.Itoa(row.Requests), millis(row.Millis), note)
 		t.PaintLast(4, sourcePaint(s, row.Source))
 		if note != "" {
 			t.PaintLast(7, s.Bad.Sprint)
@@ -123,9 +129,14 @@ func (p *Printer) probeAllHuman(r ProbeAllReport, verbose bool) error {
 // A row counts as having read its own only when its read answered (fresh
 // user try 31 F6: "1 read their own" of a row whose read was a 403).
 func runCurrentText(c probe.RunWide, rows []ProbeReport) string {
-	shared, own := 0, 0
+	// A failed row measured nothing: it is not counted as sharing the
+	// run's RV (fresh user try 35 F4: "shared by 58 of the 63 rows" of
+	// which 56 were forbidden).
+	shared, own, failed := 0, 0, 0
 	for _, r := range rows {
 		switch {
+		case r.Error != "":
+			failed++
 		case r.CurrentFrom == probe.CurrentRun:
 			shared++
 		case r.CurrentResourceVersion != "":
@@ -133,8 +144,11 @@ func runCurrentText(c probe.RunWide, rows []ProbeReport) string {
 		}
 	}
 	unread := ""
-	if n := len(rows) - shared - own; n > 0 {
-		unread = fmt.Sprintf("; %d read none (its read failed)", n)
+	if n := len(rows) - shared - own - failed; n > 0 {
+		unread = fmt.Sprintf("; %d read none", n)
+	}
+	if failed > 0 {
+		unread += fmt.Sprintf("; the %d failed left out", failed)
 	}
 	if c.Current == 0 || shared == 0 {
 		if own == 0 {

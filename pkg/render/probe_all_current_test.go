@@ -27,8 +27,14 @@ func TestRunCurrentTextClaimsOnlyTheRowsThatShared(t *testing.T) {
 // those that read their own (fresh user try 31 F6).
 func TestRunCurrentTextCountsOnlyTheReadsThatAnswered(t *testing.T) {
 	c := probe.RunWide{Current: 564, From: "secrets", Reads: 1}
-	rows := []ProbeReport{{CurrentFrom: probe.CurrentOwn}, {CurrentFrom: probe.CurrentRun}}
-	if got := runCurrentText(c, rows); strings.Contains(got, "read their own") || !strings.Contains(got, "1 read none (its read failed)") {
+	rows := []ProbeReport{{CurrentFrom: probe.CurrentOwn, Error: "forbidden"}, {CurrentFrom: probe.CurrentRun}}
+	if got := runCurrentText(c, rows); strings.Contains(got, "read their own") || !strings.Contains(got, "shared by 1 of the 2 rows; the 1 failed left out") {
 		t.Errorf("a failed own read: %q", got)
+	}
+	// fresh user try 35 F4: a row whose watch was refused measured
+	// nothing: not among those that shared the run's RV.
+	rows = []ProbeReport{{CurrentFrom: probe.CurrentRun, Error: "forbidden"}, {CurrentFrom: probe.CurrentRun, Error: "forbidden"}, {CurrentFrom: probe.CurrentRun}}
+	if got := runCurrentText(c, rows); !strings.Contains(got, "shared by 1 of the 3 rows; the 2 failed left out") {
+		t.Errorf("failed rows that used the run's RV: %q", got)
 	}
 }
