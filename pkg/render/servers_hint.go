@@ -1,6 +1,8 @@
 package render
 
 import (
+	"crypto/x509"
+	"errors"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/servers"
@@ -46,7 +48,7 @@ func serverHint(s *servers.Server, resource string) string {
 	case string(diagnose.FailureUnreachable):
 		return "this address cannot be reached from here: if the servers sit on a private network, set proxy-url in the kubeconfig (a bastion), or give reachable addresses with --endpoints"
 	case string(diagnose.FailureTLS):
-		return "the server's certificate must name the kubeconfig's server (it is verified against that name); check the certificate-authority"
+		return tlsHint(s.Err)
 	case string(diagnose.FailureUnauthorized):
 		return "the kubeconfig's credentials were rejected by this server"
 	case string(diagnose.FailureForbidden):
@@ -96,4 +98,19 @@ func ThrottledFix(err error) string {
 		return "API Priority and Fairness is throttling (429 Too Many Requests with its X-Kubernetes-PF-* headers): lower --qps or retry later"
 	}
 	return "the server answered 429 Too Many Requests, not marked as API Priority and Fairness's rejection (the server's max-in-flight limit, or a proxy or a load balancer in front, may have sent it): lower --qps or retry later"
+}
+
+// tlsHint is the fix of a failed TLS handshake, by what failed (fresh user
+// try 35 F5: an unknown authority was told to check the certificate's
+// name).
+func tlsHint(err error) string {
+	var unknown x509.UnknownAuthorityError
+	var name x509.HostnameError
+	switch {
+	case errors.As(err, &unknown):
+		return "the server's certificate is signed by an authority the kubeconfig's certificate-authority does not hold: every API server given must be signed by it; check the certificate-authority"
+	case errors.As(err, &name):
+		return "the server's certificate does not name the kubeconfig's server, which it is verified against; check that the address is this cluster's API server"
+	}
+	return "check the certificate-authority of the kubeconfig, and that the address is this cluster's API server"
 }

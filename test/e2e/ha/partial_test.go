@@ -54,6 +54,10 @@ func TestServersPartialFailureRule(t *testing.T) {
 				if c.code == 12 && strings.Contains(r.Stdout, "served at once by every server") {
 					t.Errorf("one server failed, yet the verdict speaks for every server:\n%s", r.Stdout)
 				}
+				// Another CA is no name mismatch (fresh user try 35 F5).
+				if strings.Contains(c.endpoints, badTLS) && (!strings.Contains(r.Stdout+r.Stderr, "signed by an authority the kubeconfig's certificate-authority does not hold") || strings.Contains(r.Stdout+r.Stderr, "must name the kubeconfig's server")) {
+					t.Errorf("the TLS hint does not say the certificate's authority is unknown:\n%s\n%s", r.Stdout, r.Stderr)
+				}
 			})
 		}
 	}
