@@ -153,7 +153,7 @@ func (o *WatchOptions) Validate(cmd *cobra.Command) error {
 			if o.RV != "" && strings.Trim(o.RV, "0123456789") == "" {
 				return err // a number too large: validateRV says so
 			}
-			return usageErrorf(cmd, "--rv %q is not a start: use 0, a resourceVersion such as 12345, or list", o.RV)
+			return usageErrorf(cmd, "--rv %q is not a start: use 0, a resourceVersion such as 12345, or list, or leave --rv out to watch from the current state (RV unset)", o.RV)
 		}
 	}
 	if o.SendInitialEvents && o.RV == rvList {
