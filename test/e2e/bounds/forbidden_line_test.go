@@ -68,4 +68,3 @@ func TestAForbiddenServerOfTheCheckIsNamedByItsRequest(t *testing.T) {
 		t.Errorf("exit %d: the line does not name the request by its resource:\n%s", r.Code, out)
 	}
 }
-
