@@ -19,10 +19,7 @@ const (
 	// errors.go NewTooLargeResourceVersionError, wrapped by apimachinery
 	// NewTimeoutError as "Timeout: %s".
 	phraseTooLarge = "Too large resource version"
-	// phraseTooLargeLower: the same words lowercased (a log pipeline's),
-	// read as reworded (matchTooLarge).
-	phraseTooLargeLower = "too large resource version"
-	qualCurrent         = ", current: "
+	qualCurrent    = ", current: "
 	// etcd3/errors.go.
 	phraseWatchTooOld    = "The resourceVersion for the provided watch is too old."
 	phraseListTooOld     = "The resourceVersion for the provided list is too old" // no period: the plugin's own list error reads "too old: Do not list ..." (WithFix)

@@ -10,16 +10,44 @@ import (
 	"github.com/watchrv/kubectl-watchrv/internal/rv"
 )
 
+// phraseAt finds phrase in text as the API server writes it, else with
+// its first letter in the other case (a log pipeline or a client that
+// capitalizes or lowercases a message): reworded then. One rule for both
+// RV phrases (adversary try 35 F5, try 36 F3 and F7: the lowercase
+// TooLarge lost its numbers, the capitalized Expired was unrecognized).
+func phraseAt(text, phrase string) (int, bool) {
+	if i := strings.Index(text, phrase); i >= 0 {
+		return i, false
+	}
+	return strings.Index(text, caseVariant(phrase)), true
+}
+
+// caseVariant is phrase with its first letter in the other case.
+func caseVariant(phrase string) string {
+	first := phrase[:1]
+	if up := strings.ToUpper(first); up != first {
+		return up + phrase[1:]
+	}
+	return strings.ToLower(first) + phrase[1:]
+}
+
+// rewordedNote says a phrase was found only in another case: the numbers
+// read from it are kept, the confidence is at most medium.
+func rewordedNote(d *Diagnosis, phrase string) {
+	note(d, fmt.Sprintf("the words are the API server's with their first letter in another case (it writes %q): the line was reworded", phrase))
+}
+
+func capMedium(c string) string {
+	if c == ConfidenceHigh {
+		return ConfidenceMedium
+	}
+	return c
+}
+
 func matchTooLarge(s *signals, d *Diagnosis) bool {
-	i := strings.Index(s.text, phraseTooLarge)
-	if i < 0 && !s.causeLarge {
-		// The words lowercased (a log pipeline that lowercases):
-		// reworded, as the bare words are (adversary try 35 F5: the
-		// lowercase bare "too old" was recognized, "too large" not).
-		if j := strings.Index(s.text, phraseTooLargeLower); j >= 0 {
-			note(d, "the wording is the API server's lowercased, without the numbers it prints with it (\"Too large resource version: N, current: M\"): reworded, so "+s.unknownRVs("current")+"")
-			return set(d, KindResourceVersionTooLarge, ConfidenceLow, s.text[j:j+len(phraseTooLarge)])
-		}
+	i, reworded := phraseAt(s.text, phraseTooLarge)
+	if i >= 0 && reworded {
+		rewordedNote(d, phraseTooLarge)
 	}
 	if i >= 0 && !strings.HasPrefix(s.text[i+len(phraseTooLarge):], ": ") && !s.causeLarge {
 		// The words alone are the status cause's message (client-go's
@@ -28,7 +56,7 @@ func matchTooLarge(s *signals, d *Diagnosis) bool {
 		// version", the text was cut or retold: the class is known, the
 		// numbers are not (fresh user try 33 F5).
 		note(d, "the wording has none of the numbers the API server prints with it (\"Too large resource version: N, current: M\"): "+s.unknownRVs("current")+", and so is the gap")
-		return set(d, KindResourceVersionTooLarge, ConfidenceLow, phraseTooLarge)
+		return set(d, KindResourceVersionTooLarge, ConfidenceLow, s.text[i:i+len(phraseTooLarge)])
 	}
 	if i < 0 || !strings.HasPrefix(s.text[i+len(phraseTooLarge):], ": ") {
 		if !s.causeLarge {
@@ -66,13 +94,20 @@ func matchTooLarge(s *signals, d *Diagnosis) bool {
 	if s.says(429, "TooManyRequests") {
 		kind = KindConsistentReadCacheLagging
 	}
+	if reworded {
+		conf = capMedium(conf)
+	}
 	return set(d, kind, conf, s.text[start:end])
 }
 
 func matchTooOld(s *signals, d *Diagnosis) bool {
-	i := strings.Index(s.text, phraseTooOld)
+	i, reworded := phraseAt(s.text, phraseTooOld)
 	if i < 0 {
 		return false
+	}
+	if reworded {
+		rewordedNote(d, phraseTooOld)
+		defer func() { d.Confidence = capMedium(d.Confidence) }()
 	}
 	x, j := "", i+len(phraseTooOld)
 	if strings.HasPrefix(s.text[j:], ": ") {
@@ -82,7 +117,7 @@ func matchTooOld(s *signals, d *Diagnosis) bool {
 		// The server always prints the requested RV: this text was cut, or
 		// written by a client, a proxy or a fake server.
 		note(d, "the wording has none of the numbers the API server prints with it (\"too old resource version: X (Y)\"): "+s.unknownRVs("oldest")+", and so is which window expired")
-		return set(d, KindTooOldResourceVersion, ConfidenceLow, phraseTooOld)
+		return set(d, KindTooOldResourceVersion, ConfidenceLow, s.text[i:i+len(phraseTooOld)])
 	}
 	d.RequestedResourceVersion = x
 	if strings.HasPrefix(s.text[j:], " (") {

@@ -326,7 +326,13 @@ var samples = []sample{
 	// adversary try 35 F5: the words lowercased by a log pipeline, and the
 	// form with its numbers emptied, are no more certain than the bare words.
 	{name: "bare too large lowercased", text: `failed to list *v1.ConfigMap: too large resource version`,
-		class: ClassTooLarge, kind: KindResourceVersionTooLarge, conf: ConfidenceLow, note: "lowercased"},
+		class: ClassTooLarge, kind: KindResourceVersionTooLarge, conf: ConfidenceLow, note: "another case"},
+	// adversary try 36 F3, F7: the numbers are read whatever the case of
+	// the first letter; reworded, at most medium.
+	{name: "too large lowercased with numbers", text: `Error from server (Timeout): too large resource version: 9000, current: 8990`,
+		class: ClassTooLarge, kind: KindResourceVersionTooLarge, conf: ConfidenceMedium, req: "9000", gap: "10", note: "another case"},
+	{name: "too old capitalized", text: `Too old resource version: 214 (257)`,
+		class: ClassExpired, kind: KindWatchCacheWindow, conf: ConfidenceMedium, req: "214", old: "257", gap: "43", note: "another case"},
 	{name: "too large with empty numbers", text: `Timeout: Too large resource version: , current: `,
 		class: ClassTooLarge, kind: KindResourceVersionTooLarge, conf: ConfidenceLow, note: "are empty"},
 	{name: "bare too large in a log", text: `E1206 20:58:01.123456   4242 reflector.go:166] "Unhandled Error" err="failed to list *v1.ConfigMap: Too large resource version"`,

@@ -15,7 +15,7 @@ import (
 
 func strongAnchors() []string {
 	a := []string{
-		phraseTooOld, phraseTooLarge, phraseTooLargeLower, phraseWatchTooOld, phraseListTooOld,
+		phraseTooOld, phraseTooLarge, caseVariant(phraseTooOld), caseVariant(phraseTooLarge), phraseWatchTooOld, phraseListTooOld,
 		phraseContinueTooOld, phraseFromTooOld, phraseCompacted, phraseFutureRev, phraseInternal, phraseServerErr,
 		phraseV2Cleared, phraseConflict, phraseInitializing, phraseSetOnCreate, phraseMissingOnUpdate, phrasePrevKvNil,
 		"ResourceVersionTooLarge", phraseWatchOf, phraseJavaExpired, phraseFabric8Gone, phraseJavaGone, phraseWatchListOff,
