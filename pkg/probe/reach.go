@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/watchstream"
 )
 
@@ -75,6 +76,12 @@ func TryWatchThrough(ctx context.Context, c *apiclient.Client, t apiclient.Targe
 			}
 		}
 	}()
+	// Every event is held to the Watch contract, as watch holds it (the
+	// one judge, watchstream.Contract): a replay out of order, or of an
+	// object the request excluded, is the server's breach, never a watch
+	// that "works" (adversary try 36 F2). A bookmark is no change: it
+	// says the changes up to its RV were sent (try 36 F6).
+	contract := watchstream.NewContract(t, wo)
 	n, last := 0, rv
 	timer := clk.NewTimer(silence)
 	defer timer.Stop()
@@ -108,7 +115,14 @@ func TryWatchThrough(ctx context.Context, c *apiclient.Client, t apiclient.Targe
 				}
 				return res
 			}
-			n++
+			if why := contract.Judge(e.ev); why != "" {
+				res.Outcome, res.failed = OutcomeFatal, &diagnose.ContractError{Contract: "Watch", Breach: fmt.Sprintf("the watch from RV %d: %s", rv, why)}
+				res.Evidence = "this API server broke the Watch contract: " + why
+				return res
+			}
+			if e.ev.Type != watchstream.EventBookmark {
+				n++
+			}
 			if v, ok := apiclient.ParseRV(e.ev.Object.ResourceVersion); ok && v > last {
 				last = v
 			}
