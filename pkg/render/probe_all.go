@@ -98,7 +98,7 @@ func (p *Printer) probeAllHuman(r ProbeAllReport, verbose bool) error {
 			note = row.Reason + ": " + row.Error
 		}
 		current := row.CurrentResourceVersion
-		if row.Error != "" && row.CurrentFrom == probe.CurrentRun {
+		if row.Error != "" && row.CurrentFrom == probe.CurrentRun && !readsRunRV(r.CurrentRV, row) {
 			// The run's RV, not this row's measure: its own request
 			// failed (fresh user try 35 F4).
 			current = ""
@@ -135,7 +135,7 @@ func runCurrentText(c probe.RunWide, rows []ProbeReport) string {
 	shared, own, failed := 0, 0, 0
 	for _, r := range rows {
 		switch {
-		case r.Error != "":
+		case r.Error != "" && !readsRunRV(c, r):
 			failed++
 		case r.CurrentFrom == probe.CurrentRun:
 			shared++
@@ -172,3 +172,12 @@ func runCurrentText(c probe.RunWide, rows []ProbeReport) string {
 	}
 	return out
 }
+
+// readsRunRV: row's own list read the run's current RV (its watch may
+// have failed after it): that value was measured by the row, and it is
+// shown and counted as shared (adversary try 36 F1: "-" in the row whose
+// list the summary named).
+func readsRunRV(c probe.RunWide, row ProbeReport) bool {
+	return c.Current != 0 && row.CurrentFrom == probe.CurrentRun && c.From == row.Resource
+}
+

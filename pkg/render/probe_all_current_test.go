@@ -38,3 +38,14 @@ func TestRunCurrentTextCountsOnlyTheReadsThatAnswered(t *testing.T) {
 		t.Errorf("failed rows that used the run's RV: %q", got)
 	}
 }
+
+// The row whose list read the run's RV measured it, though its watch
+// failed (adversary try 36 F1).
+func TestTheRowThatReadTheRunsRVKeepsIt(t *testing.T) {
+	c := probe.RunWide{Current: 400, From: "configmaps", Reads: 1}
+	rows := []ProbeReport{{Resource: "configmaps", CurrentFrom: probe.CurrentRun, CurrentResourceVersion: "400", Error: "forbidden"}, {Resource: "secrets", CurrentFrom: probe.CurrentRun, CurrentResourceVersion: "400", Error: "forbidden"}}
+	if got := runCurrentText(c, rows); !strings.Contains(got, "shared by 1 of the 2 rows; the 1 failed left out") {
+		t.Errorf("the reading row failed its watch: %q", got)
+	}
+}
+
