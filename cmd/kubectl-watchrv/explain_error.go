@@ -250,8 +250,16 @@ func (o *ExplainErrorOptions) Run(ctx context.Context) error {
 			e.Diagnosis = diagnose.Reconcile(d, c)
 		}
 	}
-	if err := o.printExplanation(ctx, p, e); err != nil {
-		return err
+	printed := o.printExplanation(ctx, p, e)
+	var breach *diagnose.ContractError
+	if errors.As(checkErr, &breach) {
+		// --check's own answer broke the List or Watch contract: that
+		// gives the run its code (1), whatever the servers' rows gave
+		// (adversary try 36 F4: 12 or 7 with --endpoints that failed).
+		return fmt.Errorf("--check: %w", checkErr)
+	}
+	if printed != nil {
+		return printed
 	}
 	if strings.Count(strings.TrimSpace(o.message), "\n") > 0 {
 		// Several lines may hold several errors: say so rather than hide them.

@@ -55,3 +55,22 @@ func TestACheckedReplayIsHeldToTheWatchContract(t *testing.T) {
 		})
 	}
 }
+
+// TestACheckBreachOutranksTheServersFailures (adversary try 36 F4): the
+// one-server check's own list answered below the RV it asked for broke
+// the List contract: exit 1 with that line, whatever the --endpoints
+// rows gave (12 or 7 before).
+func TestACheckBreachOutranksTheServersFailures(t *testing.T) {
+	good, kc := framework.ServeScript(t, nil) // lists answer at RV 100, whatever is asked
+	forbidden := framework.ScriptAnswer{Code: 403, Type: "application/json", Body: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"configmaps is forbidden","reason":"Forbidden","code":403}`}
+	bad, _ := framework.ServeScript(t, map[string]framework.ScriptAnswer{
+		"/api/v1/namespaces/default/configmaps": forbidden, "/api/v1/namespaces/default/configmaps?watch": forbidden,
+	})
+	for _, endpoints := range []string{good.Host() + "," + bad.Host(), bad.Host()} {
+		r := framework.Run(t, kc, time.Minute, "explain-error", "--check", "-n", "default", "--endpoints", endpoints, "Too large resource version: 9000, current: 8990")
+		if r.Code != 1 || !strings.Contains(r.Stderr, "error: --check: this API server broke the List contract") {
+			t.Errorf("--endpoints %s: exit %d, want 1 and the check's breach:\n%s%s", endpoints, r.Code, r.Stdout, r.Stderr)
+		}
+	}
+}
+
