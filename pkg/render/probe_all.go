@@ -180,4 +180,3 @@ func runCurrentText(c probe.RunWide, rows []ProbeReport) string {
 func readsRunRV(c probe.RunWide, row ProbeReport) bool {
 	return c.Current != 0 && row.CurrentFrom == probe.CurrentRun && c.From == row.Resource
 }
-

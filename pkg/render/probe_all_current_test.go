@@ -48,4 +48,3 @@ func TestTheRowThatReadTheRunsRVKeepsIt(t *testing.T) {
 		t.Errorf("the reading row failed its watch: %q", got)
 	}
 }
-

@@ -73,4 +73,3 @@ func TestACheckBreachOutranksTheServersFailures(t *testing.T) {
 		}
 	}
 }
-
