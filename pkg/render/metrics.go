@@ -28,7 +28,13 @@ func metricsKV(m *metrics.Report) [][2]string {
 		events += fmt.Sprintf(" (%s during the probe's %.1fs: %.1f/s)", fmtNum(*m.EventsDuringProbe), m.Seconds, *m.EventRate)
 	}
 	cacheRV := metricNum(m, metrics.FamilyResourceVersion, m.ResourceVersion)
-	if m.CacheLag != nil {
+	switch {
+	case m.CacheLag == nil:
+	case *m.CacheLag < 0:
+		// Read after the current RV, the cache had moved past it (fresh
+		// user try 36 F2: "-1 behind").
+		cacheRV += fmt.Sprintf(" (%d ahead of the current RV, which was read before it)", -*m.CacheLag)
+	default:
 		cacheRV += fmt.Sprintf(" (%d behind the current RV)", *m.CacheLag)
 	}
 	terminated := metricNum(m, metrics.FamilyTerminatedWatchers, m.TerminatedWatchers)
