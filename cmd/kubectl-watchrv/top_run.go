@@ -368,7 +368,10 @@ func (o *TopOptions) metricsError(err error, server string) error {
 	case diagnose.FailureForbidden:
 		// Named as every command's 403 is: the server, the request and
 		// the status, then the server's words (adversary try 35 F4).
-		return withCode(ExitForbidden, fmt.Errorf("forbidden: the API server at %s answered get /metrics with 403 Forbidden: %w: top reads GET /metrics, which needs "+metricsNeeds, text.RedactURL(server), err))
+		// apiclient.AnswerWords: the one way an answer is said, as the
+		// --endpoints line says it (fresh user try 36 F3).
+		said, _ := apiclient.AnswerWords("the API server at "+text.RedactURL(server), "get", "/metrics", err)
+		return withCode(ExitForbidden, &worded{msg: "forbidden: " + said + ": top reads GET /metrics, which needs " + metricsNeeds, err: err})
 	case diagnose.FailureUnbounded:
 		// The request is named short, without its server
 		// (apiclient.RequestName: "GET /metrics (21 families)"): the

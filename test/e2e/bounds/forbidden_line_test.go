@@ -44,8 +44,10 @@ func TestTopsForbiddenLineNamesTheAnswer(t *testing.T) {
 	s, kc := framework.ServeScript(t, map[string]framework.ScriptAnswer{
 		"/metrics": {Code: 403, Type: "application/json", Body: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"forbidden: User \"nobody\" cannot get path \"/metrics\"","reason":"Forbidden","details":{},"code":403}`},
 	})
+	// As the --endpoints run's line says the same answer (fresh user try
+	// 36 F3): the one describer, apiclient.AnswerWords.
 	r := framework.Run(t, kc, time.Minute, "top", "--once", "--interval", "1s")
-	want := "error: forbidden: the API server at " + s.URL() + " answered get /metrics with 403 Forbidden: forbidden: User \"nobody\" cannot get path \"/metrics\": top reads GET /metrics, which needs a ClusterRole"
+	want := "error: forbidden: the API server at " + s.URL() + " answered get /metrics with 403 forbidden: User \"nobody\" cannot get path \"/metrics\": top reads GET /metrics, which needs a ClusterRole"
 	if r.Code != 7 || !strings.Contains(r.Stderr, want) {
 		t.Errorf("exit %d, want 7 and %q:\n%s", r.Code, want, r.Stderr)
 	}
