@@ -92,10 +92,23 @@ func StartInformer(kubeconfig, namespace, dir, name string, extra ...string) (*I
 
 // Pause freezes the informer (SIGSTOP): it reads nothing and sends nothing
 // until Resume.
-func (in *Informer) Pause() error { return in.cmd.Process.Signal(syscall.SIGSTOP) }
+func (in *Informer) Pause() error { return in.signal(syscall.SIGSTOP, "freeze") }
 
 // Resume continues a paused informer (SIGCONT).
-func (in *Informer) Resume() error { return in.cmd.Process.Signal(syscall.SIGCONT) }
+func (in *Informer) Resume() error { return in.signal(syscall.SIGCONT, "thaw") }
+
+// signal sends sig, or says that the informer had already exited, how,
+// and where its output is (fresh user try 36 F1: "os: process already
+// finished" ended make serve under load, naming no process: a frozen
+// informer exits only when killed, the OOM killer's SIGKILL included).
+func (in *Informer) signal(sig syscall.Signal, what string) error {
+	select {
+	case <-in.done:
+		return fmt.Errorf("cannot %s the informer %s (pid %d): it had exited (%v); its stderr: %s, its log: %s", what, in.Name, in.cmd.Process.Pid, in.exitErr, filepath.Join(filepath.Dir(in.LogPath), in.Name+".stderr"), in.LogPath)
+	default:
+	}
+	return in.cmd.Process.Signal(sig)
+}
 
 // Stop sends SIGTERM and waits up to grace for a clean exit; it returns the
 // exit error (nil for exit 0), or an error if it had to be killed.
