@@ -106,7 +106,12 @@ func ThrottledFix(err error) string {
 func tlsHint(err error) string {
 	var unknown x509.UnknownAuthorityError
 	var name x509.HostnameError
+	var invalid x509.CertificateInvalidError
 	switch {
+	case errors.As(err, &invalid) && invalid.Reason == x509.Expired:
+		// adversary try 36 F5: an expired certificate was told to check
+		// the certificate-authority.
+		return "the server's certificate is outside its validity dates (expired, or not yet valid by this machine's clock): renew it, or check the clock"
 	case errors.As(err, &unknown):
 		return "the server's certificate is signed by an authority the kubeconfig's certificate-authority does not hold: every API server given must be signed by it; check the certificate-authority"
 	case errors.As(err, &name):
