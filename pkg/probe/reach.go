@@ -82,7 +82,10 @@ func TryWatchThrough(ctx context.Context, c *apiclient.Client, t apiclient.Targe
 	// that "works" (adversary try 36 F2). A bookmark is no change: it
 	// says the changes up to its RV were sent (try 36 F6).
 	contract := watchstream.NewContract(t, wo)
-	n, last := 0, rv
+	// n counts the changes, seen every event (a bookmark too): a stream
+	// that ended after a bookmark did not end "before any event"
+	// (adversary try 37 F1).
+	n, seen, last := 0, 0, rv
 	timer := clk.NewTimer(silence)
 	defer timer.Stop()
 	for {
@@ -102,8 +105,8 @@ func TryWatchThrough(ctx context.Context, c *apiclient.Client, t apiclient.Targe
 			return res
 		case e := <-events:
 			switch {
-			case e.err != nil && n > 0 && (errors.Is(e.err, io.EOF) || errors.Is(e.err, io.ErrUnexpectedEOF)):
-				res.Outcome, res.Evidence = OutcomeTransient, fmt.Sprintf("the stream ended after %d change(s) (the last at RV %d), before the current RV %d", n, last, current)
+			case e.err != nil && seen > 0 && (errors.Is(e.err, io.EOF) || errors.Is(e.err, io.ErrUnexpectedEOF)):
+				res.Outcome, res.Evidence = OutcomeTransient, fmt.Sprintf("the stream ended after %d change(s) and %d other event(s) (up to RV %d), before the current RV %d", n, seen-n, last, current)
 				if !errors.Is(e.err, io.EOF) {
 					res.failed = e.err // cut mid-event: a broken connection (exit 4)
 				}
@@ -120,10 +123,15 @@ func TryWatchThrough(ctx context.Context, c *apiclient.Client, t apiclient.Targe
 				res.Evidence = "this API server broke the Watch contract: " + why
 				return res
 			}
-			if e.ev.Type != watchstream.EventBookmark {
+			seen++
+			bookmark := e.ev.Type == watchstream.EventBookmark
+			if !bookmark {
 				n++
 			}
-			if v, ok := apiclient.ParseRV(e.ev.Object.ResourceVersion); ok && v > last {
+			// A bookmark the request did not ask for proves nothing of
+			// how far the watch reached (watch says it "sent unasked";
+			// adversary try 37 F1).
+			if v, ok := apiclient.ParseRV(e.ev.Object.ResourceVersion); ok && v > last && (!bookmark || wo.AllowBookmarks) {
 				last = v
 			}
 			if last >= current || n >= maxReachEvents {
