@@ -116,8 +116,11 @@ func Explain(start, end *Snapshot, group, resource string, p ProbeFacts) Report 
 		}
 	}
 	if r.ResourceVersion != nil && p.Current > 0 {
-		// The gauge keeps only the 15 least significant digits.
-		lag := int64(p.Current%1e15) - int64(*r.ResourceVersion)
+		// The gauge keeps only the 15 least significant digits: the lag
+		// is taken modulo 10^15, the nearer way round, so that a current
+		// RV past 10^15 (the gauge wrapped) is not read as a cache
+		// 999999999999994 ahead (adversary try 37 F2).
+		lag := cacheLag(p.Current, *r.ResourceVersion)
 		r.CacheLag = &lag
 	}
 	r.Limit, r.LimitText, r.Evidence = explainWindow(r, before, p)
@@ -144,4 +147,16 @@ func orZero(f *float64) float64 {
 		return 0
 	}
 	return *f
+}
+
+// cacheLag is how far the watch cache's RV gauge (its 15 least significant
+// digits) is behind current: negative when ahead, the nearer way round
+// modulo 10^15.
+func cacheLag(current uint64, gauge float64) int64 {
+	const mod = int64(1e15)
+	lag := ((int64(current%1e15)-int64(gauge))%mod + mod) % mod
+	if lag > mod/2 {
+		lag -= mod
+	}
+	return lag
 }
