@@ -14,6 +14,7 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/follow"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
+	"github.com/watchrv/kubectl-watchrv/pkg/render"
 )
 
 // requestError turns a failed request into one actionable line, keeping the
@@ -77,7 +78,7 @@ func (o *RootOptions) describeRequestError(err error, verb, what string, sent di
 	case diagnose.FailureUnreachable:
 		return fmt.Errorf("cannot reach %s: %w: check --server, --context or --kubeconfig, and that the cluster is up", server, err)
 	case diagnose.FailureTLS:
-		return fmt.Errorf("TLS handshake with %s failed: %w: check the certificate-authority of the kubeconfig (or --certificate-authority)", server, err)
+		return fmt.Errorf("TLS handshake with %s failed: %w: %s", server, err, render.TLSHint(err))
 	case diagnose.FailureUnauthorized:
 		if note := o.credentials.rerunNote(); note != "" {
 			return fmt.Errorf("%s rejected the credentials (401 Unauthorized): %w: %s: log in again with the plugin, or choose another --user/--context", server, err, note)

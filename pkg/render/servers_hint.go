@@ -3,6 +3,7 @@ package render
 import (
 	"crypto/x509"
 	"errors"
+	"fmt"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/servers"
@@ -48,7 +49,7 @@ func serverHint(s *servers.Server, resource string) string {
 	case string(diagnose.FailureUnreachable):
 		return "this address cannot be reached from here: if the servers sit on a private network, set proxy-url in the kubeconfig (a bastion), or give reachable addresses with --endpoints"
 	case string(diagnose.FailureTLS):
-		return tlsHint(s.Err)
+		return TLSHint(s.Err)
 	case string(diagnose.FailureUnauthorized):
 		return "the kubeconfig's credentials were rejected by this server"
 	case string(diagnose.FailureForbidden):
@@ -100,10 +101,11 @@ func ThrottledFix(err error) string {
 	return "the server answered 429 Too Many Requests, not marked as API Priority and Fairness's rejection (the server's max-in-flight limit, or a proxy or a load balancer in front, may have sent it): lower --qps or retry later"
 }
 
-// tlsHint is the fix of a failed TLS handshake, by what failed (fresh user
-// try 35 F5: an unknown authority was told to check the certificate's
-// name).
-func tlsHint(err error) string {
+// TLSHint is the fix of a failed TLS handshake, by what failed: the one
+// hint of every command's line and every server row (fresh user try 35
+// F5: an unknown authority was told to check the certificate's name;
+// adversary try 37 F3: one-server lines had another hint than the rows).
+func TLSHint(err error) string {
 	var unknown x509.UnknownAuthorityError
 	var name x509.HostnameError
 	var invalid x509.CertificateInvalidError
@@ -115,7 +117,9 @@ func tlsHint(err error) string {
 	case errors.As(err, &unknown):
 		return "the server's certificate is signed by an authority the kubeconfig's certificate-authority does not hold: every API server given must be signed by it; check the certificate-authority"
 	case errors.As(err, &name):
-		return "the server's certificate does not name the kubeconfig's server, which it is verified against; check that the address is this cluster's API server"
+		// The name it was verified against: the kubeconfig's server, or
+		// its tls-server-name when set (adversary try 37 F4).
+		return fmt.Sprintf("the server's certificate does not name %q, the name it is verified against (the kubeconfig's server, or its tls-server-name when set); check that the address is this cluster's API server", name.Host)
 	}
 	return "check the certificate-authority of the kubeconfig, and that the address is this cluster's API server"
 }

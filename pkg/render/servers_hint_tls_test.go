@@ -19,10 +19,10 @@ func TestTLSHintSaysWhatFailed(t *testing.T) {
 		want string
 	}{
 		{wrap(x509.UnknownAuthorityError{}), "signed by an authority the kubeconfig's certificate-authority does not hold"},
-		{wrap(x509.HostnameError{Host: "127.0.0.1"}), "does not name the kubeconfig's server"},
+		{wrap(x509.HostnameError{Host: "127.0.0.1"}), "does not name \"127.0.0.1\", the name it is verified against"},
 		{wrap(x509.CertificateInvalidError{Reason: x509.Expired}), "outside its validity dates"},
 	} {
-		if got := tlsHint(c.err); !strings.Contains(got, c.want) {
+		if got := TLSHint(c.err); !strings.Contains(got, c.want) {
 			t.Errorf("%v: hint %q, want %q", c.err, got, c.want)
 		}
 	}
