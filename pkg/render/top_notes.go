@@ -144,13 +144,16 @@ func topCost(r TopReport) string {
 	case r.Refresh > 1:
 		per, full = "1 per server: the first sample is the previous refresh's second", 1
 	case !secondSampleSent(r.Servers):
-		per, full = "1 per server: no second sample was asked for, as no server answered the first", 1
+		per, full = "1 per server: no second sample was asked for, as no server's first could be read", 1
 	}
 	per += fewerReads(r.Servers, full)
 	s := fmt.Sprintf("%d GET /metrics for this interval (%s), %s read", r.Cost.Reads, per, apiclient.Bytes(r.Cost.Bytes))
 	switch {
 	case r.Cost.Bytes == 0 && !r.Cost.Filtered && len(r.Cost.Unfiltered) == 0:
-		s += "; no server answered"
+		// An answer refused (a 403) or unreadable is an answer: what
+		// failed is said by each server's line (adversary try 37 F6:
+		// "no server answered" after a 403 and a 200).
+		s += "; no server's /metrics could be read (each server's line says why)"
 	case r.Cost.Filtered:
 		s += fmt.Sprintf("; filtered by name[]: the server(s) sent only families of the %d top asks for (a family a server does not expose is named under Not exposed)", r.Cost.Families)
 	default:
