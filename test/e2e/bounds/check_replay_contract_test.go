@@ -66,7 +66,7 @@ func TestACheckedReplayIsHeldToTheWatchContract(t *testing.T) {
 // rows gave (12 or 7 before).
 func TestACheckBreachOutranksTheServersFailures(t *testing.T) {
 	good, kc := framework.ServeScript(t, nil) // lists answer at RV 100, whatever is asked
-	forbidden := framework.ScriptAnswer{Code: 403, Type: "application/json", Body: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"configmaps is forbidden","reason":"Forbidden","code":403}`}
+	forbidden := framework.StatusAnswer(403, "Forbidden", "configmaps is forbidden")
 	bad, _ := framework.ServeScript(t, map[string]framework.ScriptAnswer{
 		"/api/v1/namespaces/default/configmaps": forbidden, "/api/v1/namespaces/default/configmaps?watch": forbidden,
 	})

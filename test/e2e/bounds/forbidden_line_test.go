@@ -17,12 +17,7 @@ import (
 // says it, on every one-target command; exit 7; never "forbidden:
 // forbidden:".
 func TestAForbiddenLineNamesTheAnswer(t *testing.T) {
-	forbidden := framework.ScriptAnswer{Code: 403, Type: "application/json", Body: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"configmaps is forbidden: User \"u\" cannot list resource \"configmaps\"","reason":"Forbidden","details":{"kind":"configmaps"},"code":403}`}
-	script := map[string]framework.ScriptAnswer{}
-	for _, p := range []string{"/api/v1/namespaces/default/configmaps", "/api/v1/configmaps"} {
-		script[p], script[p+"?watch"] = forbidden, forbidden
-	}
-	s, kc := framework.ServeScript(t, script)
+	s, kc := serveForbiddenConfigmaps(t)
 	line := regexp.MustCompile(`(?m)^error: (no watch of this session succeeded \(1 failed attempt\(s\) in a row since [0-9:]+\): )?forbidden: the API server at ` + regexp.QuoteMeta(s.URL()) + ` answered (list|watch) configmaps with 403 Forbidden: configmaps is forbidden: `)
 	for _, args := range [][]string{
 		{"list", "cm"}, {"list", "cm", "--rv-only"}, {"watch", "cm", "--timeout", "2s"}, {"watch", "cm", "--rv", "list", "--timeout", "2s"},
@@ -58,15 +53,21 @@ func TestTopsForbiddenLineNamesTheAnswer(t *testing.T) {
 // (fresh user try 35 F1: "answered watch server 127.0.0.1:21207 with
 // 403", "it needs RBAC permission to list and watch them").
 func TestAForbiddenServerOfTheCheckIsNamedByItsRequest(t *testing.T) {
-	forbidden := framework.ScriptAnswer{Code: 403, Type: "application/json", Body: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"configmaps is forbidden: User \"u\" cannot list resource \"configmaps\"","reason":"Forbidden","details":{"kind":"configmaps"},"code":403}`}
-	script := map[string]framework.ScriptAnswer{}
-	for _, p := range []string{"/api/v1/namespaces/default/configmaps", "/api/v1/configmaps"} {
-		script[p], script[p+"?watch"] = forbidden, forbidden
-	}
-	s, kc := framework.ServeScript(t, script)
+	s, kc := serveForbiddenConfigmaps(t)
 	r := framework.Run(t, kc, time.Minute, "explain-error", "--check", "--endpoints", s.Host(), "too old resource version: 5 (10)")
 	out := r.Stdout + r.Stderr
 	if strings.Contains(out, "answered watch server ") || strings.Contains(out, "list and watch them") || !strings.Contains(r.Stderr, "answered watch configmaps with 403 Forbidden") && !strings.Contains(r.Stderr, "answered list configmaps with 403 Forbidden") {
 		t.Errorf("exit %d: the line does not name the request by its resource:\n%s", r.Code, out)
 	}
+}
+
+// serveForbiddenConfigmaps is a server that answers every list and watch
+// of configmaps (in default and across namespaces) with v1.37.2's 403.
+func serveForbiddenConfigmaps(t *testing.T) (*framework.ScriptServer, string) {
+	forbidden := framework.ScriptAnswer{Code: 403, Type: "application/json", Body: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"configmaps is forbidden: User \"u\" cannot list resource \"configmaps\"","reason":"Forbidden","details":{"kind":"configmaps"},"code":403}`}
+	script := map[string]framework.ScriptAnswer{}
+	for _, p := range []string{"/api/v1/namespaces/default/configmaps", "/api/v1/configmaps"} {
+		script[p], script[p+"?watch"] = forbidden, forbidden
+	}
+	return framework.ServeScript(t, script)
 }

@@ -17,13 +17,10 @@ import (
 func TestARowCarriesTheTimeItsAnswerCame(t *testing.T) {
 	t.Parallel()
 	const path = "/api/v1/namespaces/default/configmaps"
-	status := func(code int, body string) framework.ScriptAnswer {
-		return framework.ScriptAnswer{Code: code, Type: "application/json", Body: body}
-	}
 	list := framework.ScriptDefaults()[path]
-	busy := status(429, `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"slow down","reason":"TooManyRequests","details":{"retryAfterSeconds":2},"code":429}`)
-	forbidden := status(403, `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"configmaps is forbidden","reason":"Forbidden","code":403}`)
-	gone := status(410, `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 100 (150)","reason":"Expired","code":410}`)
+	busy := framework.ScriptAnswer{Code: 429, Type: "application/json", Body: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"slow down","reason":"TooManyRequests","details":{"retryAfterSeconds":2},"code":429}`}
+	forbidden := framework.StatusAnswer(403, "Forbidden", "configmaps is forbidden")
+	gone := framework.StatusAnswer(410, "Expired", "too old resource version: 100 (150)")
 	_, kc := framework.ServeScriptSequence(t, path, []framework.ScriptAnswer{list, busy, busy, forbidden},
 		map[string]framework.ScriptAnswer{path + "?watch": gone})
 	began := time.Now()
