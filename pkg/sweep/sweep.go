@@ -46,9 +46,13 @@ type Failure struct {
 // an answer that broke the List or Watch contract, which the plugin
 // measured (adversary try 34 F3: a measured Watch contract break was
 // "unknown (the check failed)", exit 12).
-func (f Failure) answered() bool {
+func (f Failure) answered() bool { return f.Answered || f.breach() }
+
+// breach: the failure is an answer that broke the List or Watch contract
+// (diagnose.ContractError): the one test of it here.
+func (f Failure) breach() bool {
 	var breach *diagnose.ContractError
-	return f.Answered || errors.As(f.Err, &breach)
+	return errors.As(f.Err, &breach)
 }
 
 // ContractBroken: a failure is an answer that broke the List or Watch
@@ -59,8 +63,7 @@ func ContractBroken(failed []Failure) bool { return len(contractBreaks(failed)) 
 func contractBreaks(failed []Failure) []Failure {
 	var out []Failure
 	for _, f := range failed {
-		var breach *diagnose.ContractError
-		if errors.As(f.Err, &breach) {
+		if f.breach() {
 			out = append(out, f)
 		}
 	}
@@ -318,9 +321,8 @@ type PartialError struct {
 func (e *PartialError) Error() string {
 	var broken, unmeasured, refusals []Failure
 	for _, f := range e.Failed {
-		var breach *diagnose.ContractError
 		switch {
-		case errors.As(f.Err, &breach):
+		case f.breach():
 			broken = append(broken, f)
 		case !f.answered():
 			unmeasured = append(unmeasured, f)
