@@ -286,7 +286,7 @@ func (o *ClientsOptions) Run(ctx context.Context) error {
 		if len(st.Cut) > 0 {
 			why = " (" + st.Cut[0].Source + ": " + st.Cut[0].End + ")"
 		}
-		return withCode(ExitUsage, fmt.Errorf("no audit event in %d line(s) of %s (%d unreadable)%s: give the API server's --audit-log-path file (audit.k8s.io/v1 JSON lines)", st.Lines, joinNames(o.names), st.UnreadableTotal(), why))
+		return withCode(ExitUsage, fmt.Errorf("no audit event in %s of %s (%d unreadable)%s: give the API server's --audit-log-path file (audit.k8s.io/v1 JSON lines)", text.Count(st.Lines, "line"), joinNames(o.names), st.UnreadableTotal(), why))
 	}
 	r := a.Report(o.names, st)
 	if o.TimelineTop == 0 {
@@ -296,7 +296,7 @@ func (o *ClientsOptions) Run(ctx context.Context) error {
 		return perr
 	}
 	if interrupted {
-		p.Notef("interrupted: the report covers the %d line(s) read before the signal", st.Lines)
+		p.Notef("interrupted: the report covers the %s read before the signal", text.Count(st.Lines, "line"))
 		return err
 	}
 	return nil

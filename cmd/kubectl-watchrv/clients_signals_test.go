@@ -34,7 +34,7 @@ func TestClientsInterrupted(t *testing.T) {
 			if !strings.Contains(out, "Read stdin: 117 lines, 117 events") || !strings.Contains(out, "Requests: 53") || !strings.Contains(out, "relist-loop") || !strings.Contains(out, "interrupted: the report covers what was read before") {
 				t.Errorf("stdout lacks the report of the 117 lines read:\n%s", out)
 			}
-			if !strings.HasSuffix(errOut, "interrupted\n") || !strings.Contains(errOut, "the report covers the 117 line(s) read before the signal") {
+			if !strings.HasSuffix(errOut, "interrupted\n") || !strings.Contains(errOut, "the report covers the 117 lines read before the signal") {
 				t.Errorf("stderr %q: want the note and 'interrupted' last", errOut)
 			}
 		})

@@ -33,7 +33,7 @@ func TestClientsRejectsBadInput(t *testing.T) {
 		{[]string{"clients", "-f", filepath.Join(dir, "missing.log")}, "cannot read -f " + filepath.Join(dir, "missing.log") + ": no such file or directory"},
 		{[]string{"clients", "-f", dir}, "is a directory"},
 		{[]string{"clients", "extra", "-f", recordedAudit}, `cannot read the argument "extra" (every argument is read as an audit log, as with -f)`},
-		{[]string{"clients", "-f", notAudit}, "no audit event in 2 line(s)"},
+		{[]string{"clients", "-f", notAudit}, "no audit event in 2 lines"},
 		{[]string{"clients", "-f", recordedAudit, "-o", "wide"}, `unknown output format "wide"`},
 		{[]string{"clients", "-f", recordedAudit, "--server-version", "latest"}, `--server-version "latest" is not a Kubernetes version`},
 		{[]string{"clients", "-f", recordedAudit, "--top", "0"}, "--top 0 must be at least 1"},
@@ -75,7 +75,7 @@ func TestClientsFilesAndGlob(t *testing.T) {
 		}
 	}
 	out, _, _ = runForTest(t, "clients", "-f", recordedAudit, "-f", recordedAudit)
-	if !strings.Contains(out, "117 duplicate event(s) counted once") {
+	if !strings.Contains(out, "117 duplicate events counted once") {
 		t.Errorf("the report does not say the duplicates were dropped:\n%s", out)
 	}
 }

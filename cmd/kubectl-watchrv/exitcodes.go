@@ -52,7 +52,7 @@ const exitCodesHelp = `Exit codes (stable; docs/exit-codes.md):
   11 probe budget     12 some targets failed (--servers, --all)
   13 answer too large or endless (a body past its limit, a list that never ends)
   14 top --check: a bound was crossed
-  70 internal bug     130 interrupted (Ctrl-C, SIGTERM, SIGHUP)`
+  70 internal bug     130 interrupted (Ctrl-C, SIGTERM, SIGHUP, SIGQUIT)`
 
 // exitError carries an exit code with the message.
 type exitError struct {
@@ -90,6 +90,9 @@ func usageErrorf(cmd *cobra.Command, format string, args ...any) error {
 // urlControlCharacter is net/url's refusal of a URL with a control
 // character in it, and the URL it quotes.
 var urlControlCharacter = regexp.MustCompile(`parse ("(?:[^"\\]|\\.)*"): net/url: invalid control character in URL`)
+
+// statMissing is os's words for a path that is not there.
+var statMissing = regexp.MustCompile(`(?:stat|open|lstat) (.+?): no such file or directory`)
 
 // kubeconfigError is the one error of a kubeconfig that cannot be loaded
 // or used (an unknown context, an auth-provider client-go no longer has, bad
@@ -129,6 +132,9 @@ func kubeconfigError(err error, names kubeconfigNames) error {
 	case errors.Is(err, fs.ErrNotExist) || strings.Contains(msg, "no such file or directory"):
 		// A path was given (--kubeconfig or KUBECONFIG) and is not there:
 		// "pass --kubeconfig" is no advice to someone who just did.
+		// os's "stat PATH: no such file or directory" in words (fresh
+		// user try 39 F3).
+		msg = statMissing.ReplaceAllString(msg, "$1 does not exist")
 		return withCode(ExitUsage, fmt.Errorf("cannot load kubeconfig: %s: check the path given with --kubeconfig or in KUBECONFIG (kubectl config view shows what loads)", msg))
 	case diagnose.IsNoKubeconfigFile(msg):
 		return withCode(ExitUsage, fmt.Errorf("cannot load kubeconfig: %s: the file is no kubeconfig: fix it (kubectl config view), or point --kubeconfig or KUBECONFIG at your kubeconfig", msg))

@@ -302,7 +302,7 @@ func (o *ExplainErrorOptions) runLog(ctx context.Context, p *render.Printer) err
 		if perr := p.LogExplanation(render.LogExplanation{File: o.label, Summary: s}); perr != nil {
 			return perr
 		}
-		p.Notef("interrupted: the summary covers the %d line(s) read before the signal", s.Lines)
+		p.Notef("interrupted: the summary covers the %s read before the signal", text.Count(s.Lines, "line"))
 		return err
 	}
 	if err != nil {

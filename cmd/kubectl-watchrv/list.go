@@ -152,7 +152,11 @@ func (o *ListOptions) Validate(cmd *cobra.Command) error {
 				given = append(given, "--"+f)
 			}
 		}
-		return usageErrorf(cmd, "-o name prints every object the list reads; %s read(s) no whole list: drop it, or use -o json", strings.Join(given, " and "))
+		verb := "read"
+		if len(given) == 1 {
+			verb = "reads"
+		}
+		return usageErrorf(cmd, "-o name prints every object the list reads; %s %s no whole list: drop it, or use -o json", strings.Join(given, " and "), verb)
 	}
 	if err := validateNameSelector(cmd, o.Name, o.FieldSelector); err != nil {
 		return err

@@ -24,12 +24,12 @@ func TestPartialFailureRule(t *testing.T) {
 		words  string
 	}{
 		{3, nil, ExitOK, ""},
-		{3, []sweep.Failure{{Name: "server b", Err: forbidden}}, ExitPartial, "1 of 3 API servers failed (the first, server b: 403 Forbidden"},
+		{3, []sweep.Failure{{Name: "server b", Err: forbidden}}, ExitPartial, "1 of 3 API servers failed (server b: 403 Forbidden"},
 		{2, []sweep.Failure{{Name: "server a", Err: forbidden}, {Name: "server b", Err: forbidden}}, ExitForbidden, "forbidden: none of the 2 API servers could be measured"},
-		{1, []sweep.Failure{{Name: "server a", Err: budget}}, ExitBudget, "none of the 1 API servers could be measured"},
+		{1, []sweep.Failure{{Name: "server a", Err: budget}}, ExitBudget, "the only API server could not be measured (server a: "},
 	}
 	for _, c := range cases {
-		err := sweep.Partial("API servers", c.total, c.failed)
+		err := sweep.Partial("API server", c.total, c.failed)
 		code := ExitOK
 		if err != nil {
 			code = exitCode(err)

@@ -35,18 +35,31 @@ func (o *RootOptions) requestError(err error, verb, what string) error {
 // thought it sent (adversary try 30 F1: a relist's answer was judged as a
 // request of no known RV).
 func (o *RootOptions) sentRequestError(err error, verb, what string, sent diagnose.Context) error {
+	return o.sentRequestErrorAt(err, "", verb, what, sent)
+}
+
+// requestErrorAt is requestError of a request sent to endpoint (an
+// --endpoints address, not the kubeconfig's server): the line names that
+// address, and an unreachable one gets the address's fix, never the
+// kubeconfig's (adversary try 41 F2: top --endpoints 127.0.0.1:1 blamed
+// the kubeconfig's server, which was up).
+func (o *RootOptions) requestErrorAt(err error, endpoint, verb, what string) error {
+	return o.sentRequestErrorAt(err, endpoint, verb, what, diagnose.Context{})
+}
+
+func (o *RootOptions) sentRequestErrorAt(err error, endpoint, verb, what string, sent diagnose.Context) error {
 	if c, ok := diagnose.AnsweredContext(err); ok {
 		sent = c
 	}
 	sent.Live = true
-	e := o.describeRequestError(err, verb, what, sent)
+	e := o.describeRequestError(err, endpoint, verb, what, sent)
 	if note := o.missingKubeconfig(); note != "" {
 		return fmt.Errorf("%w (%s)", e, note)
 	}
 	return e
 }
 
-func (o *RootOptions) describeRequestError(err error, verb, what string, sent diagnose.Context) error {
+func (o *RootOptions) describeRequestError(err error, endpoint, verb, what string, sent diagnose.Context) error {
 	if diagnose.ClassifyFailure(err) == diagnose.FailureCredentials {
 		return o.kubeconfigError(err)
 	}
@@ -57,7 +70,7 @@ func (o *RootOptions) describeRequestError(err error, verb, what string, sent di
 			// server's last answer is the failure, said as its own
 			// error line says it (the retried first page lost its
 			// words: "(boom)").
-			return fmt.Errorf("the first list did not complete before the watch's time ran out, so no watch was started; its last answer: %w", o.describeRequestError(incomplete.Err, verb, what, diagnose.Context{Live: true}))
+			return fmt.Errorf("the first list did not complete before the watch's time ran out, so no watch was started; its last answer: %w", o.describeRequestError(incomplete.Err, endpoint, verb, what, diagnose.Context{Live: true}))
 		}
 		return fmt.Errorf("%w: raise --timeout (--rv list reads the whole collection before it watches)", err)
 	}
@@ -68,6 +81,9 @@ func (o *RootOptions) describeRequestError(err error, verb, what string, sent di
 		return withCode(ExitFailure, fmt.Errorf("%w: %s", breach, contractFix))
 	}
 	server := o.serverName()
+	if endpoint != "" {
+		server = "the API server at " + text.RedactURL(endpoint)
+	}
 	// verb is what the command needs (a refusal's fix names it); a
 	// server's answer is of the one request that got it.
 	answered := verb
@@ -76,6 +92,14 @@ func (o *RootOptions) describeRequestError(err error, verb, what string, sent di
 	}
 	switch diagnose.ClassifyFailure(err) {
 	case diagnose.FailureUnreachable:
+		if apiclient.ViaProxy(err) {
+			// The proxy, not the server: its fix is the proxy's
+			// (adversary try 39 F3).
+			return fmt.Errorf("cannot reach %s through the kubeconfig's proxy: %w: %s", server, err, render.ProxyFix)
+		}
+		if endpoint != "" {
+			return fmt.Errorf("cannot reach %s: %w: %s", server, err, render.UnreachableFix(err))
+		}
 		return fmt.Errorf("cannot reach %s: %w: check --server, --context or --kubeconfig, and that the cluster is up", server, err)
 	case diagnose.FailureTLS:
 		return fmt.Errorf("TLS handshake with %s failed: %w: %s", server, err, render.TLSHint(err))

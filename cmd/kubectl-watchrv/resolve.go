@@ -213,7 +213,7 @@ func resourceArgs(cmd *cobra.Command, args []string) (resource, name string, err
 // resourceNameArgs accepts RESOURCE and an optional NAME.
 func resourceNameArgs(cmd *cobra.Command, args []string) error {
 	if len(args) < 1 || len(args) > 2 {
-		return usageErrorf(cmd, "expected one RESOURCE and an optional NAME (for example cm, cm a or cm/a), got %d argument(s)", len(args))
+		return usageErrorf(cmd, "expected one RESOURCE and an optional NAME (for example cm, cm a or cm/a), got %s", text.Count(len(args), "argument"))
 	}
 	return nil
 }

@@ -52,7 +52,10 @@ func (o *RootOptions) withRetryWaits(line string, err error) string {
 	}
 	var none *sweep.NoneError
 	var partial *sweep.PartialError
-	if errors.As(err, &none) || errors.As(err, &partial) {
+	switch {
+	case errors.As(err, &none) && none.OneTarget(), errors.As(err, &partial) && partial.OneTarget():
+		// One target: its retries are the run's.
+	case none != nil || partial != nil:
 		// A run over several targets names one target's failure; its
 		// retries are the run's, of any target (fresh user try 31 F6:
 		// the secrets watches' 503 retries read as the 403 of configmaps,

@@ -113,7 +113,7 @@ func (s *resourceScope) validateScope(cmd *cobra.Command, args []string, verb st
 	case s.All && len(args) > 0:
 		return usageErrorf(cmd, "--all %s every resource: give no RESOURCE with it", verb)
 	case !s.All && len(args) != 1:
-		return usageErrorf(cmd, "expected one RESOURCE (for example configmaps, cm, deployments.apps) or --all, got %d argument(s)", len(args))
+		return usageErrorf(cmd, "expected one RESOURCE (for example configmaps, cm, deployments.apps) or --all, got %s", text.Count(len(args), "argument"))
 	case math.IsNaN(qps) || math.IsInf(qps, 0) || qps <= 0:
 		return usageErrorf(cmd, "--qps %g is not a rate: give a number of requests per second above 0 (default 5)", qps)
 	}

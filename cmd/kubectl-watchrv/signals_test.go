@@ -124,7 +124,7 @@ func TestExplainErrorLogInterrupted(t *testing.T) {
 			if !strings.Contains(out, "Scanned 4 lines") || !strings.Contains(out, "3 errors of 2 kinds") || !strings.Contains(out, "2 times, lines 2, 4") {
 				t.Errorf("stdout lacks the summary of the 4 lines read:\n%s", out)
 			}
-			if !strings.HasSuffix(errOut, "interrupted\n") || !strings.Contains(errOut, "the summary covers the 4 line(s) read") {
+			if !strings.HasSuffix(errOut, "interrupted\n") || !strings.Contains(errOut, "the summary covers the 4 lines read") {
 				t.Errorf("stderr %q: want the note and 'interrupted' last", errOut)
 			}
 		})

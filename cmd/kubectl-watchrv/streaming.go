@@ -203,7 +203,12 @@ func (o *StreamingOptions) allRefused(total int, first *streaming.RefusedError) 
 		// the streaming list: busy" of a 503).
 		said = apiclient.FailureWords("watch", first.Resource, first.Err)
 	}
-	what := fmt.Sprintf("none of the %d resources serves streaming lists (the first, %s)", total, said)
+	what := sweep.NoneOf(total, "resource", "serves streaming lists", "does not serve streaming lists")
+	if total > 1 {
+		what += " (the first, " + said + ")"
+	} else {
+		what += " (" + said + ")"
+	}
 	if diagnose.IsWatchListRefused(first) {
 		in := o.serverInfoOf(context.Background(), first.Resource)
 		return fmt.Errorf("%s: %s", what, in.StreamingRefusedHint())

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -174,7 +175,7 @@ func (o *TopOptions) Validate(cmd *cobra.Command, args []string) error {
 	bounds := len(o.MaxWatchers) > 0 || o.MaxTerminated >= 0 || o.MaxStorageListRatio >= 0 || o.MaxRejected >= 0
 	switch {
 	case o.Interval < minTopInterval || o.Interval > maxTopInterval:
-		return usageErrorf(cmd, "--interval %s must be between %s and %s (default %s): the rates are over it", o.Interval, minTopInterval, maxTopInterval, defaultTopInterval)
+		return usageErrorf(cmd, "--interval %s must be between %s and %s (default %s): the rates are over it", o.Interval, shortDuration(minTopInterval), shortDuration(maxTopInterval), shortDuration(defaultTopInterval))
 	case !top.ValidSortKey(o.Sort):
 		return usageErrorf(cmd, "--sort %q is not a column: use one of %s", o.Sort, top.SortKeysText())
 	case o.Limit < 0:
@@ -203,4 +204,17 @@ func (o *TopOptions) Validate(cmd *cobra.Command, args []string) error {
 // once: print one interval and exit.
 func (o *TopOptions) once(p *render.Printer) bool {
 	return o.Once || o.Check || p.Machine() || !p.Live()
+}
+
+// shortDuration is d as a user types it: "10m", never Go's "10m0s"
+// (fresh user try 39 F7).
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }

@@ -20,7 +20,7 @@ func TestTopExitNamesTheUncheckedBesideTheCrossed(t *testing.T) {
 	if exitCode(err) != ExitCheck {
 		t.Fatalf("exit %d, want %d: %v", exitCode(err), ExitCheck, err)
 	}
-	for _, want := range []string{"1 bound(s) crossed: --max-watchers configmaps=2: configmaps: 3 watchers", "1 bound(s) not checked: --max-terminated 0 (the watch cache is off on this server)"} {
+	for _, want := range []string{"1 bound crossed: --max-watchers configmaps=2: configmaps: 3 watchers", "1 bound not checked: --max-terminated 0 (the watch cache is off on this server)"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Fatalf("the error line lacks %q: %v", want, err)
 		}

@@ -194,9 +194,9 @@ func topServerFix(err error) string {
 	}
 	switch diagnose.ClassifyFailure(err) {
 	case diagnose.FailureTLS:
-		return "give the CA that signed this server's certificate (certificate-authority in the kubeconfig, or --certificate-authority), or --insecure-skip-tls-verify to read it unverified"
+		return render.TLSHint(err)
 	case diagnose.FailureUnreachable:
-		return "check that this address is reachable from here, or give reachable addresses with --endpoints"
+		return render.UnreachableFix(err)
 	case diagnose.FailureUnauthorized:
 		return "this server rejected the kubeconfig's credentials: refresh the token or choose another --user/--context"
 	case diagnose.FailureForbidden:
@@ -320,10 +320,10 @@ func (o *TopOptions) topExit(r *top.Report, errs []error) error {
 		// still said, for a job that reads only this line.
 		also := ""
 		if len(unchecked) > 0 {
-			also = fmt.Sprintf("; and %d bound(s) not checked: %s", len(unchecked), strings.Join(unchecked, "; "))
+			also = fmt.Sprintf("; and %s not checked: %s", text.Count(len(unchecked), "bound"), strings.Join(unchecked, "; "))
 		}
 		// Every error line ends with a fix (fresh user try 15).
-		return withCode(ExitCheck, fmt.Errorf("--check: %d bound(s) crossed: %s%s: find who adds the load with the clients command on the API server's audit log (docs/clients.md), or raise the bound where this load is expected", len(crossed), strings.Join(crossed, "; "), also))
+		return withCode(ExitCheck, fmt.Errorf("--check: %s crossed: %s%s: find who adds the load with the clients command on the API server's audit log (docs/clients.md), or raise the bound where this load is expected", text.Count(len(crossed), "bound"), strings.Join(crossed, "; "), also))
 	}
 	var failures []sweep.Failure
 	for i, err := range errs {
@@ -334,11 +334,11 @@ func (o *TopOptions) topExit(r *top.Report, errs []error) error {
 	if len(r.Servers) == 1 && len(failures) == 1 {
 		return o.metricsError(failures[0].Err, r.Servers[0].Endpoint)
 	}
-	if err := sweep.Partial("API servers", len(r.Servers), failures); err != nil {
+	if err := sweep.Partial("API server", len(r.Servers), failures); err != nil {
 		return sweep.SeeAt(sweep.ReadAs(err, sweep.Read{Verb: "get", What: "/metrics", Needs: metricsNeeds}), topFailuresShown)
 	}
 	if len(unchecked) > 0 {
-		return withCode(ExitFailure, fmt.Errorf("--check: %d bound(s) could not be checked: %s: drop the bound where the server does not measure what it reads (a family not exposed, a resource without a watch cache), or read a longer --interval where a counter went down or a server restarted", len(unchecked), strings.Join(unchecked, "; ")))
+		return withCode(ExitFailure, fmt.Errorf("--check: %s could not be checked: %s: drop the bound where the server does not measure what it reads (a family not exposed, a resource without a watch cache), or read a longer --interval where a counter went down or a server restarted", text.Count(len(unchecked), "bound"), strings.Join(unchecked, "; ")))
 	}
 	return nil
 }
@@ -378,7 +378,10 @@ func (o *TopOptions) metricsError(err error, server string) error {
 		// line names the server.
 		return fmt.Errorf("the API server at %s: %w", server, err)
 	}
-	return o.requestError(err, "get", "/metrics")
+	if !o.serversOn() {
+		return o.requestError(err, "get", "/metrics") // the kubeconfig's server
+	}
+	return o.requestErrorAt(err, server, "get", "/metrics")
 }
 
 // suggestProbes sets the command of each callout a probe answers: a probe

@@ -47,7 +47,7 @@ func (r *watchRun) exit(st *follow.Streak, serr error) error {
 		if st.EverHealthy {
 			when = "the watch was failing when it ended"
 		}
-		err = fmt.Errorf("%s (%d failed attempt(s) in a row since %s): %w", when, st.Attempts, st.Since.Format("15:04:05"), err)
+		err = fmt.Errorf("%s (%s in a row since %s): %w", when, text.Count(st.Attempts, "failed attempt"), st.Since.Format("15:04:05"), err)
 	}
 	return withCode(code, err)
 }

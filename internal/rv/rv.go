@@ -71,11 +71,30 @@ func Why(s string) string {
 	case s == "":
 		return "is empty"
 	case digitsOnly(s):
-		return fmt.Sprintf("is larger than a 64-bit number (%d digits)", len(s))
+		return PastMax(s)
 	case s[0] == '-' && digitsOnly(s[1:]):
 		return "is negative"
 	}
 	return "is not a decimal number"
+}
+
+// Max is the largest RV: the largest number 64 bits hold.
+const Max = "18446744073709551615"
+
+// PastMax says why a run of digits Parse refuses is no RV, as words that
+// finish "the resourceVersion ...": its value is above Max, and only a
+// run of more than 20 significant digits is said by its digit count
+// (adversary try F5: 18446744073709551617 "has 20 digits, more than a
+// 64-bit number holds", when Max has 20 digits too).
+func PastMax(s string) string {
+	n := len(s)
+	for i := 0; i < len(s)-1 && s[i] == '0'; i++ {
+		n--
+	}
+	if n > len(Max) {
+		return fmt.Sprintf("has %d digits, more than a 64-bit number holds (at most %d)", n, len(Max))
+	}
+	return "is above " + Max + ", the largest number 64 bits hold"
 }
 
 func digitsOnly(s string) bool {

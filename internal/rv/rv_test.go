@@ -75,13 +75,14 @@ func TestOrderAndGap(t *testing.T) {
 
 func TestWhyNamesWhatAnRVIs(t *testing.T) {
 	for in, want := range map[string]string{
-		"12":                   "",
-		"":                     "is empty",
-		"18446744073709551616": "is larger than a 64-bit number (20 digits)",
-		"-3":                   "is negative",
-		"abc":                  "is not a decimal number",
-		"-":                    "is not a decimal number",
-		"1e3":                  "is not a decimal number",
+		"12":                    "",
+		"":                      "is empty",
+		"18446744073709551616":  "is above 18446744073709551615, the largest number 64 bits hold",
+		"123456789012345678901": "has 21 digits, more than a 64-bit number holds (at most 20)",
+		"-3":                    "is negative",
+		"abc":                   "is not a decimal number",
+		"-":                     "is not a decimal number",
+		"1e3":                   "is not a decimal number",
 	} {
 		got := Why(in)
 		if (want == "") != (got == "") || !strings.HasPrefix(got, want) {

@@ -1,6 +1,9 @@
 package text
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,6 +15,9 @@ func TestCount(t *testing.T) {
 	cases := map[string]string{
 		Count(1, "line"): "1 line", Count(0, "line"): "0 lines", Count(1204, "event"): "1,204 events",
 		Count(int64(-1), "RV"): "-1 RVs", Count(uint64(2), "watch"): "2 watches", Count(1, "watch"): "1 watch",
+		Count(2, "retry"): "2 retries", Count(1, "retry"): "1 retry", Count(0, "entry"): "0 entries",
+		Count(3, "family"): "3 families", Count(2, "status"): "2 statuses", Count(2, "class"): "2 classes",
+		Count(2, "key"): "2 keys", Count(2, "day"): "2 days", Noun(2, "retry"): "retries", Noun(1, "family"): "family",
 	}
 	for got, want := range cases {
 		if got != want {
@@ -94,3 +100,62 @@ func neverOne(line string, start, end int) bool {
 }
 
 func itoa(n int) string { return Thousands(uint64(n)) }
+
+// parenPlural: a word followed by "(s)" ("server(s)", "1 request(s)"): the
+// plugin's texts say a count with its noun agreeing (Count, Noun), and a
+// sentence without a known count is worded to hold for any number.
+var parenPlural = regexp.MustCompile(`[A-Za-z]\(s\)`)
+
+// parenPluralLeft are the files whose string literals may still say "(s)",
+// each with why. Nothing else may: a new "(s)" is a bug.
+var parenPluralLeft = map[string]string{}
+
+// Every string literal of pkg/, cmd/ and internal/ (tests aside) that
+// writes a noun writes it agreeing with its number: "1 server", "2
+// servers", never "1 server(s)".
+func TestNoStringSaysParenthesizedPlural(t *testing.T) {
+	left := map[string]bool{}
+	for _, dir := range []string{"../../pkg", "../../cmd", "../../internal"} {
+		err := filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
+			if err != nil || info.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return err
+			}
+			rel := strings.TrimPrefix(filepath.ToSlash(path), "../../")
+			allowed := ""
+			for k := range parenPluralLeft {
+				if rel == k || strings.HasSuffix(k, "/") && strings.HasPrefix(rel, k) {
+					allowed = k
+				}
+			}
+			fset := token.NewFileSet()
+			f, err := parser.ParseFile(fset, path, nil, 0)
+			if err != nil {
+				return err
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				lit, ok := n.(*ast.BasicLit)
+				if !ok || lit.Kind != token.STRING {
+					return true
+				}
+				for _, m := range parenPlural.FindAllStringIndex(lit.Value, -1) {
+					if allowed != "" {
+						left[allowed] = true
+						continue
+					}
+					from, to := max(m[0]-30, 0), min(m[1]+10, len(lit.Value))
+					t.Errorf("%s:%d: %q says a plural with \"(s)\": use text.Count or text.Noun so the noun agrees with its number, or word it to hold for any number", rel, fset.Position(lit.Pos()).Line, lit.Value[from:to])
+				}
+				return true
+			})
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k := range parenPluralLeft {
+		if !left[k] {
+			t.Errorf("%s no longer says \"(s)\": drop it from parenPluralLeft", k)
+		}
+	}
+}

@@ -222,8 +222,8 @@ func redact(u *url.URL) string {
 
 // Count is n and its noun, singular for 1 and plural otherwise, with
 // thousands separators: "1 line", "0 lines", "1,204 lines". Every count a
-// sentence prints goes through here, so that none says "1 lines". A noun
-// ending in s, x, ch or sh takes "es" (watch, watches); the rest "s".
+// sentence prints goes through here, so that none says "1 lines". The
+// plural is Plural's (watch, watches; retry, retries).
 func Count[N int | int64 | uint64](n N, noun string) string {
 	num := ""
 	if n < 0 {
@@ -243,8 +243,14 @@ func Noun[N int | int64 | uint64](n N, noun string) string {
 	return Plural(noun)
 }
 
-// Plural is the plural of a countable noun of the plugin's texts.
+// Plural is the plural of a countable noun of the plugin's texts: a noun
+// ending in a consonant and y takes "ies" (retry, retries; entry, family),
+// one ending in s, x, ch or sh takes "es" (status, statuses; class), the
+// rest "s" (key, keys).
 func Plural(noun string) string {
+	if n := len(noun); n >= 2 && noun[n-1] == 'y' && !strings.ContainsRune("aeiouAEIOU", rune(noun[n-2])) {
+		return noun[:n-1] + "ies"
+	}
 	for _, end := range []string{"s", "x", "ch", "sh"} {
 		if strings.HasSuffix(noun, end) {
 			return noun + "es"

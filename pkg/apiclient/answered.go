@@ -40,6 +40,14 @@ func (e *answeredError) Unwrap() error { return e.err }
 // watch cache's answer to a consistent read, which only a list is).
 func (e *answeredError) SentContext() diagnose.Context { return e.sent }
 
+// AnsweredBy is answeredBy for an answer read from a body, where Get
+// could not see it: a Status of failure sent with a 200 as the list page
+// (client-go takes it as the answer's error, and so does the plugin), so
+// that it is judged against the request that got it wherever it is said
+// (adversary try 38 F5: probe's fix of a TooLarge in a 200 named the
+// consistent list that had just failed).
+func AnsweredBy(kind BodyKind, q url.Values, err error) error { return answeredBy(kind, q, err) }
+
 // answeredBy is err, a Status answer to a request of kind with query q,
 // marked with that request's verb and what it sent (sentBy); any other
 // error as it is.

@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"strings"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -85,6 +87,10 @@ type RateLimit struct {
 	QPS   float32 `json:"qps"`
 	Burst int     `json:"burst"`
 }
+
+// RequestTimeout is the time bound of each request but a watch
+// (--request-timeout; 0: none).
+func (c *Client) RequestTimeout() time.Duration { return c.config.Timeout }
 
 // RateLimit is the REST client's own rate limit, which paces every request
 // the client sends (a Budget's --qps paces on top of it).
@@ -171,6 +177,22 @@ func capError(err error) error {
 	var big *BodyTooLargeError
 	if errors.As(err, &big) {
 		return big
+	}
+	return withoutClosingPeriod(ShortRequest(err))
+}
+
+// withoutClosingPeriod is err without the full stop its text ends with (a
+// server's message often has one: "Too many requests, please try again
+// later."): every line goes on after an error with ": " (what it means, a
+// fix), and ".:" reads as a typo, as diagnose.StatusLine leaves a
+// Status's period out (adversary try 40: "later.: retry later" above
+// "later (not marked ...)" of the same answer). It unwraps to err.
+func withoutClosingPeriod(err error) error {
+	if err == nil {
+		return nil
+	}
+	if s := err.Error(); strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "..") {
+		return &shortRequestError{err: err, text: strings.TrimSuffix(s, ".")}
 	}
 	return err
 }

@@ -14,7 +14,7 @@ import (
 )
 
 // The failure a run's first retry was sent after is said beside its
-// retries as the answer it was ("503 ServiceUnavailable: server", as
+// retries as the answer it was ("503 Service Unavailable: server", as
 // AnswerWords says an answer), and left out only when the final failure
 // is the same answer: the same status code and message, or for a failure
 // with no answer, the same failure in the final error's chain. Compared

@@ -186,7 +186,8 @@ type WatchModes struct {
 	Streaming int64 `json:"streaming"`
 	// Unset and Zero by what the server sends: StateAndChanges without
 	// sendInitialEvents (the legacy default: the whole collection as
-	// ADDED events, then the changes, no initial-events-end bookmark),
+	// ADDED events, then the changes; an initial-events-end bookmark after
+	// the state only from v1.35 with allowWatchBookmarks=true),
 	// ChangesOnly with sendInitialEvents=false (no state).
 	StateAndChanges int64 `json:"stateAndChanges"`
 	ChangesOnly     int64 `json:"changesOnly"`

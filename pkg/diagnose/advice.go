@@ -157,7 +157,7 @@ var advices = map[string]advice{
 		"Re-read the object and apply the change again (client-go retry.RetryOnConflict), or use server-side apply or a patch without a resourceVersion, which no concurrent write can make stale.",
 	},
 	KindWatchCacheInitializing: {ClassOther,
-		"The API server answered 429 TooManyRequests \"storage is (re)initializing\": its watch cache for this resource is being built, so it refused the list or watch for now. It is not a resourceVersion error: any RV gets the same answer until the cache is ready.",
+		"The API server answered 429 Too Many Requests \"storage is (re)initializing\": its watch cache for this resource is being built, so it refused the list or watch for now. It is not a resourceVersion error: any RV gets the same answer until the cache is ready.",
 		"Lists and watches served from the watch cache need the cache's initial list from etcd; while it is pending (after the API server starts, after a CRD is created or changed, or after the cache's own watch on etcd broke and it re-initializes) the server answers 429 with a Retry-After instead of holding the request (KEP-4568).",
 		"client-go's REST client waits for the Retry-After and retries a 429 by itself (up to 10 times); the Reflector backs off and retries the list or watch.",
 		"Back off and retry after the Retry-After delay; if it lasts more than a minute, look at the API server's watch cache (apiserver_watch_cache_initializations_total) and at etcd's health.",
@@ -204,7 +204,15 @@ func withAdvice(d Diagnosis) Diagnosis {
 		return liveFix(inconsistentAdvice(d, a))
 	}
 	d.What, d.Why, d.ClientGo, d.Fix = fillTexts(d, a.what), fillTexts(d, a.why), fillTexts(d, a.clientGo), fillTexts(d, a.fix)
-	if d.Kind == KindTooOldResourceVersion && d.RequestedResourceVersion != "" {
+	if d.Kind == KindTooOldResourceVersion && len(d.malformed) > 0 {
+		// The numbers are there, not RVs: never "without the numbers"
+		// (adversary F6).
+		d.What = "The text says \"too old resource version\" with " + malformedWords(d.malformed) + " in a form the API server never prints (see the note): an expiry, but of which RV and in which window is not known."
+		if d.OldestResourceVersion != "" {
+			d.What += " The oldest servable RV it names, " + d.OldestResourceVersion + ", is one the server prints."
+		}
+		d.Why = "The API server writes \"too old resource version: X (Y)\" (the watch cache window) or \"too old resource version: X\" (a watch cache snapshot), each number decimal digits alone. A number in another form was reworded by a client or a log pipeline, or written by a proxy or a test fake: the confidence is low."
+	} else if d.Kind == KindTooOldResourceVersion && d.RequestedResourceVersion != "" {
 		// The numbers are known; which request and window are not
 		// (checkOperation): say only that.
 		d.What = fillTexts(d, said(d, "{req} was too old for the server (410 Expired); the text names one request and the server's wording belongs to the other, so which request expired, and in which window, is not known.",

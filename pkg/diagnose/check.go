@@ -3,6 +3,7 @@ package diagnose
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/watchrv/kubectl-watchrv/internal/rv"
 )
@@ -39,14 +40,27 @@ type Tried struct {
 	Works   bool   `json:"works"`
 	// Refused: the server refused it with the error's own class (a 410
 	// for an Expired RV, a 504 for a TooLarge one), not another failure.
-	Refused bool   `json:"refused,omitempty"`
-	Answer  string `json:"answer"`
+	Refused bool `json:"refused,omitempty"`
+	// Held: the server held the request, a connection made, and the
+	// request's own time bound ended it before any answer: a list not
+	// older than an RV a watch cache has not reached is held (up to 3 s)
+	// before its 504, so a --request-timeout shorter than that hold cuts
+	// it (fresh user try 41 F2): no answer, neither works nor fails.
+	Held   bool   `json:"held,omitempty"`
+	Answer string `json:"answer"`
 	// Inconsistent says why the refusal's numbers cannot come from one
 	// answer to the request tried (the damaged-numbers rule, consistency.go,
 	// as every --endpoints row applies it): such a refusal confirms
 	// nothing, and Reconcile lowers the confidence (adversary try 28 F7).
 	Inconsistent string `json:"inconsistent,omitempty"`
 }
+
+// HeldBound is how long a watch cache holds a list not older than an RV
+// it has not reached before its 504 TooLarge (the cacher's wait for the
+// RV, seen as ~3 s on v1.30 to v1.37): only a request time bound under it
+// ends such a list before its answer, as the held sentence says (adversary
+// try 43 F1: "held" of a 3.9 s bound, beside "up to 3 s").
+const HeldBound = 3 * time.Second
 
 // sentence is the request tried, as the verdict ends with it: after the
 // RVs compared, which "Checked now" heads already (so not "checked now"
@@ -57,6 +71,9 @@ func (t *Tried) sentence() string {
 	}
 	if t.Inconsistent != "" {
 		return fmt.Sprintf("tried: %s is refused (%s), but that answer's numbers are inconsistent (%s), so it confirms nothing: whether the RV is still served was not checked", t.Request, t.Answer, t.Inconsistent)
+	}
+	if t.Held {
+		return fmt.Sprintf("tried: %s was held with no answer until the request's time bound ended it (%s): a watch cache holds a list not older than an RV it has not reached up to 3 s before its 504 TooLarge; a request time bound above that shows the answer", t.Request, t.Answer)
 	}
 	return fmt.Sprintf("tried: %s fails (%s)", t.Request, t.Answer)
 }

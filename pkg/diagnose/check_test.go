@@ -92,7 +92,7 @@ func TestReconcileNoWatchCache(t *testing.T) {
 // works now: not lowered" in TestReconcile before: changed deliberately.
 // A TooLarge text's request working now agrees with a lag: nothing.
 func TestReconcileWorksNow(t *testing.T) {
-	works := &Tried{Request: "a watch from RV 350", Works: true, Answer: "replayed 1 change(s) without an error, up to RV 401"}
+	works := &Tried{Request: "a watch from RV 350", Works: true, Answer: "replayed 1 change without an error, up to RV 401"}
 	for _, c := range []struct {
 		name, text string
 		lowers     bool

@@ -21,8 +21,8 @@ const (
 	phraseTooLarge = "Too large resource version"
 	qualCurrent    = ", current: "
 	// etcd3/errors.go.
-	phraseWatchTooOld    = "The resourceVersion for the provided watch is too old."
-	phraseListTooOld     = "The resourceVersion for the provided list is too old" // no period: the plugin's own list error reads "too old: Do not list ..." (WithFix)
+	phraseWatchTooOld    = "The resourceVersion for the provided watch is too old" // no period: a status line leaves it out before ": " (StatusLine)
+	phraseListTooOld     = "The resourceVersion for the provided list is too old"  // no period: the plugin's own list error reads "too old: Do not list ..." (WithFix)
 	phraseContinueTooOld = "The provided continue parameter is too old"
 	// The same error before the list parameter was renamed continue
 	// (Kubernetes 1.8 to 1.12 etcd3/errors.go): "The provided from parameter
@@ -138,8 +138,17 @@ func markNumbers(d *Diagnosis) {
 		if len(shown) >= maxDigits {
 			shown = shown[:16] + "…"
 		}
-		note(d, fmt.Sprintf("the %s RV %s (%d digits) is not a number this server could have issued: it does not fit in 64 bits; it is kept as text, and no gap is computed", f.name, shown, len(f.v)))
+		note(d, fmt.Sprintf("the %s RV %s is not a number this server could have issued: it %s; it is kept as text, and no gap is computed", f.name, shown, pastMax(f.v)))
 	}
+}
+
+// pastMax is rv.PastMax of a run of digits digitsAt kept: one of
+// maxDigits may have been longer in the text.
+func pastMax(n string) string {
+	if len(n) >= maxDigits {
+		return fmt.Sprintf("has %d digits or more, more than a 64-bit number holds (at most 20)", maxDigits)
+	}
+	return rv.PastMax(n)
 }
 
 func set(d *Diagnosis, kind, confidence, message string) bool {

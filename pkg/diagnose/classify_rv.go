@@ -10,31 +10,62 @@ import (
 	"github.com/watchrv/kubectl-watchrv/internal/rv"
 )
 
-// phraseAt finds phrase in text as the API server writes it, else with
-// its first letter in the other case (a log pipeline or a client that
-// capitalizes or lowercases a message): reworded then. One rule for both
+// phraseAt finds phrase in text as the API server writes it, else in any
+// other case (a log pipeline or a client that capitalizes or lowercases a
+// message, or writes it in capitals): reworded then. One rule for both
 // RV phrases (adversary try 35 F5, try 36 F3 and F7: the lowercase
 // TooLarge lost its numbers, the capitalized Expired was unrecognized).
+// Of several, the first that carries its numbers (": " and a digit) is
+// the one read, in either case: a bare mention before them (a client's
+// wrapper, "Too large resource version; too large resource version: 10,
+// current: 5") does not hide them.
 func phraseAt(text, phrase string) (int, bool) {
-	if i := strings.Index(text, phrase); i >= 0 {
-		return i, false
+	// ASCII case only, so that every byte offset in lower is text's.
+	lower, want := asciiLower(text), asciiLower(phrase)
+	best, bestScore, bestReworded := -1, -1, false
+	for off := 0; off < len(lower); {
+		k := strings.Index(lower[off:], want)
+		if k < 0 {
+			break
+		}
+		i := off + k
+		exact := text[i:i+len(phrase)] == phrase
+		score := 0
+		if firstNumbered(text, i, phrase) {
+			score += 2
+		}
+		if exact {
+			score++
+		}
+		if score > bestScore {
+			best, bestScore, bestReworded = i, score, !exact
+		}
+		off = i + len(phrase)
 	}
-	return strings.Index(text, caseVariant(phrase)), true
+	return best, bestReworded
 }
 
-// caseVariant is phrase with its first letter in the other case.
-func caseVariant(phrase string) string {
-	first := phrase[:1]
-	if up := strings.ToUpper(first); up != first {
-		return up + phrase[1:]
+// firstNumbered: the phrase at i carries its numbers (": " and a digit).
+func firstNumbered(text string, i int, phrase string) bool {
+	rest := text[i+len(phrase):]
+	return len(rest) > 2 && strings.HasPrefix(rest, ": ") && rest[2] >= '0' && rest[2] <= '9'
+}
+
+// asciiLower is s with A-Z in lower case, every other byte as it is.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
 	}
-	return strings.ToLower(first) + phrase[1:]
+	return string(b)
 }
 
 // rewordedNote says a phrase was found only in another case: the numbers
 // read from it are kept, the confidence is at most medium.
 func rewordedNote(d *Diagnosis, phrase string) {
-	note(d, fmt.Sprintf("the words are the API server's with their first letter in another case (it writes %q): the line was reworded", phrase))
+	note(d, fmt.Sprintf("the words are the API server's in another case (it writes %q): the line was reworded", phrase))
 }
 
 func capMedium(c string) string {
@@ -64,12 +95,8 @@ func matchTooLarge(s *signals, d *Diagnosis) bool {
 		}
 		return set(d, KindResourceVersionTooLarge, ConfidenceMedium, "")
 	}
-	n, j := digitsAt(s.text, i+len(phraseTooLarge)+2)
-	end := j
-	var m string
-	if strings.HasPrefix(s.text[j:], qualCurrent) {
-		m, end = digitsAt(s.text, j+len(qualCurrent))
-	}
+	nums := readNumbers(s.text, i+len(phraseTooLarge), tooLargeNumbers)
+	n, m, end := nums.first, nums.second, nums.end
 	d.RequestedResourceVersion, d.CurrentResourceVersion = orKeep(n, d.RequestedResourceVersion), m
 	d.Gap = rv.Gap(n, m)
 	start := i
@@ -78,6 +105,12 @@ func matchTooLarge(s *signals, d *Diagnosis) bool {
 	}
 	conf := ConfidenceHigh
 	switch {
+	case nums.badFirst != "" || nums.badSecond != "":
+		// Before the empty form: numbers that are there are never
+		// said to be empty.
+		conf = ConfidenceLow
+		d.malformed = nums.malformed(tooLargeNumbers)
+		note(d, nums.notRVsNote(tooLargeNumbers))
 	case n == "" && m == "":
 		// The form without its numbers tells no more than the bare
 		// words (adversary try 35 F5: "Too large resource version: ,
@@ -87,7 +120,7 @@ func matchTooLarge(s *signals, d *Diagnosis) bool {
 	case n == "" || m == "":
 		conf = ConfidenceMedium
 	}
-	if n != "" && m == "" {
+	if n != "" && m == "" && nums.badSecond == "" {
 		note(d, "the current RV is missing from this text (the server prints \"Too large resource version: N, current: M\"): the gap is unknown")
 	}
 	kind := KindResourceVersionTooLarge
@@ -109,9 +142,22 @@ func matchTooOld(s *signals, d *Diagnosis) bool {
 		rewordedNote(d, phraseTooOld)
 		defer func() { d.Confidence = capMedium(d.Confidence) }()
 	}
-	x, j := "", i+len(phraseTooOld)
-	if strings.HasPrefix(s.text[j:], ": ") {
-		x, j = digitsAt(s.text, j+2)
+	nums := readNumbers(s.text, i+len(phraseTooOld), tooOldNumbers)
+	x, y, j, k := nums.first, nums.second, nums.firstEnd, nums.end
+	if nums.badFirst != "" || nums.badSecond != "" {
+		// A token that is no RV is said so, the number beside it is
+		// read, and the quote holds both (adversary F6).
+		d.malformed = nums.malformed(tooOldNumbers)
+		note(d, nums.notRVsNote(tooOldNumbers))
+		if y != "" && nums.closed {
+			d.OldestResourceVersion = y
+		}
+		if x == "" {
+			// Which RV expired is not known: no window story.
+			return set(d, KindTooOldResourceVersion, ConfidenceLow, s.text[i:k])
+		}
+		d.RequestedResourceVersion = x
+		return set(d, KindWatchCacheWindow, ConfidenceLow, s.text[i:k])
 	}
 	if x == "" {
 		// The server always prints the requested RV: this text was cut, or
@@ -120,12 +166,13 @@ func matchTooOld(s *signals, d *Diagnosis) bool {
 		return set(d, KindTooOldResourceVersion, ConfidenceLow, s.text[i:i+len(phraseTooOld)])
 	}
 	d.RequestedResourceVersion = x
-	if strings.HasPrefix(s.text[j:], " (") {
-		y, k := digitsAt(s.text, j+2)
-		if y != "" && k < len(s.text) && s.text[k] == ')' {
+	if nums.hasSecond {
+		// Read as the requested RV is: a full stop after it is
+		// punctuation (adversary try 40 F3: "100. (200.)" was "cut").
+		if y != "" && nums.closed {
 			d.OldestResourceVersion = y
 			d.Gap = rv.Gap(y, x)
-			return set(d, KindWatchCacheWindow, ConfidenceHigh, s.text[i:k+1])
+			return set(d, KindWatchCacheWindow, ConfidenceHigh, s.text[i:k])
 		}
 		if y != "" || k == len(s.text) {
 			// "214 (25" or "214 (": the window form, cut before its ')'.
@@ -137,17 +184,32 @@ func matchTooOld(s *signals, d *Diagnosis) bool {
 }
 
 func matchEtcdWatch(s *signals, d *Diagnosis) bool {
-	if !strings.Contains(s.text, phraseWatchTooOld) {
-		return false
-	}
-	return set(d, KindEtcdCompactedWatch, ConfidenceHigh, phraseWatchTooOld)
+	return matchStorageTooOld(s, d, phraseWatchTooOld, KindEtcdCompactedWatch)
 }
 
 func matchEtcdList(s *signals, d *Diagnosis) bool {
-	if !strings.Contains(s.text, phraseListTooOld) {
+	return matchStorageTooOld(s, d, phraseListTooOld, KindEtcdCompactedExactList)
+}
+
+// matchStorageTooOld reads storage's 410 words (no numbers) as phraseAt
+// finds the other RV phrases: in any case (reworded then, at most
+// medium), quoted as the text holds them, with their full stop only when
+// the text has it (a status line leaves it out).
+func matchStorageTooOld(s *signals, d *Diagnosis, phrase, kind string) bool {
+	i, reworded := phraseAt(s.text, phrase)
+	if i < 0 {
 		return false
 	}
-	return set(d, KindEtcdCompactedExactList, ConfidenceHigh, phraseListTooOld+".")
+	end := i + len(phrase)
+	if strings.HasPrefix(s.text[end:], ".") {
+		end++
+	}
+	conf := ConfidenceHigh
+	if reworded {
+		rewordedNote(d, phrase)
+		conf = ConfidenceMedium
+	}
+	return set(d, kind, conf, s.text[i:end])
 }
 
 func matchContinue(s *signals, d *Diagnosis) bool {

@@ -19,7 +19,7 @@ func contradiction(d Diagnosis, s *signals) string {
 		if n != "" && !rv.Valid(n) {
 			// markNumbers notes which; no server issues such an RV, so no
 			// server printed this answer either.
-			return fmt.Sprintf("RV %s has %d digits, more than a 64-bit number holds, and no API server issues such an RV", shortDigits(n), len(n))
+			return fmt.Sprintf("RV %s %s, and no API server issues such an RV", shortDigits(n), pastMax(n))
 		}
 	}
 	if why := noRVSentContradiction(d, s); why != "" {
@@ -30,6 +30,12 @@ func contradiction(d Diagnosis, s *signals) string {
 	}
 	switch d.Kind {
 	case KindWatchCacheWindow, KindTooOldResourceVersion:
+		if req == "0" {
+			// RV 0 asks for any state: a watch or a list from it is served
+			// from what the server holds, never answered too old (fresh
+			// user try 42 F1: confidence high, "RV 0 is 581 behind").
+			return "the requested RV 0 asks for any state, which an API server serves from what it holds: none answers too old to it"
+		}
 		// The lowered kind keeps the window words' numbers when it had
 		// them (adversary try 32 F3: a list's "5 (2)" passed, the
 		// watch's was rejected); a bare "too old" has no oldest RV.

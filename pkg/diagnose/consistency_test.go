@@ -102,3 +102,26 @@ func TestImpossibleNumbersAreNeverNarrated(t *testing.T) {
 		}
 	}
 }
+
+// A too old text whose requested RV is 0, in every sample of the too old
+// forms that names one: RV 0 asks for any state, never too old (fresh
+// user try 42 F1: confidence high of "too old resource version: 0 (5)").
+func TestATooOldRVZeroIsNeverNarrated(t *testing.T) {
+	tried := 0
+	for _, s := range samples {
+		d := FromText(s.text)
+		if (d.Kind != KindWatchCacheWindow && d.Kind != KindTooOldResourceVersion) || d.RequestedResourceVersion == "" || strings.Count(s.text, d.RequestedResourceVersion) != 1 {
+			continue
+		}
+		zero := strings.Replace(s.text, d.RequestedResourceVersion, "0", 1)
+		zd := FromText(zero)
+		if zd.RequestedResourceVersion != "0" {
+			continue
+		}
+		notNarrated(t, zero, zd)
+		tried++
+	}
+	if tried == 0 {
+		t.Fatal("no sample of the too old forms names a requested RV")
+	}
+}

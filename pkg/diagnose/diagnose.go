@@ -158,6 +158,15 @@ func wholeStatus(t string) (metav1.Status, string, bool) {
 	return st, src, true
 }
 
+// malformedWords names the numbers whose token is no RV: "its requested
+// RV", "its requested and oldest servable RVs".
+func malformedWords(names []string) string {
+	if len(names) == 1 {
+		return "its " + names[0] + " RV"
+	}
+	return "its " + strings.Join(names, " and ") + " RVs"
+}
+
 // summary is the one-line verdict, with the numbers.
 func summary(d Diagnosis) string {
 	rv := func(prefix string) string {
@@ -171,6 +180,9 @@ func summary(d Diagnosis) string {
 	}
 	switch d.Kind {
 	case KindWatchCacheWindow:
+		if d.OldestResourceVersion == "" && len(d.malformed) > 0 {
+			return fmt.Sprintf("too old: the watch asked for the events after RV %s; the oldest servable RV the text names is no RV the API server prints (see the note)", d.RequestedResourceVersion)
+		}
 		if d.OldestResourceVersion == "" {
 			return fmt.Sprintf("too old: the watch asked for the events after RV %s; the oldest RV this API server can still serve is cut off in this text", d.RequestedResourceVersion)
 		}
@@ -201,7 +213,16 @@ func summary(d Diagnosis) string {
 			// Note)" above a note that said the numbers were missing).
 			return fmt.Sprintf("too old: RV %s expired; which window it expired from is not known (see the note): confidence low", d.RequestedResourceVersion)
 		}
-		return "too old, probably: \"too old resource version\" without the numbers the server prints with it (cut or reworded): confidence low"
+		if len(d.malformed) > 0 {
+			// Numbers are there, in a form the server never prints:
+			// never "without the numbers" (adversary F6).
+			out := "too old, probably: \"too old resource version\" with " + malformedWords(d.malformed) + " in a form the API server never prints (see the note)"
+			if d.OldestResourceVersion != "" {
+				out += "; the oldest servable RV it names is " + d.OldestResourceVersion
+			}
+			return out + ": confidence low"
+		}
+		return "too old, probably: \"too old resource version\" without the numbers the server prints with it (cut or reworded: see the note): confidence low"
 	case KindConflict:
 		return "not a List/Watch error: 409 Conflict, an update carried a stale metadata.resourceVersion (optimistic concurrency)"
 	case KindWatchCacheInitializing:
@@ -225,9 +246,16 @@ func summary(d Diagnosis) string {
 		}
 		if d.CurrentResourceVersion == "" {
 			if d.RequestedResourceVersion == "" {
+				if len(d.malformed) > 0 {
+					verb := map[bool]string{true: " is", false: " are"}[len(d.malformed) == 1]
+					return "too new: the request asked for an RV which this API server has not reached (" + malformedWords(d.malformed) + verb + " in a form the API server never prints: see the note)"
+				}
 				return "too new: the request asked for an RV which this API server has not reached (the RVs are not in the text)"
 			}
 			return "too new: the request asked for RV " + d.RequestedResourceVersion + " which this API server has not reached"
+		}
+		if d.RequestedResourceVersion == "" {
+			return "too new: the request asked for an RV this text does not say (see the note), which this API server, at " + d.CurrentResourceVersion + ", has not reached"
 		}
 		if d.CurrentResourceVersion == "0" {
 			return fmt.Sprintf("too new: the request asked for RV %s; the API server could not read its current RV (it reported 0)", d.RequestedResourceVersion)

@@ -289,7 +289,7 @@ func StatusText(st metav1.Status) string {
 		}
 		return "a Status without a code"
 	}
-	reason := string(st.Reason)
+	reason := ReasonWords(st.Code, string(st.Reason))
 	if reason == "" || reason == string(metav1.StatusReasonUnknown) {
 		reason = http.StatusText(int(st.Code))
 	}
@@ -306,7 +306,7 @@ func StatusAnswer(st metav1.Status, message string) string {
 	if st.Code != 0 && st.Reason != "" && HasPrefixWord(message, string(st.Reason)) {
 		return StatusLine(st.Code, string(st.Reason), message)
 	}
-	return Prefixed(head, message)
+	return Prefixed(head, withoutClosingPeriod(strings.TrimSpace(message)))
 }
 
 // IsAnswer: err is an answer of the server, a Status with its HTTP code

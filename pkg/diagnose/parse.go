@@ -2,6 +2,8 @@ package diagnose
 
 import (
 	"encoding/json"
+	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -48,6 +50,123 @@ func digitsAt(s string, i int) (string, int) {
 		j++
 	}
 	return s[i:min(j, i+maxDigits)], j
+}
+
+// rvAt reads the RV the API server prints at s[i]: a run of decimal
+// digits that ends the token (digitsAt). A token that is no such number
+// ("-5", "0x10", "12abc") is returned as bad, with the index after it: it
+// is never read as the digits it starts with (adversary try 38 F6: "0x10"
+// read as RV 0), nor taken for a number left out (fresh user try 38 F5:
+// "-5" was "without the numbers").
+func rvAt(s string, i int) (num string, end int, bad string) {
+	j := i
+	for j < len(s) && !strings.ContainsRune(" ,;()[]\"'\t\r\n", rune(s[j])) {
+		j++
+	}
+	tok := s[i:j]
+	if strings.HasSuffix(tok, ".") {
+		// A sentence's full stop after the number ("current: 100."),
+		// not a part of it.
+		tok = tok[:len(tok)-1]
+	}
+	if d, k := digitsAt(s, i); d != "" && k == i+len(tok) && (len(d) == 1 || d[0] != '0') {
+		return d, j, ""
+	}
+	// A leading zero is no RV the server prints either (adversary try
+	// 39 F10: "05" was read, "+5" was not).
+	return "", j, s[i:j]
+}
+
+// rvNumbers is the numbers' part of an RV phrase as the text holds it
+// (readNumbers): ": X", then the second number behind its separator.
+type rvNumbers struct {
+	numbered bool // ": " follows the phrase
+	// first and second are the RVs as the server prints them ("" when
+	// absent or no RV); badFirst and badSecond the tokens that are no RV.
+	first, second, badFirst, badSecond string
+	hasSecond                          bool // the second number's separator is there
+	closed                             bool // and its closing mark, when its form has one
+	firstEnd                           int  // the index after the first token
+	end                                int  // the index after the whole numbers' part
+}
+
+// numbersForm is how a phrase's second number is written: " (Y)" of too
+// old, ", current: M" of too large (its separator read in any ASCII case,
+// as the phrase is).
+type numbersForm struct {
+	sep, close string
+	names      [2]string // what each number is, for the notes
+}
+
+var (
+	tooOldNumbers   = numbersForm{" (", ")", [2]string{"requested", "oldest servable"}}
+	tooLargeNumbers = numbersForm{qualCurrent, "", [2]string{"requested", "current"}}
+)
+
+// readNumbers reads the numbers' part of an RV phrase that ends at i: the
+// one rule for the extent and the tokens of every numbered RV phrase. The
+// second number is read whatever the first one is, and the part runs to
+// the end of the last token read (and its closing mark): a quote of it is
+// never cut between the two numbers, and a token that is no RV never
+// hides the other (adversary F6: "-5 (10)" was quoted without " (10)",
+// and its 10 was dropped).
+func readNumbers(s string, i int, f numbersForm) rvNumbers {
+	n := rvNumbers{firstEnd: i, end: i}
+	if !strings.HasPrefix(s[i:], ": ") {
+		return n
+	}
+	n.numbered = true
+	n.first, n.firstEnd, n.badFirst = rvAt(s, i+2)
+	n.end = n.firstEnd
+	j := n.firstEnd
+	if j+len(f.sep) > len(s) || asciiLower(s[j:j+len(f.sep)]) != asciiLower(f.sep) {
+		return n
+	}
+	n.hasSecond = true
+	n.second, n.end, n.badSecond = rvAt(s, j+len(f.sep))
+	n.closed = f.close == "" || strings.HasPrefix(s[n.end:], f.close)
+	if n.closed {
+		n.end += len(f.close)
+	}
+	return n
+}
+
+// malformed are the names of the numbers whose token is no RV.
+func (n rvNumbers) malformed(f numbersForm) []string {
+	var out []string
+	if n.badFirst != "" {
+		out = append(out, f.names[0])
+	}
+	if n.badSecond != "" {
+		out = append(out, f.names[1])
+	}
+	return out
+}
+
+// notRVsNote says which tokens are no RV as the API server prints it, and
+// which number beside them is one, and is read ("" when every token is an
+// RV).
+func (n rvNumbers) notRVsNote(f numbersForm) string {
+	var quoted []string
+	for _, b := range []string{n.badFirst, n.badSecond} {
+		if b != "" {
+			quoted = append(quoted, strconv.Quote(b))
+		}
+	}
+	if len(quoted) == 0 {
+		return ""
+	}
+	out := "the text's " + strings.Join(quoted, " and ") + " is no RV the API server prints (a decimal number of digits alone): it was reworded, or written by something else; that number is not known"
+	if len(quoted) > 1 {
+		out = "the text's " + strings.Join(quoted, " and ") + " are no RVs the API server prints (decimal numbers of digits alone): they were reworded, or written by something else; those numbers are not known"
+	}
+	switch {
+	case n.badFirst != "" && n.second != "":
+		out += fmt.Sprintf("; its %s is an RV the server prints, read as the %s RV", n.second, f.names[1])
+	case n.badSecond != "" && n.first != "":
+		out += fmt.Sprintf("; its %s is an RV the server prints, read as the %s RV", n.first, f.names[0])
+	}
+	return out
 }
 
 // skipSpaces skips blanks (not newlines) from i.

@@ -15,7 +15,7 @@ import (
 
 func strongAnchors() []string {
 	a := []string{
-		phraseTooOld, phraseTooLarge, caseVariant(phraseTooOld), caseVariant(phraseTooLarge), phraseWatchTooOld, phraseListTooOld,
+		phraseTooOld, phraseTooLarge, phraseWatchTooOld, phraseListTooOld,
 		phraseContinueTooOld, phraseFromTooOld, phraseCompacted, phraseFutureRev, phraseInternal, phraseServerErr,
 		phraseV2Cleared, phraseConflict, phraseInitializing, phraseSetOnCreate, phraseMissingOnUpdate, phrasePrevKvNil,
 		"ResourceVersionTooLarge", phraseWatchOf, phraseJavaExpired, phraseFabric8Gone, phraseJavaGone, phraseWatchListOff,
@@ -47,11 +47,17 @@ func buildAC(patterns []string) *acMachine {
 	if len(patterns) > 64 {
 		panic("diagnose: more than 64 prefilter anchors")
 	}
+	// Letters are one class in either case: the anchors match whatever
+	// the case of the line (a phrase reworded in capitals still reaches
+	// the matchers, which read any case: phraseAt), so that ScanLog never
+	// drops a line FromText classifies (adversary try 39 F10).
 	m := &acMachine{classes: 1}
 	for _, p := range patterns {
 		for i := 0; i < len(p); i++ {
-			if m.class[p[i]] == 0 {
-				m.class[p[i]] = uint8(m.classes)
+			lo, up := foldCase(p[i])
+			if m.class[lo] == 0 {
+				m.class[lo] = uint8(m.classes)
+				m.class[up] = m.class[lo]
 				m.classes++
 			}
 		}
@@ -134,6 +140,18 @@ func buildAC(patterns []string) *acMachine {
 	}
 	m.outStart = uint16(min(first*m.classes, 1<<16-1))
 	return m
+}
+
+// foldCase is b's lower and upper case (b twice when it is no ASCII
+// letter).
+func foldCase(b byte) (byte, byte) {
+	switch {
+	case b >= 'A' && b <= 'Z':
+		return b + 'a' - 'A', b
+	case b >= 'a' && b <= 'z':
+		return b, b - 'a' + 'A'
+	}
+	return b, b
 }
 
 // scan returns the bits of the patterns found in b.

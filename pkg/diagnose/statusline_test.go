@@ -14,9 +14,12 @@ func TestStatusLineNeverDoublesTheReason(t *testing.T) {
 		{410, "Expired", "too old resource version: 212 (518)", "410 Expired: too old resource version: 212 (518)"},
 		{500, "InternalError", "Internal error occurred: etcd event received with PrevKv=nil", "500 InternalError: Internal error occurred: etcd event received with PrevKv=nil"},
 		{403, "Forbidden", "forbidden: User \"x\" cannot watch", "403 forbidden: User \"x\" cannot watch"},
-		{429, "TooManyRequests", "", "429 TooManyRequests"},
+		{429, "TooManyRequests", "", "429 Too Many Requests"},
 		{0, "", "plain", "plain"},
 		{504, "Timeout", "Timeouts happen", "504 Timeout: Timeouts happen"},
+		// fresh user try 38 F4: the line goes on with ": ", never ".:".
+		{410, "Expired", "The resourceVersion for the provided watch is too old.", "410 Expired: The resourceVersion for the provided watch is too old"},
+		{500, "InternalError", "wait...", "500 InternalError: wait..."},
 	} {
 		if got := StatusLine(c.code, c.reason, c.msg); got != c.want {
 			t.Errorf("StatusLine(%d, %q, %q) = %q, want %q", c.code, c.reason, c.msg, got, c.want)

@@ -123,6 +123,11 @@ type Diagnosis struct {
 	// noRVSent is Context.NoResourceVersionSent: a TooLarge's RV is then
 	// the one a consistent read waited for, not the request's (consistentRead).
 	noRVSent bool
+	// malformed names the numbers of the phrase whose token is no RV as
+	// the API server prints it ("requested", "oldest servable",
+	// "current"): the texts say they are there but not RVs, never that
+	// the numbers are missing (adversary F6).
+	malformed []string
 }
 
 // Context is what the caller knows about the request that failed. Every

@@ -1,6 +1,8 @@
 package follow
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -14,6 +16,11 @@ import (
 type ListIncompleteError struct{ Err error }
 
 func (e *ListIncompleteError) Error() string {
+	if errors.Is(e.Err, context.DeadlineExceeded) {
+		// The sentence says it: Go's "context deadline exceeded" adds
+		// nothing (fresh user try 39 F2).
+		return "the first list did not complete before the watch's time ran out, so no watch was started"
+	}
 	return fmt.Sprintf("the first list did not complete before the watch's time ran out, so no watch was started (%v)", e.Err)
 }
 

@@ -1,7 +1,7 @@
 package follow
 
 import (
-	"strconv"
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 
 	"github.com/watchrv/kubectl-watchrv/internal/rv"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
@@ -13,7 +13,7 @@ import (
 const (
 	ResumeFromStart            = "start"              // --rv N: the changes after N come in RV order
 	ResumeFromList             = "list"               // a List's RV (--rv list, or a relist)
-	ResumeFromInitialEventsEnd = "initial-events-end" // the bookmark that ends a streaming list
+	ResumeFromInitialEventsEnd = "initial-events-end" // the bookmark that ends an initial state (a streaming list's, or a watch's from RV unset or 0)
 	ResumeFromBookmark         = "bookmark"           // a bookmark of a watch that sends changes
 	ResumeFromEvent            = "event"              // the last event of a watch that sends changes
 	ResumeFromNone             = "none"
@@ -21,9 +21,12 @@ const (
 
 // Why the session has no resume point.
 const (
-	// NoResumeStateInKeyOrder: a watch with RV unset or 0 sends the state as
-	// ADDED events in key order, not RV order, and no marker where the state
-	// ends: no RV it sends is a resume point until a List gives one.
+	// NoResumeStateInKeyOrder: a watch with RV unset or 0 sent the state as
+	// ADDED events in key order, not RV order, and no initial-events-end
+	// bookmark where the state ends (not every server sends one, nor one
+	// without bookmarks asked for: docs/watch.md): no RV it sent is a
+	// resume point until a List gives one. Where the bookmark comes, it is
+	// the resume point (ResumeFromInitialEventsEnd).
 	NoResumeStateInKeyOrder = "state-in-key-order"
 	// NoResumeInitialEventsIncomplete: a streaming list ended before its
 	// initial-events-end bookmark.
@@ -65,7 +68,20 @@ const (
 	// a decimal: NoResumePointError), so no watch starts after it; not
 	// "the List did not complete" (adversary try 25 F2).
 	NoResumeListRVNotStorage = "list-rv-not-storage"
+	// NoResumeStateEndUnusable: the initial-events-end bookmark came with
+	// an RV no watch can start from (none, "0", not a decimal, past 64
+	// bits, below an RV the stream had already sent), or in breach of the
+	// Watch contract: the state's end is no resume point.
+	NoResumeStateEndUnusable = "state-end-rv-unusable"
 )
+
+// endsStateAt: at, the RV of the bookmark that ends a state, is one a
+// watch can start from: a storage's RV (rv.Valid), not below highest (the
+// newest RV the stream sent before it), on a bookmark within the
+// contract (breach "").
+func endsStateAt(at, highest, breach string) bool {
+	return breach == "" && rv.Valid(at) && (highest == "" || !rv.After(highest, at))
+}
 
 // setResume sets the resume point.
 func (s *Session) setResume(rv, from string) {
@@ -130,8 +146,7 @@ func (s *Session) advanceResume(at, from string) {
 // openedStream notes what the stream just opened with opts will deliver.
 func (s *Session) openedStream(opts watchstream.Options) {
 	s.contract = watchstream.NewContract(s.Target, opts)
-	s.streamingList = opts.SendInitialEvents
-	s.stateSent, s.initialObjects = 0, 0
+	s.stateSent = 0
 	if s.inState() {
 		// The stream repeats the state: whatever resume point there was is
 		// not one for this stream's events (the session only reopens such a
@@ -150,7 +165,7 @@ func (s *Session) openedStream(opts watchstream.Options) {
 // (as client-go's Reflector does: it never resumes without a List's RV)
 // completes the state.
 func (s *Session) stateCut(end streamEnd) bool {
-	return s.inState() && s.resumeRV == "" && (end.events > 0 || s.tracker.Len() > 0)
+	return (s.inState() || s.noResume == NoResumeStateEndUnusable) && s.resumeRV == "" && (end.events > 0 || s.tracker.Len() > 0)
 }
 
 // stateCutReason is the relist's reason after a stateCut.
@@ -159,10 +174,13 @@ func (s *Session) stateCutReason(end streamEnd) string {
 	if end.broken || end.err != nil {
 		what = end.reason
 	}
-	if s.streamingList {
-		return what + " before the initial-events-end bookmark, after " + strconv.Itoa(s.stateSent) + " object(s) of the state: the state comes in key order, not RV order, so resuming from the highest RV seen would lose the objects not sent yet; listing again, as a Reflector does"
+	if s.noResume == NoResumeStateEndUnusable {
+		return what + " after an initial-events-end bookmark whose RV no watch can start from (" + text.Count(s.stateSent, "object") + " of the state sent): the highest RV seen is not a resume point either; listing again, as a Reflector does"
 	}
-	return what + " while the session had no resume point (" + strconv.Itoa(s.stateSent) + " object(s) of the state sent): a watch with RV unset or 0 sends the state in key order, not RV order, and no marker where it ends, so the highest RV seen is not a resume point; listing again, as a Reflector does"
+	if s.askedState {
+		return what + " before the initial-events-end bookmark, after " + text.Count(s.stateSent, "object") + " of the state: the state comes in key order, not RV order, so resuming from the highest RV seen would lose the objects not sent yet; listing again, as a Reflector does"
+	}
+	return what + " while the session had no resume point (" + text.Count(s.stateSent, "object") + " of the state sent): a watch with RV unset or 0 sends the state in key order, not RV order, and no initial-events-end bookmark had marked its end, so the highest RV seen is not a resume point; listing again, as a Reflector does"
 }
 
 // resumeOptions are the options of the next watch: from the last RV seen,

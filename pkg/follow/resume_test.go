@@ -29,10 +29,13 @@ func runRecorded(t *testing.T, stream string, o watchstream.Options) Stats {
 
 // The resume point is an RV a next watch may start from without losing an
 // event: after a watch from an exact RV, its last event (changes come in RV
-// order); after a streaming list, its initial-events-end bookmark; after a
-// watch with RV unset, none: the state comes in key order, not RV order,
-// and the highest RV seen (221 here, the last ADDED) says nothing about the
-// objects not sent.
+// order); after a state the server ended with the initial-events-end
+// bookmark (a streaming list, or a watch with RV unset or 0 that asked for
+// bookmarks, as v1.35 and later end it: unset-bookmarks.jsonl and
+// zero-bookmarks.jsonl, recorded from v1.37.2), that bookmark; after a
+// state that came with no marker (unset.jsonl: no bookmarks asked for),
+// none: the state comes in key order, not RV order, and the highest RV
+// seen (220 there, the last ADDED) says nothing about the objects not sent.
 func TestResumePointIsWhereNothingIsLost(t *testing.T) {
 	for _, c := range []struct {
 		name, stream   string
@@ -41,8 +44,9 @@ func TestResumePointIsWhereNothingIsLost(t *testing.T) {
 	}{
 		{"exact RV", "seed.jsonl", watchstream.Options{ResourceVersion: "213", RVSet: true}, "221", ResumeFromEvent, ""},
 		{"streaming list", "streaming.jsonl", watchstream.Options{SendInitialEvents: true}, "221", ResumeFromInitialEventsEnd, ""},
-		{"RV unset", "streaming.jsonl", watchstream.Options{}, "", ResumeFromNone, NoResumeStateInKeyOrder},
-		{"RV 0", "streaming.jsonl", watchstream.Options{ResourceVersion: "0", RVSet: true}, "", ResumeFromNone, NoResumeStateInKeyOrder},
+		{"RV unset, bookmarks", "unset-bookmarks.jsonl", watchstream.Options{AllowBookmarks: true}, "220", ResumeFromInitialEventsEnd, ""},
+		{"RV 0, bookmarks", "zero-bookmarks.jsonl", watchstream.Options{ResourceVersion: "0", RVSet: true, AllowBookmarks: true}, "220", ResumeFromInitialEventsEnd, ""},
+		{"RV unset, no marker", "unset.jsonl", watchstream.Options{}, "", ResumeFromNone, NoResumeStateInKeyOrder},
 		{"Expired", "expired.jsonl", watchstream.Options{ResourceVersion: "213", RVSet: true}, "", ResumeFromNone, NoResumeRVProblem},
 	} {
 		t.Run(c.name, func(t *testing.T) {

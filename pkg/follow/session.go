@@ -124,10 +124,6 @@ type Session struct {
 	contract *watchstream.Contract
 	// relisted: a relist happened and no event has arrived since.
 	relisted bool
-	// streamingList: a streaming list is delivering its initial state
-	// (initialObjects ADDED so far) and its end bookmark has not come.
-	streamingList  bool
-	initialObjects int
 	// askedState: the watch request last sent (its stream open or not)
 	// had sendInitialEvents=true, a streaming list (kept after its end
 	// bookmark: the request sent stays what it was).

@@ -82,12 +82,23 @@ func (s *Session) judge(end streamEnd, opened time.Time, watchEnded bool) {
 		s.healthy()
 	case end.progress == 0:
 		s.empties++
-		e := &EmptyStreamError{After: s.clock().Since(opened).Round(time.Millisecond), From: s.lastRV, InARow: s.empties, Stale: end.events}
+		e := &EmptyStreamError{After: s.clock().Since(opened).Round(time.Millisecond), From: s.sentFrom(), InARow: s.empties, Stale: end.events}
 		if s.noResume == NoResumeStartAhead {
 			e.AheadOf = s.StartAheadOf
 		}
 		s.failed(e)
 	}
+}
+
+// sentFrom is the RV the last watch was sent from ("" when unset): the
+// watch an empty stream answered, not the newest RV seen, which a resume
+// point below it (a state's end) is not (adversary try 42 F4: "from RV
+// 219: the server ended the watch from RV 220").
+func (s *Session) sentFrom() string {
+	if !s.sentRVSet {
+		return ""
+	}
+	return s.sentRV
 }
 
 // MaxEmptyStreams is how many streams in a row the server may end at once

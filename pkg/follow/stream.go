@@ -130,16 +130,20 @@ func (s *Session) drain(stream *watchstream.Stream, alive func(moved bool)) stre
 // handle applies one event to the session's state; last is true when the
 // server closes the stream after it.
 func (s *Session) handle(ev watchstream.Event, end *streamEnd) (obs Observation, last bool) {
-	// The state is known once an object of it came, or its end: a
-	// streaming list's initial-events-end bookmark (another bookmark
-	// before it says nothing of the state); for a watch that sends the
-	// state as ADDED, a bookmark comes after the state, so an empty one.
-	if s.statePending && ev.Type != watchstream.EventError && (ev.Type != watchstream.EventBookmark || !s.streamingList || ev.IsInitialEventsEnd()) {
+	// The state is known once an object of it came, or its end: the
+	// initial-events-end bookmark (another bookmark before it says
+	// nothing of a streaming list's state); for a watch from RV unset or
+	// 0, a bookmark comes after the state, so an empty one.
+	if s.statePending && ev.Type != watchstream.EventError && (ev.Type != watchstream.EventBookmark || !s.askedState || ev.IsInitialEventsEnd()) {
 		s.statePending, s.knowsState = false, true
 	}
-	// The one judge of the Watch contract; it also ends the state at a
-	// streaming list's end bookmark.
+	// The one judge of the Watch contract; it also ends the state at its
+	// initial-events-end bookmark, on any stream that sends a state (a
+	// streaming list, or a watch from RV unset or 0 where the server
+	// marks the end): stateEnd is that bookmark.
+	inState := s.inState()
 	breach := s.contract.Judge(ev)
+	stateEnd := inState && !s.inState()
 	switch ev.Type {
 	case watchstream.EventError:
 		// The server ends the stream after every ERROR event; each keeps
@@ -160,17 +164,25 @@ func (s *Session) handle(ev watchstream.Event, end *streamEnd) (obs Observation,
 		}
 		return obs, true
 	case watchstream.EventBookmark:
+		highest := s.lastRV
 		if s.advance(ev.Object.ResourceVersion) {
 			end.progress++
 		}
-		if s.streamingList && ev.IsInitialEventsEnd() {
+		switch {
+		case stateEnd && endsStateAt(ev.Object.ResourceVersion, highest, breach):
 			end.progress++
-			s.streamingList = false
-			obs.InitialEventsEnd, obs.InitialObjects = true, s.initialObjects
+			obs.InitialEventsEnd, obs.InitialObjects = true, s.stateSent
 			// The state is complete at the bookmark's RV: from here on the
 			// stream sends changes in RV order, after it.
 			s.setResume(ev.Object.ResourceVersion, ResumeFromInitialEventsEnd)
-		} else {
+		case stateEnd:
+			// An end whose RV no watch can start from (none, "0", not a
+			// storage's, below an RV the stream already sent) or that broke
+			// the contract: no resume point, and no progress, so that
+			// --follow lists again as a Reflector does, never reconnects
+			// from it in a loop (adversary try 42 F1-F4).
+			s.clearResume(NoResumeStateEndUnusable)
+		default:
 			s.advanceResume(ev.Object.ResourceVersion, ResumeFromBookmark)
 		}
 		if obs.Breach = breach; breach != "" {
@@ -180,9 +192,6 @@ func (s *Session) handle(ev watchstream.Event, end *streamEnd) (obs Observation,
 	default:
 		if s.inState() && ev.Type == watchstream.EventAdded {
 			s.stateSent++
-		}
-		if s.streamingList && ev.Type == watchstream.EventAdded {
-			s.initialObjects++
 		}
 		if obs.Breach = breach; breach != "" {
 			// Not the collection's, or not in its order: neither tracked

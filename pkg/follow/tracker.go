@@ -46,9 +46,10 @@ type Observation struct {
 	// PreviousUID is set when this name had another UID: deleted and
 	// recreated.
 	PreviousUID string
-	// InitialEventsEnd marks the bookmark that ends a streaming list the
-	// session asked for (sendInitialEvents); InitialObjects is the number of
-	// ADDED events before it. A bookmark of any other watch is only a bookmark.
+	// InitialEventsEnd marks the bookmark that ends an initial state, on
+	// any stream that sends one (a streaming list, or a watch from RV unset
+	// or 0 where the server marks the end); InitialObjects is the number of
+	// ADDED events before it. A bookmark after the state is only a bookmark.
 	InitialEventsEnd bool
 	InitialObjects   int
 	// Breach says how the event broke the Watch contract ("" when it

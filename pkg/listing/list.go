@@ -168,7 +168,7 @@ func listEach(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Pa
 		}
 	})
 	if err != nil {
-		err = apiclient.AttachRequest(err, body, t.CollectionPath(), q)
+		err = apiclient.AttachRequest(apiclient.AnsweredBy(apiclient.KindList, q, err), body, t.CollectionPath(), q)
 		if cr.Ended && (errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || cr.N == 0) {
 			// The answer ended where HTTP says it ends (a 204, an
 			// empty 200, a body the server ended mid-value or between
@@ -181,6 +181,10 @@ func listEach(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Pa
 			return nil, err // the bound's own line names the request and the fix
 		case diagnose.FailureConnectionBroken, diagnose.FailureNoAnswer:
 			// Not a bad body: the connection was lost in the middle of it.
+			if errors.Is(err, io.ErrUnexpectedEOF) {
+				// In words, not Go's "unexpected EOF" (adversary try 39 F9).
+				return nil, &apiclient.ConnectionLostError{What: fmt.Sprintf("the list response of %s broke off after %s: the connection closed before the answer's end", t.CollectionPath(), text.Count(cr.N, "byte")), Err: err}
+			}
 			return nil, fmt.Errorf("the list response of %s broke off after %s: %w", t.CollectionPath(), text.Count(cr.N, "byte"), err)
 		}
 		return nil, decodeError(t, err)

@@ -53,7 +53,7 @@ func explainWindow(r Report, before *WatchCache, p ProbeFacts) (string, string, 
 	case p.Source == "storage":
 		return LimitInconsistent, "these counters show a watch cache for the resource, yet storage answered the probe's 410s (its watches did not reach a watch cache): /metrics and the probe reached different API servers (a balancer?), so the counters explain nothing", ev
 	case r.InitializationsDuringProbe > 0:
-		return LimitReinitialized, fmt.Sprintf("the watch cache was initialized again %s time(s) while the probe ran: its window restarted at the new initialization, and the window measured may be from before or after it; probe again", num(r.InitializationsDuringProbe)), ev
+		return LimitReinitialized, fmt.Sprintf("the watch cache was initialized again %s while the probe ran: its window restarted at the new initialization, and the window measured may be from before or after it; probe again", countOf(r.InitializationsDuringProbe, "time")), ev
 	case r.Capacity == nil || r.EventsReceived == nil:
 		// A family exposed with no series for the resource is 0 by now
 		// (countersNoSampleIsZero): only one absent altogether is here.
@@ -107,7 +107,7 @@ func explainWindow(r Report, before *WatchCache, p ProbeFacts) (string, string, 
 	case !changesKnown:
 		return LimitUndetermined, fmt.Sprintf("%s; the counters cannot tell whether events were evicted: this server does not expose %s or %s, so whether the capacity changed is not known", measured, FamilyCapacityIncreases, FamilyCapacityDecreases), ev
 	}
-	return LimitUndetermined, fmt.Sprintf("%s; the counters cannot tell whether events were evicted: %s received fit in today's capacity %s, but the capacity grew (%s time(s)) and a full cache whose oldest event is older than 75s evicts before it grows", measured, num(events), num(capacity), num(grew)), ev
+	return LimitUndetermined, fmt.Sprintf("%s; the counters cannot tell whether events were evicted: %s received fit in today's capacity %s, but the capacity grew (%s) and a full cache whose oldest event is older than 75s evicts before it grows", measured, num(events), num(capacity), countOf(grew, "time")), ev
 }
 
 // unmeasuredOf is what either read could not measure, once each.
@@ -125,7 +125,7 @@ func unmeasuredOf(end WatchCache, start *WatchCache) []string {
 
 func evictionWhy(events, capacity, shrank float64) string {
 	if shrank > 0 {
-		return fmt.Sprintf("its capacity was halved %s time(s), which drops the oldest events; capacity now %s", num(shrank), num(capacity))
+		return fmt.Sprintf("its capacity was halved %s, which drops the oldest events; capacity now %s", countOf(shrank, "time"), num(capacity))
 	}
 	return fmt.Sprintf("%s received since its one initialization, more than its capacity %s can hold", countOf(events, "event"), num(capacity))
 }

@@ -1,10 +1,6 @@
 package metrics
 
 import (
-	"errors"
-	"net/url"
-	"strings"
-
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
@@ -13,7 +9,7 @@ import (
 // FailureWords is a failed read of /metrics as a note, a warning or a
 // row of a table says it: an answer as the error line says one, its
 // status and request with its words (apiclient.FailureWords: "the API
-// server answered get /metrics with 503 ServiceUnavailable: ..."), any
+// server answered get /metrics with 503 Service Unavailable: ..."), any
 // other failure in ShortRequest's words. The one way every command's note
 // of /metrics says why it was not read: list's server facts, probe
 // --metrics, top's row of a server (fresh user try 27 F3: "/metrics not
@@ -31,29 +27,8 @@ func FailureWords(err error) string {
 // (apiclient.MetricsRequest).
 func Request(families int) string { return apiclient.MetricsRequest(families) }
 
-// ShortRequest is err, a failed read of /metrics, with the request client-go's
-// *url.Error writes whole (its URL, query and all) named as every error
-// line names a request (apiclient.RequestName: "GET /metrics (21
-// families)"), and without the words net/http's client adds to a timeout
-// the plugin already named ("(Client.Timeout exceeded while awaiting
-// headers)"; adversary try 17). It unwraps to err, so the failure
-// classifier and the exit codes still read it. The one wording of every
-// /metrics failure: probe --metrics, list's server facts and top (the
+// ShortRequest is err, a failed read of /metrics, in the one wording of
+// every failed request (apiclient.ShortRequest: "GET /metrics (21
+// families): ..."): probe --metrics, list's server facts and top (the
 // body cap's and the bounds' errors name it so themselves).
-func ShortRequest(err error) error {
-	var ue *url.Error
-	if !errors.As(err, &ue) || ue.Err == nil {
-		return err
-	}
-	inner := strings.TrimSuffix(ue.Err.Error(), " (Client.Timeout exceeded while awaiting headers)")
-	text := strings.Replace(err.Error(), ue.Error(), apiclient.RequestName(strings.ToUpper(ue.Op), ue.URL)+": "+inner, 1)
-	return &requestError{err: err, text: text}
-}
-
-type requestError struct {
-	err  error
-	text string
-}
-
-func (e *requestError) Error() string { return e.text }
-func (e *requestError) Unwrap() error { return e.err }
+func ShortRequest(err error) error { return apiclient.ShortRequest(err) }

@@ -76,7 +76,7 @@ func All(ctx context.Context, c *apiclient.Client, resources []apiclient.Resourc
 	run := newRunWide(sctx, c, resources, o.Budget)
 	r.Shared, _ = sw.Kept(o.Budget.Used())
 	var hint uint64
-	r.Run = sweep.Each(ctx, resources, sweep.Options{Verb: "probing", Progress: o.Progress, What: "resources"},
+	r.Run = sweep.Each(ctx, resources, sweep.Options{Verb: "probing", Progress: o.Progress, What: "resource"},
 		func(ctx context.Context, res apiclient.Resource) sweep.Step[*Result] {
 			o.Budget.Reset()
 			ro := o.Options

@@ -76,6 +76,13 @@ func confirmStarts(watch, list, long TryFunc, w cacheAnswer, current uint64) Try
 		if l.notSent != nil {
 			return l // no request left: no claim
 		}
+		if l.Outcome == OutcomeFatal && NotOneServers(l.failed) {
+			// The server broke the List contract: that is the answer to
+			// the watch from rv, said as the list it was.
+			l.ResourceVersion = rv
+			l.Evidence = fmt.Sprintf("%s (the exact list at RV %d that would have confirmed a silent watch from RV %d)", l.Evidence, rv+1, rv)
+			return l
+		}
 		if l.Outcome == OutcomeOK {
 			r.Confirmation = []Try{l}
 			r.Evidence = fmt.Sprintf("%s; confirmed by an exact list at RV %d (answered in %s): RV %d is still held, so storage would not refuse this watch, and a watch cache refuses at once", r.Evidence, rv+1, l.Latency.Round(100*time.Microsecond), rv+1)
@@ -174,7 +181,7 @@ func confirmedWatch(watch TryFunc, c *apiclient.Client, t apiclient.Target, o Op
 // another RV that broke the List contract (fresh user try 32 F2: "got
 // request failed").
 func listWords(l Try) string {
-	if l.Evidence == requestFailed && l.Message != "" {
+	if (strings.HasSuffix(l.Evidence, requestFailed) || strings.HasSuffix(l.Evidence, breachEvidence)) && l.Message != "" {
 		return "failed: " + text.Shorten(text.OneLine(l.Message), 300)
 	}
 	return "got " + strings.TrimPrefix(l.Evidence, "exact list: ")

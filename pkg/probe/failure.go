@@ -122,8 +122,4 @@ func (w *Result) VerifyFailure() error {
 // window, bound, verification, current or cache RV, lag (the one probe's
 // row: render's untrusted; a server's row and the run's verdict over
 // servers: pkg/servers). Adversary try 20 #9, try 21 F4/F5.
-func NotOneServers(err error) bool {
-	var back *OutOfOrderError
-	var broke *diagnose.ContractError
-	return errors.As(err, &back) || errors.As(err, &broke)
-}
+func NotOneServers(err error) bool { return diagnose.BrokeContract(err) }

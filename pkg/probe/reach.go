@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/watchstream"
@@ -91,12 +92,12 @@ func TryWatchThrough(ctx context.Context, c *apiclient.Client, t apiclient.Targe
 	for {
 		select {
 		case <-ctx.Done():
-			res.Outcome, res.Evidence = OutcomeTransient, fmt.Sprintf("no verdict: the run ended (%s) after %d change(s) and no error", ctx.Err(), n)
+			res.Outcome, res.Evidence = OutcomeTransient, fmt.Sprintf("no verdict: the run ended (%s) after %s and no error", ctx.Err(), text.Count(n, "change"))
 			return res
 		case <-timer.C():
 			res.Outcome, res.ReadTo = OutcomeOK, last
 			res.Silent = n == 0
-			res.Evidence = fmt.Sprintf("replayed %d change(s) without an error (the last at RV %d), then nothing within %s", n, last, silence)
+			res.Evidence = fmt.Sprintf("replayed %s without an error (the last at RV %d), then nothing within %s", text.Count(n, "change"), last, silence)
 			if n == 0 {
 				// RVs are cluster-wide: the changes up to the current RV
 				// may all be in other resources.
@@ -106,7 +107,7 @@ func TryWatchThrough(ctx context.Context, c *apiclient.Client, t apiclient.Targe
 		case e := <-events:
 			switch {
 			case e.err != nil && seen > 0 && (errors.Is(e.err, io.EOF) || errors.Is(e.err, io.ErrUnexpectedEOF)):
-				res.Outcome, res.Evidence = OutcomeTransient, fmt.Sprintf("the stream ended after %d change(s) and %d other event(s) (up to RV %d), before the current RV %d", n, seen-n, last, current)
+				res.Outcome, res.Evidence = OutcomeTransient, fmt.Sprintf("the stream ended after %s and %s (up to RV %d), before the current RV %d", text.Count(n, "change"), text.Count(seen-n, "other event"), last, current)
 				if !errors.Is(e.err, io.EOF) {
 					res.failed = e.err // cut mid-event: a broken connection (exit 4)
 				}
@@ -114,7 +115,7 @@ func TryWatchThrough(ctx context.Context, c *apiclient.Client, t apiclient.Targe
 			case e.err != nil || e.ev.Type == watchstream.EventError:
 				res.fromFirstEvent(e.ev, e.err, rv)
 				if n > 0 {
-					res.Evidence = fmt.Sprintf("%s, after %d change(s) delivered (the last at RV %d)", res.Evidence, n, last)
+					res.Evidence = fmt.Sprintf("%s, after %s delivered (the last at RV %d)", res.Evidence, text.Count(n, "change"), last)
 				}
 				return res
 			}
@@ -136,7 +137,7 @@ func TryWatchThrough(ctx context.Context, c *apiclient.Client, t apiclient.Targe
 			}
 			if last >= current || n >= maxReachEvents {
 				res.Outcome, res.ReadTo = OutcomeOK, last
-				res.Evidence = fmt.Sprintf("replayed %d change(s) without an error, up to RV %d (the current RV is %d)", n, last, current)
+				res.Evidence = fmt.Sprintf("replayed %s without an error, up to RV %d (the current RV is %d)", text.Count(n, "change"), last, current)
 				if last < current {
 					res.Evidence += fmt.Sprintf("; not read further (at most %d events are read): the changes above RV %d are not checked", maxReachEvents, last)
 				}

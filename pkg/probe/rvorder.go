@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
 )
@@ -63,7 +64,12 @@ func (o *rvOrder) current(rv uint64, who string) bool {
 // signs are the RVs out of order, said: the first, and how many more.
 func (o *rvOrder) signs() []string {
 	if o.backs > len(o.back) {
-		return append(o.back, fmt.Sprintf("and %d more current RV(s) below an RV read before them", o.backs-len(o.back)))
+		more := o.backs - len(o.back)
+		them := "them"
+		if more == 1 {
+			them = "it"
+		}
+		return append(o.back, fmt.Sprintf("and %s below an RV read before %s", text.Count(more, "more current RV"), them))
 	}
 	return o.back
 }
@@ -102,6 +108,10 @@ type OutOfOrderError struct {
 	// Signs say each RV out of order, and what read it.
 	Signs []string
 }
+
+// ContractBreach: RVs that go back break the List and Watch contract
+// (diagnose.BrokeContract), whoever behind the address answered.
+func (e *OutOfOrderError) ContractBreach() bool { return true }
 
 func (e *OutOfOrderError) Error() string {
 	return "the RVs the answers gave go back (" + strings.Join(e.Signs, "; ") + "), which one API server never does: different API servers answered behind this address (a list from one, a watch from another), or etcd was restored from a backup; no window or rate is given from them"

@@ -235,6 +235,17 @@ func TryWatch(ctx context.Context, c *apiclient.Client, t apiclient.Target, rv u
 	defer timer.Stop()
 	select {
 	case f := <-got:
+		// The event is held to the Watch contract, as watch and
+		// TryWatchThrough hold every event (adversary try 40 F1: a
+		// replay of an object outside the namespace was "a watch from
+		// RV 1 starts").
+		if f.err == nil && f.ev.Type != watchstream.EventError {
+			if why := watchstream.NewContract(t, wo).Judge(f.ev); why != "" {
+				res.Outcome, res.failed = OutcomeFatal, &diagnose.ContractError{Contract: "Watch", Breach: fmt.Sprintf("the watch from RV %d: %s", rv, why)}
+				res.Evidence, res.Message = breachEvidence, res.failed.Error()
+				return res
+			}
+		}
 		res.fromFirstEvent(f.ev, f.err, rv)
 	case <-timer.C():
 		res.Outcome, res.Silent = OutcomeOK, true
@@ -274,6 +285,10 @@ func (r *Try) fromFirstEvent(ev watchstream.Event, err error, rv uint64) {
 // use; its Message says why.
 const requestFailed = "request failed"
 
+// breachEvidence is the evidence of an answer that broke the List or
+// Watch contract; its Message says how.
+const breachEvidence = "answered in breach of the List or Watch contract"
+
 // fromError classifies a request that failed before a stream was open.
 func (r *Try) fromError(err error, rv uint64) {
 	r.failed = err
@@ -282,8 +297,16 @@ func (r *Try) fromError(err error, rv uint64) {
 		return
 	}
 	r.Outcome, r.Evidence, r.Message = OutcomeTransient, requestFailed, err.Error()
-	if f := diagnose.ClassifyFailure(err); f == diagnose.FailureTLS || f == diagnose.FailureUnauthorized || f == diagnose.FailureForbidden || f == diagnose.FailureBadRequest {
+	if f := diagnose.ClassifyFailure(err); f == diagnose.FailureTLS || f == diagnose.FailureUnauthorized || f == diagnose.FailureForbidden || f == diagnose.FailureBadRequest || NotOneServers(err) {
+		// An answer that broke the List or Watch contract is the
+		// server's, and final: no retry makes it one server's answer
+		// (adversary try 38 F1: an exact list answered at another RV was
+		// retried as "request failed", and the run exited 7).
 		r.Outcome = OutcomeFatal
+		if NotOneServers(err) {
+			// Answered: no "request failed" (adversary try 39 F5).
+			r.Evidence = breachEvidence
+		}
 	} else if f == diagnose.FailureUnbounded {
 		r.Outcome, r.unbounded = OutcomeFatal, err
 	}

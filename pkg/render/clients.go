@@ -40,7 +40,8 @@ func (p *Printer) clientsHuman(r clients.Report, top int) error {
 		return err
 	}
 	if len(r.Clients) > top {
-		w.printf("(%d more %s: --top %d shows them, -o json has them all)\n", len(r.Clients)-top, text.Noun(len(r.Clients)-top, "client"), len(r.Clients))
+		more := len(r.Clients) - top
+		w.printf("(%d more %s: --top %d shows %s, -o json has them all)\n", more, text.Noun(more, "client"), len(r.Clients), map[bool]string{true: "it", false: "them"}[more == 1])
 	}
 	if f := r.Folded; f != nil {
 		// Clients, not folds: one folded again after it came back is
@@ -79,7 +80,7 @@ func (p *Printer) clientsHuman(r clients.Report, top int) error {
 			w.printf("  %s: %s\n    fix: %s\n", s.Bad.Sprint(h.Name), text.Inline(h.Evidence), h.Fix)
 		}
 		if r.HerdsFolded > 0 {
-			w.printf("  and %s smaller herd(s), not kept (the %d with the most clients are)\n", th(r.HerdsFolded), clients.MaxHerds)
+			w.printf("  and %s, not kept (the %d with the most clients are)\n", text.Count(r.HerdsFolded, "smaller herd"), clients.MaxHerds)
 		}
 	}
 	if len(r.Timeline.Clients) > 0 {
@@ -106,7 +107,7 @@ func clientsRead(r clients.Report) string {
 	}
 	sort.Strings(reasons)
 	if bad > 0 {
-		line += fmt.Sprintf(", %s unreadable line(s): %s", th(bad), strings.Join(reasons, ", "))
+		line += fmt.Sprintf(", %s: %s", text.Count(bad, "unreadable line"), strings.Join(reasons, ", "))
 		var at []string
 		for _, b := range r.BadLines {
 			at = append(at, fmt.Sprintf("%s:%d", b.Source, b.Line))
@@ -146,13 +147,13 @@ func inputLine(in clients.Input) string {
 		parts = append(parts, fmt.Sprintf("%s is %s: read twice, in time order", s.Source, s.Order))
 	}
 	if in.Reordered > 0 {
-		parts = append(parts, fmt.Sprintf("%s event(s) put back in time order", th(in.Reordered)))
+		parts = append(parts, fmt.Sprintf("%s put back in time order", text.Count(in.Reordered, "event")))
 	}
 	if in.Late > 0 {
-		parts = append(parts, fmt.Sprintf("%s event(s) came after later ones beyond what can be held to order them and count where they came (patterns that follow time may be missed: give the log as a file, -f FILE, to have it sorted)", th(in.Late)))
+		parts = append(parts, fmt.Sprintf("%s came after later ones beyond what can be held to order them and count where they came (patterns that follow time may be missed: give the log as a file, -f FILE, to have it sorted)", text.Count(in.Late, "event")))
 	}
 	if in.Duplicates > 0 {
-		parts = append(parts, fmt.Sprintf("%s duplicate event(s) counted once (the same event twice: a file given twice, overlapping exports, a shipper's retries)", th(in.Duplicates)))
+		parts = append(parts, fmt.Sprintf("%s counted once (the same event twice: a file given twice, overlapping exports, a shipper's retries)", text.Count(in.Duplicates, "duplicate event")))
 	}
 	for _, c := range in.Cut {
 		parts = append(parts, fmt.Sprintf("%s ends early after %s: %s; what was read counts", c.Source, text.Count(c.Lines, "line"), c.End))
@@ -243,7 +244,7 @@ func clientResource(w *errWriter, res clients.Resource) {
 			line += fmt.Sprintf("; %s with a limit", th(l.Limit))
 		}
 		if l.Continue > 0 {
-			line += fmt.Sprintf("; %s continued page(s)", th(l.Continue))
+			line += fmt.Sprintf("; %s", text.Count(l.Continue, "continued page"))
 		}
 		if res.Objects != nil {
 			line += fmt.Sprintf("; %s returned", text.Count(*res.Objects, "object"))
@@ -284,10 +285,10 @@ func clientResource(w *errWriter, res clients.Resource) {
 	}
 	var other []string
 	if res.Gets > 0 {
-		other = append(other, fmt.Sprintf("%s get(s)", th(res.Gets)))
+		other = append(other, text.Count(res.Gets, "get"))
 	}
 	if res.Other > 0 {
-		other = append(other, fmt.Sprintf("%s other request(s)", th(res.Other)))
+		other = append(other, text.Count(res.Other, "other request"))
 	}
 	c := res.Codes
 	for _, a := range []struct {
@@ -295,7 +296,7 @@ func clientResource(w *errWriter, res clients.Resource) {
 		label string
 	}{{c.Expired, "410"}, {c.TooLarge, "504"}, {c.Throttled, "429"}, {c.Server, "5xx"}} {
 		if a.n > 0 {
-			other = append(other, fmt.Sprintf("%s request(s) answered %s", th(a.n), a.label))
+			other = append(other, fmt.Sprintf("%s answered %s", text.Count(a.n, "request"), a.label))
 		}
 	}
 	if len(other) > 0 {

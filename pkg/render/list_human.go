@@ -96,9 +96,9 @@ func (r ListReport) servedText() string {
 	switch {
 	case sv.StorageRequests == nil || *sv.StorageRequests == 0:
 	case sv.RVFromStorageList:
-		n = fmt.Sprintf(" (%d storage request(s): one per page storage served, and the cache's current-RV read)", *sv.StorageRequests)
+		n = fmt.Sprintf(" (%s: one per page storage served, and the cache's current-RV read)", text.Count(*sv.StorageRequests, "storage request"))
 	default:
-		n = fmt.Sprintf(" (%d storage request(s), one per page)", *sv.StorageRequests)
+		n = fmt.Sprintf(" (%s, one per page)", text.Count(*sv.StorageRequests, "storage request"))
 	}
 	pages := r.Pages
 	if r.Incomplete != nil {

@@ -171,7 +171,7 @@ func TestServedByIsPerPage(t *testing.T) {
 	off := serverinfo.Build("v1.37.2", 37, &serverinfo.MetricsFacts{WatchCache: serverinfo.No}, "", "configmaps")
 	o.ResourceVersion = "0"
 	r := NewListReport(ListQuery{Target: tg, Walk: o}, w).WithServer(off)
-	if r.ServedBy.StorageRequests == nil || *r.ServedBy.StorageRequests != 3 || !strings.Contains(human(t, r), "every page: storage") || !strings.Contains(human(t, r), "(3 storage request(s), one per page)") {
+	if r.ServedBy.StorageRequests == nil || *r.ServedBy.StorageRequests != 3 || !strings.Contains(human(t, r), "every page: storage") || !strings.Contains(human(t, r), "(3 storage requests, one per page)") {
 		t.Errorf("cache off, rv=0, 3 pages: %+v\n%s", r.ServedBy, human(t, r))
 	}
 	if strings.Contains(human(t, r), "one storage round trip") {
@@ -183,7 +183,7 @@ func TestServedByIsPerPage(t *testing.T) {
 	// 2 continue pages from storage, and the cache's one-item list for the
 	// current RV (up to v1.36); page 1 from the cache.
 	if out := human(t, r); !strings.Contains(out, "page 1: the watch cache") || !strings.Contains(out, "pages 2-3 (continue tokens): storage") ||
-		!strings.Contains(out, "(3 storage request(s): one per page storage served, and the cache's current-RV read)") ||
+		!strings.Contains(out, "(3 storage requests: one per page storage served, and the cache's current-RV read)") ||
 		*r.ServedBy.StorageRequests != 3 || *r.ServedBy.CacheRequests != 1 {
 		t.Errorf("v1.33, consistent, 3 pages: %+v\n%s", r.ServedBy, out)
 	}

@@ -153,6 +153,10 @@ func (r ProbeReport) untrusted(err error) ProbeReport {
 	// above the error): its watches stay, among the probes, as what came.
 	r.ProbeDetails, r.Verify = r.allSteps(), nil
 	r.BoundBy, r.CompactedAt, r.LostAt = "", "", ""
+	// No current RV: the answers it came with are not one server's
+	// (adversary try 38 F2: "100" in every row under "no row read a
+	// current RV").
+	r.CurrentResourceVersion = ""
 	r.Answer = probe.Answer{Source: probe.SourceUnknown}
 	r.Source = r.Answer.Source
 	return r

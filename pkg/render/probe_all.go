@@ -47,7 +47,7 @@ func NewProbeAllReport(a *probe.AllResult) ProbeAllReport {
 	for i, w := range a.Rows {
 		row := NewProbeReport(w, probe.Reason(w.Err))
 		row.Metrics = a.Metrics[i]
-		rows = append(rows, row)
+		rows = append(rows, failedRowGivesNone(a.RunWide, row))
 	}
 	sort.SliceStable(rows, func(i, j int) bool {
 		a, b := rows[i], rows[j]
@@ -97,13 +97,7 @@ func (p *Printer) probeAllHuman(r ProbeAllReport, verbose bool) error {
 		if row.Error != "" {
 			note = row.Reason + ": " + row.Error
 		}
-		current := row.CurrentResourceVersion
-		if row.Error != "" && row.CurrentFrom == probe.CurrentRun && !readsRunRV(r.CurrentRV, row) {
-			// The run's RV, not this row's measure: its own request
-			// failed (fresh user try 35 F4).
-			current = ""
-		}
-		t.Row(row.Resource, orDash(current), oldest, width, sourceCell(row), strconv.Itoa(row.Requests), millis(row.Millis), note)
+		t.Row(row.Resource, orDash(row.CurrentResourceVersion), oldest, width, sourceCell(row), strconv.Itoa(row.Requests), millis(row.Millis), note)
 		t.PaintLast(4, sourcePaint(s, row.Source))
 		if note != "" {
 			t.PaintLast(7, s.Bad.Sprint)
@@ -112,13 +106,19 @@ func (p *Printer) probeAllHuman(r ProbeAllReport, verbose bool) error {
 	if err := p.tableOfRun(t, r.Interrupted); err != nil {
 		return err
 	}
-	if err := p.interruptedLine(r.Interrupted, "resources"); err != nil {
+	if err := p.interruptedLine(r.Interrupted, "resource"); err != nil {
 		return err
 	}
 	if err := p.ProbeAllMetrics(r); err != nil {
 		return err
 	}
-	p.Notef("%s, %d failed, %s (%.2f per resource)%s in %s; %s", text.Count(len(r.Resources), "resource"), r.Failed, text.Count(r.Requests, "request"), r.RequestsPerResource, resentWords(r.ResentByTransport), millis(r.Millis), runCurrentText(r.CurrentRV, r.Resources))
+	shared := ""
+	if r.SharedRequests > 0 {
+		// In no row: the rows add up to the total with them (adversary
+		// try 39 F6: a confirmation's /metrics read was in neither).
+		shared = fmt.Sprintf(", %d of them for the whole run, in no row: the APIService list or /metrics", r.SharedRequests)
+	}
+	p.Notef("%s, %d failed, %s (%.2f per resource%s)%s in %s; %s", text.Count(len(r.Resources), "resource"), r.Failed, text.Count(r.Requests, "request"), r.RequestsPerResource, shared, resentWords(r.ResentByTransport), millis(r.Millis), runCurrentText(r.CurrentRV, r.Resources))
 	return nil
 }
 
@@ -148,9 +148,20 @@ func runCurrentText(c probe.RunWide, rows []ProbeReport) string {
 		unread = fmt.Sprintf("; %d read none", n)
 	}
 	if failed > 0 {
-		unread += fmt.Sprintf("; the %d failed left out", failed)
+		// Said of the failed rows it leaves out, which are not all the
+		// failed when a failed row's list read the run's RV (adversary
+		// try 38 F2: "3 failed ...; the 2 failed left out").
+		// Said as what they give: none, as the rows show "-" (fresh
+		// user try 39 F1: "63 failed rows left out" above the 63 rows).
+		unread += "; " + text.Count(failed, "failed row") + " " + map[bool]string{true: "gives", false: "give"}[failed == 1] + " none"
+		if failedShared := failedReadingRunRV(c, rows); failedShared > 0 {
+			unread += fmt.Sprintf(" (and %d that failed after its list read the run's RV shows it)", failedShared)
+		}
 	}
 	if c.Current == 0 || shared == 0 {
+		if own == 0 && c.Current != 0 {
+			return fmt.Sprintf("the run's current RV %d (a consistent list of %s) is given for no row", c.Current, c.From) + unread
+		}
 		if own == 0 {
 			return "no row read a current RV" + unread
 		}
@@ -173,10 +184,52 @@ func runCurrentText(c probe.RunWide, rows []ProbeReport) string {
 	return out
 }
 
+// failedReadingRunRV counts the failed rows whose list read the run's
+// RV (counted among the rows that share it).
+func failedReadingRunRV(c probe.RunWide, rows []ProbeReport) int {
+	n := 0
+	for _, r := range rows {
+		if r.Error != "" && readsRunRV(c, r) {
+			n++
+		}
+	}
+	return n
+}
+
+// failedRowGivesNone is row without what its failed requests did not
+// measure, in the one model the table and -o json|yaml print (adversary
+// try 41 F7: the table's "-" was "100" in JSON): no current RV when that
+// is the run's and its own read failed (fresh user try 35 F4), and no
+// bracket when no watch of its search was answered (the bracket "(0,
+// current]" it starts from is no measure of this resource).
+func failedRowGivesNone(c probe.RunWide, row ProbeReport) ProbeReport {
+	if row.Error == "" {
+		return row
+	}
+	if row.CurrentFrom == probe.CurrentRun && !readsRunRV(c, row) {
+		row.CurrentResourceVersion, row.CurrentFrom = "", ""
+	}
+	if row.Bracket != nil && !anyAnswered(row.ProbeDetails) {
+		row.Bracket = nil
+	}
+	return row
+}
+
+// anyAnswered: a watch of the search was answered within the window's
+// terms (it started, or was refused as expired).
+func anyAnswered(tries []probe.Try) bool {
+	for _, t := range tries {
+		if t.Outcome == probe.OutcomeOK || t.Outcome == probe.OutcomeExpired {
+			return true
+		}
+	}
+	return false
+}
+
 // readsRunRV: row's own list read the run's current RV (its watch may
 // have failed after it): that value was measured by the row, and it is
 // shown and counted as shared (adversary try 36 F1: "-" in the row whose
 // list the summary named).
 func readsRunRV(c probe.RunWide, row ProbeReport) bool {
-	return c.Current != 0 && row.CurrentFrom == probe.CurrentRun && c.From == row.Resource
+	return c.Current != 0 && row.CurrentFrom == probe.CurrentRun && c.From == row.Resource && !row.outOfOrder
 }

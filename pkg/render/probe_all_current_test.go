@@ -28,13 +28,13 @@ func TestRunCurrentTextClaimsOnlyTheRowsThatShared(t *testing.T) {
 func TestRunCurrentTextCountsOnlyTheReadsThatAnswered(t *testing.T) {
 	c := probe.RunWide{Current: 564, From: "secrets", Reads: 1}
 	rows := []ProbeReport{{CurrentFrom: probe.CurrentOwn, Error: "forbidden"}, {CurrentFrom: probe.CurrentRun}}
-	if got := runCurrentText(c, rows); strings.Contains(got, "read their own") || !strings.Contains(got, "shared by 1 of the 2 rows; the 1 failed left out") {
+	if got := runCurrentText(c, rows); strings.Contains(got, "read their own") || !strings.Contains(got, "shared by 1 of the 2 rows; 1 failed row gives none") {
 		t.Errorf("a failed own read: %q", got)
 	}
 	// fresh user try 35 F4: a row whose watch was refused measured
 	// nothing: not among those that shared the run's RV.
 	rows = []ProbeReport{{CurrentFrom: probe.CurrentRun, Error: "forbidden"}, {CurrentFrom: probe.CurrentRun, Error: "forbidden"}, {CurrentFrom: probe.CurrentRun}}
-	if got := runCurrentText(c, rows); !strings.Contains(got, "shared by 1 of the 3 rows; the 2 failed left out") {
+	if got := runCurrentText(c, rows); !strings.Contains(got, "shared by 1 of the 3 rows; 2 failed rows give none") {
 		t.Errorf("failed rows that used the run's RV: %q", got)
 	}
 }
@@ -44,7 +44,18 @@ func TestRunCurrentTextCountsOnlyTheReadsThatAnswered(t *testing.T) {
 func TestTheRowThatReadTheRunsRVKeepsIt(t *testing.T) {
 	c := probe.RunWide{Current: 400, From: "configmaps", Reads: 1}
 	rows := []ProbeReport{{Resource: "configmaps", CurrentFrom: probe.CurrentRun, CurrentResourceVersion: "400", Error: "forbidden"}, {Resource: "secrets", CurrentFrom: probe.CurrentRun, CurrentResourceVersion: "400", Error: "forbidden"}}
-	if got := runCurrentText(c, rows); !strings.Contains(got, "shared by 1 of the 2 rows; the 1 failed left out") {
+	if got := runCurrentText(c, rows); !strings.Contains(got, "shared by 1 of the 2 rows; 1 failed row gives none (and 1 that failed after its list read the run's RV shows it)") {
 		t.Errorf("the reading row failed its watch: %q", got)
+	}
+}
+
+// A row whose answers broke the contract gives no current RV, not even
+// the run's its list read (adversary try 38 F2: "100" in every row under
+// "no row read a current RV").
+func TestABreachingRowGivesNoCurrentRV(t *testing.T) {
+	c := probe.RunWide{Current: 100, From: "configmaps", Reads: 1}
+	rows := []ProbeReport{{Resource: "configmaps", CurrentFrom: probe.CurrentRun, CurrentResourceVersion: "100", Error: "broke", outOfOrder: true}}
+	if got := runCurrentText(c, rows); !strings.Contains(got, "the run's current RV 100 (a consistent list of configmaps) is given for no row; 1 failed row gives none") {
+		t.Errorf("a breaching row: %q", got)
 	}
 }

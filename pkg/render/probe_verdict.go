@@ -28,7 +28,7 @@ func answeredBy(r ProbeReport) string {
 	case a.Source == probe.SourceStorage && notOwn != "":
 		return "storage, directly (its 410 is storage's, not a watch cache's), of the server that serves " + r.Resource + ", which is not known to be this API server: " + notOwn
 	case a.Source == probe.SourceMixed && notOwn != "":
-		return fmt.Sprintf("both a watch cache (%d probe(s)) and storage (%d probe(s)) answered 410: the servers behind this address answer differently (%s shows each), whose server is not known to be this API server: %s", a.WatchCache, a.Storage, r.ServersCommand(), notOwn)
+		return fmt.Sprintf("both a watch cache (%s) and storage (%s) answered 410: the servers behind this address answer differently (%s shows each), whose server is not known to be this API server: %s", text.Count(a.WatchCache, "probe"), text.Count(a.Storage, "probe"), r.ServersCommand(), notOwn)
 	}
 	switch a.Source {
 	case probe.SourceWatchCache:
@@ -36,13 +36,13 @@ func answeredBy(r ProbeReport) string {
 	case probe.SourceStorage:
 		return storageName + ", directly: the watch cache is off for this resource, so its watches are served by storage"
 	case probe.SourceMixed:
-		return fmt.Sprintf("both the watch cache (%d probe(s)) and storage (%d probe(s)) answered 410: the API servers behind this address answer differently (%s shows each)", a.WatchCache, a.Storage, r.ServersCommand())
+		return fmt.Sprintf("both the watch cache (%s) and storage (%s) answered 410: the API servers behind this address answer differently (%s shows each)", text.Count(a.WatchCache, "probe"), text.Count(a.Storage, "probe"), r.ServersCommand())
 	case probe.SourceNone:
 		return "nothing has expired: a watch from RV 1 starts, so the whole history is still watchable"
 	}
 	switch {
 	case a.Unrecognized > 0:
-		return fmt.Sprintf("not known: %d probe(s) got a 410 whose message the plugin does not recognize (%q), so who answers cannot be told from it", a.Unrecognized, text.OneLine(a.UnrecognizedMessage))
+		return fmt.Sprintf("not known: %s got a 410 whose message the plugin does not recognize (%q), so who answers cannot be told from it", text.Count(a.Unrecognized, "probe"), text.OneLine(a.UnrecognizedMessage))
 	case a.Forbidden:
 		return "not known: the probe was forbidden (it needs RBAC permission to list and watch " + r.Resource + ")"
 	}

@@ -78,7 +78,7 @@ func (p *Printer) interruptedLine(in *Interruption, what string) error {
 	if in == nil {
 		return nil
 	}
-	_, err := fmt.Fprintf(p.Out, "Interrupted: %d of %d %s measured before the signal; %s%s\n", in.Done, in.Of, what, in.notMeasured(), in.cutText(what))
+	_, err := fmt.Fprintf(p.Out, "Interrupted: %d of %s measured before the signal; %s%s\n", in.Done, text.Count(in.Of, what), in.notMeasured(), in.cutText(what))
 	return err
 }
 
@@ -99,15 +99,15 @@ func (in *Interruption) notMeasured() string {
 	return "the others were not measured"
 }
 
-// cutText says the requests of the targets (what) the signal cut (""
-// for none).
+// cutText says the requests of the targets (what, a singular noun) the
+// signal cut ("" for none).
 func (in *Interruption) cutText(what string) string {
 	if in == nil || in.CutRequests == 0 {
 		return ""
 	}
 	whom := "the one"
 	if in.CutTargets > 1 {
-		whom = fmt.Sprintf("the %d %s", in.CutTargets, what)
+		whom = "the " + text.Count(in.CutTargets, what)
 	}
 	return fmt.Sprintf(" (%s of %s the signal cut: in no count of the rows)", text.Count(in.CutRequests, "request"), whom)
 }

@@ -61,10 +61,10 @@ func TestRetryCauseTextSaysTheFirstTrysFailureOnce(t *testing.T) {
 	}{
 		{"another failure", lost, errors.New("no connection within 10s"), lost.Error()},
 		{"the same failure, wrapped", lost, fmt.Errorf("the list response broke off: %w: retry", lost), ""},
-		{"a 503 whose message the line holds", unavailable("server"), fmt.Errorf("the API server at x answered: %w", internal("etcd leader changed")), "503 ServiceUnavailable: server"},
-		{"a 503, then a 500 of its message", unavailable("etcd leader changed"), internal("etcd leader changed"), "503 ServiceUnavailable: etcd leader changed"},
+		{"a 503 whose message the line holds", unavailable("server"), fmt.Errorf("the API server at x answered: %w", internal("etcd leader changed")), "503 Service Unavailable: server"},
+		{"a 503, then a 500 of its message", unavailable("etcd leader changed"), internal("etcd leader changed"), "503 Service Unavailable: etcd leader changed"},
 		{"the same answer", unavailable("busy"), fmt.Errorf("x: %w", unavailable("busy")), ""},
-		{"the cost line", unavailable("busy"), nil, "503 ServiceUnavailable: busy"},
+		{"the cost line", unavailable("busy"), nil, "503 Service Unavailable: busy"},
 	} {
 		ctx, sw := apiclient.StartStopwatch(context.Background())
 		r := apiclient.Retry{Initial: time.Millisecond, Max: time.Millisecond}

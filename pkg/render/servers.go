@@ -133,7 +133,7 @@ func (p *Printer) serversHuman(r ServersReport) error {
 	if err := p.tableOfRun(p.serversTable(r, false), r.Interrupted); err != nil {
 		return err
 	}
-	if err := p.interruptedLine(r.Interrupted, "servers"); err != nil {
+	if err := p.interruptedLine(r.Interrupted, "server"); err != nil {
 		return err
 	}
 	fmt.Fprintln(p.Out)
@@ -163,7 +163,7 @@ func (p *Printer) serversAllHuman(r ServersAllReport) error {
 	var notes []string
 	for _, res := range r.Resources {
 		for _, s := range res.Servers {
-			c := serverCells(s, true, res.seeCommands().metrics)
+			c := serverCells(s, true, res.seeCommands().metrics, false)
 			c[colResource] = res.Resource
 			t.Row(cellsIn(cols, c)...)
 			if s.Error != "" {
@@ -177,7 +177,7 @@ func (p *Printer) serversAllHuman(r ServersAllReport) error {
 	if err := p.tableOfRun(t, r.Interrupted); err != nil {
 		return err
 	}
-	if err := p.interruptedLine(r.Interrupted, "resources"); err != nil {
+	if err := p.interruptedLine(r.Interrupted, "resource"); err != nil {
 		return err
 	}
 	fmt.Fprintln(p.Out)
@@ -204,7 +204,7 @@ func serversTitle(r ServersReport) string {
 	if r.Namespace != "" {
 		scope += " in namespace " + r.Namespace
 	}
-	return fmt.Sprintf("%s on %d API server(s) (%s)", scope, r.fleet(), discoveryText(r.Discovery))
+	return fmt.Sprintf("%s on %s (%s)", scope, text.Count(r.fleet(), "API server"), discoveryText(r.Discovery))
 }
 
 func discoveryText(f servers.Found) string {
@@ -215,7 +215,7 @@ func discoveryText(f servers.Found) string {
 		// (apiclient.FailureWords), its message the rest.
 		return from + "; identity leases not readable: " + firstWords(f.Leases.Error, 20)
 	default:
-		return fmt.Sprintf("%s; %d kube-apiserver identity lease(s)", from, f.Leases.Count)
+		return fmt.Sprintf("%s; %s", from, text.Count(f.Leases.Count, "kube-apiserver identity lease"))
 	}
 }
 
@@ -227,7 +227,7 @@ func (p *Printer) serversTable(r ServersReport, _ bool) *Table {
 	}
 	t := NewTable(cols...)
 	for _, s := range r.Servers {
-		t.Row(cellsIn(cols, serverCells(s, probe, ""))...)
+		t.Row(cellsIn(cols, serverCells(s, probe, "", true))...)
 		if s.LagKnown && s.Lag > 0 && s.Endpoint == r.Verdict.LargestLagServer {
 			t.PaintLast(columnOf(cols, colLag), p.Style.Warn.Sprint)
 		}
@@ -279,7 +279,10 @@ func columnOf(cols []string, name string) int {
 // serverCells are one server's cells, by column. seeMetrics is the command
 // that shows each server's watch cache, for a row of --all (no verdict
 // below it names one); "" for the view of one resource, whose verdict does.
-func serverCells(s *servers.Server, probe bool, seeMetrics string) map[string]string {
+// timeCol: the table has a TIME column, which the row's retries are said
+// not to be in (fresh user try 42 F6: "not in TIME" in --all's table,
+// which has none).
+func serverCells(s *servers.Server, probe bool, seeMetrics string, timeCol bool) map[string]string {
 	rv := func(known bool, n uint64) string {
 		if !known {
 			return "?"
@@ -308,7 +311,7 @@ func serverCells(s *servers.Server, probe bool, seeMetrics string) map[string]st
 	} else if s.LagAgainst != "" {
 		note = "*lag against the " + s.LagAgainst
 	}
-	note = withServerRetries(note, s)
+	note = withServerRetries(note, s, timeCol)
 	cache := rv(s.CacheKnown, s.CacheRV)
 	if s.CacheKnown && (s.WatchCache == servers.CacheUnknown || s.WatchCache == "") {
 		// An rv=0 list is the watch cache's answer only where the resource
@@ -339,103 +342,6 @@ func serverCells(s *servers.Server, probe bool, seeMetrics string) map[string]st
 		colOldest: rv(s.WindowKnown, s.Oldest), colWidth: rv(s.WindowKnown, s.Width), colSource: source,
 		colRequests: strconv.Itoa(s.Requests), colTime: millis(s.Millis), colNote: note,
 	}
-}
-
-// ServersExplanation is the schema of "explain-error --check --servers -o
-// json|yaml": the explanation's own fields, and "servers".
-type ServersExplanation struct {
-	// Cost is what the run took from the API server(s) (cost.go).
-	Cost *Cost `json:"cost,omitempty"`
-	Explanation
-	Servers *servers.CrossCheck `json:"servers"`
-	// Interrupted is set when Ctrl-C or SIGTERM cut the question of a
-	// server: it is not among Servers (servers.CrossCheck.Interrupted).
-	Interrupted *Interruption `json:"interrupted,omitempty"`
-	// ToFind and KubeconfigCheck are parts of the Requests line (its
-	// builder, requestParts): the requests that found the servers (in
-	// Servers.Requests too), and the one-server --check's.
-	ToFind          int `json:"-"`
-	KubeconfigCheck int `json:"-"`
-	millis          float64
-}
-
-// ExplanationServers prints an explanation and what every server said.
-func (p *Printer) ExplanationServers(e ServersExplanation) error {
-	e.Cost, e.millis = p.cost(), p.runMillis()
-	if e.Servers != nil {
-		if done, of, ok := e.Servers.Interrupted(); ok {
-			e.Interrupted = &Interruption{Done: done, Of: of, CutRequests: e.Servers.Cut.Requests, CutTargets: e.Servers.Cut.Servers}
-		}
-	}
-	return p.emit(oneDocument, e, func() error { return p.explanationServersHuman(e) })
-}
-
-func (p *Printer) explanationServersHuman(e ServersExplanation) error {
-	if err := p.Explanation(e.Explanation); err != nil {
-		return err
-	}
-	cc := e.Servers
-	if cc == nil {
-		return nil
-	}
-	fmt.Fprintln(p.Out)
-	// The header's count is the Requests line's first part (the servers'
-	// rows), not the rows' with the ones that found the servers: fresh
-	// user try 27 F2, it said 1 (the lease read) of a run whose servers
-	// were sent 3.
-	fmt.Fprintln(p.Out, p.Style.Header.Sprintf("Every API server, asked about RV %d (%d request(s))", cc.RequestedResourceVersion, cc.Requests-e.ToFind))
-	asked := "WATCH FROM RV"
-	for _, a := range cc.Servers {
-		if a.List != "" {
-			asked = "EXACT LIST AT RV"
-		}
-	}
-	t := NewTable("SERVER", "CACHE RV", asked, "NOTE")
-	for i, a := range cc.Servers {
-		cache := "-"
-		if a.CacheKnown {
-			cache = strconv.FormatUint(a.CacheRV, 10)
-		}
-		watch := orDash(a.Watch)
-		if a.List != "" {
-			watch = a.List
-		}
-		if a.OldestNamed > 0 {
-			watch += fmt.Sprintf(" (oldest %d)", a.OldestNamed)
-		}
-		note := ""
-		switch {
-		case a.Error != "":
-			note = diagnose.Prefixed(a.Reason, a.Error)
-		case a.Inconsistent != "":
-			// Its 410 answers no watch from this RV (adversary try 27 F6).
-			watch += ", inconsistent"
-			note = "its 410's numbers are inconsistent: " + a.Inconsistent
-		}
-		note = withRowRetries(note, a.RetryWait, a.Err)
-		n := a.Index
-		if n == 0 {
-			n = i + 1
-		}
-		t.Row(strconv.Itoa(n)+" "+a.Endpoint, cache, watch, note)
-		if note != "" {
-			t.PaintLast(3, p.Style.Bad.Sprint)
-		}
-	}
-	if err := p.tableOfRun(t, e.Interrupted); err != nil {
-		return err
-	}
-	if err := p.interruptedLine(e.Interrupted, "servers"); err != nil {
-		return err
-	}
-	for _, f := range cc.Findings {
-		if _, err := fmt.Fprintln(p.Out, "- "+f); err != nil {
-			return err
-		}
-	}
-	// Every part of the run's cost, as every per-server view says it.
-	q := requestParts{toServers: cc.Requests - e.ToFind, asked: len(cc.Servers), toFind: e.ToFind, kubeconfigCheck: e.KubeconfigCheck, cost: e.Cost, in: e.Interrupted, millis: e.millis}
-	return KeyValues(p.Out, [][2]string{{"Requests", q.text()}})
 }
 
 // discoverySource says where the servers' addresses came from.

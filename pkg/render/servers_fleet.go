@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 )
 
@@ -15,7 +16,7 @@ import (
 // the rows that count one. Never the fleet: a server the signal cut is no
 // row (its requests are said apart, Interruption.CutRequests), and one
 // that was never dialled (no IP address) got none (user try 24 F3: "4 to
-// 2 server(s)" when all 4 went to the one measured).
+// 2 servers" when all 4 went to the one measured).
 func (r ServersReport) asked() int {
 	n := 0
 	for _, s := range r.Servers {
@@ -63,7 +64,7 @@ type requestParts struct {
 // human line said 17 of the JSON's 19, the 2 the signal cut in no human
 // line; fresh user try 26 F4: explain-error's view had no Requests line.
 func (q requestParts) text() string {
-	s := fmt.Sprintf("%d to %d server(s) + %d to find them", q.toServers, q.asked, q.toFind)
+	s := fmt.Sprintf("%d to %s + %d to find them", q.toServers, text.Count(q.asked, "server"), q.toFind)
 	if q.cost != nil {
 		if n := q.cost.ByKind[apiclient.KindDiscovery].Requests + q.cost.ByKind[apiclient.KindVersion].Requests; n > 0 {
 			s += fmt.Sprintf(" + %d to discover the resource and read /version", n)
@@ -73,7 +74,7 @@ func (q requestParts) text() string {
 		s += fmt.Sprintf(" + %d to the kubeconfig's server for --check", q.kubeconfigCheck)
 	}
 	if in := q.in; in != nil && in.CutRequests > 0 {
-		s += fmt.Sprintf(" + %d answered by the %d server(s) the signal cut", in.CutRequests, in.CutTargets)
+		s += fmt.Sprintf(" + %d answered by the %s the signal cut", in.CutRequests, text.Count(in.CutTargets, "server"))
 	}
 	if q.cost != nil && q.cost.Cut > 0 {
 		s += fmt.Sprintf(" + %d cut by the signal before their answer", q.cost.Cut)

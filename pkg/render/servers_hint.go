@@ -46,12 +46,6 @@ func serverHint(s *servers.Server, resource string) string {
 		return "raise --max-requests (it applies to each server)"
 	case servers.ReasonOpaqueRV:
 		return "this resource has no etcd revision to compare"
-	case string(diagnose.FailureUnreachable):
-		return "this address cannot be reached from here: if the servers sit on a private network, set proxy-url in the kubeconfig (a bastion), or give reachable addresses with --endpoints"
-	case string(diagnose.FailureTLS):
-		return TLSHint(s.Err)
-	case string(diagnose.FailureUnauthorized):
-		return "the kubeconfig's credentials were rejected by this server"
 	case string(diagnose.FailureForbidden):
 		return "needs RBAC permission to list and watch " + resource
 	case string(diagnose.FailureNoAnswer):
@@ -61,10 +55,27 @@ func serverHint(s *servers.Server, resource string) string {
 		// timeout, the one the request was sent with (user try 22 #6:
 		// "no answer" beside the server's own 504).
 		return "the server answered that the request did not complete in time, at the timeout it was sent with: it may be cut off from etcd (a consistent list waits for etcd) or slow; raise --request-timeout to give it longer"
+	}
+	return failureHint(s.Reason, s.Err)
+}
+
+// failureHint is the fix of a row that failed for a reason every row's
+// failure can have (a server of --servers, of explain-error --check's):
+// the address, its certificate, the credentials, a 429's sender ("" for
+// another reason). explain-error's rows had none (adversary try 41: a
+// refused proxy's row without its fix).
+func failureHint(reason string, err error) string {
+	switch reason {
+	case string(diagnose.FailureUnreachable):
+		return UnreachableFix(err)
+	case string(diagnose.FailureTLS):
+		return TLSHint(err)
+	case string(diagnose.FailureUnauthorized):
+		return "the kubeconfig's credentials were rejected by this server"
 	case string(diagnose.FailureThrottled):
 		// Who sent it, as the error line says (adversary try 28 F2: the
 		// watch cache's lag and APF's marked rejection had one hint).
-		return ThrottledFix(s.Err)
+		return ThrottledFix(err)
 	}
 	return ""
 }
@@ -101,6 +112,23 @@ func ThrottledFix(err error) string {
 	return "the server answered 429 Too Many Requests, not marked as API Priority and Fairness's rejection (the server's max-in-flight limit, or a proxy or a load balancer in front, may have sent it): lower --qps or retry later"
 }
 
+// ProxyFix is the fix of a request the kubeconfig's proxy refused or
+// could not pass on: the proxy's, never the server address's, which was
+// not dialled.
+const ProxyFix = "check proxy-url of the kubeconfig's cluster, and that the proxy is up"
+
+// UnreachableFix is the fix of a server of several (a --servers or
+// --endpoints row, top's) that could not be reached: the proxy's when the
+// kubeconfig's proxy refused (adversary try 41 F3: "set proxy-url in the
+// kubeconfig" beside the proxy-url that refused), else the address's.
+// The one fix of every row and every one-endpoint line.
+func UnreachableFix(err error) string {
+	if apiclient.ViaProxy(err) {
+		return "the kubeconfig's proxy could not be used (the server's address was not dialled): " + ProxyFix
+	}
+	return "this address cannot be reached from here: if the servers sit on a private network, set proxy-url in the kubeconfig (a bastion), or give reachable addresses with --endpoints"
+}
+
 // TLSHint is the fix of a failed TLS handshake, by what failed: the one
 // hint of every command's line and every server row (fresh user try 35
 // F5: an unknown authority was told to check the certificate's name;
@@ -115,7 +143,7 @@ func TLSHint(err error) string {
 		// the certificate-authority.
 		return "the server's certificate is outside its validity dates (expired, or not yet valid by this machine's clock): renew it, or check the clock"
 	case errors.As(err, &unknown):
-		return "the server's certificate is signed by an authority the kubeconfig's certificate-authority does not hold: every API server given must be signed by it; check the certificate-authority"
+		return "the server's certificate is signed by an authority that the certificate-authority in use (the kubeconfig's, or --certificate-authority) does not hold; check that CA, or that the address is this cluster's API server"
 	case errors.As(err, &name):
 		// The name it was verified against: the kubeconfig's server, or
 		// its tls-server-name when set (adversary try 37 F4).

@@ -18,7 +18,7 @@ func TestTLSHintSaysWhatFailed(t *testing.T) {
 		err  error
 		want string
 	}{
-		{wrap(x509.UnknownAuthorityError{}), "signed by an authority the kubeconfig's certificate-authority does not hold"},
+		{wrap(x509.UnknownAuthorityError{}), "signed by an authority that the certificate-authority in use (the kubeconfig's, or --certificate-authority) does not hold"},
 		{wrap(x509.HostnameError{Host: "127.0.0.1"}), "does not name \"127.0.0.1\", the name it is verified against"},
 		{wrap(x509.CertificateInvalidError{Reason: x509.Expired}), "outside its validity dates"},
 	} {

@@ -15,10 +15,14 @@ import (
 
 // serverRetriesNote is what a row's NOTE says of its server's retries:
 // "after 2 retries and 2.00 s waiting, as the server's Retry-After asked:
-// 1.00 s, not in TIME; first sent again after: 429 TooManyRequests: ..."
+// 1.00 s, not in TIME; first sent again after: 429 Too Many Requests: ..."
 // ("" when it was sent nothing again).
-func serverRetriesNote(s *servers.Server) string {
-	return rowRetriesNote(s.RetryWait, s.Err, ", not in TIME")
+func serverRetriesNote(s *servers.Server, timeCol bool) string {
+	notIn := ""
+	if timeCol {
+		notIn = ", not in TIME"
+	}
+	return rowRetriesNote(s.RetryWait, s.Err, notIn)
 }
 
 // rowRetriesNote is what a row's NOTE says of its own retries (a measured
@@ -33,8 +37,8 @@ func rowRetriesNote(w *apiclient.RetryWait, err error, notIn string) string {
 }
 
 // withServerRetries is note with the server's retries said after it.
-func withServerRetries(note string, s *servers.Server) string {
-	r := serverRetriesNote(s)
+func withServerRetries(note string, s *servers.Server, timeCol bool) string {
+	r := serverRetriesNote(s, timeCol)
 	switch {
 	case r == "":
 		return note

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"github.com/watchrv/kubectl-watchrv/pkg/sweep"
 	"slices"
 	"strings"
 
@@ -99,19 +100,33 @@ func followsText(v servers.Verdict, see seeCommands) string {
 // those that answered only some, or none.
 func answeredText(r ServersReport) string {
 	v := r.Verdict
-	out := fmt.Sprintf("%d of %d server(s)", v.Answered, v.Servers)
-	if in := r.Interrupted; in != nil {
-		out = fmt.Sprintf("%d of the %d server(s) measured before the signal (of %d)", v.Answered, in.Done, in.Of)
-	}
-	var partly, none []string
+	var partly, none, broke []string
 	for _, s := range r.Servers {
 		switch {
 		case s.Error == "":
+		case s.Reason == sweep.ReasonContractBreach:
+			// An answer, not a failure to answer: said as the error line
+			// says it (adversary try 38 F3: "failed: X (Other)" above
+			// "1 of 2 API servers answered in breach").
+			broke = append(broke, s.Endpoint)
 		case s.Answered():
 			partly = append(partly, s.Endpoint+" ("+s.Reason+")")
 		default:
 			none = append(none, s.Endpoint+" ("+s.Reason+")")
 		}
+	}
+	within := ""
+	if len(broke) > 0 {
+		// Those are answers too: the count is of the others (adversary
+		// try 39 F4: "0 of 2 servers; answered in breach: X").
+		within = " within the List and Watch contract"
+	}
+	out := fmt.Sprintf("%d of %s%s", v.Answered, text.Count(v.Servers, "server"), within)
+	if in := r.Interrupted; in != nil {
+		out = fmt.Sprintf("%d of the %s%s measured before the signal (of %d)", v.Answered, text.Count(in.Done, "server"), within, in.Of)
+	}
+	if len(broke) > 0 {
+		out += "; answered in breach of it: " + strings.Join(broke, ", ")
 	}
 	if len(partly) > 0 {
 		out += "; only partly: " + strings.Join(partly, ", ")
@@ -230,7 +245,7 @@ func reconnectText(rc *servers.Reconnect, probe bool, ss []*servers.Server, see 
 func oneLineVerdict(v servers.Verdict) string {
 	parts := []string{}
 	if v.Answered < v.Servers {
-		parts = append(parts, fmt.Sprintf("%d of %d server(s) answered every read (see the NOTE column)", v.Answered, v.Servers))
+		parts = append(parts, fmt.Sprintf("%d of %s answered every read (see the NOTE column)", v.Answered, text.Count(v.Servers, "server")))
 	}
 	if v.LargestLag > 0 {
 		parts = append(parts, fmt.Sprintf("server %s lags %s", v.LargestLagServer, text.Count(v.LargestLag, "RV")))

@@ -3,6 +3,7 @@ package render
 import (
 	"cmp"
 	"fmt"
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"sort"
 	"strconv"
 	"strings"
@@ -116,7 +117,7 @@ func (p *Printer) streamingHuman(r StreamingReport) error {
 	}
 	kv = append(kv, [2]string{"Requests", fmt.Sprintf("%d in %s (one streaming watch per resource, closed at the verdict; deadline %s)%s", r.Requests, millis(r.Millis), time.Duration(r.DeadlineSeconds*float64(time.Second)), resentWords(r.ResentByTransport))})
 	if in := r.Interrupted; in != nil {
-		kv = append(kv, [2]string{"Interrupted", fmt.Sprintf("%d of %d resources checked before the signal; the verdict is theirs only%s", in.Done, in.Of, in.cutText("resources"))})
+		kv = append(kv, [2]string{"Interrupted", fmt.Sprintf("%d of %s checked before the signal; the verdict is theirs only%s", in.Done, text.Count(in.Of, "resource"), in.cutText("resource"))})
 	}
 	return KeyValues(p.Out, kv)
 }

@@ -70,7 +70,7 @@ func (p *Printer) topHuman(r TopReport) error {
 		return err
 	}
 	if r.Idle > 0 {
-		fmt.Fprintf(&b, "(%d resource(s) with no load in the interval not shown; name them as RESOURCE to see them)\n", r.Idle)
+		fmt.Fprintf(&b, "(%s with no load in the interval not shown; name them as RESOURCE to see them)\n", text.Count(r.Idle, "resource"))
 	}
 	p.topCallouts(&b, r)
 	var kv [][2]string
@@ -182,7 +182,7 @@ func (p *Printer) topTable(b *strings.Builder, r TopReport, several bool) error 
 		return err
 	}
 	if len(r.Rows) > len(rows) {
-		fmt.Fprintf(b, "(%d more row(s) below the first %d: --limit 0 shows them all)\n", len(r.Rows)-len(rows), len(rows))
+		fmt.Fprintf(b, "(%d more %s below the first %d: --limit 0 shows them all)\n", len(r.Rows)-len(rows), text.Noun(len(r.Rows)-len(rows), "row"), len(rows))
 	}
 	if len(r.Rows) == 0 {
 		b.WriteString("(no resource had load in the interval)\n")

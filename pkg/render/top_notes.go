@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"strings"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
@@ -148,6 +149,14 @@ func topCost(r TopReport) string {
 	}
 	per += fewerReads(r.Servers, full)
 	s := fmt.Sprintf("%d GET /metrics for this interval (%s), %s read", r.Cost.Reads, per, apiclient.Bytes(r.Cost.Bytes))
+	if r.Cost.Read == 0 && r.Cost.Reads > 0 {
+		s = fmt.Sprintf("%d GET /metrics for this interval (%s), no answer read (a refused or unreadable answer's body is not counted)", r.Cost.Reads, per)
+	} else if r.Cost.Read < r.Cost.Reads {
+		// The bytes are the texts top read: a refused answer's body is
+		// not one (adversary try 37: "2 GET /metrics ..., 3.1 KB read"
+		// of one answer read and one refused).
+		s += fmt.Sprintf(" from the %s read (a refused or unreadable answer's body not counted)", text.Count(r.Cost.Read, "answer"))
+	}
 	switch {
 	case r.Cost.Bytes == 0 && !r.Cost.Filtered && len(r.Cost.Unfiltered) == 0:
 		// An answer refused (a 403) or unreadable is an answer: what
@@ -155,9 +164,13 @@ func topCost(r TopReport) string {
 		// "no server answered" after a 403 and a 200).
 		s += "; no server's /metrics could be read (each server's line says why)"
 	case r.Cost.Filtered:
-		s += fmt.Sprintf("; filtered by name[]: the server(s) sent only families of the %d top asks for (a family a server does not expose is named under Not exposed)", r.Cost.Families)
+		s += fmt.Sprintf("; filtered by name[]: every server that answered sent only families of the %d top asks for (a family a server does not expose is named under Not exposed)", r.Cost.Families)
 	default:
-		s += fmt.Sprintf("; server(s) %s ignore the name[] filter (it needs kube-apiserver v1.37: client_golang v1.24) and send every family: top keeps those of the %d it asks for", joinIndexes(r.Cost.Unfiltered), r.Cost.Families)
+		ignore, send := "ignore", "send"
+		if len(r.Cost.Unfiltered) == 1 {
+			ignore, send = "ignores", "sends"
+		}
+		s += fmt.Sprintf("; %s %s the name[] filter (it needs kube-apiserver v1.37: client_golang v1.24) and %s every family: top keeps those of the %d it asks for", serversNamed(r.Cost.Unfiltered), ignore, send, r.Cost.Families)
 	}
 	return s
 }
@@ -175,7 +188,7 @@ func fewerReads(ss []*top.Server, full int) string {
 	var parts []string
 	for n := 0; n < full; n++ {
 		if idx := byCount[n]; len(idx) > 0 {
-			parts = append(parts, fmt.Sprintf("%d to server(s) %s", n, joinIndexes(idx)))
+			parts = append(parts, fmt.Sprintf("%d to %s", n, serversNamed(idx)))
 		}
 	}
 	if len(parts) == 0 {
@@ -193,6 +206,12 @@ func secondSampleSent(ss []*top.Server) bool {
 		}
 	}
 	return false
+}
+
+// serversNamed is "server 2" or "servers 1, 3": the noun agrees with the
+// list.
+func serversNamed(xs []int) string {
+	return text.Noun(len(xs), "server") + " " + joinIndexes(xs)
 }
 
 func joinIndexes(xs []int) string {

@@ -51,17 +51,22 @@ func TestTopCellsSayWhatIsNotKnown(t *testing.T) {
 }
 
 func TestTopCostLine(t *testing.T) {
-	r := TopReport{Report: &top.Report{Refresh: 1, Servers: []*top.Server{{ReadRequests: 2}}, Cost: top.Cost{Reads: 2, Bytes: 162374, Filtered: true, Families: 20}}}
+	r := TopReport{Report: &top.Report{Refresh: 1, Servers: []*top.Server{{ReadRequests: 2}}, Cost: top.Cost{Reads: 2, Read: 2, Bytes: 162374, Filtered: true, Families: 20}}}
 	if got := topCost(r); !strings.Contains(got, "2 GET /metrics for this interval (2 per server: both samples), "+apiclient.Bytes(162374)+" read; filtered by name[]") {
 		t.Errorf("filtered: %s", got)
 	}
-	r.Cost = top.Cost{Reads: 1, Bytes: 1300000, Unfiltered: []int{2}, Families: 20}
+	// One of two answers refused: the bytes are said of the one read.
+	r.Cost = top.Cost{Reads: 2, Read: 1, Bytes: 3100, Filtered: true, Families: 20}
+	if got := topCost(r); !strings.Contains(got, apiclient.Bytes(3100)+" read from the 1 answer read (a refused or unreadable answer's body not counted)") {
+		t.Errorf("one refused: %s", got)
+	}
+	r.Cost = top.Cost{Reads: 1, Read: 1, Bytes: 1300000, Unfiltered: []int{2}, Families: 20}
 	r.Refresh = 4
-	if got := topCost(r); !strings.Contains(got, "1 per server: the first sample is the previous refresh's second") || !strings.Contains(got, "server(s) 2 ignore the name[] filter") {
+	if got := topCost(r); !strings.Contains(got, "1 per server: the first sample is the previous refresh's second") || !strings.Contains(got, "server 2 ignores the name[] filter") {
 		t.Errorf("unfiltered: %s", got)
 	}
 	r.Cost = top.Cost{Reads: 2}
-	if got := topCost(r); !strings.Contains(got, "no server's /metrics could be read") || strings.Contains(got, "no server answered") {
+	if got := topCost(r); !strings.Contains(got, "no server's /metrics could be read") || strings.Contains(got, "no server answered") || !strings.Contains(got, "no answer read") || strings.Contains(got, "0 answers") {
 		t.Errorf("none answered: %s", got)
 	}
 	// No server answered the first read: no second was sent, and the

@@ -124,8 +124,8 @@ func (p *Printer) watchNoticeHuman(r WatchNoticeRecord) error {
 			line += fmt.Sprintf("\n-- first list of the collection: %s; no state had come through the watch before it (an exact RV sends changes only; a stream refused or ended before its state sent none), so what changed while it was broken cannot be told apart from the state", text.Count(watchDeref(r.Items), "object"))
 		case r.Gap != nil:
 			if r.Gap.NoResumePoint {
-				line += fmt.Sprintf("\n-- gap: the watch had sent %d object(s) of the state (in key order, not RV order) and no resume point; the list adds %d it never sent (or created since), %d modified and %d deleted since they were sent",
-					r.Gap.StateObjectsSent, len(r.Gap.Added), len(r.Gap.Modified), len(r.Gap.Deleted))
+				line += fmt.Sprintf("\n-- gap: the watch had sent %s of the state (in key order, not RV order) and no resume point; the list adds %d it never sent (or created since), %d modified and %d deleted since they were sent",
+					text.Count(r.Gap.StateObjectsSent, "object"), len(r.Gap.Added), len(r.Gap.Modified), len(r.Gap.Deleted))
 			} else if r.ServerBehind {
 				line += fmt.Sprintf("\n-- gap: %d added, %d modified, %d deleted against the state the other storage had", len(r.Gap.Added), len(r.Gap.Modified), len(r.Gap.Deleted))
 			} else {
@@ -182,7 +182,7 @@ func watchGapLine(what string, cs []follow.ObjectChange, detail func(follow.Obje
 // WatchSummary is the last record of a watch: what arrived and what the
 // session had to do.
 type WatchSummary struct {
-	// Cost is what the run took from the API server(s) (cost.go).
+	// Cost is what the run took from the API servers (cost.go).
 	Cost   *Cost  `json:"cost,omitempty"`
 	Record string `json:"record"`
 	// Server is what was known and assumed of the API server, when the
@@ -297,8 +297,8 @@ func (p *Printer) watchSummaryHuman(s *WatchSummary) error {
 	kv := [][2]string{
 		{"  Events", fmt.Sprintf("%d (%s)%s", s.Events, strings.Join(types, ", "), notShown(s.BookmarksNotShown))},
 		{"  RVs", fmt.Sprintf("start %s, first %s, last %s (%s)", watchOrDash(s.StartResourceVersion), watchOrDash(s.FirstResourceVersion), watchOrDash(s.LastResourceVersion), resumeLabel(s.ResumeFrom, s.NoResume))},
-		{"  Session", fmt.Sprintf("%d stream(s), %d reconnect(s), %d relist(s), %d object(s) reconciled by relist, %d duplicate(s)%s%s",
-			s.Streams, s.Reconnects, s.Relists, s.Reconciled, s.Duplicates, olderThanSeen(s.OlderThanSeen), stalledStreams(s.Stalls))},
+		{"  Session", fmt.Sprintf("%s, %s, %s, %s reconciled by relist, %s%s%s",
+			text.Count(s.Streams, "stream"), text.Count(s.Reconnects, "reconnect"), text.Count(s.Relists, "relist"), text.Count(s.Reconciled, "object"), text.Count(s.Duplicates, "duplicate"), olderThanSeen(s.OlderThanSeen), stalledStreams(s.Stalls))},
 	}
 	if f := s.FailureStreak; f != nil && f.Attempts == 1 {
 		kv = append(kv, [2]string{"  Failed", fmt.Sprintf("%s: %s", f.Failure, f.Error)})
@@ -307,7 +307,7 @@ func (p *Printer) watchSummaryHuman(s *WatchSummary) error {
 		if f.EverHealthy {
 			since = "since the last healthy stream"
 		}
-		kv = append(kv, [2]string{"  Failing", fmt.Sprintf("%d failed attempt(s) in a row (%s), %s: %s", f.Attempts, f.Failure, since, f.Error)})
+		kv = append(kv, [2]string{"  Failing", fmt.Sprintf("%s in a row (%s), %s: %s", text.Count(f.Attempts, "failed attempt"), f.Failure, since, f.Error)})
 	}
 	if s.ContractBreaches > 0 {
 		kv = append(kv, [2]string{"  Contract", p.Style.Bad.Sprintf("%s broke the Watch contract (the first: %s)", text.Count(s.ContractBreaches, "event"), s.FirstBreach)})
@@ -320,7 +320,7 @@ func (p *Printer) watchSummaryHuman(s *WatchSummary) error {
 	}
 	if s.MixedServers > 0 {
 		// Counted by the session (pkg/follow mixing signs); each one is also a notice.
-		kv = append(kv, [2]string{"  Mixed servers", fmt.Sprintf("%d sign(s) that the answers came from different API servers (see: kubectl watchrv probe RESOURCE --servers)", s.MixedServers)})
+		kv = append(kv, [2]string{"  Mixed servers", fmt.Sprintf("%s that the answers came from different API servers (see: kubectl watchrv probe RESOURCE --servers)", text.Count(s.MixedServers, "sign"))})
 	}
 	return KeyValues(p.Out, kv)
 }
@@ -388,10 +388,15 @@ func resumeLabel(from, noResume string) string {
 		return "no resume point: the List completed, and its resourceVersion is no storage's RV (0, empty or not a decimal), so no watch can start after it"
 	case follow.NoResumeServerBehind:
 		return "no resume point: the server answering was behind it (another storage, whose RVs the ones seen are not); list again"
+	case follow.NoResumeStateEndUnusable:
+		return "no resume point: the initial-events-end bookmark came with an RV no watch can start from (none, 0, not a storage's, or below an RV already sent) or in breach of the Watch contract; --rv list gives one"
 	case follow.NoResumeNothingAnswered:
-		return "no resume point: no watch was answered, and a watch with RV unset or 0 gives none (--rv list gives one)"
+		return "no resume point: no watch was answered, so no state came and none was marked complete (--rv list gives one)"
 	}
-	return "no resume point: the state came in key order, not RV order, with no end marker; --rv list gives one"
+	// Not "the server sends none": v1.35 and later mark the end where
+	// bookmarks are asked for, and a run can end before the mark (fresh
+	// user try 42 F2, F3).
+	return "no resume point: the state came in key order, not RV order, and no initial-events-end bookmark marked its end before the stream or the run ended (v1.35 and later send one on a watch that asks for bookmarks: --bookmarks or --follow); --rv list gives one"
 }
 
 // olderThanSeen is the Session line's count of events older than their

@@ -44,8 +44,8 @@ func renderStream(t testing.TB, stream []byte, format, start string) string {
 		if ev.Type != watchstream.EventError && ev.Type != watchstream.EventBookmark {
 			obs = tr.Observe(ev.Type, ev.Object)
 		}
-		// streaming.jsonl was recorded with sendInitialEvents=true, where
-		// the session marks the end bookmark.
+		// The session marks the end bookmark of any state (a streaming
+		// list's, as streaming.jsonl's; a watch's from RV unset or 0).
 		if ev.IsInitialEventsEnd() {
 			obs.InitialEventsEnd, obs.InitialObjects = true, tr.Len()
 		}

@@ -231,7 +231,7 @@ func (in *Info) WatchFromZero() string {
 // stall here (the caller says what became of its check, and how to turn
 // it on).
 func (in *Info) NoStallNote(resource string) string {
-	return resource + " has no watch cache on this server: its watches are served by " + in.StorageName() + ", which sends no bookmarks, so a quiet stream stays silent and is not taken for a stall"
+	return resource + " has no watch cache on this server: its watches are served by " + in.StorageName() + ", which sends no progress bookmarks (at most the one that ends a state), so a quiet stream stays silent and is not taken for a stall"
 }
 
 // Summary is the one short line a human output shows of the Info: what

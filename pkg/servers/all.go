@@ -36,7 +36,7 @@ func ObserveAll(ctx context.Context, f *Fleet, resources []apiclient.Resource, o
 	// try 16: every later row said "not dialled again", exit 4).
 	fleet := &Fleet{Found: f.Found, Members: slices.Clone(f.Members)}
 	closedRuns := make([]int, len(fleet.Members))
-	return sweep.Each(ctx, resources, sweep.Options{Verb: "probing", Progress: o.Progress, What: "resource probes on the servers"},
+	return sweep.Each(ctx, resources, sweep.Options{Verb: "probing", Progress: o.Progress, What: "resource probe"},
 		func(ctx context.Context, res apiclient.Resource) sweep.Step[*View] {
 			v := Observe(ctx, fleet, o.Target(res), o.Observe)
 			for _, srv := range v.Servers {
@@ -84,7 +84,7 @@ func (v *View) Err(ctx context.Context) error {
 	// says their sum as one over servers that waited at once.
 	// The line says the first failure as its row's read (a list of the
 	// collection; AnswerWords), forbidden as needing that list and watch.
-	none := sweep.ReadAs(sweep.Partial("API servers", len(v.Servers), failed), sweep.Read{Verb: "list", What: v.Target.Resource.Name()})
+	none := sweep.ReadAs(sweep.Partial("API server", len(v.Servers), failed), sweep.Read{Verb: "list", What: v.Target.Resource.Name()})
 	return sweep.WithRetriesPerTarget(none)
 }
 

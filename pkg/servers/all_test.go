@@ -26,7 +26,7 @@ func TestViewErr(t *testing.T) {
 	}
 	var partial *sweep.PartialError
 	err := (&View{Servers: []*Server{ok, bad}}).Err(ctx)
-	if !errors.As(err, &partial) || !strings.Contains(err.Error(), "1 of 2 API servers failed (the first, server 10.0.0.2:6443: 403 Forbidden") {
+	if !errors.As(err, &partial) || !strings.Contains(err.Error(), "1 of 2 API servers failed (server 10.0.0.2:6443: 403 Forbidden") {
 		t.Fatalf("one of two failed: %v", err)
 	}
 	var none *sweep.NoneError

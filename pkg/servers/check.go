@@ -3,6 +3,7 @@ package servers
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 
@@ -105,6 +106,14 @@ func Repeat(ctx context.Context, c *apiclient.Client, t apiclient.Target, q Ques
 			rep.Outcome = probe.OutcomeExpired
 		case f == diagnose.FailureTooLarge && q.Class == diagnose.ClassTooLarge:
 			rep.Outcome = probe.OutcomeExpired // refused as the error did
+		case q.Class == diagnose.ClassTooLarge && q.RV > q.Current && heldUnder(c, err, diagnose.HeldBound) && ctx.Err() == nil:
+			// Held past a request time bound shorter than a watch cache's
+			// hold of a list at an RV it has not reached: no answer, and
+			// no failure of the check (fresh user try 41 F2: exit 4
+			// "check that the cluster is up" of a healthy server). A
+			// longer bound with no answer is no such hold: a failure
+			// (adversary try 42 F5).
+			rep.Outcome, rep.Tried.Held = probe.OutcomeTransient, true
 		default:
 			rep.Outcome, rep.Err = probe.OutcomeFatal, err
 		}
@@ -135,4 +144,11 @@ func (q Question) request() string {
 		return fmt.Sprintf("an exact list at RV %d", q.RV)
 	}
 	return fmt.Sprintf("a watch from RV %d", q.RV)
+}
+
+// heldUnder: err ended a request of c with no answer begun, at c's
+// request time bound (--request-timeout), which is under bound.
+func heldUnder(c *apiclient.Client, err error, bound time.Duration) bool {
+	within := c.RequestTimeout()
+	return apiclient.GaveNoAnswer(err) && within > 0 && within < bound
 }

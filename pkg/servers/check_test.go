@@ -41,7 +41,7 @@ func TestCrossCheckErr(t *testing.T) {
 		t.Fatalf("every server answered: %v", err)
 	}
 	err := (&CrossCheck{Servers: []CrossAnswer{ok, bad}}).Err()
-	if err == nil || err.Error() != "1 of 2 API servers failed (the first, server 10.0.0.2:6443: transient: the stream ended before any event): the verdict covers only what was answered: see the NOTE column for each one's reason and its fix" {
+	if err == nil || err.Error() != "1 of 2 API servers failed (server 10.0.0.2:6443: transient: the stream ended before any event): the verdict covers only what was answered: see the NOTE column for each one's reason and its fix" {
 		t.Fatalf("one of two failed: %v", err)
 	}
 }

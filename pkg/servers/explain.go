@@ -200,7 +200,7 @@ func (cc *CrossCheck) Err() error {
 	}
 	// Each row says its own retries (RetryWait): the line says the sum as
 	// one over servers that waited at once (fresh user try 29 F1).
-	return sweep.WithRetriesPerTarget(sweep.ReadAs(sweep.Partial("API servers", len(cc.Servers), failed), cc.read))
+	return sweep.WithRetriesPerTarget(sweep.ReadAs(sweep.Partial("API server", len(cc.Servers), failed), cc.read))
 }
 
 func (a *CrossAnswer) fail(err error) {

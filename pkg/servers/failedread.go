@@ -1,5 +1,7 @@
 package servers
 
+import "github.com/watchrv/kubectl-watchrv/pkg/probe"
+
 // Which read of a server failed first: the hint of its row names what
 // that read needs, so that a server whose consistent list was answered
 // (it reaches etcd) is not told it "may be cut off from etcd" when only
@@ -35,4 +37,14 @@ func (s *Server) failAt(read Read, err error) {
 		s.failedRead = read
 	}
 	s.fail(err)
+	if probe.NotOneServers(err) {
+		// Answers in breach of the contract, whichever read gave them:
+		// no RV of this server is a number (the table's "?", out of
+		// every verdict over servers), as probe's rows in breach give
+		// none (adversary try 41 F1).
+		s.CurrentRV, s.CurrentKnown = 0, false
+		s.CacheRV, s.CacheKnown = 0, false
+		s.Lag, s.LagKnown = 0, false
+		s.Oldest, s.Width, s.WindowKnown = 0, 0, false
+	}
 }

@@ -179,6 +179,14 @@ func Measure(ctx context.Context, c *apiclient.Client, t apiclient.Target, endpo
 	if errors.Is(s.Err, probe.ErrOpaqueRV) {
 		return s
 	}
+	if probe.NotOneServers(s.Err) {
+		// Its consistent list broke the List contract, or its RVs went
+		// back: its rv=0 list is one more answer of the same address,
+		// and no CACHE RV, lag or verdict is drawn from it, as no window
+		// is above (adversary try 41 F1: list --endpoints gave such a
+		// row CACHE RV 70 and LAG 30, and three verdict lines).
+		return s
+	}
 	if apiclient.GaveNoAnswer(s.Err) {
 		// Cut off from etcd, or silent: a short wait tells (silent.go).
 		s.readCacheAfterNoAnswer(ctx, c, t, b, endpoint, sw.Elapsed())

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/watchrv/kubectl-watchrv/internal/rv"
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
 	"github.com/watchrv/kubectl-watchrv/pkg/probe"
@@ -57,7 +58,7 @@ func SignsInWalk(walk *listing.WalkResult, err error) []string {
 		highest = max(highest, n)
 	}
 	if err != nil && len(a.Pages) > 0 && diagnose.ClassifyFailure(err) == diagnose.FailureTooLarge {
-		signs = append(signs, fmt.Sprintf("504 TooLarge right after %d page(s) at RV %d succeeded", len(a.Pages), highest))
+		signs = append(signs, fmt.Sprintf("504 TooLarge right after %s at RV %d succeeded", text.Count(len(a.Pages), "page"), highest))
 	}
 	return signs
 }

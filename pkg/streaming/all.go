@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"sort"
 	"strings"
 
@@ -21,7 +22,7 @@ type AllOptions struct {
 
 // All checks every resource one at a time.
 func All(ctx context.Context, c *apiclient.Client, resources []apiclient.Resource, o AllOptions) *sweep.Run[Result] {
-	return sweep.Each(ctx, resources, sweep.Options{Verb: "checking", Progress: o.Progress, What: "resources"},
+	return sweep.Each(ctx, resources, sweep.Options{Verb: "checking", Progress: o.Progress, What: "resource"},
 		func(ctx context.Context, res apiclient.Resource) sweep.Step[Result] {
 			return step(Check(ctx, c, o.Target(res), o.Options))
 		})
@@ -79,10 +80,10 @@ type DefectError struct{ Hangs, Incorrect []string }
 func (e *DefectError) Error() string {
 	var parts []string
 	if len(e.Hangs) > 0 {
-		parts = append(parts, fmt.Sprintf("will hang on %d resource(s): %s", len(e.Hangs), strings.Join(e.Hangs, ", ")))
+		parts = append(parts, fmt.Sprintf("will hang on %s: %s", text.Count(len(e.Hangs), "resource"), strings.Join(e.Hangs, ", ")))
 	}
 	if len(e.Incorrect) > 0 {
-		parts = append(parts, fmt.Sprintf("will sync a state that does not match a list on %d resource(s): %s", len(e.Incorrect), strings.Join(e.Incorrect, ", ")))
+		parts = append(parts, fmt.Sprintf("will sync a state that does not match a list on %s: %s", text.Count(len(e.Incorrect), "resource"), strings.Join(e.Incorrect, ", ")))
 	}
 	return "informers built with client-go >= 1.35 " + strings.Join(parts, "; and ") + ": see docs/streaming.md"
 }

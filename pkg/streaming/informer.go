@@ -2,8 +2,8 @@ package streaming
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
@@ -57,6 +57,10 @@ func Judge(r *Result) {
 		r.Status = StatusRefused
 		switch {
 		case r.Code == 429 || r.Code == 403:
+			// Not a refusal of the streaming list: the request was not
+			// let through, so the stream is "error", as of a 401
+			// (adversary try 38 F7: "refused" of a 403 and a 429).
+			r.Status = StatusError
 			// The check's own request failed (throttled, or RBAC):
 			// nothing about streaming lists was checked, as of a 401,
 			// and the row says so as the verdict does (adversary tries
@@ -121,8 +125,7 @@ func Summarize(results []Result) ClusterVerdict {
 			v.Unknown = append(v.Unknown, r.Resource)
 			continue
 		}
-		var breach *diagnose.ContractError
-		if errors.As(r.Err, &breach) {
+		if diagnose.BrokeContract(r.Err) {
 			v.ContractBroken = append(v.ContractBroken, r.Resource)
 			continue
 		}
@@ -154,23 +157,38 @@ func Summarize(results []Result) ClusterVerdict {
 	add("will hang", v.Hangs)
 	add("will fall back to list+watch", v.FallsBack)
 	add("will retry the streaming watch", v.Retries)
-	add("will work", v.Works)
-	add("are unknown (the check failed)", v.Unknown)
-	add("are unknown, as this API server broke the List or Watch contract (see the NOTE)", v.ContractBroken)
+	// Each resource in one clause: one whose informer syncs is said to
+	// work only where the state it syncs matched a list (adversary try
+	// 41 F8: "will work on configmaps, endpoints; 1 sync a state that
+	// does not match a list (endpoints)"); what was not compared is not
+	// claimed (fresh user try 14). JSON's works stays the INFORMER
+	// column's.
+	add("will work", without(v.Works, v.Incorrect, unverified))
+	add("will sync a state that does not match a list", v.Incorrect)
+	add("will sync a state that was not compared with a list (unverified: see its note)", unverified)
+	add("cannot be judged (the check failed)", v.Unknown)
+	add("cannot be judged, as this API server broke the List or Watch contract (see the NOTE)", v.ContractBroken)
 	if len(parts) == 0 {
 		v.Summary = "no resource was checked"
 		return v
 	}
 	v.Summary = "informers built with client-go >= 1.35 " + strings.Join(parts, "; ")
-	if len(v.Incorrect) > 0 {
-		v.Summary += fmt.Sprintf("; %d sync a state that does not match a list (%s)", len(v.Incorrect), nameList(v.Incorrect))
-	}
-	if len(unverified) > 0 {
-		// What was not checked is not claimed (fresh user try 14: "will
-		// work" when the list to compare with had timed out).
-		v.Summary += fmt.Sprintf("; the state synced was not compared with a list on %s (unverified: see its note)", nameList(unverified))
-	}
 	return v
+}
+
+// without is names less those in any of the others.
+func without(names []string, others ...[]string) []string {
+	out := []string{}
+	for _, n := range names {
+		in := false
+		for _, o := range others {
+			in = in || slices.Contains(o, n)
+		}
+		if !in {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // nameList names up to five resources and counts the rest.

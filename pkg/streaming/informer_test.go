@@ -2,6 +2,8 @@ package streaming
 
 import (
 	"errors"
+	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -22,8 +24,8 @@ func TestJudge(t *testing.T) {
 	}{
 		{"configmaps", Result{InitialObjects: 37, ListCount: &n, ListResourceVersion: "266", BookmarkResourceVersion: "266", BookmarkReceived: true, BookmarkMillis: 11.5}, StatusCorrect, InformerWorks},
 		{"gadgets held open", Result{InitialObjects: 3, StreamMillis: 3000, FirstEventMillis: 40}, StatusBroken, InformerHangs},
-		{"forbidden", Result{Code: 403, Reason: "Forbidden", Message: `configmaps is forbidden: User "nobody" cannot watch resource "configmaps" in API group "" in the namespace "default"`}, StatusRefused, InformerUnknown},
-		{"throttled", Result{Code: 429, Reason: "TooManyRequests"}, StatusRefused, InformerUnknown},
+		{"forbidden", Result{Code: 403, Reason: "Forbidden", Message: `configmaps is forbidden: User "nobody" cannot watch resource "configmaps" in API group "" in the namespace "default"`}, StatusError, InformerUnknown},
+		{"throttled", Result{Code: 429, Reason: "TooManyRequests"}, StatusError, InformerUnknown},
 		{"ended at once, no event", Result{StreamEnded: true, StreamMillis: 20}, StatusBroken, InformerFallsBack},
 		{"ended after events", Result{StreamEnded: true, StreamMillis: 20, FirstEventMillis: 5, InitialObjects: 3}, StatusBroken, InformerHangs},
 	}
@@ -44,7 +46,7 @@ func TestJudgeCountMismatchIsIncorrect(t *testing.T) {
 		t.Fatalf("got %+v", r)
 	}
 	v := Summarize([]Result{r})
-	if !strings.Contains(v.Summary, "will work on") || len(v.Incorrect) != 1 {
+	if strings.Contains(v.Summary, "will work") || !strings.Contains(v.Summary, "will sync a state that does not match a list on ") || len(v.Incorrect) != 1 || len(v.Works) != 1 {
 		t.Errorf("verdict %+v", v)
 	}
 }
@@ -65,7 +67,7 @@ func TestSummarize(t *testing.T) {
 // said so in the verdict: "will work" alone claims what was not checked.
 func TestSummarizeSaysWhatWasNotCompared(t *testing.T) {
 	v := Summarize([]Result{{Resource: "configmaps", Informer: InformerWorks, Status: StatusUnverified}})
-	want := "informers built with client-go >= 1.35 will work on configmaps; the state synced was not compared with a list on configmaps (unverified: see its note)"
+	want := "informers built with client-go >= 1.35 will sync a state that was not compared with a list (unverified: see its note) on configmaps"
 	if v.Summary != want {
 		t.Fatalf("got %q\nwant %q", v.Summary, want)
 	}
@@ -81,8 +83,32 @@ func TestSummarizeLeavesAFailedRequestUnknown(t *testing.T) {
 		{Resource: "configmaps", Informer: InformerWorks},
 		{Resource: "secrets", Informer: InformerFallsBack, Err: forbidden},
 	})
-	want := "informers built with client-go >= 1.35 will work on configmaps; are unknown (the check failed) on secrets"
+	want := "informers built with client-go >= 1.35 will work on configmaps; cannot be judged (the check failed) on secrets"
 	if v.Summary != want || len(v.FallsBack) != 0 {
 		t.Fatalf("got %q (falls back: %v)\nwant %q", v.Summary, v.FallsBack, want)
+	}
+}
+
+// Every resource is in one clause of the verdict: a verdict never says
+// two things of one resource (adversary try 41 F8: "will work on
+// configmaps, endpoints; 1 sync a state that does not match a list
+// (endpoints)"), whatever its informer and status.
+func TestSummarizeNamesEachResourceOnce(t *testing.T) {
+	informers := []Informer{InformerWorks, InformerFallsBack, InformerHangs, InformerRetries, InformerUnknown}
+	statuses := []Status{StatusCorrect, StatusIncorrect, StatusUnverified, StatusBroken, StatusRefused}
+	var results []Result
+	for i, inf := range informers {
+		for j, st := range statuses {
+			if (st == StatusIncorrect || st == StatusUnverified) && inf != InformerWorks {
+				continue // Judge gives these only to a stream whose bookmark came
+			}
+			results = append(results, Result{Resource: fmt.Sprintf("r%d%d", i, j), Informer: inf, Status: st})
+		}
+	}
+	v := Summarize(results)
+	for _, r := range results {
+		if n := len(regexp.MustCompile(`\b`+r.Resource+`\b`).FindAllString(v.Summary, -1)); n != 1 {
+			t.Errorf("%s (%s, %s) is named %d times in %q", r.Resource, r.Informer, r.Status, n, v.Summary)
+		}
 	}
 }

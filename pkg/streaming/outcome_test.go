@@ -71,7 +71,7 @@ func TestAllRunsFollowTheOneRule(t *testing.T) {
 	incorrect := Result{Resource: "widgets", BookmarkReceived: true, Problems: []string{"differs"}}
 	run := func(rows ...Result) error {
 		res := make([]apiclient.Resource, len(rows))
-		r := sweep.Each(context.Background(), res, sweep.Options{What: "resources"}, func(_ context.Context, _ apiclient.Resource) sweep.Step[Result] {
+		r := sweep.Each(context.Background(), res, sweep.Options{What: "resource"}, func(_ context.Context, _ apiclient.Resource) sweep.Step[Result] {
 			row := rows[0]
 			rows = rows[1:]
 			Judge(&row)
@@ -99,15 +99,15 @@ func TestAllRunsFollowTheOneRule(t *testing.T) {
 	// adversary try 31 F3: refusals are answers; only the failed request
 	// was not measured.
 	throttled := Result{Resource: "secrets", Err: apierrors.NewTooManyRequests("slow down", 1)}
-	if err := run(refused, throttled, refused); !errors.As(err, &partial) || !strings.HasPrefix(err.Error(), "1 of 3 resources could not be measured (the first, secrets: ") || !strings.Contains(err.Error(), "and 2 more failed the check by their answer") {
+	if err := run(refused, throttled, refused); !errors.As(err, &partial) || !strings.HasPrefix(err.Error(), "1 of 3 resources could not be measured (secrets: ") || !strings.Contains(err.Error(), "and 2 more failed the check by their answer") {
 		t.Errorf("refusals and one throttled check: %v, want a partial failure of the throttled one alone, the refusals counted apart", err)
 	}
 	// fresh user try 33 F3: among streams too, the refusals are not
 	// counted among what could not be measured, and an answer is said once.
-	if err := run(refused, syncs, throttled); !errors.As(err, &partial) || !strings.HasPrefix(err.Error(), "1 of 3 resources could not be measured (the first, secrets: ") || !strings.Contains(err.Error(), "and 1 more failed the check by their answer") {
+	if err := run(refused, syncs, throttled); !errors.As(err, &partial) || !strings.HasPrefix(err.Error(), "1 of 3 resources could not be measured (secrets: ") || !strings.Contains(err.Error(), "and 1 more failed the check by its answer") {
 		t.Errorf("a refusal, a stream and a throttled check: %v, want 1 of 3 not measured and 1 answered apart", err)
 	}
-	if err := run(syncs, refused); err == nil || strings.Contains(err.Error(), "refused the streaming list: ") || !strings.Contains(err.Error(), "1 of 2 resources failed the check by their answer (the first, configmaps: 410 Expired") {
+	if err := run(syncs, refused); err == nil || strings.Contains(err.Error(), "refused the streaming list: ") || !strings.Contains(err.Error(), "1 of 2 resources failed the check by its answer (configmaps: 410 Expired") {
 		t.Errorf("one refusal among streams: %v, want the refusal said as its answer, once", err)
 	}
 	if err := run(syncs, syncs); err != nil {

@@ -15,14 +15,16 @@ type RetriesPerTarget interface{ RetriesPerTarget() bool }
 // WithRetriesPerTarget marks err, a PartialError or a NoneError, as a
 // run's whose rows each say their own retries; any other err as it is.
 func WithRetriesPerTarget(err error) error {
-	switch e := err.(type) {
-	case *PartialError:
-		e.PerTarget = true
-	case *NoneError:
-		e.PerTarget = true
+	if t := targetsOf(err); t != nil {
+		t.PerTarget = true
 	}
 	return err
 }
 
-func (e *PartialError) RetriesPerTarget() bool { return e.PerTarget }
-func (e *NoneError) RetriesPerTarget() bool    { return e.PerTarget }
+func (e *PartialError) RetriesPerTarget() bool { return e.PerTarget && e.Total > 1 }
+func (e *NoneError) RetriesPerTarget() bool    { return e.PerTarget && e.Total > 1 }
+
+// OneTarget: the run had one target, whose retries are the run's (said
+// as one request's are: adversary try 41 F4, "waits added up over servers
+// that waited at the same time" of the one server).
+func (t Targets) OneTarget() bool { return t.Total == 1 }

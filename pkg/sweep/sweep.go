@@ -8,10 +8,8 @@ package sweep
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
@@ -49,11 +47,8 @@ type Failure struct {
 func (f Failure) answered() bool { return f.Answered || f.breach() }
 
 // breach: the failure is an answer that broke the List or Watch contract
-// (diagnose.ContractError): the one test of it here.
-func (f Failure) breach() bool {
-	var breach *diagnose.ContractError
-	return errors.As(f.Err, &breach)
-}
+// (diagnose.BrokeContract).
+func (f Failure) breach() bool { return diagnose.BrokeContract(f.Err) }
 
 // ContractBroken: a failure is an answer that broke the List or Watch
 // contract. The run exits 1, as a one-target run with that answer does,
@@ -85,8 +80,8 @@ type Options struct {
 	// Verb names the check in the progress line ("probing", "checking").
 	Verb     string
 	Progress Progress // nil: no progress line
-	// What is the targets' plural noun in the partial-failure error
-	// ("resources", "resource probes on the servers").
+	// What is the targets' noun, singular, in the partial-failure error
+	// ("resource", "API server"): text.Count makes its plural.
 	What string
 }
 
@@ -223,11 +218,8 @@ func (r Read) words(f Failure) string {
 // ReadAs is err (a *NoneError or *PartialError of Partial) saying its targets' read as r;
 // any other err as it is.
 func ReadAs(err error, r Read) error {
-	switch e := err.(type) {
-	case *NoneError:
-		e.Read = r
-	case *PartialError:
-		e.Read = r
+	if t := targetsOf(err); t != nil {
+		t.Read = r
 	}
 	return err
 }
@@ -236,11 +228,8 @@ func ReadAs(err error, r Read) error {
 // user to see, where the command's output names each failure (a command
 // without a NOTE column); any other err as it is.
 func SeeAt(err error, see string) error {
-	switch e := err.(type) {
-	case *PartialError:
-		e.See = see
-	case *NoneError:
-		e.See = see
+	if t := targetsOf(err); t != nil {
+		t.See = see
 	}
 	return err
 }
@@ -257,9 +246,9 @@ func Partial(what string, total int, failed []Failure) error {
 		return nil
 	}
 	if len(failed) < total || countAnswered(failed) > 0 {
-		return &PartialError{What: what, Total: total, Failed: failed}
+		return &PartialError{Targets{What: what, Total: total, Failed: failed}}
 	}
-	return &NoneError{What: what, Total: total, Failed: failed}
+	return &NoneError{Targets{What: what, Total: total, Failed: failed}}
 }
 
 func countAnswered(failed []Failure) int {
@@ -278,17 +267,12 @@ func countAnswered(failed []Failure) int {
 // a user sees, not the first checked (fresh user try 33 F3: the line's
 // "first" was the third failed row). Any other err as it is.
 func InTableOrder(err error, names []string) error {
-	var failed []Failure
-	switch e := err.(type) {
-	case *PartialError:
-		e.Failed = slices.Clone(e.Failed)
-		failed = e.Failed
-	case *NoneError:
-		e.Failed = slices.Clone(e.Failed)
-		failed = e.Failed
-	default:
+	t := targetsOf(err)
+	if t == nil {
 		return err
 	}
+	t.Failed = slices.Clone(t.Failed)
+	failed := t.Failed
 	at := make(map[string]int, len(names))
 	for i, n := range names {
 		if _, seen := at[n]; !seen {
@@ -305,133 +289,24 @@ func InTableOrder(err error, names []string) error {
 	return err
 }
 
-// PartialError: some targets answered, some failed (exit 12).
-type PartialError struct {
-	What   string
-	Total  int
-	Failed []Failure
-	// See is where the output names each failure ("" the NOTE column).
-	See string
-	// PerTarget: each target's row says its own retries (WithRetriesPerTarget).
-	PerTarget bool
-	// Read is what each target's request was (ReadAs).
-	Read Read
-}
-
-func (e *PartialError) Error() string {
-	var broken, unmeasured, refusals []Failure
-	for _, f := range e.Failed {
-		switch {
-		case f.breach():
-			broken = append(broken, f)
-		case !f.answered():
-			unmeasured = append(unmeasured, f)
-		default:
-			refusals = append(refusals, f)
-		}
-	}
-	// Each kind counted apart, in one order: a contract break (it gives
-	// the run its code, 1) leads, then what could not be measured, then
-	// what failed the check by its answer (fresh user try 33 F3,
-	// adversary try 35 F3: "and 2 more failed" of a reset and a refusal).
-	kinds := []struct {
-		failed []Failure
-		words  string
-	}{
-		{broken, "answered in breach of the List or Watch contract"},
-		{unmeasured, "could not be measured"},
-		{refusals, "failed the check by their answer"},
-	}
-	if len(broken) == 0 && len(refusals) == 0 {
-		kinds[1].words = "failed"
-	}
-	var lead string
-	var more []string
-	for _, k := range kinds {
-		switch {
-		case len(k.failed) == 0:
-		case lead == "":
-			lead = fmt.Sprintf("%d of %d %s %s (the first, %s)", len(k.failed), e.Total, e.What, k.words, e.said(k.failed[0]))
-		default:
-			more = append(more, fmt.Sprintf("%d more %s", len(k.failed), k.words))
-		}
-	}
-	if len(more) > 0 {
-		lead += ", and " + strings.Join(more, ", and ")
-	}
-	if len(unmeasured) == 0 {
-		// Every failure is an answer: the verdict covers them all.
-		return fmt.Sprintf("%s: see %s for each one's answer and what it means", lead, seeOr(e.See))
-	}
-	return fmt.Sprintf("%s: the verdict covers only what was answered: see %s for each one's reason and its fix", lead, seeOr(e.See))
-}
-
-// said is one failure as the line names it. An answer is said with its
-// status and request, as the none-measured line says it (fresh user try
-// 29 F5: "Throttled: upstream busy"); no answer, by its reason class and
-// its own words.
-func (e *PartialError) said(f Failure) string {
-	if _, answered := diagnose.StatusOf(f.Err); answered || f.answered() {
-		return e.Read.words(f)
-	}
-	reason := f.Reason
-	if reason == "" {
-		reason = Reason(f.Err)
-	}
-	if reason == string(diagnose.FailureOther) {
-		// "Other" is a class, not a reason: the failure's words say it
-		// (adversary try 34 F3: "namespaces: Other: this API server
-		// broke the Watch contract").
-		reason = ""
-	}
-	return f.Name + ": " + diagnose.Prefixed(reason, text.OneLine(f.Err.Error()))
-}
-
-// NoneError: no target could be measured. It unwraps to the first
-// failure, whose exit code it has.
-type NoneError struct {
-	What   string
-	Total  int
-	Failed []Failure
-	// See is where the output names each failure ("" the NOTE column).
-	See string
-	// PerTarget: each target's row says its own retries (WithRetriesPerTarget).
-	PerTarget bool
-	// Read is what each target's request was (ReadAs).
-	Read Read
-}
-
-func (e *NoneError) Error() string {
-	prefix, hint := "", ": see "+seeOr(e.See)
-	if e.AllForbidden() {
-		prefix, hint = "forbidden: ", ": it needs "+e.Read.needs()
-	}
-	return fmt.Sprintf("%snone of the %d %s could be measured (the first, %s)%s",
-		prefix, e.Total, e.What, e.Read.words(e.Failed[0]), hint)
-}
-
-func (e *NoneError) Unwrap() error { return e.Failed[0].Err }
-
-// AllForbidden: every target failed with 403 (the one test of "every
-// resource forbidden").
-func (e *NoneError) AllForbidden() bool {
-	for _, t := range e.Failed {
-		if diagnose.ClassifyFailure(t.Err) != diagnose.FailureForbidden {
-			return false
-		}
-	}
-	return true
-}
-
 // Reason is the one-word reason of a failed target: BudgetExhausted, or the
 // failure's class. Packages with reasons of their own (probe's OpaqueRV)
 // check those first.
+// ReasonContractBreach is the reason of a target whose answer broke the
+// List or Watch contract.
+const ReasonContractBreach = "ContractBreach"
+
 func Reason(err error) string {
 	switch {
 	case err == nil:
 		return ""
 	case errors.Is(err, apiclient.ErrBudgetExhausted):
 		return "BudgetExhausted"
+	case diagnose.BrokeContract(err):
+		// Its class is Other (no status names it): a row and a server's
+		// line say what it is (adversary try 38 F3: "failed: ... (Other)"
+		// of an answer in breach).
+		return ReasonContractBreach
 	}
 	return string(diagnose.ClassifyFailure(err))
 }

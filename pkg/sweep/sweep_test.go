@@ -32,7 +32,7 @@ func TestEachInterruptedCheckIsNotARow(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	p := &recorder{}
-	run := Each(ctx, resources("a", "b", "c"), Options{Verb: "checking", Progress: p, What: "resources"},
+	run := Each(ctx, resources("a", "b", "c"), Options{Verb: "checking", Progress: p, What: "resource"},
 		func(_ context.Context, res apiclient.Resource) Step[string] {
 			if res.GVR.Resource == "b" {
 				cancel()
@@ -64,11 +64,11 @@ func TestEachPartialFailureRule(t *testing.T) {
 		}
 	}
 	var partial *PartialError
-	if run := Each(ctx, resources("a", "b"), Options{What: "probes"}, check("b")); !errors.As(run.Err(ctx), &partial) || partial.Total != 4 || len(partial.Failed) != 2 {
+	if run := Each(ctx, resources("a", "b"), Options{What: "probe"}, check("b")); !errors.As(run.Err(ctx), &partial) || partial.Total != 4 || len(partial.Failed) != 2 {
 		t.Fatalf("2 of 4 failed: want a PartialError over 4, got %v", run.Err(ctx))
 	}
 	var none *NoneError
-	err := Each(ctx, resources("a", "b"), Options{What: "probes"}, check("")).Err(ctx)
+	err := Each(ctx, resources("a", "b"), Options{What: "probe"}, check("")).Err(ctx)
 	if !errors.As(err, &none) || !errors.Is(err, apiclient.ErrBudgetExhausted) || none.AllForbidden() {
 		t.Fatalf("all failed: want a NoneError unwrapping to the budget, got %v", err)
 	}
@@ -86,24 +86,24 @@ func TestPartialErrorNamesTheFirstRowAndCountsAnswersApart(t *testing.T) {
 		{Name: "secrets", Err: errors.New("secrets refused"), Answered: true},
 		{Name: "services", Err: apiclient.ErrBudgetExhausted},
 	}
-	err := InTableOrder(Partial("resources", 4, failed), []string{"secrets", "services", "endpoints", "configmaps"})
-	want := "1 of 4 resources could not be measured (the first, services: "
+	err := InTableOrder(Partial("resource", 4, failed), []string{"secrets", "services", "endpoints", "configmaps"})
+	want := "1 of 4 resources could not be measured (services: "
 	if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), ", and 2 more failed the check by their answer") {
 		t.Fatalf("got %v, want it to start %q and count the 2 answers apart", err, want)
 	}
-	all := InTableOrder(Partial("resources", 4, failed[:2]), []string{"secrets", "services", "endpoints", "configmaps"})
+	all := InTableOrder(Partial("resource", 4, failed[:2]), []string{"secrets", "services", "endpoints", "configmaps"})
 	if all == nil || !strings.HasPrefix(all.Error(), "2 of 4 resources failed the check by their answer (the first, secrets refused)") {
 		t.Fatalf("got %v, want the answers alone, the first row's first", all)
 	}
 	var partial *PartialError
-	if err := Partial("resources", 3, failed); !errors.As(err, &partial) {
+	if err := Partial("resource", 3, failed); !errors.As(err, &partial) {
 		t.Fatalf("every target failed, some by their answer: %v, want a partial failure (the answers were measured)", err)
 	}
-	if err := Partial("resources", 2, failed[:2]); !errors.As(err, &partial) || !strings.HasPrefix(err.Error(), "2 of 2 resources failed the check by their answer") {
+	if err := Partial("resource", 2, failed[:2]); !errors.As(err, &partial) || !strings.HasPrefix(err.Error(), "2 of 2 resources failed the check by their answer") {
 		t.Fatalf("every target failed by its answer: %v, want a partial failure of answers (never \"none could be measured\")", err)
 	}
 	var none *NoneError
-	if err := Partial("resources", 1, failed[2:]); !errors.As(err, &none) {
+	if err := Partial("resource", 1, failed[2:]); !errors.As(err, &none) {
 		t.Fatalf("no target answered: %v, want a NoneError", err)
 	}
 }
@@ -116,9 +116,37 @@ func TestAContractBreakLeadsAndTheOthersAreCountedByKind(t *testing.T) {
 		{Name: "configmaps", Err: errors.New("configmaps refused"), Answered: true},
 		{Name: "namespaces", Err: &diagnose.ContractError{Contract: "Watch", Breach: "outside the request"}},
 	}
-	err := Partial("resources", 4, failed)
-	want := "1 of 4 resources answered in breach of the List or Watch contract (the first, namespaces: this API server broke the Watch contract: outside the request), and 1 more could not be measured, and 1 more failed the check by their answer: the verdict covers only what was answered"
+	err := Partial("resource", 4, failed)
+	want := "1 of 4 resources answered in breach of the List or Watch contract (namespaces: this API server broke the Watch contract: outside the request), and 1 more could not be measured, and 1 more failed the check by its answer: the verdict covers only what was answered"
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Fatalf("got %v\nwant it to start %q", err, want)
+	}
+}
+
+// A count agrees with its number on every line of the rule: one target
+// is "the only resource", one failure is named without "the first", and
+// one answer is "its" (fresh user try 35 F6: "none of the 1 resources").
+func TestTheLinesAgreeWithTheirCounts(t *testing.T) {
+	answer := Failure{Name: "secrets", Err: errors.New("secrets refused"), Answered: true}
+	lost := Failure{Name: "services", Err: apiclient.ErrBudgetExhausted}
+	for _, c := range []struct {
+		total  int
+		failed []Failure
+		want   string
+	}{
+		{1, []Failure{lost}, "the only resource could not be measured (services: "},
+		{1, []Failure{answer}, "the only resource failed the check by its answer (secrets refused)"},
+		{2, []Failure{lost, {Name: "pods", Err: apiclient.ErrBudgetExhausted}}, "none of the 2 resources could be measured (the first, services: "},
+		{3, []Failure{answer}, "1 of 3 resources failed the check by its answer (secrets refused)"},
+	} {
+		err := Partial("resource", c.total, c.failed)
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%d of %d: %v, want it to start %q", len(c.failed), c.total, err, c.want)
+		}
+		for _, wrong := range []string{"1 resources", "(the first, " + c.failed[0].Name} {
+			if len(c.failed) == 1 && err != nil && strings.Contains(err.Error(), wrong) {
+				t.Errorf("%d of %d: %v says %q", len(c.failed), c.total, err, wrong)
+			}
+		}
 	}
 }

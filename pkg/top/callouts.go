@@ -55,7 +55,7 @@ func callouts(r *Report) []Callout {
 			}
 			all = append(all, Callout{
 				Kind: "apf-rejected", Server: s.Index, rank: 850 + a.Rejected.D(),
-				What:    fmt.Sprintf("%spriority level %s rejected %s request(s) in %s (flow schema %s, reason %s)", serverPrefix(s.Index, len(r.Servers)), a.PriorityLevel, count(a.Rejected.D()), secs(a.Rejected.Seconds), a.FlowSchema, a.Reason),
+				What:    fmt.Sprintf("%spriority level %s rejected %s in %s (flow schema %s, reason %s)", serverPrefix(s.Index, len(r.Servers)), a.PriorityLevel, counted(a.Rejected.D(), "request"), secs(a.Rejected.Seconds), a.FlowSchema, a.Reason),
 				Meaning: "API Priority and Fairness answered them 429 Too Many Requests: the priority level had no free seat and could not queue them",
 				Fix:     fmt.Sprintf("find the client of flow schema %s that floods it and slow it down, or give priority level %s more shares (its PriorityLevelConfiguration's nominalConcurrencyShares)", a.FlowSchema, a.PriorityLevel),
 			})
@@ -112,7 +112,7 @@ func rowCallouts(row *Row, several bool) []Callout {
 	if d := row.Code429.D(); d > 0 {
 		c := base
 		c.Kind, c.rank = "code-429", 900+d
-		c.What = fmt.Sprintf("%s: %s answer(s) 429 Too Many Requests%s in %s", name, count(d), at, secs(row.Code429.Seconds))
+		c.What = fmt.Sprintf("%s: %s 429 Too Many Requests%s in %s", name, counted(d, "answer"), at, secs(row.Code429.Seconds))
 		c.Meaning = "the server refused these requests: API Priority and Fairness (its rejections by priority level are called out apart when seen) or the max-inflight limit"
 		c.Fix = "slow the client down; a client that retries at once makes it worse"
 		out = append(out, c)
@@ -120,7 +120,7 @@ func rowCallouts(row *Row, several bool) []Callout {
 	if d := row.Code5xx.D(); d > 0 {
 		c := base
 		c.Kind, c.rank = "code-5xx", 880+d
-		c.What = fmt.Sprintf("%s: %s server error answer(s) (5xx)%s in %s", name, count(d), at, secs(row.Code5xx.Seconds))
+		c.What = fmt.Sprintf("%s: %s (5xx)%s in %s", name, counted(d, "server error answer"), at, secs(row.Code5xx.Seconds))
 		c.Meaning = "the server failed these requests: storage unreachable or slow, a timeout, or (504) a list from a resourceVersion the server has not seen"
 		c.Fix = "the server's log says which; this plugin's explain-error command explains the message a client got"
 		out = append(out, c)
@@ -128,14 +128,14 @@ func rowCallouts(row *Row, several bool) []Callout {
 	if row.StorageListRatio != nil && row.StorageFetched.D() >= ratioMinFetched && *row.StorageListRatio >= ratioCallout {
 		c := base
 		c.Kind, c.rank = "storage-list-ratio", 800+*row.StorageListRatio
-		c.What = fmt.Sprintf("lists of %s read %s from storage to return %s%s (%s list(s) in %s)", name, counted(row.StorageFetched.D(), "object"), count(row.StorageReturned.D()), at, count(row.ListsStorage.D()), secs(row.ListsStorage.Seconds))
+		c.What = fmt.Sprintf("lists of %s read %s from storage to return %s%s (%s in %s)", name, counted(row.StorageFetched.D(), "object"), count(row.StorageReturned.D()), at, counted(row.ListsStorage.D(), "list"), secs(row.ListsStorage.Seconds))
 		c.Meaning, c.Fix = storageListTexts(row)
 		out = append(out, c)
 	}
 	if d := row.Code410.D(); d > 0 {
 		c := base
 		c.Kind, c.rank = "code-410", 750+d
-		c.What = fmt.Sprintf("%s: %s answer(s) 410 Gone%s in %s", name, count(d), at, secs(row.Code410.Seconds))
+		c.What = fmt.Sprintf("%s: %s 410 Gone%s in %s", name, counted(d, "answer"), at, secs(row.Code410.Seconds))
 		c.Meaning = "requests from a resourceVersion or a continue token the server no longer has (a watch's 410 is an ERROR event inside a 200 answer and is not counted here)"
 		c.Fix = "the client must list again from the current state (no resourceVersion); a probe shows how far back a watch can start"
 		c.Probe = true
@@ -164,7 +164,11 @@ func leaders(r *Report) []Callout {
 	if most != nil {
 		sent := ""
 		if most.Events.D() > 0 {
-			sent = fmt.Sprintf(": %s event(s)/s sent to them", rateText(most.Events.PS()))
+			rate, noun := rateText(most.Events.PS()), "events"
+			if rate == "1" {
+				noun = "event"
+			}
+			sent = fmt.Sprintf(": %s %s/s sent to them", rate, noun)
 			if most.EventBytes.Known() {
 				sent += fmt.Sprintf(", %s/s", bytesText(most.EventBytes.PS()))
 				if s := serverOf(r, most.Server); s != nil && s.EventBytes == "encoded" {

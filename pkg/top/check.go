@@ -136,7 +136,11 @@ func unmeasuredOn(r *Report, c Check) Check {
 		return c
 	}
 	if c.Crossed {
-		c.Where += fmt.Sprintf(" (server(s) %s not measured: they can only add to it)", joinInts(un))
+		they := "they"
+		if len(un) == 1 {
+			they = "it"
+		}
+		c.Where += fmt.Sprintf(" (%s not measured: %s can only add to it)", serversNamed(un), they)
 		return c
 	}
 	return notChecked(Check{Bound: c.Bound, Resource: c.Resource, Flag: c.Flag, Max: c.Max}, un)
@@ -216,7 +220,7 @@ func unanswered(r *Report) []int {
 }
 
 func notChecked(c Check, servers []int) Check {
-	c.Note = fmt.Sprintf("server(s) %s: no interval measured there", joinInts(servers))
+	c.Note = fmt.Sprintf("%s: no interval measured there", serversNamed(servers))
 	return c
 }
 
@@ -363,7 +367,7 @@ func checkRatio(r *Report, max float64) Check {
 		}
 		if row.StorageListRatio != nil && *row.StorageListRatio > worst {
 			worst = *row.StorageListRatio
-			c.Where = fmt.Sprintf("%s%s: %s read for %s returned in %s list(s)", serverPrefix(row.Server, len(r.Servers)), row.Name(), counted(row.StorageFetched.D(), "object"), count(row.StorageReturned.D()), count(row.ListsStorage.D()))
+			c.Where = fmt.Sprintf("%s%s: %s read for %s returned in %s", serverPrefix(row.Server, len(r.Servers)), row.Name(), counted(row.StorageFetched.D(), "object"), count(row.StorageReturned.D()), counted(row.ListsStorage.D(), "list"))
 		}
 	}
 	if gapWhy != "" && worst <= max {

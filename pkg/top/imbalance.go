@@ -3,6 +3,8 @@ package top
 import (
 	"fmt"
 	"strings"
+
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 )
 
 // Imbalance is how the watchers and the list load spread across servers.
@@ -68,7 +70,7 @@ func spreadOf(servers []*Server, what string, minJudged float64, value func(*Row
 	n := len(sp.PerServer)
 	unknown := ""
 	if len(sp.Unknown) > 0 {
-		unknown = fmt.Sprintf(" (not counted: server(s) %s)", joinInts(sp.Unknown))
+		unknown = fmt.Sprintf(" (not counted: %s)", serversNamed(sp.Unknown))
 	}
 	if n < 2 {
 		sp.Verdict = fmt.Sprintf("not judged: fewer than two servers measured%s", unknown)
@@ -116,6 +118,12 @@ func amount(v float64, what string) string {
 		return rateText(v)
 	}
 	return count(v)
+}
+
+// serversNamed is "server 2" or "servers 1, 3": the noun agrees with the
+// list.
+func serversNamed(xs []int) string {
+	return text.Noun(len(xs), "server") + " " + joinInts(xs)
 }
 
 func joinInts(xs []int) string {

@@ -30,8 +30,11 @@ type Report struct {
 
 // Cost is what the interval's reads of /metrics cost.
 type Cost struct {
-	Reads int   `json:"reads"`
+	Reads int `json:"reads"`
+	// Bytes is the /metrics text of the Read reads whose answer was read
+	// (a refused or unreadable answer's body is not in it).
 	Bytes int64 `json:"bytes"`
+	Read  int   `json:"read"`
 	// Filtered: every server that answered honoured name[] (sent only the
 	// families top asks for); Unfiltered names the servers that sent
 	// everything.
@@ -56,6 +59,7 @@ func Assemble(servers []*Server, interval time.Duration, sortKey string, refresh
 			}
 			if s.ReadRequests == 2 || smp == s.Second {
 				r.Cost.Bytes += smp.Bytes
+				r.Cost.Read++
 			}
 		}
 		if s.Second != nil {

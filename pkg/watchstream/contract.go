@@ -13,9 +13,11 @@ import (
 //   - a watch sends only objects the request asked for (its namespace,
 //     selectors and NAME);
 //   - an initial state (a watch from RV unset or 0, or a streaming list)
-//     comes in key order, not RV order; a streaming list's state is the
-//     collection at its initial-events-end bookmark's RV, so no object of
-//     it is newer than that RV;
+//     comes in key order, not RV order; where the server ends it with an
+//     initial-events-end bookmark (a streaming list always; a watch from
+//     RV unset or 0 where the server sends one, docs/watch.md), the state
+//     is the collection at that bookmark's RV, so no object of it is newer
+//     than that RV;
 //   - every change after the state (or of a watch from an exact RV) is
 //     after that RV: the RV the watch started from, the initial-events-end
 //     bookmark's, the change before it, and any bookmark before it (a
@@ -30,13 +32,15 @@ import (
 type Contract struct {
 	excludes func(apiclient.ItemMeta) apiclient.Exclusion
 	// inState: the stream is sending an initial state, in key order, so
-	// there is no order to judge; untilEnd: the state ends at the
-	// initial-events-end bookmark (a streaming list). A watch from RV unset
-	// or 0 marks no end: its whole stream is left unordered.
-	inState, untilEnd bool
-	floor             floor
-	// newest is the newest RV of a streaming list's state, and whose it
-	// is: its end bookmark's RV must not be older.
+	// there is no order to judge. The state ends at an initial-events-end
+	// bookmark, whatever the request (a streaming list, or a watch from RV
+	// unset or 0 on a server that sends one); a stream that sends none
+	// (a watch from RV unset or 0 on a server that marks no end) is left
+	// unordered to its end.
+	inState bool
+	floor   floor
+	// newest is the newest RV of the state, and whose it is: its end
+	// bookmark's RV must not be older.
 	newest     uint64
 	newestName string
 	// belowBookmark is the RV of the bookmark the last event judged went
@@ -69,7 +73,7 @@ func (o Options) DeliversState() bool {
 
 // NewContract is the contract of one stream of t opened with o.
 func NewContract(t apiclient.Target, o Options) *Contract {
-	c := &Contract{excludes: t.Matcher(), inState: o.DeliversState(), untilEnd: o.SendInitialEvents}
+	c := &Contract{excludes: t.Matcher(), inState: o.DeliversState()}
 	if n, ok := rv.Parse(o.ResourceVersion); ok && n > 0 && !c.inState {
 		c.floor = floor{rv: n, ok: true, what: "the RV this watch started from"}
 	}
@@ -99,7 +103,7 @@ func (c *Contract) Judge(ev Event) string {
 	case !ok:
 		return ""
 	case c.inState:
-		if c.untilEnd && n > c.newest {
+		if n > c.newest {
 			c.newest, c.newestName = n, apiclient.ObjectName(m)
 		}
 		return ""
@@ -113,17 +117,18 @@ func (c *Contract) Judge(ev Event) string {
 	return ""
 }
 
-// bookmark judges a bookmark: the end of a streaming list's state, whose
-// RV holds its objects and floors the changes after it, or a bookmark
-// after the state, whose RV floors the changes after it (never lowering
-// the floor). A bookmark inside a state says nothing of it.
+// bookmark judges a bookmark: the end of an initial state (the
+// initial-events-end bookmark, on any stream that sends a state), whose RV
+// holds its objects and floors the changes after it, or a bookmark after
+// the state, whose RV floors the changes after it (never lowering the
+// floor). Another bookmark inside a state says nothing of it.
 func (c *Contract) bookmark(ev Event) string {
 	n, ok := rv.Parse(ev.Object.ResourceVersion)
-	if c.untilEnd {
+	if c.inState {
 		if !ev.IsInitialEventsEnd() {
 			return ""
 		}
-		c.inState, c.untilEnd = false, false
+		c.inState = false
 		if !ok {
 			return ""
 		}
@@ -133,7 +138,7 @@ func (c *Contract) bookmark(ev Event) string {
 		}
 		return ""
 	}
-	if c.inState || !ok || (c.floor.ok && n <= c.floor.rv) {
+	if !ok || (c.floor.ok && n <= c.floor.rv) {
 		return ""
 	}
 	c.floor = floor{rv: n, ok: true, what: "the bookmark before it", bookmark: true}

@@ -10,8 +10,8 @@ import (
 
 // The Watch contract on the real v1.37.2 streams of testdata, and on the
 // same recorded events in orders no real server sends (adversary try 20
-// #4): the server's own streams pass; a change at or below a streaming
-// list's end bookmark, below a bookmark, below the change before it or
+// #4): the server's own streams pass; a change at or below a state's end
+// bookmark (a streaming list's, or a watch's from RV unset), below a bookmark, below the change before it or
 // below the watch's start breaks it, and so does an object the request
 // excluded. (A state newer than its end bookmark needs an RV no recording
 // has: test/e2e/bounds TestAnswersThatBreakTheContractFail.)
@@ -19,6 +19,13 @@ func TestRecordedStreamsAreJudgedByTheWatchContract(t *testing.T) {
 	list, seed := readStream(t, "streaming.jsonl"), readStream(t, "seed.jsonl")
 	if len(list) != 3 || !list[2].IsInitialEventsEnd() || len(seed) != 8 {
 		t.Fatalf("the recorded streams changed: %d and %d events", len(list), len(seed))
+	}
+	// A watch from RV unset, with bookmarks and without: the server ends
+	// the first's state with the initial-events-end bookmark at RV 220, and
+	// marks no end of the second's (v1.37.2, as every server from v1.35).
+	unsetEnded, unset := readStream(t, "unset-bookmarks.jsonl"), readStream(t, "unset.jsonl")
+	if len(unsetEnded) != 3 || !unsetEnded[2].IsInitialEventsEnd() || len(unset) != 2 {
+		t.Fatalf("the recorded unset-RV streams changed: %d and %d events", len(unsetEnded), len(unset))
 	}
 	end := list[2] // the initial-events-end bookmark at RV 221
 	progress := end
@@ -42,6 +49,9 @@ func TestRecordedStreamsAreJudgedByTheWatchContract(t *testing.T) {
 		{"a change below a bookmark", capture, from213, cat(seed[:1], []Event{progress}, seed[1:]), 2, "out of order: RV 215 is not after RV 221 (the bookmark before it)"},
 		{"a change below the one before it", capture, from213, cat(seed[1:2], seed[:1]), 1, "out of order: RV 214 is not after RV 215 (this stream's change before it)"},
 		{"a change below the start", capture, Options{ResourceVersion: "219", RVSet: true}, seed[5:], 0, "out of order: RV 219 is not after RV 219 (the RV this watch started from)"},
+		{"the server's state from RV unset, and its end", capture, Options{AllowBookmarks: true}, unsetEnded, -1, ""},
+		{"changes at or below the end bookmark of a watch from RV unset", capture, Options{AllowBookmarks: true}, cat(unsetEnded, seed), 3, "out of order: RV 214 is not after RV 220 (the initial-events-end bookmark, the state's RV)"},
+		{"changes after a state with no end marker: never judged", capture, Options{}, cat(unset, seed), -1, ""},
 		{"an object of another namespace", apiclient.Target{Resource: apiclient.Resource{Namespaced: true}, Namespace: "other"}, streaming, list, 0, `outside the request: object "capture/a" is in namespace "capture", not "other"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -67,5 +77,19 @@ func TestRecordedStreamsAreJudgedByTheWatchContract(t *testing.T) {
 	}
 	if k.Judge(end); k.InState() {
 		t.Fatal("the initial-events-end bookmark did not end the state")
+	}
+	// So does a watch's from RV unset or 0, whatever the request: the
+	// marker is read wherever the server sends it.
+	for _, o := range []Options{{AllowBookmarks: true}, {ResourceVersion: "0", RVSet: true, AllowBookmarks: true}} {
+		k := NewContract(capture, o)
+		for _, e := range unsetEnded[:2] {
+			k.Judge(e)
+		}
+		if k.Judge(progress); !k.InState() {
+			t.Fatalf("%+v: a progress bookmark ended the state", o)
+		}
+		if k.Judge(unsetEnded[2]); k.InState() {
+			t.Fatalf("%+v: the initial-events-end bookmark did not end the state", o)
+		}
 	}
 }

@@ -26,7 +26,9 @@ const (
 	EventError    = "ERROR"
 )
 
-// InitialEventsEndAnnotation marks the bookmark that ends a streaming list.
+// InitialEventsEndAnnotation marks the bookmark that ends an initial state:
+// a streaming list's, or that of a watch from RV unset or 0 where the
+// server sends one (docs/watch.md has the servers measured).
 const InitialEventsEndAnnotation = "k8s.io/initial-events-end"
 
 // Options are the query parameters of one watch request.
@@ -79,7 +81,8 @@ type Event struct {
 	Received time.Time
 }
 
-// IsInitialEventsEnd reports the bookmark that ends a streaming list.
+// IsInitialEventsEnd reports the bookmark that ends an initial state,
+// whatever the request that asked for the state.
 func (e Event) IsInitialEventsEnd() bool {
 	return e.Type == EventBookmark && e.Object.Annotations[InitialEventsEndAnnotation] == "true"
 }

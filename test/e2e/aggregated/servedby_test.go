@@ -19,7 +19,7 @@ import (
 // says so through the one decision (serverinfo.Serves), through the real
 // aggregator of a real kube-apiserver (adversary try 20 #6: "Served by:
 // storage (etcd, or a shim such as kine)", kine's caveat and "1 storage
-// request(s)" for gadgets). The built-in and custom resources of the same
+// request" for gadgets). The built-in and custom resources of the same
 // server keep their watch cache (the control: the claims are not dropped
 // for all).
 func TestOnlyTheServersOwnResourcesAreSaidServedByItsCacheOrStorage(t *testing.T) {

@@ -95,7 +95,7 @@ func TestARequestTheCommandsTimeEndsNamesThatTime(t *testing.T) {
 	slow.Delay = 30 * time.Second
 	_, kc := framework.ServeScript(t, map[string]framework.ScriptAnswer{"/api/v1/namespaces/default/configmaps": slow})
 	r := framework.Run(t, kc, time.Minute, "watch", "cm", "--rv", "list", "--request-timeout", "100s", "--timeout", "5s")
-	if r.Code != 4 || !strings.Contains(r.Stdout+r.Stderr, "what was left of --timeout") || strings.Contains(r.Stdout+r.Stderr, "the request's time bound") {
+	if r.Code != 4 || !strings.Contains(r.Stderr, "before the watch's time ran out") || !strings.Contains(r.Stderr, "raise --timeout") || strings.Contains(r.Stdout+r.Stderr, "the request's time bound") {
 		t.Fatalf("exit %d: want 4 and the cut named as --timeout's:\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 }

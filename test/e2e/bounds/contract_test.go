@@ -83,6 +83,10 @@ func TestAnswersThatBreakTheContractFail(t *testing.T) {
 		{"streaming: a state newer than its end", stateNewer, true, []string{"streaming", "cm"}, `newer than its initial-events-end bookmark's RV 100`, "", ""},
 		{"a change below a streaming list's end", belowEnd, true, streamingList, `RV 50 is not after RV 100 (the initial-events-end bookmark, the state's RV)`, "", ""},
 		{"a change below a streaming list's end, followed", belowEnd, true, followed, `RV 50 is not after RV 100 (the initial-events-end bookmark, the state's RV)`, "", ""},
+		// The same end marker on a watch from RV unset (as v1.35 and later
+		// send it with bookmarks): the changes after it are held to it.
+		{"a change below the end of a state from RV unset", belowEnd, true, []string{"watch", "cm", "--bookmarks", "--timeout", "3s"}, `RV 50 is not after RV 100 (the initial-events-end bookmark, the state's RV)`, "", ""},
+		{"a state from RV 0 newer than its end", stateNewer, true, []string{"watch", "cm", "--rv", "0", "--bookmarks", "--timeout", "3s"}, `the initial state holds object "default/b" at RV 600, newer than its initial-events-end bookmark's RV 100`, "", ""},
 		{"streaming: a state of another namespace", events(`{"metadata":{"name":"b","namespace":"other","uid":"u-b","resourceVersion":"10"}}`, bookmark("100", true)), true, []string{"streaming", "cm"}, `is in namespace "other", not "default"`, "", ""},
 		// An older change of an object is said as what it is, never "at
 		// this RV ... delivered before" of an RV never delivered.
@@ -279,8 +283,8 @@ func TestEveryReplayIsCountedAsTheDocDefinesIt(t *testing.T) {
 		human           string
 	}{
 		{"replayed after a reconnect from its RV", ev("ADDED", "110") + ev("MODIFIED", "120"), []string{"--rv", "100", "--follow", "--timeout", "3s"}, 1, 1, ""},
-		{"the same change twice in one stream", ev("ADDED", "110") + ev("MODIFIED", "120") + ev("MODIFIED", "120"), []string{"--rv", "100", "--timeout", "3s"}, 1, 0, "1 duplicate(s)"},
-		{"an older change in one stream", ev("ADDED", "110") + ev("MODIFIED", "120") + ev("MODIFIED", "115"), []string{"--rv", "100", "--timeout", "3s"}, 0, 1, "0 duplicate(s), 1 event older than the object was seen at"},
+		{"the same change twice in one stream", ev("ADDED", "110") + ev("MODIFIED", "120") + ev("MODIFIED", "120"), []string{"--rv", "100", "--timeout", "3s"}, 1, 0, "by relist, 1 duplicate"},
+		{"an older change in one stream", ev("ADDED", "110") + ev("MODIFIED", "120") + ev("MODIFIED", "115"), []string{"--rv", "100", "--timeout", "3s"}, 0, 1, "0 duplicates, 1 event older than the object was seen at"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, kc := framework.ServeScript(t, map[string]framework.ScriptAnswer{

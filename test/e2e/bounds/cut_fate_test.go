@@ -168,10 +168,10 @@ var requestLine = regexp.MustCompile(`^-v (GET|POST|PUT|PATCH|DELETE) https?://`
 // requestsLine is every per-server view's count of its requests (the
 // servers', and how many servers, and the discovery's).
 var (
-	requestsLine = regexp.MustCompile(`Requests:\s+(\d+) to (\d+) server\(s\) \+ (\d+) to find them`)
+	requestsLine = regexp.MustCompile(`Requests:\s+(\d+) to (\d+) servers? \+ (\d+) to find them`)
 	// requestsPart is one part of the Requests line's count: "3 to",
 	// "1 to find them", "16 answered by", "2 cut by" (never the servers'
-	// counts, "1 server(s)").
+	// counts, "1 server").
 	requestsPart = regexp.MustCompile(`\b(\d+) (?:to|answered|cut)\b`)
 )
 

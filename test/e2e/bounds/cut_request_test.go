@@ -224,7 +224,7 @@ func noCutServer(t *testing.T, stdout string) {
 }
 
 // interruptedMarker is the line under an interrupted run's table.
-var interruptedMarker = regexp.MustCompile(`^Interrupted: (\d+) of (\d+) (servers|resources) measured before the signal`)
+var interruptedMarker = regexp.MustCompile(`^Interrupted: (\d+) of (\d+) (servers?|resources?) measured before the signal`)
 
 // TestACutServerIsNoRow (adversary try 22 F4, F5): a per-server run of two
 // servers (list, probe, probe --all with --endpoints), one of which the

@@ -38,7 +38,7 @@ func TestPerServerViewDrawsNothingFromAnInconsistent410(t *testing.T) {
 			// asks it, read through to the current RV: its row and
 			// "Checked now" say the same (the stream this fake ends after
 			// one change was "fails" there and "ok" in its row).
-			if goodRow := lineWith(human.Stdout, good.Host()); !strings.Contains(goodRow, "the stream ended after 1 change(s)") || !strings.Contains(human.Stdout, "fails (the stream ended after 1 change(s)") {
+			if goodRow := lineWith(human.Stdout, good.Host()); !strings.Contains(goodRow, "the stream ended after 1 change") || !strings.Contains(human.Stdout, "fails (the stream ended after 1 change") {
 				t.Errorf("the kubeconfig server's row and the one-server check disagree: %q\n%s", goodRow, human.Stdout)
 			}
 			if strings.Contains(human.Stdout, "but not of") || strings.Contains(human.Stdout, "its oldest is") {

@@ -48,7 +48,7 @@ func TestTheFirstListRequestIsRetriedByEveryCommand(t *testing.T) {
 			// The 503 itself is said only as the first retry's cause
 			// (firstCause, "first sent again after: 503 ..."), never as
 			// the run's answer.
-			if r.Code != 0 || strings.Contains(r.Stderr, "error:") || strings.Contains(strings.ReplaceAll(out, "503 ServiceUnavailable: etcdserver: leader changed", ""), "503") {
+			if r.Code != 0 || strings.Contains(r.Stderr, "error:") || strings.Contains(strings.ReplaceAll(out, "503 Service Unavailable: etcdserver: leader changed", ""), "503") {
 				t.Fatalf("exit %d: the first list's 503 was not sent again:\n%s", r.Code, out)
 			}
 			if srv.Asked(collection) < 2 || r.Duration < 900*time.Millisecond {

@@ -23,7 +23,7 @@ func TestAMetricsNoteSaysTheAnswerAsTheErrorLineDoes(t *testing.T) {
 		want   string
 	}{
 		{"503 Status", framework.ScriptAnswer{Code: 503, Type: "application/json", Body: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"injected metrics outage","reason":"ServiceUnavailable","code":503}`},
-			"answered get /metrics with 503 ServiceUnavailable: injected metrics outage"},
+			"answered get /metrics with 503 Service Unavailable: injected metrics outage"},
 		{"plain-text 500", framework.ScriptAnswer{Code: 500, Type: "text/plain", Body: "upstream metrics broke"},
 			"answered get /metrics with 500 Internal Server Error: upstream metrics broke"},
 		{"403 Status", framework.ScriptAnswer{Code: 403, Type: "application/json", Body: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"forbidden: User \"u\" cannot get path \"/metrics\"","reason":"Forbidden","code":403}`},

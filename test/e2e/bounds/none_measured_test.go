@@ -75,7 +75,7 @@ func TestPartlyMeasuredSaysTheFirstAnswer(t *testing.T) {
 	bad, _ := framework.ServeScript(t, map[string]framework.ScriptAnswer{path: busy})
 	for _, args := range [][]string{{"probe", "configmaps"}, {"list", "configmaps"}} {
 		r := framework.Run(t, kc, 2*time.Minute, append(args, "--endpoints", good.Host()+","+bad.Host(), "--request-timeout", "5s")...)
-		if !strings.Contains(r.Stderr, "1 of 2 API servers failed (the first, server "+bad.Host()+" answered list configmaps with 429 Too Many Requests: upstream busy") {
+		if !strings.Contains(r.Stderr, "1 of 2 API servers failed (server "+bad.Host()+" answered list configmaps with 429 Too Many Requests: upstream busy") {
 			t.Errorf("%v: exit %d, the partial line does not say the answer with its status and request:\n%s", args, r.Code, r.Stderr)
 		}
 	}

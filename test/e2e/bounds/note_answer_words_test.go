@@ -30,9 +30,9 @@ func TestANoteSaysAnAnswerAsTheErrorLineDoes(t *testing.T) {
 		{"watch --rv N's check, a 502 page", nil, badGateway, []string{"watch", "cm", "--rv", "300", "--timeout", "2s"},
 			"cannot read the current RV to check --rv 300 against it: the API server answered list configmaps with 502 Bad Gateway: <html>"},
 		{"watch --rv N's check, a 503", nil, leader, []string{"watch", "cm", "--rv", "300", "--timeout", "2s"},
-			"against it: the API server answered list configmaps with 503 ServiceUnavailable: etcdserver: leader changed"},
+			"against it: the API server answered list configmaps with 503 Service Unavailable: etcdserver: leader changed"},
 		{"list --rv 0's check of the watch start", []framework.ScriptAnswer{page}, leader, []string{"list", "cm", "--rv", "0"},
-			"could not be read to check it (the API server answered list configmaps with 503 ServiceUnavailable: etcdserver: leader changed (after 2 retries and "},
+			"could not be read to check it (the API server answered list configmaps with 503 Service Unavailable: etcdserver: leader changed (after 2 retries and "},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

@@ -85,7 +85,7 @@ func TestAnAnswerNetHTTPRefusesIsNamed(t *testing.T) {
 					// first failed one and its words (each row its own).
 					// streaming: deployments' watch is refused (ScriptDefaults),
 					// and a refusal is an answer: 12 too (adversary try 31 F3).
-					code, want = 12, append([]string{"the first, configmaps: ", h.what}, netHTTPWords...)
+					code, want = 12, append([]string{"(configmaps: ", h.what}, netHTTPWords...)
 				}
 				t.Run(h.name+" on "+req.on+" "+strings.Join(args, " "), func(t *testing.T) {
 					r := framework.RunUnderMemoryLimit(t, memoryLimit, kc, 2*within, args...)

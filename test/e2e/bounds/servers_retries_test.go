@@ -37,7 +37,7 @@ func TestServersRowsSayTheirOwnRetries(t *testing.T) {
 		t.Run(args[0], func(t *testing.T) {
 			r, good, twice := run(t, args...)
 			row := lineWith(r.Stdout, twice)
-			if !strings.Contains(row, "after 2 retries and ") || !strings.Contains(row, "not in TIME") || !strings.Contains(row, "429 TooManyRequests: slow down") {
+			if !strings.Contains(row, "after 2 retries and ") || !strings.Contains(row, "not in TIME") || !strings.Contains(row, "429 Too Many Requests: slow down") {
 				t.Errorf("the row of the server sent its reads again twice does not say so: %q\n%s", row, r.Stdout)
 			}
 			if row := lineWith(r.Stdout, good); strings.Contains(row, "retr") {

@@ -5,6 +5,7 @@ package bounds
 import (
 	"encoding/json"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -52,10 +53,12 @@ func TestTheVerdictOverServersIsDrawnFromMeasuredServersOnly(t *testing.T) {
 			if r.Code == 0 || !strings.Contains(r.Stdout+r.Stderr, "go back") {
 				t.Errorf("exit %d, want a failure naming the RVs that went back:\n%s%s", r.Code, r.Stdout, r.Stderr)
 			}
-			// The error line's class is the row's (adversary try 22: the
-			// line said "Other", the row and JSON RVsOutOfOrder).
-			if !alone && !strings.Contains(r.Stderr, "server "+bad+": RVsOutOfOrder: ") {
-				t.Errorf("the error line does not give the row's class (RVsOutOfOrder):\n%s", r.Stderr)
+			// The error line says the row's answer (adversary try 22: the
+			// line said "Other", the row and JSON RVsOutOfOrder): RVs that
+			// went back are an answer in breach of the contract, and lead
+			// the line, exit 1 (adversary try 38 F1).
+			if !alone && (!strings.Contains(r.Stderr, "answered in breach of the List or Watch contract (server "+bad+": the RVs the answers gave go back") || strings.Contains(r.Stderr, "Other") || r.Code != 1) {
+				t.Errorf("exit %d; the error line does not lead with the row's breach:\n%s", r.Code, r.Stderr)
 			}
 			if alone && (strings.Contains(out, "Every server") || strings.Contains(out, "Reconnect from RV") || strings.Contains(out, "Largest lag") || strings.Contains(out, "no 504")) {
 				t.Errorf("a verdict over servers none of which was measured:\n%s", out)
@@ -172,5 +175,51 @@ func TestProbeProofsAreRefusedWithServers(t *testing.T) {
 				t.Errorf("requests sent for a refused run: %v", sent)
 			}
 		})
+	}
+}
+
+// TestAListersRowInBreachGivesNoNumber (adversary try 41 F1): list
+// --endpoints over a server whose lists break the List contract (its
+// consistent list holds an item newer than the list's RV, and its RVs go
+// back): its row gives no current RV, no cache RV and no lag, whichever
+// of its reads broke it, and no verdict line over servers names it, in
+// the table and -o json; the run exits 1 (an answer in breach leads).
+func TestAListersRowInBreachGivesNoNumber(t *testing.T) {
+	good, kc := framework.ServeRVScript(t, framework.RVScript{Currents: []uint64{100}, Oldest: 50})
+	bad, _ := framework.ServeRVScript(t, framework.RVScript{Currents: []uint64{80, 70}, Oldest: 50}) // its item is at RV 99
+	endpoints := good.Host() + "," + bad.Host()
+	r := framework.Run(t, kc, time.Minute, "list", "cm", "--endpoints", endpoints)
+	badRow := lineWith(r.Stdout, " "+bad.Host()+" ")
+	if r.Code != 1 || !strings.Contains(badRow, "ContractBreach") || !regexp.MustCompile(regexp.QuoteMeta(bad.Host())+`\s+\?\s+\?\s+\?\s`).MatchString(badRow) {
+		t.Errorf("exit %d, want 1 and the row in breach without a number:\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	// The verdict may name it only as unknown (and in a suggested
+	// command's --endpoints), never with a number of its own.
+	for _, drawn := range []string{bad.Host() + " answers", "server " + bad.Host() + " has not seen", "RVs, server " + bad.Host(), bad.Host() + " (the RV"} {
+		if strings.Contains(r.Stdout, drawn) {
+			t.Errorf("a verdict line drawn from the server in breach (%q):\n%s", drawn, r.Stdout)
+		}
+	}
+	if !strings.Contains(r.Stdout, bad.Host()+" unknown") {
+		t.Errorf("the reconnect line does not say the server in breach is unknown:\n%s", r.Stdout)
+	}
+	j := framework.Run(t, kc, time.Minute, "list", "cm", "--endpoints", endpoints, "-o", "json")
+	var doc struct {
+		Servers []map[string]any `json:"servers"`
+		Verdict map[string]any   `json:"verdict"`
+	}
+	if err := json.Unmarshal([]byte(j.Stdout), &doc); err != nil || len(doc.Servers) != 2 || j.Code != 1 {
+		t.Fatalf("-o json: exit %d, %v:\n%s%s", j.Code, err, j.Stdout, j.Stderr)
+	}
+	for _, row := range doc.Servers {
+		if row["reason"] != "ContractBreach" {
+			continue
+		}
+		if row["currentKnown"] != false || row["cacheKnown"] != false || row["lagKnown"] != false {
+			t.Errorf("-o json: the row in breach gives numbers: %v", row)
+		}
+	}
+	if v := doc.Verdict; v["largestLagServer"] == bad.Host() || v["commonToServer"] == bad.Host() || v["commonFromServer"] == bad.Host() {
+		t.Errorf("-o json: the verdict drawn from the server in breach: %v", v)
 	}
 }

@@ -132,7 +132,7 @@ func TestWhoServesWhatOnEveryCell(t *testing.T) {
 					t.Fatal(err)
 				}
 				wr := framework.Run(t, c.Kubeconfig, time.Minute, "watch", "configmaps", "-n", ns, "--rv", strconv.FormatUint(start, 10), "--timeout", "10s")
-				if !strings.Contains(wr.Stdout+wr.Stderr, "The resourceVersion for the provided watch is too old.") {
+				if !strings.Contains(wr.Stdout+wr.Stderr, "The resourceVersion for the provided watch is too old") {
 					t.Fatalf("want the server's 410 from storage, got exit %d: %s%s", wr.Code, wr.Stdout, wr.Stderr)
 				}
 				e := explain(t, c, []byte(wr.Stdout+wr.Stderr))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
 )
@@ -60,6 +61,16 @@ func TestCheckedTooLargeWeighsTheWatchCache(t *testing.T) {
 		}
 		if strings.HasPrefix(e.Summary, "the text says: ") {
 			t.Errorf("%s: the text's claim is made conditional, though nothing measured contradicts it: %q", cell, e.Summary)
+		}
+		// An RV ahead, checked with a --request-timeout shorter than the
+		// watch cache's hold of such a list (fresh user try 41 F2: exit 4
+		// "check that the cluster is up"): the check stands, exit 0; the
+		// held list is said held where a watch cache holds it, refused
+		// at once where storage answers.
+		r := framework.Run(t, c.Kubeconfig, time.Minute, "explain-error", "--check", "-n", ns, "--request-timeout", "2s", fmt.Sprintf("Timeout: Too large resource version: %d, current: %d", cur+50, cur))
+		held := strings.Contains(r.Stdout, "was held with no answer until the request's time bound ended it")
+		if r.Code != 0 || strings.Contains(r.Stdout+r.Stderr, "cluster is up") || held == off {
+			t.Errorf("%s: exit %d, held said %v: want 0, and the list held only where a watch cache holds it (%v):\n%s%s", cell, r.Code, held, !off, r.Stdout, r.Stderr)
 		}
 	})
 }

@@ -238,6 +238,13 @@ func (s *FaultServer) list(w http.ResponseWriter, r *http.Request) {
 	case FaultRepeatContinue:
 		s.json(w, 200, fmt.Sprintf(head, `,"continue":"eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6MTAwLCJzdGFydCI6ImEifQ"`)+faultItem+"]}")
 	default:
+		// An exact list is answered at the RV it asks for, as a real
+		// API server's is (empty: the one object is written at RV 99).
+		q := r.URL.Query()
+		if rv, err := strconv.ParseUint(q.Get("resourceVersion"), 10, 64); err == nil && q.Get("resourceVersionMatch") == "Exact" && rv < 99 {
+			s.json(w, 200, strings.Replace(fmt.Sprintf(head, ""), `"100"`, strconv.Quote(strconv.FormatUint(rv, 10)), 1)+"]}")
+			return
+		}
 		s.json(w, 200, fmt.Sprintf(head, "")+faultItem+"]}")
 	}
 }

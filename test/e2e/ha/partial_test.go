@@ -38,9 +38,9 @@ func TestServersPartialFailureRule(t *testing.T) {
 		words     string
 	}{
 		{"every server answers", good, 0, ""},
-		{"one of two fails TLS", good + "," + badTLS, 12, "1 of 2 API servers failed (the first, server " + badTLS + ": TLS"},
-		{"one of two refuses", "127.0.0.1:1," + good, 12, "1 of 2 API servers failed (the first, server 127.0.0.1:1: Unreachable"},
-		{"every server fails TLS", badTLS, 5, "none of the 1 API servers could be measured"},
+		{"one of two fails TLS", good + "," + badTLS, 12, "1 of 2 API servers failed (server " + badTLS + ": TLS"},
+		{"one of two refuses", "127.0.0.1:1," + good, 12, "1 of 2 API servers failed (server 127.0.0.1:1: Unreachable"},
+		{"every server fails TLS", badTLS, 5, "the only API server could not be measured ("},
 		{"every server refuses", "127.0.0.1:1,127.0.0.1:2", 4, "none of the 2 API servers could be measured"},
 	}
 	for _, c := range cases {
@@ -55,7 +55,7 @@ func TestServersPartialFailureRule(t *testing.T) {
 					t.Errorf("one server failed, yet the verdict speaks for every server:\n%s", r.Stdout)
 				}
 				// Another CA is no name mismatch (fresh user try 35 F5).
-				if strings.Contains(c.endpoints, badTLS) && (!strings.Contains(r.Stdout+r.Stderr, "signed by an authority the kubeconfig's certificate-authority does not hold") || strings.Contains(r.Stdout+r.Stderr, "must name the kubeconfig's server")) {
+				if strings.Contains(c.endpoints, badTLS) && (!strings.Contains(r.Stdout+r.Stderr, "signed by an authority that the certificate-authority in use (the kubeconfig's, or --certificate-authority) does not hold") || strings.Contains(r.Stdout+r.Stderr, "must name the kubeconfig's server")) {
 					t.Errorf("the TLS hint does not say the certificate's authority is unknown:\n%s\n%s", r.Stdout, r.Stderr)
 				}
 			})
@@ -108,7 +108,7 @@ func TestServersPausedLinkClaimsOnlyWhatAnswered(t *testing.T) {
 	}
 	out := human.Stdout
 	for _, want := range []string{
-		"Answered:               2 of 3 server(s); only partly: " + paused + " (NoAnswer)",
+		"Answered:               2 of 3 servers; only partly: " + paused + " (NoAnswer)",
 		"is served at once by " + h.EndpointAddr(0) + ", " + h.EndpointAddr(1) + " (the servers whose window and cache RV were measured)",
 		"not known for " + paused + ": its oldest RV was not measured",
 	} {
@@ -121,7 +121,7 @@ func TestServersPausedLinkClaimsOnlyWhatAnswered(t *testing.T) {
 			t.Errorf("output claims %q with one server's window unknown:\n%s", wrong, out)
 		}
 	}
-	if !strings.Contains(human.Stderr, "1 of 3 API servers failed (the first, server "+paused+": NoAnswer") {
+	if !strings.Contains(human.Stderr, "1 of 3 API servers failed (server "+paused+": NoAnswer") {
 		t.Errorf("stderr: %s", human.Stderr)
 	}
 }

@@ -38,13 +38,14 @@ type claimCheck struct {
 	run  func(t *testing.T, cell framework.Cell, c *framework.Cluster)
 }
 
-// startClaimChecks starts the cell's background claim checks; the returned
-// func runs checkServerInfo, checkListPages, checkCacheRVRead and checkWatchFromZeroHeader (on every cell) and the cell's other claim
+// startClaimChecks starts the cell's background claim checks and
+// checkStateEndMarker (on every cell: it only watches a namespace of its
+// own); the returned func runs checkServerInfo, checkListPages, checkCacheRVRead and checkWatchFromZeroHeader (on every cell) and the cell's other claim
 // checks, then waits for the background ones.
 func startClaimChecks(t *testing.T, cell framework.Cell, c *framework.Cluster) (runRest func()) {
 	checks := claimChecks[cell.Name()]
 	var wg sync.WaitGroup
-	for _, ch := range checks.background {
+	for _, ch := range append([]claimCheck{checkStateEndMarker}, checks.background...) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -128,7 +128,7 @@ func kineExplainLostChange(t *testing.T, c *framework.Cluster, ns string, m, com
 	}
 }
 
-var sessionLine = regexp.MustCompile(`(\d+) reconnect\(s\), (\d+) relist\(s\)`)
+var sessionLine = regexp.MustCompile(`(\d+) reconnects?, (\d+) relists?`)
 
 // Claim 10: watch --follow from below the lost change relists (and then
 // watches from the list's RV), instead of reconnecting from the same RV

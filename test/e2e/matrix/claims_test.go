@@ -5,6 +5,8 @@ package matrix
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -278,4 +280,156 @@ var checkWatchFromZeroHeader = claimCheck{"watch-rv0-header", func(t *testing.T,
 		t.Errorf("watch cache %v: the header says %q", cell.WatchCache, header)
 	}
 	record(cell, "watch rv=0 header", header[strings.Index(header, "(RV 0"):])
+}}
+
+// The end of a watch's initial state (fresh user try: a watch with RV unset
+// and --bookmarks on v1.37.2 showed the initial-events-end bookmark with no
+// note, said "no end marker", and --follow hid it), on every cell: whether
+// the server ends the state of a watch from RV unset or 0 with the
+// initial-events-end bookmark is read from its own bytes (a raw watch: it
+// does with allowWatchBookmarks=true from v1.35, cache on or off, over etcd
+// or kine; never without bookmarks, nor before v1.35), and what the plugin
+// prints of the same watch must agree: the bookmark noted "initial state
+// complete at RV X" and the resume point there where the server sent it,
+// shown with --follow too; "no end marker" where it did not.
+var checkStateEndMarker = claimCheck{"watch-state-end-marker", func(t *testing.T, cell framework.Cell, c *framework.Cluster) {
+	cs, ns := framework.Namespace(t, c, "state-end")
+	w := framework.ConfigMapWriter{T: t, Clientset: cs, Namespace: ns}
+	w.Create("b", map[string]string{"app": "demo"})
+	w.Create("a", map[string]string{"app": "demo"})
+	w.Create("x", nil)
+	s := newServer(t, c)
+	path := "/api/v1/namespaces/" + ns + "/configmaps"
+	// What the raw watches got: with allowWatchBookmarks=true (RV unset,
+	// 0, 0), and without.
+	var withBookmarks []bool
+	var without bool
+	for _, k := range []struct {
+		name      string
+		query     url.Values // the raw watch's, beside labelSelector and timeoutSeconds
+		args      []string   // the plugin's, beside the selector and --timeout
+		bookmarks bool
+	}{
+		{"RV unset, --bookmarks", nil, []string{"--bookmarks"}, true},
+		{"RV 0, --bookmarks", url.Values{"resourceVersion": {"0"}}, []string{"--rv", "0", "--bookmarks"}, true},
+		{"RV 0, --follow", url.Values{"resourceVersion": {"0"}}, []string{"--rv", "0", "--follow"}, true},
+		{"RV unset, no bookmarks", nil, nil, false},
+	} {
+		q := url.Values{"labelSelector": {"app=demo"}, "timeoutSeconds": {"1"}}
+		for key, v := range k.query {
+			q[key] = v
+		}
+		if k.bookmarks {
+			q.Set("allowWatchBookmarks", "true")
+		}
+		raw := s.watch(path, q, 20*time.Second, func(e event) bool {
+			return e.Object.Metadata.Annotations["k8s.io/initial-events-end"] == "true"
+		})
+		sent, added := false, 0
+		for _, e := range raw.Events {
+			switch {
+			case e.Type == "ADDED":
+				added++
+			case e.Type == "BOOKMARK" && e.Object.Metadata.Annotations["k8s.io/initial-events-end"] == "true":
+				sent = true
+			}
+		}
+		if raw.Code != http.StatusOK || added != 2 {
+			t.Fatalf("%s: the raw watch: %d, %d ADDED, want 200 and 2: %s", k.name, raw.Code, added, raw.Body)
+		}
+		t.Logf("%s: the server sends the initial-events-end bookmark: %v", k.name, sent)
+		if k.bookmarks {
+			withBookmarks = append(withBookmarks, sent)
+		} else {
+			without = sent
+		}
+		// Where the server sends the marker, the run ends at it (the two
+		// objects and the marker): a watch cache sends it with its next
+		// bookmarks, which a loaded machine can put past a short
+		// --timeout (the oracle's seeds on cache-on cells).
+		bound := []string{"--timeout", "2s"}
+		if sent {
+			bound = []string{"--max-events", "3", "--timeout", "30s"}
+		}
+		args := append(append([]string{"watch", "configmaps", "-n", ns, "-l", "app=demo", "-o", "json"}, bound...), k.args...)
+		r := framework.Run(t, c.Kubeconfig, time.Minute, args...)
+		if r.Code != 0 {
+			t.Fatalf("%s: %v: exit %d: %s", k.name, args, r.Code, r.Stderr)
+		}
+		var marker *struct {
+			ResourceVersion string `json:"resourceVersion"`
+			InitialObjects  *int   `json:"initialObjects"`
+		}
+		var sum struct {
+			LastResourceVersion string `json:"lastResourceVersion"`
+			ResumeFrom          string `json:"resumeFrom"`
+			NoResume            string `json:"noResumePoint"`
+			NotShown            int    `json:"bookmarksNotShown"`
+			Relists             int    `json:"relists"`
+		}
+		for _, l := range strings.Split(strings.TrimSpace(r.Stdout), "\n") {
+			var rec struct {
+				Record           string `json:"record"`
+				Type             string `json:"type"`
+				ResourceVersion  string `json:"resourceVersion"`
+				InitialEventsEnd bool   `json:"initialEventsEnd"`
+				InitialObjects   *int   `json:"initialObjects"`
+			}
+			if err := json.Unmarshal([]byte(l), &rec); err != nil {
+				t.Fatalf("%s: a line that is no JSON: %v: %s", k.name, err, l)
+			}
+			switch {
+			case rec.Record == "summary":
+				_ = json.Unmarshal([]byte(l), &sum)
+			case rec.Record == "event" && rec.InitialEventsEnd:
+				if rec.Type != "BOOKMARK" || marker != nil {
+					t.Errorf("%s: initialEventsEnd on %s (a second: %v): %s", k.name, rec.Type, marker != nil, l)
+				}
+				marker = &struct {
+					ResourceVersion string `json:"resourceVersion"`
+					InitialObjects  *int   `json:"initialObjects"`
+				}{rec.ResourceVersion, rec.InitialObjects}
+			}
+		}
+		switch {
+		case sent && marker == nil:
+			t.Errorf("%s: the server sends the initial-events-end bookmark; the plugin shows none as such (%d not shown):\n%s", k.name, sum.NotShown, r.Stdout)
+		case !sent && marker != nil:
+			t.Errorf("%s: the server sends no initial-events-end bookmark; the plugin shows one:\n%s", k.name, r.Stdout)
+		case sent && (marker.InitialObjects == nil || *marker.InitialObjects != 2):
+			t.Errorf("%s: the marker says %v objects, want 2", k.name, marker.InitialObjects)
+		case sent && !strings.Contains(k.name, "--follow") && (sum.ResumeFrom != "initial-events-end" || sum.LastResourceVersion != marker.ResourceVersion):
+			t.Errorf("%s: the resume point is %q from %q, want the marker's RV %s from initial-events-end", k.name, sum.LastResourceVersion, sum.ResumeFrom, marker.ResourceVersion)
+		case sent && sum.Relists != 0:
+			// With the marker the state is complete: a stream end is
+			// resumed from it, never relisted.
+			t.Errorf("%s: %d relists after the state's end marker", k.name, sum.Relists)
+		case !sent && !strings.Contains(k.name, "--follow") && (sum.NoResume != "state-in-key-order" || sum.LastResourceVersion != ""):
+			t.Errorf("%s: no marker came, yet the summary says resume point %q from %q (none: %q)", k.name, sum.LastResourceVersion, sum.ResumeFrom, sum.NoResume)
+		}
+	}
+	switch {
+	case withBookmarks[0] && withBookmarks[1] && withBookmarks[2] && !without:
+		record(cell, "watch state end", "the initial-events-end bookmark, with `allowWatchBookmarks=true`; none without")
+	case !withBookmarks[0] && !withBookmarks[1] && !withBookmarks[2] && !without:
+		record(cell, "watch state end", "no initial-events-end bookmark, with `allowWatchBookmarks=true` or without")
+	default:
+		record(cell, "watch state end", fmt.Sprintf("the initial-events-end bookmark: RV unset %v, RV 0 %v and %v with `allowWatchBookmarks=true`; without: %v", withBookmarks[0], withBookmarks[1], withBookmarks[2], without))
+	}
+	// The human words of both: the note and the summary's label.
+	bound := []string{"--timeout", "2s"}
+	if withBookmarks[0] {
+		bound = []string{"--max-events", "3", "--timeout", "30s"}
+	}
+	r := framework.Run(t, c.Kubeconfig, time.Minute, append([]string{"watch", "configmaps", "-n", ns, "-l", "app=demo", "--bookmarks"}, bound...)...)
+	out := r.Stdout + r.Stderr
+	noted := regexp.MustCompile(`(?m)^\S+\s+BOOKMARK\s+(\d+)\s+initial state complete at RV (\d+): 2 objects$`).FindStringSubmatch(r.Stdout)
+	switch {
+	case r.Code != 0:
+		t.Errorf("watch --bookmarks: exit %d: %s", r.Code, out)
+	case cell.Version >= "v1.35" && (noted == nil || noted[1] != noted[2] || !strings.Contains(r.Stdout, "last "+noted[1]+" (resume point: the initial-events-end bookmark)")):
+		t.Errorf("watch --bookmarks: want the initial-events-end bookmark noted and the resume point there:\n%s", out)
+	case cell.Version < "v1.35" && (noted != nil || !strings.Contains(r.Stdout, "no initial-events-end bookmark marked its end")):
+		t.Errorf("watch --bookmarks, no marker sent: want no note and \"no end marker\":\n%s", out)
+	}
 }}

@@ -15,7 +15,7 @@ import (
 
 // runTime is the time a run's summary line says: "... in 40.14s" or
 // "in 53ms".
-var runTime = regexp.MustCompile(`(?m)^(?:Requests:.* in |.*\d+ requests? \([\d.]+ per resource\) in |\d+ resources? on .* in )(\d+(?:\.\d+)?)(ms|s)\b`)
+var runTime = regexp.MustCompile(`(?m)^(?:Requests:.* in |.*\d+ requests? \([\d.]+ per resource[^)]*\) in |\d+ resources? on .* in )(\d+(?:\.\d+)?)(ms|s)\b`)
 
 // Adversary try 20 #10, as a class: every summary line of a run that says
 // how long it took ("in 10.01s") says the run's wall time, and so does

@@ -101,7 +101,7 @@ func TestProbeEtcdCompacted(t *testing.T) {
 		starts bool
 	}{{R, true}, {R - 1, true}, {R - 2, false}} {
 		line := rawWatchFirst(t, cs, path, fmt.Sprint(tc.rv))
-		expired := strings.Contains(line, "The resourceVersion for the provided watch is too old.")
+		expired := strings.Contains(line, "The resourceVersion for the provided watch is too old")
 		t.Logf("watch from R%+d (%d): %.120s", tc.rv-R, tc.rv, line)
 		recordAnswer(t, fmt.Sprintf("etcd-watch-from-R%+d.json", tc.rv-R), line)
 		if expired == tc.starts {
@@ -136,7 +136,7 @@ func TestProbeEtcdCompacted(t *testing.T) {
 	// Human output with -v: every probe, in order, with its evidence.
 	h := framework.Run(t, c.Kubeconfig, time.Minute, "probe", "cm", "-n", ns, "-v", "--qps", "100")
 	t.Logf("probe -v:\n%s", h.Stdout)
-	for _, want := range []string{"OLDEST RV", "storage (etcd, or a shim such as kine", fmt.Sprintf("storage is compacted (exact lists answer from RV %d", R), "WATCH FROM RV", "The resourceVersion for the provided watch is too old.", fmt.Sprint(R - 1)} {
+	for _, want := range []string{"OLDEST RV", "storage (etcd, or a shim such as kine", fmt.Sprintf("storage is compacted (exact lists answer from RV %d", R), "WATCH FROM RV", "The resourceVersion for the provided watch is too old", fmt.Sprint(R - 1)} {
 		if h.Code != 0 || !strings.Contains(h.Stdout, want) {
 			t.Fatalf("probe -v (exit %d) lacks %q:\n%s%s", h.Code, want, h.Stdout, h.Stderr)
 		}

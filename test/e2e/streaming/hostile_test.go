@@ -113,7 +113,7 @@ func TestHostileStreamsAreJudgedByTheInformersStore(t *testing.T) {
 			t.Fatalf("%d refusal: %s/%s exit %d, want refused/retries exit 1: %s", c.code, row.Status, row.Informer, r.Code, r.Stderr)
 		}
 		all, ar := check(t, kubeconfig, "--all", "-n", ns, "--qps", "50", "--deadline", "3s")
-		if got := rowOf(all, "configmaps"); got.Status != streaming.StatusRefused || ar.Code != 1 || !strings.Contains(ar.Stderr, "will hang on 1 resource(s): "+gadgets) {
+		if got := rowOf(all, "configmaps"); got.Status != streaming.StatusRefused || ar.Code != 1 || !strings.Contains(ar.Stderr, "will hang on 1 resource: "+gadgets) {
 			t.Fatalf("--all with configmaps refused %d: configmaps %s, exit %d: %s", c.code, got.Status, ar.Code, ar.Stderr)
 		}
 	}
@@ -121,7 +121,7 @@ func TestHostileStreamsAreJudgedByTheInformersStore(t *testing.T) {
 	// the hang.
 	front.Script(path, seq(func(m ev) evs { return evs{m["a"], m["a"], m["end"]} }))
 	all := framework.Run(t, kubeconfig, 3*time.Minute, "streaming", "--all", "-n", ns, "--qps", "50", "--deadline", "3s")
-	if all.Code != 1 || !strings.Contains(all.Stderr, "does not match a list on 1 resource(s): configmaps") {
+	if all.Code != 1 || !strings.Contains(all.Stderr, "does not match a list on 1 resource: configmaps") {
 		t.Fatalf("--all with configmaps incorrect: exit %d, want 1: %s", all.Code, all.Stderr)
 	}
 }

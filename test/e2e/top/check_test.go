@@ -93,7 +93,7 @@ func TestTopUsage(t *testing.T) {
 		{[]string{"--check", "--max-watchers", "pods=many"}, `--max-watchers "pods=many": "many" is not a count of watchers`},
 		{[]string{"--check", "--max-storage-list-ratio", "0.5"}, "must be a number of 1 or more"},
 		{[]string{"--sort", "fame"}, `--sort "fame" is not a column`},
-		{[]string{"--interval", "10ms"}, "--interval 10ms must be between 1s and 10m0s"},
+		{[]string{"--interval", "10ms"}, "--interval 10ms must be between 1s and 10m"},
 		{[]string{"-o", "jsonpath"}, "no template given"},
 		{[]string{"-o", "bogus"}, "unknown output format"},
 		{[]string{"--endpoints", "127.0.0.1"}, "--endpoints"},

@@ -103,6 +103,13 @@ func TestCaptureWatchStreams(t *testing.T) {
 		"seed.jsonl":      captureStream(t, cfg, base+"&resourceVersion="+createB+"&timeoutSeconds=2", 100),
 		"selector.jsonl":  captureStream(t, cfg, base+"&labelSelector=app%3Don&resourceVersion="+createB+"&timeoutSeconds=2", 100),
 		"streaming.jsonl": captureStream(t, cfg, base+"&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&resourceVersion=", 3),
+		// A watch with RV unset (or 0) that asks for bookmarks: the state,
+		// then the initial-events-end bookmark (v1.35 and later: the
+		// matrix's checkStateEndMarker); without bookmarks, the state and
+		// no marker.
+		"unset-bookmarks.jsonl": captureStream(t, cfg, base+"&labelSelector=app%3Don&allowWatchBookmarks=true", 3),
+		"zero-bookmarks.jsonl":  captureStream(t, cfg, base+"&labelSelector=app%3Don&allowWatchBookmarks=true&resourceVersion=0", 3),
+		"unset.jsonl":           captureStream(t, cfg, base+"&labelSelector=app%3Don&timeoutSeconds=1", 100),
 		"toolarge.jsonl": captureStream(t, cfg, fmt.Sprintf("%s&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&resourceVersion=%d",
 			base, rvNum(t, createB)+1000000), 1),
 	}
@@ -112,16 +119,22 @@ func TestCaptureWatchStreams(t *testing.T) {
 	got["expired.jsonl"] = captureStream(t, cfg, base+"&resourceVersion="+createB, 1)
 
 	want := map[string]string{
-		"seed.jsonl":      "MODIFIED,DELETED,ADDED,MODIFIED,MODIFIED,MODIFIED,DELETED,ADDED",
-		"selector.jsonl":  "MODIFIED,DELETED,ADDED,MODIFIED,DELETED,ADDED,DELETED,ADDED",
-		"streaming.jsonl": "ADDED,ADDED,BOOKMARK",
-		"toolarge.jsonl":  "ERROR",
-		"expired.jsonl":   "ERROR",
+		"seed.jsonl":            "MODIFIED,DELETED,ADDED,MODIFIED,MODIFIED,MODIFIED,DELETED,ADDED",
+		"selector.jsonl":        "MODIFIED,DELETED,ADDED,MODIFIED,DELETED,ADDED,DELETED,ADDED",
+		"streaming.jsonl":       "ADDED,ADDED,BOOKMARK",
+		"unset-bookmarks.jsonl": "ADDED,ADDED,BOOKMARK",
+		"zero-bookmarks.jsonl":  "ADDED,ADDED,BOOKMARK",
+		"unset.jsonl":           "ADDED,ADDED",
+		"toolarge.jsonl":        "ERROR",
+		"expired.jsonl":         "ERROR",
 	}
 	dir := filepath.Join(framework.RepoRoot(), "pkg", "watchstream", "testdata")
 	for name, lines := range got {
 		if types := eventTypes(t, lines); types != want[name] {
 			t.Fatalf("%s: the server sent %s, want %s", name, types, want[name])
+		}
+		if strings.HasSuffix(want[name], "BOOKMARK") && !strings.Contains(lines[len(lines)-1], `"k8s.io/initial-events-end":"true"`) {
+			t.Fatalf("%s: the last bookmark is not the initial-events-end one: %s", name, lines[len(lines)-1])
 		}
 		path := filepath.Join(dir, name)
 		if *update {

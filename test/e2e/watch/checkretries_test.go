@@ -61,7 +61,7 @@ func TestWatchRVCheckAnsweredAfterRetriesSaysThem(t *testing.T) {
 	_, kc := framework.ServeScriptSequence(t, path, []framework.ScriptAnswer{failed}, nil)
 	r := framework.Run(t, kc, 30*time.Second, "watch", "configmaps", "--rv", "100", "--timeout", "2s")
 	if !strings.Contains(r.Stderr, "the read of the current RV that checks --rv 100 was answered after retries (after 1 retry and ") ||
-		!strings.Contains(r.Stderr, "first sent again after: 503 ServiceUnavailable: busy") {
+		!strings.Contains(r.Stderr, "first sent again after: 503 Service Unavailable: busy") {
 		t.Fatalf("exit %d: the check read's retries are not said:\n%s", r.Code, r.Stderr)
 	}
 }

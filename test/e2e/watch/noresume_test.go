@@ -67,7 +67,7 @@ func TestARelistWithoutAStorageRVIsCountedAndNamed(t *testing.T) {
 					path + "?watch": expired,
 				})
 				args := []string{"watch", "configmaps", "--follow", "--rv", "100", "--timeout", "6s"}
-				want := []string{"1 relist(s)", "the List completed, and its resourceVersion is no storage's RV"}
+				want := []string{"1 relist", "the List completed, and its resourceVersion is no storage's RV"}
 				if out == "json" {
 					args = append(args, "-o", "json")
 					want = []string{`"relists":1`, `"noResumePoint":"list-rv-not-storage"`}
