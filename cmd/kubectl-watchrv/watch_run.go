@@ -140,9 +140,12 @@ func (o *WatchOptions) Run(cmd *cobra.Command) error {
 	}
 	outcome := r.exit(streak, serr)
 	var empty *follow.EmptyStreamError
-	if st := r.session.Stats(); st.ContractBreaches > 0 && r.session.End() != follow.EndInterrupted && (outcome == nil || errors.As(outcome, &empty)) {
+	if st := r.session.Stats(); st.ContractBreaches > 0 && r.session.End() != follow.EndInterrupted && (outcome == nil || errors.As(outcome, &empty) || diagnose.BrokeContract(outcome)) {
 		// One rule with list: an answer that broke the contract fails,
-		// and a stream that brought only such events ended for that.
+		// and a stream that brought only such events ended for that. When
+		// a later answer broke a contract too (the relist after a state
+		// end that broke it), the line names the first breach: the
+		// stream's, which the relist followed.
 		return r.o.requestError(&diagnose.ContractError{Contract: "Watch", Breach: fmt.Sprintf("%s did (the first: %s)", text.Count(st.ContractBreaches, "event"), st.FirstBreach)}, r.o.verbs(), r.target.Resource.Name())
 	}
 	return outcome
