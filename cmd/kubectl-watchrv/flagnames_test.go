@@ -1,11 +1,6 @@
 package main
 
 import (
-	"go/ast"
-	"go/parser"
-	"go/token"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -13,6 +8,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/watchrv/kubectl-watchrv/internal/srclit"
 )
 
 // flagNamesLeft are the library texts that still name a flag of the plugin,
@@ -56,38 +53,17 @@ func TestLibrariesDoNotNameThePluginsFlags(t *testing.T) {
 	flagRe := regexp.MustCompile(`(^|[^a-z-])--(` + strings.Join(alts, "|") + `)([^a-z-]|$)`)
 
 	found := map[string]bool{}
-	err := filepath.Walk("../../pkg", func(path string, info os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel := strings.TrimPrefix(filepath.ToSlash(path), "../../")
-		// render is the plugin's voice; suggest writes its command lines,
-		// whose words are flags.
-		if info.IsDir() && (rel == "pkg/render" || rel == "pkg/suggest") {
-			return filepath.SkipDir
-		}
-		if info.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
-		if err != nil {
-			return err
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			lit, ok := n.(*ast.BasicLit)
-			if !ok || lit.Kind != token.STRING {
-				return true
+	// render is the plugin's voice; suggest writes its command lines,
+	// whose words are flags.
+	voice := func(rel string) bool { return rel == "pkg/render" || rel == "pkg/suggest" }
+	err := srclit.Walk("../..", []string{"pkg"}, voice, func(l srclit.Literal) {
+		for _, m := range flagRe.FindAllStringSubmatch(l.Value, -1) {
+			key := l.File + ": --" + m[2]
+			found[key] = true
+			if _, ok := flagNamesLeft[key]; !ok {
+				t.Errorf("%s names the plugin's flag --%s in %s: give the error or result the field and let cmd or render name the flag", l.File, m[2], l.Value)
 			}
-			for _, m := range flagRe.FindAllStringSubmatch(lit.Value, -1) {
-				key := rel + ": --" + m[2]
-				found[key] = true
-				if _, ok := flagNamesLeft[key]; !ok {
-					t.Errorf("%s names the plugin's flag --%s in %s: give the error or result the field and let cmd or render name the flag", rel, m[2], lit.Value)
-				}
-			}
-			return true
-		})
-		return nil
+		}
 	})
 	if err != nil {
 		t.Fatal(err)

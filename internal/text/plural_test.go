@@ -1,14 +1,13 @@
 package text
 
 import (
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/watchrv/kubectl-watchrv/internal/srclit"
 )
 
 func TestCount(t *testing.T) {
@@ -115,43 +114,24 @@ var parenPluralLeft = map[string]string{}
 // servers", never "1 server(s)".
 func TestNoStringSaysParenthesizedPlural(t *testing.T) {
 	left := map[string]bool{}
-	for _, dir := range []string{"../../pkg", "../../cmd", "../../internal"} {
-		err := filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
-			if err != nil || info.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-				return err
+	err := srclit.Walk("../..", []string{"pkg", "cmd", "internal"}, nil, func(l srclit.Literal) {
+		allowed := ""
+		for k := range parenPluralLeft {
+			if l.File == k || strings.HasSuffix(k, "/") && strings.HasPrefix(l.File, k) {
+				allowed = k
 			}
-			rel := strings.TrimPrefix(filepath.ToSlash(path), "../../")
-			allowed := ""
-			for k := range parenPluralLeft {
-				if rel == k || strings.HasSuffix(k, "/") && strings.HasPrefix(rel, k) {
-					allowed = k
-				}
-			}
-			fset := token.NewFileSet()
-			f, err := parser.ParseFile(fset, path, nil, 0)
-			if err != nil {
-				return err
-			}
-			ast.Inspect(f, func(n ast.Node) bool {
-				lit, ok := n.(*ast.BasicLit)
-				if !ok || lit.Kind != token.STRING {
-					return true
-				}
-				for _, m := range parenPlural.FindAllStringIndex(lit.Value, -1) {
-					if allowed != "" {
-						left[allowed] = true
-						continue
-					}
-					from, to := max(m[0]-30, 0), min(m[1]+10, len(lit.Value))
-					t.Errorf("%s:%d: %q says a plural with \"(s)\": use text.Count or text.Noun so the noun agrees with its number, or word it to hold for any number", rel, fset.Position(lit.Pos()).Line, lit.Value[from:to])
-				}
-				return true
-			})
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
 		}
+		for _, m := range parenPlural.FindAllStringIndex(l.Value, -1) {
+			if allowed != "" {
+				left[allowed] = true
+				continue
+			}
+			from, to := max(m[0]-30, 0), min(m[1]+10, len(l.Value))
+			t.Errorf("%s:%d: %q says a plural with \"(s)\": use text.Count or text.Noun so the noun agrees with its number, or word it to hold for any number", l.File, l.Line, l.Value[from:to])
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	for k := range parenPluralLeft {
 		if !left[k] {
