@@ -36,7 +36,7 @@ func (o *ExplainErrorOptions) printExplanation(ctx context.Context, p *render.Pr
 	if e.Check != nil {
 		current = e.Check.CurrentResourceVersion
 	}
-	cc, found, err := o.checkServers(ctx, e.Diagnosis, current)
+	cc, found, err := o.checkServers(ctx, e.Diagnosis, current, e.Check)
 	if err != nil {
 		if perr := p.Explanation(e); perr != nil {
 			return perr
@@ -59,7 +59,9 @@ func (o *ExplainErrorOptions) printExplanation(ctx context.Context, p *render.Pr
 // which every server of the cluster shares): each server's watch is read
 // through to it, as the one-server check reads its own (a watch ended
 // after one change was "fails" there and "ok" in its row).
-func (o *ExplainErrorOptions) checkServers(ctx context.Context, d diagnose.Diagnosis, current string) (cc *servers.CrossCheck, found int, err error) {
+// checked is the one-server check's: whether the kubeconfig's server has a
+// watch cache for the resource, which its row takes.
+func (o *ExplainErrorOptions) checkServers(ctx context.Context, d diagnose.Diagnosis, current string, checked *diagnose.Check) (cc *servers.CrossCheck, found int, err error) {
 	requested := d.RequestedResourceVersion
 	if o.RV != "" {
 		requested = o.RV
@@ -85,7 +87,16 @@ func (o *ExplainErrorOptions) checkServers(ctx context.Context, d diagnose.Diagn
 	if err != nil {
 		return nil, 0, err
 	}
-	across := servers.CheckAcross(ctx, fleet, t, budget, q, o.watchAnswerBound(probe.TryOptions{}))
+	var known servers.KnownCache
+	if cfg, err := o.restConfig(); err == nil && checked != nil {
+		switch {
+		case checked.NoWatchCache:
+			known = servers.KubeconfigCache(cfg, servers.CacheOff, "the kubeconfig's server, whose /metrics --check read has no watch-cache series for the resource")
+		case checked.WatchCache:
+			known = servers.KubeconfigCache(cfg, servers.CacheOn, "the kubeconfig's server, whose /metrics --check read has watch-cache series for the resource")
+		}
+	}
+	across := servers.CheckAcross(ctx, fleet, t, budget, q, o.watchAnswerBound(probe.TryOptions{}), known)
 	across.Requests += fleet.Found.Requests
 	return &across, fleet.Found.Requests, nil
 }

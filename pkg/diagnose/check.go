@@ -181,6 +181,9 @@ func CompareNow(d Diagnosis, requested string, now Now, tried *Tried) (c Check) 
 // no such fact, nor a confirmation: it lowers the confidence, with a note
 // (adversary try 28 F7).
 func Reconcile(d Diagnosis, c Check) Diagnosis {
+	if d.Class == ClassTooLarge && c.NoWatchCache {
+		d = withoutOwnCache(d)
+	}
 	var found, claims []string
 	who := watchAnswerer(d.Kind)
 	switch {

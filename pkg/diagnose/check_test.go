@@ -124,3 +124,26 @@ func TestReconcileWorksNow(t *testing.T) {
 		}
 	}
 }
+
+// A TooLarge Why names this server's watch cache as a source only as one
+// it may have had: --check read its /metrics and found none now (fresh
+// user try 44 F2). The same text with a cache, or unchecked, keeps it.
+func TestTooLargeWhyWithoutTheServersWatchCache(t *testing.T) {
+	const msg = "Timeout: Too large resource version: 300, current: 290"
+	d := FromText(msg)
+	if !strings.Contains(d.Why, ownCacheCatchingUp) || !strings.Contains(d.Why, "a watch cache catching up or another API server") {
+		t.Fatalf("the unchecked Why no longer names the server's watch cache: %q", d.Why)
+	}
+	got := Reconcile(d, CompareNow(d, "300", Now{ResourceVersion: "290", NoWatchCache: true}, nil))
+	for _, bad := range []string{ownCacheCatchingUp, "a watch cache catching up or"} {
+		if strings.Contains(got.Why, bad) {
+			t.Errorf("checked without a watch cache, the Why still says %q: %q", bad, got.Why)
+		}
+	}
+	if !strings.Contains(got.Why, "checked now, it has none") || !strings.Contains(got.Why, "another API server of the same cluster is the likely source") {
+		t.Errorf("the Why does not say what the check found: %q", got.Why)
+	}
+	if kept := Reconcile(d, CompareNow(d, "300", Now{ResourceVersion: "290", WatchCache: true}, nil)); kept.Why != d.Why {
+		t.Errorf("with a watch cache the Why changed: %q", kept.Why)
+	}
+}

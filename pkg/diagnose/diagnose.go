@@ -287,6 +287,14 @@ func summary(d Diagnosis) string {
 	return ""
 }
 
+// ownCacheCatchingUp is the TooLarge Why's source that only a server with
+// a watch cache for the resource can be; noOwnCache says it of a server
+// checked to have none now (withoutOwnCache).
+const (
+	ownCacheCatchingUp = "this server's watch cache still catching up after a restart"
+	noOwnCache         = "this server's watch cache catching up after a restart, if it had one for the resource when the error came (checked now, it has none)"
+)
+
 // tooLargeHint adds what the size of the gap suggests about the RV's origin.
 func tooLargeHint(d Diagnosis) string {
 	n, ok1 := rv.Parse(d.RequestedResourceVersion)
@@ -295,7 +303,7 @@ func tooLargeHint(d Diagnosis) string {
 		return ""
 	}
 	if n-m <= 10000 && n-m <= m/10 {
-		return fmt.Sprintf(" Here the gap is small (%d): a watch cache catching up or another API server of the same cluster is the likely source.", n-m)
+		return fmt.Sprintf(smallGapHint, n-m)
 	}
 	return fmt.Sprintf(" Here the gap is large (%d): an RV from another cluster or from before an etcd restore is the likely source.", n-m)
 }
@@ -346,4 +354,27 @@ func sourceOf(t string) string {
 		return "HTTP response"
 	}
 	return ""
+}
+
+// smallGapHint and smallGapNoCache: what a small TooLarge gap suggests,
+// with the server's own watch cache among the sources, and without it
+// where the check found none (withoutOwnCache).
+const (
+	smallGapHint    = " Here the gap is small (%d): a watch cache catching up or another API server of the same cluster is the likely source."
+	smallGapNoCache = " Here the gap is small (%d): another API server of the same cluster is the likely source (this server, checked now, has no watch cache for the resource)."
+)
+
+// withoutOwnCache is a TooLarge Why told that this server has no watch
+// cache for the resource now (explain-error --check read its /metrics):
+// its own cache catching up is said as a source only if it had one then
+// (fresh user try 44 F2: the Why named this server's watch cache beside
+// the check that found none).
+func withoutOwnCache(d Diagnosis) Diagnosis {
+	d.Why = strings.Replace(d.Why, ownCacheCatchingUp, noOwnCache, 1)
+	n, ok1 := rv.Parse(d.RequestedResourceVersion)
+	m, ok2 := rv.Parse(d.CurrentResourceVersion)
+	if ok1 && ok2 && n > m {
+		d.Why = strings.Replace(d.Why, fmt.Sprintf(smallGapHint, n-m), fmt.Sprintf(smallGapNoCache, n-m), 1)
+	}
+	return d
 }

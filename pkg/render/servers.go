@@ -313,29 +313,16 @@ func serverCells(s *servers.Server, probe bool, seeMetrics string, timeCol bool)
 	}
 	note = withServerRetries(note, s, timeCol)
 	cache := rv(s.CacheKnown, s.CacheRV)
-	if s.CacheKnown && (s.WatchCache == servers.CacheUnknown || s.WatchCache == "") {
-		// An rv=0 list is the watch cache's answer only where the resource
-		// has one; nothing this run read says whether it has.
+	if s.CacheKnown || s.WatchCache == servers.CacheOff {
 		see := "the command with --metrics in the verdict below"
 		if seeMetrics != "" {
 			see = seeMetrics
 		}
-		what := "CACHE RV is its rv=0 list's RV: the watch cache's if the resource has one, storage's if not (not known here: " + see + " shows which)"
-		if note == "" {
-			note = what
-		} else {
-			note = what + "; " + note
-		}
+		note = joinNote(cacheNote(s.WatchCache, s.WatchCacheWhy, see), note)
 	}
 	if s.WatchCache == servers.CacheOff {
 		// Its rv=0 list read storage: that RV is no cache's, and no lag.
 		cache, lag = "none", "-"
-		what := "no watch cache for this resource: " + s.WatchCacheWhy + "; it reads storage, always current"
-		if note == "" {
-			note = what
-		} else {
-			note = what + "; " + note
-		}
 	}
 	return map[string]string{
 		colServer: s.Label(), colCurrent: rv(s.CurrentKnown, s.CurrentRV), colCache: cache, colLag: lag,
@@ -350,4 +337,31 @@ func discoverySource(f servers.Found) string {
 		return "from --endpoints"
 	}
 	return "from the kubernetes EndpointSlices"
+}
+
+// cacheNote is what a server row's CACHE RV is, by whether the server has
+// a watch cache for the resource (servers.Server.WatchCache): the one
+// wording of every per-server table (list, probe, explain-error --check).
+// see names what would tell, where nothing read did.
+func cacheNote(state, why, see string) string {
+	switch state {
+	case servers.CacheOff:
+		return "no watch cache for this resource: " + why + "; it reads storage, always current"
+	case servers.CacheOn:
+		return ""
+	}
+	// An rv=0 list is the watch cache's answer only where the resource
+	// has one; nothing this run read says whether it has.
+	return "CACHE RV is its rv=0 list's RV: the watch cache's if the resource has one, storage's if not (not known here: " + see + " shows which)"
+}
+
+// joinNote puts first before the rest of a row's note.
+func joinNote(first, rest string) string {
+	switch {
+	case first == "":
+		return rest
+	case rest == "":
+		return first
+	}
+	return first + "; " + rest
 }

@@ -87,12 +87,22 @@ func (p *Printer) explanationServersHuman(e ServersExplanation) error {
 			note = "its 410's numbers are inconsistent: " + a.Inconsistent
 		}
 		note = withRowRetries(note, a.RetryWait, a.Err)
+		bad := note != ""
+		if a.CacheKnown {
+			// Its rv=0 list is the watch cache's answer only where the
+			// resource has one (fresh user try 44 F1): said as the
+			// per-server view says it (serverCells).
+			note = joinNote(cacheNote(a.WatchCache, a.WatchCacheWhy, "the command with --metrics (probe --endpoints)"), note)
+			if a.WatchCache == servers.CacheOff {
+				cache = "none"
+			}
+		}
 		n := a.Index
 		if n == 0 {
 			n = i + 1
 		}
 		t.Row(strconv.Itoa(n)+" "+a.Endpoint, cache, watch, note)
-		if note != "" {
+		if bad {
 			t.PaintLast(3, p.Style.Bad.Sprint)
 		}
 	}

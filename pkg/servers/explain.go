@@ -47,6 +47,10 @@ type CrossAnswer struct {
 	// CacheRV is what the server's watch cache has seen (TooLarge).
 	CacheRV    uint64 `json:"cacheResourceVersion,omitempty"`
 	CacheKnown bool   `json:"cacheKnown"`
+	// WatchCache is whether the server has a watch cache for the resource
+	// (Server.WatchCache): off, its CACHE RV is storage's, no cache's.
+	WatchCache    string `json:"watchCache,omitempty"`
+	WatchCacheWhy string `json:"watchCacheWhy,omitempty"`
 	// Follows is true when the server's consistent list was answered and
 	// its cache had reached that RV right after: it serves the RV.
 	Follows bool `json:"followsEtcd"`
@@ -84,7 +88,7 @@ type CrossAnswer struct {
 // does: a server that follows etcd catches up on the first, so only a
 // server that cannot shows a lag): the finding names by how much a server
 // is behind. Other classes ask nothing.
-func CheckAcross(ctx context.Context, f *Fleet, t apiclient.Target, b *apiclient.Budget, q Question, try probe.TryOptions) CrossCheck {
+func CheckAcross(ctx context.Context, f *Fleet, t apiclient.Target, b *apiclient.Budget, q Question, try probe.TryOptions, known KnownCache) CrossCheck {
 	cc := CrossCheck{Class: string(q.Class), RequestedResourceVersion: q.RV, Request: q.request(), Servers: make([]CrossAnswer, len(f.Members)), asked: len(f.Members),
 		read: sweep.Read{Verb: "list", What: t.Resource.Name()}}
 	if q.Class == diagnose.ClassExpired && !q.exactList() {
@@ -96,12 +100,15 @@ func CheckAcross(ctx context.Context, f *Fleet, t apiclient.Target, b *apiclient
 		ctx, sw := apiclient.StartStopwatch(ctx)
 		defer func() { a.RetryWait = apiclient.RetryWaitOf(sw) }()
 		if q.Class == diagnose.ClassTooLarge {
-			s := Measure(ctx, m.Client, t, m.Endpoint, own, MeasureOptions{Mode: ModeRVs})
+			s := Measure(ctx, m.Client, t, m.Endpoint, own, MeasureOptions{Mode: ModeRVs, Known: known})
 			if apiclient.Unanswered(ctx, s.Err) && apiclient.Cut(ctx) {
 				a.cut = true
 				return
 			}
 			a.CacheRV, a.CacheKnown, a.Follows, a.measured = s.CacheRV, s.CacheKnown, follows(s), s
+			if s.WatchCache != CacheUnknown {
+				a.WatchCache, a.WatchCacheWhy = s.WatchCache, s.WatchCacheWhy
+			}
 			if !s.CacheKnown {
 				a.Reason, a.Error, a.Err = s.Reason, s.Error, s.Err
 			}
@@ -252,7 +259,7 @@ func tooLargeFindings(as []CrossAnswer, rv uint64) []string {
 	sort.SliceStable(behind, func(i, j int) bool { return behind[i].reach.UpTo < behind[j].reach.UpTo })
 	switch {
 	case fresh.reach.Ahead > 0:
-		return []string{fmt.Sprintf("no server has reached RV %d (the freshest, %s, is at %d): the RV did not come from these servers' watch caches: another cluster, an etcd restore, or a write not seen yet", rv, fresh.a.Endpoint, fresh.reach.UpTo)}
+		return []string{fmt.Sprintf("no server has reached RV %d (the freshest, %s, is at %d): no server of these has seen it: another cluster, an etcd restore, or a write not seen yet", rv, fresh.a.Endpoint, fresh.reach.UpTo)}
 	case len(behind) == 0:
 		return []string{fmt.Sprintf("%s has now seen RV %d: a server that was behind has caught up; the 504 was transient", every, rv)}
 	}

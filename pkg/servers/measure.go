@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 
+	"k8s.io/client-go/rest"
+
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 
 	"github.com/watchrv/kubectl-watchrv/internal/rv"
@@ -100,6 +102,33 @@ type MeasureOptions struct {
 	// Metrics reads the server's /metrics before and after its probe (two
 	// more requests from its budget).
 	Metrics bool
+	// Known is what the run knows already of one server's watch cache for
+	// the resource; a row whose own reads did not tell takes it.
+	Known KnownCache
+}
+
+// KnownCache is what a run read of the kubeconfig's server's watch cache
+// for the resource (its facts: serverinfo), for the row of the endpoint
+// that server is dialled at: an rv=0 list there is storage's RV, not a
+// cache's, where it has none (fresh user try 44 F1: explain-error --check
+// --endpoints gave a server without a watch cache a CACHE RV, beside its
+// own "no watch cache" check). State is CacheOn or CacheOff ("": nothing
+// known); Why says what showed it.
+type KnownCache struct {
+	Endpoint, State, Why string
+}
+
+// KubeconfigCache is KnownCache of the kubeconfig's server (cfg's), at
+// the address it is dialled at.
+func KubeconfigCache(cfg *rest.Config, state, why string) KnownCache {
+	return KnownCache{Endpoint: ownAddress(cfg.Host), State: state, Why: why}
+}
+
+// apply gives s the state known of it when its own reads did not tell.
+func (k KnownCache) apply(s *Server) {
+	if k.State != "" && k.Endpoint == s.Endpoint && (s.WatchCache == CacheUnknown || s.WatchCache == "") {
+		s.WatchCache, s.WatchCacheWhy = k.State, k.Why
+	}
 }
 
 // Measure reads one server: first its current RV (a consistent list, or a
@@ -117,6 +146,7 @@ func Measure(ctx context.Context, c *apiclient.Client, t apiclient.Target, endpo
 	// (apiclient.Stopwatch).
 	ctx, sw := apiclient.StartStopwatch(ctx)
 	defer func() {
+		o.Known.apply(s)
 		n, d := sw.Kept(b.Used()) // what the signal cut left out
 		s.Requests, s.Millis = n, float64(d.Microseconds())/1000
 		s.RetryWait = apiclient.RetryWaitOf(sw)

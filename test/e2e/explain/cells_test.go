@@ -49,6 +49,14 @@ type explanation struct {
 		Verdict  string `json:"verdict"`
 		ServedBy string `json:"servedBy"`
 	} `json:"check"`
+	// Servers is explain-error --check --endpoints's own part.
+	Servers *struct {
+		Servers []struct {
+			Endpoint   string `json:"endpoint"`
+			WatchCache string `json:"watchCache"`
+		} `json:"servers"`
+		Findings []string `json:"findings"`
+	} `json:"servers"`
 }
 
 func explain(t *testing.T, c *framework.Cluster, stdin []byte, args ...string) explanation {

@@ -4,6 +4,7 @@ package explain
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -62,6 +63,31 @@ func TestCheckedTooLargeWeighsTheWatchCache(t *testing.T) {
 		if strings.HasPrefix(e.Summary, "the text says: ") {
 			t.Errorf("%s: the text's claim is made conditional, though nothing measured contradicts it: %q", cell, e.Summary)
 		}
+		// The Why names this server's own watch cache as a source only
+		// where it has one (fresh user try 44 F2).
+		if own := strings.Contains(e.Why, "this server's watch cache still catching up"); own == off {
+			t.Errorf("%s: the Why names this server's watch cache as a source: %v, want %v:\n%s", cell, own, !off, e.Why)
+		}
+		// Its row among the servers (--endpoints: the kubeconfig's own
+		// address) says the same of its watch cache: CACHE RV none where
+		// it has none, in the table and in -o json (fresh user try 44 F1).
+		u, err := url.Parse(c.APIServers[0].URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := fmt.Sprintf("Timeout: Too large resource version: %d, current: %d", cur+10, cur)
+		across := explain(t, c, nil, "--check", "-n", ns, "--endpoints", u.Host, text)
+		want := map[bool]string{true: "off", false: "on"}[off]
+		if across.Servers == nil || len(across.Servers.Servers) != 1 || across.Servers.Servers[0].WatchCache != want {
+			t.Errorf("%s: --endpoints %s: servers %+v: want its row's watchCache %q", cell, u.Host, across.Servers, want)
+		} else if f := strings.Join(across.Servers.Findings, "\n"); strings.Contains(f, "watch cache") && off {
+			t.Errorf("%s: a finding names watch caches of a server without one: %s", cell, f)
+		}
+		human := framework.Run(t, c.Kubeconfig, time.Minute, "explain-error", "--check", "-n", ns, "--endpoints", u.Host, text)
+		row := strings.Fields(rowOf(human.Stdout, "1 "+u.Host))
+		if len(row) < 3 || (row[2] == "none") != off {
+			t.Errorf("%s: exit %d, row %q: want CACHE RV none only without a watch cache (%v):\n%s", cell, human.Code, row, off, human.Stdout)
+		}
 		// An RV ahead, checked with a --request-timeout shorter than the
 		// watch cache's hold of such a list (fresh user try 41 F2: exit 4
 		// "check that the cluster is up"): the check stands, exit 0; the
@@ -73,4 +99,14 @@ func TestCheckedTooLargeWeighsTheWatchCache(t *testing.T) {
 			t.Errorf("%s: exit %d, held said %v: want 0, and the list held only where a watch cache holds it (%v):\n%s%s", cell, r.Code, held, !off, r.Stdout, r.Stderr)
 		}
 	})
+}
+
+// rowOf is the line of out that starts with prefix, after its indent.
+func rowOf(out, prefix string) string {
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), prefix) {
+			return strings.TrimSpace(l)
+		}
+	}
+	return ""
 }
