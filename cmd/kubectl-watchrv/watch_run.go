@@ -251,7 +251,10 @@ func (r *watchRun) onEvent(ev watchstream.Event, obs follow.Observation) error {
 		// fresh (--follow, a streaming list) is counted as not shown; one
 		// the watch never asked for is shown, named as unasked.
 		switch {
-		case rec.InitialEventsEnd || r.o.Bookmarks:
+		case rec.InitialEventsEnd || r.o.Bookmarks || rec.ContractBreach != "":
+			// The state's end, usable or not, and a bookmark that broke
+			// the contract are always shown: the breach is said on its
+			// line (adversary try 44 F2).
 		case !r.o.Follow && !r.o.SendInitialEvents:
 			rec.Unasked = true
 		default:

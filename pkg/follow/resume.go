@@ -80,7 +80,7 @@ const (
 // newest RV the stream sent before it), on a bookmark within the
 // contract (breach "").
 func endsStateAt(at, highest, breach string) bool {
-	return breach == "" && rv.Valid(at) && (highest == "" || !rv.After(highest, at))
+	return breach == "" && watchstream.ResumableEnd(at) && (highest == "" || !rv.After(highest, at))
 }
 
 // setResume sets the resume point.

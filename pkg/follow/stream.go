@@ -180,9 +180,12 @@ func (s *Session) handle(ev watchstream.Event, end *streamEnd) (obs Observation,
 			// storage's, below an RV the stream already sent) or that broke
 			// the contract: no resume point, and no progress, so that
 			// --follow lists again as a Reflector does, never reconnects
-			// from it in a loop (adversary try 42 F1-F4).
+			// from it in a loop (adversary try 42 F1-F4). It is still the
+			// state's end, shown as one (adversary try 44 F2: hidden as a
+			// freshness bookmark, --until BOOKMARK never stopped).
+			obs.InitialEventsEnd, obs.InitialObjects, obs.EndUnusable = true, s.stateSent, true
 			s.clearResume(NoResumeStateEndUnusable)
-		default:
+		case breach == "":
 			s.advanceResume(ev.Object.ResourceVersion, ResumeFromBookmark)
 		}
 		if obs.Breach = breach; breach != "" {

@@ -52,6 +52,10 @@ type Observation struct {
 	// ADDED events before it. A bookmark after the state is only a bookmark.
 	InitialEventsEnd bool
 	InitialObjects   int
+	// EndUnusable: the end's RV is none a watch can start from (none, "0",
+	// not a storage's, below an RV the stream sent) or the end broke the
+	// contract: the state ended there, and it is no resume point.
+	EndUnusable bool
 	// Breach says how the event broke the Watch contract ("" when it
 	// did not: contract.go).
 	Breach string

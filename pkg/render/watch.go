@@ -46,6 +46,9 @@ type WatchEventRecord struct {
 	// List's RV): > 0 for a change after the start, <= 0 for state.
 	SinceStart       *int64 `json:"sinceStart,omitempty"`
 	InitialEventsEnd bool   `json:"initialEventsEnd,omitempty"`
+	// EndUnusable: the state ended at this bookmark, whose RV no watch
+	// can start from, or which broke the contract: no resume point.
+	EndUnusable bool `json:"endUnusable,omitempty"`
 	// InitialObjects is the number of objects before the initial-events-end bookmark.
 	InitialObjects *int `json:"initialObjects,omitempty"`
 	// Duplicate: this UID at this RV was delivered before.
@@ -76,7 +79,7 @@ func NewWatchEventRecord(ev watchstream.Event, obs follow.Observation, start str
 		Record: RecordEvent, Time: ev.Received.UTC().Format(time.RFC3339Nano), Type: ev.Type,
 		Namespace: ev.Object.Namespace, Name: ev.Object.Name, UID: ev.Object.UID, ResourceVersion: ev.Object.ResourceVersion,
 		InitialEventsEnd: obs.InitialEventsEnd, Duplicate: obs.Duplicate, OlderThan: obs.OlderThan, PreviousUID: obs.PreviousUID, Status: ev.Status,
-		ContractBreach: obs.Breach,
+		ContractBreach: obs.Breach, EndUnusable: obs.EndUnusable,
 	}
 	if obs.InitialEventsEnd {
 		n := obs.InitialObjects
@@ -170,6 +173,8 @@ func (p *Printer) watchEventHuman(r WatchEventRecord) error {
 func (p *Printer) eventNote(r WatchEventRecord) string {
 	var notes []string
 	switch {
+	case r.InitialEventsEnd && r.EndUnusable:
+		notes = append(notes, p.Style.Warn.Sprintf("initial state ended (%s), at %s: no resume point", text.Count(derefInt(r.InitialObjects), "object"), endRVWords(r.ResourceVersion, r.ContractBreach)))
 	case r.InitialEventsEnd && r.InitialObjects != nil:
 		notes = append(notes, p.Style.Good.Sprintf("initial state complete at RV %s: %s", r.ResourceVersion, text.Count(*r.InitialObjects, "object")))
 	case r.InitialEventsEnd:
@@ -271,4 +276,24 @@ func watchLine(cells []string, wide bool) string {
 		b.WriteString(text.Inline(text.Shorten(c, cellLimit)))
 	}
 	return strings.TrimRight(b.String(), " ")
+}
+
+func derefInt(n *int) int {
+	if n == nil {
+		return 0
+	}
+	return *n
+}
+
+// endRVWords says why an initial-events-end bookmark's RV is no resume
+// point: it broke the contract (said in its own note), or it is no RV a
+// watch can start from.
+func endRVWords(at, breach string) string {
+	switch {
+	case breach != "":
+		return "RV " + text.Echo(at) + ", which breaks the contract"
+	case at == "":
+		return "no RV"
+	}
+	return `RV "` + text.Echo(at) + `", which no watch can start from`
 }

@@ -3,6 +3,9 @@ package streaming
 import (
 	"context"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
+	"github.com/watchrv/kubectl-watchrv/pkg/watchstream"
+
 	"github.com/watchrv/kubectl-watchrv/internal/rv"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
@@ -14,6 +17,13 @@ import (
 // bookmark's RV, which is what the informer's state claims to be. Its
 // error is an exact list that broke the List contract: the check fails.
 func compare(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options, r *Result, store *Store, listItems []apiclient.ItemMeta) error {
+	if !watchstream.ResumableEnd(r.BookmarkResourceVersion) {
+		// The informer syncs, keeps that RV as its last, and its next
+		// watch starts from it: one no server resumes from (adversary
+		// try 44 F3: "correct" and "will work" where watch said "no
+		// resume point" of the same stream).
+		r.Problems = append(r.Problems, `the initial-events-end bookmark's RV "`+text.Echo(r.BookmarkResourceVersion)+`" is none a watch can resume from: the informer syncs, then its next watch starts from it`)
+	}
 	if r.ListCount == nil {
 		r.Problems = append(r.Problems, "the state was not checked: the list failed: "+r.ListError)
 		r.CountUnchecked = true

@@ -80,6 +80,16 @@ func NewContract(t apiclient.Target, o Options) *Contract {
 	return c
 }
 
+// ResumableEnd reports whether at, the RV of an initial-events-end
+// bookmark, is one a watch can resume from after the state: a storage's RV
+// above 0 (a watch from "0" asks for a new state; none, or one not a
+// decimal, no server starts from). The one rule for every reader of a
+// state's end: watch --follow's resume point, streaming's informer.
+func ResumableEnd(at string) bool {
+	n, ok := rv.Parse(at)
+	return ok && n > 0
+}
+
 // InState reports a stream still sending its initial state.
 func (c *Contract) InState() bool { return c.inState }
 
@@ -129,16 +139,34 @@ func (c *Contract) bookmark(ev Event) string {
 			return ""
 		}
 		c.inState = false
-		if !ok {
+		if !ok || c.newest > n {
+			// An end whose RV is no storage's, or older than an object of
+			// the state: the state is at least as new as its newest
+			// object, so every change after it is after that (adversary
+			// try 44 F1: after an end "abc", a change at 6 below the
+			// state's 7 became the resume point).
+			if c.newest > 0 {
+				c.floor = floor{rv: c.newest, ok: true, what: "the newest object of the initial state, " + c.newestName}
+			}
+			if ok {
+				return fmt.Sprintf("the initial state holds %s at RV %d, newer than its initial-events-end bookmark's RV %d", c.newestName, c.newest, n)
+			}
 			return ""
 		}
 		c.floor = floor{rv: n, ok: true, what: "the initial-events-end bookmark, the state's RV"}
-		if c.newest > n {
-			return fmt.Sprintf("the initial state holds %s at RV %d, newer than its initial-events-end bookmark's RV %d", c.newestName, c.newest, n)
-		}
 		return ""
 	}
-	if !ok || (c.floor.ok && n <= c.floor.rv) {
+	if !ok {
+		return ""
+	}
+	if c.floor.ok && n < c.floor.rv {
+		// A bookmark says every change up to its RV was sent: one below
+		// a change or bookmark already sent goes back, and is no point
+		// to resume from (adversary try 44 F1: a bookmark at 3 after a
+		// state at 7 became the resume point).
+		return fmt.Sprintf("out of order: the bookmark's RV %d is before RV %d (%s)", n, c.floor.rv, c.floor.what)
+	}
+	if c.floor.ok && n == c.floor.rv {
 		return ""
 	}
 	c.floor = floor{rv: n, ok: true, what: "the bookmark before it", bookmark: true}

@@ -34,6 +34,11 @@ func TestRecordedStreamsAreJudgedByTheWatchContract(t *testing.T) {
 	streaming := Options{SendInitialEvents: true}
 	from213 := Options{ResourceVersion: "213", RVSet: true, AllowBookmarks: true}
 	cat := func(s ...[]Event) []Event { return slices.Concat(s...) }
+	// at is ev as the server would have sent it at another RV.
+	at := func(ev Event, rv string) []Event {
+		ev.Object.ResourceVersion = rv
+		return []Event{ev}
+	}
 	for _, c := range []struct {
 		name   string
 		target apiclient.Target
@@ -52,6 +57,15 @@ func TestRecordedStreamsAreJudgedByTheWatchContract(t *testing.T) {
 		{"the server's state from RV unset, and its end", capture, Options{AllowBookmarks: true}, unsetEnded, -1, ""},
 		{"changes at or below the end bookmark of a watch from RV unset", capture, Options{AllowBookmarks: true}, cat(unsetEnded, seed), 3, "out of order: RV 214 is not after RV 220 (the initial-events-end bookmark, the state's RV)"},
 		{"changes after a state with no end marker: never judged", capture, Options{}, cat(unset, seed), -1, ""},
+		// An end whose RV no watch starts from, or older than the state:
+		// the changes after it are held to the state's newest object
+		// (adversary try 44 F1), and so is a bookmark (never back).
+		{"a change below the state after an end with RV \"abc\"", capture, streaming, cat(list[:2], at(end, "abc"), seed[5:]), 3, "out of order: RV 219 is not after RV 221 (the newest object of the initial state"},
+		{"a change below the state after an end with no RV", capture, Options{AllowBookmarks: true}, cat(list[:2], at(end, ""), seed[5:]), 3, "out of order: RV 219 is not after RV 221 (the newest object of the initial state"},
+		{"a bookmark below the state after an end with no RV", capture, streaming, cat(list[:2], at(end, ""), at(progress, "3")), 3, "out of order: the bookmark's RV 3 is before RV 221 (the newest object of the initial state"},
+		{"an end older than the state, and a change at its newest", capture, streaming, cat(list[:2], at(end, "220"), seed[7:]), 2, "newer than its initial-events-end bookmark's RV 220"},
+		{"a bookmark below the change before it", capture, from213, cat(seed[:3], at(progress, "215")), 3, "out of order: the bookmark's RV 215 is before RV 216 (this stream's change before it)"},
+		{"a bookmark at the change before it", capture, from213, cat(seed[:3], at(progress, "216"), seed[3:]), -1, ""},
 		{"an object of another namespace", apiclient.Target{Resource: apiclient.Resource{Namespaced: true}, Namespace: "other"}, streaming, list, 0, `outside the request: object "capture/a" is in namespace "capture", not "other"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
