@@ -150,7 +150,7 @@ func (b *rewrittenBody) Read(p []byte) (int, error) {
 			// class (a 410 is Expired) and exit code hold. Not an error
 			// of the read: http.Client's timeout turns a body's error
 			// into a string, and the status would be lost with it.
-			out = statusOf(b.code, []byte(fmt.Sprintf("the answer's status came, its body did not (%s read): %v", text.Count(len(body), "byte"), err)))
+			out = statusOf(b.code, []byte(fmt.Sprintf(statusWithoutBody+" (%s read): %v", text.Count(len(body), "byte"), err)))
 		default:
 			out = b.rewrite(body)
 		}
@@ -249,4 +249,15 @@ func (e errAfter) Read([]byte) (int, error) {
 		return 0, io.EOF
 	}
 	return 0, e.err
+}
+
+// statusWithoutBody begins the message of an answer whose status came and
+// whose body did not (cut, or its time bound ended it).
+const statusWithoutBody = "the answer's status came, its body did not"
+
+// StatusWithoutBody: err is an answer whose status came and whose body
+// did not: its code is the server's, its reason and message are not known.
+func StatusWithoutBody(err error) bool {
+	st, ok := diagnose.StatusOf(err)
+	return ok && strings.HasPrefix(st.Message, statusWithoutBody)
 }

@@ -3,6 +3,7 @@ package servers
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
@@ -106,7 +107,7 @@ func Repeat(ctx context.Context, c *apiclient.Client, t apiclient.Target, q Ques
 			rep.Outcome = probe.OutcomeExpired
 		case f == diagnose.FailureTooLarge && q.Class == diagnose.ClassTooLarge:
 			rep.Outcome = probe.OutcomeExpired // refused as the error did
-		case q.Class == diagnose.ClassTooLarge && q.RV > q.Current && heldUnder(c, err, diagnose.HeldBound) && ctx.Err() == nil:
+		case q.Class == diagnose.ClassTooLarge && q.RV > q.Current && heldUnder(c, err, diagnose.HeldAnswerBound) && ctx.Err() == nil:
 			// Held past a request time bound shorter than a watch cache's
 			// hold of a list at an RV it has not reached: no answer, and
 			// no failure of the check (fresh user try 41 F2: exit 4
@@ -146,9 +147,16 @@ func (q Question) request() string {
 	return fmt.Sprintf("a watch from RV %d", q.RV)
 }
 
-// heldUnder: err ended a request of c with no answer begun, at c's
-// request time bound (--request-timeout), which is under bound.
+// heldUnder: c's request time bound (--request-timeout), under bound,
+// ended a request of c before its answer: none had begun, a 504's status
+// came and its body did not (the hold's own answer, cut), or the server's
+// own timeout filter, which enforces the same bound (the request's
+// timeout parameter), answered 504 "request did not complete within the
+// allotted timeout" first.
 func heldUnder(c *apiclient.Client, err error, bound time.Duration) bool {
 	within := c.RequestTimeout()
-	return apiclient.GaveNoAnswer(err) && within > 0 && within < bound
+	st, answered := diagnose.StatusOf(err)
+	timedOut := answered && st.Code == http.StatusGatewayTimeout && (apiclient.StatusWithoutBody(err) || diagnose.FromStatus(st, diagnose.Context{}).Kind == diagnose.KindRequestTimeout)
+	cut := apiclient.GaveNoAnswer(err) || timedOut
+	return cut && within > 0 && within < bound
 }

@@ -93,10 +93,14 @@ func TestCheckedTooLargeWeighsTheWatchCache(t *testing.T) {
 		// "check that the cluster is up"): the check stands, exit 0; the
 		// held list is said held where a watch cache holds it, refused
 		// at once where storage answers.
-		r := framework.Run(t, c.Kubeconfig, time.Minute, "explain-error", "--check", "-n", ns, "--request-timeout", "2s", fmt.Sprintf("Timeout: Too large resource version: %d, current: %d", cur+50, cur))
-		held := strings.Contains(r.Stdout, "was held with no answer until the request's time bound ended it")
-		if r.Code != 0 || strings.Contains(r.Stdout+r.Stderr, "cluster is up") || held == off {
-			t.Errorf("%s: exit %d, held said %v: want 0, and the list held only where a watch cache holds it (%v):\n%s%s", cell, r.Code, held, !off, r.Stdout, r.Stderr)
+		for _, bound := range []string{"2s", "3s"} {
+			// 3 s races the hold's own 504 (adversary try 44 F4): held,
+			// or refused as the text was; never a failure.
+			r := framework.Run(t, c.Kubeconfig, time.Minute, "explain-error", "--check", "-n", ns, "--request-timeout", bound, fmt.Sprintf("Timeout: Too large resource version: %d, current: %d", cur+50, cur))
+			held := strings.Contains(r.Stdout, "was held until")
+			if r.Code != 0 || strings.Contains(r.Stdout+r.Stderr, "cluster is up") || held && off || bound == "2s" && held == off {
+				t.Errorf("%s: --request-timeout %s: exit %d, held said %v: want 0, and the list held only where a watch cache holds it (%v):\n%s%s", cell, bound, r.Code, held, !off, r.Stdout, r.Stderr)
+			}
 		}
 	})
 }
