@@ -24,8 +24,13 @@ func metricsKV(m *metrics.Report) [][2]string {
 	if m.ReadAsZero(metrics.FamilyEventsReceived) {
 		events += " (no sample: none received since the server started)"
 	}
-	if m.EventsDuringProbe != nil && m.EventRate != nil {
-		events += fmt.Sprintf(" (%s during the probe's %.1fs: %.1f/s)", fmtNum(*m.EventsDuringProbe), m.Seconds, *m.EventRate)
+	switch {
+	case m.EventsDuringProbe != nil && m.EventRate != nil && m.Seconds >= 1:
+		events += fmt.Sprintf(" (%s during the probe's %s: %.1f/s)", fmtNum(*m.EventsDuringProbe), millis(m.Seconds*1000), *m.EventRate)
+	case m.EventsDuringProbe != nil:
+		// A rate over less than a second says little (fresh user try 44
+		// F6: "during the probe's 0.0s: 0.0/s" beside TIME 13ms).
+		events += fmt.Sprintf(" (%s during the probe's %s)", fmtNum(*m.EventsDuringProbe), millis(m.Seconds*1000))
 	}
 	cacheRV := metricNum(m, metrics.FamilyResourceVersion, m.ResourceVersion)
 	switch {

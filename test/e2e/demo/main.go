@@ -146,7 +146,8 @@ func run(plugin string, serve, watchCache bool) error {
 			"Per-server view (one API server here, and no EndpointSlices to find it by, so give its address):\n"+
 			"  kubectl watchrv probe configmaps -n %s --endpoints %s\n"+
 			"%s"+
-			"Press Ctrl-C to stop (or kill %d); the cluster's files go with it.\n", c.Kubeconfig, d.ns, host, compactionNote(c.EtcdURL, d.ns), os.Getpid())
+			"Who lists and watches what (the API server's audit log):\n  kubectl watchrv clients -f %s\n"+
+			"Press Ctrl-C to stop (or kill %d); the cluster's files go with it.\n", c.Kubeconfig, d.ns, host, compactionNote(c.EtcdURL, d.ns), c.APIServers[0].AuditLog, os.Getpid())
 		<-ctx.Done()
 		return nil
 	}
