@@ -95,13 +95,17 @@ func (o *RootOptions) describeRequestError(err error, endpoint, verb, what strin
 		if apiclient.ViaProxy(err) {
 			// The proxy, not the server: its fix is the proxy's
 			// (adversary try 39 F3).
-			return fmt.Errorf("cannot reach %s through the kubeconfig's proxy: %w: %s", server, err, render.ProxyFix)
+			return fmt.Errorf("cannot reach %s through the kubeconfig's proxy: %w: %s", server, err, render.ProxyFix(err))
 		}
 		if endpoint != "" {
 			return fmt.Errorf("cannot reach %s: %w: %s", server, err, render.UnreachableFix(err))
 		}
 		return fmt.Errorf("cannot reach %s: %w: check --server, --context or --kubeconfig, and that the cluster is up", server, err)
 	case diagnose.FailureTLS:
+		if apiclient.SchemeMismatch(err) != nil {
+			// No handshake failed: the URL's scheme is not the server's.
+			return fmt.Errorf("wrong scheme for %s: %w: %s", server, err, render.TLSHint(err))
+		}
 		return fmt.Errorf("TLS handshake with %s failed: %w: %s", server, err, render.TLSHint(err))
 	case diagnose.FailureUnauthorized:
 		if note := o.credentials.rerunNote(); note != "" {

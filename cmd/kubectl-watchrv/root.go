@@ -24,6 +24,7 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
 	"github.com/watchrv/kubectl-watchrv/pkg/servers"
+	"github.com/watchrv/kubectl-watchrv/pkg/sweep"
 )
 
 // RootOptions holds what every subcommand shares: the standard kubectl flags,
@@ -405,7 +406,9 @@ func run(args []string, streams genericiooptions.IOStreams) (code int) {
 	// Bounded whatever an error quotes (a server's message, a flag
 	// parser's echo of a huge value): the head and the fix at the end stay.
 	// The kubeconfig's URLs and secrets are redacted in every error line,
-	// whichever step quoted them.
+	// whichever step quoted them. A run where no server could be
+	// measured for want of a connection says the connection's fix.
+	sweep.FixBy(err, render.ConnectionFix)
 	fmt.Fprintln(streams.ErrOut, text.Shorten("error: "+text.Inline(o.withRetryWaits(o.redactKubeconfig(withoutRetryAdvice(err)), err)), text.MaxLine))
 	return exitCode(err)
 }

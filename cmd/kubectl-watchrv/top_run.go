@@ -192,11 +192,10 @@ func topServerFix(err error) string {
 	if apiclient.HandshakeCut(err) {
 		return apiclient.HandshakeFix
 	}
+	if fix := render.ConnectionFix(err); fix != "" {
+		return fix
+	}
 	switch diagnose.ClassifyFailure(err) {
-	case diagnose.FailureTLS:
-		return render.TLSHint(err)
-	case diagnose.FailureUnreachable:
-		return render.UnreachableFix(err)
 	case diagnose.FailureUnauthorized:
 		return "this server rejected the kubeconfig's credentials: refresh the token or choose another --user/--context"
 	case diagnose.FailureForbidden:

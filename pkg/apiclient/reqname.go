@@ -1,6 +1,8 @@
 package apiclient
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -76,7 +78,33 @@ func innerWords(err error) string {
 		}
 		return "connection refused: nothing listens at " + addr
 	}
+	if words, ok := certificateWords(err); ok {
+		return words
+	}
 	return strings.TrimSuffix(err.Error(), " (Client.Timeout exceeded while awaiting headers)")
+}
+
+// certificateWords is a server's certificate that failed verification in
+// the plugin's words ("the server's certificate is signed by an unknown
+// authority"), where crypto/tls and crypto/x509 say "tls: failed to
+// verify certificate: x509: ..." (adversary try 44 F4): the one wording
+// of every line and row that names the failure (TLSHint gives its fix).
+func certificateWords(err error) (string, bool) {
+	var unknown x509.UnknownAuthorityError
+	var name x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	var verify *tls.CertificateVerificationError
+	switch {
+	case errors.As(err, &unknown):
+		return "the server's certificate is signed by an unknown authority", true
+	case errors.As(err, &name):
+		return "the server's " + strings.TrimPrefix(name.Error(), "x509: "), true
+	case errors.As(err, &invalid):
+		return "the server's " + strings.TrimPrefix(invalid.Error(), "x509: "), true
+	case errors.As(err, &verify):
+		return "the server's certificate could not be verified: " + strings.TrimPrefix(verify.Err.Error(), "x509: "), true
+	}
+	return "", false
 }
 
 type shortRequestError struct {
@@ -101,7 +129,10 @@ func dialedAddr(err error) string {
 
 // ViaProxy: err is a failure to reach the proxy the kubeconfig names
 // (proxy-url), not the API server: net/http's "proxyconnect" dial.
+//
+// A proxy that answered CONNECT with another status than 200
+// (ProxyRefusedError) is one too.
 func ViaProxy(err error) bool {
 	var op *net.OpError
-	return errors.As(err, &op) && op.Op == "proxyconnect"
+	return errors.As(err, &op) && op.Op == "proxyconnect" || ProxyRefused(err) != nil
 }

@@ -76,7 +76,10 @@ func (m *meter) RoundTrip(req *http.Request) (*http.Response, error) {
 	waited := answered()
 	if err != nil {
 		release()
-		err = pastDeadline(handshakeTimedOut(closedBeforeAnswer(http2Lost(refusedAnswer(headersTooLarge(err, req, u), true))), m.next), req, start, false)
+		if mm := wrongScheme(req, nil, err, m.next); mm != nil {
+			err = mm
+		}
+		err = pastDeadline(handshakeTimedOut(closedBeforeAnswer(http2Lost(refusedAnswer(headersTooLarge(proxyRefused(err, req, m.next), req, u), true))), m.next), req, start, false)
 		if waited {
 			// Not a cancellation by the caller: its chain must not read
 			// as context.Canceled (that is Ctrl-C, "interrupted").
@@ -93,6 +96,16 @@ func (m *meter) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		en.finish(err)
 		return resp, err
+	}
+	if mm := wrongScheme(req, resp, nil, m.next); mm != nil {
+		// Go's TLS server's answer to plain HTTP, not the API server's
+		// answer to the request: no answer of the request's.
+		if resp.Body != nil {
+			resp.Body.Close()
+		}
+		en.finish(mm)
+		release()
+		return nil, mm
 	}
 	en.answered(resp.StatusCode)
 	if resp.StatusCode == http.StatusSwitchingProtocols {

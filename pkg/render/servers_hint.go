@@ -7,6 +7,7 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/servers"
+	"net/http"
 )
 
 // The hint of a failed server's row (Server.Hint): its fix in the
@@ -80,6 +81,21 @@ func failureHint(reason string, err error) string {
 	return ""
 }
 
+// ConnectionFix is the fix of err, a request to one server that got no
+// connection to it (diagnose's Unreachable: the address, the proxy) or
+// no TLS it could use (TLS: the certificate, the URL's scheme), by its
+// class ("" for another): the one fix of every row, every one-endpoint
+// line and the line of a run where no server could be measured.
+func ConnectionFix(err error) string {
+	switch diagnose.ClassifyFailure(err) {
+	case diagnose.FailureUnreachable:
+		return UnreachableFix(err)
+	case diagnose.FailureTLS:
+		return TLSHint(err)
+	}
+	return ""
+}
+
 // noAnswerHint is the fix for a server that gave no answer to read: what
 // that read waits for, so that the hint says of the request that had no
 // answer what the row shows (adversary try 22: "may be cut off from etcd"
@@ -113,9 +129,19 @@ func ThrottledFix(err error) string {
 }
 
 // ProxyFix is the fix of a request the kubeconfig's proxy refused or
-// could not pass on: the proxy's, never the server address's, which was
-// not dialled.
-const ProxyFix = "check proxy-url of the kubeconfig's cluster, and that the proxy is up"
+// could not pass on: the proxy's, never the server address's, which the
+// plugin does not dial itself. A proxy that answered CONNECT
+// (apiclient.ProxyRefusedError) has the fix of its answer: credentials
+// for a 407, the proxy's way to the server for the rest.
+func ProxyFix(err error) string {
+	if r := apiclient.ProxyRefused(err); r != nil {
+		if r.Code == http.StatusProxyAuthRequired {
+			return "give the proxy's user name and password in proxy-url of the kubeconfig's cluster (http://USER:PASSWORD@HOST:PORT)"
+		}
+		return "check that the proxy at proxy-url of the kubeconfig's cluster can reach the server's address (the proxy's rules, its network), or change proxy-url"
+	}
+	return "check proxy-url of the kubeconfig's cluster, and that the proxy is up"
+}
 
 // UnreachableFix is the fix of a server of several (a --servers or
 // --endpoints row, top's) that could not be reached: the proxy's when the
@@ -123,8 +149,11 @@ const ProxyFix = "check proxy-url of the kubeconfig's cluster, and that the prox
 // kubeconfig" beside the proxy-url that refused), else the address's.
 // The one fix of every row and every one-endpoint line.
 func UnreachableFix(err error) string {
+	if apiclient.ProxyRefused(err) != nil {
+		return "the kubeconfig's proxy opened no tunnel to this address: " + ProxyFix(err)
+	}
 	if apiclient.ViaProxy(err) {
-		return "the kubeconfig's proxy could not be used (the server's address was not dialled): " + ProxyFix
+		return "the kubeconfig's proxy could not be used (the server's address was not dialled): " + ProxyFix(err)
 	}
 	return "this address cannot be reached from here: if the servers sit on a private network, set proxy-url in the kubeconfig (a bastion), or give reachable addresses with --endpoints"
 }
@@ -137,6 +166,14 @@ func TLSHint(err error) string {
 	var unknown x509.UnknownAuthorityError
 	var name x509.HostnameError
 	var invalid x509.CertificateInvalidError
+	if mm := apiclient.SchemeMismatch(err); mm != nil {
+		// Not the certificate: the URL's scheme (adversary try 44 F1,
+		// F2). --endpoints addresses are dialled with it too.
+		if mm.ServerSpeaksTLS {
+			return "this address speaks TLS: write https:// in the kubeconfig's server (or --server); --endpoints addresses are dialled with its scheme"
+		}
+		return "this address answers in plain HTTP, not TLS: check that it is this cluster's API server (which serves HTTPS); if it is one that serves plain HTTP, write http:// in the kubeconfig's server (or --server); --endpoints addresses are dialled with its scheme"
+	}
 	switch {
 	case errors.As(err, &invalid) && invalid.Reason == x509.Expired:
 		// adversary try 36 F5: an expired certificate was told to check

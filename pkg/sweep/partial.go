@@ -24,6 +24,9 @@ type Targets struct {
 	PerTarget bool
 	// Read is what each target's request was (ReadAs).
 	Read Read
+	// Fix is the fix of a failure by its class ("" none: FixBy): the
+	// none-measured line names it when every failure has the same.
+	Fix func(error) string
 }
 
 // targetsOf is err's Targets when err is a *PartialError or a *NoneError
@@ -118,11 +121,22 @@ type NoneError struct{ Targets }
 
 func (e *NoneError) Error() string {
 	prefix, hint := "", ": see "+seeOr(e.See)
+	first := e.Read.words(e.Failed[0])
+	// The connection's fix, as a one-server line says it (adversary try
+	// 44 F4: "see the NOTE column" beside Go's words alone): the run's
+	// when every server has it, else the first's.
+	if fix := e.sharedFix(); fix != "" {
+		hint = ": " + fix + "; see " + seeOr(e.See)
+	} else if e.Fix != nil {
+		if fix := e.Fix(e.Failed[0].Err); fix != "" {
+			first += ": " + fix
+		}
+	}
 	if e.AllForbidden() {
 		prefix, hint = "forbidden: ", ": it needs "+e.Read.needs()
 	}
 	return fmt.Sprintf("%s%s (%s)%s",
-		prefix, NoneOf(e.Total, e.What, "could be measured", "could not be measured"), firstOf(e.Total, e.Read.words(e.Failed[0])), hint)
+		prefix, NoneOf(e.Total, e.What, "could be measured", "could not be measured"), firstOf(e.Total, first), hint)
 }
 
 // NoneOf says that none of total targets does what does says ("none of
@@ -155,6 +169,21 @@ func firstOf(n int, words string) string {
 }
 
 func (e *NoneError) Unwrap() error { return e.Failed[0].Err }
+
+// sharedFix is the fix (Fix) every failure has, "" when they differ or
+// have none.
+func (e *NoneError) sharedFix() string {
+	if e.Fix == nil {
+		return ""
+	}
+	fix := e.Fix(e.Failed[0].Err)
+	for _, f := range e.Failed[1:] {
+		if e.Fix(f.Err) != fix {
+			return ""
+		}
+	}
+	return fix
+}
 
 // AllForbidden: every target failed with 403 (the one test of "every
 // resource forbidden").

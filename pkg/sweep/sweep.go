@@ -234,6 +234,20 @@ func SeeAt(err error, see string) error {
 	return err
 }
 
+// FixBy is err (a *PartialError or *NoneError of Partial) knowing each
+// failure's fix by its class (fix: "" for none); any other err as it is.
+func FixBy(err error, fix func(error) string) error {
+	var none *NoneError
+	var partial *PartialError
+	switch {
+	case errors.As(err, &none):
+		none.Fix = fix
+	case errors.As(err, &partial):
+		partial.Fix = fix
+	}
+	return err
+}
+
 // Partial applies the partial-failure rule to total targets of which
 // failed did not pass. A target that failed by its answer (a refusal, a
 // broken contract) was measured: a run where every target failed, some

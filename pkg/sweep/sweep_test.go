@@ -150,3 +150,32 @@ func TestTheLinesAgreeWithTheirCounts(t *testing.T) {
 		}
 	}
 }
+
+// A run where no server could be measured says the fix of its failures
+// (FixBy) as a one-server line does: after the line when every failure
+// has the same, beside the first when they differ (adversary try 44 F4:
+// "see the NOTE column" beside Go's words alone).
+func TestTheNoneMeasuredLineSaysTheConnectionsFix(t *testing.T) {
+	fix := func(err error) string {
+		if strings.Contains(err.Error(), "certificate") {
+			return "check the CA"
+		}
+		return ""
+	}
+	tls := Failure{Name: "server 1", Err: errors.New("certificate of an unknown authority")}
+	other := Failure{Name: "server 2", Err: errors.New("nothing listens")}
+	for _, c := range []struct {
+		failed []Failure
+		want   string
+	}{
+		{[]Failure{tls}, "(server 1: certificate of an unknown authority): check the CA; see the NOTE column"},
+		{[]Failure{tls, {Name: "server 2", Err: tls.Err}}, "(the first, server 1: certificate of an unknown authority): check the CA; see the NOTE column"},
+		{[]Failure{tls, other}, "(the first, server 1: certificate of an unknown authority: check the CA): see the NOTE column"},
+		{[]Failure{other, tls}, "(the first, server 2: nothing listens): see the NOTE column"},
+	} {
+		err := FixBy(Partial("API server", len(c.failed), c.failed), fix)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: want %q", err, c.want)
+		}
+	}
+}

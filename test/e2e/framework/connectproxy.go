@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"testing"
 )
 
 // ConnectProxy is an HTTP CONNECT proxy for the tests. It is how clients
@@ -121,4 +122,39 @@ func isLoopbackHostPort(hostport string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// ServeRefusingProxy serves, on loopback until t ends, an HTTP proxy that
+// answers every CONNECT with code, as a proxy that cannot reach the
+// target (502 Bad Gateway) or wants credentials it was not given (407
+// Proxy Authentication Required, with its Proxy-Authenticate challenge)
+// does: it dials nothing. It returns the proxy's http:// URL, as a
+// kubeconfig's proxy-url names it.
+func ServeRefusingProxy(t testing.TB, code int) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
+					return
+				}
+				challenge := ""
+				if code == http.StatusProxyAuthRequired {
+					challenge = "Proxy-Authenticate: Basic realm=\"proxy\"\r\n"
+				}
+				fmt.Fprintf(c, "HTTP/1.1 %d %s\r\n%sContent-Length: 0\r\nConnection: close\r\n\r\n", code, http.StatusText(code), challenge)
+			}()
+		}
+	}()
+	return "http://" + ln.Addr().String()
 }
