@@ -183,7 +183,13 @@ func (v *Values) missingFamilies() []Missing {
 		}
 	}
 	if v.StorageLabel && !v.Series[famCacheList] {
-		addMissing(famCacheList, v.notExposed()+" (deprecated in v1.37.0, hidden from then on): the watch cache's lists are read from "+famStorageList+`{storage="watchcache"}`)
+		// Where the watch cache is off there are no cache lists to read
+		// (fresh user try 44 F5: the cache-on words on a cache-off server).
+		where := ": the watch cache's lists are read from " + famStorageList + `{storage="watchcache"}`
+		if !v.AnyCache() && v.mistyped[famCapacity] == "" {
+			where = "; " + reasonNoCache
+		}
+		addMissing(famCacheList, v.notExposed()+" (deprecated in v1.37.0, hidden from then on)"+where)
 	}
 	if !v.Series[famAPFRejected] && !registered(famAPFRejected, v.Minor) {
 		addMissing(famAPFRejected, v.notExposed())

@@ -50,7 +50,7 @@ func TestTopCacheOff(t *testing.T) {
 		}
 	}
 	human := framework.Run(t, c.Kubeconfig, time.Minute, "top", "--interval", "3s")
-	for _, bad := range []string{"apiserver_storage_list_total: the watch cache is off", "apiserver_storage_list_fetched_objects_total: the watch cache is off", "from the watch cache"} {
+	for _, bad := range []string{"apiserver_storage_list_total: the watch cache is off", "apiserver_storage_list_fetched_objects_total: the watch cache is off", "from the watch cache", "the watch cache's lists are read from"} {
 		if strings.Contains(human.Stdout, bad) {
 			t.Errorf("says %q:\n%s", bad, human.Stdout)
 		}
