@@ -21,7 +21,9 @@ import (
 var goConnectionWords = []string{"server gave HTTP response", "Client sent an HTTP request", "read tcp", "proxyconnect", "x509:", "tls: failed to verify", "connection reset by peer"}
 
 // serveRaw answers every connection on loopback with answer after
-// reading one request's head (a CONNECT to a proxy, a GET).
+// reading one request's head (a CONNECT to a proxy, a GET): the test
+// framework's ServeRaw, which this package's own tests cannot import (the
+// framework imports apiclient).
 func serveRaw(t *testing.T, answer string) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -132,6 +132,19 @@ func isLoopbackHostPort(hostport string) bool {
 // kubeconfig's proxy-url names it.
 func ServeRefusingProxy(t testing.TB, code int) string {
 	t.Helper()
+	challenge := ""
+	if code == http.StatusProxyAuthRequired {
+		challenge = "Proxy-Authenticate: Basic realm=\"proxy\"\r\n"
+	}
+	return "http://" + ServeRaw(t, fmt.Sprintf("HTTP/1.1 %d %s\r\n%sContent-Length: 0\r\nConnection: close\r\n\r\n", code, http.StatusText(code), challenge))
+}
+
+// ServeRaw answers every connection on loopback, until t ends, with
+// answer as it is, after reading one request's head (a CONNECT to a
+// proxy, a GET): for answers no real server or proxy sends whole. It
+// returns the listener's host:port.
+func ServeRaw(t testing.TB, answer string) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -145,16 +158,11 @@ func ServeRefusingProxy(t testing.TB, code int) string {
 			}
 			go func() {
 				defer c.Close()
-				if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
-					return
+				if _, err := http.ReadRequest(bufio.NewReader(c)); err == nil {
+					fmt.Fprint(c, answer)
 				}
-				challenge := ""
-				if code == http.StatusProxyAuthRequired {
-					challenge = "Proxy-Authenticate: Basic realm=\"proxy\"\r\n"
-				}
-				fmt.Fprintf(c, "HTTP/1.1 %d %s\r\n%sContent-Length: 0\r\nConnection: close\r\n\r\n", code, http.StatusText(code), challenge)
 			}()
 		}
 	}()
-	return "http://" + ln.Addr().String()
+	return ln.Addr().String()
 }
