@@ -5,9 +5,12 @@ package main
 // keeps the error chain for the exit code (docs/exit-codes.md).
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
@@ -83,6 +86,10 @@ func (o *RootOptions) describeRequestError(err error, endpoint, verb, what strin
 	server := o.serverName()
 	if endpoint != "" {
 		server = "the API server at " + text.RedactURL(endpoint)
+	}
+	var event *follow.EventError
+	if errors.As(err, &event) {
+		return o.eventError(event, err, server, verb, what, sent)
 	}
 	// verb is what the command needs (a refusal's fix names it); a
 	// server's answer is of the one request that got it.
@@ -200,6 +207,59 @@ func (o *RootOptions) describeRequestError(err error, endpoint, verb, what strin
 		return &worded{msg: fmt.Sprintf("%s answered %s %s with %s that cannot be read: %s: no API server sends it; check that the kubeconfig's server is the API server and what any proxy in front of it answers", server, verb, what, part, text.OneLine(err.Error())), err: err}
 	}
 	return err
+}
+
+// eventError is the one wording of an ERROR event inside a watch stream
+// (docs/watch.md): said as the event it was, which answered no request, so
+// neither "answered watch ... with" nor what only an answer's head can
+// say (API Priority and Fairness's headers), and its Status said once
+// (adversary: "answered watch configmaps with 500 InternalError: the watch
+// ended with an ERROR event: 500 InternalError: ..."; a 403 said
+// "forbidden" three times). Its exit code is its status's (exitCode).
+func (o *RootOptions) eventError(ev *follow.EventError, err error, server, verb, what string, sent diagnose.Context) error {
+	st := ev.Status
+	msg := text.OneLine(st.Message)
+	d := diagnose.FromError(err, sent)
+	var fix string
+	switch class := diagnose.ClassifyFailure(err); {
+	case d.IsRVProblem():
+		// The server's message is in the line as it came: the line says
+		// what it means, and explain-error reads it again with its
+		// numbers (fresh user try 17).
+		msg = text.Shorten(msg, 256)
+		fix = d.Summary + ": " + d.Fix
+	case class == diagnose.FailureUnauthorized:
+		fix = "the server no longer takes the credentials: refresh the token or choose another --user/--context"
+	case class == diagnose.FailureForbidden:
+		fix = fmt.Sprintf("this command needs RBAC permission to %s %s", verb, what)
+	case class == diagnose.FailureThrottled:
+		fix = "retry later"
+	case class == diagnose.FailureBadRequest && diagnose.IsWatchListRefused(err):
+		fix = o.serverInfoOf(context.Background(), what).StreamingRefusedHint()
+		return withCode(ExitFailure, &worded{msg: eventLine(server, st, msg, fix), err: err})
+	case class == diagnose.FailureBadRequest:
+		fix = "check -l, --field-selector and the other request flags"
+	case class == diagnose.FailureNotFound:
+		fix = "check that the resource type and the namespace still exist, then run again"
+	case st.Code >= 500 && d.CausedByResourceVersion() && d.Fix != "":
+		// Running again meets the same lost change (user try 24 F2).
+		fix = d.Fix
+	case st.Code >= 500:
+		fix = "the server failed the watch; check the API server's health and logs, then run again"
+	default:
+		fix = "check the API server's logs for why it ended the watch, then run again"
+	}
+	return &worded{msg: eventLine(server, st, msg, fix), err: err}
+}
+
+// eventLine is the error line of an ERROR event: the watch it ended, the
+// server that sent it, its Status once, and the fix.
+func eventLine(server string, st metav1.Status, msg, fix string) string {
+	line := diagnose.StatusLine(st.Code, string(st.Reason), msg)
+	if line == "" {
+		line = "a Status with no code, reason or message"
+	}
+	return fmt.Sprintf("the watch ended with an ERROR event from %s: %s: %s", server, line, fix)
 }
 
 // worded is err with a line of the plugin's own: its class and exit code

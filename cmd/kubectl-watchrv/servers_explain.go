@@ -36,14 +36,14 @@ func (o *ExplainErrorOptions) printExplanation(ctx context.Context, p *render.Pr
 	if e.Check != nil {
 		current = e.Check.CurrentResourceVersion
 	}
-	cc, found, err := o.checkServers(ctx, e.Diagnosis, current, e.Check)
+	cc, err := o.checkServers(ctx, e.Diagnosis, current, e.Check)
 	if err != nil {
 		if perr := p.Explanation(e); perr != nil {
 			return perr
 		}
 		return err
 	}
-	if err := p.ExplanationServers(render.ServersExplanation{Explanation: e, Servers: cc, ToFind: found, KubeconfigCheck: kubeconfigCheck}); err != nil {
+	if err := p.ExplanationServers(render.ServersExplanation{Explanation: e, Servers: cc, KubeconfigCheck: kubeconfigCheck}); err != nil {
 		return err
 	}
 	if cc == nil {
@@ -54,14 +54,13 @@ func (o *ExplainErrorOptions) printExplanation(ctx context.Context, p *render.Pr
 
 // checkServers asks every API server what --check asks one
 // (servers.CheckAcross), and for TooLarge each one's cache RV.
-// found is how many of its requests went to find the servers.
 // current is the current RV the one-server check read (its storage's,
 // which every server of the cluster shares): each server's watch is read
 // through to it, as the one-server check reads its own (a watch ended
 // after one change was "fails" there and "ok" in its row).
 // checked is the one-server check's: whether the kubeconfig's server has a
 // watch cache for the resource, which its row takes.
-func (o *ExplainErrorOptions) checkServers(ctx context.Context, d diagnose.Diagnosis, current string, checked *diagnose.Check) (cc *servers.CrossCheck, found int, err error) {
+func (o *ExplainErrorOptions) checkServers(ctx context.Context, d diagnose.Diagnosis, current string, checked *diagnose.Check) (*servers.CrossCheck, error) {
 	requested := d.RequestedResourceVersion
 	if o.RV != "" {
 		requested = o.RV
@@ -69,23 +68,23 @@ func (o *ExplainErrorOptions) checkServers(ctx context.Context, d diagnose.Diagn
 	want, _ := rv.Parse(requested)
 	q, ask := servers.QuestionOf(d, want)
 	if !ask {
-		return nil, 0, nil
+		return nil, nil
 	}
 	if cur, ok := rv.Parse(current); ok {
 		q.Current = cur
 	}
 	res, err := o.resolveResource(ctx, o.Resource, "list", "watch")
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	t, err := o.targetOf(res, false)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	budget := apiclient.NewBudget(0, 0)
 	fleet, err := o.findServers(ctx, &o.serversFlags, budget)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	var known servers.KnownCache
 	if cfg, err := o.restConfig(); err == nil && checked != nil {
@@ -98,5 +97,6 @@ func (o *ExplainErrorOptions) checkServers(ctx context.Context, d diagnose.Diagn
 	}
 	across := servers.CheckAcross(ctx, fleet, t, budget, q, o.watchAnswerBound(probe.TryOptions{}), known)
 	across.Requests += fleet.Found.Requests
-	return &across, fleet.Found.Requests, nil
+	across.Discovery = fleet.Found
+	return &across, nil
 }

@@ -69,15 +69,20 @@ func (r *watchRun) failureError(err error) error {
 	case errors.As(err, &empty), errors.As(err, &behind):
 		return err // in its own words, which say the fix
 	}
+	if errors.As(err, &event) {
+		// In the one wording of an ERROR event (eventError).
+		return r.answerError(err)
+	}
 	step, ctx := r.answerContext(err)
 	var list *follow.ListStepError
 	errors.As(err, &list)
-	// Only an ERROR event inside a stream, or a list step's answer, "ended"
-	// the watch or the list; a refusal of the watch request itself is said
-	// as any refused request's answer (requestError: "answered watch
-	// configmaps with 429 Too Many Requests: its watch cache lags
-	// storage"), whatever its body (adversary try 27 F4).
-	if st, ok := diagnose.StatusOf(err); ok && (list != nil || errors.As(err, &event)) {
+	// Only an ERROR event inside a stream (above), or a list step's
+	// answer, "ended" the watch or the list; a refusal of the watch
+	// request itself is said as any refused request's answer
+	// (requestError: "answered watch configmaps with 429 Too Many
+	// Requests: its watch cache lags storage"), whatever its body
+	// (adversary try 27 F4).
+	if st, ok := diagnose.StatusOf(err); ok && list != nil {
 		d := diagnose.FromError(err, ctx)
 		if d.IsRVProblem() {
 			// The server's message is in the line as it came: the line
@@ -87,9 +92,6 @@ func (r *watchRun) failureError(err error) error {
 			msg := text.Shorten(text.OneLine(st.Message), 256)
 			return &watchError{text: fmt.Sprintf("%s ended with %s: %s: %s", step, diagnose.StatusLine(st.Code, string(st.Reason), msg), d.Summary, d.Fix), err: err}
 		}
-	}
-	if errors.As(err, &event) {
-		return r.answerError(fmt.Errorf("the watch ended with an %w", err))
 	}
 	var incomplete *follow.ListIncompleteError
 	if !r.o.Follow && diagnose.ClassifyFailure(err).Retryable() && r.session.Stats().Streams > 0 && list == nil && !errors.As(err, &incomplete) {

@@ -55,7 +55,7 @@ type RunWide struct {
 	// At when.
 	Current uint64    `json:"currentResourceVersion,string,omitempty"`
 	From    string    `json:"from,omitempty"`
-	At      time.Time `json:"at,omitempty"`
+	At      time.Time `json:"at,omitzero"` // absent when not read
 	// Reads counts the reads of it: 1, plus one for each resource whose
 	// window was found past it (the run's RV was behind, and that
 	// resource's own consistent list read it anew).

@@ -1,10 +1,10 @@
 package render
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/watchrv/kubectl-watchrv/internal/rv"
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
@@ -262,6 +262,13 @@ func NewListReport(q ListQuery, w *listing.WalkResult) ListReport {
 		r.NoResourceVersion = true
 		r.ReadSemantics = listing.ReadSemantics{Mode: "None", Description: "none: the server sent no resourceVersion, so no RV semantics apply"}
 		r.WatchAdvice = "none: without a List RV there is no point to watch from"
+	case r.ResourceVersion != "" && !storageRV(r.ResourceVersion):
+		// No watch starts from it: --rv refuses it, and a watch --rv
+		// list takes its start from this server's list RV in the same
+		// way (adversary try 44 B: "abc" suggested watch --rv list,
+		// which, pasted, exits 1 "the list gave no resume point").
+		_, why := rv.OfStorage(r.ResourceVersion)
+		r.WatchAdvice = fmt.Sprintf("none: the list's resourceVersion %q %s, and etcd-backed API servers write a decimal RV from 1: no watch starts from it (--rv refuses it, and watch --rv list would start from this server's list RV, which gives it no resume point); find out what answers at the kubeconfig's server (a proxy or a shim in front of the API server)", text.Echo(r.ResourceVersion), why)
 	case r.ReadSemantics.Mode == "Exact":
 		// An exact list reads the past: its RV may be one the watch window
 		// has already left.
@@ -302,17 +309,19 @@ func totalOf(p listing.PageInfo) *int64 {
 	return &total
 }
 
+// storageRV says whether v is an RV a watch can start from: a storage's
+// (rv.OfStorage), as watch --rv list takes a list's.
+func storageRV(v string) bool {
+	_, why := rv.OfStorage(v)
+	return why == ""
+}
+
 // suggestWatch sets WatchCommand: a watch from the List RV, in the user's
 // context and scope. An RV the plugin would refuse is never suggested
 // (pkg/suggest checks it with internal/rv).
 func (r *ListReport) suggestWatch() {
 	l, err := r.watch.ctx.Command("watch", r.watch.resource, r.watch.scope, suggest.RV(r.ResourceVersion))
-	var bad *suggest.InvalidRVError
-	switch {
-	case errors.As(err, &bad):
-		r.WatchAdvice = "not suggested: " + err.Error() + "; list and watch in one instead (the plugin takes the list's RV as the server gave it): " + r.watchFromList()
-		return
-	case err != nil:
+	if err != nil {
 		r.WatchAdvice = "not suggested: " + err.Error()
 		return
 	}

@@ -117,18 +117,23 @@ func TestWatchFromHereCarriesScopeAndContext(t *testing.T) {
 	}
 }
 
-// Issue 25 D17: an RV the plugin would refuse as --rv is never suggested.
+// Issue 25 D17, adversary try 44 B: a list RV no watch can start from
+// (one --rv refuses, or "0", which no storage gives) is never suggested,
+// nor is watch --rv list, which takes the same server's list RV and
+// stops there: the advice suggests no command and says why.
 func TestARefusedRVIsNotSuggested(t *testing.T) {
 	o := listing.WalkOptions{PageOptions: listing.PageOptions{Limit: 500}}
 	tg := apiclient.Target{Resource: configmaps, Namespace: "rec", FieldSelector: "metadata.name=a"}
-	w := walkRecorded(t, "name-page1.json", tg, o)
-	for i := range w.Attempts[0].Pages {
-		w.Attempts[0].Pages[i].ResourceVersion = "-7"
-	}
-	r := NewListReport(ListQuery{Target: tg, Walk: o, Name: "a"}, w)
-	out := human(t, r)
-	if r.WatchCommand != "" || strings.Contains(out, "--rv -7") || !strings.Contains(out, "--rv refuses") || !strings.Contains(out, "--rv list") {
-		t.Fatalf("RV -7:\n%s", out)
+	for _, v := range []string{"-7", "abc", "18446744073709551616", "0"} {
+		w := walkRecorded(t, "name-page1.json", tg, o)
+		for i := range w.Attempts[0].Pages {
+			w.Attempts[0].Pages[i].ResourceVersion = v
+		}
+		r := NewListReport(ListQuery{Target: tg, Walk: o, Name: "a"}, w)
+		out := human(t, r)
+		if r.WatchCommand != "" || strings.Contains(out, "kubectl watchrv") || !strings.Contains(r.WatchAdvice, "no watch starts from it") {
+			t.Errorf("RV %s:\n%s", v, out)
+		}
 	}
 }
 

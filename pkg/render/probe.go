@@ -16,16 +16,23 @@ import (
 // (and of each row of --all).
 type ProbeReport struct {
 	// Cost is what the run took from the API server(s) (cost.go).
-	Cost                   *Cost  `json:"cost,omitempty"`
-	Resource               string `json:"resource"`
-	GroupVersion           string `json:"groupVersion"`
-	Namespace              string `json:"namespace"`
-	CurrentResourceVersion string `json:"currentResourceVersion"`
+	Cost         *Cost  `json:"cost,omitempty"`
+	Resource     string `json:"resource"`
+	GroupVersion string `json:"groupVersion"`
+	Namespace    string `json:"namespace"`
+	// CurrentResourceVersion is absent where no current RV was read (the
+	// table's "-"), and so is CurrentFrom.
+	CurrentResourceVersion string `json:"currentResourceVersion,omitempty"`
 	// CurrentFrom is, in an --all run, "own" (this resource's consistent
 	// list) or "run" (the run's one read: probe --all's runCurrent).
-	CurrentFrom           string `json:"currentFrom,omitempty"`
-	OldestResourceVersion string `json:"oldestResourceVersion"`
-	Width                 uint64 `json:"width"`
+	CurrentFrom string `json:"currentFrom,omitempty"`
+	// OldestResourceVersion and Width are the window, known exactly when
+	// WindowKnown (the bound was found; the table's "?" otherwise): absent
+	// where not known, as in pkg/servers' rows, so that no unknown window
+	// reads as a measured one of width 0 (adversary try 44 D).
+	OldestResourceVersion string `json:"oldestResourceVersion,omitempty"`
+	Width                 uint64 `json:"width,omitempty"`
+	WindowKnown           bool   `json:"windowKnown"`
 	// Source is who answers 410 for RVs below the window: watch-cache,
 	// storage (etcd, or a shim such as kine), mixed, none (no RV has
 	// expired yet) or unknown (a 410 the plugin does not recognize, or no
@@ -132,7 +139,22 @@ func NewProbeReport(w *probe.Result, reason string) ProbeReport {
 	}
 	r.Answer = probe.AnswerOf(r.allSteps(), w.Search != nil && w.Search.Found && w.Search.Current <= 1)
 	r.Source = r.Answer.Source
-	return r.untrusted(w.Err)
+	return r.untrusted(w.Err).saidAsKnown()
+}
+
+// saidAsKnown keeps in r, of the values the table shows as unknown ("-",
+// "?"), none: where a current RV came from only beside one, and the
+// window only when it was found (WindowKnown). The one rule of every
+// row, a failed one included (failedRowGivesNone).
+func (r ProbeReport) saidAsKnown() ProbeReport {
+	if r.CurrentResourceVersion == "" {
+		r.CurrentFrom = ""
+	}
+	r.WindowKnown = r.Found
+	if !r.WindowKnown {
+		r.OldestResourceVersion, r.Width = "", 0
+	}
+	return r
 }
 
 // untrusted drops from r everything drawn from answers that cannot be

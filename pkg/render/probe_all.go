@@ -212,7 +212,7 @@ func failedRowGivesNone(c probe.RunWide, row ProbeReport) ProbeReport {
 	if row.Bracket != nil && !anyAnswered(row.ProbeDetails) {
 		row.Bracket = nil
 	}
-	return row
+	return row.saidAsKnown()
 }
 
 // anyAnswered: a watch of the search was answered within the window's

@@ -22,17 +22,19 @@ type ServersExplanation struct {
 	// Interrupted is set when Ctrl-C or SIGTERM cut the question of a
 	// server: it is not among Servers (servers.CrossCheck.Interrupted).
 	Interrupted *Interruption `json:"interrupted,omitempty"`
-	// ToFind and KubeconfigCheck are parts of the Requests line (its
-	// builder, requestParts): the requests that found the servers (in
-	// Servers.Requests too), and the one-server --check's.
-	ToFind          int `json:"-"`
-	KubeconfigCheck int `json:"-"`
+	// KubeconfigCheck is a part of the Requests line (its builder,
+	// requestParts): the one-server --check's requests, asked of the
+	// kubeconfig's server before the servers were (discovery and /version
+	// aside, said whole in cost.byKind). The requests that found the
+	// servers are Servers.Discovery.Requests (in Servers.Requests too).
+	KubeconfigCheck int `json:"kubeconfigCheckRequests"`
 	millis          float64
 }
 
 // ExplanationServers prints an explanation and what every server said.
 func (p *Printer) ExplanationServers(e ServersExplanation) error {
 	e.Cost, e.millis = p.cost(), p.runMillis()
+	e.Servers = answersWithHints(e.Servers)
 	if e.Servers != nil {
 		if done, of, ok := e.Servers.Interrupted(); ok {
 			e.Interrupted = &Interruption{Done: done, Of: of, CutRequests: e.Servers.Cut.Requests, CutTargets: e.Servers.Cut.Servers}
@@ -54,7 +56,7 @@ func (p *Printer) explanationServersHuman(e ServersExplanation) error {
 	// rows), not the rows' with the ones that found the servers: fresh
 	// user try 27 F2, it said 1 (the lease read) of a run whose servers
 	// were sent 3.
-	fmt.Fprintln(p.Out, p.Style.Header.Sprintf("Every API server, asked about RV %d (%s)", cc.RequestedResourceVersion, text.Count(cc.Requests-e.ToFind, "request")))
+	fmt.Fprintln(p.Out, p.Style.Header.Sprintf("Every API server, asked about RV %d (%s)", cc.RequestedResourceVersion, text.Count(cc.Requests-cc.Discovery.Requests, "request")))
 	asked := "WATCH FROM RV"
 	for _, a := range cc.Servers {
 		if a.List != "" {
@@ -78,8 +80,8 @@ func (p *Printer) explanationServersHuman(e ServersExplanation) error {
 		switch {
 		case a.Error != "":
 			note = diagnose.Prefixed(a.Reason, a.Error)
-			if h := failureHint(a.Reason, a.Err); h != "" {
-				note += " (hint: " + h + ")"
+			if a.Hint != "" {
+				note += " (hint: " + a.Hint + ")"
 			}
 		case a.Inconsistent != "":
 			// Its 410 answers no watch from this RV (adversary try 27 F6).
@@ -118,6 +120,25 @@ func (p *Printer) explanationServersHuman(e ServersExplanation) error {
 		}
 	}
 	// Every part of the run's cost, as every per-server view says it.
-	q := requestParts{toServers: cc.Requests - e.ToFind, asked: len(cc.Servers), toFind: e.ToFind, kubeconfigCheck: e.KubeconfigCheck, cost: e.Cost, in: e.Interrupted, millis: e.millis}
+	q := requestParts{toServers: cc.Requests - cc.Discovery.Requests, asked: len(cc.Servers), toFind: cc.Discovery.Requests, kubeconfigCheck: e.KubeconfigCheck, cost: e.Cost, in: e.Interrupted, millis: e.millis}
 	return KeyValues(p.Out, [][2]string{{"Requests", q.text()}})
+}
+
+// answersWithHints is cc with each failed server's hint (CrossAnswer.Hint),
+// on a copy: the table's NOTE and the JSON row say the one hint, as the
+// per-server rows of list and probe do (withHints; adversary try 44 C: an
+// unreachable row's note had "(hint: ...)", its JSON row none).
+func answersWithHints(cc *servers.CrossCheck) *servers.CrossCheck {
+	if cc == nil {
+		return nil
+	}
+	c := *cc
+	c.Servers = make([]servers.CrossAnswer, len(cc.Servers))
+	for i, a := range cc.Servers {
+		if a.Error != "" {
+			a.Hint = failureHint(a.Reason, a.Err)
+		}
+		c.Servers[i] = a
+	}
+	return &c
 }

@@ -25,7 +25,14 @@ type CrossCheck struct {
 	Request  string        `json:"request"`
 	Servers  []CrossAnswer `json:"servers"`
 	Findings []string      `json:"findings"`
-	Requests int           `json:"requests"`
+	// Requests counts every request of the rows and those that found the
+	// servers (Discovery.Requests), as a per-server view's requests does
+	// (list and probe --servers).
+	Requests int `json:"requests"`
+	// Discovery is how the servers were found, and its requests: the
+	// Requests line's "N to find them" (adversary try 44 C: folded into
+	// Requests with no field of its own).
+	Discovery Found `json:"discovery"`
 	// Cut counts the requests of the servers the signal cut before it
 	// did: no row's, said apart (Interruption.CutRequests).
 	Cut CutShare `json:"-"`
@@ -73,6 +80,9 @@ type CrossAnswer struct {
 	Tried  *diagnose.Tried `json:"tried,omitempty"`
 	Reason string          `json:"reason,omitempty"`
 	Error  string          `json:"error,omitempty"`
+	// Hint, the fix of a failed row in words, is render's (it names the
+	// plugin's flags), as Server.Hint: this package leaves it empty.
+	Hint string `json:"hint,omitempty"`
 	// Err is the failure itself when a request failed, for the exit code.
 	Err error `json:"-"`
 	// measured is the server's RVs (TooLarge), for ReachOf.

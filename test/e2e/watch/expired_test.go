@@ -52,7 +52,7 @@ func TestWatchExpiredFromCompactedEtcdWithoutWatchCache(t *testing.T) {
 	out := runWatch(t, c.Kubeconfig, time.Minute, "cm", "-n", ns, "--rv", start, "--timeout", "10s")
 	e := expiredRecord(t, out)
 	t.Logf("compacted etcd, cache off: fromHTTPStatus=%v %d %s %q kind %s", e.FromHTTPStatus, e.Status.Code, e.Status.Reason, e.Status.Message, e.Diagnosis.Kind)
-	if !strings.Contains(out.Stderr, "error: the watch ended with 410") {
+	if !strings.Contains(out.Stderr, "error: the watch ended with an ERROR event from ") {
 		t.Fatalf("want a one-line error naming the 410, got %q", out.Stderr)
 	}
 }
