@@ -169,9 +169,10 @@ func proxyOf(rt http.RoundTripper, req *http.Request) *url.URL {
 // wrongScheme is the *SchemeMismatchError of req's outcome (its answer
 // resp, or its error err) when the server at req's address does not
 // speak req's scheme, nil otherwise:
-//   - https://: the first bytes that came are an HTTP answer's (net/http's
-//     tls.RecordHeaderError of "HTTP/", which http.Client says as "server
-//     gave HTTP response to HTTPS client");
+//   - https://: the first bytes that came are plain text, an HTTP
+//     answer's (net/http's tls.RecordHeaderError of "HTTP/", which
+//     http.Client says as "server gave HTTP response to HTTPS client", or
+//     an HTML page with no status line: plainText);
 //   - http://, not through a proxy: the answer is a 400 of HTTP/1.0
 //     without one header, as Go's TLS server (kube-apiserver's) answers
 //     plain HTTP (its body, "Client sent an HTTP request to an HTTPS
@@ -182,7 +183,7 @@ func wrongScheme(req *http.Request, resp *http.Response, err error, rt http.Roun
 	switch req.URL.Scheme {
 	case "https":
 		var rh tls.RecordHeaderError
-		if err != nil && errors.As(err, &rh) && string(rh.RecordHeader[:]) == "HTTP/" {
+		if err != nil && errors.As(err, &rh) && plainText(rh.RecordHeader[:]) {
 			return &SchemeMismatchError{}
 		}
 	case "http":
@@ -197,6 +198,20 @@ func wrongScheme(req *http.Request, resp *http.Response, err error, rt http.Roun
 		}
 	}
 	return nil
+}
+
+// plainText: the first bytes a server sent where a TLS record was due are
+// printable ASCII, as a plain-HTTP server's are ("HTTP/", or the HTML
+// error page some send with no status line to a TLS ClientHello: fresh
+// user try 45 F3, python's http.server); a TLS record starts with its
+// content type, a byte from 20 to 24.
+func plainText(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 || c > 0x7e {
+			return false
+		}
+	}
+	return len(b) > 0
 }
 
 // tlsCheckWithin bounds speaksTLS's connection and handshake.

@@ -80,6 +80,9 @@ func TestConnectionsGoWordsAreNamedWithTheirClass(t *testing.T) {
 		{"http:// to TLS", &rest.Config{Host: "http://" + tlsAddr}, nil, diagnose.FailureTLS, func(err error) bool { m := SchemeMismatch(err); return m != nil && m.ServerSpeaksTLS }},
 		{"http:// to TLS, a long request", &rest.Config{Host: "http://" + tlsAddr}, long, diagnose.FailureTLS, func(err error) bool { m := SchemeMismatch(err); return m != nil && m.ServerSpeaksTLS }},
 		{"https:// to plain HTTP", &rest.Config{Host: "https://" + plainAddr, TLSClientConfig: insecure}, nil, diagnose.FailureTLS, func(err error) bool { m := SchemeMismatch(err); return m != nil && !m.ServerSpeaksTLS }},
+		// A plain server that answers a ClientHello with an HTML page and
+		// no status line (python's http.server: fresh user try 45 F3).
+		{"https:// to plain HTTP with no status line", &rest.Config{Host: "https://" + serveText(t, "<!DOCTYPE HTML>\n<html><body>Error response</body></html>\n"), TLSClientConfig: insecure}, nil, diagnose.FailureTLS, func(err error) bool { m := SchemeMismatch(err); return m != nil && !m.ServerSpeaksTLS }},
 		{"proxy 502", &rest.Config{Host: tlsServer.URL, TLSClientConfig: insecure, Proxy: proxyVia("502 Bad Gateway")}, nil, diagnose.FailureUnreachable, func(err error) bool {
 			r := ProxyRefused(err)
 			return r != nil && r.Code == 502 && ViaProxy(err) && strings.Contains(err.Error(), "answered CONNECT with 502 Bad Gateway")
@@ -123,4 +126,26 @@ func TestConnectionsGoWordsAreNamedWithTheirClass(t *testing.T) {
 			}
 		})
 	}
+}
+
+// serveText writes text to every connection on loopback as it opens,
+// whatever was sent, and closes it.
+func serveText(t *testing.T, text string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			fmt.Fprint(c, text)
+			c.Close()
+		}
+	}()
+	return ln.Addr().String()
 }

@@ -47,7 +47,13 @@ func (s *Session) afterStream(ctx context.Context, end streamEnd, opened time.Ti
 	}
 	if end.expired {
 		s.mixing.failure(end.failure, s.lastRV)
-		return &relistCause{reason: end.reason, err: end.err, unproductive: s.relisted && end.events <= 1}, nil
+		// Unproductive (backed off, and from a consistent read) when the
+		// stream after the last relist made no progress, or lived under a
+		// second: a server that sends an event (replayed, or in breach)
+		// then an Expired each time is not relisted from at once, in a
+		// loop (adversary try 45 F1: 167 relists in 4 s).
+		unproductive := s.relisted && (end.progress == 0 || s.clock().Since(opened) < time.Second)
+		return &relistCause{reason: end.reason, err: end.err, unproductive: unproductive}, nil
 	}
 	if end.progress > 0 {
 		s.relisted = false
