@@ -267,8 +267,12 @@ func (r *watchRun) onEvent(ev watchstream.Event, obs follow.Observation) error {
 			rec.DeleteCause = r.explainDelete(ev.Object)
 		}
 	case watchstream.EventError:
-		d := diagnose.FromStatus(*ev.Status, r.sentContext())
-		rec.Diagnosis = &d
+		// Its diagnosis only where it is one: a status no RV error
+		// explains is said by its own line, not with explain-error's
+		// advice to paste the text (adversary try 45 F2).
+		if d := diagnose.FromStatus(*ev.Status, r.sentContext()); d.Recognized() {
+			rec.Diagnosis = &d
+		}
 	}
 	if err := r.showBelowBookmark(rec, obs); err != nil {
 		return err

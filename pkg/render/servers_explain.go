@@ -90,14 +90,14 @@ func (p *Printer) explanationServersHuman(e ServersExplanation) error {
 		}
 		note = withRowRetries(note, a.RetryWait, a.Err)
 		bad := note != ""
-		if a.CacheKnown {
+		if a.CacheKnown || a.WatchCache == servers.CacheOff {
 			// Its rv=0 list is the watch cache's answer only where the
 			// resource has one (fresh user try 44 F1): said as the
 			// per-server view says it (serverCells).
 			note = joinNote(cacheNote(a.WatchCache, a.WatchCacheWhy, "the command with --metrics (probe --endpoints)"), note)
-			if a.WatchCache == servers.CacheOff {
-				cache = "none"
-			}
+		}
+		if a.WatchCache == servers.CacheOff {
+			cache = "none"
 		}
 		n := a.Index
 		if n == 0 {

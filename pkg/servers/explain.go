@@ -107,6 +107,12 @@ func CheckAcross(ctx context.Context, f *Fleet, t apiclient.Target, b *apiclient
 	kept := f.Each(ctx, b, 0, func(ctx context.Context, i int, m Member, own *apiclient.Budget) {
 		a := &cc.Servers[i]
 		a.Endpoint, a.Index = m.Endpoint, i+1
+		if known.Endpoint == m.Endpoint && known.State != "" {
+			// What the run knows of its watch cache, whatever the row
+			// reads (fresh user try 45 F1: an Expired text's row said CACHE
+			// RV - beside the check's "no watch cache").
+			a.WatchCache, a.WatchCacheWhy = known.State, known.Why
+		}
 		ctx, sw := apiclient.StartStopwatch(ctx)
 		defer func() { a.RetryWait = apiclient.RetryWaitOf(sw) }()
 		if q.Class == diagnose.ClassTooLarge {

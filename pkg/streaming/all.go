@@ -83,7 +83,7 @@ func (e *DefectError) Error() string {
 		parts = append(parts, fmt.Sprintf("will hang on %s: %s", text.Count(len(e.Hangs), "resource"), strings.Join(e.Hangs, ", ")))
 	}
 	if len(e.Incorrect) > 0 {
-		parts = append(parts, fmt.Sprintf("will sync a state that does not match a list on %s: %s", text.Count(len(e.Incorrect), "resource"), strings.Join(e.Incorrect, ", ")))
+		parts = append(parts, fmt.Sprintf("will sync a wrong state (one that does not match a list, or whose RV no watch resumes from) on %s: %s", text.Count(len(e.Incorrect), "resource"), strings.Join(e.Incorrect, ", ")))
 	}
 	return "informers built with client-go >= 1.35 " + strings.Join(parts, "; and ") + ": see docs/streaming.md"
 }

@@ -3,6 +3,7 @@ package streaming
 import (
 	"cmp"
 	"fmt"
+	"github.com/watchrv/kubectl-watchrv/pkg/watchstream"
 	"slices"
 	"strings"
 
@@ -45,7 +46,12 @@ func Judge(r *Result) {
 			r.Status = StatusIncorrect
 		}
 		r.Explanation = "the initial-events-end bookmark arrived: the informer syncs from the stream"
-		if r.Status == StatusIncorrect {
+		switch {
+		case r.Status == StatusIncorrect && !watchstream.ResumableEnd(r.BookmarkResourceVersion) && r.Difference == nil:
+			// The state matched; its RV is the problem (adversary try 45
+			// F4: "does not match a list" of 2 objects that matched).
+			r.Explanation = "the informer syncs, then keeps the end bookmark's RV, which no watch resumes from: its next watch fails or starts the state over"
+		case r.Status == StatusIncorrect:
 			r.Explanation = "the informer syncs, but from a stream that does not match a list: its cache may be wrong"
 		}
 	case r.Code == 401:
@@ -164,7 +170,7 @@ func Summarize(results []Result) ClusterVerdict {
 	// claimed (fresh user try 14). JSON's works stays the INFORMER
 	// column's.
 	add("will work", without(v.Works, v.Incorrect, unverified))
-	add("will sync a state that does not match a list", v.Incorrect)
+	add("will sync a wrong state (one that does not match a list, or whose RV no watch resumes from)", v.Incorrect)
 	add("will sync a state that was not compared with a list (unverified: see its note)", unverified)
 	add("cannot be judged (the check failed)", v.Unknown)
 	add("cannot be judged, as this API server broke the List or Watch contract (see the NOTE)", v.ContractBroken)

@@ -46,7 +46,7 @@ func TestJudgeCountMismatchIsIncorrect(t *testing.T) {
 		t.Fatalf("got %+v", r)
 	}
 	v := Summarize([]Result{r})
-	if strings.Contains(v.Summary, "will work") || !strings.Contains(v.Summary, "will sync a state that does not match a list on ") || len(v.Incorrect) != 1 || len(v.Works) != 1 {
+	if strings.Contains(v.Summary, "will work") || !strings.Contains(v.Summary, "will sync a wrong state (one that does not match a list, or whose RV no watch resumes from) on ") || len(v.Incorrect) != 1 || len(v.Works) != 1 {
 		t.Errorf("verdict %+v", v)
 	}
 }
