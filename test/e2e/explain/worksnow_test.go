@@ -83,6 +83,14 @@ func TestCheckedTooLargeWeighsTheWatchCache(t *testing.T) {
 		} else if f := strings.Join(across.Servers.Findings, "\n"); strings.Contains(f, "watch cache") && off {
 			t.Errorf("%s: a finding names watch caches of a server without one: %s", cell, f)
 		}
+		if off {
+			// Whatever the class asked (fresh user try 45 F1: an Expired
+			// text's row said CACHE RV -).
+			expired := framework.Run(t, c.Kubeconfig, time.Minute, "explain-error", "--check", "-n", ns, "--endpoints", u.Host, fmt.Sprintf("too old resource version: %d (%d)", cur-1, cur))
+			if row := strings.Fields(rowOf(expired.Stdout, "1 "+u.Host)); len(row) < 3 || row[2] != "none" {
+				t.Errorf("%s: an Expired text's row %q: want CACHE RV none:\n%s%s", cell, row, expired.Stdout, expired.Stderr)
+			}
+		}
 		human := framework.Run(t, c.Kubeconfig, time.Minute, "explain-error", "--check", "-n", ns, "--endpoints", u.Host, text)
 		row := strings.Fields(rowOf(human.Stdout, "1 "+u.Host))
 		if len(row) < 3 || (row[2] == "none") != off {
