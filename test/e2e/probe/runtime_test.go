@@ -69,11 +69,13 @@ func TestEveryRunSummarySaysTheRunsWallTime(t *testing.T) {
 
 // checkRunTime: said is the run's wall time, as the test measured the
 // process (which starts a little before the run's clock and ends a little
-// after its report).
+// after its report). The process's start before the clock (exec, the Go
+// runtime and the packages' init) took up to a second with make test's
+// e2e packages beside it on 2 cores: that much is allowed, never more.
 func checkRunTime(t *testing.T, what string, said, wall time.Duration, out string) {
 	t.Helper()
 	t.Logf("%s: %s, the process took %s", what, said, wall.Round(time.Millisecond))
-	if said > wall || said < wall*8/10-300*time.Millisecond {
+	if said > wall || said < wall*8/10-time.Second {
 		t.Errorf("%s says %s; the run took %s\n%s", what, said, wall.Round(time.Millisecond), out)
 	}
 }
