@@ -25,6 +25,16 @@ var goConnectionWords = []string{"server gave HTTP response", "Client sent an HT
 // framework's ServeRaw, which this package's own tests cannot import (the
 // framework imports apiclient).
 func serveRaw(t *testing.T, answer string) string {
+	return serveConns(t, func(c net.Conn) {
+		if _, err := http.ReadRequest(bufio.NewReader(c)); err == nil {
+			fmt.Fprint(c, answer)
+		}
+	})
+}
+
+// serveConns hands every connection on loopback, until t ends, to handle,
+// and closes it after.
+func serveConns(t *testing.T, handle func(net.Conn)) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -39,9 +49,7 @@ func serveRaw(t *testing.T, answer string) string {
 			}
 			go func() {
 				defer c.Close()
-				if _, err := http.ReadRequest(bufio.NewReader(c)); err == nil {
-					fmt.Fprint(c, answer)
-				}
+				handle(c)
 			}()
 		}
 	}()
@@ -131,21 +139,5 @@ func TestConnectionsGoWordsAreNamedWithTheirClass(t *testing.T) {
 // serveText writes text to every connection on loopback as it opens,
 // whatever was sent, and closes it.
 func serveText(t *testing.T, text string) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			fmt.Fprint(c, text)
-			c.Close()
-		}
-	}()
-	return ln.Addr().String()
+	return serveConns(t, func(c net.Conn) { fmt.Fprint(c, text) })
 }
