@@ -121,7 +121,7 @@ func TestHostileStreamsAreJudgedByTheInformersStore(t *testing.T) {
 	// the hang.
 	front.Script(path, seq(func(m ev) evs { return evs{m["a"], m["a"], m["end"]} }))
 	all := framework.Run(t, kubeconfig, 3*time.Minute, "streaming", "--all", "-n", ns, "--qps", "50", "--deadline", "3s")
-	if all.Code != 1 || !strings.Contains(all.Stderr, "does not match a list on 1 resource: configmaps") {
+	if all.Code != 1 || !strings.Contains(all.Stderr, "will sync a wrong state (one that does not match a list, or whose RV no watch resumes from) on 1 resource: configmaps") {
 		t.Fatalf("--all with configmaps incorrect: exit %d, want 1: %s", all.Code, all.Stderr)
 	}
 }
