@@ -4,6 +4,7 @@ package bounds
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -101,7 +102,7 @@ func TestAfterAnUnusableStateEndNothingGoesBack(t *testing.T) {
 				"/api/v1/namespaces/default/configmaps?watch": {Code: 200, Type: "application/json", Body: state + bookmark(end, true) + after.body},
 				"/api/v1/namespaces/default/configmaps":       list,
 			})
-			t.Run("end "+strconvQuote(end)+", "+after.name, func(t *testing.T) {
+			t.Run("end "+strconv.Quote(end)+", "+after.name, func(t *testing.T) {
 				for _, args := range [][]string{{"watch", "cm", "--timeout", "3s"}, {"watch", "cm", "--follow", "--timeout", "3s"}, {"watch", "cm", "--send-initial-events", "--timeout", "3s"}} {
 					r := framework.Run(t, kc, time.Minute, append(args, "-o", "json")...)
 					if r.Code != 1 || !strings.Contains(r.Stdout+r.Stderr, after.breach) {
@@ -119,7 +120,7 @@ func TestAfterAnUnusableStateEndNothingGoesBack(t *testing.T) {
 			"/api/v1/namespaces/default/configmaps?watch": {Code: 200, Type: "application/json", Body: state + bookmark(end, true)},
 			"/api/v1/namespaces/default/configmaps":       list,
 		})
-		t.Run("end "+strconvQuote(end)+", shown", func(t *testing.T) {
+		t.Run("end "+strconv.Quote(end)+", shown", func(t *testing.T) {
 			r := framework.Run(t, kc, time.Minute, "watch", "cm", "--send-initial-events", "--until", "BOOKMARK", "--timeout", "20s")
 			if !strings.Contains(r.Stdout, "initial state ended (2 objects)") || !strings.Contains(r.Stdout, "no resume point") || !strings.Contains(r.Stdout, "--until BOOKMARK") && !strings.Contains(r.Stdout+r.Stderr, "until") {
 				t.Errorf("exit %d: the end is not shown as the state's end, or --until BOOKMARK did not stop on it:\n%s%s", r.Code, r.Stdout, r.Stderr)
@@ -131,5 +132,3 @@ func TestAfterAnUnusableStateEndNothingGoesBack(t *testing.T) {
 		})
 	}
 }
-
-func strconvQuote(s string) string { return `"` + s + `"` }
