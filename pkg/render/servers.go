@@ -210,6 +210,8 @@ func serversTitle(r ServersReport) string {
 func discoveryText(f servers.Found) string {
 	from := discoverySource(f)
 	switch {
+	case f.Leases == nil:
+		return from // their read was cut: nothing is known of them
 	case f.Leases.Error != "":
 		// 20 words: an answer's status and request take 9 of them
 		// (apiclient.FailureWords), its message the rest.

@@ -100,8 +100,18 @@ type Leases struct {
 	Error string `json:"error,omitempty"`
 }
 
-// ReadLeases lists the identity leases in kube-system (one request).
-func ReadLeases(ctx context.Context, c *apiclient.Client, b *apiclient.Budget) Leases {
+// ReadLeases lists the identity leases in kube-system (one request). It
+// returns nil when the signal cut the read: a cut request is no answer,
+// not even an error (bounds/TestACutRequestIsNoOutcome).
+func ReadLeases(ctx context.Context, c *apiclient.Client, b *apiclient.Budget) *Leases {
+	leases := readLeases(ctx, c, b)
+	if apiclient.Cut(ctx) {
+		return nil
+	}
+	return &leases
+}
+
+func readLeases(ctx context.Context, c *apiclient.Client, b *apiclient.Budget) Leases {
 	if err := b.Take(ctx); err != nil {
 		return Leases{Error: err.Error()}
 	}

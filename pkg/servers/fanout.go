@@ -18,9 +18,10 @@ type Found struct {
 	// address: never dialled, each a failed row after the others.
 	NotIP []NotIPAddress `json:"notIPAddresses,omitempty"`
 	From  string         `json:"from"`
-	// Leases are the identity leases when readable (never required).
-	Leases   Leases `json:"leases"`
-	Requests int    `json:"requests"`
+	// Leases are the identity leases when readable (never required); nil
+	// when the signal cut their read.
+	Leases   *Leases `json:"leases,omitempty"`
+	Requests int     `json:"requests"`
 }
 
 // ErrNoReadyAddress: the EndpointSlices were read and name no ready
