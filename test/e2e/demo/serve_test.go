@@ -184,13 +184,14 @@ func startServe(t *testing.T, plugin, demo string, brokenPipe bool) *serve {
 		t.Errorf("kubectl-watchrv version with the printed KUBECONFIG: %v\n%s", err, out)
 	}
 	// The banner's clients command works as printed: the audit log it
-	// names is this server's (fresh user try 44 F7: no path was printed).
+	// names is this server's, which the demo's informer watches (fresh
+	// user try 44 F7: no path was printed).
 	if m := regexp.MustCompile(`(?m)^\s*kubectl watchrv (clients -f \S+)$`).FindStringSubmatch(s.out.String()); m == nil {
 		t.Errorf("the banner names no audit log for clients:\n%s", s.out.String())
 	} else {
 		cmd := exec.CommandContext(ctx, plugin, strings.Fields(m[1])...)
 		cmd.Env = append(os.Environ(), "KUBECONFIG="+path)
-		if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "demo") {
+		if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "watchrv-e2e-informer") {
 			t.Errorf("the banner's %q: %v\n%s", m[1], err, out)
 		}
 	}
