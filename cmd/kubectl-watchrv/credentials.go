@@ -116,17 +116,24 @@ func (g *credentialGuard) stop() int {
 }
 
 // stopIfRunning stops the plugin (and what it started) when it was run
-// and has not answered: the end of a run is the last moment to.
+// and has not answered: the end of a run is the last moment to. First
+// the relay's gate closes for good (its status file is removed: a relay
+// started from now on runs no plugin), then every re-run client-go
+// started is stopped: one that a request still in flight started just
+// before the end cannot outlive the run and hold its stderr (a race seen
+// under load: the 401's re-run began after the stop).
 func (g *credentialGuard) stopIfRunning() {
 	g.ended.Store(true)
+	g.relay.close()
 	if g.done != nil {
 		g.stop()
 	}
-	if g.refreshed.Load() {
-		// A re-run after a 401 still going on when the run ends.
+	if g.pluginStarted() != "" {
+		// A re-run (after a 401, on expiry) still going on when the run
+		// ends; what the plugin's answered run left is not one
+		// (pluginSince).
 		stopAbandonedPlugin(g.command)
 	}
-	g.relay.close()
 }
 
 // boundRefresh: client-go runs the plugin again, with no bound, inside

@@ -156,7 +156,8 @@ func (r *credentialRelay) writeStatus(s string) {
 	}
 }
 
-// close removes the status file at the end of the run.
+// close removes the status file at the end of the run: the gate is then
+// closed for good (relayStatus.gateClosed).
 func (r *credentialRelay) close() {
 	if p := r.paths.Load(); p != nil && p.status != "" {
 		os.Remove(p.status)

@@ -226,11 +226,15 @@ func (s relayStatus) write(verdict string) {
 }
 
 // gateClosed: the status file says the run does not want the plugin run
-// again (verdictNotRerun).
+// again (verdictNotRerun), or is gone: the run that made it has ended
+// (credentialRelay.close), and no plugin may start after its end.
 func (s relayStatus) gateClosed() bool {
+	if s.path == "" {
+		return false // none could be made: the relay cannot be refused
+	}
 	f, err := os.Open(s.path)
 	if err != nil {
-		return false
+		return errors.Is(err, fs.ErrNotExist)
 	}
 	defer f.Close()
 	b := make([]byte, len(verdictNotRerun))
