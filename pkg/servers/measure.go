@@ -2,6 +2,7 @@ package servers
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 
 	"k8s.io/client-go/rest"
@@ -330,4 +331,20 @@ func (s *Server) fail(err error) {
 		f = diagnose.FailureNoAnswer
 	}
 	s.Reason = string(f)
+}
+
+// MarshalJSON omits what the row's table shows unknown (adversary try 45
+// F6): no lag beside lagKnown false (a "lag": 0 would read as a server
+// that follows etcd), and no watchCache on a row never dialled.
+func (s Server) MarshalJSON() ([]byte, error) {
+	type plain Server // its fields, without this method
+	out := struct {
+		plain
+		Lag        *uint64 `json:"lag,omitempty"`
+		WatchCache string  `json:"watchCache,omitempty"`
+	}{plain: plain(s), WatchCache: s.WatchCache}
+	if s.LagKnown {
+		out.Lag = &s.Lag
+	}
+	return json.Marshal(out)
 }
