@@ -60,6 +60,14 @@ var checkCacheRVRead = claimCheck{"cache-rv-read", func(t *testing.T, cell frame
 		{"explain-error --check", "configmaps", "/api/v1/namespaces/" + ns + "/configmaps", []string{"explain-error", "--check", "-n", ns, "--resource", "configmaps", tooLarge}, explainCacheRV, false},
 		{"probe --all", "", "", []string{"probe", "--all", "--qps", "100"}, nil, false},
 	} {
+		if k.args[1] == "--all" && !cell.WatchCache {
+			// Without a watch cache, every resource's watch from RV 1
+			// makes etcd replay its whole history (70 s a cell under make
+			// test); the rv=0 read probe --all sends per resource is
+			// probe's, checked above on this cell, and probe --all's is
+			// checked on every cell with a watch cache.
+			continue
+		}
 		t.Run(k.name, func(t *testing.T) {
 			args := append(append([]string{}, k.args...), "--endpoints", addr, "-o", "json", "-v")
 			for try := 1; ; try++ {

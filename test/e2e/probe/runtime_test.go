@@ -47,6 +47,10 @@ func TestEveryRunSummarySaysTheRunsWallTime(t *testing.T) {
 			name += " --endpoints"
 		}
 		t.Run(name, func(t *testing.T) {
+			// Side by side: each compares its own run's summary with its
+			// own process's wall time, which the others' load stretches
+			// alike.
+			t.Parallel()
 			r := framework.Run(t, shared.Kubeconfig, 5*time.Minute, args...)
 			out := r.Stdout + r.Stderr
 			m := runTime.FindStringSubmatch(out)
