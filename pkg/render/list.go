@@ -36,7 +36,8 @@ type ListReport struct {
 	PageResourceVersions []string    `json:"pageResourceVersions"`
 	// Consistent (every page at one RV) and ListBelowNewestItem (the list
 	// RV below its newest item's) are verdicts on the whole list: absent
-	// when it was not read whole (Incomplete).
+	// when it was not read whole (Incomplete); ListBelowNewestItem also
+	// when either RV is no decimal number (nothing was compared).
 	Consistent             *bool  `json:"consistent,omitempty"`
 	RemainingItemCount     *int64 `json:"remainingItemCount,omitempty"`
 	MaxItemResourceVersion string `json:"maxItemResourceVersion"`
@@ -112,6 +113,10 @@ type ListReport struct {
 	// ListBelowNewestItem say, of the pages read whole or not: the human
 	// output says them of the pages read when the list is incomplete.
 	pagesAgree, itemAboveList bool
+	// rvsCompared: the list RV and the newest item's RV are both decimal
+	// RVs, so the one could be compared with the other (adversary try 45
+	// F8: "not lower: ok" was said of a list RV that is no number).
+	rvsCompared bool
 	// requests are the walk's page requests (listing.PageRequests).
 	requests listing.PageRequests
 }
@@ -236,13 +241,16 @@ func NewListReport(q ListQuery, w *listing.WalkResult) ListReport {
 		r.EstimatedTotal = totalOf(a.Pages[0])
 	}
 	if lr, ok := rv.Parse(r.ResourceVersion); ok {
-		if mr, ok := rv.Parse(r.MaxItemResourceVersion); ok && mr > lr {
-			r.itemAboveList = true
+		if mr, ok := rv.Parse(r.MaxItemResourceVersion); ok {
+			r.rvsCompared, r.itemAboveList = true, mr > lr
 		}
 	}
 	if w.Whole() {
 		agree, above := r.pagesAgree, r.itemAboveList
-		r.Consistent, r.ListBelowNewestItem = &agree, &above
+		r.Consistent = &agree
+		if r.rvsCompared {
+			r.ListBelowNewestItem = &above
+		}
 	} else {
 		r.Incomplete = &ListIncomplete{UnreadFromPage: a.UnreadFromPage, Why: whyUnread(a)}
 	}

@@ -183,6 +183,10 @@ func (p *Printer) listHuman(r ListReport) error {
 		newest = s.Bad.Sprintf("%s — HIGHER THAN THE LIST RV %s: the list RV must never be lower", newest, r.ResourceVersion)
 	case r.Incomplete != nil:
 		newest += s.Dim.Sprint("  (of the items read; the list was not read whole)")
+	case !r.rvsCompared:
+		// An RV that is no decimal number cannot be ordered: nothing
+		// was checked, so nothing is said to be ok.
+		newest += s.Dim.Sprint("  (not compared with the list RV: not both decimal RVs)")
 	default:
 		newest += s.Dim.Sprint("  (list RV is not lower: ok)")
 	}
