@@ -54,6 +54,7 @@ E2E_LONG_TEST_NAMES := TestCaptureWatchStreams \
                        TestClientsReadsTheLogAsTheServerMeantIt \
                        TestListContinueExpiredRestartsOnce \
                        TestListExactAtACompactedRVSaysExpiredOnce \
+                       TestListExactAtACompactedRVFromTheCachesSnapshot \
                        TestServersSuggestionsPasteWithEndpoints \
                        TestTopCacheOff \
                        TestProbeAllServersDialsARefusingServerOnce \

@@ -21,6 +21,11 @@ type ReadSemantics struct {
 	OwnRule string `json:"-"`
 }
 
+// AnyRule is what an rv=0 list gets where a watch cache may answer it;
+// without one, storage answers with the newest state
+// (serverinfo.Info.ReadRule).
+const AnyRule = ", possibly stale"
+
 // SemanticsOf explains a List request's resourceVersion parameters, following
 // the API server's rules (apiserver storage/cacher/delegator): with a limit
 // and no match, a resourceVersion other than "0" means Exact (legacy rule).
@@ -32,7 +37,7 @@ func SemanticsOf(rv, match string, limit int64) ReadSemantics {
 	case rv == "":
 		s = ReadSemantics{Mode: "Consistent", Asks: "consistent read (resourceVersion unset): the newest state", OwnRule: ", as of a quorum read from storage"}
 	case rv == "0" && match != "Exact":
-		s = ReadSemantics{Mode: "Any", Asks: "any (resourceVersion=0): any state the server has, possibly stale"}
+		s = ReadSemantics{Mode: "Any", Asks: "any (resourceVersion=0): any state the server has", OwnRule: AnyRule}
 	case match == "NotOlderThan":
 		s = ReadSemantics{Mode: "NotOlderThan", Asks: fmt.Sprintf("not older than %s: the state at RV %s or newer", rv, rv), OwnRule: fmt.Sprintf("; fails with 504 TooLarge if the server has not reached %s", rv)}
 	case match == "Exact":

@@ -210,7 +210,7 @@ func NewListReport(q ListQuery, w *listing.WalkResult) ListReport {
 		pagesAgree:             true,
 		requests:               w.Requests(),
 		MaxItemResourceVersion: a.MaxItemResourceVersion,
-		ReadSemantics:          semanticsOn(o.ResourceVersion, o.ResourceVersionMatch, o.Limit, serverinfo.NameOnly(t.Resource.Name())),
+		ReadSemantics:          semanticsOf(o.ResourceVersion, o.ResourceVersionMatch, o.Limit, serverinfo.NameOnly(t.Resource.Name())),
 		PageDetails:            a.Pages,
 		Restarted:              len(w.Attempts) > 1,
 		Millis:                 float64(w.Duration.Microseconds()) / 1000,
@@ -399,7 +399,7 @@ func (r ListReport) WithServer(in *serverinfo.Info) ListReport {
 	}
 	sv := in.ListServed(r.Request.ResourceVersion, r.Request.ResourceVersionMatch, r.Request.Limit)
 	if in != nil {
-		r.ReadSemantics = semanticsOn(r.Request.ResourceVersion, r.Request.ResourceVersionMatch, r.Request.Limit, in)
+		r.ReadSemantics = semanticsOf(r.Request.ResourceVersion, r.Request.ResourceVersionMatch, r.Request.Limit, in)
 	}
 	r.ReadSemantics.Source = "served by " + sv.First
 	// The walk's one count of its requests, whichever way it ended: a
@@ -410,11 +410,13 @@ func (r ListReport) WithServer(in *serverinfo.Info) ListReport {
 	return r
 }
 
-// semanticsOn is a list request's read semantics as in tells them: the
-// kube-apiserver's rule (a quorum read, compaction, TooLarge) only of a
-// resource it is known to serve itself (serverinfo.Info.ReadText).
-func semanticsOn(rv, match string, limit int64, in *serverinfo.Info) listing.ReadSemantics {
+// semanticsOf is a list request's read semantics as in tells them: the
+// kube-apiserver's rule (a quorum read, compaction, TooLarge) as who
+// serves its first page (from) makes it (serverinfo.Info.ReadRule), and
+// only of a resource it is known to serve itself (ReadText).
+func semanticsOf(rv, match string, limit int64, in *serverinfo.Info) listing.ReadSemantics {
 	s := listing.SemanticsOf(rv, match, limit)
+	s.OwnRule = in.ReadRule(s.Mode, rv, in.ListServed(rv, match, limit).FirstFrom, s.OwnRule)
 	s.Description = in.ReadText(s.Asks, s.OwnRule)
 	return s
 }

@@ -40,6 +40,24 @@ func (in *Info) ReadText(asks, ownRule string) string {
 	return asks + ", as the server that serves " + text.Echo(in.Resource) + " gives it (not known to be this API server: " + in.ServesWhy + ")"
 }
 
+// ReadRule is what the kube-apiserver does with a list of this mode
+// (listing.ReadSemantics' Mode and OwnRule), as far as who serves its first
+// page tells (from, ListServed): the rule must never contradict the
+// Served by line (fresh user try 46 F1, F4). An exact list that the watch
+// cache's snapshots may serve is answered after storage compacted its RV,
+// while a snapshot holds it (apiserver cacher delegator: the cache's
+// Expired falls back to storage under ListFromCacheSnapshot); an rv=0 list
+// that storage serves (no watch cache) reads the newest state.
+func (in *Info) ReadRule(mode, rv string, from Server, rule string) string {
+	switch {
+	case mode == "Exact" && from != ByStorage:
+		return fmt.Sprintf("; fails with 410 Expired once %s is compacted in storage and no watch cache snapshot holds it", rv)
+	case mode == "Any" && from == ByStorage:
+		return ", here the newest: with no watch cache for it, storage answers"
+	}
+	return rule
+}
+
 // NameOnly is the Info of a run that read nothing of the server: who
 // serves resource ("resource.group") is then known from its group alone
 // (Serves, with no /metrics read), so that a text of a run that reads no
