@@ -171,6 +171,11 @@ func runCurrentText(c probe.RunWide, rows []ProbeReport) string {
 	// it (fresh user try 12: it was counted among those that read their
 	// own).
 	out := fmt.Sprintf("current RV %d (a consistent list of %s) shared by %d of the %s", c.Current, c.From, shared, text.Count(len(rows), "row"))
+	if values := sharedValues(c, rows); len(values) > 1 {
+		// The cluster wrote during the run: each row shares the value it
+		// was probed with (fresh user try 46 F2).
+		out = fmt.Sprintf("the run's current RV moved as the cluster wrote: %s, of the %s", strings.Join(values, ", "), text.Count(len(rows), "row"))
+	}
 	if own > 0 {
 		out += fmt.Sprintf("; %d read their own (searched in full, or a group of its own)", own)
 	}
@@ -180,6 +185,24 @@ func runCurrentText(c probe.RunWide, rows []ProbeReport) string {
 	}
 	if len(c.Own) > 0 {
 		out += "; own current RV: " + strings.Join(c.Own, ", ")
+	}
+	return out
+}
+
+// sharedValues says each value of the run's RV that rows share, in the
+// order it was read, with the list that read it and how many rows have it.
+func sharedValues(c probe.RunWide, rows []ProbeReport) []string {
+	count := map[string]int{}
+	for _, r := range rows {
+		if r.CurrentFrom == probe.CurrentRun && r.CurrentResourceVersion != "" && !(r.Error != "" && !readsRunRV(c, r)) {
+			count[r.CurrentResourceVersion]++
+		}
+	}
+	var out []string
+	for _, h := range c.History {
+		if n := count[strconv.FormatUint(h.Current, 10)]; n > 0 {
+			out = append(out, fmt.Sprintf("%d (a consistent list of %s) shared by %s", h.Current, h.From, text.Count(n, "row")))
+		}
 	}
 	return out
 }
@@ -231,5 +254,13 @@ func anyAnswered(tries []probe.Try) bool {
 // shown and counted as shared (adversary try 36 F1: "-" in the row whose
 // list the summary named).
 func readsRunRV(c probe.RunWide, row ProbeReport) bool {
-	return c.Current != 0 && row.CurrentFrom == probe.CurrentRun && c.From == row.Resource && !row.outOfOrder
+	if c.Current == 0 || row.CurrentFrom != probe.CurrentRun || row.outOfOrder {
+		return false
+	}
+	for _, h := range c.History {
+		if h.From == row.Resource && strconv.FormatUint(h.Current, 10) == row.CurrentResourceVersion {
+			return true
+		}
+	}
+	return c.From == row.Resource
 }

@@ -59,3 +59,17 @@ func TestABreachingRowGivesNoCurrentRV(t *testing.T) {
 		t.Errorf("a breaching row: %q", got)
 	}
 }
+
+// Fresh user try 46 F2: the cluster wrote during the run, and the run's
+// RV moved (666, then 668 read by events' own list): "current RV 668
+// shared by 61 rows" was said of 19 rows that had 666. Each value is said
+// with the rows that have it.
+func TestRunCurrentTextSaysEachValueTheRowsShared(t *testing.T) {
+	c := probe.RunWide{Current: 668, From: "events.events.k8s.io", Reads: 2, History: []probe.RunRead{{Current: 666, From: "bindings"}, {Current: 668, From: "events.events.k8s.io"}}}
+	rows := []ProbeReport{{Resource: "bindings", CurrentFrom: probe.CurrentRun, CurrentResourceVersion: "666"}, {CurrentFrom: probe.CurrentRun, CurrentResourceVersion: "666"},
+		{Resource: "events.events.k8s.io", CurrentFrom: probe.CurrentRun, CurrentResourceVersion: "668"}, {CurrentFrom: probe.CurrentRun, CurrentResourceVersion: "668"}, {CurrentFrom: probe.CurrentRun, CurrentResourceVersion: "668"}}
+	got := runCurrentText(c, rows)
+	if !strings.Contains(got, "666 (a consistent list of bindings) shared by 2 rows, 668 (a consistent list of events.events.k8s.io) shared by 3 rows, of the 5 rows") || strings.Contains(got, "shared by 5") {
+		t.Errorf("two values: %q", got)
+	}
+}
