@@ -47,7 +47,7 @@ func (r *watchRun) beforeWatch(wo watchstream.Options) error {
 			if why == "" {
 				why = "the server's facts do not say"
 			}
-			r.p.Notef("%s: whether a watch cache serves %s is not known here, so --follow's stall check stays on (default --stall-timeout %.0fs): a stream silent that long is closed and watched again from the last RV, which a quiet stream that storage serves (no bookmarks) would be; --stall-timeout D sets it", why, res.Name(), defaultFollowStallTimeout.Seconds())
+			r.p.Notef("%s: whether a watch cache serves %s is not known here, so --follow's stall check stays on (default --stall-timeout %.0fs): a stream silent that long is closed and watched again from the last RV, which a quiet stream that storage serves (no periodic bookmarks) would be; --stall-timeout D sets it", why, res.Name(), defaultFollowStallTimeout.Seconds())
 		}
 	}
 	if wo.RVSet && wo.ResourceVersion == "0" && !wo.SendInitialEvents {

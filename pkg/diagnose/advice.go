@@ -40,7 +40,7 @@ var advices = map[string]advice{
 		"A watch reached storage (etcd, or a shim such as kine) for a revision it has already compacted away.",
 		"This form comes from storage (etcd, or a shim such as kine: their 410s read alike), not from the watch cache: the watch cache is off for this resource (--watch-cache=false or --watch-cache-sizes=RESOURCE#0) or the request bypassed it. The API server asks storage to compact every --etcd-compaction-interval (5 minutes by default): etcd then drops the history before that point, but kine (k3s's storage) never compacts closer than --compact-min-retain revisions (1,000 by default) to the current one, whoever asks. How old a start RV may be depends on the storage and on how fast the cluster writes: kubectl watchrv probe measures it.",
 		reflectorRelists,
-		"Relist and watch from the list's resourceVersion. Bookmarks cannot keep the last RV recent here: storage sends none to a watch (only the watch cache does), so a quiet watch keeps the RV of its last change. Turn the watch cache on for this resource; if it is off on purpose, expect this after every quiet period longer than the compaction interval.",
+		"Relist and watch from the list's resourceVersion. Bookmarks cannot keep the last RV recent here: storage sends a watch no periodic bookmarks (only the watch cache does), so a quiet watch keeps the RV of its last change. Turn the watch cache on for this resource; if it is off on purpose, expect this after every quiet period longer than the compaction interval.",
 	},
 	KindEtcdCompactedExactList: {ClassExpired,
 		"A list at an exact resourceVersion asked storage (etcd, or a shim such as kine) for a revision it has compacted away.",
@@ -178,7 +178,7 @@ var advices = map[string]advice{
 		"A watch got an ERROR event, 500 InternalError \"etcd event received with PrevKv=nil\": the event at {oldest} could not be built, and the server ended the stream right after it (etcd3/watcher.go sendError). The event at {oldest} is lost.",
 		"The watch went to storage (the watch cache is off for this resource) and reached a change whose object's previous value is compacted, so the API server cannot build the event. On etcd only the change at the compaction revision itself is lost this way (to a watch from just below the compaction point); kine (k3s's storage) drops the previous value of every object last changed below its compaction point, so a watch that started far above that point meets this too, at any later change of such an object. It is an expiry in disguise, reported as 500 instead of 410.",
 		"client-go's Reflector ends the watch on any ERROR event: for a 500 it logs \"Warning: watch ended with error\" (or retries for MaxInternalErrorRetryDuration when set) and relists, which recovers. A rewatch from the same RV meets the same lost change.",
-		"Relist, or watch again from {oldest} or later (on kine a later change of another old object can end that watch too: a relist is the sure way), and treat the object's state as unknown until then. Bookmarks cannot keep the last RV away from the compaction point: storage sends none to a watch (only the watch cache does); a relist can, and so does turning the watch cache on for this resource.",
+		"Relist, or watch again from {oldest} or later (on kine a later change of another old object can end that watch too: a relist is the sure way), and treat the object's state as unknown until then. Bookmarks cannot keep the last RV away from the compaction point: storage sends a watch no periodic bookmarks (only the watch cache does); a relist can, and so does turning the watch cache on for this resource.",
 	},
 	KindNetworkError: {ClassOther,
 		"The client could not talk to the API server (connection refused, name resolution, TLS). It is not a resourceVersion error.",
@@ -250,7 +250,7 @@ func fillServed(d Diagnosis, text, cache string) string {
 // resource: the watch cache's own wordings say it has one ("on"),
 // storage's answer to a watch says it has none ("off"); "" when the kind
 // does not say (then the texts say "where it has one"). Advice about
-// bookmarks follows it too: storage sends none to a watch, so an "off"
+// bookmarks follows it too: storage sends a watch no periodic bookmark, so an "off"
 // kind never recommends them (TestBookmarkAdviceOnlyWhereTheAnsweringSideSendsThem).
 func watchCacheOf(kind string) string {
 	switch kind {

@@ -269,7 +269,7 @@ func (s *Session) silenceProvesHang() (bool, string) {
 	case s.StallTimeout <= s.BookmarkPeriod && s.BookmarkFacts != "":
 		return false, "a quiet collection sends nothing for longer than that: " + s.BookmarkFacts + ", so silence is not taken for a hang"
 	case s.StallTimeout <= s.BookmarkPeriod:
-		return false, fmt.Sprintf("a quiet collection sends nothing for longer than that (the watch cache sends %s; storage sends none), so silence is not taken for a hang", BookmarkEvery(s.BookmarkPeriod))
+		return false, fmt.Sprintf("a quiet collection sends nothing for longer than that (the watch cache sends %s; storage sends no periodic bookmarks), so silence is not taken for a hang", BookmarkEvery(s.BookmarkPeriod))
 	case s.BookmarkFacts != "":
 		return true, "a bookmark was due: " + s.BookmarkFacts
 	}
