@@ -171,6 +171,7 @@ func (g *credentialGuard) boundRefresh(ctx context.Context) {
 				}
 				seen = live
 				if overdue && !g.ended.Load() && stopAbandonedPlugin(g.command) > 0 {
+					g.reauth.killed.Store(true)
 					bound = min(bound, 200*time.Millisecond)
 					seen = map[int]time.Time{}
 				}

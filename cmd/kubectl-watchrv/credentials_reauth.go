@@ -1,12 +1,18 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
+	"fmt"
+	"io"
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/transport"
 )
@@ -53,7 +59,22 @@ type reauth struct {
 	renewed bool // the re-run gave other credentials than the rejected ones
 	// rejectedAgain: a 401 came to the new credentials too.
 	rejectedAgain bool
+	// rerunning is closed when the re-run under way ends (nil: none is):
+	// no lock is held across a plugin run (adversary try 46 F1: a re-run
+	// that hung held mu, and the error line waiting for it hung the run
+	// past --timeout and every signal). stopped: the request that started
+	// it ran out of time first, and the re-run was stopped.
+	rerunning chan struct{}
+	stopped   bool
+	// killed: the re-run's bound (boundRefresh) stopped a run of the
+	// plugin since the re-run began.
+	killed atomic.Bool
 }
+
+// rerunGiveUp is how long a request whose time ran out waits for the
+// stopped re-run to return before it answers with its 401 anyway (where
+// the plugin cannot be stopped, it is left to client-go).
+const rerunGiveUp = 2 * time.Second
 
 // init takes the authenticator of cfg (the relayed config every client
 // is built from): its transport config alone, none of the run's wrappers.
@@ -92,9 +113,14 @@ func (r reauthOnce) RoundTrip(req *http.Request) (*http.Response, error) {
 		r.g.answered(sent, res.StatusCode)
 		return res, nil
 	}
+	// The 401's body is read before the re-run (as far as the one body
+	// cap lets it, within the request's time): when the re-run outlives
+	// the request, the 401 is still its answer, whole, not a body cut by
+	// the request's end (adversary try 46 F2: "its body did not end").
+	res.Body = readNow(res.Body)
 	// A re-run, ours or client-go's, is bounded as every run is.
 	r.g.boundRefresh(r.ctx)
-	auth, again := r.g.afterUnauthorized(sent)
+	auth, again := r.g.afterUnauthorized(req.Context(), sent)
 	if !again || (req.Body != nil && req.Body != http.NoBody && req.GetBody == nil) || req.Context().Err() != nil {
 		// The 401 is the answer (a request whose time ran out while the
 		// plugin ran is not sent again: its 401 stays the answer to the
@@ -122,23 +148,68 @@ func (r reauthOnce) RoundTrip(req *http.Request) (*http.Response, error) {
 // afterUnauthorized: the credentials sent (their Authorization header)
 // were rejected. again is whether the request goes out once more, with
 // auth: after the one re-run of the plugin, or, when that was done for a
-// request sent earlier, with what it gave.
-func (g *credentialGuard) afterUnauthorized(sent string) (auth string, again bool) {
+// request sent earlier, with what it gave. The re-run is bounded by the
+// request's own time (ctx: --timeout, --deadline, --request-timeout, a
+// signal): when it ends first, the plugin is stopped and the 401 is the
+// answer (adversary try 46 F2: a hung re-run held streaming --deadline
+// 3s for 61 s).
+func (g *credentialGuard) afterUnauthorized(ctx context.Context, sent string) (auth string, again bool) {
 	g.reauth.mu.Lock()
-	defer g.reauth.mu.Unlock()
 	if g.reauth.spent {
+		done := g.reauth.rerunning
+		g.reauth.mu.Unlock()
+		if done != nil {
+			select {
+			case <-done:
+			case <-ctx.Done():
+				return "", false // the 401 is this request's answer
+			}
+		}
+		g.reauth.mu.Lock()
+		defer g.reauth.mu.Unlock()
 		// Sent before the re-run: its credentials are old. Its own
 		// credentials rejected: that is the answer.
 		g.reauth.rejectedAgain = g.reauth.rejectedAgain || (sent == g.reauth.gave && g.reauth.renewed)
 		return g.reauth.gave, sent != g.reauth.gave
 	}
 	g.reauth.spent = true
-	auth, renewed := g.rerun(sent)
-	g.reauth.gave, g.reauth.renewed = auth, renewed
+	done := make(chan struct{})
+	g.reauth.rerunning = done
+	g.reauth.killed.Store(false)
+	g.reauth.mu.Unlock()
+
+	type result struct {
+		auth    string
+		renewed bool
+	}
+	ran := make(chan result, 1)
+	go func() {
+		a, r := g.rerun(sent)
+		ran <- result{a, r}
+	}()
+	out, stopped := result{sent, false}, false
+	select {
+	case out = <-ran:
+	case <-ctx.Done():
+		// Its answer would come to no request: stopped, as at the run's
+		// end (stopAbandonedPlugin), and client-go's run of it returns.
+		stopped = true
+		stopAbandonedPlugin(g.command)
+		select {
+		case <-ran:
+		case <-time.After(rerunGiveUp):
+		}
+	}
+	stopped = stopped || g.reauth.killed.Load()
+	g.reauth.mu.Lock()
+	defer g.reauth.mu.Unlock()
+	g.reauth.gave, g.reauth.renewed, g.reauth.stopped = out.auth, out.renewed, stopped
+	g.reauth.rerunning = nil
+	close(done)
 	// client-go's own re-run for a 401 to what this one gave is refused,
 	// until an answer accepts it.
 	g.relay.closeGate()
-	return auth, renewed
+	return out.auth, out.renewed && !stopped
 }
 
 // answered: the credentials sent got an answer of code (a send again
@@ -169,12 +240,47 @@ func (g *credentialGuard) rerunNote() string {
 	switch {
 	case !g.reauth.spent:
 		return ""
+	case g.reauth.rerunning != nil:
+		return "the credential plugin was being run again after the 401, and had given no new credentials when the request ended"
+	case g.reauth.stopped:
+		return "the credential plugin was run again after the 401, gave no answer in time, and was stopped"
 	case g.reauth.rejectedAgain:
 		return "the credential plugin was run again after the first 401, and the server rejected the new credentials too"
 	case !g.reauth.renewed:
 		return "the credential plugin was run again after the 401, and gave no new credentials"
 	}
 	return ""
+}
+
+// heldByRerun is the note of a request that got no answer because the
+// plugin's re-run after a 401 was under way or was stopped ("": neither):
+// client-go holds every request of the run while it runs the plugin, so
+// the 401 is the run's answer (adversary try 46 F2: "no answer ... the
+// API server or the network hangs" of a server that answered 401 at once).
+func (g *credentialGuard) heldByRerun() string {
+	g.reauth.mu.Lock()
+	running, stopped := g.reauth.rerunning != nil, g.reauth.stopped
+	g.reauth.mu.Unlock()
+	if running || stopped {
+		return g.rerunNote()
+	}
+	return ""
+}
+
+// heldError is a request that got no answer said as what held it: the 401
+// and the plugin's re-run; it is classified as the 401 it is (its own
+// error, a deadline, is no answer of the server's).
+func heldError(server, note string, _ error) error {
+	return withCode(ExitUnauthorized, heldByRerunError{fmt.Sprintf("%s answered 401 Unauthorized to the credentials the plugin gave, and %s; this request waited behind it: log in again with the plugin, or choose another --user/--context", server, note)})
+}
+
+type heldByRerunError struct{ text string }
+
+func (e heldByRerunError) Error() string { return e.text }
+
+// Unwrap is the 401 the run got: its class for the summary and JSON.
+func (e heldByRerunError) Unwrap() error {
+	return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusUnauthorized, Reason: metav1.StatusReasonUnauthorized, Message: "Unauthorized"}}
 }
 
 // rerun has client-go's authenticator run the plugin again, unless the
@@ -231,6 +337,22 @@ func answerInProcess(wrap transport.WrapperFunc, code func(auth string) int) (st
 	res.Body.Close()
 	return auth, nil
 }
+
+// readNow reads body to its end and closes it; what it returns gives the
+// same bytes, then the read's error if there was one.
+func readNow(body io.ReadCloser) io.ReadCloser {
+	b, err := io.ReadAll(body)
+	body.Close()
+	var rest io.Reader = bytes.NewReader(b)
+	if err != nil {
+		rest = io.MultiReader(rest, errReader{err})
+	}
+	return io.NopCloser(rest)
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 type roundTripFunc func(*http.Request) (*http.Response, error)
 

@@ -87,6 +87,9 @@ func (o *RootOptions) describeRequestError(err error, endpoint, verb, what strin
 	if endpoint != "" {
 		server = "the API server at " + text.RedactURL(endpoint)
 	}
+	if note := o.credentials.heldByRerun(); note != "" && !diagnose.IsAnswer(err) {
+		return heldError(server, note, err)
+	}
 	var event *follow.EventError
 	if errors.As(err, &event) {
 		return o.eventError(event, err, server, verb, what, sent)

@@ -112,6 +112,9 @@ func (o *WatchOptions) beforeWatchError(ctx context.Context, err error, doing, v
 	if !errors.Is(ctx.Err(), context.DeadlineExceeded) || diagnose.IsAnswer(err) {
 		return err
 	}
+	if held := o.credentials.heldByRerun(); held != "" {
+		return heldError(o.serverName(), held, err)
+	}
 	note := ""
 	if p := o.credentialPlugin(); p != "" {
 		note = fmt.Sprintf(" (the kubeconfig's credential plugin, exec %q, runs before the first request reaches the network)", p)

@@ -210,6 +210,27 @@ func TestCredentialPluginRerunAfter401IsBounded(t *testing.T) {
 			reRunsEnded(t, pids)
 		})
 	}
+	// Adversary try 46 F1, F2: without --request-timeout, a re-run that
+	// hangs held watch --follow past --timeout and every signal (a lock
+	// held across the re-run, which the error line waited for), and the
+	// line said "no answer ... the network hangs" of a server that
+	// answered 401 at once. The command's own time bounds the re-run: exit
+	// 6 at --timeout, the 401 and the stopped re-run named, nothing left.
+	for _, args := range [][]string{
+		{"watch", "configmaps", "-n", ns, "--follow", "--timeout", "3s"},
+		{"watch", "configmaps", "-n", ns, "--timeout", "3s"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			_ = os.Remove(counter)
+			_ = os.Remove(pids)
+			r := framework.Run(t, kc, time.Minute, args...)
+			t.Logf("exit %d in %s: %.400s", r.Code, r.Duration.Round(time.Millisecond), strings.TrimSpace(r.Stderr))
+			if r.Code != 6 || r.Duration > 15*time.Second || !strings.Contains(r.Stderr, "answered 401 Unauthorized") || !strings.Contains(r.Stderr, "run again after the 401") || strings.Contains(r.Stderr, "context deadline exceeded") {
+				t.Errorf("exit %d in %s: want 6 at --timeout, the 401 and the plugin's re-run named:\n%s", r.Code, r.Duration, r.Stderr)
+			}
+			reRunsEnded(t, pids)
+		})
+	}
 }
 
 // reRunsEnded: every plugin re-run whose pid is in the file pids is gone
