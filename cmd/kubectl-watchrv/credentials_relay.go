@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -152,7 +151,7 @@ func (r *credentialRelay) openGate() {
 
 func (r *credentialRelay) writeStatus(s string) {
 	if p := r.paths.Load(); p != nil && p.status != "" {
-		relayStatus{path: p.status}.write(s)
+		relayStatus{path: p.status, nonce: p.nonce}.write(s)
 	}
 }
 
@@ -171,13 +170,7 @@ func (r *credentialRelay) verdict() relayVerdict {
 	if p == nil || p.status == "" {
 		return relayVerdict{}
 	}
-	f, err := os.Open(p.status)
-	if err != nil {
-		return relayVerdict{}
-	}
-	defer f.Close()
-	b, _ := io.ReadAll(io.LimitReader(f, 512))
-	kind, detail, _ := strings.Cut(strings.TrimSpace(string(b)), " ")
+	kind, detail, _ := relayStatus{path: p.status, nonce: p.nonce}.read()
 	return relayVerdict{kind: kind, detail: detail}
 }
 

@@ -60,7 +60,7 @@ func runCredentialRelay(args []string) int {
 		fmt.Fprintln(os.Stderr, "error: "+credentialRelayArg+" is internal to kubectl-watchrv: it runs a kubeconfig's credential plugin for it")
 		return 2
 	}
-	st := relayStatus{path: args[0]}
+	st := relayStatus{path: args[0], nonce: relayNonce}
 	if st.gateClosed() {
 		// The run refuses client-go's re-run (credentialRelay.closeGate):
 		// the plugin is not started.
@@ -211,7 +211,13 @@ func (o *relayOutput) bytes() []byte {
 
 // relayStatus is the status file the run made for the relay (the run
 // relays the plugin only once it has made one: credentialRelay.start).
-type relayStatus struct{ path string }
+// relayStatus is the status file of one run. Every verdict in it starts
+// with the run's nonce, which the plugin never sees (takeRelayNonce): the
+// plugin can read the file's path in the relay's argv and write it, but
+// what it writes is no verdict (adversary try 46 F3: a plugin wrote
+// "held-open" and the run said it had exited while a process kept its
+// stdout open, of a plugin that never exited).
+type relayStatus struct{ path, nonce string }
 
 // write replaces the file's content with verdict (never creating it: the
 // run that made it removes it when it ends).
@@ -220,7 +226,7 @@ func (s relayStatus) write(verdict string) {
 		return
 	}
 	if f, err := os.OpenFile(s.path, os.O_WRONLY|os.O_TRUNC, 0); err == nil {
-		_, _ = f.WriteString(verdict)
+		_, _ = f.WriteString(s.nonce + " " + verdict)
 		f.Close()
 	}
 }
@@ -232,14 +238,26 @@ func (s relayStatus) gateClosed() bool {
 	if s.path == "" {
 		return false // none could be made: the relay cannot be refused
 	}
+	kind, _, exists := s.read()
+	return !exists || kind == verdictNotRerun
+}
+
+// read is the verdict in the file, its kind and detail ("" when the file
+// holds none of this run's: no nonce, or another), and whether the file
+// exists.
+func (s relayStatus) read() (kind, detail string, exists bool) {
 	f, err := os.Open(s.path)
 	if err != nil {
-		return errors.Is(err, fs.ErrNotExist)
+		return "", "", !errors.Is(err, fs.ErrNotExist)
 	}
 	defer f.Close()
-	b := make([]byte, len(verdictNotRerun))
-	n, _ := io.ReadFull(f, b)
-	return string(b[:n]) == verdictNotRerun
+	b, _ := io.ReadAll(io.LimitReader(f, 512))
+	nonce, verdict, _ := strings.Cut(string(b), " ")
+	if s.nonce == "" || nonce != s.nonce {
+		return "", "", true
+	}
+	kind, detail, _ = strings.Cut(strings.TrimSpace(verdict), " ")
+	return kind, detail, true
 }
 
 // relayNonce is the run's nonce (relayPaths.nonce), read at the relay's

@@ -275,3 +275,42 @@ func TestCredentialPluginOutputClientGoRefusesIsSaidInUsersWords(t *testing.T) {
 func execCredential(fields string) string {
 	return `printf '%s' '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential",` + fields + `}'`
 }
+
+// Adversary try 46 F3: the relay's status file is named in the relay's
+// argv, which the plugin can read (/proc/$PPID/cmdline) and write: a
+// plugin wrote "held-open" there and hung, and the run said it had exited
+// while a process it started kept its stdout open. A verdict there starts
+// with the run's nonce, which the plugin never sees: what it writes is no
+// verdict, in every command. Each forged form is tried (the verdict alone,
+// with a nonce of its own, the gate's verdict).
+func TestCredentialPluginCannotForgeTheRelaysStatus(t *testing.T) {
+	srv := framework.StartTLSScriptServer(nil)
+	t.Cleanup(srv.Close)
+	base, err := srv.Kubeconfig(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, forged := range []string{"held-open", "0123456789abcdef0123456789abcdef held-open"} {
+		for _, args := range credentialCommands {
+			t.Run(forged+"/"+strings.Join(args, " "), func(t *testing.T) {
+				t.Parallel()
+				dir := t.TempDir()
+				// The status file is the relay's first argument after its
+				// mode: the plugin's parent is the relay.
+				body := `echo $$ >> DIR/pids
+status=$(tr '\0' '\n' < /proc/$PPID/cmdline | grep kubectl-watchrv-credential-plugin- | head -1)
+[ -n "$status" ] && printf '%s' '` + forged + `' > "$status" && echo found > DIR/found
+exec sleep 60`
+				kc := execKubeconfig(t, base, pluginScript(t, dir, body))
+				killAtEnd(t, dir)
+				r := framework.RunToExit(t, memoryLimit, t.TempDir(), kc, time.Minute, append(args, "--request-timeout", "3s")...)
+				if _, err := os.Stat(filepath.Join(dir, "found")); err != nil {
+					t.Fatalf("the plugin found no status file to forge (exit %d): the attack did not run:\n%s", r.Code, r.Stderr)
+				}
+				if strings.Contains(r.Stderr, "kept its stdout open") || strings.Contains(r.Stderr, "exited 0") || !strings.Contains(r.Stderr, "gave no answer within 3s") {
+					t.Errorf("exit %d: the forged verdict was taken as the relay's:\n%s", r.Code, r.Stderr)
+				}
+			})
+		}
+	}
+}
