@@ -43,7 +43,7 @@ func RoundOf(w *Result) Round {
 // out: it found nothing, and its error says it was cut.
 func CutRound(r Round, d time.Duration) Round {
 	r.Found, r.Oldest, r.Width, r.Cut = false, 0, 0, true
-	r.Error = fmt.Sprintf("cut: still running when --duration %s ran out", d)
+	r.Error = fmt.Sprintf("cut: still running when the series' %s ran out", d)
 	return r
 }
 
