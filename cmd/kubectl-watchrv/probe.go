@@ -100,11 +100,11 @@ controller can survive without a relist.
 	f.BoolVar(&o.Verify, "verify", false, "Prove the bound: one watch from the oldest RV must start, one from the RV below must fail (2 more requests)")
 	f.BoolVar(&o.Future, "future", false, "Also show what the server does with an RV ahead of it: a list (504 TooLarge, with the time it took) and a watch (held silently, or ended)")
 	f.Uint64Var(&o.FutureAhead, "future-ahead", 1000000, "How far past the current RV --future asks")
-	f.DurationVar(&o.Interval, "interval", 0, "Probe again every D (with --duration) and report how the window moves")
-	f.DurationVar(&o.Duration, "duration", 0, "How long to keep probing with --interval")
+	f.DurationVar(&o.Interval, "interval", 0, rangeProbeInterval.help("Probe again every D (with --duration) and report how the window moves"))
+	f.DurationVar(&o.Duration, "duration", 0, rangeProbeDuration.help("How long to keep probing with --interval: no round starts after it, and a round still running then is cut"))
 	f.IntVar(&o.MaxRequests, "max-requests", 64, "Most requests sent for one resource (per --all row, per --interval round)")
 	f.Float64Var(&o.QPS, "qps", 5, "Most requests per second that probe sends")
-	f.DurationVar(&o.ProbeWait, "probe-wait", probe.DefaultTryWait, "How long an accepted watch that replays nothing is read before it counts as started")
+	f.DurationVar(&o.ProbeWait, "probe-wait", probe.DefaultTryWait, rangeProbeWait.help("How long an accepted watch that replays nothing is read before it counts as started"))
 	o.outputFlags = newOutputFlags(render.FormatJSON, render.FormatYAML)
 	o.wideIsDefault = true
 	o.addOutputFlag(f)
@@ -122,6 +122,9 @@ func (o *ProbeOptions) Complete(cmd *cobra.Command, args []string) error {
 
 // Validate rejects bad flags with a one-line error.
 func (o *ProbeOptions) Validate(cmd *cobra.Command, args []string) error {
+	if err := o.validateDurations(cmd); err != nil {
+		return err
+	}
 	if err := o.validateOutput(); err != nil {
 		return usageErrorf(cmd, "%v", err)
 	}
@@ -138,20 +141,32 @@ func (o *ProbeOptions) Validate(cmd *cobra.Command, args []string) error {
 		return usageErrorf(cmd, "--future takes about 5 seconds per resource: give a RESOURCE instead of --all")
 	case (o.Interval > 0) != (o.Duration > 0):
 		return usageErrorf(cmd, "--interval and --duration go together: for example --interval 5s --duration 1m")
-	case o.Interval < 0 || o.Duration < 0:
-		return usageErrorf(cmd, "--interval and --duration must be positive durations such as 5s or 1m")
 	case o.Interval > 0 && o.Duration < 2*o.Interval:
 		return usageErrorf(cmd, "--duration %s must cover at least two --interval %s rounds to measure a rate", o.Duration, o.Interval)
 	case o.MaxRequests < 2:
 		return usageErrorf(cmd, "--max-requests %d is too small: a probe needs at least 2 requests (the current RV and one watch); default 64", o.MaxRequests)
-	case o.ProbeWait < 50*time.Millisecond || o.ProbeWait > 30*time.Second:
-		return usageErrorf(cmd, "--probe-wait %s must be between 50ms and 30s (default %s)", o.ProbeWait, probe.DefaultTryWait)
 	case o.FutureAhead == 0:
 		return usageErrorf(cmd, "--future-ahead must be at least 1")
 	case o.FutureAhead > maxFutureAhead:
 		return usageErrorf(cmd, "--future-ahead %d is too far: past the current RV it would not fit in a 64-bit resourceVersion; use at most %d (default 1000000)", o.FutureAhead, uint64(maxFutureAhead))
 	}
 	return nil
+}
+
+// validateDurations checks each duration flag against its range (0 is an
+// --interval or --duration not given).
+func (o *ProbeOptions) validateDurations(cmd *cobra.Command) error {
+	if o.Interval != 0 {
+		if err := rangeProbeInterval.check(cmd, o.Interval); err != nil {
+			return err
+		}
+	}
+	if o.Duration != 0 {
+		if err := rangeProbeDuration.check(cmd, o.Duration); err != nil {
+			return err
+		}
+	}
+	return rangeProbeWait.check(cmd, o.ProbeWait)
 }
 
 // maxFutureAhead bounds --future-ahead so that current + ahead never wraps

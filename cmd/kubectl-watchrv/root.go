@@ -152,6 +152,11 @@ version", or a list says "Too large resource version". It only reads
 	cmd.SetOut(streams.Out)
 	cmd.SetErr(streams.ErrOut)
 	o.ConfigFlags.AddFlags(cmd.PersistentFlags())
+	if f := cmd.PersistentFlags().Lookup("request-timeout"); f != nil {
+		// kubectl's forms (30s, 30 for seconds, 0 for no limit), in the
+		// range every duration flag has (rangeRequestTimeout).
+		f.Usage = rangeRequestTimeout.help("How long to wait for an answer to a single request before giving up: a number and a unit (1s, 2m, 3h), or a number of seconds")
+	}
 	cmd.PersistentFlags().BoolVar(&o.NoColor, "no-color", false, "Never color the output (color is also off for NO_COLOR and when stdout is not a terminal)")
 	o.addVerbosityFlags(cmd.PersistentFlags())
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
@@ -426,7 +431,8 @@ func (o *RootOptions) requestTimeoutGiven() bool {
 
 // validateRequestTimeout refuses a --request-timeout client-go cannot read
 // (an integer of seconds, or a duration such as 30s) as the bad flag it
-// is, before the kubeconfig is blamed for it.
+// is, before the kubeconfig is blamed for it, and one outside its range
+// (rangeRequestTimeout: 0 is no limit, as kubectl reads it).
 func (o *RootOptions) validateRequestTimeout() error {
 	t := o.ConfigFlags.Timeout
 	if t == nil || *t == "" {
@@ -442,8 +448,15 @@ func (o *RootOptions) validateRequestTimeout() error {
 		}
 		return nil
 	}
-	if (nerr == nil && n >= 0) || (derr == nil && d >= 0) {
-		return nil
+	switch {
+	case nerr == nil:
+		if n < 0 || n > int64(rangeRequestTimeout.max/time.Second) {
+			// Past the range (as seconds, before n*time.Second wraps).
+			return rangeRequestTimeout.checkGiven(o.running, -1, *t)
+		}
+		return rangeRequestTimeout.checkGiven(o.running, time.Duration(n)*time.Second, *t)
+	case derr == nil:
+		return rangeRequestTimeout.checkGiven(o.running, d, *t)
 	}
 	return usageErrorf(o.running, "--request-timeout %q is not a duration: give a number and a unit (ms, s, m, h), for example --request-timeout 30s, or 0 for no limit", *t)
 }

@@ -96,7 +96,7 @@ informers sync on every resource.
 	f := cmd.Flags()
 	f.BoolVar(&o.All, "all", false, "Check every resource that supports list and watch, one at a time")
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Stream across all namespaces, as most informers do (with --all: the default unless -n is given)")
-	f.DurationVar(&o.Deadline, "deadline", 10*time.Second, "How long a stream may take to send the initial-events-end bookmark before it counts as broken, and a sixth of how long each list the check compares it with may take")
+	f.DurationVar(&o.Deadline, "deadline", 10*time.Second, rangeDeadline.help("How long a stream may take to send the initial-events-end bookmark before it counts as broken, and a sixth of how long each list the check compares it with may take"))
 	f.Float64Var(&o.QPS, "qps", 5, "Most requests per second sent")
 	o.outputFlags = newOutputFlags(render.FormatJSON, render.FormatYAML)
 	o.wideIsDefault = true
@@ -111,15 +111,14 @@ func (o *StreamingOptions) Complete(cmd *cobra.Command, args []string) error {
 
 // Validate rejects bad flags with a one-line error.
 func (o *StreamingOptions) Validate(cmd *cobra.Command, args []string) error {
+	if err := rangeDeadline.check(cmd, o.Deadline); err != nil {
+		return err
+	}
 	if err := o.validateOutput(); err != nil {
 		return usageErrorf(cmd, "%v", err)
 	}
 	if err := o.validateScope(cmd, args, "checks", o.QPS); err != nil {
 		return err
-	}
-	switch {
-	case o.Deadline < 100*time.Millisecond || o.Deadline > 10*time.Minute:
-		return usageErrorf(cmd, "--deadline %s must be between 100ms and 10m (default 10s)", o.Deadline)
 	}
 	return nil
 }

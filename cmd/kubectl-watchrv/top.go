@@ -132,7 +132,7 @@ the families asked for (name[]), older servers send everything.
 		ValidArgsFunction: o.completeResource,
 	}
 	f := cmd.Flags()
-	f.DurationVar(&o.Interval, "interval", defaultTopInterval, "Time between the two reads of /metrics (and between refreshes)")
+	f.DurationVar(&o.Interval, "interval", defaultTopInterval, rangeTopInterval.help("Time between the two reads of /metrics (and between refreshes)"))
 	f.BoolVar(&o.Once, "once", false, "Print one interval and exit (also when stdout is not a terminal, with -o json|yaml and with --check)")
 	f.StringVar(&o.Sort, "sort", "watchers", "Sort the rows by: "+top.SortKeysText())
 	f.IntVar(&o.Limit, "limit", 20, "Most rows shown in the table (0: all; -o json|yaml carries every row)")
@@ -166,6 +166,9 @@ func (o *TopOptions) Complete(cmd *cobra.Command, args []string) error {
 
 // Validate rejects bad flags with a one-line error; it changes nothing.
 func (o *TopOptions) Validate(cmd *cobra.Command, args []string) error {
+	if err := rangeTopInterval.check(cmd, o.Interval); err != nil {
+		return err
+	}
 	if err := o.validateOutput(); err != nil {
 		return usageErrorf(cmd, "%v", err)
 	}
@@ -174,8 +177,6 @@ func (o *TopOptions) Validate(cmd *cobra.Command, args []string) error {
 	}
 	bounds := len(o.MaxWatchers) > 0 || o.MaxTerminated >= 0 || o.MaxStorageListRatio >= 0 || o.MaxRejected >= 0
 	switch {
-	case o.Interval < minTopInterval || o.Interval > maxTopInterval:
-		return usageErrorf(cmd, "--interval %s must be between %s and %s (default %s): the rates are over it", o.Interval, shortDuration(minTopInterval), shortDuration(maxTopInterval), shortDuration(defaultTopInterval))
 	case !top.ValidSortKey(o.Sort):
 		return usageErrorf(cmd, "--sort %q is not a column: use one of %s", o.Sort, top.SortKeysText())
 	case o.Limit < 0:

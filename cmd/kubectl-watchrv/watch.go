@@ -108,12 +108,12 @@ RV ahead of the server: 10.
 	f.StringVar(&o.RV, "rv", "", "Where to start: 0 (any), a number N (changes after N) or list (List first, watch from its RV); unset means state, then changes")
 	f.BoolVar(&o.SendInitialEvents, "send-initial-events", false, "Ask for a streaming list (sendInitialEvents=true) and mark where the initial state ends")
 	f.BoolVar(&o.Bookmarks, "bookmarks", false, "Request BOOKMARK events and show them (the initial-events-end bookmark is always shown)")
-	f.DurationVar(&o.Timeout, "timeout", 0, "Stop after this long (sent as timeoutSeconds and enforced here), e.g. 30s")
+	f.DurationVar(&o.Timeout, "timeout", 0, rangeWatchTimeout.help("Stop after this long (sent as timeoutSeconds and enforced here), e.g. 30s"))
 	f.IntVar(&o.MaxEvents, "max-events", 0, "Stop after this many shown events (0 = no limit)")
 	f.StringVar(&o.Until, "until", "", "Stop at the first event of this type: ADDED, MODIFIED, DELETED, BOOKMARK or ERROR")
 	f.BoolVar(&o.ExplainDeletes, "explain-deletes", false, "With a selector, check (one GET) whether each DELETED object left the selector or was deleted")
 	f.BoolVar(&o.Follow, "follow", false, "Keep watching like client-go's Reflector: reconnect, relist on Expired/TooLarge, report the gaps")
-	f.DurationVar(&o.StallTimeout, "stall-timeout", 0, "Give up a watch request unanswered for this long, and close a stream that sends nothing (not even a bookmark) for as long: with --follow watch again from the last RV, else stop. Silence is a hang only where a bookmark was due (watch cache, bookmarks asked for, above 75s) (default 90s with --follow, off without)")
+	f.DurationVar(&o.StallTimeout, "stall-timeout", 0, fmt.Sprintf("Give up a watch request unanswered for this long, and close a stream that sends nothing (not even a bookmark) for as long: with --follow watch again from the last RV, else stop. Silence is a hang only where a bookmark was due (watch cache, bookmarks asked for, above 75s) (default 90s with --follow, off without) (%s)", rangeStallTimeout))
 	o.outputFlags = newOutputFlags(render.FormatWide, render.FormatJSON, render.FormatYAML, render.FormatName)
 	o.streamed = true
 	o.addOutputFlag(f)
@@ -159,11 +159,15 @@ func (o *WatchOptions) Validate(cmd *cobra.Command) error {
 	if o.SendInitialEvents && o.RV == rvList {
 		return usageErrorf(cmd, "--send-initial-events and --rv list both deliver the initial state: choose one")
 	}
-	if o.Timeout < 0 || (cmd.Flags().Changed("timeout") && o.Timeout == 0) {
-		return usageErrorf(cmd, "--timeout %s must be more than 0: use a duration such as 30s (or leave --timeout out to watch until Ctrl-C)", o.Timeout)
+	if o.Timeout != 0 || cmd.Flags().Changed("timeout") {
+		if err := rangeWatchTimeout.check(cmd, o.Timeout); err != nil {
+			return err
+		}
 	}
-	if o.StallTimeout < 0 || (cmd.Flags().Changed("stall-timeout") && o.StallTimeout == 0) {
-		return usageErrorf(cmd, "--stall-timeout %s must be more than 0: use a duration such as 90s", o.StallTimeout)
+	if !o.stallDefault && (o.StallTimeout != 0 || cmd.Flags().Changed("stall-timeout")) {
+		if err := rangeStallTimeout.check(cmd, o.StallTimeout); err != nil {
+			return err
+		}
 	}
 	if o.MaxEvents < 0 {
 		return usageErrorf(cmd, "--max-events %d is below 0: use a count such as 10, or 0 for no limit", o.MaxEvents)

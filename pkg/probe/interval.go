@@ -69,20 +69,30 @@ func RunSeries(ctx context.Context, c *apiclient.Client, t apiclient.Target, o S
 	deadline := time.Now().Add(o.Duration)
 	for round := 0; ; round++ {
 		o.Budget.Reset()
-		w := Run(ctx, c, t, o.Options)
+		// A round in flight is bounded by --duration: one that is still
+		// running then is cut, and said so (its numbers are not used).
+		rctx, cancel := context.WithDeadline(ctx, deadline)
+		w := Run(rctx, c, t, o.Options)
+		cut := ctx.Err() == nil && rctx.Err() != nil
+		cancel()
 		r := RoundOf(w)
+		if cut {
+			r = CutRound(r, o.Duration)
+		}
 		s.Rounds = append(s.Rounds, r)
 		if o.Round != nil {
 			if err := o.Round(r); err != nil {
 				return s, err
 			}
 		}
-		if w.Err != nil && w.Search == nil && round == 0 {
+		if !cut && w.Err != nil && w.Search == nil && round == 0 {
 			s.FirstFailed = w
 			return s, nil
 		}
+		// No round starts once --duration has passed, by the time now
+		// (a round may take longer than --interval: a watch that waits).
 		next := w.Started.Add(o.Interval)
-		if next.After(deadline) {
+		if cut || !time.Now().Before(deadline) || next.After(deadline) {
 			break
 		}
 		if o.Progress != nil {

@@ -18,6 +18,8 @@ type Round struct {
 	Requests int       `json:"requests"`
 	Millis   float64   `json:"ms"`
 	Error    string    `json:"error,omitempty"`
+	// Cut: the round was still running when the series ended.
+	Cut bool `json:"cut,omitempty"`
 }
 
 // RoundOf reduces a probed window to a round.
@@ -34,6 +36,14 @@ func RoundOf(w *Result) Round {
 	if w.Err != nil {
 		r.Error = w.Err.Error()
 	}
+	return r
+}
+
+// CutRound is r as a round still running when the series' duration ran
+// out: it found nothing, and its error says it was cut.
+func CutRound(r Round, d time.Duration) Round {
+	r.Found, r.Oldest, r.Width, r.Cut = false, 0, 0, true
+	r.Error = fmt.Sprintf("cut: still running when the series' %s ran out", d)
 	return r
 }
 
