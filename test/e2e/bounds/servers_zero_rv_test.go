@@ -95,6 +95,22 @@ func TestAnRVNoStorageGivesIsNeverAMeasuredNumber(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a cache RV of 0 beside a current RV", func(t *testing.T) {
+		// The rv=0 list alone answers at RV "0": no CACHE RV 0 nor LAG
+		// 100 is drawn from it.
+		body := `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"0"},"items":[]}`
+		s, _ := framework.ServeRVScript(t, framework.RVScript{Currents: []uint64{100}, Oldest: 50, Narrowed: &framework.ScriptAnswer{Code: 200, Type: "application/json", Body: body}})
+		j := framework.Run(t, kc, time.Minute, "list", "cm", "--endpoints", s.Host(), "-o", "json")
+		var doc struct {
+			Servers []map[string]any `json:"servers"`
+		}
+		if err := json.Unmarshal([]byte(j.Stdout), &doc); err != nil || len(doc.Servers) != 1 {
+			t.Fatalf("-o json: exit %d, %v:\n%s%s", j.Code, err, j.Stdout, j.Stderr)
+		}
+		if row := doc.Servers[0]; j.Code == 0 || row["cacheKnown"] == true || row["lagKnown"] == true || row["reason"] != "ContractBreach" {
+			t.Errorf("-o json: exit %d, a cache RV or lag from an rv=0 list at RV \"0\": %v", j.Code, row)
+		}
+	})
 	t.Run("probe cm (one server)", func(t *testing.T) {
 		_, zkc := zeroRVServer(t)
 		for _, out := range [][]string{nil, {"-o", "json"}} {
