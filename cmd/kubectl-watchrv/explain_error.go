@@ -334,6 +334,11 @@ func (o *ExplainErrorOptions) check(ctx context.Context, d diagnose.Diagnosis) (
 		return diagnose.Check{}, err
 	}
 	current, _, err := listing.CurrentRV(ctx, client, t, listing.CurrentOptions{})
+	if _, why := probe.StorageRV(current); err == nil && diagnose.BrokeContract(why) {
+		// The one rule of a measured RV: "0" is no current RV to
+		// compare the error's with.
+		err = why
+	}
 	if err != nil {
 		return diagnose.Check{}, o.requestError(err, "list", res.Name())
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
+	"github.com/watchrv/kubectl-watchrv/pkg/probe"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
 	"github.com/watchrv/kubectl-watchrv/pkg/serverinfo"
 	"github.com/watchrv/kubectl-watchrv/pkg/servers"
@@ -286,6 +287,9 @@ func (o *ListOptions) Run(ctx context.Context) error {
 	}
 	if report.NeedsCurrentRV() && werr == nil {
 		current, _, cerr := listing.CurrentRV(ctx, client, t, listing.CurrentOptions{})
+		if _, why := probe.StorageRV(current); cerr == nil && diagnose.BrokeContract(why) {
+			cerr = why // "0" is no current RV to judge the list by
+		}
 		report.CheckWatchStart(current, cerr)
 	}
 	if apiclient.Cut(ctx) {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/watchrv/kubectl-watchrv/internal/rv"
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
@@ -26,11 +27,31 @@ func ReadCurrent(ctx context.Context, c *apiclient.Client, t apiclient.Target, o
 	if err != nil {
 		return 0, "", 0, err
 	}
-	n, ok := apiclient.ParseRV(raw)
-	if !ok {
-		return 0, raw, 0, fmt.Errorf("%w %q: only etcd-backed resources with decimal resourceVersions can be searched (aggregated APIs may use their own)", ErrOpaqueRV, raw)
+	n, err := StorageRV(raw)
+	if err != nil {
+		return 0, raw, 0, err
 	}
 	return n, raw, page.NewestItemRV(), nil
+}
+
+// StorageRV is the one rule for an RV a server gave as a list's, read as
+// a measured number (a current RV, a cache RV): a storage's RV
+// (rv.OfStorage). One that is no decimal is ErrOpaqueRV (some aggregated
+// APIs write their own); a decimal no storage gives ("0": every storage
+// counts its revisions from 1) is an answer in breach of the List
+// contract (*diagnose.ContractError), never a number to show, subtract
+// or draw a window or a verdict from (adversary: a server answering its
+// lists at RV "0" showed CURRENT RV 0, CACHE RV 0, LAG 0 and "a reconnect
+// from any RV in [0, 100] is served at once"), as list and watch say it.
+func StorageRV(raw string) (uint64, error) {
+	n, why := rv.OfStorage(raw)
+	switch {
+	case why == "":
+		return n, nil
+	case !rv.Valid(raw):
+		return 0, fmt.Errorf("%w %q: only etcd-backed resources with decimal resourceVersions can be searched (aggregated APIs may use their own)", ErrOpaqueRV, raw)
+	}
+	return 0, &diagnose.ContractError{Contract: "List", Breach: fmt.Sprintf("the list's resourceVersion %q %s", text.Echo(raw), why)}
 }
 
 // FutureCheck is what the server did with an RV ahead of it.

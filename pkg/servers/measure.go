@@ -9,7 +9,6 @@ import (
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 
-	"github.com/watchrv/kubectl-watchrv/internal/rv"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
@@ -277,9 +276,13 @@ func (s *Server) readCache(ctx context.Context, c *apiclient.Client, t apiclient
 	if err != nil {
 		return err
 	}
-	if n, ok := rv.Parse(page.ResourceVersion); ok {
-		s.CacheRV, s.CacheKnown = n, true
+	// The one rule of a measured RV (probe.StorageRV): "0" is no cache's
+	// RV, nor a lag's base, but an answer in breach of the List contract.
+	n, err := probe.StorageRV(page.ResourceVersion)
+	if err != nil {
+		return err
 	}
+	s.CacheRV, s.CacheKnown = n, true
 	return nil
 }
 
