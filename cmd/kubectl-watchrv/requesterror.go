@@ -259,8 +259,13 @@ func (o *RootOptions) eventError(ev *follow.EventError, err error, server, verb,
 // server that sent it, its Status once, and the fix.
 func eventLine(server string, st metav1.Status, msg, fix string) string {
 	line := diagnose.StatusLine(st.Code, string(st.Reason), msg)
-	if line == "" {
+	switch {
+	case line == "":
 		line = "a Status with no code, reason or message"
+	case st.Code == 0 && (st.Reason != "" || msg != ""):
+		// Its code as sent (StatusLine leaves a 0 out): no error's, and
+		// never another code (diagnose.ClassifySent).
+		line = "0 " + line
 	}
 	return fmt.Sprintf("the watch ended with an ERROR event from %s: %s: %s", server, line, fix)
 }

@@ -19,6 +19,10 @@ const maxTextBytes = 1 << 20
 // FromStatus diagnoses a decoded Status: a watch ERROR event's object or the
 // body of an HTTP error response.
 func FromStatus(st metav1.Status, ctx Context) Diagnosis {
+	if ctx.Live && !IsErrorCode(st.Code) {
+		// Received as sent: its code is no error's (sentstatus.go).
+		return notErrorCode(st)
+	}
 	s := &signals{
 		text: st.Message, code: int(st.Code), reason: string(st.Reason), message: st.Message,
 		freshToken: st.Continue != "", op: ctx.Operation, requested: ctx.RequestedResourceVersion,

@@ -75,7 +75,7 @@ func HasPrefixWord(s, word string) bool {
 // a status on every line (adversary try 37: "429 TooManyRequests" in a
 // row and "429 Too Many Requests" in the error line under it).
 func ReasonWords(code int32, reason string) string {
-	if h := http.StatusText(int(code)); h != "" && (reason == "" || strings.EqualFold(strings.ReplaceAll(h, " ", ""), reason)) {
+	if h := http.StatusText(int(code)); h != "" && IsErrorCode(code) && (reason == "" || strings.EqualFold(strings.ReplaceAll(h, " ", ""), reason)) {
 		return h
 	}
 	return reason

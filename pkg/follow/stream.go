@@ -251,6 +251,11 @@ func (e *EventError) Error() string {
 
 func (e *EventError) Unwrap() error { return e.err }
 
+// FailureClass is the class of the event's Status as sent (the one rule,
+// diagnose.ClassifySent): a code that is no HTTP error code is "other",
+// whatever its reason; only a 410 is Expired.
+func (e *EventError) FailureClass() diagnose.Failure { return diagnose.ClassifySent(e.Status) }
+
 // silenceProvesHang says whether a stream answered and then silent for
 // StallTimeout is hung, and why (or why not): only where a bookmark was
 // due in that time. A quiet collection sends nothing otherwise: without

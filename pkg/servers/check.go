@@ -23,18 +23,54 @@ type Question struct {
 	// Current is the server's current RV, when known (0: not): a watch
 	// asked is then read through every change up to it.
 	Current uint64
+	// Op is the request Repeat sends, in diagnose's words: OpWatch,
+	// OpListExact or OpList (a list not older than RV). QuestionOf sets it
+	// (RequestOf); everything Repeat and CheckAcross send and say follows
+	// it.
+	Op string
 }
 
 // QuestionOf is the question of a diagnosis about RV rv; ok is false when
 // there is nothing to ask (no RV, RV 0, or neither Expired nor TooLarge).
 func QuestionOf(d diagnose.Diagnosis, rv uint64) (Question, bool) {
-	q := Question{Class: d.Class, Kind: d.Kind, RV: rv}
+	q := Question{Class: d.Class, Kind: d.Kind, RV: rv, Op: RequestOf(d)}
 	return q, rv != 0 && (d.Class == diagnose.ClassExpired || d.Class == diagnose.ClassTooLarge)
 }
 
-// exactList: the error came from a list at an exact resourceVersion.
-func (q Question) exactList() bool {
-	return q.Kind == diagnose.KindEtcdCompactedExactList || q.Kind == diagnose.KindWatchCacheSnapshot
+// RequestOf is the one rule of which request --check repeats for a
+// diagnosis: the request the error answered (its Operation: the text's
+// URL, its wrapper, or --operation), whatever the kind. An exact list is
+// asked again as an exact list (a watch that works proves nothing about
+// it: another cache serves it), a continue as the exact list it reads, a
+// watch or a streaming list as a watch, a list as a list not older than the
+// RV. Only where the request is unknown does the kind name it. A TooLarge
+// is asked as a list not older than the RV unless it came from an exact
+// list: a watch at a future RV is held, not refused.
+func RequestOf(d diagnose.Diagnosis) string {
+	op := d.Operation
+	if op == "" {
+		switch d.Kind {
+		case diagnose.KindEtcdCompactedExactList, diagnose.KindWatchCacheSnapshot:
+			op = diagnose.OpListExact
+		case diagnose.KindContinueExpired, diagnose.KindContinueExpiredInconsistent:
+			op = diagnose.OpListContinue
+		}
+	}
+	switch {
+	case op == diagnose.OpListExact || op == diagnose.OpListContinue:
+		return diagnose.OpListExact
+	case d.Class == diagnose.ClassTooLarge || op == diagnose.OpList:
+		return diagnose.OpList
+	}
+	return diagnose.OpWatch
+}
+
+// exactList: Repeat sends a list at the exact RV.
+func (q Question) exactList() bool { return q.Op == diagnose.OpListExact }
+
+// watch: Repeat sends a watch from the RV.
+func (q Question) watch() bool {
+	return q.Op == diagnose.OpWatch || (q.Op == "" && q.Class == diagnose.ClassExpired)
 }
 
 // Repeated is one server's answer to the request an error came from,
@@ -67,7 +103,7 @@ func Repeat(ctx context.Context, c *apiclient.Client, t apiclient.Target, q Ques
 	unanswered := func(err error) Repeated {
 		return Repeated{Outcome: probe.OutcomeFatal, Err: err}
 	}
-	if q.Class == diagnose.ClassExpired && !q.exactList() {
+	if q.watch() {
 		// A watch counts as working only once it replayed every change up
 		// to the current RV, or stayed silent for probe.ReachSilence: on
 		// storage a 410 can come after a quarter second, and on kine a
@@ -92,7 +128,7 @@ func Repeat(ctx context.Context, c *apiclient.Client, t apiclient.Target, q Ques
 		return Repeated{Tried: tr, Outcome: r.Outcome, OldestNamed: r.OldestNamed, Watch: &r, Err: r.Err()}
 	}
 	po := listing.PageOptions{Limit: 1, ResourceVersion: fmt.Sprint(q.RV), ResourceVersionMatch: "NotOlderThan", Budget: b}
-	if q.Class == diagnose.ClassExpired {
+	if q.exactList() {
 		po.ResourceVersionMatch = "Exact"
 	}
 	_, err := listing.List(ctx, c, t, po)
@@ -139,12 +175,12 @@ func (q Question) operation() string {
 // request names the request Repeat sends.
 func (q Question) request() string {
 	switch {
-	case q.Class == diagnose.ClassTooLarge:
-		return fmt.Sprintf("a list not older than RV %d", q.RV)
+	case q.watch():
+		return fmt.Sprintf("a watch from RV %d", q.RV)
 	case q.exactList():
 		return fmt.Sprintf("an exact list at RV %d", q.RV)
 	}
-	return fmt.Sprintf("a watch from RV %d", q.RV)
+	return fmt.Sprintf("a list not older than RV %d", q.RV)
 }
 
 // heldUnder: c's request time bound (--request-timeout), under bound,

@@ -21,6 +21,18 @@ func TestQuestionOf(t *testing.T) {
 		{diagnose.Diagnosis{Class: diagnose.ClassExpired, Kind: diagnose.KindEtcdCompactedExactList}, 214, true, "an exact list at RV 214"},
 		{diagnose.Diagnosis{Class: diagnose.ClassExpired, Kind: diagnose.KindWatchCacheSnapshot}, 214, true, "an exact list at RV 214"},
 		{diagnose.Diagnosis{Class: diagnose.ClassTooLarge, Kind: diagnose.KindResourceVersionTooLarge}, 479, true, "a list not older than RV 479"},
+		// The request the error answered decides, whatever the kind: a
+		// watch cache's "too old resource version: X (Y)" from an exact
+		// list is asked as that exact list (adversary: it was a watch).
+		{diagnose.Diagnosis{Class: diagnose.ClassExpired, Kind: diagnose.KindWatchCacheWindow, Operation: diagnose.OpListExact}, 5, true, "an exact list at RV 5"},
+		{diagnose.Diagnosis{Class: diagnose.ClassExpired, Kind: diagnose.KindTooOldResourceVersion, Operation: diagnose.OpListExact}, 5, true, "an exact list at RV 5"},
+		{diagnose.Diagnosis{Class: diagnose.ClassExpired, Kind: diagnose.KindGone, Operation: diagnose.OpListExact}, 5, true, "an exact list at RV 5"},
+		{diagnose.Diagnosis{Class: diagnose.ClassExpired, Kind: diagnose.KindEtcdCompacted, Operation: diagnose.OpListContinue}, 5, true, "an exact list at RV 5"},
+		{diagnose.Diagnosis{Class: diagnose.ClassExpired, Kind: diagnose.KindContinueExpired}, 5, true, "an exact list at RV 5"},
+		{diagnose.Diagnosis{Class: diagnose.ClassExpired, Kind: diagnose.KindEtcdCompactedExactList, Operation: diagnose.OpWatch}, 5, true, "a watch from RV 5"},
+		{diagnose.Diagnosis{Class: diagnose.ClassExpired, Kind: diagnose.KindWatchCacheWindow, Operation: diagnose.OpStreamingList}, 5, true, "a watch from RV 5"},
+		{diagnose.Diagnosis{Class: diagnose.ClassExpired, Kind: diagnose.KindWatchCacheWindow, Operation: diagnose.OpList}, 5, true, "a list not older than RV 5"},
+		{diagnose.Diagnosis{Class: diagnose.ClassTooLarge, Kind: diagnose.KindResourceVersionTooLarge, Operation: diagnose.OpWatch}, 479, true, "a list not older than RV 479"},
 		{diagnose.Diagnosis{Class: diagnose.ClassTooLarge}, 0, false, ""},
 		{diagnose.Diagnosis{Class: diagnose.ClassOther}, 5, false, ""},
 	}

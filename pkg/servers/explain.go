@@ -101,7 +101,7 @@ type CrossAnswer struct {
 func CheckAcross(ctx context.Context, f *Fleet, t apiclient.Target, b *apiclient.Budget, q Question, try probe.TryOptions, known KnownCache) CrossCheck {
 	cc := CrossCheck{Class: string(q.Class), RequestedResourceVersion: q.RV, Request: q.request(), Servers: make([]CrossAnswer, len(f.Members)), asked: len(f.Members),
 		read: sweep.Read{Verb: "list", What: t.Resource.Name()}}
-	if q.Class == diagnose.ClassExpired && !q.exactList() {
+	if q.watch() {
 		cc.read.Verb = "watch"
 	}
 	kept := f.Each(ctx, b, 0, func(ctx context.Context, i int, m Member, own *apiclient.Budget) {
@@ -147,7 +147,7 @@ func CheckAcross(ctx context.Context, f *Fleet, t apiclient.Target, b *apiclient
 		a.Tried = r.Tried
 		switch {
 		case r.Outcome == probe.OutcomeOK || r.Outcome == probe.OutcomeExpired:
-			if q.exactList() {
+			if !q.watch() {
 				a.List = string(r.Outcome)
 			} else {
 				a.Watch, a.OldestNamed = string(r.Outcome), r.OldestNamed

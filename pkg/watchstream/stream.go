@@ -118,9 +118,10 @@ type wireObject struct {
 
 // status rebuilds the Status of an ERROR event. An object that is no
 // Status (null, another kind, fields of the wrong type) is an
-// *apiclient.UnreadableAnswerError: no API server sends one. A code that
-// is no error's (200, -1, 999) is dropped: the Status is then one without
-// a code, never an ERROR named "200 OK".
+// *apiclient.UnreadableAnswerError: no API server sends one. Its code is
+// kept as sent, whatever it is (200, -1, 999): dropped, a reason Expired
+// read as a 410 (adversary: "410 Gone" of a code 999); the one rule of a
+// code that is no error's is diagnose.ClassifySent (exit 1, "other").
 func (w *wireObject) status() (*metav1.Status, error) {
 	st := &metav1.Status{}
 	st.Kind = w.Kind
@@ -146,9 +147,6 @@ func (w *wireObject) status() (*metav1.Status, error) {
 		return nil, &apiclient.UnreadableAnswerError{What: "an ERROR event whose object is a " + text.Shorten(st.Kind, 64) + ", not a Status"}
 	case st.Kind == "" && empty:
 		return nil, &apiclient.UnreadableAnswerError{What: "an ERROR event without a Status"}
-	}
-	if st.Code < 400 || st.Code > 599 {
-		st.Code = 0
 	}
 	return st, nil
 }

@@ -116,5 +116,14 @@ func TestAnswersNoServerGivesAreNamedAndBounded(t *testing.T) {
 	// An ERROR event is said as the event it was, not as an answer
 	// (watch/TestAnErrorEventIsSaidOnceAsTheEventItWas).
 	cases = append(cases, faultCase{framework.FaultErrorEvent("code-200"), []string{"watch", "cm", "--rv", "5", "--timeout", "5s"}, 1, append([]string{"boom from server", "!200 OK", "check the API server's logs", "ended with an ERROR event from", "!answered"}, named[0]), within})
+	// Reason Expired with a code that is no HTTP error code: said as sent,
+	// exit 1, never a 410 or Gone invented (adversary: "Expired (Gone):
+	// too old: 410 Gone for RV 100", exit 10).
+	for _, v := range []struct{ variant, code string }{{"expired-200", "200"}, {"expired-999", "999"}, {"expired--5", "-5"}, {"expired-0", "0"}} {
+		for _, follow := range [][]string{nil, {"--follow"}} {
+			args := append([]string{"watch", "cm", "--rv", "5", "--timeout", "5s"}, follow...)
+			cases = append(cases, faultCase{framework.FaultErrorEvent(v.variant), args, 1, []string{"ended with an ERROR event from", ": " + v.code + " Expired: boom from server", "!410 ", "!Gone", "!answered"}, within})
+		}
+	}
 	runFaultCases(t, cases, memoryLimit)
 }

@@ -41,7 +41,9 @@ const (
 // FaultErrorEvent is the fault whose every watch is a 200 holding one ERROR
 // event of variant: "string-code" (a code that is a string), "configmap"
 // (an object that is no Status), "null" (no object), "code-200" (a
-// Status of success's code). Lists are answered as usual.
+// Status of success's code), "expired-200", "expired-999", "expired--5",
+// "expired-0" (reason Expired with a code that is no 410, no error's).
+// Lists are answered as usual.
 func FaultErrorEvent(variant string) Fault { return Fault("error-event-" + variant) }
 
 // FaultCoreDiscovery is the fault whose core discovery document (GET
@@ -173,6 +175,12 @@ var errorEvents = map[string]string{
 	"configmap":   `{"type":"ERROR","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a"}}}`,
 	"null":        `{"type":"ERROR","object":null}`,
 	"code-200":    `{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Success","message":"boom from server","code":200}}`,
+	// Reason Expired with a code that is no 410 (no error's): said as
+	// sent, never as a 410 Gone.
+	"expired-200": `{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure","message":"boom from server","reason":"Expired","code":200}}`,
+	"expired-999": `{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure","message":"boom from server","reason":"Expired","code":999}}`,
+	"expired--5":  `{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure","message":"boom from server","reason":"Expired","code":-5}}`,
+	"expired-0":   `{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure","message":"boom from server","reason":"Expired","code":0}}`,
 }
 
 func (s *FaultServer) oddAnswer(w http.ResponseWriter, r *http.Request, watch bool) bool {

@@ -65,6 +65,9 @@ type ScriptServer struct {
 	ln     net.Listener
 	script map[string]ScriptAnswer
 	asked  sync.Map // path -> *atomic.Int64
+	// requests is every request's path and query, in order.
+	requestsMu sync.Mutex
+	requests   []string
 	// answer, when set, answers a request before the script does (true:
 	// it did): an answer that depends on the request (rvserver.go).
 	answer func(w http.ResponseWriter, r *http.Request) bool
@@ -149,6 +152,14 @@ func (s *ScriptServer) AskedPaths() map[string]int64 {
 	return out
 }
 
+// AskedRequests is every request that reached the server, in order, as
+// its path, "?" and its raw query: which request was sent, not only where.
+func (s *ScriptServer) AskedRequests() []string {
+	s.requestsMu.Lock()
+	defer s.requestsMu.Unlock()
+	return append([]string(nil), s.requests...)
+}
+
 // URL is the server's address.
 func (s *ScriptServer) URL() string { return "http://" + s.ln.Addr().String() }
 
@@ -165,6 +176,9 @@ func (s *ScriptServer) Kubeconfig(dir string) (string, error) {
 func (s *ScriptServer) serve(w http.ResponseWriter, r *http.Request) {
 	n, _ := s.asked.LoadOrStore(r.URL.Path, new(atomic.Int64))
 	n.(*atomic.Int64).Add(1)
+	s.requestsMu.Lock()
+	s.requests = append(s.requests, r.URL.Path+"?"+r.URL.RawQuery)
+	s.requestsMu.Unlock()
 	if s.answer != nil && s.answer(w, r) {
 		return
 	}

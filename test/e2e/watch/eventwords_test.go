@@ -43,6 +43,14 @@ func TestAnErrorEventIsSaidOnceAsTheEventItWas(t *testing.T) {
 		{429, "TooManyRequests", "Too Many Requests", "slow down, please", 8},
 		{500, "InternalError", "InternalError", "etcd is down", 1},
 		{504, "Timeout", "Timeout", "request did not complete within the allotted time", 1},
+		// Reason Expired with a code that is no 410 (adversary: told as
+		// "Expired (Gone): too old: 410 Gone", exit 10): a code that is no
+		// HTTP error code is said as sent, no 410 or Gone invented, and
+		// exits 1 ("other"): only a 410 is Expired.
+		{200, "Expired", "Expired", "too old resource version: 4 (9)", 1},
+		{999, "Expired", "Expired", "too old resource version: 4 (9)", 1},
+		{-5, "Expired", "Expired", "too old resource version: 4 (9)", 1},
+		{0, "Expired", "Expired", "too old resource version: 4 (9)", 1},
 	}
 	for _, c := range cases {
 		for _, mode := range [][]string{nil, {"--follow"}} {
@@ -73,11 +81,19 @@ func TestAnErrorEventIsSaidOnceAsTheEventItWas(t *testing.T) {
 					t.Errorf("the line does not say the ERROR event in its one wording %q:\n%s\n%s", want, line, r.Stderr)
 				}
 				// The status once: its code and its reason's words.
-				if n := len(regexp.MustCompile(fmt.Sprintf(`\b%d\b`, c.code)).FindAllString(line, -1)); n != 1 {
+				if n := len(regexp.MustCompile(fmt.Sprintf(`(^|[^\w.-])%s\b`, regexp.QuoteMeta(fmt.Sprint(c.code)))).FindAllString(line, -1)); n != 1 {
 					t.Errorf("the code %d is said %d times, want once:\n%s", c.code, n, line)
 				}
 				if n := strings.Count(line, c.words); n != 1 {
 					t.Errorf("%q is said %d times, want once:\n%s", c.words, n, line)
+				}
+				// A code is never invented: only a 410 is Gone.
+				if c.code != 410 {
+					for _, l := range strings.Split(all, "\n") {
+						if regexp.MustCompile(`\b410\b|Gone`).MatchString(l) {
+							t.Errorf("a %d event is said as a 410 or Gone:\n%s", c.code, l)
+						}
+					}
 				}
 				// An event answered no request, and has no head.
 				for _, l := range strings.Split(all, "\n") {
