@@ -43,7 +43,8 @@ func QuestionOf(d diagnose.Diagnosis, rv uint64) (Question, bool) {
 // asked again as an exact list (a watch that works proves nothing about
 // it: another cache serves it), a continue as the exact list it reads, a
 // watch or a streaming list as a watch, a list as a list not older than the
-// RV. Only where the request is unknown does the kind name it. A TooLarge
+// RV (an Expired list as the exact list it was: no other list is refused as
+// too old). Only where the request is unknown does the kind name it. A TooLarge
 // is asked as a list not older than the RV unless it came from an exact
 // list: a watch at a future RV is held, not refused.
 func RequestOf(d diagnose.Diagnosis) string {
@@ -58,6 +59,11 @@ func RequestOf(d diagnose.Diagnosis) string {
 	}
 	switch {
 	case op == diagnose.OpListExact || op == diagnose.OpListContinue:
+		return diagnose.OpListExact
+	case op == diagnose.OpList && d.Class == diagnose.ClassExpired:
+		// A list answered 410 read at the exact RV: a list not older
+		// than it is never refused as too old (the API server's legacy
+		// rule: an RV with a limit, as client-go's pager sends, is exact).
 		return diagnose.OpListExact
 	case d.Class == diagnose.ClassTooLarge || op == diagnose.OpList:
 		return diagnose.OpList

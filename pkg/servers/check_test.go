@@ -31,7 +31,9 @@ func TestQuestionOf(t *testing.T) {
 		{diagnose.Diagnosis{Class: diagnose.ClassExpired, Kind: diagnose.KindContinueExpired}, 5, true, "an exact list at RV 5"},
 		{diagnose.Diagnosis{Class: diagnose.ClassExpired, Kind: diagnose.KindEtcdCompactedExactList, Operation: diagnose.OpWatch}, 5, true, "a watch from RV 5"},
 		{diagnose.Diagnosis{Class: diagnose.ClassExpired, Kind: diagnose.KindWatchCacheWindow, Operation: diagnose.OpStreamingList}, 5, true, "a watch from RV 5"},
-		{diagnose.Diagnosis{Class: diagnose.ClassExpired, Kind: diagnose.KindWatchCacheWindow, Operation: diagnose.OpList}, 5, true, "a list not older than RV 5"},
+		// An Expired list was an exact one: no other list is refused as too old.
+		{diagnose.Diagnosis{Class: diagnose.ClassExpired, Kind: diagnose.KindWatchCacheWindow, Operation: diagnose.OpList}, 5, true, "an exact list at RV 5"},
+		{diagnose.Diagnosis{Class: diagnose.ClassTooLarge, Kind: diagnose.KindResourceVersionTooLarge, Operation: diagnose.OpList}, 479, true, "a list not older than RV 479"},
 		{diagnose.Diagnosis{Class: diagnose.ClassTooLarge, Kind: diagnose.KindResourceVersionTooLarge, Operation: diagnose.OpWatch}, 479, true, "a list not older than RV 479"},
 		{diagnose.Diagnosis{Class: diagnose.ClassTooLarge}, 0, false, ""},
 		{diagnose.Diagnosis{Class: diagnose.ClassOther}, 5, false, ""},
