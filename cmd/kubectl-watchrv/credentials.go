@@ -170,8 +170,13 @@ func (g *credentialGuard) boundRefresh(ctx context.Context) {
 					overdue = overdue || now.Sub(first) >= bound
 				}
 				seen = live
-				if overdue && !g.ended.Load() && stopAbandonedPlugin(g.command) > 0 {
+				if overdue && !g.ended.Load() {
+					// Said before the stop: the re-run returns as soon as
+					// the plugin dies (adversary try 47 F2: "gave no new
+					// credentials" of a re-run this stopped).
 					g.reauth.killed.Store(true)
+				}
+				if overdue && !g.ended.Load() && stopAbandonedPlugin(g.command) > 0 {
 					bound = min(bound, 200*time.Millisecond)
 					seen = map[int]time.Time{}
 				}

@@ -225,7 +225,7 @@ func (s relayStatus) write(verdict string) {
 	if s.path == "" {
 		return
 	}
-	if f, err := os.OpenFile(s.path, os.O_WRONLY|os.O_TRUNC, 0); err == nil {
+	if f, err := s.open(os.O_WRONLY | os.O_TRUNC); err == nil {
 		_, _ = f.WriteString(s.nonce + " " + verdict)
 		f.Close()
 	}
@@ -242,11 +242,28 @@ func (s relayStatus) gateClosed() bool {
 	return !exists || kind == verdictNotRerun
 }
 
+// open opens the status file as a regular file only, never blocking nor
+// following a link (statusOpenFlags): anything else the plugin put in its
+// place holds no verdict (errNotStatusFile).
+func (s relayStatus) open(flag int) (*os.File, error) {
+	f, err := os.OpenFile(s.path, flag|statusOpenFlags, 0)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		return nil, errNotStatusFile
+	}
+	return f, nil
+}
+
+var errNotStatusFile = errors.New("the status file is no regular file")
+
 // read is the verdict in the file, its kind and detail ("" when the file
 // holds none of this run's: no nonce, or another), and whether the file
 // exists.
 func (s relayStatus) read() (kind, detail string, exists bool) {
-	f, err := os.Open(s.path)
+	f, err := s.open(os.O_RDONLY)
 	if err != nil {
 		return "", "", !errors.Is(err, fs.ErrNotExist)
 	}
