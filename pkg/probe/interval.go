@@ -69,15 +69,18 @@ func RunSeries(ctx context.Context, c *apiclient.Client, t apiclient.Target, o S
 	deadline := time.Now().Add(o.Duration)
 	for round := 0; ; round++ {
 		o.Budget.Reset()
-		// A round in flight is bounded by --duration: one that is still
-		// running then is cut, and said so (its numbers are not used).
-		rctx, cancel := context.WithDeadline(ctx, deadline)
+		// A round in flight is bounded by --duration and one more
+		// interval (a round started before the end, as the last one of a
+		// series usually is, may finish: a search without a watch cache
+		// takes seconds): one still running then is cut, and said so
+		// (its numbers are not used).
+		rctx, cancel := context.WithDeadline(ctx, deadline.Add(o.Interval))
 		w := Run(rctx, c, t, o.Options)
 		cut := ctx.Err() == nil && rctx.Err() != nil
 		cancel()
 		r := RoundOf(w)
 		if cut {
-			r = CutRound(r, o.Duration)
+			r = CutRound(r, o.Duration, o.Interval)
 		}
 		s.Rounds = append(s.Rounds, r)
 		if o.Round != nil {

@@ -41,9 +41,9 @@ func RoundOf(w *Result) Round {
 
 // CutRound is r as a round still running when the series' duration ran
 // out: it found nothing, and its error says it was cut.
-func CutRound(r Round, d time.Duration) Round {
+func CutRound(r Round, d, interval time.Duration) Round {
 	r.Found, r.Oldest, r.Width, r.Cut = false, 0, 0, true
-	r.Error = fmt.Sprintf("cut: still running when the series' %s ran out", d)
+	r.Error = fmt.Sprintf("cut: still running one interval (%s) after the series' %s ran out", interval, d)
 	return r
 }
 
