@@ -6,11 +6,9 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
-	"time"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 
@@ -416,47 +414,4 @@ func run(args []string, streams genericiooptions.IOStreams) (code int) {
 	sweep.FixBy(err, render.ConnectionFix)
 	fmt.Fprintln(streams.ErrOut, text.Shorten("error: "+text.Inline(o.withRetryWaits(o.redactKubeconfig(withoutRetryAdvice(err)), err)), text.MaxLine))
 	return exitCode(err)
-}
-
-// requestTimeoutGiven: --request-timeout was given (0 included: no time
-// bound, as kubectl reads it), so it bounds every request, the plugin's
-// own defaults (version's, AnswerWait) none.
-func (o *RootOptions) requestTimeoutGiven() bool {
-	if o.running == nil {
-		return false
-	}
-	f := o.running.Root().PersistentFlags().Lookup("request-timeout")
-	return f != nil && f.Changed
-}
-
-// validateRequestTimeout refuses a --request-timeout client-go cannot read
-// (an integer of seconds, or a duration such as 30s) as the bad flag it
-// is, before the kubeconfig is blamed for it, and one outside its range
-// (rangeRequestTimeout: 0 is no limit, as kubectl reads it).
-func (o *RootOptions) validateRequestTimeout() error {
-	t := o.ConfigFlags.Timeout
-	if t == nil || *t == "" {
-		return nil
-	}
-	n, nerr := strconv.ParseInt(*t, 10, 64)
-	d, derr := time.ParseDuration(*t)
-	if (nerr == nil && n == 0) || (derr == nil && d == 0) {
-		if o.requestTimeoutGiven() {
-			// Given as 0: no time bound, as kubectl does; the default
-			// (also "0") keeps AnswerWait.
-			apiclient.NoAnswerWait()
-		}
-		return nil
-	}
-	switch {
-	case nerr == nil:
-		if n < 0 || n > int64(rangeRequestTimeout.max/time.Second) {
-			// Past the range (as seconds, before n*time.Second wraps).
-			return rangeRequestTimeout.checkGiven(o.running, -1, *t)
-		}
-		return rangeRequestTimeout.checkGiven(o.running, time.Duration(n)*time.Second, *t)
-	case derr == nil:
-		return rangeRequestTimeout.checkGiven(o.running, d, *t)
-	}
-	return usageErrorf(o.running, "--request-timeout %q is not a duration: give a number and a unit (ms, s, m, h), for example --request-timeout 30s, or 0 for no limit", *t)
 }
