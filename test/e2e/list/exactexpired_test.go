@@ -18,23 +18,8 @@ import (
 // watch cache off) printed "error: The resourceVersion for the provided
 // list is too old.: Do not list ...": a stray ".:" and no Expired label.
 func TestListExactAtACompactedRVSaysExpiredOnce(t *testing.T) {
-	ctx := context.Background()
 	c := framework.StartT(t, framework.APIServerOptions{DisableWatchCache: true})
-	cs, ns := framework.Namespace(t, c, "exact-expired")
-	a, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a"}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "b"}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	rev, err := c.EtcdRevision(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Compact(ctx, rev); err != nil {
-		t.Fatal(err)
-	}
+	ns, a, _ := twoThenCompacted(t, c, "exact-expired")
 	r := framework.Run(t, c.Kubeconfig, time.Minute, "list", "cm", "-n", ns, "--rv", a.ResourceVersion, "--rv-match", "Exact")
 	// The line names the request and status, then the server's words once
 	// (fresh user try 33 F4).
@@ -63,23 +48,8 @@ func TestListExactAtACompactedRVSaysExpiredOnce(t *testing.T) {
 // the cache may or may not hold, as it started) is answered only by the
 // watch cache, else 410 Expired.
 func TestListExactAtACompactedRVFromTheCachesSnapshot(t *testing.T) {
-	ctx := context.Background()
 	c := framework.StartT(t, framework.APIServerOptions{})
-	cs, ns := framework.Namespace(t, c, "exact-snapshot")
-	a, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a"}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "b"}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	rev, err := c.EtcdRevision(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Compact(ctx, rev); err != nil {
-		t.Fatal(err)
-	}
+	ns, a, rev := twoThenCompacted(t, c, "exact-snapshot")
 	for _, at := range []string{a.ResourceVersion, "2"} {
 		before := storageLists(t, c)
 		r := framework.Run(t, c.Kubeconfig, time.Minute, "list", "cm", "-n", ns, "--rv", at, "--rv-match", "Exact")
@@ -97,4 +67,26 @@ func TestListExactAtACompactedRVFromTheCachesSnapshot(t *testing.T) {
 			t.Errorf("exact list at %s: exit %d, want 0 (a snapshot) or 10 (410 Expired):\n%s", at, r.Code, r.Stderr)
 		}
 	}
+}
+
+// twoThenCompacted creates configmaps a and b in a new namespace of c and
+// compacts storage at its revision then: a's RV is compacted.
+func twoThenCompacted(t *testing.T, c *framework.Cluster, prefix string) (ns string, a *corev1.ConfigMap, rev int64) {
+	t.Helper()
+	ctx := context.Background()
+	cs, ns := framework.Namespace(t, c, prefix)
+	a, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "b"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if rev, err = c.EtcdRevision(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Compact(ctx, rev); err != nil {
+		t.Fatal(err)
+	}
+	return ns, a, rev
 }
