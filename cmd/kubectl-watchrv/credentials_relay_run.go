@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -209,26 +212,40 @@ func (o *relayOutput) bytes() []byte {
 	return append([]byte(nil), o.buf...)
 }
 
-// relayStatus is the status file the run made for the relay (the run
-// relays the plugin only once it has made one: credentialRelay.start).
-// relayStatus is the status file of one run. Every verdict in it starts
-// with the run's nonce, which the plugin never sees (takeRelayNonce): the
-// plugin can read the file's path in the relay's argv and write it, but
-// what it writes is no verdict (adversary try 46 F3: a plugin wrote
-// "held-open" and the run said it had exited while a process kept its
-// stdout open, of a plugin that never exited).
+// relayStatus is the status file of one run (the run relays the plugin
+// only once it has made one: credentialRelay.start). The plugin can read
+// the file's path in the relay's argv, and read and write the file: so a
+// verdict in it is sealed with a MAC keyed by the run's nonce, which the
+// plugin never sees (takeRelayNonce), and the file never holds the nonce
+// itself. What the plugin writes there is no verdict (adversary try 46
+// F3: a plugin wrote "held-open" and the run said it had exited while a
+// process kept its stdout open, of a plugin that never exited); and what
+// it reads there lets it forge none, in the file or in band (make
+// test-long: the status file held the nonce, written at the relay's
+// start, and a plugin that read it forged a "signal" verdict). A plugin
+// can at most write back a verdict it read in the file, which the relay
+// or the run wrote in this run: one that was true.
 type relayStatus struct{ path, nonce string }
 
 // write replaces the file's content with verdict (never creating it: the
-// run that made it removes it when it ends).
+// run that made it removes it when it ends); "" empties it.
 func (s relayStatus) write(verdict string) {
 	if s.path == "" {
 		return
 	}
 	if f, err := s.open(os.O_WRONLY | os.O_TRUNC); err == nil {
-		_, _ = f.WriteString(s.nonce + " " + verdict)
+		if verdict != "" && s.nonce != "" {
+			_, _ = f.WriteString(s.seal(verdict) + " " + verdict)
+		}
 		f.Close()
 	}
+}
+
+// seal is verdict's MAC, keyed by the run's nonce.
+func (s relayStatus) seal(verdict string) string {
+	m := hmac.New(sha256.New, []byte(s.nonce))
+	m.Write([]byte("kubectl-watchrv relay status\x00" + verdict))
+	return hex.EncodeToString(m.Sum(nil))
 }
 
 // gateClosed: the status file says the run does not want the plugin run
@@ -260,8 +277,7 @@ func (s relayStatus) open(flag int) (*os.File, error) {
 var errNotStatusFile = errors.New("the status file is no regular file")
 
 // read is the verdict in the file, its kind and detail ("" when the file
-// holds none of this run's: no nonce, or another), and whether the file
-// exists.
+// holds none this run sealed), and whether the file exists.
 func (s relayStatus) read() (kind, detail string, exists bool) {
 	f, err := s.open(os.O_RDONLY)
 	if err != nil {
@@ -269,8 +285,8 @@ func (s relayStatus) read() (kind, detail string, exists bool) {
 	}
 	defer f.Close()
 	b, _ := io.ReadAll(io.LimitReader(f, 512))
-	nonce, verdict, _ := strings.Cut(string(b), " ")
-	if s.nonce == "" || nonce != s.nonce {
+	mac, verdict, _ := strings.Cut(string(b), " ")
+	if s.nonce == "" || !hmac.Equal([]byte(mac), []byte(s.seal(verdict))) {
 		return "", "", true
 	}
 	kind, detail, _ = strings.Cut(strings.TrimSpace(verdict), " ")

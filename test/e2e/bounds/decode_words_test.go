@@ -66,7 +66,11 @@ func TestEveryDecoderSaysItInTheAPIsWords(t *testing.T) {
 		}{on, script, args, d})
 	}
 	watchPaths := []string{"/api/v1/namespaces/default/configmaps?watch", "/api/v1/configmaps?watch"}
-	watches := [][]string{{"watch", "cm", "--rv", "5", "--timeout", "3s"}, {"watch", "cm", "--rv", "5", "--follow", "--timeout", "3s"}, {"streaming", "cm"}}
+	// --follow reads the server's facts before it watches and tries the
+	// watch again until its --timeout: time for both on a loaded machine
+	// (make test-long: the 3 s the watch had ran out before its answer
+	// was read, exit 0, nothing said).
+	watches := [][]string{{"watch", "cm", "--rv", "5", "--timeout", "3s"}, {"watch", "cm", "--rv", "5", "--follow", "--timeout", "8s"}, {"streaming", "cm"}}
 	listPaths := []string{"/api/v1/namespaces/default/configmaps", "/api/v1/configmaps"}
 	lists := [][]string{{"list", "cm"}, {"probe", "cm"}, {"watch", "cm", "--rv", "list", "--timeout", "3s"}}
 	for _, o := range objects {
@@ -132,6 +136,7 @@ func TestEveryDecoderSaysItInTheAPIsWords(t *testing.T) {
 		s, kc := framework.ServeScript(t, c.script)
 		for _, args := range c.args {
 			t.Run(c.on+" "+c.d.name+" "+strings.Join(args, " "), func(t *testing.T) {
+				t.Parallel()
 				r := framework.RunUnderMemoryLimit(t, memoryLimit, kc, 2*within, args...)
 				checkRun(t, r, faultCase{framework.Fault("decode-" + c.d.name), args, 1, unreadableWords(s.URL(), c.d.words), within})
 			})
