@@ -142,12 +142,16 @@ func run(plugin string, serve, watchCache bool) error {
 		// EndpointSlices for --servers to discover, so the per-server view
 		// needs the server's address by hand (it stays on loopback).
 		host := strings.TrimPrefix(c.APIServers[0].URL, "https://")
-		fmt.Printf("\nServing. Use:\n  export KUBECONFIG=%s\n"+
+		// The PATH line: kubectl runs "kubectl watchrv" only from a
+		// kubectl-watchrv on the PATH, and make built it here, in no
+		// directory of the PATH (fresh user try 48 F1: every printed
+		// command failed as pasted, "unknown command").
+		fmt.Printf("\nServing. Use:\n  export KUBECONFIG=%s\n  export PATH=%s:\"$PATH\"\n"+
 			"Per-server view (one API server here, and no EndpointSlices to find it by, so give its address):\n"+
 			"  kubectl watchrv probe configmaps -n %s --endpoints %s\n"+
 			"%s"+
 			"Who lists and watches what (the API server's audit log):\n  kubectl watchrv clients -f %s\n"+
-			"Press Ctrl-C to stop (or kill %d); the cluster's files go with it.\n", c.Kubeconfig, d.ns, host, compactionNote(c.EtcdURL, d.ns), c.APIServers[0].AuditLog, os.Getpid())
+			"Press Ctrl-C to stop (or kill %d); the cluster's files go with it.\n", c.Kubeconfig, shellQuote(filepath.Dir(abs)), d.ns, host, compactionNote(c.EtcdURL, d.ns), c.APIServers[0].AuditLog, os.Getpid())
 		<-ctx.Done()
 		return nil
 	}

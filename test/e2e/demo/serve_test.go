@@ -189,9 +189,7 @@ func startServe(t *testing.T, plugin, demo string, brokenPipe bool) *serve {
 	if m := regexp.MustCompile(`(?m)^\s*kubectl watchrv (clients -f \S+)$`).FindStringSubmatch(s.out.String()); m == nil {
 		t.Errorf("the banner names no audit log for clients:\n%s", s.out.String())
 	} else {
-		cmd := exec.CommandContext(ctx, plugin, strings.Fields(m[1])...)
-		cmd.Env = append(os.Environ(), "KUBECONFIG="+path)
-		if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "watchrv-e2e-informer") {
+		if out, err := pasteFromBanner(ctx, s.out.String(), m[0]); err != nil || !strings.Contains(out, "watchrv-e2e-informer") {
 			t.Errorf("the banner's %q: %v\n%s", m[1], err, out)
 		}
 	}
@@ -216,13 +214,52 @@ func startServe(t *testing.T, plugin, demo string, brokenPipe bool) *serve {
 	if m == nil {
 		t.Errorf("make serve prints no per-server command:\n%s", s.out.String())
 	} else {
-		cmd := exec.CommandContext(ctx, plugin, strings.Fields(m[1])...)
-		cmd.Env = append(os.Environ(), "KUBECONFIG="+path)
-		if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "Answered:") {
+		if out, err := pasteFromBanner(ctx, s.out.String(), m[0]); err != nil || !strings.Contains(out, "Answered:") {
 			t.Errorf("the printed %q: %v\n%s", m[0], err, out)
 		}
 	}
 	return s
+}
+
+// pasteFromBanner runs line as a user who pasted the banner's export
+// lines and then line into a new shell does: through bash, in an
+// environment with no KUBECONFIG and a PATH without the plugin (fresh
+// user try 48 F1: the banner's commands said "unknown command" there). A
+// kubectl missing here is a kubectl shim that runs plugins only, found on
+// the PATH after the banner's.
+func pasteFromBanner(ctx context.Context, banner, line string) (string, error) {
+	var script []string
+	for _, l := range strings.Split(banner, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "export ") {
+			script = append(script, strings.TrimSpace(l))
+		}
+	}
+	script = append(script, strings.TrimSpace(line))
+	var keep []string
+	for _, e := range os.Environ() {
+		if !strings.HasPrefix(e, "KUBECONFIG=") && !strings.HasPrefix(e, "PATH=") {
+			keep = append(keep, e)
+		}
+	}
+	path := "/usr/local/bin:/usr/bin:/bin"
+	if _, err := exec.LookPath("kubectl"); err != nil {
+		shim, err := os.MkdirTemp("", "watchrv-kubectl-shim-")
+		if err != nil {
+			return "", err
+		}
+		defer os.RemoveAll(shim)
+		body := "#!/bin/sh\n[ \"$1\" = watchrv ] || exit 1\nshift\nexec kubectl-watchrv \"$@\"\n"
+		if err := os.WriteFile(filepath.Join(shim, "kubectl"), []byte(body), 0o755); err != nil {
+			return "", err
+		}
+		path += ":" + shim
+	} else if dir, err := exec.LookPath("kubectl"); err == nil {
+		path = filepath.Dir(dir) + ":" + path
+	}
+	cmd := exec.CommandContext(ctx, "bash", "--norc", "--noprofile", "-c", strings.Join(script, "\n"))
+	cmd.Env = append(keep, "PATH="+path, "NO_COLOR=1")
+	out, err := cmd.CombinedOutput()
+	return string(out), err
 }
 
 // waitMake waits until make has exited (it waits for the demo, unless it
