@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/watchrv/kubectl-watchrv/internal/rv"
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
@@ -28,4 +30,68 @@ func checkNow(ctx context.Context, c *apiclient.Client, t apiclient.Target, d di
 	}
 	rep := servers.Repeat(ctx, c, t, q, apiclient.NewBudget(0, 0), try)
 	return rep.Tried, rep.Err
+}
+
+// checkTarget is the collection --check asks, and how it was chosen
+// (diagnose.RequestFrom*): the one the error's URL names (d.Request: its
+// resource, namespace, name and selectors), else --resource in the current
+// namespace. Only the URL's, or one the user named with --resource, is
+// the error's own request: a watch cache's window is one resource's, so
+// what another resource's answers says nothing of it (adversary try 48
+// F1: a pods watch in namespace foo was checked as a configmaps watch in
+// default, and called "the same request"). A --resource or -n that names
+// another collection than the URL is refused: the check asks one.
+func (o *ExplainErrorOptions) checkTarget(ctx context.Context, d diagnose.Diagnosis, verbs ...string) (apiclient.Resource, apiclient.Target, string, error) {
+	req := d.Request
+	if req == nil {
+		res, err := o.resolveResource(ctx, o.Resource, verbs...)
+		if err != nil {
+			return res, apiclient.Target{}, "", err
+		}
+		t, err := o.targetOf(res, false)
+		from := diagnose.RequestFromDefault
+		if o.resourceSet {
+			from = diagnose.RequestFromFlag
+		}
+		return res, t, from, err
+	}
+	res, err := o.resolveResource(ctx, req.GroupResource(), verbs...)
+	if err != nil {
+		return res, apiclient.Target{}, "", err
+	}
+	named := res.Name()
+	if req.Namespace != "" {
+		named += " in namespace " + req.Namespace
+	}
+	if o.resourceSet {
+		mine, err := o.resolveResource(ctx, o.Resource, verbs...)
+		if err != nil {
+			return res, apiclient.Target{}, "", err
+		}
+		if mine.GVR.GroupResource() != res.GVR.GroupResource() {
+			return res, apiclient.Target{}, "", withCode(ExitUsage, fmt.Errorf("--resource %s names another resource than the request in the error (%s): --check asks the error's own request; drop --resource", text.Echo(o.Resource), named))
+		}
+	}
+	t := apiclient.Target{Resource: res, LabelSelector: req.LabelSelector, FieldSelector: req.FieldSelector}
+	if res.Namespaced {
+		if err := apiclient.ValidateNamespace(req.Namespace); req.Namespace != "" && err != nil {
+			return res, t, "", withCode(ExitUsage, fmt.Errorf("the error's URL names namespace %q: %w", text.Echo(req.Namespace), err))
+		}
+		t.Namespace = req.Namespace
+		if ns, explicit, err := o.ConfigFlags.ToRawKubeConfigLoader().Namespace(); err == nil && explicit && ns != req.Namespace {
+			scope := "all namespaces"
+			if req.Namespace != "" {
+				scope = "namespace " + req.Namespace
+			}
+			return res, t, "", withCode(ExitUsage, fmt.Errorf("-n %s names another namespace than the request in the error (%s, %s): --check asks the error's own request; drop -n", text.Echo(ns), res.Name(), scope))
+		}
+	}
+	if req.Name != "" {
+		byName := "metadata.name=" + req.Name
+		if t.FieldSelector != "" {
+			byName = t.FieldSelector + "," + byName
+		}
+		t.FieldSelector = byName
+	}
+	return res, t, diagnose.RequestFromURL, nil
 }

@@ -38,6 +38,9 @@ type ExplainErrorOptions struct {
 	RV        string
 	Check     bool
 	Resource  string
+	// resourceSet: --resource was given (the user named the error's
+	// resource), not its default.
+	resourceSet bool
 
 	message string
 	label   string // the log's name in the output
@@ -164,6 +167,7 @@ func (o *ExplainErrorOptions) Validate(cmd *cobra.Command, args []string) error 
 // once the flags are known to be valid.
 func (o *ExplainErrorOptions) Complete(cmd *cobra.Command, _ []string) error {
 	o.completeServers(cmd)
+	o.resourceSet = cmd.Flags().Changed("resource")
 	return nil
 }
 
@@ -248,6 +252,9 @@ func (o *ExplainErrorOptions) Run(ctx context.Context) error {
 			// A check whose request failed still shows what it tried.
 			e.Check = &c
 			e.Diagnosis = diagnose.Reconcile(d, c)
+			if c.RequestFrom == diagnose.RequestFromDefault && c.Tried != nil && !p.Machine() {
+				p.Notef("Note: the text names no resource, so --check asked --resource's default (%s); give the failed request's own with --resource RESOURCE and -n NAMESPACE", c.Resource)
+			}
 		}
 	}
 	printed := o.printExplanation(ctx, p, e)
@@ -321,15 +328,11 @@ func (o *ExplainErrorOptions) runLog(ctx context.Context, p *render.Printer) err
 // consistent list of one item, metadata only) and compares it with the
 // error's RV.
 func (o *ExplainErrorOptions) check(ctx context.Context, d diagnose.Diagnosis) (diagnose.Check, error) {
-	res, err := o.resolveResource(ctx, o.Resource, "list")
+	res, t, from, err := o.checkTarget(ctx, d, "list")
 	if err != nil {
 		return diagnose.Check{}, err
 	}
 	client, err := o.Client()
-	if err != nil {
-		return diagnose.Check{}, err
-	}
-	t, err := o.targetOf(res, false)
 	if err != nil {
 		return diagnose.Check{}, err
 	}
@@ -373,7 +376,7 @@ func (o *ExplainErrorOptions) check(ctx context.Context, d diagnose.Diagnosis) (
 	}
 	tried, err := checkNow(ctx, client, t, d, requested, current, o.watchAnswerBound(probe.TryOptions{}))
 	c := diagnose.CompareNow(d, requested, now, tried)
-	c.Resource, c.Namespace = res.Name(), t.Namespace
+	c.Resource, c.Namespace, c.RequestFrom = res.Name(), t.Namespace, from
 	if err != nil {
 		// What was tried is shown; the exit is the request's failure.
 		return c, o.requestError(err, "list and watch", res.Name())

@@ -96,8 +96,11 @@ func TestAbandonedCredentialPluginIsStopped(t *testing.T) {
 			dir := t.TempDir()
 			script := writeScript(t, "hangs.sh", strings.ReplaceAll(c.body, "DIR", dir))
 			kc := writeUnusableKubeconfig(t, "exec", "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: "+script+"\n      interactiveMode: Never")
-			_, errOut, code := runWithEnv(t, "/nonexistent-watchrv-unit", "--kubeconfig", kc, "--request-timeout", "500ms", "list", "cm")
-			if code != ExitUsage || !strings.Contains(errOut, "gave no answer within 500ms (--request-timeout); it was stopped") {
+			// 1500ms: time for the relay's two stages and the shell to
+			// start on a loaded machine (at 500ms, the plugin had not
+			// yet written its pid under a load of 7).
+			_, errOut, code := runWithEnv(t, "/nonexistent-watchrv-unit", "--kubeconfig", kc, "--request-timeout", "1500ms", "list", "cm")
+			if code != ExitUsage || !strings.Contains(errOut, "gave no answer within 1.5s (--request-timeout); it was stopped") {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
 			// Stopped as one: nothing of it reacts on the terminal.

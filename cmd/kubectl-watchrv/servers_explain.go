@@ -73,11 +73,7 @@ func (o *ExplainErrorOptions) checkServers(ctx context.Context, d diagnose.Diagn
 	if cur, ok := rv.Parse(current); ok {
 		q.Current = cur
 	}
-	res, err := o.resolveResource(ctx, o.Resource, "list", "watch")
-	if err != nil {
-		return nil, err
-	}
-	t, err := o.targetOf(res, false)
+	_, t, _, err := o.checkTarget(ctx, d, "list", "watch")
 	if err != nil {
 		return nil, err
 	}

@@ -32,7 +32,23 @@ type Check struct {
 	// Tried is the request repeated now to check the verdict (nil when
 	// nothing was tried: then the verdict claims nothing about it).
 	Tried *Tried `json:"tried,omitempty"`
+	// RequestFrom says where the collection asked came from: the error's
+	// URL (RequestFromURL), --resource (RequestFromFlag), or --resource's
+	// default where the text names none (RequestFromDefault). What one
+	// resource's watch cache answers says nothing of another's window:
+	// only the first two are the error's own request (Reconcile).
+	RequestFrom string `json:"requestFrom,omitempty"`
 }
+
+// Where Check.RequestFrom's collection came from.
+const (
+	RequestFromURL     = "url"
+	RequestFromFlag    = "resource-flag"
+	RequestFromDefault = "resource-default"
+)
+
+// sameRequest: the check asked the error's own collection.
+func (c Check) sameRequest() bool { return c.RequestFrom != RequestFromDefault }
 
 // Tried is one request made by --check and its answer.
 type Tried struct {
@@ -194,13 +210,16 @@ func Reconcile(d Diagnosis, c Check) Diagnosis {
 	var found, claims []string
 	who := watchAnswerer(d.Kind)
 	switch {
+	case !c.sameRequest():
+		// Another resource's cache and answers: no fact about the
+		// error's (noteOtherResource says so).
 	case who == "cache" && c.NoWatchCache:
 		found = append(found, fmt.Sprintf("this server has no watch cache for %s now (its /metrics)", c.Resource))
 	case who == "storage" && c.WatchCache:
 		found = append(found, fmt.Sprintf("this server has a watch cache for %s now (its /metrics), which answers a watch from an RV before its window with \"too old resource version: X (Y)\", not with storage's words", c.Resource))
 	}
 	damaged := c.Tried != nil && c.Tried.Inconsistent != ""
-	if c.Tried != nil && c.Tried.Refused && !damaged {
+	if c.Tried != nil && c.Tried.Refused && !damaged && c.sameRequest() {
 		// (Nothing tried, it worked, or it failed otherwise: a 500 that
 		// quotes a 410's words is no refusal of the RV.)
 		if now := FromText(c.Tried.Answer); now.Recognized() && now.Class == d.Class && now.Kind != d.Kind {
@@ -213,7 +232,7 @@ func Reconcile(d Diagnosis, c Check) Diagnosis {
 			claims[0] = "it was answered as " + d.Kind
 		}
 	}
-	if d.Class == ClassExpired && c.Tried != nil && c.Tried.Works {
+	if d.Class == ClassExpired && c.Tried != nil && c.Tried.Works && c.sameRequest() {
 		// The text says the RV could no longer be served; the same request,
 		// tried now, is served by this server: no server's window moves
 		// back, so the refusal came from elsewhere or before (adversary
@@ -230,19 +249,40 @@ func Reconcile(d Diagnosis, c Check) Diagnosis {
 		claims = append(claims, fmt.Sprintf("RV %s expired in this cluster's history", c.RequestedResourceVersion))
 	}
 	var notes []string
+	if !c.sameRequest() && c.Tried != nil {
+		notes = append(notes, noteOtherResource(c))
+	}
 	if len(found) > 0 {
 		notes = append(notes, strings.Join(found, "; and ")+": the error came from another server or another setup (another API server behind the same address (HA), this server before a restart (another window then), a watch cache switched on or off since, another cluster, or a restore of etcd), so what the text says happened is not certain")
 	}
 	if damaged {
-		notes = append(notes, fmt.Sprintf("the same request, tried now, was refused with numbers that cannot come from one answer (%s): that refusal confirms nothing", c.Tried.Inconsistent))
+		what := "the same request, tried now,"
+		if !c.sameRequest() {
+			what = "what was tried"
+		}
+		notes = append(notes, fmt.Sprintf("%s was refused with numbers that cannot come from one answer (%s): that refusal confirms nothing", what, c.Tried.Inconsistent))
 	}
 	if len(notes) == 0 {
 		return d
 	}
 	d.Notes = append(append([]string(nil), d.Notes...), notes...)
+	if len(found) == 0 && !damaged {
+		return d // only the other resource's note: nothing weighs against the text
+	}
 	d.Confidence = ConfidenceLow
 	if len(claims) == 0 {
 		return d
 	}
 	return contradicted(d, claims)
+}
+
+// noteOtherResource says that what was tried asked another collection
+// than the error's, for a text that names none: its answer is no fact
+// about the error's resource.
+func noteOtherResource(c Check) string {
+	where := c.Resource
+	if c.Namespace != "" {
+		where += " in namespace " + c.Namespace
+	}
+	return fmt.Sprintf("what was tried (%s) asked %s, which the text does not name (it names no resource), and a watch cache's window is one resource's: that answer says nothing of the error's", c.Tried.Request, where)
 }

@@ -110,6 +110,13 @@ func classifyText(t string, ctx Context) Diagnosis {
 		live: ctx.Live, noRVSent: ctx.NoResourceVersionSent}
 	s.code, s.codeByName = statusCodeOf(t)
 	op, rv := urlHints(t)
+	req := requestOfText(t)
+	if req != nil && req.Operation != "" {
+		// The URL parsed by the API's rules, over the words found in
+		// the text (adversary try 48 F2: a NotOlderThan list with a
+		// limit was taken for an exact one).
+		op = req.Operation
+	}
 	s.urlRV = rv
 	if s.op == "" {
 		s.op = op
@@ -129,6 +136,7 @@ func classifyText(t string, ctx Context) Diagnosis {
 		return d
 	}
 	d.Source = sourceOf(t)
+	d.Request = req
 	if m, ok := stringField(t, "message", true); ok && d.Message != "" && strings.Contains(m, d.Message) {
 		d.Message = m
 	}

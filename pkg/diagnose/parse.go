@@ -394,6 +394,8 @@ func urlHints(s string) (op, rv string) {
 		op = OpListContinue
 	case strings.Contains(s, "resourceVersionMatch=Exact"):
 		op = OpListExact
+	case strings.Contains(s, "resourceVersionMatch=NotOlderThan"):
+		op = OpList
 	case i >= 0 && strings.Contains(s, "limit="):
 		op = OpListExact // legacy rule: a resourceVersion with a limit means Exact
 	case i >= 0:

@@ -106,6 +106,9 @@ type Diagnosis struct {
 	// Operation is the request the error answered, when known: watch,
 	// streaming-list, list, list-exact or list-continue.
 	Operation string `json:"operation,omitempty"`
+	// Request is the API request the text's URL names (nil: it names
+	// none): explain-error --check asks that one again.
+	Request *Request `json:"request,omitempty"`
 	// Source names the wrapper the error was found in (kubectl, client-go
 	// reflector, Python client, ...), for FromText and ScanLog.
 	Source string `json:"source,omitempty"`

@@ -80,3 +80,101 @@ func TestCheckSendsTheRequestTheErrorNames(t *testing.T) {
 		}
 	}
 }
+
+// --check asks the collection the error's URL names (its resource,
+// namespace, name and selectors), by the API's rules of its query, and
+// calls what it tried the error's own request only then (adversary try 48
+// F1: a pods watch in namespace foo was checked as a configmaps watch in
+// default and called "the same request"; F2: a NotOlderThan list with a
+// limit was tried as an exact one). A --resource or -n that names another
+// collection is refused; a text without a URL is tried on --resource,
+// said as such, never as the error's own.
+func TestCheckAsksTheCollectionTheURLNames(t *testing.T) {
+	const deploys = "/apis/apps/v1/namespaces/bar/deployments"
+	j := func(body string) framework.ScriptAnswer {
+		return framework.ScriptAnswer{Code: 200, Type: "application/json", Body: body}
+	}
+	script := map[string]framework.ScriptAnswer{
+		deploys:            j(`{"kind":"DeploymentList","apiVersion":"apps/v1","metadata":{"resourceVersion":"100"},"items":[]}`),
+		deploys + "?watch": framework.ScriptDefaults()["/apis/apps/v1/deployments?watch"],
+	}
+	type asked struct {
+		path  string
+		match func(q url.Values) bool
+	}
+	for _, c := range []struct {
+		name     string
+		args     []string
+		code     int
+		want     asked  // every request at the text's RV is this
+		says     string // in the JSON: the check's collection
+		from     string // its requestFrom
+		notWords []string
+	}{
+		{name: "a deployments watch in bar",
+			args: []string{`failed to watch *v1.Deployment: Get "https://127.0.0.1:6443` + deploys + `?allowWatchBookmarks=true&resourceVersion=5&watch=true": too old resource version: 5 (100)`},
+			want: asked{deploys, func(q url.Values) bool { return q.Get("watch") != "" && q.Get("resourceVersion") == "5" }},
+			says: `"resource": "deployments.apps"`, from: "url"},
+		{name: "a NotOlderThan list with a limit in bar",
+			args: []string{`GET https://127.0.0.1:6443` + deploys + `?limit=500&resourceVersion=5000&resourceVersionMatch=NotOlderThan 504: Timeout: Too large resource version: 5000, current: 1200`},
+			want: asked{deploys, func(q url.Values) bool {
+				return q.Get("watch") == "" && q.Get("resourceVersionMatch") == "NotOlderThan" && q.Get("resourceVersion") == "5000"
+			}},
+			says: `"resource": "deployments.apps"`, from: "url"},
+		{name: "a configmaps watch across namespaces",
+			args: []string{`Get "https://127.0.0.1:6443/api/v1/configmaps?resourceVersion=5&watch=true": too old resource version: 5 (100)`},
+			want: asked{"/api/v1/configmaps", func(q url.Values) bool { return q.Get("watch") != "" && q.Get("resourceVersion") == "5" }},
+			says: `"resource": "configmaps"`, from: "url"},
+		{name: "one configmap's watch, by the legacy path",
+			args: []string{`GET https://127.0.0.1:6443/api/v1/watch/namespaces/default/configmaps/a?resourceVersion=5 410: too old resource version: 5 (100)`},
+			want: asked{"/api/v1/namespaces/default/configmaps", func(q url.Values) bool {
+				return q.Get("watch") != "" && q.Get("resourceVersion") == "5" && q.Get("fieldSelector") == "metadata.name=a"
+			}},
+			says: `"namespace": "default"`, from: "url"},
+		{name: "no URL: --resource's default, not the error's request",
+			args: []string{"too old resource version: 5 (100)"},
+			want: asked{"/api/v1/namespaces/default/configmaps", func(q url.Values) bool { return q.Get("watch") != "" }},
+			says: `"resource": "configmaps"`, from: "resource-default",
+			notWords: []string{"the same request"}},
+		{name: "--resource names another resource than the URL",
+			args: []string{"--resource", "configmaps", `Get "https://127.0.0.1:6443` + deploys + `?resourceVersion=5&watch=true": too old resource version: 5 (100)`},
+			code: 2},
+		{name: "-n names another namespace than the URL",
+			args: []string{"-n", "default", `Get "https://127.0.0.1:6443` + deploys + `?resourceVersion=5&watch=true": too old resource version: 5 (100)`},
+			code: 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, kc := framework.ServeScript(t, script)
+			r := framework.Run(t, kc, time.Minute, append([]string{"explain-error", "--check", "-o", "json"}, c.args...)...)
+			if c.code != 0 {
+				if r.Code != c.code || strings.Count(strings.TrimSpace(r.Stderr), "\n") != 0 || !strings.Contains(r.Stderr, "names another") {
+					t.Fatalf("exit %d, want %d and one line naming the conflict: %s", r.Code, c.code, r.Stderr)
+				}
+				return
+			}
+			var got, wrong []string
+			for _, req := range s.AskedRequests() {
+				p, raw, _ := strings.Cut(req, "?")
+				q, _ := url.ParseQuery(raw)
+				if q.Get("resourceVersion") != "5" && q.Get("resourceVersion") != "5000" {
+					continue
+				}
+				got = append(got, req)
+				if p != c.want.path || !c.want.match(q) {
+					wrong = append(wrong, req)
+				}
+			}
+			if len(got) == 0 || len(wrong) > 0 {
+				t.Fatalf("the server got %q at the text's RV (not the named request: %q)\nexit %d\n%s%s", got, wrong, r.Code, r.Stdout, r.Stderr)
+			}
+			if !strings.Contains(r.Stdout, c.says) || !strings.Contains(r.Stdout, `"requestFrom": "`+c.from+`"`) {
+				t.Errorf("the check does not say it asked %s (from %s):\n%s", c.says, c.from, r.Stdout)
+			}
+			for _, w := range c.notWords {
+				if strings.Contains(r.Stdout+r.Stderr, w) {
+					t.Errorf("the output says %q:\n%s%s", w, r.Stdout, r.Stderr)
+				}
+			}
+		})
+	}
+}

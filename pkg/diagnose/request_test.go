@@ -1,0 +1,64 @@
+package diagnose
+
+import (
+	"testing"
+)
+
+// TestTheURLNamesTheRequest: the request a text's URL names, read by the
+// API's rules from every form a URL reaches a user in (client-go's Get
+// "...", its round_trippers lines, an audit log's escaped requestURI,
+// curl), never guessed from words found anywhere in the text (adversary
+// try 48 F1, F2).
+func TestTheURLNamesTheRequest(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want *Request
+	}{
+		{`failed to watch *v1.Pod: Get "https://127.0.0.1:6443/api/v1/namespaces/foo/pods?allowWatchBookmarks=true&resourceVersion=5&watch=true": too old resource version: 5 (100)`,
+			&Request{Version: "v1", Resource: "pods", Namespace: "foo", Operation: OpWatch, ResourceVersion: "5"}},
+		{`GET https://x/apis/apps/v1/namespaces/bar/deployments?limit=500&resourceVersion=5000&resourceVersionMatch=NotOlderThan 504: Timeout: Too large resource version: 5000, current: 1200`,
+			&Request{Group: "apps", Version: "v1", Resource: "deployments", Namespace: "bar", Operation: OpList, ResourceVersion: "5000"}},
+		{`GET https://x/api/v1/namespaces/default/configmaps?allowWatchBookmarks=true&resourceVersion=5000&resourceVersionMatch=NotOlderThan&sendInitialEvents=true&watch=true 504`,
+			&Request{Version: "v1", Resource: "configmaps", Namespace: "default", Operation: OpStreamingList, ResourceVersion: "5000"}},
+		// The legacy rule: an RV other than 0 with a limit is exact; 0 is any.
+		{`I1207 round_trippers.go:553] GET https://x/api/v1/pods?limit=500&resourceVersion=7 410 Gone in 3 milliseconds`,
+			&Request{Version: "v1", Resource: "pods", Operation: OpListExact, ResourceVersion: "7"}},
+		{`GET https://x/api/v1/pods?limit=500&resourceVersion=0 200 OK`,
+			&Request{Version: "v1", Resource: "pods", Operation: OpList, ResourceVersion: "0"}},
+		{`GET https://x/api/v1/pods?continue=abc&limit=500 410 Gone`,
+			&Request{Version: "v1", Resource: "pods", Operation: OpListContinue}},
+		// An audit log's JSON escapes &.
+		{`{"requestURI":"/apis/example.com/v1/namespaces/n1/widgets?resourceVersion=9\u0026resourceVersionMatch=Exact","verb":"list"}`,
+			&Request{Group: "example.com", Version: "v1", Resource: "widgets", Namespace: "n1", Operation: OpListExact, ResourceVersion: "9"}},
+		// The legacy watch path, one object, selectors.
+		{`GET https://x/api/v1/watch/namespaces/default/configmaps/a?resourceVersion=3 410`,
+			&Request{Version: "v1", Resource: "configmaps", Namespace: "default", Name: "a", Operation: OpWatch, ResourceVersion: "3"}},
+		{`curl 'https://x/api/v1/namespaces/default/configmaps?labelSelector=app%3Dweb&fieldSelector=metadata.name%3Da&watch=1&resourceVersion=3'`,
+			&Request{Version: "v1", Resource: "configmaps", Namespace: "default", LabelSelector: "app=web", FieldSelector: "metadata.name=a", Operation: OpWatch, ResourceVersion: "3"}},
+		// The namespace object itself is no namespace scope.
+		{`GET https://x/api/v1/namespaces/foo?watch=1`,
+			&Request{Version: "v1", Resource: "namespaces", Name: "foo", Operation: OpWatch}},
+		// A path without a query is named in passing: how it read is not known.
+		{`the list of /api/v1/namespaces/default/configmaps failed: too old resource version: 5 (100)`,
+			&Request{Version: "v1", Resource: "configmaps", Namespace: "default"}},
+		// No request: a subresource, a word no server serves as a group,
+		// a segment no API server names, no URL at all.
+		{`GET https://x/api/v1/namespaces/default/pods/a/log?follow=true`, nil},
+		{`GET https://x/apis/notagroup/v1/things?watch=1`, nil},
+		{`GET https://x/api/v1/namespaces/Bad_NS/pods?watch=1`, nil},
+		{`too old resource version: 5 (100)`, nil},
+		{`see https://kubernetes.io/docs/reference/using-api/api-concepts/`, nil},
+	} {
+		got := requestOfText(c.text)
+		switch {
+		case (got == nil) != (c.want == nil):
+			t.Errorf("%s:\n got %+v, want %+v", c.text, got, c.want)
+		case got != nil && *got != *c.want:
+			t.Errorf("%s:\n got %+v\nwant %+v", c.text, *got, *c.want)
+		}
+		// The diagnosis takes the request's operation over the words.
+		if d := FromText(c.text); d.Recognized() && c.want != nil && c.want.Operation != "" && d.Operation != c.want.Operation {
+			t.Errorf("%s: operation %q, want %q", c.text, d.Operation, c.want.Operation)
+		}
+	}
+}
