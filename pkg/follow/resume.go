@@ -73,7 +73,42 @@ const (
 	// bits, below an RV the stream had already sent), or in breach of the
 	// Watch contract: the state's end is no resume point.
 	NoResumeStateEndUnusable = "state-end-rv-unusable"
+	// NoResumeNoEvent: a watch that sends the state (RV unset or 0, or a
+	// streaming list) was answered, and its stream ended with no event at
+	// all (an empty 200 body): nothing came, neither the state nor its
+	// end.
+	NoResumeNoEvent = "no-event-came"
+	// NoResumeNoState: a watch that sends the state was answered, and
+	// events came, none of them an object of the state (only an ERROR
+	// event not Expired or TooLarge, or bookmarks that did not end it).
+	NoResumeNoState = "no-state-came"
 )
+
+// noResumeStatePending is the session's reason while a watch that sends
+// the state has not ended it: never reported as it is, but as what the
+// facts recorded since say (stateNoResume), so that no reason is chosen
+// by elimination (adversary F6: a watch answered with an empty body said
+// "the state came in key order, not RV order" with Events: 0).
+const noResumeStatePending = "state-pending"
+
+// stateNoResume is why a session whose watch sends the state has no
+// resume point, from what was recorded: streams, the watches answered;
+// events and objects, the events of the last such stream and, of them,
+// the objects (neither ERROR nor BOOKMARK); askedState, that it was a
+// streaming list.
+func stateNoResume(streams, events, objects int, askedState bool) string {
+	switch {
+	case streams == 0:
+		return NoResumeNothingAnswered
+	case events == 0:
+		return NoResumeNoEvent
+	case objects == 0:
+		return NoResumeNoState
+	case askedState:
+		return NoResumeInitialEventsIncomplete
+	}
+	return NoResumeStateInKeyOrder
+}
 
 // endsStateAt: at, the RV of the bookmark that ends a state, is one a
 // watch can start from: a storage's RV (rv.Valid), not below highest (the
@@ -146,16 +181,13 @@ func (s *Session) advanceResume(at, from string) {
 // openedStream notes what the stream just opened with opts will deliver.
 func (s *Session) openedStream(opts watchstream.Options) {
 	s.contract = watchstream.NewContract(s.Target, opts)
-	s.stateSent = 0
+	s.stateSent, s.streamEvents, s.streamObjects = 0, 0, 0
 	if s.inState() {
 		// The stream repeats the state: whatever resume point there was is
 		// not one for this stream's events (the session only reopens such a
-		// watch while it has none).
-		why := NoResumeStateInKeyOrder
-		if opts.SendInitialEvents {
-			why = NoResumeInitialEventsIncomplete
-		}
-		s.clearResume(why)
+		// watch while it has none). Why there is none is said from what
+		// comes (stateNoResume).
+		s.clearResume(noResumeStatePending)
 	}
 }
 

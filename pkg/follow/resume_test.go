@@ -110,3 +110,47 @@ func TestHealthySessionHasNoStreak(t *testing.T) {
 		t.Fatalf("want no streak, got %+v", st)
 	}
 }
+
+// Each reason for no resume point of a watch that sends the state is
+// drawn from what was recorded, never by elimination (adversary F6: a
+// watch answered with an empty body, or with only an ERROR event, said
+// "the state came in key order" with Events: 0).
+func TestNoResumeReasonOfAStateIsWhatCame(t *testing.T) {
+	for _, c := range []struct {
+		name                     string
+		streams, events, objects int
+		asked                    bool
+		want                     string
+	}{
+		{"no watch answered", 0, 0, 0, false, NoResumeNothingAnswered},
+		{"empty body", 1, 0, 0, false, NoResumeNoEvent},
+		{"empty body, streaming list", 1, 0, 0, true, NoResumeNoEvent},
+		{"only an ERROR event", 1, 1, 0, false, NoResumeNoState},
+		{"only an ERROR event, streaming list", 1, 1, 0, true, NoResumeNoState},
+		{"objects, no end", 1, 3, 3, false, NoResumeStateInKeyOrder},
+		{"objects, no end, streaming list", 1, 3, 3, true, NoResumeInitialEventsIncomplete},
+	} {
+		if got := stateNoResume(c.streams, c.events, c.objects, c.asked); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+	// A real server's answer to a watch from RV 0 of a collection with
+	// nothing in it, closed at its timeoutSeconds: 200 and no byte.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+	}))
+	t.Cleanup(srv.Close)
+	for _, o := range []watchstream.Options{{}, {ResourceVersion: "0", RVSet: true}} {
+		c, err := apiclient.NewClient(&rest.Config{Host: srv.URL})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := &Session{Client: c, Target: cmTarget(), Options: o}
+		if err := s.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if st := s.Stats(); st.NoResume != NoResumeNoEvent || st.ResumeFrom != ResumeFromNone {
+			t.Errorf("an empty answer to a watch from %q: no resume point %q from %q, want %q", o.ResourceVersion, st.NoResume, st.ResumeFrom, NoResumeNoEvent)
+		}
+	}
+}

@@ -99,8 +99,10 @@ type Session struct {
 	// which nothing can have been missed ("" = none: a relist must give
 	// one). resumeFrom says where it came from, noResume why there is none.
 	resumeRV, resumeFrom, noResume string
-	// stateSent counts the ADDED of the open stream's initial state.
-	stateSent int
+	// stateSent counts the ADDED of the open stream's initial state;
+	// streamEvents the events of the last stream opened, streamObjects
+	// those of them neither ERROR nor BOOKMARK (stateNoResume).
+	stateSent, streamEvents, streamObjects int
 	// streak is the failure streak the session is in (nil after a healthy
 	// stream); everHealthy, whether any stream was healthy.
 	streak      *Streak
@@ -204,8 +206,8 @@ func (s *Session) Stats() Stats {
 	st := s.stats
 	st.LastRV = s.lastRV
 	st.ResumeRV, st.ResumeFrom, st.NoResume = s.resumeRV, s.resumeFrom, s.noResume
-	if st.NoResume == NoResumeStateInKeyOrder && st.Streams == 0 {
-		st.NoResume = NoResumeNothingAnswered // no state came at all
+	if st.NoResume == noResumeStatePending {
+		st.NoResume = stateNoResume(st.Streams, s.streamEvents, s.streamObjects, s.askedState)
 	}
 	if st.ResumeFrom == "" {
 		st.ResumeFrom = ResumeFromNone
@@ -273,7 +275,7 @@ func (s *Session) run(ctx context.Context) error {
 		// list was "the state came in key order").
 		s.clearResume(NoResumeListIncomplete)
 	case opts.DeliversState():
-		s.clearResume(NoResumeStateInKeyOrder)
+		s.clearResume(noResumeStatePending)
 	case s.StartAheadOf != "":
 		s.clearResume(NoResumeStartAhead)
 	default:

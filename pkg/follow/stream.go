@@ -130,6 +130,10 @@ func (s *Session) drain(stream *watchstream.Stream, alive func(moved bool)) stre
 // handle applies one event to the session's state; last is true when the
 // server closes the stream after it.
 func (s *Session) handle(ev watchstream.Event, end *streamEnd) (obs Observation, last bool) {
+	s.streamEvents++
+	if ev.Type != watchstream.EventError && ev.Type != watchstream.EventBookmark {
+		s.streamObjects++
+	}
 	// The state is known once an object of it came, or its end: the
 	// initial-events-end bookmark (another bookmark before it says
 	// nothing of a streaming list's state); for a watch from RV unset or

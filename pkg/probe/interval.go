@@ -139,7 +139,7 @@ func (s *Series) RefineDepth(ctx context.Context, c *apiclient.Client, t apiclie
 		}
 	}
 	if last != nil {
-		if dated, err := ListDatedAround(ctx, c, t, last.Oldest, b); err == nil {
+		if dated, err := ListDatedAround(ctx, c, t, last.oldest, b); err == nil {
 			s.Motion.DateDepth(*last, dated)
 		}
 	}
@@ -151,7 +151,7 @@ func (s *Series) RefineDepth(ctx context.Context, c *apiclient.Client, t apiclie
 		return
 	}
 	m1 := readMetrics(ctx, c, b, withMetrics)
-	s.Metrics = metrics.ReportOf(m0, m1, gvr.Group, gvr.Resource, metrics.ProbeFacts{Found: true, Oldest: last.Oldest, Current: last.Current, Source: last.Source})
+	s.Metrics = metrics.ReportOf(m0, m1, gvr.Group, gvr.Resource, metrics.ProbeFacts{Found: true, Oldest: last.oldest, Current: last.current, Source: last.Source})
 	if r := s.Metrics; r.Limit == metrics.LimitEviction && r.Capacity != nil && r.EventRate != nil {
 		s.Motion.EstimateDepthFromEvents(*r.Capacity, *r.EventRate)
 	}

@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -8,33 +9,90 @@ import (
 )
 
 // Round is one probe of a resource in an --interval series.
+//
+// Its RVs are measured or unknown, by the one rule of every probe row
+// (render's saidAsKnown): none of them is a field a renderer can print,
+// only CurrentRV and Window, which say whether the value was read; and
+// its JSON (MarshalJSON) leaves out what was not: currentResourceVersion
+// where no current RV was read, oldestResourceVersion and width unless
+// windowKnown (adversary: a round whose current-RV read hung, failed, or
+// was answered at RV "abc" or "0" printed CURRENT RV 0 and, in JSON,
+// "currentResourceVersion": 0, "oldestResourceVersion": 0, "width": 0).
 type Round struct {
-	At       time.Time `json:"at"`
-	Current  uint64    `json:"currentResourceVersion"`
-	Oldest   uint64    `json:"oldestResourceVersion"`
-	Width    uint64    `json:"width"`
-	Found    bool      `json:"found"`
-	Source   string    `json:"source"`
-	Requests int       `json:"requests"`
-	Millis   float64   `json:"ms"`
-	Error    string    `json:"error,omitempty"`
+	At time.Time
+	// current is the round's current RV, 0 where none was read (no
+	// storage gives RV 0: StorageRV); oldest and width the window,
+	// known exactly when Found.
+	current, oldest, width uint64
+	Found                  bool
+	Source                 string
+	Requests               int
+	Millis                 float64
+	Error                  string
 	// Cut: the round was still running when the series ended.
-	Cut bool `json:"cut,omitempty"`
+	Cut bool
 }
 
-// RoundOf reduces a probed window to a round.
+// CurrentRV is the round's current RV, and whether one was read.
+func (r Round) CurrentRV() (uint64, bool) { return r.current, r.current > 0 }
+
+// Window is the round's oldest RV and width, and whether they are known
+// (the bound was found).
+func (r Round) Window() (oldest, width uint64, known bool) {
+	if !r.Found {
+		return 0, 0, false
+	}
+	return r.oldest, r.width, true
+}
+
+// roundJSON is a round's schema in -o json|yaml: an RV not read is
+// absent, never 0.
+type roundJSON struct {
+	At          time.Time `json:"at"`
+	Current     *uint64   `json:"currentResourceVersion,omitempty"`
+	Oldest      *uint64   `json:"oldestResourceVersion,omitempty"`
+	Width       *uint64   `json:"width,omitempty"`
+	WindowKnown bool      `json:"windowKnown"`
+	Found       bool      `json:"found"`
+	Source      string    `json:"source"`
+	Requests    int       `json:"requests"`
+	Millis      float64   `json:"ms"`
+	Error       string    `json:"error,omitempty"`
+	Cut         bool      `json:"cut,omitempty"`
+}
+
+// MarshalJSON writes r as roundJSON: what CurrentRV and Window say was
+// read, and nothing else.
+func (r Round) MarshalJSON() ([]byte, error) {
+	j := roundJSON{At: r.At, Found: r.Found, Source: r.Source, Requests: r.Requests, Millis: r.Millis, Error: r.Error, Cut: r.Cut}
+	if cur, ok := r.CurrentRV(); ok {
+		j.Current = &cur
+	}
+	if oldest, width, ok := r.Window(); ok {
+		j.Oldest, j.Width, j.WindowKnown = &oldest, &width, true
+	}
+	return json.Marshal(j)
+}
+
+// RoundOf reduces a probed window to a round. A current RV comes only
+// from a read that gave one (w.Err is not the read's) and from answers
+// that can be one API server's (NotOneServers: the one-shot row drops it
+// too, untrusted).
 func RoundOf(w *Result) Round {
 	r := Round{At: w.Started, Requests: w.Requests, Millis: float64(w.Duration.Microseconds()) / 1000, Source: SourceUnknown}
 	if s := w.Search; s != nil {
-		r.Current, r.Found, r.Source = s.Current, s.Found, s.Source
+		r.current, r.Found, r.Source = s.Current, s.Found, s.Source
 		if s.Found {
-			r.Oldest, r.Width = s.Oldest, s.Width()
+			r.oldest, r.width = s.Oldest, s.Width()
 		}
-	} else {
-		r.Current = w.Current
+	} else if w.Err == nil {
+		r.current = w.Current
 	}
 	if w.Err != nil {
 		r.Error = w.Err.Error()
+		if NotOneServers(w.Err) {
+			r.current, r.Found, r.oldest, r.width, r.Source = 0, false, 0, 0, SourceUnknown
+		}
 	}
 	return r
 }
@@ -42,7 +100,7 @@ func RoundOf(w *Result) Round {
 // CutRound is r as a round still running when the series' duration ran
 // out: it found nothing, and its error says it was cut.
 func CutRound(r Round, d, interval time.Duration) Round {
-	r.Found, r.Oldest, r.Width, r.Cut = false, 0, 0, true
+	r.Found, r.oldest, r.width, r.Cut = false, 0, 0, true
 	r.Error = fmt.Sprintf("cut: still running one interval (%s) after the series' %s ran out", interval, d)
 	return r
 }
@@ -125,7 +183,7 @@ func (m *Motion) DateDepth(last Round, dated []DatedRV) {
 	if m.DepthObserved || !last.Found {
 		return
 	}
-	i := sort.Search(len(dated), func(i int) bool { return dated[i].ResourceVersion >= last.Oldest })
+	i := sort.Search(len(dated), func(i int) bool { return dated[i].ResourceVersion >= last.oldest })
 	var above, below *DatedRV
 	for j := i; j < len(dated); j++ {
 		if dated[j].LastWriteDated() {
@@ -134,7 +192,7 @@ func (m *Motion) DateDepth(last Round, dated []DatedRV) {
 		}
 	}
 	switch {
-	case i < len(dated) && dated[i].ResourceVersion == last.Oldest:
+	case i < len(dated) && dated[i].ResourceVersion == last.oldest:
 		below = &dated[i] // written at O itself: its timestamp is no later than O's
 	case i > 0:
 		below = &dated[i-1]
@@ -150,8 +208,8 @@ func (m *Motion) DateDepth(last Round, dated []DatedRV) {
 			least = 0
 		}
 		m.DepthAtLeast = &least
-		where := fmt.Sprintf("%d after the oldest RV %d", above.ResourceVersion-last.Oldest, last.Oldest)
-		if above.ResourceVersion == last.Oldest {
+		where := fmt.Sprintf("%d after the oldest RV %d", above.ResourceVersion-last.oldest, last.oldest)
+		if above.ResourceVersion == last.oldest {
 			where = "the oldest RV"
 		}
 		evidence = append(evidence, fmt.Sprintf("at least: %s (RV %d, %s) was written at %s (%s, 1s resolution), not before it", above.Object, above.ResourceVersion, where, above.At.UTC().Format(time.RFC3339), above.Field))
@@ -159,8 +217,8 @@ func (m *Motion) DateDepth(last Round, dated []DatedRV) {
 	if below != nil {
 		most := last.At.Sub(below.At).Seconds()
 		m.DepthAtMost = &most
-		where := fmt.Sprintf("%d before the oldest RV %d", last.Oldest-below.ResourceVersion, last.Oldest)
-		if below.ResourceVersion == last.Oldest {
+		where := fmt.Sprintf("%d before the oldest RV %d", last.oldest-below.ResourceVersion, last.oldest)
+		if below.ResourceVersion == last.oldest {
 			where = "the oldest RV"
 		}
 		evidence = append(evidence, fmt.Sprintf("at most: %s (RV %d, %s) was written at %s (%s), not after it", below.Object, below.ResourceVersion, where, below.At.UTC().Format(time.RFC3339), below.Field))
@@ -199,8 +257,8 @@ func MeasureMotion(rounds []Round) Motion {
 		if r.Found {
 			ok = append(ok, r)
 		}
-		if r.Current > 0 {
-			order.current(r.Current, "the round at "+r.At.UTC().Format("15:04:05.000"))
+		if r.current > 0 {
+			order.current(r.current, "the round at "+r.At.UTC().Format("15:04:05.000"))
 		}
 	}
 	m := Motion{Rounds: len(ok), OutOfOrder: order.signs()}
@@ -212,23 +270,23 @@ func MeasureMotion(rounds []Round) Motion {
 	if span <= 0 {
 		return m
 	}
-	currentRate := (float64(last.Current) - float64(first.Current)) / span
+	currentRate := (float64(last.current) - float64(first.current)) / span
 	m.CurrentRate = &currentRate
-	m.OldestRate = ptr((float64(last.Oldest) - float64(first.Oldest)) / span)
-	target := float64(last.Oldest)
+	m.OldestRate = ptr((float64(last.oldest) - float64(first.oldest)) / span)
+	target := float64(last.oldest)
 	for j, r := range ok {
-		if float64(r.Current) < target {
+		if float64(r.current) < target {
 			continue
 		}
 		if j == 0 {
 			if currentRate > 0 {
-				m.DepthSeconds = span + (float64(r.Current)-target)/currentRate
+				m.DepthSeconds = span + (float64(r.current)-target)/currentRate
 				m.DepthKnown, m.DepthMethod, m.DepthBound = true, DepthMethodRVRate, DepthBoundEstimate
 			}
 			return m
 		}
 		prev := ok[j-1]
-		frac := (target - float64(prev.Current)) / (float64(r.Current) - float64(prev.Current))
+		frac := (target - float64(prev.current)) / (float64(r.current) - float64(prev.current))
 		crossed := prev.At.Add(time.Duration(frac * float64(r.At.Sub(prev.At))))
 		m.DepthSeconds, m.DepthKnown, m.DepthObserved = last.At.Sub(crossed).Seconds(), true, true
 		m.DepthMethod, m.DepthBound = DepthMethodObserved, DepthBoundMeasured

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"math"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -10,7 +11,7 @@ func rounds(current, oldest []uint64) []Round {
 	t0 := time.Date(2026, 11, 29, 20, 0, 0, 0, time.UTC)
 	var out []Round
 	for i := range current {
-		out = append(out, Round{At: t0.Add(time.Duration(i) * time.Second), Current: current[i], Oldest: oldest[i], Found: true})
+		out = append(out, Round{At: t0.Add(time.Duration(i) * time.Second), current: current[i], oldest: oldest[i], Found: true})
 	}
 	return out
 }
@@ -99,5 +100,29 @@ func TestMeasureMotionRVsBackNoRate(t *testing.T) {
 	m := MeasureMotion(rounds([]uint64{4300, 3600, 2900}, []uint64{50, 50, 50}))
 	if m.CurrentRate != nil || m.OldestRate != nil || m.DepthKnown || len(m.OutOfOrder) != 2 || m.Rounds != 3 {
 		t.Fatalf("got %+v", m)
+	}
+}
+
+// TestARoundHasNoRVARendererCanPrintUnread attacks the class of a round's
+// plain uint64 RV fields, where 0 stood for "not read" and renderers
+// printed it (adversary: CURRENT RV 0 for a round whose list failed): no
+// exported field of a Round is an unsigned number, so an RV reaches a
+// renderer only through CurrentRV and Window, with whether it was read.
+func TestARoundHasNoRVARendererCanPrintUnread(t *testing.T) {
+	rt := reflect.TypeOf(Round{})
+	for i := 0; i < rt.NumField(); i++ {
+		f := rt.Field(i)
+		switch f.Type.Kind() {
+		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			if f.IsExported() {
+				t.Errorf("Round.%s is an exported %s: a value a renderer can print as 0 where it was not read", f.Name, f.Type)
+			}
+		}
+	}
+	if _, ok := (Round{}).CurrentRV(); ok {
+		t.Error("a zero round says it read a current RV")
+	}
+	if _, _, ok := (Round{Found: false, oldest: 5, width: 5}).Window(); ok {
+		t.Error("a round that found no bound says its window is known")
 	}
 }

@@ -62,15 +62,21 @@ func (p *Printer) roundTable(r *probe.Round) *Table {
 	if r == nil {
 		return t
 	}
-	oldest, width := "?", "?"
-	if r.Found {
-		oldest, width = strconv.FormatUint(r.Oldest, 10), strconv.FormatUint(r.Width, 10)
+	// An RV the round did not read is "-" (the current RV) or "?" (the
+	// window), as in the one-shot row: the round gives its RVs only with
+	// whether they were read.
+	current, oldest, width := "-", "?", "?"
+	if cur, ok := r.CurrentRV(); ok {
+		current = strconv.FormatUint(cur, 10)
+	}
+	if o, w, ok := r.Window(); ok {
+		oldest, width = strconv.FormatUint(o, 10), strconv.FormatUint(w, 10)
 	}
 	note := ""
 	if r.Error != "" {
 		note = r.Error
 	}
-	t.Row(r.At.UTC().Format("15:04:05.000"), strconv.FormatUint(r.Current, 10), oldest, width, r.Source, strconv.Itoa(r.Requests), millis(r.Millis), note)
+	t.Row(r.At.UTC().Format("15:04:05.000"), current, oldest, width, r.Source, strconv.Itoa(r.Requests), millis(r.Millis), note)
 	t.PaintLast(4, sourcePaint(p.Style, r.Source))
 	if note != "" {
 		t.PaintLast(7, p.Style.Bad.Sprint)

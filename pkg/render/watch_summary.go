@@ -392,11 +392,19 @@ func resumeLabel(from, noResume string) string {
 		return "no resume point: the initial-events-end bookmark came with an RV no watch can start from (none, 0, not a storage's, or below an RV already sent) or in breach of the Watch contract; --rv list gives one"
 	case follow.NoResumeNothingAnswered:
 		return "no resume point: no watch was answered, so no state came and none was marked complete (--rv list gives one)"
+	case follow.NoResumeNoEvent:
+		return "no resume point: the watch was answered, and no event came (neither the state nor its end); --rv list gives one"
+	case follow.NoResumeNoState:
+		return "no resume point: the watch was answered, and no object of the state came (only an ERROR event or bookmarks), nor its end; --rv list gives one"
+	case follow.NoResumeStateInKeyOrder:
+		// Not "the server sends none": v1.35 and later mark the end where
+		// bookmarks are asked for, and a run can end before the mark (fresh
+		// user try 42 F2, F3).
+		return "no resume point: the state came in key order, not RV order, and no initial-events-end bookmark marked its end before the stream or the run ended (v1.35 and later send one on a watch that asks for bookmarks: --bookmarks or --follow); --rv list gives one"
 	}
-	// Not "the server sends none": v1.35 and later mark the end where
-	// bookmarks are asked for, and a run can end before the mark (fresh
-	// user try 42 F2, F3).
-	return "no resume point: the state came in key order, not RV order, and no initial-events-end bookmark marked its end before the stream or the run ended (v1.35 and later send one on a watch that asks for bookmarks: --bookmarks or --follow); --rv list gives one"
+	// Each reason has its words above: none is said by elimination
+	// (adversary F6: an empty answer said the state came in key order).
+	return "no resume point"
 }
 
 // olderThanSeen is the Session line's count of events older than their

@@ -85,3 +85,22 @@ func TestWatchListedNoticeNamesTheWatchRequest(t *testing.T) {
 		t.Fatalf("the listed line lacks the watch request: %q", got)
 	}
 }
+
+// A watch answered with no event, or with no object of the state, never
+// says the state came (adversary F6); and a reason without words of its
+// own is said as none, never as another's (no elimination).
+func TestWatchSummaryNeverClaimsAStateThatDidNotCome(t *testing.T) {
+	for _, c := range []struct{ why, want string }{
+		{follow.NoResumeNoEvent, "no event came"},
+		{follow.NoResumeNoState, "no object of the state came"},
+		{"a-reason-with-no-words", "no resume point"},
+	} {
+		got := resumeLabel(follow.ResumeFromNone, c.why)
+		if !strings.Contains(got, c.want) || strings.Contains(got, "key order") || strings.Contains(got, "state came in") {
+			t.Errorf("%s: %q, want %q and no claim that the state came", c.why, got, c.want)
+		}
+	}
+	if got := resumeLabel(follow.ResumeFromNone, follow.NoResumeStateInKeyOrder); !strings.Contains(got, "the state came in key order") {
+		t.Errorf("state-in-key-order: %q", got)
+	}
+}
