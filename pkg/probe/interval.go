@@ -65,7 +65,9 @@ func (s *Series) Err(t apiclient.Target) error {
 func RunSeries(ctx context.Context, c *apiclient.Client, t apiclient.Target, o SeriesOptions) (*Series, error) {
 	o.Search.Budget = o.Budget
 	s := &Series{Rounds: []Round{}}
-	m0 := readMetrics(ctx, c, o.Budget, o.Metrics)
+	actx, cancel := context.WithTimeout(ctx, asideOf(o.Interval))
+	m0 := readMetrics(actx, c, o.Budget, o.Metrics)
+	cancel()
 	deadline := time.Now().Add(o.Duration)
 	for round := 0; ; round++ {
 		o.Budget.Reset()
@@ -111,10 +113,24 @@ func RunSeries(ctx context.Context, c *apiclient.Client, t apiclient.Target, o S
 	}
 	s.Motion = MeasureMotion(s.Rounds)
 	o.Budget.Reset()
-	s.RefineDepth(ctx, c, t, o.Budget, m0, o.Metrics)
+	actx, cancel = context.WithTimeout(ctx, asideOf(o.Interval))
+	s.RefineDepth(actx, c, t, o.Budget, m0, o.Metrics)
+	cancel()
 	return s, nil
 }
 
+// asideBound bounds the reads a series makes outside its rounds (/metrics
+// before the first; after the last, the list that dates the depth and
+// /metrics again), together: one interval, and at least asideBound
+// (asideOf). Without it such a read that hung held the run past
+// --duration and its interval, up to the 75 s a get or list waits for its
+// answer to begin (a list after the last round that hung). A read cut
+// there leaves what it would refine as it was: the depth as the rounds
+// measured it, the counters said unread.
+const asideBound = 15 * time.Second
+
+// asideOf is the bound of the reads outside the rounds, for interval.
+func asideOf(interval time.Duration) time.Duration { return max(interval, asideBound) }
 // RefineDepth improves the depth once the series is over: one list of the
 // resource dates the oldest RV by the objects' own times, and with
 // metrics the two reads of /metrics give the resource's event rate (used

@@ -40,14 +40,11 @@ func TestASeriesRoundShowsNoRVItDidNotRead(t *testing.T) {
 			t.Run(name+"/"+out, func(t *testing.T) {
 				t.Parallel()
 				answers := []framework.ScriptAnswer{list("100")}
-				n := 40
-				if bad.Hang {
-					// One hung list: the round is cut at the series' end,
-					// and the list after the series (which dates the
-					// depth) is answered.
-					n = 1
-				}
-				for i := 0; i < n; i++ {
+				// Every list after the first: a hung one holds its round
+				// until it is cut one interval after the series, and the
+				// list after the series (which dates the depth) until the
+				// bound of the reads outside the rounds (15 s).
+				for i := 0; i < 40; i++ {
 					answers = append(answers, bad)
 				}
 				_, kc := framework.ServeScriptSequence(t, path, answers, nil)
@@ -56,6 +53,11 @@ func TestASeriesRoundShowsNoRVItDidNotRead(t *testing.T) {
 					args = append(args, "-o", "json")
 				}
 				r := framework.Run(t, kc, time.Minute, args...)
+				// --duration 3s, one interval more for a round in flight,
+				// 15 s for the reads after the last round, and the start.
+				if r.Duration > 25*time.Second {
+					t.Errorf("the series took %s: past --duration, its interval and the 15 s of the reads after it", r.Duration.Round(time.Millisecond))
+				}
 				if out == "human" {
 					var rows int
 					for _, line := range strings.Split(r.Stdout, "\n") {
