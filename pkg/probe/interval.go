@@ -131,6 +131,7 @@ const asideBound = 15 * time.Second
 
 // asideOf is the bound of the reads outside the rounds, for interval.
 func asideOf(interval time.Duration) time.Duration { return max(interval, asideBound) }
+
 // RefineDepth improves the depth once the series is over: one list of the
 // resource dates the oldest RV by the objects' own times, and with
 // metrics the two reads of /metrics give the resource's event rate (used
