@@ -108,7 +108,7 @@ RV ahead of the server: 10.
 	f.StringVar(&o.RV, "rv", "", "Where to start: 0 (any), a number N (changes after N) or list (List first, watch from its RV); unset means state, then changes")
 	f.BoolVar(&o.SendInitialEvents, "send-initial-events", false, "Ask for a streaming list (sendInitialEvents=true) and mark where the initial state ends")
 	f.BoolVar(&o.Bookmarks, "bookmarks", false, "Request BOOKMARK events and show them (the initial-events-end bookmark is always shown)")
-	f.DurationVar(&o.Timeout, "timeout", 0, rangeWatchTimeout.help("Stop after this long (sent as timeoutSeconds and enforced here), e.g. 30s"))
+	f.DurationVar(&o.Timeout, "timeout", 0, rangeWatchTimeout.help("Stop the run after this long, the reads before the watch included (sent as timeoutSeconds and enforced here; the summary times the watch alone), e.g. 30s"))
 	f.IntVar(&o.MaxEvents, "max-events", 0, "Stop after this many shown events (0 = no limit)")
 	f.StringVar(&o.Until, "until", "", "Stop at the first event of this type: ADDED, MODIFIED, DELETED, BOOKMARK or ERROR")
 	f.BoolVar(&o.ExplainDeletes, "explain-deletes", false, "With a selector, check (one GET) whether each DELETED object left the selector or was deleted")
