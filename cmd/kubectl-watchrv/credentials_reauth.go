@@ -57,6 +57,12 @@ type reauth struct {
 	spent   bool
 	gave    string
 	renewed bool // the re-run gave other credentials than the rejected ones
+	// notRun: the relay refused the re-run (its in-band not-rerun
+	// verdict, with the run's nonce): the plugin was not run again, and
+	// nothing may say it was (adversary try 48 F4: a plugin that removed
+	// the status file closed the gate, and the run said it "was run again
+	// after the 401, and gave no new credentials").
+	notRun bool
 	// rejectedAgain: a 401 came to the new credentials too.
 	rejectedAgain bool
 	// rerunning is closed when the re-run under way ends (nil: none is):
@@ -179,15 +185,15 @@ func (g *credentialGuard) afterUnauthorized(ctx context.Context, sent string) (a
 	g.reauth.mu.Unlock()
 
 	type result struct {
-		auth    string
-		renewed bool
+		auth            string
+		renewed, notRun bool
 	}
 	ran := make(chan result, 1)
 	go func() {
-		a, r := g.rerun(sent)
-		ran <- result{a, r}
+		a, r, n := g.rerun(sent)
+		ran <- result{a, r, n}
 	}()
-	out, stopped := result{sent, false}, false
+	out, stopped := result{sent, false, false}, false
 	select {
 	case out = <-ran:
 	case <-ctx.Done():
@@ -203,7 +209,7 @@ func (g *credentialGuard) afterUnauthorized(ctx context.Context, sent string) (a
 	stopped = stopped || g.reauth.killed.Load()
 	g.reauth.mu.Lock()
 	defer g.reauth.mu.Unlock()
-	g.reauth.gave, g.reauth.renewed, g.reauth.stopped = out.auth, out.renewed, stopped
+	g.reauth.gave, g.reauth.renewed, g.reauth.notRun, g.reauth.stopped = out.auth, out.renewed, out.notRun, stopped
 	g.reauth.rerunning = nil
 	close(done)
 	// client-go's own re-run for a 401 to what this one gave is refused,
@@ -244,6 +250,8 @@ func (g *credentialGuard) rerunNote() string {
 		return "the credential plugin was being run again after the 401, and had given no new credentials when the request ended"
 	case g.reauth.stopped:
 		return "the credential plugin was run again after the 401, gave no answer in time, and was stopped"
+	case g.reauth.notRun:
+		return "the credential plugin was not run again after the 401: the run's relay refused to start it (its status file was removed or replaced while the run went on)"
 	case g.reauth.rejectedAgain:
 		return "the credential plugin was run again after the first 401, and the server rejected the new credentials too"
 	case !g.reauth.renewed:
@@ -288,7 +296,7 @@ func (e heldByRerunError) Unwrap() error {
 // 401 had it run already), and returns the Authorization header of what
 // it holds then; renewed is whether the credentials changed (a new token,
 // or a new client certificate).
-func (g *credentialGuard) rerun(rejected string) (auth string, renewed bool) {
+func (g *credentialGuard) rerun(rejected string) (auth string, renewed, notRun bool) {
 	wrap := *g.reauth.authWrap.Load()
 	cert := func() *tls.Certificate {
 		if g.reauth.certs == nil || g.reauth.certs.GetCert == nil {
@@ -298,6 +306,12 @@ func (g *credentialGuard) rerun(rejected string) (auth string, renewed bool) {
 		return c
 	}
 	before := cert()
+	if g.relay.statusGone() {
+		// The relay refuses every run once its status file is gone
+		// (relayStatus.gateClosed): no run is asked of it, and none is
+		// said (client-go only logs the refusal it would get).
+		return rejected, false, true
+	}
 	// A 401 to the rejected credentials, if client-go still holds them,
 	// makes it run the plugin (maybeRefreshCreds); its error, if the run
 	// failed, is client-go's log line, which the plugin silences: the
@@ -308,13 +322,13 @@ func (g *credentialGuard) rerun(rejected string) (auth string, renewed bool) {
 		}
 		return http.StatusOK
 	}); err != nil {
-		return rejected, false
+		return rejected, false, false
 	}
 	auth, err := answerInProcess(wrap, func(string) int { return http.StatusOK })
 	if err != nil {
-		return rejected, false
+		return rejected, false, false
 	}
-	return auth, auth != rejected || cert() != before
+	return auth, auth != rejected || cert() != before, false
 }
 
 // answerInProcess sends a request through the authenticator's round

@@ -3,7 +3,9 @@ package main
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -153,6 +155,18 @@ func (r *credentialRelay) writeStatus(s string) {
 	if p := r.paths.Load(); p != nil && p.status != "" {
 		relayStatus{path: p.status, nonce: p.nonce}.write(s)
 	}
+}
+
+// statusGone: the relay's status file was made and is no longer there
+// before the run's end removed it (the plugin, which can read its path,
+// removed it): the relay refuses every run of the plugin from then on.
+func (r *credentialRelay) statusGone() bool {
+	p := r.paths.Load()
+	if p == nil || p.status == "" {
+		return false
+	}
+	_, err := os.Lstat(p.status)
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // close removes the status file at the end of the run: the gate is then

@@ -98,3 +98,41 @@ func TestCredentialPluginIsRunOnceMoreAfterA401(t *testing.T) {
 		}
 	}
 }
+
+// Adversary try 48 F4: a plugin that removed the relay's status file
+// (named in the relay's argv) closed the run's gate for it: its re-run
+// after the 401 was refused by the relay, and the run said the plugin
+// "was run again after the 401, and gave no new credentials". The relay's
+// in-band refusal (with the run's nonce) is read: a plugin run once is
+// never said run again, in every command.
+func TestARefusedRerunIsNeverSaidRun(t *testing.T) {
+	for _, args := range credentialCommands {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			t.Parallel()
+			srv := framework.StartAuthScriptServer("T1")
+			t.Cleanup(srv.Close)
+			base, err := srv.Kubeconfig(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			body := `echo run >> DIR/runs
+status=$(tr '\0' '\n' < /proc/$PPID/cmdline | grep kubectl-watchrv-credential-plugin- | head -1)
+[ -n "$status" ] && rm -f "$status" && echo found > DIR/found
+` + cred("T1")
+			kc := execKubeconfig(t, base, pluginScript(t, dir, body))
+			r := framework.RunToExit(t, memoryLimit, t.TempDir(), kc, time.Minute, append(args, "--request-timeout", "10s")...)
+			b, _ := os.ReadFile(filepath.Join(dir, "runs"))
+			runs := strings.Count(string(b), "run")
+			if _, err := os.Stat(filepath.Join(dir, "found")); err != nil {
+				t.Fatalf("the plugin found no status file to remove (exit %d): the attack did not run:\n%s", r.Code, r.Stderr)
+			}
+			if runs != 1 {
+				t.Fatalf("the plugin ran %d times, want once (the relay refuses its re-run): %s", runs, r.Stderr)
+			}
+			if r.Code != 6 || strings.Contains(r.Stderr, "was run again") || !strings.Contains(r.Stderr, "was not run again") {
+				t.Errorf("exit %d, want 6 and the plugin said not run again:\n%s", r.Code, r.Stderr)
+			}
+		})
+	}
+}
