@@ -10,8 +10,6 @@ import (
 	"fmt"
 	"strings"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
@@ -256,18 +254,10 @@ func (o *RootOptions) eventError(ev *follow.EventError, err error, server, verb,
 }
 
 // eventLine is the error line of an ERROR event: the watch it ended, the
-// server that sent it, its Status once, and the fix.
-func eventLine(server string, st metav1.Status, msg, fix string) string {
-	line := diagnose.StatusLine(st.Code, string(st.Reason), msg)
-	switch {
-	case line == "":
-		line = "a Status with no code, reason or message"
-	case st.Code == 0 && (st.Reason != "" || msg != ""):
-		// Its code as sent (StatusLine leaves a 0 out): no error's, and
-		// never another code (diagnose.ClassifySent).
-		line = "0 " + line
-	}
-	return fmt.Sprintf("the watch ended with an ERROR event from %s: %s: %s", server, line, fix)
+// server that sent it, its Status once (its code as sent, or said missing:
+// diagnose.SentStatus), and the fix.
+func eventLine(server string, st diagnose.SentStatus, msg, fix string) string {
+	return fmt.Sprintf("%s: %s", st.Said("the watch ended with an ERROR event from "+server, msg), fix)
 }
 
 // worded is err with a line of the plugin's own: its class and exit code

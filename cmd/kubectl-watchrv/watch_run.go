@@ -236,7 +236,7 @@ func (r *watchRun) showHTTPStatus(serr error) bool {
 	if !ok {
 		at = time.Now()
 	}
-	rec := render.WatchEventRecord{Record: render.RecordEvent, Time: at.UTC().Format(time.RFC3339Nano), Type: watchstream.EventError, Status: &st, Diagnosis: &d, FromHTTPStatus: true}
+	rec := render.WatchEventRecord{Record: render.RecordEvent, Time: at.UTC().Format(time.RFC3339Nano), Type: watchstream.EventError, Status: &diagnose.SentStatus{Status: st, CodeSent: st.Code != 0}, Diagnosis: &d, FromHTTPStatus: true}
 	return r.p.WatchEvent(rec) == nil
 }
 
@@ -270,7 +270,7 @@ func (r *watchRun) onEvent(ev watchstream.Event, obs follow.Observation) error {
 		// Its diagnosis only where it is one: a status no RV error
 		// explains is said by its own line, not with explain-error's
 		// advice to paste the text (adversary try 45 F2).
-		if d := diagnose.FromStatus(*ev.Status, r.sentContext()); d.Recognized() {
+		if d := diagnose.FromStatus(ev.Status.Status, r.sentContext()); d.Recognized() {
 			rec.Diagnosis = &d
 		}
 	}

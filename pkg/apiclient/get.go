@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/url"
+
+	"github.com/watchrv/kubectl-watchrv/internal/countio"
 )
 
 // GetObjectMeta reads one object's metadata (a plain GET, metadata only). It
@@ -19,7 +21,11 @@ func (c *Client) GetObjectMeta(ctx context.Context, t Target, namespace, name st
 	var obj struct {
 		Metadata ItemMeta `json:"metadata"`
 	}
-	if err := json.NewDecoder(body).Decode(&obj); err != nil {
+	cr := &countio.Reader{R: body}
+	if err := json.NewDecoder(cr).Decode(&obj); err != nil {
+		if cut := BodyCut("the answer to GET "+p, cr, err); cut != err {
+			return ItemMeta{}, cut
+		}
 		return ItemMeta{}, Undecodable("cannot decode "+p, err)
 	}
 	return obj.Metadata, nil

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/watchrv/kubectl-watchrv/internal/countio"
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 )
 
@@ -24,9 +25,10 @@ func (c *Client) ServerVersion(ctx context.Context) (Version, error) {
 		return Version{}, err
 	}
 	defer rc.Close()
-	body, err := io.ReadAll(rc) // within the cap of /version (LimitVersion)
+	cr := &countio.Reader{R: rc}
+	body, err := io.ReadAll(cr) // within the cap of /version (LimitVersion)
 	if err != nil {
-		return Version{}, capError(err)
+		return Version{}, BodyCut("the answer to GET /version", cr, capError(err))
 	}
 	return ParseVersion(body)
 }

@@ -10,7 +10,6 @@ import (
 	"k8s.io/utils/clock"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/watchstream"
@@ -152,7 +151,7 @@ func (s *Session) handle(ev watchstream.Event, end *streamEnd) (obs Observation,
 	case watchstream.EventError:
 		// The server ends the stream after every ERROR event; each keeps
 		// the meaning of its own code (the one classifier).
-		serr := &EventError{Status: *ev.Status, err: apierrors.FromObject(ev.Status)}
+		serr := &EventError{Status: *ev.Status, err: apierrors.FromObject(&ev.Status.Status)}
 		end.failure = diagnose.ClassifyFailure(serr)
 		end.err = serr
 		end.reason = serr.Error()
@@ -160,7 +159,7 @@ func (s *Session) handle(ev watchstream.Event, end *streamEnd) (obs Observation,
 		case end.failure == diagnose.FailureExpired || end.failure == diagnose.FailureTooLarge:
 			end.expired = true
 			s.clearRVProblem(serr)
-		case diagnose.IsPrevKvNil(*ev.Status):
+		case diagnose.IsPrevKvNil(ev.Status.Status):
 			// An expiry in disguise: a rewatch from the same RV meets the
 			// same lost change, a relist recovers (as the Reflector's).
 			end.expired = true
@@ -241,16 +240,13 @@ func (s *Session) countReplay(obs Observation) bool {
 // server sent, unwrapping to the API error of its code, so that every
 // code keeps its own class and exit code (diagnose.ClassifyFailure).
 type EventError struct {
-	Status metav1.Status
+	// Status is as sent: its code kept, or said missing (CodeSent).
+	Status diagnose.SentStatus
 	err    error
 }
 
 func (e *EventError) Error() string {
-	line := diagnose.StatusLine(e.Status.Code, string(e.Status.Reason), e.Status.Message)
-	if line == "" {
-		return "ERROR event whose Status has no code, reason or message"
-	}
-	return "ERROR event: " + line
+	return e.Status.Said("ERROR event", e.Status.Message)
 }
 
 func (e *EventError) Unwrap() error { return e.err }
@@ -258,7 +254,7 @@ func (e *EventError) Unwrap() error { return e.err }
 // FailureClass is the class of the event's Status as sent (the one rule,
 // diagnose.ClassifySent): a code that is no HTTP error code is "other",
 // whatever its reason; only a 410 is Expired.
-func (e *EventError) FailureClass() diagnose.Failure { return diagnose.ClassifySent(e.Status) }
+func (e *EventError) FailureClass() diagnose.Failure { return diagnose.ClassifySent(e.Status.Status) }
 
 // silenceProvesHang says whether a stream answered and then silent for
 // StallTimeout is hung, and why (or why not): only where a bookmark was

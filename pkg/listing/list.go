@@ -182,8 +182,9 @@ func listEach(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Pa
 		case diagnose.FailureConnectionBroken, diagnose.FailureNoAnswer:
 			// Not a bad body: the connection was lost in the middle of it.
 			if errors.Is(err, io.ErrUnexpectedEOF) {
-				// In words, not Go's "unexpected EOF" (adversary try 39 F9).
-				return nil, &apiclient.ConnectionLostError{What: fmt.Sprintf("the list response of %s broke off after %s: the connection closed before the answer's end", t.CollectionPath(), text.Count(cr.N, "byte")), Err: err}
+				// In words, not Go's "unexpected EOF" (adversary try 39 F9):
+				// the one wording of a cut body.
+				return nil, apiclient.BodyCut("the list response of "+t.CollectionPath(), cr, err)
 			}
 			return nil, fmt.Errorf("the list response of %s broke off after %s: %w", t.CollectionPath(), text.Count(cr.N, "byte"), err)
 		}

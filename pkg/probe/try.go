@@ -293,7 +293,8 @@ const breachEvidence = "answered in breach of the List or Watch contract"
 func (r *Try) fromError(err error, rv uint64) {
 	r.failed = err
 	if st, ok := diagnose.StatusOf(err); ok {
-		r.fromStatus(st, rv, "HTTP")
+		// An HTTP answer's code is its status, which the transport sets.
+		r.fromStatus(diagnose.SentStatus{Status: st, CodeSent: st.Code != 0}, rv, "HTTP")
 		return
 	}
 	r.Outcome, r.Evidence, r.Message = OutcomeTransient, requestFailed, err.Error()
@@ -312,10 +313,12 @@ func (r *Try) fromError(err error, rv uint64) {
 	}
 }
 
-// fromStatus classifies a Status, sent as an HTTP error or as an ERROR event.
-func (r *Try) fromStatus(st metav1.Status, rv uint64, how string) {
+// fromStatus classifies a Status, sent as an HTTP error or as an ERROR
+// event, its code said as sent (SentStatus.Text: never a 0 it lacks).
+func (r *Try) fromStatus(sent diagnose.SentStatus, rv uint64, how string) {
+	st := sent.Status
 	r.Code, r.Message = st.Code, st.Message
-	r.Evidence = how + " " + diagnose.StatusText(st)
+	r.Evidence = how + " " + sent.Text()
 	d := diagnose.FromStatus(st, diagnose.Context{Operation: diagnose.OpWatch, RequestedResourceVersion: strconv.FormatUint(rv, 10), Live: true})
 	switch {
 	case diagnose.IsPrevKvNil(st):
@@ -327,11 +330,11 @@ func (r *Try) fromStatus(st metav1.Status, rv uint64, how string) {
 		// rv has not started from rv: for the window this is Expired,
 		// answered by storage.
 		r.Outcome, r.Source = OutcomeExpired, SourceStorage
-		r.Evidence = fmt.Sprintf("%s %s: a change after RV %d is lost (PrevKv=nil: its object's previous value is compacted)", how, diagnose.StatusText(st), rv)
+		r.Evidence = fmt.Sprintf("%s %s: a change after RV %d is lost (PrevKv=nil: its object's previous value is compacted)", how, sent.Text(), rv)
 		// Every watch from below the lost change meets it.
 		if m, ok := apiclient.ParseRV(d.OldestResourceVersion); ok && m > rv {
 			r.LostAt = m
-			r.Evidence = fmt.Sprintf("%s %s: the change at RV %d is lost (PrevKv=nil: its object's previous value is compacted)", how, diagnose.StatusText(st), m)
+			r.Evidence = fmt.Sprintf("%s %s: the change at RV %d is lost (PrevKv=nil: its object's previous value is compacted)", how, sent.Text(), m)
 		}
 	case d.Class == diagnose.ClassExpired || st.Code == 410:
 		r.Outcome = OutcomeExpired

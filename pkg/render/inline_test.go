@@ -10,6 +10,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
 	"github.com/watchrv/kubectl-watchrv/pkg/top"
 )
@@ -49,7 +50,7 @@ func TestValuesFromOutsideStayOnTheirLine(t *testing.T) {
 		},
 		"warning": func(p *Printer) error { p.Warnf("label %s", hostile); return nil },
 		"watch ERROR note": func(p *Printer) error {
-			return p.WatchEvent(WatchEventRecord{Record: RecordEvent, Type: "ERROR", Status: &metav1.Status{Code: 410, Reason: metav1.StatusReason(hostile), Message: hostile}})
+			return p.WatchEvent(WatchEventRecord{Record: RecordEvent, Type: "ERROR", Status: &diagnose.SentStatus{Status: metav1.Status{Code: 410, Reason: metav1.StatusReason(hostile), Message: hostile}, CodeSent: true}})
 		},
 		"version": func(p *Printer) error { return p.Version(VersionInfo{ServerVersion: hostile}) },
 	}

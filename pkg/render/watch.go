@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/watchrv/kubectl-watchrv/internal/rv"
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
@@ -57,9 +55,10 @@ type WatchEventRecord struct {
 	// event's RV is older: no duplicate).
 	OlderThan string `json:"olderThan,omitempty"`
 	// PreviousUID: the name had another UID (deleted and recreated).
-	PreviousUID string         `json:"previousUID,omitempty"`
-	DeleteCause string         `json:"deleteCause,omitempty"`
-	Status      *metav1.Status `json:"status,omitempty"`
+	PreviousUID string `json:"previousUID,omitempty"`
+	DeleteCause string `json:"deleteCause,omitempty"`
+	// Status is an ERROR event's, its code as sent (none where none was).
+	Status *diagnose.SentStatus `json:"status,omitempty"`
 	// FromHTTPStatus: the Status answered the watch request itself (an
 	// HTTP 410 or 504), not an ERROR event inside a stream; no event of
 	// the summary's count.
@@ -183,7 +182,7 @@ func (p *Printer) eventNote(r WatchEventRecord) string {
 	if r.Unasked {
 		notes = append(notes, p.Style.Warn.Sprint("sent unasked (the watch did not ask for bookmarks): the changes after it must still be after its RV"))
 	}
-	if r.Status != nil && diagnose.IsPrevKvNil(*r.Status) {
+	if r.Status != nil && diagnose.IsPrevKvNil(r.Status.Status) {
 		notes = append(notes, p.Style.Warn.Sprint("the change it names is lost, and the server ends the stream after this ERROR"))
 	}
 	if r.ContractBreach != "" {
@@ -207,7 +206,7 @@ func (p *Printer) eventNote(r WatchEventRecord) string {
 		notes = append(notes, "deleted (a new object with another UID has the name now)")
 	}
 	if r.Status != nil {
-		notes = append(notes, diagnose.StatusLine(r.Status.Code, string(r.Status.Reason), r.Status.Message))
+		notes = append(notes, r.Status.Said("", r.Status.Message))
 	}
 	return strings.Join(notes, "; ")
 }

@@ -51,7 +51,7 @@ func renderStream(t testing.TB, stream []byte, format, start string) string {
 		}
 		r := NewWatchEventRecord(ev, obs, start)
 		if ev.Status != nil {
-			d := diagnose.FromStatus(*ev.Status, diagnose.Context{Operation: diagnose.OpWatch, RequestedResourceVersion: "213"})
+			d := diagnose.FromStatus(ev.Status.Status, diagnose.Context{Operation: diagnose.OpWatch, RequestedResourceVersion: "213"})
 			r.Diagnosis = &d
 		}
 		if err := p.WatchEvent(r); err != nil {

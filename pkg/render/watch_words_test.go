@@ -8,6 +8,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/follow"
 )
 
@@ -64,7 +65,7 @@ func TestWatchEventNoteDoesNotDoubleTheReason(t *testing.T) {
 	st := metav1.Status{Code: 504, Reason: metav1.StatusReasonTimeout, Message: "Timeout: Too large resource version: 99999999, current: 535"}
 	var out bytes.Buffer
 	p := NewPrinter(&out, io.Discard, "", true)
-	if err := p.WatchEvent(WatchEventRecord{Record: RecordEvent, Type: "ERROR", Status: &st}); err != nil {
+	if err := p.WatchEvent(WatchEventRecord{Record: RecordEvent, Type: "ERROR", Status: &diagnose.SentStatus{Status: st, CodeSent: true}}); err != nil {
 		t.Fatal(err)
 	}
 	if got := out.String(); strings.Contains(got, "Timeout: Timeout:") || !strings.Contains(got, "504 Timeout: Too large resource version: 99999999, current: 535") {

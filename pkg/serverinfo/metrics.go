@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/watchrv/kubectl-watchrv/internal/countio"
+	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
 )
 
@@ -93,6 +94,11 @@ func scanMetricsOf(r io.Reader, limit int64, group, resource string, whole bool)
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
 			err = fmt.Errorf("a /metrics line is longer than %d KiB", maxMetricsLine>>10)
+		}
+		if cut := apiclient.BodyCut("the answer to GET /metrics", cr, err); cut != err {
+			// The one wording of a cut body, never Go's "unexpected EOF".
+			s.err = cut
+			return s
 		}
 		s.err = fmt.Errorf("cannot read /metrics: %w", err)
 		return s

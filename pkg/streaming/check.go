@@ -15,6 +15,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
@@ -343,7 +344,13 @@ func consume(ctx context.Context, s *watchstream.Stream, contract *watchstream.C
 			r.StreamMillis = ms(sw.Elapsed())
 			if e.Status != nil {
 				r.Code, r.Reason, r.Message = e.Status.Code, string(e.Status.Reason), e.Status.Message
-				r.Err = &apierrors.StatusError{ErrStatus: *e.Status}
+				r.Err = &apierrors.StatusError{ErrStatus: e.Status.Status}
+				if e.Status.Code == 0 {
+					// No code to judge a refusal by (none sent, or a 0
+					// sent): the event is said as sent, its code never
+					// dropped nor invented (diagnose.SentStatus).
+					r.Error = e.Status.Said("the stream ended with an ERROR event", text.OneLine(e.Status.Message))
+				}
 			}
 			return
 		case e.IsInitialEventsEnd():

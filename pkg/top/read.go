@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/watchrv/kubectl-watchrv/internal/countio"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
 )
@@ -40,11 +41,11 @@ func Read(ctx context.Context, c *apiclient.Client, kinds KindResources) (*Sampl
 	}
 	defer body.Close()
 	s.At = time.Now()
-	cr := &countingReader{r: body}
+	cr := &countio.Reader{R: body}
 	sel, err := metrics.ParseSelected(cr, Families, true)
-	s.End, s.Bytes = time.Now(), cr.n
+	s.End, s.Bytes = time.Now(), cr.N
 	if err != nil {
-		return nil, shortRequest(apiclient.AttachRequest(err, body, "/metrics", url.Values{"name[]": Families}))
+		return nil, shortRequest(apiclient.AttachRequest(apiclient.BodyCut("the answer to GET "+Request(), cr, err), body, "/metrics", url.Values{"name[]": Families}))
 	}
 	s.Declared = len(sel.Declared)
 	s.Filtered = true
@@ -74,17 +75,6 @@ var wanted = func() map[string]bool {
 	}
 	return m
 }()
-
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
-}
 
 // Request is top's request as its errors name it: the path without the
 // name[] query.

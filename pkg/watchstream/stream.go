@@ -11,10 +11,9 @@ import (
 	"strconv"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 )
 
 // Watch event types as the server sends them.
@@ -75,9 +74,11 @@ func (o Options) Query(t apiclient.Target) url.Values {
 
 // Event is one decoded watch event.
 type Event struct {
-	Type     string
-	Object   apiclient.ItemMeta
-	Status   *metav1.Status // for ERROR events
+	Type   string
+	Object apiclient.ItemMeta
+	// Status is an ERROR event's, its code as sent: CodeSent is false
+	// where the Status had no "code" or "code": null, never a code 0.
+	Status   *diagnose.SentStatus
 	Received time.Time
 }
 
@@ -122,15 +123,16 @@ type wireObject struct {
 // kept as sent, whatever it is (200, -1, 999): dropped, a reason Expired
 // read as a 410 (adversary: "410 Gone" of a code 999); the one rule of a
 // code that is no error's is diagnose.ClassifySent (exit 1, "other").
-func (w *wireObject) status() (*metav1.Status, error) {
-	st := &metav1.Status{}
+// A code absent or null is no code 0: CodeSent says which it was.
+func (w *wireObject) status() (*diagnose.SentStatus, error) {
+	st := &diagnose.SentStatus{}
 	st.Kind = w.Kind
 	empty := true
 	for _, f := range []struct {
 		name string
 		raw  json.RawMessage
 		dst  any
-	}{{"status", w.Status, &st.Status}, {"message", w.Message, &st.Message}, {"reason", w.Reason, &st.Reason}, {"details", w.Details, &st.Details}, {"code", w.Code, &st.Code}} {
+	}{{"status", w.Status, &st.Status.Status}, {"message", w.Message, &st.Message}, {"reason", w.Reason, &st.Reason}, {"details", w.Details, &st.Details}, {"code", w.Code, &st.Code}} {
 		if len(f.raw) == 0 || string(f.raw) == "null" {
 			continue
 		}
@@ -140,6 +142,9 @@ func (w *wireObject) status() (*metav1.Status, error) {
 			// decoder's words say the rest ("it is the JSON number
 			// 99999999999, where the API has a 32-bit integer").
 			return nil, apiclient.Undecodable(fmt.Sprintf("an ERROR event whose Status's %q does not decode", f.name), err)
+		}
+		if f.name == "code" {
+			st.CodeSent = true
 		}
 	}
 	switch {

@@ -113,3 +113,22 @@ func TestStreamCutMidEventIsNotAnEnd(t *testing.T) {
 		t.Fatalf("want io.EOF after the last whole event, got %v", err)
 	}
 }
+
+// The one event decoder keeps an ERROR event's code as sent: absent and
+// null are no code (CodeSent false), never a code 0; a 0 sent is a 0.
+func TestErrorEventCodeIsKeptAsSentOrMissing(t *testing.T) {
+	const head = `{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 1 (50)","reason":"Expired"`
+	for _, c := range []struct {
+		name, code string
+		sent       bool
+		want       int32
+	}{{"absent", "", false, 0}, {"null", `,"code":null`, false, 0}, {"zero", `,"code":0`, true, 0}, {"410", `,"code":410`, true, 410}, {"999", `,"code":999`, true, 999}} {
+		e, err := FromReader(strings.NewReader(head + c.code + "}}\n")).Next()
+		if err != nil || e.Status == nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if e.Status.CodeSent != c.sent || e.Status.Code != c.want || e.Status.Reason != "Expired" {
+			t.Errorf("%s: code %d sent %v, want %d sent %v", c.name, e.Status.Code, e.Status.CodeSent, c.want, c.sent)
+		}
+	}
+}

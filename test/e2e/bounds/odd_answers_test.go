@@ -125,5 +125,22 @@ func TestAnswersNoServerGivesAreNamedAndBounded(t *testing.T) {
 			cases = append(cases, faultCase{framework.FaultErrorEvent(v.variant), args, 1, []string{"ended with an ERROR event from", ": " + v.code + " Expired: boom from server", "!410 ", "!Gone", "!answered"}, within})
 		}
 	}
+	// Reason Expired and no code, absent or null: the code is said
+	// missing, never as a 0 (adversary: "ERROR event from ...: 0 Expired:
+	// too old"), and exits 1 ("other"), in every command that reads a
+	// watch's events.
+	for _, variant := range []string{"expired-absent", "expired-null"} {
+		for _, follow := range [][]string{nil, {"--follow"}} {
+			args := append([]string{"watch", "cm", "--rv", "5", "--timeout", "5s"}, follow...)
+			cases = append(cases, faultCase{framework.FaultErrorEvent(variant), args, 1, []string{"ended with an ERROR event from", "whose Status carries no code: Expired: boom from server", "!0 Expired", "!410", "!Gone", "!answered"}, within})
+		}
+		for _, args := range [][]string{{"probe", "cm", "--request-timeout", "5s"}, {"streaming", "cm", "--request-timeout", "5s"}} {
+			cases = append(cases, faultCase{framework.FaultErrorEvent(variant), args, 1, []string{"no code", "boom from server", "!0 Expired", "!code 0", "!410", "!Gone"}, within})
+		}
+	}
+	// And a 0 sent is a 0, never said missing.
+	for _, args := range [][]string{{"probe", "cm", "--request-timeout", "5s"}, {"streaming", "cm", "--request-timeout", "5s"}} {
+		cases = append(cases, faultCase{framework.FaultErrorEvent("expired-0"), args, 1, []string{"0 Expired", "boom from server", "!no code", "!410", "!Gone"}, within})
+	}
 	runFaultCases(t, cases, memoryLimit)
 }

@@ -42,7 +42,8 @@ const (
 // event of variant: "string-code" (a code that is a string), "configmap"
 // (an object that is no Status), "null" (no object), "code-200" (a
 // Status of success's code), "expired-200", "expired-999", "expired--5",
-// "expired-0" (reason Expired with a code that is no 410, no error's).
+// "expired-0" (reason Expired with a code that is no 410, no error's),
+// "expired-absent", "expired-null" (reason Expired and no code).
 // Lists are answered as usual.
 func FaultErrorEvent(variant string) Fault { return Fault("error-event-" + variant) }
 
@@ -181,6 +182,9 @@ var errorEvents = map[string]string{
 	"expired-999": `{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure","message":"boom from server","reason":"Expired","code":999}}`,
 	"expired--5":  `{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure","message":"boom from server","reason":"Expired","code":-5}}`,
 	"expired-0":   `{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure","message":"boom from server","reason":"Expired","code":0}}`,
+	// Reason Expired and no code (absent, null): said missing, never a 0.
+	"expired-absent": `{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"boom from server","reason":"Expired"}}`,
+	"expired-null":   `{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"boom from server","reason":"Expired","code":null}}`,
 }
 
 func (s *FaultServer) oddAnswer(w http.ResponseWriter, r *http.Request, watch bool) bool {
