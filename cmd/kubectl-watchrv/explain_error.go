@@ -252,12 +252,13 @@ func (o *ExplainErrorOptions) Run(ctx context.Context) error {
 			// A check whose request failed still shows what it tried.
 			e.Check = &c
 			e.Diagnosis = diagnose.Reconcile(d, c)
-			if c.RequestFrom == diagnose.RequestFromDefault && c.Tried != nil && !p.Machine() {
-				p.Notef("Note: the text names no resource, so --check asked --resource's default (%s); give the failed request's own with --resource RESOURCE and -n NAMESPACE", c.Resource)
-			}
 		}
 	}
 	printed := o.printExplanation(ctx, p, e)
+	if c := e.Check; printed == nil && ctx.Err() == nil && c != nil && c.RequestFrom == diagnose.RequestFromDefault && c.Tried != nil && !p.Machine() {
+		// Said once the run's answer is: a cut run says nothing more.
+		p.Notef("Note: the text names no resource, so --check asked --resource's default (%s); give the failed request's own with --resource RESOURCE and -n NAMESPACE", c.Resource)
+	}
 	var breach *diagnose.ContractError
 	if errors.As(checkErr, &breach) {
 		// --check's own answer broke the List or Watch contract: that
