@@ -73,6 +73,11 @@ func (o *ExplainErrorOptions) checkTarget(ctx context.Context, d diagnose.Diagno
 		}
 	}
 	t := apiclient.Target{Resource: res, LabelSelector: req.LabelSelector, FieldSelector: req.FieldSelector}
+	if !res.Namespaced && req.Namespace != "" {
+		// No API server answers it (404): asked without the namespace,
+		// it would be another request (adversary try 49 F3).
+		return res, t, "", withCode(ExitUsage, fmt.Errorf("the error's URL names namespace %q for %s, which are cluster-scoped: no API server serves that request, so --check cannot ask it again; check the URL", text.Echo(req.Namespace), res.Name()))
+	}
 	if res.Namespaced {
 		if err := apiclient.ValidateNamespace(req.Namespace); req.Namespace != "" && err != nil {
 			return res, t, "", withCode(ExitUsage, fmt.Errorf("the error's URL names namespace %q: %w", text.Echo(req.Namespace), err))

@@ -257,7 +257,11 @@ func (o *ExplainErrorOptions) Run(ctx context.Context) error {
 	printed := o.printExplanation(ctx, p, e)
 	if c := e.Check; printed == nil && ctx.Err() == nil && c != nil && c.RequestFrom == diagnose.RequestFromDefault && c.Tried != nil && !p.Machine() {
 		// Said once the run's answer is: a cut run says nothing more.
-		p.Notef("Note: the text names no resource, so --check asked --resource's default (%s); give the failed request's own with --resource RESOURCE and -n NAMESPACE", c.Resource)
+		why := "the text names no resource"
+		if d.RequestUnread != "" {
+			why = "the text's URL names no request to ask again: " + d.RequestUnread
+		}
+		p.Notef("Note: %s, so --check asked --resource's default (%s); give the failed request's own with --resource RESOURCE and -n NAMESPACE", why, c.Resource)
 	}
 	var breach *diagnose.ContractError
 	if errors.As(checkErr, &breach) {

@@ -249,7 +249,9 @@ func Reconcile(d Diagnosis, c Check) Diagnosis {
 		claims = append(claims, fmt.Sprintf("RV %s expired in this cluster's history", c.RequestedResourceVersion))
 	}
 	var notes []string
-	if !c.sameRequest() && c.Tried != nil {
+	if !c.sameRequest() && c.Tried != nil && d.Class == ClassExpired {
+		// (A TooLarge's check rests on the current RV, which every
+		// resource of the storage shares: fresh user try 49 F5.)
 		notes = append(notes, noteOtherResource(c))
 	}
 	if len(found) > 0 {
@@ -284,5 +286,5 @@ func noteOtherResource(c Check) string {
 	if c.Namespace != "" {
 		where += " in namespace " + c.Namespace
 	}
-	return fmt.Sprintf("what was tried (%s) asked %s, which the text does not name (it names no resource), and a watch cache's window is one resource's: that answer says nothing of the error's", c.Tried.Request, where)
+	return fmt.Sprintf("what was tried (%s) asked %s, no collection the text names, and a watch cache's window is one resource's: that answer says nothing of the error's", c.Tried.Request, where)
 }

@@ -110,12 +110,20 @@ func classifyText(t string, ctx Context) Diagnosis {
 		live: ctx.Live, noRVSent: ctx.NoResourceVersionSent}
 	s.code, s.codeByName = statusCodeOf(t)
 	op, rv := urlHints(t)
-	req := requestOfText(t)
-	if req != nil && req.Operation != "" {
-		// The URL parsed by the API's rules, over the words found in
-		// the text (adversary try 48 F2: a NotOlderThan list with a
-		// limit was taken for an exact one).
+	req, unread := requestOfText(t)
+	switch {
+	case req != nil:
+		// The one URL, read by the API server's rules, over words
+		// found anywhere in the text (adversary try 48 F2: a
+		// NotOlderThan list with a limit was taken for an exact one).
 		op = req.Operation
+		if n, end, bad := rvAt(req.ResourceVersion, 0); bad == "" && end == len(req.ResourceVersion) && n != "" {
+			rv = n
+		}
+	case unread != "":
+		// A URL that is no request, or several: none of them says how
+		// the failed request read (adversary try 49 F2).
+		op, rv = "", ""
 	}
 	s.urlRV = rv
 	if s.op == "" {
@@ -136,7 +144,7 @@ func classifyText(t string, ctx Context) Diagnosis {
 		return d
 	}
 	d.Source = sourceOf(t)
-	d.Request = req
+	d.Request, d.RequestUnread = req, unread
 	if m, ok := stringField(t, "message", true); ok && d.Message != "" && strings.Contains(m, d.Message) {
 		d.Message = m
 	}

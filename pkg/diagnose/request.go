@@ -1,30 +1,36 @@
 package diagnose
 
 import (
+	"fmt"
 	"net/url"
 	"regexp"
-	"strconv"
 	"strings"
+
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 )
 
 // Request is the API request a text's URL names (client-go's `Get
-// "https://..."`, its round_trippers lines, an audit log's requestURI,
-// curl): the collection it read, its scope and selectors, and how it read
-// it. explain-error --check asks that request again, and only then calls
-// what it tried "the same request" (adversary try 48 F1: a pods watch in
-// namespace foo was checked as a configmaps watch in default).
+// "https://..."`, its round_trippers lines, a structured log's escaped
+// string, an audit log's requestURI, curl): the collection it read, its
+// scope and selectors, and how it read it, all from one URL read as the
+// API server reads it. explain-error --check asks that request again, and
+// only then calls what it tried "the same request" (adversary try 48 F1:
+// a pods watch in namespace foo was checked as a configmaps watch in
+// default).
 type Request struct {
 	Group     string `json:"group,omitempty"`
 	Version   string `json:"version"`
 	Resource  string `json:"resource"`
 	Namespace string `json:"namespace,omitempty"`
-	// Name is the one object the URL names (a watch of one object reads
-	// its collection with metadata.name).
+	// Name is the one object the URL names: a watch of it (the /watch/
+	// path) reads its collection with metadata.name; a GET of it
+	// (Operation "") reads that object.
 	Name          string `json:"name,omitempty"`
 	LabelSelector string `json:"labelSelector,omitempty"`
 	FieldSelector string `json:"fieldSelector,omitempty"`
-	// Operation is how the request read, by the API's rules (requestOp);
-	// "" when the URL carries no query (a path named in passing).
+	// Operation is how the request read, by the API server's rules
+	// (requestOp); "" when the URL carries no query (a path named in
+	// passing) or reads one object (a GET).
 	Operation       string `json:"operation,omitempty"`
 	ResourceVersion string `json:"resourceVersion,omitempty"`
 }
@@ -35,44 +41,134 @@ func (r Request) GroupResource() string {
 	return r.Resource + "." + r.Version + "." + r.Group
 }
 
+// collection is what two URLs must share to be one request.
+func (r Request) collection() string {
+	return strings.Join([]string{r.Group, r.Version, r.Resource, r.Namespace, r.Name}, "/")
+}
+
 // maxURLBytes bounds the URL read from a text.
 const maxURLBytes = 8 << 10
 
 // urlStart finds where a URL or an API path may begin.
 var urlStart = regexp.MustCompile(`https?://|/apis?/`)
 
-// apiSegment is one segment of an API path the plugin would build itself:
-// lowercase DNS words (resource, group, version, namespace, name).
-var apiSegment = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$`)
+// dnsWord is a segment the plugin would build itself for a version,
+// resource, group or namespace: lowercase DNS words.
+var dnsWord = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$`)
 
-// requestOfText is the first API request a URL in s names (nil: none).
-func requestOfText(s string) *Request {
+// requestOfText is the one API request the URLs in s name, or why there is
+// none to read (unread, "" when s holds no API URL at all): a URL that is
+// no API collection request, or several that name different collections
+// (adversary try 49 F2: with two URLs, the collection came from one and
+// the operation from the other).
+func requestOfText(s string) (req *Request, unread string) {
+	var found []*Request
+	next := 0
 	for _, loc := range urlStart.FindAllStringIndex(s, 16) {
-		tok := s[loc[0]:]
-		if end := strings.IndexAny(tok, " \t\r\n\"'`<>"); end >= 0 {
-			tok = tok[:end]
+		if loc[0] < next {
+			continue // inside a URL already read (its path)
 		}
-		tok = strings.TrimRight(tok, ".,;:)]}")
-		if len(tok) > maxURLBytes {
+		tok, used, long := urlToken(s[loc[0]:])
+		next = loc[0] + used
+		if long {
+			unread = orFirst(unread, "its URL is longer than 8 KiB")
 			continue
 		}
-		// An audit log's JSON escapes & (Go's encoder writes \u0026).
-		tok = strings.ReplaceAll(tok, `\u0026`, "&")
 		u, err := url.Parse(tok)
 		if err != nil {
+			if strings.Contains(tok, "/api") {
+				unread = orFirst(unread, "its URL does not parse")
+			}
 			continue
 		}
-		if r := requestOfURL(u); r != nil {
-			return r
+		r, why := requestOfURL(u)
+		if r == nil {
+			unread = orFirst(unread, why)
+			continue
+		}
+		found = append(found, r)
+	}
+	if len(found) == 0 {
+		return nil, unread
+	}
+	req = found[0]
+	for _, r := range found[1:] {
+		if r.collection() != req.collection() {
+			return nil, fmt.Sprintf("it names several requests (%s and %s): which one failed is not known", req.says(), r.says())
+		}
+		if req.Operation == "" {
+			req = r // the same collection: the URL that says how it read
 		}
 	}
-	return nil
+	return req, ""
 }
 
-// requestOfURL reads an API collection request from u (nil: u is no such
-// request: another path, a subresource, a segment no API server names).
-func requestOfURL(u *url.URL) *Request {
-	segs := strings.Split(strings.Trim(u.Path, "/"), "/")
+// orFirst keeps the first reason found.
+func orFirst(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// says names the request's collection.
+func (r Request) says() string {
+	w := r.Resource
+	if r.Group != "" {
+		w += "." + r.Group
+	}
+	if r.Name != "" {
+		w += "/" + r.Name
+	}
+	if r.Namespace != "" {
+		w += " in namespace " + r.Namespace
+	}
+	return text.Echo(w)
+}
+
+// urlToken is the URL that starts s, as a text carries it: up to a space,
+// a quote or a bracket, JSON's escapes read (\u0026 is &, \/ is /), ended
+// at any other backslash (a structured log's \" around it: fresh user try
+// 49 F1, the backslash was read as part of watch=true); used is how much
+// of s it took; long: it runs past maxURLBytes.
+func urlToken(s string) (tok string, used int, long bool) {
+	var b strings.Builder
+	i := 0
+	for ; i < len(s); i++ {
+		if b.Len() > maxURLBytes {
+			return "", i, true
+		}
+		c := s[i]
+		if strings.HasPrefix(s[i:], `\u0026`) {
+			b.WriteByte('&')
+			i += 5
+			continue
+		}
+		if strings.HasPrefix(s[i:], `\/`) {
+			b.WriteByte('/')
+			i++
+			continue
+		}
+		if c == '\\' || c <= ' ' || c == 0x7f || strings.IndexByte("\"'`<>", c) >= 0 {
+			break
+		}
+		b.WriteByte(c)
+	}
+	return strings.TrimRight(b.String(), ".,;:)]}"), i, b.Len() > maxURLBytes
+}
+
+// requestOfURL reads an API collection request from u, as the API server
+// reads its path (k8s.io/apiserver's RequestInfoFactory): nil, with why,
+// when u is no such request.
+func requestOfURL(u *url.URL) (*Request, string) {
+	var segs []string
+	for _, e := range strings.Split(strings.Trim(u.EscapedPath(), "/"), "/") {
+		seg, err := url.PathUnescape(e)
+		if err != nil {
+			return nil, "its URL's path does not parse"
+		}
+		segs = append(segs, seg)
+	}
 	r := &Request{}
 	switch {
 	case len(segs) >= 2 && segs[0] == "api":
@@ -80,7 +176,7 @@ func requestOfURL(u *url.URL) *Request {
 	case len(segs) >= 3 && segs[0] == "apis":
 		r.Group, r.Version, segs = segs[1], segs[2], segs[3:]
 	default:
-		return nil
+		return nil, "its URL is no API request (/api/VERSION/... or /apis/GROUP/VERSION/...)"
 	}
 	watchPath := len(segs) > 0 && segs[0] == "watch"
 	if watchPath {
@@ -94,45 +190,83 @@ func requestOfURL(u *url.URL) *Request {
 		r.Resource = segs[0]
 	case 2:
 		r.Resource, r.Name = segs[0], segs[1]
+	case 0:
+		return nil, "its URL names no resource"
 	default:
-		return nil // none, or a subresource
+		return nil, "its URL names a subresource (" + text.Echo(strings.Join(segs[2:], "/")) + "), not a collection"
 	}
-	for _, s := range []string{r.Version, r.Resource, r.Group, r.Namespace, r.Name} {
-		if s != "" && !apiSegment.MatchString(s) {
-			return nil
+	for _, w := range []string{r.Version, r.Resource, r.Group, r.Namespace} {
+		if w != "" && !dnsWord.MatchString(w) {
+			return nil, fmt.Sprintf("its URL's segment %q is no name an API server serves", text.Echo(w))
 		}
 	}
+	if r.Name != "" && !pathSegmentName(r.Name) {
+		return nil, fmt.Sprintf("its URL's object name %q is no name an object can have", text.Echo(r.Name))
+	}
 	if r.Group != "" && !strings.Contains(r.Group, ".") && !builtInGroups[r.Group] {
-		// A CRD's group has a dot; a word after /apis/ that has none and
-		// is no built-in group is no group a server serves (guessing one
-		// would ask another resource).
-		return nil
+		// A CRD's group has a dot; a word after /apis/ that has none
+		// and is no built-in group is no group a server serves.
+		return nil, fmt.Sprintf("its URL's group %q is no API group", text.Echo(r.Group))
 	}
 	q := u.Query()
 	r.LabelSelector, r.FieldSelector = q.Get("labelSelector"), q.Get("fieldSelector")
 	r.ResourceVersion = q.Get("resourceVersion")
-	if u.RawQuery != "" || watchPath {
+	switch {
+	case r.Name != "" && !watchPath:
+		// A GET of one object, whatever its query (the API server
+		// watches one object only on the /watch/ path).
+	case u.RawQuery != "" || watchPath:
 		r.Operation = requestOp(q, watchPath)
 	}
-	return r
+	return r, ""
+}
+
+// pathSegmentName is k8s.io/apimachinery's IsValidPathSegmentName, and
+// bounded: an object name is one path segment (no "/" nor "%", not "."
+// nor ".."), and never a control character.
+func pathSegmentName(n string) bool {
+	if n == "." || n == ".." || len(n) > 253 || strings.ContainsAny(n, "/%") {
+		return false
+	}
+	for _, c := range n {
+		if c < ' ' || c == 0x7f || (c >= 0x80 && c <= 0x9f) {
+			return false
+		}
+	}
+	return true
 }
 
 // builtInGroups are the API groups without a dot that kube-apiserver
 // serves.
 var builtInGroups = map[string]bool{"apps": true, "batch": true, "policy": true, "autoscaling": true, "extensions": true}
 
+// queryBool reads a boolean parameter as the API server does
+// (runtime.Convert_Slice_string_To_bool): given, and neither "0" nor
+// "false" in any case, even empty, it is true (adversary try 49 F1:
+// watch=TRUE was read as a list).
+func queryBool(q url.Values, name string) bool {
+	v, ok := q[name]
+	if !ok || len(v) == 0 {
+		return false
+	}
+	switch strings.ToLower(v[0]) {
+	case "0", "false":
+		return false
+	}
+	return true
+}
+
 // requestOp is how a request with query q read, by the API's rules: a
-// watch (a streaming list with sendInitialEvents=true), a continue (at its
+// watch (a streaming list with sendInitialEvents), a continue (at its
 // token's exact RV), resourceVersionMatch when given, else the legacy
 // rule (an RV other than 0 with a limit is exact), else a list (not older
 // than its RV, or any with 0).
 func requestOp(q url.Values, watchPath bool) string {
 	rv := q.Get("resourceVersion")
-	limit, _ := strconv.ParseInt(q.Get("limit"), 10, 64)
-	switch w := q.Get("watch"); {
-	case (watchPath || w == "true" || w == "1") && q.Get("sendInitialEvents") == "true":
+	switch {
+	case (watchPath || queryBool(q, "watch")) && queryBool(q, "sendInitialEvents"):
 		return OpStreamingList
-	case watchPath || w == "true" || w == "1":
+	case watchPath || queryBool(q, "watch"):
 		return OpWatch
 	case q.Get("continue") != "":
 		return OpListContinue
@@ -140,8 +274,17 @@ func requestOp(q url.Values, watchPath bool) string {
 		return OpListExact
 	case q.Get("resourceVersionMatch") == "NotOlderThan":
 		return OpList
-	case rv != "" && rv != "0" && limit > 0:
+	case rv != "" && rv != "0" && positive(q.Get("limit")):
 		return OpListExact
 	}
 	return OpList
+}
+
+// positive: s is a decimal integer above 0.
+func positive(s string) bool {
+	s = strings.TrimLeft(s, "0")
+	if s == "" || len(s) > 18 {
+		return len(s) > 18 && strings.Trim(s, "0123456789") == ""
+	}
+	return strings.Trim(s, "0123456789") == ""
 }

@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -33,11 +34,34 @@ func TestTheURLNamesTheRequest(t *testing.T) {
 		// The legacy watch path, one object, selectors.
 		{`GET https://x/api/v1/watch/namespaces/default/configmaps/a?resourceVersion=3 410`,
 			&Request{Version: "v1", Resource: "configmaps", Namespace: "default", Name: "a", Operation: OpWatch, ResourceVersion: "3"}},
+		// A GET of one object, whatever its query: only /watch/ watches one.
+		{`GET https://x/api/v1/namespaces/default/configmaps/a?resourceVersion=3&watch=true 504`,
+			&Request{Version: "v1", Resource: "configmaps", Namespace: "default", Name: "a", ResourceVersion: "3"}},
+		// An object name is one path segment: a colon is fine.
+		{`Get "https://x/apis/rbac.authorization.k8s.io/v1/watch/clusterroles/system:admin?resourceVersion=5": too old resource version: 5 (100)`,
+			&Request{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles", Name: "system:admin", Operation: OpWatch, ResourceVersion: "5"}},
+		// watch and sendInitialEvents read as the API server reads a
+		// boolean: anything but 0 or false, in any case, even empty.
+		{`Get "https://x/api/v1/namespaces/default/configmaps?resourceVersion=5&watch=TRUE": too old resource version: 5 (100)`,
+			&Request{Version: "v1", Resource: "configmaps", Namespace: "default", Operation: OpWatch, ResourceVersion: "5"}},
+		{`Get "https://x/api/v1/namespaces/default/configmaps?resourceVersion=5&watch=": too old resource version: 5 (100)`,
+			&Request{Version: "v1", Resource: "configmaps", Namespace: "default", Operation: OpWatch, ResourceVersion: "5"}},
+		{`Get "https://x/api/v1/namespaces/default/configmaps?resourceVersion=5&watch=false&limit=500": too old resource version: 5`,
+			&Request{Version: "v1", Resource: "configmaps", Namespace: "default", Operation: OpListExact, ResourceVersion: "5"}},
+		{`GET https://x/api/v1/configmaps?watch=1&sendInitialEvents=True&resourceVersion=9&resourceVersionMatch=NotOlderThan 504`,
+			&Request{Version: "v1", Resource: "configmaps", Operation: OpStreamingList, ResourceVersion: "9"}},
+		// A structured log's escaped quotes end the URL.
+		{`E1207 reflector.go:200] "Failed to watch" err="Get \"https://x/api/v1/namespaces/demo/secrets?allowWatchBookmarks=true&resourceVersion=300&watch=true\": The resourceVersion for the provided watch is too old."`,
+			&Request{Version: "v1", Resource: "secrets", Namespace: "demo", Operation: OpWatch, ResourceVersion: "300"}},
+		// One collection named twice is one request; the URL with a
+		// query says how it read.
+		{`list /api/v1/namespaces/a/pods failed: Get "https://x/api/v1/namespaces/a/pods?limit=500&resourceVersion=7": 410`,
+			&Request{Version: "v1", Resource: "pods", Namespace: "a", Operation: OpListExact, ResourceVersion: "7"}},
 		{`curl 'https://x/api/v1/namespaces/default/configmaps?labelSelector=app%3Dweb&fieldSelector=metadata.name%3Da&watch=1&resourceVersion=3'`,
 			&Request{Version: "v1", Resource: "configmaps", Namespace: "default", LabelSelector: "app=web", FieldSelector: "metadata.name=a", Operation: OpWatch, ResourceVersion: "3"}},
-		// The namespace object itself is no namespace scope.
+		// The namespace object itself is no namespace scope (a GET of it).
 		{`GET https://x/api/v1/namespaces/foo?watch=1`,
-			&Request{Version: "v1", Resource: "namespaces", Name: "foo", Operation: OpWatch}},
+			&Request{Version: "v1", Resource: "namespaces", Name: "foo"}},
 		// A path without a query is named in passing: how it read is not known.
 		{`the list of /api/v1/namespaces/default/configmaps failed: too old resource version: 5 (100)`,
 			&Request{Version: "v1", Resource: "configmaps", Namespace: "default"}},
@@ -48,8 +72,13 @@ func TestTheURLNamesTheRequest(t *testing.T) {
 		{`GET https://x/api/v1/namespaces/Bad_NS/pods?watch=1`, nil},
 		{`too old resource version: 5 (100)`, nil},
 		{`see https://kubernetes.io/docs/reference/using-api/api-concepts/`, nil},
+		// Two collections: no request is the failed one.
+		{`see https://h/api/v1/namespaces/default/configmaps ; failed: Get "https://h/apis/apps/v1/namespaces/default/deployments?watch=true&resourceVersion=5": too old resource version: 5 (100)`, nil},
+		{`GET https://x/api/v1/namespaces/default/configmaps/..?watch=1`, nil},
+		{`GET https://x/api/v1/namespaces/default/configmaps/a%2Fb?watch=1`, nil},
+		{"GET https://x/api/v1/namespaces/default/configmaps?watch=1&x=" + strings.Repeat("a", 9000), nil},
 	} {
-		got := requestOfText(c.text)
+		got, _ := requestOfText(c.text)
 		switch {
 		case (got == nil) != (c.want == nil):
 			t.Errorf("%s:\n got %+v, want %+v", c.text, got, c.want)
@@ -59,6 +88,21 @@ func TestTheURLNamesTheRequest(t *testing.T) {
 		// The diagnosis takes the request's operation over the words.
 		if d := FromText(c.text); d.Recognized() && c.want != nil && c.want.Operation != "" && d.Operation != c.want.Operation {
 			t.Errorf("%s: operation %q, want %q", c.text, d.Operation, c.want.Operation)
+		}
+	}
+}
+
+// TestAnUnreadURLSaysWhy: a text whose URL names no request says why, and
+// and no request is read from it (adversary try 49 F2, F3).
+func TestAnUnreadURLSaysWhy(t *testing.T) {
+	for text, want := range map[string]string{
+		`see https://h/api/v1/namespaces/default/configmaps ; failed: Get "https://h/apis/apps/v1/namespaces/default/deployments?watch=true&resourceVersion=5": too old resource version: 5 (100)`: "several requests",
+		`GET https://x/api/v1/namespaces/default/pods/a/log?follow=true too old resource version: 5 (100)`:                                                                                         "subresource",
+		"GET https://x/api/v1/namespaces/default/configmaps?watch=1&x=" + strings.Repeat("a", 9000) + " too old resource version: 5 (100)":                                                         "longer than 8 KiB",
+	} {
+		d := FromText(text)
+		if d.Request != nil || !strings.Contains(d.RequestUnread, want) {
+			t.Errorf("%.120s: request %+v, unread %q, want %q", text, d.Request, d.RequestUnread, want)
 		}
 	}
 }

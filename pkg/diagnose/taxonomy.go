@@ -109,6 +109,9 @@ type Diagnosis struct {
 	// Request is the API request the text's URL names (nil: it names
 	// none): explain-error --check asks that one again.
 	Request *Request `json:"request,omitempty"`
+	// RequestUnread says why a URL of the text names no request to ask
+	// again (no API collection, a subresource, several collections).
+	RequestUnread string `json:"requestUnread,omitempty"`
 	// Source names the wrapper the error was found in (kubectl, client-go
 	// reflector, Python client, ...), for FromText and ScanLog.
 	Source string `json:"source,omitempty"`

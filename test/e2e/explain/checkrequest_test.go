@@ -131,6 +131,24 @@ func TestCheckAsksTheCollectionTheURLNames(t *testing.T) {
 				return q.Get("watch") != "" && q.Get("resourceVersion") == "5" && q.Get("fieldSelector") == "metadata.name=a"
 			}},
 			says: `"namespace": "default"`, from: "url"},
+		// Fresh user try 49 F1: a structured log's \" ended the URL
+		// after watch=true\, read as a list.
+		{name: "a watch in a structured log's escaped quotes",
+			args: []string{`E1207 reflector.go:200] "Failed to watch" err="Get \"https://127.0.0.1:6443` + deploys + `?allowWatchBookmarks=true&resourceVersion=5&watch=true\": too old resource version: 5 (100)"`},
+			want: asked{deploys, func(q url.Values) bool { return q.Get("watch") != "" && q.Get("resourceVersion") == "5" }},
+			says: `"resource": "deployments.apps"`, from: "url"},
+		// Adversary try 49 F1: watch=TRUE is a watch to the API server.
+		{name: "watch=TRUE",
+			args: []string{`Get "https://127.0.0.1:6443` + deploys + `?resourceVersion=5&watch=TRUE": too old resource version: 5 (100)`},
+			want: asked{deploys, func(q url.Values) bool { return q.Get("watch") != "" && q.Get("resourceVersion") == "5" }},
+			says: `"resource": "deployments.apps"`, from: "url"},
+		// Adversary try 49 F2: two collections named, neither is taken
+		// for the failed request.
+		{name: "two URLs of two collections",
+			args: []string{`see https://127.0.0.1:6443/api/v1/namespaces/default/configmaps ; failed: Get "https://127.0.0.1:6443` + deploys + `?watch=true&resourceVersion=5": too old resource version: 5 (100)`},
+			want: asked{"/api/v1/namespaces/default/configmaps", func(q url.Values) bool { return q.Get("resourceVersion") == "5" }},
+			says: `"resource": "configmaps"`, from: "resource-default",
+			notWords: []string{"the same request"}},
 		{name: "no URL: --resource's default, not the error's request",
 			args: []string{"too old resource version: 5 (100)"},
 			want: asked{"/api/v1/namespaces/default/configmaps", func(q url.Values) bool { return q.Get("watch") != "" }},
