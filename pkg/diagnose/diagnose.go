@@ -140,11 +140,13 @@ func classifyText(t string, ctx Context) Diagnosis {
 	}
 	s.causeLarge = strings.Contains(t, string(metav1.CauseTypeResourceVersionTooLarge))
 	d := classify(s)
+	// The URL's request, recognized or not: --check asks it (fresh user
+	// try 49 F3: a -v=6 watch line, 200 OK, was checked on the default).
+	d.Request, d.RequestUnread = req, unread
 	if !d.Recognized() {
 		return d
 	}
 	d.Source = sourceOf(t)
-	d.Request, d.RequestUnread = req, unread
 	if m, ok := stringField(t, "message", true); ok && d.Message != "" && strings.Contains(m, d.Message) {
 		d.Message = m
 	}

@@ -157,6 +157,11 @@ func TestCheckAsksTheCollectionTheURLNames(t *testing.T) {
 		{name: "--resource names another resource than the URL",
 			args: []string{"--resource", "configmaps", `Get "https://127.0.0.1:6443` + deploys + `?resourceVersion=5&watch=true": too old resource version: 5 (100)`},
 			code: 2},
+		// Fresh user try 49 F3: a -v=6 watch line (200 OK: the 410
+		// comes in the stream) names its request too.
+		{name: "--resource names another resource than a -v=6 watch line",
+			args: []string{"--resource", "configmaps", `I1207 18:21:37.690641   11278 round_trippers.go:560] GET https://127.0.0.1:6443` + deploys + `?resourceVersion=5&watch=1 200 OK in 2 milliseconds`},
+			code: 2},
 		{name: "-n names another namespace than the URL",
 			args: []string{"-n", "default", `Get "https://127.0.0.1:6443` + deploys + `?resourceVersion=5&watch=true": too old resource version: 5 (100)`},
 			code: 2},
