@@ -24,7 +24,7 @@ func TestCheckSaysWhoAnsweredIsUncertainOnce(t *testing.T) {
 	// plugin's read of the gates and watch caches.
 	metrics := framework.ScriptAnswer{Code: 200, Type: "text/plain; version=0.0.4", Body: "# HELP watch_cache_capacity Total capacity of watch cache broken by resource type.\n# TYPE watch_cache_capacity gauge\nwatch_cache_capacity{group=\"\",resource=\"configmaps\"} 100\n"}
 	_, kc := framework.ServeRVScriptOver(t, framework.RVScript{Currents: []uint64{100}, Oldest: 50}, map[string]framework.ScriptAnswer{"/metrics": metrics})
-	r := framework.Run(t, kc, time.Minute, "explain-error", "--check", "-o", "json", "--rv", "10", "--operation", "watch", "The resourceVersion for the provided watch is too old.")
+	r := framework.Run(t, kc, time.Minute, "explain-error", "--check", "--resource", "configmaps", "-o", "json", "--rv", "10", "--operation", "watch", "The resourceVersion for the provided watch is too old.")
 	var e struct {
 		Confidence               string
 		Notes                    []string

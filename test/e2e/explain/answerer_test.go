@@ -32,7 +32,7 @@ func TestCheckWeighsWhoAnswersAWatchBothWays(t *testing.T) {
 			{"the watch cache's words", []string{fmt.Sprintf(cacheText, start, start+2)}, !on},
 			{"storage's words", []string{"--rv", fmt.Sprint(start), "--operation", "watch", storageText}, on},
 		} {
-			e := explain(t, c, nil, append([]string{"--check", "-n", ns}, r.args...)...)
+			e := explain(t, c, nil, append([]string{"--check", "--resource", "configmaps", "-n", ns}, r.args...)...)
 			notes := strings.Join(e.Notes, "\n")
 			fact := strings.Contains(notes, "watch cache for configmaps now")
 			// The watch from a recent RV works on a real server: that
@@ -80,7 +80,7 @@ func TestCheckedRVAheadIsNoExpiry(t *testing.T) {
 			if strings.Contains(text, "%d") {
 				text = fmt.Sprintf(text, ahead, ahead+5)
 			}
-			e := explain(t, c, nil, "--check", "-n", ns, "--rv", fmt.Sprint(ahead), text)
+			e := explain(t, c, nil, "--check", "--resource", "configmaps", "-n", ns, "--rv", fmt.Sprint(ahead), text)
 			if e.Confidence != "low" || !strings.HasPrefix(e.Summary, "the text says: ") || e.Check == nil || !strings.Contains(e.Check.Verdict, "ahead of the current RV") {
 				t.Errorf("%s, %q: confidence %s, headline %q, check %+v: want low, the headline as the text's claim", cell, text, e.Confidence, e.Summary, e.Check)
 			}

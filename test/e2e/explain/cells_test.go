@@ -159,7 +159,7 @@ func TestWhoServesWhatOnEveryCell(t *testing.T) {
 				// the request tried now is refused by storage, so the
 				// text's "from the watch cache" is not kept at high
 				// confidence.
-				wc := explain(t, c, nil, "--check", "-n", ns, fmt.Sprintf("too old resource version: %d (%d)", start, start+2))
+				wc := explain(t, c, nil, "--check", "--resource", "configmaps", "-n", ns, fmt.Sprintf("too old resource version: %d (%d)", start, start+2))
 				// And the server's /metrics shows no watch cache for it
 				// (a fresh user: "high", blaming a cache the server lacks).
 				if !strings.Contains(strings.Join(wc.Notes, "\n"), "this server has no watch cache for configmaps now") {
@@ -185,7 +185,7 @@ func TestWhoServesWhatOnEveryCell(t *testing.T) {
 				t.Errorf("kine without a watch cache should end a watch from a too-new RV at once: it took %s", fw.Duration)
 			}
 			before := consistentReadsFromCache(t, c)
-			e := explain(t, c, nil, "--check", "-n", ns, fmt.Sprintf("Timeout: Too large resource version: %d, current: %d", cur+100000, cur))
+			e := explain(t, c, nil, "--check", "--resource", "configmaps", "-n", ns, fmt.Sprintf("Timeout: Too large resource version: %d, current: %d", cur+100000, cur))
 			served := consistentReadsFromCache(t, c) - before
 			if e.Check == nil {
 				t.Fatalf("no check: %+v", e)

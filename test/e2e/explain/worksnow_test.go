@@ -21,7 +21,7 @@ func TestCheckedRequestThatWorksIsNoExpiry(t *testing.T) {
 	onCacheCells(t, "explain-works", func(t *testing.T, cell string, c *framework.Cluster, ns string, w framework.ConfigMapWriter, rvA uint64) {
 		start := rvA
 		w.Create("b", nil)
-		e := explain(t, c, nil, "--check", "-n", ns, fmt.Sprintf("too old resource version: %d (%d)", start, start+1))
+		e := explain(t, c, nil, "--check", "--resource", "configmaps", "-n", ns, fmt.Sprintf("too old resource version: %d (%d)", start, start+1))
 		notes := strings.Join(e.Notes, "\n")
 		if e.Confidence != "low" || strings.Count(notes, "works on this server") != 1 || !strings.HasPrefix(e.Summary, "the text says: ") {
 			t.Errorf("%s: confidence %s, headline %q, notes %q: want low, one note that it works here, the headline as the text's claim", cell, e.Confidence, e.Summary, e.Notes)
@@ -49,7 +49,7 @@ func TestCheckedRequestThatWorksIsNoExpiry(t *testing.T) {
 func TestCheckedTooLargeWeighsTheWatchCache(t *testing.T) {
 	onCacheCells(t, "explain-toolarge", func(t *testing.T, cell string, c *framework.Cluster, ns string, w framework.ConfigMapWriter, rvA uint64) {
 		cur := rvA
-		e := explain(t, c, nil, "--check", "-n", ns, fmt.Sprintf("Timeout: Too large resource version: %d, current: %d", cur, cur-10))
+		e := explain(t, c, nil, "--check", "--resource", "configmaps", "-n", ns, fmt.Sprintf("Timeout: Too large resource version: %d, current: %d", cur, cur-10))
 		off := strings.HasSuffix(cell, "cache-off")
 		notes := strings.Join(e.Notes, "\n")
 		noted := strings.Contains(notes, "no watch cache for configmaps now")
@@ -76,7 +76,7 @@ func TestCheckedTooLargeWeighsTheWatchCache(t *testing.T) {
 			t.Fatal(err)
 		}
 		text := fmt.Sprintf("Timeout: Too large resource version: %d, current: %d", cur+10, cur)
-		across := explain(t, c, nil, "--check", "-n", ns, "--endpoints", u.Host, text)
+		across := explain(t, c, nil, "--check", "--resource", "configmaps", "-n", ns, "--endpoints", u.Host, text)
 		want := map[bool]string{true: "off", false: "on"}[off]
 		if across.Servers == nil || len(across.Servers.Servers) != 1 || across.Servers.Servers[0].WatchCache != want {
 			t.Errorf("%s: --endpoints %s: servers %+v: want its row's watchCache %q", cell, u.Host, across.Servers, want)
@@ -86,12 +86,12 @@ func TestCheckedTooLargeWeighsTheWatchCache(t *testing.T) {
 		if off {
 			// Whatever the class asked (fresh user try 45 F1: an Expired
 			// text's row said CACHE RV -).
-			expired := framework.Run(t, c.Kubeconfig, time.Minute, "explain-error", "--check", "-n", ns, "--endpoints", u.Host, fmt.Sprintf("too old resource version: %d (%d)", cur-1, cur))
+			expired := framework.Run(t, c.Kubeconfig, time.Minute, "explain-error", "--check", "--resource", "configmaps", "-n", ns, "--endpoints", u.Host, fmt.Sprintf("too old resource version: %d (%d)", cur-1, cur))
 			if row := strings.Fields(rowOf(expired.Stdout, "1 "+u.Host)); len(row) < 3 || row[2] != "none" {
 				t.Errorf("%s: an Expired text's row %q: want CACHE RV none:\n%s%s", cell, row, expired.Stdout, expired.Stderr)
 			}
 		}
-		human := framework.Run(t, c.Kubeconfig, time.Minute, "explain-error", "--check", "-n", ns, "--endpoints", u.Host, text)
+		human := framework.Run(t, c.Kubeconfig, time.Minute, "explain-error", "--check", "--resource", "configmaps", "-n", ns, "--endpoints", u.Host, text)
 		row := strings.Fields(rowOf(human.Stdout, "1 "+u.Host))
 		if len(row) < 3 || (row[2] == "none") != off {
 			t.Errorf("%s: exit %d, row %q: want CACHE RV none only without a watch cache (%v):\n%s", cell, human.Code, row, off, human.Stdout)
@@ -104,7 +104,7 @@ func TestCheckedTooLargeWeighsTheWatchCache(t *testing.T) {
 		for _, bound := range []string{"2s", "3s"} {
 			// 3 s races the hold's own 504 (adversary try 44 F4): held,
 			// or refused as the text was; never a failure.
-			r := framework.Run(t, c.Kubeconfig, time.Minute, "explain-error", "--check", "-n", ns, "--request-timeout", bound, fmt.Sprintf("Timeout: Too large resource version: %d, current: %d", cur+50, cur))
+			r := framework.Run(t, c.Kubeconfig, time.Minute, "explain-error", "--check", "--resource", "configmaps", "-n", ns, "--request-timeout", bound, fmt.Sprintf("Timeout: Too large resource version: %d, current: %d", cur+50, cur))
 			held := strings.Contains(r.Stdout, "was held until")
 			if r.Code != 0 || strings.Contains(r.Stdout+r.Stderr, "cluster is up") || held && off || bound == "2s" && held == off {
 				t.Errorf("%s: --request-timeout %s: exit %d, held said %v: want 0, and the list held only where a watch cache holds it (%v):\n%s%s", cell, bound, r.Code, held, !off, r.Stdout, r.Stderr)
