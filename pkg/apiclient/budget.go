@@ -46,7 +46,7 @@ func NewBudget(max int, qps float64) *Budget {
 		if burst < 1 {
 			burst = 1
 		}
-		b.limiter = newRateLimiter(float32(qps), burst, nil, "--qps "+strconv.FormatFloat(qps, 'g', -1, 64))
+		b.limiter = newRateLimiter(float32(qps), burst, nil, "the rate limit of "+strconv.FormatFloat(qps, 'g', -1, 64)+" requests a second")
 	}
 	return b
 }

@@ -113,7 +113,7 @@ func restClientFor(cfg *rest.Config) (rest.Interface, error) {
 		if burst == 0 {
 			burst = rest.DefaultBurst // as client-go would
 		}
-		cfg.RateLimiter = newRateLimiter(cfg.QPS, burst, nil, fmt.Sprintf("the plugin's own rate limit (%g requests a second)", cfg.QPS))
+		cfg.RateLimiter = newRateLimiter(cfg.QPS, burst, nil, fmt.Sprintf("the plugin's own rate limit of %g requests a second", cfg.QPS))
 	}
 	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {

@@ -26,7 +26,8 @@ var ErrRateWaitPastDeadline = errors.New("the request's time would be up before 
 // try 49 F2 read "the client-side rate limit would hold the request past
 // its deadline (a wait of 194.456343ms)" as a round's note.
 type RateWaitError struct {
-	// Limit names the limit in the user's words ("--qps 5").
+	// Limit names the limit in the user's words ("the rate limit of 5
+	// requests a second": --qps, which this package does not name).
 	Limit string
 	Wait  time.Duration
 	Until time.Time
@@ -61,7 +62,7 @@ var _ flowcontrol.RateLimiter = (*deadlineLimiter)(nil)
 
 // newRateLimiter allows qps requests a second with a burst of burst (at
 // least 1), timed by clk (nil = the real clock); name is the limit in the
-// user's words ("--qps 5").
+// user's words ("the rate limit of 5 requests a second").
 func newRateLimiter(qps float32, burst int, clk clock.Clock, name string) *deadlineLimiter {
 	if clk == nil {
 		clk = clock.RealClock{}

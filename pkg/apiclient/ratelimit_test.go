@@ -22,7 +22,7 @@ import (
 // clock.
 func TestRateLimiterRefusesAWaitPastTheDeadlineTyped(t *testing.T) {
 	fc := testingclock.NewFakeClock(time.Now())
-	l := newRateLimiter(1, 1, fc, "--qps 1")
+	l := newRateLimiter(1, 1, fc, "the rate limit of 1 requests a second")
 	if !l.TryAccept() {
 		t.Fatal("the burst allows one request at once")
 	}
@@ -76,7 +76,7 @@ func TestClientRateWaitPastDeadlineIsTyped(t *testing.T) {
 	if !errors.Is(err, ErrRateWaitPastDeadline) || requests != 1 {
 		t.Fatalf("want ErrRateWaitPastDeadline and one request sent, got %v (%d requests)", err, requests)
 	}
-	saidPlainly(t, err, "the plugin's own rate limit (0.01 requests a second)")
+	saidPlainly(t, err, "the plugin's own rate limit of 0.01 requests a second")
 }
 
 // Every limiter's refusal is said in the user's words: the flag or limit
@@ -98,7 +98,7 @@ func TestRateWaitRefusalIsSaidPlainly(t *testing.T) {
 	if !errors.Is(err, ErrRateWaitPastDeadline) || !NotSent(err) {
 		t.Fatalf("want a refusal, not sent: %v", err)
 	}
-	saidPlainly(t, err, "--qps 3")
+	saidPlainly(t, err, "the rate limit of 3 requests a second")
 	if !RateWaitPast(err, time.Now().Add(10*time.Millisecond)) || RateWaitPast(err, time.Now().Add(time.Second)) {
 		t.Fatalf("RateWaitPast: the wait ends within the next 334ms, after 10ms and before 1s: %#v", err)
 	}
