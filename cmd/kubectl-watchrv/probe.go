@@ -101,7 +101,7 @@ controller can survive without a relist.
 	f.BoolVar(&o.Future, "future", false, "Also show what the server does with an RV ahead of it: a list (504 TooLarge, with the time it took) and a watch (held silently, or ended)")
 	f.Uint64Var(&o.FutureAhead, "future-ahead", 1000000, "How far past the current RV --future asks")
 	f.DurationVar(&o.Interval, "interval", 0, rangeProbeInterval.help("Probe again every D (with --duration) and report how the window moves"))
-	f.DurationVar(&o.Duration, "duration", 0, rangeProbeDuration.help("How long to keep probing with --interval: no round starts after it, and a round still running then is cut"))
+	f.DurationVar(&o.Duration, "duration", 0, rangeProbeDuration.help("How long to keep probing with --interval: no round starts after it, and a round still running one --interval after it is cut"))
 	f.IntVar(&o.MaxRequests, "max-requests", 64, "Most requests sent for one resource (per --all row, per --interval round)")
 	f.Float64Var(&o.QPS, "qps", 5, "Most requests per second that probe sends")
 	f.DurationVar(&o.ProbeWait, "probe-wait", probe.DefaultTryWait, rangeProbeWait.help("How long an accepted watch that replays nothing is read before it counts as started"))

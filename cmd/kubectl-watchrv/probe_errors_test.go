@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/probe"
@@ -29,5 +30,30 @@ func TestProbeErrorsNameTheFlags(t *testing.T) {
 	}
 	if verifyError(nil) != nil {
 		t.Error("no verification failure is no error")
+	}
+}
+
+// A probe --interval series whose --duration held one round exits 1
+// saying so with the flags: why (a round longer than --interval, most of
+// it waiting for --qps) and the --duration to give (fresh user try 49 F2:
+// "only 1 of 1 rounds found the bound"); more rounds say how many found
+// it (docs/probe.md, docs/exit-codes.md).
+func TestOneRoundSaysTheDuration(t *testing.T) {
+	slow := probe.Pace{Asked: time.Second, Duration: 2 * time.Second, Longest: 2430 * time.Millisecond, LongestPaced: 2200 * time.Millisecond}
+	kept := probe.Pace{Asked: time.Second, Duration: 2 * time.Second, Longest: 300 * time.Millisecond}
+	for _, tc := range []struct {
+		few  probe.TooFewRoundsError
+		want string
+	}{
+		{probe.TooFewRoundsError{Found: 1, Rounds: 1, Resource: "configmaps", Pace: slow}, "--duration 2s held only one round (it took 2.43s, longer than --interval 1s, 2.20s of it waiting for --qps), and one round measures no rate of configmaps: give --duration 5s or more"},
+		{probe.TooFewRoundsError{Found: 0, Rounds: 1, Resource: "configmaps", Pace: kept}, "--duration 2s held only one round, and one round measures no rate of configmaps: give --duration 3s or more"},
+		{probe.TooFewRoundsError{Found: 1, Rounds: 3, Resource: "configmaps", Pace: kept}, "only 1 of 3 rounds found the bound of configmaps: no rate can be measured"},
+	} {
+		few := tc.few
+		err := withCode(ExitFailure, tooFewRoundsError(outOfOrderError(&few)))
+		var typed *probe.TooFewRoundsError
+		if err.Error() != tc.want || exitCode(err) != ExitFailure || !errors.As(err, &typed) {
+			t.Errorf("got %q (exit %d)\nwant %q (exit 1)", err, exitCode(err), tc.want)
+		}
 	}
 }

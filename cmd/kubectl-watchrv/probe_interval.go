@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/probe"
@@ -27,8 +29,32 @@ func (o *ProbeOptions) runInterval(ctx context.Context, p *render.Printer, clien
 		return o.windowError(s.FirstFailed)
 	}
 	out.Rounds, out.Motion, out.Metrics = s.Rounds, s.Motion, s.Metrics
+	out.SetPace(s.Pace)
 	if err := p.ProbeSeriesSummary(out); err != nil {
 		return err
 	}
-	return withCode(ExitFailure, outOfOrderError(s.Err(t)))
+	return withCode(ExitFailure, tooFewRoundsError(outOfOrderError(s.Err(t))))
+}
+
+// tooFewRoundsError is a series whose --duration held one round
+// (probe.TooFewRoundsError) said with its flags: why (a round longer than
+// --interval, most of it waiting for --qps) and the --duration to give
+// (fresh user try 49 F2: "only 1 of 1 rounds found the bound" of a
+// --duration 2s whose round took 2.4 s at --interval 1s); other errors as
+// they are.
+func tooFewRoundsError(err error) error {
+	var few *probe.TooFewRoundsError
+	if !errors.As(err, &few) || few.Rounds != 1 {
+		return err
+	}
+	p := few.Pace
+	why := fmt.Sprintf("--duration %s held only one round", p.Duration)
+	if !p.IntervalKept() {
+		paced := ""
+		if p.LongestPaced*2 >= p.Longest {
+			paced = fmt.Sprintf(", %.2fs of it waiting for --qps", p.LongestPaced.Seconds())
+		}
+		why += fmt.Sprintf(" (it took %.2fs, longer than --interval %s%s)", p.Longest.Seconds(), p.Asked, paced)
+	}
+	return &worded{msg: fmt.Sprintf("%s, and one round measures no rate of %s: give --duration %s or more", why, few.Resource, p.LeastDuration()), err: err}
 }

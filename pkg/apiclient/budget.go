@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -45,7 +46,7 @@ func NewBudget(max int, qps float64) *Budget {
 		if burst < 1 {
 			burst = 1
 		}
-		b.limiter = newRateLimiter(float32(qps), burst, nil)
+		b.limiter = newRateLimiter(float32(qps), burst, nil, "the rate limit of "+strconv.FormatFloat(qps, 'g', -1, 64)+" requests a second")
 	}
 	return b
 }

@@ -113,7 +113,7 @@ func restClientFor(cfg *rest.Config) (rest.Interface, error) {
 		if burst == 0 {
 			burst = rest.DefaultBurst // as client-go would
 		}
-		cfg.RateLimiter = newRateLimiter(cfg.QPS, burst, nil)
+		cfg.RateLimiter = newRateLimiter(cfg.QPS, burst, nil, fmt.Sprintf("the plugin's own rate limit of %g requests a second", cfg.QPS))
 	}
 	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {
@@ -172,11 +172,17 @@ func (c *Client) Get(ctx context.Context, path string, q url.Values, accept stri
 // capError is err, or the *BodyTooLargeError in its chain: client-go wraps
 // a body it could not read in "unexpected error when reading response
 // body. Please retry. Original error: ...", and the cap's own line says
-// more (the request, the limit and the fix), and not to retry.
+// more (the request, the limit and the fix), and not to retry. A request
+// the rate limit did not send is its *RateWaitError alone, without
+// client-go's "client rate limiter Wait returned an error: ".
 func capError(err error) error {
 	var big *BodyTooLargeError
 	if errors.As(err, &big) {
 		return big
+	}
+	var rw *RateWaitError
+	if errors.As(err, &rw) {
+		return rw
 	}
 	return withoutClosingPeriod(ShortRequest(err))
 }

@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,7 +22,7 @@ import (
 // clock.
 func TestRateLimiterRefusesAWaitPastTheDeadlineTyped(t *testing.T) {
 	fc := testingclock.NewFakeClock(time.Now())
-	l := newRateLimiter(1, 1, fc)
+	l := newRateLimiter(1, 1, fc, "the rate limit of 1 requests a second")
 	if !l.TryAccept() {
 		t.Fatal("the burst allows one request at once")
 	}
@@ -70,7 +72,52 @@ func TestClientRateWaitPastDeadlineIsTyped(t *testing.T) {
 	body.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := c.Get(ctx, tg.CollectionPath(), nil, AcceptMetadataList); !errors.Is(err, ErrRateWaitPastDeadline) || requests != 1 {
+	_, err = c.Get(ctx, tg.CollectionPath(), nil, AcceptMetadataList)
+	if !errors.Is(err, ErrRateWaitPastDeadline) || requests != 1 {
 		t.Fatalf("want ErrRateWaitPastDeadline and one request sent, got %v (%d requests)", err, requests)
+	}
+	saidPlainly(t, err, "the plugin's own rate limit of 0.01 requests a second")
+}
+
+// Every limiter's refusal is said in the user's words: the flag or limit
+// that paced the request and a rounded wait, never the limiter's own
+// words with a wait to the nanosecond (fresh user try 49 F2: "the
+// client-side rate limit would hold the request past its deadline (a wait
+// of 194.456343ms)" as a probe round's note). Both limiters: --qps's
+// Budget and the REST client's own (above).
+func TestRateWaitRefusalIsSaidPlainly(t *testing.T) {
+	b := NewBudget(0, 3)
+	for range 3 {
+		if err := b.Take(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	err := b.Take(ctx)
+	if !errors.Is(err, ErrRateWaitPastDeadline) || !NotSent(err) {
+		t.Fatalf("want a refusal, not sent: %v", err)
+	}
+	saidPlainly(t, err, "the rate limit of 3 requests a second")
+	if !RateWaitPast(err, time.Now().Add(10*time.Millisecond)) || RateWaitPast(err, time.Now().Add(time.Second)) {
+		t.Fatalf("RateWaitPast: the wait ends within the next 334ms, after 10ms and before 1s: %#v", err)
+	}
+}
+
+func saidPlainly(t *testing.T, err error, limit string) {
+	t.Helper()
+	msg := err.Error()
+	for _, internal := range []string{"deadline", "client-side", "a wait of"} {
+		if strings.Contains(msg, internal) {
+			t.Errorf("%q says %q", msg, internal)
+		}
+	}
+	if !strings.HasPrefix(msg, "not sent: ") || !strings.Contains(msg, limit) {
+		t.Errorf("%q: want \"not sent: ...\" naming %q", msg, limit)
+	}
+	// The wait is rounded: to the millisecond below a second, to 100 ms
+	// above (roundBound); never nanoseconds.
+	if !regexp.MustCompile(`\(in (\d+ms|(\d+h)?(\d+m)?\d+(\.\d)?s)\)$`).MatchString(msg) {
+		t.Errorf("%q: want the wait rounded, \"(in 334ms)\"", msg)
 	}
 }

@@ -19,7 +19,7 @@ import (
 // limiter's clock.
 func TestStopwatchLeavesOutTheRateLimitersWaits(t *testing.T) {
 	fc := testingclock.NewFakeClock(time.Now())
-	l := newRateLimiter(5, 1, fc)
+	l := newRateLimiter(5, 1, fc, "the rate limit of 5 requests a second")
 	row, rowSW := StartStopwatchOn(context.Background(), fc)
 	for i := 0; i < 3; i++ {
 		req, reqSW := StartStopwatchOn(row, fc)

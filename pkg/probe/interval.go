@@ -35,16 +35,59 @@ type Series struct {
 	// current RV: nothing changes by retrying (forbidden, opaque,
 	// unreachable), so the series stopped there.
 	FirstFailed *Result
+	// Pace is how often the rounds ran, measured.
+	Pace Pace
+}
+
+// Pace is how often a series' rounds ran, measured, beside the --interval
+// asked: a round that takes longer than the interval (its requests paced
+// by --qps: a search without a watch cache sends a dozen) starts the next
+// at once, so the rounds run further apart than asked, and a --duration
+// of two intervals may hold one round only (fresh user try 49 F2: rounds
+// of 2.4 s at --interval 1s, said nowhere).
+type Pace struct {
+	Asked, Duration time.Duration
+	// Kept is the mean time between the starts of the rounds; 0 with
+	// fewer than two rounds.
+	Kept time.Duration
+	// Longest is the longest round from its start to its end, the
+	// plugin's own waits included, and LongestPaced its waits for --qps.
+	Longest, LongestPaced time.Duration
+}
+
+// IntervalKept: no round took longer than the interval asked, so each
+// started when asked.
+func (p Pace) IntervalKept() bool { return p.Longest <= p.Asked }
+
+// note adds a round that took took, from its start to its end, paced of
+// it waiting for --qps.
+func (p *Pace) note(took, paced time.Duration) {
+	if took > p.Longest {
+		p.Longest, p.LongestPaced = took, paced
+	}
 }
 
 // TooFewRoundsError: fewer than two rounds found the bound, so no rate.
 type TooFewRoundsError struct {
 	Found, Rounds int
 	Resource      string
+	Pace          Pace
 }
 
 func (e *TooFewRoundsError) Error() string {
+	if e.Rounds == 1 {
+		// The series' time held one round: no rate, whatever it found
+		// (cmd says it with its flags: tooFewRoundsError).
+		return fmt.Sprintf("the series held only one round, and one round measures no rate of %s", e.Resource)
+	}
 	return fmt.Sprintf("only %d of %d rounds found the bound of %s: no rate can be measured", e.Found, e.Rounds, e.Resource)
+}
+
+// LeastDuration is a series' time that holds two rounds of the pace
+// measured, and a margin: twice the interval or the longest round, to
+// the second above.
+func (p Pace) LeastDuration() time.Duration {
+	return (2 * max(p.Asked, p.Longest)).Truncate(time.Second) + time.Second
 }
 
 // Err is an *OutOfOrderError when the rounds' current RVs went back, a
@@ -54,7 +97,7 @@ func (s *Series) Err(t apiclient.Target) error {
 		return &OutOfOrderError{Signs: s.Motion.OutOfOrder}
 	}
 	if s.FirstFailed == nil && s.Motion.Rounds < 2 {
-		return &TooFewRoundsError{Found: s.Motion.Rounds, Rounds: len(s.Rounds), Resource: t.Resource.Name()}
+		return &TooFewRoundsError{Found: s.Motion.Rounds, Rounds: len(s.Rounds), Resource: t.Resource.Name(), Pace: s.Pace}
 	}
 	return nil
 }
@@ -64,7 +107,7 @@ func (s *Series) Err(t apiclient.Target) error {
 // goes on; the depth is then refined (RefineDepth).
 func RunSeries(ctx context.Context, c *apiclient.Client, t apiclient.Target, o SeriesOptions) (*Series, error) {
 	o.Search.Budget = o.Budget
-	s := &Series{Rounds: []Round{}}
+	s := &Series{Rounds: []Round{}, Pace: Pace{Asked: o.Interval, Duration: o.Duration}}
 	actx, cancel := context.WithTimeout(ctx, asideOf(o.Interval))
 	m0 := readMetrics(actx, c, o.Budget, o.Metrics)
 	cancel()
@@ -75,11 +118,17 @@ func RunSeries(ctx context.Context, c *apiclient.Client, t apiclient.Target, o S
 		// interval (a round started before the end, as the last one of a
 		// series usually is, may finish: a search without a watch cache
 		// takes seconds): one still running then is cut, and said so
-		// (its numbers are not used).
-		rctx, cancel := context.WithDeadline(ctx, deadline.Add(o.Interval))
+		// (its numbers are not used). That bound is the one rule: a
+		// request the rate limit would send only after it (refused at
+		// once, before the bound: RateWaitPast) is that round still
+		// running then, cut as the series says, never a failure in the
+		// limiter's words (fresh user try 49 F2).
+		bound := deadline.Add(o.Interval)
+		rctx, cancel := context.WithDeadline(ctx, bound)
 		w := Run(rctx, c, t, o.Options)
-		cut := ctx.Err() == nil && rctx.Err() != nil
+		cut := ctx.Err() == nil && (rctx.Err() != nil || apiclient.RateWaitPast(w.Err, bound))
 		cancel()
+		s.Pace.note(time.Since(w.Started), w.Paced)
 		r := RoundOf(w)
 		if cut {
 			r = CutRound(r, o.Duration, o.Interval)
@@ -110,6 +159,9 @@ func RunSeries(ctx context.Context, c *apiclient.Client, t apiclient.Target, o S
 		if err != nil {
 			break
 		}
+	}
+	if n := len(s.Rounds); n > 1 {
+		s.Pace.Kept = s.Rounds[n-1].At.Sub(s.Rounds[0].At) / time.Duration(n-1)
 	}
 	s.Motion = MeasureMotion(s.Rounds)
 	o.Budget.Reset()

@@ -63,6 +63,9 @@ type Result struct {
 	// waits (--qps): the server's answers and the probe's own waits for
 	// them.
 	Duration time.Duration
+	// Paced is the time the probe waited for the client-side rate limits
+	// (--qps): with Duration, the probe's wall time.
+	Paced time.Duration
 	// Err is why the window is not (fully) known: a failed current-RV read,
 	// an opaque RV, a search that ran out of budget or met a fatal error, or
 	// a verification that did not hold.
@@ -82,6 +85,7 @@ func Run(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options
 	ctx, sw := apiclient.StartStopwatch(ctx)
 	defer func() {
 		w.Requests, w.Duration = sw.Kept(b.Used() - used)
+		w.Paced = sw.Paced()
 	}()
 	defer w.leaveOutTheCut(ctx)
 	var itemRV uint64

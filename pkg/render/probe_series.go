@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -18,8 +19,60 @@ type ProbeSeries struct {
 	GroupVersion string        `json:"groupVersion"`
 	Namespace    string        `json:"namespace"`
 	Rounds       []probe.Round `json:"rounds"`
-	probe.Motion `json:",inline"`
-	Metrics      *metrics.Report `json:"metrics,omitempty"`
+	// IntervalSeconds is the --interval asked; RoundsEverySeconds the
+	// mean time between the rounds' starts, measured (absent with fewer
+	// than two rounds); IntervalKept is false when a round took longer
+	// than the interval (the next one started late); LongestRoundSeconds
+	// is the longest round, start to end, and LongestRoundQPSWaitSeconds
+	// its waits for --qps (SetPace).
+	IntervalSeconds            float64  `json:"intervalSeconds"`
+	RoundsEverySeconds         *float64 `json:"roundsEverySeconds,omitempty"`
+	IntervalKept               bool     `json:"intervalKept"`
+	LongestRoundSeconds        float64  `json:"longestRoundSeconds"`
+	LongestRoundQPSWaitSeconds float64  `json:"longestRoundQPSWaitSeconds"`
+	probe.Motion               `json:",inline"`
+	Metrics                    *metrics.Report `json:"metrics,omitempty"`
+	pace                       probe.Pace
+}
+
+// SetPace sets how often the rounds ran, measured.
+func (s *ProbeSeries) SetPace(p probe.Pace) {
+	s.pace = p
+	s.IntervalSeconds, s.IntervalKept = p.Asked.Seconds(), p.IntervalKept()
+	s.LongestRoundSeconds, s.LongestRoundQPSWaitSeconds = round2(p.Longest.Seconds()), round2(p.LongestPaced.Seconds())
+	s.RoundsEverySeconds = nil
+	if p.Kept > 0 {
+		every := round2(p.Kept.Seconds())
+		s.RoundsEverySeconds = &every
+	}
+}
+
+func round2(f float64) float64 { return math.Round(f*100) / 100 }
+
+// paceText says how often the rounds ran, measured, and when they ran
+// further apart than --interval asked, why and what to change (fresh user
+// try 49 F2: rounds of 2.4 s at --interval 1s, said nowhere).
+func paceText(s *ProbeSeries) string {
+	p := s.pace
+	var what string
+	if p.Kept > 0 {
+		what = fmt.Sprintf("%.2fs on average", p.Kept.Seconds())
+	} else {
+		what = "one round only"
+	}
+	if p.IntervalKept() {
+		return fmt.Sprintf("%s (--interval %s)", what, p.Asked)
+	}
+	why := fmt.Sprintf("a round took up to %.2fs", p.Longest.Seconds())
+	if p.Kept == 0 {
+		why = fmt.Sprintf("it took %.2fs", p.Longest.Seconds())
+	}
+	fix := "give a longer --interval"
+	if p.LongestPaced*2 >= p.Longest {
+		why += fmt.Sprintf(", %.2fs of it waiting for --qps", p.LongestPaced.Seconds())
+		fix = "raise --qps, or give a longer --interval"
+	}
+	return fmt.Sprintf("%s, not the --interval %s asked: %s (%s)", what, p.Asked, why, fix)
 }
 
 // NewProbeSeries starts an empty series for t.
@@ -116,6 +169,7 @@ func (p *Printer) probeSeriesSummaryHuman(s *ProbeSeries) error {
 	fmt.Fprintln(p.Out)
 	return KeyValues(p.Out, append([][2]string{
 		{"Rounds with a bound", fmt.Sprintf("%d of %d", m.Rounds, len(s.Rounds))},
+		{"Rounds every", paceText(s)},
 		{"Current RV advance", rateText(m, m.CurrentRate, "etcd revisions: every write in the cluster")},
 		{"Oldest RV advance", rateText(m, m.OldestRate, "how fast the window forgets")},
 		{"Window depth", depth},

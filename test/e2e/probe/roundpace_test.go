@@ -1,0 +1,116 @@
+//go:build e2e
+
+package probe
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/watchrv/kubectl-watchrv/test/e2e/framework"
+)
+
+// Fresh user try 49 F2: without a watch cache a round is a storage
+// bisection of a dozen requests, seconds long at a low --qps, longer than
+// --interval. The last round, started before --duration ran out, ended
+// with the rate limiter's own words ("the client-side rate limit would
+// hold the request past its deadline (a wait of 194.456343ms)") as its
+// note, was counted, and had no "cut": true; nothing said the rounds ran
+// further apart than --interval; and a --duration of two intervals that
+// held one round said "only 1 of 1 rounds found the bound". On a real
+// v1.37.2 with the configmaps' watch cache off: every round found the
+// bound or is cut in the series' words (and not counted), no limiter
+// words anywhere, the rounds' real pace is reported, and one round is
+// said as the --duration that held only it.
+func TestProbeIntervalRoundsLongerThanTheInterval(t *testing.T) {
+	c := framework.StartT(t, framework.APIServerOptions{WatchCacheSizes: "configmaps#0"})
+	ctx := context.Background()
+	cs, ns := framework.Namespace(t, c, "slow-rounds")
+	var mid int64
+	for i := range 40 {
+		cm, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("c-%d", i)}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 20 {
+			mid, _ = strconv.ParseInt(cm.ResourceVersion, 10, 64)
+		}
+	}
+	// A window that starts mid-history: the search bisects storage.
+	if err := c.Compact(ctx, mid); err != nil {
+		t.Fatal(err)
+	}
+	limiterWords := regexp.MustCompile(`deadline|client-side|rate limiter|a wait of|\d+\.\d{4,}(ms|µs|s)`)
+	// --qps 4: a round of a dozen requests takes about 3 s, and the last
+	// one (started before the 6 s ran out) would need past its bound of
+	// one interval after them.
+	r := framework.Run(t, c.Kubeconfig, 2*time.Minute, "probe", "configmaps", "-n", ns, "--interval", "1s", "--duration", "6s", "--qps", "4", "-o", "json")
+	if m := limiterWords.FindString(r.Stdout + r.Stderr); m != "" {
+		t.Errorf("the rate limiter's words %q reach the user:\n%s%s", m, r.Stdout, r.Stderr)
+	}
+	var s struct {
+		Rounds []struct {
+			At       time.Time `json:"at"`
+			Found    bool      `json:"found"`
+			Requests int       `json:"requests"`
+			Error    string    `json:"error"`
+			Cut      bool      `json:"cut"`
+		} `json:"rounds"`
+		Interval     float64  `json:"intervalSeconds"`
+		Every        *float64 `json:"roundsEverySeconds"`
+		Kept         *bool    `json:"intervalKept"`
+		Longest      float64  `json:"longestRoundSeconds"`
+		LongestPaced float64  `json:"longestRoundQPSWaitSeconds"`
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &s); err != nil {
+		t.Fatalf("exit %d, not JSON: %v\n%s%s", r.Code, err, r.Stdout, r.Stderr)
+	}
+	found, cut := 0, 0
+	for i, rd := range s.Rounds {
+		t.Logf("round %d at %s: found %v, %d requests, cut %v %q", i+1, rd.At.Format("15:04:05.000"), rd.Found, rd.Requests, rd.Cut, rd.Error)
+		switch {
+		case rd.Found:
+			found++
+		case rd.Cut && rd.Error == "cut: still running one interval (1s) after the series' 6s ran out":
+			cut++
+		default:
+			t.Errorf("round %d neither found the bound nor was cut in the series' words: %+v", i+1, rd)
+		}
+	}
+	t.Logf("exit %d; %d found, %d cut; every %s s (interval %v s, kept %s), longest %.2f s (%.2f s of --qps); stderr %q", r.Code, found, cut, fmtPtr(s.Every), s.Interval, fmtPtr(s.Kept), s.Longest, s.LongestPaced, r.Stderr)
+	if found >= 2 && r.Code != 0 {
+		t.Errorf("%d rounds found the bound: want exit 0, got %d: %s", found, r.Code, r.Stderr)
+	}
+	if len(s.Rounds) < 2 || s.Every == nil || s.Kept == nil || *s.Kept || s.Interval != 1 || *s.Every <= 1.5 || s.Longest <= 1 || s.LongestPaced <= 0 {
+		t.Errorf("want the rounds' pace measured and said not kept (rounds of seconds at --interval 1s): %s", r.Stdout)
+	}
+
+	// --duration of two intervals that holds one round of seconds: said
+	// as that, with the flag to change, exit 1; the table says the pace.
+	h := framework.Run(t, c.Kubeconfig, 2*time.Minute, "probe", "configmaps", "-n", ns, "--interval", "1s", "--duration", "2s", "--qps", "4")
+	t.Logf("--duration 2s: exit %d\n%s%s", h.Code, h.Stdout, h.Stderr)
+	if m := limiterWords.FindString(h.Stdout + h.Stderr); m != "" {
+		t.Errorf("the rate limiter's words %q reach the user", m)
+	}
+	if !regexp.MustCompile(`Rounds every: +one round only, not the --interval 1s asked: it took \d+\.\d\ds, \d+\.\d\ds of it waiting for --qps \(raise --qps, or give a longer --interval\)`).MatchString(h.Stdout) {
+		t.Errorf("want the one round's time said against --interval:\n%s", h.Stdout)
+	}
+	if h.Code != 1 || !strings.HasPrefix(h.Stderr, "error: --duration 2s held only one round (it took ") || !strings.Contains(h.Stderr, "one round measures no rate of configmaps: give --duration ") {
+		t.Errorf("want exit 1 saying --duration held one round and what to give, got %d: %q", h.Code, h.Stderr)
+	}
+}
+
+func fmtPtr[T any](p *T) string {
+	if p == nil {
+		return "absent"
+	}
+	return fmt.Sprint(*p)
+}
