@@ -65,7 +65,8 @@ E2E_LONG_TEST_NAMES := TestCaptureWatchStreams \
                        TestClientsRefusedReadsAreNotServed \
                        TestProbeCompactedAboveTheCurrentRVMidSearch \
                        TestServerFactsAreOfTheServerAtTheAddress \
-                       TestAnExpiredContinueTokenIsNoListAndIsCounted
+                       TestAnExpiredContinueTokenIsNoListAndIsCounted \
+                       TestProbeIntervalRoundsLongerThanTheInterval
 empty :=
 space := $(empty) $(empty)
 E2E_LONG_TESTS := $(subst $(space),|,$(strip $(E2E_LONG_TEST_NAMES)))
