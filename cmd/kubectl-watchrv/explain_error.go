@@ -255,7 +255,7 @@ func (o *ExplainErrorOptions) Run(ctx context.Context) error {
 		}
 	}
 	printed := o.printExplanation(ctx, p, e)
-	if c := e.Check; printed == nil && ctx.Err() == nil && c != nil && c.RequestFrom == diagnose.RequestFromDefault && c.Tried != nil && !p.Machine() {
+	if c := e.Check; printed == nil && checkErr == nil && ctx.Err() == nil && c != nil && c.RequestFrom == diagnose.RequestFromDefault && c.Tried != nil && !p.Machine() {
 		// Said once the run's answer is: a cut run says nothing more.
 		why := "the text names no resource"
 		if d.RequestUnread != "" {

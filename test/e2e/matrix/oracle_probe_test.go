@@ -138,11 +138,20 @@ func (o *oracle) checkDepth() {
 	close(stop)
 	<-done
 	var bad []string
-	if len(got.Rounds) == 0 || !got.Rounds[len(got.Rounds)-1].Found {
-		o.judge("probe --interval depth", cmd, []string{fmt.Sprintf("no last round with an oldest RV: %+v", got.Rounds)})
+	// The depth is the last round's that found the bound, as the plugin
+	// dates it (RefineDepth): a last round cut at the series' end (on a
+	// slow cell, a round outlasts the interval) is not counted.
+	found := -1
+	for i := range got.Rounds {
+		if got.Rounds[i].Found {
+			found = i
+		}
+	}
+	if found < 0 {
+		o.judge("probe --interval depth", cmd, []string{fmt.Sprintf("no round with an oldest RV: %+v", got.Rounds)})
 		return
 	}
-	last := got.Rounds[len(got.Rounds)-1]
+	last := got.Rounds[found]
 	lo, hi, loOK, hiOK := o.h.depthBounds(last.Oldest, last.At)
 	slack := (interval + time.Second).Seconds()
 	o.t.Logf("depth: %s %s %.1f s (at least %v, at most %v); the log: %.1f..%.1f s (known %v %v), oldest %d",
