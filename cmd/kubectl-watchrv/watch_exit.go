@@ -98,7 +98,13 @@ func (r *watchRun) failureError(err error) error {
 		// Only a stream that was open broke; a list before any stream
 		// (--rv list) has no last RV to reconnect from (fresh user try
 		// 19: "the watch stream broke" of a list cut by --timeout).
-		err = fmt.Errorf("the watch stream broke: %w (--follow reconnects from the last RV, as an informer does)", err)
+		if apiclient.IsBodyCut(err) {
+			// The cut's own words say the watch stream broke, with its
+			// request and the bytes read.
+			err = fmt.Errorf("%w (--follow reconnects from the last RV, as an informer does)", err)
+		} else {
+			err = fmt.Errorf("the watch stream broke: %w (--follow reconnects from the last RV, as an informer does)", err)
+		}
 	}
 	return r.answerError(err)
 }

@@ -228,7 +228,9 @@ func (b *capBody) Read(p []byte) (int, error) {
 	b.n += int64(n)
 	b.entry.add(int64(n))
 	if err != nil && b.req != nil {
-		err = pastDeadline(http2Lost(refusedAnswer(err, false)), b.req, b.start, true)
+		// A break of the connection is said in one wording, with the
+		// request and the bytes read (bodyCut), whoever reads the body.
+		err = bodyCut(b.req, b.err.Kind, b.n, pastDeadline(http2Lost(refusedAnswer(err, false)), b.req, b.start, true))
 	}
 	if err != nil {
 		b.entry.finish(err)

@@ -3,7 +3,6 @@ package apiclient
 import (
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"sort"
@@ -266,8 +265,8 @@ func wholeDiscoveryFailed(err error, l *Ledger) error {
 		// A body that broke off names no request (adversary try 16: a
 		// cut /api/v1 was "cannot read discovery (/api and /apis) ...:
 		// unexpected EOF"): the ledger's entry of it does.
-		if gv, cut := l.discoveryCut("", true); cut != "" {
-			return &DiscoveryError{GroupVersion: gv, Err: &ConnectionLostError{What: cut, Err: err}}
+		if gv, cut := l.discoveryCut("", true); cut != nil {
+			return &DiscoveryError{GroupVersion: gv, Err: cut}
 		}
 	}
 	root := ""
@@ -287,10 +286,12 @@ func wholeDiscoveryFailed(err error, l *Ledger) error {
 }
 
 // discoveryCut is the discovery read of gv (any: the first) whose answer
-// came and whose body broke off, in words from its ledger entry ("GET URL:
-// its body broke off after N bytes: ..."), with the group version it read
-// ("" for /api or /apis); "" when l has none.
-func (l *Ledger) discoveryCut(gv string, any bool) (string, string) {
+// came and whose body broke off, from its ledger entry: the transport's
+// *BodyCutError of a connection that broke it (the one wording of a cut
+// body), else the read's failure in words ("GET URL: its body broke off
+// after N bytes: ..."); with the group version it read ("" for /api or
+// /apis); nil when l has none.
+func (l *Ledger) discoveryCut(gv string, any bool) (string, error) {
 	for _, f := range l.Failures(KindDiscovery) {
 		if f.Err == nil || f.Status < 200 || f.Status >= 300 || IsBodyTooLarge(f.Err) {
 			continue
@@ -303,13 +304,13 @@ func (l *Ledger) discoveryCut(gv string, any bool) (string, string) {
 		if !any && g != gv {
 			continue
 		}
-		cause := text.OneLine(f.Err.Error())
-		if errors.Is(f.Err, io.ErrUnexpectedEOF) {
-			cause = "the connection closed before the length the server announced"
+		var cut *BodyCutError
+		if errors.As(f.Err, &cut) {
+			return g, cut
 		}
-		return g, fmt.Sprintf("GET %s: its body broke off after %s: %s", f.URL, text.Count(int(f.Bytes), "byte"), cause)
+		return g, &ConnectionLostError{What: fmt.Sprintf("GET %s: its body broke off after %s: %s", f.URL, text.Count(int(f.Bytes), "byte"), text.OneLine(f.Err.Error())), Err: f.Err}
 	}
-	return "", ""
+	return "", nil
 }
 
 // notJSONDocument is the path of the run's one whole discovery document
@@ -336,8 +337,8 @@ func notADocument(err error) bool {
 // response with status code: 200") name neither the request nor what it
 // means. An HTTP error or a lost connection is left as it is.
 func unreadableDiscovery(gv schema.GroupVersion, err error, l *Ledger) error {
-	if _, cut := l.discoveryCut(gv.String(), false); cut != "" && !notADocument(err) {
-		return &ConnectionLostError{What: cut, Err: err}
+	if _, cut := l.discoveryCut(gv.String(), false); cut != nil && !notADocument(err) {
+		return cut
 	}
 	if !notADocument(err) {
 		if strings.HasPrefix(err.Error(), "unexpected error when reading response body") && errors.Unwrap(err) != nil {

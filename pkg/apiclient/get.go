@@ -3,9 +3,13 @@ package apiclient
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"net/url"
 
 	"github.com/watchrv/kubectl-watchrv/internal/countio"
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 )
 
 // GetObjectMeta reads one object's metadata (a plain GET, metadata only). It
@@ -23,8 +27,11 @@ func (c *Client) GetObjectMeta(ctx context.Context, t Target, namespace, name st
 	}
 	cr := &countio.Reader{R: body}
 	if err := json.NewDecoder(cr).Decode(&obj); err != nil {
-		if cut := BodyCut("the answer to GET "+p, cr, err); cut != err {
-			return ItemMeta{}, cut
+		if cr.Ended && errors.Is(err, io.ErrUnexpectedEOF) {
+			// The answer ended where HTTP says it ends, mid-JSON: it
+			// came whole, and is no object; nothing broke (a break of
+			// the connection is the transport's BodyCutError).
+			return ItemMeta{}, &UnreadableAnswerError{What: fmt.Sprintf("the answer to GET %s ended after %s, before its object did", p, text.Count(cr.N, "byte"))}
 		}
 		return ItemMeta{}, Undecodable("cannot decode "+p, err)
 	}

@@ -129,6 +129,7 @@ func (b *rewrittenBody) Read(p []byte) (int, error) {
 		body, err := io.ReadAll(b.orig)
 		timer.Stop()
 		var d *DeadlineError
+		var cut *BodyCutError
 		switch {
 		case err != nil && late.Load():
 			err = fmt.Errorf("it did not end within %s", b.within)
@@ -137,6 +138,10 @@ func (b *rewrittenBody) Read(p []byte) (int, error) {
 			// body said so): the same words (adversary try 14: "net/http:
 			// request canceled" on a list, "did not end" on a watch).
 			err = fmt.Errorf("it did not end within %s", roundBound(d.Within))
+		case errors.As(err, &cut):
+			// The status names the answer: the break's cause says the
+			// rest ("the connection was reset").
+			err = errors.New(cut.Cause)
 		}
 		var big *BodyTooLargeError
 		var out []byte

@@ -6,7 +6,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/watchrv/kubectl-watchrv/internal/countio"
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 )
 
@@ -25,10 +24,11 @@ func (c *Client) ServerVersion(ctx context.Context) (Version, error) {
 		return Version{}, err
 	}
 	defer rc.Close()
-	cr := &countio.Reader{R: rc}
-	body, err := io.ReadAll(cr) // within the cap of /version (LimitVersion)
+	// Within the cap of /version (LimitVersion); a break of the
+	// connection is the transport's BodyCutError.
+	body, err := io.ReadAll(rc)
 	if err != nil {
-		return Version{}, BodyCut("the answer to GET /version", cr, capError(err))
+		return Version{}, capError(err)
 	}
 	return ParseVersion(body)
 }

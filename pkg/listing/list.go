@@ -181,10 +181,11 @@ func listEach(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Pa
 			return nil, err // the bound's own line names the request and the fix
 		case diagnose.FailureConnectionBroken, diagnose.FailureNoAnswer:
 			// Not a bad body: the connection was lost in the middle of it.
-			if errors.Is(err, io.ErrUnexpectedEOF) {
-				// In words, not Go's "unexpected EOF" (adversary try 39 F9):
-				// the one wording of a cut body.
-				return nil, apiclient.BodyCut("the list response of "+t.CollectionPath(), cr, err)
+			if apiclient.IsBodyCut(err) {
+				// The transport's one wording of a cut body names the
+				// request and the bytes read, never Go's words
+				// (adversary try 39 F9, try 49 F5).
+				return nil, err
 			}
 			return nil, fmt.Errorf("the list response of %s broke off after %s: %w", t.CollectionPath(), text.Count(cr.N, "byte"), err)
 		}

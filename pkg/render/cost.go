@@ -138,6 +138,12 @@ func brokeText(err error) string {
 	if err == nil {
 		return ""
 	}
+	var cut *apiclient.BodyCutError
+	if errors.As(err, &cut) {
+		// The line names the request and the bytes read: the break's
+		// cause says the rest, in the one wording of a cut body.
+		return ": " + cut.Cause
+	}
 	return ": " + strings.TrimSpace(text.OneLine(errText(err)))
 }
 

@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -88,8 +90,10 @@ func TestRequestText(t *testing.T) {
 			"GET https://h/api/v1/configmaps?limit=500 200 OK in 5ms, 2 KiB read"},
 		{apiclient.Entry{Method: "GET", URL: "https://h/api/v1/configmaps?watch=1", Kind: apiclient.KindWatch, Status: 200, Headers: 3 * time.Millisecond, Open: true},
 			"GET https://h/api/v1/configmaps?watch=1 200 OK in 3ms (a watch: its bytes are counted as they stream)"},
-		{apiclient.Entry{Method: "GET", URL: "https://h/api/v1/configmaps?watch=1", Kind: apiclient.KindWatch, Status: 200, Bytes: 100, Duration: 1500 * time.Millisecond, Err: errors.New("unexpected EOF")},
-			"GET https://h/api/v1/configmaps?watch=1 broke after 1.5s, 100 B read: unexpected EOF"},
+		{apiclient.Entry{Method: "GET", URL: "https://h/api/v1/configmaps?watch=1", Kind: apiclient.KindWatch, Status: 200, Bytes: 100, Duration: 1500 * time.Millisecond, Err: &apiclient.BodyCutError{Request: "GET /api/v1/configmaps?watch=1", Watch: true, Bytes: 100, Cause: "the connection closed before the answer's end", Err: io.ErrUnexpectedEOF}},
+			"GET https://h/api/v1/configmaps?watch=1 broke after 1.5s, 100 B read: the connection closed before the answer's end"},
+		{apiclient.Entry{Method: "GET", URL: "https://h/api/v1/configmaps?limit=500", Kind: apiclient.KindList, Status: 200, Bytes: 2000, Duration: 5 * time.Millisecond, Err: &apiclient.BodyCutError{Request: "GET /api/v1/configmaps?limit=500", Bytes: 2000, Cause: "the connection was reset", Err: syscall.ECONNRESET}},
+			"GET https://h/api/v1/configmaps?limit=500 200 OK in 5ms, 2.0 KiB read: the connection was reset"},
 		{apiclient.Entry{Method: "GET", URL: "https://h/api/v1/configmaps?watch=1", Kind: apiclient.KindWatch, Status: 200, Bytes: 100, Duration: 5 * time.Second, EOF: true},
 			"GET https://h/api/v1/configmaps?watch=1 ended by the server after 5s, 100 B read"},
 		{apiclient.Entry{Method: "GET", URL: "https://h/api/v1/configmaps?watch=1", Kind: apiclient.KindWatch, Status: 200, Bytes: 0, Duration: 4958 * time.Millisecond, Err: context.DeadlineExceeded},

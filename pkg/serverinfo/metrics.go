@@ -95,9 +95,10 @@ func scanMetricsOf(r io.Reader, limit int64, group, resource string, whole bool)
 		if errors.Is(err, bufio.ErrTooLong) {
 			err = fmt.Errorf("a /metrics line is longer than %d KiB", maxMetricsLine>>10)
 		}
-		if cut := apiclient.BodyCut("the answer to GET /metrics", cr, err); cut != err {
-			// The one wording of a cut body, never Go's "unexpected EOF".
-			s.err = cut
+		if apiclient.IsBodyCut(err) {
+			// The transport's one wording of a cut body, never Go's
+			// "unexpected EOF".
+			s.err = err
 			return s
 		}
 		s.err = fmt.Errorf("cannot read /metrics: %w", err)

@@ -45,7 +45,7 @@ func Read(ctx context.Context, c *apiclient.Client, kinds KindResources) (*Sampl
 	sel, err := metrics.ParseSelected(cr, Families, true)
 	s.End, s.Bytes = time.Now(), cr.N
 	if err != nil {
-		return nil, shortRequest(apiclient.AttachRequest(apiclient.BodyCut("the answer to GET "+Request(), cr, err), body, "/metrics", url.Values{"name[]": Families}))
+		return nil, shortRequest(apiclient.AttachRequest(err, body, "/metrics", url.Values{"name[]": Families}))
 	}
 	s.Declared = len(sel.Declared)
 	s.Filtered = true

@@ -11,7 +11,8 @@ import (
 
 // A discovery document whose body broke off names that document and the
 // bytes that came, in words (adversary try 16: a cut /api/v1 was "cannot
-// read discovery (/api and /apis) ...: unexpected EOF"); one that is no
+// read discovery (/api and /apis) ...: unexpected EOF"), in the one
+// wording of a cut body (apiclient.BodyCutError); one that is no
 // JSON says so, never the YAML decoder's grammar ("yaml: mapping values
 // are not allowed in this context").
 func TestDiscoveryCutsAndNonJSONNameTheDocument(t *testing.T) {
@@ -21,7 +22,7 @@ func TestDiscoveryCutsAndNonJSONNameTheDocument(t *testing.T) {
 	body := func(b string) framework.ScriptAnswer {
 		return framework.ScriptAnswer{Code: 200, Type: "application/json", Body: b}
 	}
-	raw := []string{"!unexpected EOF", "!yaml: ", "!/api and /apis"}
+	raw := []string{"!unexpected EOF", "!yaml: ", "!/api and /apis", "!GET GET"}
 	for _, c := range []struct {
 		name   string
 		path   string
@@ -30,10 +31,10 @@ func TestDiscoveryCutsAndNonJSONNameTheDocument(t *testing.T) {
 		code   int
 		words  []string
 	}{
-		{"v1 cut", "/api/v1", cut(core), []string{"list", "cm"}, 4, []string{"cannot read the discovery of v1", "GET http://", "/api/v1?timeout=5s: its body broke off after 40 bytes"}},
+		{"v1 cut", "/api/v1", cut(core), []string{"list", "cm"}, 4, []string{"cannot read the discovery of v1", "the answer to GET /api/v1 broke off after 40 bytes: the connection closed before the answer's end"}},
 		{"v1 cut, watch", "/api/v1", cut(core), []string{"watch", "cm", "--timeout", "3s"}, 4, []string{"cannot read the discovery of v1", "broke off after 40 bytes"}},
 		{"v1 cut, probe", "/api/v1", cut(core), []string{"probe", "cm"}, 4, []string{"cannot read the discovery of v1", "broke off after 40 bytes"}},
-		{"apps cut", "/apis/apps/v1", cut(apps), []string{"list", "deployments"}, 4, []string{"apps/v1", "/apis/apps/v1?timeout=5s: its body broke off after 40 bytes"}},
+		{"apps cut", "/apis/apps/v1", cut(apps), []string{"list", "deployments"}, 4, []string{"apps/v1", "the answer to GET /apis/apps/v1 broke off after 40 bytes: the connection closed before the answer's end"}},
 		{"apps yaml", "/apis/apps/v1", body("ok: fine: x"), []string{"list", "deployments"}, 1, []string{"apps/v1", "is not a discovery document of apps/v1 (its body is not the JSON of one)"}},
 		{"apps tab", "/apis/apps/v1", body("\tx"), []string{"list", "deployments"}, 1, []string{"apps/v1", "is not a discovery document of apps/v1 (its body is not the JSON of one)"}},
 		{"apis not JSON", "/apis", framework.ScriptAnswer{Code: 200, Type: "text/plain", Body: "groups:\n- name: apps\n  versions: []\n"}, []string{"list", "deployments"}, 1, []string{"the answer to GET /apis is not a discovery document"}},

@@ -18,7 +18,8 @@ import (
 // ScriptAnswer is how a ScriptServer answers one path: a status, a
 // content type and a body; or a body cut after Cut bytes of the length it
 // announced (the connection closed); or a TCP reset (Reset: SO_LINGER 0,
-// no answer at all); or no answer until the client goes (Hang). Written
+// no answer at all; with Cut, after Cut bytes of the body: a reset
+// mid-body); or no answer until the client goes (Hang). Written
 // by the adversary of try 16 to reach what FaultServer's named faults do
 // not: any answer at any path, and a count of what arrived. Head, when
 // set, is the answer's head written as it is (the status line and header
@@ -218,6 +219,25 @@ func writeScriptAnswer(w http.ResponseWriter, r *http.Request, a ScriptAnswer) {
 		}
 	}
 	switch {
+	case a.Reset && a.Cut > 0 && a.Cut < len(a.Body):
+		// The head and Cut bytes of the body, then a reset (RST): the
+		// bytes are given time to be read first, as a reset that comes
+		// with them may drop them at the client.
+		if a.Type != "" {
+			w.Header().Set("Content-Type", a.Type)
+		}
+		w.Header().Set("Content-Length", strconv.Itoa(len(a.Body)))
+		w.WriteHeader(a.Code)
+		_, _ = io.WriteString(w, a.Body[:a.Cut])
+		w.(http.Flusher).Flush()
+		if c, _, err := w.(http.Hijacker).Hijack(); err == nil {
+			time.Sleep(200 * time.Millisecond)
+			if tc, ok := c.(*net.TCPConn); ok {
+				_ = tc.SetLinger(0)
+			}
+			_ = c.Close()
+		}
+		return
 	case a.Reset:
 		if c, _, err := w.(http.Hijacker).Hijack(); err == nil {
 			if tc, ok := c.(*net.TCPConn); ok {
