@@ -43,14 +43,18 @@ func TestOneRoundSaysTheDuration(t *testing.T) {
 	kept := probe.Pace{Asked: time.Second, Duration: 2 * time.Second, Longest: 300 * time.Millisecond}
 	for _, tc := range []struct {
 		few  probe.TooFewRoundsError
+		cut  bool
 		want string
 	}{
-		{probe.TooFewRoundsError{Found: 1, Rounds: 1, Resource: "configmaps", Pace: slow}, "--duration 2s held only one round (it took 2.43s, longer than --interval 1s, 2.20s of it waiting for --qps), and one round measures no rate of configmaps: give --duration 5s or more"},
-		{probe.TooFewRoundsError{Found: 0, Rounds: 1, Resource: "configmaps", Pace: kept}, "--duration 2s held only one round, and one round measures no rate of configmaps: give --duration 3s or more"},
-		{probe.TooFewRoundsError{Found: 1, Rounds: 3, Resource: "configmaps", Pace: kept}, "only 1 of 3 rounds found the bound of configmaps: no rate can be measured"},
+		// Fresh user try 50 F1: a cut round gives no --duration to advise.
+		{probe.TooFewRoundsError{Found: 0, Rounds: 1, Resource: "configmaps", Pace: probe.Pace{Asked: time.Second, Duration: 2 * time.Second, Longest: 2510 * time.Millisecond, LongestPaced: 2400 * time.Millisecond}}, true,
+			"--duration 2s held only one round, and it was cut before it finished (it ran 2.51s): one round measures no rate of configmaps, and how long a round takes is not known: give a --duration of several rounds, or raise --qps"},
+		{probe.TooFewRoundsError{Found: 1, Rounds: 1, Resource: "configmaps", Pace: slow}, false, "--duration 2s held only one round (it took 2.43s, longer than --interval 1s, 2.20s of it waiting for --qps), and one round measures no rate of configmaps: give --duration 5s or more"},
+		{probe.TooFewRoundsError{Found: 0, Rounds: 1, Resource: "configmaps", Pace: kept}, false, "--duration 2s held only one round, and one round measures no rate of configmaps: give --duration 3s or more"},
+		{probe.TooFewRoundsError{Found: 1, Rounds: 3, Resource: "configmaps", Pace: kept}, false, "only 1 of 3 rounds found the bound of configmaps: no rate can be measured"},
 	} {
 		few := tc.few
-		err := withCode(ExitFailure, tooFewRoundsError(outOfOrderError(&few)))
+		err := withCode(ExitFailure, tooFewRoundsError(outOfOrderError(&few), tc.cut))
 		var typed *probe.TooFewRoundsError
 		if err.Error() != tc.want || exitCode(err) != ExitFailure || !errors.As(err, &typed) {
 			t.Errorf("got %q (exit %d)\nwant %q (exit 1)", err, exitCode(err), tc.want)

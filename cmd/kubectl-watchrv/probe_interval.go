@@ -33,7 +33,7 @@ func (o *ProbeOptions) runInterval(ctx context.Context, p *render.Printer, clien
 	if err := p.ProbeSeriesSummary(out); err != nil {
 		return err
 	}
-	return withCode(ExitFailure, tooFewRoundsError(outOfOrderError(s.Err(t))))
+	return withCode(ExitFailure, tooFewRoundsError(outOfOrderError(s.Err(t)), len(s.Rounds) == 1 && s.Rounds[0].Cut))
 }
 
 // tooFewRoundsError is a series whose --duration held one round
@@ -42,12 +42,18 @@ func (o *ProbeOptions) runInterval(ctx context.Context, p *render.Printer, clien
 // (fresh user try 49 F2: "only 1 of 1 rounds found the bound" of a
 // --duration 2s whose round took 2.4 s at --interval 1s); other errors as
 // they are.
-func tooFewRoundsError(err error) error {
+// A round that was cut is no measure of how long one takes (fresh user
+// try 50 F1: --duration 6s advised from a cut round of 2.5 s, where one
+// took 5 s at that --qps): no --duration is given for it.
+func tooFewRoundsError(err error, cut bool) error {
 	var few *probe.TooFewRoundsError
 	if !errors.As(err, &few) || few.Rounds != 1 {
 		return err
 	}
 	p := few.Pace
+	if cut {
+		return &worded{msg: fmt.Sprintf("--duration %s held only one round, and it was cut before it finished (it ran %.2fs): one round measures no rate of %s, and how long a round takes is not known: give a --duration of several rounds, or raise --qps", p.Duration, p.Longest.Seconds(), few.Resource), err: err}
+	}
 	why := fmt.Sprintf("--duration %s held only one round", p.Duration)
 	if !p.IntervalKept() {
 		paced := ""
