@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -382,6 +384,13 @@ func (o *ExplainErrorOptions) check(ctx context.Context, d diagnose.Diagnosis) (
 	tried, err := checkNow(ctx, client, t, d, requested, current, o.watchAnswerBound(probe.TryOptions{}))
 	c := diagnose.CompareNow(d, requested, now, tried)
 	c.Resource, c.Namespace, c.RequestFrom = res.Name(), t.Namespace, from
+	if d.Request != nil && d.Request.Host != "" {
+		if cfg, err := o.restConfig(); err == nil {
+			if mine := hostPort(cfg.Host); mine != "" && hostPort(d.Request.Host) != mine {
+				c.TextServer, c.CheckedServer = d.Request.Host, mine
+			}
+		}
+	}
 	if err != nil {
 		// What was tried is shown; the exit is the request's failure.
 		return c, o.requestError(err, "list and watch", res.Name())
@@ -424,4 +433,25 @@ func explainPathError(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// hostPort is a server's host:port, lowercased, with the scheme's default
+// port where none is given (https: 443): two forms of one address compare
+// equal.
+func hostPort(server string) string {
+	if !strings.Contains(server, "://") {
+		server = "https://" + server
+	}
+	u, err := url.Parse(server)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80"}[u.Scheme]
+		if port == "" {
+			port = "443"
+		}
+	}
+	return strings.ToLower(net.JoinHostPort(u.Hostname(), port))
 }

@@ -295,3 +295,21 @@ func TestExplainErrorFileGzip(t *testing.T) {
 		t.Fatalf("a cut gzip: code %d, stderr %q", code, errOut)
 	}
 }
+
+// Two forms of one server's address compare equal (hostPort): the text's
+// URL and the kubeconfig's server are told apart only when they differ.
+func TestHostPortComparesOneAddress(t *testing.T) {
+	for _, c := range []struct{ a, b string }{
+		{"https://127.0.0.1:6443", "127.0.0.1:6443"},
+		{"https://Example.COM", "example.com:443"},
+		{"http://h", "h:80"},
+		{"https://[::1]:6443", "[::1]:6443"},
+	} {
+		if hostPort(c.a) != hostPort(c.b) || hostPort(c.a) == "" {
+			t.Errorf("%s and %s: %q and %q", c.a, c.b, hostPort(c.a), hostPort(c.b))
+		}
+	}
+	if hostPort("https://127.0.0.1:6443") == hostPort("https://127.0.0.1:6444") {
+		t.Error("two ports compare equal")
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/watchrv/kubectl-watchrv/internal/rv"
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 )
 
 // Check compares the RV of an error with a cluster's current RV, read now
@@ -38,6 +39,11 @@ type Check struct {
 	// resource's watch cache answers says nothing of another's window:
 	// only the first two are the error's own request (Reconcile).
 	RequestFrom string `json:"requestFrom,omitempty"`
+	// TextServer is the server the text's URL names when it is not the
+	// one checked (host:port): what this one answers now is not that
+	// one's (fresh user try 50 F2).
+	TextServer    string `json:"textServer,omitempty"`
+	CheckedServer string `json:"checkedServer,omitempty"`
 }
 
 // Where Check.RequestFrom's collection came from.
@@ -217,6 +223,9 @@ func Reconcile(d Diagnosis, c Check) Diagnosis {
 		found = append(found, fmt.Sprintf("this server has no watch cache for %s now (its /metrics)", c.Resource))
 	case who == "storage" && c.WatchCache:
 		found = append(found, fmt.Sprintf("this server has a watch cache for %s now (its /metrics), which answers a watch from an RV before its window with \"too old resource version: X (Y)\", not with storage's words", c.Resource))
+	}
+	if c.TextServer != "" {
+		found = append(found, fmt.Sprintf("the text's request went to %s, and the server checked is %s", text.Echo(c.TextServer), text.Echo(c.CheckedServer)))
 	}
 	damaged := c.Tried != nil && c.Tried.Inconsistent != ""
 	if c.Tried != nil && c.Tried.Refused && !damaged && c.sameRequest() {

@@ -33,6 +33,8 @@ type Request struct {
 	// passing) or reads one object (a GET).
 	Operation       string `json:"operation,omitempty"`
 	ResourceVersion string `json:"resourceVersion,omitempty"`
+	// Host is the server the URL names (host:port; "" for a path alone).
+	Host string `json:"host,omitempty"`
 }
 
 // GroupResource is the request's resource as kubectl names it with its
@@ -208,6 +210,7 @@ func requestOfURL(u *url.URL) (*Request, string) {
 		// and is no built-in group is no group a server serves.
 		return nil, fmt.Sprintf("its URL's group %q is no API group", text.Echo(r.Group))
 	}
+	r.Host = strings.ToLower(u.Host)
 	q := u.Query()
 	r.LabelSelector, r.FieldSelector = q.Get("labelSelector"), q.Get("fieldSelector")
 	r.ResourceVersion = q.Get("resourceVersion")

@@ -193,6 +193,11 @@ func TestCheckAsksTheCollectionTheURLNames(t *testing.T) {
 			if !strings.Contains(r.Stdout, c.says) || !strings.Contains(r.Stdout, `"requestFrom": "`+c.from+`"`) {
 				t.Errorf("the check does not say it asked %s (from %s):\n%s", c.says, c.from, r.Stdout)
 			}
+			// Fresh user try 50 F2: the text's URL names another server
+			// (127.0.0.1:6443) than the one checked: said, and weighed.
+			if c.from == "url" && (!strings.Contains(r.Stdout, `"textServer": "127.0.0.1:6443"`) || !strings.Contains(r.Stdout, `"confidence": "low"`)) {
+				t.Errorf("the check does not say the text's request went to another server:\n%s", r.Stdout)
+			}
 			for _, w := range c.notWords {
 				if strings.Contains(r.Stdout+r.Stderr, w) {
 					t.Errorf("the output says %q:\n%s%s", w, r.Stdout, r.Stderr)
