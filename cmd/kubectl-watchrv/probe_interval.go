@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/probe"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
@@ -32,6 +33,19 @@ func (o *ProbeOptions) runInterval(ctx context.Context, p *render.Printer, clien
 	out.SetPace(s.Pace)
 	if err := p.ProbeSeriesSummary(out); err != nil {
 		return err
+	}
+	// Rounds that failed are said on stderr too, whatever the exit (fresh
+	// user try 50 F4: 9 of 12 rounds refused, exit 0, nothing said).
+	failed, first := 0, ""
+	for _, r := range s.Rounds {
+		if !r.Found && !r.Cut && r.Error != "" {
+			if failed++; first == "" {
+				first = r.Error
+			}
+		}
+	}
+	if failed > 0 && ctx.Err() == nil {
+		p.Notef("Note: %d of %d rounds failed (the first: %s); the rates and the depth are the other rounds'", failed, len(s.Rounds), text.OneLine(first))
 	}
 	return withCode(ExitFailure, tooFewRoundsError(outOfOrderError(s.Err(t)), len(s.Rounds) == 1 && s.Rounds[0].Cut))
 }

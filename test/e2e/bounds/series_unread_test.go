@@ -76,6 +76,11 @@ func TestASeriesRoundShowsNoRVItDidNotRead(t *testing.T) {
 					if rows < 2 {
 						t.Fatalf("exit %d: %d round rows, want the first and a failed one:\n%s%s", r.Code, rows, r.Stdout, r.Stderr)
 					}
+					// Fresh user try 50 F4: failed rounds are said on
+					// stderr, whatever the exit.
+					if name == "500" && !strings.Contains(r.Stderr, "rounds failed (the first: ") {
+						t.Errorf("exit %d: the failed rounds are not said on stderr:\n%s", r.Code, r.Stderr)
+					}
 					return
 				}
 				var doc struct {
