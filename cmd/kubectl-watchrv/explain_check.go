@@ -43,6 +43,12 @@ func checkNow(ctx context.Context, c *apiclient.Client, t apiclient.Target, d di
 // another collection than the URL is refused: the check asks one.
 func (o *ExplainErrorOptions) checkTarget(ctx context.Context, d diagnose.Diagnosis, verbs ...string) (apiclient.Resource, apiclient.Target, string, error) {
 	req := d.Request
+	if req == nil && d.Type != nil && !o.resourceSet {
+		if res, ok := o.resourceOfType(*d.Type); ok {
+			t, err := o.targetOf(res, false)
+			return res, t, diagnose.RequestFromType, err
+		}
+	}
 	if req == nil {
 		res, err := o.resolveResource(ctx, o.Resource, verbs...)
 		if err != nil {
@@ -99,4 +105,30 @@ func (o *ExplainErrorOptions) checkTarget(ctx context.Context, d diagnose.Diagno
 		t.FieldSelector = byName
 	}
 	return res, t, diagnose.RequestFromURL, nil
+}
+
+// resourceOfType is the one resource discovery serves with the Go type's
+// kind at its version (ok false: none, several, or discovery failed): a
+// reflector's line names its type, not its resource (fresh user try 49
+// F4, 50 F5: `watch of *v1.Secret` was checked on configmaps). Several
+// (*v1.Event: events and events.events.k8s.io) name none.
+func (o *ExplainErrorOptions) resourceOfType(g diagnose.GoType) (apiclient.Resource, bool) {
+	if _, err := o.restConfig(); err != nil {
+		return apiclient.Resource{}, false
+	}
+	disco, err := o.ConfigFlags.ToDiscoveryClient()
+	if err != nil {
+		return apiclient.Resource{}, false
+	}
+	all, _ := apiclient.ListableResources(disco, o.ledger)
+	var found []apiclient.Resource
+	for _, r := range all {
+		if r.Kind == g.Kind && r.GVR.Version == g.Version {
+			found = append(found, r)
+		}
+	}
+	if len(found) != 1 {
+		return apiclient.Resource{}, false
+	}
+	return found[0], true
 }

@@ -49,6 +49,7 @@ type Check struct {
 // Where Check.RequestFrom's collection came from.
 const (
 	RequestFromURL     = "url"
+	RequestFromType    = "type" // the one resource of the Go type the text names
 	RequestFromFlag    = "resource-flag"
 	RequestFromDefault = "resource-default"
 )

@@ -143,6 +143,9 @@ func classifyText(t string, ctx Context) Diagnosis {
 	// The URL's request, recognized or not: --check asks it (fresh user
 	// try 49 F3: a -v=6 watch line, 200 OK, was checked on the default).
 	d.Request, d.RequestUnread = req, unread
+	if req == nil {
+		d.Type = typeOfText(t)
+	}
 	if !d.Recognized() {
 		return d
 	}

@@ -291,3 +291,29 @@ func positive(s string) bool {
 	}
 	return strings.Trim(s, "0123456789") == ""
 }
+
+// GoType is the Go type a client's log line names for the objects it
+// watched (client-go's reflector: `watch of *v1.Secret ended with`,
+// `type="*v1.ConfigMap"`): a version and a kind, not a resource (the group
+// is not named). explain-error --check asks the one resource discovery
+// serves with that kind at that version, when there is exactly one.
+type GoType struct {
+	Version string `json:"version"`
+	Kind    string `json:"kind"`
+}
+
+// goTypeIn finds a reflector's type name.
+var goTypeIn = regexp.MustCompile(`\*(v[0-9]+(?:(?:alpha|beta)[0-9]+)?)\.([A-Z][A-Za-z0-9]{0,62})\b`)
+
+// typeOfText is the one Go type s names (nil: none, or several).
+func typeOfText(s string) *GoType {
+	var t *GoType
+	for _, m := range goTypeIn.FindAllStringSubmatch(s, 8) {
+		g := &GoType{Version: m[1], Kind: m[2]}
+		if t != nil && *t != *g {
+			return nil
+		}
+		t = g
+	}
+	return t
+}

@@ -112,3 +112,19 @@ func TestAnUnreadURLSaysWhy(t *testing.T) {
 		}
 	}
 }
+
+// TestTheTypeALogLineNames: a reflector's type, one per text.
+func TestTheTypeALogLineNames(t *testing.T) {
+	for text, want := range map[string]*GoType{
+		`watch of *v1.Secret ended with: too old resource version: 100 (519)`:                                              {Version: "v1", Kind: "Secret"},
+		`"Warning: watch ended with error" reflector="pkg/mod/x.go:1" type="*v1.ConfigMap" err="too old resource version"`: {Version: "v1", Kind: "ConfigMap"},
+		`watch of *v1beta2.FlowSchema ended with: too old resource version: 1 (2)`:                                         {Version: "v1beta2", Kind: "FlowSchema"},
+		`*v1.Pod and *v1.Secret: too old resource version: 1 (2)`:                                                          nil,
+		`too old resource version: 1 (2)`:                                                                                  nil,
+	} {
+		got := typeOfText(text)
+		if (got == nil) != (want == nil) || (got != nil && *got != *want) {
+			t.Errorf("%s: got %+v, want %+v", text, got, want)
+		}
+	}
+}

@@ -112,6 +112,9 @@ type Diagnosis struct {
 	// RequestUnread says why a URL of the text names no request to ask
 	// again (no API collection, a subresource, several collections).
 	RequestUnread string `json:"requestUnread,omitempty"`
+	// Type is the Go type a client's log line names (nil: none), when
+	// no URL names the request.
+	Type *GoType `json:"type,omitempty"`
 	// Source names the wrapper the error was found in (kubectl, client-go
 	// reflector, Python client, ...), for FromText and ScanLog.
 	Source string `json:"source,omitempty"`

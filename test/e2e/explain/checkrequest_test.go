@@ -149,6 +149,13 @@ func TestCheckAsksTheCollectionTheURLNames(t *testing.T) {
 			want: asked{"/api/v1/namespaces/default/configmaps", func(q url.Values) bool { return q.Get("resourceVersion") == "5" }},
 			says: `"resource": "configmaps"`, from: "resource-default",
 			notWords: []string{"the same request"}},
+		// Fresh user try 49 F4, 50 F5: a reflector's line names its
+		// type, not its resource: the one resource of that kind and
+		// version is the error's.
+		{name: "a reflector's type, no URL",
+			args: []string{`k8s.io/client-go/informers/factory.go:160: watch of *v1.Deployment ended with: too old resource version: 5 (100)`},
+			want: asked{"/apis/apps/v1/namespaces/default/deployments", func(q url.Values) bool { return q.Get("watch") != "" && q.Get("resourceVersion") == "5" }},
+			says: `"resource": "deployments.apps"`, from: "type"},
 		{name: "no URL: --resource's default, not the error's request",
 			args: []string{"too old resource version: 5 (100)"},
 			want: asked{"/api/v1/namespaces/default/configmaps", func(q url.Values) bool { return q.Get("watch") != "" }},
