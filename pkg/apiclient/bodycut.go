@@ -106,3 +106,13 @@ func cutCause(err error) string {
 	}
 	return ""
 }
+
+// WatchCutMidEvent is a watch stream whose body ended cleanly (no length
+// announced: the connection's close is its end) inside an event, after n
+// bytes: the decoder's io.ErrUnexpectedEOF, which the transport never
+// sees as a break (it read a clean end), said as every other break of a
+// body (adversary try 50 F1: "the watch stream broke: unexpected EOF").
+// url is the stream's (path and query).
+func WatchCutMidEvent(url string, n int64, err error) error {
+	return &BodyCutError{Request: RequestName(http.MethodGet, requestPath(url)), Watch: true, Bytes: n, Cause: "the connection closed in the middle of an event", Err: err}
+}

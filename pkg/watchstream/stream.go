@@ -5,6 +5,7 @@ package watchstream
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -188,6 +189,13 @@ func (s *Stream) Next() (Event, error) {
 	var w eventFrame
 	s.frames.StartFrame(s.dec.InputOffset())
 	if err := s.dec.Decode(&w); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) && !apiclient.IsBodyCut(err) {
+			// The body ended cleanly inside an event: a cut, said as
+			// every cut (the bytes: what the decoder read, decoded or
+			// still buffered).
+			rest, _ := io.Copy(io.Discard, s.dec.Buffered())
+			return Event{}, apiclient.WatchCutMidEvent(s.URL, s.dec.InputOffset()+rest, err)
+		}
 		// JSON that is no event is said in the API's words; a read that
 		// failed (a cut, a cap, a deadline) keeps its own class.
 		return Event{}, apiclient.Undecodable("an event that does not decode", err)

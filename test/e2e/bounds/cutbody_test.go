@@ -97,6 +97,24 @@ func TestACutBodyIsSaidInOneWording(t *testing.T) {
 		{"reset", true, "the connection was reset"},
 	}
 	goWords := regexp.MustCompile(`(?i)\bEOF\b|read tcp|connection reset by peer|GET GET`)
+	// Adversary try 50 F1: a watch body with no length, which the
+	// connection's close ends (a clean end to the transport), closed in
+	// the middle of an event: the decoder's "unexpected EOF" was said.
+	for _, args := range [][]string{{"watch", "configmaps", "--rv", "100", "--timeout", "5s"}, {"streaming", "configmaps", "--deadline", "5s"}} {
+		t.Run(args[0]+"/closed mid-event, no length", func(t *testing.T) {
+			t.Parallel()
+			_, kc := framework.ServeScript(t, map[string]framework.ScriptAnswer{
+				configmaps + "?watch": {Head: "HTTP/1.1 200 OK\r\nContent-Type: application/json", Body: events.String()[:watchCut]},
+			})
+			r := framework.Run(t, kc, 30*time.Second, args...)
+			all := r.Stdout + r.Stderr
+			want := fmt.Sprintf("the watch stream of GET %s?", configmaps)
+			cut := fmt.Sprintf("broke off after %s: the connection closed in the middle of an event", text.Count(watchCut, "byte"))
+			if goWords.MatchString(all) || r.Code != 4 || !strings.Contains(all, want) || !strings.Contains(all, cut) {
+				t.Errorf("exit %d, want 4, the request (%q) and the cut (%q), no Go words:\n%s", r.Code, want, cut, all)
+			}
+		})
+	}
 	for _, b := range bodies {
 		for _, f := range faults {
 			t.Run(b.name+"/"+f.name, func(t *testing.T) {
