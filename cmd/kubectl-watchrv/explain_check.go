@@ -3,13 +3,19 @@ package main
 import (
 	"context"
 	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"time"
 
 	"github.com/watchrv/kubectl-watchrv/internal/rv"
 	"github.com/watchrv/kubectl-watchrv/internal/text"
 
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
+	"github.com/watchrv/kubectl-watchrv/pkg/listing"
 	"github.com/watchrv/kubectl-watchrv/pkg/probe"
+	"github.com/watchrv/kubectl-watchrv/pkg/serverinfo"
 	"github.com/watchrv/kubectl-watchrv/pkg/servers"
 )
 
@@ -131,4 +137,92 @@ func (o *ExplainErrorOptions) resourceOfType(g diagnose.GoType) (apiclient.Resou
 		return apiclient.Resource{}, false
 	}
 	return found[0], true
+}
+
+// check reads the current RV of the collection checkTarget chooses (a
+// consistent list of one item, metadata only), compares it with the
+// error's RV, and asks the error's request again (checkNow).
+func (o *ExplainErrorOptions) check(ctx context.Context, d diagnose.Diagnosis) (diagnose.Check, error) {
+	res, t, from, err := o.checkTarget(ctx, d, "list")
+	if err != nil {
+		return diagnose.Check{}, err
+	}
+	client, err := o.Client()
+	if err != nil {
+		return diagnose.Check{}, err
+	}
+	current, _, err := listing.CurrentRV(ctx, client, t, listing.CurrentOptions{})
+	if _, why := probe.StorageRV(current); err == nil && diagnose.BrokeContract(why) {
+		// The one rule of a measured RV: "0" is no current RV to
+		// compare the error's with.
+		err = why
+	}
+	if err != nil {
+		return diagnose.Check{}, o.requestError(err, "list", res.Name())
+	}
+	requested := d.RequestedResourceVersion
+	if o.RV != "" {
+		requested = o.RV
+	}
+	now := diagnose.Now{ResourceVersion: current}
+	if d.Class == diagnose.ClassTooLarge || diagnose.NamesWatchAnswerer(d.Kind) {
+		// A TooLarge verdict rests on who served the read: named from what
+		// is known of the server (version, gates, the resource's watch
+		// cache) by the rule list uses (serverinfo.ListServed); a check
+		// reads the server's facts whole, even where /metrics ignores
+		// name[]. A text that names who answered (the watch cache, or
+		// storage where there is none) is weighed by whether this server
+		// has a watch cache for the resource now: one read for both.
+		rctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		in := serverinfo.ReadWhole(rctx, client, res.GVR.Group, res.GVR.Resource)
+		cancel()
+		if cutFacts(ctx) {
+			return diagnose.Check{}, ctx.Err()
+		}
+		if d.Class == diagnose.ClassTooLarge {
+			now.Storage, now.ServedBy = in.StorageName(), "served by "+in.ListServed("", "", 1).First
+		}
+		if diagnose.NamesWatchAnswerer(d.Kind) || d.Class == diagnose.ClassTooLarge {
+			// A TooLarge verdict names a watch cache's lag only where one
+			// serves (CompareNow); Reconcile weighs it against the text
+			// only for the words that name who answered.
+			now.NoWatchCache, now.WatchCache = in.WatchCache == serverinfo.No, in.WatchCache == serverinfo.Yes
+		}
+	}
+	tried, err := checkNow(ctx, client, t, d, requested, current, o.watchAnswerBound(probe.TryOptions{}))
+	c := diagnose.CompareNow(d, requested, now, tried)
+	c.Resource, c.Namespace, c.RequestFrom = res.Name(), t.Namespace, from
+	if d.Request != nil && d.Request.Host != "" {
+		if cfg, err := o.restConfig(); err == nil {
+			if mine := hostPort(cfg.Host); mine != "" && hostPort(d.Request.Host) != mine {
+				c.TextServer, c.CheckedServer = d.Request.Host, mine
+			}
+		}
+	}
+	if err != nil {
+		// What was tried is shown; the exit is the request's failure.
+		return c, o.requestError(err, "list and watch", res.Name())
+	}
+	return c, nil
+}
+
+// hostPort is a server's host:port, lowercased, with the scheme's default
+// port where none is given (https: 443): two forms of one address compare
+// equal.
+func hostPort(server string) string {
+	if !strings.Contains(server, "://") {
+		server = "https://" + server
+	}
+	u, err := url.Parse(server)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80"}[u.Scheme]
+		if port == "" {
+			port = "443"
+		}
+	}
+	return strings.ToLower(net.JoinHostPort(u.Hostname(), port))
 }
