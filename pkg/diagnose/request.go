@@ -1,9 +1,11 @@
 package diagnose
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
@@ -283,13 +285,10 @@ func requestOp(q url.Values, watchPath bool) string {
 	return OpList
 }
 
-// positive: s is a decimal integer above 0.
+// positive: s is a decimal integer above 0 (one past uint64 too).
 func positive(s string) bool {
-	s = strings.TrimLeft(s, "0")
-	if s == "" || len(s) > 18 {
-		return len(s) > 18 && strings.Trim(s, "0123456789") == ""
-	}
-	return strings.Trim(s, "0123456789") == ""
+	n, err := strconv.ParseUint(s, 10, 64)
+	return (err == nil && n > 0) || errors.Is(err, strconv.ErrRange)
 }
 
 // GoType is the Go type a client's log line names for the objects it
