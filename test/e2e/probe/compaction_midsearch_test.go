@@ -63,7 +63,11 @@ func TestProbeCompactedAboveTheCurrentRVMidSearch(t *testing.T) {
 		{"probe", nil, watchFrom1, 1, 0, 1},
 		{"verify", []string{"--verify"}, watchFrom1, 1, 0, 1},
 		{"verify-after-settle", []string{"--verify"}, readThrough, 1, 300 * time.Millisecond, 1},
-		{"interval", []string{"--interval", "2s", "--duration", "6s"}, watchFrom1, 2, 0, 2},
+		// --duration 20s: at --qps 2 a round of about 12 requests takes
+		// 6 s or more (its --qps waits are the round's time), and the
+		// compaction is sent in the second round, which must end within
+		// the run to be counted.
+		{"interval", []string{"--interval", "2s", "--duration", "20s"}, watchFrom1, 2, 0, 2},
 	} {
 		t.Run(mode.name, func(t *testing.T) {
 			before := len(framework.ReadAudit(t, audit))
