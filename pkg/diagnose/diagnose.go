@@ -109,7 +109,7 @@ func classifyText(t string, ctx Context) Diagnosis {
 	s := &signals{text: t, reason: reasonIn(t), op: ctx.Operation, requested: ctx.RequestedResourceVersion, askedRV: ctx.RequestedResourceVersion,
 		live: ctx.Live, noRVSent: ctx.NoResourceVersionSent}
 	s.code, s.codeByName = statusCodeOf(t)
-	op, rv := urlHints(t)
+	op, rv := queryHints(t)
 	req, unread := requestOfText(t)
 	switch {
 	case req != nil:

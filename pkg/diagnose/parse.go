@@ -373,37 +373,6 @@ func unescapeOnce(s string) string {
 	return b.String()
 }
 
-// urlHints reads the request from a URL in the text (client-go's
-// round_trippers lines, audit logs, curl): resourceVersion, watch,
-// sendInitialEvents, continue and resourceVersionMatch.
-func urlHints(s string) (op, rv string) {
-	i := strings.Index(s, "resourceVersion=")
-	if i >= 0 {
-		rv, _ = digitsAt(s, i+len("resourceVersion="))
-	}
-	if !strings.Contains(s, "?") && !strings.Contains(s, "/watch/") {
-		return "", rv
-	}
-	watch := strings.Contains(s, "watch=true") || strings.Contains(s, "watch=1") || strings.Contains(s, "/watch/")
-	switch {
-	case watch && strings.Contains(s, "sendInitialEvents=true"):
-		op = OpStreamingList
-	case watch:
-		op = OpWatch
-	case strings.Contains(s, "continue="):
-		op = OpListContinue
-	case strings.Contains(s, "resourceVersionMatch=Exact"):
-		op = OpListExact
-	case strings.Contains(s, "resourceVersionMatch=NotOlderThan"):
-		op = OpList
-	case i >= 0 && strings.Contains(s, "limit="):
-		op = OpListExact // legacy rule: a resourceVersion with a limit means Exact
-	case i >= 0:
-		op = OpList
-	}
-	return op, rv
-}
-
 // jsonDepthOK reports whether s, taken as JSON, nests at most maxJSONDepth
 // levels (a linear pre-check before handing it to encoding/json).
 func jsonDepthOK(s string) bool {

@@ -261,6 +261,36 @@ func queryBool(q url.Values, name string) bool {
 	return true
 }
 
+// queryHints reads the request from a text that holds no API URL but a
+// query (a path without its host, a log's "?watch=true&resourceVersion=5")
+// by the one rule a URL's query is read by (requestOp): a watch is what
+// the API server takes for one (watch=TRUE too), never a word found
+// anywhere. rv is the digits after the text's resourceVersion=.
+func queryHints(s string) (op, rv string) {
+	i := strings.Index(s, "resourceVersion=")
+	if i >= 0 {
+		rv, _ = digitsAt(s, i+len("resourceVersion="))
+	}
+	watchPath := strings.Contains(s, "/watch/")
+	q := strings.IndexByte(s, '?')
+	if q < 0 && !watchPath {
+		return "", rv
+	}
+	vals := url.Values{}
+	if q >= 0 {
+		tok, _, _ := urlToken(s[q+1:])
+		vals, _ = url.ParseQuery(tok) // what parses, as the server keeps it
+	}
+	named := watchPath
+	for _, k := range []string{"watch", "resourceVersion", "resourceVersionMatch", "continue", "sendInitialEvents"} {
+		named = named || vals.Has(k)
+	}
+	if !named {
+		return "", rv
+	}
+	return requestOp(vals, watchPath), rv
+}
+
 // requestOp is how a request with query q read, by the API's rules: a
 // watch (a streaming list with sendInitialEvents), a continue (at its
 // token's exact RV), resourceVersionMatch when given, else the legacy

@@ -128,3 +128,34 @@ func TestTheTypeALogLineNames(t *testing.T) {
 		}
 	}
 }
+
+// TestAQueryWithoutAURLIsReadByTheSameRule: a text that carries a request's
+// query but no API path (a path cut from its host and prefix, a log's
+// "?watch=...") is read by the rule a URL's query is (requestOp), never by
+// words found anywhere in the text: watch=TRUE watches, limit=0 is no
+// limit, "nowatch=true" is no watch.
+func TestAQueryWithoutAURLIsReadByTheSameRule(t *testing.T) {
+	for _, c := range []struct {
+		query, want string
+	}{
+		{"watch=TRUE&resourceVersion=5", OpWatch},
+		{"watch=&resourceVersion=5", OpWatch},
+		{"watch=false&resourceVersion=5&limit=500", OpListExact},
+		{"resourceVersion=5&limit=0", OpList},
+		{"resourceVersion=5&limit=500", OpListExact},
+		{"resourceVersion=5&nowatch=true", OpList},
+		{"resourceVersion=5&resourceVersionMatch=NotOlderThan&limit=500", OpList},
+		{"watch=1&sendInitialEvents=True&resourceVersion=5", OpStreamingList},
+		{"continue=abc&limit=500", OpListContinue},
+	} {
+		text := "request configmaps?" + c.query + " failed: too old resource version: 5 (100)"
+		d := FromText(text)
+		if d.Operation != c.want {
+			t.Errorf("%s: operation %q, want %q", text, d.Operation, c.want)
+		}
+		// The same query in a URL reads the same.
+		if r, _ := requestOfText("GET https://x/api/v1/configmaps?" + c.query); r == nil || r.Operation != c.want {
+			t.Errorf("the URL with ?%s: %+v, want %q", c.query, r, c.want)
+		}
+	}
+}
