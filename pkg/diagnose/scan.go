@@ -51,6 +51,12 @@ type logScanner struct {
 	fn      func(Finding)
 	pending *Finding // a weak finding waiting for its message
 	chunk   []byte   // an over-long line's overlap and current piece (reused)
+	block   jsonBlock
+	// echo is the Status a block closed with on line echoLine: kubectl
+	// prints it again on the next line ("Error from server (Timeout):
+	// ..."), the same error.
+	echo     *Finding
+	echoLine int
 }
 
 func scanLog(r io.Reader, fn func(Finding)) (int, error) {
@@ -65,13 +71,12 @@ func scanLog(r io.Reader, fn func(Finding)) (int, error) {
 			err = sc.longLine(n, br, line)
 		case len(line) > 0 || err == nil:
 			n++
-			if f, ok := find(n, bytes.TrimRight(line, "\r\n"), true, false); ok {
-				sc.add(f)
-			} else {
-				sc.expire(n)
-			}
+			text := bytes.TrimRight(line, "\r\n")
+			f, ok := find(n, text, true, false)
+			sc.line(n, text, f, ok)
 		}
 		if err != nil {
+			sc.release(n)
 			sc.flush()
 			if errors.Is(err, io.EOF) {
 				return n, nil
@@ -109,6 +114,7 @@ func (sc *logScanner) longLine(n int, br *bufio.Reader, first []byte) error {
 				found = &f
 			}
 		}
+		sc.release(n) // no Status spans a line this long
 		if found != nil {
 			sc.add(*found)
 		} else {
@@ -143,6 +149,55 @@ func find(n int, line []byte, last, long bool) (Finding, bool) {
 		shown = "…" + text[at-100:]
 	}
 	return Finding{Line: n, Text: clip(shown), Diagnosis: d}, true
+}
+
+// line takes line n, and its finding if it has one, through the JSON
+// object the lines may be printing (jsonBlock).
+func (sc *logScanner) line(n int, text []byte, f Finding, ok bool) {
+	if sc.block.start == 0 {
+		sc.block.open(n, text)
+	} else if closed, over := sc.block.feed(n, text); closed || over {
+		if ok {
+			sc.block.held = append(sc.block.held, f)
+		}
+		if st, isStatus := sc.block.status(); closed && isStatus {
+			sc.block.reset()
+			sc.add(st)
+			sc.echo, sc.echoLine = &st, n
+			return
+		}
+		sc.release(n)
+		return
+	}
+	if sc.block.start != 0 {
+		if ok {
+			sc.block.held = append(sc.block.held, f)
+		}
+		return
+	}
+	echoed := sc.echo != nil && n == sc.echoLine+1 && ok && f.Confidence != ConfidenceLow &&
+		f.Class == sc.echo.Class && f.Message == sc.echo.Message
+	sc.echo = nil
+	switch {
+	case echoed:
+		sc.expire(n)
+	case ok:
+		sc.add(f)
+	default:
+		sc.expire(n)
+	}
+}
+
+// release gives back the findings of a block that is no Status, line by
+// line as they were found.
+func (sc *logScanner) release(n int) {
+	if sc.block.start == 0 {
+		return
+	}
+	for _, h := range sc.block.reset() {
+		sc.add(h)
+	}
+	sc.expire(n)
 }
 
 // expire reports a weak finding that waited too long for its message.
@@ -185,6 +240,11 @@ func (sc *logScanner) flush() {
 // compatible reports whether f can be the rest of the weak finding w.
 func compatible(w, f Finding) bool {
 	if w.Code != 0 && f.Code != 0 && w.Code != f.Code {
+		return false
+	}
+	if w.Request != nil && f.Request != nil {
+		// Each line names its own request: two answers (a -v=6 trace's
+		// retries), not the parts of one (fresh user try 50 F3).
 		return false
 	}
 	return w.Class == f.Class || (w.Class == ClassExpired && f.Kind == KindInternalErrorAtCompaction) ||
