@@ -124,7 +124,7 @@ type WatchCache struct {
 	Labels             string   `json:"labels,omitempty"`
 	Capacity           *float64 `json:"capacity,omitempty"`
 	EventsReceived     *float64 `json:"eventsReceived,omitempty"`
-	ResourceVersion    *float64 `json:"cacheResourceVersion,omitempty"`
+	ResourceVersion    *float64 `json:"cacheResourceVersion,omitempty,string"`
 	Initializations    *float64 `json:"initializations,omitempty"`
 	TerminatedWatchers *float64 `json:"terminatedWatchers,omitempty"`
 	EtcdBookmarks      *float64 `json:"etcdBookmarks,omitempty"`

@@ -13,7 +13,7 @@ import (
 // changed the object), or the creationTimestamp of an object never
 // modified. Both have a resolution of one second.
 type DatedRV struct {
-	ResourceVersion uint64    `json:"resourceVersion"`
+	ResourceVersion uint64    `json:"resourceVersion,string"`
 	At              time.Time `json:"at"`
 	Object          string    `json:"object"`
 	Field           string    `json:"field"`

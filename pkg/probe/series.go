@@ -49,8 +49,8 @@ func (r Round) Window() (oldest, width uint64, known bool) {
 // absent, never 0.
 type roundJSON struct {
 	At          time.Time `json:"at"`
-	Current     *uint64   `json:"currentResourceVersion,omitempty"`
-	Oldest      *uint64   `json:"oldestResourceVersion,omitempty"`
+	Current     *uint64   `json:"currentResourceVersion,omitempty,string"`
+	Oldest      *uint64   `json:"oldestResourceVersion,omitempty,string"`
 	Width       *uint64   `json:"width,omitempty"`
 	WindowKnown bool      `json:"windowKnown"`
 	Found       bool      `json:"found"`

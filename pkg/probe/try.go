@@ -55,7 +55,7 @@ const (
 
 // Try is one watch request of the search and what it proved.
 type Try struct {
-	ResourceVersion uint64        `json:"resourceVersion"`
+	ResourceVersion uint64        `json:"resourceVersion,string"`
 	Outcome         Outcome       `json:"outcome"`
 	Evidence        string        `json:"evidence"`
 	Latency         time.Duration `json:"-"`
@@ -64,7 +64,7 @@ type Try struct {
 	Message         string        `json:"message,omitempty"`
 	// OldestNamed is the oldest RV the watch cache named in its 410
 	// ("too old resource version: X (Y)" names Y); 0 when none was named.
-	OldestNamed uint64 `json:"oldestNamed,omitempty"`
+	OldestNamed uint64 `json:"oldestNamed,omitempty,string"`
 	// Inconsistent says why the 410's numbers cannot come from one
 	// answer to this watch (diagnose's one consistency check: it names
 	// another RV than the one asked, or an oldest at or below it); ""

@@ -78,7 +78,7 @@ func TestASeriesRoundPrintsNoUnreadRV(t *testing.T) {
 				t.Errorf("-o json: a window for a round that read none: %v", got.Rounds[0])
 			}
 			ok := got.Rounds[1]
-			if ok["currentResourceVersion"] != 100.0 || ok["oldestResourceVersion"] != 50.0 || ok["width"] != 50.0 || ok["windowKnown"] != true {
+			if ok["currentResourceVersion"] != "100" || ok["oldestResourceVersion"] != "50" || ok["width"] != 50.0 || ok["windowKnown"] != true {
 				t.Errorf("-o json: the round that read its RVs: %v", ok)
 			}
 		})

@@ -19,7 +19,7 @@ import (
 // every server, to say which server the error came from.
 type CrossCheck struct {
 	Class                    string `json:"class"`
-	RequestedResourceVersion uint64 `json:"requestedResourceVersion"`
+	RequestedResourceVersion uint64 `json:"requestedResourceVersion,string"`
 	// Request is what every server was asked (Repeat): the request the
 	// error came from, as the one-server --check asks it.
 	Request  string        `json:"request"`
@@ -52,7 +52,7 @@ type CrossAnswer struct {
 	// kept when a server before it was cut from the table).
 	Index int `json:"-"`
 	// CacheRV is what the server's watch cache has seen (TooLarge).
-	CacheRV    uint64 `json:"cacheResourceVersion,omitempty"`
+	CacheRV    uint64 `json:"cacheResourceVersion,omitempty,string"`
 	CacheKnown bool   `json:"cacheKnown"`
 	// WatchCache is whether the server has a watch cache for the resource
 	// (Server.WatchCache): off, its CACHE RV is storage's, no cache's.
@@ -66,7 +66,7 @@ type CrossAnswer struct {
 	// list at the RV (an Expired exact list), ok or expired.
 	Watch       string `json:"watch,omitempty"`
 	List        string `json:"list,omitempty"`
-	OldestNamed uint64 `json:"oldestNamed,omitempty"`
+	OldestNamed uint64 `json:"oldestNamed,omitempty,string"`
 	// Inconsistent says why the server's 410 cannot be one answer to the
 	// watch asked (probe.Try.Inconsistent, diagnose's one check): no
 	// finding is drawn from it.

@@ -25,7 +25,7 @@ type Server struct {
 	// CacheRV is the RV of a list with resourceVersion=0: what the server's
 	// watch cache has seen (with the cache off, storage's current RV: then
 	// it is no cache's, see WatchCache).
-	CacheRV    uint64 `json:"cacheResourceVersion,omitempty"`
+	CacheRV    uint64 `json:"cacheResourceVersion,omitempty,string"`
 	CacheKnown bool   `json:"cacheKnown"`
 	// WatchCache is whether this server has a watch cache for the
 	// resource: on, off (its watches were answered by storage, or its
@@ -36,7 +36,7 @@ type Server struct {
 	WatchCacheWhy string `json:"watchCacheWhy,omitempty"`
 	// CurrentRV is the RV of a consistent list: etcd's revision, the same
 	// on every server of one etcd.
-	CurrentRV    uint64 `json:"currentResourceVersion,omitempty"`
+	CurrentRV    uint64 `json:"currentResourceVersion,omitempty,string"`
 	CurrentKnown bool   `json:"currentKnown"`
 	// Lag is CurrentRV - CacheRV, the cache RV read right after the
 	// consistent list that asked the watch cache to catch up: 0 on a server

@@ -15,7 +15,7 @@ type Verdict struct {
 	Answered       int `json:"answered"`
 	AnsweredPartly int `json:"answeredPartly"`
 	// NewestCurrent is the highest current RV any server reported.
-	NewestCurrent uint64 `json:"newestCurrentResourceVersion,omitempty"`
+	NewestCurrent uint64 `json:"newestCurrentResourceVersion,omitempty,string"`
 	// Common is the range of RVs from which a reconnect is served at once
 	// by every server that answered: from the newest oldest RV (below it,
 	// that server answers a watch with 410) to the cache RV of the server
@@ -61,7 +61,7 @@ type Verdict struct {
 
 // Reconnect is the per-server answer to a reconnect from one RV.
 type Reconnect struct {
-	ResourceVersion uint64 `json:"resourceVersion"`
+	ResourceVersion uint64 `json:"resourceVersion,string"`
 	// Why this RV: "given" (--from-rv) or "newest current" (what an
 	// informer that just listed on the freshest server holds).
 	Why     string            `json:"why"`

@@ -94,7 +94,7 @@ func TestCacheRVReadFallsBackOnlyWhereTheNarrowedListIsNotAnswered(t *testing.T)
 
 // cacheRVServer is what the check reads of the one server's row.
 type cacheRVServer struct {
-	CacheRV    uint64 `json:"cacheResourceVersion"`
+	CacheRV    uint64 `json:"cacheResourceVersion,string"`
 	CacheKnown bool   `json:"cacheKnown"`
 	Reason     string `json:"reason"`
 }

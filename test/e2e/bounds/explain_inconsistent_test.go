@@ -55,7 +55,7 @@ func TestPerServerViewDrawsNothingFromAnInconsistent410(t *testing.T) {
 				Servers struct {
 					Servers []struct {
 						Endpoint     string `json:"endpoint"`
-						OldestNamed  uint64 `json:"oldestNamed"`
+						OldestNamed  uint64 `json:"oldestNamed,string"`
 						Inconsistent string `json:"inconsistent"`
 					} `json:"servers"`
 				} `json:"servers"`

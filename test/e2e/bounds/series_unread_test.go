@@ -89,7 +89,7 @@ func TestASeriesRoundShowsNoRVItDidNotRead(t *testing.T) {
 				if err := json.Unmarshal([]byte(r.Stdout), &doc); err != nil || len(doc.Rounds) < 2 {
 					t.Fatalf("exit %d, %v: want the first round and a failed one:\n%s%s", r.Code, err, r.Stdout, r.Stderr)
 				}
-				if first := doc.Rounds[0]; first["currentResourceVersion"] != 100.0 || first["windowKnown"] != true {
+				if first := doc.Rounds[0]; first["currentResourceVersion"] != "100" || first["windowKnown"] != true {
 					t.Errorf("the first round: %v", first)
 				}
 				for _, round := range doc.Rounds[1:] {

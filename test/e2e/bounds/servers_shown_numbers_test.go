@@ -87,7 +87,7 @@ func TestEveryRVOfTheServersVerdictIsOneTheRowsShow(t *testing.T) {
 		j := framework.Run(t, c.Kubeconfig, time.Minute, "probe", "configmaps", "-n", ns, "--endpoints", u.Host, "-o", "json")
 		var doc struct {
 			Servers []struct {
-				Current    uint64 `json:"currentResourceVersion"`
+				Current    uint64 `json:"currentResourceVersion,string"`
 				WatchCache string `json:"watchCache"`
 			} `json:"servers"`
 			Verdict struct {

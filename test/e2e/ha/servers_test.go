@@ -318,7 +318,7 @@ func TestExplainErrorAttributesRealTooLarge(t *testing.T) {
 		Servers struct {
 			Servers []struct {
 				Endpoint string `json:"endpoint"`
-				CacheRV  uint64 `json:"cacheResourceVersion"`
+				CacheRV  uint64 `json:"cacheResourceVersion,string"`
 			} `json:"servers"`
 			Findings []string `json:"findings"`
 		} `json:"servers"`

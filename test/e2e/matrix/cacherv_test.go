@@ -192,7 +192,7 @@ func rv0Reads(stderr, addr string) map[string]float64 {
 func serversCacheRV(b []byte) (uint64, bool) {
 	var doc struct {
 		Servers []struct {
-			CacheRV    uint64 `json:"cacheResourceVersion"`
+			CacheRV    uint64 `json:"cacheResourceVersion,string"`
 			CacheKnown bool   `json:"cacheKnown"`
 		} `json:"servers"`
 	}
@@ -208,7 +208,7 @@ func explainCacheRV(b []byte) (uint64, bool) {
 	var doc struct {
 		Servers struct {
 			Servers []struct {
-				CacheRV    uint64 `json:"cacheResourceVersion"`
+				CacheRV    uint64 `json:"cacheResourceVersion,string"`
 				CacheKnown bool   `json:"cacheKnown"`
 			} `json:"servers"`
 		} `json:"servers"`

@@ -18,7 +18,7 @@ func (o *oracle) checkMetrics() {
 		OldestResourceVersion string `json:"oldestResourceVersion"`
 		Metrics               *struct {
 			Capacity        *float64 `json:"capacity"`
-			ResourceVersion *float64 `json:"cacheResourceVersion"`
+			ResourceVersion *float64 `json:"cacheResourceVersion,string"`
 			Limit           string   `json:"limit"`
 			LimitText       string   `json:"limitText"`
 		} `json:"metrics"`
@@ -123,7 +123,7 @@ func (o *oracle) checkDepth() {
 	var got struct {
 		Rounds []struct {
 			At     time.Time `json:"at"`
-			Oldest uint64    `json:"oldestResourceVersion"`
+			Oldest uint64    `json:"oldestResourceVersion,string"`
 			Found  bool      `json:"found"`
 		} `json:"rounds"`
 		DepthSeconds float64  `json:"depthSeconds"`

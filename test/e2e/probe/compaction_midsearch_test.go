@@ -195,8 +195,8 @@ func checkRounds(t *testing.T, cs kubernetes.Interface, path, stdout string, cod
 	t.Helper()
 	var got struct {
 		Rounds []struct {
-			Current uint64 `json:"currentResourceVersion"`
-			Oldest  uint64 `json:"oldestResourceVersion"`
+			Current uint64 `json:"currentResourceVersion,string"`
+			Oldest  uint64 `json:"oldestResourceVersion,string"`
 			Found   bool   `json:"found"`
 			Error   string `json:"error"`
 		} `json:"rounds"`

@@ -140,7 +140,7 @@ func lastOldest(t *testing.T, stdout string) uint64 {
 	t.Helper()
 	var s struct {
 		Rounds []struct {
-			Oldest uint64 `json:"oldestResourceVersion"`
+			Oldest uint64 `json:"oldestResourceVersion,string"`
 		} `json:"rounds"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &s); err != nil || len(s.Rounds) == 0 {

@@ -39,7 +39,7 @@ type probeJSON struct {
 		FirstSucceeding string `json:"firstSucceeding"`
 	} `json:"bracket"`
 	ProbeDetails []struct {
-		ResourceVersion uint64 `json:"resourceVersion"`
+		ResourceVersion uint64 `json:"resourceVersion,string"`
 		Outcome         string `json:"outcome"`
 		Message         string `json:"message"`
 		Evidence        string `json:"evidence"`

@@ -49,7 +49,7 @@ func TestProbeIntervalReportsEventRate(t *testing.T) {
 	}
 	var got struct {
 		Rounds []struct {
-			Current uint64 `json:"currentResourceVersion"`
+			Current uint64 `json:"currentResourceVersion,string"`
 			Found   bool   `json:"found"`
 		} `json:"rounds"`
 		CurrentRate float64 `json:"currentRVPerSecond"`
