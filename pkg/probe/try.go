@@ -262,6 +262,12 @@ func (r *Try) fromFirstEvent(ev watchstream.Event, err error, rv uint64) {
 		r.failed = err // a cut connection is exit 4, as anywhere else
 	}
 	switch {
+	case apiclient.IsBodyCut(err):
+		// A stream cut or reset, before its first event or inside it: a
+		// broken connection, said in the one wording of a cut body
+		// (adversary try 51 F1: "the stream ended before any event",
+		// "unreadable stream: ..."), never an end the server chose.
+		r.Outcome, r.Evidence = OutcomeTransient, err.Error()
 	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 		// A watch the server accepted ends only at timeoutSeconds; an end
 		// before any event is a cache going unready, not a success.

@@ -42,8 +42,10 @@ func TestACutBodyIsSaidInOneWording(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		fmt.Fprintf(&events, `{"type":"ADDED","object":{"kind":"ConfigMap","apiVersion":"v1",%s}`+"\n", strings.TrimPrefix(item(i), "{"))
 	}
-	// The cut falls in the middle of the second event.
+	// The cut falls in the middle of the second event (probe's, which
+	// reads the first event only, in the middle of the first).
 	watchCut := strings.Index(events.String(), "\n") + 60
+	const firstCut = 60
 	apiV1 := `{"kind":"APIResourceList","groupVersion":"v1","resources":[{"name":"configmaps","singularName":"configmap","namespaced":true,"kind":"ConfigMap","verbs":["get","list","watch"],"shortNames":["cm"]}]}`
 	slices := `{"kind":"EndpointSliceList","apiVersion":"discovery.k8s.io/v1","metadata":{"resourceVersion":"100"},"items":[{"metadata":{"name":"kubernetes","namespace":"default","labels":{"kubernetes.io/service-name":"kubernetes"}},"addressType":"IPv4","endpoints":[{"addresses":["127.0.0.1"],"conditions":{"ready":true}}],"ports":[{"name":"https","port":6443,"protocol":"TCP"}]}]}`
 	const configmaps = "/api/v1/namespaces/default/configmaps"
@@ -70,6 +72,11 @@ func TestACutBodyIsSaidInOneWording(t *testing.T) {
 			}, "the watch stream of GET " + configmaps + "?", false},
 		{"streaming", configmaps + "?watch", "application/json", events.String(), watchCut,
 			func(*framework.ScriptServer) []string { return []string{"streaming", "configmaps", "--deadline", "5s"} },
+			"the watch stream of GET " + configmaps + "?", false},
+		// Adversary try 51 F1: probe's watch from RV 1, cut inside its
+		// first events, said "unreadable stream: ..." (a reset).
+		{"probe", configmaps + "?watch", "application/json", events.String(), firstCut,
+			func(*framework.ScriptServer) []string { return []string{"probe", "configmaps"} },
 			"the watch stream of GET " + configmaps + "?", false},
 		{"top --once", "/metrics", "text/plain", metrics.String(), 3000,
 			func(*framework.ScriptServer) []string { return []string{"top", "--once"} }, "the answer to GET /metrics (", false},
@@ -100,18 +107,27 @@ func TestACutBodyIsSaidInOneWording(t *testing.T) {
 	// Adversary try 50 F1: a watch body with no length, which the
 	// connection's close ends (a clean end to the transport), closed in
 	// the middle of an event: the decoder's "unexpected EOF" was said.
-	for _, args := range [][]string{{"watch", "configmaps", "--rv", "100", "--timeout", "5s"}, {"streaming", "configmaps", "--deadline", "5s"}} {
-		t.Run(args[0]+"/closed mid-event, no length", func(t *testing.T) {
+	// Adversary try 51 F1: probe said it "the stream ended before any
+	// event", in one round of --interval as in one probe.
+	otherWords := regexp.MustCompile(`ended before any event|unreadable stream`)
+	for _, args := range [][]string{{"watch", "configmaps", "--rv", "100", "--timeout", "5s"}, {"streaming", "configmaps", "--deadline", "5s"},
+		{"probe", "configmaps"}, {"probe", "configmaps", "--interval", "1s", "--duration", "3s"}} {
+		cutAt := watchCut
+		if args[0] == "probe" {
+			cutAt = firstCut
+		}
+		t.Run(strings.Join(args[:min(len(args), 3)], " ")+"/closed mid-event, no length", func(t *testing.T) {
 			t.Parallel()
 			_, kc := framework.ServeScript(t, map[string]framework.ScriptAnswer{
-				configmaps + "?watch": {Head: "HTTP/1.1 200 OK\r\nContent-Type: application/json", Body: events.String()[:watchCut]},
+				configmaps + "?watch": {Head: "HTTP/1.1 200 OK\r\nContent-Type: application/json", Body: events.String()[:cutAt]},
 			})
 			r := framework.Run(t, kc, 30*time.Second, args...)
 			all := r.Stdout + r.Stderr
 			want := fmt.Sprintf("the watch stream of GET %s?", configmaps)
-			cut := fmt.Sprintf("broke off after %s: the connection closed in the middle of an event", text.Count(watchCut, "byte"))
-			if goWords.MatchString(all) || r.Code != 4 || !strings.Contains(all, want) || !strings.Contains(all, cut) {
-				t.Errorf("exit %d, want 4, the request (%q) and the cut (%q), no Go words:\n%s", r.Code, want, cut, all)
+			cut := fmt.Sprintf("broke off after %s: the connection closed in the middle of an event", text.Count(cutAt, "byte"))
+			series := len(args) > 2 && args[2] == "--interval" // every round failed: exit 1 (docs/probe.md)
+			if goWords.MatchString(all) || otherWords.MatchString(all) || (r.Code != 4 && !series) || r.Code == 0 || !strings.Contains(all, want) || !strings.Contains(all, cut) {
+				t.Errorf("exit %d, want 4, the request (%q) and the cut (%q), in no other words:\n%s", r.Code, want, cut, all)
 			}
 		})
 	}
@@ -136,6 +152,9 @@ func TestACutBodyIsSaidInOneWording(t *testing.T) {
 				}
 				if r.Code != 4 {
 					t.Fatalf("exit %d, want 4 (the connection broke, docs/exit-codes.md):\n%s", r.Code, all)
+				}
+				if otherWords.MatchString(all) {
+					t.Errorf("the cut is said in other words too:\n%s", all)
 				}
 				var lines []string
 				for _, l := range strings.Split(r.Stderr, "\n") {
