@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/watchrv/kubectl-watchrv/internal/text"
@@ -107,6 +108,11 @@ func (o *RootOptions) describeRequestError(err error, endpoint, verb, what strin
 		}
 		if endpoint != "" {
 			return fmt.Errorf("cannot reach %s: %w: %s", server, err, render.UnreachableFix(err))
+		}
+		o.serverOnce.Do(o.noteServerName)
+		if m := o.ledger.AnswersFrom(o.serverHost); m.Count > 0 {
+			// The settings reach it: it answered this run before.
+			return fmt.Errorf("cannot reach %s: %w: it answered %s of this run (the last at %s), so it stopped answering since: check that the cluster is up (restarting, or its network)", server, err, text.Count(m.Count, "request"), m.Last.Format("15:04:05"))
 		}
 		return fmt.Errorf("cannot reach %s: %w: check --server, --context or --kubeconfig, and that the cluster is up", server, err)
 	case diagnose.FailureTLS:
@@ -299,5 +305,8 @@ func (o *RootOptions) noteServerName() {
 	o.server = "the API server"
 	if cfg, err := o.ConfigFlags.ToRawKubeConfigLoader().ClientConfig(); err == nil && cfg.Host != "" {
 		o.server = "the API server at " + text.RedactURL(cfg.Host)
+		if u, err := url.Parse(cfg.Host); err == nil {
+			o.serverHost = u.Host
+		}
 	}
 }

@@ -44,8 +44,10 @@ type RootOptions struct {
 	// (the run's signal context) ends its wait on Ctrl-C.
 	credentials credentialGuard
 	runCtx      context.Context
-	// server is serverName's text, read once (serverOnce).
+	// server is serverName's text, read once (serverOnce); serverHost
+	// its host:port ("" when unknown).
 	server     string
+	serverHost string
 	serverOnce sync.Once
 
 	// running is the command being run (set before it runs): what its

@@ -43,7 +43,7 @@ func (r *watchRun) exit(st *follow.Streak, serr error) error {
 	err := r.failureError(st.Err)
 	code := exitCode(err)
 	if r.o.Follow {
-		when := "no watch of this session succeeded"
+		when := "no stream of this session was healthy"
 		if st.EverHealthy {
 			when = "the watch was failing when it ended"
 		}

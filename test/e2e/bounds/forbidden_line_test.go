@@ -18,7 +18,7 @@ import (
 // forbidden:".
 func TestAForbiddenLineNamesTheAnswer(t *testing.T) {
 	s, kc := serveForbiddenConfigmaps(t)
-	line := regexp.MustCompile(`(?m)^error: (no watch of this session succeeded \(1 failed attempt in a row since [0-9:]+\): )?forbidden: the API server at ` + regexp.QuoteMeta(s.URL()) + ` answered (list|watch) configmaps with 403 Forbidden: configmaps is forbidden: `)
+	line := regexp.MustCompile(`(?m)^error: (no stream of this session was healthy \(1 failed attempt in a row since [0-9:]+\): )?forbidden: the API server at ` + regexp.QuoteMeta(s.URL()) + ` answered (list|watch) configmaps with 403 Forbidden: configmaps is forbidden: `)
 	for _, args := range [][]string{
 		{"list", "cm"}, {"list", "cm", "--rv-only"}, {"watch", "cm", "--timeout", "2s"}, {"watch", "cm", "--rv", "list", "--timeout", "2s"},
 		{"watch", "cm", "--follow", "--timeout", "2s"}, {"probe", "cm"}, {"streaming", "cm"},

@@ -53,7 +53,7 @@ func TestWatchFollowExitsWithTheFailureItEndedIn(t *testing.T) {
 		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &sum); err != nil || sum.Record != "summary" {
 			t.Fatalf("exit %d, the last line is not the summary (%v):\n%s\n%s", r.Code, err, r.Stdout, r.Stderr)
 		}
-		if r.Code != want || !strings.Contains(r.Stderr, "no watch of this session succeeded") || !strings.Contains(r.Stderr, stderr) ||
+		if r.Code != want || !strings.Contains(r.Stderr, "no stream of this session was healthy") || !strings.Contains(r.Stderr, stderr) ||
 			sum.Ended != "timeout" || sum.FailureStreak == nil || sum.FailureStreak.Failure != failure || sum.FailureStreak.EverHealthy || sum.FailureStreak.Attempts < 2 {
 			t.Fatalf("want exit %d and a %s streak, got exit %d, summary %+v:\n%s\n%s", want, failure, r.Code, sum.FailureStreak, r.Stdout, r.Stderr)
 		}
