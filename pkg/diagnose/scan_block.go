@@ -24,24 +24,7 @@ type jsonBlock struct {
 
 // open starts a block at line n if the line leaves a '{' unclosed.
 func (b *jsonBlock) open(n int, line []byte) {
-	depth, at, inString := 0, -1, false
-	for i := 0; i < len(line); i++ {
-		c := line[i]
-		switch {
-		case inString && c == '\\':
-			i++
-		case c == '"':
-			inString = !inString
-		case inString:
-		case c == '{':
-			if depth == 0 {
-				at = i
-			}
-			depth++
-		case c == '}' && depth > 0:
-			depth--
-		}
-	}
+	depth, at, _ := walkBraces(line, 0)
 	if depth == 0 {
 		return
 	}
@@ -54,6 +37,21 @@ func (b *jsonBlock) open(n int, line []byte) {
 // block is longer than any Status, and is given up.
 func (b *jsonBlock) feed(n int, line []byte) (closed, over bool) {
 	b.text.WriteByte('\n')
+	depth, _, end := walkBraces(line, b.depth)
+	if end >= 0 {
+		b.text.Write(line[:end+1])
+		return true, false
+	}
+	b.depth = depth
+	b.text.Write(line)
+	return false, n-b.start >= maxBlockLines || b.text.Len() > maxBlockBytes
+}
+
+// walkBraces follows the braces of line outside JSON strings from depth:
+// the depth after it, where the last object opened at depth 0 starts, and
+// where depth first falls back to 0 (-1: nowhere).
+func walkBraces(line []byte, depth int) (after, lastOpen, firstClose int) {
+	lastOpen, firstClose = -1, -1
 	inString := false
 	for i := 0; i < len(line); i++ {
 		c := line[i]
@@ -64,17 +62,18 @@ func (b *jsonBlock) feed(n int, line []byte) (closed, over bool) {
 			inString = !inString
 		case inString:
 		case c == '{':
-			b.depth++
-		case c == '}':
-			b.depth--
-			if b.depth == 0 {
-				b.text.Write(line[:i+1])
-				return true, false
+			if depth == 0 {
+				lastOpen = i
+			}
+			depth++
+		case c == '}' && depth > 0:
+			depth--
+			if depth == 0 && firstClose < 0 {
+				firstClose = i
 			}
 		}
 	}
-	b.text.Write(line)
-	return false, n-b.start >= maxBlockLines || b.text.Len() > maxBlockBytes
+	return depth, lastOpen, firstClose
 }
 
 // status is the one error the closed block reads as, if it is a Status.
