@@ -53,7 +53,7 @@ func TestOnePastedTextIsReadAsItsLog(t *testing.T) {
 	}{
 		{"exact list at a compacted RV", exact, ClassExpired, KindEtcdCompactedExactList, "214", OpListExact, "214"},
 		{"exact list at a compacted RV, without the body", answerOnly(exact), ClassExpired, KindEtcdCompactedExactList, "214", OpListExact, "214"},
-		{"watch from before the window", watch, ClassExpired, KindWatchCacheWindow, "214", OpWatch, ""},
+		{"watch from before the window", watch, ClassExpired, KindWatchCacheWindow, "214", OpWatch, "214"},
 		{"exact list ahead of the server", large, ClassTooLarge, KindResourceVersionTooLarge, "99999", OpListExact, "99999"},
 		{"exact list ahead of the server, the last answer without the body", answerOnly(large), ClassTooLarge, KindResourceVersionTooLarge, "99999", OpListExact, "99999"},
 	}

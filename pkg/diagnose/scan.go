@@ -61,9 +61,14 @@ type logScanner struct {
 	// held is the last strong finding, reported once mergeWindow lines
 	// passed: a weak line of the same error may still follow it (the
 	// Java client's V1Status dump prints its reason after its message).
-	held  *Finding
-	chunk []byte // an over-long line's overlap and current piece (reused)
-	block jsonBlock
+	held *Finding
+	// stream is the watch request a line before streamLine named,
+	// answered 200 OK: an error after it that names no request of its
+	// own came in its stream (a watch's 410 is an ERROR event in a 200).
+	stream     *Request
+	streamLine int
+	chunk      []byte // an over-long line's overlap and current piece (reused)
+	block      jsonBlock
 	// echo is the Status a block closed with on line echoLine: kubectl
 	// prints it again on the next line ("Error from server (Timeout):
 	// ..."), the same error.
@@ -89,6 +94,11 @@ func (sc *logScanner) scan(r io.Reader) (int, error) {
 			n++
 			text := bytes.TrimRight(line, "\r\n")
 			f, ok := find(sc.ctx, n, text, true, false)
+			if !ok {
+				if r := watchAnswered(text); r != nil {
+					sc.stream, sc.streamLine = r, n
+				}
+			}
 			sc.line(n, text, f, ok)
 		}
 		if err != nil {
@@ -256,6 +266,11 @@ func tail(s, w Finding) bool {
 // add records a finding, joining a weak one with the message that completes it.
 func (sc *logScanner) add(f Finding) {
 	sc.expire(f.Line)
+	if sc.stream != nil && f.Line-sc.streamLine <= mergeWindow && f.Line > sc.streamLine &&
+		(f.Operation == "" || f.Operation == OpWatch || f.Operation == OpStreamingList) {
+		f = rereadWith(f, sc.stream, sc.ctx)
+		sc.stream = nil
+	}
 	weak := f.Confidence == ConfidenceLow || f.Kind == KindGone
 	if weak && sc.pending == nil && sc.held != nil && tail(*sc.held, f) {
 		h := completeWith(*sc.held, f, sc.ctx)
@@ -332,24 +347,51 @@ func mergeWeak(w, f Finding) *Finding {
 	return &out
 }
 
+// rereadWith is f read again with the request req another line named,
+// when f's own line names none: its RV and operation are req's.
+func rereadWith(f Finding, req *Request, ctx Context) Finding {
+	if f.Request != nil || f.RequestUnread != "" {
+		return f
+	}
+	var d Diagnosis
+	switch {
+	case f.status != nil:
+		d = fromStatus(*f.status, ctx, req)
+		d.Source = f.Source
+	case f.src != "":
+		d = classifyTextOf(f.src, ctx, req)
+	}
+	if d.Recognized() && d.Class == f.Class {
+		f.Diagnosis = d
+	}
+	return f
+}
+
+// watchAnswered is the watch request a line names when it says the
+// request was answered 200 OK (a -v=6 trace's line), nil otherwise: the
+// watch's errors come in its stream, after that line.
+func watchAnswered(line []byte) *Request {
+	if !bytes.Contains(line, []byte("200")) || !bytes.Contains(line, []byte("watch")) && !bytes.Contains(line, []byte("sendInitialEvents")) {
+		return nil
+	}
+	t := string(line)
+	if statusCodeIn(t) != 200 {
+		return nil
+	}
+	if req, _ := requestOfText(t); req != nil && (req.Operation == OpWatch || req.Operation == OpStreamingList) {
+		return req
+	}
+	return nil
+}
+
 // completeWith gives the strong finding f what the weak one knew: its
 // code, its reason, and the request its line named when f's names none
 // (kubectl -v=6 prints "GET URL 410 Gone", then "Error from server
 // (Expired): ..." without the URL): f is read again with it, so its RV
 // and operation are its request's.
 func completeWith(f, w Finding, ctx Context) Finding {
-	if f.Request == nil && f.RequestUnread == "" && w.Request != nil {
-		var d Diagnosis
-		switch {
-		case f.status != nil:
-			d = fromStatus(*f.status, ctx, w.Request)
-			d.Source = f.Source
-		case f.src != "":
-			d = classifyTextOf(f.src, ctx, w.Request)
-		}
-		if d.Recognized() && d.Class == f.Class {
-			f.Diagnosis = d
-		}
+	if w.Request != nil {
+		f = rereadWith(f, w.Request, ctx)
 	}
 	if f.Code == 0 {
 		f.Code = w.Code
