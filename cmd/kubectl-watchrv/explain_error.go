@@ -235,7 +235,9 @@ func (o *ExplainErrorOptions) Run(ctx context.Context) error {
 	if o.log != nil {
 		return o.runLog(ctx, p)
 	}
-	d := diagnose.FromTextContext(o.message, diagnose.Context{Operation: o.Operation, RequestedResourceVersion: o.RV})
+	// A text of several lines is read line by line, as -f reads a log:
+	// each line's code, RV and URL are its own request's.
+	d, read := diagnose.ReadText(o.message, diagnose.Context{Operation: o.Operation, RequestedResourceVersion: o.RV})
 	e := render.Explanation{Diagnosis: d}
 	var checkErr error
 	if o.Check {
@@ -269,12 +271,14 @@ func (o *ExplainErrorOptions) Run(ctx context.Context) error {
 	if printed != nil {
 		return printed
 	}
-	if strings.Count(strings.TrimSpace(o.message), "\n") > 0 {
-		// Several lines may hold several errors: say so rather than hide them.
-		if s, err := diagnose.Summarize(strings.NewReader(o.message), 0); err == nil && len(s.Groups) > 1 {
-			p.Notef("Note: the input holds %d errors of %d kinds; this explains %s/%s. To see each kind, scan it as a log: explain-error -f -",
-				s.Findings, len(s.Groups), d.Class, d.Kind)
-		}
+	switch {
+	// Several lines may hold several errors: say so rather than hide them.
+	case read.Kinds > 1:
+		p.Notef("Note: the input holds %d errors of %d kinds; this explains %s/%s, the one at line %d. To see each kind, scan it as a log: explain-error -f -",
+			read.Findings, read.Kinds, d.Class, d.Kind, read.Line)
+	case read.Findings > 1:
+		p.Notef("Note: the input holds %d errors of one kind; this explains the one at line %d. To see each, scan it as a log: explain-error -f -",
+			read.Findings, read.Line)
 	}
 	if checkErr != nil {
 		return fmt.Errorf("--check: %w", checkErr)

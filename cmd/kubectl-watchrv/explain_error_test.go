@@ -313,3 +313,43 @@ func TestHostPortComparesOneAddress(t *testing.T) {
 		t.Error("two ports compare equal")
 	}
 }
+
+// TestExplainErrorOneTraceOfSeveralRequests: a recorded kubectl -v=6
+// trace pasted as one message, its discovery requests' 200 OK lines
+// first, is explained as -f explains it, with its own request's RV, as
+// an argument and on stdin (fresh user try 51 F11: Unrecognized, exit 3,
+// "the server answered 200 OK"); several errors are said, with the line
+// of the one explained.
+func TestExplainErrorOneTraceOfSeveralRequests(t *testing.T) {
+	read := func(name string) string {
+		b, err := os.ReadFile("../../pkg/diagnose/testdata/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	discovery := read("discovery-kubectl-v6.log")
+	// kubectl get prints no answer's body at -v=6: the trace as F11 pasted it.
+	var exact strings.Builder
+	exact.WriteString(discovery)
+	for _, l := range strings.SplitAfter(read("expired-list-exact-kubectl-v6.log"), "\n") {
+		if !strings.HasPrefix(l, " ") && !strings.HasPrefix(l, "}]") && !strings.Contains(l, "helpers.go") {
+			exact.WriteString(l)
+		}
+	}
+	for _, in := range []struct {
+		args  []string
+		stdin string
+	}{{[]string{exact.String()}, ""}, {nil, exact.String()}, {[]string{"-"}, exact.String()}} {
+		code, out, errOut := runExplain(t, strings.NewReader(in.stdin), in.args...)
+		if code != ExitOK || !strings.HasPrefix(out, "Expired / EtcdCompactedExactList  (confidence: high)") ||
+			!strings.Contains(out, "requested 214") || !strings.Contains(out, "Request        list-exact") || strings.Contains(out, "200 OK") || errOut != "" {
+			t.Fatalf("stdin %v: code %d:\n%s\n%s", in.stdin != "", code, out, errOut)
+		}
+	}
+	code, out, errOut := runExplain(t, nil, discovery+read("toolarge-list-exact-kubectl-v6.log"))
+	if code != ExitOK || !strings.HasPrefix(out, "TooLarge / ResourceVersionTooLarge  (confidence: high)") ||
+		!strings.Contains(errOut, "the input holds 11 errors of one kind; this explains the one at line 27") {
+		t.Fatalf("code %d:\n%s\n%s", code, out, errOut)
+	}
+}

@@ -18,7 +18,12 @@ const maxTextBytes = 1 << 20
 
 // FromStatus diagnoses a decoded Status: a watch ERROR event's object or the
 // body of an HTTP error response.
-func FromStatus(st metav1.Status, ctx Context) Diagnosis {
+func FromStatus(st metav1.Status, ctx Context) Diagnosis { return fromStatus(st, ctx, nil) }
+
+// fromStatus is FromStatus of a Status whose request the line before it
+// named (req, nil if none): kubectl -v=6 prints the request's line, then
+// the answer's body (logScanner).
+func fromStatus(st metav1.Status, ctx Context, req *Request) Diagnosis {
 	if ctx.Live && !IsErrorCode(st.Code) {
 		// Received as sent: its code is no error's (sentstatus.go).
 		return notErrorCode(st)
@@ -27,6 +32,15 @@ func FromStatus(st metav1.Status, ctx Context) Diagnosis {
 		text: st.Message, code: int(st.Code), reason: string(st.Reason), message: st.Message,
 		freshToken: st.Continue != "", op: ctx.Operation, requested: ctx.RequestedResourceVersion,
 		askedRV: ctx.RequestedResourceVersion, live: ctx.Live, noRVSent: ctx.NoResourceVersionSent,
+	}
+	if req != nil {
+		s.urlRV = requestRV(req)
+		if s.op == "" {
+			s.op = req.Operation
+		}
+		if s.requested == "" {
+			s.requested = s.urlRV
+		}
 	}
 	if st.Details != nil {
 		for _, c := range st.Details.Causes {
@@ -45,6 +59,7 @@ func FromStatus(st metav1.Status, ctx Context) Diagnosis {
 	if st.Message != "" {
 		d.Message = st.Message
 	}
+	d.Request = req
 	return d
 }
 
@@ -82,42 +97,113 @@ func FromError(err error, ctx Context) Diagnosis {
 // FromText diagnoses free text holding one error: a bare server message, a
 // JSON Status, a watch event, kubectl's or a client library's rendering, a
 // log line. Only the first MiB is read; the time taken is linear in it.
+// A text of several lines is read as ScanLog reads a log (ReadText).
 func FromText(text string) Diagnosis { return fromText(text, Context{}) }
 
 // FromTextContext is FromText with what the caller knows about the request.
 func FromTextContext(text string, ctx Context) Diagnosis { return fromText(text, ctx) }
 
-func fromText(text string, ctx Context) Diagnosis {
+// TextReading says how ReadText read a text: the errors its lines hold
+// (Findings, of Kinds kinds), and the line of the one explained (0: the
+// text was read whole, as one error).
+type TextReading struct {
+	Findings int
+	Kinds    int
+	Line     int
+}
+
+// ReadText is FromTextContext, and how the text was read. A text of
+// several lines (a kubectl -v=6 trace, a log excerpt) may hold several
+// requests: each line's signals (a status code, "200 OK", an RV, a URL)
+// belong to its own request, so the text is read line by line as ScanLog
+// reads a log (a Status printed over several lines one error, a request's
+// line and the message of its answer one error), and the diagnosis is
+// that of one error found, with its own line's request and numbers: the
+// most certain one, the first of equals (fresh user try 51 F11, adversary
+// try 51 F13: a discovery request's "200 OK" line made the 410 of the
+// list after it Unrecognized). A text in which no line holds an error is
+// read whole.
+func ReadText(text string, ctx Context) (Diagnosis, TextReading) {
 	if len(text) > maxTextBytes {
 		text = text[:maxTextBytes]
 	}
 	t := strings.TrimSpace(text)
 	if t == "" {
-		return unrecognized()
+		return unrecognized(), TextReading{}
 	}
 	if st, src, ok := wholeStatus(t); ok {
 		d := FromStatus(st, ctx)
 		d.Source = src
-		return d
+		return d, TextReading{}
 	}
-	return classifyText(t, ctx)
+	if !strings.Contains(t, "\n") {
+		return classifyText(t, ctx), TextReading{}
+	}
+	var best *Finding
+	kinds := map[string]bool{}
+	n := 0
+	sc := &logScanner{ctx: ctx, fn: func(f Finding) {
+		n++
+		kinds[string(f.Class)+"/"+f.Kind] = true
+		if best == nil || confidenceRank(f.Confidence) > confidenceRank(best.Confidence) {
+			best = &f
+		}
+	}}
+	if _, err := sc.scan(strings.NewReader(t)); err != nil || best == nil {
+		return classifyText(t, ctx), TextReading{}
+	}
+	return best.Diagnosis, TextReading{Findings: n, Kinds: len(kinds), Line: best.Line}
+}
+
+func fromText(text string, ctx Context) Diagnosis {
+	d, _ := ReadText(text, ctx)
+	return d
+}
+
+func confidenceRank(c string) int {
+	switch c {
+	case ConfidenceHigh:
+		return 3
+	case ConfidenceMedium:
+		return 2
+	case ConfidenceLow:
+		return 1
+	}
+	return 0
+}
+
+// requestRV is the RV a request's URL names, "" if none or not one.
+func requestRV(req *Request) string {
+	if n, end, bad := rvAt(req.ResourceVersion, 0); bad == "" && end == len(req.ResourceVersion) && n != "" {
+		return n
+	}
+	return ""
 }
 
 // classifyText reads the signals of a text and classifies it (shared with
 // ScanLog, which calls it on one line).
-func classifyText(t string, ctx Context) Diagnosis {
+func classifyText(t string, ctx Context) Diagnosis { return classifyTextOf(t, ctx, nil) }
+
+// classifyTextOf is classifyText of a text whose request another line
+// named (own, nil if none), when the text names none itself: kubectl
+// -v=6 prints the request's line, then "Error from server ..." without
+// its URL (logScanner).
+func classifyTextOf(t string, ctx Context, own *Request) Diagnosis {
 	s := &signals{text: t, reason: reasonIn(t), op: ctx.Operation, requested: ctx.RequestedResourceVersion, askedRV: ctx.RequestedResourceVersion,
 		live: ctx.Live, noRVSent: ctx.NoResourceVersionSent}
 	s.code, s.codeByName = statusCodeOf(t)
 	op, rv := queryHints(t)
 	req, unread := requestOfText(t)
+	if req == nil && unread == "" {
+		req = own
+	}
 	switch {
 	case req != nil:
 		// The one URL, read by the API server's rules, over words
 		// found anywhere in the text (adversary try 48 F2: a
 		// NotOlderThan list with a limit was taken for an exact one).
 		op = req.Operation
-		if n, end, bad := rvAt(req.ResourceVersion, 0); bad == "" && end == len(req.ResourceVersion) && n != "" {
+		if n := requestRV(req); n != "" {
 			rv = n
 		}
 	case unread != "":

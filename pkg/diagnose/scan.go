@@ -8,6 +8,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // MaxLineBytes is the read buffer: a line up to this long is classified
@@ -35,6 +37,11 @@ type Finding struct {
 	Line int    `json:"line"` // 1-based
 	Text string `json:"text"` // the line (its first 300 bytes)
 	Diagnosis
+	// src is the text the finding was read from (its line, or the chunk
+	// of a long one), status the Status of a block: read again with the
+	// request another line names (completeWith).
+	src    string
+	status *metav1.Status
 }
 
 // ScanLog reads a whole log line by line (memory bounded by MaxLineBytes,
@@ -48,10 +55,20 @@ func ScanLog(r io.Reader, fn func(Finding)) error {
 }
 
 type logScanner struct {
+	ctx     Context // what the caller knows of the request (one pasted text's)
 	fn      func(Finding)
 	pending *Finding // a weak finding waiting for its message
-	chunk   []byte   // an over-long line's overlap and current piece (reused)
-	block   jsonBlock
+	// held is the last strong finding, reported once mergeWindow lines
+	// passed: a weak line of the same error may still follow it (the
+	// Java client's V1Status dump prints its reason after its message).
+	held *Finding
+	// stream is the watch request a line before streamLine named,
+	// answered 200 OK: an error after it that names no request of its
+	// own came in its stream (a watch's 410 is an ERROR event in a 200).
+	stream     *Request
+	streamLine int
+	chunk      []byte // an over-long line's overlap and current piece (reused)
+	block      jsonBlock
 	// echo is the Status a block closed with on line echoLine: kubectl
 	// prints it again on the next line ("Error from server (Timeout):
 	// ..."), the same error.
@@ -60,8 +77,12 @@ type logScanner struct {
 }
 
 func scanLog(r io.Reader, fn func(Finding)) (int, error) {
+	return (&logScanner{fn: fn}).scan(r)
+}
+
+// scan reads r line by line, and reports each finding to sc.fn.
+func (sc *logScanner) scan(r io.Reader) (int, error) {
 	br := bufio.NewReaderSize(r, MaxLineBytes)
-	sc := &logScanner{fn: fn}
 	n := 0
 	for {
 		line, err := br.ReadSlice('\n')
@@ -72,7 +93,12 @@ func scanLog(r io.Reader, fn func(Finding)) (int, error) {
 		case len(line) > 0 || err == nil:
 			n++
 			text := bytes.TrimRight(line, "\r\n")
-			f, ok := find(n, text, true, false)
+			f, ok := find(sc.ctx, n, text, true, false)
+			if !ok {
+				if r := watchAnswered(text); r != nil {
+					sc.stream, sc.streamLine = r, n
+				}
+			}
 			sc.line(n, text, f, ok)
 		}
 		if err != nil {
@@ -98,7 +124,7 @@ func (sc *logScanner) longLine(n int, br *bufio.Reader, first []byte) error {
 		more := errors.Is(err, bufio.ErrBufferFull)
 		if found == nil || found.Confidence == ConfidenceLow {
 			// The chunk is classified before the next piece is added.
-			if f, ok := find(n, sc.chunk, false, true); ok && (found == nil || f.Confidence != ConfidenceLow) {
+			if f, ok := find(sc.ctx, n, sc.chunk, false, true); ok && (found == nil || f.Confidence != ConfidenceLow) {
 				found = &f
 			}
 		}
@@ -110,7 +136,7 @@ func (sc *logScanner) longLine(n int, br *bufio.Reader, first []byte) error {
 		}
 		sc.chunk = bytes.TrimRight(sc.chunk, "\r\n")
 		if found == nil || found.Confidence == ConfidenceLow {
-			if f, ok := find(n, sc.chunk, true, true); ok && (found == nil || f.Confidence != ConfidenceLow) {
+			if f, ok := find(sc.ctx, n, sc.chunk, true, true); ok && (found == nil || f.Confidence != ConfidenceLow) {
 				found = &f
 			}
 		}
@@ -127,12 +153,12 @@ func (sc *logScanner) longLine(n int, br *bufio.Reader, first []byte) error {
 // find classifies one line, or one chunk of a long line. A chunk that
 // is not the line's last one leaves an error that starts in its last
 // chunkOverlap bytes to the next chunk, which holds it whole.
-func find(n int, line []byte, last, long bool) (Finding, bool) {
+func find(ctx Context, n int, line []byte, last, long bool) (Finding, bool) {
 	if !worthClassifying(line) {
 		return Finding{}, false
 	}
 	text := string(line)
-	d := classifyText(text, Context{})
+	d := classifyText(text, ctx)
 	if !d.Recognized() {
 		return Finding{}, false
 	}
@@ -148,7 +174,7 @@ func find(n int, line []byte, last, long bool) (Finding, bool) {
 		// Show the error, not the start of a huge line.
 		shown = "…" + text[at-100:]
 	}
-	return Finding{Line: n, Text: clip(shown), Diagnosis: d}, true
+	return Finding{Line: n, Text: clip(shown), Diagnosis: d, src: text}, true
 }
 
 // line takes line n, and its finding if it has one, through the JSON
@@ -160,7 +186,7 @@ func (sc *logScanner) line(n int, text []byte, f Finding, ok bool) {
 		if ok {
 			sc.block.held = append(sc.block.held, f)
 		}
-		if st, isStatus := sc.block.status(); closed && isStatus {
+		if st, isStatus := sc.block.status(sc.ctx); closed && isStatus {
 			sc.block.reset()
 			sc.add(st)
 			sc.echo, sc.echoLine = &st, n
@@ -205,32 +231,84 @@ func (sc *logScanner) expire(n int) {
 	if sc.pending != nil && n-sc.pending.Line > mergeWindow {
 		sc.flush()
 	}
+	if sc.held != nil && n-sc.held.Line > mergeWindow {
+		sc.report(nil)
+	}
+}
+
+// report reports the held strong finding, then f (nil: none); a strong
+// f is held in its turn.
+func (sc *logScanner) report(f *Finding) {
+	if sc.held != nil {
+		sc.fn(*sc.held)
+		sc.held = nil
+	}
+	if f == nil {
+		return
+	}
+	if f.Confidence == ConfidenceLow || f.Kind == KindGone {
+		sc.fn(*f)
+		return
+	}
+	sc.held = f
+}
+
+// tail reports whether the weak finding w, found after the strong one s,
+// is the rest of s: a line that names no request of its own and gives s
+// the reason it lacks, with s's code or none (the Java client's V1Status
+// dump: "code: 410", "message: too old resource version: ...", then
+// "reason: Expired").
+func tail(s, w Finding) bool {
+	return w.Request == nil && w.RequestUnread == "" && s.Reason == "" && w.Reason != "" &&
+		(w.Code == 0 || w.Code == s.Code) && compatible(w, s)
 }
 
 // add records a finding, joining a weak one with the message that completes it.
 func (sc *logScanner) add(f Finding) {
 	sc.expire(f.Line)
+	if sc.stream != nil && f.Line-sc.streamLine <= mergeWindow && f.Line > sc.streamLine &&
+		(f.Operation == "" || f.Operation == OpWatch || f.Operation == OpStreamingList) {
+		f = rereadWith(f, sc.stream, sc.ctx)
+		sc.stream = nil
+	}
 	weak := f.Confidence == ConfidenceLow || f.Kind == KindGone
+	if weak && sc.pending == nil && sc.held != nil && tail(*sc.held, f) {
+		h := completeWith(*sc.held, f, sc.ctx)
+		sc.held = &h
+		return
+	}
 	if sc.pending != nil {
 		if compatible(*sc.pending, f) {
-			if weak {
+			if weak && (f.Kind == KindGone || sc.pending.Kind != KindGone) {
 				sc.pending = mergeWeak(*sc.pending, f)
 				return
 			}
-			sc.fn(completeWith(f, *sc.pending))
+			if weak {
+				// A message the bare code's line lacked, told at low
+				// confidence (its numbers disagree, its wording is cut):
+				// it is the error, with the code.
+				c := completeWith(f, *sc.pending, sc.ctx)
+				sc.pending = &c
+				return
+			}
+			c := completeWith(f, *sc.pending, sc.ctx)
 			sc.pending = nil
+			sc.report(&c)
 			return
 		}
 		sc.flush()
 	}
 	if weak {
+		sc.report(nil)
 		sc.pending = &f
 		return
 	}
-	sc.fn(f)
+	sc.report(&f)
 }
 
+// flush reports what is held and what waits.
 func (sc *logScanner) flush() {
+	sc.report(nil)
 	if sc.pending != nil {
 		sc.fn(*sc.pending)
 		sc.pending = nil
@@ -269,8 +347,52 @@ func mergeWeak(w, f Finding) *Finding {
 	return &out
 }
 
-// completeWith gives the strong finding f what the weak one knew.
-func completeWith(f, w Finding) Finding {
+// rereadWith is f read again with the request req another line named,
+// when f's own line names none: its RV and operation are req's.
+func rereadWith(f Finding, req *Request, ctx Context) Finding {
+	if f.Request != nil || f.RequestUnread != "" {
+		return f
+	}
+	var d Diagnosis
+	switch {
+	case f.status != nil:
+		d = fromStatus(*f.status, ctx, req)
+		d.Source = f.Source
+	case f.src != "":
+		d = classifyTextOf(f.src, ctx, req)
+	}
+	if d.Recognized() && d.Class == f.Class {
+		f.Diagnosis = d
+	}
+	return f
+}
+
+// watchAnswered is the watch request a line names when it says the
+// request was answered 200 OK (a -v=6 trace's line), nil otherwise: the
+// watch's errors come in its stream, after that line.
+func watchAnswered(line []byte) *Request {
+	if !bytes.Contains(line, []byte("200")) || !bytes.Contains(line, []byte("watch")) && !bytes.Contains(line, []byte("sendInitialEvents")) {
+		return nil
+	}
+	t := string(line)
+	if statusCodeIn(t) != 200 {
+		return nil
+	}
+	if req, _ := requestOfText(t); req != nil && (req.Operation == OpWatch || req.Operation == OpStreamingList) {
+		return req
+	}
+	return nil
+}
+
+// completeWith gives the strong finding f what the weak one knew: its
+// code, its reason, and the request its line named when f's names none
+// (kubectl -v=6 prints "GET URL 410 Gone", then "Error from server
+// (Expired): ..." without the URL): f is read again with it, so its RV
+// and operation are its request's.
+func completeWith(f, w Finding, ctx Context) Finding {
+	if w.Request != nil {
+		f = rereadWith(f, w.Request, ctx)
+	}
 	if f.Code == 0 {
 		f.Code = w.Code
 	}

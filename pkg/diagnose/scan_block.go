@@ -77,18 +77,18 @@ func walkBraces(line []byte, depth int) (after, lastOpen, firstClose int) {
 }
 
 // status is the one error the closed block reads as, if it is a Status.
-func (b *jsonBlock) status() (Finding, bool) {
+func (b *jsonBlock) status(ctx Context) (Finding, bool) {
 	t := b.text.String()
 	st, src, ok := wholeStatus(t)
 	if !ok {
 		return Finding{}, false
 	}
-	d := FromStatus(st, Context{})
+	d := FromStatus(st, ctx)
 	d.Source = src
 	if !d.Recognized() {
 		return Finding{}, false
 	}
-	return Finding{Line: b.start, Text: clip(strings.Join(strings.Fields(t), " ")), Diagnosis: d}, true
+	return Finding{Line: b.start, Text: clip(strings.Join(strings.Fields(t), " ")), Diagnosis: d, status: &st}, true
 }
 
 // reset closes the block and gives back what it held.
