@@ -97,11 +97,18 @@ func RoundOf(w *Result) Round {
 	return r
 }
 
-// CutRound is r as a round still running when the series' duration ran
-// out: it found nothing, and its error says it was cut.
-func CutRound(r Round, d, interval time.Duration) Round {
+// CutRound is r as a round cut at the series' bound (its duration d and
+// one interval): it found nothing, and its error says why it was cut, as
+// it happened: still running at the bound, or, after took, stopped
+// because its next request, paced by the rate limit, could go only past
+// the bound (fresh user try 51 F1: "still running one interval (1s)
+// after the series' 2s ran out" of a round stopped at 2.05 s).
+func CutRound(r Round, d, interval, took time.Duration, running bool) Round {
 	r.Found, r.oldest, r.width, r.Cut = false, 0, 0, true
 	r.Error = fmt.Sprintf("cut: still running one interval (%s) after the series' %s ran out", interval, d)
+	if !running {
+		r.Error = fmt.Sprintf("cut after %.2fs: its next request, paced by the rate limit, could go only past the series' %s and one interval (%s)", took.Seconds(), d, interval)
+	}
 	return r
 }
 
