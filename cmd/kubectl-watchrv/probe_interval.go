@@ -44,8 +44,23 @@ func (o *ProbeOptions) runInterval(ctx context.Context, p *render.Printer, clien
 			}
 		}
 	}
+	finished := len(s.Rounds)
+	if n := len(s.Rounds); n > 0 && s.Rounds[n-1].Cut {
+		finished--
+	}
 	if failed > 0 && ctx.Err() == nil {
-		p.Notef("Note: %d of %d rounds failed (the first: %s); the rates and the depth are the other rounds'", failed, len(s.Rounds), text.OneLine(first))
+		rest := "the rates and the depth are the other rounds'"
+		if s.Motion.Rounds == 0 {
+			rest = "no round found the bound, so nothing was measured"
+		}
+		p.Notef("Note: %d of %d rounds failed (the first: %s); %s", failed, finished, text.OneLine(first), rest)
+	}
+	// Every round that finished failed: the series fails as its last
+	// round's probe would alone (its exit code, its bracket, its fix), so
+	// --max-requests spent in every round is exit 11 with "raise
+	// --max-requests" (fresh user try 51 F2).
+	if failed > 0 && failed == finished && s.LastFailed != nil && ctx.Err() == nil {
+		return o.windowError(s.LastFailed)
 	}
 	return withCode(ExitFailure, tooFewRoundsError(outOfOrderError(s.Err(t)), len(s.Rounds) == 1 && s.Rounds[0].Cut))
 }
