@@ -231,6 +231,25 @@ func RunSeries(ctx context.Context, c *apiclient.Client, t apiclient.Target, o S
 	return s, nil
 }
 
+// depthUnknownReason is why m has no depth, "" when it has one: from
+// what the rounds measured and what became of the list that dates the
+// oldest RV (dating).
+func depthUnknownReason(m Motion, dating string) string {
+	switch {
+	case m.DepthKnown:
+		return ""
+	case len(m.OutOfOrder) > 0:
+		return "the current RV went back between rounds"
+	case m.CurrentRate == nil:
+		return "fewer than two rounds found the bound"
+	case *m.CurrentRate == 0 && dating != "":
+		return "the current RV did not move between the rounds that found the bound, so no write rate dates the oldest RV, and " + dating
+	case *m.CurrentRate == 0:
+		return "the current RV did not move between the rounds that found the bound, so no write rate dates the oldest RV"
+	}
+	return ""
+}
+
 // asideBound bounds the reads a series makes outside its rounds (/metrics
 // before the first; after the last, the list that dates the depth and
 // /metrics again), together: one interval, and at least asideBound
@@ -267,11 +286,18 @@ func (s *Series) RefineDepth(ctx context.Context, c *apiclient.Client, t apiclie
 			break
 		}
 	}
+	dating := ""
 	if last != nil {
-		if dated, err := ListDatedAround(ctx, c, t, last.oldest, b); err == nil {
+		if ctx.Err() != nil {
+			dating = "the list that dates the oldest RV by its objects' times was not made: the run was interrupted"
+		} else if dated, err := ListDatedAround(ctx, c, t, last.oldest, b); err != nil {
+			dating = "the list that dates the oldest RV by its objects' times failed: " + text.OneLine(err.Error())
+		} else {
 			s.Motion.DateDepth(*last, dated)
+			dating = "no object listed dates the oldest RV"
 		}
 	}
+	defer func() { s.Motion.DepthUnknownReason = depthUnknownReason(s.Motion, dating) }()
 	if m0 == nil {
 		return
 	}

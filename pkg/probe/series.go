@@ -151,6 +151,13 @@ type Motion struct {
 	// DepthEvidence names what dated the depth (the objects and their
 	// fields, or the capacity and the event rate).
 	DepthEvidence string `json:"depthEvidence,omitempty"`
+	// DepthUnknownReason is why no depth is known, drawn from what
+	// happened (RefineDepth): the current RV did not move, and the list
+	// that dates the oldest RV by its objects' times was not made (the
+	// run was interrupted), failed, or dated nothing (fresh user try 51
+	// F6: "nothing was written during the series, so the window did not
+	// age" when that list was never made).
+	DepthUnknownReason string `json:"depthUnknownReason,omitempty"`
 	Rounds        int    `json:"rounds"`
 }
 
@@ -237,7 +244,10 @@ func (m *Motion) DateDepth(last Round, dated []DatedRV) {
 	case m.DepthAtLeast != nil:
 		m.DepthBound, m.DepthSeconds = DepthBoundAtLeast, *m.DepthAtLeast
 	default:
-		m.DepthBound, m.DepthSeconds = DepthBoundAtMost, *m.DepthAtMost
+		// Only an upper bound: DepthSeconds is the lower bound, and there
+		// is none but 0 (fresh user try 51 F12: depthSeconds held the
+		// upper bound, read by a script as the depth).
+		m.DepthBound, m.DepthSeconds = DepthBoundAtMost, 0
 	}
 	m.DepthEvidence = strings.Join(evidence, "; ")
 }

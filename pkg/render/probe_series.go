@@ -175,8 +175,8 @@ func (p *Printer) probeSeriesSummaryHuman(s *ProbeSeries) error {
 		depth = "not measured: the current RV went back between rounds"
 	case m.CurrentRate == nil:
 		depth = "not measured: fewer than two rounds found the bound"
-	case *m.CurrentRate == 0:
-		depth = "unknown: nothing was written during the series, so the window did not age"
+	case m.DepthUnknownReason != "":
+		depth = "unknown: " + m.DepthUnknownReason
 	default:
 		depth = "unknown"
 	}
@@ -274,7 +274,7 @@ func depthValue(m probe.Motion) string {
 	case probe.DepthBoundAtLeast:
 		return fmt.Sprintf("at least %.1fs (no dated object is older than the oldest RV, so no upper bound)", m.DepthSeconds)
 	case probe.DepthBoundAtMost:
-		return fmt.Sprintf("at most %.1fs (no dated object is newer than the oldest RV, so no lower bound)", m.DepthSeconds)
+		return fmt.Sprintf("at most %.1fs (no dated object is newer than the oldest RV, so no lower bound)", *m.DepthAtMost)
 	case probe.DepthBoundEstimate:
 		return fmt.Sprintf("about %.1fs", m.DepthSeconds)
 	}
