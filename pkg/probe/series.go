@@ -158,7 +158,7 @@ type Motion struct {
 	// F6: "nothing was written during the series, so the window did not
 	// age" when that list was never made).
 	DepthUnknownReason string `json:"depthUnknownReason,omitempty"`
-	Rounds        int    `json:"rounds"`
+	Rounds             int    `json:"rounds"`
 }
 
 // How a depth was obtained.
