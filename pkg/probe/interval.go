@@ -306,7 +306,7 @@ func (s *Series) RefineDepth(ctx context.Context, c *apiclient.Client, t apiclie
 		return
 	}
 	m1 := readMetrics(ctx, c, b, withMetrics)
-	s.Metrics = metrics.ReportOf(m0, m1, gvr.Group, gvr.Resource, metrics.ProbeFacts{Found: true, Oldest: last.oldest, Current: last.current, Source: last.Source})
+	s.Metrics = metrics.ReportOf(m0, m1, gvr.Group, gvr.Resource, metrics.ProbeFacts{Found: true, Oldest: last.oldest, Current: last.current, Source: last.Source, AtEnd: true})
 	if r := s.Metrics; r.Limit == metrics.LimitEviction && r.Capacity != nil && r.EventRate != nil {
 		s.Motion.EstimateDepthFromEvents(*r.Capacity, *r.EventRate)
 	}
