@@ -154,6 +154,21 @@ func TestProbeIntervalDurationAdviceWorksWhenFollowed(t *testing.T) {
 	}
 }
 
+// Fresh user try 51 F2, adversary try 51 F12: --max-requests spent in
+// every round exited 1, with no bracket and no "raise --max-requests"
+// (docs/probe.md: per round, exit 11 and the bracket), and the note said
+// "the rates and the depth are the other rounds'" with no other round. On
+// the package's real v1.37.2: exit 11 as the one-shot probe, its fix, and
+// a note that says nothing was measured.
+func TestProbeIntervalEveryRoundOutOfBudget(t *testing.T) {
+	_, ns := newNamespace(t, shared, "every-round-budget")
+	r := framework.Run(t, shared.Kubeconfig, time.Minute, "probe", "configmaps", "-n", ns, "--interval", "1s", "--duration", "3s", "--max-requests", "2")
+	t.Logf("exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	if r.Code != 11 || !strings.Contains(r.Stderr, "raise --max-requests") || !strings.Contains(r.Stderr, "no round found the bound, so nothing was measured") || strings.Contains(r.Stderr, "other rounds'") {
+		t.Errorf("want exit 11, raise --max-requests and a note that nothing was measured, got %d: %q", r.Code, r.Stderr)
+	}
+}
+
 func fmtPtr[T any](p *T) string {
 	if p == nil {
 		return "absent"
