@@ -31,9 +31,13 @@ type ProbeSeries struct {
 	IntervalKept               bool     `json:"intervalKept"`
 	LongestRoundSeconds        float64  `json:"longestRoundSeconds"`
 	LongestRoundQPSWaitSeconds float64  `json:"longestRoundQPSWaitSeconds"`
-	probe.Motion               `json:",inline"`
-	Metrics                    *metrics.Report `json:"metrics,omitempty"`
-	pace                       probe.Pace
+	// LongestRoundRetryWaitSeconds is the longest round's waits before
+	// sending failed requests again (the plugin's backoff): what its time
+	// was spent on, beside its --qps waits (RoundTime).
+	LongestRoundRetryWaitSeconds float64 `json:"longestRoundRetryWaitSeconds"`
+	probe.Motion                 `json:",inline"`
+	Metrics                      *metrics.Report `json:"metrics,omitempty"`
+	pace                         probe.Pace
 }
 
 // SetPace sets how often the rounds ran, measured.
@@ -41,6 +45,7 @@ func (s *ProbeSeries) SetPace(p probe.Pace) {
 	s.pace = p
 	s.IntervalSeconds, s.IntervalKept = p.Asked.Seconds(), p.IntervalKept()
 	s.LongestRoundSeconds, s.LongestRoundQPSWaitSeconds = round2(p.Longest.Seconds()), round2(p.LongestPaced.Seconds())
+	s.LongestRoundRetryWaitSeconds = round2(p.LongestRetried.Seconds())
 	s.RoundsEverySeconds = nil
 	if p.Kept > 0 {
 		every := round2(p.Kept.Seconds())
