@@ -152,6 +152,16 @@ func TestProbeIntervalDurationAdviceWorksWhenFollowed(t *testing.T) {
 	if r.Code != 0 || found < 2 {
 		t.Errorf("the advice --duration %s followed: exit %d, %d rounds found the bound, want exit 0 and two: %s%s", m[1], r.Code, found, r.Stdout, r.Stderr)
 	}
+	// Adversary try 51 F3: a round the --qps pacing stopped is said as
+	// stopped (not "still running one interval after"), is not counted,
+	// and its time is no round's time.
+	cut := framework.Run(t, shared.Kubeconfig, time.Minute, "probe", "configmaps", "-n", ns, "--interval", "1s", "--duration", "2s", "--qps", "0.5")
+	t.Logf("--duration 2s --qps 0.5: exit %d\n%s%s", cut.Code, cut.Stdout, cut.Stderr)
+	if cut.Code != 1 || !strings.Contains(cut.Stdout, "cut after ") || strings.Contains(cut.Stdout, "still running") || strings.Contains(cut.Stdout, "it took") ||
+		!regexp.MustCompile(`Rounds with a bound: +0 of 0 \(and 1 cut round, not counted\)`).MatchString(cut.Stdout) ||
+		!strings.Contains(cut.Stderr, "raise --qps, or give a --duration of several rounds") {
+		t.Errorf("want the round said as stopped by --qps, not counted, exit 1, got %d:\n%s%s", cut.Code, cut.Stdout, cut.Stderr)
+	}
 }
 
 // Fresh user try 51 F2, adversary try 51 F12: --max-requests spent in
