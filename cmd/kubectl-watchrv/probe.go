@@ -142,7 +142,11 @@ func (o *ProbeOptions) Validate(cmd *cobra.Command, args []string) error {
 	case (o.Interval > 0) != (o.Duration > 0):
 		return usageErrorf(cmd, "--interval and --duration go together: for example --interval 5s --duration 1m")
 	case o.Interval > 0 && o.Duration < 2*o.Interval:
-		return usageErrorf(cmd, "--duration %s must cover at least two --interval %s rounds to measure a rate", o.Duration, o.Interval)
+		return usageErrorf(cmd, "--duration %s must cover at least two --interval %s rounds to measure a rate: give for example --duration %s", o.Duration, o.Interval, 4*o.Interval)
+	case o.Interval > 0 && (o.Verify || o.Future):
+		// Each round would spend their requests (and --future's seconds),
+		// and a series shows neither (fresh user try 51 F9).
+		return usageErrorf(cmd, "--%s checks one probe, not a series: run it without --interval and --duration", map[bool]string{true: "verify", false: "future"}[o.Verify])
 	case o.MaxRequests < 2:
 		return usageErrorf(cmd, "--max-requests %d is too small: a probe needs at least 2 requests (the current RV and one watch); default 64", o.MaxRequests)
 	case o.FutureAhead == 0:

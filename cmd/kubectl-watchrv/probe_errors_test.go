@@ -47,11 +47,18 @@ func TestOneRoundSaysTheDuration(t *testing.T) {
 		want string
 	}{
 		// Fresh user try 50 F1: a cut round gives no --duration to advise.
-		{probe.TooFewRoundsError{Found: 0, Rounds: 1, Resource: "configmaps", Pace: probe.Pace{Asked: time.Second, Duration: 2 * time.Second, Longest: 2510 * time.Millisecond, LongestPaced: 2400 * time.Millisecond}}, true,
-			"--duration 2s held only one round, and it was cut before it finished (it ran 2.51s): one round measures no rate of configmaps, and how long a round takes is not known: give a --duration of several rounds, or raise --qps"},
-		{probe.TooFewRoundsError{Found: 1, Rounds: 1, Resource: "configmaps", Pace: slow}, false, "--duration 2s held only one round (it took 2.43s, longer than --interval 1s, 2.20s of it waiting for --qps), and one round measures no rate of configmaps: give --duration 5s or more"},
-		{probe.TooFewRoundsError{Found: 0, Rounds: 1, Resource: "configmaps", Pace: kept}, false, "--duration 2s held only one round, and one round measures no rate of configmaps: give --duration 3s or more"},
-		{probe.TooFewRoundsError{Found: 1, Rounds: 3, Resource: "configmaps", Pace: kept}, false, "only 1 of 3 rounds found the bound of configmaps: no rate can be measured"},
+		// Adversary try 51 F3: the round stopped by the rate limit is said
+		// as it ran, and only then is --qps the fix.
+		{probe.TooFewRoundsError{Found: 0, Rounds: 0, Cut: 1, Held: 1, Resource: "configmaps", Pace: probe.Pace{Asked: time.Second, Duration: 2 * time.Second, CutAfter: 2 * time.Second, CutPaced: true}}, true,
+			"--duration 2s held only one round, and it was cut before it finished (after 2.00s): one round measures no rate of configmaps, and how long a round takes is not known: raise --qps, or give a --duration of several rounds"},
+		{probe.TooFewRoundsError{Found: 0, Rounds: 0, Cut: 1, Held: 1, Resource: "configmaps", Pace: probe.Pace{Asked: time.Second, Duration: 2 * time.Second, CutAfter: 3 * time.Second}}, true,
+			"--duration 2s held only one round, and it was cut before it finished (after 3.00s): one round measures no rate of configmaps, and how long a round takes is not known: give a --duration of several rounds"},
+		// Fresh user try 51 F8: retries are the plugin's, said as such.
+		{probe.TooFewRoundsError{Found: 1, Rounds: 1, Held: 1, Resource: "configmaps", Pace: probe.Pace{Asked: time.Second, Duration: 2 * time.Second, Longest: 1370 * time.Millisecond, LongestRetried: 800 * time.Millisecond, Steady: 1370 * time.Millisecond}}, false,
+			"--duration 2s held only one round (it took 1.37s, longer than --interval 1s, 0.80s of it the plugin's backoff before sending failed requests again), and one round measures no rate of configmaps: give --duration 3s or more"},
+		{probe.TooFewRoundsError{Found: 1, Rounds: 1, Held: 1, Resource: "configmaps", Pace: slow}, false, "--duration 2s held only one round (it took 2.43s, longer than --interval 1s, 2.20s of it waiting for --qps), and one round measures no rate of configmaps: give --duration 5s or more"},
+		{probe.TooFewRoundsError{Found: 0, Rounds: 1, Held: 1, Resource: "configmaps", Pace: kept}, false, "--duration 2s held only one round, and one round measures no rate of configmaps: give --duration 3s or more"},
+		{probe.TooFewRoundsError{Found: 1, Rounds: 2, Cut: 1, Held: 3, Resource: "configmaps", Pace: kept}, false, "only 1 of 2 rounds found the bound of configmaps (and 1 cut round, not counted): no rate can be measured"},
 	} {
 		few := tc.few
 		err := withCode(ExitFailure, tooFewRoundsError(outOfOrderError(&few), tc.cut))

@@ -44,8 +44,23 @@ func (o *ProbeOptions) runInterval(ctx context.Context, p *render.Printer, clien
 			}
 		}
 	}
+	finished := len(s.Rounds)
+	if n := len(s.Rounds); n > 0 && s.Rounds[n-1].Cut {
+		finished--
+	}
 	if failed > 0 && ctx.Err() == nil {
-		p.Notef("Note: %d of %d rounds failed (the first: %s); the rates and the depth are the other rounds'", failed, len(s.Rounds), text.OneLine(first))
+		rest := "the rates and the depth are the other rounds'"
+		if s.Motion.Rounds == 0 {
+			rest = "no round found the bound, so nothing was measured"
+		}
+		p.Notef("Note: %d of %d rounds failed (the first: %s); %s", failed, finished, text.OneLine(first), rest)
+	}
+	// Every round that finished failed: the series fails as its last
+	// round's probe would alone (its exit code, its bracket, its fix), so
+	// --max-requests spent in every round is exit 11 with "raise
+	// --max-requests" (fresh user try 51 F2).
+	if failed > 0 && failed == finished && s.LastFailed != nil && ctx.Err() == nil {
+		return o.windowError(s.LastFailed)
 	}
 	return withCode(ExitFailure, tooFewRoundsError(outOfOrderError(s.Err(t)), len(s.Rounds) == 1 && s.Rounds[0].Cut))
 }
@@ -61,20 +76,21 @@ func (o *ProbeOptions) runInterval(ctx context.Context, p *render.Printer, clien
 // took 5 s at that --qps): no --duration is given for it.
 func tooFewRoundsError(err error, cut bool) error {
 	var few *probe.TooFewRoundsError
-	if !errors.As(err, &few) || few.Rounds != 1 {
+	if !errors.As(err, &few) || few.Held != 1 {
 		return err
 	}
 	p := few.Pace
 	if cut {
-		return &worded{msg: fmt.Sprintf("--duration %s held only one round, and it was cut before it finished (it ran %.2fs): one round measures no rate of %s, and how long a round takes is not known: give a --duration of several rounds, or raise --qps", p.Duration, p.Longest.Seconds(), few.Resource), err: err}
+		fix := "give a --duration of several rounds"
+		if p.CutPaced {
+			fix = "raise --qps, or give a --duration of several rounds"
+		}
+		return &worded{msg: fmt.Sprintf("--duration %s held only one round, and it was cut before it finished (after %.2fs): one round measures no rate of %s, and how long a round takes is not known: %s", p.Duration, p.CutAfter.Seconds(), few.Resource, fix), err: err}
 	}
 	why := fmt.Sprintf("--duration %s held only one round", p.Duration)
 	if !p.IntervalKept() {
-		paced := ""
-		if p.LongestPaced*2 >= p.Longest {
-			paced = fmt.Sprintf(", %.2fs of it waiting for --qps", p.LongestPaced.Seconds())
-		}
-		why += fmt.Sprintf(" (it took %.2fs, longer than --interval %s%s)", p.Longest.Seconds(), p.Asked, paced)
+		took, spent, _ := render.RoundTime(p)
+		why += fmt.Sprintf(" (it took %s, longer than --interval %s%s)", took, p.Asked, spent)
 	}
 	return &worded{msg: fmt.Sprintf("%s, and one round measures no rate of %s: give --duration %s or more", why, few.Resource, p.LeastDuration()), err: err}
 }

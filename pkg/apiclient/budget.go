@@ -132,6 +132,14 @@ func (b *Budget) Remaining() int {
 	return b.Max - b.used
 }
 
+// QPS is the rate limit's requests a second, 0 without one.
+func (b *Budget) QPS() float64 {
+	if b == nil || b.limiter == nil {
+		return 0
+	}
+	return float64(b.limiter.QPS())
+}
+
 // Reset starts a new count with the same limits (one per --all resource or
 // per --interval round); the rate limiter keeps its state.
 func (b *Budget) Reset() {

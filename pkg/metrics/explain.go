@@ -70,7 +70,7 @@ func explainWindow(r Report, before *WatchCache, p ProbeFacts) (string, string, 
 	}
 	capacity, inits := *r.Capacity, orZero(r.Initializations)
 	events := *r.EventsReceived
-	if before != nil && before.EventsReceived != nil {
+	if before != nil && before.EventsReceived != nil && !p.AtEnd {
 		events = *before.EventsReceived // read before the probe found its bound
 	}
 	grew, shrank := orZero(r.CapacityIncreases), orZero(r.CapacityDecreases)

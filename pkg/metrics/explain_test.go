@@ -178,3 +178,26 @@ func familiesOf(w WatchCache, started time.Time, startKnown, versionKnown bool) 
 	}
 	return f
 }
+
+// One read per statement: a series' last round is measured just before
+// the end read of /metrics, so its explanation rests on the end read's
+// count, the one printed as "Events received" (fresh user try 51 F10:
+// "Events received: 77" beside "(4 received, within a capacity of 100
+// ...)", the start read's); a one-shot probe's rests on the start read,
+// taken before it found its bound.
+func TestExplanationCountsAreTheReadItIsAbout(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	t0 := time.Date(2026, 12, 7, 21, 0, 0, 0, time.UTC)
+	start := WatchCache{Resource: "configmaps", Capacity: f(100), EventsReceived: f(4), Initializations: f(1), CapacityIncreases: f(0), CapacityDecreases: f(0)}
+	end := start
+	end.EventsReceived = f(77)
+	for _, tc := range []struct {
+		atEnd bool
+		want  string
+	}{{true, "(77 received, within a capacity of 100"}, {false, "(4 received, within a capacity of 100"}} {
+		r := explainFrom(start, end, t0, false, true, true, ProbeFacts{Found: true, Oldest: 518, Current: 700, Source: "watch-cache", AtEnd: tc.atEnd})
+		if !strings.Contains(r.LimitText, tc.want) || *r.EventsReceived != 77 {
+			t.Errorf("AtEnd %v: %q (events received %v), want %q", tc.atEnd, r.LimitText, *r.EventsReceived, tc.want)
+		}
+	}
+}

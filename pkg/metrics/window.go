@@ -86,6 +86,13 @@ type ProbeFacts struct {
 	// Source is the probe's answer to "who answers 410": watch-cache,
 	// storage, mixed, none (nothing expired) or unknown.
 	Source string
+	// AtEnd: the window was measured just before the end read (the last
+	// round of a series, minutes after the start read), so the counts the
+	// explanation rests on are the end read's, the ones printed beside it;
+	// else the start read's, taken before the probe found its bound.
+	// One read per statement (fresh user try 51 F10: "Events received:
+	// 77" beside "(4 received, within a capacity of 100 ...)").
+	AtEnd bool
 }
 
 // Explain builds the report of one resource from two snapshots (start may

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
 	"github.com/watchrv/kubectl-watchrv/pkg/sweep"
@@ -35,6 +36,12 @@ type Series struct {
 	// current RV: nothing changes by retrying (forbidden, opaque,
 	// unreachable), so the series stopped there.
 	FirstFailed *Result
+	// LastFailed is the last round that finished without finding the
+	// bound and failed (a cut round is not one): when no round found it,
+	// the series fails as that round's probe would alone (fresh user try
+	// 51 F2: --max-requests spent in every round exited 1, not 11 with
+	// the bracket and "raise --max-requests").
+	LastFailed *Result
 	// Pace is how often the rounds ran, measured.
 	Pace Pace
 }
@@ -45,49 +52,91 @@ type Series struct {
 // at once, so the rounds run further apart than asked, and a --duration
 // of two intervals may hold one round only (fresh user try 49 F2: rounds
 // of 2.4 s at --interval 1s, said nowhere).
+//
+// It is the one account of a round's time: what the longest finished
+// round spent it on (the rate limit, the plugin's backoff before retries,
+// the server's answers), how long a round takes once the rate limiter's
+// burst is spent (Steady), and the cut round's time apart: a cut round is
+// no measure of how long a round takes (adversary try 51 F7: a hung
+// list's cut said "a round took up to 3.00s (give a longer --interval)").
 type Pace struct {
 	Asked, Duration time.Duration
 	// Kept is the mean time between the starts of the rounds; 0 with
 	// fewer than two rounds.
 	Kept time.Duration
-	// Longest is the longest round from its start to its end, the
-	// plugin's own waits included, and LongestPaced its waits for --qps.
-	Longest, LongestPaced time.Duration
+	// Longest is the longest round that finished, from its start to its
+	// end, the plugin's own waits included: LongestPaced its waits for
+	// the rate limit (--qps), LongestRetried its waits before sending a
+	// failed request again; the rest was the server's answers.
+	Longest, LongestPaced, LongestRetried time.Duration
+	// Steady is the longest a finished round takes with the rate
+	// limiter's burst spent, as every round after the first may find it:
+	// its time less its rate-limit waits, and each of its requests one
+	// token's time (fresh user try 51 F13: a 4 s first round, a 6 s
+	// second one at --qps 0.5, and the --duration advised from the first
+	// cut the second).
+	Steady time.Duration
+	// CutAfter is how long the cut round (the last one) ran, 0 when none
+	// was cut; CutPaced says it was stopped because its next request,
+	// paced by the rate limit, could go only past the bound (else it was
+	// still running at the bound).
+	CutAfter time.Duration
+	CutPaced bool
 }
 
-// IntervalKept: no round took longer than the interval asked, so each
-// started when asked.
+// IntervalKept: no finished round took longer than the interval asked,
+// so each started when asked.
 func (p Pace) IntervalKept() bool { return p.Longest <= p.Asked }
 
-// note adds a round that took took, from its start to its end, paced of
-// it waiting for --qps.
-func (p *Pace) note(took, paced time.Duration) {
-	if took > p.Longest {
-		p.Longest, p.LongestPaced = took, paced
+// note adds a round of w that took took from its start to its end, at a
+// rate limit of qps requests a second (0: none); a cut round only says how
+// long it ran.
+func (p *Pace) note(w *Result, took time.Duration, qps float64, cut, running bool) {
+	if cut {
+		p.CutAfter, p.CutPaced = took, !running
+		return
 	}
+	if took > p.Longest {
+		p.Longest, p.LongestPaced, p.LongestRetried = took, min(w.Paced, took), min(w.RetryWaited, took)
+	}
+	steady := took
+	if qps > 0 {
+		steady = took - min(w.Paced, took) + time.Duration(float64(w.Requests)/qps*float64(time.Second))
+	}
+	p.Steady = max(p.Steady, steady)
 }
 
 // TooFewRoundsError: fewer than two rounds found the bound, so no rate.
+// Rounds counts the rounds that finished; a cut round is not counted
+// (docs/probe.md), Cut says how many were (fresh user try 51 F1: "2 of
+// 3" with the third cut), and Held is every round the series started.
 type TooFewRoundsError struct {
-	Found, Rounds int
-	Resource      string
-	Pace          Pace
+	Found, Rounds, Cut, Held int
+	Resource                 string
+	Pace                     Pace
 }
 
 func (e *TooFewRoundsError) Error() string {
-	if e.Rounds == 1 {
+	if e.Held == 1 {
 		// The series' time held one round: no rate, whatever it found
 		// (cmd says it with its flags: tooFewRoundsError).
 		return fmt.Sprintf("the series held only one round, and one round measures no rate of %s", e.Resource)
 	}
-	return fmt.Sprintf("only %d of %d rounds found the bound of %s: no rate can be measured", e.Found, e.Rounds, e.Resource)
+	cut := ""
+	if e.Cut > 0 {
+		cut = fmt.Sprintf(" (and %s, not counted)", text.Count(uint64(e.Cut), "cut round"))
+	}
+	return fmt.Sprintf("only %d of %d rounds found the bound of %s%s: no rate can be measured", e.Found, e.Rounds, e.Resource, cut)
 }
 
 // LeastDuration is a series' time that holds two rounds of the pace
-// measured, and a margin: twice the interval or the longest round, to
-// the second above.
+// measured, and a margin: the first round as it took (or the interval),
+// the second as one takes with the rate limiter's burst spent (Steady),
+// to the second above. The second round then ends before the series does,
+// a whole interval before the bound that would cut it.
 func (p Pace) LeastDuration() time.Duration {
-	return (2 * max(p.Asked, p.Longest)).Truncate(time.Second) + time.Second
+	first := max(p.Asked, p.Longest)
+	return (first + max(first, p.Steady)).Truncate(time.Second) + time.Second
 }
 
 // Err is an *OutOfOrderError when the rounds' current RVs went back, a
@@ -97,7 +146,13 @@ func (s *Series) Err(t apiclient.Target) error {
 		return &OutOfOrderError{Signs: s.Motion.OutOfOrder}
 	}
 	if s.FirstFailed == nil && s.Motion.Rounds < 2 {
-		return &TooFewRoundsError{Found: s.Motion.Rounds, Rounds: len(s.Rounds), Resource: t.Resource.Name(), Pace: s.Pace}
+		cut := 0
+		for _, r := range s.Rounds {
+			if r.Cut {
+				cut++
+			}
+		}
+		return &TooFewRoundsError{Found: s.Motion.Rounds, Rounds: len(s.Rounds) - cut, Cut: cut, Held: len(s.Rounds), Resource: t.Resource.Name(), Pace: s.Pace}
 	}
 	return nil
 }
@@ -126,14 +181,19 @@ func RunSeries(ctx context.Context, c *apiclient.Client, t apiclient.Target, o S
 		bound := deadline.Add(o.Interval)
 		rctx, cancel := context.WithDeadline(ctx, bound)
 		w := Run(rctx, c, t, o.Options)
-		cut := ctx.Err() == nil && (rctx.Err() != nil || apiclient.RateWaitPast(w.Err, bound))
+		running := rctx.Err() != nil
+		cut := ctx.Err() == nil && (running || apiclient.RateWaitPast(w.Err, bound))
 		cancel()
-		s.Pace.note(time.Since(w.Started), w.Paced)
+		took := time.Since(w.Started)
+		s.Pace.note(w, took, o.Budget.QPS(), cut, running)
 		r := RoundOf(w)
 		if cut {
-			r = CutRound(r, o.Duration, o.Interval)
+			r = CutRound(r, o.Duration, o.Interval, took, running)
 		}
 		s.Rounds = append(s.Rounds, r)
+		if !cut && !r.Found && w.Err != nil {
+			s.LastFailed = w
+		}
 		if o.Round != nil {
 			if err := o.Round(r); err != nil {
 				return s, err
@@ -169,6 +229,25 @@ func RunSeries(ctx context.Context, c *apiclient.Client, t apiclient.Target, o S
 	s.RefineDepth(actx, c, t, o.Budget, m0, o.Metrics)
 	cancel()
 	return s, nil
+}
+
+// depthUnknownReason is why m has no depth, "" when it has one: from
+// what the rounds measured and what became of the list that dates the
+// oldest RV (dating).
+func depthUnknownReason(m Motion, dating string) string {
+	switch {
+	case m.DepthKnown:
+		return ""
+	case len(m.OutOfOrder) > 0:
+		return "the current RV went back between rounds"
+	case m.CurrentRate == nil:
+		return "fewer than two rounds found the bound"
+	case *m.CurrentRate == 0 && dating != "":
+		return "the current RV did not move between the rounds that found the bound, so no write rate dates the oldest RV, and " + dating
+	case *m.CurrentRate == 0:
+		return "the current RV did not move between the rounds that found the bound, so no write rate dates the oldest RV"
+	}
+	return ""
 }
 
 // asideBound bounds the reads a series makes outside its rounds (/metrics
@@ -207,11 +286,18 @@ func (s *Series) RefineDepth(ctx context.Context, c *apiclient.Client, t apiclie
 			break
 		}
 	}
+	dating := ""
 	if last != nil {
-		if dated, err := ListDatedAround(ctx, c, t, last.oldest, b); err == nil {
+		if ctx.Err() != nil {
+			dating = "the list that dates the oldest RV by its objects' times was not made: the run was interrupted"
+		} else if dated, err := ListDatedAround(ctx, c, t, last.oldest, b); err != nil {
+			dating = "the list that dates the oldest RV by its objects' times failed: " + text.OneLine(err.Error())
+		} else {
 			s.Motion.DateDepth(*last, dated)
+			dating = "no object listed dates the oldest RV"
 		}
 	}
+	defer func() { s.Motion.DepthUnknownReason = depthUnknownReason(s.Motion, dating) }()
 	if m0 == nil {
 		return
 	}
@@ -220,7 +306,7 @@ func (s *Series) RefineDepth(ctx context.Context, c *apiclient.Client, t apiclie
 		return
 	}
 	m1 := readMetrics(ctx, c, b, withMetrics)
-	s.Metrics = metrics.ReportOf(m0, m1, gvr.Group, gvr.Resource, metrics.ProbeFacts{Found: true, Oldest: last.oldest, Current: last.current, Source: last.Source})
+	s.Metrics = metrics.ReportOf(m0, m1, gvr.Group, gvr.Resource, metrics.ProbeFacts{Found: true, Oldest: last.oldest, Current: last.current, Source: last.Source, AtEnd: true})
 	if r := s.Metrics; r.Limit == metrics.LimitEviction && r.Capacity != nil && r.EventRate != nil {
 		s.Motion.EstimateDepthFromEvents(*r.Capacity, *r.EventRate)
 	}

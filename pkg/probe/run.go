@@ -66,6 +66,9 @@ type Result struct {
 	// Paced is the time the probe waited for the client-side rate limits
 	// (--qps): with Duration, the probe's wall time.
 	Paced time.Duration
+	// RetryWaited is the time the probe waited before sending a failed
+	// request again (the plugin's backoff, or a Retry-After).
+	RetryWaited time.Duration
 	// Err is why the window is not (fully) known: a failed current-RV read,
 	// an opaque RV, a search that ran out of budget or met a fatal error, or
 	// a verification that did not hold.
@@ -85,7 +88,7 @@ func Run(ctx context.Context, c *apiclient.Client, t apiclient.Target, o Options
 	ctx, sw := apiclient.StartStopwatch(ctx)
 	defer func() {
 		w.Requests, w.Duration = sw.Kept(b.Used() - used)
-		w.Paced = sw.Paced()
+		w.Paced, w.RetryWaited = sw.Paced(), sw.RetryWaited()
 	}()
 	defer w.leaveOutTheCut(ctx)
 	var itemRV uint64

@@ -97,11 +97,18 @@ func RoundOf(w *Result) Round {
 	return r
 }
 
-// CutRound is r as a round still running when the series' duration ran
-// out: it found nothing, and its error says it was cut.
-func CutRound(r Round, d, interval time.Duration) Round {
+// CutRound is r as a round cut at the series' bound (its duration d and
+// one interval): it found nothing, and its error says why it was cut, as
+// it happened: still running at the bound, or, after took, stopped
+// because its next request, paced by the rate limit, could go only past
+// the bound (fresh user try 51 F1: "still running one interval (1s)
+// after the series' 2s ran out" of a round stopped at 2.05 s).
+func CutRound(r Round, d, interval, took time.Duration, running bool) Round {
 	r.Found, r.oldest, r.width, r.Cut = false, 0, 0, true
 	r.Error = fmt.Sprintf("cut: still running one interval (%s) after the series' %s ran out", interval, d)
+	if !running {
+		r.Error = fmt.Sprintf("cut after %.2fs: its next request, paced by the rate limit, could go only past the series' %s and one interval (%s)", took.Seconds(), d, interval)
+	}
 	return r
 }
 
@@ -144,7 +151,14 @@ type Motion struct {
 	// DepthEvidence names what dated the depth (the objects and their
 	// fields, or the capacity and the event rate).
 	DepthEvidence string `json:"depthEvidence,omitempty"`
-	Rounds        int    `json:"rounds"`
+	// DepthUnknownReason is why no depth is known, drawn from what
+	// happened (RefineDepth): the current RV did not move, and the list
+	// that dates the oldest RV by its objects' times was not made (the
+	// run was interrupted), failed, or dated nothing (fresh user try 51
+	// F6: "nothing was written during the series, so the window did not
+	// age" when that list was never made).
+	DepthUnknownReason string `json:"depthUnknownReason,omitempty"`
+	Rounds             int    `json:"rounds"`
 }
 
 // How a depth was obtained.
@@ -230,7 +244,10 @@ func (m *Motion) DateDepth(last Round, dated []DatedRV) {
 	case m.DepthAtLeast != nil:
 		m.DepthBound, m.DepthSeconds = DepthBoundAtLeast, *m.DepthAtLeast
 	default:
-		m.DepthBound, m.DepthSeconds = DepthBoundAtMost, *m.DepthAtMost
+		// Only an upper bound: DepthSeconds is the lower bound, and there
+		// is none but 0 (fresh user try 51 F12: depthSeconds held the
+		// upper bound, read by a script as the depth).
+		m.DepthBound, m.DepthSeconds = DepthBoundAtMost, 0
 	}
 	m.DepthEvidence = strings.Join(evidence, "; ")
 }

@@ -88,8 +88,10 @@ func TestDateDepthNewerObjectIsALowerBound(t *testing.T) {
 	}
 	m = MeasureMotion(rs)
 	m.DateDepth(rs[1], []DatedRV{{ResourceVersion: 400, At: now.Add(-600 * time.Second), Object: "depthtest/s0", CreationOnly: true}})
-	if m.DepthBound != DepthBoundAtMost || m.DepthAtLeast != nil || !near(m.DepthSeconds, 600) {
-		t.Fatalf("only an older object: want at most 600s, got %+v", m)
+	// depthSeconds is the lower bound: with only an upper one, 0 (fresh
+	// user try 51 F12: it held the upper bound).
+	if m.DepthBound != DepthBoundAtMost || m.DepthAtLeast != nil || m.DepthAtMost == nil || !near(*m.DepthAtMost, 600) || m.DepthSeconds != 0 {
+		t.Fatalf("only an older object: want at most 600s and depthSeconds 0, got %+v", m)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/metrics"
 	"github.com/watchrv/kubectl-watchrv/pkg/probe"
@@ -30,9 +31,13 @@ type ProbeSeries struct {
 	IntervalKept               bool     `json:"intervalKept"`
 	LongestRoundSeconds        float64  `json:"longestRoundSeconds"`
 	LongestRoundQPSWaitSeconds float64  `json:"longestRoundQPSWaitSeconds"`
-	probe.Motion               `json:",inline"`
-	Metrics                    *metrics.Report `json:"metrics,omitempty"`
-	pace                       probe.Pace
+	// LongestRoundRetryWaitSeconds is the longest round's waits before
+	// sending failed requests again (the plugin's backoff): what its time
+	// was spent on, beside its --qps waits (RoundTime).
+	LongestRoundRetryWaitSeconds float64 `json:"longestRoundRetryWaitSeconds"`
+	probe.Motion                 `json:",inline"`
+	Metrics                      *metrics.Report `json:"metrics,omitempty"`
+	pace                         probe.Pace
 }
 
 // SetPace sets how often the rounds ran, measured.
@@ -40,6 +45,7 @@ func (s *ProbeSeries) SetPace(p probe.Pace) {
 	s.pace = p
 	s.IntervalSeconds, s.IntervalKept = p.Asked.Seconds(), p.IntervalKept()
 	s.LongestRoundSeconds, s.LongestRoundQPSWaitSeconds = round2(p.Longest.Seconds()), round2(p.LongestPaced.Seconds())
+	s.LongestRoundRetryWaitSeconds = round2(p.LongestRetried.Seconds())
 	s.RoundsEverySeconds = nil
 	if p.Kept > 0 {
 		every := round2(p.Kept.Seconds())
@@ -51,7 +57,9 @@ func round2(f float64) float64 { return math.Round(f*100) / 100 }
 
 // paceText says how often the rounds ran, measured, and when they ran
 // further apart than --interval asked, why and what to change (fresh user
-// try 49 F2: rounds of 2.4 s at --interval 1s, said nowhere).
+// try 49 F2: rounds of 2.4 s at --interval 1s, said nowhere). A cut round
+// is no measure of a round's time: it is said as cut (adversary try 51
+// F3: "it took 2.00s" beside "how long a round takes is not known").
 func paceText(s *ProbeSeries) string {
 	p := s.pace
 	var what string
@@ -60,19 +68,40 @@ func paceText(s *ProbeSeries) string {
 	} else {
 		what = "one round only"
 	}
+	if p.Longest == 0 && p.CutAfter > 0 {
+		return fmt.Sprintf("%s, cut after %.2fs (--interval %s): how long a round takes is not known", what, p.CutAfter.Seconds(), p.Asked)
+	}
 	if p.IntervalKept() {
 		return fmt.Sprintf("%s (--interval %s)", what, p.Asked)
 	}
-	why := fmt.Sprintf("a round took up to %.2fs", p.Longest.Seconds())
+	took, spent, fix := RoundTime(p)
+	why := "a round took up to " + took + spent
 	if p.Kept == 0 {
-		why = fmt.Sprintf("it took %.2fs", p.Longest.Seconds())
+		why = "it took " + took + spent
 	}
-	fix := "give a longer --interval"
-	if p.LongestPaced*2 >= p.Longest {
-		why += fmt.Sprintf(", %.2fs of it waiting for --qps", p.LongestPaced.Seconds())
-		fix = "raise --qps, or give a longer --interval"
+	if fix != "" {
+		why += " (" + fix + ")"
 	}
-	return fmt.Sprintf("%s, not the --interval %s asked: %s (%s)", what, p.Asked, why, fix)
+	return fmt.Sprintf("%s, not the --interval %s asked: %s", what, p.Asked, why)
+}
+
+// RoundTime is the one account of the longest round's time (probe.Pace),
+// "2.43s, 2.20s of it waiting for --qps", with what it was mostly spent
+// on, and the change that helps: the --qps waits (raise --qps, or give a
+// longer --interval), the plugin's backoff before retrying failed
+// requests (no flag helps: the rows say what failed), or the server's
+// answers (give a longer --interval). Fresh user try 51 F8: 0.6 s of
+// retries against a dead server were "give a longer --interval".
+func RoundTime(p probe.Pace) (took, spent, fix string) {
+	took = fmt.Sprintf("%.2fs", p.Longest.Seconds())
+	switch {
+	case p.LongestPaced*2 >= p.Longest:
+		return took, fmt.Sprintf(", %.2fs of it waiting for --qps", p.LongestPaced.Seconds()), "raise --qps, or give a longer --interval"
+	case p.LongestRetried*2 >= p.Longest:
+		return took, fmt.Sprintf(", %.2fs of it the plugin's backoff before sending failed requests again", p.LongestRetried.Seconds()), "the rows' notes say what failed"
+	}
+	answers := max(p.Longest-p.LongestPaced-p.LongestRetried, 0)
+	return took, fmt.Sprintf(", %.2fs of it waiting for the server's answers", answers.Seconds()), "give a longer --interval"
 }
 
 // NewProbeSeries starts an empty series for t.
@@ -151,8 +180,8 @@ func (p *Printer) probeSeriesSummaryHuman(s *ProbeSeries) error {
 		depth = "not measured: the current RV went back between rounds"
 	case m.CurrentRate == nil:
 		depth = "not measured: fewer than two rounds found the bound"
-	case *m.CurrentRate == 0:
-		depth = "unknown: nothing was written during the series, so the window did not age"
+	case m.DepthUnknownReason != "":
+		depth = "unknown: " + m.DepthUnknownReason
 	default:
 		depth = "unknown"
 	}
@@ -168,12 +197,31 @@ func (p *Printer) probeSeriesSummaryHuman(s *ProbeSeries) error {
 	}
 	fmt.Fprintln(p.Out)
 	return KeyValues(p.Out, append([][2]string{
-		{"Rounds with a bound", fmt.Sprintf("%d of %d", m.Rounds, len(s.Rounds))},
+		{"Rounds with a bound", roundsFound(s)},
 		{"Rounds every", paceText(s)},
 		{"Current RV advance", rateText(m, m.CurrentRate, "etcd revisions: every write in the cluster")},
 		{"Oldest RV advance", rateText(m, m.OldestRate, "how fast the window forgets")},
 		{"Window depth", depth},
 	}, metricsKV(s.Metrics)...))
+}
+
+// roundsFound is how many rounds found the bound, of those that finished:
+// a cut round is not counted (fresh user try 51 F1: "2 of 3" with the
+// third cut), it is said apart.
+func roundsFound(s *ProbeSeries) string {
+	finished, cut := 0, 0
+	for _, r := range s.Rounds {
+		if r.Cut {
+			cut++
+		} else {
+			finished++
+		}
+	}
+	out := fmt.Sprintf("%d of %d", s.Motion.Rounds, finished)
+	if cut > 0 {
+		out += fmt.Sprintf(" (and %s, not counted)", text.Count(uint64(cut), "cut round"))
+	}
+	return out
 }
 
 // rateText is one rate of the series, or why there is none: never a rate
@@ -231,7 +279,7 @@ func depthValue(m probe.Motion) string {
 	case probe.DepthBoundAtLeast:
 		return fmt.Sprintf("at least %.1fs (no dated object is older than the oldest RV, so no upper bound)", m.DepthSeconds)
 	case probe.DepthBoundAtMost:
-		return fmt.Sprintf("at most %.1fs (no dated object is newer than the oldest RV, so no lower bound)", m.DepthSeconds)
+		return fmt.Sprintf("at most %.1fs (no dated object is newer than the oldest RV, so no lower bound)", *m.DepthAtMost)
 	case probe.DepthBoundEstimate:
 		return fmt.Sprintf("about %.1fs", m.DepthSeconds)
 	}

@@ -36,7 +36,7 @@ func TestASeriesRoundPrintsNoUnreadRV(t *testing.T) {
 	}
 	failed := map[string]probe.Round{
 		// The list hung: the round was cut by the series' end.
-		"hang": probe.CutRound(probe.RoundOf(&probe.Result{Target: target, Err: context.DeadlineExceeded, Started: at, Requests: 1}), 3*time.Second, time.Second),
+		"hang": probe.CutRound(probe.RoundOf(&probe.Result{Target: target, Err: context.DeadlineExceeded, Started: at, Requests: 1}), 3*time.Second, time.Second, 4*time.Second, true),
 		"500":  probe.RoundOf(&probe.Result{Target: target, Err: errors.New("the server answered 500 Internal Server Error"), Started: at, Requests: 1}),
 		"abc":  probe.RoundOf(readFailed("abc")),
 		"0":    probe.RoundOf(readFailed("0")),
