@@ -371,6 +371,9 @@ type GoType struct {
 	Kind    string `json:"kind"`
 }
 
+// String is the type as a reflector's line names it: *v1.Secret.
+func (g GoType) String() string { return "*" + g.Version + "." + g.Kind }
+
 // goTypeIn finds a reflector's type name.
 var goTypeIn = regexp.MustCompile(`\*(v[0-9]+(?:(?:alpha|beta)[0-9]+)?)\.([A-Z][A-Za-z0-9]{0,62})\b`)
 
