@@ -201,3 +201,20 @@ func TestReconcileNeverContradictsTheMeasurement(t *testing.T) {
 		}
 	}
 }
+
+// A request tried whose connection broke got no answer: the verdict says
+// so in the words of the cut (apiclient.BodyCutError's, as the adversary
+// recorded them), never that it "fails" (adversary try 51 F1), and
+// nothing weighs against the text.
+func TestABrokenTryGotNoAnswer(t *testing.T) {
+	d := FromText("too old resource version: 5 (100)")
+	cut := &Tried{Request: "a watch from RV 5", Broken: true, Answer: "the watch stream of GET /api/v1/namespaces/default/configmaps?resourceVersion=5&watch=1 broke off after 74 bytes: the connection closed in the middle of an event"}
+	c := CompareNow(d, "5", Now{ResourceVersion: "100"}, cut)
+	c.RequestFrom = RequestFromURL
+	if !strings.HasSuffix(c.Verdict, "; tried: a watch from RV 5 got no answer: "+cut.Answer) || strings.Contains(c.Verdict, "fails") {
+		t.Errorf("verdict %q", c.Verdict)
+	}
+	if got := Reconcile(d, c); got.Confidence != d.Confidence || len(got.Notes) != len(d.Notes) {
+		t.Errorf("a broken try weighed against the text: %s %q", got.Confidence, got.Notes)
+	}
+}

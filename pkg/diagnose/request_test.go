@@ -199,3 +199,23 @@ func TestOnlyWhatTheServerServesNamesARequest(t *testing.T) {
 		}
 	}
 }
+
+// TestAGetOfOneObjectIsNoWatch: the API server watches one object only on
+// its /watch/ path; a URL naming one object elsewhere is a GET of it,
+// whatever its query, and is not asked again as a watch (fresh user try
+// 51 F3: ".../configmaps/a?resourceVersion=100&watch=true" was tried as a
+// watch of a).
+func TestAGetOfOneObjectIsNoWatch(t *testing.T) {
+	for text, get := range map[string]bool{
+		`Get "https://h/api/v1/namespaces/demo/configmaps/a?resourceVersion=100&watch=true": too old resource version: 100 (542)`: true,
+		`GET https://h/apis/rbac.authorization.k8s.io/v1/clusterroles/a,b?resourceVersion=5 410 Gone`:                             true,
+		`GET https://h/api/v1/watch/namespaces/demo/configmaps/a?resourceVersion=100 410 Gone`:                                    false,
+		`Get "https://h/api/v1/namespaces/demo/configmaps?resourceVersion=100&watch=true": too old resource version: 100 (542)`:   false,
+		`too old resource version: 100 (542)`: false,
+	} {
+		d := FromText(text)
+		if d.Request.GetOfOne() != get || get && !strings.Contains(d.Request.UntriedGet(), "/watch/ path") {
+			t.Errorf("%s: a GET of one object: %v, want %v (%+v)", text, d.Request.GetOfOne(), get, d.Request)
+		}
+	}
+}
