@@ -54,7 +54,7 @@ func (o *ExplainErrorOptions) checkTarget(ctx context.Context, d diagnose.Diagno
 		fits := o.resourcesOfType(*d.Type)
 		o.typeFits = nil
 		for _, r := range fits {
-			o.typeFits = append(o.typeFits, r.Name())
+			o.typeFits = append(o.typeFits, text.Echo(r.Name())) // a server's name: bounded
 		}
 		switch {
 		case o.resourceSet && len(fits) > 0:
