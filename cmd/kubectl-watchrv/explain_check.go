@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -49,10 +50,27 @@ func checkNow(ctx context.Context, c *apiclient.Client, t apiclient.Target, d di
 // another collection than the URL is refused: the check asks one.
 func (o *ExplainErrorOptions) checkTarget(ctx context.Context, d diagnose.Diagnosis, verbs ...string) (apiclient.Resource, apiclient.Target, string, error) {
 	req := d.Request
-	if req == nil && d.Type != nil && !o.resourceSet {
-		if res, ok := o.resourceOfType(*d.Type); ok {
-			t, err := o.targetOf(res, false)
-			return res, t, diagnose.RequestFromType, err
+	if req == nil && d.Type != nil {
+		fits := o.resourcesOfType(*d.Type)
+		o.typeFits = nil
+		for _, r := range fits {
+			o.typeFits = append(o.typeFits, text.Echo(r.Name())) // a server's name: bounded
+		}
+		switch {
+		case o.resourceSet && len(fits) > 0:
+			// The one rule of a URL's request: a --resource that names
+			// another resource than the text's is refused (adversary
+			// try 51 F14: it was used silently for *v1.ConfigMap).
+			mine, err := o.resolveResource(ctx, o.Resource, verbs...)
+			if err != nil {
+				return mine, apiclient.Target{}, "", err
+			}
+			if !slices.ContainsFunc(fits, func(r apiclient.Resource) bool { return r.GVR == mine.GVR }) {
+				return mine, apiclient.Target{}, "", withCode(ExitUsage, fmt.Errorf("--resource %s names another resource than the error's Go type %s (%s): --check asks the error's own request; drop --resource", text.Echo(o.Resource), d.Type, strings.Join(o.typeFits, ", ")))
+			}
+		case len(fits) == 1 && !o.resourceSet:
+			t, err := o.targetOf(fits[0], false)
+			return fits[0], t, diagnose.RequestFromType, err
 		}
 	}
 	if req == nil {
@@ -103,28 +121,26 @@ func (o *ExplainErrorOptions) checkTarget(ctx context.Context, d diagnose.Diagno
 			return res, t, "", withCode(ExitUsage, fmt.Errorf("-n %s names another namespace than the request in the error (%s, %s): --check asks the error's own request; drop -n", text.Echo(ns), res.Name(), scope))
 		}
 	}
-	if req.Name != "" {
-		byName := "metadata.name=" + req.Name
-		if t.FieldSelector != "" {
-			byName = t.FieldSelector + "," + byName
-		}
-		t.FieldSelector = byName
-	}
+	// The one object the URL watches, by the API's own escaping (the
+	// API server escapes it so: adversary try 51 F4, a ClusterRole
+	// "adv51:a,b" was an invalid selector).
+	t.FieldSelector = nameSelector(req.Name, t.FieldSelector)
 	return res, t, diagnose.RequestFromURL, nil
 }
 
-// resourceOfType is the one resource discovery serves with the Go type's
-// kind at its version (ok false: none, several, or discovery failed): a
-// reflector's line names its type, not its resource (fresh user try 49
-// F4, 50 F5: `watch of *v1.Secret` was checked on configmaps). Several
-// (*v1.Event: events and events.events.k8s.io) name none.
-func (o *ExplainErrorOptions) resourceOfType(g diagnose.GoType) (apiclient.Resource, bool) {
+// resourcesOfType are the resources discovery serves with the Go type's
+// kind at its version (none when discovery failed): a reflector's line
+// names its type, not its resource (fresh user try 49 F4, 50 F5: `watch
+// of *v1.Secret` was checked on configmaps). Only one is the error's;
+// several (*v1.Event: events and events.events.k8s.io) name none, and the
+// note says which they are (adversary try 51 F5).
+func (o *ExplainErrorOptions) resourcesOfType(g diagnose.GoType) []apiclient.Resource {
 	if _, err := o.restConfig(); err != nil {
-		return apiclient.Resource{}, false
+		return nil
 	}
 	disco, err := o.ConfigFlags.ToDiscoveryClient()
 	if err != nil {
-		return apiclient.Resource{}, false
+		return nil
 	}
 	all, _ := apiclient.ListableResources(disco, o.ledger)
 	var found []apiclient.Resource
@@ -133,10 +149,7 @@ func (o *ExplainErrorOptions) resourceOfType(g diagnose.GoType) (apiclient.Resou
 			found = append(found, r)
 		}
 	}
-	if len(found) != 1 {
-		return apiclient.Resource{}, false
-	}
-	return found[0], true
+	return found
 }
 
 // check reads the current RV of the collection checkTarget chooses (a
@@ -189,8 +202,15 @@ func (o *ExplainErrorOptions) check(ctx context.Context, d diagnose.Diagnosis) (
 			now.NoWatchCache, now.WatchCache = in.WatchCache == serverinfo.No, in.WatchCache == serverinfo.Yes
 		}
 	}
-	tried, err := checkNow(ctx, client, t, d, requested, current, o.watchAnswerBound(probe.TryOptions{}))
+	var tried *diagnose.Tried
+	if !d.Request.GetOfOne() {
+		tried, err = checkNow(ctx, client, t, d, requested, current, o.watchAnswerBound(probe.TryOptions{}))
+	}
 	c := diagnose.CompareNow(d, requested, now, tried)
+	if d.Request.GetOfOne() {
+		c.Untried = d.Request.UntriedGet()
+		c.Verdict += "; " + c.Untried
+	}
 	c.Resource, c.Namespace, c.RequestFrom = res.Name(), t.Namespace, from
 	if d.Request != nil && d.Request.Host != "" {
 		if cfg, err := o.restConfig(); err == nil {

@@ -37,6 +37,10 @@ type ExplainErrorOptions struct {
 	// resourceSet: --resource was given (the user named the error's
 	// resource), not its default.
 	resourceSet bool
+	// typeFits are the resources discovery serves with the text's Go
+	// type (checkTarget; nil when it names none or discovery was not
+	// read), for the note that says why the default was asked.
+	typeFits []string
 
 	message string
 	label   string // the log's name in the output
@@ -256,7 +260,13 @@ func (o *ExplainErrorOptions) Run(ctx context.Context) error {
 	if c := e.Check; printed == nil && checkErr == nil && ctx.Err() == nil && c != nil && c.RequestFrom == diagnose.RequestFromDefault && c.Tried != nil && !p.Machine() {
 		// Said once the run's answer is: a cut run says nothing more.
 		why := "the text names no resource"
-		if d.RequestUnread != "" {
+		switch {
+		case d.Request == nil && d.Type != nil && len(o.typeFits) > 1:
+			// Adversary try 51 F5: *v1.Event was "no resource".
+			why = fmt.Sprintf("the text names the Go type %s, which several resources serve (%s)", d.Type, strings.Join(o.typeFits, ", "))
+		case d.Request == nil && d.Type != nil:
+			why = fmt.Sprintf("the text names the Go type %s, which no resource in this server's discovery has", d.Type)
+		case d.RequestUnread != "":
 			why = "the text's URL names no request to ask again: " + d.RequestUnread
 		}
 		p.Notef("Note: %s, so --check asked --resource's default (%s); give the failed request's own with --resource RESOURCE and -n NAMESPACE", why, c.Resource)

@@ -14,7 +14,17 @@ import (
 
 // OneLine folds any run of white space, newlines included, into one space:
 // every error and note the plugin prints is one line.
-func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+func OneLine(s string) string { return strings.Join(Fields(s), " ") }
+
+// Fields splits s at runs of ASCII white space only: a Unicode space that
+// is a control (U+0085 NEL) or a format character stays in its word, for
+// the TerminalWriter to show escaped (adversary try 51 F11: a NEL in a
+// host was printed as a plain space, misquoting the value).
+func Fields(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool {
+		return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\v' || r == '\f'
+	})
+}
 
 // Inline is s for a place of the human output that is one line (a table
 // cell, a key's value, an -o name line, an error line): the bytes that

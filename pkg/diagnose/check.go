@@ -39,11 +39,26 @@ type Check struct {
 	// resource's watch cache answers says nothing of another's window:
 	// only the first two are the error's own request (Reconcile).
 	RequestFrom string `json:"requestFrom,omitempty"`
-	// TextServer is the server the text's URL names when it is not the
-	// one checked (host:port): what this one answers now is not that
-	// one's (fresh user try 50 F2).
+	// TextServer is the server the text's URL names when its address is
+	// not the one checked (host:port): said, never weighed (one server
+	// has several addresses: adversary try 51 F10), fresh user try 50 F2.
 	TextServer    string `json:"textServer,omitempty"`
 	CheckedServer string `json:"checkedServer,omitempty"`
+	// Untried says why nothing was tried although the RVs were compared
+	// (the error's request is no list or watch: a GET of one object).
+	Untried string `json:"untried,omitempty"`
+}
+
+// GetOfOne reports whether r reads one object with a GET, as the API
+// server serves its URL (a name outside the /watch/ path, whatever its
+// query): no list or watch to ask again (fresh user try 51 F3:
+// ".../configmaps/a?resourceVersion=100&watch=true" was tried as a watch
+// of a).
+func (r *Request) GetOfOne() bool { return r != nil && r.Name != "" && r.Operation == "" }
+
+// UntriedGet is why a GET of one object is not asked again.
+func (r *Request) UntriedGet() string {
+	return fmt.Sprintf("nothing tried: the text's URL is a GET of %s (the API server watches one object only on its /watch/ path), which is not asked again", r.says())
 }
 
 // Where Check.RequestFrom's collection came from.
@@ -69,7 +84,11 @@ type Tried struct {
 	// older than an RV a watch cache has not reached is held (up to 3 s)
 	// before its 504, so a --request-timeout shorter than that hold cuts
 	// it (fresh user try 41 F2): no answer, neither works nor fails.
-	Held   bool   `json:"held,omitempty"`
+	Held bool `json:"held,omitempty"`
+	// Broken: the connection broke before the answer (its body cut,
+	// mid-event too, or reset): no answer, neither works nor fails, said
+	// in Answer as every cut body is said.
+	Broken bool   `json:"broken,omitempty"`
 	Answer string `json:"answer"`
 	// Inconsistent says why the refusal's numbers cannot come from one
 	// answer to the request tried (the damaged-numbers rule, consistency.go,
@@ -101,6 +120,9 @@ func (t *Tried) sentence() string {
 	}
 	if t.Inconsistent != "" {
 		return fmt.Sprintf("tried: %s is refused (%s), but that answer's numbers are inconsistent (%s), so it confirms nothing: whether the RV is still served was not checked", t.Request, t.Answer, t.Inconsistent)
+	}
+	if t.Broken {
+		return fmt.Sprintf("tried: %s got no answer: %s", t.Request, t.Answer)
 	}
 	if t.Held {
 		return fmt.Sprintf("tried: %s was held until the request's time bound ended it (%s): a watch cache holds a list not older than an RV it has not reached up to 3 s before its 504 TooLarge; a request time bound of %s or more shows the answer", t.Request, t.Answer, HeldAnswerBound)
@@ -225,14 +247,22 @@ func Reconcile(d Diagnosis, c Check) Diagnosis {
 	case who == "storage" && c.WatchCache:
 		found = append(found, fmt.Sprintf("this server has a watch cache for %s now (its /metrics), which answers a watch from an RV before its window with \"too old resource version: X (Y)\", not with storage's words", c.Resource))
 	}
-	if c.TextServer != "" {
-		found = append(found, fmt.Sprintf("the text's request went to %s, and the server checked is %s", text.Echo(c.TextServer), text.Echo(c.CheckedServer)))
-	}
 	damaged := c.Tried != nil && c.Tried.Inconsistent != ""
+	var confirmed string
 	if c.Tried != nil && c.Tried.Refused && !damaged && c.sameRequest() {
 		// (Nothing tried, it worked, or it failed otherwise: a 500 that
 		// quotes a 410's words is no refusal of the RV.)
-		if now := FromText(c.Tried.Answer); now.Recognized() && now.Class == d.Class && now.Kind != d.Kind {
+		now := FromText(c.Tried.Answer)
+		switch {
+		case !now.Recognized() || now.Class != d.Class || now.Kind == d.Kind:
+		case refines(now.Kind, d.Kind):
+			// The text's words name no answerer (a bare 410, "too old
+			// resource version" without its numbers); the same refusal
+			// now, with the words that name one, confirms it (adversary
+			// try 51 F16: a -v=6 "410 Gone" line, refused now with the
+			// same 410, was "checked now, this server says otherwise").
+			confirmed = fmt.Sprintf("the same request, tried now, is refused by this server as the text says, with the words of %s that the text's %s leaves out (%s)", now.Kind, d.Kind, c.Tried.Answer)
+		default:
 			found = append(found, fmt.Sprintf("the same request, tried now, is refused by this server as %s, not as the text's %s", now.Kind, d.Kind))
 		}
 	}
@@ -259,6 +289,17 @@ func Reconcile(d Diagnosis, c Check) Diagnosis {
 		claims = append(claims, fmt.Sprintf("RV %s expired in this cluster's history", c.RequestedResourceVersion))
 	}
 	var notes []string
+	if confirmed != "" {
+		notes = append(notes, confirmed)
+	}
+	if c.TextServer != "" {
+		// Only that the addresses differ is known: the same server has
+		// several (localhost and 127.0.0.1, the in-cluster Service
+		// 10.96.0.1:443 or kubernetes.default.svc), so it never weighs
+		// against what was measured (adversary try 51 F10: a watch refused
+		// now with the text's very 410 was "another server").
+		notes = append(notes, fmt.Sprintf("the text's request went to %s, and the server checked is %s: another address, which may be this server under another name (localhost, an in-cluster Service address) or another server", text.Echo(c.TextServer), text.Echo(c.CheckedServer)))
+	}
 	if !c.sameRequest() && c.Tried != nil && d.Class == ClassExpired {
 		// (A TooLarge's check rests on the current RV, which every
 		// resource of the storage shares: fresh user try 49 F5.)
@@ -279,13 +320,28 @@ func Reconcile(d Diagnosis, c Check) Diagnosis {
 	}
 	d.Notes = append(append([]string(nil), d.Notes...), notes...)
 	if len(found) == 0 && !damaged {
-		return d // only the other resource's note: nothing weighs against the text
+		return d // only notes that weigh nothing against the text
 	}
 	d.Confidence = ConfidenceLow
 	if len(claims) == 0 {
 		return d
 	}
 	return contradicted(d, claims)
+}
+
+// refines reports whether a refusal of kind now is one the text's kind
+// names without its words: a bare 410 (Gone) is any Expired refusal, and
+// "too old resource version" without its numbers is the watch cache's
+// (its window's or its snapshots'). Such a refusal now is the text's,
+// told more fully, not another.
+func refines(now, textKind string) bool {
+	switch textKind {
+	case KindGone:
+		return true
+	case KindTooOldResourceVersion:
+		return now == KindWatchCacheWindow || now == KindWatchCacheSnapshot
+	}
+	return false
 }
 
 // noteOtherResource says that what was tried asked another collection

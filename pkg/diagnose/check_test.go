@@ -147,3 +147,74 @@ func TestTooLargeWhyWithoutTheServersWatchCache(t *testing.T) {
 		t.Errorf("with a watch cache the Why changed: %q", kept.Why)
 	}
 }
+
+// The class of adversary try 51 F16 and F10: a verdict never contradicts
+// what was measured. A text whose words name no answerer (a -v=6 "410
+// Gone" line, Python's "(410) Reason: Gone", kubectl's "410 Expired", the
+// numberless "too old resource version"), checked with the same request
+// refused now by the watch cache's window, is confirmed: not lowered, no
+// "says otherwise", one note that the refusal is the text's. A text's
+// address that differs from the kubeconfig's (localhost for 127.0.0.1,
+// the in-cluster Service 10.96.0.1:443) is said, never weighed. The
+// answer is v1.37.2's, recorded by the adversary (watch cache on).
+func TestReconcileNeverContradictsTheMeasurement(t *testing.T) {
+	same := &Tried{Request: "a watch from RV 5", Refused: true, Answer: "ERROR event 410 Expired: too old resource version: 5 (520)"}
+	storage := &Tried{Request: "a watch from RV 5", Refused: true, Answer: "410 Expired: The resourceVersion for the provided watch is too old."}
+	for _, c := range []struct {
+		name, text string
+		tried      *Tried
+		textServer string
+		lowers     bool
+	}{
+		{"a -v=6 line's 410 Gone", "I1130 round_trippers.go:553] GET https://127.0.0.1:24971/api/v1/namespaces/demo/configmaps?allowWatchBookmarks=true&resourceVersion=5&watch=true 410 Gone in 3 milliseconds", same, "", false},
+		{"Python's (410) Reason: Gone", "kubernetes.client.exceptions.ApiException: (410) Reason: Gone", same, "", false},
+		{"kubectl's 410 Expired", "Error from server (Expired): 410 Expired", same, "", false},
+		{"the numberless words", "too old resource version", same, "", false},
+		{"the window's words, from localhost", "too old resource version: 5 (100)", same, "localhost:24971", false},
+		{"a bare 410 from the in-cluster Service", "410 Gone", same, "10.96.0.1:443", false},
+		// Measured against the text: still said.
+		{"the numberless words, storage refuses now", "too old resource version", storage, "", true},
+		{"the window's words, storage refuses now, another address", "too old resource version: 5 (100)", storage, "10.96.0.1:443", true},
+	} {
+		d := FromTextContext(c.text, Context{Operation: OpWatch, RequestedResourceVersion: "5"})
+		if d.Class != ClassExpired {
+			t.Fatalf("%s: classified %s/%s", c.name, d.Class, d.Kind)
+		}
+		ck := Check{Resource: "configmaps", RequestFrom: RequestFromURL, RequestedResourceVersion: "5", CurrentResourceVersion: "680", Behind: "675", Tried: c.tried}
+		if c.textServer != "" {
+			ck.TextServer, ck.CheckedServer = c.textServer, "127.0.0.1:24971"
+		}
+		got := Reconcile(d, ck)
+		notes := strings.Join(got.Notes, "\n")
+		lowered := got.Confidence == ConfidenceLow && d.Confidence != ConfidenceLow || strings.HasPrefix(got.Summary, "the text says: ") || strings.Contains(notes, "another setup")
+		if lowered != c.lowers {
+			t.Errorf("%s (%s): confidence %s -> %s, headline %q, notes %q; want contradicted: %v", c.name, d.Kind, d.Confidence, got.Confidence, got.Summary, got.Notes, c.lowers)
+		}
+		if !c.lowers && (got.Confidence != d.Confidence || got.Summary != d.Summary || got.What != d.What) {
+			t.Errorf("%s: changed by a measurement that agrees: %s %q", c.name, got.Confidence, got.Summary)
+		}
+		if !c.lowers && d.Kind != KindWatchCacheWindow && !strings.Contains(notes, "refused by this server as the text says") {
+			t.Errorf("%s: the confirmation is not said: %q", c.name, got.Notes)
+		}
+		if c.textServer != "" && (strings.Count(notes, c.textServer) != 1 || !strings.Contains(notes, "another address")) {
+			t.Errorf("%s: the other address is not said once: %q", c.name, got.Notes)
+		}
+	}
+}
+
+// A request tried whose connection broke got no answer: the verdict says
+// so in the words of the cut (apiclient.BodyCutError's, as the adversary
+// recorded them), never that it "fails" (adversary try 51 F1), and
+// nothing weighs against the text.
+func TestABrokenTryGotNoAnswer(t *testing.T) {
+	d := FromText("too old resource version: 5 (100)")
+	cut := &Tried{Request: "a watch from RV 5", Broken: true, Answer: "the watch stream of GET /api/v1/namespaces/default/configmaps?resourceVersion=5&watch=1 broke off after 74 bytes: the connection closed in the middle of an event"}
+	c := CompareNow(d, "5", Now{ResourceVersion: "100"}, cut)
+	c.RequestFrom = RequestFromURL
+	if !strings.HasSuffix(c.Verdict, "; tried: a watch from RV 5 got no answer: "+cut.Answer) || strings.Contains(c.Verdict, "fails") {
+		t.Errorf("verdict %q", c.Verdict)
+	}
+	if got := Reconcile(d, c); got.Confidence != d.Confidence || len(got.Notes) != len(d.Notes) {
+		t.Errorf("a broken try weighed against the text: %s %q", got.Confidence, got.Notes)
+	}
+}

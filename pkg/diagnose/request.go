@@ -53,8 +53,27 @@ func (r Request) collection() string {
 // maxURLBytes bounds the URL read from a text.
 const maxURLBytes = 8 << 10
 
-// urlStart finds where a URL or an API path may begin.
+// maxURLs bounds how many URLs of a text are read: past it, which one
+// failed is not known, and none is taken for it (adversary try 51 F8: only
+// the first 16 were read, and a 17th naming another collection went
+// unnoticed).
+const maxURLs = 64
+
+// urlStart finds where a URL or an API path may begin (urlBegins says
+// whether one does).
 var urlStart = regexp.MustCompile(`https?://|/apis?/`)
+
+// urlBegins: the match of urlStart at s[i:] begins a URL: a scheme, or an
+// API path at a word's start (the text's start, after a space, a quote, a
+// bracket, =, a comma, ; : or |), never one inside a file path (adversary try 51 F6:
+// "vendor/k8s.io/api/core/v1/types.go:123" was read as a GET of object
+// "types.go:123" of resource "v1").
+func urlBegins(s string, i int) bool {
+	if s[i] != '/' || i == 0 {
+		return true
+	}
+	return strings.IndexByte(" \t\n\r\v\f\"'`=([{<,;:|", s[i-1]) >= 0
+}
 
 // dnsWord is a segment the plugin would build itself for a version,
 // resource, group or namespace: lowercase DNS words.
@@ -62,19 +81,35 @@ var dnsWord = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$`)
 
 // requestOfText is the one API request the URLs in s name, or why there is
 // none to read (unread, "" when s holds no API URL at all): a URL that is
-// no API collection request, or several that name different collections
-// (adversary try 49 F2: with two URLs, the collection came from one and
-// the operation from the other).
+// no API collection request, one that holds a control character, more URLs
+// than are read, or several that name different collections (adversary
+// try 49 F2: with two URLs, the collection came from one and the operation
+// from the other).
 func requestOfText(s string) (req *Request, unread string) {
 	var found []*Request
-	next := 0
-	for _, loc := range urlStart.FindAllStringIndex(s, 16) {
-		if loc[0] < next {
-			continue // inside a URL already read (its path)
+	read := 0
+	for off := 0; off < len(s); {
+		loc := urlStart.FindStringIndex(s[off:])
+		if loc == nil {
+			break
 		}
-		tok, used, long := urlToken(s[loc[0]:])
-		next = loc[0] + used
-		if long {
+		start := off + loc[0]
+		off = off + loc[1]
+		if !urlBegins(s, start) {
+			continue
+		}
+		if read++; read > maxURLs {
+			return nil, fmt.Sprintf("it holds more than %d URLs, past which none is read: which one failed is not known", maxURLs)
+		}
+		tok, used, long, ctl := urlToken(s[start:])
+		off = max(off, start+used)
+		switch {
+		case ctl:
+			// Cut there, it would name another request (fresh user try
+			// 51 F7: an ESC in the namespace asked namespaces).
+			unread = orFirst(unread, "its URL holds a control character")
+			continue
+		case long:
 			unread = orFirst(unread, "its URL is longer than 8 KiB")
 			continue
 		}
@@ -134,13 +169,15 @@ func (r Request) says() string {
 // a quote or a bracket, JSON's escapes read (\u0026 is &, \/ is /), ended
 // at any other backslash (a structured log's \" around it: fresh user try
 // 49 F1, the backslash was read as part of watch=true); used is how much
-// of s it took; long: it runs past maxURLBytes.
-func urlToken(s string) (tok string, used int, long bool) {
+// of s it took; long: it runs past maxURLBytes; ctl: a control character
+// (C0 other than white space, DEL, C1) ends it, so the URL read would be
+// cut short of the one the text holds.
+func urlToken(s string) (tok string, used int, long, ctl bool) {
 	var b strings.Builder
 	i := 0
 	for ; i < len(s); i++ {
 		if b.Len() > maxURLBytes {
-			return "", i, true
+			return "", i, true, false
 		}
 		c := s[i]
 		if strings.HasPrefix(s[i:], `\u0026`) {
@@ -153,12 +190,15 @@ func urlToken(s string) (tok string, used int, long bool) {
 			i++
 			continue
 		}
-		if c == '\\' || c <= ' ' || c == 0x7f || strings.IndexByte("\"'`<>", c) >= 0 {
+		if c < ' ' && strings.IndexByte("\t\n\r\v\f", c) < 0 || c == 0x7f || c == 0xc2 && i+1 < len(s) && s[i+1] >= 0x80 && s[i+1] <= 0x9f {
+			return "", i, false, true
+		}
+		if c == '\\' || c <= ' ' || strings.IndexByte("\"'`<>", c) >= 0 {
 			break
 		}
 		b.WriteByte(c)
 	}
-	return strings.TrimRight(b.String(), ".,;:)]}"), i, b.Len() > maxURLBytes
+	return strings.TrimRight(b.String(), ".,;:)]}"), i, b.Len() > maxURLBytes, false
 }
 
 // requestOfURL reads an API collection request from u, as the API server
@@ -278,7 +318,7 @@ func queryHints(s string) (op, rv string) {
 	}
 	vals := url.Values{}
 	if q >= 0 {
-		tok, _, _ := urlToken(s[q+1:])
+		tok, _, _, _ := urlToken(s[q+1:])
 		vals, _ = url.ParseQuery(tok) // what parses, as the server keeps it
 	}
 	named := watchPath
@@ -330,6 +370,9 @@ type GoType struct {
 	Version string `json:"version"`
 	Kind    string `json:"kind"`
 }
+
+// String is the type as a reflector's line names it: *v1.Secret.
+func (g GoType) String() string { return "*" + g.Version + "." + g.Kind }
 
 // goTypeIn finds a reflector's type name.
 var goTypeIn = regexp.MustCompile(`\*(v[0-9]+(?:(?:alpha|beta)[0-9]+)?)\.([A-Z][A-Za-z0-9]{0,62})\b`)

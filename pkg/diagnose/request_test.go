@@ -159,3 +159,63 @@ func TestAQueryWithoutAURLIsReadByTheSameRule(t *testing.T) {
 		}
 	}
 }
+
+// TestOnlyWhatTheServerServesNamesARequest: the class of adversary try 51
+// F6, F8, F11 and fresh user try 51 F7: a text's URL names a request only
+// as the API server would serve it, read whole. A path inside a file path
+// (a vendored k8s.io/api source) is no request; a URL holding a control
+// character (C0, DEL, C1: cut there it names another collection) is
+// unread, said as such; past the URLs read, which one failed is not known
+// and none is taken (not the first one's).
+func TestOnlyWhatTheServerServesNamesARequest(t *testing.T) {
+	url := func(ns, res string) string {
+		return "GET https://127.0.0.1:1/api/v1/namespaces/" + ns + "/" + res + "?watch=1&resourceVersion=5 410 Gone\n"
+	}
+	for _, c := range []struct {
+		name, text string
+		want       *Request
+		unread     string // in RequestUnread
+	}{
+		{"a vendored Go source path", "W1130 panic at vendor/k8s.io/api/core/v1/types.go:123 too old resource version: 5 (100)", nil, ""},
+		{"a module path", "E1130 k8s.io/apimachinery@v0.30.0/pkg/apis/meta/v1/types.go:99 too old resource version: 5 (100)", nil, ""},
+		{"a path after a key", `requestURI=/api/v1/namespaces/demo/configmaps?watch=1&resourceVersion=5 too old resource version: 5 (100)`,
+			&Request{Version: "v1", Resource: "configmaps", Namespace: "demo", Operation: OpWatch, ResourceVersion: "5"}, ""},
+		{"an ESC in the namespace", "Get \"https://127.0.0.1:1/api/v1/namespaces/x\x1b[2J/configmaps?watch=1&resourceVersion=5\": too old resource version: 5 (9)", nil, "control character"},
+		{"a NEL (C1) in the host", "Get \"https://a\u0085b.com:443/api/v1/namespaces/demo/configmaps?resourceVersion=5&watch=true\": too old resource version: 5 (100)", nil, "control character"},
+		{"a DEL in the query", "Get \"https://h/api/v1/namespaces/demo/configmaps?resourceVersion=5\x7f&watch=true\": too old resource version: 5 (100)", nil, "control character"},
+		{"a tab ends it", "GET https://h/api/v1/namespaces/demo/configmaps?watch=1&resourceVersion=5\t410 Gone",
+			&Request{Version: "v1", Resource: "configmaps", Namespace: "demo", Operation: OpWatch, ResourceVersion: "5", Host: "h"}, ""},
+		{"64 URLs of one collection", strings.Repeat(url("demo", "configmaps"), 64),
+			&Request{Version: "v1", Resource: "configmaps", Namespace: "demo", Operation: OpWatch, ResourceVersion: "5", Host: "127.0.0.1:1"}, ""},
+		{"a 65th of another collection", strings.Repeat(url("demo", "configmaps"), 64) + url("kube-system", "secrets"), nil, "more than 64 URLs"},
+		{"a 17th of another collection", strings.Repeat(url("demo", "configmaps"), 16) + url("kube-system", "secrets"), nil, "several requests"},
+	} {
+		d := FromText(c.text)
+		switch {
+		case (d.Request == nil) != (c.want == nil), d.Request != nil && *d.Request != *c.want:
+			t.Errorf("%s: request %+v, want %+v", c.name, d.Request, c.want)
+		case c.unread != "" && !strings.Contains(d.RequestUnread, c.unread), c.unread == "" && d.RequestUnread != "":
+			t.Errorf("%s: unread %q, want %q", c.name, d.RequestUnread, c.unread)
+		}
+	}
+}
+
+// TestAGetOfOneObjectIsNoWatch: the API server watches one object only on
+// its /watch/ path; a URL naming one object elsewhere is a GET of it,
+// whatever its query, and is not asked again as a watch (fresh user try
+// 51 F3: ".../configmaps/a?resourceVersion=100&watch=true" was tried as a
+// watch of a).
+func TestAGetOfOneObjectIsNoWatch(t *testing.T) {
+	for text, get := range map[string]bool{
+		`Get "https://h/api/v1/namespaces/demo/configmaps/a?resourceVersion=100&watch=true": too old resource version: 100 (542)`: true,
+		`GET https://h/apis/rbac.authorization.k8s.io/v1/clusterroles/a,b?resourceVersion=5 410 Gone`:                             true,
+		`GET https://h/api/v1/watch/namespaces/demo/configmaps/a?resourceVersion=100 410 Gone`:                                    false,
+		`Get "https://h/api/v1/namespaces/demo/configmaps?resourceVersion=100&watch=true": too old resource version: 100 (542)`:   false,
+		`too old resource version: 100 (542)`: false,
+	} {
+		d := FromText(text)
+		if d.Request.GetOfOne() != get || get && !strings.Contains(d.Request.UntriedGet(), "/watch/ path") {
+			t.Errorf("%s: a GET of one object: %v, want %v (%+v)", text, d.Request.GetOfOne(), get, d.Request)
+		}
+	}
+}

@@ -258,12 +258,15 @@ func explainLines(g diagnose.Group) string {
 
 // explainWrap fills text into lines of at most width columns: the first starts
 // with head, the others with indent. Color codes in head are not counted.
-func explainWrap(text, head, indent string, width int) string {
+func explainWrap(s, head, indent string, width int) string {
 	var b strings.Builder
 	b.WriteString(head)
 	col := explainVisibleLen(head)
 	start := col
-	for _, word := range strings.Fields(text) {
+	// Every word bounded as any outside value is (text.Echo): a word is
+	// never a 300,000-byte resource name (adversary try 51 F15).
+	for _, word := range text.Fields(s) {
+		word = text.Echo(word)
 		n := explainVisibleLen(word)
 		if col > start && col+1+n > width {
 			b.WriteString("\n")

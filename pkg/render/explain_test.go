@@ -230,3 +230,35 @@ func TestExplanationNewKinds(t *testing.T) {
 		}
 	}
 }
+
+// Every outside string in an explanation reaches the terminal bounded and
+// escaped, through the one bound (text.Echo) and the TerminalWriter: a
+// server's 300,000-byte resource name (adversary try 51 F15: one 300 KB
+// "Checked now" line) and a text's host holding U+0085 NEL, a C1 control
+// (F11: printed as a plain space, misquoting the value).
+func TestExplanationBoundsAndEscapesOutsideValues(t *testing.T) {
+	var out bytes.Buffer
+	p := NewPrinter(&out, &out, "", true)
+	d := diagnose.FromText(`too old resource version: 5 (100)`)
+	c := diagnose.CompareNow(d, "5", diagnose.Now{ResourceVersion: "680"}, nil)
+	c.Resource, c.Namespace, c.RequestFrom = strings.Repeat("w", 300000)+".example.com", "default", diagnose.RequestFromType
+	c.TextServer, c.CheckedServer = "a\u0085b.com:443", "127.0.0.1:24971"
+	if err := p.Explanation(Explanation{Diagnosis: diagnose.Reconcile(d, c), Check: &c}); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	if len(got) > 8<<10 {
+		t.Errorf("the explanation is %d bytes", len(got))
+	}
+	for _, line := range strings.Split(got, "\n") {
+		if len(line) > 2*explainWidth {
+			t.Errorf("a line of %d bytes: %.200q", len(line), line)
+		}
+	}
+	if !strings.Contains(got, `a\u0085b.com:443`) || strings.Contains(got, "a b.com") || strings.Contains(got, "\u0085") {
+		t.Errorf("the NEL is not shown escaped:\n%s", got)
+	}
+	if !strings.Contains(got, "[300012 bytes]") {
+		t.Errorf("the resource's length is not said:\n%.600s", got)
+	}
+}

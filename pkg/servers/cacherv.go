@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 
+	"k8s.io/apimachinery/pkg/fields"
+
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/listing"
@@ -55,7 +57,7 @@ const (
 
 // CacheRVTarget is the target of the narrowed cache RV read of t.
 func CacheRVTarget(t apiclient.Target) apiclient.Target {
-	n := apiclient.Target{Resource: t.Resource, Namespace: t.Namespace, FieldSelector: "metadata.name=" + NoObjectName}
+	n := apiclient.Target{Resource: t.Resource, Namespace: t.Namespace, FieldSelector: fields.OneTermEqualSelector("metadata.name", NoObjectName).String()}
 	if n.Resource.Namespaced && n.Namespace == "" {
 		n.Namespace = CacheRVNamespace
 	}

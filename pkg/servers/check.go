@@ -2,6 +2,7 @@ package servers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -131,6 +132,7 @@ func Repeat(ctx context.Context, c *apiclient.Client, t apiclient.Target, q Ques
 		if r.Message != "" {
 			tr.Answer += ": " + r.Message
 		}
+		brokenTry(tr, r.Err())
 		return Repeated{Tried: tr, Outcome: r.Outcome, OldestNamed: r.OldestNamed, Watch: &r, Err: r.Err()}
 	}
 	po := listing.PageOptions{Limit: 1, ResourceVersion: fmt.Sprint(q.RV), ResourceVersionMatch: "NotOlderThan", Budget: b}
@@ -161,6 +163,7 @@ func Repeat(ctx context.Context, c *apiclient.Client, t apiclient.Target, q Ques
 			rep.Outcome, rep.Err = probe.OutcomeFatal, err
 		}
 		rep.Tried.Refused = rep.Outcome == probe.OutcomeExpired
+		brokenTry(rep.Tried, err)
 		if st, ok := diagnose.StatusOf(err); ok && rep.Tried.Refused {
 			// The same rule as a watch's refusal (probe.Try): a refusal
 			// whose numbers contradict the list asked confirms nothing.
@@ -168,6 +171,19 @@ func Repeat(ctx context.Context, c *apiclient.Client, t apiclient.Target, q Ques
 		}
 	}
 	return rep
+}
+
+// brokenTry marks a request tried whose connection broke (its body cut
+// mid-event, reset, lost: apiclient.BodyCutError) as broken, its answer
+// the one wording of every cut body: no answer, so neither works nor is
+// refused (adversary try 51 F1: a watch cut mid-event was "tried: a watch
+// from RV 5 fails (the stream ended before any event)").
+func brokenTry(tr *diagnose.Tried, err error) {
+	var cut *apiclient.BodyCutError
+	if !errors.As(err, &cut) {
+		return
+	}
+	tr.Works, tr.Refused, tr.Broken, tr.Answer = false, false, true, text.OneLine(cut.Error())
 }
 
 // operation is the request Repeat sends, in diagnose's words.
