@@ -168,8 +168,10 @@ func TestAQueryWithoutAURLIsReadByTheSameRule(t *testing.T) {
 // unread, said as such; past the URLs read, which one failed is not known
 // and none is taken (not the first one's).
 func TestOnlyWhatTheServerServesNamesARequest(t *testing.T) {
+	// The URLs on one line: a text of several lines is read line by line,
+	// each line's error with its own request (ReadText).
 	url := func(ns, res string) string {
-		return "GET https://127.0.0.1:1/api/v1/namespaces/" + ns + "/" + res + "?watch=1&resourceVersion=5 410 Gone\n"
+		return "GET https://127.0.0.1:1/api/v1/namespaces/" + ns + "/" + res + "?watch=1&resourceVersion=5 410 Gone; "
 	}
 	for _, c := range []struct {
 		name, text string
