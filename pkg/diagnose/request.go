@@ -190,7 +190,10 @@ func urlToken(s string) (tok string, used int, long, ctl bool) {
 			i++
 			continue
 		}
-		if c < ' ' && strings.IndexByte("\t\n\r\v\f", c) < 0 || c == 0x7f || c == 0xc2 && i+1 < len(s) && s[i+1] >= 0x80 && s[i+1] <= 0x9f {
+		if n := controlAt(s, i); n > 0 {
+			if urlEndsAt(s, i+n) {
+				break // a colour reset after the URL (ESC[0m): it ended
+			}
 			return "", i, false, true
 		}
 		if c == '\\' || c <= ' ' || strings.IndexByte("\"'`<>", c) >= 0 {
@@ -199,6 +202,43 @@ func urlToken(s string) (tok string, used int, long, ctl bool) {
 		b.WriteByte(c)
 	}
 	return strings.TrimRight(b.String(), ".,;:)]}"), i, b.Len() > maxURLBytes, false
+}
+
+// controlAt is the length of the control character at s[i] (0: none):
+// a C0 control other than white space, DEL or a C1 control, an ESC with
+// the CSI sequence it starts (ESC [ parameters final byte: a colour).
+func controlAt(s string, i int) int {
+	c := s[i]
+	switch {
+	case c == 0x1b && i+1 < len(s) && s[i+1] == '[':
+		j := i + 2
+		for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == ';') {
+			j++
+		}
+		if j < len(s) && s[j] >= 0x40 && s[j] <= 0x7e {
+			return j + 1 - i
+		}
+		return 1
+	case c < ' ' && strings.IndexByte("\t\n\r\v\f", c) < 0, c == 0x7f:
+		return 1
+	case c == 0xc2 && i+1 < len(s) && s[i+1] >= 0x80 && s[i+1] <= 0x9f:
+		return 2
+	}
+	return 0
+}
+
+// urlEndsAt: nothing of a URL follows s[i:] (its end, white space, a
+// quote, a bracket or a backslash): a control character there came after
+// the URL, not inside it.
+func urlEndsAt(s string, i int) bool {
+	for i < len(s) {
+		n := controlAt(s, i)
+		if n == 0 {
+			return strings.IndexByte(" \t\n\r\v\f\\\"'`<>", s[i]) >= 0
+		}
+		i += n
+	}
+	return true
 }
 
 // requestOfURL reads an API collection request from u, as the API server

@@ -185,6 +185,13 @@ func TestOnlyWhatTheServerServesNamesARequest(t *testing.T) {
 		{"an ESC in the namespace", "Get \"https://127.0.0.1:1/api/v1/namespaces/x\x1b[2J/configmaps?watch=1&resourceVersion=5\": too old resource version: 5 (9)", nil, "control character"},
 		{"a NEL (C1) in the host", "Get \"https://a\u0085b.com:443/api/v1/namespaces/demo/configmaps?resourceVersion=5&watch=true\": too old resource version: 5 (100)", nil, "control character"},
 		{"a DEL in the query", "Get \"https://h/api/v1/namespaces/demo/configmaps?resourceVersion=5\x7f&watch=true\": too old resource version: 5 (100)", nil, "control character"},
+		// A colour reset right after the URL (a coloured console log)
+		// ends it; the URL is read whole.
+		{"a colour reset after it", "\x1b[31mE1130\x1b[0m GET https://h/api/v1/namespaces/demo/configmaps?watch=1&resourceVersion=5\x1b[0m 410 Gone",
+			&Request{Version: "v1", Resource: "configmaps", Namespace: "demo", Operation: OpWatch, ResourceVersion: "5", Host: "h"}, ""},
+		{"a colour reset at the end", "too old resource version: 5 (100) url=https://h/api/v1/namespaces/demo/configmaps?watch=1&resourceVersion=5\x1b[0m",
+			&Request{Version: "v1", Resource: "configmaps", Namespace: "demo", Operation: OpWatch, ResourceVersion: "5", Host: "h"}, ""},
+		{"a colour inside it", "Get \"https://h/api/v1/namespaces/demo\x1b[1m/configmaps?watch=1&resourceVersion=5\": too old resource version: 5 (9)", nil, "control character"},
 		{"a tab ends it", "GET https://h/api/v1/namespaces/demo/configmaps?watch=1&resourceVersion=5\t410 Gone",
 			&Request{Version: "v1", Resource: "configmaps", Namespace: "demo", Operation: OpWatch, ResourceVersion: "5", Host: "h"}, ""},
 		{"64 URLs of one collection", strings.Repeat(url("demo", "configmaps"), 64),
