@@ -284,11 +284,11 @@ func (o *ExplainErrorOptions) Run(ctx context.Context) error {
 	switch {
 	// Several lines may hold several errors: say so rather than hide them.
 	case read.Kinds > 1:
-		p.Notef("Note: the input holds %d errors of %d kinds; this explains %s/%s, the one at line %d. To see each kind, scan it as a log: explain-error -f -",
-			read.Findings, read.Kinds, d.Class, d.Kind, read.Line)
+		p.Notef("Note: the input holds %s of %s; this explains %s/%s, the one at line %d. To see each kind, scan it as a log: explain-error -f -",
+			text.Count(read.Findings, "error"), text.Count(read.Kinds, "kind"), d.Class, d.Kind, read.Line)
 	case read.Findings > 1:
-		p.Notef("Note: the input holds %d errors of one kind; this explains the one at line %d. To see each, scan it as a log: explain-error -f -",
-			read.Findings, read.Line)
+		p.Notef("Note: the input holds %s of one kind; this explains the one at line %d. To see each, scan it as a log: explain-error -f -",
+			text.Count(read.Findings, "error"), read.Line)
 	}
 	if checkErr != nil {
 		return fmt.Errorf("--check: %w", checkErr)
