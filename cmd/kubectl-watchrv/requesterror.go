@@ -112,7 +112,7 @@ func (o *RootOptions) describeRequestError(err error, endpoint, verb, what strin
 		o.serverOnce.Do(o.noteServerName)
 		if m := o.ledger.AnswersFrom(o.serverHost); m.Count > 0 {
 			// The settings reach it: it answered this run before.
-			return fmt.Errorf("cannot reach %s: %w: it answered %s of this run (the last at %s), so it stopped answering since: check that the cluster is up (restarting, or its network)", server, err, text.Count(m.Count, "request"), m.Last.Format("15:04:05"))
+			return fmt.Errorf("cannot reach %s: %w: it answered %s of this run (last heard from at %s), so it stopped answering since: check that the cluster is up (restarting, or its network)", server, err, text.Count(m.Count, "request"), m.Last.Format("15:04:05"))
 		}
 		return fmt.Errorf("cannot reach %s: %w: check --server, --context or --kubeconfig, and that the cluster is up", server, err)
 	case diagnose.FailureTLS:

@@ -47,7 +47,7 @@ type Ledger struct {
 }
 
 // AnswerMark is how many requests of a run a server answered, and when
-// it last did.
+// it was last heard from (an answer's status or a byte of its body).
 type AnswerMark struct {
 	Count int
 	Last  time.Time
@@ -313,6 +313,9 @@ type entry struct {
 	mu   sync.Mutex
 	e    Entry
 	done bool
+	// mark is what its server answered this run (AnswersFrom), kept
+	// under the ledger's lock: set once the answer came.
+	mark *AnswerMark
 }
 
 // begin counts one request sent with ctx.
@@ -385,6 +388,7 @@ func (en *entry) answered(status int) {
 		}
 		m.Count++
 		m.Last = time.Now()
+		en.mark = m
 		l.mu.Unlock()
 	}
 	if open {
@@ -405,6 +409,12 @@ func (en *entry) add(n int64) {
 	l.mu.Lock()
 	l.bytes += n
 	l.byKind[en.e.Kind].Bytes += n
+	if en.mark != nil {
+		// A body still coming (a watch's events) is the server heard
+		// from (fresh user try 52 F2: "the last at" the watch's answer,
+		// while its events came for 8 s more).
+		en.mark.Last = time.Now()
+	}
 	l.mu.Unlock()
 }
 
