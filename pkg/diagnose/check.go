@@ -88,8 +88,12 @@ type Tried struct {
 	// Broken: the connection broke before the answer (its body cut,
 	// mid-event too, or reset): no answer, neither works nor fails, said
 	// in Answer as every cut body is said.
-	Broken bool   `json:"broken,omitempty"`
-	Answer string `json:"answer"`
+	Broken bool `json:"broken,omitempty"`
+	// EndedAtOnce: the server answered the watch and ended its stream
+	// before any event (kine without a watch cache does, for an RV ahead
+	// of it): an answer that neither starts the watch nor refuses it.
+	EndedAtOnce bool   `json:"endedAtOnce,omitempty"`
+	Answer      string `json:"answer"`
 	// Inconsistent says why the refusal's numbers cannot come from one
 	// answer to the request tried (the damaged-numbers rule, consistency.go,
 	// as every --endpoints row applies it): such a refusal confirms
@@ -123,6 +127,9 @@ func (t *Tried) sentence() string {
 	}
 	if t.Broken {
 		return fmt.Sprintf("tried: %s got no answer: %s", t.Request, t.Answer)
+	}
+	if t.EndedAtOnce {
+		return fmt.Sprintf("tried: %s was answered, and the server ended its stream before any event: it neither started nor was refused", t.Request)
 	}
 	if t.Held {
 		return fmt.Sprintf("tried: %s was held until the request's time bound ended it (%s): a watch cache holds a list not older than an RV it has not reached up to 3 s before its 504 TooLarge; a request time bound of %s or more shows the answer", t.Request, t.Answer, HeldAnswerBound)

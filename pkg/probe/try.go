@@ -271,7 +271,7 @@ func (r *Try) fromFirstEvent(ev watchstream.Event, err error, rv uint64) {
 	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 		// A watch the server accepted ends only at timeoutSeconds; an end
 		// before any event is a cache going unready, not a success.
-		r.Outcome, r.Evidence = OutcomeTransient, "the stream ended before any event"
+		r.Outcome, r.Evidence = OutcomeTransient, EvidenceEndedAtOnce
 	case diagnose.IsUnbounded(err):
 		r.Outcome, r.Evidence, r.unbounded = OutcomeFatal, "unreadable stream: "+err.Error(), err
 	case err != nil:
@@ -286,6 +286,15 @@ func (r *Try) fromFirstEvent(ev watchstream.Event, err error, rv uint64) {
 		r.EventRV, _ = apiclient.ParseRV(ev.Object.ResourceVersion)
 	}
 }
+
+// EvidenceEndedAtOnce is the evidence of a watch answered and ended by
+// the server before any event: an answer (kine without a watch cache gives
+// it to a watch from an RV ahead of it), neither a start nor a refusal.
+const EvidenceEndedAtOnce = "the stream ended before any event"
+
+// EndedAtOnce: the server answered the watch and ended its stream before
+// any event (EvidenceEndedAtOnce).
+func (r Try) EndedAtOnce() bool { return r.Evidence == EvidenceEndedAtOnce && r.failed == nil }
 
 // requestFailed is the evidence of a request that got no answer it could
 // use; its Message says why.

@@ -133,6 +133,12 @@ func Repeat(ctx context.Context, c *apiclient.Client, t apiclient.Target, q Ques
 			tr.Answer += ": " + r.Message
 		}
 		brokenTry(tr, r.Err())
+		if r.EndedAtOnce() {
+			// An answer, not the request's failure (adversary try 52
+			// F9: "error: --check: the stream ended before any event").
+			tr.EndedAtOnce = true
+			return Repeated{Tried: tr, Outcome: r.Outcome, Watch: &r}
+		}
 		return Repeated{Tried: tr, Outcome: r.Outcome, OldestNamed: r.OldestNamed, Watch: &r, Err: r.Err()}
 	}
 	po := listing.PageOptions{Limit: 1, ResourceVersion: fmt.Sprint(q.RV), ResourceVersionMatch: "NotOlderThan", Budget: b}

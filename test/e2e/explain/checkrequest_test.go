@@ -364,3 +364,28 @@ func TestCheckSaysABrokenWatchGotNoAnswer(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckSaysAWatchEndedAtOnceWasAnswered: adversary try 52 F9. A
+// watch the server answers and ends before any event (kine without a
+// watch cache does so) is an answer: neither a start nor a refusal, never
+// "fails", and not the request's failure (it was "error: --check: the
+// stream ended before any event", exit 1, naming no server or request).
+func TestCheckSaysAWatchEndedAtOnceWasAnswered(t *testing.T) {
+	_, kc := framework.ServeScript(t, map[string]framework.ScriptAnswer{
+		"/api/v1/namespaces/default/configmaps?watch": {Code: 200, Type: "application/json", Body: ""},
+	})
+	for _, out := range []string{"", "json"} {
+		args := []string{"explain-error", "--check", "too old resource version: 5 (100)"}
+		if out != "" {
+			args = append(args, "-o", out)
+		}
+		r := framework.Run(t, kc, time.Minute, args...)
+		if r.Code != 0 || strings.Contains(r.Stderr, "error:") || strings.Contains(r.Stdout, " fails (") ||
+			!strings.Contains(r.Stdout, "was answered, and the server ended its stream before any event") {
+			t.Errorf("-o %q: exit %d: want exit 0 and the answer said as one, no failure:\n%s\n%s", out, r.Code, r.Stdout, r.Stderr)
+		}
+		if out == "json" && !strings.Contains(r.Stdout, `"endedAtOnce": true`) {
+			t.Errorf("-o json: no endedAtOnce:\n%s", r.Stdout)
+		}
+	}
+}
