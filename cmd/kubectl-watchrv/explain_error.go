@@ -257,8 +257,10 @@ func (o *ExplainErrorOptions) Run(ctx context.Context) error {
 		}
 	}
 	printed := o.printExplanation(ctx, p, e)
-	if c := e.Check; printed == nil && checkErr == nil && ctx.Err() == nil && c != nil && c.RequestFrom == diagnose.RequestFromDefault && c.Tried != nil && !p.Machine() {
+	if c := e.Check; printed == nil && checkErr == nil && ctx.Err() == nil && c != nil && c.RequestFrom == diagnose.RequestFromDefault && !p.Machine() {
 		// Said once the run's answer is: a cut run says nothing more.
+		// Whether or not a request was tried (adversary try 52 F4: a URL
+		// left unread, nothing tried, and no word of why).
 		why := "the text names no resource"
 		switch {
 		case d.Request == nil && d.Type != nil && len(o.typeFits) > 1:

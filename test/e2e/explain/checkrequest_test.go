@@ -389,3 +389,16 @@ func TestCheckSaysAWatchEndedAtOnceWasAnswered(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckSaysWhyAURLWasLeftUnread: adversary try 52 F4. A text whose URL
+// names no request (here an object name no object can have) is checked
+// on --resource's default, and the run says why, whether or not a request
+// was tried (nothing was: no RV to compare with), not only in -o json.
+func TestCheckSaysWhyAURLWasLeftUnread(t *testing.T) {
+	_, kc := framework.ServeScript(t, map[string]framework.ScriptAnswer{})
+	r := framework.Run(t, kc, time.Minute, "explain-error", "--check",
+		"I1130 round_trippers.go:553] GET https://127.0.0.1:1/apis/rbac.authorization.k8s.io/v1/watch/clusterroles/nope%1b%5b31mx?resourceVersion=5 410 Gone in 3 milliseconds")
+	if !strings.Contains(r.Stderr, "Note: the text's URL names no request to ask again: ") || strings.Contains(r.Stderr+r.Stdout, "\x1b") {
+		t.Errorf("exit %d: want the note saying why the URL was left unread (no raw escape):\n%s\n%s", r.Code, r.Stdout, r.Stderr)
+	}
+}
