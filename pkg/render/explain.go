@@ -2,6 +2,7 @@ package render
 
 import (
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
+	"regexp"
 
 	"fmt"
 	"io"
@@ -265,8 +266,19 @@ func explainWrap(s, head, indent string, width int) string {
 	start := col
 	// Every word bounded as any outside value is (text.Echo): a word is
 	// never a 300,000-byte resource name (adversary try 51 F15).
-	for _, word := range text.Fields(s) {
-		word = text.Echo(word)
+	words := text.Fields(s)
+	for i := 0; i < len(words); i++ {
+		word := words[i]
+		if i+1 < len(words) && echoHead.MatchString(word) && strings.HasPrefix(words[i+1], "bytes]") {
+			// A value echoed before ("hhh…[3016 bytes]") is one word:
+			// split at its space, its head was shortened again and its
+			// length said wrong (adversary try 52 F3: "…[136 bytes]").
+			word += " " + words[i+1]
+			i++
+		}
+		if len(word) > text.MaxEcho+len("…[18446744073709551615 bytes],") {
+			word = text.Echo(word)
+		}
 		n := explainVisibleLen(word)
 		if col > start && col+1+n > width {
 			b.WriteString("\n")
@@ -283,6 +295,10 @@ func explainWrap(s, head, indent string, width int) string {
 	b.WriteString("\n")
 	return b.String()
 }
+
+// echoHead ends the head of a value text.Echo shortened, before the space
+// of its "…[N bytes]".
+var echoHead = regexp.MustCompile(`…\[[0-9]{1,20}$`)
 
 // explainVisibleLen is the columns s takes, palette marks not counted.
 func explainVisibleLen(s string) int { return displayWidth(s) }
