@@ -145,7 +145,10 @@ func ReadText(text string, ctx Context) (Diagnosis, TextReading) {
 	sc := &logScanner{ctx: ctx, fn: func(f Finding) {
 		n++
 		kinds[string(f.Class)+"/"+f.Kind] = true
-		if best == nil || confidenceRank(f.Confidence) > confidenceRank(best.Confidence) {
+		// The most certain error; of equally certain ones, the first
+		// resourceVersion one (a log's 5xx noise is no reason to leave it).
+		if best == nil || confidenceRank(f.Confidence) > confidenceRank(best.Confidence) ||
+			confidenceRank(f.Confidence) == confidenceRank(best.Confidence) && f.CausedByResourceVersion() && !best.CausedByResourceVersion() {
 			best = &f
 		}
 	}}

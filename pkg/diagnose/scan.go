@@ -325,8 +325,25 @@ func compatible(w, f Finding) bool {
 		// retries), not the parts of one (fresh user try 50 F3).
 		return false
 	}
+	if w.Code != 0 && f.Code == 0 && !fitsCode(f.Kind, int(w.Code)) {
+		// The code is another answer's: a 503 is never an Expired's
+		// (adversary try 52 F1: a discovery 503 gave a 410 its code).
+		return false
+	}
+	if ownWords(w) || ownWords(f) && w.Class != f.Class {
+		// A line with a message of its own is its own error, never the
+		// code line of another's (adversary try 52 F1: metrics-server's
+		// "the server is currently unable to handle the request").
+		return false
+	}
 	return w.Class == f.Class || (w.Class == ClassExpired && f.Kind == KindInternalErrorAtCompaction) ||
 		(w.Class == ClassOther && f.IsRVProblem())
+}
+
+// ownWords reports whether the weak finding w's line holds a server
+// error's own message, not a bare code waiting for one.
+func ownWords(w Finding) bool {
+	return w.Class == ClassOther && containsAny(w.src, []string{phraseInternal, phraseServerErr, phraseUnavailable})
 }
 
 // mergeWeak joins two weak parts of one error ("(410)" then "Reason: Gone").
