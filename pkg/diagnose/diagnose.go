@@ -136,7 +136,7 @@ func ReadText(text string, ctx Context) (Diagnosis, TextReading) {
 		d.Source = src
 		return d, TextReading{}
 	}
-	if !strings.Contains(t, "\n") {
+	if !strings.ContainsAny(t, "\n\r") {
 		return classifyText(t, ctx), TextReading{}
 	}
 	var best *Finding

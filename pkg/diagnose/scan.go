@@ -82,7 +82,7 @@ func scanLog(r io.Reader, fn func(Finding)) (int, error) {
 
 // scan reads r line by line, and reports each finding to sc.fn.
 func (sc *logScanner) scan(r io.Reader) (int, error) {
-	br := bufio.NewReaderSize(r, MaxLineBytes)
+	br := bufio.NewReaderSize(&lineEnds{r: r}, MaxLineBytes)
 	n := 0
 	for {
 		line, err := br.ReadSlice('\n')
@@ -108,6 +108,38 @@ func (sc *logScanner) scan(r io.Reader) (int, error) {
 				return n, nil
 			}
 			return n, err
+		}
+	}
+}
+
+// lineEnds reads r with every line end made a LF: a lone CR ends a line
+// as LF and CRLF do (adversary try 52 F2: a text with CR-only line ends
+// was one line, its 200 OK given to another request's error).
+type lineEnds struct {
+	r  io.Reader
+	cr bool // the last byte read was a CR (made a LF): a LF right after it is dropped
+}
+
+func (l *lineEnds) Read(p []byte) (int, error) {
+	for {
+		n, err := l.r.Read(p)
+		out := 0
+		for _, b := range p[:n] {
+			switch {
+			case b == '\r':
+				p[out] = '\n'
+				out++
+				l.cr = true
+				continue
+			case b == '\n' && l.cr:
+			default:
+				p[out] = b
+				out++
+			}
+			l.cr = false
+		}
+		if out > 0 || err != nil || n == 0 {
+			return out, err
 		}
 	}
 }

@@ -71,3 +71,32 @@ func TestAServerErrorLineIsItsOwnError(t *testing.T) {
 		})
 	}
 }
+
+// A lone CR ends a line as LF does (adversary try 52 F2): the recorded
+// trace of a watch's 200 OK and its ERROR event reads the same with LF,
+// CRLF and CR-only line ends.
+func TestALoneCREndsALine(t *testing.T) {
+	lf := strings.Join(readLines(t, "expired-watch-kubectl-v6.log"), "\n")
+	two := strings.Join([]string{`GET https://127.0.0.1:6443/api/v1/namespaces/demo/configmaps?limit=500&resourceVersion=0 200 OK in 5 milliseconds`, cmWatch410}, "\n")
+	for _, tc := range []struct {
+		name, text string
+		want       []string
+		kind, op   string
+	}{
+		{"recorded watch trace", lf, []string{"3:WatchCacheWindow:410"}, KindWatchCacheWindow, OpWatch},
+		{"list 200 then a reflector 410", two, []string{"2:WatchCacheWindow:0"}, KindWatchCacheWindow, OpWatch},
+	} {
+		for _, end := range []string{"\n", "\r\n", "\r"} {
+			t.Run(fmt.Sprintf("%s/%q", tc.name, end), func(t *testing.T) {
+				text := strings.ReplaceAll(tc.text, "\n", end)
+				if got := scanned(t, text); strings.Join(got, " ") != strings.Join(tc.want, " ") {
+					t.Errorf("findings %v, want %v", got, tc.want)
+				}
+				d, r := ReadText(text, Context{})
+				if d.Kind != tc.kind || d.Operation != tc.op || r.Findings != 1 {
+					t.Errorf("ReadText: %s %s, %d findings; want %s %s, 1", d.Kind, d.Operation, r.Findings, tc.kind, tc.op)
+				}
+			})
+		}
+	}
+}
