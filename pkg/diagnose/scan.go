@@ -299,7 +299,7 @@ func tail(s, w Finding) bool {
 func (sc *logScanner) add(f Finding) {
 	sc.expire(f.Line)
 	if sc.stream != nil && f.Line-sc.streamLine <= mergeWindow && f.Line > sc.streamLine &&
-		(f.Operation == "" || f.Operation == OpWatch || f.Operation == OpStreamingList) {
+		(f.Operation == "" || f.Operation == OpWatch || f.Operation == OpStreamingList) && typeFits(f.Type, sc.stream) {
 		f = rereadWith(f, sc.stream, sc.ctx)
 		sc.stream = nil
 	}
@@ -357,6 +357,11 @@ func compatible(w, f Finding) bool {
 		// retries), not the parts of one (fresh user try 50 F3).
 		return false
 	}
+	if !typeFits(f.Type, w.Request) || !typeFits(w.Type, f.Request) {
+		// A line naming its own Go type is that type's request's, never
+		// another's (adversary try 52 F8).
+		return false
+	}
 	if w.Code != 0 && f.Code == 0 && !fitsCode(f.Kind, int(w.Code)) {
 		// The code is another answer's: a 503 is never an Expired's
 		// (adversary try 52 F1: a discovery 503 gave a 410 its code).
@@ -399,7 +404,7 @@ func mergeWeak(w, f Finding) *Finding {
 // rereadWith is f read again with the request req another line named,
 // when f's own line names none: its RV and operation are req's.
 func rereadWith(f Finding, req *Request, ctx Context) Finding {
-	if f.Request != nil || f.RequestUnread != "" {
+	if f.Request != nil || f.RequestUnread != "" || !typeFits(f.Type, req) {
 		return f
 	}
 	var d Diagnosis
@@ -414,6 +419,24 @@ func rereadWith(f Finding, req *Request, ctx Context) Finding {
 		f.Diagnosis = d
 	}
 	return f
+}
+
+// typeFits reports whether the Go type g a line names (nil: none) may be
+// that of the objects req reads (nil: no request): its version is req's,
+// and its kind is req's resource by the usual plural (ConfigMap:
+// configmaps, NetworkPolicy: networkpolicies, Ingress: ingresses). A line
+// naming *v1.Secret is never a configmaps watch's error.
+func typeFits(g *GoType, req *Request) bool {
+	if g == nil || req == nil {
+		return true
+	}
+	if g.Version != req.Version {
+		return false
+	}
+	k := strings.ToLower(g.Kind)
+	r := req.Resource
+	return r == k || r == k+"s" || r == k+"es" ||
+		strings.HasSuffix(k, "y") && r == strings.TrimSuffix(k, "y")+"ies"
 }
 
 // watchAnswered is the watch request a line names when it says the

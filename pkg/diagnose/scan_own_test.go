@@ -100,3 +100,30 @@ func TestALoneCREndsALine(t *testing.T) {
 		}
 	}
 }
+
+// A line that names its own Go type is never another resource's watch's
+// error (adversary try 52 F8): after a configmaps watch's 200 OK, a
+// *v1.Secret watch's 410 keeps no request (its type names secrets); a
+// *v1.ConfigMap one is that watch's.
+func TestAnErrorNamingItsTypeIsNotAnotherWatchs(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		lines   []string
+		request bool
+		conf    string
+	}{
+		{"*v1.Secret after a configmaps watch", []string{cmWatch200, secretWatch}, false, ConfidenceHigh},
+		{"*v1.Secret after a configmaps watch at another RV", []string{strings.Replace(cmWatch200, "resourceVersion=5", "resourceVersion=650", 1), secretWatch}, false, ConfidenceHigh},
+		{"*v1.ConfigMap after a configmaps watch", []string{cmWatch200, cmWatch410}, true, ConfidenceHigh},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, _ := ReadText(strings.Join(tc.lines, "\n"), Context{})
+			if (d.Request != nil) != tc.request || d.Confidence != tc.conf || d.Kind != KindWatchCacheWindow {
+				t.Errorf("%s %s request %v, want WatchCacheWindow %s request %v", d.Kind, d.Confidence, d.Request, tc.conf, tc.request)
+			}
+			if !tc.request && d.Type == nil {
+				t.Errorf("no Go type read")
+			}
+		})
+	}
+}
