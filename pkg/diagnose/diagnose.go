@@ -215,6 +215,7 @@ func classifyTextOf(t string, ctx Context, own *Request) Diagnosis {
 		op, rv = "", ""
 	}
 	s.urlRV = rv
+	s.getOne = req != nil && req.Name != "" && req.Operation == "" && rv != ""
 	if s.op == "" {
 		s.op = op
 	}
