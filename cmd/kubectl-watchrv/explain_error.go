@@ -17,6 +17,7 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/audit"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
+	"github.com/watchrv/kubectl-watchrv/pkg/suggest"
 )
 
 // explainMaxMessageBytes caps a message read from stdin; a longer input is a log
@@ -284,10 +285,15 @@ func (o *ExplainErrorOptions) Run(ctx context.Context) error {
 	}
 	// The command to scan the text as a log, as it runs when pasted: a
 	// text given as an argument is not on stdin, -f - would wait on the
-	// terminal (adversary try 52 F7).
-	scan := "pipe the same text to: kubectl watchrv explain-error -f -"
+	// terminal (adversary try 52 F7). It reads only the text: no context
+	// of the user's is carried.
+	scan := "pipe the same text to: "
+	file := "-"
 	if o.fromArg {
-		scan = "save the text to a file and run: kubectl watchrv explain-error -f FILE"
+		scan, file = "save the text to a file and run: ", "FILE"
+	}
+	if l, err := (suggest.Context{}).Command("explain-error", "", suggest.Scope{}, suggest.Flag{Name: "filename", Value: file}); err == nil {
+		scan += l.String()
 	}
 	switch {
 	// Several lines may hold several errors: say so rather than hide them.

@@ -55,9 +55,9 @@ func TestExplainErrorSeveralInOneMessage(t *testing.T) {
 		args  []string
 		want  string
 	}{
-		{"piped", true, nil, "scan it as a log: pipe the same text to: kubectl watchrv explain-error -f -"},
-		{"stdin with -", true, []string{"-"}, "scan it as a log: pipe the same text to: kubectl watchrv explain-error -f -"},
-		{"argument", false, []string{testLog}, "scan it as a log: save the text to a file and run: kubectl watchrv explain-error -f FILE"},
+		{"piped", true, nil, "scan it as a log: pipe the same text to: kubectl watchrv explain-error --filename -"},
+		{"stdin with -", true, []string{"-"}, "scan it as a log: pipe the same text to: kubectl watchrv explain-error --filename -"},
+		{"argument", false, []string{testLog}, "scan it as a log: save the text to a file and run: kubectl watchrv explain-error --filename FILE"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var in io.Reader
