@@ -17,6 +17,7 @@ import (
 	"github.com/watchrv/kubectl-watchrv/pkg/audit"
 	"github.com/watchrv/kubectl-watchrv/pkg/diagnose"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
+	"github.com/watchrv/kubectl-watchrv/pkg/suggest"
 )
 
 // explainMaxMessageBytes caps a message read from stdin; a longer input is a log
@@ -43,6 +44,7 @@ type ExplainErrorOptions struct {
 	typeFits []string
 
 	message string
+	fromArg bool   // the message came as arguments, not on stdin
 	label   string // the log's name in the output
 	log     io.Reader
 	closer  io.Closer
@@ -194,7 +196,7 @@ func (o *ExplainErrorOptions) openInput(cmd *cobra.Command, args []string) error
 	case len(args) == 1 && args[0] == "-":
 		return o.readStdin(cmd)
 	case len(args) > 0:
-		o.message = strings.Join(args, " ")
+		o.message, o.fromArg = strings.Join(args, " "), true
 		if strings.TrimSpace(o.message) == "" {
 			return usageErrorf(cmd, "the MESSAGE is empty: pass the error text")
 		}
@@ -283,14 +285,26 @@ func (o *ExplainErrorOptions) Run(ctx context.Context) error {
 	if printed != nil {
 		return printed
 	}
+	// The command to scan the text as a log, as it runs when pasted: a
+	// text given as an argument is not on stdin, -f - would wait on the
+	// terminal (adversary try 52 F7). It reads only the text: no context
+	// of the user's is carried.
+	scan := "pipe the same text to: "
+	file := "-"
+	if o.fromArg {
+		scan, file = "save the text to a file and run: ", "FILE"
+	}
+	if l, err := (suggest.Context{}).Command("explain-error", "", suggest.Scope{}, suggest.Flag{Name: "filename", Value: file}); err == nil {
+		scan += l.String()
+	}
 	switch {
 	// Several lines may hold several errors: say so rather than hide them.
 	case read.Kinds > 1:
-		p.Notef("Note: the input holds %s of %s; this explains %s/%s, the one at line %d. To see each kind, scan it as a log: explain-error -f -",
-			text.Count(read.Findings, "error"), text.Count(read.Kinds, "kind"), d.Class, d.Kind, read.Line)
+		p.Notef("Note: the input holds %s of %s; this explains %s/%s, the one at line %d. To see each kind, scan it as a log: %s",
+			text.Count(read.Findings, "error"), text.Count(read.Kinds, "kind"), d.Class, d.Kind, read.Line, scan)
 	case read.Findings > 1:
-		p.Notef("Note: the input holds %s of one kind; this explains the one at line %d. To see each, scan it as a log: explain-error -f -",
-			text.Count(read.Findings, "error"), read.Line)
+		p.Notef("Note: the input holds %s of one kind; this explains the one at line %d. To see each, scan it as a log: %s",
+			text.Count(read.Findings, "error"), read.Line, scan)
 	}
 	if checkErr != nil {
 		return fmt.Errorf("--check: %w", checkErr)

@@ -45,10 +45,31 @@ func TestExplainErrorStdin(t *testing.T) {
 	}
 }
 
+// The note names a command that runs when pasted: the plugin's name, and
+// for a text given as an argument (on no stdin) a file to save it to, where
+// -f - would wait on the terminal (adversary try 52 F7).
 func TestExplainErrorSeveralInOneMessage(t *testing.T) {
-	code, out, errOut := runExplain(t, strings.NewReader(testLog))
-	if code != ExitOK || !strings.Contains(errOut, "the input holds 3 errors of 2 kinds") || !strings.Contains(errOut, "-f -") || out == "" {
-		t.Fatalf("code %d:\n%s\n%s", code, out, errOut)
+	for _, tc := range []struct {
+		name  string
+		stdin bool
+		args  []string
+		want  string
+	}{
+		{"piped", true, nil, "scan it as a log: pipe the same text to: kubectl watchrv explain-error --filename -"},
+		{"stdin with -", true, []string{"-"}, "scan it as a log: pipe the same text to: kubectl watchrv explain-error --filename -"},
+		{"argument", false, []string{testLog}, "scan it as a log: save the text to a file and run: kubectl watchrv explain-error --filename FILE"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var in io.Reader
+			if tc.stdin {
+				in = strings.NewReader(testLog)
+			}
+			code, out, errOut := runExplain(t, in, tc.args...)
+			note := strings.Join(strings.Fields(errOut), " ")
+			if code != ExitOK || !strings.Contains(note, "the input holds 3 errors of 2 kinds") || !strings.Contains(note, tc.want) || out == "" {
+				t.Fatalf("code %d:\n%s\n%s", code, out, errOut)
+			}
+		})
 	}
 }
 

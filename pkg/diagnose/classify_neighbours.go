@@ -189,10 +189,11 @@ func matchCodeOnly(s *signals, d *Diagnosis) bool {
 	}
 	timeout := containsAny(t, timeoutWords)
 	if s.says(504, "Timeout", "ServerTimeout") || timeout {
-		// A 504 on a list at resourceVersion=N with the body lost is how
-		// TooLarge looks from outside; a watch never answers TooLarge (it
-		// waits), and a plain timeout says so.
-		if !timeout && s.code == 504 && s.requested != "" && s.requested != "0" && s.op != OpWatch && s.op != "" {
+		// A 504 on a list, or a GET of one object, at resourceVersion=N
+		// with the body lost is how TooLarge looks from outside (fresh
+		// user try 52 F1: a GET's 504s were RequestTimeout); a watch
+		// never answers TooLarge (it waits), and a plain timeout says so.
+		if !timeout && s.code == 504 && s.requested != "" && s.requested != "0" && s.op != OpWatch && (s.op != "" || s.getOne) {
 			return set(d, KindResourceVersionTooLarge, ConfidenceLow, "")
 		}
 		return set(d, KindRequestTimeout, wordConfidence(s, 504, "Timeout", t, timeoutWords), firstOf(t, timeoutWords))

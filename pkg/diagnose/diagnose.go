@@ -136,7 +136,7 @@ func ReadText(text string, ctx Context) (Diagnosis, TextReading) {
 		d.Source = src
 		return d, TextReading{}
 	}
-	if !strings.Contains(t, "\n") {
+	if !strings.ContainsAny(t, "\n\r") {
 		return classifyText(t, ctx), TextReading{}
 	}
 	var best *Finding
@@ -145,7 +145,10 @@ func ReadText(text string, ctx Context) (Diagnosis, TextReading) {
 	sc := &logScanner{ctx: ctx, fn: func(f Finding) {
 		n++
 		kinds[string(f.Class)+"/"+f.Kind] = true
-		if best == nil || confidenceRank(f.Confidence) > confidenceRank(best.Confidence) {
+		// The most certain error; of equally certain ones, the first
+		// resourceVersion one (a log's 5xx noise is no reason to leave it).
+		if best == nil || confidenceRank(f.Confidence) > confidenceRank(best.Confidence) ||
+			confidenceRank(f.Confidence) == confidenceRank(best.Confidence) && f.CausedByResourceVersion() && !best.CausedByResourceVersion() {
 			best = &f
 		}
 	}}
@@ -212,6 +215,7 @@ func classifyTextOf(t string, ctx Context, own *Request) Diagnosis {
 		op, rv = "", ""
 	}
 	s.urlRV = rv
+	s.getOne = req != nil && req.Name != "" && req.Operation == "" && rv != ""
 	if s.op == "" {
 		s.op = op
 	}

@@ -36,7 +36,10 @@ type signals struct {
 	// and as a URL in the text names it: each a claim about the request,
 	// checked against the other and the server's message (contradiction).
 	askedRV, urlRV string
-	source         string
+	// getOne: the URL reads one object (a GET outside /watch/) at urlRV:
+	// answered TooLarge as a list is (504, cause ResourceVersionTooLarge).
+	getOne bool
+	source string
 	// live and noRVSent are Context.Live and NoResourceVersionSent.
 	live, noRVSent bool
 }

@@ -82,7 +82,7 @@ func scanLog(r io.Reader, fn func(Finding)) (int, error) {
 
 // scan reads r line by line, and reports each finding to sc.fn.
 func (sc *logScanner) scan(r io.Reader) (int, error) {
-	br := bufio.NewReaderSize(r, MaxLineBytes)
+	br := bufio.NewReaderSize(&lineEnds{r: r}, MaxLineBytes)
 	n := 0
 	for {
 		line, err := br.ReadSlice('\n')
@@ -108,6 +108,38 @@ func (sc *logScanner) scan(r io.Reader) (int, error) {
 				return n, nil
 			}
 			return n, err
+		}
+	}
+}
+
+// lineEnds reads r with every line end made a LF: a lone CR ends a line
+// as LF and CRLF do (adversary try 52 F2: a text with CR-only line ends
+// was one line, its 200 OK given to another request's error).
+type lineEnds struct {
+	r  io.Reader
+	cr bool // the last byte read was a CR (made a LF): a LF right after it is dropped
+}
+
+func (l *lineEnds) Read(p []byte) (int, error) {
+	for {
+		n, err := l.r.Read(p)
+		out := 0
+		for _, b := range p[:n] {
+			switch {
+			case b == '\r':
+				p[out] = '\n'
+				out++
+				l.cr = true
+				continue
+			case b == '\n' && l.cr:
+			default:
+				p[out] = b
+				out++
+			}
+			l.cr = false
+		}
+		if out > 0 || err != nil || n == 0 {
+			return out, err
 		}
 	}
 }
@@ -267,7 +299,7 @@ func tail(s, w Finding) bool {
 func (sc *logScanner) add(f Finding) {
 	sc.expire(f.Line)
 	if sc.stream != nil && f.Line-sc.streamLine <= mergeWindow && f.Line > sc.streamLine &&
-		(f.Operation == "" || f.Operation == OpWatch || f.Operation == OpStreamingList) {
+		(f.Operation == "" || f.Operation == OpWatch || f.Operation == OpStreamingList) && typeFits(f.Type, sc.stream) {
 		f = rereadWith(f, sc.stream, sc.ctx)
 		sc.stream = nil
 	}
@@ -325,8 +357,30 @@ func compatible(w, f Finding) bool {
 		// retries), not the parts of one (fresh user try 50 F3).
 		return false
 	}
+	if !typeFits(f.Type, w.Request) || !typeFits(w.Type, f.Request) {
+		// A line naming its own Go type is that type's request's, never
+		// another's (adversary try 52 F8).
+		return false
+	}
+	if w.Code != 0 && f.Code == 0 && !fitsCode(f.Kind, int(w.Code)) {
+		// The code is another answer's: a 503 is never an Expired's
+		// (adversary try 52 F1: a discovery 503 gave a 410 its code).
+		return false
+	}
+	if ownWords(w) || ownWords(f) && w.Class != f.Class {
+		// A line with a message of its own is its own error, never the
+		// code line of another's (adversary try 52 F1: metrics-server's
+		// "the server is currently unable to handle the request").
+		return false
+	}
 	return w.Class == f.Class || (w.Class == ClassExpired && f.Kind == KindInternalErrorAtCompaction) ||
 		(w.Class == ClassOther && f.IsRVProblem())
+}
+
+// ownWords reports whether the weak finding w's line holds a server
+// error's own message, not a bare code waiting for one.
+func ownWords(w Finding) bool {
+	return w.Class == ClassOther && containsAny(w.src, []string{phraseInternal, phraseServerErr, phraseUnavailable})
 }
 
 // mergeWeak joins two weak parts of one error ("(410)" then "Reason: Gone").
@@ -350,7 +404,7 @@ func mergeWeak(w, f Finding) *Finding {
 // rereadWith is f read again with the request req another line named,
 // when f's own line names none: its RV and operation are req's.
 func rereadWith(f Finding, req *Request, ctx Context) Finding {
-	if f.Request != nil || f.RequestUnread != "" {
+	if f.Request != nil || f.RequestUnread != "" || !typeFits(f.Type, req) {
 		return f
 	}
 	var d Diagnosis
@@ -365,6 +419,24 @@ func rereadWith(f Finding, req *Request, ctx Context) Finding {
 		f.Diagnosis = d
 	}
 	return f
+}
+
+// typeFits reports whether the Go type g a line names (nil: none) may be
+// that of the objects req reads (nil: no request): its version is req's,
+// and its kind is req's resource by the usual plural (ConfigMap:
+// configmaps, NetworkPolicy: networkpolicies, Ingress: ingresses). A line
+// naming *v1.Secret is never a configmaps watch's error.
+func typeFits(g *GoType, req *Request) bool {
+	if g == nil || req == nil {
+		return true
+	}
+	if g.Version != req.Version {
+		return false
+	}
+	k := strings.ToLower(g.Kind)
+	r := req.Resource
+	return r == k || r == k+"s" || r == k+"es" ||
+		strings.HasSuffix(k, "y") && r == strings.TrimSuffix(k, "y")+"ies"
 }
 
 // watchAnswered is the watch request a line names when it says the
