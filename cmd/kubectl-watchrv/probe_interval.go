@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/probe"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
@@ -36,24 +35,9 @@ func (o *ProbeOptions) runInterval(ctx context.Context, p *render.Printer, clien
 	}
 	// Rounds that failed are said on stderr too, whatever the exit (fresh
 	// user try 50 F4: 9 of 12 rounds refused, exit 0, nothing said).
-	failed, first := 0, ""
-	for _, r := range s.Rounds {
-		if !r.Found && !r.Cut && r.Error != "" {
-			if failed++; first == "" {
-				first = r.Error
-			}
-		}
-	}
-	finished := len(s.Rounds)
-	if n := len(s.Rounds); n > 0 && s.Rounds[n-1].Cut {
-		finished--
-	}
-	if failed > 0 && ctx.Err() == nil {
-		rest := "the rates and the depth are the other rounds'"
-		if s.Motion.Rounds == 0 {
-			rest = "no round found the bound, so nothing was measured"
-		}
-		p.Notef("Note: %d of %d rounds failed (the first: %s); %s", failed, finished, text.OneLine(first), rest)
+	failed, finished, _ := render.FailedRounds(s.Rounds)
+	if note := render.FailedRoundsNote(out); note != "" && ctx.Err() == nil {
+		p.Notef("%s", note)
 	}
 	// Every round that finished failed: the series fails as its last
 	// round's probe would alone (its exit code, its bracket, its fix), so
