@@ -44,9 +44,9 @@ func (o *ProbeOptions) runInterval(ctx context.Context, p *render.Printer, clien
 	// --max-requests spent in every round is exit 11 with "raise
 	// --max-requests" (fresh user try 51 F2).
 	if failed > 0 && failed == finished && s.LastFailed != nil && ctx.Err() == nil {
-		return o.windowError(s.LastFailed)
+		return ofSeries(o.windowError(s.LastFailed), len(s.Rounds))
 	}
-	return withCode(ExitFailure, tooFewRoundsError(outOfOrderError(s.Err(t))))
+	return ofSeries(withCode(ExitFailure, tooFewRoundsError(outOfOrderError(s.Err(t)))), len(s.Rounds))
 }
 
 // tooFewRoundsError is a series whose --duration held one round
