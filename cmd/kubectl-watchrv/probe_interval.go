@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/probe"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
@@ -36,33 +35,18 @@ func (o *ProbeOptions) runInterval(ctx context.Context, p *render.Printer, clien
 	}
 	// Rounds that failed are said on stderr too, whatever the exit (fresh
 	// user try 50 F4: 9 of 12 rounds refused, exit 0, nothing said).
-	failed, first := 0, ""
-	for _, r := range s.Rounds {
-		if !r.Found && !r.Cut && r.Error != "" {
-			if failed++; first == "" {
-				first = r.Error
-			}
-		}
-	}
-	finished := len(s.Rounds)
-	if n := len(s.Rounds); n > 0 && s.Rounds[n-1].Cut {
-		finished--
-	}
-	if failed > 0 && ctx.Err() == nil {
-		rest := "the rates and the depth are the other rounds'"
-		if s.Motion.Rounds == 0 {
-			rest = "no round found the bound, so nothing was measured"
-		}
-		p.Notef("Note: %d of %d rounds failed (the first: %s); %s", failed, finished, text.OneLine(first), rest)
+	failed, finished, _ := render.FailedRounds(s.Rounds)
+	if note := render.FailedRoundsNote(out); note != "" && ctx.Err() == nil {
+		p.Notef("%s", note)
 	}
 	// Every round that finished failed: the series fails as its last
 	// round's probe would alone (its exit code, its bracket, its fix), so
 	// --max-requests spent in every round is exit 11 with "raise
 	// --max-requests" (fresh user try 51 F2).
 	if failed > 0 && failed == finished && s.LastFailed != nil && ctx.Err() == nil {
-		return o.windowError(s.LastFailed)
+		return ofSeries(o.windowError(s.LastFailed), len(s.Rounds))
 	}
-	return withCode(ExitFailure, tooFewRoundsError(outOfOrderError(s.Err(t)), len(s.Rounds) == 1 && s.Rounds[0].Cut))
+	return ofSeries(withCode(ExitFailure, tooFewRoundsError(outOfOrderError(s.Err(t)))), len(s.Rounds))
 }
 
 // tooFewRoundsError is a series whose --duration held one round
@@ -73,24 +57,37 @@ func (o *ProbeOptions) runInterval(ctx context.Context, p *render.Printer, clien
 // they are.
 // A round that was cut is no measure of how long one takes (fresh user
 // try 50 F1: --duration 6s advised from a cut round of 2.5 s, where one
-// took 5 s at that --qps): no --duration is given for it.
-func tooFewRoundsError(err error, cut bool) error {
+// took 5 s at that --qps): no --duration is given for it. One round that
+// finished is, whether or not the next was cut: the --duration is advised
+// from it by the one rule (Pace.LeastDuration; fresh user try 52 F3: one
+// round and a cut one were "only 1 of 1 rounds found the bound", and no
+// --duration to give).
+func tooFewRoundsError(err error) error {
 	var few *probe.TooFewRoundsError
-	if !errors.As(err, &few) || few.Held != 1 {
+	if !errors.As(err, &few) {
 		return err
 	}
 	p := few.Pace
-	if cut {
+	switch {
+	case few.Held == 1 && few.Rounds == 0:
 		fix := "give a --duration of several rounds"
 		if p.CutPaced {
 			fix = "raise --qps, or give a --duration of several rounds"
 		}
 		return &worded{msg: fmt.Sprintf("--duration %s held only one round, and it was cut before it finished (after %.2fs): one round measures no rate of %s, and how long a round takes is not known: %s", p.Duration, p.CutAfter.Seconds(), few.Resource, fix), err: err}
+	case few.Rounds != 1:
+		return err
 	}
 	why := fmt.Sprintf("--duration %s held only one round", p.Duration)
+	if few.Cut > 0 {
+		why += " that finished"
+	}
 	if !p.IntervalKept() {
 		took, spent, _ := render.RoundTime(p)
 		why += fmt.Sprintf(" (it took %s, longer than --interval %s%s)", took, p.Asked, spent)
+	}
+	if few.Cut > 0 {
+		why += fmt.Sprintf(", the next one cut before it finished (after %.2fs, not counted)", p.CutAfter.Seconds())
 	}
 	return &worded{msg: fmt.Sprintf("%s, and one round measures no rate of %s: give --duration %s or more", why, few.Resource, p.LeastDuration()), err: err}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/watchrv/kubectl-watchrv/internal/text"
 	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/render"
 	"github.com/watchrv/kubectl-watchrv/pkg/sweep"
@@ -32,9 +33,19 @@ func (o *RootOptions) countRetryWaits(ctx context.Context) context.Context {
 // carries them (apiclient.RetriesOf): a read said apart that failed the
 // run is said with its retries on the error line too.
 func (o *RootOptions) withRetryWaits(line string, err error) string {
-	rw := o.ledger.LineRetryWait()
+	return retryWaitsSaid(line, err, o.ledger.LineRetryWait())
+}
+
+// retryWaitsSaid is line with the retries said at its end: run, the
+// run's (Ledger.LineRetryWait), or the failed read's own when it carries
+// more. A series' final error (seriesError) names one round, or the
+// series: the run's retries are said over the series' rounds, never as
+// the round's (adversary try 52 F6: "in 3 attempts ... (after 6
+// retries ...)", the 6 of three rounds).
+func retryWaitsSaid(line string, err error, run *apiclient.RetryWait) string {
+	rw, ofTheRun := run, run != nil
 	if own := apiclient.RetriesOf(err); own != nil && (rw == nil || own.Retries > rw.Retries) {
-		rw = own
+		rw, ofTheRun = own, false
 	}
 	var perTarget sweep.RetriesPerTarget
 	if errors.As(err, &perTarget) && perTarget.RetriesPerTarget() {
@@ -52,6 +63,10 @@ func (o *RootOptions) withRetryWaits(line string, err error) string {
 	}
 	var none *sweep.NoneError
 	var partial *sweep.PartialError
+	var series *seriesError
+	if ofTheRun && errors.As(err, &series) && series.rounds > 1 {
+		return line + " (the run's requests, over the series' " + text.Count(uint64(series.rounds), "round") + ": " + t + render.RetryCauseText(rw, err) + ")"
+	}
 	switch {
 	case errors.As(err, &none) && none.OneTarget(), errors.As(err, &partial) && partial.OneTarget():
 		// One target: its retries are the run's.
@@ -63,4 +78,25 @@ func (o *RootOptions) withRetryWaits(line string, err error) string {
 		return line + " (the run's requests, of any target: " + t + render.RetryCauseText(rw, err) + ")"
 	}
 	return line + " (" + t + render.RetryCauseText(rw, err) + ")"
+}
+
+// seriesError is the final error of a probe --interval series that held
+// rounds rounds: its line names one round's failure (the last one that
+// failed) or the series', and the run's retries it ends with are the
+// series', said so (retryWaitsSaid).
+type seriesError struct {
+	err    error
+	rounds int
+}
+
+func (e *seriesError) Error() string { return e.err.Error() }
+func (e *seriesError) Unwrap() error { return e.err }
+
+// ofSeries is err, a series' final error, marked as one (seriesError)
+// when the series held more than one round.
+func ofSeries(err error, rounds int) error {
+	if err == nil || rounds < 2 {
+		return err
+	}
+	return &seriesError{err: err, rounds: rounds}
 }

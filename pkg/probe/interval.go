@@ -126,6 +126,12 @@ func (e *TooFewRoundsError) Error() string {
 	if e.Cut > 0 {
 		cut = fmt.Sprintf(" (and %s, not counted)", text.Count(uint64(e.Cut), "cut round"))
 	}
+	if e.Rounds == 1 {
+		// One round finished and the next was cut: the series' time held
+		// one round, as a series of one does (fresh user try 52 F3: "only
+		// 1 of 1 rounds found the bound" with no time to give).
+		return fmt.Sprintf("the series held only one round that finished%s, and one round measures no rate of %s", cut, e.Resource)
+	}
 	return fmt.Sprintf("only %d of %d rounds found the bound of %s%s: no rate can be measured", e.Found, e.Rounds, e.Resource, cut)
 }
 

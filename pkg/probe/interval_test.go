@@ -66,6 +66,8 @@ func TestFewerThanTwoRoundsWithABoundSayWhy(t *testing.T) {
 		{"one slow round found", []Round{found}, slow, one, 5 * time.Second},
 		{"one slow round cut", []Round{{Cut: true}}, slow, one, 5 * time.Second},
 		{"one round in time", []Round{found}, kept, one, 3 * time.Second},
+		// Fresh user try 52 F3: one round finished, the next was cut.
+		{"one round found, the next cut", []Round{found, {Cut: true}}, slow, "the series held only one round that finished (and 1 cut round, not counted), and one round measures no rate of configmaps", 5 * time.Second},
 		{"one of three, one cut", []Round{found, {}, {Cut: true}}, kept, "only 1 of 2 rounds found the bound of configmaps (and 1 cut round, not counted): no rate can be measured", 3 * time.Second},
 		{"one of two", []Round{found, {}}, kept, "only 1 of 2 rounds found the bound of configmaps: no rate can be measured", 3 * time.Second},
 		// Fresh user try 51 F13: a first round of 4.01 s at --qps 0.5

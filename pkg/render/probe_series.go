@@ -224,6 +224,54 @@ func roundsFound(s *ProbeSeries) string {
 	return out
 }
 
+// FailedRounds counts the rounds of a series that finished without
+// finding the bound and failed (a cut round is neither: not counted), of
+// those that finished, and gives the first one's error.
+func FailedRounds(rounds []probe.Round) (failed, finished int, first string) {
+	for _, r := range rounds {
+		if r.Cut {
+			continue
+		}
+		finished++
+		if !r.Found && r.Error != "" {
+			if failed++; first == "" {
+				first = r.Error
+			}
+		}
+	}
+	return failed, finished, first
+}
+
+// FailedRoundsNote is the note on stderr of a series some of whose rounds
+// failed, "" when none did: how many, the first one's error, and what the
+// others measured, as measured: the rates and the depth are said the other
+// rounds' only when the other rounds measured them (adversary try 52 F5:
+// "the rates and the depth are the other rounds'" beside "Current RV
+// advance: not measured" when only one round found the bound).
+func FailedRoundsNote(s *ProbeSeries) string {
+	failed, finished, first := FailedRounds(s.Rounds)
+	if failed == 0 {
+		return ""
+	}
+	m := s.Motion
+	var rest string
+	switch {
+	case m.Rounds == 0:
+		rest = "no round found the bound, so nothing was measured"
+	case len(m.OutOfOrder) > 0:
+		rest = "the current RV went back between rounds, so no rate and no depth were measured"
+	case m.CurrentRate == nil && m.Rounds == 1:
+		rest = "only one round found the bound, so no rate and no depth were measured"
+	case m.CurrentRate == nil:
+		rest = "no rate and no depth were measured"
+	case m.DepthKnown:
+		rest = "the rates and the depth are the other rounds'"
+	default:
+		rest = "the rates are the other rounds' (no depth is known)"
+	}
+	return fmt.Sprintf("Note: %d of %d rounds failed (the first: %s); %s", failed, finished, text.OneLine(first), rest)
+}
+
 // rateText is one rate of the series, or why there is none: never a rate
 // of RVs that went back (adversary try 19: "-699.8 RV/s").
 func rateText(m probe.Motion, rate *float64, what string) string {
