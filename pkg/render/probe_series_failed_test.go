@@ -5,9 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/probe"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // TestFailedRoundsNoteSaysWhatWasMeasured (adversary try 52 F5: a relay
@@ -18,8 +16,7 @@ import (
 // said theirs only when they were measured; a cut round is neither failed
 // nor counted.
 func TestFailedRoundsNoteSaysWhatWasMeasured(t *testing.T) {
-	cm := apiclient.Resource{GVR: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, Kind: "ConfigMap", Namespaced: true}
-	target := apiclient.Target{Resource: cm, Namespace: "default"}
+	target := configmapsIn("default")
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	found := func(sec int, current, oldest uint64) probe.Round {
 		return probe.RoundOf(&probe.Result{Target: target, Current: current, Started: at.Add(time.Duration(sec) * time.Second), Requests: 7,

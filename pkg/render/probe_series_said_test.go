@@ -8,9 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/probe"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // TestASeriesSaysWhatHappened attacks, across the series' outputs (the
@@ -28,8 +26,7 @@ import (
 //     was written, so the window did not age" (F6);
 //   - depthSeconds is never an upper bound (F12).
 func TestASeriesSaysWhatHappened(t *testing.T) {
-	cm := apiclient.Resource{GVR: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, Kind: "ConfigMap", Namespaced: true}
-	target := apiclient.Target{Resource: cm, Namespace: "demo"}
+	target := configmapsIn("demo")
 	at := time.Date(2026, 12, 7, 21, 1, 26, 0, time.UTC)
 	found := func(at time.Time, current, oldest uint64) probe.Round {
 		return probe.RoundOf(&probe.Result{Target: target, Current: current, CurrentRaw: "x", Started: at, Requests: 3,

@@ -9,9 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/watchrv/kubectl-watchrv/pkg/apiclient"
 	"github.com/watchrv/kubectl-watchrv/pkg/probe"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // TestASeriesRoundPrintsNoUnreadRV (adversary: probe cm --interval 1s
@@ -24,8 +22,7 @@ import (
 // JSON: no RV cell of the row is a number, and the JSON has none of the
 // three keys and windowKnown false. A round that read them shows them.
 func TestASeriesRoundPrintsNoUnreadRV(t *testing.T) {
-	cm := apiclient.Resource{GVR: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, Kind: "ConfigMap", Namespaced: true}
-	target := apiclient.Target{Resource: cm, Namespace: "default"}
+	target := configmapsIn("default")
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	readFailed := func(raw string) *probe.Result {
 		_, err := probe.StorageRV(raw) // the one rule ReadCurrent reads a list's RV by
