@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net/url"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -44,30 +43,6 @@ type Ledger struct {
 	// answers counts, per host:port, the requests of this run that got
 	// an answer (a status) from it, and when the last did (AnswersFrom).
 	answers map[string]*AnswerMark
-}
-
-// AnswerMark is how many requests of a run a server answered, and when
-// it was last heard from (an answer's status or a byte of its body).
-type AnswerMark struct {
-	Count int
-	Last  time.Time
-}
-
-// AnswersFrom is what the server at hostPort answered in this run: a
-// server that answered before is reached by the run's settings, and a
-// later failure to reach it says it went away, not that the settings are
-// wrong (fresh user try 51 F5: "check --server, --context or
-// --kubeconfig" after the server answered the list and a watch).
-func (l *Ledger) AnswersFrom(hostPort string) AnswerMark {
-	if l == nil {
-		return AnswerMark{}
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if m := l.answers[hostPort]; m != nil {
-		return *m
-	}
-	return AnswerMark{}
 }
 
 // NewLedger starts an empty account, at the start of a run.
@@ -375,22 +350,7 @@ func (en *entry) answered(status int) {
 	open := en.e.Kind == KindWatch && status < 300
 	e := en.e
 	en.mu.Unlock()
-	if u, err := url.Parse(e.URL); err == nil && u.Host != "" {
-		l := en.l
-		l.mu.Lock()
-		if l.answers == nil {
-			l.answers = map[string]*AnswerMark{}
-		}
-		m := l.answers[u.Host]
-		if m == nil {
-			m = &AnswerMark{}
-			l.answers[u.Host] = m
-		}
-		m.Count++
-		m.Last = time.Now()
-		en.mark = m
-		l.mu.Unlock()
-	}
+	en.l.heardAnswer(en, e.URL)
 	if open {
 		e.Open = true
 		en.l.emit(e)
